@@ -1,0 +1,37 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { ArmbridgeError } from "../errors.js";
+import { formatIssues } from "../tools/formatIssues.js";
+import { armConfigFileSchema, type ArmConfig } from "./ArmConfig.js";
+import { packageRoot } from "./packageRoot.js";
+
+/** The simulated arm shipped with armbridge: 6 joints and a gripper. */
+export const DEFAULT_CONFIG_PATH = join(packageRoot(), "config", "sim-arm.yaml");
+
+/** Validates an already-parsed config object; `source` names it in errors. */
+export function parseConfig(raw: unknown, source = "<inline>"): ArmConfig {
+  const parsed = armConfigFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: formatIssues(parsed.error.issues as z.core.$ZodIssue[]) });
+  }
+  return parsed.data;
+}
+
+/** Reads a YAML or JSON arm config; with no path, the default simulated arm. */
+export function loadConfig(path: string = DEFAULT_CONFIG_PATH): ArmConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
+  }
+  let raw: unknown;
+  try {
+    raw = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}` }, { cause: error });
+  }
+  return parseConfig(raw, path);
+}

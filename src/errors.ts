@@ -1,0 +1,111 @@
+/**
+ * The one registry of armbridge error codes. Every error the product raises or
+ * reports carries one of these codes; tests assert on the code, never on the
+ * message text. `test/errors.test.ts` checks that every code is documented in
+ * docs/errors.md and that no two entries share a code.
+ *
+ * Messages are templates: `{name}` is replaced by the detail of that name.
+ */
+export const ERROR_CODES = {
+  // configuration
+  ARMB_ERR_CONFIG_READ: "Cannot read config file {path}: {reason}",
+  ARMB_ERR_CONFIG_INVALID: "Config {path} is invalid: {issues}",
+
+  // tool registry and call arguments
+  ARMB_ERR_TOOL_POLICY: "Tool {tool} cannot be registered: {reason}",
+  ARMB_ERR_TOOL_DUPLICATE: "Tool {tool} is already registered",
+  ARMB_ERR_TOOL_UNKNOWN: "No tool named {tool}; known tools: {known}",
+  ARMB_ERR_ARGS_INVALID: "Arguments for {tool} are invalid: {issues}",
+  ARMB_ERR_CALL_ID_REUSED:
+    "Call id {callId} was already used for {tool} with different arguments (action {actionId}); use a new id for a new call",
+  ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH: "Call id {callId} appears more than once in one batch",
+
+  // execution
+  ARMB_ERR_QUARANTINED:
+    "Resources {resources} are quarantined by unresolved action(s) {actionIds}; an operator must confirm them first",
+  ARMB_ERR_DEADLINE_SPENT: "The run deadline was spent before {tool} could start; nothing was sent",
+  ARMB_ERR_MOTION_REFUSED: "The arm refused action {actionId}: {reason}",
+
+  // ledger
+  ARMB_ERR_LEDGER_OPEN: "Cannot open the intent ledger at {path}: {reason}",
+  ARMB_ERR_LEDGER_CORRUPT: "The intent ledger at {path} is corrupt: {reason}. It was not modified; move it aside to start a new one",
+  ARMB_ERR_LEDGER_FOREIGN:
+    "{path} is a SQLite database but not an armbridge intent ledger ({reason}); refusing to touch it",
+  ARMB_ERR_LEDGER_VERSION: "The intent ledger at {path} has schema version {found}; this armbridge reads version {expected}",
+  ARMB_ERR_ACTION_NOT_FOUND: "No action with id {actionId}",
+  ARMB_ERR_ACTION_NOT_UNKNOWN: "Action {actionId} is {state}, not unknown: there is nothing to confirm",
+  ARMB_ERR_OPERATOR_REQUIRED: "Confirming action {actionId} needs an operator name",
+
+  // transports
+  ARMB_ERR_TRANSPORT_CLOSED: "The {transport} transport is closed",
+  ARMB_ERR_TRANSPORT_NO_STATUS: "The {transport} transport has no status from the arm yet",
+  ARMB_ERR_LINK_OPEN: "Cannot open serial link {link}: {reason}",
+  ARMB_ERR_LINK_LOST: "Serial link {link} was lost: {reason}",
+  ARMB_ERR_LINK_URL: "Serial link {link} is neither a device path nor tcp://HOST:PORT",
+  ARMB_ERR_DEVICE_NACK: "The device refused frame {op} (seq {seq}): {reason}",
+  ARMB_ERR_DEVICE_TIMEOUT: "The device did not answer {op} within {ms} ms",
+  ARMB_ERR_DEVICE_MISMATCH: "The device reports {detail}, which does not match the arm config",
+  ARMB_ERR_ROS_UNAVAILABLE:
+    "rclnodejs could not be loaded ({reason}). Source a ROS 2 installation (e.g. `source /opt/ros/jazzy/setup.bash`), allow rclnodejs's install script in package.json allowScripts, then run `npm rebuild rclnodejs`",
+  ARMB_ERR_ROS_TIMEOUT: "ROS 2 {operation} did not complete within {ms} ms",
+  ARMB_ERR_ROS_GOAL: "ROS 2 goal for {action} failed: {reason}",
+
+  // surfaces
+  ARMB_ERR_HTTP_UNAUTHORIZED: "Missing or wrong bearer token",
+  ARMB_ERR_HTTP_BAD_REQUEST: "Bad request: {issues}",
+  ARMB_ERR_HTTP_NOT_FOUND: "No route {method} {url}",
+  ARMB_ERR_HTTP_BODY_TOO_LARGE: "Request body is larger than {limit} bytes",
+  ARMB_ERR_CLI_USAGE: "{message}",
+  ARMB_ERR_GEMINI_NO_KEY: "GEMINI_API_KEY is not set; set it, or use --model replay:FILE",
+  ARMB_ERR_GEMINI_REPLAY: "Replay file {path} is invalid: {reason}",
+  ARMB_ERR_GEMINI_API: "The Gemini API call failed: {reason}",
+  ARMB_ERR_INTERNAL: "Internal error: {reason}",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorDetails = Readonly<Record<string, string | number | boolean | readonly string[] | undefined>>;
+
+function render(template: string, details: ErrorDetails): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const value = details[key];
+    if (value === undefined) return whole;
+    return Array.isArray(value) ? value.join(", ") : String(value);
+  });
+}
+
+/**
+ * A structured error: the code is the contract, the message is for people.
+ * `details` names the joint / tool / action concerned so callers never parse text.
+ */
+export class ArmbridgeError extends Error {
+  override readonly name = "ArmbridgeError";
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(render(ERROR_CODES[code], details), options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: ErrorDetails; cause?: string } {
+    const cause = this.cause;
+    return {
+      code: this.code,
+      message: this.message,
+      details: this.details,
+      ...(cause === undefined ? {} : { cause: cause instanceof Error ? cause.message : String(cause) }),
+    };
+  }
+}
+
+export function isArmbridgeError(value: unknown, code?: ErrorCode): value is ArmbridgeError {
+  return value instanceof ArmbridgeError && (code === undefined || value.code === code);
+}
+
+/** Wraps anything thrown into an ArmbridgeError, keeping the original as the cause. */
+export function asArmbridgeError(value: unknown): ArmbridgeError {
+  if (value instanceof ArmbridgeError) return value;
+  const reason = value instanceof Error ? value.message : String(value);
+  return new ArmbridgeError("ARMB_ERR_INTERNAL", { reason }, { cause: value });
+}

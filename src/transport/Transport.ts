@@ -1,0 +1,139 @@
+import type { ArmbridgeError } from "../errors.js";
+
+/**
+ * The one contract between the executor and an arm. The executor never
+ * imports serialport or rclnodejs; the serial path (firmware over a serial
+ * line) and the ROS 2 path (ros2_control controllers) each implement this.
+ *
+ * Two rules every implementation keeps:
+ * - An AbortSignal passed here ends only *our waiting*. It never stops, and
+ *   never re-sends, a motion. Stopping is `halt`, and only `halt`.
+ * - A motion is identified by its `actionId` from the moment it is created.
+ *   A transport may re-send the *same* command (same id) at link level, so the
+ *   device can de-duplicate it; it never issues a new motion on its own.
+ */
+export interface Transport {
+  /** Short name for logs and errors, e.g. "serial" or "ros2". */
+  readonly kind: string;
+
+  /** Connects and waits for the first status from the arm. */
+  open(signal?: AbortSignal): Promise<void>;
+
+  /** Releases ports, sockets, timers and ROS handles; idempotent. */
+  close(): Promise<void>;
+
+  /**
+   * Sends one motion and waits until the arm reports it ended or `signal`
+   * fires. Never rejects: every way it can end is a `MotionEnd`.
+   */
+  runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd>;
+
+  /**
+   * Asks the arm what it knows about an action. With `voidIfUnknown`, an arm
+   * that has no record of the id records it as `voided`, so the command can
+   * never run later (a frame still in flight is refused on arrival): that turns
+   * "not known" into positive evidence that it will never have an effect.
+   * Resolves `undefined` when the arm cannot be asked (no answer before
+   * `signal`, link down, or the transport has no such query).
+   */
+  queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined>;
+
+  /** The newest status received, or undefined before the first one. */
+  latestStatus(): ArmStatus | undefined;
+
+  /** Called on every status (serial STATUS frames, ROS /joint_states). Returns an unsubscribe function. */
+  onStatus(listener: (status: ArmStatus) => void): () => void;
+
+  /**
+   * Halts motion on these axes (all axes when omitted) and holds position.
+   * Resolves with the status observed after the halt, if any arrived before
+   * `signal` fired. Never rejects.
+   */
+  halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult>;
+}
+
+/** One motion: absolute targets (never relative), so a re-sent command cannot move the arm twice. */
+export interface MotionCommand {
+  readonly actionId: string;
+  /** Axis name → absolute target (rad for joints, 0..1 for the gripper). */
+  readonly targets: Readonly<Record<string, number>>;
+  /** Fraction of each axis's max velocity, in (0, 1]. */
+  readonly speed: number;
+}
+
+/** What the arm says about one action. */
+export type ActionState =
+  /** The arm has no record of this id (never arrived, or the arm lost its memory in a reboot). */
+  | "unknown"
+  /** Accepted, motion under way. */
+  | "executing"
+  /** Every axis reached its target. */
+  | "reached"
+  /** Halted by a stop before reaching the target. */
+  | "stopped"
+  /** An axis could not move on (blocked, overload). */
+  | "stalled"
+  /** Refused before any motion (limits, busy, bad frame): nothing moved. */
+  | "rejected"
+  /** The arm faulted during the action. */
+  | "faulted"
+  /** Voided by `queryAction({ voidIfUnknown: true })`: it will never run. */
+  | "voided";
+
+export interface ActionRecord {
+  readonly actionId: string;
+  readonly state: ActionState;
+  /**
+   * Whether any axis moved for this action: `false` is positive evidence that
+   * no effect landed; `undefined` means the arm does not know.
+   */
+  readonly moved: boolean | undefined;
+  /** A device or controller reason (fault text, NACK reason, ROS error string). */
+  readonly detail?: string;
+}
+
+export interface AxisState {
+  readonly position: number;
+  readonly velocity: number;
+  readonly moving: boolean;
+}
+
+export interface ArmStatus {
+  /** Local epoch ms when this status was measured (ROS: header stamp) or received. */
+  readonly stampMs: number;
+  readonly axes: Readonly<Record<string, AxisState>>;
+  readonly faults: readonly string[];
+  /** Recent actions as the arm reports them; empty when the arm does not report them (ROS). */
+  readonly actions: readonly ActionRecord[];
+}
+
+/** How a `runMotion` ended. Exhaustive tables over `kind` keep every case handled. */
+export type MotionEnd =
+  /** The arm reported the action's terminal state (reached, stopped, stalled, faulted, rejected). */
+  | { readonly kind: "ended"; readonly record: ActionRecord }
+  /** Positive evidence that the motion never started (NACK, goal rejected) — nothing moved. */
+  | { readonly kind: "refused"; readonly reason: string; readonly error: ArmbridgeError }
+  /** Our signal fired first. Says nothing about the motion, which may still be running. */
+  | { readonly kind: "wait_ended" }
+  /** The link or node failed while we waited. Says nothing about the motion either. */
+  | { readonly kind: "link_error"; readonly error: ArmbridgeError };
+
+export type MotionEndKind = MotionEnd["kind"];
+
+export interface HaltResult {
+  readonly halted: boolean;
+  readonly status: ArmStatus | undefined;
+  readonly error?: ArmbridgeError;
+}
+
+/** States after which an action will never move the arm again. */
+export const TERMINAL_ACTION_STATES: Readonly<Record<ActionState, boolean>> = {
+  unknown: false,
+  executing: false,
+  reached: true,
+  stopped: true,
+  stalled: true,
+  rejected: true,
+  faulted: true,
+  voided: true,
+};
