@@ -35,6 +35,11 @@ export interface Transport {
    * "not known" into positive evidence that it will never have an effect.
    * Resolves `undefined` when the arm cannot be asked (no answer before
    * `signal`, link down, or the transport has no such query).
+   *
+   * An arm that may have lost its memory of an action since we sent it (a
+   * device reboot since the send) proves nothing by not knowing it: the
+   * transport must then neither void it nor report `moved: false`; it returns
+   * state `unknown` with `moved: undefined`.
    */
   queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined>;
 
