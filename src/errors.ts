@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   ARMB_ERR_DEVICE_TIMEOUT: "The device did not answer {op} within {ms} ms",
   ARMB_ERR_DEVICE_MISMATCH: "The device reports {detail}, which does not match the arm config",
   ARMB_ERR_FRAME_ENCODE: "Cannot encode a {op} frame: {reason}",
+  ARMB_ERR_DEVICE_REBOOTED: "The device rebooted (boot {from} -> {to}) and lost its memory of actions in flight",
   ARMB_ERR_ROS_UNAVAILABLE:
     "rclnodejs could not be loaded ({reason}). Source a ROS 2 installation (e.g. `source /opt/ros/jazzy/setup.bash`), allow rclnodejs's install script in package.json allowScripts, then run `npm rebuild rclnodejs`",
   ARMB_ERR_ROS_TIMEOUT: "ROS 2 {operation} did not complete within {ms} ms",
