@@ -1,0 +1,70 @@
+import type { ErrorCode } from "../errors.js";
+import type { SettledBy } from "../ledger/ActionRow.js";
+import type { ArgIssue } from "../tools/formatIssues.js";
+
+type Pose = Readonly<Record<string, number>>;
+
+interface Common {
+  /** The result in words a model can act on. */
+  readonly message: string;
+  /** Did our wait end by timeout (never by itself evidence of failure). */
+  readonly timed_out: boolean;
+  readonly settled_by: SettledBy;
+  /** True when this is the recorded result of an earlier call with the same id: nothing was executed again. */
+  readonly replayed?: boolean;
+}
+
+/**
+ * One call's outcome, a union on `status`. Every consumer switches over
+ * `status` exhaustively; adding a status breaks the build until each does.
+ */
+export type CallResult =
+  /** Target reached (motion), or the read/halt succeeded. */
+  | (Common & {
+      readonly status: "done";
+      readonly action_id?: string;
+      readonly pose?: Pose;
+      readonly output?: Readonly<Record<string, unknown>>;
+    })
+  /** Positive evidence that no effect landed: re-running is allowed. */
+  | (Common & { readonly status: "failed"; readonly action_id?: string; readonly pose?: Pose; readonly reason: string })
+  /** We could not tell what happened. Never re-run; a person must confirm. The joints are quarantined until then. */
+  | (Common & { readonly status: "unknown"; readonly action_id: string; readonly pose?: Pose; readonly resources: readonly string[] })
+  /** Invalid call: nothing was recorded or sent. */
+  | (Common & { readonly status: "rejected"; readonly error_code: ErrorCode; readonly issues: readonly ArgIssue[]; readonly action_id?: string })
+  /** The run deadline was spent before the call could start: nothing was sent. */
+  | (Common & { readonly status: "skipped"; readonly error_code: ErrorCode })
+  /** A resource is quarantined by an unresolved unknown action: nothing was sent. */
+  | (Common & {
+      readonly status: "blocked";
+      readonly error_code: ErrorCode;
+      readonly blocked_by: readonly string[];
+      readonly resources: readonly string[];
+    });
+
+export type CallStatus = CallResult["status"];
+export type ResultOf<S extends CallStatus> = Extract<CallResult, { status: S }>;
+
+/** Every status, for exhaustive tables and tests. */
+export const CALL_STATUSES: Readonly<Record<CallStatus, { readonly terminalForModel: boolean; readonly mayRerun: boolean }>> = {
+  done: { terminalForModel: true, mayRerun: false },
+  failed: { terminalForModel: true, mayRerun: true },
+  unknown: { terminalForModel: false, mayRerun: false },
+  rejected: { terminalForModel: true, mayRerun: true },
+  skipped: { terminalForModel: true, mayRerun: true },
+  blocked: { terminalForModel: false, mayRerun: false },
+};
+
+/** A function call as models send it (Gemini's shape). */
+export interface FunctionCall {
+  readonly id?: string | undefined;
+  readonly name: string;
+  readonly args?: unknown;
+}
+
+/** One response per call, same id and name, in call order. */
+export interface CallResponse {
+  readonly id: string;
+  readonly name: string;
+  readonly result: CallResult;
+}

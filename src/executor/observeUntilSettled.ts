@@ -1,0 +1,162 @@
+import type { ArmConfig } from "../config/ArmConfig.js";
+import type { ObserveFn, ObserveVerdict } from "../tools/ToolDefinition.js";
+import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
+
+export interface ObserveOptions {
+  readonly transport: Transport;
+  readonly observe: ObserveFn;
+  readonly command: MotionCommand;
+  readonly config: ArmConfig;
+  /** A record we already hold (e.g. the one runMotion ended with). */
+  readonly initialRecord?: ActionRecord | undefined;
+  /** Ends the observation early (shutdown); the result is then `undetermined`. */
+  readonly signal?: AbortSignal | undefined;
+  readonly now?: () => number;
+}
+
+export interface ObserveOutcome {
+  readonly verdict: Exclude<ObserveVerdict, "in_progress" | "no_evidence"> | "undetermined";
+  readonly notes: readonly string[];
+  readonly record: ActionRecord | undefined;
+  readonly status: ArmStatus | undefined;
+  /** How long we observed, in ms. */
+  readonly waitedMs: number;
+}
+
+/**
+ * After a timeout: look at the arm until the action's outcome is evident.
+ *
+ * Event-driven, not a sleep loop: every status the arm streams (100 Hz on the
+ * serial path, /joint_states on ROS) is judged as it arrives, so a motion that
+ * ends is settled within one status period of its real end. QUERY_ACTION is
+ * asked at once and then every `queryIntervalMs` in case the stream is quiet.
+ *
+ * Patience follows the evidence: with no sign of the action we give up after
+ * `budgetMs`; while the arm shows it running we keep watching up to `maxMs`,
+ * because a motion in progress is not ambiguous — it will end, and declaring
+ * it `unknown` would only hand the operator a question the arm answers itself.
+ *
+ * The first query asks the arm to void the action if it has never heard of
+ * it: a command lost on the wire then becomes positive evidence of no effect
+ * (the arm refuses it if it ever arrives) instead of an operator's problem.
+ */
+export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOutcome> {
+  const { transport, observe, command, config } = options;
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const softEnd = startedAt + config.observe.budgetMs;
+  const hardEnd = startedAt + config.observe.maxMs;
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+
+  return new Promise<ObserveOutcome>((resolve) => {
+    let record = options.initialRecord;
+    let lastNotes: readonly string[] = [];
+    let deadline = softEnd;
+    let settled = false;
+    let queryTimer: NodeJS.Timeout | undefined;
+    let deadlineTimer: NodeJS.Timeout | undefined;
+    let queryInFlight = false;
+    let firstQuery = true;
+
+    const finish = (verdict: ObserveOutcome["verdict"], notes: readonly string[]): void => {
+      if (settled) return;
+      settled = true;
+      unsubscribe();
+      clearTimeout(queryTimer);
+      clearTimeout(deadlineTimer);
+      options.signal?.removeEventListener("abort", onExternalAbort);
+      controller.abort();
+      resolve({ verdict, notes, record, status: transport.latestStatus(), waitedMs: now() - startedAt });
+    };
+
+    const judge = (): void => {
+      if (settled) return;
+      const o = observe({ command, config, status: transport.latestStatus(), record, nowMs: now() });
+      lastNotes = o.notes;
+      switch (o.verdict) {
+        case "reached":
+        case "not_moved":
+        case "interrupted":
+          finish(o.verdict, o.notes);
+          return;
+        case "in_progress": {
+          const extended = Math.min(hardEnd, now() + config.observe.budgetMs);
+          if (extended > deadline) {
+            deadline = extended;
+            armDeadline();
+          }
+          return;
+        }
+        case "no_evidence":
+          return;
+      }
+    };
+
+    const takeRecordFrom = (status: ArmStatus): void => {
+      const r = status.actions.find((a) => a.actionId === command.actionId);
+      if (r) record = r;
+    };
+
+    const query = async (): Promise<void> => {
+      if (settled || queryInFlight) return;
+      queryInFlight = true;
+      const voidIfUnknown = firstQuery;
+      firstQuery = false;
+      try {
+        const answer = await transport.queryAction(command.actionId, {
+          voidIfUnknown,
+          signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(50, config.observe.queryIntervalMs * 2))]),
+        });
+        if (answer) record = answer;
+      } catch {
+        // The contract says queryAction never rejects; if one does, it is simply no answer.
+      } finally {
+        queryInFlight = false;
+      }
+      judge();
+      if (!settled) queryTimer = setTimeout(() => void query(), config.observe.queryIntervalMs);
+    };
+
+    const onDeadline = async (): Promise<void> => {
+      if (settled) return;
+      if (now() < deadline) {
+        armDeadline();
+        return;
+      }
+      // Last word: ask once more, voiding the action if the arm never heard of it.
+      const answer = await transport
+        .queryAction(command.actionId, {
+          voidIfUnknown: true,
+          signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(100, config.observe.queryIntervalMs * 2))]),
+        })
+        .catch(() => undefined);
+      if (answer) record = answer;
+      judge();
+      finish("undetermined", [...lastNotes, `no conclusive evidence within ${now() - startedAt} ms of observation`]);
+    };
+
+    const armDeadline = (): void => {
+      clearTimeout(deadlineTimer);
+      deadlineTimer = setTimeout(() => void onDeadline(), Math.max(0, deadline - now()));
+    };
+
+    const onExternalAbort = (): void => finish("undetermined", [...lastNotes, "observation ended early: the bridge is shutting down"]);
+    if (options.signal?.aborted) {
+      resolve({ verdict: "undetermined", notes: ["observation ended early: the bridge is shutting down"], record, status: transport.latestStatus(), waitedMs: 0 });
+      return;
+    }
+    options.signal?.addEventListener("abort", onExternalAbort, { once: true });
+
+    const unsubscribe = transport.onStatus((status) => {
+      takeRecordFrom(status);
+      judge();
+    });
+
+    const latest = transport.latestStatus();
+    if (latest) takeRecordFrom(latest);
+    armDeadline();
+    judge();
+    void query();
+  });
+}

@@ -1,0 +1,46 @@
+import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
+import type { CallResult } from "./CallResult.js";
+import { resultMessages } from "./resultMessages.js";
+
+/**
+ * A motion's result, derived from its ledger row: the row is the one truth,
+ * so a replayed call id, `get_action_status` and the HTTP view can never
+ * disagree with what was recorded (including an operator's later word).
+ */
+export function resultFromRow(row: ActionRow): CallResult {
+  const pose = row.evidence?.pose;
+  const base = { action_id: row.actionId, timed_out: row.timedOut, ...(pose ? { pose } : {}) };
+  const table: Record<ActionState, () => CallResult> = {
+    started: () => ({
+      ...base,
+      status: "unknown",
+      resources: row.resources,
+      settled_by: "none",
+      message: resultMessages.unknown(row.tool, row.actionId, "it has not settled yet", row.resources),
+    }),
+    done: () => ({ ...base, status: "done", settled_by: row.settledBy, message: row.message ?? resultMessages.done(row.tool, row.actionId, "completion", row.timedOut) }),
+    confirmed_done: () => ({ ...base, status: "done", settled_by: "operator", message: resultMessages.done(row.tool, row.actionId, "operator", row.timedOut) }),
+    failed: () => ({
+      ...base,
+      status: "failed",
+      settled_by: row.settledBy,
+      reason: row.evidence?.notes?.join("; ") || "the arm reports no motion",
+      message: row.message ?? resultMessages.failed(row.tool, row.actionId, "the arm reports no motion"),
+    }),
+    confirmed_not_done: () => ({
+      ...base,
+      status: "failed",
+      settled_by: "operator",
+      reason: `an operator (${row.operator ?? "?"}) confirmed it did not happen`,
+      message: resultMessages.failed(row.tool, row.actionId, `an operator (${row.operator ?? "?"}) confirmed it did not happen`),
+    }),
+    unknown: () => ({
+      ...base,
+      status: "unknown",
+      resources: row.resources,
+      settled_by: "none",
+      message: row.message ?? resultMessages.unknown(row.tool, row.actionId, "no conclusive evidence", row.resources),
+    }),
+  };
+  return table[row.state]();
+}

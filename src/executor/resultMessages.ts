@@ -1,0 +1,45 @@
+/**
+ * The words a model reads. They follow the seed's rules: `unknown` forbids
+ * re-running and asks for a person; `failed` says re-running is allowed only
+ * because there is positive evidence nothing happened; a timeout says it was
+ * a timeout, not an empty result and not a failure.
+ */
+export const resultMessages = {
+  done(tool: string, actionId: string | undefined, how: "completion" | "observation" | "operator", timedOut: boolean): string {
+    const id = actionId ? ` (action_id=${actionId})` : "";
+    switch (how) {
+      case "completion":
+        return `${tool} completed${id}: the target was reached. Proceed to the next step.`;
+      case "observation":
+        return (
+          `${tool} completed${id}: the target was reached, confirmed by observing the arm` +
+          (timedOut ? " after our wait timed out (a timeout only ended our waiting; the motion went on)." : ".") +
+          " Proceed to the next step."
+        );
+      case "operator":
+        return `${tool}${id} was confirmed done by an operator. Proceed to the next step.`;
+    }
+  },
+  failed(tool: string, actionId: string | undefined, reason: string): string {
+    return `${tool} failed${actionId ? ` (action_id=${actionId})` : ""}: ${reason}. There is positive evidence that nothing moved, so re-running is allowed.`;
+  },
+  unknown(tool: string, actionId: string, why: string, resources: readonly string[]): string {
+    return (
+      `The outcome of ${tool} could not be confirmed (action_id=${actionId}): ${why}. ` +
+      `Do NOT re-run this or any motion on ${resources.join(", ")}. ` +
+      "Ask the user (the operator) to check the arm and confirm what happened, and wait until they do."
+    );
+  },
+  rejected(tool: string, issues: string): string {
+    return `${tool} was rejected before anything was sent: ${issues}. Fix the arguments and call again.`;
+  },
+  skipped(tool: string): string {
+    return `${tool} was skipped: the run's time budget was spent before it could start. Nothing was sent to the arm. This is a timeout, not a failure of the arm.`;
+  },
+  blocked(tool: string, resources: readonly string[], actionIds: readonly string[]): string {
+    return (
+      `${tool} is blocked: ${resources.join(", ")} ${resources.length === 1 ? "is" : "are"} held by unconfirmed action(s) ${actionIds.join(", ")}. ` +
+      "Nothing was sent. Do not retry until the user (the operator) confirms those actions; ask them to."
+    );
+  },
+} as const;

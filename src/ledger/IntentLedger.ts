@@ -1,0 +1,335 @@
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { ArmbridgeError, isArmbridgeError } from "../errors.js";
+import { silentLogger, type Logger } from "../observability/logger.js";
+import type { ActionRow, ActionState, Evidence, SettledBy } from "./ActionRow.js";
+import { ACTION_STATES } from "./ActionRow.js";
+
+const APP_ID = "armbridge-intent-ledger";
+const SCHEMA_VERSION = 1;
+const SQLITE_HEADER = "SQLite format 3\u0000";
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE actions (
+  action_id      TEXT PRIMARY KEY,
+  call_id        TEXT NOT NULL UNIQUE,
+  tool           TEXT NOT NULL,
+  args_json      TEXT NOT NULL,
+  args_hash      TEXT NOT NULL,
+  resources_json TEXT NOT NULL,
+  command_json   TEXT,
+  state          TEXT NOT NULL CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")})),
+  timed_out      INTEGER NOT NULL DEFAULT 0,
+  settled_by     TEXT,
+  message        TEXT,
+  evidence_json  TEXT,
+  operator       TEXT,
+  operator_note  TEXT,
+  created_at     INTEGER NOT NULL,
+  settled_at     INTEGER,
+  confirmed_at   INTEGER,
+  updated_at     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX actions_state ON actions (state);
+CREATE INDEX actions_created ON actions (created_at);
+`;
+
+interface RawRow {
+  action_id: string;
+  call_id: string;
+  tool: string;
+  args_json: string;
+  args_hash: string;
+  resources_json: string;
+  command_json: string | null;
+  state: string;
+  timed_out: number;
+  settled_by: string | null;
+  message: string | null;
+  evidence_json: string | null;
+  operator: string | null;
+  operator_note: string | null;
+  created_at: number;
+  settled_at: number | null;
+  confirmed_at: number | null;
+  updated_at: number;
+}
+
+export interface NewIntent {
+  readonly actionId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly argsHash: string;
+  readonly resources: readonly string[];
+  readonly command: unknown;
+}
+
+export interface Settlement {
+  readonly state: "done" | "failed" | "unknown";
+  readonly timedOut: boolean;
+  readonly settledBy: SettledBy;
+  readonly message: string;
+  readonly evidence?: Evidence | undefined;
+}
+
+export interface Confirmation {
+  readonly outcome: "done" | "not_done";
+  readonly operator: string;
+  readonly note?: string | undefined;
+}
+
+/**
+ * The durable record of every motion: written *before* the command leaves,
+ * so a crash can never hide a motion that may have happened. SQLite in WAL
+ * mode with synchronous=FULL: a committed intent survives power loss.
+ *
+ * A file that is not ours (or is damaged) is refused with a coded error and
+ * left untouched — silently starting a new ledger would forget unresolved
+ * motions and lift their quarantine.
+ */
+export class IntentLedger {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #log: Logger;
+  readonly #stmts: ReturnType<typeof prepare>;
+
+  private constructor(path: string, db: Database.Database, log: Logger) {
+    this.path = path;
+    this.#db = db;
+    this.#log = log;
+    this.#stmts = prepare(db);
+  }
+
+  /** Opens (or creates) the ledger at `path`; ":memory:" for a throwaway one. */
+  static open(path: string, options: { logger?: Logger } = {}): IntentLedger {
+    const log = (options.logger ?? silentLogger).child({ component: "ledger" });
+    if (path !== ":memory:") checkFileHeader(path);
+    let db: Database.Database;
+    try {
+      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path);
+    } catch (error) {
+      throw new ArmbridgeError("ARMB_ERR_LEDGER_OPEN", { path, reason: (error as Error).message }, { cause: error });
+    }
+    try {
+      initialise(db, path);
+    } catch (error) {
+      db.close();
+      if (isArmbridgeError(error)) throw error;
+      throw classifySqliteError(error, path);
+    }
+    log.info({ path }, "intent ledger open");
+    return new IntentLedger(path, db, log);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /**
+   * Records that a motion is about to be sent. Throws ARMB_ERR_CALL_ID_REUSED
+   * when the call id already has an action (the caller checks first; this is
+   * the backstop for races between processes sharing one file).
+   */
+  recordIntent(intent: NewIntent, now = Date.now()): ActionRow {
+    try {
+      this.#stmts.insert.run({
+        action_id: intent.actionId,
+        call_id: intent.callId,
+        tool: intent.tool,
+        args_json: JSON.stringify(intent.args),
+        args_hash: intent.argsHash,
+        resources_json: JSON.stringify(intent.resources),
+        command_json: JSON.stringify(intent.command),
+        state: "started",
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      const existing = this.findByCallId(intent.callId);
+      if (existing) {
+        throw new ArmbridgeError("ARMB_ERR_CALL_ID_REUSED", { callId: intent.callId, tool: existing.tool, actionId: existing.actionId }, { cause: error });
+      }
+      throw classifySqliteError(error, this.path);
+    }
+    this.#log.info({ action_id: intent.actionId, call_id: intent.callId, tool: intent.tool, resources: intent.resources }, "intent recorded");
+    return this.mustGet(intent.actionId);
+  }
+
+  /** Settles a started (or unknown) action by completion or observation. */
+  settle(actionId: string, s: Settlement, now = Date.now()): ActionRow {
+    const info = this.#stmts.settle.run({
+      action_id: actionId,
+      state: s.state,
+      timed_out: s.timedOut ? 1 : 0,
+      settled_by: s.settledBy,
+      message: s.message,
+      evidence_json: s.evidence === undefined ? null : JSON.stringify(s.evidence),
+      now,
+    });
+    if (info.changes === 0) {
+      const row = this.get(actionId);
+      if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
+      // Already settled by someone else (an operator, or a late observation): keep theirs.
+      this.#log.warn({ action_id: actionId, state: row.state, attempted: s.state }, "settle ignored: action already settled");
+      return row;
+    }
+    this.#log.info({ action_id: actionId, state: s.state, settled_by: s.settledBy, timed_out: s.timedOut }, "action settled");
+    return this.mustGet(actionId);
+  }
+
+  /** An operator's word on an `unknown` action. */
+  confirm(actionId: string, c: Confirmation, now = Date.now()): ActionRow {
+    const operator = c.operator.trim();
+    if (!operator) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
+    const row = this.get(actionId);
+    if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
+    if (row.state !== "unknown") throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: row.state });
+    const state: ActionState = c.outcome === "done" ? "confirmed_done" : "confirmed_not_done";
+    const info = this.#stmts.confirm.run({ action_id: actionId, state, operator, note: c.note ?? null, now });
+    if (info.changes === 0) {
+      const again = this.mustGet(actionId);
+      throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: again.state });
+    }
+    this.#log.info({ action_id: actionId, state, operator }, "action confirmed by operator");
+    return this.mustGet(actionId);
+  }
+
+  get(actionId: string): ActionRow | undefined {
+    const raw = this.#stmts.byAction.get(actionId) as RawRow | undefined;
+    return raw && toRow(raw);
+  }
+
+  mustGet(actionId: string): ActionRow {
+    const row = this.get(actionId);
+    if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
+    return row;
+  }
+
+  findByCallId(callId: string): ActionRow | undefined {
+    const raw = this.#stmts.byCall.get(callId) as RawRow | undefined;
+    return raw && toRow(raw);
+  }
+
+  list(filter: { state?: ActionState | undefined; limit?: number | undefined; before?: number | undefined } = {}): ActionRow[] {
+    const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
+    const rows = this.#stmts.list.all({ state: filter.state ?? null, before: filter.before ?? null, limit }) as RawRow[];
+    return rows.map(toRow);
+  }
+
+  inState(state: ActionState): ActionRow[] {
+    return (this.#stmts.inState.all(state) as RawRow[]).map(toRow);
+  }
+}
+
+export type { ActionRow, ActionState, Evidence, SettledBy } from "./ActionRow.js";
+
+function prepare(db: Database.Database) {
+  return {
+    insert: db.prepare(
+      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, state, created_at, updated_at)
+       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @state, @created_at, @updated_at)`,
+    ),
+    settle: db.prepare(
+      `UPDATE actions SET state = @state, timed_out = @timed_out, settled_by = @settled_by, message = @message,
+         evidence_json = COALESCE(@evidence_json, evidence_json), settled_at = @now, updated_at = @now
+       WHERE action_id = @action_id AND (state = 'started' OR (state = 'unknown' AND @state != 'unknown'))`,
+    ),
+    confirm: db.prepare(
+      `UPDATE actions SET state = @state, settled_by = 'operator', operator = @operator, operator_note = @note,
+         confirmed_at = @now, updated_at = @now
+       WHERE action_id = @action_id AND state = 'unknown'`,
+    ),
+    byAction: db.prepare(`SELECT * FROM actions WHERE action_id = ?`),
+    byCall: db.prepare(`SELECT * FROM actions WHERE call_id = ?`),
+    inState: db.prepare(`SELECT * FROM actions WHERE state = ? ORDER BY created_at, action_id`),
+    list: db.prepare(
+      `SELECT * FROM actions WHERE (@state IS NULL OR state = @state) AND (@before IS NULL OR created_at < @before)
+       ORDER BY created_at DESC, action_id DESC LIMIT @limit`,
+    ),
+  };
+}
+
+function toRow(r: RawRow): ActionRow {
+  return {
+    actionId: r.action_id,
+    callId: r.call_id,
+    tool: r.tool,
+    args: JSON.parse(r.args_json) as unknown,
+    argsHash: r.args_hash,
+    resources: JSON.parse(r.resources_json) as string[],
+    command: r.command_json === null ? undefined : (JSON.parse(r.command_json) as unknown),
+    state: r.state as ActionState,
+    timedOut: r.timed_out === 1,
+    settledBy: (r.settled_by ?? "none") as SettledBy,
+    message: r.message ?? undefined,
+    evidence: r.evidence_json === null ? undefined : (JSON.parse(r.evidence_json) as Evidence),
+    operator: r.operator ?? undefined,
+    operatorNote: r.operator_note ?? undefined,
+    createdAt: r.created_at,
+    settledAt: r.settled_at ?? undefined,
+    confirmedAt: r.confirmed_at ?? undefined,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Refuses files that are not SQLite at all, before SQLite gets a chance to write to them. */
+function checkFileHeader(path: string): void {
+  if (!existsSync(path)) return;
+  const size = statSync(path).size;
+  if (size === 0) return;
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    if (n < 16 || buf.toString("latin1") !== SQLITE_HEADER) {
+      throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", { path, reason: "the file is not a SQLite database" });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function initialise(db: Database.Database, path: string): void {
+  // quick_check reads every page: a damaged file fails here, not mid-motion.
+  const check = db.pragma("quick_check", { simple: true });
+  if (check !== "ok") throw new ArmbridgeError("ARMB_ERR_LEDGER_CORRUPT", { path, reason: String(check) });
+  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
+  if (tables.length === 0) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      const put = db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?)`);
+      put.run("app", APP_ID);
+      put.run("schema_version", String(SCHEMA_VERSION));
+      put.run("created_at", String(Date.now()));
+    })();
+    return;
+  }
+  if (!tables.includes("meta") || !tables.includes("actions")) {
+    throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", { path, reason: `it has tables ${tables.join(", ")}` });
+  }
+  const meta = new Map((db.prepare(`SELECT key, value FROM meta`).all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+  if (meta.get("app") !== APP_ID) {
+    throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", { path, reason: `its meta.app is ${JSON.stringify(meta.get("app") ?? null)}` });
+  }
+  const version = meta.get("schema_version");
+  if (version !== String(SCHEMA_VERSION)) {
+    throw new ArmbridgeError("ARMB_ERR_LEDGER_VERSION", { path, found: version ?? "none", expected: SCHEMA_VERSION });
+  }
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+}
+
+function classifySqliteError(error: unknown, path: string): ArmbridgeError {
+  const code = (error as { code?: unknown }).code;
+  const reason = (error as Error).message ?? String(error);
+  if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") {
+    return new ArmbridgeError("ARMB_ERR_LEDGER_CORRUPT", { path, reason }, { cause: error });
+  }
+  return new ArmbridgeError("ARMB_ERR_LEDGER_OPEN", { path, reason }, { cause: error });
+}

@@ -1,0 +1,104 @@
+import type { z } from "zod";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import type { IntentLedger } from "../ledger/IntentLedger.js";
+import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
+
+/** What a tool implementation may use. */
+export interface ToolContext {
+  readonly config: ArmConfig;
+  readonly transport: Transport;
+  readonly ledger: IntentLedger;
+  /** Resource → unresolved action ids holding it in quarantine. */
+  readonly quarantined: () => ReadonlyMap<string, readonly string[]>;
+  readonly now: () => number;
+}
+
+/** What a motion tool asks the arm to do: absolute targets per axis. */
+export interface MotionPlan {
+  readonly targets: Readonly<Record<string, number>>;
+  readonly speed: number;
+}
+
+/** Everything an observation may look at. */
+export interface ObserveInput {
+  readonly command: MotionCommand;
+  readonly config: ArmConfig;
+  /** The newest status, or undefined when none has arrived. */
+  readonly status: ArmStatus | undefined;
+  /** The arm's own record of the action, when it keeps one. */
+  readonly record: ActionRecord | undefined;
+  readonly nowMs: number;
+}
+
+/**
+ * One look at the arm. `reached`: the target is reached and the axes are
+ * still. `not_moved`: positive evidence that no effect landed. `interrupted`:
+ * the action ended after moving but short of its target. `in_progress`: it
+ * is visibly still running. `no_evidence`: nothing fresh to judge by.
+ */
+export type ObserveVerdict = "reached" | "not_moved" | "interrupted" | "in_progress" | "no_evidence";
+
+export interface Observation {
+  readonly verdict: ObserveVerdict;
+  readonly notes: readonly string[];
+}
+
+export type ObserveFn = (input: ObserveInput) => Observation;
+
+interface ToolBase<S extends z.ZodType> {
+  readonly name: string;
+  /** Sent to the model: say what it does, what it blocks on and what results mean. */
+  readonly description: string;
+  readonly args: S;
+}
+
+/**
+ * A tool whose effect is physical: it waits for the motion, holds locks on
+ * its resources, and after a timeout observes instead of retrying. Every
+ * field is required, so a blocking tool without resources or an observation
+ * path does not compile; `ToolRegistry.register` checks the same at runtime.
+ */
+export interface MotionTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  readonly blocking: true;
+  readonly resources: (args: z.output<S>) => readonly string[];
+  readonly timeoutMs: number;
+  /** The only choice: a timeout ends our waiting, and then we look. Retrying a motion is not an option. */
+  readonly onTimeout: "observe";
+  readonly plan: (args: z.output<S>, ctx: ToolContext) => MotionPlan;
+  readonly observe: ObserveFn;
+}
+
+/** A tool that reads state and has no physical effect. */
+export interface ReadTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  readonly blocking: false;
+  readonly kind: "read";
+  readonly timeoutMs: number;
+  readonly run: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ReadOutput>;
+}
+
+/**
+ * A tool that halts motion. It bypasses the lock queue and quarantine on
+ * purpose: stopping must always be possible, even (especially) mid-motion.
+ */
+export interface HaltTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  readonly blocking: false;
+  readonly kind: "halt";
+  readonly timeoutMs: number;
+  readonly run: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ReadOutput>;
+}
+
+export interface ReadOutput {
+  readonly message: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly pose?: Readonly<Record<string, number>> | undefined;
+}
+
+export type ToolDefinition = MotionTool | ReadTool | HaltTool;
+
+/** Helper that keeps the args type flowing into resources/plan without casts at the call site. */
+export function defineMotionTool<S extends z.ZodType>(tool: MotionTool<S>): MotionTool {
+  return tool as unknown as MotionTool;
+}
+export function defineReadTool<S extends z.ZodType>(tool: ReadTool<S> | HaltTool<S>): ReadTool | HaltTool {
+  return tool as unknown as ReadTool | HaltTool;
+}
