@@ -1,0 +1,118 @@
+import type { ActionRecord, ArmStatus, AxisState } from "../Transport.js";
+import { awaitWithin } from "./awaitWithin.js";
+import { gripperFromController } from "./gripperMapping.js";
+import type { JointStateMessage } from "./rclTypes.js";
+import type { GripperSetup } from "./resolveRos2Setup.js";
+
+/**
+ * A header stamp further than this from the wall clock is not wall time
+ * (use_sim_time, a zero stamp): the receive time is used instead, so staleness
+ * is still judged on a clock we share with the publisher.
+ */
+const NOT_WALL_CLOCK_MS = 60_000;
+
+interface AxisSample {
+  readonly position: number;
+  readonly velocity: number;
+  readonly stampMs: number;
+}
+
+export interface JointStateObserverOptions {
+  /** Arm joints reported as axes (others in /joint_states are ignored). */
+  readonly joints: readonly string[];
+  readonly gripper: GripperSetup | undefined;
+  readonly stoppedVelocity: number;
+  /** Our action records, included in every status. */
+  readonly actions: () => readonly ActionRecord[];
+  readonly now?: () => number;
+}
+
+/**
+ * Turns /joint_states into ArmStatus. Messages may come from several
+ * publishers (an arm broadcaster and a gripper driver), each naming only its
+ * joints, so samples are merged per axis and the status stamp is the oldest
+ * axis stamp: a status is only as fresh as its stalest axis.
+ */
+export class JointStateObserver {
+  readonly #options: JointStateObserverOptions;
+  readonly #now: () => number;
+  readonly #samples = new Map<string, AxisSample>();
+  readonly #listeners = new Set<(status: ArmStatus) => void>();
+  #latest: ArmStatus | undefined;
+
+  constructor(options: JointStateObserverOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  latest(): ArmStatus | undefined {
+    return this.#latest;
+  }
+
+  onStatus(listener: (status: ArmStatus) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Subscription callback: malformed messages are dropped, never thrown into rclnodejs's executor. */
+  handle(message: unknown): void {
+    const msg = message as Partial<JointStateMessage> | undefined;
+    if (!msg || !Array.isArray(msg.name) || !msg.position) return;
+    const receivedMs = this.#now();
+    const stamp = msg.header?.stamp;
+    const stampedMs = stamp ? stamp.sec * 1000 + stamp.nanosec / 1e6 : 0;
+    const stampMs = Math.abs(stampedMs - receivedMs) <= NOT_WALL_CLOCK_MS ? stampedMs : receivedMs;
+    const gripper = this.#options.gripper;
+    let touched = false;
+    msg.name.forEach((name: string, i: number) => {
+      const raw = msg.position?.[i];
+      if (raw === undefined || !Number.isFinite(raw)) return;
+      const axis = gripper && name === gripper.joint ? gripper.axis : name;
+      if (axis !== gripper?.axis && !this.#options.joints.includes(axis)) return;
+      const position = gripper && axis === gripper.axis ? gripperFromController(gripper, raw) : raw;
+      let velocity = msg.velocity?.[i];
+      if (velocity !== undefined && gripper && axis === gripper.axis) velocity = velocity / (gripper.openPosition - gripper.closedPosition);
+      if (velocity === undefined || !Number.isFinite(velocity)) {
+        // Some drivers publish positions only: estimate from the previous sample.
+        const prev = this.#samples.get(axis);
+        const dt = prev ? (stampMs - prev.stampMs) / 1000 : 0;
+        velocity = prev && dt > 0 ? (position - prev.position) / dt : 0;
+      }
+      this.#samples.set(axis, { position, velocity, stampMs });
+      touched = true;
+    });
+    if (touched) this.publish();
+  }
+
+  /** Re-emits the status (e.g. when an action record changed). */
+  publish(): void {
+    if (this.#samples.size === 0) return;
+    const axes: Record<string, AxisState> = {};
+    let oldest = Infinity;
+    for (const [axis, s] of this.#samples) {
+      axes[axis] = { position: s.position, velocity: s.velocity, moving: Math.abs(s.velocity) > this.#options.stoppedVelocity };
+      oldest = Math.min(oldest, s.stampMs);
+    }
+    const status: ArmStatus = { stampMs: oldest, axes, faults: [], actions: this.#options.actions() };
+    this.#latest = status;
+    for (const listener of [...this.#listeners]) listener(status);
+  }
+
+  /** Resolves with the first status (the current one included) that satisfies `predicate`, or undefined when `signal` fires. */
+  async waitFor(predicate: (status: ArmStatus) => boolean, signal: AbortSignal): Promise<ArmStatus | undefined> {
+    const current = this.#latest;
+    if (current && predicate(current)) return current;
+    let unsubscribe: (() => void) | undefined;
+    const found = new Promise<ArmStatus>((resolve) => {
+      unsubscribe = this.onStatus((status) => {
+        if (predicate(status)) resolve(status);
+      });
+    });
+    try {
+      const r = await awaitWithin(found, signal);
+      return r.kind === "value" ? r.value : undefined;
+    } finally {
+      unsubscribe?.();
+    }
+  }
+}

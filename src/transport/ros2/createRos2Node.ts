@@ -1,0 +1,197 @@
+import type { Logger } from "pino";
+import pino from "pino";
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import { loadConfig } from "../../config/loadConfig.js";
+import { ArmbridgeError } from "../../errors.js";
+import { formatIssues } from "../../tools/formatIssues.js";
+import { ParameterType, type Rclnodejs, type RclNode } from "./rclTypes.js";
+import { defaultTrajectoryAction, ros2OptionsFileSchema, type Ros2OptionsFile } from "./Ros2Options.js";
+import { DEFAULT_CONTROLLER_NAME, resolveRos2Setup, type Ros2Setup } from "./resolveRos2Setup.js";
+
+export interface CreateRos2NodeOptions {
+  /** Process arguments in process.argv form; rclnodejs parses `--ros-args ... [--]` (-p, --params-file, -r). */
+  readonly argv?: readonly string[];
+  /** The arm config to start from; the `config_path` parameter, when set, replaces it. */
+  readonly config?: ArmConfig;
+  /** ROS options from a file or code; ROS parameters override each field. */
+  readonly options?: Ros2OptionsFile;
+  /**
+   * `armbridge` (default): remove the SIGINT handler rclnodejs installs on
+   * import. That handler shuts every ROS context down at once, destroying the
+   * node under goals we still wait on; instead the process owner (the CLI)
+   * calls transport.close(), which cancels our waits, destroys the handles and
+   * then shuts rclnodejs down. With no SIGINT listener left, Node's default
+   * (exit) applies. `rclnodejs`: keep rclnodejs's handler.
+   */
+  readonly signalHandling?: "armbridge" | "rclnodejs";
+  readonly logger?: Logger;
+}
+
+export interface Ros2NodeHandle {
+  readonly node: RclNode;
+  /** The arm config after parameters (controllers, tolerances) were applied. */
+  readonly config: ArmConfig;
+  readonly setup: Ros2Setup;
+  /** Destroys the node and shuts rclnodejs down; idempotent. */
+  shutdown(): void;
+}
+
+/**
+ * Starts the `armbridge` node: initialises rclnodejs with the process's ROS
+ * arguments, declares armbridge's parameters (so `ros2 param list` shows them
+ * and `-p` / `--params-file` override them), reads them over the file values,
+ * and spins the node. Parameters:
+ *
+ *   config_path                          arm config file (YAML/JSON)
+ *   joint_states_topic                   default /joint_states
+ *   controller_names                     string[]; JTC controller names
+ *   controllers.<name>.action_name       default /<name>/follow_joint_trajectory
+ *   controllers.<name>.joints            string[]; the controller's joints, in its order
+ *   gripper_action, gripper_kind (gripper_command | parallel_gripper), gripper_joint,
+ *   gripper_closed_position, gripper_open_position, gripper_max_effort
+ *   tolerances.position, tolerances.gripper, tolerances.stopped_velocity
+ *   goal_time_tolerance                  seconds, > 0
+ *   server_wait_ms, goal_response_timeout_ms, cancel_timeout_ms, result_margin_ms, joint_states_timeout_ms
+ */
+export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOptions = {}): Promise<Ros2NodeHandle> {
+  const log = (options.logger ?? pino({ level: "silent" })).child({ component: "ros2-node" });
+  if ((options.signalHandling ?? "armbridge") === "armbridge") rcl.removeSignalHandlers();
+  const file = options.options ?? {};
+  const nodeName = ros2OptionsFileSchema.safeParse({ node_name: file.node_name }).data?.nodeName ?? "armbridge";
+
+  await rcl.init(undefined, [...(options.argv ?? process.argv)]);
+  let node: RclNode | undefined;
+  try {
+    node = new rcl.Node(nodeName);
+    const params = new ParameterReader(rcl, node);
+
+    const configPath = params.string("config_path", "");
+    let config = configPath ? loadConfig(configPath) : options.config ?? loadConfig();
+
+    const fileControllers = new Map((file.controllers ?? []).map((c) => [c.name, c.action_name]));
+    const armControllers =
+      config.arm.controllers.length > 0 ? config.arm.controllers : [{ name: DEFAULT_CONTROLLER_NAME, joints: config.arm.joints.map((j) => j.name) }];
+    const names = params.stringArray("controller_names", armControllers.map((c) => c.name));
+    const controllers = names.map((name) => ({
+      name,
+      joints: params.stringArray(`controllers.${name}.joints`, armControllers.find((c) => c.name === name)?.joints ?? []),
+      actionName: params.string(`controllers.${name}.action_name`, fileControllers.get(name) ?? defaultTrajectoryAction(name)),
+    }));
+
+    const tolerances = {
+      position: params.number("tolerances.position", config.tolerances.position),
+      gripper: params.number("tolerances.gripper", config.tolerances.gripper),
+      stoppedVelocity: params.number("tolerances.stopped_velocity", config.tolerances.stoppedVelocity),
+    };
+    config = { ...config, tolerances, arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) } };
+
+    const g = file.gripper ?? {};
+    const merged: Ros2OptionsFile = {
+      ...file,
+      node_name: nodeName,
+      joint_states_topic: params.string("joint_states_topic", file.joint_states_topic ?? "/joint_states"),
+      controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
+      goal_time_tolerance_s: params.number("goal_time_tolerance", file.goal_time_tolerance_s ?? 1.0),
+      server_wait_ms: params.number("server_wait_ms", file.server_wait_ms ?? 2000),
+      goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goal_response_timeout_ms ?? 2000),
+      cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancel_timeout_ms ?? 1000),
+      result_margin_ms: params.number("result_margin_ms", file.result_margin_ms ?? 2000),
+      joint_states_timeout_ms: params.number("joint_states_timeout_ms", file.joint_states_timeout_ms ?? 5000),
+      ...(config.arm.gripper
+        ? {
+            gripper: {
+              action_name: params.string("gripper_action", g.action_name ?? "/gripper_controller/gripper_cmd"),
+              kind: params.string("gripper_kind", g.kind ?? "gripper_command") as "gripper_command",
+              joint: params.string("gripper_joint", g.joint ?? "gripper_joint"),
+              closed_position: params.number("gripper_closed_position", g.closed_position ?? 0),
+              open_position: params.number("gripper_open_position", g.open_position ?? 0.04),
+              max_effort: params.number("gripper_max_effort", g.max_effort ?? 10),
+            },
+          }
+        : {}),
+    };
+    const parsed = ros2OptionsFileSchema.safeParse(merged);
+    if (!parsed.success) {
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: `ROS parameters of node ${nodeName}`,
+        issues: formatIssues(parsed.error.issues),
+      });
+    }
+    const resolved = resolveRos2Setup(config, parsed.data);
+    node.spin();
+    log.info({ node: nodeName, controllers: resolved.setup.controllers.map((c) => c.actionName), gripper: resolved.setup.gripper?.actionName }, "ROS 2 node up");
+    const spun = node;
+    let down = false;
+    return {
+      node: spun,
+      config: resolved.config,
+      setup: resolved.setup,
+      shutdown: () => {
+        if (down) return;
+        down = true;
+        try {
+          spun.destroy();
+        } finally {
+          if (!rcl.isShutdown()) rcl.shutdown();
+        }
+      },
+    };
+  } catch (error) {
+    try {
+      node?.destroy();
+    } finally {
+      if (!rcl.isShutdown()) rcl.shutdown();
+    }
+    throw error;
+  }
+}
+
+/**
+ * Declares each parameter with the file value as default (an override from
+ * the command line or a params file replaces it) and reads it back. No
+ * descriptor is given, so an override's own type is kept: `-p
+ * server_wait_ms:=3000` is an INTEGER (a bigint in rclnodejs) and is accepted
+ * where a double was declared.
+ */
+class ParameterReader {
+  readonly #rcl: Rclnodejs;
+  readonly #node: RclNode;
+
+  constructor(rcl: Rclnodejs, node: RclNode) {
+    this.#rcl = rcl;
+    this.#node = node;
+  }
+
+  string(name: string, fallback: string): string {
+    const value = this.#declare(name, ParameterType.PARAMETER_STRING, fallback);
+    if (typeof value !== "string") throw this.#wrongType(name, "a string", value);
+    return value;
+  }
+
+  number(name: string, fallback: number): number {
+    const value = this.#declare(name, ParameterType.PARAMETER_DOUBLE, fallback);
+    if (typeof value === "bigint") return Number(value);
+    if (typeof value !== "number") throw this.#wrongType(name, "a number", value);
+    return value;
+  }
+
+  stringArray(name: string, fallback: readonly string[]): string[] {
+    const value = this.#declare(name, ParameterType.PARAMETER_STRING_ARRAY, [...fallback]);
+    if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw this.#wrongType(name, "a string array", value);
+    return value;
+  }
+
+  #declare(name: string, type: number, fallback: unknown): unknown {
+    const declared = this.#node.hasParameter(name)
+      ? this.#node.getParameter(name)
+      : this.#node.declareParameter(new this.#rcl.Parameter(name, type, fallback));
+    return declared.value;
+  }
+
+  #wrongType(name: string, expected: string, value: unknown): ArmbridgeError {
+    return new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+      path: "ROS parameters",
+      issues: [`${name} must be ${expected}, got ${typeof value === "bigint" ? value.toString() : JSON.stringify(value)}`],
+    });
+  }
+}
