@@ -1,0 +1,18 @@
+/**
+ * The process I/O a subcommand may touch. Passed in, never taken from
+ * `process`, so tests can run a command in-process and read what it wrote.
+ * stdout carries machine-readable output only (JSON lines); people read stderr.
+ */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** What every dynamically imported subcommand module (agent, mcp, demo) exports. */
+export type SubcommandRun = (argv: readonly string[], io: CliIo) => Promise<number>;
+
+/** The real process streams. */
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+}

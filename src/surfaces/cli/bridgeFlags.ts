@@ -1,0 +1,102 @@
+import type { TransportChoice } from "../../bridge/createTransport.js";
+import { ArmbridgeError } from "../../errors.js";
+
+/** The Bridge.start options that come from the command line. */
+export interface BridgeFlagOptions<T extends TransportChoice | undefined = TransportChoice> {
+  /** Path of an arm config; undefined → the default simulated arm. */
+  readonly config: string | undefined;
+  readonly transport: T;
+  /** Folder of the intent ledger. */
+  readonly dataDir: string;
+}
+
+export interface ParsedBridgeFlags<T extends TransportChoice | undefined = TransportChoice> {
+  readonly options: BridgeFlagOptions<T>;
+  /** Every argument that is not a bridge flag, in order. */
+  readonly rest: string[];
+}
+
+/**
+ * Whether the command must be told which arm to use. `demo` starts its own
+ * simulator, so for it the transport is optional.
+ */
+export interface ParseBridgeFlagsOptions {
+  readonly transport: "required" | "optional";
+}
+
+export const DEFAULT_DATA_DIR = "./data";
+
+export const BRIDGE_FLAGS_HELP = `Bridge flags:
+  --serial LINK        firmware over a serial line: a device path (/dev/ttyACM0, a PTY) or tcp://HOST:PORT
+  --ros                ros2_control controllers through rclnodejs (needs a sourced ROS 2)
+  --ros-args ...       arguments for ROS (implies --ros); they run to the end or to a lone "--"
+  --params-file FILE   ROS parameters file (implies --ros)
+  --config FILE        arm config (YAML/JSON); default: the simulated 6-axis arm
+  --data DIR           folder of the intent ledger (default ${DEFAULT_DATA_DIR})`;
+
+const VALUE_FLAGS = new Set(["--config", "--serial", "--data", "--params-file"]);
+
+/**
+ * Takes the shared bridge flags out of `argv` and leaves the rest to the
+ * subcommand. Throws ARMB_ERR_CLI_USAGE naming the flag at fault.
+ */
+export function parseBridgeFlags(argv: readonly string[]): ParsedBridgeFlags;
+export function parseBridgeFlags(argv: readonly string[], options: { readonly transport: "required" }): ParsedBridgeFlags;
+export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFlagsOptions): ParsedBridgeFlags<TransportChoice | undefined>;
+export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFlagsOptions = { transport: "required" }): ParsedBridgeFlags<TransportChoice | undefined> {
+  const values = new Map<string, string>();
+  let ros = false;
+  let rosArgs: string[] | undefined;
+  const rest: string[] = [];
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--ros-args") {
+      // Everything up to a lone "--" belongs to rcl, in the form it parses (`--ros-args` included).
+      const end = argv.indexOf("--", i + 1);
+      const stop = end === -1 ? argv.length : end;
+      rosArgs = [...(rosArgs ?? []), ...argv.slice(i, stop)];
+      ros = true;
+      i = stop;
+      continue;
+    }
+    if (arg === "--ros") {
+      ros = true;
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    if (!VALUE_FLAGS.has(name)) {
+      rest.push(arg);
+      continue;
+    }
+    let value: string | undefined;
+    if (name !== arg) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw usage(`${name} needs a value`);
+      i++;
+    }
+    if (value.length === 0) throw usage(`${name} needs a non-empty value`);
+    if (values.has(name)) throw usage(`${name} was given twice`);
+    values.set(name, value);
+  }
+
+  const serial = values.get("--serial");
+  const paramsFile = values.get("--params-file");
+  if (paramsFile !== undefined) ros = true;
+  if (serial !== undefined && ros) {
+    throw usage("--serial and --ros (or --ros-args / --params-file) were both given; choose one arm: --serial LINK for firmware, --ros for ros2_control");
+  }
+  let transport: TransportChoice | undefined;
+  if (serial !== undefined) transport = { kind: "serial", link: serial };
+  else if (ros) transport = { kind: "ros2", argv: ["armbridge", ...(rosArgs ?? [])], paramsFile };
+  else if (options.transport === "required") {
+    throw usage("no arm given: pass --serial LINK (a device path or tcp://HOST:PORT, e.g. from `armbridge-sim --link tcp`) or --ros");
+  }
+  return { options: { config: values.get("--config"), transport, dataDir: values.get("--data") ?? DEFAULT_DATA_DIR }, rest };
+}
+
+function usage(message: string): ArmbridgeError {
+  return new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
+}
