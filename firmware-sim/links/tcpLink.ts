@@ -1,0 +1,51 @@
+import { createServer, type Socket } from "node:net";
+import type { Logger } from "pino";
+import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
+
+/**
+ * Raw TCP on 127.0.0.1, as ser2net exposes a serial port: bytes in, bytes
+ * out, no framing of its own. One host at a time, like a UART: a second
+ * connection is refused while the first is open.
+ */
+export async function startTcpLink(options: { readonly port: number; readonly endpoint: ByteStreamEndpoint; readonly logger: Logger }): Promise<DeviceLink> {
+  const { endpoint, logger } = options;
+  let current: Socket | undefined;
+  const server = createServer((socket) => {
+    if (current) {
+      logger.warn({ remote: socket.remotePort }, "second host refused: one host at a time");
+      socket.destroy();
+      return;
+    }
+    current = socket;
+    socket.setNoDelay(true);
+    logger.info({ remote: socket.remotePort }, "host connected");
+    endpoint.attach((bytes) => {
+      if (!socket.destroyed) socket.write(bytes);
+    });
+    socket.on("data", (chunk: Buffer) => endpoint.receive(chunk));
+    socket.on("error", (error) => logger.info({ err: error.message }, "host socket error"));
+    socket.on("close", () => {
+      if (current === socket) {
+        current = undefined;
+        endpoint.detach();
+        logger.info("host disconnected");
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  return {
+    url: `tcp://127.0.0.1:${port}`,
+    async close() {
+      current?.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

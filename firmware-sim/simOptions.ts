@@ -1,0 +1,151 @@
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import { parseArgs } from "node:util";
+import { parseMotionTime, type MotionTime } from "./motionTime.js";
+
+/** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
+export interface SimOptions {
+  readonly link: "pty" | "tcp";
+  /** TCP port; 0 = any free port. */
+  readonly port: number;
+  readonly seed: number;
+  readonly effectsLog?: string | undefined;
+  readonly motionTime: MotionTime;
+  readonly failRate: number;
+  readonly dropRate: number;
+  readonly corruptRate: number;
+  readonly freezeRate: number;
+  readonly stallRate: number;
+  readonly rebootRate: number;
+  readonly ackDelayMs: number;
+  readonly statusHz: number;
+  readonly watchdogMs: number;
+  /** Arm config file; undefined = the default simulated arm. */
+  readonly config?: string | undefined;
+  readonly baud?: number | undefined;
+}
+
+export const USAGE = `usage: armbridge-sim [options]
+
+A simulated arm controller speaking armbridge serial protocol v1
+(docs/serial-protocol.md). Prints one JSON ready line on stdout:
+  {"event":"ready","link":"tcp://127.0.0.1:PORT"} or {"event":"ready","link":"/tmp/armbridge-sim-XXXX/tty"}
+
+  --link pty|tcp            link to the host (default: pty if socat is on PATH, else tcp)
+  --port N                  tcp port on 127.0.0.1, 0 = any free port (default 0)
+  --seed N                  seed of every random fault and motion time (default 1)
+  --effects-log FILE        append ground-truth JSONL, one line per physical event
+  --motion-time SPEC        fixed:MS or lognormal:MEDIAN_MS:SIGMA; every motion takes that long
+  --fail-rate P             genuine failures: MOVE refused, or faulted at start (nothing moves)
+  --drop-rate P             frames lost, both directions
+  --corrupt-rate P          frames with one flipped bit, both directions
+  --freeze-rate P           per motion: STATUS stream freezes for 200..800 ms
+  --stall-rate P            per motion: one axis stalls part-way
+  --reboot-rate P           per motion: the device reboots part-way (action memory lost)
+  --ack-delay-ms N          delay every reply by N ms (default 0)
+  --status-hz N             STATUS frames per second (default 100, 0 = none)
+  --watchdog-ms N           halt motion after N ms of host silence (default 1000, 0 = off)
+  --config FILE             arm config YAML/JSON (default: config/sim-arm.yaml)
+  --baud N                  emulate a UART at N baud (10 bits per byte)
+  --help                    this text
+`;
+
+export type ParsedSimArgs = { readonly kind: "options"; readonly options: SimOptions } | { readonly kind: "help" } | { readonly kind: "error"; readonly message: string };
+
+export function socatOnPath(): boolean {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, "socat"), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
+}
+
+/** Parses argv (without node and script); never throws, never exits. */
+export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
+  const stringFlags = [
+    "link",
+    "port",
+    "seed",
+    "effects-log",
+    "motion-time",
+    "fail-rate",
+    "drop-rate",
+    "corrupt-rate",
+    "freeze-rate",
+    "stall-rate",
+    "reboot-rate",
+    "ack-delay-ms",
+    "status-hz",
+    "watchdog-ms",
+    "config",
+    "baud",
+  ] as const;
+  let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
+  try {
+    const parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: { ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])), help: { type: "boolean" as const } },
+    });
+    values = parsed.values;
+  } catch (error) {
+    return { kind: "error", message: (error as Error).message };
+  }
+  if (values.help) return { kind: "help" };
+
+  const problems: string[] = [];
+  const integer = (flag: (typeof stringFlags)[number], fallback: number, min: number, max: number): number => {
+    const text = values[flag];
+    if (text === undefined) return fallback;
+    const n = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) problems.push(`--${flag} ${JSON.stringify(text)} must be an integer in ${min}..${max}`);
+    return n;
+  };
+  const probability = (flag: (typeof stringFlags)[number]): number => {
+    const text = values[flag];
+    if (text === undefined) return 0;
+    const p = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : NaN;
+    if (!(p >= 0 && p <= 1)) problems.push(`--${flag} ${JSON.stringify(text)} must be a probability in [0, 1]`);
+    return p;
+  };
+
+  // Asking for a port means TCP, whatever is installed.
+  let link: "pty" | "tcp" = values.port === undefined && socatOnPath() ? "pty" : "tcp";
+  if (values.link !== undefined) {
+    if (values.link === "pty" || values.link === "tcp") link = values.link;
+    else problems.push(`--link ${JSON.stringify(values.link)} must be pty or tcp`);
+  }
+  let motionTime: MotionTime = { kind: "profile" };
+  if (values["motion-time"] !== undefined) {
+    const parsed = parseMotionTime(values["motion-time"]);
+    if (typeof parsed === "string") problems.push(parsed);
+    else motionTime = parsed;
+  }
+  const options: SimOptions = {
+    link,
+    port: integer("port", 0, 0, 65535),
+    seed: integer("seed", 1, 0, 0xffffffff),
+    effectsLog: values["effects-log"],
+    motionTime,
+    failRate: probability("fail-rate"),
+    dropRate: probability("drop-rate"),
+    corruptRate: probability("corrupt-rate"),
+    freezeRate: probability("freeze-rate"),
+    stallRate: probability("stall-rate"),
+    rebootRate: probability("reboot-rate"),
+    ackDelayMs: integer("ack-delay-ms", 0, 0, 600_000),
+    statusHz: integer("status-hz", 100, 0, 1000),
+    watchdogMs: integer("watchdog-ms", 1000, 0, 0xffffffff),
+    config: values.config,
+    baud: values.baud === undefined ? undefined : integer("baud", 115200, 300, 100_000_000),
+  };
+  if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp only, not --link pty");
+  if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
+  return { kind: "options", options };
+}
