@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
+
+/** The default simulated arm with test-sized timeouts and observation budgets. */
+export function testConfig(overrides: { observe?: Record<string, number>; timeouts_ms?: Record<string, number>; stale_after_ms?: number } = {}): ArmConfig {
+  const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
+  return parseConfig(
+    {
+      ...raw,
+      observe: { ...raw.observe, budget_ms: 300, max_ms: 3000, query_interval_ms: 50, ...overrides.observe },
+      timeouts_ms: { ...raw.timeouts_ms, ...overrides.timeouts_ms },
+      ...(overrides.stale_after_ms === undefined ? {} : { stale_after_ms: overrides.stale_after_ms }),
+    },
+    "test config",
+  );
+}
