@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { packageRoot } from "../../config/packageRoot.js";
+import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
+import { silentLogger, type Logger } from "../../observability/logger.js";
+import type { ToolRegistry } from "../../tools/ToolRegistry.js";
+import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
+import { toolAnnotations } from "./toolAnnotations.js";
+
+/** The parts of a Bridge the MCP server drives. */
+export interface McpBridge {
+  readonly registry: ToolRegistry;
+  readonly executor: Pick<Executor, "execute" | "onEvent">;
+}
+
+export interface McpServerOptions {
+  readonly logger?: Logger | undefined;
+  /** The run deadline each tools/call inherits (ms). Default: the executor's. */
+  readonly deadlineMs?: number | undefined;
+}
+
+/**
+ * A host may name its call with `_meta["armbridge/call_id"]`. The executor
+ * keys idempotency on the call id: a host that re-sends the same call after a
+ * lost connection then gets the recorded result and nothing moves twice.
+ * Without it every tools/call is a new call (JSON-RPC ids restart with each
+ * session, so they cannot serve).
+ */
+export const MCP_CALL_ID_META = "armbridge/call_id";
+
+const INSTRUCTIONS =
+  "armbridge drives a robot arm. Motion tools block until the motion ends. Read `status` in each result: " +
+  "done; failed (nothing moved, you may re-run); unknown (do NOT re-run — a person must confirm it; its joints are blocked until then); " +
+  "blocked (a joint awaits an operator); rejected (fix the arguments); skipped (no time left, nothing sent). " +
+  "Calls you make in parallel on different joints run together; calls sharing a joint run one after another.";
+
+/**
+ * An MCP server (low-level `Server`, so the declarations' JSON Schema is
+ * passed through as-is) exposing every tool of the registry. Each tools/call
+ * goes through `executor.execute` like any other surface, and is answered
+ * with the same three-valued result (see toCallToolResult for isError).
+ * Connect it to a transport with `server.connect(transport)`.
+ */
+export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {}): Server {
+  const log = (options.logger ?? silentLogger).child({ component: "mcp" });
+  const server = new Server({ name: "armbridge", version: packageVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+
+  const tools: Tool[] = bridge.registry.declarations().map((d) => {
+    const def = bridge.registry.get(d.name);
+    const schema = d.parametersJsonSchema;
+    return {
+      name: d.name,
+      description: d.description,
+      // MCP requires an object schema at the top; every armbridge tool takes an object.
+      inputSchema: { ...schema, type: "object" },
+      outputSchema: CALL_RESULT_OUTPUT_SCHEMA,
+      ...(def ? { annotations: toolAnnotations(def) } : {}),
+    };
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const hostCallId = meta?.[MCP_CALL_ID_META];
+    const callId = typeof hostCallId === "string" && hostCallId.length > 0 ? hostCallId : `mcp_${randomUUID()}`;
+    const progressToken = meta?.progressToken;
+
+    // Progress notifications (queued → started → timed out) let a host show
+    // what a long motion is doing, and reset its request timeout.
+    let progress = 0;
+    const unsubscribe =
+      typeof progressToken === "string" || typeof progressToken === "number"
+        ? bridge.executor.onEvent((e) => {
+            const text = progressText(e, callId);
+            if (text === undefined) return;
+            progress += 1;
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: text } }).catch((error: unknown) => {
+              log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
+            });
+          })
+        : undefined;
+    try {
+      // `extra.signal` fires when the host cancels the request: that ends our
+      // waiting, never the motion, which is still settled by observation.
+      const [response] = await bridge.executor.execute([{ id: callId, name, args: args ?? {} }], {
+        signal: extra.signal,
+        ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
+      });
+      if (!response) throw new Error("the executor returned no response");
+      const result = toCallToolResult(response);
+      const action = "action_id" in response.result ? response.result.action_id : undefined;
+      log.info({ call_id: callId, tool: name, status: response.result.status, ...(action ? { action_id: action } : {}) }, "mcp tool call answered");
+      return result;
+    } finally {
+      unsubscribe?.();
+    }
+  });
+
+  return server;
+}
+
+function progressText(e: ExecutorEvent, callId: string): string | undefined {
+  switch (e.type) {
+    case "queued":
+      return e.callId === callId ? `queued for ${e.resources.join(", ")}` : undefined;
+    case "started":
+      return e.callId === callId ? `started action ${e.actionId} (waiting up to ${e.budgetMs} ms)` : undefined;
+    case "timed_out":
+      return e.callId === callId ? `wait timed out for action ${e.actionId}; observing the arm (the motion is not re-sent)` : undefined;
+    case "settled":
+    case "action_resolved":
+      return undefined;
+  }
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}

@@ -1,0 +1,87 @@
+import type { Readable, Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
+import { createLogger } from "../../observability/logger.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
+import type { CliIo } from "../cli/CliIo.js";
+import { createMcpServer } from "./createMcpServer.js";
+
+export const MCP_HELP = `Usage: armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS]
+
+Serves the arm's tools to an MCP host over stdio (stdout is the MCP channel;
+logs go to stderr). Ends when the host closes stdin, or on SIGINT/SIGTERM.
+
+Example host entry: {"command": "armbridge", "args": ["mcp", "--serial", "/dev/ttyACM0"]}
+
+  --deadline-ms MS     run deadline each tool call inherits (default 60000)
+
+${BRIDGE_FLAGS_HELP}
+`;
+
+/** `armbridge mcp`. `io.stdin` is for in-process tests; the process's stdin otherwise. */
+export async function run(argv: readonly string[], io: CliIo & { readonly stdin?: Readable }): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.stdout.write(MCP_HELP);
+    return 0;
+  }
+  let parsed;
+  let deadlineMs: number | undefined;
+  try {
+    parsed = parseBridgeFlags(argv, { transport: "required" });
+    const rest = [...parsed.rest];
+    const at = rest.indexOf("--deadline-ms");
+    if (at !== -1) {
+      const value = Number(rest[at + 1]);
+      if (!Number.isInteger(value) || value <= 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--deadline-ms needs a positive integer (milliseconds)" });
+      deadlineMs = value;
+      rest.splice(at, 2);
+    }
+    if (rest.length > 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `unexpected argument ${JSON.stringify(rest[0])}; see armbridge mcp --help` });
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge mcp: ${e.message} [${e.code}]\n`);
+    return 2;
+  }
+
+  const logger = createLogger().child({ command: "mcp" });
+  let bridge: Bridge;
+  try {
+    bridge = await Bridge.start({ config: parsed.options.config, transport: parsed.options.transport, dataDir: parsed.options.dataDir, logger });
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge mcp: cannot start the bridge: ${e.message} [${e.code}]\n`);
+    return 1;
+  }
+
+  const stdin = io.stdin ?? process.stdin;
+  const server = createMcpServer(bridge, { logger, deadlineMs });
+  const transport = new StdioServerTransport(stdin, io.stdout as Writable);
+  let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  const ended = new Promise<string>((resolve) => {
+    onSignal = (signal) => resolve(signal);
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    stdin.once("end", () => resolve("stdin closed"));
+    stdin.once("close", () => resolve("stdin closed"));
+    server.onclose = () => resolve("transport closed");
+  });
+  try {
+    await server.connect(transport);
+    logger.info({ tools: bridge.registry.names() }, "MCP server ready on stdio");
+    const why = await ended;
+    logger.info({ why }, "MCP server stopping");
+    return 0;
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge mcp: ${e.message} [${e.code}]\n`);
+    return 1;
+  } finally {
+    if (onSignal) {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+    await server.close().catch(() => undefined);
+    await bridge.close();
+  }
+}
