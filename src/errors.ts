@@ -96,8 +96,18 @@ export class ArmbridgeError extends Error {
       code: this.code,
       message: this.message,
       details: this.details,
-      ...(cause === undefined ? {} : { cause: cause instanceof Error ? cause.message : String(cause) }),
+      ...(cause === undefined ? {} : { cause: describeCause(cause) }),
     };
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  if (typeof cause === "string") return cause;
+  try {
+    return JSON.stringify(cause) ?? typeof cause;
+  } catch {
+    return typeof cause;
   }
 }
 

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../tools/formatIssues.js";
 import { armConfigFileSchema, type ArmConfig } from "./ArmConfig.js";
@@ -14,7 +13,7 @@ export const DEFAULT_CONFIG_PATH = join(packageRoot(), "config", "sim-arm.yaml")
 export function parseConfig(raw: unknown, source = "<inline>"): ArmConfig {
   const parsed = armConfigFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: formatIssues(parsed.error.issues as z.core.$ZodIssue[]) });
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: formatIssues(parsed.error.issues) });
   }
   return parsed.data;
 }

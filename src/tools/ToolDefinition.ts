@@ -97,8 +97,8 @@ export type ToolDefinition = MotionTool | ReadTool | HaltTool;
 
 /** Helper that keeps the args type flowing into resources/plan without casts at the call site. */
 export function defineMotionTool<S extends z.ZodType>(tool: MotionTool<S>): MotionTool {
-  return tool as unknown as MotionTool;
+  return tool;
 }
 export function defineReadTool<S extends z.ZodType>(tool: ReadTool<S> | HaltTool<S>): ReadTool | HaltTool {
-  return tool as unknown as ReadTool | HaltTool;
+  return tool;
 }
