@@ -1,0 +1,162 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { once } from "node:events";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, startSimProcess, type SimProcess } from "./startSimProcess.js";
+
+// The real command: `armbridge mcp` from dist/ (the CLI main once it exists,
+// else a tiny entry that calls mcpCommand.run the same way).
+const CLI_MAIN = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
+const mcpArgv = (args: readonly string[]): string[] =>
+  existsSync(CLI_MAIN) ? [CLI_MAIN, "mcp", ...args] : [join(import.meta.dirname, "mcpEntry.cjs"), ...args];
+
+interface Effect {
+  event: string;
+  action_id: string | null;
+  joints: string[];
+}
+
+describe("armbridge mcp over stdio against firmware-sim", () => {
+  let dir: string;
+  let sim: SimProcess;
+  let client: Client;
+  let transport: StdioClientTransport;
+  const effectsPath = (): string => join(dir, "effects.jsonl");
+  const effects = (): Effect[] =>
+    readFileSync(effectsPath(), "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as Effect);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "armbridge-mcp-"));
+    sim = await startSimProcess(["--effects-log", effectsPath()]);
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: mcpArgv(["--serial", sim.link, "--data", join(dir, "data")]),
+      env: { ...(process.env as Record<string, string>), ARMBRIDGE_LOG_LEVEL: "warn" },
+      stderr: "pipe",
+    });
+    client = new Client({ name: "armbridge-test", version: "1.0.0" });
+    await client.connect(transport);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await sim?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists every registry tool with its JSON Schema and hints", async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect([...byName.keys()].sort()).toEqual(["get_action_status", "get_arm_state", "move_joints", "move_to_named_pose", "set_gripper", "stop"]);
+    const move = byName.get("move_joints")!;
+    expect(move.inputSchema.type).toBe("object");
+    expect(Object.keys(move.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["positions", "speed"]));
+    expect(move.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(byName.get("get_arm_state")!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get("stop")!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+    expect(move.outputSchema?.required).toEqual(expect.arrayContaining(["status", "message", "timed_out", "settled_by"]));
+  });
+
+  it("runs move_joints on the arm: done with an action id, moved exactly once", async () => {
+    const result = await client.callTool({ name: "move_joints", arguments: { positions: { elbow: 0.3 }, speed: 1 } });
+    const out = result.structuredContent as { status: string; action_id?: string; timed_out: boolean; settled_by: string; message: string };
+    expect(out.status).toBe("done");
+    expect(out.action_id).toMatch(/^act_/);
+    expect(out.timed_out).toBe(false);
+    expect(result.isError).toBe(false);
+    const text = (result.content as { type: string; text: string }[])[0]!;
+    expect(text.type).toBe("text");
+    expect(text.text.startsWith(out.message)).toBe(true);
+    expect(JSON.parse(text.text.slice(out.message.length + 1))).toEqual({ output: out });
+    const starts = effects().filter((e) => e.event === "motion_start" && e.action_id === out.action_id);
+    expect(starts).toHaveLength(1);
+    expect(starts[0]!.joints).toEqual(["elbow"]);
+  });
+
+  it("rejects invalid arguments without moving anything, as an error the model must fix", async () => {
+    const before = effects().length;
+    const result = await client.callTool({ name: "move_joints", arguments: { positions: { elbow: 99 } } });
+    const out = result.structuredContent as { status: string; error_code: string; issues: { path: string }[] };
+    expect(out.status).toBe("rejected");
+    expect(out.error_code).toBe("ARMB_ERR_ARGS_INVALID");
+    expect(out.issues.map((i) => i.path)).toContain("positions.elbow");
+    expect(result.isError).toBe(true);
+    expect(JSON.parse((result.content as { text: string }[])[0]!.text.split("\n").slice(1).join("\n"))).toHaveProperty("error");
+    expect(effects().length).toBe(before);
+  });
+
+  it("rejects an unknown tool by code", async () => {
+    const result = await client.callTool({ name: "fly", arguments: {} });
+    expect(result.structuredContent).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TOOL_UNKNOWN" });
+    expect(result.isError).toBe(true);
+  });
+
+  it("reads the arm state: the pose the motion left", async () => {
+    const result = await client.callTool({ name: "get_arm_state", arguments: {} });
+    const out = result.structuredContent as { status: string; output: { pose: Record<string, number>; stale: boolean } };
+    expect(out.status).toBe("done");
+    expect(result.isError).toBe(false);
+    expect(out.output.pose.elbow).toBeCloseTo(0.3, 2);
+    expect(out.output.stale).toBe(false);
+  });
+
+  it("returns the recorded result for a call id the host repeats, moving nothing again", async () => {
+    const meta = { "armbridge/call_id": "host-call-42" };
+    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.4 }, speed: 1 }, _meta: meta });
+    const second = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.4 }, speed: 1 }, _meta: meta });
+    const a = first.structuredContent as { status: string; action_id: string };
+    const b = second.structuredContent as { status: string; action_id: string; replayed?: boolean };
+    expect(a.status).toBe("done");
+    expect(b).toMatchObject({ status: "done", action_id: a.action_id, replayed: true });
+    expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_2"))).toHaveLength(1);
+  });
+});
+
+describe("armbridge mcp process lifecycle", () => {
+  it("exits 0 by itself when the host closes stdin", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "armbridge-mcp-exit-"));
+    const sim = await startSimProcess();
+    try {
+      const child = spawn(process.execPath, mcpArgv(["--serial", sim.link, "--data", join(dir, "data")]), {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "info" },
+      });
+      let stderr = "";
+      child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+      // Wait until the server is up (its ready log line on stderr), then hang up.
+      await new Promise<void>((resolve, reject) => {
+        const onData = (): void => {
+          if (stderr.includes("MCP server ready")) {
+            child.stderr.off("data", onData);
+            resolve();
+          }
+        };
+        child.stderr.on("data", onData);
+        child.once("exit", () => reject(new Error(`exited early: ${stderr}`)));
+      });
+      const exited = once(child, "exit");
+      child.stdin.end();
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits 2 with a usage error naming the problem when no arm is given", async () => {
+    const child = spawn(process.execPath, mcpArgv([]), { stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toContain("ARMB_ERR_CLI_USAGE");
+  });
+});
