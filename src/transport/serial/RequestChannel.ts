@@ -24,6 +24,13 @@ export interface RequestOptions {
   readonly ackTimeoutMs: number;
   /** For log lines about an action. */
   readonly actionId?: string;
+  /**
+   * Asked when a resend is due; while it answers false the resend waits
+   * another ACK timeout (not counted as a send). The transport uses it to
+   * re-send a MOVE only once the device has shown, since the last send, that
+   * it has not rebooted: a fresh device would run a re-sent MOVE as new.
+   */
+  readonly mayResend?: () => boolean;
 }
 
 interface Pending {
@@ -44,6 +51,8 @@ const SEQ_MAX = 0xffff;
 export class RequestChannel {
   private lastSeq = 0;
   private readonly pending = new Map<number, Pending>();
+  private resent = 0;
+  private unmatched = 0;
 
   constructor(
     private readonly codec: FrameCodec,
@@ -53,6 +62,11 @@ export class RequestChannel {
 
   get pendingCount(): number {
     return this.pending.size;
+  }
+
+  /** Frames re-sent after an ACK timeout, and replies nobody waited for, since construction. */
+  get counters(): { readonly resentFrames: number; readonly unmatchedReplies: number } {
+    return { resentFrames: this.resent, unmatchedReplies: this.unmatched };
   }
 
   async request(message: HostRequest, options: RequestOptions): Promise<RequestOutcome> {
@@ -83,6 +97,7 @@ export class RequestChannel {
       const onAbort = (): void => entry.settle({ kind: "aborted", sends: entry.sends });
       const send = (): void => {
         entry.sends += 1;
+        if (entry.sends > 1) this.resent += 1;
         if (entry.sends > 1) log.debug({ send: entry.sends }, "no reply in time: re-sending the same frame");
         this.write(bytes);
         timer = setTimeout(onTimeout, options.ackTimeoutMs);
@@ -90,6 +105,10 @@ export class RequestChannel {
       const onTimeout = (): void => {
         timer = undefined;
         if (entry.sends <= options.maxResends) {
+          if (options.mayResend && !options.mayResend()) {
+            timer = setTimeout(onTimeout, options.ackTimeoutMs);
+            return;
+          }
           send();
           return;
         }
@@ -109,7 +128,10 @@ export class RequestChannel {
   /** Routes a reply to its request. Returns false for a reply nobody waits for (a late duplicate). */
   handleReply(reply: DeviceReply): boolean {
     const entry = this.pending.get(reply.ackSeq);
-    if (!entry) return false;
+    if (!entry) {
+      this.unmatched += 1;
+      return false;
+    }
     entry.settle({ kind: "reply", reply, sends: entry.sends });
     return true;
   }

@@ -131,6 +131,8 @@ export class SerialTransport implements Transport {
   private reconnectAttempt: AbortController | undefined;
   private reconnectTask: Promise<void> | undefined;
   private garbageFrames = 0;
+  /** STATUS frames accepted from the current boot; a MOVE is re-sent only after this grew. */
+  private statusCount = 0;
 
   constructor(config: ArmConfig, link: ByteLink, options: SerialTransportOptions = {}) {
     this.link = link;
@@ -176,6 +178,11 @@ export class SerialTransport implements Transport {
   /** Frames dropped as undecodable (garbage, bad CRC) since construction. */
   get droppedFrames(): number {
     return this.garbageFrames;
+  }
+
+  /** Link-level counters since construction, for benchmarks and diagnostics. */
+  get counters(): { readonly droppedFrames: number; readonly resentFrames: number; readonly unmatchedReplies: number } {
+    return { droppedFrames: this.garbageFrames, ...this.channel.counters };
   }
 
   /** Called when the device's boot id changes (reboot while connected, or found on reconnection). */
@@ -359,10 +366,18 @@ export class SerialTransport implements Transport {
       signal.addEventListener("abort", onAbort, { once: true });
       this.rememberSentBoot(actionId);
       log.info({ targets: command.targets, speed: command.speed }, "sending motion");
+      // With no status stream there is nothing to wait for before a resend.
+      const streaming = session.hello.statusRateHz > 0;
+      let statusesAtSend = this.statusCount;
+      const mayResend = (): boolean => {
+        if (streaming && this.statusCount === statusesAtSend) return false;
+        statusesAtSend = this.statusCount;
+        return true;
+      };
       void this.channel
         .request(
           { op: "MOVE", actionId, speed: command.speed, durationMs: 0, targets },
-          { signal: run.signal, maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId },
+          { signal: run.signal, maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId, mayResend },
         )
         .then(onMoveOutcome);
     });
@@ -640,6 +655,7 @@ export class SerialTransport implements Transport {
       this.logger.warn({ axes: frame.axes.length, expected: session.axisNames.length }, "STATUS axis count differs from HELLO; frame ignored");
       return;
     }
+    this.statusCount += 1;
     this.statuses.update(status);
     if (this.motions.size === 0) return;
     const byId = new Map(status.actions.map((r) => [r.actionId, r]));

@@ -41,6 +41,8 @@ export class ScriptedDevice {
   nackMoves: { code: NackCode; reason: string } | undefined;
   /** While true, the device hears frames but never answers (a wedged UART). */
   mute = false;
+  /** While false, no STATUS is streamed (an MCU booting, or a frozen stream). */
+  streamStatus = true;
   /** While false, STATUS frames carry no action records (as when more than N actions ran since). */
   reportActionsInStatus = true;
 
@@ -98,7 +100,7 @@ export class ScriptedDevice {
   }
 
   sendStatus(): void {
-    if (this.mute) return;
+    if (this.mute || !this.streamStatus) return;
     this.send({
       op: "STATUS",
       seq: this.nextSeq(),

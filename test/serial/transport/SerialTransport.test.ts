@@ -258,6 +258,24 @@ describe("SerialTransport against a scripted device", () => {
     expect(device.executions.get("a-reboot")).toBe(1);
   });
 
+  it("a MOVE whose reply was lost is not re-sent to a device that rebooted meanwhile", async () => {
+    const { transport, device } = setup({ ackTimeoutMs: 20, maxResends: 5 });
+    await transport.open();
+    device.loseReplies.set("MOVE", 1);
+    device.streamStatus = false;
+    const ended = transport.runMotion(move("a-boot-race"), AbortSignal.timeout(10_000));
+    await until(() => device.records.has("a-boot-race"), "MOVE heard");
+    device.reboot();
+    // Several ACK timeouts pass with no proof that the device is still the same boot.
+    await sleep(150);
+    expect(device.framesOf("MOVE")).toHaveLength(1);
+    device.streamStatus = true;
+    const end = await ended;
+    expect(end).toMatchObject({ kind: "link_error", error: { code: "ARMB_ERR_DEVICE_REBOOTED" } });
+    expect(device.framesOf("MOVE")).toHaveLength(1);
+    expect(device.executions.get("a-boot-race")).toBe(1);
+  });
+
   it("heartbeat: PINGs flow while connected, derived from the device watchdog", async () => {
     const { transport, device } = setup();
     device.watchdogMs = 120; // → a PING every 30 ms

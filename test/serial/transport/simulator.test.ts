@@ -107,6 +107,13 @@ describe("SerialTransport over firmware-sim (TCP)", () => {
     expect(startsOf(effects, "sim-slow")).toHaveLength(1);
   });
 
+  it("the heartbeat keeps the device watchdog fed through a motion longer than the watchdog", async () => {
+    const { transport, effects } = await rig({ watchdogMs: 200, motionTime: { kind: "fixed", ms: 1200 } });
+    const end = await transport.runMotion({ actionId: "sim-long", targets: { elbow: 0.9 }, speed: 1 }, AbortSignal.timeout(10_000));
+    expect(end).toMatchObject({ kind: "ended", record: { state: "reached" } });
+    expect(endOf(effects, "sim-long")).toMatchObject({ outcome: "reached" });
+  });
+
   it("a NACKed move (out of limits) is refused and nothing starts", async () => {
     const { transport, effects } = await rig();
     const end = await transport.runMotion({ actionId: "sim-limit", targets: { elbow: 9 }, speed: 1 }, AbortSignal.timeout(5000));
@@ -187,21 +194,28 @@ describe("SerialTransport over firmware-sim with seeded faults", () => {
     expect(problems).toEqual([]);
     // At least some motions really ran, or the test proves nothing.
     expect(effects.filter((e) => e.event === "motion_end" && e.outcome === "reached").length).toBeGreaterThan(trials / 2);
-    console.log(`faults ${JSON.stringify(faults)}: ends ${JSON.stringify(Object.fromEntries(kinds))}, dropped frames ${transport.droppedFrames}`);
+    // Lost and late replies must have exercised the resend path, or this proves nothing about it.
+    if (faults.dropRate !== undefined || faults.ackDelayMs !== undefined) expect(transport.counters.resentFrames).toBeGreaterThan(0);
+    if (faults.corruptRate !== undefined) expect(transport.counters.droppedFrames).toBeGreaterThan(0);
+    console.log(`faults ${JSON.stringify(faults)}: ends ${JSON.stringify(Object.fromEntries(kinds))}, counters ${JSON.stringify(transport.counters)}`);
   });
 
   it("reboots mid-motion: no duplicate execution, and a forgotten action is unknown, never voided", async () => {
     const { transport, effects } = await rig({ seed: 23, rebootRate: 0.3, motionTime: { kind: "fixed", ms: 80 } }, { ackTimeoutMs: 50, completionPollMs: 100 });
     const problems: string[] = [];
+    const kinds: string[] = [];
     for (let i = 0; i < 12; i++) {
       const actionId = `reboot-${i}`;
       const end = await transport.runMotion({ actionId, targets: { wrist_3: i % 2 === 0 ? 0.5 : -0.5 }, speed: 1 }, AbortSignal.timeout(3000));
+      kinds.push(end.kind === "link_error" ? end.error.code : end.kind);
       const record = end.kind === "ended" ? end.record : end.kind === "refused" ? ({ actionId, state: "rejected", moved: false } as const) : await settle(transport, actionId);
       if (record?.state === "voided" && startsOf(effects, actionId).length > 0) problems.push(`${actionId}: voided after it started`);
       const problem = disagreement(effects, actionId, record);
       if (problem) problems.push(problem);
     }
+    console.log(`reboot trials: ${kinds.join(" ")}`);
     expect(effects.some((e) => e.event === "reboot")).toBe(true);
+    expect(kinds).toContain("ARMB_ERR_DEVICE_REBOOTED");
     expect(duplicateStarts(effects)).toEqual([]);
     expect(problems).toEqual([]);
   });
