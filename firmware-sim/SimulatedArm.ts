@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { ArmbridgeError } from "../src/errors.js";
 import type { AxisSample, NackCode, WireActionRecord, WireActionState } from "../src/transport/serial/protocol/index.js";
 import type { Clock, ClockTimer } from "./Clock.js";
 import type { EffectsSink, Outcome } from "./EffectsLog.js";
@@ -42,6 +43,8 @@ export interface SimulatedArmOptions {
   readonly statusActions?: number;
   /** After a reboot the device is deaf and mute this long, like an MCU coming up. */
   readonly bootMs?: number;
+  /** Axis names whose next motion stalls half-way, once each: a fault on cue (demo, tests). */
+  readonly stallJoints?: readonly string[];
 }
 
 interface StoredAction {
@@ -93,6 +96,7 @@ export class SimulatedArm {
   private readonly actions = new Map<string, StoredAction>();
   private readonly rebootListeners: (() => void)[] = [];
   private readonly extraFaults = new Set<string>();
+  private readonly stallOnCue: Set<string>;
   private recent: string[] = [];
   private currentBootId: number;
   private bootAt: number;
@@ -109,6 +113,9 @@ export class SimulatedArm {
     this.actionMemory = options.actionMemory ?? 4096;
     this.statusActionCount = options.statusActions ?? 16;
     this.bootMs = options.bootMs ?? 50;
+    const unknownAxes = (options.stallJoints ?? []).filter((n) => !this.axes.some((a) => a.name === n));
+    if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "--stall-joint", issues: `no axis named ${unknownAxes.join(", ")}` });
+    this.stallOnCue = new Set(options.stallJoints ?? []);
     this.positions = this.axes.map((a) => a.home);
     this.owner = this.axes.map(() => undefined);
     this.stalled = this.axes.map(() => false);
@@ -204,7 +211,11 @@ export class SimulatedArm {
     this.updateRecord(actionId, { actionId, state: "executing", moved }, `moving for ${Math.round(durationMs)} ms`);
     this.log.info({ action_id: actionId, axes: this.namesOf(axes), duration_ms: Math.round(durationMs) }, "motion started");
 
-    const faults = this.plan.midMotion();
+    // Drawn even when a stall on cue overrides it, so the seeded faults of later motions stay the same.
+    const seeded = this.plan.midMotion();
+    const cued = axes.find((i) => this.stallOnCue.has(this.axes[i]?.name ?? ""));
+    if (cued !== undefined) this.stallOnCue.delete(this.axes[cued]?.name ?? "");
+    const faults = cued === undefined ? seeded : { stall: { fraction: 0.5, pick: (axes.indexOf(cued) + 0.5) / axes.length } };
     if (faults.freezeMs !== undefined) this.frozenUntil = Math.max(this.frozenUntil, now + faults.freezeMs);
     motion.timer = this.clock.setTimer(durationMs, () => this.finishMotion(motion, "reached", "target reached", now + durationMs));
     if (faults.stall) {

@@ -17,6 +17,8 @@ export interface SimOptions {
   readonly freezeRate: number;
   readonly stallRate: number;
   readonly rebootRate: number;
+  /** Axes whose next motion stalls half-way, once each (a fault on cue, for demos and tests). */
+  readonly stallJoints?: readonly string[] | undefined;
   readonly ackDelayMs: number;
   readonly statusHz: number;
   readonly watchdogMs: number;
@@ -42,6 +44,7 @@ A simulated arm controller speaking armbridge serial protocol v1
   --freeze-rate P           per motion: STATUS stream freezes for 200..800 ms
   --stall-rate P            per motion: one axis stalls part-way
   --reboot-rate P           per motion: the device reboots part-way (action memory lost)
+  --stall-joint A[,B...]    the next motion driving each named axis stalls half-way, once (a fault on cue)
   --ack-delay-ms N          delay every reply by N ms (default 0)
   --status-hz N             STATUS frames per second (default 100, 0 = none)
   --watchdog-ms N           halt motion after N ms of host silence (default 1000, 0 = off)
@@ -79,6 +82,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "freeze-rate",
     "stall-rate",
     "reboot-rate",
+    "stall-joint",
     "ack-delay-ms",
     "status-hz",
     "watchdog-ms",
@@ -139,6 +143,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     freezeRate: probability("freeze-rate"),
     stallRate: probability("stall-rate"),
     rebootRate: probability("reboot-rate"),
+    ...(values["stall-joint"] === undefined ? {} : { stallJoints: values["stall-joint"].split(",").filter((n) => n !== "") }),
     ackDelayMs: integer("ack-delay-ms", 0, 0, 600_000),
     statusHz: integer("status-hz", 100, 0, 1000),
     watchdogMs: integer("watchdog-ms", 1000, 0, 0xffffffff),

@@ -65,6 +65,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     effects,
     motionTime: options.motionTime ?? { kind: "profile" },
     logger,
+    ...(options.stallJoints === undefined ? {} : { stallJoints: options.stallJoints }),
   });
   const session = new DeviceSession({
     arm,
