@@ -1,0 +1,41 @@
+import type { CallResult } from "../../executor/CallResult.js";
+import type { ExecutorEvent } from "../../executor/Executor.js";
+
+/**
+ * One short line per executor event of a call, for people watching a run
+ * (stderr of `armbridge agent`, the demo narrative). `action_resolved` has
+ * no call and returns undefined.
+ */
+export function progressLine(event: ExecutorEvent): string | undefined {
+  switch (event.type) {
+    case "queued":
+      return `${event.callId} ${event.tool}: queued for ${event.resources.join(", ")}`;
+    case "started":
+      return `${event.callId} ${event.tool}: started ${event.actionId} on ${event.resources.join(", ")} (wait budget ${event.budgetMs} ms)`;
+    case "timed_out":
+      return `${event.callId} ${event.tool}: wait for ${event.actionId} timed out; the motion is neither stopped nor re-sent; observing the arm`;
+    case "settled":
+      return `${event.callId} ${event.tool}: ${settledText(event.result)} (${event.durationMs} ms)`;
+    case "action_resolved":
+      return undefined;
+  }
+}
+
+function settledText(r: CallResult): string {
+  const id = "action_id" in r && r.action_id ? ` ${r.action_id}` : "";
+  const after = r.timed_out ? " after a timeout" : "";
+  switch (r.status) {
+    case "done":
+      return `done${id}, settled by ${r.settled_by}${after}`;
+    case "failed":
+      return `failed${id}, settled by ${r.settled_by}${after}: ${r.reason}`;
+    case "unknown":
+      return `UNKNOWN${id}${after}: ${r.resources.join(", ")} quarantined until an operator confirms (do not re-run)`;
+    case "rejected":
+      return `rejected (${r.error_code}): ${r.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
+    case "skipped":
+      return `skipped (${r.error_code}): no time left in the run; nothing was sent`;
+    case "blocked":
+      return `blocked (${r.error_code}) by ${r.blocked_by.join(", ")} on ${r.resources.join(", ")}; nothing was sent`;
+  }
+}
