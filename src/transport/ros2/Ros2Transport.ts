@@ -94,6 +94,7 @@ export class Ros2Transport implements Transport {
   readonly #limits: ReadonlyMap<string, JointLimits>;
   readonly #observer: JointStateObserver;
   readonly #tracks = new Map<string, ActionTrack>();
+  readonly #sending = new Map<string, Promise<MotionEnd | ActionTrack>>();
   readonly #feedbackListeners = new Set<(feedback: Ros2Feedback) => void>();
   readonly #closing = new AbortController();
   readonly #trajectoryClients = new Map<string, RclActionClient>();
@@ -189,10 +190,26 @@ export class Ros2Transport implements Transport {
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
     const log = this.#log.child({ action_id: command.actionId });
     if (this.#closed) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
-    // The same id again is the same motion: wait on it, never send a second goal.
+    // The same id again is the same motion: wait on it, never send a second goal —
+    // also while the first call is still waiting for a server.
     const existing = this.#tracks.get(command.actionId);
     if (existing) return this.#awaitTrack(existing, signal, log);
+    let sending = this.#sending.get(command.actionId);
+    if (!sending) {
+      const id = command.actionId;
+      sending = this.#send(command, signal, log);
+      this.#sending.set(id, sending);
+      void sending.then(() => this.#sending.delete(id));
+    }
+    const sent = await awaitWithin(sending, AbortSignal.any([signal, this.#closing.signal]));
+    if (sent.kind === "aborted") return this.#waitEnd(signal, "send", 0, log);
+    if (sent.kind === "error") return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: command.actionId, reason: String(sent.error) }, { cause: sent.error }) };
+    if ("kind" in sent.value) return sent.value;
+    return this.#awaitTrack(sent.value, signal, log);
+  }
 
+  /** Validates, waits for the servers, plans from fresh /joint_states and sends: a track, or why nothing was sent. */
+  async #send(command: MotionCommand, signal: AbortSignal, log: Logger): Promise<MotionEnd | ActionTrack> {
     const invalid = this.#validate(command);
     if (invalid) return invalid;
     const servers = await this.#awaitServers(command, signal);
@@ -216,7 +233,7 @@ export class Ros2Transport implements Transport {
       log.info({ server: g.actionName, duration_s: g.durationS }, "sending goal");
       runs[i]?.start(g.client, g.goal, (feedback) => this.#emitFeedback({ actionId: command.actionId, server: g.server, feedback }));
     });
-    return this.#awaitTrack(track, signal, log);
+    return track;
   }
 
   async queryAction(actionId: string, _options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {

@@ -1,0 +1,61 @@
+import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { createRos2Transport, resolveRos2Setup, ros2OptionsFileSchema, type Ros2OptionsFile, type Ros2Transport } from "../../src/transport/ros2/index.js";
+import { createRclnodejsDouble, type RclnodejsDoubleHandle, type RclnodejsDoubleOptions } from "./rclnodejsDouble.js";
+
+export interface Ros2OnDouble {
+  /** Not opened yet: call `transport.open()`. Use `transport.config` for lock keys. */
+  readonly transport: Ros2Transport;
+  readonly double: RclnodejsDoubleHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * The ROS 2 transport wired to the rclnodejs double, whose simulated JTCs and
+ * gripper controller match `config` (joints at their home positions, one JTC
+ * per arm controller, or one for all joints). For the transport contract suite.
+ */
+export async function createRos2TransportOnDouble(
+  config: ArmConfig,
+  options: Ros2OptionsFile = {},
+  simulation: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[] } = {},
+): Promise<Ros2OnDouble> {
+  const { setup } = resolveRos2Setup(config, ros2OptionsFileSchema.parse(options));
+  const positions: Record<string, number> = {};
+  for (const j of config.arm.joints) positions[j.name] = j.home;
+  const g = setup.gripper;
+  if (g) positions[g.joint] = g.closedPosition + (config.arm.gripper?.home ?? 1) * (g.openPosition - g.closedPosition);
+  const double = createRclnodejsDouble({
+    positions,
+    controllers: setup.controllers.map((c) => ({ name: c.name, actionName: c.actionName, joints: c.joints })),
+    ...(g
+      ? {
+          gripper: {
+            actionName: g.actionName,
+            kind: g.kind,
+            joint: g.joint,
+            velocity: Math.abs(g.openPosition - g.closedPosition) * (config.arm.gripper?.maxVelocity ?? 1),
+            goalTolerance: (config.tolerances.gripper / 2) * Math.abs(g.openPosition - g.closedPosition),
+          },
+        }
+      : {}),
+    jointStatesTopic: setup.options.jointStatesTopic,
+    ...simulation,
+  });
+  try {
+    const transport = await createRos2Transport(config, options, {
+      rclnodejs: double.rcl,
+      argv: simulation.argv ?? ["node", "armbridge"],
+    });
+    return {
+      transport,
+      double,
+      close: async () => {
+        await transport.close();
+        double.close();
+      },
+    };
+  } catch (error) {
+    double.close();
+    throw error;
+  }
+}

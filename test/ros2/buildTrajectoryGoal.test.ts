@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { buildTrajectoryGoal, restToRestTime, secondsToRosTime } from "../../src/transport/ros2/buildTrajectoryGoal.js";
+import { ros2OptionsFileSchema } from "../../src/transport/ros2/Ros2Options.js";
+
+const limits = new Map([
+  ["a", { maxVelocity: 2, maxAcceleration: 6 }],
+  ["b", { maxVelocity: 1, maxAcceleration: 2 }],
+  ["c", { maxVelocity: 3, maxAcceleration: 8 }],
+]);
+const base = {
+  joints: ["a", "b", "c"],
+  current: { a: 0.1, b: -0.2, c: 0.3 },
+  limits,
+  positionTolerance: 0.01,
+  velocityTolerance: 0,
+  goalTimeToleranceS: 0.5,
+  minMotionS: 0.1,
+};
+
+describe("restToRestTime", () => {
+  it.each([
+    // distance, vmax, amax, expected: triangle below v²/a, trapezoid above
+    [0, 2, 6, 0],
+    [0.3, 2, 6, 2 * Math.sqrt(0.3 / 6)],
+    [2, 2, 6, 2 / 2 + 2 / 6],
+    [-2, 2, 6, 2 / 2 + 2 / 6],
+  ])("d=%s v=%s a=%s → %s s", (d, v, a, t) => {
+    expect(restToRestTime(d, v, a)).toBeCloseTo(t, 9);
+  });
+});
+
+describe("buildTrajectoryGoal", () => {
+  it("names every controller joint, holds untouched ones at their measured position, ends at rest", () => {
+    const { goal, finalPositions } = buildTrajectoryGoal({ ...base, targets: { b: 0.5 }, speed: 1 });
+    expect(goal.trajectory.joint_names).toEqual(["a", "b", "c"]);
+    expect(goal.trajectory.points).toHaveLength(1);
+    const last = goal.trajectory.points[0]!;
+    expect(Array.from(last.positions)).toEqual([0.1, 0.5, 0.3]);
+    expect(Array.from(last.velocities)).toEqual([0, 0, 0]);
+    expect(finalPositions).toEqual({ a: 0.1, b: 0.5, c: 0.3 });
+    expect(goal.goal_tolerance.map((t) => [t.name, t.position])).toEqual([
+      ["a", 0.01],
+      ["b", 0.01],
+      ["c", 0.01],
+    ]);
+    expect(goal.goal_time_tolerance).toEqual({ sec: 0, nanosec: 500_000_000 });
+  });
+
+  it("times the motion by the slowest joint, scaled by speed", () => {
+    const full = buildTrajectoryGoal({ ...base, targets: { a: 1.1, b: 0.3 }, speed: 1 });
+    // a: 1.0 rad at 2 rad/s, 6 rad/s² (triangle, 0.816 s); b: 0.5 rad at 1 rad/s, 2 rad/s² (triangle, 1.0 s)
+    expect(full.durationS).toBeCloseTo(Math.max(restToRestTime(1, 2, 6), restToRestTime(0.5, 1, 2)), 9);
+    const half = buildTrajectoryGoal({ ...base, targets: { a: 1.1, b: 0.3 }, speed: 0.5 });
+    expect(half.durationS).toBeCloseTo(Math.max(restToRestTime(1, 1, 3), restToRestTime(0.5, 0.5, 1)), 9);
+    expect(half.durationS).toBeGreaterThan(full.durationS);
+  });
+
+  it("never sends a zero-length trajectory", () => {
+    const { durationS, goal } = buildTrajectoryGoal({ ...base, targets: { a: 0.1 }, speed: 1 });
+    expect(durationS).toBe(0.1);
+    expect(goal.trajectory.points[0]!.time_from_start).toEqual({ sec: 0, nanosec: 100_000_000 });
+  });
+
+  it("refuses to plan without a measured position for a held joint", () => {
+    expect(() => buildTrajectoryGoal({ ...base, current: { a: 0, b: 0 }, targets: { a: 1 }, speed: 1 })).toThrow(/joint c/);
+  });
+
+  it.each([
+    [1.5, { sec: 1, nanosec: 500_000_000 }],
+    [0.9999999999, { sec: 1, nanosec: 0 }],
+    [2, { sec: 2, nanosec: 0 }],
+  ])("secondsToRosTime(%s)", (s, t) => {
+    expect(secondsToRosTime(s)).toEqual(t);
+  });
+
+  it("the options schema refuses goal_time_tolerance 0, which JTC reads as wait forever", () => {
+    expect(ros2OptionsFileSchema.safeParse({ goal_time_tolerance_s: 0 }).success).toBe(false);
+    expect(ros2OptionsFileSchema.parse({}).goalTimeToleranceS).toBeGreaterThan(0);
+  });
+});
