@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../errors.js";
 import type { ActionRow, Evidence } from "../ledger/ActionRow.js";
@@ -110,6 +111,8 @@ export class Executor {
     const run = new AbortController();
     const timer = setTimeout(() => run.abort(), Math.max(0, deadlineMs));
     const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
+    // Every call of the batch listens on the run signal (lock wait, motion wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
+    setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
     try {
       const ids = calls.map((c, i) => (typeof c.id === "string" && c.id.length > 0 ? c.id : `call_${i}_${randomBytes(4).toString("hex")}`));
       const seen = new Map<string, number>();
@@ -285,7 +288,7 @@ export class Executor {
       const plan = tool.plan(args, this.#ctx);
       const command: MotionCommand = { actionId: this.#newActionId(), targets: plan.targets, speed: plan.speed };
       // The intent is durable before a single byte leaves for the arm.
-      this.ledger.recordIntent({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command }, this.#now());
+      await this.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command }, this.#now());
       const log = this.#log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
       this.#emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });

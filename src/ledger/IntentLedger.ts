@@ -95,6 +95,9 @@ export class IntentLedger {
   readonly #db: Database.Database;
   readonly #log: Logger;
   readonly #stmts: ReturnType<typeof prepare>;
+  /** Intents waiting for the next group commit. */
+  #pending: { intent: NewIntent; now: number; resolve: (row: ActionRow) => void; reject: (e: unknown) => void }[] = [];
+  #flushScheduled = false;
 
   private constructor(path: string, db: Database.Database, log: Logger) {
     this.path = path;
@@ -130,11 +133,65 @@ export class IntentLedger {
   }
 
   /**
-   * Records that a motion is about to be sent. Throws ARMB_ERR_CALL_ID_REUSED
-   * when the call id already has an action (the caller checks first; this is
-   * the backstop for races between processes sharing one file).
+   * Records that a motion is about to be sent, durably (fsync) before it
+   * returns. Throws ARMB_ERR_CALL_ID_REUSED when the call id already has an
+   * action (the executor checks first; this is the backstop for two
+   * processes sharing one file).
    */
   recordIntent(intent: NewIntent, now = Date.now()): ActionRow {
+    this.#db.transaction(() => this.#insert(intent, now))();
+    this.#log.info({ action_id: intent.actionId, call_id: intent.callId, tool: intent.tool, resources: intent.resources }, "intent recorded");
+    return this.mustGet(intent.actionId);
+  }
+
+  /**
+   * The same as `recordIntent`, with group commit: intents recorded in the
+   * same tick (one model turn's parallel calls) share one transaction and so
+   * one fsync. Each still resolves only once its row is durable, so no
+   * command can leave before its intent is on disk.
+   */
+  recordIntentDurably(intent: NewIntent, now = Date.now()): Promise<ActionRow> {
+    return new Promise<ActionRow>((resolve, reject) => {
+      this.#pending.push({ intent, now, resolve, reject });
+      if (this.#flushScheduled) return;
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    const outcomes: ({ ok: true } | { ok: false; error: unknown })[] = [];
+    try {
+      this.#db.transaction(() => {
+        for (const p of batch) {
+          // A savepoint per intent: one refused call id must not undo the others.
+          try {
+            this.#db.transaction(() => this.#insert(p.intent, p.now))();
+            outcomes.push({ ok: true });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      for (const p of batch) p.reject(classifySqliteError(error, this.path));
+      return;
+    }
+    batch.forEach((p, i) => {
+      const o = outcomes[i];
+      if (!o || !o.ok) {
+        p.reject(o?.error);
+        return;
+      }
+      this.#log.info({ action_id: p.intent.actionId, call_id: p.intent.callId, tool: p.intent.tool, resources: p.intent.resources }, "intent recorded");
+      p.resolve(this.mustGet(p.intent.actionId));
+    });
+  }
+
+  #insert(intent: NewIntent, now: number): void {
     try {
       this.#stmts.insert.run({
         action_id: intent.actionId,
@@ -155,21 +212,34 @@ export class IntentLedger {
       }
       throw classifySqliteError(error, this.path);
     }
-    this.#log.info({ action_id: intent.actionId, call_id: intent.callId, tool: intent.tool, resources: intent.resources }, "intent recorded");
-    return this.mustGet(intent.actionId);
   }
 
-  /** Settles a started (or unknown) action by completion or observation. */
+  /**
+   * Settles a started (or unknown) action by completion or observation.
+   *
+   * Written without waiting for fsync (synchronous=NORMAL for this one
+   * statement; WAL keeps it ordered before any later durable write): a
+   * settlement lost to power failure leaves the row `started`, and a
+   * `started` row is reconciled by observation at the next start — never
+   * re-executed. The intent, which nothing else could recover, is always
+   * fsynced.
+   */
   settle(actionId: string, s: Settlement, now = Date.now()): ActionRow {
-    const info = this.#stmts.settle.run({
-      action_id: actionId,
-      state: s.state,
-      timed_out: s.timedOut ? 1 : 0,
-      settled_by: s.settledBy,
-      message: s.message,
-      evidence_json: s.evidence === undefined ? null : JSON.stringify(s.evidence),
-      now,
-    });
+    this.#db.pragma("synchronous = NORMAL");
+    let info: Database.RunResult;
+    try {
+      info = this.#stmts.settle.run({
+        action_id: actionId,
+        state: s.state,
+        timed_out: s.timedOut ? 1 : 0,
+        settled_by: s.settledBy,
+        message: s.message,
+        evidence_json: s.evidence === undefined ? null : JSON.stringify(s.evidence),
+        now,
+      });
+    } finally {
+      this.#db.pragma("synchronous = FULL");
+    }
     if (info.changes === 0) {
       const row = this.get(actionId);
       if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
