@@ -10,7 +10,7 @@ import { LinkListeners } from "./LinkListeners.js";
 export interface MemoryDeviceEnd {
   /** Bytes from the device to the host; dropped while the host end is closed. */
   write(bytes: Uint8Array): void;
-  /** Called with every chunk the host writes. Returns an unsubscribe function. */
+  /** Called with every chunk the host writes (one chunk per host write). Returns an unsubscribe function. */
   onData(listener: (chunk: Uint8Array) => void): () => void;
   /** Called whenever the host end opens (first open and every reconnection). */
   onOpen(listener: () => void): () => void;
@@ -21,94 +21,99 @@ export interface MemoryDeviceEnd {
   readonly hostIsOpen: boolean;
 }
 
-/** The host side: a ByteLink whose other end is a `MemoryDeviceEnd`. */
-class MemoryHostLink implements ByteLink {
-  readonly url: string;
-  readonly listeners = new LinkListeners();
-  open_ = false;
+/** Both ends share this: the host's listeners, the device's listeners, and whether the line is up. */
+class MemoryLine {
+  open = false;
+  available = true;
+  readonly host = new LinkListeners();
+  readonly deviceData = new Set<(chunk: Uint8Array) => void>();
+  readonly deviceOpen = new Set<() => void>();
+}
 
+class MemoryHostLink implements ByteLink {
   constructor(
-    url: string,
-    private readonly pair: MemoryLinkPairState,
-  ) {
-    this.url = url;
-  }
+    readonly url: string,
+    private readonly line: MemoryLine,
+  ) {}
 
   get isOpen(): boolean {
-    return this.open_;
+    return this.line.open;
   }
 
   async open(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    if (this.open_) return;
-    if (!this.pair.device.available) throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "device not present" });
-    this.open_ = true;
-    for (const listener of [...this.pair.openListeners]) listener();
+    if (this.line.open) return;
+    if (!this.line.available) throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "device not present" });
+    this.line.open = true;
+    for (const listener of [...this.line.deviceOpen]) listener();
   }
 
   async close(): Promise<void> {
-    if (!this.open_) return;
-    this.open_ = false;
-    this.listeners.emitClose(undefined);
+    if (!this.line.open) return;
+    this.line.open = false;
+    this.line.host.emitClose(undefined);
   }
 
   write(bytes: Uint8Array): void {
-    if (!this.open_) return;
+    if (!this.line.open) return;
     const copy = Uint8Array.from(bytes);
     // Asynchronous like a real wire, so no reply can arrive inside write().
     setImmediate(() => {
-      for (const listener of [...this.pair.deviceData]) listener(copy);
+      for (const listener of [...this.line.deviceData]) listener(copy);
     });
   }
 
   onData(listener: (chunk: Uint8Array) => void): () => void {
-    return this.listeners.onData(listener);
+    return this.line.host.onData(listener);
   }
 
   onClose(listener: (error: Error | undefined) => void): () => void {
-    return this.listeners.onClose(listener);
+    return this.line.host.onClose(listener);
   }
 }
 
-interface MemoryLinkPairState {
-  device: MemoryDeviceEnd;
-  deviceData: Set<(chunk: Uint8Array) => void>;
-  openListeners: Set<() => void>;
+class MemoryDeviceEndImpl implements MemoryDeviceEnd {
+  constructor(private readonly line: MemoryLine) {}
+
+  get available(): boolean {
+    return this.line.available;
+  }
+
+  set available(value: boolean) {
+    this.line.available = value;
+  }
+
+  get hostIsOpen(): boolean {
+    return this.line.open;
+  }
+
+  write(bytes: Uint8Array): void {
+    if (!this.line.open) return;
+    const copy = Uint8Array.from(bytes);
+    setImmediate(() => {
+      if (this.line.open) this.line.host.emitData(copy);
+    });
+  }
+
+  onData(listener: (chunk: Uint8Array) => void): () => void {
+    this.line.deviceData.add(listener);
+    return () => this.line.deviceData.delete(listener);
+  }
+
+  onOpen(listener: () => void): () => void {
+    this.line.deviceOpen.add(listener);
+    return () => this.line.deviceOpen.delete(listener);
+  }
+
+  drop(reason = "device disappeared"): void {
+    if (!this.line.open) return;
+    this.line.open = false;
+    this.line.host.emitClose(new Error(reason));
+  }
 }
 
 /** A host ByteLink wired to a device end in the same process: for scripted devices in tests and demos. */
 export function createMemoryLinkPair(url = "memory://device"): { host: ByteLink; device: MemoryDeviceEnd } {
-  const state: MemoryLinkPairState = {
-    device: undefined as unknown as MemoryDeviceEnd,
-    deviceData: new Set(),
-    openListeners: new Set(),
-  };
-  const host = new MemoryHostLink(url, state);
-  state.device = {
-    available: true,
-    get hostIsOpen() {
-      return host.open_;
-    },
-    write(bytes) {
-      if (!host.open_) return;
-      const copy = Uint8Array.from(bytes);
-      setImmediate(() => {
-        if (host.open_) host.listeners.emitData(copy);
-      });
-    },
-    onData(listener) {
-      state.deviceData.add(listener);
-      return () => state.deviceData.delete(listener);
-    },
-    onOpen(listener) {
-      state.openListeners.add(listener);
-      return () => state.openListeners.delete(listener);
-    },
-    drop(reason = "device disappeared") {
-      if (!host.open_) return;
-      host.open_ = false;
-      host.listeners.emitClose(new Error(reason));
-    },
-  };
-  return { host, device: state.device };
+  const line = new MemoryLine();
+  return { host: new MemoryHostLink(url, line), device: new MemoryDeviceEndImpl(line) };
 }
