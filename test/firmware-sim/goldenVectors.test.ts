@@ -1,0 +1,50 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { DeviceSession } from "../../firmware-sim/DeviceSession.js";
+import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
+import { FaultPlan } from "../../firmware-sim/faults.js";
+import { SimulatedArm } from "../../firmware-sim/SimulatedArm.js";
+import { FrameDecoder, REPLY_OPS, type Message } from "../../src/transport/serial/protocol/index.js";
+import { VECTORS } from "../serial/protocol/goldenVectors.js";
+import { ManualClock } from "./ManualClock.js";
+import { AXES } from "./simulatedArmHarness.js";
+
+/** Feeds golden frames to firmware-sim's session (in memory) and collects what it answers. */
+function deviceAnswers(hex: string): Message[] {
+  const clock = new ManualClock();
+  const logger = pino({ level: "silent" });
+  const faults = new FaultPlan(1);
+  const arm = new SimulatedArm({ axes: AXES, clock, faults, effects: new MemoryEffects(), motionTime: { kind: "profile" }, logger });
+  const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "golden", logger, statusHz: 0, watchdogMs: 0, ackDelayMs: 0 });
+  const decoder = new FrameDecoder();
+  const out: Message[] = [];
+  session.attach((bytes) => {
+    for (const r of decoder.push(bytes)) if (r.ok) out.push(r.message);
+  });
+  session.receive(Buffer.from(hex, "hex"));
+  session.close();
+  arm.close();
+  return out;
+}
+
+describe("firmware-sim against the golden vectors", () => {
+  const hostFrames = VECTORS.valid.filter((v) => !REPLY_OPS[v.message.op] && v.message.op !== "STATUS");
+  const deviceFrames = VECTORS.valid.filter((v) => REPLY_OPS[v.message.op] || v.message.op === "STATUS");
+
+  it.each(hostFrames.map((v) => [v.name, v] as const))("accepts host frame %s and answers it exactly once", (_name, vector) => {
+    const replies = deviceAnswers(vector.hex);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]).toMatchObject({ ackSeq: vector.message.seq });
+    expect(replies[0]!.op).not.toBe("NACK");
+  });
+
+  it.each(deviceFrames.map((v) => [v.name, v] as const))("refuses device frame %s from a host with NACK UNKNOWN_OP", (_name, vector) => {
+    expect(deviceAnswers(vector.hex)).toMatchObject([{ op: "NACK", code: "UNKNOWN_OP", ackSeq: vector.message.seq }]);
+  });
+
+  it.each(VECTORS.invalid.map((v) => [v.name, v] as const))("handles invalid frame %s: NACK only when the CRC held", (_name, vector) => {
+    const replies = deviceAnswers(vector.hex);
+    if (vector.trustedSeq === null) expect(replies).toEqual([]);
+    else expect(replies).toMatchObject([{ op: "NACK", ackSeq: vector.trustedSeq }]);
+  });
+});
