@@ -44,6 +44,16 @@ describe("IntentLedger", () => {
     l.close();
   });
 
+  it("group-commits intents recorded in one tick, refusing a reused call id without losing the others", async () => {
+    const l = IntentLedger.open(":memory:");
+    l.recordIntent(intent(1));
+    const results = await Promise.allSettled([l.recordIntentDurably(intent(2)), l.recordIntentDurably({ ...intent(3), callId: "call_1" }), l.recordIntentDurably(intent(4))]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "ARMB_ERR_CALL_ID_REUSED" });
+    expect(l.inState("started").map((r) => r.actionId)).toEqual(["act_1", "act_2", "act_4"]);
+    l.close();
+  });
+
   it("keeps the first settlement: a later one cannot overwrite done, and an operator cannot confirm a settled action", () => {
     const l = IntentLedger.open(":memory:");
     l.recordIntent(intent(1));
