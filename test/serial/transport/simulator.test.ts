@@ -97,7 +97,7 @@ describe("SerialTransport over firmware-sim (TCP)", () => {
   });
 
   it("timeout mid-motion: wait_ended, then queryAction shows executing, then reached", async () => {
-    const { transport, effects } = await rig({ motionTime: { kind: "fixed", ms: 600 } });
+    const { transport, effects } = await rig({ motionTime: { kind: "fixed", ms: 1500 } });
     const end = await transport.runMotion({ actionId: "sim-slow", targets: { wrist_1: 0.2 }, speed: 1 }, AbortSignal.timeout(150));
     expect(end).toEqual({ kind: "wait_ended" });
     const during = await transport.queryAction("sim-slow", { voidIfUnknown: true, signal: AbortSignal.timeout(2000) });
