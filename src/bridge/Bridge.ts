@@ -54,12 +54,14 @@ export class Bridge {
 
   static async start(options: BridgeOptions): Promise<Bridge> {
     const logger = options.logger ?? silentLogger;
-    const config = typeof options.config === "object" ? options.config : loadConfig(options.config);
+    const fileConfig = typeof options.config === "object" ? options.config : loadConfig(options.config);
     const dataDir = options.dataDir ?? "data";
     const ledger = IntentLedger.open(dataDir === ":memory:" ? ":memory:" : join(dataDir, "ledger.sqlite"), { logger });
     let transport: Transport | undefined;
     try {
-      transport = await createTransport(config, options.transport, logger);
+      const created = await createTransport(fileConfig, options.transport, logger);
+      transport = created.transport;
+      const config = created.config;
       const opening = new AbortController();
       const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
       try {

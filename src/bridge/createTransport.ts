@@ -7,25 +7,40 @@ import type { Transport } from "../transport/Transport.js";
 export type TransportChoice =
   /** Firmware over a serial line: a device path (`/dev/ttyACM0`, a socat PTY) or `tcp://HOST:PORT`. */
   | { readonly kind: "serial"; readonly link: string; readonly baudRate?: number | undefined }
-  /** ros2_control controllers through rclnodejs, loaded only now. `argv` carries `--ros-args ...`. */
+  /**
+   * ros2_control controllers through rclnodejs, loaded only now. `argv` is
+   * process.argv-shaped; `--ros-args -p name:=value --params-file F` in it
+   * reach rcl and override the node's parameters.
+   */
   | { readonly kind: "ros2"; readonly argv?: readonly string[] | undefined; readonly paramsFile?: string | undefined }
   /** A Transport built by the caller (library users, tests). */
   | { readonly kind: "custom"; readonly transport: Transport };
 
-type Ros2Factory = (config: ArmConfig, options: { argv: readonly string[]; paramsFile: string | undefined; logger: Logger }) => Promise<Transport>;
-const ROS2_MODULE = "../transport/ros2/index.js";
+export interface CreatedTransport {
+  readonly transport: Transport;
+  /**
+   * The arm config to build tools and lock keys from. The ROS path may refine
+   * it (controllers from node parameters, a default joint_trajectory_controller
+   * when the config lists none), and its controllers are lock resources.
+   */
+  readonly config: ArmConfig;
+}
 
-export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger): Promise<Transport> {
+export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger): Promise<CreatedTransport> {
   switch (choice.kind) {
     case "serial":
-      return createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) });
+      return { config, transport: createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) }) };
     case "ros2": {
-      // Imported here, not at the top: the ROS path must cost nothing (and
-      // need no ROS install) unless it is chosen.
-      const ros2 = (await import(ROS2_MODULE)) as { createRos2TransportFromArgs: Ros2Factory };
-      return ros2.createRos2TransportFromArgs(config, { argv: choice.argv ?? [], paramsFile: choice.paramsFile, logger });
+      // Imported here, not at the top: the ROS path costs nothing (and needs
+      // no ROS install) unless it is chosen. rclnodejs itself is imported
+      // lazily inside, failing with ARMB_ERR_ROS_UNAVAILABLE where it can't load.
+      const { createRos2Transport } = await import("../transport/ros2/index.js");
+      const argv = [...(choice.argv ?? process.argv)];
+      if (choice.paramsFile !== undefined) argv.push("--ros-args", "--params-file", choice.paramsFile);
+      const transport = await createRos2Transport(config, {}, { argv, logger });
+      return { config: transport.config, transport };
     }
     case "custom":
-      return choice.transport;
+      return { config, transport: choice.transport };
   }
 }
