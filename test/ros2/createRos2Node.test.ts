@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { packageRoot } from "../../src/config/packageRoot.js";
 import { isArmbridgeError } from "../../src/errors.js";
 import { createRos2Transport } from "../../src/transport/ros2/index.js";
 import { loadRclnodejs } from "../../src/transport/ros2/loadRclnodejs.js";
@@ -55,6 +56,13 @@ describe("the armbridge node and its parameters", () => {
     expect(node.getParameter("server_wait_ms").value).toBe(3000n);
     expect(node.getParameter("gripper_kind").value).toBe("parallel_gripper");
     expect(node.spinning).toBe(true);
+  });
+
+  it("the shipped launch/armbridge_params.yaml is accepted as-is", async () => {
+    const o = await createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "--params-file", join(packageRoot(), "launch", "armbridge_params.yaml"), "--"] });
+    open.push(o);
+    await o.transport.open(AbortSignal.timeout(5000));
+    expect(o.transport.config.arm.controllers.map((c) => c.name)).toEqual(["joint_trajectory_controller"]);
   });
 
   it("removes rclnodejs's SIGINT handler by default, so close() owns shutdown", async () => {
