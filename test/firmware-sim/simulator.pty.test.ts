@@ -50,6 +50,15 @@ describe("firmware-sim over a socat PTY pair", () => {
       expect(status.op === "STATUS" && status.axes[0]!.position).toBeCloseTo(0.25, 6);
       expect(seen.find((m) => m.op === "ACTION")).toMatchObject({ ackSeq: 2, record: { actionId: "pty-1" } });
       expect(readEffects(log).map((e) => e.event)).toEqual(["motion_start", "motion_end"]);
+
+      // A bridge that reconnects reopens the same path; the line (and the device's memory) is still there.
+      await new Promise<void>((resolve) => port.close(() => resolve()));
+      decoder.reset();
+      await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
+      const again = waitFor((m) => m.op === "ACTION" && m.ackSeq === 3, "ACTION for the re-sent MOVE");
+      port.write(encodeFrame({ op: "MOVE", seq: 3, actionId: "pty-1", speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.25 }] }));
+      expect(await again).toMatchObject({ record: { actionId: "pty-1", state: "reached" } });
+      expect(readEffects(log).map((e) => e.event)).toEqual(["motion_start", "motion_end", "duplicate_refused"]);
     } finally {
       if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
       await sim.close();
