@@ -1,0 +1,49 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError } from "../../errors.js";
+import { ACTION_STATES } from "../../ledger/ActionRow.js";
+import { actionView } from "./actionView.js";
+import { parseInput } from "./parseInput.js";
+
+const listQuery = z.strictObject({
+  state: z.enum(ACTION_STATES).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Only actions created before this epoch ms: page with the previous answer's `next_before`. */
+  before: z.coerce.number().int().nonnegative().optional(),
+});
+
+const idParams = z.strictObject({ id: z.string().min(1).max(200) });
+
+const confirmBody = z.strictObject({
+  outcome: z.enum(["done", "not_done"]),
+  // Emptiness is the ledger's rule (ARMB_ERR_OPERATOR_REQUIRED), so it is checked in one place.
+  operator: z.string().max(200),
+  note: z.string().max(2000).optional(),
+});
+
+/** The ledger view: list, one action, and an operator's confirmation of an `unknown` one. */
+export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): void {
+  app.get("/v1/actions", async (request) => {
+    const q = parseInput(listQuery, request.query, "query");
+    const limit = q.limit ?? 100;
+    const rows = bridge.ledger.list({ state: q.state, limit, before: q.before });
+    const last = rows.at(-1);
+    return { actions: rows.map(actionView), next_before: rows.length === limit && last ? last.createdAt : null };
+  });
+
+  app.get("/v1/actions/:id", async (request) => {
+    const { id } = parseInput(idParams, request.params, "params");
+    const row = bridge.ledger.get(id);
+    if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId: id });
+    return actionView(row);
+  });
+
+  app.post("/v1/actions/:id/confirm", async (request) => {
+    const { id } = parseInput(idParams, request.params, "params");
+    const body = parseInput(confirmBody, request.body, "body");
+    const row = bridge.executor.confirm(id, { outcome: body.outcome, operator: body.operator, note: body.note });
+    request.log.info({ action_id: id, outcome: body.outcome, operator: body.operator.trim() }, "operator confirmed an unknown action");
+    return actionView(row);
+  });
+}

@@ -1,0 +1,38 @@
+import type { Bridge } from "../../bridge/Bridge.js";
+import { actionView, type ActionView } from "./actionView.js";
+
+/** GET /v1/state and the console's `state` events. */
+export interface ArmStateView {
+  /** Axis → position (rad; gripper 0..1), from the newest status. Empty before the first. */
+  readonly pose: Readonly<Record<string, number>>;
+  readonly moving: readonly string[];
+  /** True when there is no status yet or the newest is older than the config's stale_after_ms. */
+  readonly stale: boolean;
+  /** Age of the newest status, or null before the first. */
+  readonly age_ms: number | null;
+  readonly faults: readonly string[];
+  /** Resource → the unknown actions that quarantine it. */
+  readonly quarantined: Readonly<Record<string, readonly string[]>>;
+  /** Actions waiting for an operator, oldest first. */
+  readonly pending_unknowns: readonly ActionView[];
+}
+
+export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
+  const status = bridge.transport.latestStatus();
+  const pose: Record<string, number> = {};
+  const moving: string[] = [];
+  for (const [name, axis] of Object.entries(status?.axes ?? {})) {
+    pose[name] = axis.position;
+    if (axis.moving) moving.push(name);
+  }
+  const ageMs = status ? Math.max(0, now - status.stampMs) : null;
+  return {
+    pose,
+    moving,
+    stale: ageMs === null || ageMs > bridge.config.staleAfterMs,
+    age_ms: ageMs,
+    faults: status?.faults ?? [],
+    quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
+    pending_unknowns: bridge.ledger.inState("unknown").map(actionView),
+  };
+}

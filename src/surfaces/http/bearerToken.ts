@@ -1,0 +1,24 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** A fresh token for `serve` when none is given: 32 random bytes, URL-safe. */
+export function generateToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1];
+}
+
+/**
+ * Compares in time independent of where the strings differ. Both sides are
+ * hashed first so that their lengths are equal too (timingSafeEqual requires
+ * it, and comparing lengths first would leak the token's length).
+ */
+export function tokensMatch(given: string | undefined, expected: string): boolean {
+  const a = createHash("sha256").update(given ?? "").digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b) && given !== undefined;
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from "fastify";
+import { CONSOLE_PAGE } from "./consolePage.js";
+import { PUBLIC_ROUTE } from "./publicRoute.js";
+
+/**
+ * GET /console — the operator page. Served without a token because a browser
+ * cannot attach one to a page load; the page holds no data, and reads the
+ * token from the URL fragment (never sent to the server) for its API calls.
+ */
+export function registerConsoleRoute(app: FastifyInstance): void {
+  app.get("/console", PUBLIC_ROUTE, async (_request, reply) => {
+    return reply
+      .type("text/html; charset=utf-8")
+      .header("content-security-policy", CONSOLE_PAGE.contentSecurityPolicy)
+      .header("cache-control", "no-store")
+      .header("x-content-type-options", "nosniff")
+      .header("referrer-policy", "no-referrer")
+      .send(CONSOLE_PAGE.html);
+  });
+}

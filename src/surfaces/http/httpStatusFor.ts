@@ -1,0 +1,60 @@
+import type { ErrorCode } from "../../errors.js";
+
+/**
+ * The one table from error code to HTTP status. Partial on purpose: a code
+ * added elsewhere must not break everyone's build mid-work, so a missing one
+ * answers 500 — and test/surfaces/http/httpStatusFor.test.ts fails until the
+ * new code has its row here.
+ */
+export const HTTP_STATUS_BY_CODE = {
+  // configuration and registry: the server itself is misconfigured
+  ARMB_ERR_CONFIG_READ: 500,
+  ARMB_ERR_CONFIG_INVALID: 500,
+  ARMB_ERR_TOOL_POLICY: 500,
+  ARMB_ERR_TOOL_DUPLICATE: 500,
+  // the caller's mistakes (in /v1/calls they arrive inside response.error, not as a status)
+  ARMB_ERR_TOOL_UNKNOWN: 400,
+  ARMB_ERR_ARGS_INVALID: 400,
+  ARMB_ERR_CALL_ID_REUSED: 409,
+  ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH: 400,
+  // execution
+  ARMB_ERR_QUARANTINED: 409,
+  ARMB_ERR_DEADLINE_SPENT: 504,
+  ARMB_ERR_MOTION_REFUSED: 409,
+  // ledger
+  ARMB_ERR_LEDGER_OPEN: 500,
+  ARMB_ERR_LEDGER_CORRUPT: 500,
+  ARMB_ERR_LEDGER_FOREIGN: 500,
+  ARMB_ERR_LEDGER_VERSION: 500,
+  ARMB_ERR_ACTION_NOT_FOUND: 404,
+  ARMB_ERR_ACTION_NOT_UNKNOWN: 409,
+  ARMB_ERR_OPERATOR_REQUIRED: 400,
+  // the arm is out of reach: retrying later may work
+  ARMB_ERR_TRANSPORT_CLOSED: 503,
+  ARMB_ERR_TRANSPORT_NO_STATUS: 503,
+  ARMB_ERR_LINK_OPEN: 503,
+  ARMB_ERR_LINK_LOST: 503,
+  ARMB_ERR_LINK_URL: 500,
+  ARMB_ERR_DEVICE_NACK: 502,
+  ARMB_ERR_DEVICE_TIMEOUT: 504,
+  ARMB_ERR_DEVICE_MISMATCH: 502,
+  ARMB_ERR_FRAME_ENCODE: 500,
+  ARMB_ERR_DEVICE_REBOOTED: 502,
+  ARMB_ERR_ROS_UNAVAILABLE: 503,
+  ARMB_ERR_ROS_TIMEOUT: 504,
+  ARMB_ERR_ROS_GOAL: 502,
+  // surfaces
+  ARMB_ERR_HTTP_UNAUTHORIZED: 401,
+  ARMB_ERR_HTTP_BAD_REQUEST: 400,
+  ARMB_ERR_HTTP_NOT_FOUND: 404,
+  ARMB_ERR_HTTP_BODY_TOO_LARGE: 413,
+  ARMB_ERR_CLI_USAGE: 400,
+  ARMB_ERR_GEMINI_NO_KEY: 500,
+  ARMB_ERR_GEMINI_REPLAY: 500,
+  ARMB_ERR_GEMINI_API: 502,
+  ARMB_ERR_INTERNAL: 500,
+} as const satisfies Partial<Record<ErrorCode, number>>;
+
+export function httpStatusFor(code: ErrorCode): number {
+  return (HTTP_STATUS_BY_CODE as Partial<Record<ErrorCode, number>>)[code] ?? 500;
+}

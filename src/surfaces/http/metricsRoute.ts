@@ -1,0 +1,9 @@
+import type { FastifyInstance } from "fastify";
+import type { Bridge } from "../../bridge/Bridge.js";
+
+/** GET /metrics — Prometheus text: per-tool duration histograms, outcomes, timeout share. */
+export function registerMetricsRoute(app: FastifyInstance, bridge: Bridge): void {
+  app.get("/metrics", async (_request, reply) => {
+    return reply.type("text/plain; version=0.0.4; charset=utf-8").send(bridge.metrics.toPrometheus());
+  });
+}

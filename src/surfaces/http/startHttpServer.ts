@@ -1,0 +1,129 @@
+import type { AddressInfo } from "node:net";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import type { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
+import type { Logger } from "../../observability/logger.js";
+import { registerActionsRoutes } from "./actionsRoutes.js";
+import { bearerOf, tokensMatch } from "./bearerToken.js";
+import { registerCallsRoute } from "./callsRoute.js";
+import { registerConsoleRoute } from "./consoleRoute.js";
+import { registerEventsRoute } from "./eventsRoute.js";
+import { EventStreamHub, type EventStreamHubOptions } from "./EventStreamHub.js";
+import { registerHealthzRoute } from "./healthzRoute.js";
+import { httpStatusFor } from "./httpStatusFor.js";
+import { registerMetricsRoute } from "./metricsRoute.js";
+import "./publicRoute.js";
+import { registerStateRoute } from "./stateRoute.js";
+import { registerToolsRoute } from "./toolsRoute.js";
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export interface HttpAppOptions {
+  /** The bearer token every route but /healthz and /console requires. */
+  readonly token: string;
+  /** Largest request body in bytes (default 64 KiB). */
+  readonly bodyLimit?: number | undefined;
+  /** Default: the bridge's logger. */
+  readonly logger?: Logger | undefined;
+  readonly events?: EventStreamHubOptions | undefined;
+}
+
+export interface HttpServerOptions extends HttpAppOptions {
+  /** Default 127.0.0.1: the API moves an arm, so it is not on the network unless asked. */
+  readonly host?: string | undefined;
+  /** 0 picks any free port. */
+  readonly port: number;
+}
+
+export interface RunningHttpServer {
+  /** `http://HOST:PORT` with the port actually bound. */
+  readonly url: string;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** The app without a socket: routes, auth, errors. Tests drive it with `inject`. */
+export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Promise<FastifyInstance> {
+  if (options.token.length === 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  // Typed as fastify's base logger: with a pino Logger fastify infers a
+  // Logger-specific instance type that the route registrars would not accept.
+  const log: FastifyBaseLogger = (options.logger ?? bridge.logger).child({ component: "http" });
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    return503OnClosing: true,
+  });
+  const hub = new EventStreamHub(bridge, options.events);
+
+  app.addHook("onRequest", async (request) => {
+    if (request.routeOptions.config.public === true) return;
+    if (!tokensMatch(bearerOf(request.headers.authorization), options.token)) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED");
+  });
+  // One line per request, without the fastify default pair: reads are debug (the
+  // console and scrapers poll), changes and errors are info.
+  app.addHook("onResponse", async (request, reply) => {
+    const level = request.method === "GET" && reply.statusCode < 400 ? "debug" : "info";
+    request.log[level]({ method: request.method, url: request.url.split("?")[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+  });
+  // Streams are ended before the server waits for its connections to drain.
+  app.addHook("preClose", async () => hub.close());
+
+  app.setErrorHandler((error: FastifyError | ArmbridgeError, request, reply) => {
+    const e = toArmbridgeError(error, bodyLimit);
+    const status = error instanceof ArmbridgeError ? httpStatusFor(e.code) : fastifyStatus(error, e);
+    if (status >= 500) request.log.error({ err: e.toJSON() }, "request failed");
+    return reply.status(status).send({ error: { code: e.code, message: e.message } });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = new ArmbridgeError("ARMB_ERR_HTTP_NOT_FOUND", { method: request.method, url: request.url.split("?")[0] });
+    return reply.status(404).send({ error: { code: e.code, message: e.message } });
+  });
+
+  registerHealthzRoute(app);
+  registerConsoleRoute(app);
+  registerToolsRoute(app, bridge);
+  registerCallsRoute(app, bridge);
+  registerActionsRoutes(app, bridge);
+  registerStateRoute(app, bridge);
+  registerEventsRoute(app, hub);
+  registerMetricsRoute(app, bridge);
+  await app.ready();
+  return app;
+}
+
+/** Binds the app (127.0.0.1 by default) and returns its URL and an idempotent close. */
+export async function startHttpServer(bridge: Bridge, options: HttpServerOptions): Promise<RunningHttpServer> {
+  const app = await buildHttpApp(bridge, options);
+  const host = options.host ?? "127.0.0.1";
+  try {
+    await app.listen({ host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw asArmbridgeError(error);
+  }
+  const address = app.server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    app,
+    close: () => (closing ??= app.close()),
+  };
+}
+
+function toArmbridgeError(error: FastifyError | ArmbridgeError, bodyLimit: number): ArmbridgeError {
+  if (error instanceof ArmbridgeError) return error;
+  if (error.statusCode === 413) return new ArmbridgeError("ARMB_ERR_HTTP_BODY_TOO_LARGE", { limit: bodyLimit }, { cause: error });
+  // fastify's own 4xx: unparsable JSON, empty JSON body, unsupported media type.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: error.message }, { cause: error });
+  }
+  return asArmbridgeError(error);
+}
+
+function fastifyStatus(error: FastifyError, e: ArmbridgeError): number {
+  const s = error.statusCode;
+  return s !== undefined && s >= 400 && s < 500 ? s : httpStatusFor(e.code);
+}
