@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   ARMB_ERR_HTTP_BAD_REQUEST: "Bad request: {issues}",
   ARMB_ERR_HTTP_NOT_FOUND: "No route {method} {url}",
   ARMB_ERR_HTTP_BODY_TOO_LARGE: "Request body is larger than {limit} bytes",
+  ARMB_ERR_HTTP_UNREACHABLE: "Cannot reach armbridge at {url}: {reason}. Is `armbridge serve` running there?",
   ARMB_ERR_CLI_USAGE: "{message}",
   ARMB_ERR_GEMINI_NO_KEY: "GEMINI_API_KEY is not set; set it, or use --model replay:FILE",
   ARMB_ERR_GEMINI_REPLAY: "Replay file {path} is invalid: {reason}",
