@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FrameDecoder, WIRE_LIMITS, decodePayload, encodeFrame, type DecodeResult } from "../../../src/transport/serial/protocol/index.js";
+import { FrameDecoder, WIRE_LIMITS, decodePayload, encodeFrame, encodePayload, type DecodeResult } from "../../../src/transport/serial/protocol/index.js";
 import { arbitraryMessage } from "./arbitraryMessage.js";
 
 function okMessages(results: DecodeResult[]): unknown[] {
@@ -15,6 +15,18 @@ describe("protocol codec under fuzz", () => {
         expect(results).toEqual([{ ok: true, message }]);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("encodes canonically: re-encoding a decoded payload gives the same bytes (even a leading BOM)", () => {
+    fc.assert(
+      fc.property(arbitraryMessage, fc.constantFrom("", "\uFEFF", "\uFEFFx"), (message, text) => {
+        const withText = message.op === "HELLO_REQ" ? { ...message, hostVersion: text + message.hostVersion } : message;
+        const payload = encodePayload(withText);
+        const decoded = decodePayload(payload);
+        expect(decoded.ok && Buffer.from(encodePayload(decoded.message)).equals(Buffer.from(payload))).toBe(true);
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -51,7 +51,8 @@ const KIND_BY_CODE = new Map<number, AxisInfo["kind"]>([
   [1, "gripper"],
 ]);
 const MOVED_UNKNOWN = 2;
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM keeps a leading U+FEFF, so decoding then re-encoding gives the same bytes (the seq cache compares them).
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
 // ---------------------------------------------------------------- writing
