@@ -1,0 +1,28 @@
+import { startSimulator } from "../../firmware-sim/startSimulator.js";
+import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
+import { createSerialTransport } from "../../src/transport/serial/index.js";
+import { testConfig } from "../support/testConfig.js";
+import { conflictsIn } from "../support/effectsJudge.js";
+import { transportContract } from "./transportContract.js";
+
+transportContract(
+  "serial (firmware-sim over TCP)",
+  async () => {
+    const config = testConfig();
+    const effects = new MemoryEffects();
+    const sim = await startSimulator({ armConfig: config, link: "tcp", port: 0, seed: 7, effects });
+    const transport = createSerialTransport(config, sim.link);
+    await transport.open(AbortSignal.timeout(5000));
+    return {
+      config,
+      transport,
+      motionStarts: () => effects.events.filter((e) => e.event === "motion_start").length,
+      conflicts: () => conflictsIn(effects.events),
+      close: async () => {
+        await transport.close();
+        await sim.close();
+      },
+    };
+  },
+  { slowMove: { elbow: 0.4 }, quickMove: { elbow: 1.2 }, otherJointMove: { wrist_2: 0.4 } },
+);

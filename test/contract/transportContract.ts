@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { Executor } from "../../src/executor/Executor.js";
+import { IntentLedger } from "../../src/ledger/IntentLedger.js";
+import { createDefaultTools } from "../../src/tools/defaultTools.js";
+import type { Transport } from "../../src/transport/Transport.js";
+
+/** One arm behind a Transport, with the arm's own ground truth to judge the bridge by. */
+export interface ContractArm {
+  /** The effective config (tools and lock keys are built from it). */
+  readonly config: ArmConfig;
+  /** Opened and streaming status. */
+  readonly transport: Transport;
+  /** Physical motions the arm started so far, as the arm saw them (firmware: motion_start events; ROS: goals accepted). */
+  motionStarts(): number;
+  /** Motions that overlapped on a shared axis, or were cut short by another motion (preemption). */
+  conflicts(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * The transport contract: the same guarantees, checked the same way, on every
+ * path to an arm (serial firmware via firmware-sim, ROS 2 via the rclnodejs
+ * double). serialport does the same with one suite over its mock and real
+ * bindings.
+ *
+ * `slowMove` must name a move that takes well over 300 ms on this arm, so a
+ * 100 ms deadline fires mid-motion.
+ */
+export function transportContract(
+  name: string,
+  create: () => Promise<ContractArm>,
+  moves: { readonly slowMove: Record<string, number>; readonly quickMove: Record<string, number>; readonly otherJointMove: Record<string, number> },
+): void {
+  describe(`transport contract: ${name}`, () => {
+    let arm: ContractArm;
+    let ledger: IntentLedger;
+    let executor: Executor;
+
+    beforeEach(async () => {
+      arm = await create();
+      ledger = IntentLedger.open(":memory:");
+      executor = new Executor({ config: arm.config, registry: createDefaultTools(arm.config), transport: arm.transport, ledger });
+    });
+    afterEach(async () => {
+      executor.close();
+      await arm.close();
+      ledger.close();
+    });
+
+    it("a move reaches its target: done by completion, the pose within tolerance, one motion", async () => {
+      const [r] = await executor.execute([{ id: "m1", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 10_000 });
+      expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });
+      const actionId = r!.result.status === "done" ? r!.result.action_id! : "";
+      expect(arm.motionStarts()).toBe(1);
+      const status = arm.transport.latestStatus()!;
+      for (const [joint, target] of Object.entries(moves.quickMove)) expect(Math.abs(status.axes[joint]!.position - target)).toBeLessThanOrEqual(arm.config.tolerances.position);
+      const record = await arm.transport.queryAction(actionId, { voidIfUnknown: false, signal: AbortSignal.timeout(2000) });
+      expect(record?.state).toBe("reached");
+    });
+
+    it("a timeout ends only our wait: the motion goes on, is observed reaching its target, and is never re-sent", async () => {
+      const [r] = await executor.execute([{ id: "m1", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }], { deadlineMs: 100 });
+      expect(r!.result).toMatchObject({ status: "done", settled_by: "observation", timed_out: true });
+      expect(arm.motionStarts()).toBe(1);
+      expect(arm.conflicts()).toBe(0);
+    });
+
+    it("the same command sent twice (same action id) moves the arm once", async () => {
+      const command = { actionId: `act_contract_${Date.now().toString(36)}`, targets: moves.quickMove, speed: 0.5 };
+      const first = await arm.transport.runMotion(command, AbortSignal.timeout(10_000));
+      expect(first.kind).toBe("ended");
+      await arm.transport.runMotion(command, AbortSignal.timeout(1000));
+      expect(arm.motionStarts()).toBe(1);
+    });
+
+    it("calls sharing a joint queue, others run; nothing overlaps or preempts", async () => {
+      const out = await executor.execute(
+        [
+          { id: "a", name: "move_joints", args: { positions: moves.quickMove } },
+          { id: "b", name: "move_joints", args: { positions: Object.fromEntries(Object.keys(moves.quickMove).map((j) => [j, arm.config.arm.joints.find((x) => x.name === j)!.home])) } },
+          { id: "c", name: "move_joints", args: { positions: moves.otherJointMove } },
+          { id: "g", name: "set_gripper", args: { position: 0.3 } },
+        ],
+        { deadlineMs: 20_000 },
+      );
+      expect(out.map((o) => o.result.status)).toEqual(["done", "done", "done", "done"]);
+      expect(arm.conflicts()).toBe(0);
+      expect(arm.motionStarts()).toBe(4);
+    });
+
+    it("stop halts a motion under way: the interrupted call is unknown, its joints quarantined until an operator confirms", async () => {
+      const moving = executor.execute([{ id: "m", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }], { deadlineMs: 10_000 });
+      // Long enough that the arm has visibly moved (beyond the position tolerance) on every path.
+      await new Promise((r) => setTimeout(r, 500));
+      const [stop] = await executor.execute([{ id: "s", name: "stop", args: {} }]);
+      expect(stop!.result).toMatchObject({ status: "done" });
+      const [m] = await moving;
+      expect(m!.result.status).toBe("unknown");
+      const unknownId = m!.result.status === "unknown" ? m!.result.action_id : "";
+      const [blocked] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: moves.slowMove } }]);
+      expect(blocked!.result).toMatchObject({ status: "blocked", blocked_by: [unknownId] });
+      executor.confirm(unknownId, { outcome: "not_done", operator: "contract-suite" });
+      const [after] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 10_000 });
+      expect(after!.result.status).toBe("done");
+      // The interrupted motion was not re-sent: one start for it, one for the move after confirmation.
+      expect(arm.motionStarts()).toBe(2);
+    });
+  });
+}
