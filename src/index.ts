@@ -1,0 +1,23 @@
+/**
+ * armbridge's public surface for library users. Everything else is internal.
+ */
+export { Bridge, type BridgeOptions } from "./bridge/Bridge.js";
+export type { TransportChoice } from "./bridge/createTransport.js";
+export { loadConfig, parseConfig, DEFAULT_CONFIG_PATH } from "./config/loadConfig.js";
+export type { ArmConfig, ArmConfigFile } from "./config/ArmConfig.js";
+export { actuatorsOf, resourcesFor, type Actuator } from "./config/actuators.js";
+export { ArmbridgeError, ERROR_CODES, isArmbridgeError, type ErrorCode } from "./errors.js";
+export { Executor, newActionId, type ExecuteOptions, type ExecutorEvent, type ExecutorOptions } from "./executor/Executor.js";
+export { CALL_STATUSES, type CallResponse, type CallResult, type CallStatus, type FunctionCall } from "./executor/CallResult.js";
+export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/JointLockTable.js";
+export { observeUntilSettled } from "./executor/observeUntilSettled.js";
+export { IntentLedger, type ActionRow, type ActionState, type Evidence, type SettledBy } from "./ledger/IntentLedger.js";
+export { ToolRegistry, type FunctionDeclaration } from "./tools/ToolRegistry.js";
+export { createDefaultTools } from "./tools/defaultTools.js";
+export { observeTargets } from "./tools/observeTargets.js";
+export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./tools/ToolDefinition.js";
+export { ToolMetrics } from "./observability/ToolMetrics.js";
+export { createLogger } from "./observability/logger.js";
+export type { Transport, MotionCommand, MotionEnd, ActionRecord, ActionState as ArmActionState, ArmStatus, HaltResult } from "./transport/Transport.js";
+export { createSerialTransport, SerialTransport } from "./transport/serial/index.js";
+export { toFunctionResponse, type FunctionResponse } from "./surfaces/toFunctionResponse.js";
