@@ -2,15 +2,14 @@ import type { Content, Part } from "@google/genai";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { asArmbridgeError } from "../../errors.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
-import type { AgentEnd, AgentEvent, AgentResult, ProgressListener } from "./AgentEvent.js";
+import type { AgentEnd, AgentResult, ProgressListener } from "./AgentEvent.js";
+import { AgentReporter } from "./AgentReporter.js";
 import { GeminiToolAdapter, identifyCalls } from "./GeminiToolAdapter.js";
 import { geminiTools } from "./geminiTools.js";
 import { imageParts } from "./imageParts.js";
 import type { ModelClient } from "./ModelClient.js";
-import { progressLine } from "./progressLine.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
 import { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
-import { TranscriptWriter } from "./TranscriptWriter.js";
 
 /** The part of a Bridge an agent run uses. */
 export type AgentBridge = Pick<Bridge, "executor" | "registry" | "onEvent">;
@@ -50,24 +49,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const signal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
   const adapter = new GeminiToolAdapter(options.bridge.executor);
   const tools = geminiTools(options.bridge.registry);
-  const transcript = options.transcriptPath ? new TranscriptWriter(options.transcriptPath) : undefined;
-  const ours = new Set<string>();
-  const report = (event: AgentEvent): void => {
-    const line = describeAgentEvent(event);
-    if (line !== undefined) options.onProgress?.(line, event);
-  };
-  const unsubscribe = options.bridge.onEvent((e) => {
-    if (e.type === "action_resolved" || !ours.has(e.callId)) return;
-    transcript?.write("call_event", { event: e });
-    report({ type: "call", event: e });
-  });
+  const reporter = new AgentReporter(options.bridge, options);
 
   const contents: Content[] = [{ role: "user", parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])] }];
   const sent: FunctionResponse[] = [];
   let text = "";
   let turns = 0;
   let ended: AgentEnd = "max_turns";
-  transcript?.write("run_started", { model: options.model.model, instruction: options.instruction, images: options.images ?? [], max_turns: maxTurns, deadline_ms: deadlineMs, live: false });
+  reporter.write("run_started", { model: options.model.model, instruction: options.instruction, images: options.images ?? [], max_turns: maxTurns, deadline_ms: deadlineMs, live: false });
   try {
     while (true) {
       if (signal.aborted) {
@@ -92,69 +81,30 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       contents.push(turn.content);
       if (turn.text) text = turn.text;
       const calls = identifyCalls(turn.calls);
-      for (const c of calls) ours.add(c.id);
-      transcript?.write("model_turn", { turn: turns, content: turn.content, ...(turn.note === undefined ? {} : { note: turn.note }) });
-      report({ type: "model_turn", turn: turns, calls, text: turn.text, note: turn.note });
+      reporter.track(calls.map((c) => c.id));
+      reporter.write("model_turn", { turn: turns, content: turn.content, ...(turn.note === undefined ? {} : { note: turn.note }) });
+      reporter.report({ type: "model_turn", turn: turns, calls, text: turn.text, note: turn.note });
       if (calls.length === 0) {
         ended = "answered";
         break;
       }
-      transcript?.write("calls", { turn: turns, calls });
+      reporter.write("calls", { turn: turns, calls });
       const left = deadlineAt - Date.now();
       const responses = await adapter.respond(calls, { deadlineMs: Math.max(0, Math.min(left, turn.deadlineMs ?? left)), signal });
-      transcript?.write("responses", { turn: turns, responses });
-      report({ type: "responses", turn: turns, responses });
+      reporter.write("responses", { turn: turns, responses });
+      reporter.report({ type: "responses", turn: turns, responses });
       sent.push(...responses);
       contents.push({ role: "user", parts: responses.map((r): Part => ({ functionResponse: { id: r.id, name: r.name, response: r.response } })) });
     }
     const notes = options.model instanceof ReplayModelClient ? [...options.model.expectationMisses()] : [];
-    transcript?.write("run_ended", { ended, text, turns, notes });
-    report({ type: "ended", ended, text, turns });
+    reporter.write("run_ended", { ended, text, turns, notes });
+    reporter.report({ type: "ended", ended, text, turns });
     return { ended, text, turns, responses: sent, notes };
   } catch (error) {
-    transcript?.write("error", { error: asArmbridgeError(error).toJSON() });
+    reporter.write("error", { error: asArmbridgeError(error).toJSON() });
     throw error;
   } finally {
     clearTimeout(timer);
-    unsubscribe();
-    transcript?.close();
+    reporter.close();
   }
-}
-
-/** The progress line for an agent event. */
-export function describeAgentEvent(event: AgentEvent): string | undefined {
-  switch (event.type) {
-    case "model_turn": {
-      const what = event.calls.length === 0 ? `answers: ${oneLine(event.text)}` : `calls ${event.calls.map((c) => `${c.name}#${c.id}`).join(", ")}`;
-      return `model turn ${event.turn}: ${what}${event.note ? ` — ${event.note}` : ""}`;
-    }
-    case "call":
-      return progressLine(event.event);
-    case "responses":
-      return undefined;
-    case "cancelled":
-      return `server cancelled ${event.callIds.join(", ")}: our wait ends; the motion is not stopped or re-sent, and is settled by observation`;
-    case "cancelled_settled": {
-      const r = "output" in event.response.response ? event.response.response.output : event.response.response.error;
-      return `${event.response.id} ${event.response.name}: cancelled call settled ${r.status} by ${r.settled_by} (not sent to the model)`;
-    }
-    case "ended":
-      return `run ended: ${endWords(event.ended)} after ${event.turns} model turn(s)`;
-  }
-}
-
-function endWords(ended: AgentEnd): string {
-  switch (ended) {
-    case "answered":
-      return "the model answered";
-    case "max_turns":
-      return "max turns reached";
-    case "deadline":
-      return "run deadline reached";
-  }
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
 }

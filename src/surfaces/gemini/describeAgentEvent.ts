@@ -1,0 +1,40 @@
+import type { AgentEnd, AgentEvent } from "./AgentEvent.js";
+import { progressLine } from "./progressLine.js";
+
+/** The progress line for an agent event. */
+export function describeAgentEvent(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case "model_turn": {
+      const what = event.calls.length === 0 ? `answers: ${oneLine(event.text)}` : `calls ${event.calls.map((c) => `${c.name}#${c.id}`).join(", ")}`;
+      return `model turn ${event.turn}: ${what}${event.note ? ` — ${event.note}` : ""}`;
+    }
+    case "call":
+      return progressLine(event.event);
+    case "responses":
+      return undefined;
+    case "cancelled":
+      return `server cancelled ${event.callIds.join(", ")}: our wait ends; the motion is not stopped or re-sent, and is settled by observation`;
+    case "cancelled_settled": {
+      const r = "output" in event.response.response ? event.response.response.output : event.response.response.error;
+      return `${event.response.id} ${event.response.name}: cancelled call settled ${r.status} by ${r.settled_by} (not sent to the model)`;
+    }
+    case "ended":
+      return `run ended: ${endWords(event.ended)} after ${event.turns} model turn(s)`;
+  }
+}
+
+function endWords(ended: AgentEnd): string {
+  switch (ended) {
+    case "answered":
+      return "the model answered";
+    case "max_turns":
+      return "max turns reached";
+    case "deadline":
+      return "run deadline reached";
+  }
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
+}
