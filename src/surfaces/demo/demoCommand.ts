@@ -1,0 +1,268 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { Bridge } from "../../bridge/Bridge.js";
+import type { TransportChoice } from "../../bridge/createTransport.js";
+import { packageRoot } from "../../config/packageRoot.js";
+import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
+import type { Logger } from "../../observability/logger.js";
+import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../cli/bridgeFlags.js";
+import type { CliIo } from "../cli/CliIo.js";
+import { GeminiModelClient } from "../gemini/GeminiModelClient.js";
+import type { ModelClient } from "../gemini/ModelClient.js";
+import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
+import { runAgent } from "../gemini/runAgent.js";
+import { startHttpServer, type RunningHttpServer } from "../http/startHttpServer.js";
+import { SessionNarrator } from "./SessionNarrator.js";
+import { socatAvailable, startSimChild, type SimChild } from "./startSimChild.js";
+
+/** The scripted session's joint that the simulator stalls on cue, so the demo shows an `unknown`. */
+export const DEMO_STALL_JOINT = "wrist_3";
+
+/** What a real model is asked to do when GEMINI_API_KEY is set. */
+export const DEMO_INSTRUCTION =
+  "You drive a simulated 6-joint arm with a gripper. Show how the bridge handles motion calls: " +
+  "1) in ONE turn, call move_joints twice in parallel: shoulder_pan to 0.8, and separately wrist_1 to -1.0; " +
+  "2) in ONE turn, call move_joints twice: elbow to 0.3, then elbow to 1.2 together with wrist_2 to 0.5; " +
+  "3) move shoulder_pan to -1.2 at speed 0.15 (slow: its wait may time out, the bridge then observes the arm); " +
+  "4) move wrist_3 to 1.5. Read each result's status; never re-run a call whose status is unknown or blocked. " +
+  "Finish with get_arm_state and a two-sentence summary.";
+
+export const DEMO_HELP = `Usage: armbridge demo [--exit-after-session] [--session FILE] [--instruction TEXT] [--model ID]
+                     [--seed N] [--link pty|tcp] [--http HOST:PORT] [--token T] [--data DIR] [--config FILE]
+
+The whole thing in one command (\`npm start\`): starts firmware-sim as a child
+process (PTY when socat is installed, else TCP), the bridge on it with a
+SQLite ledger under ${DEFAULT_DATA_DIR}/demo-<time>/ (or --data DIR), the HTTP API
+and the operator console; then runs an agent session and narrates it on stdout:
+with GEMINI_API_KEY, a Gemini model on --instruction; without it, the bundled
+scripted session (config/demo-session.jsonl) through the same agent loop.
+Then it keeps serving the console until Ctrl-C.
+
+  --exit-after-session   stop after the session instead of serving (tests, CI)
+  --session FILE         scripted session to replay (default config/demo-session.jsonl)
+  --instruction TEXT     what the model is asked (with GEMINI_API_KEY)
+  --model ID             Gemini model id, or replay:FILE
+  --seed N               firmware-sim seed (default 1)
+  --link pty|tcp         firmware-sim link (default pty when socat is on PATH)
+  --stall-joint NAME     axis whose next motion the simulator stalls half-way (default ${DEMO_STALL_JOINT}; "none" for none)
+  --http HOST:PORT       where the API and console listen (default 127.0.0.1:0, any free port)
+  --token T              API bearer token (default: generated)
+Logs go to <data>/armbridge.log and <data>/firmware-sim.log; firmware-sim's
+ground truth to <data>/effects.jsonl; the session transcript to <data>/transcript.jsonl.
+With --serial LINK or --ros the session drives that arm instead of a simulator.
+
+${BRIDGE_FLAGS_HELP}
+`;
+
+interface DemoOptions {
+  readonly exitAfterSession: boolean;
+  readonly session: string;
+  readonly instruction: string;
+  readonly model: string | undefined;
+  readonly seed: number;
+  readonly link: "pty" | "tcp";
+  readonly stallJoints: readonly string[];
+  readonly host: string;
+  readonly port: number;
+  readonly token: string;
+  readonly dataDir: string;
+  readonly config: string | undefined;
+  /** An arm given on the command line: no simulator is started. */
+  readonly transport: TransportChoice | undefined;
+}
+
+/** `armbridge demo` (`npm start`). */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.stdout.write(DEMO_HELP);
+    return 0;
+  }
+  let options: DemoOptions;
+  try {
+    options = parseDemoArgs(argv);
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge demo: ${e.message} [${e.code}]\n`);
+    return 2;
+  }
+  const say = (line = ""): void => {
+    io.stdout.write(line + "\n");
+  };
+
+  mkdirSync(options.dataDir, { recursive: true });
+  // The terminal is for the narrative; the logs go to a file in the data folder.
+  const logger: Logger = pino(
+    { level: io.env.ARMBRIDGE_LOG_LEVEL ?? "info", base: { app: "armbridge", command: "demo" } },
+    pino.destination({ dest: join(options.dataDir, "armbridge.log"), sync: true, mkdir: true }),
+  );
+
+  const shutdown = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!shutdown.signal.aborted) say(`\n${signal}: shutting down (bridge, HTTP, simulator)...`);
+    shutdown.abort(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  let sim: SimChild | undefined;
+  let bridge: Bridge | undefined;
+  let http: RunningHttpServer | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let exitCode = 0;
+  try {
+    const shown = (p: string): string => relative(process.cwd(), p) || ".";
+    say("armbridge demo");
+    let transport = options.transport;
+    if (!transport) {
+      sim = await startSimChild({
+        link: options.link,
+        seed: options.seed,
+        effectsLog: join(options.dataDir, "effects.jsonl"),
+        logFile: join(options.dataDir, "firmware-sim.log"),
+        stallJoints: options.stallJoints,
+        config: options.config,
+      });
+      transport = { kind: "serial", link: sim.link };
+      say(`  simulator  firmware-sim (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`);
+      if (options.stallJoints.length > 0) say(`             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`);
+      say(`  effects    ${shown(join(options.dataDir, "effects.jsonl"))} (the simulator's ground truth)`);
+    }
+    if (shutdown.signal.aborted) return 0;
+    bridge = await Bridge.start({ config: options.config, transport, dataDir: options.dataDir, logger });
+    say(`  ledger     ${shown(join(options.dataDir, "ledger.sqlite"))}`);
+    say(`  logs       ${shown(join(options.dataDir, "armbridge.log"))}`);
+    http = await startHttpServer(bridge, { host: options.host, port: options.port, token: options.token, logger });
+    const consoleUrl = `${http.url}/console#token=${options.token}`;
+    say(`  API        ${http.url}/v1 (Authorization: Bearer ${options.token})`);
+    say(`  console    ${consoleUrl}`);
+    say();
+    if (shutdown.signal.aborted) return 0;
+
+    const narrator = new SessionNarrator({ write: say, consoleUrl });
+    const activeBridge = bridge;
+    unsubscribe = bridge.onEvent((e) => {
+      if (e.type === "action_resolved") narrator.actionResolved(e.row);
+    });
+    const { model, what } = chooseModel(options, io.env);
+    say(what);
+    say();
+    try {
+      const result = await runAgent({
+        bridge,
+        model,
+        instruction: options.instruction,
+        transcriptPath: join(options.dataDir, "transcript.jsonl"),
+        onProgress: narrator.onAgentEvent,
+        signal: shutdown.signal,
+      });
+      if (result.ended === "answered") say(`The model's last word: ${result.text.replace(/\s+/g, " ").trim()}`);
+      for (const note of result.notes) say(`  note: ${note}`);
+    } catch (error) {
+      const e = asArmbridgeError(error);
+      say(`The session failed: ${e.message} [${e.code}]`);
+      exitCode = 1;
+    }
+    say();
+    narrator.summary((actionId) => activeBridge.ledger.get(actionId)?.state === "unknown");
+    if (options.exitAfterSession || shutdown.signal.aborted) return exitCode;
+
+    say();
+    say(`Serving. Open ${consoleUrl} to confirm or reject unknown actions. Press Ctrl-C to stop.`);
+    await new Promise<void>((resolve) => {
+      if (shutdown.signal.aborted) resolve();
+      else shutdown.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    return exitCode;
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge demo: ${e.message} [${e.code}]\n`);
+    return 1;
+  } finally {
+    unsubscribe?.();
+    // Order matters: stop taking requests, then release the arm, then stop the arm.
+    await http?.close().catch((error: unknown) => logger.error({ err: String(error) }, "HTTP close failed"));
+    await bridge?.close().catch((error: unknown) => logger.error({ err: String(error) }, "bridge close failed"));
+    const simCode = await sim?.stop();
+    if (sim) logger.info({ exit_code: simCode }, "firmware-sim stopped");
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    logger.flush();
+    if (shutdown.signal.aborted) say("Stopped cleanly.");
+  }
+}
+
+function chooseModel(options: DemoOptions, env: NodeJS.ProcessEnv): { model: ModelClient; what: string } {
+  const key = env.GEMINI_API_KEY;
+  if (options.model?.startsWith("replay:")) {
+    const file = options.model.slice("replay:".length);
+    return { model: ReplayModelClient.fromFile(file), what: `Scripted session ${file} (replay model).` };
+  }
+  if (key) {
+    const model = new GeminiModelClient({ apiKey: key, model: options.model });
+    return { model, what: `Gemini session with ${model.model}. Instruction: ${options.instruction}` };
+  }
+  return {
+    model: ReplayModelClient.fromFile(options.session),
+    what: `Scripted session ${relative(process.cwd(), options.session)} through the agent loop with the replay model (set GEMINI_API_KEY to drive it with Gemini).`,
+  };
+}
+
+function parseDemoArgs(argv: readonly string[]): DemoOptions {
+  const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
+  const bridgeFlags = parseBridgeFlags(argv, { transport: "optional" });
+  let values;
+  try {
+    values = parseArgs({
+      args: bridgeFlags.rest,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "exit-after-session": { type: "boolean" },
+        session: { type: "string" },
+        instruction: { type: "string" },
+        model: { type: "string" },
+        seed: { type: "string" },
+        link: { type: "string" },
+        "stall-joint": { type: "string" },
+        http: { type: "string" },
+        token: { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    throw usage(`${(error as Error).message}; see armbridge demo --help`);
+  }
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw usage(`--seed ${JSON.stringify(values.seed)} must be a non-negative integer`);
+  const link = values.link ?? (socatAvailable() ? "pty" : "tcp");
+  if (link !== "pty" && link !== "tcp") throw usage(`--link ${JSON.stringify(link)} must be pty or tcp`);
+  let host = "127.0.0.1";
+  let port = 0;
+  if (values.http !== undefined) {
+    const m = /^(.+):(\d{1,5})$/.exec(values.http);
+    if (!m || Number(m[2]) > 65535) throw usage(`--http ${JSON.stringify(values.http)} must be HOST:PORT (port 0 for any free port)`);
+    host = m[1] ?? host;
+    port = Number(m[2]);
+  }
+  if (values.token !== undefined && values.token.length < 8) throw usage("--token must be at least 8 characters");
+  const stall = values["stall-joint"] ?? DEMO_STALL_JOINT;
+  const dataGiven = argv.some((a) => a === "--data" || a.startsWith("--data="));
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  return {
+    exitAfterSession: values["exit-after-session"] ?? false,
+    session: values.session ?? join(packageRoot(), "config", "demo-session.jsonl"),
+    instruction: values.instruction ?? DEMO_INSTRUCTION,
+    model: values.model,
+    seed,
+    link,
+    stallJoints: stall === "none" ? [] : stall.split(",").filter((s) => s !== ""),
+    host,
+    port,
+    token: values.token ?? randomBytes(16).toString("hex"),
+    dataDir: dataGiven ? bridgeFlags.options.dataDir : join(DEFAULT_DATA_DIR, `demo-${stamp}`),
+    config: bridgeFlags.options.config,
+    transport: bridgeFlags.options.transport,
+  };
+}

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, closeSync, constants, openSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { createInterface } from "node:readline";
+import { packageRoot } from "../../config/packageRoot.js";
+import { ArmbridgeError } from "../../errors.js";
+
+export interface SimChildOptions {
+  readonly link: "pty" | "tcp";
+  readonly seed: number;
+  readonly effectsLog: string;
+  /** The simulator's own logs go here (the terminal is for the narrative). */
+  readonly logFile: string;
+  /** Axes whose next motion stalls half-way, once (the demo's unknown on cue). */
+  readonly stallJoints: readonly string[];
+  readonly config?: string | undefined;
+  /** How long to wait for the ready line. */
+  readonly readyTimeoutMs?: number | undefined;
+}
+
+export interface SimChild {
+  /** What the bridge opens: the PTY path or tcp://127.0.0.1:PORT. */
+  readonly link: string;
+  readonly pid: number;
+  readonly args: readonly string[];
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; resolves with its exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+/** `socat` on PATH: firmware-sim can then offer a real PTY, like a USB serial device. */
+export function socatAvailable(): boolean {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, "socat"), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
+}
+
+/**
+ * Starts firmware-sim (`dist/firmware-sim/main.js`) as a child process and
+ * waits for its ready line. A separate process on purpose: the bridge talks
+ * to it over a real byte link exactly as it would to a microcontroller.
+ */
+export async function startSimChild(options: SimChildOptions): Promise<SimChild> {
+  const main = join(packageRoot(), "dist", "firmware-sim", "main.js");
+  const args = [
+    main,
+    "--link",
+    options.link,
+    ...(options.link === "tcp" ? ["--port", "0"] : []),
+    "--seed",
+    String(options.seed),
+    "--effects-log",
+    options.effectsLog,
+    ...(options.stallJoints.length > 0 ? ["--stall-joint", options.stallJoints.join(",")] : []),
+    ...(options.config === undefined ? [] : ["--config", options.config]),
+  ];
+  const logFd = openSync(options.logFile, "a");
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", logFd], env: { ...process.env, ARMBRIDGE_LOG_LEVEL: process.env.ARMBRIDGE_LOG_LEVEL ?? "info" } });
+  } finally {
+    // The child holds its own copy of the descriptor.
+    closeSync(logFd);
+  }
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // Safety net: the simulator never outlives the demo, even if the demo dies abruptly.
+  const killOnExit = (): void => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  };
+  process.once("exit", killOnExit);
+
+  const lines = createInterface({ input: child.stdout! });
+  const timeoutMs = options.readyTimeoutMs ?? 15_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const link = await new Promise<string>((resolve, reject) => {
+      timer = setTimeout(() => reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: "firmware-sim", reason: `no ready line within ${timeoutMs} ms (see ${options.logFile})` })), timeoutMs);
+      lines.on("line", (line) => {
+        try {
+          const msg = JSON.parse(line) as { event?: unknown; link?: unknown };
+          if (msg.event === "ready" && typeof msg.link === "string") resolve(msg.link);
+        } catch {
+          // not the ready line
+        }
+      });
+      exited.then(
+        (code) => reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: "firmware-sim", reason: `it exited with code ${code} before it was ready (see ${options.logFile})` })),
+        reject,
+      );
+    });
+    let stopping: Promise<number | null> | undefined;
+    return {
+      link,
+      pid: child.pid ?? -1,
+      args,
+      stop(graceMs = 5000) {
+        stopping ??= (async () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill("SIGTERM");
+            let grace: NodeJS.Timeout | undefined;
+            const late = new Promise<"late">((resolve) => (grace = setTimeout(() => resolve("late"), graceMs)));
+            if ((await Promise.race([exited, late])) === "late") child.kill("SIGKILL");
+            clearTimeout(grace);
+          }
+          const code = await exited;
+          lines.close();
+          process.off("exit", killOnExit);
+          return code;
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    child.kill("SIGKILL");
+    await exited;
+    lines.close();
+    process.off("exit", killOnExit);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
