@@ -82,7 +82,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       if (turn.text) text = turn.text;
       const calls = identifyCalls(turn.calls);
       reporter.track(calls.map((c) => c.id));
-      reporter.write("model_turn", { turn: turns, content: turn.content, ...(turn.note === undefined ? {} : { note: turn.note }) });
+      // The scripted keys go along, so the transcript replays the same session.
+      reporter.write("model_turn", {
+        turn: turns,
+        content: turn.content,
+        ...(turn.note === undefined ? {} : { note: turn.note }),
+        ...(turn.deadlineMs === undefined ? {} : { deadline_ms: turn.deadlineMs }),
+        ...(turn.expect === undefined ? {} : { expect: turn.expect }),
+      });
       reporter.report({ type: "model_turn", turn: turns, calls, text: turn.text, note: turn.note });
       if (calls.length === 0) {
         ended = "answered";

@@ -1,0 +1,184 @@
+import { parseArgs } from "node:util";
+import { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
+import { resultOf } from "../toFunctionResponse.js";
+import { createLogger } from "../../observability/logger.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
+import type { CliIo } from "../cli/CliIo.js";
+import type { AgentEnd, AgentResult } from "./AgentEvent.js";
+import { createGoogleGenAI, DEFAULT_GEMINI_MODEL, GeminiModelClient } from "./GeminiModelClient.js";
+import type { ModelClient } from "./ModelClient.js";
+import { ReplayModelClient } from "./ReplayModelClient.js";
+import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAgent.js";
+import { runLiveAgent } from "./runLiveAgent.js";
+
+export const AGENT_USAGE = `usage: armbridge agent "<instruction>" [options] (--serial LINK | --ros ...)
+
+Runs a Gemini agent on the arm: the model's function calls go through the
+bridge (per-joint locks, timeouts settled by observation, the intent ledger).
+Progress goes to stderr, one line per motion event; the outcome is one JSON
+line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...}.
+
+  --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}), or
+                          replay:FILE to replay recorded model turns offline (JSONL;
+                          see config/demo-session.jsonl). Needs GEMINI_API_KEY unless replay.
+  --live                  use a Live API session (ai.live.connect) instead of generateContent
+  --max-turns N           model turns before stopping (default ${DEFAULT_MAX_TURNS})
+  --deadline-ms N         run deadline for model calls and motions (default ${DEFAULT_AGENT_DEADLINE_MS})
+  --image FILE            attach an image (png, jpg, webp, heic, heif); repeatable
+  --transcript FILE       write every model turn, call and response as JSONL
+  --base-url URL          another Gemini endpoint (the SDK's httpOptions.baseUrl)
+  --api-version V         the SDK's httpOptions.apiVersion (default v1beta)
+  --help                  this text
+
+${BRIDGE_FLAGS_HELP}
+
+Exit codes: 0 the model answered; 3 stopped at max turns or the deadline;
+2 bad usage (including no GEMINI_API_KEY); 1 any other failure.`;
+
+const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns: 3, deadline: 3 };
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID"]);
+
+interface AgentArgs {
+  readonly instruction: string;
+  readonly model: string;
+  readonly live: boolean;
+  readonly maxTurns: number;
+  readonly deadlineMs: number;
+  readonly images: string[];
+  readonly transcript: string | undefined;
+  readonly baseUrl: string | undefined;
+  readonly apiVersion: string | undefined;
+}
+
+/** `armbridge agent`: exit code per AGENT_USAGE. */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.stdout.write(AGENT_USAGE + "\n");
+    return 0;
+  }
+  let bridge: Bridge | undefined;
+  const interrupt = new AbortController();
+  const onSigint = (): void => interrupt.abort();
+  try {
+    const flags = parseBridgeFlags(argv, { transport: "optional" });
+    const args = parseAgentArgs(flags.rest);
+    const model = modelClient(args, io.env);
+    if (flags.options.transport === undefined) parseBridgeFlags(argv, { transport: "required" });
+    const transport = flags.options.transport;
+    if (transport === undefined) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "no arm given" });
+
+    const logger = createLogger({ level: io.env.ARMBRIDGE_LOG_LEVEL ?? "warn" });
+    bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, logger });
+    process.once("SIGINT", onSigint);
+    const common = {
+      bridge,
+      instruction: args.instruction,
+      images: args.images,
+      maxTurns: args.maxTurns,
+      deadlineMs: args.deadlineMs,
+      transcriptPath: args.transcript,
+      signal: interrupt.signal,
+      onProgress: (line: string) => io.stderr.write(`[agent] ${line}\n`),
+    };
+    let result: AgentResult;
+    if (args.live) {
+      const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
+      result = await runLiveAgent({ ...common, ai, model: args.model });
+    } else {
+      result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model }) });
+    }
+    for (const note of result.notes) io.stderr.write(`[agent] note: ${note}\n`);
+    for (const r of result.responses) {
+      const out = resultOf(r.response);
+      if (out.status === "unknown") {
+        io.stderr.write(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome done|not_done --operator NAME\`\n`);
+      }
+    }
+    io.stdout.write(
+      JSON.stringify({
+        event: "agent_finished",
+        ended: result.ended,
+        turns: result.turns,
+        text: result.text,
+        responses: result.responses.map((r) => ({ id: r.id, name: r.name, status: resultOf(r.response).status })),
+        notes: result.notes,
+      }) + "\n",
+    );
+    return EXIT_BY_END[result.ended];
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge agent: ${e.code}: ${e.message}\n`);
+    if (e.code === "ARMB_ERR_CLI_USAGE") io.stderr.write("run `armbridge agent --help` for usage\n");
+    return USAGE_CODES.has(e.code) ? 2 : 1;
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    await bridge?.close();
+  }
+}
+
+function parseAgentArgs(rest: readonly string[]): AgentArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        model: { type: "string" },
+        live: { type: "boolean" },
+        "max-turns": { type: "string" },
+        "deadline-ms": { type: "string" },
+        image: { type: "string", multiple: true },
+        transcript: { type: "string" },
+        "base-url": { type: "string" },
+        "api-version": { type: "string" },
+      },
+    });
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
+  const v = parsed.values;
+  if (parsed.positionals.length !== 1 || parsed.positionals[0]?.trim() === "") {
+    throw usage(parsed.positionals.length === 0 ? "give the instruction, e.g. armbridge agent \"wave the wrist\" --serial tcp://127.0.0.1:7000" : `give the instruction as one quoted argument (got ${parsed.positionals.length}: ${parsed.positionals.map((p) => JSON.stringify(p)).join(" ")})`);
+  }
+  const model = v.model ?? DEFAULT_GEMINI_MODEL;
+  if (model === "" || model === "replay:") throw usage("--model needs a model id or replay:FILE");
+  if (v.live && model.startsWith("replay:")) throw usage("--live needs a Live API session; replay:FILE replays the unary loop only, so drop --live or give a model id");
+  if (v["base-url"] !== undefined && !/^https?:\/\//.test(v["base-url"])) throw usage(`--base-url ${JSON.stringify(v["base-url"])} must be an http:// or https:// URL`);
+  return {
+    instruction: parsed.positionals[0] as string,
+    model,
+    live: v.live === true,
+    maxTurns: positiveInt("--max-turns", v["max-turns"], DEFAULT_MAX_TURNS, 1000),
+    deadlineMs: positiveInt("--deadline-ms", v["deadline-ms"], DEFAULT_AGENT_DEADLINE_MS, 86_400_000),
+    images: v.image ?? [],
+    transcript: v.transcript,
+    baseUrl: v["base-url"],
+    apiVersion: v["api-version"],
+  };
+}
+
+/** The replay client, or undefined for the API (checked for a key here, before any arm is touched). */
+function modelClient(args: AgentArgs, env: NodeJS.ProcessEnv): ModelClient | undefined {
+  if (args.model.startsWith("replay:")) return ReplayModelClient.fromFile(args.model.slice("replay:".length));
+  apiKey(env);
+  return undefined;
+}
+
+function apiKey(env: NodeJS.ProcessEnv): string {
+  const key = env.GEMINI_API_KEY;
+  if (key === undefined || key.trim() === "") throw new ArmbridgeError("ARMB_ERR_GEMINI_NO_KEY");
+  return key;
+}
+
+function positiveInt(flag: string, text: string | undefined, fallback: number, max: number): number {
+  if (text === undefined) return fallback;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw usage(`${flag} ${JSON.stringify(text)} must be an integer in 1..${max}`);
+  return n;
+}
+
+function usage(message: string): ArmbridgeError {
+  return new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
+}
