@@ -1,5 +1,5 @@
 import type { TransportChoice } from "../../bridge/createTransport.js";
-import { ArmbridgeError } from "../../errors.js";
+import { cliUsageError } from "./cliUsageError.js";
 
 /** The Bridge.start options that come from the command line. */
 export interface BridgeFlagOptions<T extends TransportChoice | undefined = TransportChoice> {
@@ -74,11 +74,11 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
     if (name !== arg) value = arg.slice(eq + 1);
     else {
       value = argv[i + 1];
-      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw usage(`${name} needs a value`);
+      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw cliUsageError(`${name} needs a value`);
       i++;
     }
-    if (value.length === 0) throw usage(`${name} needs a non-empty value`);
-    if (values.has(name)) throw usage(`${name} was given twice`);
+    if (value.length === 0) throw cliUsageError(`${name} needs a non-empty value`);
+    if (values.has(name)) throw cliUsageError(`${name} was given twice`);
     values.set(name, value);
   }
 
@@ -86,17 +86,13 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
   const paramsFile = values.get("--params-file");
   if (paramsFile !== undefined) ros = true;
   if (serial !== undefined && ros) {
-    throw usage("--serial and --ros (or --ros-args / --params-file) were both given; choose one arm: --serial LINK for firmware, --ros for ros2_control");
+    throw cliUsageError("--serial and --ros (or --ros-args / --params-file) were both given; choose one arm: --serial LINK for firmware, --ros for ros2_control");
   }
   let transport: TransportChoice | undefined;
   if (serial !== undefined) transport = { kind: "serial", link: serial };
   else if (ros) transport = { kind: "ros2", argv: ["armbridge", ...(rosArgs ?? [])], paramsFile };
   else if (options.transport === "required") {
-    throw usage("no arm given: pass --serial LINK (a device path or tcp://HOST:PORT, e.g. from `armbridge-sim --link tcp`) or --ros");
+    throw cliUsageError("no arm given: pass --serial LINK (a device path or tcp://HOST:PORT, e.g. from `armbridge-sim --link tcp`) or --ros");
   }
   return { options: { config: values.get("--config"), transport, dataDir: values.get("--data") ?? DEFAULT_DATA_DIR }, rest };
-}
-
-function usage(message: string): ArmbridgeError {
-  return new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
 }

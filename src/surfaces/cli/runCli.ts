@@ -1,0 +1,120 @@
+import { isArmbridgeError } from "../../errors.js";
+import { actionsCommand, ACTIONS_HELP } from "./actionsCommand.js";
+import { ApiError } from "./apiClient.js";
+import { callCommand, CALL_HELP } from "./callCommand.js";
+import type { CliIo, SubcommandRun } from "./CliIo.js";
+import { confirmCommand, CONFIRM_HELP } from "./confirmCommand.js";
+import { serveCommand, SERVE_HELP } from "./serveCommand.js";
+
+/** Exit codes: 0 success, 1 runtime error (printed with its code), 2 bad command line. */
+export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
+
+interface LocalCommand {
+  readonly summary: string;
+  readonly help: string;
+  readonly run: SubcommandRun;
+}
+
+const LOCAL: Readonly<Record<string, LocalCommand>> = {
+  serve: { summary: "run the bridge, the HTTP API and the operator console", help: SERVE_HELP, run: serveCommand },
+  call: { summary: "send one function call to a running serve", help: CALL_HELP, run: callCommand },
+  actions: { summary: "list the intent ledger of a running serve", help: ACTIONS_HELP, run: actionsCommand },
+  confirm: { summary: "confirm an unknown action: done or not_done", help: CONFIRM_HELP, run: confirmCommand },
+};
+
+/**
+ * Commands owned by other surfaces, loaded only when used (the Gemini SDK and
+ * the MCP SDK cost start-up time `serve` should not pay). Paths are relative
+ * to this file's compiled location and kept in variables so tsc does not try
+ * to resolve them.
+ */
+const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly module: string }>> = {
+  agent: { summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"', module: "../gemini/agentCommand.js" },
+  mcp: { summary: "serve the tools over MCP (stdio) for MCP agent hosts", module: "../mcp/mcpCommand.js" },
+  demo: { summary: "start the simulator and the bridge and run the scripted session (npm start)", module: "../demo/demoCommand.js" },
+};
+
+export function topHelp(): string {
+  const rows = [...Object.entries(LOCAL), ...Object.entries(DYNAMIC)].map(([name, c]) => `  ${name.padEnd(9)}${c.summary}`);
+  return `Usage: armbridge <command> [flags]   (armbridge <command> --help for its flags)
+
+Drive a robot arm from an LLM agent's function calls, safely.
+
+Commands:
+${rows.join("\n")}
+
+Exit codes: 0 ok, 1 runtime error (printed with its ARMB_ERR_* code), 2 bad command line.
+stdout carries JSON only; messages and logs go to stderr.
+`;
+}
+
+const wantsHelp = (argv: readonly string[]): boolean => argv.includes("--help") || argv.includes("-h");
+
+/** Runs one command line; never throws, returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    io.stderr.write(`armbridge: no command given\n\n${topHelp()}`);
+    return EXIT.usage;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    io.stdout.write(topHelp());
+    return EXIT.ok;
+  }
+  try {
+    const local = LOCAL[name];
+    if (local) {
+      if (wantsHelp(rest)) {
+        io.stdout.write(local.help + "\n");
+        return EXIT.ok;
+      }
+      return await local.run(rest, io);
+    }
+    const dynamic = DYNAMIC[name];
+    if (dynamic) return await runDynamic(name, dynamic.module, rest, io);
+    io.stderr.write(`armbridge: unknown command ${JSON.stringify(name)}; commands: ${[...Object.keys(LOCAL), ...Object.keys(DYNAMIC)].join(", ")}\n`);
+    return EXIT.usage;
+  } catch (error) {
+    return reportError(name, error, io);
+  }
+}
+
+async function runDynamic(name: string, relative: string, argv: readonly string[], io: CliIo): Promise<number> {
+  const url = new URL(relative, import.meta.url);
+  let mod: { run?: unknown };
+  try {
+    mod = (await import(url.href)) as { run?: unknown };
+  } catch (error) {
+    // Only the command's own module being absent is "not available"; an
+    // error inside it (or in what it imports) is a real fault and surfaces as one.
+    const e = error as { code?: string; url?: string; message?: string };
+    if (e.code === "ERR_MODULE_NOT_FOUND" && (e.url === url.href || (e.message ?? "").includes(url.pathname))) {
+      io.stderr.write(`armbridge: ARMB_ERR_INTERNAL: the ${name} command is not available in this build (${url.pathname} is missing); run \`npm run build\`\n`);
+      return EXIT.runtime;
+    }
+    throw error;
+  }
+  if (typeof mod.run !== "function") {
+    io.stderr.write(`armbridge: ARMB_ERR_INTERNAL: ${url.pathname} does not export run(argv, io)\n`);
+    return EXIT.runtime;
+  }
+  return (await (mod.run as SubcommandRun)(argv, io)) ?? EXIT.ok;
+}
+
+function reportError(command: string, error: unknown, io: CliIo): number {
+  if (isArmbridgeError(error, "ARMB_ERR_CLI_USAGE")) {
+    io.stderr.write(`armbridge ${command}: ${error.message}\n(armbridge ${command} --help for usage)\n`);
+    return EXIT.usage;
+  }
+  if (isArmbridgeError(error)) {
+    io.stderr.write(`armbridge ${command}: ${error.code}: ${error.message}\n`);
+    return EXIT.runtime;
+  }
+  if (error instanceof ApiError) {
+    io.stderr.write(`armbridge ${command}: ${error.code}: ${error.message} (HTTP ${error.status})\n`);
+    return EXIT.runtime;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(`armbridge ${command}: ARMB_ERR_INTERNAL: ${message}\n`);
+  return EXIT.runtime;
+}
