@@ -158,7 +158,16 @@ export class Executor {
         const observe: ObserveFn = tool?.blocking ? tool.observe : observeTargets;
         let outcome: ObserveOutcome | undefined;
         if (command && typeof command === "object" && typeof command.actionId === "string") {
-          outcome = await observeUntilSettled({ transport: this.transport, observe, command, config: this.config, signal: this.#shutdown.signal, now: this.#now });
+          outcome = await observeUntilSettled({
+            transport: this.transport,
+            observe,
+            command,
+            config: this.config,
+            // After a crash the arm may also have rebooted: void only what the same incarnation never heard of.
+            mayVoid: this.#sameIncarnation(row.armIncarnation),
+            signal: this.#shutdown.signal,
+            now: this.#now,
+          });
         }
         const settled = this.#settleFromObservation(row.actionId, row.tool, outcome, { timedOut: false, why: "the bridge stopped while this motion was under way" });
         this.#log.info({ action_id: row.actionId, state: settled.state }, "reconciled action left started by a previous run");
@@ -288,7 +297,8 @@ export class Executor {
       const plan = tool.plan(args, this.#ctx);
       const command: MotionCommand = { actionId: this.#newActionId(), targets: plan.targets, speed: plan.speed };
       // The intent is durable before a single byte leaves for the arm.
-      await this.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command }, this.#now());
+      const armIncarnation = this.transport.armIncarnation?.();
+      await this.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command, armIncarnation }, this.#now());
       const log = this.#log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
       this.#emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
@@ -342,6 +352,7 @@ export class Executor {
         command,
         config: this.config,
         initialRecord,
+        mayVoid: this.#sameIncarnation(armIncarnation),
         signal: this.#shutdown.signal,
         now: this.#now,
       });
@@ -410,6 +421,14 @@ export class Executor {
     this.quarantine.update(row);
     if (row.state === "unknown") this.#log.warn({ action_id: actionId, resources }, "action unknown: its resources are quarantined until an operator confirms");
     return resultFromRow(row);
+  }
+
+  /** Whether the arm still has the memory it had when a command was sent (so its "unknown" is evidence). */
+  #sameIncarnation(recorded: string | undefined): boolean {
+    const current = this.transport.armIncarnation?.();
+    // An arm that names no incarnation keeps no action memory we could lose track of.
+    if (recorded === undefined && current === undefined) return true;
+    return recorded !== undefined && recorded === current;
   }
 
   #reusedId(callId: string, toolName: string, actionId: string | undefined): CallResult {

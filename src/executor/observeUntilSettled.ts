@@ -9,6 +9,12 @@ export interface ObserveOptions {
   readonly config: ArmConfig;
   /** A record we already hold (e.g. the one runMotion ended with). */
   readonly initialRecord?: ActionRecord | undefined;
+  /**
+   * Whether the arm may be asked to void an action it has never heard of.
+   * False when the arm may have forgotten it (its incarnation changed since
+   * the send): then "never heard of it" proves nothing. Default true.
+   */
+  readonly mayVoid?: boolean | undefined;
   /** Ends the observation early (shutdown); the result is then `undetermined`. */
   readonly signal?: AbortSignal | undefined;
   readonly now?: () => number;
@@ -43,6 +49,7 @@ export interface ObserveOutcome {
 export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOutcome> {
   const { transport, observe, command, config } = options;
   const now = options.now ?? Date.now;
+  const mayVoid = options.mayVoid ?? true;
   const startedAt = now();
   const softEnd = startedAt + config.observe.budgetMs;
   const hardEnd = startedAt + config.observe.maxMs;
@@ -101,7 +108,7 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
     const query = async (): Promise<void> => {
       if (settled || queryInFlight) return;
       queryInFlight = true;
-      const voidIfUnknown = firstQuery;
+      const voidIfUnknown = firstQuery && mayVoid;
       firstQuery = false;
       try {
         const answer = await transport.queryAction(command.actionId, {
@@ -127,7 +134,7 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       // Last word: ask once more, voiding the action if the arm never heard of it.
       const answer = await transport
         .queryAction(command.actionId, {
-          voidIfUnknown: true,
+          voidIfUnknown: mayVoid,
           signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(100, config.observe.queryIntervalMs * 2))]),
         })
         .catch(() => undefined);

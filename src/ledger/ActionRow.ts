@@ -26,6 +26,8 @@ export interface ActionRow {
   readonly argsHash: string;
   readonly resources: readonly string[];
   readonly command: unknown;
+  /** The arm's incarnation (firmware boot id) when the command was sent. */
+  readonly armIncarnation: string | undefined;
   readonly state: ActionState;
   readonly timedOut: boolean;
   readonly settledBy: SettledBy;

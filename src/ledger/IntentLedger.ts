@@ -20,6 +20,7 @@ CREATE TABLE actions (
   args_hash      TEXT NOT NULL,
   resources_json TEXT NOT NULL,
   command_json   TEXT,
+  arm_incarnation TEXT,
   state          TEXT NOT NULL CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")})),
   timed_out      INTEGER NOT NULL DEFAULT 0,
   settled_by     TEXT,
@@ -44,6 +45,7 @@ interface RawRow {
   args_hash: string;
   resources_json: string;
   command_json: string | null;
+  arm_incarnation: string | null;
   state: string;
   timed_out: number;
   settled_by: string | null;
@@ -65,6 +67,8 @@ export interface NewIntent {
   readonly argsHash: string;
   readonly resources: readonly string[];
   readonly command: unknown;
+  /** The arm's incarnation when the command was sent (Transport.armIncarnation). */
+  readonly armIncarnation?: string | undefined;
 }
 
 export interface Settlement {
@@ -201,6 +205,7 @@ export class IntentLedger {
         args_hash: intent.argsHash,
         resources_json: JSON.stringify(intent.resources),
         command_json: JSON.stringify(intent.command),
+        arm_incarnation: intent.armIncarnation ?? null,
         state: "started",
         created_at: now,
         updated_at: now,
@@ -300,8 +305,8 @@ export type { ActionRow, ActionState, Evidence, SettledBy } from "./ActionRow.js
 function prepare(db: Database.Database) {
   return {
     insert: db.prepare(
-      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, state, created_at, updated_at)
-       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @state, @created_at, @updated_at)`,
+      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, arm_incarnation, state, created_at, updated_at)
+       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @arm_incarnation, @state, @created_at, @updated_at)`,
     ),
     settle: db.prepare(
       `UPDATE actions SET state = @state, timed_out = @timed_out, settled_by = @settled_by, message = @message,
@@ -332,6 +337,7 @@ function toRow(r: RawRow): ActionRow {
     argsHash: r.args_hash,
     resources: JSON.parse(r.resources_json) as string[],
     command: r.command_json === null ? undefined : (JSON.parse(r.command_json) as unknown),
+    armIncarnation: r.arm_incarnation ?? undefined,
     state: r.state as ActionState,
     timedOut: r.timed_out === 1,
     settledBy: (r.settled_by ?? "none") as SettledBy,

@@ -55,6 +55,14 @@ export interface Transport {
    * `signal` fired. Never rejects.
    */
   halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult>;
+
+  /**
+   * Names the arm's current memory of actions (the firmware's boot id), when
+   * the arm keeps one. The executor records it with each intent: an arm whose
+   * incarnation has changed since a command was sent may have forgotten it,
+   * so its "never heard of it" is no evidence, and the action is never voided.
+   */
+  armIncarnation?(): string | undefined;
 }
 
 /** One motion: absolute targets (never relative), so a re-sent command cannot move the arm twice. */

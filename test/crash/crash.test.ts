@@ -115,4 +115,14 @@ describe("crash: SIGKILL mid-call, then restart", () => {
     expect(again).toMatchObject({ status: "unknown", replayed: true });
     expect(duplicateExecutions(truth)).toBe(0);
   });
+
+  it("killed after the command left, and the arm reboots (forgetting the action) before the bridge returns: unknown, never a false 'failed'", async () => {
+    const { row, truth, actionId } = await crashScenario("after-send", ["--motion-time", "fixed:1500", "--watchdog-ms", "0", "--reboot-rate", "1"], 1200);
+    // Ground truth: the motion started, then the reboot cut it short.
+    expect(truth.filter((e) => e.action_id === actionId && e.event === "motion_start")).toHaveLength(1);
+    expect(truth.some((e) => e.event === "reboot")).toBe(true);
+    // The rebooted arm has never heard of the action, but that proves nothing: it moved.
+    expect(row.state).toBe("unknown");
+    expect(truth.filter((e) => e.event === "voided")).toHaveLength(0);
+  });
 });

@@ -237,6 +237,12 @@ export class SerialTransport implements Transport {
     this.logger.info("closed");
   }
 
+  /** The device's boot id: a reboot wipes its action memory. */
+  armIncarnation(): string | undefined {
+    const bootId = this.device?.bootId;
+    return bootId === undefined ? undefined : `boot:${bootId}`;
+  }
+
   latestStatus(): ArmStatus | undefined {
     return this.statuses.latest();
   }
