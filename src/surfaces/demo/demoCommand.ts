@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { Bridge } from "../../bridge/Bridge.js";
@@ -18,8 +18,8 @@ import { startHttpServer, type RunningHttpServer } from "../http/startHttpServer
 import { SessionNarrator } from "./SessionNarrator.js";
 import { socatAvailable, startSimChild, type SimChild } from "./startSimChild.js";
 
-/** The scripted session's joint that the simulator stalls on cue, so the demo shows an `unknown`. */
-export const DEMO_STALL_JOINT = "wrist_3";
+/** The joint the bundled session (config/demo-session.jsonl, turn 4) expects the simulator to stall on cue, so the demo shows an `unknown`. */
+export const DEMO_STALL_JOINT = "wrist_2";
 
 /** What a real model is asked to do when GEMINI_API_KEY is set. */
 export const DEMO_INSTRUCTION =
@@ -113,8 +113,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let unsubscribe: (() => void) | undefined;
   let exitCode = 0;
   try {
-    const shown = (p: string): string => relative(process.cwd(), p) || ".";
-    say("armbridge demo");
+    // Paths as the user can type them from here: relative below the current folder, absolute elsewhere.
+    const shown = (p: string): string => {
+      const r = relative(process.cwd(), p);
+      return r === "" ? "." : r.startsWith("..") || isAbsolute(r) ? resolve(p) : r;
+    };
+    say(`armbridge demo (pid ${process.pid})`);
     let transport = options.transport;
     if (!transport) {
       sim = await startSimChild({
@@ -158,7 +162,6 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         onProgress: narrator.onAgentEvent,
         signal: shutdown.signal,
       });
-      if (result.ended === "answered") say(`The model's last word: ${result.text.replace(/\s+/g, " ").trim()}`);
       for (const note of result.notes) say(`  note: ${note}`);
     } catch (error) {
       const e = asArmbridgeError(error);
