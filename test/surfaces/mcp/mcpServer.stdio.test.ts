@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
@@ -8,11 +8,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startSimProcess, type SimProcess } from "./startSimProcess.js";
 
-// The real command: `armbridge mcp` from dist/ (the CLI main once it exists,
-// else a tiny entry that calls mcpCommand.run the same way).
+// The real command, as an MCP host would configure it: `armbridge mcp` from dist/.
 const CLI_MAIN = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
-const mcpArgv = (args: readonly string[]): string[] =>
-  existsSync(CLI_MAIN) ? [CLI_MAIN, "mcp", ...args] : [join(import.meta.dirname, "mcpEntry.cjs"), ...args];
+const mcpArgv = (args: readonly string[]): string[] => [CLI_MAIN, "mcp", ...args];
 
 interface Effect {
   event: string;
