@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGoogleGenAI } from "../../../src/surfaces/gemini/GeminiModelClient.js";
 import { runLiveAgent } from "../../../src/surfaces/gemini/runLiveAgent.js";
 import { ScriptedGeminiServer, type ClientMessage } from "../../fixtures/gemini/ScriptedGeminiServer.js";
-import { motionIntervals, startSimBridge, type SimBridge } from "../../fixtures/gemini/simBridge.js";
+import { motionIntervals, overlapped, overlapsOnSharedJoints, startSimBridge, type SimBridge } from "../../fixtures/gemini/simBridge.js";
 
 type Responses = { functionResponses: { id: string; name: string; response: { output?: { status: string; settled_by: string; timed_out: boolean } } }[] };
 
@@ -120,5 +120,40 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     const late = transcript.find((t) => t.type === "cancelled_settled");
     expect(late?.response).toMatchObject({ id: "slow", response: { output: { status: "done", settled_by: "observation" } } });
     expect(lines.some((l) => l.includes("server cancelled slow"))).toBe(true);
+  });
+
+  it("calls of one toolCall sharing a joint queue; disjoint ones run together", async () => {
+    server.liveScript = async (conn) => {
+      await conn.next("clientContent");
+      conn.send({
+        toolCall: {
+          functionCalls: [
+            { id: "e1", name: "move_joints", args: { positions: { elbow: 1.5 } } },
+            { id: "e2", name: "move_joints", args: { positions: { elbow: 0.6, wrist_1: -0.2 } } },
+            { id: "g1", name: "set_gripper", args: { position: 0.2 } },
+          ],
+        },
+      });
+      await conn.next("toolResponse");
+      conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "ok" }] }, turnComplete: true } });
+    };
+    const result = await runLiveAgent({ bridge: sb.bridge, ai: createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl }), model: "m", instruction: "x", deadlineMs: 20_000 });
+    expect(result.ended).toBe("answered");
+    expect(result.responses.map((r) => r.id)).toEqual(["e1", "e2", "g1"]);
+    const effects = sb.effects();
+    const action = (id: string): string => sb.bridge.ledger.findByCallId(id)!.actionId;
+    expect(overlapsOnSharedJoints(effects)).toEqual([]);
+    expect(motionIntervals(effects).get(action("e1"))!.end!).toBeLessThanOrEqual(motionIntervals(effects).get(action("e2"))!.start);
+    expect(overlapped(effects, action("e1"), action("g1"))).toBe(true);
+  });
+
+  it("a session the server closes before the model finishes is ARMB_ERR_GEMINI_API", async () => {
+    server.liveScript = async (conn) => {
+      await conn.next("clientContent");
+      conn.close();
+    };
+    await expect(
+      runLiveAgent({ bridge: sb.bridge, ai: createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl }), model: "m", instruction: "x", deadlineMs: 20_000 }),
+    ).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_API" });
   });
 });

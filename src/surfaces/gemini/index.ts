@@ -1,0 +1,11 @@
+export type { AgentEnd, AgentEvent, AgentResult, ProgressListener } from "./AgentEvent.js";
+export { describeAgentEvent } from "./describeAgentEvent.js";
+export { createGoogleGenAI, DEFAULT_GEMINI_MODEL, GeminiModelClient, type GeminiConnection } from "./GeminiModelClient.js";
+export { GeminiToolAdapter, identifyCalls, type CallExecutor, type IdentifiedCall, type RespondOptions } from "./GeminiToolAdapter.js";
+export { geminiTools } from "./geminiTools.js";
+export type { ModelClient, ModelRequest, ModelTurn } from "./ModelClient.js";
+export { progressLine } from "./progressLine.js";
+export { ReplayModelClient } from "./ReplayModelClient.js";
+export { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent, type AgentBridge, type RunAgentOptions } from "./runAgent.js";
+export { runLiveAgent, type RunLiveAgentOptions } from "./runLiveAgent.js";
+export { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
