@@ -1,4 +1,7 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { imageParts } from "../../../src/surfaces/gemini/imageParts.js";
 import { GeminiModelClient } from "../../../src/surfaces/gemini/GeminiModelClient.js";
 import { runAgent } from "../../../src/surfaces/gemini/runAgent.js";
 import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
@@ -28,7 +31,9 @@ describe("GeminiModelClient through the real SDK (generateContent on a local ser
       modelTurn([{ text: "Both done." }]),
     ];
     const model = new GeminiModelClient({ apiKey: "test-key", baseUrl: server.baseUrl, apiVersion: "v1beta", model: "gemini-test" });
-    const result = await runAgent({ bridge: sb.bridge, model, instruction: "twist and open halfway", deadlineMs: 20_000 });
+    const image = join(sb.dir, "scene.png");
+    writeFileSync(image, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const result = await runAgent({ bridge: sb.bridge, model, instruction: "twist and open halfway", images: [image], deadlineMs: 20_000 });
 
     expect(result).toMatchObject({ ended: "answered", text: "Both done.", turns: 2 });
     expect(server.httpRequests.map((r) => r.path)).toEqual(["/v1beta/models/gemini-test:generateContent", "/v1beta/models/gemini-test:generateContent"]);
@@ -37,7 +42,7 @@ describe("GeminiModelClient through the real SDK (generateContent on a local ser
     expect(decls.map((d) => d.name).sort()).toEqual(sb.bridge.registry.names().sort());
     expect(decls.find((d) => d.name === "move_joints")).toMatchObject({ behavior: "BLOCKING", parametersJsonSchema: { type: "object" } });
     expect(first.systemInstruction).toBeDefined();
-    expect(first.contents).toEqual([{ role: "user", parts: [{ text: "twist and open halfway" }] }]);
+    expect(first.contents).toEqual([{ role: "user", parts: [{ text: "twist and open halfway" }, { inlineData: { mimeType: "image/png", data: "iVBORw==" } }] }]);
 
     const second = server.httpRequests[1]!.body as { contents: { role: string; parts: Record<string, unknown>[] }[] };
     // The model's turn goes back unchanged (thought signature included), then one functionResponse per call, same ids, in order.
@@ -54,6 +59,13 @@ describe("GeminiModelClient through the real SDK (generateContent on a local ser
     server.unaryResponses = [];
     const model = new GeminiModelClient({ apiKey: "test-key", baseUrl: server.baseUrl, model: "gemini-test" });
     await expect(runAgent({ bridge: sb.bridge, model, instruction: "x" })).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_API" });
+  });
+});
+
+describe("imageParts", () => {
+  it("takes the MIME type from the extension and refuses others with ARMB_ERR_CLI_USAGE", () => {
+    expect(() => imageParts(["/tmp/scene.gif"])).toThrow(expect.objectContaining({ code: "ARMB_ERR_CLI_USAGE" }));
+    expect(() => imageParts(["/nonexistent/scene.jpg"])).toThrow(expect.objectContaining({ code: "ARMB_ERR_CLI_USAGE" }));
   });
 });
 
