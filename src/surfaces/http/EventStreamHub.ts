@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import type { Bridge } from "../../bridge/Bridge.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
 import { actionView } from "./actionView.js";
@@ -45,7 +45,7 @@ export class EventStreamHub {
   }
 
   /** Takes over a raw response for the life of the stream. */
-  attach(request: IncomingMessage, response: ServerResponse): void {
+  attach(response: ServerResponse): void {
     if (this.#closed) {
       response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" } }));
       return;
@@ -61,7 +61,8 @@ export class EventStreamHub {
       this.#clients.delete(response);
       if (this.#clients.size === 0) this.#stopTimers();
     };
-    request.on("close", detach);
+    // The response's close, not the request's: a GET's request emits 'close'
+    // as soon as its (empty) body is read, long before the client goes away.
     response.on("close", detach);
     this.#write(response, "state", armStateView(this.#bridge));
     this.#heartbeat ??= setInterval(() => {

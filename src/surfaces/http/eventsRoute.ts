@@ -8,8 +8,8 @@ import type { EventStreamHub } from "./EventStreamHub.js";
  * (where it would land in logs, history and Referer headers).
  */
 export function registerEventsRoute(app: FastifyInstance, hub: EventStreamHub): void {
-  app.get("/v1/events", (request, reply) => {
+  app.get("/v1/events", (_request, reply) => {
     reply.hijack();
-    hub.attach(request.raw, reply.raw);
+    hub.attach(reply.raw);
   });
 }
