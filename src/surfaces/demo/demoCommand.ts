@@ -30,7 +30,7 @@ export const DEMO_INSTRUCTION =
   "4) move wrist_3 to 1.5. Read each result's status; never re-run a call whose status is unknown or blocked. " +
   "Finish with get_arm_state and a two-sentence summary.";
 
-export const DEMO_HELP = `Usage: armbridge demo [--exit-after-session] [--session FILE] [--instruction TEXT] [--model ID]
+export const DEMO_HELP = `Usage: armbridge demo [--exit-after-session] [--session FILE] [--instruction TEXT] [--model ID] [--base-url URL]
                      [--seed N] [--link pty|tcp] [--http HOST:PORT] [--token T] [--data DIR] [--config FILE]
 
 The whole thing in one command (\`npm start\`): starts firmware-sim as a child
@@ -45,6 +45,7 @@ Then it keeps serving the console until Ctrl-C.
   --session FILE         scripted session to replay (default config/demo-session.jsonl)
   --instruction TEXT     what the model is asked (with GEMINI_API_KEY)
   --model ID             Gemini model id, or replay:FILE
+  --base-url URL         another Gemini endpoint (the SDK's httpOptions.baseUrl)
   --seed N               firmware-sim seed (default 1)
   --link pty|tcp         firmware-sim link (default pty when socat is on PATH)
   --stall-joint NAME     axis whose next motion the simulator stalls half-way (default ${DEMO_STALL_JOINT}; "none" for none)
@@ -62,6 +63,7 @@ interface DemoOptions {
   readonly session: string;
   readonly instruction: string;
   readonly model: string | undefined;
+  readonly baseUrl: string | undefined;
   readonly seed: number;
   readonly link: "pty" | "tcp";
   readonly stallJoints: readonly string[];
@@ -204,7 +206,7 @@ function chooseModel(options: DemoOptions, env: NodeJS.ProcessEnv): { model: Mod
     return { model: ReplayModelClient.fromFile(file), what: `Scripted session ${file} (replay model).` };
   }
   if (key) {
-    const model = new GeminiModelClient({ apiKey: key, model: options.model });
+    const model = new GeminiModelClient({ apiKey: key, model: options.model, baseUrl: options.baseUrl });
     return { model, what: `Gemini session with ${model.model}. Instruction: ${options.instruction}` };
   }
   return {
@@ -227,6 +229,7 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
         session: { type: "string" },
         instruction: { type: "string" },
         model: { type: "string" },
+        "base-url": { type: "string" },
         seed: { type: "string" },
         link: { type: "string" },
         "stall-joint": { type: "string" },
@@ -249,6 +252,7 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
     host = m[1] ?? host;
     port = Number(m[2]);
   }
+  if (values["base-url"] !== undefined && !/^https?:\/\//.test(values["base-url"])) throw usage(`--base-url ${JSON.stringify(values["base-url"])} must be an http:// or https:// URL`);
   if (values.token !== undefined && values.token.length < 8) throw usage("--token must be at least 8 characters");
   const stall = values["stall-joint"] ?? DEMO_STALL_JOINT;
   const dataGiven = argv.some((a) => a === "--data" || a.startsWith("--data="));
@@ -258,6 +262,7 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
     session: values.session ?? join(packageRoot(), "config", "demo-session.jsonl"),
     instruction: values.instruction ?? DEMO_INSTRUCTION,
     model: values.model,
+    baseUrl: values["base-url"],
     seed,
     link,
     stallJoints: stall === "none" ? [] : stall.split(",").filter((s) => s !== ""),

@@ -4,13 +4,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const CLI_MAIN = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
 
-async function demo(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env };
+async function demo(args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.GEMINI_API_KEY;
+  Object.assign(env, extraEnv);
   const child = spawn(process.execPath, [CLI_MAIN, "demo", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -36,11 +38,38 @@ describe("armbridge demo flags", () => {
     }
   }, 60_000);
 
+  it("with GEMINI_API_KEY: the model is asked the demo instruction and its calls are narrated", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "armbridge-demo-gemini-"));
+    const server = await ScriptedGeminiServer.start();
+    const turn = (parts: unknown[]) => ({ candidates: [{ content: { role: "model", parts }, finishReason: "STOP" }] });
+    server.unaryResponses = [
+      turn([
+        { functionCall: { id: "g1", name: "move_joints", args: { positions: { shoulder_pan: 0.8 } } } },
+        { functionCall: { id: "g2", name: "move_joints", args: { positions: { wrist_1: -1.0 } } } },
+      ]),
+      turn([{ text: "Both joints moved together." }]),
+    ];
+    try {
+      const r = await demo(["--link", "tcp", "--exit-after-session", "--data", join(dir, "data"), "--base-url", server.baseUrl], { GEMINI_API_KEY: "test-key" });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain("Gemini session with gemini-robotics-er-2-preview");
+      expect(r.stdout).toMatch(/=> g1 \[\+\d+\.\.\+\d+ ms\] and g2 \[\+\d+\.\.\+\d+ ms\] ran together on disjoint joints/);
+      expect(r.stdout).toContain("the model answers: Both joints moved together.");
+      expect(server.httpRequests).toHaveLength(2);
+      expect(JSON.stringify(server.httpRequests[0]!.body)).toContain("in ONE turn, call move_joints twice in parallel");
+      expect(JSON.stringify(server.httpRequests[1]!.body)).toContain('"functionResponse"');
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it.each([
     [["--bogus"], "--bogus"],
     [["--seed", "x"], "--seed"],
     [["--link", "usb"], "--link"],
     [["--http", "localhost"], "--http"],
+    [["--base-url", "ftp://x"], "--base-url"],
   ])("%j is a usage error (exit 2) naming the flag", async (args, flag) => {
     const r = await demo(args);
     expect(r.code).toBe(2);

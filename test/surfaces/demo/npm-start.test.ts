@@ -56,7 +56,7 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-demo-"));
-    const env = { ...process.env, ARMBRIDGE_LOG_LEVEL: "info" };
+    const env: NodeJS.ProcessEnv = { ...process.env, ARMBRIDGE_LOG_LEVEL: "info" };
     delete env.GEMINI_API_KEY; // the scripted session, whatever the machine has
     delete env.VITEST;
     child = spawn("npm", ["start", "--ignore-scripts", "--silent", "--", "--data", join(dir, "data")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
