@@ -14,6 +14,14 @@ logs go to stderr). Ends when the host closes stdin, or on SIGINT/SIGTERM.
 
 Example host entry: {"command": "armbridge", "args": ["mcp", "--serial", "/dev/ttyACM0"]}
 
+Results: structuredContent is the call's result (status, action_id, message,
+timed_out, settled_by, ...); the text content is the message and the same
+JSON. isError is true only for rejected, failed and skipped: nothing happened
+and a corrected or later re-run is safe. unknown and blocked are NOT errors, so
+that no host retries them: an operator must confirm the action first.
+A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
+return the recorded result instead of moving again.
+
   --deadline-ms MS     run deadline each tool call inherits (default 60000)
 
 ${BRIDGE_FLAGS_HELP}

@@ -32,7 +32,8 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-mcp-"));
-    sim = await startSimProcess(["--effects-log", effectsPath()]);
+    // wrist_2's first motion stalls half-way: the arm ends it short after moving, so its outcome is unknown.
+    sim = await startSimProcess(["--effects-log", effectsPath(), "--stall-joint", "wrist_2"]);
     transport = new StdioClientTransport({
       command: process.execPath,
       args: mcpArgv(["--serial", sim.link, "--data", join(dir, "data")]),
@@ -105,15 +106,39 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
     expect(out.output.stale).toBe(false);
   });
 
+  it("answers an unknown as not an error (no host may retry it), and then blocks the joint, also not as an error", async () => {
+    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.9 } } });
+    const out = first.structuredContent as { status: string; action_id: string; resources: string[]; message: string };
+    expect(out.status).toBe("unknown");
+    expect(out.resources).toEqual(["joint:wrist_2"]);
+    expect(first.isError).toBe(false);
+    expect(out.message).toMatch(/Do NOT re-run/);
+    const again = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.9 } } });
+    expect(again.structuredContent).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_QUARANTINED", blocked_by: [out.action_id] });
+    expect(again.isError).toBe(false);
+    expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_2"))).toHaveLength(1);
+  });
+
+  it("reports a motion's progress to a host that asks for it", async () => {
+    const progress: string[] = [];
+    const result = await client.callTool({ name: "move_joints", arguments: { positions: { shoulder_pan: 0.5 } } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ""),
+    });
+    const out = result.structuredContent as { status: string; action_id: string };
+    expect(out.status).toBe("done");
+    expect(progress[0]).toBe("queued for joint:shoulder_pan");
+    expect(progress).toContain(`started action ${out.action_id} (waiting up to 5000 ms)`);
+  });
+
   it("returns the recorded result for a call id the host repeats, moving nothing again", async () => {
     const meta = { "armbridge/call_id": "host-call-42" };
-    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.4 }, speed: 1 }, _meta: meta });
-    const second = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.4 }, speed: 1 }, _meta: meta });
+    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_1: 0.4 }, speed: 1 }, _meta: meta });
+    const second = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_1: 0.4 }, speed: 1 }, _meta: meta });
     const a = first.structuredContent as { status: string; action_id: string };
     const b = second.structuredContent as { status: string; action_id: string; replayed?: boolean };
     expect(a.status).toBe("done");
     expect(b).toMatchObject({ status: "done", action_id: a.action_id, replayed: true });
-    expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_2"))).toHaveLength(1);
+    expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_1"))).toHaveLength(1);
   });
 });
 
