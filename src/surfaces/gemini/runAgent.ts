@@ -41,17 +41,19 @@ export interface RunAgentOptions {
  * a replay does not match (ArmbridgeError); motions are never retried.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+  // Images are read first: a bad file fails the run before any timer or listener exists.
+  const contents: Content[] = [{ role: "user", parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])] }];
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const deadlineMs = options.deadlineMs ?? DEFAULT_AGENT_DEADLINE_MS;
+  // The transcript opens before the deadline timer starts: an unwritable path leaves nothing running.
+  const reporter = new AgentReporter(options.bridge, options);
   const deadlineAt = Date.now() + deadlineMs;
   const run = new AbortController();
   const timer = setTimeout(() => run.abort(), deadlineMs);
   const signal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
   const adapter = new GeminiToolAdapter(options.bridge.executor);
   const tools = geminiTools(options.bridge.registry);
-  const reporter = new AgentReporter(options.bridge, options);
 
-  const contents: Content[] = [{ role: "user", parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])] }];
   const sent: FunctionResponse[] = [];
   let text = "";
   let turns = 0;

@@ -45,12 +45,13 @@ type Outcome = { readonly kind: "ended"; readonly ended: AgentEnd } | { readonly
 export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentResult> {
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const deadlineMs = options.deadlineMs ?? DEFAULT_AGENT_DEADLINE_MS;
+  // The transcript opens before the deadline timer starts: an unwritable path leaves nothing running.
+  const reporter = new AgentReporter(options.bridge, options);
   const deadlineAt = Date.now() + deadlineMs;
   const run = new AbortController();
   const timer = setTimeout(() => run.abort(), deadlineMs);
   const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
   const adapter = new GeminiToolAdapter(options.bridge.executor);
-  const reporter = new AgentReporter(options.bridge, options);
 
   let resolveOutcome: (o: Outcome) => void = () => undefined;
   const outcome = new Promise<Outcome>((resolve) => (resolveOutcome = resolve));
