@@ -28,8 +28,8 @@ describe("executor: one test per result status", () => {
   });
 
   it("done by observation: the wait times out, the motion goes on, and is observed reaching its target — never re-sent", async () => {
-    h = await createHarness({ arm: { motionMs: () => 250 } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 1.2 } } }], { deadlineMs: 60 }));
+    h = await createHarness({ arm: { motionMs: () => 450 } });
+    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 1.2 } } }], { deadlineMs: 150 }));
     expect(r.status).toBe("done");
     expect(r).toMatchObject({ settled_by: "observation", timed_out: true });
     expect(r.message).toMatch(/timed out/);
@@ -37,7 +37,7 @@ describe("executor: one test per result status", () => {
     expect(h.arm.sent).toHaveLength(1);
     expect(h.arm.effects).toHaveLength(1);
     expect(h.arm.effects[0]!.outcome).toBe("reached");
-    expect(h.arm.effects[0]!.endedAt! - h.arm.effects[0]!.startedAt).toBeGreaterThanOrEqual(240);
+    expect(h.arm.effects[0]!.endedAt! - h.arm.effects[0]!.startedAt).toBeGreaterThanOrEqual(440);
     expect(h.ledger.findByCallId("c1")).toMatchObject({ state: "done", settledBy: "observation", timedOut: true });
   });
 
@@ -52,7 +52,7 @@ describe("executor: one test per result status", () => {
 
   it("failed by observation: a command lost on the wire is voided at the arm, so it can never run", async () => {
     h = await createHarness({ arm: { behaviour: () => "drop" } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { wrist_1: 0.3 } } }], { deadlineMs: 50 }));
+    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { wrist_1: 0.3 } } }], { deadlineMs: 150 }));
     expect(r.status).toBe("failed");
     expect(r).toMatchObject({ settled_by: "observation", timed_out: true });
     expect(h.arm.effects).toHaveLength(0);
@@ -66,8 +66,8 @@ describe("executor: one test per result status", () => {
   });
 
   it("unknown: the arm forgets the action and its status goes quiet — the message forbids re-running, the joints are quarantined", async () => {
-    h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 120 } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 40 }));
+    h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 400 } });
+    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 150 }));
     expect(r.status).toBe("unknown");
     expect(r).toMatchObject({ settled_by: "none", timed_out: true });
     expect(r.message).toMatch(/Do NOT re-run/);
@@ -93,13 +93,13 @@ describe("executor: one test per result status", () => {
   });
 
   it("skipped: a call whose deadline runs out while queued behind a shared joint sends nothing", async () => {
-    h = await createHarness({ arm: { motionMs: () => 200 } });
+    h = await createHarness({ arm: { motionMs: () => 600 } });
     const out = await h.executor.execute(
       [
         { id: "first", name: "move_joints", args: { positions: { elbow: 0.4 } } },
         { id: "second", name: "move_joints", args: { positions: { elbow: 0.9 } } },
       ],
-      { deadlineMs: 80 },
+      { deadlineMs: 250 },
     );
     expect(out.map((o) => o.id)).toEqual(["first", "second"]);
     expect(out[1]!.result.status).toBe("skipped");
@@ -110,8 +110,8 @@ describe("executor: one test per result status", () => {
 
   it("blocked: a quarantined joint refuses new motion, naming the unknown action; an operator's confirmation lifts it", async () => {
     let behaviour: FakeBehaviour = "forget";
-    h = await createHarness({ arm: { behaviour: () => behaviour, motionMs: () => 60 } });
-    const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5, wrist_1: 0.1 } } }], { deadlineMs: 20 }));
+    h = await createHarness({ arm: { behaviour: () => behaviour, motionMs: () => 400 } });
+    const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5, wrist_1: 0.1 } } }], { deadlineMs: 150 }));
     expect(first.status).toBe("unknown");
     const unknownId = first.status === "unknown" ? first.action_id : "";
 
@@ -128,8 +128,8 @@ describe("executor: one test per result status", () => {
   it("quarantine survives a restart (rebuilt from the ledger) and an operator confirmation lifts it", async () => {
     const dir = await import("node:fs").then((fs) => fs.mkdtempSync(`${(globalThis.process.env.TMPDIR ?? "/tmp")}/armbridge-q-`));
     const ledgerPath = `${dir}/ledger.sqlite`;
-    h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 60 }, ledgerPath });
-    const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 20 }));
+    h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 400 }, ledgerPath });
+    const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 150 }));
     expect(first.status).toBe("unknown");
     const unknownId = first.status === "unknown" ? first.action_id : "";
     await h.close();
@@ -212,9 +212,9 @@ describe("executor: locks", () => {
   });
 
   it("stop bypasses the queue and a quarantine, halting a motion in progress", async () => {
-    h = await createHarness({ arm: { motionMs: () => 400 } });
+    h = await createHarness({ arm: { motionMs: () => 800 } });
     const moving = h.executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: 2.0 } } }]);
-    await sleep(60);
+    await sleep(200);
     const stop = only(await h.executor.execute([{ id: "s", name: "stop", args: {} }]));
     expect(stop.status).toBe("done");
     expect(stop.status === "done" && stop.output?.halted).toBe(true);
