@@ -36,9 +36,9 @@ export class ApiClient {
   }
 
   static fromFlags(flags: { url?: string | undefined; token?: string | undefined }, io: CliIo): ApiClient {
-    const url = flags.url ?? io.env.ARMBRIDGE_URL ?? DEFAULT_SERVE_URL;
+    const url = flags.url ?? (io.env.ARMBRIDGE_URL || DEFAULT_SERVE_URL);
     if (!/^https?:\/\/[^/]+/.test(url)) throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
-    const token = flags.token ?? io.env.ARMBRIDGE_TOKEN;
+    const token = flags.token ?? (io.env.ARMBRIDGE_TOKEN || undefined);
     if (!token) throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
     return new ApiClient(url, token);
   }

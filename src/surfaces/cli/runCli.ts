@@ -1,25 +1,36 @@
 import { isArmbridgeError } from "../../errors.js";
-import { actionsCommand, ACTIONS_HELP } from "./actionsCommand.js";
 import { ApiError } from "./apiClient.js";
-import { callCommand, CALL_HELP } from "./callCommand.js";
 import type { CliIo, SubcommandRun } from "./CliIo.js";
-import { confirmCommand, CONFIRM_HELP } from "./confirmCommand.js";
-import { serveCommand, SERVE_HELP } from "./serveCommand.js";
 
 /** Exit codes: 0 success, 1 runtime error (printed with its code), 2 bad command line. */
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
 
 interface LocalCommand {
   readonly summary: string;
-  readonly help: string;
-  readonly run: SubcommandRun;
+  /**
+   * Loaded on use: `serve` pulls in the bridge, SQLite, serialport and
+   * fastify (~0.4 s of start-up) that `call` or `--help` should not pay for.
+   */
+  readonly load: () => Promise<{ readonly help: string; readonly run: SubcommandRun }>;
 }
 
 const LOCAL: Readonly<Record<string, LocalCommand>> = {
-  serve: { summary: "run the bridge, the HTTP API and the operator console", help: SERVE_HELP, run: serveCommand },
-  call: { summary: "send one function call to a running serve", help: CALL_HELP, run: callCommand },
-  actions: { summary: "list the intent ledger of a running serve", help: ACTIONS_HELP, run: actionsCommand },
-  confirm: { summary: "confirm an unknown action: done or not_done", help: CONFIRM_HELP, run: confirmCommand },
+  serve: {
+    summary: "run the bridge, the HTTP API and the operator console",
+    load: async () => import("./serveCommand.js").then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand })),
+  },
+  call: {
+    summary: "send one function call to a running serve",
+    load: async () => import("./callCommand.js").then((m) => ({ help: m.CALL_HELP, run: m.callCommand })),
+  },
+  actions: {
+    summary: "list the intent ledger of a running serve",
+    load: async () => import("./actionsCommand.js").then((m) => ({ help: m.ACTIONS_HELP, run: m.actionsCommand })),
+  },
+  confirm: {
+    summary: "confirm an unknown action: done or not_done",
+    load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand })),
+  },
 };
 
 /**
@@ -64,11 +75,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const local = LOCAL[name];
     if (local) {
+      const command = await local.load();
       if (wantsHelp(rest)) {
-        io.stdout.write(local.help + "\n");
+        io.stdout.write(command.help + "\n");
         return EXIT.ok;
       }
-      return await local.run(rest, io);
+      return await command.run(rest, io);
     }
     const dynamic = DYNAMIC[name];
     if (dynamic) return await runDynamic(name, dynamic.module, rest, io);
