@@ -114,6 +114,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let http: RunningHttpServer | undefined;
   let unsubscribe: (() => void) | undefined;
   let exitCode = 0;
+  let closeFailed = false;
+  let stoppingSim = false;
   try {
     // Paths as the user can type them from here: relative below the current folder, absolute elsewhere.
     const shown = (p: string): string => {
@@ -132,6 +134,16 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         config: options.config,
       });
       transport = { kind: "serial", link: sim.link };
+      // The simulator ending on its own ends the demo: exit 0 means it was told to
+      // (Ctrl-C in a terminal reaches it too), anything else is a crash.
+      void sim.exited.then((code) => {
+        if (shutdown.signal.aborted || stoppingSim) return;
+        if (code !== 0) {
+          say(`\nfirmware-sim exited with code ${code} (see ${join(options.dataDir, "firmware-sim.log")}); shutting down.`);
+          exitCode = 1;
+        }
+        shutdown.abort("firmware-sim exited");
+      });
       say(`  simulator  firmware-sim (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`);
       if (options.stallJoints.length > 0) say(`             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`);
       say(`  effects    ${shown(join(options.dataDir, "effects.jsonl"))} (the simulator's ground truth)`);
@@ -188,14 +200,19 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } finally {
     unsubscribe?.();
     // Order matters: stop taking requests, then release the arm, then stop the arm.
-    await http?.close().catch((error: unknown) => logger.error({ err: String(error) }, "HTTP close failed"));
-    await bridge?.close().catch((error: unknown) => logger.error({ err: String(error) }, "bridge close failed"));
+    const failed = (what: string) => (error: unknown): void => {
+      closeFailed = true;
+      logger.error({ err: String(error) }, `${what} close failed`);
+    };
+    await http?.close().catch(failed("HTTP"));
+    await bridge?.close().catch(failed("bridge"));
+    stoppingSim = true;
     const simCode = await sim?.stop();
     if (sim) logger.info({ exit_code: simCode }, "firmware-sim stopped");
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     logger.flush();
-    if (shutdown.signal.aborted) say("Stopped cleanly.");
+    if (shutdown.signal.aborted) say(closeFailed ? `Stopped, but not everything closed cleanly (see ${join(options.dataDir, "armbridge.log")}).` : "Stopped cleanly.");
   }
 }
 

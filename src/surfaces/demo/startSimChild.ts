@@ -23,6 +23,8 @@ export interface SimChild {
   readonly link: string;
   readonly pid: number;
   readonly args: readonly string[];
+  /** Resolves with the exit code when the simulator exits, for whatever reason. */
+  readonly exited: Promise<number | null>;
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; resolves with its exit code. */
   stop(graceMs?: number): Promise<number | null>;
 }
@@ -99,6 +101,7 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
       link,
       pid: child.pid ?? -1,
       args,
+      exited,
       stop(graceMs = 5000) {
         stopping ??= (async () => {
           if (child.exitCode === null && child.signalCode === null) {

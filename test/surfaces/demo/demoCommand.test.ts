@@ -64,6 +64,31 @@ describe("armbridge demo flags", () => {
     }
   }, 60_000);
 
+  it("ends with exit 1 when the simulator dies under it, instead of serving a dead arm", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "armbridge-demo-simdeath-"));
+    const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", "tcp", "--data", join(dir, "data")], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    const serving = new Promise<void>((resolve) => {
+      child.stdout.on("data", (b: Buffer) => {
+        stdout += b.toString();
+        if (stdout.includes("Press Ctrl-C to stop.")) resolve();
+      });
+    });
+    const exited = once(child, "exit") as Promise<[number | null]>;
+    try {
+      await Promise.race([serving, exited]);
+      const simPid = Number(/firmware-sim \(pid (\d+)/.exec(stdout)?.[1]);
+      expect(simPid, stdout).toBeGreaterThan(0);
+      process.kill(simPid, "SIGKILL");
+      const [code] = await exited;
+      expect(code, stdout).toBe(1);
+      expect(stdout).toMatch(/firmware-sim exited with code null .*; shutting down\./);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it.each([
     [["--bogus"], "--bogus"],
     [["--seed", "x"], "--seed"],
