@@ -15,7 +15,7 @@
 import { cpus } from "node:os";
 import { socatOnPath } from "../firmware-sim/simOptions.js";
 import { removeLiveDirs, startRig, type BenchRig, type RigOptions } from "./seed/BenchRig.js";
-import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionEndTimes, overlapsIn, quantile } from "./seed/effects.js";
+import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionEndTimes, motionsLongerThan, overlapsIn, quantile } from "./seed/effects.js";
 import { runE1 } from "./seed/runE1.js";
 import { runNaiveRetry, type NaivePolicy } from "./seed/runNaiveRetry.js";
 import { runObservedTrials } from "./seed/runObservedTrials.js";
@@ -68,10 +68,11 @@ async function main(): Promise<void> {
     });
     const c = classifyTimeouts(effects, trials);
     const genuine = trials.filter((t) => groundTruthOf(effects, t.actionId) !== "reached").length;
-    sweepRows.push([`${timeoutMs} ms`, `${c.fired}/${c.trials}`, pct(c.fired, c.trials), String(c.firedButSucceeded), pct(c.firedButSucceeded, c.fired), String(genuine), SEED_SWEEP[timeoutMs] ?? ""]);
+    const longer = motionsLongerThan(effects, trials.map((t) => t.actionId), timeoutMs);
+    sweepRows.push([`${timeoutMs} ms`, `${c.fired}/${c.trials}`, pct(c.fired, c.trials), String(longer), String(c.firedButSucceeded), pct(c.firedButSucceeded, c.fired), String(genuine), SEED_SWEEP[timeoutMs] ?? ""]);
   }
   console.log(`\nTimeout sweep  ${SWEEP_TRIALS} trials each, --motion-time ${LOGNORMAL} --fail-rate ${FAIL_RATE}`);
-  console.log(formatTable([["timeout", "fired", "", "of those succeeded", "", "genuine failures", "seed"], ...sweepRows]));
+  console.log(formatTable([["timeout", "fired", "", "motions > timeout", "of those fired, succeeded", "", "genuine failures", "seed"], ...sweepRows]));
 
   // ── E2: the naive retry baseline (bench only) ─────────────────────────
   const e2Rows: string[][] = [];
@@ -88,11 +89,12 @@ async function main(): Promise<void> {
     const firedSucceeded = fired.filter((t) => groundTruthOf(effects, t.actionIds[0] ?? "") === "reached").length;
     const resends = trials.reduce((n, t) => n + t.actionIds.length - 1, 0);
     const busy = trials.reduce((n, t) => n + t.refusedBusy, 0);
-    e2Rows.push([policy.label, `${fired.length}/${trials.length}`, String(firedSucceeded), String(resends), String(busy), String(duplicates), String(overlapsIn(effects))]);
+    const longer = motionsLongerThan(effects, trials.flatMap((t) => t.actionIds.slice(0, 1)), E_TIMEOUT_MS);
+    e2Rows.push([policy.label, `${fired.length}/${trials.length}`, String(longer), String(firedSucceeded), String(resends), String(busy), String(duplicates), String(overlapsIn(effects))]);
   }
   console.log(`\nE2  naive retry-on-timeout (new action id per attempt, up to 3 attempts; baseline in the bench only), ${E_TRIALS} trials, timeout ${E_TIMEOUT_MS} ms`);
   console.log("    seed: fired=30 (25.0%) duplicate executions=30 had already succeeded=30");
-  console.log(formatTable([["policy", "fired", "had already succeeded", "re-sends", "refused BUSY by device", "duplicate executions", "overlaps"], ...e2Rows]));
+  console.log(formatTable([["policy", "fired", "motions > timeout", "had already succeeded", "re-sends", "refused BUSY by device", "duplicate executions", "overlaps"], ...e2Rows]));
 
   // ── E3: armbridge's observe policy ───────────────────────────────────
   const e3 = await withRig({ ...common, name: "e3", simFlags: ["--motion-time", LOGNORMAL, "--fail-rate", FAIL_RATE], moveTimeoutMs: E_TIMEOUT_MS }, async (rig) => {
@@ -113,6 +115,20 @@ async function main(): Promise<void> {
     const end = ends.get(t.actionId);
     return end === undefined ? [] : [t.settledAt - end];
   });
+  const starts = new Map(e3.effects.filter((e) => e.event === "motion_start" && e.action_id !== null).map((e) => [e.action_id ?? "", e.t]));
+  const sendToStart = e3.trials.flatMap((t) => {
+    const s0 = starts.get(t.actionId);
+    return t.startedAt === undefined || s0 === undefined ? [] : [s0 - t.startedAt];
+  });
+  const endToStatus = fired.flatMap((t) => {
+    const end = ends.get(t.actionId);
+    return end === undefined || t.endSeenAt === undefined ? [] : [t.endSeenAt - end];
+  });
+  const statusToSettled = fired.flatMap((t) => (t.endSeenAt === undefined ? [] : [t.settledAt - t.endSeenAt]));
+  const endedBeforeTimeout = fired.filter((t) => {
+    const end = ends.get(t.actionId);
+    return t.timedOutAt !== undefined && end !== undefined && end <= t.timedOutAt;
+  }).length;
   const statuses = new Map<string, number>();
   for (const t of e3.trials) statuses.set(t.status, (statuses.get(t.status) ?? 0) + 1);
   const e3c = classifyTimeouts(e3.effects, e3.trials);
@@ -120,8 +136,8 @@ async function main(): Promise<void> {
   console.log(`    seed: fired=30 settled by observation=30 duplicate executions=0 median extra wait=67.0ms unknown=0`);
   console.log(
     formatTable([
-      ["fired", "settled by observation", "duplicates", "unknowns", "results"],
-      [`${fired.length}/${e3.trials.length}`, `${byObservation}/${fired.length}`, String(duplicates), String(unknowns), [...statuses].map(([k, n]) => `${k}×${n}`).join(" ")],
+      ["fired", "motions > timeout", "settled by observation", "duplicates", "unknowns", "results"],
+      [`${fired.length}/${e3.trials.length}`, String(motionsLongerThan(e3.effects, e3.trials.map((t) => t.actionId), E_TIMEOUT_MS)), `${byObservation}/${fired.length}`, String(duplicates), String(unknowns), [...statuses].map(([k, n]) => `${k}×${n}`).join(" ")],
     ]),
   );
   console.log(
@@ -130,9 +146,12 @@ async function main(): Promise<void> {
       ["extra wait (timed_out → settled)", ms(quantile(extraWait, 0.5)), ms(quantile(extraWait, 0.95)), ms(quantile(extraWait, 1))],
       ["  of which the arm was still moving (→ motion_end)", ms(quantile(stillMoving, 0.5)), ms(quantile(stillMoving, 0.95)), ms(quantile(stillMoving, 1))],
       ["settlement lag (motion_end → settled)", ms(quantile(lag, 0.5)), ms(quantile(lag, 0.95)), ms(quantile(lag, 1))],
+      ["  motion_end → first STATUS saying so arrives", ms(quantile(endToStatus, 0.5)), ms(quantile(endToStatus, 0.95)), ms(quantile(endToStatus, 1))],
+      ["  that STATUS → settled (judge, ledger, event)", ms(quantile(statusToSettled, 0.5)), ms(quantile(statusToSettled, 0.95)), ms(quantile(statusToSettled, 1))],
+      ["all calls: MOVE leaves → motion_start (link + device)", ms(quantile(sendToStart, 0.5)), ms(quantile(sendToStart, 0.95)), ms(quantile(sendToStart, 1))],
     ]),
   );
-  console.log(`    fired timeouts whose motion had in fact succeeded: ${e3c.firedButSucceeded}/${e3c.fired}`);
+  console.log(`    fired timeouts whose motion had in fact succeeded: ${e3c.firedButSucceeded}/${e3c.fired}; fired after the motion had already ended (its completion still on the way, ≤ 1 status period): ${endedBeforeTimeout}`);
 
   // ── Verdicts ──────────────────────────────────────────────────────────
   const lockedOverlaps = e1.filter((r) => r.label.includes("via armbridge")).reduce((n, r) => n + r.overlaps, 0);

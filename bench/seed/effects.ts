@@ -178,3 +178,14 @@ export function quantile(samples: readonly number[], q: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
+
+/**
+ * How many of these actions' motions ran longer than `ms` by the simulator's
+ * own clock. Unlike "timeouts fired", this does not race the link: it is the
+ * same for the same seed, so it shows how much of a fired count is the draw
+ * and how much is timing at the boundary.
+ */
+export function motionsLongerThan(events: readonly EffectLine[], actionIds: readonly string[], ms: number): number {
+  const ids = new Set(actionIds);
+  return motionIntervals(events).filter((iv) => ids.has(iv.actionId) && iv.end - iv.start > ms).length;
+}

@@ -1,4 +1,5 @@
 import type { CallResult } from "../../src/executor/CallResult.js";
+import { TERMINAL_ACTION_STATES } from "../../src/transport/Transport.js";
 import type { BenchRig } from "./BenchRig.js";
 import { groundTruthOf } from "./effects.js";
 
@@ -12,6 +13,10 @@ export interface ObservedTrial {
   readonly timedOutAt: number | undefined;
   /** Epoch ms of the executor's settled event. */
   readonly settledAt: number;
+  /** Epoch ms of the executor's started event: the intent is durable and the MOVE is about to leave. */
+  readonly startedAt: number | undefined;
+  /** Epoch ms when the first STATUS reporting this action ended reached the bridge. */
+  readonly endSeenAt: number | undefined;
 }
 
 /** Epoch ms with sub-millisecond precision, comparable with the effects log's Date.now() stamps. */
@@ -26,9 +31,17 @@ export const epochMs = (): number => performance.timeOrigin + performance.now();
 export async function runObservedTrials(rig: BenchRig, trials: number, prefix: string): Promise<ObservedTrial[]> {
   const timedOutAt = new Map<string, number>();
   const settledAt = new Map<string, number>();
+  const startedAt = new Map<string, number>();
+  const endSeenAt = new Map<string, number>();
   const unsubscribe = rig.bridge.onEvent((e) => {
+    if (e.type === "started") startedAt.set(e.callId, epochMs());
     if (e.type === "timed_out") timedOutAt.set(e.callId, epochMs());
     if (e.type === "settled") settledAt.set(e.callId, epochMs());
+  });
+  // Splits settlement lag into "the arm had not said so yet" and "the bridge took its time".
+  const unwatch = rig.bridge.transport.onStatus((status) => {
+    const at = epochMs();
+    for (const r of status.actions) if (TERMINAL_ACTION_STATES[r.state] && !endSeenAt.has(r.actionId)) endSeenAt.set(r.actionId, at);
   });
   const out: ObservedTrial[] = [];
   try {
@@ -44,11 +57,14 @@ export async function runObservedTrials(rig: BenchRig, trials: number, prefix: s
         timedOut: result.timed_out,
         timedOutAt: timedOutAt.get(callId),
         settledAt: settledAt.get(callId) ?? epochMs(),
+        startedAt: startedAt.get(callId),
+        endSeenAt: endSeenAt.get(result.action_id),
       });
       if (result.status === "unknown") await confirmAsOperator(rig, result.action_id);
     }
   } finally {
     unsubscribe();
+    unwatch();
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionStarts, overlapsIn, quantile, type EffectLine } from "../../bench/seed/effects.js";
+import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionsLongerThan, motionStarts, overlapsIn, quantile, type EffectLine } from "../../bench/seed/effects.js";
 
 // Hand-made effects logs, shaped as firmware-sim writes them.
 const start = (id: string, t: number, joints: readonly string[] = ["shoulder_pan"], from = 0, to = 0.4): EffectLine => ({
@@ -43,6 +43,12 @@ describe("classifyTimeouts: of the fired timeouts, which motions had succeeded a
       { actionId: "f", timedOut: true },
     ]);
     expect(c).toEqual({ trials: 6, fired: 4, firedButSucceeded: 1, firedAndFailed: 3 });
+  });
+
+  it("counts motions longer than a threshold by the simulator's clock, only among the given ids", () => {
+    expect(motionsLongerThan(log, ["a", "b", "c", "d", "f"], 200)).toBe(3); // b 320 ms, f 400 ms, d still running
+    expect(motionsLongerThan(log, ["a", "b"], 149)).toBe(2);
+    expect(motionsLongerThan(log, ["a", "b"], 150)).toBe(1);
   });
 
   it("reads each action's ground truth from the log", () => {
