@@ -43,6 +43,11 @@ const INSTRUCTIONS =
  * goes through `executor.execute` like any other surface, and is answered
  * with the same three-valued result (see toCallToolResult for isError).
  * Connect it to a transport with `server.connect(transport)`.
+ *
+ * The low-level `Server` (which the SDK marks deprecated for everyday use in
+ * favour of `McpServer`) on purpose: `McpServer` builds input schemas from zod
+ * shapes, while the declarations models see are already JSON Schema, and MCP
+ * hosts must see exactly the same schema as Gemini and the HTTP API.
  */
 export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {}): Server {
   const log = (options.logger ?? silentLogger).child({ component: "mcp" });
