@@ -20,9 +20,9 @@ const STYLE = `
 body { margin:0; font: 18px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--ink); background:var(--bg); }
 header { display:flex; flex-wrap:wrap; gap:12px; align-items:center; padding:12px 20px; background:#fff; border-bottom:3px solid var(--ink); }
 header h1 { font-size:22px; margin:0 16px 0 0; }
-.pill { font-weight:800; font-size:20px; padding:6px 14px; border-radius:6px; color:#fff; letter-spacing:.02em; }
+.pill { font-weight:800; font-size:19px; padding:6px 12px; border-radius:6px; color:#fff; letter-spacing:.02em; }
 .pill.ok { background:var(--ok); } .pill.bad { background:var(--bad); } .pill.warn { background:var(--warn); }
-#halt { margin-left:auto; font-size:20px; font-weight:800; padding:10px 18px; background:#fff; color:var(--bad); border:3px solid var(--bad); border-radius:8px; cursor:pointer; }
+#halt { margin-left:auto; font-size:18px; font-weight:800; padding:10px 18px; background:#fff; color:var(--bad); border:3px solid var(--bad); border-radius:8px; cursor:pointer; }
 main { padding:16px 20px; display:grid; gap:18px; max-width:1400px; }
 section { background:#fff; border:1px solid var(--line); border-radius:10px; padding:14px 18px; }
 h2 { margin:0 0 10px; font-size:22px; }
@@ -47,7 +47,7 @@ th { font-size:15px; color:var(--muted); text-transform:uppercase; letter-spacin
 td.num { text-align:right; font-family: ui-monospace, Menlo, Consolas, monospace; }
 .near { color:var(--ok); font-weight:700; } .far { color:var(--bad); font-weight:700; }
 .buttons { display:flex; gap:14px; margin-top:12px; flex-wrap:wrap; align-items:center; }
-.buttons button { font-size:21px; font-weight:800; padding:14px 20px; border-radius:8px; border:3px solid; cursor:pointer; min-width:300px; }
+.buttons button { font-size:21px; max-width:100%; font-weight:800; padding:14px 20px; border-radius:8px; border:3px solid; cursor:pointer; min-width:300px; }
 button.done { background:var(--ok); border-color:var(--ok); color:#fff; }
 button.notdone { background:#fff; border-color:var(--bad); color:var(--bad); }
 button:disabled { opacity:.35; cursor:not-allowed; }
@@ -57,7 +57,18 @@ button:disabled { opacity:.35; cursor:not-allowed; }
 .s-done, .s-confirmed_done { background:var(--ok); } .s-failed, .s-confirmed_not_done { background:#555; }
 .s-unknown { background:var(--warn); } .s-started { background:#1565c0; }
 .moving { background:#1565c0; } .locked { background:var(--warn); }
-.cols { display:grid; grid-template-columns: minmax(320px, 1fr) 2fr; gap:18px; }
+.hidden { display:none; }
+.age { font-weight:400; color:var(--muted); font-size:15px; }
+.cols { display:grid; grid-template-columns: minmax(340px, 2fr) 3fr; gap:18px; }
+/* A grid item's min-width is its content's by default: a long message would push the page wider than the screen. */
+.cols > section { min-width:0; overflow-x:auto; }
+main { min-width:0; }
+th.num { text-align:right; }
+td.msg { font-size:15px; color:var(--muted); padding-top:0; }
+#actions tr.head td { border-bottom:none; padding-bottom:2px; }
+td.id { font: 14px ui-monospace, Menlo, Consolas, monospace; white-space:nowrap; }
+td.flags { white-space:nowrap; }
+.badge + .badge { margin-left:6px; }
 @media (max-width: 900px) { .cols { grid-template-columns: 1fr; } }
 `;
 
@@ -124,9 +135,9 @@ const SCRIPT = `
       var v = s.pose[name];
       tr.appendChild(el("td", "num", fmt(v)));
       tr.appendChild(el("td", "num", /grip/i.test(name) ? "" : (v * 180 / Math.PI).toFixed(1) + "\\u00b0"));
-      var st = el("td");
+      var st = el("td", "flags");
       if (s.moving.indexOf(name) >= 0) st.appendChild(el("span", "badge moving", "MOVING"));
-      if (Object.keys(s.quarantined).some(function (k) { return k === name || k.split(":").pop() === name; })) st.appendChild(el("span", "badge locked", "LOCKED until confirmed"));
+      if (Object.keys(s.quarantined).some(function (k) { return k === name || k.split(":").pop() === name; })) st.appendChild(el("span", "badge locked", "LOCKED"));
       tr.appendChild(st);
       tb.appendChild(tr);
     });
@@ -167,7 +178,7 @@ const SCRIPT = `
     c.appendChild(el("div", "why", a.message || "No conclusive evidence."));
     c.appendChild(el("div", "args", a.tool + " " + JSON.stringify(a.args)));
     var t = el("table"), th = el("tr");
-    ["joint", "target", "seen when it went unknown", "now", "now vs target"].forEach(function (h) { th.appendChild(el("th", null, h)); });
+    [["joint", null], ["target", "num"], ["seen when it went unknown", "num"], ["now", "num"], ["now vs target", null]].forEach(function (h) { th.appendChild(el("th", h[1], h[0])); });
     var thead = el("thead"); thead.appendChild(th); t.appendChild(thead);
     var tb = el("tbody"); t.appendChild(tb); c.appendChild(t);
     var notes = (a.evidence && a.evidence.notes) || [];
@@ -196,7 +207,7 @@ const SCRIPT = `
     var body = { outcome: outcome, operator: op };
     if (note) body.note = note;
     api("POST", "/v1/actions/" + encodeURIComponent(a.action_id) + "/confirm", body).then(function (row) {
-      banner("ok", "Recorded: " + a.tool + " " + a.action_id + " \\u2192 " + (outcome === "done" ? "DONE" : "NOT DONE") + " (by " + op + "). Its joints are unlocked.");
+      banner("ok", new Date().toLocaleTimeString() + " \u2014 recorded: " + a.tool + " " + a.action_id + " \\u2192 " + (outcome === "done" ? "DONE" : "NOT DONE") + " (by " + op + "). Its joints are unlocked.");
       delete cards[a.action_id]; card.root.remove();
       return refreshState();
     }).catch(function (e) {
@@ -216,7 +227,7 @@ const SCRIPT = `
     Object.keys(cards).forEach(function (id) { if (!ids[id]) { cards[id].root.remove(); delete cards[id]; } });
     $("pending").className = s.pending_unknowns.length ? "has" : "";
     $("nopending").style.display = s.pending_unknowns.length ? "none" : "block";
-    $("who").style.display = s.pending_unknowns.length ? "flex" : "none";
+    $("who").className = s.pending_unknowns.length ? "who" : "who hidden";
     syncButtons();
   }
 
@@ -239,9 +250,12 @@ const SCRIPT = `
           tr.appendChild(el("td", null, a.tool));
           var st = el("td"); st.appendChild(el("span", "badge s-" + a.state, a.state.replace(/_/g, " ").toUpperCase())); tr.appendChild(st);
           tr.appendChild(el("td", null, a.operator ? "by " + a.operator : a.settled_by));
-          tr.appendChild(el("td", null, a.action_id));
-          tr.appendChild(el("td", null, a.message || ""));
+          tr.appendChild(el("td", "id", a.action_id));
+          tr.className = "head";
           tb.appendChild(tr);
+          // The message gets its own full-width row: squeezed into a column it is unreadable.
+          var mr = el("tr"), mc = el("td", "msg", (a.result && a.result.message) || a.message || "");
+          mc.colSpan = 5; mr.appendChild(mc); tb.appendChild(mr);
         });
       }).catch(function () { /* the stream reconnect will retry */ });
     }, 150);
@@ -299,29 +313,29 @@ const SCRIPT = `
 const BODY = `
 <div id="fatal" role="alert"></div>
 <header>
-  <h1>armbridge operator console</h1>
+  <h1>armbridge console</h1>
   <span id="conn" class="pill bad">NOT CONNECTED</span>
   <span id="arm" class="pill bad">ARM: NO DATA</span>
   <span id="need" class="pill ok">NOTHING TO CONFIRM</span>
-  <button id="halt" title="Sends the stop tool: a software halt of all axes. It is not an emergency stop.">HALT ALL AXES (software stop)</button>
+  <button id="halt" title="Sends the stop tool: a software halt of all axes. It is not an emergency stop.">HALT ALL AXES (software, not E-stop)</button>
 </header>
 <main>
   <div id="banner" role="status"></div>
   <section id="pending">
     <h2>Motions waiting for your confirmation</h2>
     <div id="nopending" class="none">None. Every motion has a known outcome.</div>
-    <div class="who" id="who" style="display:none"><label for="operator"><b>Your name (required):</b></label>
+    <div class="who hidden" id="who"><label for="operator"><b>Your name (required):</b></label>
       <input type="text" id="operator" autocomplete="name" placeholder="operator name"></div>
     <div id="cards"></div>
   </section>
   <div class="cols">
     <section>
-      <h2>Arm pose <small id="age" style="font-weight:400;color:#555;font-size:15px"></small></h2>
-      <table><thead><tr><th>axis</th><th>position</th><th>deg</th><th></th></tr></thead><tbody id="pose"></tbody></table>
+      <h2>Arm pose <small id="age" class="age"></small></h2>
+      <table><thead><tr><th>axis</th><th class="num">position</th><th class="num">deg</th><th></th></tr></thead><tbody id="pose"></tbody></table>
     </section>
     <section>
       <h2>Recent actions</h2>
-      <table><thead><tr><th>time</th><th>tool</th><th>state</th><th>settled by</th><th>action</th><th>message</th></tr></thead><tbody id="actions"></tbody></table>
+      <table><thead><tr><th>time</th><th>tool</th><th>state</th><th>settled by</th><th>action</th></tr></thead><tbody id="actions"></tbody></table>
     </section>
   </div>
 </main>
@@ -336,9 +350,10 @@ export const CONSOLE_PAGE = {
   html: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>armbridge operator console</title>
 <style>${STYLE}</style></head>
 <body>${BODY}<script>${SCRIPT}</script></body></html>
 `,
-  contentSecurityPolicy: `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)} 'unsafe-hashes'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  contentSecurityPolicy: `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
 };
