@@ -235,6 +235,7 @@ describe("other routes", () => {
     expect(r.status).toBe(200);
     expect(r.res.headers["content-type"]).toMatch(/^text\/html/);
     expect(r.res.headers["content-security-policy"]).toMatch(/default-src 'none'; script-src 'sha256-/);
-    expect(r.res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
+    // Self-contained: no script, stylesheet or icon from anywhere but the page itself.
+    expect(r.res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\//);
   });
 });
