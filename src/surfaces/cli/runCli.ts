@@ -83,7 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return await command.run(rest, io);
     }
     const dynamic = DYNAMIC[name];
-    if (dynamic) return await runDynamic(name, dynamic.module, rest, io);
+    if (dynamic) return await runSubcommandModule(name, new URL(dynamic.module, import.meta.url), rest, io);
     io.stderr.write(`armbridge: unknown command ${JSON.stringify(name)}; commands: ${[...Object.keys(LOCAL), ...Object.keys(DYNAMIC)].join(", ")}\n`);
     return EXIT.usage;
   } catch (error) {
@@ -91,8 +91,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-async function runDynamic(name: string, relative: string, argv: readonly string[], io: CliIo): Promise<number> {
-  const url = new URL(relative, import.meta.url);
+/** Imports a subcommand module (`export async function run(argv, io)`) and runs it. */
+export async function runSubcommandModule(name: string, url: URL, argv: readonly string[], io: CliIo): Promise<number> {
   let mod: { run?: unknown };
   try {
     mod = (await import(url.href)) as { run?: unknown };
