@@ -8,6 +8,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ["default"],
+    reporters: ["default", "./test/support/SummaryReporter.ts"],
   },
 });
