@@ -25,7 +25,9 @@ const confirmBody = z.strictObject({
 /** The ledger view: list, one action, and an operator's confirmation of an `unknown` one. */
 export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/actions", async (request) => {
-    const q = parseInput(listQuery, request.query, "query");
+    // `?state=` from a blank form field means "any", not a state named "".
+    const raw = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== ""));
+    const q = parseInput(listQuery, raw, "query");
     const limit = q.limit ?? 100;
     const rows = bridge.ledger.list({ state: q.state, limit, before: q.before });
     const last = rows.at(-1);

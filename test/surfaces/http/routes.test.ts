@@ -189,6 +189,13 @@ describe("actions and the confirm flow", () => {
     },
   );
 
+  it("reads blank query fields as absent", async () => {
+    await post("/v1/calls", { calls: [move("q1", { elbow: 0.1 })] });
+    const r = await get("/v1/actions?state=&limit=&before=");
+    expect(r.status).toBe(200);
+    expect(r.json.actions).toHaveLength(1);
+  });
+
   it("pages the action list newest first with next_before", async () => {
     await post("/v1/calls", { calls: [move("p1", { elbow: 0.1 })] });
     await post("/v1/calls", { calls: [move("p2", { elbow: 0.2 })] });
