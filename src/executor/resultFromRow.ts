@@ -31,8 +31,8 @@ export function resultFromRow(row: ActionRow): CallResult {
       ...base,
       status: "failed",
       settled_by: "operator",
-      reason: `an operator (${row.operator ?? "?"}) confirmed it did not happen`,
-      message: resultMessages.failed(row.tool, row.actionId, `an operator (${row.operator ?? "?"}) confirmed it did not happen`),
+      reason: `an operator (${row.operator ?? "?"}) confirmed the target was not reached`,
+      message: resultMessages.confirmedNotDone(row.tool, row.actionId, row.operator ?? "?"),
     }),
     unknown: () => ({
       ...base,

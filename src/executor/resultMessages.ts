@@ -23,6 +23,13 @@ export const resultMessages = {
   failed(tool: string, actionId: string | undefined, reason: string): string {
     return `${tool} failed${actionId ? ` (action_id=${actionId})` : ""}: ${reason}. There is positive evidence that nothing moved, so re-running is allowed.`;
   },
+  /** An operator's "not done": the target was not reached, though the arm may have moved part-way. */
+  confirmedNotDone(tool: string, actionId: string, operator: string): string {
+    return (
+      `${tool} (action_id=${actionId}) did not reach its target, as confirmed by an operator (${operator}). ` +
+      "The arm may have moved part of the way: read get_arm_state before planning the next motion. Re-running is allowed."
+    );
+  },
   unknown(tool: string, actionId: string, why: string, resources: readonly string[]): string {
     return (
       `The outcome of ${tool} could not be confirmed (action_id=${actionId}): ${why}. ` +

@@ -144,6 +144,11 @@ describe("executor: one test per result status", () => {
     const row = h.executor.confirm(unknownId, { outcome: "not_done", operator: "ana", note: "arm was at rest" });
     expect(row).toMatchObject({ state: "confirmed_not_done", operator: "ana", settledBy: "operator" });
     expect(() => h!.executor.confirm(unknownId, { outcome: "done", operator: "bob" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_UNKNOWN" }));
+    // The original call id now replays the operator's word — not a claim that nothing moved.
+    const replay = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }]));
+    expect(replay).toMatchObject({ status: "failed", settled_by: "operator", replayed: true });
+    expect(replay.message).toMatch(/confirmed by an operator \(ana\)/);
+    expect(replay.message).not.toMatch(/nothing moved/);
     const after = only(await h.executor.execute([{ id: "c4", name: "move_joints", args: { positions: { elbow: 0.7 } } }]));
     expect(after.status).toBe("done");
   });
