@@ -19,7 +19,7 @@ import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionEndTimes, m
 import { runE1 } from "./seed/runE1.js";
 import { runNaiveRetry, type NaivePolicy } from "./seed/runNaiveRetry.js";
 import { runObservedTrials } from "./seed/runObservedTrials.js";
-import { killLiveSims } from "./seed/SimProcess.js";
+import { killLiveSims, stopLiveSims } from "./seed/SimProcess.js";
 import { formatTable, ms, pct } from "./seed/table.js";
 
 const SEED = Number(process.env.BENCH_SEED ?? 42);
@@ -33,10 +33,10 @@ const E_TIMEOUT_MS = 200;
 const SEED_SWEEP: Record<number, string> = { 100: "34/50 fired, 33 succeeded (97.1%)", 200: "11/50 fired, 11 succeeded (100%)", 300: "5/50 fired, 5 succeeded (100%)" };
 const SEED_EXTRA_WAIT_MS = 67;
 
-function pickLink(): "pty" | "tcp" {
+function pickLink(): { link: "pty" | "tcp"; why: string } {
   const asked = process.env.BENCH_LINK;
-  if (asked === "pty" || asked === "tcp") return asked;
-  return socatOnPath() ? "pty" : "tcp";
+  if (asked === "pty" || asked === "tcp") return { link: asked, why: `BENCH_LINK=${asked}` };
+  return socatOnPath() ? { link: "pty", why: "socat found" } : { link: "tcp", why: "socat not found" };
 }
 
 async function withRig<T>(options: RigOptions, body: (rig: BenchRig) => Promise<T>): Promise<T> {
@@ -49,9 +49,9 @@ async function withRig<T>(options: RigOptions, body: (rig: BenchRig) => Promise<
 }
 
 async function main(): Promise<void> {
-  const link = pickLink();
+  const { link, why } = pickLink();
   const started = performance.now();
-  console.log(`seed bench: firmware-sim over ${link === "pty" ? "a PTY (socat)" : "TCP (socat not found)"}, seed ${SEED}, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}`);
+  console.log(`seed bench: firmware-sim over ${link === "pty" ? "a PTY via socat" : "TCP"} (${why}), seed ${SEED}, ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}`);
   const common = { link, seed: SEED };
 
   // ── E1 ────────────────────────────────────────────────────────────────
@@ -173,9 +173,10 @@ async function main(): Promise<void> {
 let interrupted = false;
 process.once("SIGINT", () => {
   interrupted = true;
-  killLiveSims();
-  removeLiveDirs();
-  process.exit(130);
+  void stopLiveSims().finally(() => {
+    removeLiveDirs();
+    process.exit(130);
+  });
 });
 process.once("exit", () => {
   killLiveSims();

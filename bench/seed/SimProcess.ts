@@ -24,10 +24,21 @@ export interface SimProcess {
 
 const live = new Set<ChildProcess>();
 
-/** Synchronous last resort (process "exit", SIGINT): no child outlives the bench. */
+/** Synchronous last resort (process "exit"): no child outlives the bench. SIGKILL leaves the sim's socat behind, so prefer stopLiveSims. */
 export function killLiveSims(): void {
   for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   live.clear();
+}
+
+/** SIGTERM to every live sim (it then closes its socat and PTY folder), SIGKILL to any still running after `graceMs`. */
+export async function stopLiveSims(graceMs = 2000): Promise<void> {
+  const running = [...live].filter((c) => c.exitCode === null && c.signalCode === null);
+  const exits = running.map((c) => new Promise<void>((resolve) => c.once("exit", () => resolve())));
+  for (const c of running) c.kill("SIGTERM");
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(exits), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(timer);
+  killLiveSims();
 }
 
 /**
