@@ -79,6 +79,12 @@ export class DeviceSession {
       this.inbound = [];
       this.inboundBytes = 0;
     });
+    // An action's end is reported at once, not at the next tick: a host waiting
+    // on (or observing) it learns within a frame time of the real end rather
+    // than up to one status period later. Streamed ticks go on as before.
+    this.arm.onActionEnd(() => {
+      if (!this.closed && options.statusHz > 0) this.sendStatus();
+    });
     if (options.statusHz > 0) this.scheduleStatus();
   }
 

@@ -97,6 +97,7 @@ export class SimulatedArm {
   private readonly rebootListeners: (() => void)[] = [];
   private readonly extraFaults = new Set<string>();
   private readonly stallOnCue: Set<string>;
+  private readonly actionEndListeners: ((actionId: string) => void)[] = [];
   private recent: string[] = [];
   private currentBootId: number;
   private bootAt: number;
@@ -144,6 +145,11 @@ export class SimulatedArm {
 
   onReboot(listener: () => void): void {
     this.rebootListeners.push(listener);
+  }
+
+  /** Called whenever an action reaches a terminal state (so the session can report it at once). */
+  onActionEnd(listener: (actionId: string) => void): void {
+    this.actionEndListeners.push(listener);
   }
 
   /** Starts, refuses, or (for an id already seen) answers with the existing record — never runs an id twice. */
@@ -435,6 +441,7 @@ export class SimulatedArm {
     const moved = to.some((p, k) => Math.abs(p - (from[k] ?? 0)) > MOVED_EPSILON);
     const state: WireActionState = outcome;
     this.updateRecord(actionId, { actionId, state, moved }, detail);
+    for (const listener of this.actionEndListeners) listener(actionId);
     this.effects.append({
       event: "motion_end",
       action_id: actionId,
