@@ -320,11 +320,11 @@ export class Executor {
       switch (end.kind) {
         case "ended": {
           const o = tool.observe({ command, config: this.config, status: this.transport.latestStatus(), record: end.record, nowMs: this.#now() });
-          if (o.verdict === "reached") return this.#settle(command.actionId, tool.name, "done", { settledBy: "completion", timedOut: false, record: end.record, notes: o.notes });
+          if (o.verdict === "reached") return this.#settle(command.actionId, tool.name, "done", { settledBy: "completion", timedOut: false, record: end.record, notes: o.notes, resources });
           if (o.verdict === "not_moved")
-            return this.#settle(command.actionId, tool.name, "failed", { settledBy: "completion", timedOut: false, record: end.record, notes: o.notes, reason: o.notes.join("; ") });
+            return this.#settle(command.actionId, tool.name, "failed", { settledBy: "completion", timedOut: false, record: end.record, notes: o.notes, reason: o.notes.join("; "), resources });
           if (o.verdict === "interrupted")
-            return this.#settle(command.actionId, tool.name, "unknown", { settledBy: "none", timedOut: false, record: end.record, notes: o.notes, why: `${o.notes.join("; ")} — short of its target` });
+            return this.#settle(command.actionId, tool.name, "unknown", { settledBy: "none", timedOut: false, record: end.record, notes: o.notes, why: `${o.notes.join("; ")} — short of its target`, resources });
           initialRecord = end.record;
           break;
         }
@@ -335,6 +335,7 @@ export class Executor {
             notes: [end.reason],
             reason: `the arm refused it (${end.reason})`,
             record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason },
+            resources,
           });
         case "wait_ended":
           timedOut = true;
@@ -399,12 +400,12 @@ export class Executor {
       notes: readonly string[];
       reason?: string;
       why?: string;
+      resources?: readonly string[];
     },
   ): CallResult {
     const status = s.status ?? this.transport.latestStatus();
     const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: s.record, notes: s.notes };
-    const row0 = this.ledger.get(actionId);
-    const resources = row0?.resources ?? [];
+    const resources = s.resources ?? this.ledger.get(actionId)?.resources ?? [];
     let message: string;
     switch (state) {
       case "done":

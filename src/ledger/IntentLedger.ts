@@ -100,7 +100,7 @@ export class IntentLedger {
   readonly #log: Logger;
   readonly #stmts: ReturnType<typeof prepare>;
   /** Intents waiting for the next group commit. */
-  #pending: { intent: NewIntent; now: number; resolve: (row: ActionRow) => void; reject: (e: unknown) => void }[] = [];
+  #pending: { intent: NewIntent; now: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   #flushScheduled = false;
 
   private constructor(path: string, db: Database.Database, log: Logger) {
@@ -154,8 +154,8 @@ export class IntentLedger {
    * one fsync. Each still resolves only once its row is durable, so no
    * command can leave before its intent is on disk.
    */
-  recordIntentDurably(intent: NewIntent, now = Date.now()): Promise<ActionRow> {
-    return new Promise<ActionRow>((resolve, reject) => {
+  recordIntentDurably(intent: NewIntent, now = Date.now()): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       this.#pending.push({ intent, now, resolve, reject });
       if (this.#flushScheduled) return;
       this.#flushScheduled = true;
@@ -171,9 +171,10 @@ export class IntentLedger {
     try {
       this.#db.transaction(() => {
         for (const p of batch) {
-          // A savepoint per intent: one refused call id must not undo the others.
           try {
-            this.#db.transaction(() => this.#insert(p.intent, p.now))();
+            // A savepoint per intent when there are several: one refused call id must not undo the others.
+            if (batch.length === 1) this.#insert(p.intent, p.now);
+            else this.#db.transaction(() => this.#insert(p.intent, p.now))();
             outcomes.push({ ok: true });
           } catch (error) {
             outcomes.push({ ok: false, error });
@@ -191,7 +192,7 @@ export class IntentLedger {
         return;
       }
       this.#log.info({ action_id: p.intent.actionId, call_id: p.intent.callId, tool: p.intent.tool, resources: p.intent.resources }, "intent recorded");
-      p.resolve(this.mustGet(p.intent.actionId));
+      p.resolve();
     });
   }
 
