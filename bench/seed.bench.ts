@@ -15,7 +15,7 @@
 import { cpus } from "node:os";
 import { socatOnPath } from "../firmware-sim/simOptions.js";
 import { removeLiveDirs, startRig, type BenchRig, type RigOptions } from "./seed/BenchRig.js";
-import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionEndTimes, motionsLongerThan, overlapsIn, quantile } from "./seed/effects.js";
+import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionEndTimes, motionsLongerThan, overlapsIn, quantile } from "../firmware-sim/effectsJudge.js";
 import { runE1 } from "./seed/runE1.js";
 import { runNaiveRetry, type NaivePolicy } from "./seed/runNaiveRetry.js";
 import { runObservedTrials } from "./seed/runObservedTrials.js";

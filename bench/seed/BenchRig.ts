@@ -6,7 +6,7 @@ import { parse as parseYaml } from "yaml";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { readEffects, type EffectLine } from "./effects.js";
+import { readEffects, type EffectLine } from "../../firmware-sim/effectsJudge.js";
 import { startSimProcess, type SimProcess } from "./SimProcess.js";
 
 export interface RigOptions {

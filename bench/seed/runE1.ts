@@ -2,7 +2,7 @@ import { newActionId } from "../../src/executor/Executor.js";
 import type { CallResponse } from "../../src/executor/CallResult.js";
 import type { MotionEnd } from "../../src/transport/Transport.js";
 import type { BenchRig } from "./BenchRig.js";
-import { linesFor, motionStarts, overlapsIn } from "./effects.js";
+import { linesFor, motionStarts, overlapsIn } from "../../firmware-sim/effectsJudge.js";
 
 export interface E1Row {
   readonly label: string;

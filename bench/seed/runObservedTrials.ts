@@ -1,7 +1,7 @@
 import type { CallResult } from "../../src/executor/CallResult.js";
 import { TERMINAL_ACTION_STATES } from "../../src/transport/Transport.js";
 import type { BenchRig } from "./BenchRig.js";
-import { groundTruthOf } from "./effects.js";
+import { groundTruthOf } from "../../firmware-sim/effectsJudge.js";
 
 /** One move_joints call through armbridge, as the caller and the event stream saw it. */
 export interface ObservedTrial {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionsLongerThan, motionStarts, overlapsIn, quantile, type EffectLine } from "../../bench/seed/effects.js";
+import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionsLongerThan, motionStarts, overlapsIn, quantile, type EffectLine } from "../../firmware-sim/effectsJudge.js";
 
 // Hand-made effects logs, shaped as firmware-sim writes them.
 const start = (id: string, t: number, joints: readonly string[] = ["shoulder_pan"], from = 0, to = 0.4): EffectLine => ({

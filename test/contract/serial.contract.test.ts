@@ -2,7 +2,7 @@ import { startSimulator } from "../../firmware-sim/startSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { createSerialTransport } from "../../src/transport/serial/index.js";
 import { testConfig } from "../support/testConfig.js";
-import { conflictsIn } from "../support/effectsJudge.js";
+import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
 import { transportContract } from "./transportContract.js";
 
 transportContract(
@@ -17,7 +17,7 @@ transportContract(
       config,
       transport,
       motionStarts: () => effects.events.filter((e) => e.event === "motion_start").length,
-      conflicts: () => conflictsIn(effects.events),
+      conflicts: () => overlapsIn(effects.events),
       close: async () => {
         await transport.close();
         await sim.close();

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../src/bridge/Bridge.js";
-import { duplicateExecutions, type EffectLine } from "../support/effectsJudge.js";
+import { repeatedStarts, type EffectLine } from "../../firmware-sim/effectsJudge.js";
 
 /**
  * The bridge is killed with SIGKILL mid-call: after its intent is durable
@@ -105,7 +105,7 @@ describe("crash: SIGKILL mid-call, then restart", () => {
     expect(truth.filter((e) => e.action_id === actionId && e.event === "motion_start")).toHaveLength(1);
     expect(truth.find((e) => e.action_id === actionId && e.event === "motion_end")).toMatchObject({ outcome: "reached" });
     expect(again).toMatchObject({ status: "done", replayed: true });
-    expect(duplicateExecutions(truth)).toBe(0);
+    expect(repeatedStarts(truth)).toBe(0);
   });
 
   it("killed after the command left (the arm's watchdog halts it when the host goes silent): the row becomes unknown and quarantines the joint", async () => {
@@ -113,7 +113,7 @@ describe("crash: SIGKILL mid-call, then restart", () => {
     expect(truth.find((e) => e.action_id === actionId && e.event === "motion_end")).toMatchObject({ outcome: "stopped" });
     expect(row.state).toBe("unknown");
     expect(again).toMatchObject({ status: "unknown", replayed: true });
-    expect(duplicateExecutions(truth)).toBe(0);
+    expect(repeatedStarts(truth)).toBe(0);
   });
 
   it("killed after the command left, and the arm reboots (forgetting the action) before the bridge returns: unknown, never a false 'failed'", async () => {

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 
 /**
- * The bench's judge: everything it counts comes from firmware-sim's effects
- * log (ground truth, one JSON line per physical event), never from what the
- * bridge says about itself. Pure functions over parsed lines, so
- * test/bench/ can check the counting on hand-made logs.
+ * The judge of firmware-sim's effects log (ground truth, one JSON line per
+ * physical event): tests and benchmarks count overlaps, duplicate executions
+ * and outcomes from it, never from what the bridge says about itself. Pure
+ * functions over parsed lines, checked on hand-made logs in test/bench/.
  */
 export interface EffectLine {
   readonly event: string;
@@ -65,18 +65,35 @@ export function motionIntervals(events: readonly EffectLine[]): MotionInterval[]
   return out;
 }
 
-/** Pairs of motions that shared an axis at the same time: each one is a forbidden overlap (a collision on hardware). */
-export function overlapsIn(events: readonly EffectLine[]): number {
+/** Pairs of motions (action ids) that drove a shared axis at the same time: each is a forbidden overlap (a collision on hardware). */
+export function overlappingPairs(events: readonly EffectLine[]): [string, string][] {
   const iv = motionIntervals(events);
-  let n = 0;
+  const pairs: [string, string][] = [];
   for (let i = 0; i < iv.length; i++) {
     for (let j = i + 1; j < iv.length; j++) {
       const a = iv[i]!;
       const b = iv[j]!;
       if (!a.joints.some((x) => b.joints.includes(x))) continue;
       // End-to-start in the same millisecond is a hand-over, not an overlap.
-      if (a.start < b.end && b.start < a.end) n++;
+      if (a.start < b.end && b.start < a.end) pairs.push([a.actionId, b.actionId]);
     }
+  }
+  return pairs;
+}
+
+/** How many forbidden overlaps the log shows. */
+export function overlapsIn(events: readonly EffectLine[]): number {
+  return overlappingPairs(events).length;
+}
+
+/** Second and later motion_starts of one action id: each is the same command executed again. */
+export function repeatedStarts(events: readonly EffectLine[]): number {
+  const seen = new Set<string>();
+  let n = 0;
+  for (const e of events) {
+    if (e.event !== "motion_start" || e.action_id === null) continue;
+    if (seen.has(e.action_id)) n++;
+    seen.add(e.action_id);
   }
   return n;
 }
