@@ -16,7 +16,7 @@ import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
 import { runAgent } from "../gemini/runAgent.js";
 import { startHttpServer, type RunningHttpServer } from "../http/startHttpServer.js";
 import { SessionNarrator } from "./SessionNarrator.js";
-import { socatAvailable, startSimChild, type SimChild } from "./startSimChild.js";
+import { socatAvailable, spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
 
 /** The joint the bundled session (config/demo-session.jsonl, turn 4) expects the simulator to stall on cue, so the demo shows an `unknown`. */
 export const DEMO_STALL_JOINT = "wrist_2";
@@ -125,13 +125,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     say(`armbridge demo (pid ${process.pid})`);
     let transport = options.transport;
     if (!transport) {
-      sim = await startSimChild({
+      sim = await spawnSimulator({
         link: options.link,
         seed: options.seed,
         effectsLog: join(options.dataDir, "effects.jsonl"),
         logFile: join(options.dataDir, "firmware-sim.log"),
-        stallJoints: options.stallJoints,
-        config: options.config,
+        flags: [
+          ...(options.stallJoints.length > 0 ? ["--stall-joint", options.stallJoints.join(",")] : []),
+          ...(options.config === undefined ? [] : ["--config", options.config]),
+        ],
       });
       transport = { kind: "serial", link: sim.link };
       // The simulator ending on its own ends the demo: exit 0 means it was told to

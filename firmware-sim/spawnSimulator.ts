@@ -1,19 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, closeSync, constants, openSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { closeSync, openSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { packageRoot } from "../../config/packageRoot.js";
-import { ArmbridgeError } from "../../errors.js";
+import { packageRoot } from "../src/config/packageRoot.js";
+import { ArmbridgeError } from "../src/errors.js";
+import { socatOnPath } from "./simOptions.js";
 
 export interface SimChildOptions {
   readonly link: "pty" | "tcp";
   readonly seed: number;
   readonly effectsLog: string;
-  /** The simulator's own logs go here (the terminal is for the narrative). */
+  /** The simulator's own logs (its stderr) go here. */
   readonly logFile: string;
-  /** Axes whose next motion stalls half-way, once (the demo's unknown on cue). */
-  readonly stallJoints: readonly string[];
-  readonly config?: string | undefined;
+  /** Further armbridge-sim flags: --motion-time, --fail-rate, --stall-joint, --config ... */
+  readonly flags?: readonly string[] | undefined;
   /** How long to wait for the ready line. */
   readonly readyTimeoutMs?: number | undefined;
 }
@@ -31,24 +31,16 @@ export interface SimChild {
 
 /** `socat` on PATH: firmware-sim can then offer a real PTY, like a USB serial device. */
 export function socatAvailable(): boolean {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, "socat"), constants.X_OK);
-      return true;
-    } catch {
-      // not in this folder
-    }
-  }
-  return false;
+  return socatOnPath();
 }
 
 /**
- * Starts firmware-sim (`dist/firmware-sim/main.js`) as a child process and
- * waits for its ready line. A separate process on purpose: the bridge talks
+ * Starts firmware-sim (`dist/firmware-sim/main.js`, the `armbridge-sim` bin)
+ * as a child process and waits for its ready line. Used by the demo and the
+ * benches. A separate process on purpose: the bridge talks
  * to it over a real byte link exactly as it would to a microcontroller.
  */
-export async function startSimChild(options: SimChildOptions): Promise<SimChild> {
+export async function spawnSimulator(options: SimChildOptions): Promise<SimChild> {
   const main = join(packageRoot(), "dist", "firmware-sim", "main.js");
   const args = [
     main,
@@ -59,8 +51,7 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
     String(options.seed),
     "--effects-log",
     options.effectsLog,
-    ...(options.stallJoints.length > 0 ? ["--stall-joint", options.stallJoints.join(",")] : []),
-    ...(options.config === undefined ? [] : ["--config", options.config]),
+    ...(options.flags ?? []),
   ];
   const logFd = openSync(options.logFile, "a");
   let child: ChildProcess;
