@@ -72,7 +72,7 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
         if (r.result.status === "unknown") {
           unknowns++;
           await new Promise((res) => setTimeout(res, 400));
-          const truth = groundTruthOf(effects.events as EffectLine[], r.result.action_id);
+          const truth = groundTruthOf(effects.events, r.result.action_id);
           bridge.executor.confirm(r.result.action_id, { outcome: truth === "reached" ? "done" : "not_done", operator: "soak" });
         }
       }
