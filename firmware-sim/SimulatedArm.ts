@@ -2,21 +2,14 @@ import type { Logger } from "pino";
 import { ArmbridgeError } from "../src/errors.js";
 import type { AxisSample, NackCode, WireActionRecord, WireActionState } from "../src/transport/serial/protocol/index.js";
 import type { Clock, ClockTimer } from "./Clock.js";
+import type { Actuator } from "../src/config/actuators.js";
 import type { EffectsSink, Outcome } from "./EffectsLog.js";
 import type { FaultPlan } from "./faults.js";
 import { drawMotionMs, type MotionTime } from "./motionTime.js";
 import { brake, hold, minimumDuration, trapezoid, type Trajectory } from "./Trajectory.js";
 
-/** One axis as the device knows it (from the arm config). */
-export interface SimAxis {
-  readonly name: string;
-  readonly kind: "joint" | "gripper";
-  readonly min: number;
-  readonly max: number;
-  readonly maxVelocity: number;
-  readonly maxAcceleration: number;
-  readonly home: number;
-}
+/** One axis as the device knows it: the arm config's actuator, less the bridge-side tolerance and lock key. */
+export type SimAxis = Pick<Actuator, "name" | "kind" | "min" | "max" | "maxVelocity" | "maxAcceleration" | "home">;
 
 export interface MoveRequest {
   readonly actionId: string;

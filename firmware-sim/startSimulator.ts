@@ -51,15 +51,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const fileLog = options.effectsLog === undefined ? undefined : new EffectsLog(options.effectsLog);
   const effects: EffectsSink = fileLog ?? options.effects ?? { append: () => undefined };
   const arm = new SimulatedArm({
-    axes: actuatorsOf(config).map((a) => ({
-      name: a.name,
-      kind: a.kind,
-      min: a.min,
-      max: a.max,
-      maxVelocity: a.maxVelocity,
-      maxAcceleration: a.maxAcceleration,
-      home: a.home,
-    })),
+    axes: actuatorsOf(config),
     clock,
     faults: plan,
     effects,
