@@ -239,8 +239,9 @@ export class SerialTransport implements Transport {
 
   /** The device's boot id: a reboot wipes its action memory. */
   armIncarnation(): string | undefined {
-    const bootId = this.device?.bootId;
-    return bootId === undefined ? undefined : `boot:${bootId}`;
+    // this.bootId, not the HELLO's: a reboot seen on STATUS changes it without a new HELLO.
+    if (!this.session || this.bootId === undefined) return undefined;
+    return `boot:${this.bootId}`;
   }
 
   latestStatus(): ArmStatus | undefined {
@@ -398,9 +399,10 @@ export class SerialTransport implements Transport {
     // A device that rebooted since we sent the action may have run part of it
     // and forgotten: not knowing it proves nothing, so it must not be voided.
     const memoryLost = (): boolean => sentBoot !== undefined && sentBoot !== this.bootId;
+    const signal = AbortSignal.any([options.signal, this.lifetime.signal]);
     const outcome = await this.channel.request(
       { op: "QUERY_ACTION", actionId, voidIfUnknown: options.voidIfUnknown && !memoryLost() },
-      { signal: AbortSignal.any([options.signal, this.lifetime.signal]), maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId },
+      { signal, maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId },
     );
     if (outcome.kind !== "reply") {
       log.debug({ outcome: outcome.kind }, "action query got no answer");
@@ -412,13 +414,22 @@ export class SerialTransport implements Transport {
       return undefined;
     }
     const record = toActionRecord(reply.record, reply.detail);
-    if ((memoryLost() || bootAtAsk !== this.bootId) && (record.state === "unknown" || record.state === "voided")) {
-      return {
-        actionId,
-        state: "unknown",
-        moved: undefined,
-        detail: `the device rebooted since this action was sent (boot ${sentBoot ?? "?"} -> ${this.bootId ?? "?"}); it lost its memory of it`,
-      };
+    const forgotten = (why: string): ActionRecord => ({ actionId, state: "unknown", moved: undefined, detail: why });
+    const rebootedSince = (): string | undefined =>
+      memoryLost() || bootAtAsk !== this.bootId
+        ? `the device rebooted since this action was sent (boot ${sentBoot ?? bootAtAsk ?? "?"} -> ${this.bootId ?? "?"}); it lost its memory of it`
+        : undefined;
+    if (record.state !== "unknown" && record.state !== "voided") return record;
+    const rebooted = rebootedSince();
+    if (rebooted) return forgotten(rebooted);
+    if (record.state === "voided" && (this.session?.hello.statusRateHz ?? 0) > 0) {
+      // The ACTION reply names no boot: a device that rebooted unseen (no STATUS
+      // from the new boot yet) voids what it forgot. Only a STATUS that follows
+      // the reply shows which boot answered; until one does, moved:false is no evidence.
+      const confirmed = await this.statuses.next(signal);
+      const lost = rebootedSince();
+      if (lost) return forgotten(lost);
+      if (!confirmed) return forgotten("voided, but no STATUS confirmed the device had not rebooted since the send");
     }
     return record;
   }
