@@ -434,7 +434,7 @@ export class SimulatedArm {
     const moved = to.some((p, k) => Math.abs(p - (from[k] ?? 0)) > MOVED_EPSILON);
     const state: WireActionState = outcome;
     this.updateRecord(actionId, { actionId, state, moved }, detail);
-    for (const listener of this.actionEndListeners) listener(actionId);
+    // Ground truth first: listeners send the STATUS that reports this end.
     this.effects.append({
       event: "motion_end",
       action_id: actionId,
@@ -445,6 +445,7 @@ export class SimulatedArm {
       detail,
       boot_id: this.currentBootId,
     });
+    for (const listener of this.actionEndListeners) listener(actionId);
   }
 
   private remember(actionId: string, stored: StoredAction): void {
