@@ -11,6 +11,9 @@ import type { GripperSetup } from "./resolveRos2Setup.js";
  */
 const NOT_WALL_CLOCK_MS = 60_000;
 
+/** The measured part of a status, before the action records are added. */
+export type JointSample = Pick<ArmStatus, "stampMs" | "axes">;
+
 interface AxisSample {
   readonly position: number;
   readonly velocity: number;
@@ -22,8 +25,12 @@ export interface JointStateObserverOptions {
   readonly joints: readonly string[];
   readonly gripper: GripperSetup | undefined;
   readonly stoppedVelocity: number;
-  /** Our action records, included in every status. */
-  readonly actions: () => readonly ActionRecord[];
+  /**
+   * Our action records, included in every status. Given the sample being
+   * published, since a record's `moved` is judged on it (latest() is still the
+   * previous status at that point).
+   */
+  readonly actions: (sample: JointSample) => readonly ActionRecord[];
   readonly now?: () => number;
 }
 
@@ -93,7 +100,7 @@ export class JointStateObserver {
       axes[axis] = { position: s.position, velocity: s.velocity, moving: Math.abs(s.velocity) > this.#options.stoppedVelocity };
       oldest = Math.min(oldest, s.stampMs);
     }
-    const status: ArmStatus = { stampMs: oldest, axes, faults: [], actions: this.#options.actions() };
+    const status: ArmStatus = { stampMs: oldest, axes, faults: [], actions: this.#options.actions({ stampMs: oldest, axes }) };
     this.#latest = status;
     for (const listener of [...this.#listeners]) listener(status);
   }

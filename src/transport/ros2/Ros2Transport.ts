@@ -7,7 +7,7 @@ import { awaitWithin } from "./awaitWithin.js";
 import { buildTrajectoryGoal, restToRestTime, type JointLimits } from "./buildTrajectoryGoal.js";
 import { GoalRun, type GoalServer } from "./GoalRun.js";
 import { buildGripperGoal } from "./gripperMapping.js";
-import { JointStateObserver } from "./JointStateObserver.js";
+import { JointStateObserver, type JointSample } from "./JointStateObserver.js";
 import {
   ACTION_FOLLOW_JOINT_TRAJECTORY,
   ACTION_GRIPPER_COMMAND,
@@ -57,8 +57,14 @@ interface ActionTrack {
   readonly runs: readonly GoalRun[];
   /** Longest planned motion (ms), bounding how long a result may take. */
   readonly planMs: number;
-  /** Frozen when every run is terminal, so later motions cannot change what this one did. */
+  /**
+   * Frozen when every run is terminal, so later motions cannot change what
+   * this one did; its `moved` is settled by the first sample measured after
+   * that moment (see #moved).
+   */
   final: ActionRecord | undefined;
+  /** Local ms when the last run became terminal. */
+  endedAtMs: number | undefined;
 }
 
 interface PlannedGoal {
@@ -98,6 +104,8 @@ export class Ros2Transport implements Transport {
   readonly #feedbackListeners = new Set<(feedback: Ros2Feedback) => void>();
   readonly #closing = new AbortController();
   readonly #trajectoryClients = new Map<string, RclActionClient>();
+  /** Halts per server (serverKey): a goal still waiting for its server when a halt came is never sent. */
+  readonly #halts = new Map<string, number>();
   #gripperClient: RclActionClient | undefined;
   #subscription: RclSubscription | undefined;
   #opened = false;
@@ -114,7 +122,7 @@ export class Ros2Transport implements Transport {
       joints: deps.config.arm.joints.map((j) => j.name),
       gripper: deps.setup.gripper,
       stoppedVelocity: deps.config.tolerances.stoppedVelocity,
-      actions: () => this.#recentRecords(),
+      actions: (sample) => this.#recentRecords(sample),
       now: this.#now,
     });
   }
@@ -212,9 +220,16 @@ export class Ros2Transport implements Transport {
   async #send(command: MotionCommand, signal: AbortSignal, log: Logger): Promise<MotionEnd | ActionTrack> {
     const invalid = this.#validate(command);
     if (invalid) return invalid;
+    const targetServers = this.#serversFor(Object.keys(command.targets));
+    const haltsBefore = targetServers.map((sv) => this.#halts.get(serverKey(sv)) ?? 0);
     const servers = await this.#awaitServers(command, signal);
     if (servers) return servers;
     if (signal.aborted || this.#closing.signal.aborted) return this.#refused(command.actionId, "the wait ended before any goal was sent");
+    // A stop issued while this motion waited for its server wins: the motion was asked for before the stop.
+    const haltedMeanwhile = targetServers.filter((sv, i) => (this.#halts.get(serverKey(sv)) ?? 0) !== haltsBefore[i]);
+    if (haltedMeanwhile.length > 0) {
+      return this.#refused(command.actionId, `a halt on ${haltedMeanwhile.map((sv) => this.#actionNameOf(sv)).join(", ")} came before the goal was sent`);
+    }
     // Planned only now, from the freshest /joint_states, since waiting for a server took time.
     const prepared = this.#prepare(command);
     if ("refused" in prepared) return prepared.refused;
@@ -227,6 +242,7 @@ export class Ros2Transport implements Transport {
       runs,
       planMs: Math.max(...prepared.goals.map((g) => g.durationS)) * 1000,
       final: undefined,
+      endedAtMs: undefined,
     };
     this.#remember(track);
     prepared.goals.forEach((g, i) => {
@@ -255,6 +271,7 @@ export class Ros2Transport implements Transport {
     if (this.#closed) return { halted: false, status: this.latestStatus(), error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
     const axes = options.axes ?? [...this.#actuators.keys()];
     const servers = this.#serversFor(axes);
+    for (const s of servers) this.#halts.set(serverKey(s), (this.#halts.get(serverKey(s)) ?? 0) + 1);
     const affectedAxes = new Set<string>();
     for (const s of servers) for (const a of this.#axesOf(s)) affectedAxes.add(a);
     const wait = AbortSignal.any([options.signal, this.#closing.signal, AbortSignal.timeout(this.#deps.setup.options.cancelTimeoutMs)]);
@@ -400,10 +417,26 @@ export class Ros2Transport implements Transport {
     if (finished.kind !== "value") return this.#waitEnd(signal, `getResult ${this.#serverNames(track)}`, resultMs, log);
     const lost = this.#lost(track);
     if (lost) return lost;
+    await this.#awaitSampleAfterEnd(track, signal);
     const record = this.#recordOf(track);
     if (!record) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: this.#serverNames(track), reason: "outcome lost" }) };
     log.info({ state: record.state, detail: record.detail }, "goal ended");
     return { kind: "ended", record };
+  }
+
+  /**
+   * Whether an action that ended short moved can only be told from a sample
+   * measured after it ended: wait (briefly: /joint_states is a fast stream) for
+   * one. Without it the record says `moved: undefined`, never a guess.
+   */
+  async #awaitSampleAfterEnd(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    const endedAt = track.endedAtMs;
+    const final = track.final;
+    if (endedAt === undefined || !final || final.moved !== undefined || final.state === "reached") return;
+    await this.#observer.waitFor(
+      (s) => s.stampMs >= endedAt,
+      AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(this.#deps.config.staleAfterMs)]),
+    );
   }
 
   /** Why a bounded wait ended: our caller's signal, close(), or our own timeout on rclnodejs. */
@@ -432,17 +465,24 @@ export class Ros2Transport implements Transport {
   #onRunChange(actionId: string): void {
     const track = this.#tracks.get(actionId);
     if (track && !track.final && track.runs.every((r) => r.terminal)) {
-      track.final = this.#computeRecord(track);
+      track.endedAtMs = this.#now();
+      track.final = this.#computeRecord(track, this.latestStatus());
     }
     this.#observer.publish();
   }
 
-  #recordOf(track: ActionTrack): ActionRecord | undefined {
+  #recordOf(track: ActionTrack, sample: JointSample | undefined = this.latestStatus()): ActionRecord | undefined {
     if (track.runs.some((r) => r.phase === "lost")) return undefined;
-    return track.final ?? this.#computeRecord(track);
+    const final = track.final;
+    if (!final) return this.#computeRecord(track, sample);
+    if (final.moved === undefined && final.state !== "rejected") {
+      const moved = this.#moved(track, true, sample);
+      if (moved !== undefined) track.final = { ...final, moved };
+    }
+    return track.final;
   }
 
-  #computeRecord(track: ActionTrack): ActionRecord {
+  #computeRecord(track: ActionTrack, sample: JointSample | undefined): ActionRecord {
     const outcomes = track.runs.map((r) => r.outcome());
     const detail = outcomes.map((o, i) => o?.detail ?? `${track.runs[i]?.actionName ?? "?"}: ${track.runs[i]?.phase ?? "?"}`).join("; ");
     const states = outcomes.map((o) => o?.state);
@@ -455,21 +495,29 @@ export class Ros2Transport implements Transport {
     else if (states.includes("stopped")) state = "stopped";
     // Some goals ran while another was rejected: the motion is only partly done.
     else state = "faulted";
-    return { actionId: track.actionId, state, moved: state === "rejected" ? false : this.#moved(track, state !== "executing"), detail };
+    return { actionId: track.actionId, state, moved: state === "rejected" ? false : this.#moved(track, state !== "executing", sample), detail };
   }
 
-  /** Evidence from /joint_states: displaced beyond tolerance → true; still in place at the end → false. */
-  #moved(track: ActionTrack, ended: boolean): boolean | undefined {
-    const status = this.latestStatus();
+  /**
+   * Evidence from /joint_states: displaced beyond tolerance → true; still and
+   * in place in a sample measured after the action ended → false. A sample
+   * from before the end proves nothing about "not moved": the arm may have
+   * moved between it and the end (a paused stream, or a goal that ran and was
+   * cancelled between two samples).
+   */
+  #moved(track: ActionTrack, ended: boolean, status: JointSample | undefined): boolean | undefined {
     if (!status || this.#now() - status.stampMs > this.#deps.config.staleAfterMs) return undefined;
+    let still = true;
     for (const axis of track.axes) {
-      const now = status.axes[axis]?.position;
+      const observed = status.axes[axis];
       const from = track.start[axis];
       const tol = this.#actuators.get(axis)?.tolerance ?? 0;
-      if (now === undefined || from === undefined) return undefined;
-      if (Math.abs(now - from) > tol) return true;
+      if (observed === undefined || from === undefined) return undefined;
+      if (Math.abs(observed.position - from) > tol) return true;
+      if (observed.moving) still = false;
     }
-    return ended ? false : undefined;
+    const measuredAfterEnd = track.endedAtMs !== undefined && status.stampMs >= track.endedAtMs;
+    return ended && measuredAfterEnd && still ? false : undefined;
   }
 
   #remember(track: ActionTrack): void {
@@ -481,10 +529,10 @@ export class Ros2Transport implements Transport {
     }
   }
 
-  #recentRecords(): ActionRecord[] {
+  #recentRecords(sample: JointSample): ActionRecord[] {
     const records: ActionRecord[] = [];
     for (const t of [...this.#tracks.values()].slice(-STATUS_ACTIONS)) {
-      const r = this.#recordOf(t);
+      const r = this.#recordOf(t, sample);
       if (r) records.push(r);
     }
     return records;
@@ -503,8 +551,15 @@ export class Ros2Transport implements Transport {
   // ---- halt ---------------------------------------------------------------
 
   async #cancel(run: GoalRun, signal: AbortSignal): Promise<string | undefined> {
+    if (!run.handle && run.phase === "sending") {
+      // Our goal request is still unanswered: the goal may yet be accepted and
+      // move the arm, so wait for the answer and cancel what was accepted.
+      const answered = await awaitWithin(run.responded, signal);
+      if (answered.kind === "aborted") return `${run.actionName} had not answered our goal request when the halt stopped waiting; the goal may still start`;
+    }
+    if (run.phase === "lost") return `lost track of our goal on ${run.actionName}; it may still run`;
     const handle = run.handle;
-    if (!handle) return undefined;
+    if (!handle || run.phase === "rejected") return undefined;
     let response: Promise<CancelGoalResponse>;
     try {
       response = handle.cancelGoal();
@@ -610,6 +665,10 @@ export class Ros2Transport implements Transport {
     yield* this.#trajectoryClients;
     if (this.#gripperClient) yield ["gripper", this.#gripperClient];
   }
+}
+
+function serverKey(server: GoalServer): string {
+  return server.kind === "gripper" ? "gripper" : `controller:${server.controller}`;
 }
 
 function sameServer(a: GoalServer, b: GoalServer): boolean {

@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import type { ArmConfig } from "../../../src/config/ArmConfig.js";
+import { DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../../../src/config/loadConfig.js";
+import type { Ros2OptionsFile } from "../../../src/transport/ros2/Ros2Options.js";
+import type { MotionEnd } from "../../../src/transport/Transport.js";
+import { createRos2TransportOnDouble, type Ros2OnDouble } from "../../doubles/createRos2TransportOnDouble.js";
+import { GOAL_STATUS, type RclnodejsDoubleOptions } from "../../doubles/rclnodejsDouble.js";
+
+let open: Ros2OnDouble[] = [];
+afterEach(async () => {
+  for (const o of open) await o.close();
+  open = [];
+});
+
+function configWith(patch: (raw: Record<string, unknown>) => void): ArmConfig {
+  const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
+  patch(raw);
+  return parseConfig(raw);
+}
+
+async function start(options: Ros2OptionsFile = {}, sim: Partial<RclnodejsDoubleOptions> = {}, config: ArmConfig = loadConfig()): Promise<Ros2OnDouble> {
+  const o = await createRos2TransportOnDouble(config, options, sim);
+  open.push(o);
+  await o.transport.open(AbortSignal.timeout(5000));
+  return o;
+}
+
+function jtc(o: Ros2OnDouble) {
+  return o.double.world.controllers.get("joint_trajectory_controller")!;
+}
+
+function ended(end: MotionEnd) {
+  if (end.kind !== "ended") throw new Error(`expected ended, got ${JSON.stringify(end)}`);
+  return end.record;
+}
+
+describe("Ros2Transport review", () => {
+  it("halt while our goal request is still unanswered: the goal, once accepted, is cancelled (the arm does not go on to its target)", async () => {
+    const o = await start({}, { responseDelayMs: 150 });
+    const running = o.transport.runMotion({ actionId: "h1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
+    // The goal request is on the wire: the controller has not answered yet.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(jtc(o).goals).toHaveLength(0);
+    const halt = await o.transport.halt({ signal: AbortSignal.timeout(3000) });
+    expect(halt.error).toBeUndefined();
+    const record = ended(await running);
+    expect(record.state).toBe("stopped");
+    expect(jtc(o).goals[0]!.status).toBe(GOAL_STATUS.CANCELED);
+  });
+
+  it("halt while a motion still waits for its action server: that goal is never sent (refused), even when the server comes back", async () => {
+    const o = await start({ server_wait_ms: 3000 });
+    const server = jtc(o);
+    server.alive = false;
+    const running = o.transport.runMotion({ actionId: "w1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
+    await new Promise((r) => setTimeout(r, 20));
+    const halt = await o.transport.halt({ signal: AbortSignal.timeout(500) });
+    expect(halt.error).toBeUndefined();
+    server.alive = true;
+    const end = await running;
+    expect(end.kind).toBe("refused");
+    expect(server.received).toHaveLength(0);
+  });
+
+  it("moved: false is never concluded from a /joint_states sample taken before the goal ended", async () => {
+    // A joint_states stream that pauses (but is not yet stale) while the arm moves under our goal.
+    const o = await start({}, {}, configWith((raw) => (raw.stale_after_ms = 5000)));
+    o.double.world.stopJointStates();
+    const running = o.transport.runMotion({ actionId: "m1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
+    const from = o.double.world.position("elbow");
+    while (Math.abs(o.double.world.position("elbow") - from) < 0.05) await new Promise((r) => setTimeout(r, 10));
+    await o.transport.halt({ signal: AbortSignal.timeout(300) });
+    // The goal has ended (cancelled) while no sample was measured since before it started.
+    expect(jtc(o).goals[0]!.status).toBe(GOAL_STATUS.CANCELED);
+    const duringPause = await o.transport.queryAction("m1", { voidIfUnknown: false, signal: AbortSignal.timeout(100) });
+    // "false" here would tell the executor "failed, nothing moved, re-run is safe"; the arm did move.
+    expect(duringPause?.moved).toBeUndefined();
+    o.double.world.resumeJointStates();
+    const record = ended(await running);
+    expect(record).toMatchObject({ state: "stopped", moved: true });
+  });
+});
