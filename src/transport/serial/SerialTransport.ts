@@ -133,6 +133,8 @@ export class SerialTransport implements Transport {
   private garbageFrames = 0;
   /** STATUS frames accepted from the current boot; a MOVE is re-sent only after this grew. */
   private statusCount = 0;
+  /** performance.now() when the newest STATUS was accepted. */
+  private lastStatusAt = -Infinity;
 
   constructor(config: ArmConfig, link: ByteLink, options: SerialTransportOptions = {}) {
     this.link = link;
@@ -375,9 +377,13 @@ export class SerialTransport implements Transport {
       log.info({ targets: command.targets, speed: command.speed }, "sending motion");
       // With no status stream there is nothing to wait for before a resend.
       const streaming = session.hello.statusRateHz > 0;
+      // A same-boot STATUS proves only that the device had not rebooted when it
+      // sent it. It must also be fresh (two status periods), so a device that
+      // rebooted after it would still be booting, deaf, when the resend arrives.
+      const freshMs = streaming ? (2 * 1000) / session.hello.statusRateHz : Infinity;
       let statusesAtSend = this.statusCount;
       const mayResend = (): boolean => {
-        if (streaming && this.statusCount === statusesAtSend) return false;
+        if (streaming && (this.statusCount === statusesAtSend || performance.now() - this.lastStatusAt > freshMs)) return false;
         statusesAtSend = this.statusCount;
         return true;
       };
@@ -673,6 +679,7 @@ export class SerialTransport implements Transport {
       return;
     }
     this.statusCount += 1;
+    this.lastStatusAt = performance.now();
     this.statuses.update(status);
     if (this.motions.size === 0) return;
     const byId = new Map(status.actions.map((r) => [r.actionId, r]));
