@@ -110,7 +110,8 @@ export class Executor {
     const deadlineAt = this.#now() + Math.max(0, deadlineMs);
     const run = new AbortController();
     const timer = setTimeout(() => run.abort(), Math.max(0, deadlineMs));
-    const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
+    // Shutting down ends every wait too (never a motion): in-flight rows stay `started` for the next start to reconcile.
+    const runSignal = AbortSignal.any([run.signal, this.#shutdown.signal, ...(options.signal ? [options.signal] : [])]);
     // Every call of the batch listens on the run signal (lock wait, motion wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
     setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
     try {
@@ -198,7 +199,8 @@ export class Executor {
         result = rejected(name, "ARMB_ERR_ARGS_INVALID", issues);
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
       } else if (tool.blocking) {
-        result = await this.#runMotionCall(callId, tool, parsed.data, runSignal, deadlineAt);
+        // Whatever fails before the intent is durable failed before anything was sent.
+        result = await this.#runMotionCall(callId, tool, parsed.data, runSignal, deadlineAt).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
       } else {
         result = await this.#runNonBlocking(tool, parsed.data, runSignal, deadlineAt);
       }
@@ -287,6 +289,8 @@ export class Executor {
       if (error instanceof LockWaitAborted) return skipped;
       throw error;
     }
+    /** Set once the intent is durable: from then on the command may have left. */
+    let sentActionId: string | undefined;
     try {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
@@ -299,6 +303,7 @@ export class Executor {
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = this.transport.armIncarnation?.();
       await this.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command, armIncarnation }, this.#now());
+      sentActionId = command.actionId;
       const log = this.#log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
       this.#emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
@@ -315,6 +320,9 @@ export class Executor {
         runSignal.removeEventListener("abort", onRunAbort);
       }
 
+      if (end.kind !== "ended" && end.kind !== "refused" && this.#shutdown.signal.aborted) {
+        return this.#leftForReconciliation(command.actionId, tool.name, resources);
+      }
       let timedOut = false;
       let initialRecord: ActionRecord | undefined;
       switch (end.kind) {
@@ -358,14 +366,63 @@ export class Executor {
         now: this.#now,
       });
       log.info({ verdict: outcome.verdict, observed_ms: outcome.waitedMs }, "observation finished");
+      if (outcome.verdict === "undetermined" && this.#shutdown.signal.aborted) return this.#leftForReconciliation(command.actionId, tool.name, resources);
       const row = this.#settleFromObservation(command.actionId, tool.name, outcome, {
         timedOut,
         why: timedOut ? `our wait timed out after ${budgetMs} ms (a timeout is not a failure) and observing the arm for ${outcome.waitedMs} ms was inconclusive` : "the link failed and observing the arm was inconclusive",
       });
       return resultFromRow(row);
+    } catch (error) {
+      if (sentActionId === undefined) throw error;
+      return this.#faultAfterIntent(sentActionId, tool.name, resources, error);
     } finally {
       lease.release();
     }
+  }
+
+  /**
+   * The bridge is shutting down while this motion may still run: the row is
+   * left `started`, like a crash, so the next start reconciles it against the
+   * arm instead of an operator having to.
+   */
+  #leftForReconciliation(actionId: string, toolName: string, resources: readonly string[]): CallResult {
+    this.#log.warn({ action_id: actionId }, "shutting down mid-motion: left started, to be reconciled at the next start");
+    return {
+      status: "unknown",
+      action_id: actionId,
+      resources,
+      message: resultMessages.unknown(toolName, actionId, "the bridge shut down while the motion was under way; it will be checked against the arm when the bridge starts again", resources),
+      timed_out: false,
+      settled_by: "none",
+    };
+  }
+
+  /** An internal fault before the intent was durable: nothing was sent, so a re-run is safe. */
+  #failedBeforeSend(toolName: string, error: unknown): CallResult {
+    const e = asArmbridgeError(error);
+    this.#log.error({ tool: toolName, err: e.toJSON() }, "call failed before anything was sent");
+    if (e.code === "ARMB_ERR_CALL_ID_REUSED") return rejected(toolName, e.code, [{ path: "id", code: "reused", message: e.message }]);
+    const reason = `an internal error before anything was sent (${e.code}: ${e.message})`;
+    return { status: "failed", reason, message: resultMessages.failed(toolName, undefined, reason), timed_out: false, settled_by: "none" };
+  }
+
+  /**
+   * An internal fault after the intent was durable (the ledger could not
+   * settle it, say): the command may have left, so the outcome is unknown and
+   * the resources are held in this process even if the ledger cannot say so.
+   */
+  #faultAfterIntent(actionId: string, toolName: string, resources: readonly string[], error: unknown): CallResult {
+    const e = asArmbridgeError(error);
+    this.#log.error({ action_id: actionId, tool: toolName, err: e.toJSON() }, "internal fault after the intent was recorded; holding its resources");
+    this.quarantine.hold(actionId, resources);
+    return {
+      status: "unknown",
+      action_id: actionId,
+      resources,
+      message: resultMessages.unknown(toolName, actionId, `an internal error after the command may have left (${e.code}: ${e.message})`, resources),
+      timed_out: false,
+      settled_by: "none",
+    };
   }
 
   #settleFromObservation(actionId: string, toolName: string, outcome: ObserveOutcome | undefined, ctx: { timedOut: boolean; why: string }): ActionRow {

@@ -24,6 +24,11 @@ export class Quarantine {
     else this.#byAction.delete(row.actionId);
   }
 
+  /** Holds resources for an action whose unknown state the ledger could not record (a ledger fault). */
+  hold(actionId: string, resources: readonly string[]): void {
+    this.#byAction.set(actionId, resources);
+  }
+
   /** The unresolved actions holding any of these resources, and which of the resources they hold. */
   blocking(resources: readonly string[]): { actionIds: string[]; resources: string[] } {
     const wanted = new Set(resources);
