@@ -59,8 +59,11 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
     log.info({ http: server.url, transport: options.transport.kind, data: options.dataDir }, "armbridge serving");
 
     if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
-    log.info("shutting down: closing the HTTP server, then the bridge (motions under way are not stopped)");
+    log.info("shutting down: ending in-flight waits, then closing the HTTP server and the bridge (motions under way are not stopped)");
     const closed = (async () => {
+      // First end every wait (calls in flight answer `unknown` and stay `started` in the
+      // ledger for the next start to reconcile), so the HTTP server is not held open by them.
+      bridge.executor.close();
       await server.close();
       await bridge.close();
     })();
