@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
@@ -54,6 +54,13 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     return503OnClosing: true,
+    // Malformed URLs and over-long path parameters are refused by the router
+    // before any route runs: answer them in our error shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const e = new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: error.message });
+      // Typed loosely by fastify for framework errors; this is a plain JSON reply.
+      void (reply as unknown as FastifyReply).status(error.statusCode ?? 400).send({ error: { code: e.code, message: e.message } });
+    },
   });
   const hub = new EventStreamHub(bridge, options.events);
 

@@ -59,6 +59,12 @@ describe("auth", () => {
     expect(arm.sent).toHaveLength(0);
   });
 
+  it("answers an over-long path parameter in the same error shape (ARMB_ERR_HTTP_BAD_REQUEST)", async () => {
+    const r = await get(`/v1/actions/${"a".repeat(400)}`);
+    expect(r.status).toBe(414);
+    expect(r.json.error.code).toBe("ARMB_ERR_HTTP_BAD_REQUEST");
+  });
+
   it("accepts the scheme in any case", async () => {
     expect((await get("/v1/state", { authorization: `bearer ${TOKEN}` })).status).toBe(200);
   });
