@@ -212,6 +212,13 @@ export class DeviceSession {
   }
 
   private move(message: MessageOf<"MOVE">): ReplyBody {
+    // Checked before the action table: a MOVE meant for an earlier boot may
+    // be a resend of one that already ran there, which this boot forgot. It is
+    // not a physical event, so nothing is recorded and nothing is logged.
+    if (message.expectBootId !== this.arm.bootId) {
+      this.log.info({ action_id: message.actionId, expect_boot_id: message.expectBootId, boot_id: this.arm.bootId }, "MOVE for another boot refused");
+      return { op: "NACK", code: "BOOT_MISMATCH", reason: `MOVE expects boot ${message.expectBootId}; device is in boot ${this.arm.bootId}` };
+    }
     const reply = this.arm.move(message);
     return reply.kind === "nack" ? { op: "NACK", code: reply.code, reason: reply.reason } : { op: "ACTION", record: reply.record, detail: reply.detail };
   }

@@ -29,20 +29,25 @@ function harness(options: { rates?: Partial<FaultRates>; session?: Partial<Devic
   return { clock, arm, session, effects, results, messages, replies, send, bytesOut };
 }
 
-const move = (seq: number, actionId: string, position = 1): Message => ({ op: "MOVE", seq, actionId, speed: 1, durationMs: 0, targets: [{ axis: 0, position }] });
+const move = (h: { arm: SimulatedArm }, seq: number, actionId: string, position = 1): Message => ({
+  op: "MOVE",
+  seq,
+  actionId,
+  expectBootId: h.arm.bootId,
+  speed: 1, durationMs: 0, targets: [{ axis: 0, position }] });
 
 describe("DeviceSession", () => {
   it("treats a known seq with different bytes as a new frame", () => {
     const h = harness();
-    h.send(move(1, "a"));
-    h.send(move(1, "b", -1));
+    h.send(move(h, 1, "a"));
+    h.send(move(h, 1, "b", -1));
     expect(h.replies().map((m) => (m.op === "ACTION" ? m.record.actionId : m.op))).toEqual(["a", "NACK"]);
     expect(h.replies()[1]).toMatchObject({ code: "BUSY" });
   });
 
   it("forgets its reply cache in a reboot, but the action id guard does not depend on it", () => {
     const h = harness();
-    h.send(move(1, "a"));
+    h.send(move(h, 1, "a"));
     h.clock.advance(2000);
     h.arm.reboot();
     h.clock.advance(100);
@@ -50,7 +55,24 @@ describe("DeviceSession", () => {
     expect(h.replies().at(-1)).toMatchObject({ op: "ACTION", record: { state: "unknown", moved: undefined } });
   });
 
-  it("is deaf while booting after a reboot", () => {
+  it("refuses a MOVE resent byte for byte after a reboot with NACK BOOT_MISMATCH, not from a stale reply cache, and runs it only once", () => {
+    const h = harness();
+    const original = move(h, 7, "ran-before-reboot");
+    h.send(original);
+    expect(h.replies().at(-1)).toMatchObject({ op: "ACTION", ackSeq: 7, record: { state: "executing" } });
+    h.clock.advance(2000);
+    h.arm.reboot();
+    h.clock.advance(100);
+    h.send(original);
+    expect(h.replies().at(-1)).toMatchObject({ op: "NACK", ackSeq: 7, code: "BOOT_MISMATCH" });
+    // Nothing recorded either: the new boot still does not know the id.
+    h.send({ op: "QUERY_ACTION", seq: 8, actionId: "ran-before-reboot", voidIfUnknown: false });
+    expect(h.replies().at(-1)).toMatchObject({ op: "ACTION", record: { state: "unknown" } });
+    const forId = h.effects.events.filter((e) => e.action_id === "ran-before-reboot").map((e) => e.event);
+    expect(forId).toEqual(["motion_start", "motion_end"]);
+  });
+
+    it("is deaf while booting after a reboot", () => {
     const h = harness();
     h.arm.reboot();
     h.send({ op: "PING", seq: 1 });
@@ -63,7 +85,7 @@ describe("DeviceSession", () => {
     const h = harness({ session: { statusHz: 100 }, rates: { freezeRate: 1 } });
     h.clock.advance(100);
     expect(h.messages().filter((m) => m.op === "STATUS")).toHaveLength(10);
-    h.send(move(1, "frozen"));
+    h.send(move(h, 1, "frozen"));
     h.clock.advance(150);
     expect(h.messages().filter((m) => m.op === "STATUS")).toHaveLength(10);
     h.clock.advance(2000);
@@ -95,7 +117,7 @@ describe("DeviceSession", () => {
   it("with --drop-rate 1 hears nothing and so answers nothing", () => {
     const h = harness({ rates: { dropRate: 1 } });
     h.send({ op: "PING", seq: 1 });
-    h.send(move(2, "lost"));
+    h.send(move(h, 2, "lost"));
     expect(h.results).toEqual([]);
     expect(h.effects.events).toEqual([]);
   });
@@ -120,7 +142,7 @@ describe("DeviceSession", () => {
 
   it("refuses STOP of an axis that does not exist and stops nothing", () => {
     const h = harness();
-    h.send(move(1, "keep"));
+    h.send(move(h, 1, "keep"));
     h.send({ op: "STOP", seq: 2, axes: [0, 42] });
     expect(h.replies().at(-1)).toMatchObject({ op: "NACK", code: "BAD_AXIS" });
     expect(h.arm.activeActionIds()).toEqual(["keep"]);

@@ -9,12 +9,23 @@ import { VECTORS } from "../serial/protocol/goldenVectors.js";
 import { ManualClock } from "./ManualClock.js";
 import { AXES } from "./simulatedArmHarness.js";
 
+/** A device whose boot id is the one the golden frames expect (any non-zero id when they expect none). */
+class GoldenBoot extends FaultPlan {
+  constructor(private readonly bootId: number | undefined) {
+    super(1);
+  }
+
+  override nextBootId(): number {
+    return this.bootId ?? super.nextBootId();
+  }
+}
+
 /** Feeds golden frames to firmware-sim's session (in memory) and collects what it answers. */
-function deviceAnswers(hex: string): Message[] {
+function deviceAnswers(hex: string, bootId?: number, effects = new MemoryEffects()): Message[] {
   const clock = new ManualClock();
   const logger = pino({ level: "silent" });
-  const faults = new FaultPlan(1);
-  const arm = new SimulatedArm({ axes: AXES, clock, faults, effects: new MemoryEffects(), motionTime: { kind: "profile" }, logger });
+  const faults = new GoldenBoot(bootId);
+  const arm = new SimulatedArm({ axes: AXES, clock, faults, effects, motionTime: { kind: "profile" }, logger });
   const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "golden", logger, statusHz: 0, watchdogMs: 0, ackDelayMs: 0 });
   const decoder = new FrameDecoder();
   const out: Message[] = [];
@@ -32,10 +43,18 @@ describe("firmware-sim against the golden vectors", () => {
   const deviceFrames = VECTORS.valid.filter((v) => REPLY_OPS[v.message.op] || v.message.op === "STATUS");
 
   it.each(hostFrames.map((v) => [v.name, v] as const))("accepts host frame %s and answers it exactly once", (_name, vector) => {
-    const replies = deviceAnswers(vector.hex);
+    const replies = deviceAnswers(vector.hex, vector.message.op === "MOVE" ? vector.message.expectBootId : undefined);
     expect(replies).toHaveLength(1);
     expect(replies[0]).toMatchObject({ ackSeq: vector.message.seq });
     expect(replies[0]!.op).not.toBe("NACK");
+  });
+
+  const moves = hostFrames.flatMap((v) => (v.message.op === "MOVE" ? [{ name: v.name, hex: v.hex, message: v.message }] : []));
+  it.each(moves.map((v) => [v.name, v] as const))("refuses host frame %s in another boot with NACK BOOT_MISMATCH, logging nothing", (_name, vector) => {
+    const effects = new MemoryEffects();
+    const replies = deviceAnswers(vector.hex, vector.message.expectBootId + 1, effects);
+    expect(replies).toMatchObject([{ op: "NACK", code: "BOOT_MISMATCH", ackSeq: vector.message.seq }]);
+    expect(effects.events).toEqual([]);
   });
 
   it.each(deviceFrames.map((v) => [v.name, v] as const))("refuses device frame %s from a host with NACK UNKNOWN_OP", (_name, vector) => {

@@ -42,10 +42,12 @@ describe("firmware-sim over a socat PTY pair", () => {
 
       const hello = waitFor((m) => m.op === "HELLO" && m.ackSeq === 1, "HELLO");
       port.write(encodeFrame({ op: "HELLO_REQ", seq: 1, hostVersion: "pty-test" }));
-      expect(await hello).toMatchObject({ op: "HELLO", protocolVersion: 1 });
+      const helloMessage = await hello;
+      expect(helloMessage).toMatchObject({ op: "HELLO", protocolVersion: 1 });
+      const bootId = helloMessage.op === "HELLO" ? helloMessage.bootId : 0;
 
       const reached = waitFor((m) => m.op === "STATUS" && m.actions.some((a) => a.actionId === "pty-1" && a.state === "reached"), "pty-1 reached");
-      port.write(encodeFrame({ op: "MOVE", seq: 2, actionId: "pty-1", speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.25 }] }));
+      port.write(encodeFrame({ op: "MOVE", seq: 2, actionId: "pty-1", expectBootId: bootId, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.25 }] }));
       const status = await reached;
       expect(status.op === "STATUS" && status.axes[0]!.position).toBeCloseTo(0.25, 6);
       expect(seen.find((m) => m.op === "ACTION")).toMatchObject({ ackSeq: 2, record: { actionId: "pty-1" } });
@@ -56,7 +58,7 @@ describe("firmware-sim over a socat PTY pair", () => {
       decoder.reset();
       await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
       const again = waitFor((m) => m.op === "ACTION" && m.ackSeq === 3, "ACTION for the re-sent MOVE");
-      port.write(encodeFrame({ op: "MOVE", seq: 3, actionId: "pty-1", speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.25 }] }));
+      port.write(encodeFrame({ op: "MOVE", seq: 3, actionId: "pty-1", expectBootId: bootId, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.25 }] }));
       expect(await again).toMatchObject({ record: { actionId: "pty-1", state: "reached" } });
       expect(readEffects(log).map((e) => e.event)).toEqual(["motion_start", "motion_end", "duplicate_refused"]);
     } finally {

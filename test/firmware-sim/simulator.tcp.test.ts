@@ -51,7 +51,7 @@ describe("firmware-sim over TCP, raw frames", () => {
   it("executes a MOVE: ACTION executing, STATUS reaches the target, effects log has start and end", async () => {
     const { host, log } = await start();
     const seq = host.seq();
-    const reply = await host.request({ op: "MOVE", seq, actionId: "act-1", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.3 }] });
+    const reply = await host.request({ op: "MOVE", seq, actionId: "act-1", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.3 }] });
     expect(reply).toMatchObject({ op: "ACTION", ackSeq: seq, record: { actionId: "act-1", state: "executing", moved: true } });
     const done = await host.status((s) => s.actions.some((a) => a.actionId === "act-1" && a.state === "reached"), "STATUS with act-1 reached");
     expect(done.axes[PAN]!.position).toBeCloseTo(0.3, 6);
@@ -65,7 +65,7 @@ describe("firmware-sim over TCP, raw frames", () => {
 
   it("refuses a duplicate MOVE (same action id, new seq) with the original record, and logs it", async () => {
     const { host, log } = await start();
-    const move = { op: "MOVE" as const, actionId: "act-dup", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.2 }] };
+    const move = { op: "MOVE" as const, actionId: "act-dup", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.2 }] };
     await host.request({ ...move, seq: host.seq() });
     await host.status((s) => s.actions.some((a) => a.actionId === "act-dup" && a.state === "reached"), "act-dup reached");
     const again = await host.request({ ...move, seq: host.seq(), targets: [{ axis: PAN, position: -0.2 }] });
@@ -78,7 +78,7 @@ describe("firmware-sim over TCP, raw frames", () => {
 
   it("answers a repeated seq with the original reply, byte for byte, and does not act again", async () => {
     const { host, log } = await start();
-    const move = { op: "MOVE" as const, seq: 40, actionId: "act-rep", speed: 1, durationMs: 0, targets: [{ axis: ELBOW, position: 0.5 }] };
+    const move = { op: "MOVE" as const, seq: 40, actionId: "act-rep", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: ELBOW, position: 0.5 }] };
     const first = await host.request(move);
     await host.status((s) => s.actions.some((a) => a.actionId === "act-rep" && a.state === "reached"), "act-rep reached");
     const second = await host.request(move);
@@ -93,7 +93,7 @@ describe("firmware-sim over TCP, raw frames", () => {
     expect(unknown).toMatchObject({ op: "ACTION", record: { actionId: "act-void", state: "unknown", moved: undefined } });
     const voided = await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-void", voidIfUnknown: true });
     expect(voided).toMatchObject({ op: "ACTION", record: { state: "voided", moved: false } });
-    const move = await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-void", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
+    const move = await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-void", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
     expect(move).toMatchObject({ op: "NACK", code: "VOIDED" });
     expect(readEffects(log).filter((e) => e.event === "motion_start")).toEqual([]);
     expect(sim!.arm.positionsByName().shoulder_pan).toBe(0);
@@ -125,7 +125,7 @@ describe("firmware-sim over TCP, raw frames", () => {
 
   it("STOP halts a motion mid-way; motion_end has outcome stopped and the positions really reached", async () => {
     const { host, log } = await start({ motionTime: { kind: "fixed", ms: 2000 } });
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-stop", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 3 }] });
+    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-stop", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 3 }] });
     await host.status((s) => s.axes[PAN]!.position > 0.05, "pan under way");
     expect(await host.request({ op: "STOP", seq: host.seq(), axes: [] })).toMatchObject({ op: "ACK" });
     const stopped = await host.status((s) => s.actions.some((a) => a.actionId === "act-stop" && a.state === "stopped"), "act-stop stopped");
@@ -140,7 +140,7 @@ describe("firmware-sim over TCP, raw frames", () => {
     const { host, log } = await start({ rebootRate: 1 });
     const hello = await host.request({ op: "HELLO_REQ", seq: host.seq(), hostVersion: "t" });
     const bootId = hello.op === "HELLO" ? hello.bootId : -1;
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-rb", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
+    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-rb", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
     const after = await host.status((s) => s.bootId !== bootId, "STATUS with a new bootId");
     expect(after.actions).toEqual([]);
     const query = await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-rb", voidIfUnknown: false });
@@ -157,7 +157,7 @@ describe("firmware-sim over TCP with a stepped clock", () => {
   it("takes exactly the fixed motion time", async () => {
     const clock = new ManualClock();
     const { host } = await start({ clock, motionTime: { kind: "fixed", ms: 300 }, watchdogMs: 0 });
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-fixed", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }] });
+    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-fixed", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }] });
     clock.advance(299);
     expect(await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-fixed", voidIfUnknown: false })).toMatchObject({ record: { state: "executing" } });
     clock.advance(1);
@@ -167,7 +167,7 @@ describe("firmware-sim over TCP with a stepped clock", () => {
   it("the watchdog halts motion when the host falls silent, and not before", async () => {
     const clock = new ManualClock();
     const { host, log } = await start({ clock, motionTime: { kind: "fixed", ms: 5000 }, watchdogMs: 200 });
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-wd", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }] });
+    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-wd", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }] });
     clock.advance(150);
     await host.request({ op: "PING", seq: host.seq() });
     clock.advance(150);

@@ -84,6 +84,8 @@ interface MotionWatch {
 
 /** How many action ids remember the boot they were sent in (enough for hours of tool calls). */
 const SENT_BOOT_MEMORY = 10_000;
+/** sentInBoot value for an action whose MOVE met NACK BOOT_MISMATCH; boot ids are never 0, so it matches no boot. */
+const BOOT_LOST = 0;
 
 /**
  * The Transport for arm firmware on a serial line (docs/serial-protocol.md).
@@ -269,7 +271,9 @@ export class SerialTransport implements Transport {
     const idProblem = actionIdProblem(actionId);
     if (idProblem) return refuse(idProblem);
     const session = this.session;
-    if (this.state !== "connected" || !session) {
+    // The boot this MOVE is addressed to: the device refuses it in any other (NACK BOOT_MISMATCH).
+    const expectBootId = this.bootId;
+    if (this.state !== "connected" || !session || expectBootId === undefined) {
       return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "not connected" }) };
     }
     const targets: { axis: number; position: number }[] = [];
@@ -344,7 +348,13 @@ export class SerialTransport implements Transport {
         switch (outcome.kind) {
           case "reply": {
             const reply = outcome.reply;
-            if (reply.op === "NACK") {
+            if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH") {
+              // This copy did nothing, but an earlier copy may have run before
+              // the reboot and been forgotten: the outcome is unknown, never refused.
+              log.warn({ expectBootId, reason: reply.reason }, "device refused the MOVE: it is no longer in the boot it was sent to");
+              this.markBootLost(actionId);
+              finish({ kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: expectBootId, to: "a newer boot" }) });
+            } else if (reply.op === "NACK") {
               log.info({ code: reply.code, reason: reply.reason }, "device refused the motion");
               finish(refuse(`${reply.code}: ${reply.reason}`));
             } else if (reply.op === "ACTION" && reply.record.actionId === actionId) {
@@ -389,7 +399,7 @@ export class SerialTransport implements Transport {
       };
       void this.channel
         .request(
-          { op: "MOVE", actionId, speed: command.speed, durationMs: 0, targets },
+          { op: "MOVE", actionId, expectBootId, speed: command.speed, durationMs: 0, targets },
           { signal: run.signal, maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId, mayResend },
         )
         .then(onMoveOutcome);
@@ -423,7 +433,7 @@ export class SerialTransport implements Transport {
     const forgotten = (why: string): ActionRecord => ({ actionId, state: "unknown", moved: undefined, detail: why });
     const rebootedSince = (): string | undefined =>
       memoryLost() || bootAtAsk !== this.bootId
-        ? `the device rebooted since this action was sent (boot ${sentBoot ?? bootAtAsk ?? "?"} -> ${this.bootId ?? "?"}); it lost its memory of it`
+        ? `the device rebooted since this action was sent (boot ${sentBoot === BOOT_LOST ? "refused with BOOT_MISMATCH" : (sentBoot ?? bootAtAsk ?? "?")} -> ${this.bootId ?? "?"}); it lost its memory of it`
         : undefined;
     if (record.state !== "unknown" && record.state !== "voided") return record;
     const rebooted = rebootedSince();
@@ -725,7 +735,17 @@ export class SerialTransport implements Transport {
     }
   }
 
-  private closedError(): ArmbridgeError {
+  /**
+   * The device said (NACK BOOT_MISMATCH) it is no longer in the boot this
+   * action was sent in, before any STATUS from its new boot arrived: from now
+   * on queryAction treats the action as sent in a lost boot.
+   */
+  private markBootLost(actionId: string): void {
+    this.sentInBoot.delete(actionId);
+    this.sentInBoot.set(actionId, BOOT_LOST);
+  }
+
+    private closedError(): ArmbridgeError {
     return new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
   }
 }

@@ -37,12 +37,12 @@ function harness() {
   return { clock, arm, session, seenEnds, send };
 }
 
-const move = (seq: number, actionId: string): Message => ({ op: "MOVE", seq, actionId, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.3 }] });
+const move = (h: { arm: SimulatedArm }, seq: number, actionId: string): Message => ({ op: "MOVE", seq, actionId, expectBootId: h.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.3 }] });
 
 describe("firmware-sim effects log ordering", () => {
   it("logs motion_end before the STATUS that reports the action reached", () => {
     const h = harness();
-    h.send(move(1, "a-reach"));
+    h.send(move(h, 1, "a-reach"));
     h.clock.advance(1500);
     h.session.close();
     expect(h.seenEnds.length).toBeGreaterThan(0);
@@ -51,7 +51,7 @@ describe("firmware-sim effects log ordering", () => {
 
   it("logs motion_end before the STATUS that reports a stop", () => {
     const h = harness();
-    h.send(move(1, "a-stop"));
+    h.send(move(h, 1, "a-stop"));
     h.clock.advance(300);
     h.send({ op: "STOP", seq: 2, axes: [] });
     h.clock.advance(2000);

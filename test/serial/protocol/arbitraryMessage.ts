@@ -30,6 +30,8 @@ export const arbitraryMessage: fc.Arbitrary<Message> = fc.oneof(
     op: fc.constant("MOVE" as const),
     seq: u16,
     actionId,
+    // Boot ids are never 0 on the wire (docs/serial-protocol.md §3.2).
+    expectBootId: fc.integer({ min: 1, max: 0xffffffff }),
     speed: f32,
     durationMs: u32,
     targets: fc.array(fc.record({ axis: fc.integer({ min: 0, max: 255 }), position: f32 }), { maxLength: 8 }),

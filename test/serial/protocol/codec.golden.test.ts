@@ -76,10 +76,11 @@ describe("COBS", () => {
 
 describe("encoding refuses what cannot go on the wire", () => {
   it.each([
-    ["an action id with a space", { op: "MOVE", seq: 1, actionId: "a b", speed: 1, durationMs: 0, targets: [] }],
+    ["an action id with a space", { op: "MOVE", seq: 1, actionId: "a b", expectBootId: 1, speed: 1, durationMs: 0, targets: [] }],
     ["a 65-byte action id", { op: "QUERY_ACTION", seq: 1, actionId: "x".repeat(65), voidIfUnknown: false }],
     ["a seq beyond u16", { op: "PING", seq: 70000 }],
-    ["a NaN target", { op: "MOVE", seq: 1, actionId: "a", speed: 1, durationMs: 0, targets: [{ axis: 0, position: Number.NaN }] }],
+    ["an expectBootId of 0 (boot ids are never 0)", { op: "MOVE", seq: 1, actionId: "a", expectBootId: 0, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0 }] }],
+    ["a NaN target", { op: "MOVE", seq: 1, actionId: "a", expectBootId: 1, speed: 1, durationMs: 0, targets: [{ axis: 0, position: Number.NaN }] }],
     ["a 256-byte string", { op: "HELLO_REQ", seq: 1, hostVersion: "é".repeat(128) }],
     ["65 targets", { op: "STOP", seq: 1, axes: Array.from({ length: 65 }, () => 0) }],
   ] as const)("%s → ARMB_ERR_FRAME_ENCODE", (_name, message) => {

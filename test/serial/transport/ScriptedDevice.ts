@@ -23,7 +23,7 @@ type HostMessage = MessageOf<"HELLO_REQ" | "MOVE" | "STOP" | "QUERY_ACTION" | "P
 /**
  * A scripted device on the far end of an in-memory link: it speaks protocol
  * v1 like the firmware (reply cache by seq, de-duplication by action id,
- * voiding) but its motions end only when the test says so, and the test can
+ * boot check on MOVE, voiding) but its motions end only when the test says so, and the test can
  * lose replies, refuse moves, reboot it or pull the plug.
  */
 export class ScriptedDevice {
@@ -32,6 +32,8 @@ export class ScriptedDevice {
   /** How many times each action id started a motion (must never exceed 1). */
   readonly executions = new Map<string, number>();
   readonly records = new Map<string, WireActionRecord>();
+  /** Action ids of MOVE frames refused with NACK BOOT_MISMATCH (addressed to another boot). */
+  readonly bootMismatches: string[] = [];
   bootId = 1;
   watchdogMs = 1000;
   axes: AxisInfo[];
@@ -39,6 +41,8 @@ export class ScriptedDevice {
   readonly loseReplies = new Map<HostMessage["op"], number>();
   /** When set, MOVE frames are answered with this NACK. */
   nackMoves: { code: NackCode; reason: string } | undefined;
+  /** Called with each host frame as it arrives, before the device handles it (e.g. to reboot just before a resend lands). */
+  beforeFrame: ((message: HostMessage) => void) | undefined;
   /** While true, the device hears frames but never answers (a wedged UART). */
   mute = false;
   /** While false, no STATUS is streamed (an MCU booting, or a frozen stream). */
@@ -120,6 +124,7 @@ export class ScriptedDevice {
       if (message.op !== "HELLO_REQ" && message.op !== "MOVE" && message.op !== "STOP" && message.op !== "QUERY_ACTION" && message.op !== "PING") continue;
       // The memory link delivers each host write as one chunk: keep the bytes exactly as sent.
       this.received.push({ bytes: results.length === 1 ? Uint8Array.from(chunk) : encodeFrame(message), message });
+      this.beforeFrame?.(message);
       if (this.mute) continue;
       const cached = this.replyCache.get(message.seq);
       const reply = cached ?? this.encodeReply(message);
@@ -153,6 +158,11 @@ export class ScriptedDevice {
       case "STOP":
         return encodeFrame({ op: "ACK", seq, ackSeq });
       case "MOVE": {
+        // Before the action table, as the firmware does: this boot may have forgotten a MOVE that ran in an earlier one.
+        if (m.expectBootId !== this.bootId) {
+          this.bootMismatches.push(m.actionId);
+          return encodeFrame({ op: "NACK", seq, ackSeq, code: "BOOT_MISMATCH", reason: `MOVE expects boot ${m.expectBootId}; device is in boot ${this.bootId}` });
+        }
         const known = this.records.get(m.actionId);
         if (known) return encodeFrame({ op: "ACTION", seq, ackSeq, record: known, detail: "duplicate" });
         if (this.nackMoves) return encodeFrame({ op: "NACK", seq, ackSeq, code: this.nackMoves.code, reason: this.nackMoves.reason });

@@ -69,6 +69,35 @@ describe("SerialTransport against a scripted device", () => {
     expect(isArmbridgeError(error, "ARMB_ERR_DEVICE_MISMATCH")).toBe(true);
   });
 
+  it("addresses each MOVE to the newest boot it knows: HELLO's, then the one a STATUS reported after a reboot", async () => {
+    const { transport, device } = setup();
+    device.bootId = 41;
+    await transport.open();
+    const first = transport.runMotion(move("a-boot-1"), AbortSignal.timeout(5000));
+    await until(() => device.records.has("a-boot-1"), "first MOVE heard");
+    expect(device.framesOf("MOVE")[0]!.message.expectBootId).toBe(41);
+    device.reboot();
+    expect(await first).toMatchObject({ kind: "link_error", error: { code: "ARMB_ERR_DEVICE_REBOOTED" } });
+    const second = transport.runMotion(move("a-boot-2"), AbortSignal.timeout(5000));
+    await until(() => device.records.has("a-boot-2"), "second MOVE heard");
+    expect(device.framesOf("MOVE")[1]!.message.expectBootId).toBe(42);
+    device.finish("a-boot-2", "reached");
+    expect(await second).toMatchObject({ kind: "ended", record: { state: "reached" } });
+    expect(device.bootMismatches).toEqual([]);
+  });
+
+  it("maps NACK BOOT_MISMATCH to link_error ARMB_ERR_DEVICE_REBOOTED, never refused", async () => {
+    const { transport, device } = setup();
+    await transport.open();
+    // A device that rebooted unseen: the host still believes boot 1.
+    device.streamStatus = false;
+    device.reboot();
+    const end = await transport.runMotion(move("a-unseen"), AbortSignal.timeout(5000));
+    expect(end).toMatchObject({ kind: "link_error", error: { code: "ARMB_ERR_DEVICE_REBOOTED" } });
+    expect(device.bootMismatches).toEqual(["a-unseen"]);
+    expect(device.executions.has("a-unseen")).toBe(false);
+  });
+
   it("re-sends the very same bytes when a MOVE reply is lost, and the motion runs once", async () => {
     const { transport, device } = setup();
     await transport.open();

@@ -168,6 +168,8 @@ const WRITE_BODY: BodyWriters = {
   },
   MOVE: (w, m) => {
     w.actionId(m.actionId);
+    if (m.expectBootId === 0) throw new EncodeProblem("expectBootId must be the device's non-zero boot id (from HELLO or STATUS), got 0");
+    w.u32(m.expectBootId, "expectBootId");
     w.f32(m.speed, "speed");
     w.u32(m.durationMs, "durationMs");
     w.count(m.targets.length, WIRE_LIMITS.maxAxes, "targets");
@@ -361,10 +363,13 @@ const READ_BODY: BodyReaders = {
   },
   MOVE: (r, seq) => {
     const actionId = r.actionId();
+    const expectBootId = r.u32("expectBootId");
+    // Boot ids are never 0; a host that sends 0 has not read HELLO.
+    if (expectBootId === 0) throw new DecodeProblem("MOVE expectBootId is 0; it must name the device's current boot");
     const speed = r.f32("speed");
     const durationMs = r.u32("durationMs");
     const targets = times(r.count(WIRE_LIMITS.maxAxes, "targets"), () => ({ axis: r.u8("target.axis"), position: r.f32("target.position") }));
-    return { op: "MOVE", seq, actionId, speed, durationMs, targets };
+    return { op: "MOVE", seq, actionId, expectBootId, speed, durationMs, targets };
   },
   STOP: (r, seq) => ({ op: "STOP", seq, axes: times(r.count(WIRE_LIMITS.maxAxes, "axes"), () => r.u8("axis")) }),
   QUERY_ACTION: (r, seq) => {

@@ -7,8 +7,9 @@
  * one reply frame (HELLO, ACK, NACK or ACTION) whose `ackSeq` names the host
  * frame; the device also streams STATUS frames unprompted. A host may re-send
  * a frame byte for byte (same seq, same action id) when its reply is lost;
- * the device answers a repeated seq with its original reply and never
- * executes a MOVE whose action id it has already seen.
+ * the device answers a repeated seq with its original reply, never executes
+ * a MOVE whose action id it has already seen, and refuses a MOVE addressed
+ * to another boot than its current one.
  */
 
 export const PROTOCOL_VERSION = 1;
@@ -52,6 +53,7 @@ export const NACK_CODE = {
   BUSY: 6,
   VOIDED: 7,
   INTERNAL: 8,
+  BOOT_MISMATCH: 9,
 } as const;
 export type NackCode = keyof typeof NACK_CODE;
 
@@ -97,12 +99,15 @@ export type Message =
   /**
    * host → device: move axes to absolute targets. `durationMs` 0 means "as
    * fast as `speed` × max velocity allows"; otherwise the motion is timed to
-   * last that long.
+   * last that long. `expectBootId` is the boot the host believes the device
+   * is in (non-zero); a device in another boot refuses the MOVE (NACK
+   * BOOT_MISMATCH), so a re-sent MOVE can never run on a rebooted device.
    */
   | {
       readonly op: "MOVE";
       readonly seq: number;
       readonly actionId: string;
+      readonly expectBootId: number;
       readonly speed: number;
       readonly durationMs: number;
       readonly targets: readonly { readonly axis: number; readonly position: number }[];
