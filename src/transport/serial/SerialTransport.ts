@@ -348,7 +348,11 @@ export class SerialTransport implements Transport {
         switch (outcome.kind) {
           case "reply": {
             const reply = outcome.reply;
-            if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH") {
+            if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH" && outcome.sends === 1) {
+              // The only copy ever sent was refused by the new boot: nothing ran, anywhere.
+              log.warn({ expectBootId, reason: reply.reason }, "device refused the MOVE: it rebooted before the only copy arrived");
+              finish(refuse(`BOOT_MISMATCH: ${reply.reason} (the device rebooted before the command arrived; it was not run)`));
+            } else if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH") {
               // This copy did nothing, but an earlier copy may have run before
               // the reboot and been forgotten: the outcome is unknown, never refused.
               log.warn({ expectBootId, reason: reply.reason }, "device refused the MOVE: it is no longer in the boot it was sent to");

@@ -86,14 +86,15 @@ describe("SerialTransport against a scripted device", () => {
     expect(device.bootMismatches).toEqual([]);
   });
 
-  it("maps NACK BOOT_MISMATCH to link_error ARMB_ERR_DEVICE_REBOOTED, never refused", async () => {
+  it("maps NACK BOOT_MISMATCH on the only copy sent to refused: that copy was the command, and it did not run", async () => {
     const { transport, device } = setup();
     await transport.open();
     // A device that rebooted unseen: the host still believes boot 1.
     device.streamStatus = false;
     device.reboot();
     const end = await transport.runMotion(move("a-unseen"), AbortSignal.timeout(5000));
-    expect(end).toMatchObject({ kind: "link_error", error: { code: "ARMB_ERR_DEVICE_REBOOTED" } });
+    // (A resent copy refused this way is link_error instead: see test/serial/review/resendAfterReboot.test.ts.)
+    expect(end).toMatchObject({ kind: "refused", error: { code: "ARMB_ERR_MOTION_REFUSED" } });
     expect(device.bootMismatches).toEqual(["a-unseen"]);
     expect(device.executions.has("a-unseen")).toBe(false);
   });
