@@ -111,7 +111,12 @@ export class Executor {
     const run = new AbortController();
     const timer = setTimeout(() => run.abort(), Math.max(0, deadlineMs));
     // Shutting down ends every wait too (never a motion): in-flight rows stay `started` for the next start to reconcile.
-    const runSignal = AbortSignal.any([run.signal, this.#shutdown.signal, ...(options.signal ? [options.signal] : [])]);
+    // A listener removed in `finally`, not AbortSignal.any: on Node 20 every signal composed
+    // from the long-lived shutdown signal stays referenced by it, growing with each call.
+    const onShutdown = (): void => run.abort();
+    if (this.#shutdown.signal.aborted) run.abort();
+    else this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+    const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
     // Every call of the batch listens on the run signal (lock wait, motion wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
     setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
     try {
@@ -135,6 +140,7 @@ export class Executor {
       );
     } finally {
       clearTimeout(timer);
+      this.#shutdown.signal.removeEventListener("abort", onShutdown);
     }
   }
 

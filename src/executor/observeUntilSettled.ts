@@ -53,8 +53,11 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
   const startedAt = now();
   const softEnd = startedAt + config.observe.budgetMs;
   const hardEnd = startedAt + config.observe.maxMs;
+  // Ends this observation's queries when it finishes or the caller's signal fires. Not
+  // AbortSignal.any over the caller's (long-lived) signal: on Node 20 that keeps every
+  // composed signal referenced from it.
   const controller = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const signal = controller.signal;
 
   return new Promise<ObserveOutcome>((resolve) => {
     let record = options.initialRecord;

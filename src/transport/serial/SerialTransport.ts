@@ -10,6 +10,7 @@ import type { ByteLink } from "./link/ByteLink.js";
 import { PROTOCOL_VERSION, actionIdProblem, type DecodeResult, type MessageOf } from "./protocol/index.js";
 import { RequestChannel, type RequestOutcome } from "./RequestChannel.js";
 import { StatusCache, toActionRecord, toArmStatus } from "./StatusCache.js";
+import { linkSignals } from "../linkSignals.js";
 import { isDeviceReply } from "./wireTypes.js";
 
 export interface SerialTransportOptions {
@@ -419,39 +420,45 @@ export class SerialTransport implements Transport {
     // A device that rebooted since we sent the action may have run part of it
     // and forgotten: not knowing it proves nothing, so it must not be voided.
     const memoryLost = (): boolean => sentBoot !== undefined && sentBoot !== this.bootId;
-    const signal = AbortSignal.any([options.signal, this.lifetime.signal]);
-    const outcome = await this.channel.request(
-      { op: "QUERY_ACTION", actionId, voidIfUnknown: options.voidIfUnknown && !memoryLost() },
-      { signal, maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId },
-    );
-    if (outcome.kind !== "reply") {
-      log.debug({ outcome: outcome.kind }, "action query got no answer");
-      return undefined;
+    // Not AbortSignal.any: composed from the long-lived lifetime signal, it leaks on Node 20 (see linkSignals).
+    const linked = linkSignals([options.signal, this.lifetime.signal]);
+    const signal = linked.signal;
+    try {
+      const outcome = await this.channel.request(
+        { op: "QUERY_ACTION", actionId, voidIfUnknown: options.voidIfUnknown && !memoryLost() },
+        { signal, maxResends: this.maxResends, ackTimeoutMs: this.ackTimeoutMs, actionId },
+      );
+      if (outcome.kind !== "reply") {
+        log.debug({ outcome: outcome.kind }, "action query got no answer");
+        return undefined;
+      }
+      const reply = outcome.reply;
+      if (reply.op !== "ACTION" || reply.record.actionId !== actionId) {
+        log.warn({ reply: reply.op }, "unexpected reply to QUERY_ACTION");
+        return undefined;
+      }
+      const record = toActionRecord(reply.record, reply.detail);
+      const forgotten = (why: string): ActionRecord => ({ actionId, state: "unknown", moved: undefined, detail: why });
+      const rebootedSince = (): string | undefined =>
+        memoryLost() || bootAtAsk !== this.bootId
+          ? `the device rebooted since this action was sent (boot ${sentBoot === BOOT_LOST ? "refused with BOOT_MISMATCH" : (sentBoot ?? bootAtAsk ?? "?")} -> ${this.bootId ?? "?"}); it lost its memory of it`
+          : undefined;
+      if (record.state !== "unknown" && record.state !== "voided") return record;
+      const rebooted = rebootedSince();
+      if (rebooted) return forgotten(rebooted);
+      if (record.state === "voided" && (this.session?.hello.statusRateHz ?? 0) > 0) {
+        // The ACTION reply names no boot: a device that rebooted unseen (no STATUS
+        // from the new boot yet) voids what it forgot. Only a STATUS that follows
+        // the reply shows which boot answered; until one does, moved:false is no evidence.
+        const confirmed = await this.statuses.next(signal);
+        const lost = rebootedSince();
+        if (lost) return forgotten(lost);
+        if (!confirmed) return forgotten("voided, but no STATUS confirmed the device had not rebooted since the send");
+      }
+      return record;
+    } finally {
+      linked.dispose();
     }
-    const reply = outcome.reply;
-    if (reply.op !== "ACTION" || reply.record.actionId !== actionId) {
-      log.warn({ reply: reply.op }, "unexpected reply to QUERY_ACTION");
-      return undefined;
-    }
-    const record = toActionRecord(reply.record, reply.detail);
-    const forgotten = (why: string): ActionRecord => ({ actionId, state: "unknown", moved: undefined, detail: why });
-    const rebootedSince = (): string | undefined =>
-      memoryLost() || bootAtAsk !== this.bootId
-        ? `the device rebooted since this action was sent (boot ${sentBoot === BOOT_LOST ? "refused with BOOT_MISMATCH" : (sentBoot ?? bootAtAsk ?? "?")} -> ${this.bootId ?? "?"}); it lost its memory of it`
-        : undefined;
-    if (record.state !== "unknown" && record.state !== "voided") return record;
-    const rebooted = rebootedSince();
-    if (rebooted) return forgotten(rebooted);
-    if (record.state === "voided" && (this.session?.hello.statusRateHz ?? 0) > 0) {
-      // The ACTION reply names no boot: a device that rebooted unseen (no STATUS
-      // from the new boot yet) voids what it forgot. Only a STATUS that follows
-      // the reply shows which boot answered; until one does, moved:false is no evidence.
-      const confirmed = await this.statuses.next(signal);
-      const lost = rebootedSince();
-      if (lost) return forgotten(lost);
-      if (!confirmed) return forgotten("voided, but no STATUS confirmed the device had not rebooted since the send");
-    }
-    return record;
   }
 
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
@@ -475,7 +482,8 @@ export class SerialTransport implements Transport {
       }
       axes.push(index);
     }
-    const signal = AbortSignal.any([options.signal, this.lifetime.signal]);
+    const linked = linkSignals([options.signal, this.lifetime.signal]);
+    const signal = linked.signal;
     const startedMs = this.now();
     // Subscribe before sending so the first status after the ACK cannot slip by.
     const statusAfterAck = new AbortController();
@@ -514,6 +522,7 @@ export class SerialTransport implements Transport {
       return { halted: true, status: observed };
     } finally {
       unsubscribe();
+      linked.dispose();
     }
   }
 
