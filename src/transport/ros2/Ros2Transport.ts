@@ -20,6 +20,7 @@ import {
   type RclSubscription,
 } from "./rclTypes.js";
 import type { Ros2Setup, TrajectoryControllerSetup } from "./resolveRos2Setup.js";
+import { linkSignals } from "../linkSignals.js";
 
 /** action_msgs/srv/CancelGoal return codes that mean "nothing left to stop". */
 const CANCEL_ERROR_NONE = 0;
@@ -209,7 +210,8 @@ export class Ros2Transport implements Transport {
       this.#sending.set(id, sending);
       void sending.then(() => this.#sending.delete(id));
     }
-    const sent = await awaitWithin(sending, AbortSignal.any([signal, this.#closing.signal]));
+    const pending = sending;
+    const sent = await this.#bounded([signal], (s) => awaitWithin(pending, s));
     if (sent.kind === "aborted") return this.#waitEnd(signal, "send", 0, log);
     if (sent.kind === "error") return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: command.actionId, reason: String(sent.error) }, { cause: sent.error }) };
     if ("kind" in sent.value) return sent.value;
@@ -274,21 +276,20 @@ export class Ros2Transport implements Transport {
     for (const s of servers) this.#halts.set(serverKey(s), (this.#halts.get(serverKey(s)) ?? 0) + 1);
     const affectedAxes = new Set<string>();
     for (const s of servers) for (const a of this.#axesOf(s)) affectedAxes.add(a);
-    const wait = AbortSignal.any([options.signal, this.#closing.signal, AbortSignal.timeout(this.#deps.setup.options.cancelTimeoutMs)]);
-
-    const requests: Promise<string | undefined>[] = [];
-    for (const server of servers) {
-      const ours = this.#activeRuns(server);
-      if (ours.length > 0) {
-        for (const run of ours) requests.push(this.#cancel(run, wait));
-      } else if (this.#axesOf(server).some((a) => this.latestStatus()?.axes[a]?.moving)) {
-        requests.push(this.#sendHold(server, wait));
+    const failures = await this.#bounded([options.signal, AbortSignal.timeout(this.#deps.setup.options.cancelTimeoutMs)], async (wait) => {
+      const requests: Promise<string | undefined>[] = [];
+      for (const server of servers) {
+        const ours = this.#activeRuns(server);
+        if (ours.length > 0) {
+          for (const run of ours) requests.push(this.#cancel(run, wait));
+        } else if (this.#axesOf(server).some((a) => this.latestStatus()?.axes[a]?.moving)) {
+          requests.push(this.#sendHold(server, wait));
+        }
       }
-    }
-    const failures = (await Promise.all(requests)).filter((f): f is string => f !== undefined);
-    const stopped = await this.#observer.waitFor(
-      (s) => [...affectedAxes].every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
-      AbortSignal.any([options.signal, this.#closing.signal]),
+      return (await Promise.all(requests)).filter((f): f is string => f !== undefined);
+    });
+    const stopped = await this.#bounded([options.signal], (wait) =>
+      this.#observer.waitFor((s) => [...affectedAxes].every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
     );
     if (failures.length > 0) {
       return {
@@ -321,8 +322,7 @@ export class Ros2Transport implements Transport {
       const client = this.#clientOf(server);
       if (!client) return this.#refused(command.actionId, `transport not opened`);
       if (client.isActionServerAvailable()) continue;
-      const wait = AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(ms)]);
-      const r = await awaitWithin(client.waitForServer(ms), wait);
+      const r = await this.#bounded([signal, AbortSignal.timeout(ms)], (s) => awaitWithin(client.waitForServer(ms), s));
       if (r.kind !== "value" || !r.value) {
         return {
           kind: "refused",
@@ -397,10 +397,7 @@ export class Ros2Transport implements Transport {
   async #awaitTrack(track: ActionTrack, signal: AbortSignal, log: Logger): Promise<MotionEnd> {
     const { options } = this.#deps.setup;
     const responseMs = options.goalResponseTimeoutMs;
-    const responded = await awaitWithin(
-      Promise.all(track.runs.map((r) => r.responded)),
-      AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(responseMs)]),
-    );
+    const responded = await this.#bounded([signal, AbortSignal.timeout(responseMs)], (s) => awaitWithin(Promise.all(track.runs.map((r) => r.responded)), s));
     if (responded.kind !== "value") return this.#waitEnd(signal, `sendGoal ${this.#serverNames(track)}`, responseMs, log);
     const lostEarly = this.#lost(track);
     if (lostEarly) return lostEarly;
@@ -410,10 +407,7 @@ export class Ros2Transport implements Transport {
     }
 
     const resultMs = Math.ceil(track.planMs + options.goalTimeToleranceS * 1000 + options.resultMarginMs);
-    const finished = await awaitWithin(
-      Promise.all(track.runs.map((r) => r.finished)),
-      AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(resultMs)]),
-    );
+    const finished = await this.#bounded([signal, AbortSignal.timeout(resultMs)], (s) => awaitWithin(Promise.all(track.runs.map((r) => r.finished)), s));
     if (finished.kind !== "value") return this.#waitEnd(signal, `getResult ${this.#serverNames(track)}`, resultMs, log);
     const lost = this.#lost(track);
     if (lost) return lost;
@@ -433,10 +427,21 @@ export class Ros2Transport implements Transport {
     const endedAt = track.endedAtMs;
     const final = track.final;
     if (endedAt === undefined || !final || final.moved !== undefined || final.state === "reached") return;
-    await this.#observer.waitFor(
-      (s) => s.stampMs >= endedAt,
-      AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(this.#deps.config.staleAfterMs)]),
-    );
+    await this.#bounded([signal, AbortSignal.timeout(this.#deps.config.staleAfterMs)], (wait) => this.#observer.waitFor((s) => s.stampMs >= endedAt, wait));
+  }
+
+  /**
+   * Runs `fn` with a signal that ends with any of `signals` or with close().
+   * Not AbortSignal.any over the long-lived closing signal: on Node 20 each
+   * composed signal stays referenced from it, a leak per motion (see linkSignals).
+   */
+  async #bounded<T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const linked = linkSignals([this.#closing.signal, ...signals]);
+    try {
+      return await fn(linked.signal);
+    } finally {
+      linked.dispose();
+    }
   }
 
   /** Why a bounded wait ended: our caller's signal, close(), or our own timeout on rclnodejs. */
