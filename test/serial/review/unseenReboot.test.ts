@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/loadConfig.js";
-import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
-import { createMemoryLinkPair } from "../../../src/transport/serial/link/MemoryLink.js";
-import { ScriptedDevice } from "../transport/ScriptedDevice.js";
+import type { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
+import type { ScriptedDevice } from "../transport/ScriptedDevice.js";
+import { scriptedRig, sleep, until } from "../transport/scriptedRig.js";
 
 const config = loadConfig();
 const cleanups: (() => Promise<void>)[] = [];
@@ -12,25 +12,8 @@ afterEach(async () => {
 });
 
 function setup(): { device: ScriptedDevice; transport: SerialTransport } {
-  const { host, device: end } = createMemoryLinkPair();
-  const device = new ScriptedDevice(end, config);
-  const transport = new SerialTransport(config, host, { ackTimeoutMs: 30, maxResends: 3, completionPollMs: 100, backoff: { initialMs: 10, maxMs: 40 } });
-  cleanups.push(async () => {
-    await transport.close();
-    device.stop();
-  });
-  return { device, transport };
+  return scriptedRig(config, cleanups);
 }
-
-async function until(condition: () => boolean, what: string, limitMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > limitMs) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends a motion, lets the device accept it, then stops waiting: the action was sent in the current boot. */
 async function sendAndLeave(device: ScriptedDevice, transport: SerialTransport, actionId: string): Promise<void> {

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../../src/errors.js";
-import { SerialTransport, type SerialTransportOptions } from "../../../src/transport/serial/SerialTransport.js";
-import { createMemoryLinkPair } from "../../../src/transport/serial/link/MemoryLink.js";
+import type { SerialTransport} from "../../../src/transport/serial/SerialTransport.js";
+import { type SerialTransportOptions } from "../../../src/transport/serial/SerialTransport.js";
 import { encodeFrame } from "../../../src/transport/serial/protocol/index.js";
 import type { MotionEnd } from "../../../src/transport/Transport.js";
-import { ScriptedDevice } from "./ScriptedDevice.js";
+import type { ScriptedDevice } from "./ScriptedDevice.js";
+import { scriptedRig, sleep, until } from "./scriptedRig.js";
 
 const config = loadConfig();
 const cleanups: (() => Promise<void>)[] = [];
@@ -15,32 +16,9 @@ afterEach(async () => {
 });
 
 function setup(options: SerialTransportOptions = {}): { device: ScriptedDevice; transport: SerialTransport } {
-  const { host, device: end } = createMemoryLinkPair();
-  const device = new ScriptedDevice(end, config);
-  const transport = new SerialTransport(config, host, {
-    ackTimeoutMs: 30,
-    maxResends: 3,
-    completionPollMs: 100,
-    backoff: { initialMs: 10, maxMs: 40 },
-    ...options,
-  });
-  cleanups.push(async () => {
-    await transport.close();
-    device.stop();
-  });
-  return { device, transport };
+  return scriptedRig(config, cleanups, { transport: options });
 }
 
-/** Waits for a condition the test needs before it can go on; fails the test if it never holds. */
-async function until(condition: () => boolean, what: string, limitMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > limitMs) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const move = (actionId: string, targets: Record<string, number> = { elbow: 0.5 }) => ({ actionId, targets, speed: 0.5 });
 
 describe("SerialTransport against a scripted device", () => {
