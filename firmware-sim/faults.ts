@@ -25,8 +25,14 @@ export type Direction = "to_device" | "to_host";
 /**
  * Every random decision the simulator makes, drawn from independent seeded
  * streams: the wire's losses do not shift which motions fail, so one seed
- * reproduces the same device behaviour however the link timing falls. Each
- * call draws a fixed number of values whatever the outcome, for the same reason.
+ * reproduces the same device behaviour (failures, motion times, stalls,
+ * reboots) however the link timing falls. Each call draws a fixed number of
+ * values whatever the outcome, for the same reason.
+ *
+ * The wire stream is the exception: every frame draws from it, including the
+ * clock-driven STATUS frames and host heartbeats, so *which* frames a seed
+ * drops or corrupts shifts with timing from run to run. Tests that need a
+ * wire fault to have happened check the counters, not the seed.
  */
 export class FaultPlan {
   private readonly wire: () => number;
