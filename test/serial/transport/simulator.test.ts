@@ -173,10 +173,11 @@ describe("SerialTransport over firmware-sim with seeded faults", () => {
   it.each([
     { name: "drops", sim: { seed: 7, dropRate: 0.15 } },
     { name: "corruption", sim: { seed: 11, corruptRate: 0.15 } },
-    { name: "late ACKs (every reply after the ACK timeout)", sim: { seed: 13, ackDelayMs: 60 } },
+    // Motions outlast the ACK timeout here, so the late MOVE replies (not only the opening HELLO's) force resends of the MOVE itself.
+    { name: "late ACKs (every reply after the ACK timeout)", sim: { seed: 13, ackDelayMs: 60 }, motionMs: 150 },
     { name: "all of them plus genuine failures", sim: { seed: 17, dropRate: 0.1, corruptRate: 0.05, ackDelayMs: 30, failRate: 0.1 } },
-  ])(`$name: at least ${trials} motions, no duplicate execution, every outcome agrees with ground truth`, async ({ sim: faults }) => {
-    const { transport, effects } = await rig({ ...faults, motionTime: { kind: "fixed", ms: 40 } }, { ackTimeoutMs: 50, maxResends: 4, completionPollMs: 100 });
+  ] as { name: string; sim: Record<string, number> & { seed: number }; motionMs?: number }[])(`$name: at least ${trials} motions, no duplicate execution, every outcome agrees with ground truth`, async ({ sim: faults, motionMs }) => {
+    const { transport, effects } = await rig({ ...faults, motionTime: { kind: "fixed", ms: motionMs ?? 40 } }, { ackTimeoutMs: 50, maxResends: 4, completionPollMs: 100 });
     const problems: string[] = [];
     const kinds = new Map<MotionEnd["kind"], number>();
     const wantsResend = faults.dropRate !== undefined || faults.ackDelayMs !== undefined;
