@@ -1,22 +1,17 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { parseArgs } from "node:util";
+import type { FaultRates } from "./faults.js";
 import { parseMotionTime, type MotionTime } from "./motionTime.js";
 
 /** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
-export interface SimOptions {
+export interface SimOptions extends FaultRates {
   readonly link: "pty" | "tcp";
   /** TCP port; 0 = any free port. */
   readonly port: number;
   readonly seed: number;
   readonly effectsLog?: string | undefined;
   readonly motionTime: MotionTime;
-  readonly failRate: number;
-  readonly dropRate: number;
-  readonly corruptRate: number;
-  readonly freezeRate: number;
-  readonly stallRate: number;
-  readonly rebootRate: number;
   /** Axes whose next motion stalls half-way, once each (a fault on cue, for demos and tests). */
   readonly stallJoints?: readonly string[] | undefined;
   readonly ackDelayMs: number;

@@ -17,9 +17,9 @@ export type AgentBridge = Pick<Bridge, "executor" | "registry" | "onEvent">;
 export const DEFAULT_MAX_TURNS = 20;
 export const DEFAULT_AGENT_DEADLINE_MS = 300_000;
 
-export interface RunAgentOptions {
+/** What every agent run takes, unary or Live. */
+export interface AgentRunCommon {
   readonly bridge: AgentBridge;
-  readonly model: ModelClient;
   readonly instruction: string;
   /** Image files sent with the instruction as inlineData. */
   readonly images?: readonly string[] | undefined;
@@ -31,6 +31,10 @@ export interface RunAgentOptions {
   readonly systemInstruction?: string | undefined;
   /** Ends the run early (Ctrl-C): counts as the deadline. Motions are not stopped. */
   readonly signal?: AbortSignal | undefined;
+}
+
+export interface RunAgentOptions extends AgentRunCommon {
+  readonly model: ModelClient;
 }
 
 /**

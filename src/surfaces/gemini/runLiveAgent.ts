@@ -1,28 +1,19 @@
 import { Modality, type GoogleGenAI, type LiveServerMessage, type Session } from "@google/genai";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
-import type { AgentEnd, AgentResult, ProgressListener } from "./AgentEvent.js";
+import type { AgentEnd, AgentResult } from "./AgentEvent.js";
 import { AgentReporter } from "./AgentReporter.js";
 import { GeminiToolAdapter, identifyCalls } from "./GeminiToolAdapter.js";
 import { geminiTools } from "./geminiTools.js";
 import { imageParts } from "./imageParts.js";
-import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, type AgentBridge } from "./runAgent.js";
+import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, type AgentRunCommon } from "./runAgent.js";
 import { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
 
-export interface RunLiveAgentOptions {
-  readonly bridge: AgentBridge;
+/** `maxTurns` counts tool-call messages the server may send before we stop. */
+export interface RunLiveAgentOptions extends AgentRunCommon {
   /** An SDK client; its `httpOptions.baseUrl` decides where the WebSocket goes. */
   readonly ai: Pick<GoogleGenAI, "live">;
   readonly model: string;
-  readonly instruction: string;
-  readonly images?: readonly string[] | undefined;
-  /** Tool-call messages the server may send before we stop. */
-  readonly maxTurns?: number | undefined;
-  readonly deadlineMs?: number | undefined;
-  readonly transcriptPath?: string | undefined;
-  readonly onProgress?: ProgressListener | undefined;
-  readonly systemInstruction?: string | undefined;
-  readonly signal?: AbortSignal | undefined;
 }
 
 type Outcome = { readonly kind: "ended"; readonly ended: AgentEnd } | { readonly kind: "failed"; readonly error: ArmbridgeError };

@@ -10,7 +10,7 @@ import { loadConfig } from "../../../src/config/loadConfig.js";
 import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 import { createMemoryLinkPair } from "../../../src/transport/serial/link/MemoryLink.js";
 import { FrameDecoder, type Message } from "../../../src/transport/serial/protocol/index.js";
-import { ScriptedDevice } from "../transport/ScriptedDevice.js";
+import { scriptedRig } from "../transport/scriptedRig.js";
 
 const config = loadConfig();
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -27,13 +27,7 @@ afterEach(async () => {
  */
 describe("MOVE resent to a device that rebooted after running it", () => {
   it("scripted device: the resend is refused with NACK BOOT_MISMATCH, runs once, ends link_error, and stays unknown", async () => {
-    const { host, device: end } = createMemoryLinkPair();
-    const device = new ScriptedDevice(end, config, 20);
-    const transport = new SerialTransport(config, host, { ackTimeoutMs: 120, maxResends: 3, completionPollMs: 10_000 });
-    cleanups.push(async () => {
-      await transport.close();
-      device.stop();
-    });
+    const { device, transport } = scriptedRig(config, cleanups, { statusMs: 20, transport: { ackTimeoutMs: 120, maxResends: 3, completionPollMs: 10_000 } });
     await transport.open();
     const bootAtSend = device.bootId;
     device.loseReplies.set("MOVE", 1);

@@ -13,7 +13,7 @@ export const FAST_TRANSPORT: SerialTransportOptions = { ackTimeoutMs: 30, maxRes
  */
 export function scriptedRig(
   config: ArmConfig,
-  cleanups: (() => Promise<void>)[],
+  cleanups: (() => void | Promise<void>)[],
   options: { transport?: SerialTransportOptions; statusMs?: number } = {},
 ): { device: ScriptedDevice; transport: SerialTransport } {
   const { host, device: end } = createMemoryLinkPair();
