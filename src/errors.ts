@@ -32,6 +32,13 @@ export const ERROR_CODES = {
   ARMB_ERR_LEDGER_FOREIGN:
     "{path} is a SQLite database but not an armbridge intent ledger ({reason}); refusing to touch it",
   ARMB_ERR_LEDGER_VERSION: "The intent ledger at {path} has schema version {found}; this armbridge reads version {expected}",
+  ARMB_ERR_LEDGER_LOCKED:
+    "The intent ledger at {path} is in use by {holder}; one bridge per ledger: stop that bridge first, or give this one its own folder with --data",
+  ARMB_ERR_LEDGER_OTHER_ARM:
+    "The intent ledger at {path} belongs to arm {recorded}, not to this arm ({current}); its rows are never reconciled against another arm. Give this arm its own folder with --data, or, if it is the same arm (renamed, new firmware), start once with --adopt-ledger",
+  ARMB_ERR_LEDGER_LOST:
+    "The intent ledger file {path} was {how} while the bridge was running; no motion is accepted until the bridge is restarted on a ledger it can trust",
+  ARMB_ERR_CURSOR_INVALID: "The paging cursor {cursor} is not one this bridge issued: pass next_cursor from the previous page unchanged",
   ARMB_ERR_ACTION_NOT_FOUND: "No action with id {actionId}",
   ARMB_ERR_ACTION_NOT_UNKNOWN: "Action {actionId} is {state}, not unknown: there is nothing to confirm",
   ARMB_ERR_OPERATOR_REQUIRED: "Confirming action {actionId} needs an operator name",

@@ -79,6 +79,12 @@ export interface Settlement {
   readonly evidence?: Evidence | undefined;
 }
 
+/** Where a page of `list` ended: its last row's (created_at, action_id), unique per row. */
+export interface LedgerCursor {
+  readonly createdAt: number;
+  readonly actionId: string;
+}
+
 export interface Confirmation {
   readonly outcome: "done" | "not_done";
   readonly operator: string;
@@ -290,9 +296,21 @@ export class IntentLedger {
     return raw && toRow(raw);
   }
 
-  list(filter: { state?: ActionState | undefined; limit?: number | undefined; before?: number | undefined } = {}): ActionRow[] {
+  /**
+   * Newest first, ordered by (created_at, action_id) — a total order, so
+   * `after` (the last row of the previous page) pages without loss even when
+   * many rows share a millisecond. `before` (epoch ms) is the older, coarser
+   * filter: rows created at or after it are left out.
+   */
+  list(filter: { state?: ActionState | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {}): ActionRow[] {
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
-    const rows = this.#stmts.list.all({ state: filter.state ?? null, before: filter.before ?? null, limit }) as RawRow[];
+    const rows = this.#stmts.list.all({
+      state: filter.state ?? null,
+      before: filter.before ?? null,
+      after_at: filter.after?.createdAt ?? null,
+      after_id: filter.after?.actionId ?? null,
+      limit,
+    }) as RawRow[];
     return rows.map(toRow);
   }
 
@@ -324,6 +342,7 @@ function prepare(db: Database.Database) {
     inState: db.prepare(`SELECT * FROM actions WHERE state = ? ORDER BY created_at, action_id`),
     list: db.prepare(
       `SELECT * FROM actions WHERE (@state IS NULL OR state = @state) AND (@before IS NULL OR created_at < @before)
+         AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND action_id < @after_id))
        ORDER BY created_at DESC, action_id DESC LIMIT @limit`,
     ),
   };

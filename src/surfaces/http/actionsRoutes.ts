@@ -4,13 +4,16 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
 import { ACTION_STATES } from "../../ledger/ActionRow.js";
 import { actionView } from "./actionView.js";
+import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
 
 const listQuery = z.strictObject({
   state: z.enum(ACTION_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
-  /** Only actions created before this epoch ms: page with the previous answer's `next_before`. */
+  /** Only actions created before this epoch ms. */
   before: z.coerce.number().int().nonnegative().optional(),
+  /** Only actions after the previous page: its `next_cursor`, unchanged. */
+  cursor: z.string().min(1).max(400).optional(),
 });
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
@@ -29,9 +32,16 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): voi
     const raw = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== ""));
     const q = parseInput(listQuery, raw, "query");
     const limit = q.limit ?? 100;
-    const rows = bridge.ledger.list({ state: q.state, limit, before: q.before });
-    const last = rows.at(-1);
-    return { actions: rows.map(actionView), next_before: rows.length === limit && last ? last.createdAt : null };
+    const after = q.cursor === undefined ? undefined : decodePageCursor(q.cursor);
+    const rows = bridge.ledger.list({ state: q.state, limit, before: q.before, after });
+    const last = rows.length === limit ? rows.at(-1) : undefined;
+    return {
+      actions: rows.map(actionView),
+      next_cursor: last ? encodePageCursor(last) : null,
+      // Kept for clients written against it; `before=next_before` skips rows that share the
+      // page's last millisecond, which next_cursor never does.
+      next_before: last ? last.createdAt : null,
+    };
   });
 
   app.get("/v1/actions/:id", async (request) => {
