@@ -314,7 +314,7 @@ export class SimulatedArm {
       interrupted.push(m.actionId);
     }
     const oldBootId = this.currentBootId;
-    this.currentBootId = this.plan.nextBootId();
+    this.currentBootId = this.plan.nextBootId(oldBootId);
     this.actions.clear();
     this.recent = [];
     this.extraFaults.clear();

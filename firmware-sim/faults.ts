@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { mulberry32 } from "./mulberry32.js";
 
 /** Probabilities (0..1) of each seeded fault; all 0 means a perfect device and wire. */
@@ -26,7 +27,8 @@ export type Direction = "to_device" | "to_host";
  * Every random decision the simulator makes, drawn from independent seeded
  * streams: the wire's losses do not shift which motions fail, so one seed
  * reproduces the same device behaviour (failures, motion times, stalls,
- * reboots) however the link timing falls. Each call draws a fixed number of
+ * reboots) however the link timing falls. Boot ids are not seeded (see
+ * `nextBootId`). Each call draws a fixed number of
  * values whatever the outcome, for the same reason.
  *
  * The wire stream is the exception: every frame draws from it, including the
@@ -38,7 +40,6 @@ export class FaultPlan {
   private readonly wire: () => number;
   private readonly failure: () => number;
   private readonly motion: () => number;
-  private readonly boot: () => number;
   private readonly timing: () => number;
 
   constructor(
@@ -49,7 +50,7 @@ export class FaultPlan {
     this.wire = stream(1);
     this.failure = stream(2);
     this.motion = stream(3);
-    this.boot = stream(4);
+    // stream(4) drew boot ids once; they come from the OS now (nextBootId), and the other streams keep their numbers.
     this.timing = stream(5);
   }
 
@@ -90,9 +91,19 @@ export class FaultPlan {
     };
   }
 
-  /** A new boot id: u32, never 0 (0 reads as "no boot seen" to a host). */
-  nextBootId(): number {
-    return 1 + Math.floor(this.boot() * 0xfffffffe);
+  /**
+   * A new boot id: u32, never 0 (0 reads as "no boot seen" to a host), and
+   * never `previous`. Drawn from the OS's randomness, not from the seed: the
+   * protocol's rule is that it changes on every boot, and two simulator
+   * processes started with one seed are two boots (a restarted simulator, or
+   * a second arm). A seeded id would let a host take the new boot for the old
+   * one and void, as "never heard of", a motion the old boot ran.
+   */
+  nextBootId(previous?: number): number {
+    for (;;) {
+      const id = randomInt(1, 0x1_0000_0000);
+      if (id !== previous) return id;
+    }
   }
 
   /** One draw of a standard normal (Box–Muller), for log-normal motion times. */

@@ -30,7 +30,7 @@ A simulated arm controller speaking armbridge serial protocol v1
 
   --link pty|tcp            link to the host (default: pty if socat is on PATH, else tcp)
   --port N                  tcp port on 127.0.0.1, 0 = any free port (default 0)
-  --seed N                  seed of every random fault and motion time (default 1)
+  --seed N                  seed of every random fault and motion time (default 1); boot ids are random
   --effects-log FILE        append ground-truth JSONL, one line per physical event
   --motion-time SPEC        fixed:MS or lognormal:MEDIAN_MS:SIGMA; every motion takes that long
   --fail-rate P             genuine failures: MOVE refused, or faulted at start (nothing moves)

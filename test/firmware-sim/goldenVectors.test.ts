@@ -15,8 +15,8 @@ class GoldenBoot extends FaultPlan {
     super(1);
   }
 
-  override nextBootId(): number {
-    return this.bootId ?? super.nextBootId();
+  override nextBootId(previous?: number): number {
+    return this.bootId ?? super.nextBootId(previous);
   }
 }
 
