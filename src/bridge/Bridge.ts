@@ -1,36 +1,52 @@
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { Executor, type ExecutorEvent } from "../executor/Executor.js";
-import { IntentLedger } from "../ledger/IntentLedger.js";
+import { readArmRecordFile } from "../ledger/ArmBinding.js";
+import { IntentLedger, type LedgerLoss } from "../ledger/IntentLedger.js";
+import { readOwnerFile } from "../ledger/LedgerOwner.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
+import { bindLedgerToArm, type OtherArmPolicy } from "./bindLedgerToArm.js";
 import { createTransport, type TransportChoice } from "./createTransport.js";
+import { defaultDataDir } from "./defaultDataDir.js";
 
 export interface BridgeOptions {
   /** An arm config, or the path of one; default: the simulated arm in config/sim-arm.yaml. */
   readonly config?: ArmConfig | string | undefined;
   readonly transport: TransportChoice;
-  /** Folder of the intent ledger (`ledger.sqlite`); ":memory:" for a throwaway ledger. Default "./data". */
+  /**
+   * Folder of the intent ledger (`ledger.sqlite`); ":memory:" for a throwaway
+   * ledger. Default: `defaultDataDir(<arm name>)`, a per-user state folder
+   * that does not depend on the working directory. Resolved to an absolute path.
+   */
   readonly dataDir?: string | undefined;
+  /** A ledger recorded against another arm: refuse to start (default), or adopt it on an operator's word. */
+  readonly otherArm?: OtherArmPolicy | undefined;
+  /** Environment for the default data folder (XDG_STATE_HOME, HOME). Default process.env. */
+  readonly env?: NodeJS.ProcessEnv | undefined;
   readonly logger?: Logger | undefined;
   /** How long to wait for the arm's first status. Default 10 s. */
   readonly openTimeoutMs?: number | undefined;
   /** Replace the default tools (library users adding their own). */
   readonly registry?: ToolRegistry | undefined;
+  /** How often the ledger file is checked for deletion or replacement between intents. Default 1000 ms. */
+  readonly ledgerCheckMs?: number | undefined;
 }
 
 /**
  * The composition root: config → ledger → transport → tools → executor.
  * Every surface (HTTP, MCP, CLI, agent loop) drives one Bridge.
  *
- * The ledger opens before the transport, so a damaged ledger stops the
- * bridge before it can talk to the arm; crashed `started` actions are
- * reconciled against the arm before the first new call is taken.
+ * The ledger opens before the transport, so a damaged ledger — or one another
+ * bridge holds — stops the bridge before it can talk to the arm; the ledger is
+ * checked to belong to this arm, then crashed `started` actions are reconciled
+ * against the arm before the first new call is taken.
  */
 export class Bridge {
   readonly config: ArmConfig;
@@ -40,9 +56,25 @@ export class Bridge {
   readonly metrics: ToolMetrics;
   readonly executor: Executor;
   readonly logger: Logger;
+  /** The absolute folder of the ledger, or ":memory:". */
+  readonly dataDir: string;
+  /** Things an operator must read at start (a fresh ledger where records were expected, an adopted ledger); surfaces print them on stderr. */
+  readonly startupWarnings: readonly string[];
+  readonly #ledgerWatch: NodeJS.Timeout | undefined;
   #closed = false;
 
-  private constructor(parts: { config: ArmConfig; ledger: IntentLedger; transport: Transport; registry: ToolRegistry; metrics: ToolMetrics; executor: Executor; logger: Logger }) {
+  private constructor(parts: {
+    config: ArmConfig;
+    ledger: IntentLedger;
+    transport: Transport;
+    registry: ToolRegistry;
+    metrics: ToolMetrics;
+    executor: Executor;
+    logger: Logger;
+    dataDir: string;
+    startupWarnings: readonly string[];
+    ledgerCheckMs: number;
+  }) {
     this.config = parts.config;
     this.ledger = parts.ledger;
     this.transport = parts.transport;
@@ -50,13 +82,28 @@ export class Bridge {
     this.metrics = parts.metrics;
     this.executor = parts.executor;
     this.logger = parts.logger;
+    this.dataDir = parts.dataDir;
+    this.startupWarnings = parts.startupWarnings;
+    if (parts.dataDir !== ":memory:") {
+      // Between intents too, so /healthz and the console say it while no one is calling.
+      this.#ledgerWatch = setInterval(() => this.ledger.checkFile(), parts.ledgerCheckMs);
+      this.#ledgerWatch.unref();
+    }
   }
 
   static async start(options: BridgeOptions): Promise<Bridge> {
     const logger = options.logger ?? silentLogger;
     const fileConfig = typeof options.config === "object" ? options.config : loadConfig(options.config);
-    const dataDir = options.dataDir ?? "data";
-    const ledger = IntentLedger.open(dataDir === ":memory:" ? ":memory:" : join(dataDir, "ledger.sqlite"), { logger });
+    const given = options.dataDir ?? defaultDataDir(fileConfig.arm.name, options.env);
+    const dataDir = given === ":memory:" ? given : resolve(given);
+    const ledgerPath = dataDir === ":memory:" ? ":memory:" : join(dataDir, "ledger.sqlite");
+    const startupWarnings: string[] = [];
+    const expected = ledgerPath === ":memory:" ? undefined : missingLedgerEvidence(ledgerPath);
+    const ledger = IntentLedger.open(ledgerPath, { logger });
+    if (expected) {
+      startupWarnings.push(expected);
+      logger.warn({ path: ledgerPath }, expected);
+    }
     let transport: Transport | undefined;
     try {
       const created = await createTransport(fileConfig, options.transport, logger);
@@ -69,12 +116,15 @@ export class Bridge {
       } finally {
         clearTimeout(timer);
       }
+      // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
+      const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
+      if (adopted) startupWarnings.push(adopted);
       const registry = options.registry ?? createDefaultTools(config);
       const metrics = new ToolMetrics();
       const executor = new Executor({ config, registry, transport, ledger, logger, metrics });
       const reconciled = await executor.reconcile();
       if (reconciled.length) logger.warn({ actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) }, "reconciled actions left started by a previous run");
-      return new Bridge({ config, ledger, transport, registry, metrics, executor, logger });
+      return new Bridge({ config, ledger, transport, registry, metrics, executor, logger, dataDir, startupWarnings, ledgerCheckMs: options.ledgerCheckMs ?? 1000 });
     } catch (error) {
       await transport?.close().catch(() => undefined);
       ledger.close();
@@ -86,12 +136,32 @@ export class Bridge {
     return this.executor.onEvent(listener);
   }
 
+  /** Set once the ledger file was deleted or replaced under the running bridge: motion is refused from then on. */
+  ledgerLoss(): LedgerLoss | undefined {
+    return this.ledger.checkFile();
+  }
+
   /** Ends observation, closes the transport and the ledger. Motions already sent are not stopped. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#ledgerWatch);
     this.executor.close();
     await this.transport.close();
     this.ledger.close();
   }
+}
+
+/**
+ * A warning when there is no ledger at `ledgerPath` although this folder
+ * shows an arm kept its records here (its arm record or an owner file is
+ * left): a new, empty ledger is about to replace one that went missing.
+ */
+function missingLedgerEvidence(ledgerPath: string): string | undefined {
+  if (existsSync(ledgerPath)) return undefined;
+  const arm = readArmRecordFile(ledgerPath);
+  const owner = readOwnerFile(ledgerPath);
+  if (!arm && !owner) return undefined;
+  const trace = arm ? `arm ${JSON.stringify(arm.name)} has kept its records here since ${arm.boundAt}` : `a bridge (pid ${owner?.pid}) held a ledger here since ${owner?.since}`;
+  return `NO INTENT LEDGER at ${ledgerPath}, although ${trace}. A NEW, EMPTY LEDGER was created: any unresolved (unknown) motions recorded before are forgotten and their joints are no longer quarantined. If the ledger was moved or deleted by mistake, stop this bridge now and put ledger.sqlite (with its -wal file) back.`;
 }

@@ -27,7 +27,14 @@ export type CallResult =
       readonly output?: Readonly<Record<string, unknown>>;
     })
   /** Positive evidence that no effect landed: re-running is allowed. */
-  | (Common & { readonly status: "failed"; readonly action_id?: string; readonly pose?: Pose; readonly reason: string })
+  | (Common & {
+      readonly status: "failed";
+      readonly action_id?: string;
+      readonly pose?: Pose;
+      readonly reason: string;
+      /** Set when the bridge itself refused before sending anything (e.g. ARMB_ERR_LEDGER_LOST). */
+      readonly error_code?: ErrorCode;
+    })
   /** We could not tell what happened. Never re-run; a person must confirm. The joints are quarantined until then. */
   | (Common & { readonly status: "unknown"; readonly action_id: string; readonly pose?: Pose; readonly resources: readonly string[] })
   /** Invalid call: nothing was recorded or sent. */

@@ -409,7 +409,7 @@ export class Executor {
     this.#log.error({ tool: toolName, err: e.toJSON() }, "call failed before anything was sent");
     if (e.code === "ARMB_ERR_CALL_ID_REUSED") return rejected(toolName, e.code, [{ path: "id", code: "reused", message: e.message }]);
     const reason = `an internal error before anything was sent (${e.code}: ${e.message})`;
-    return { status: "failed", reason, message: resultMessages.failed(toolName, undefined, reason), timed_out: false, settled_by: "none" };
+    return { status: "failed", error_code: e.code, reason, message: resultMessages.failed(toolName, undefined, reason), timed_out: false, settled_by: "none" };
   }
 
   /**

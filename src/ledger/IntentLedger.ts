@@ -5,10 +5,15 @@ import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import type { ActionRow, ActionState, Evidence, SettledBy } from "./ActionRow.js";
 import { ACTION_STATES } from "./ActionRow.js";
+import type { ArmBinding } from "./ArmBinding.js";
+import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
+import { describeHolder, removeOwnerFile, thisProcessAsOwner, writeOwnerFile } from "./LedgerOwner.js";
 
 const APP_ID = "armbridge-intent-ledger";
 const SCHEMA_VERSION = 1;
 const SQLITE_HEADER = "SQLite format 3\u0000";
+/** How long a second opener waits for the lock before it says who holds it (a holder just killed lets go at once). */
+const DEFAULT_LOCK_WAIT_MS = 1000;
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -85,6 +90,13 @@ export interface LedgerCursor {
   readonly actionId: string;
 }
 
+/** The ledger file was unlinked or replaced under the open database: nothing written now would survive a restart. */
+export interface LedgerLoss {
+  readonly error: ArmbridgeError;
+  /** Epoch ms it was noticed. */
+  readonly detectedAt: number;
+}
+
 export interface Confirmation {
   readonly outcome: "done" | "not_done";
   readonly operator: string;
@@ -99,6 +111,14 @@ export interface Confirmation {
  * A file that is not ours (or is damaged) is refused with a coded error and
  * left untouched — silently starting a new ledger would forget unresolved
  * motions and lift their quarantine.
+ *
+ * One process at a time: the file is opened with SQLite's exclusive locking
+ * mode, an OS file lock held for the life of the connection and released by
+ * the kernel when the process dies however it dies, so a killed bridge never
+ * blocks its successor. A second opener gets ARMB_ERR_LEDGER_LOCKED naming the
+ * holder from `<ledger>.owner.json`. While open, the file is watched (dev and
+ * inode, at every intent and on `checkFile()`): a ledger deleted or replaced
+ * under us refuses new intents with ARMB_ERR_LEDGER_LOST.
  */
 export class IntentLedger {
   readonly path: string;
@@ -108,38 +128,95 @@ export class IntentLedger {
   /** Intents waiting for the next group commit. */
   #pending: { intent: NewIntent; now: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   #flushScheduled = false;
+  /** The database file and its WAL as opened; undefined for ":memory:". */
+  readonly #files: { readonly main: FileIdentity; readonly wal: FileIdentity | undefined } | undefined;
+  #lost: LedgerLoss | undefined;
 
   private constructor(path: string, db: Database.Database, log: Logger) {
     this.path = path;
     this.#db = db;
     this.#log = log;
     this.#stmts = prepare(db);
+    const main = path === ":memory:" ? undefined : fileIdentityOf(path);
+    this.#files = main && { main, wal: fileIdentityOf(`${path}-wal`) };
   }
 
   /** Opens (or creates) the ledger at `path`; ":memory:" for a throwaway one. */
-  static open(path: string, options: { logger?: Logger } = {}): IntentLedger {
+  static open(path: string, options: { logger?: Logger; lockWaitMs?: number } = {}): IntentLedger {
     const log = (options.logger ?? silentLogger).child({ component: "ledger" });
-    if (path !== ":memory:") checkFileHeader(path);
+    const onDisk = path !== ":memory:";
+    if (onDisk) checkFileHeader(path);
     let db: Database.Database;
     try {
-      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path);
+      if (onDisk) mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path, { timeout: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS });
     } catch (error) {
       throw new ArmbridgeError("ARMB_ERR_LEDGER_OPEN", { path, reason: (error as Error).message }, { cause: error });
     }
     try {
+      if (onDisk) takeExclusiveLock(db, path);
       initialise(db, path);
+      // Again in WAL mode: the lock then covers the WAL too, and is held from here to close().
+      if (onDisk) takeExclusiveLock(db, path);
     } catch (error) {
       db.close();
       if (isArmbridgeError(error)) throw error;
       throw classifySqliteError(error, path);
     }
+    if (onDisk) writeOwnerFile(path, thisProcessAsOwner());
     log.info({ path }, "intent ledger open");
     return new IntentLedger(path, db, log);
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    if (!this.#db.open) return;
+    this.#db.close();
+    if (this.path !== ":memory:") removeOwnerFile(this.path);
+  }
+
+  /**
+   * Whether the file this ledger writes is still the one at `path` (and its
+   * WAL the one beside it). Once lost, always lost: writes to an unlinked
+   * file succeed and vanish at the next start, so nothing may rely on them.
+   */
+  checkFile(now = Date.now()): LedgerLoss | undefined {
+    if (this.#lost || !this.#files) return this.#lost;
+    const main = fileChange(this.path, this.#files.main);
+    const wal = main === undefined && this.#files.wal ? fileChange(`${this.path}-wal`, this.#files.wal) : undefined;
+    const how = main ? `${main}` : wal ? `left without its write-ahead log (${this.path}-wal ${wal})` : undefined;
+    if (how === undefined) return undefined;
+    this.#lost = { error: new ArmbridgeError("ARMB_ERR_LEDGER_LOST", { path: this.path, how }), detectedAt: now };
+    this.#log.error({ path: this.path, how, code: "ARMB_ERR_LEDGER_LOST" }, "the intent ledger file was deleted or replaced under the running bridge: no motion is accepted from now on");
+    return this.#lost;
+  }
+
+  /** The loss noticed so far, without checking again. */
+  get lost(): LedgerLoss | undefined {
+    return this.#lost;
+  }
+
+  #assertFileIntact(): void {
+    const loss = this.checkFile();
+    if (loss) throw loss.error;
+  }
+
+  /** The arm this ledger's rows belong to, once bound. */
+  armBinding(): ArmBinding | undefined {
+    const get = (key: string): string | undefined => (this.#stmts.metaGet.get(key) as { value: string } | undefined)?.value;
+    const name = get("arm_name");
+    if (name === undefined) return undefined;
+    const identity = get("arm_identity");
+    return { name, identity: identity === "" ? undefined : identity, boundAt: Number(get("arm_bound_at") ?? 0) };
+  }
+
+  /** Records (or, when an operator adopts the ledger, replaces) the arm its rows belong to. */
+  bindArm(binding: ArmBinding): void {
+    this.#db.transaction(() => {
+      this.#stmts.metaPut.run("arm_name", binding.name);
+      this.#stmts.metaPut.run("arm_identity", binding.identity ?? "");
+      this.#stmts.metaPut.run("arm_bound_at", String(binding.boundAt));
+    })();
+    this.#log.info({ arm: binding.name, identity: binding.identity }, "ledger bound to arm");
   }
 
   /**
@@ -149,6 +226,7 @@ export class IntentLedger {
    * processes sharing one file).
    */
   recordIntent(intent: NewIntent, now = Date.now()): ActionRow {
+    this.#assertFileIntact();
     this.#db.transaction(() => this.#insert(intent, now))();
     this.#log.info({ action_id: intent.actionId, call_id: intent.callId, tool: intent.tool, resources: intent.resources }, "intent recorded");
     return this.mustGet(intent.actionId);
@@ -161,6 +239,8 @@ export class IntentLedger {
    * command can leave before its intent is on disk.
    */
   recordIntentDurably(intent: NewIntent, now = Date.now()): Promise<void> {
+    const loss = this.checkFile();
+    if (loss) return Promise.reject(loss.error);
     return new Promise<void>((resolve, reject) => {
       this.#pending.push({ intent, now, resolve, reject });
       if (this.#flushScheduled) return;
@@ -173,6 +253,12 @@ export class IntentLedger {
     this.#flushScheduled = false;
     const batch = this.#pending;
     this.#pending = [];
+    // Checked again at the commit: the file may have gone since the intents were queued.
+    const loss = this.checkFile();
+    if (loss) {
+      for (const p of batch) p.reject(loss.error);
+      return;
+    }
     const outcomes: ({ ok: true } | { ok: false; error: unknown })[] = [];
     try {
       this.#db.transaction(() => {
@@ -338,6 +424,8 @@ function prepare(db: Database.Database) {
        WHERE action_id = @action_id AND state = 'unknown'`,
     ),
     byAction: db.prepare(`SELECT * FROM actions WHERE action_id = ?`),
+    metaGet: db.prepare(`SELECT value FROM meta WHERE key = ?`),
+    metaPut: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     byCall: db.prepare(`SELECT * FROM actions WHERE call_id = ?`),
     inState: db.prepare(`SELECT * FROM actions WHERE state = ? ORDER BY created_at, action_id`),
     list: db.prepare(
@@ -370,6 +458,30 @@ function toRow(r: RawRow): ActionRow {
     confirmedAt: r.confirmed_at ?? undefined,
     updatedAt: r.updated_at,
   };
+}
+
+/**
+ * Takes SQLite's exclusive lock and keeps it: in EXCLUSIVE locking mode the
+ * lock won by the first write transaction is never released until the
+ * connection closes (https://www.sqlite.org/pragma.html#pragma_locking_mode).
+ * Set before the first access, it also keeps the WAL index in heap memory,
+ * with no -shm file other processes could map
+ * (https://www.sqlite.org/wal.html#noshm). The lock is a POSIX advisory lock
+ * on the file, which the kernel drops when the process exits, SIGKILL included.
+ */
+function takeExclusiveLock(db: Database.Database, path: string): void {
+  db.pragma("locking_mode = EXCLUSIVE");
+  try {
+    db.exec("BEGIN EXCLUSIVE");
+    db.exec("COMMIT");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
+      const h = describeHolder(path);
+      throw new ArmbridgeError("ARMB_ERR_LEDGER_LOCKED", { path, holder: h.holder, pid: h.pid, since: h.since, host: h.host }, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** Refuses files that are not SQLite at all, before SQLite gets a chance to write to them. */

@@ -63,6 +63,15 @@ export interface Transport {
    * so its "never heard of it" is no evidence, and the action is never voided.
    */
   armIncarnation?(): string | undefined;
+
+  /**
+   * Says which arm this is, as far as the arm can tell (serial: the firmware
+   * and axes its HELLO reports; ROS 2: the controllers and their action
+   * servers), or undefined before `open` / when the arm cannot say. Stable
+   * across reboots, unlike `armIncarnation`. The bridge records it in the
+   * ledger and refuses to reconcile rows recorded against another arm.
+   */
+  armIdentity?(): string | undefined;
 }
 
 /** One motion: absolute targets (never relative), so a re-sent command cannot move the arm twice. */

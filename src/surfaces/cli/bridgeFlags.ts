@@ -1,3 +1,4 @@
+import type { OtherArmPolicy } from "../../bridge/bindLedgerToArm.js";
 import type { TransportChoice } from "../../bridge/createTransport.js";
 import { cliUsageError } from "./cliUsageError.js";
 
@@ -6,8 +7,10 @@ export interface BridgeFlagOptions<T extends TransportChoice | undefined = Trans
   /** Path of an arm config; undefined → the default simulated arm. */
   readonly config: string | undefined;
   readonly transport: T;
-  /** Folder of the intent ledger. */
-  readonly dataDir: string;
+  /** Folder of the intent ledger; undefined → the per-user default for the arm (Bridge.start resolves it). */
+  readonly dataDir: string | undefined;
+  /** `--adopt-ledger`: a ledger recorded against another arm identity is taken over instead of refused. */
+  readonly otherArm: OtherArmPolicy;
 }
 
 export interface ParsedBridgeFlags<T extends TransportChoice | undefined = TransportChoice> {
@@ -24,6 +27,7 @@ export interface ParseBridgeFlagsOptions {
   readonly transport: "required" | "optional";
 }
 
+/** Where `demo` makes its per-run folders (each run is a new simulated arm). The other commands default to defaultDataDir(). */
 export const DEFAULT_DATA_DIR = "./data";
 
 export const BRIDGE_FLAGS_HELP = `Bridge flags:
@@ -32,7 +36,10 @@ export const BRIDGE_FLAGS_HELP = `Bridge flags:
   --ros-args ...       arguments for ROS (implies --ros); they run to the end or to a lone "--"
   --params-file FILE   ROS parameters file (implies --ros)
   --config FILE        arm config (YAML/JSON); default: the simulated 6-axis arm
-  --data DIR           folder of the intent ledger (default ${DEFAULT_DATA_DIR})`;
+  --data DIR           folder of the intent ledger (default $XDG_STATE_HOME/armbridge/<arm name>,
+                       else ~/.local/state/armbridge/<arm name>); one bridge per folder
+  --adopt-ledger       take over a ledger recorded against another arm identity (the same arm,
+                       renamed or with new firmware); otherwise such a ledger is refused`;
 
 const VALUE_FLAGS = new Set(["--config", "--serial", "--data", "--params-file"]);
 
@@ -46,6 +53,7 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
 export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFlagsOptions = { transport: "required" }): ParsedBridgeFlags<TransportChoice | undefined> {
   const values = new Map<string, string>();
   let ros = false;
+  let adopt = false;
   let rosArgs: string[] | undefined;
   const rest: string[] = [];
 
@@ -62,6 +70,10 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
     }
     if (arg === "--ros") {
       ros = true;
+      continue;
+    }
+    if (arg === "--adopt-ledger") {
+      adopt = true;
       continue;
     }
     const eq = arg.indexOf("=");
@@ -94,5 +106,5 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
   else if (options.transport === "required") {
     throw cliUsageError("no arm given: pass --serial LINK (a device path or tcp://HOST:PORT, e.g. from `armbridge-sim --link tcp`) or --ros");
   }
-  return { options: { config: values.get("--config"), transport, dataDir: values.get("--data") ?? DEFAULT_DATA_DIR }, rest };
+  return { options: { config: values.get("--config"), transport, dataDir: values.get("--data"), otherArm: adopt ? "adopt" : "refuse" }, rest };
 }

@@ -12,8 +12,8 @@ export const DEFAULT_HTTP = "127.0.0.1:8640";
 export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--config FILE] [--data DIR]
 
 Starts the bridge, the HTTP API and the operator console. When ready, prints one
-JSON line on stdout:
-  {"event":"ready","http":"http://127.0.0.1:PORT","console":"http://127.0.0.1:PORT/console#token=..."}
+JSON line on stdout (data: the ledger's folder, absolute):
+  {"event":"ready","http":"http://127.0.0.1:PORT","console":"http://127.0.0.1:PORT/console#token=...","data":"/abs/folder"}
 Logs go to stderr. SIGINT / SIGTERM shut down cleanly (exit 0).
 
   --http HOST:PORT     where the API listens (default ${DEFAULT_HTTP}; port 0 = any free port)
@@ -46,7 +46,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
   const log = logger.child({ component: "serve" });
   const stop = controls.until ? { signal: controls.until, dispose: () => undefined } : processSignals();
   try {
-    const bridge = await Bridge.start({ config: options.config, transport: options.transport, dataDir: options.dataDir, logger });
+    const bridge = await Bridge.start({ config: options.config, transport: options.transport, dataDir: options.dataDir, otherArm: options.otherArm, env: io.env, logger });
+    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
     let server;
     try {
       server = await startHttpServer(bridge, { host, port, token });
@@ -55,8 +56,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
       throw error;
     }
     const consoleUrl = `${server.url}/console#token=${encodeURIComponent(token)}`;
-    io.stdout.write(JSON.stringify({ event: "ready", http: server.url, console: consoleUrl }) + "\n");
-    log.info({ http: server.url, transport: options.transport.kind, data: options.dataDir }, "armbridge serving");
+    io.stdout.write(JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n");
+    log.info({ http: server.url, transport: options.transport.kind, data: bridge.dataDir }, "armbridge serving");
 
     if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
     log.info("shutting down: ending in-flight waits, then closing the HTTP server and the bridge (motions under way are not stopped)");

@@ -152,6 +152,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     if (shutdown.signal.aborted) return 0;
     bridge = await Bridge.start({ config: options.config, transport, dataDir: options.dataDir, logger });
+    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge demo: WARNING: ${w}\n`);
     say(`  ledger     ${shown(join(options.dataDir, "ledger.sqlite"))}`);
     say(`  logs       ${shown(join(options.dataDir, "armbridge.log"))}`);
     http = await startHttpServer(bridge, { host: options.host, port: options.port, token: options.token, logger });
@@ -288,7 +289,7 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
     host,
     port,
     token: values.token ?? randomBytes(16).toString("hex"),
-    dataDir: dataGiven ? bridgeFlags.options.dataDir : join(DEFAULT_DATA_DIR, `demo-${stamp}`),
+    dataDir: (dataGiven ? bridgeFlags.options.dataDir : undefined) ?? join(DEFAULT_DATA_DIR, `demo-${stamp}`),
     config: bridgeFlags.options.config,
     transport: bridgeFlags.options.transport,
   };

@@ -69,7 +69,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (transport === undefined) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "no arm given" });
 
     const logger = createLogger({ level: io.env.ARMBRIDGE_LOG_LEVEL ?? "warn" });
-    bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, logger });
+    bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, otherArm: flags.options.otherArm, logger });
+    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge agent: WARNING: ${w}\n`);
     process.once("SIGINT", onSigint);
     const common = {
       bridge,

@@ -15,6 +15,15 @@ export interface ArmStateView {
   readonly quarantined: Readonly<Record<string, readonly string[]>>;
   /** Actions waiting for an operator, oldest first. */
   readonly pending_unknowns: readonly ActionView[];
+  /**
+   * The intent ledger: its file, and `lost` once that file was deleted or
+   * replaced under the running bridge (then every motion call fails with
+   * ARMB_ERR_LEDGER_LOST until a restart): a console shows it as a banner.
+   */
+  readonly ledger: {
+    readonly path: string;
+    readonly lost: { readonly code: string; readonly message: string; readonly detected_at: number } | null;
+  };
 }
 
 export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
@@ -34,5 +43,11 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     faults: status?.faults ?? [],
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
     pending_unknowns: bridge.ledger.inState("unknown").map(actionView),
+    ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
   };
+}
+
+function ledgerLost(bridge: Bridge): ArmStateView["ledger"]["lost"] {
+  const loss = bridge.ledger.lost;
+  return loss ? { code: loss.error.code, message: loss.error.message, detected_at: loss.detectedAt } : null;
 }

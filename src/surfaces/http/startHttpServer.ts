@@ -88,7 +88,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     return reply.status(404).send({ error: { code: e.code, message: e.message } });
   });
 
-  registerHealthzRoute(app);
+  registerHealthzRoute(app, bridge);
   registerConsoleRoute(app);
   registerToolsRoute(app, bridge);
   registerCallsRoute(app, bridge);

@@ -55,7 +55,8 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   const logger = createLogger().child({ command: "mcp" });
   let bridge: Bridge;
   try {
-    bridge = await Bridge.start({ config: parsed.options.config, transport: parsed.options.transport, dataDir: parsed.options.dataDir, logger });
+    bridge = await Bridge.start({ config: parsed.options.config, transport: parsed.options.transport, dataDir: parsed.options.dataDir, otherArm: parsed.options.otherArm, logger });
+    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge mcp: WARNING: ${w}\n`);
   } catch (error) {
     const e = asArmbridgeError(error);
     io.stderr.write(`armbridge mcp: cannot start the bridge: ${e.message} [${e.code}]\n`);

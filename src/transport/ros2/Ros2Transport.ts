@@ -182,6 +182,13 @@ export class Ros2Transport implements Transport {
     return this.#deps.config;
   }
 
+  /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
+  armIdentity(): string | undefined {
+    const { setup } = this.#deps;
+    const controllers = setup.controllers.map((c) => `${c.name}@${c.actionName}`).join(",");
+    return `ros2 controllers ${controllers}${setup.gripper ? `, gripper ${setup.gripper.actionName}` : ""}`;
+  }
+
   latestStatus(): ArmStatus | undefined {
     return this.#observer.latest();
   }

@@ -249,6 +249,17 @@ export class SerialTransport implements Transport {
     return `boot:${this.bootId}`;
   }
 
+  /**
+   * What the device's HELLO says it is. Protocol v1's HELLO carries no serial
+   * number, so two devices with the same firmware and axes look alike here;
+   * their boot ids (armIncarnation) still tell them apart.
+   */
+  armIdentity(): string | undefined {
+    const h = this.session?.hello;
+    if (!h) return undefined;
+    return `serial firmware ${JSON.stringify(h.firmwareVersion)}, axes ${h.axes.map((a) => `${a.name}:${a.kind}`).join(",")}`;
+  }
+
   latestStatus(): ArmStatus | undefined {
     return this.statuses.latest();
   }

@@ -14,12 +14,17 @@ function usageError(argv: string[]): unknown {
 describe("parseBridgeFlags", () => {
   it("takes --serial, --config and --data out and leaves the rest in order", () => {
     const { options, rest } = parseBridgeFlags(["serve", "--serial", "tcp://127.0.0.1:9", "--http", "127.0.0.1:0", "--config=arm.yaml", "--data", "/tmp/d", "x"]);
-    expect(options).toEqual({ config: "arm.yaml", dataDir: "/tmp/d", transport: { kind: "serial", link: "tcp://127.0.0.1:9" } });
+    expect(options).toEqual({ config: "arm.yaml", dataDir: "/tmp/d", otherArm: "refuse", transport: { kind: "serial", link: "tcp://127.0.0.1:9" } });
     expect(rest).toEqual(["serve", "--http", "127.0.0.1:0", "x"]);
   });
 
-  it("defaults the data folder to ./data", () => {
-    expect(parseBridgeFlags(["--serial", "/dev/ttyACM0"]).options.dataDir).toBe("./data");
+  it("leaves the data folder to Bridge.start (the per-user default for the arm) when --data is not given", () => {
+    expect(parseBridgeFlags(["--serial", "/dev/ttyACM0"]).options.dataDir).toBeUndefined();
+  });
+
+  it("--adopt-ledger takes over a ledger of another arm identity; without it such a ledger is refused", () => {
+    expect(parseBridgeFlags(["--serial", "/dev/ttyACM0", "--adopt-ledger"]).options.otherArm).toBe("adopt");
+    expect(parseBridgeFlags(["--serial", "/dev/ttyACM0"]).options.otherArm).toBe("refuse");
   });
 
   it("passes --ros-args through to rcl up to a lone --", () => {

@@ -40,7 +40,8 @@ describe.skipIf(!built)("armbridge serve against firmware-sim (needs dist: npm r
   });
 
   it("prints exactly one ready line with the http and console URLs", () => {
-    expect(Object.keys(serve.ready).sort()).toEqual(["console", "event", "http"]);
+    expect(Object.keys(serve.ready).sort()).toEqual(["console", "data", "event", "http"]);
+    expect(serve.ready.data).toBe(join(dir, "data"));
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(serve.ready.console).toBe(`${url}/console#token=${TOKEN}`);
   });
