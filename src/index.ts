@@ -2,6 +2,8 @@
  * armbridge's public surface for library users. Everything else is internal.
  */
 export { Bridge, type BridgeOptions } from "./bridge/Bridge.js";
+export { defaultDataDir } from "./bridge/defaultDataDir.js";
+export type { OtherArmPolicy } from "./bridge/bindLedgerToArm.js";
 export type { TransportChoice } from "./bridge/createTransport.js";
 export { loadConfig, parseConfig, DEFAULT_CONFIG_PATH } from "./config/loadConfig.js";
 export type { ArmConfig, ArmConfigFile } from "./config/ArmConfig.js";
@@ -11,7 +13,7 @@ export { Executor, newActionId, type ExecuteOptions, type ExecutorEvent, type Ex
 export { CALL_STATUSES, type CallResponse, type CallResult, type CallStatus, type FunctionCall } from "./executor/CallResult.js";
 export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/JointLockTable.js";
 export { observeUntilSettled } from "./executor/observeUntilSettled.js";
-export { IntentLedger, type ActionRow, type ActionState, type Evidence, type SettledBy } from "./ledger/IntentLedger.js";
+export { IntentLedger, type ActionRow, type ActionState, type Evidence, type LedgerCursor, type LedgerLoss, type SettledBy } from "./ledger/IntentLedger.js";
 export { ToolRegistry, type FunctionDeclaration } from "./tools/ToolRegistry.js";
 export { createDefaultTools } from "./tools/defaultTools.js";
 export { observeTargets } from "./tools/observeTargets.js";

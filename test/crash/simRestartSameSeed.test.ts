@@ -39,7 +39,7 @@ async function startSim(effectsLog: string): Promise<ReadyProcess> {
 }
 
 describe.skipIf(!built)("a simulator restarted with the same seed during a motion (needs dist: npm run build)", () => {
-  it("is a new boot: the bridge settles the motion unknown, never failed, and voids nothing", async () => {
+  it("is a new boot: the bridge settles the motion unknown, never failed, and voids nothing", { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-same-seed-"));
     dirs.push(dir);
     const dataDir = join(dir, "data");

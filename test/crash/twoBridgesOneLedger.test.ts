@@ -38,7 +38,7 @@ async function until(check: () => boolean, what: string, ms = 10_000): Promise<v
 }
 
 describe.skipIf(!built)("two bridges on one data folder (needs dist: npm run build)", () => {
-  it("the second refuses to start with ARMB_ERR_LEDGER_LOCKED naming the first; arm B is never touched; a SIGKILLed holder does not block", async () => {
+  it("the second refuses to start with ARMB_ERR_LEDGER_LOCKED naming the first; arm B is never touched; a SIGKILLed holder does not block", { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-two-bridges-"));
     dirs.push(dir);
     const data = join(dir, "data");
