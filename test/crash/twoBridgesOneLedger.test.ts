@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEffects } from "../firmware-sim/readEffects.js";
-import { CLI, SIM, interrupt, runCli, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
+import { CLI, SIM, interrupt, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
 
 /**
  * Issue 8, finding 1, reproduced with real processes: two simulators on the
@@ -57,10 +57,17 @@ describe.skipIf(!built)("two bridges on one data folder (needs dist: npm run bui
     });
     await until(() => readEffects(effectsA).some((e) => e.event === "motion_start"), "the motion on arm A");
 
-    const second = await runCli(["serve", "--serial", String(simB.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", data]);
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain("ARMB_ERR_LEDGER_LOCKED");
-    expect(second.stderr).toContain(`pid ${serveA.child.pid}`);
+    // A second bridge that did start would be stopped by afterEach (and fail the test here).
+    const refusal = await startReady(CLI, ["serve", "--serial", String(simB.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", data]).then(
+      (p) => {
+        procs.push(p);
+        return "the second bridge started";
+      },
+      (e: Error) => e.message,
+    );
+    expect(refusal).toContain("exited 1 before its ready line");
+    expect(refusal).toContain("ARMB_ERR_LEDGER_LOCKED");
+    expect(refusal).toContain(`pid ${serveA.child.pid}`);
 
     // Ground truth: arm A ran the motion to its target, once; arm B never heard of it.
     const answer = (await (await call).json()) as { responses: { response: { output: { status: string; action_id: string } } }[] };
