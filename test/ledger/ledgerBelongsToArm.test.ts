@@ -8,7 +8,7 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../src/errors.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
-import { buildHttpApp } from "../../src/surfaces/http/startHttpServer.js";
+import { buildHttpApp, startHttpServer } from "../../src/surfaces/http/startHttpServer.js";
 import type { ActionRecord } from "../../src/transport/Transport.js";
 import { FakeArm } from "../surfaces/http/FakeArm.js";
 
@@ -148,6 +148,31 @@ describe("a ledger that cannot disappear silently (issue 8, finding 5)", () => {
       }
     });
   }
+
+  it("the SSE stream's state event carries ledger.lost too (for the console's banner)", async () => {
+    const config = loadConfig();
+    const dir = tmp();
+    const bridge = await start(dir, new NamedArm(config, "arm A"), config);
+    rmSync(join(dir, "ledger.sqlite"));
+    bridge.ledgerLoss();
+    const server = await startHttpServer(bridge, { port: 0, token: "sse-token" });
+    const abort = new AbortController();
+    try {
+      const res = await fetch(`${server.url}/v1/events`, { headers: { authorization: "Bearer sse-token" }, signal: abort.signal });
+      const reader = res.body!.getReader();
+      let text = "";
+      while (!text.includes("\n\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const data = /^data: (.*)$/m.exec(text)?.[1] ?? "{}";
+      expect(JSON.parse(data)).toMatchObject({ ledger: { lost: { code: "ARMB_ERR_LEDGER_LOST" } } });
+    } finally {
+      abort.abort();
+      await server.close();
+    }
+  });
 
   it("notices it between calls too (the periodic check), with no motion asked for", async () => {
     const config = loadConfig();
