@@ -15,6 +15,7 @@ import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { JointLockTable } from "./JointLockTable.js";
+import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
 import { newActionId } from "./newActionId.js";
 import { observeUntilSettled, type ObserveOutcome } from "./observeUntilSettled.js";
@@ -160,7 +161,17 @@ export class Executor {
 
   /** An operator's word on an unknown action: lifts its quarantine. */
   confirm(actionId: string, confirmation: Confirmation): ActionRow {
-    const row = this.ledger.confirm(actionId, confirmation, this.#now());
+    const current = this.ledger.get(actionId);
+    // The row's words follow its new state, written together with it (one truth per row).
+    const message =
+      current &&
+      messageOf({
+        ...current,
+        state: confirmation.outcome === "done" ? "confirmed_done" : "confirmed_not_done",
+        settledBy: "operator",
+        operator: confirmation.operator.trim(),
+      });
+    const row = this.ledger.confirm(actionId, confirmation, this.#now(), message);
     this.quarantine.update(row);
     this.#emit({ type: "action_resolved", row });
     return row;
