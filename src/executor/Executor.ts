@@ -8,7 +8,7 @@ import { ToolMetrics } from "../observability/ToolMetrics.js";
 import { toArgIssues } from "../tools/formatIssues.js";
 import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
-import type { MotionCommand, Transport } from "../transport/Transport.js";
+import type { Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
@@ -18,12 +18,11 @@ import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
 import { newActionId } from "./newActionId.js";
-import { observeUntilSettled, type ObserveOutcome } from "./observeUntilSettled.js";
 import { Quarantine } from "./Quarantine.js";
-import { observeFnOf, resolveUnknownsFrom } from "./resolveLater.js";
+import { reconcileStarted } from "./reconcileStarted.js";
+import { resolveUnknownsFrom } from "./resolveLater.js";
 import { resultMessages } from "./resultMessages.js";
 import { runNonBlocking } from "./runNonBlocking.js";
-import { sameIncarnation } from "./sameIncarnation.js";
 
 export type { ExecutorEvent } from "./ExecutorEvent.js";
 export { newActionId } from "./newActionId.js";
@@ -182,30 +181,16 @@ export class Executor {
    * or become `unknown` (quarantined). Nothing is ever re-sent.
    */
   async reconcile(): Promise<ActionRow[]> {
-    const rows = this.ledger.inState("started");
-    return Promise.all(
-      rows.map(async (row) => {
-        const command = row.command as MotionCommand | undefined;
-        let outcome: ObserveOutcome | undefined;
-        if (command && typeof command === "object" && typeof command.actionId === "string") {
-          outcome = await observeUntilSettled({
-            transport: this.transport,
-            observe: observeFnOf(this.registry, row.tool),
-            command,
-            config: this.config,
-            // After a crash the arm may also have rebooted: void only what the same incarnation never heard of.
-            mayVoid: sameIncarnation(row.armIncarnation, this.transport.armIncarnation?.()),
-            signal: this.#shutdown.signal,
-            now: this.#now,
-          });
-        }
-        const why = "the bridge stopped while this motion was under way";
-        const verdict = outcome === undefined || outcome.verdict.kind === "undetermined" ? { kind: "undetermined" as const, why } : outcome.verdict;
-        const settled = this.#settler.settle(row.actionId, verdict, { by: "observation", timedOut: false, record: outcome?.record, status: outcome?.status, notes: outcome?.notes ?? [] });
-        this.#log.info({ action_id: row.actionId, state: settled.state }, "reconciled action left started by a previous run");
-        return settled;
-      }),
-    );
+    return reconcileStarted({
+      config: this.config,
+      registry: this.registry,
+      transport: this.transport,
+      ledger: this.ledger,
+      settler: this.#settler,
+      log: this.#log,
+      now: this.#now,
+      signal: this.#shutdown.signal,
+    });
   }
 
   /** Stops watching the arm and ends observations in progress. Motions are not stopped. */
