@@ -12,14 +12,8 @@ export interface Trajectory {
   velocityAt(ms: number): number;
 }
 
-/** Shortest time (s) to travel `distance` with a trapezoidal profile under these limits. */
-export function minimumDuration(distance: number, maxVelocity: number, maxAcceleration: number): number {
-  const d = Math.abs(distance);
-  if (d === 0) return 0;
-  // Reaching full speed needs v²/a of travel (accelerate + decelerate).
-  if (d >= (maxVelocity * maxVelocity) / maxAcceleration) return d / maxVelocity + maxVelocity / maxAcceleration;
-  return 2 * Math.sqrt(d / maxAcceleration);
-}
+/** Shortest time (s) to travel `distance` under these limits: the bridge's own model, so both sides agree on how long a motion takes. */
+export { restToRestTime as minimumDuration } from "../src/motion/restToRestTime.js";
 
 /**
  * A trapezoidal move from `from` to `to` lasting exactly `durationMs`, using

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   ARMB_ERR_CALL_ID_REUSED:
     "Call id {callId} was already used for {tool} with different arguments (action {actionId}); use a new id for a new call",
   ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH: "Call id {callId} appears more than once in one batch",
+  ARMB_ERR_CALL_ID_INVALID: "The call id cannot be used: {reason}",
+  ARMB_ERR_PLAN_REJECTED: "The motion planned for {tool} was refused before anything was sent: {reason}",
 
   // execution
   ARMB_ERR_QUARANTINED:

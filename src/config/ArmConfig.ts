@@ -5,12 +5,41 @@ import { z } from "zod";
  * parameter files) and camelCase in code; the transform is the only place
  * the two meet.
  */
+/**
+ * Names index objects all over the bridge (positions, poses, statuses), and a
+ * name inherited from Object.prototype (`constructor`, `toString`,
+ * `__proto__`…) would read as present on every one of them — or vanish, as a
+ * `__proto__` key does. Such names are refused here, once, rather than guarded
+ * at every lookup.
+ */
+const BUILT_IN_NAME = "this name is a built-in property of every JavaScript object; choose another";
+
 const name = z
   .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "a name is a letter then up to 63 letters, digits or underscores");
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "a name is a letter then up to 63 letters, digits or underscores")
+  .refine((n) => !(n in Object.prototype), { message: BUILT_IN_NAME });
 
-const finite = z.number().finite();
-const positive = finite.positive();
+/**
+ * A record keyed by names. zod's record skips a `__proto__` key without a
+ * word (the pose would silently vanish), so the raw keys are checked first.
+ */
+function namedRecord<V extends z.ZodType>(value: V) {
+  return z
+    .unknown()
+    .superRefine((raw, ctx) => {
+      if (raw === null || typeof raw !== "object") return;
+      for (const key of Object.keys(raw)) if (key in Object.prototype) ctx.addIssue({ code: "custom", path: [key], message: BUILT_IN_NAME });
+    })
+    .pipe(z.record(name, value));
+}
+
+/** The largest finite float32: limits and speeds travel as float32 on the serial wire. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+const finite = z
+  .number()
+  .finite()
+  .refine((v) => Math.abs(v) <= FLOAT32_MAX, { message: "must be representable as a finite float32 (the serial wire carries float32)" });
+const positive = finite.positive().refine((v) => Math.fround(v) > 0, { message: "is too small to survive as a float32 (it would become 0 on the serial wire)" });
 
 const jointFile = z
   .object({
@@ -59,7 +88,7 @@ export const armConfigFileSchema = z
         name: name.default("arm"),
         joints: z.array(jointFile).min(1).max(64),
         gripper: gripperFile.optional(),
-        named_poses: z.record(name, z.record(name, finite)).default({}),
+        named_poses: namedRecord(namedRecord(finite).refine((pose) => Object.keys(pose).length > 0, { message: "a named pose names at least one joint" })).default({}),
         /** Controllers that run one goal at a time (ROS JTC): they are a shared resource. */
         controllers: z.array(controllerFile).default([]),
       })
@@ -99,6 +128,17 @@ export const armConfigFileSchema = z
       .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100 }),
     /** A pose older than this is labelled stale and is not used as evidence. */
     stale_after_ms: positive.default(500),
+    limits: z
+      .object({
+        /**
+         * The slowest speed (fraction of each axis's max velocity) a call may
+         * ask for. Below it a motion is implausibly slow (an 83-hour gripper
+         * close), and a tiny speed becomes 0 as a float32 on the wire.
+         */
+        min_speed: positive.max(1).default(0.05),
+      })
+      .strict()
+      .default({ min_speed: 0.05 }),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -170,6 +210,9 @@ export const armConfigFileSchema = z
       queryIntervalMs: f.observe.query_interval_ms,
     },
     staleAfterMs: f.stale_after_ms,
+    limits: {
+      minSpeed: f.limits.min_speed,
+    },
   }));
 
 export type ArmConfigFile = z.input<typeof armConfigFileSchema>;

@@ -1,6 +1,8 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ObserveFn, ObserveVerdict } from "../tools/ToolDefinition.js";
+import type { ObserveFn } from "../tools/ToolDefinition.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
+import { judgeAction } from "./judgeAction.js";
+import type { Verdict } from "./Verdict.js";
 
 export interface ObserveOptions {
   readonly transport: Transport;
@@ -21,7 +23,8 @@ export interface ObserveOptions {
 }
 
 export interface ObserveOutcome {
-  readonly verdict: Exclude<ObserveVerdict, "in_progress" | "no_evidence"> | "undetermined";
+  /** `undetermined` carries the reason observation could not conclude. */
+  readonly verdict: Verdict;
   readonly notes: readonly string[];
   readonly record: ActionRecord | undefined;
   readonly status: ArmStatus | undefined;
@@ -42,9 +45,12 @@ export interface ObserveOutcome {
  * because a motion in progress is not ambiguous — it will end, and declaring
  * it `unknown` would only hand the operator a question the arm answers itself.
  *
- * The first query asks the arm to void the action if it has never heard of
- * it: a command lost on the wire then becomes positive evidence of no effect
- * (the arm refuses it if it ever arrives) instead of an operator's problem.
+ * Every query asks the arm to void the action if it has never heard of it,
+ * until the arm has accounted for the id: a command lost on the wire then
+ * becomes positive evidence of no effect (the arm refuses it if it ever
+ * arrives) instead of an operator's problem. Until then no verdict is given,
+ * not even "the target pose holds" (see judgeAction): a verdict releases the
+ * joints, and the arm could still start a command it has not accounted for.
  */
 export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOutcome> {
   const { transport, observe, command, config } = options;
@@ -67,9 +73,8 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
     let queryTimer: NodeJS.Timeout | undefined;
     let deadlineTimer: NodeJS.Timeout | undefined;
     let queryInFlight = false;
-    let firstQuery = true;
 
-    const finish = (verdict: ObserveOutcome["verdict"], notes: readonly string[]): void => {
+    const finish = (verdict: Verdict, notes: readonly string[]): void => {
       if (settled) return;
       settled = true;
       unsubscribe();
@@ -82,15 +87,13 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
 
     const judge = (): void => {
       if (settled) return;
-      const o = observe({ command, config, status: transport.latestStatus(), record, nowMs: now() });
-      lastNotes = o.notes;
-      switch (o.verdict) {
-        case "reached":
-        case "not_moved":
-        case "interrupted":
-          finish(o.verdict, o.notes);
+      const j = judgeAction(observe, { command, config, status: transport.latestStatus(), record, nowMs: now() }, { armRestarted: !mayVoid });
+      lastNotes = j.notes;
+      switch (j.kind) {
+        case "settled":
+          finish(j.verdict, j.notes);
           return;
-        case "in_progress": {
+        case "running": {
           const extended = Math.min(hardEnd, now() + config.observe.budgetMs);
           if (extended > deadline) {
             deadline = extended;
@@ -98,10 +101,13 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
           }
           return;
         }
-        case "no_evidence":
+        case "waiting":
           return;
       }
     };
+
+    /** The arm has not (yet) said it knows this id: only then is there anything to void. */
+    const unaccounted = (): boolean => record === undefined || record.state === "unknown";
 
     const takeRecordFrom = (status: ArmStatus): void => {
       const r = status.actions.find((a) => a.actionId === command.actionId);
@@ -111,11 +117,9 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
     const query = async (): Promise<void> => {
       if (settled || queryInFlight) return;
       queryInFlight = true;
-      const voidIfUnknown = firstQuery && mayVoid;
-      firstQuery = false;
       try {
         const answer = await transport.queryAction(command.actionId, {
-          voidIfUnknown,
+          voidIfUnknown: mayVoid && unaccounted(),
           signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(50, config.observe.queryIntervalMs * 2))]),
         });
         if (answer) record = answer;
@@ -137,13 +141,14 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       // Last word: ask once more, voiding the action if the arm never heard of it.
       const answer = await transport
         .queryAction(command.actionId, {
-          voidIfUnknown: mayVoid,
+          voidIfUnknown: mayVoid && unaccounted(),
           signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(100, config.observe.queryIntervalMs * 2))]),
         })
         .catch(() => undefined);
       if (answer) record = answer;
       judge();
-      finish("undetermined", [...lastNotes, `no conclusive evidence within ${now() - startedAt} ms of observation`]);
+      const notes = [...lastNotes, `no conclusive evidence within ${now() - startedAt} ms of observation`];
+      finish({ kind: "undetermined", why: notes.join("; ") }, notes);
     };
 
     const armDeadline = (): void => {
@@ -151,9 +156,10 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       deadlineTimer = setTimeout(() => void onDeadline(), Math.max(0, deadline - now()));
     };
 
-    const onExternalAbort = (): void => finish("undetermined", [...lastNotes, "observation ended early: the bridge is shutting down"]);
+    const shuttingDown = "observation ended early: the bridge is shutting down";
+    const onExternalAbort = (): void => finish({ kind: "undetermined", why: shuttingDown }, [...lastNotes, shuttingDown]);
     if (options.signal?.aborted) {
-      resolve({ verdict: "undetermined", notes: ["observation ended early: the bridge is shutting down"], record, status: transport.latestStatus(), waitedMs: 0 });
+      resolve({ verdict: { kind: "undetermined", why: shuttingDown }, notes: [shuttingDown], record, status: transport.latestStatus(), waitedMs: 0 });
       return;
     }
     options.signal?.addEventListener("abort", onExternalAbort, { once: true });

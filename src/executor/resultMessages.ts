@@ -20,6 +20,15 @@ export const resultMessages = {
         return `${tool}${id} was confirmed done by an operator. Proceed to the next step.`;
     }
   },
+  /**
+   * The target pose holds, but this command did not move the arm there. Not
+   * "completed": the model must never be told a motion ran that did not.
+   */
+  targetHolds(tool: string, actionId: string, ran: "never" | "unknowable"): string {
+    return ran === "never"
+      ? `${tool} (action_id=${actionId}): the arm is already at the target; the command never ran (the arm voided it, so it never will) and nothing moved. Proceed to the next step.`
+      : `${tool} (action_id=${actionId}): the arm is at the target, observed after it restarted; whether this command itself moved it cannot be told, and it can no longer start. Proceed to the next step.`;
+  },
   failed(tool: string, actionId: string | undefined, reason: string): string {
     return `${tool} failed${actionId ? ` (action_id=${actionId})` : ""}: ${reason}. There is positive evidence that nothing moved, so re-running is allowed.`;
   },

@@ -349,15 +349,19 @@ export class IntentLedger {
     return this.mustGet(actionId);
   }
 
-  /** An operator's word on an `unknown` action. */
-  confirm(actionId: string, c: Confirmation, now = Date.now()): ActionRow {
+  /**
+   * An operator's word on an `unknown` action. `message`, when given, replaces
+   * the row's message in the same write, so the row never says "unknown" in
+   * words while its state says confirmed (the executor derives it from the state).
+   */
+  confirm(actionId: string, c: Confirmation, now = Date.now(), message?: string): ActionRow {
     const operator = c.operator.trim();
     if (!operator) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
     const row = this.get(actionId);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
     if (row.state !== "unknown") throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: row.state });
     const state: ActionState = c.outcome === "done" ? "confirmed_done" : "confirmed_not_done";
-    const info = this.#stmts.confirm.run({ action_id: actionId, state, operator, note: c.note ?? null, now });
+    const info = this.#stmts.confirm.run({ action_id: actionId, state, operator, note: c.note ?? null, message: message ?? null, now });
     if (info.changes === 0) {
       const again = this.mustGet(actionId);
       throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: again.state });
@@ -420,7 +424,7 @@ function prepare(db: Database.Database) {
     ),
     confirm: db.prepare(
       `UPDATE actions SET state = @state, settled_by = 'operator', operator = @operator, operator_note = @note,
-         confirmed_at = @now, updated_at = @now
+         message = COALESCE(@message, message), confirmed_at = @now, updated_at = @now
        WHERE action_id = @action_id AND state = 'unknown'`,
     ),
     byAction: db.prepare(`SELECT * FROM actions WHERE action_id = ?`),

@@ -62,7 +62,8 @@ export function observeTargets(input: ObserveInput): Observation {
   let allAtTarget = true;
   let anyMoving = false;
   for (const [axis, target] of Object.entries(command.targets)) {
-    const observed = status.axes[axis];
+    // Own properties only: an axis name must never find something on Object.prototype.
+    const observed = Object.hasOwn(status.axes, axis) ? status.axes[axis] : undefined;
     if (!observed) {
       allAtTarget = false;
       notes.push(`no reading for ${axis}`);

@@ -34,6 +34,7 @@ export interface ActionView {
 
 export function actionView(row: ActionRow): ActionView {
   const e = row.evidence;
+  const result = resultFromRow(row);
   return {
     action_id: row.actionId,
     call_id: row.callId,
@@ -44,7 +45,8 @@ export function actionView(row: ActionRow): ActionView {
     state: row.state,
     timed_out: row.timedOut,
     settled_by: row.settledBy,
-    message: row.message ?? null,
+    // Derived from the state, like the result: a confirmed row reads as confirmed even if stored before confirmations rewrote it.
+    message: result.message,
     evidence: e ? { pose: e.pose ?? null, pose_stamp_ms: e.poseStampMs ?? null, record: e.record ?? null, notes: e.notes ?? [] } : null,
     operator: row.operator ?? null,
     operator_note: row.operatorNote ?? null,
@@ -52,6 +54,6 @@ export function actionView(row: ActionRow): ActionView {
     settled_at: row.settledAt ?? null,
     confirmed_at: row.confirmedAt ?? null,
     updated_at: row.updatedAt,
-    result: resultFromRow(row),
+    result,
   };
 }

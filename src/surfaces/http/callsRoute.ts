@@ -13,7 +13,8 @@ const callsBody = z.strictObject({
   calls: z
     .array(
       z.object({
-        id: z.string().min(1).max(200).optional(),
+        // Capped and checked for well-formedness by the executor's admission, for every surface alike (a coded `rejected`).
+        id: z.string().min(1).optional(),
         name: z.string().min(1).max(200),
         args: z.unknown().optional(),
       }),

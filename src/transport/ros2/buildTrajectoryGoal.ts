@@ -1,4 +1,7 @@
+import { restToRestTime } from "../../motion/restToRestTime.js";
 import type { FollowJointTrajectoryGoal, RosTime } from "./rclTypes.js";
+
+export { restToRestTime };
 
 export interface JointLimits {
   readonly maxVelocity: number;
@@ -28,15 +31,6 @@ export interface TrajectoryGoalPlan {
   readonly durationS: number;
   /** The final positions of every controller joint (targets, and held joints at their measured position). */
   readonly finalPositions: Readonly<Record<string, number>>;
-}
-
-/** Shortest time to travel `distance` from rest to rest under a trapezoidal velocity profile. */
-export function restToRestTime(distance: number, maxVelocity: number, maxAcceleration: number): number {
-  const d = Math.abs(distance);
-  if (d === 0) return 0;
-  // Below this distance the profile is a triangle: it never reaches maxVelocity.
-  const triangleLimit = (maxVelocity * maxVelocity) / maxAcceleration;
-  return d >= triangleLimit ? d / maxVelocity + maxVelocity / maxAcceleration : 2 * Math.sqrt(d / maxAcceleration);
 }
 
 export function secondsToRosTime(seconds: number): RosTime {

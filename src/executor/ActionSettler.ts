@@ -1,0 +1,68 @@
+import type { ActionRow, Evidence, SettledBy } from "../ledger/ActionRow.js";
+import { poseOf } from "../ledger/ActionRow.js";
+import type { IntentLedger } from "../ledger/IntentLedger.js";
+import type { Logger } from "../observability/logger.js";
+import type { ActionRecord, ArmStatus, Transport } from "../transport/Transport.js";
+import type { Quarantine } from "./Quarantine.js";
+import { settlementMessage } from "./settlementMessage.js";
+import { STATE_OF_VERDICT, type Verdict } from "./Verdict.js";
+
+/** How a verdict was arrived at, and what it was based on. */
+export interface SettlementContext {
+  /** `completion`: the arm's own terminal report while we waited; `observation`: looking at the arm afterwards. */
+  readonly by: "completion" | "observation";
+  readonly timedOut: boolean;
+  readonly record?: ActionRecord | undefined;
+  /** The status the verdict was judged on; the transport's latest when omitted. */
+  readonly status?: ArmStatus | undefined;
+  readonly notes: readonly string[];
+}
+
+export interface ActionSettlerDeps {
+  readonly ledger: IntentLedger;
+  readonly quarantine: Quarantine;
+  readonly transport: Transport;
+  readonly log: Logger;
+  readonly now: () => number;
+  /** Told when an action that was `unknown` is settled (by a later observation). */
+  readonly onResolved: (row: ActionRow) => void;
+}
+
+/**
+ * The one settlement path. Whatever judged a motion — its completion, an
+ * observation after a timeout, start-up reconciliation, a later status — the
+ * ledger state, the evidence and the words a model reads are derived here
+ * from one `Verdict`, written once, and the quarantine follows the row.
+ */
+export class ActionSettler {
+  readonly #d: ActionSettlerDeps;
+
+  constructor(deps: ActionSettlerDeps) {
+    this.#d = deps;
+  }
+
+  settle(actionId: string, verdict: Verdict, ctx: SettlementContext): ActionRow {
+    const { ledger, quarantine, log } = this.#d;
+    const before = ledger.get(actionId);
+    const status = ctx.status ?? this.#d.transport.latestStatus();
+    const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: ctx.notes };
+    const state = STATE_OF_VERDICT[verdict.kind];
+    const settledBy: SettledBy = state === "unknown" ? "none" : ctx.by;
+    const message = settlementMessage({
+      tool: before?.tool ?? "motion",
+      actionId,
+      resources: before?.resources ?? [],
+      verdict,
+      by: ctx.by,
+      timedOut: ctx.timedOut,
+    });
+    const row = ledger.settle(actionId, { state, timedOut: ctx.timedOut, settledBy, message, evidence }, this.#d.now());
+    quarantine.update(row);
+    if (row.state === "unknown") log.warn({ action_id: actionId, resources: row.resources }, "action unknown: its resources are quarantined until an operator confirms");
+    if (before?.state === "unknown" && row.state !== "unknown") {
+      log.info({ action_id: actionId, state: row.state }, "unknown action settled by a later observation");
+      this.#d.onResolved(row);
+    }
+    return row;
+  }
+}

@@ -1,0 +1,226 @@
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { asArmbridgeError } from "../errors.js";
+import type { IntentLedger } from "../ledger/IntentLedger.js";
+import type { Logger } from "../observability/logger.js";
+import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
+import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
+import type { ActionSettler } from "./ActionSettler.js";
+import { admitPlan } from "./admitPlan.js";
+import type { CallResult } from "./CallResult.js";
+import { blocked, rejected, skipped } from "./callResults.js";
+import type { ExecutorEvent } from "./ExecutorEvent.js";
+import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
+import { observeUntilSettled } from "./observeUntilSettled.js";
+import type { Quarantine } from "./Quarantine.js";
+import { resultFromRow } from "./resultFromRow.js";
+import { resultMessages } from "./resultMessages.js";
+import { sameIncarnation } from "./sameIncarnation.js";
+
+export interface MotionRunnerDeps {
+  readonly config: ArmConfig;
+  readonly transport: Transport;
+  readonly ledger: IntentLedger;
+  readonly locks: JointLockTable;
+  readonly quarantine: Quarantine;
+  readonly settler: ActionSettler;
+  readonly ctx: ToolContext;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly newActionId: () => string;
+  readonly emit: (event: ExecutorEvent) => void;
+  /** Ends every wait (never a motion) when the bridge shuts down. */
+  readonly shutdown: AbortSignal;
+}
+
+/**
+ * The motion path of one admitted call: quarantine, locks, plan, plan
+ * admission, durable intent, send, settle. Idempotency and batch checks
+ * happened before (CallAdmission); every verdict goes through the one
+ * settlement path (ActionSettler).
+ */
+export class MotionRunner {
+  readonly #d: MotionRunnerDeps;
+
+  constructor(deps: MotionRunnerDeps) {
+    this.#d = deps;
+  }
+
+  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult> {
+    const d = this.#d;
+    const resources = [...new Set(tool.resources(args))].sort();
+    const isBlocked = (): CallResult | undefined => {
+      const b = d.quarantine.blocking(resources);
+      return b.actionIds.length === 0 ? undefined : blocked(tool.name, b.resources, b.actionIds);
+    };
+
+    const blockedBefore = isBlocked();
+    if (blockedBefore) return blockedBefore;
+    if (runSignal.aborted || deadlineAt - d.now() <= 0) return skipped(tool.name);
+
+    d.emit({ type: "queued", callId, tool: tool.name, resources });
+    let lease;
+    try {
+      lease = await d.locks.acquire(resources, runSignal);
+    } catch (error) {
+      if (error instanceof LockWaitAborted) return skipped(tool.name);
+      throw error;
+    }
+    /** Set once the intent is durable: from then on the command may have left. */
+    let sentActionId: string | undefined;
+    try {
+      // An action on these joints may have become unknown while we queued.
+      const blockedAfter = isBlocked();
+      if (blockedAfter) return blockedAfter;
+      const budgetMs = Math.min(tool.timeoutMs, deadlineAt - d.now());
+      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
+
+      const plan = tool.plan(args, d.ctx);
+      const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
+      if (refusals.length > 0) {
+        d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
+        return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
+      }
+      const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
+      // The intent is durable before a single byte leaves for the arm.
+      const armIncarnation = d.transport.armIncarnation?.();
+      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command, armIncarnation }, d.now());
+      sentActionId = command.actionId;
+      const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
+      log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
+      d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
+
+      const end = await this.#awaitMotion(command, budgetMs, runSignal);
+      return await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+    } catch (error) {
+      if (sentActionId === undefined) throw error;
+      return this.#faultAfterIntent(sentActionId, tool.name, resources, error);
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal): Promise<MotionEnd> {
+    const wait = new AbortController();
+    const timer = setTimeout(() => wait.abort(), budgetMs);
+    const onRunAbort = (): void => wait.abort();
+    runSignal.addEventListener("abort", onRunAbort, { once: true });
+    try {
+      return await this.#d.transport.runMotion(command, wait.signal);
+    } finally {
+      clearTimeout(timer);
+      runSignal.removeEventListener("abort", onRunAbort);
+    }
+  }
+
+  async #settle(m: {
+    callId: string;
+    tool: MotionTool;
+    command: MotionCommand;
+    resources: readonly string[];
+    budgetMs: number;
+    armIncarnation: string | undefined;
+    end: MotionEnd;
+    log: Logger;
+  }): Promise<CallResult> {
+    const d = this.#d;
+    const { command, tool, end, log } = m;
+    if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
+    let timedOut = false;
+    let initialRecord;
+    switch (end.kind) {
+      case "ended": {
+        // The arm's terminal report: a record that can no longer start again.
+        const o = tool.observe({ command, config: d.config, status: d.transport.latestStatus(), record: end.record, nowMs: d.now() });
+        const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes } as const;
+        switch (o.verdict) {
+          case "reached":
+            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached" }, ctx));
+          case "not_moved":
+            return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
+          case "interrupted":
+            return resultFromRow(d.settler.settle(command.actionId, { kind: "interrupted", detail: o.notes.join("; ") }, ctx));
+          case "in_progress":
+          case "no_evidence":
+            initialRecord = end.record;
+            break;
+        }
+        break;
+      }
+      case "refused":
+        return resultFromRow(
+          d.settler.settle(
+            command.actionId,
+            { kind: "not_moved", reason: `the arm refused it (${end.reason})` },
+            { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason } },
+          ),
+        );
+      case "wait_ended":
+        timedOut = true;
+        log.info({ budget_ms: m.budgetMs }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
+        d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId });
+        break;
+      case "link_error":
+        log.warn({ err: end.error.toJSON() }, "link failed while waiting; observing");
+        break;
+    }
+
+    const outcome = await observeUntilSettled({
+      transport: d.transport,
+      observe: tool.observe,
+      command,
+      config: d.config,
+      initialRecord,
+      mayVoid: sameIncarnation(m.armIncarnation, d.transport.armIncarnation?.()),
+      signal: d.shutdown,
+      now: d.now,
+    });
+    log.info({ verdict: outcome.verdict.kind, observed_ms: outcome.waitedMs }, "observation finished");
+    if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
+    const verdict =
+      outcome.verdict.kind === "undetermined"
+        ? {
+            kind: "undetermined" as const,
+            why: timedOut
+              ? `our wait timed out after ${m.budgetMs} ms (a timeout is not a failure) and observing the arm for ${outcome.waitedMs} ms was inconclusive`
+              : "the link failed and observing the arm was inconclusive",
+          }
+        : outcome.verdict;
+    return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes }));
+  }
+
+  /**
+   * The bridge is shutting down while this motion may still run: the row is
+   * left `started`, like a crash, so the next start reconciles it against the
+   * arm instead of an operator having to.
+   */
+  #leftForReconciliation(actionId: string, toolName: string, resources: readonly string[]): CallResult {
+    this.#d.log.warn({ action_id: actionId }, "shutting down mid-motion: left started, to be reconciled at the next start");
+    return {
+      status: "unknown",
+      action_id: actionId,
+      resources,
+      message: resultMessages.unknown(toolName, actionId, "the bridge shut down while the motion was under way; it will be checked against the arm when the bridge starts again", resources),
+      timed_out: false,
+      settled_by: "none",
+    };
+  }
+
+  /**
+   * An internal fault after the intent was durable (the ledger could not
+   * settle it, say): the command may have left, so the outcome is unknown and
+   * the resources are held in this process even if the ledger cannot say so.
+   */
+  #faultAfterIntent(actionId: string, toolName: string, resources: readonly string[], error: unknown): CallResult {
+    const e = asArmbridgeError(error);
+    this.#d.log.error({ action_id: actionId, tool: toolName, err: e.toJSON() }, "internal fault after the intent was recorded; holding its resources");
+    this.#d.quarantine.hold(actionId, resources);
+    return {
+      status: "unknown",
+      action_id: actionId,
+      resources,
+      message: resultMessages.unknown(toolName, actionId, `an internal error after the command may have left (${e.code}: ${e.message})`, resources),
+      timed_out: false,
+      settled_by: "none",
+    };
+  }
+}

@@ -1,0 +1,34 @@
+import type { ActionState } from "../ledger/ActionRow.js";
+
+/**
+ * What the evidence says about one motion, whoever gathered it (the arm's
+ * completion report, an observation after a timeout, start-up reconciliation
+ * or a later status). Every settlement goes through one of these, so the
+ * ledger state and the words a model reads are derived in one place.
+ *
+ * - `reached`: the action ran and its target was reached.
+ * - `target_holds`: the target pose holds, but this command did not move it
+ *   there: `ran: "never"` (the arm voided the id: it never ran and never will)
+ *   or `ran: "unknowable"` (the arm restarted since the send: the command can
+ *   no longer start, and whether it ran before cannot be told).
+ * - `not_moved`: positive evidence that nothing moved.
+ * - `interrupted`: it moved, then ended short of its target.
+ * - `undetermined`: no conclusive evidence.
+ */
+export type Verdict =
+  | { readonly kind: "reached" }
+  | { readonly kind: "target_holds"; readonly ran: "never" | "unknowable" }
+  | { readonly kind: "not_moved"; readonly reason: string }
+  | { readonly kind: "interrupted"; readonly detail: string }
+  | { readonly kind: "undetermined"; readonly why: string };
+
+export type VerdictKind = Verdict["kind"];
+
+/** The ledger state each verdict settles an action in. */
+export const STATE_OF_VERDICT: Readonly<Record<VerdictKind, Extract<ActionState, "done" | "failed" | "unknown">>> = {
+  reached: "done",
+  target_holds: "done",
+  not_moved: "failed",
+  interrupted: "unknown",
+  undetermined: "unknown",
+};

@@ -1,0 +1,34 @@
+import type { ErrorCode } from "../errors.js";
+import type { ArgIssue } from "../tools/formatIssues.js";
+import type { CallResult } from "./CallResult.js";
+import { resultMessages } from "./resultMessages.js";
+
+/** Nothing was recorded or sent: the call itself was wrong. */
+export function rejected(tool: string, code: ErrorCode, issues: readonly ArgIssue[]): CallResult {
+  return {
+    status: "rejected",
+    error_code: code,
+    issues,
+    message: resultMessages.rejected(tool, issues.map((i) => `${i.path}: ${i.message}`).join("; ")),
+    timed_out: false,
+    settled_by: "none",
+  };
+}
+
+/** The run's time was spent before the call could start: nothing was sent. */
+export function skipped(tool: string): CallResult {
+  return { status: "skipped", error_code: "ARMB_ERR_DEADLINE_SPENT", message: resultMessages.skipped(tool), timed_out: false, settled_by: "none" };
+}
+
+/** Resources held by unconfirmed actions: nothing was sent. */
+export function blocked(tool: string, resources: readonly string[], actionIds: readonly string[]): CallResult {
+  return {
+    status: "blocked",
+    error_code: "ARMB_ERR_QUARANTINED",
+    blocked_by: actionIds,
+    resources,
+    message: resultMessages.blocked(tool, resources, actionIds),
+    timed_out: false,
+    settled_by: "none",
+  };
+}

@@ -1,0 +1,30 @@
+import { asArmbridgeError } from "../errors.js";
+import type { HaltTool, ReadTool, ToolContext } from "../tools/ToolDefinition.js";
+import type { CallResult } from "./CallResult.js";
+import { skipped } from "./callResults.js";
+import { resultMessages } from "./resultMessages.js";
+
+/** A read or a halt: no locks, no ledger. A halt ignores the run deadline: stopping must always be possible. */
+export async function runNonBlocking(tool: ReadTool | HaltTool, args: unknown, ctx: ToolContext, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult> {
+  const budget = tool.kind === "halt" ? tool.timeoutMs : Math.min(tool.timeoutMs, deadlineAt - ctx.now());
+  if (budget <= 0 || (tool.kind === "read" && runSignal.aborted)) return skipped(tool.name);
+  const wait = new AbortController();
+  const timer = setTimeout(() => wait.abort(), budget);
+  try {
+    const out = await tool.run(args, ctx, wait.signal);
+    return {
+      status: "done",
+      message: out.message,
+      timed_out: false,
+      settled_by: "completion",
+      ...(out.pose ? { pose: out.pose } : {}),
+      output: out.data,
+    };
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    // A read that failed had no effect; say so plainly.
+    return { status: "failed", reason: e.message, message: resultMessages.failed(tool.name, undefined, e.message), timed_out: wait.signal.aborted, settled_by: "completion" };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+
+/** `get_action_status {action_id}`: an earlier action as the intent ledger records it. Read-only. */
+export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
+  return defineReadTool({
+    name: "get_action_status",
+    description: "Look up an earlier action by its action_id in the intent ledger: its state (started, done, failed, unknown, confirmed_done, confirmed_not_done) and evidence. Read-only.",
+    args: z.object({ action_id: z.string().min(1).max(128).describe("The action_id from an earlier result.") }).strict(),
+    blocking: false,
+    kind: "read",
+    timeoutMs: config.timeoutsMs.getActionStatus,
+    run: async (args, ctx) => {
+      const row = ctx.ledger.get(args.action_id);
+      if (!row) return { message: `No action with id ${args.action_id}.`, data: { found: false, action_id: args.action_id } };
+      return {
+        message: `Action ${row.actionId} (${row.tool}) is ${row.state}${row.operator ? `, confirmed by ${row.operator}` : ""}.`,
+        data: {
+          found: true,
+          action_id: row.actionId,
+          call_id: row.callId,
+          tool: row.tool,
+          args: row.args,
+          state: row.state,
+          timed_out: row.timedOut,
+          settled_by: row.settledBy,
+          resources: row.resources,
+          evidence: row.evidence ?? null,
+          operator: row.operator ?? null,
+          created_at: row.createdAt,
+          settled_at: row.settledAt ?? null,
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { poseOf } from "../ledger/ActionRow.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+
+/** `get_arm_state {}`: pose, moving axes, staleness, actions awaiting an operator. Read-only. */
+export function getArmState(config: ArmConfig): ReadTool | HaltTool {
+  return defineReadTool({
+    name: "get_arm_state",
+    description:
+      "Read the arm's reported pose (radians; gripper 0..1), which axes are moving, faults, and actions awaiting an operator's confirmation. " +
+      "The pose is labelled stale when it is old. Read-only.",
+    args: z.object({}).strict(),
+    blocking: false,
+    kind: "read",
+    timeoutMs: config.timeoutsMs.getArmState,
+    run: async (_args, ctx) => {
+      const status = ctx.transport.latestStatus();
+      const quarantined = ctx.quarantined();
+      const pending = [...new Set([...quarantined.values()].flat())].map((id) => {
+        const row = ctx.ledger.get(id);
+        return { action_id: id, tool: row?.tool, resources: row?.resources ?? [] };
+      });
+      const ageMs = status ? Math.max(0, ctx.now() - status.stampMs) : undefined;
+      const stale = ageMs === undefined || ageMs > ctx.config.staleAfterMs;
+      const moving = status ? Object.entries(status.axes).filter(([, a]) => a.moving).map(([n]) => n) : [];
+      const pose = poseOf(status);
+      const message = !status
+        ? "No status from the arm yet: the pose is unknown."
+        : `${stale ? `STALE pose (${ageMs} ms old; do not rely on it). ` : ""}${moving.length ? `Moving: ${moving.join(", ")}. ` : "Nothing is moving. "}` +
+          (pending.length ? `${pending.length} action(s) await an operator's confirmation: ${pending.map((p) => p.action_id).join(", ")}.` : "No action awaits confirmation.");
+      return {
+        message,
+        pose,
+        data: {
+          pose: pose ?? null,
+          moving,
+          stale,
+          age_ms: ageMs ?? null,
+          faults: status?.faults ?? [],
+          pending_unknowns: pending,
+          quarantined_resources: [...quarantined.keys()].sort(),
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { resourcesFor } from "../config/actuators.js";
+import { observeTargets } from "./observeTargets.js";
+import { MOTION_RESULT_GUIDE, speedSchema } from "./speedSchema.js";
+import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+
+/** `move_joints {positions: {joint: rad}, speed?}`: absolute joint targets (a contract other tools rely on). */
+export function moveJoints(config: ArmConfig): MotionTool {
+  const joints = config.arm.joints;
+  // Joint names never collide with Object.prototype (the config refuses such names), so a plain shape is safe.
+  const positionsShape: Record<string, z.ZodOptional<z.ZodNumber>> = {};
+  for (const j of joints) {
+    positionsShape[j.name] = z
+      .number()
+      .min(j.min)
+      .max(j.max)
+      .optional()
+      .describe(`Absolute target for ${j.name} in radians, within [${j.min}, ${j.max}].`);
+  }
+  const args = z
+    .object({
+      positions: z
+        .strictObject(positionsShape)
+        .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "name at least one joint" })
+        .describe(`Absolute joint targets in radians, by joint name. Joints: ${joints.map((j) => j.name).join(", ")}.`),
+      speed: speedSchema(config),
+    })
+    .strict();
+  return defineMotionTool({
+    name: "move_joints",
+    description: `Move one or more arm joints to absolute target angles (radians) and wait until they get there. ${MOTION_RESULT_GUIDE}`,
+    args,
+    blocking: true,
+    resources: (a) => resourcesFor(config, Object.keys(definedPositions(a.positions))),
+    timeoutMs: config.timeoutsMs.moveJoints,
+    onTimeout: "observe",
+    plan: (a) => ({ targets: definedPositions(a.positions), speed: a.speed ?? 0.5 }),
+    observe: observeTargets,
+  });
+}
+
+function definedPositions(p: Readonly<Record<string, number | undefined>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(p)) if (v !== undefined) out[k] = v;
+  return out;
+}

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { resourcesFor } from "../config/actuators.js";
+import { observeTargets } from "./observeTargets.js";
+import { MOTION_RESULT_GUIDE, speedSchema } from "./speedSchema.js";
+import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+
+/** `move_to_named_pose {pose, speed?}`: a pose from the arm config. */
+export function moveToNamedPose(config: ArmConfig): MotionTool {
+  const poses = new Map(Object.entries(config.arm.namedPoses));
+  const names = [...poses.keys()];
+  const args = z
+    .object({
+      pose: (names.length > 0 ? z.enum(names as [string, ...string[]]) : z.never()).describe(`One of: ${names.join(", ") || "(none configured)"}.`),
+      speed: speedSchema(config),
+    })
+    .strict();
+  return defineMotionTool({
+    name: "move_to_named_pose",
+    description: `Move the arm's joints to a configured named pose (${names.join(", ")}) and wait until it gets there. ${MOTION_RESULT_GUIDE}`,
+    args,
+    blocking: true,
+    resources: (a) => resourcesFor(config, Object.keys(poses.get(a.pose) ?? {})),
+    timeoutMs: config.timeoutsMs.moveToNamedPose,
+    onTimeout: "observe",
+    plan: (a) => ({ targets: { ...(poses.get(a.pose) ?? {}) }, speed: a.speed ?? 0.5 }),
+    observe: observeTargets,
+  });
+}
