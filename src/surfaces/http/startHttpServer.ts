@@ -62,7 +62,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
       void (reply as unknown as FastifyReply).status(error.statusCode ?? 400).send({ error: { code: e.code, message: e.message } });
     },
   });
-  const hub = new EventStreamHub(bridge, options.events);
+  const hub = new EventStreamHub(bridge, { logger: (options.logger ?? bridge.logger).child({ component: "events" }), ...options.events });
 
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true) return;
