@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   ARMB_ERR_HTTP_HOST_NOT_ALLOWED: "Host {host} is not a name this server answers to (allowed: {allowed}); to reach it by that name, start serve with --allow-host NAME",
   ARMB_ERR_HTTP_PORT_IN_USE: "Cannot listen on {address}: the port is in use (another armbridge?); choose a free one, e.g. --http 127.0.0.1:0 for any free port",
   ARMB_ERR_HTTP_LISTEN: "Cannot listen on {address}: {reason}",
+  ARMB_ERR_HTTP_STARTING: "The bridge is still starting (opening the arm link, reconciling the ledger); retry shortly",
   ARMB_ERR_CLI_USAGE: "{message}",
   ARMB_ERR_GEMINI_NO_KEY: "GEMINI_API_KEY is not set; set it, or use --model replay:FILE",
   ARMB_ERR_GEMINI_REPLAY: "Replay file {path} is invalid: {reason}",
