@@ -25,9 +25,10 @@ async function main(): Promise<number> {
     return e.code === "ARMB_ERR_CONFIG_READ" || e.code === "ARMB_ERR_CONFIG_INVALID" ? 2 : 1;
   }
   process.stdout.write(JSON.stringify({ event: "ready", link: sim.link }) + "\n");
+  // SIGHUP too (a closed terminal): the default action would end this process
+  // without stopping socat, which would then hold the PTY pair forever.
   const signalled = new Promise<string>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => resolve(signal));
   });
   const why = await Promise.race([signalled, dead.then((reason) => `link lost: ${reason}`)]);
   await sim.close();

@@ -62,9 +62,11 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
     closeSync(logFd);
   }
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  // Safety net: the simulator never outlives the demo, even if the demo dies abruptly.
+  // Safety net: the simulator never outlives the demo, even if the demo dies
+  // abruptly. SIGTERM, not SIGKILL: the simulator stops its socat on SIGTERM,
+  // and a SIGKILLed simulator would leave socat running.
   const killOnExit = (): void => {
-    if (child.exitCode === null) child.kill("SIGKILL");
+    if (child.exitCode === null) child.kill("SIGTERM");
   };
   process.once("exit", killOnExit);
 

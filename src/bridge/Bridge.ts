@@ -120,7 +120,7 @@ export class Bridge {
       const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
       if (adopted) startupWarnings.push(adopted);
       const registry = options.registry ?? createDefaultTools(config);
-      const metrics = new ToolMetrics();
+      const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
       const executor = new Executor({ config, registry, transport, ledger, logger, metrics });
       const reconciled = await executor.reconcile();
       if (reconciled.length) logger.warn({ actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) }, "reconciled actions left started by a previous run");

@@ -84,7 +84,7 @@ export class Executor {
     this.registry = options.registry;
     this.transport = options.transport;
     this.ledger = options.ledger;
-    this.metrics = options.metrics ?? new ToolMetrics();
+    this.metrics = options.metrics ?? new ToolMetrics({ isKnownTool: (name) => options.registry.get(name) !== undefined });
     this.#log = (options.logger ?? silentLogger).child({ component: "executor" });
     this.#now = options.now ?? Date.now;
     this.quarantine = Quarantine.fromLedger(this.ledger);

@@ -25,11 +25,31 @@ export interface ToolSummary {
   readonly outcomes: Readonly<Record<string, number>>;
 }
 
+/** The one label every call to a tool the registry does not hold counts under. */
+export const UNKNOWN_TOOL_LABEL = "(unknown)";
+
+export interface ToolMetricsOptions {
+  /**
+   * Whether a name is a registered tool. Names it refuses count under
+   * UNKNOWN_TOOL_LABEL: a label value is a series kept for the life of the
+   * process, and a model that invents tool names (or a client that sends
+   * random ones) must not grow memory and /metrics without bound.
+   * Default: every name is its own series (for a fixed set of callers only).
+   */
+  readonly isKnownTool?: (name: string) => boolean;
+}
+
 /** Per-tool duration histograms, outcomes and the share of calls that timed out. */
 export class ToolMetrics {
   readonly #tools = new Map<string, PerTool>();
+  readonly #isKnownTool: (name: string) => boolean;
 
-  record(tool: string, sample: { durationMs: number; status: CallStatus; timedOut: boolean; settledBy: string }): void {
+  constructor(options: ToolMetricsOptions = {}) {
+    this.#isKnownTool = options.isKnownTool ?? (() => true);
+  }
+
+  record(name: string, sample: { durationMs: number; status: CallStatus; timedOut: boolean; settledBy: string }): void {
+    const tool = this.#isKnownTool(name) ? name : UNKNOWN_TOOL_LABEL;
     let t = this.#tools.get(tool);
     if (!t) {
       t = { buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, timedOut: 0, outcomes: new Map(), settledBy: new Map(), recent: [], next: 0 };

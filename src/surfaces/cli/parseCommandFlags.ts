@@ -1,8 +1,9 @@
 import { parseArgs } from "node:util";
 import { cliUsageError } from "./cliUsageError.js";
 
-type FlagSpec = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string }>>;
-type FlagValues<O extends FlagSpec> = { [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string };
+type FlagSpec = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>>;
+type FlagValue<F extends FlagSpec[string]> = F["type"] extends "boolean" ? boolean : F["multiple"] extends true ? string[] : string;
+type FlagValues<O extends FlagSpec> = { [K in keyof O]?: FlagValue<O[K]> };
 
 /**
  * node:util parseArgs in strict mode, its errors turned into

@@ -1,24 +1,34 @@
 import { Bridge } from "../../bridge/Bridge.js";
 import { createLogger, type Logger } from "../../observability/logger.js";
 import { generateToken } from "../http/bearerToken.js";
-import { startHttpServer } from "../http/startHttpServer.js";
+import { bindHttpPort } from "../http/bindHttpPort.js";
+import { DEFAULT_MAX_EVENT_STREAMS } from "../http/EventStreamHub.js";
+import { normalizeHost } from "../http/hostAllowList.js";
+import { MIN_TOKEN_LENGTH } from "../http/securityReport.js";
+import { serveHttpOnPort } from "../http/startHttpServer.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "./bridgeFlags.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags } from "./parseCommandFlags.js";
+import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
 
 export const DEFAULT_HTTP = "127.0.0.1:8640";
 
-export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--config FILE] [--data DIR]
+export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--allow-host NAME]... [--config FILE] [--data DIR]
 
-Starts the bridge, the HTTP API and the operator console. When ready, prints one
-JSON line on stdout (data: the ledger's folder, absolute):
+Starts the bridge, the HTTP API and the operator console. The HTTP port is
+bound first, before the arm is touched: a taken port is ARMB_ERR_HTTP_PORT_IN_USE.
+When ready, prints one JSON line on stdout (data: the ledger's folder, absolute):
   {"event":"ready","http":"http://127.0.0.1:PORT","console":"http://127.0.0.1:PORT/console#token=...","data":"/abs/folder"}
-Logs go to stderr. SIGINT / SIGTERM shut down cleanly (exit 0).
+Logs go to stderr. SIGINT / SIGTERM / SIGHUP shut down cleanly (exit 0).
 
-  --http HOST:PORT     where the API listens (default ${DEFAULT_HTTP}; port 0 = any free port)
+  --http HOST:PORT     where the API listens (default ${DEFAULT_HTTP}; port 0 = any free port).
+                       Beyond loopback (0.0.0.0, a LAN address) a warning is printed on stderr
+                       and shown by GET /v1/security
   --token T            bearer token for the API (default $ARMBRIDGE_TOKEN, else a new one,
-                       printed on stderr)
+                       printed on stderr); under ${MIN_TOKEN_LENGTH} characters is warned about
+  --allow-host NAME    a Host name the API answers to besides localhost, 127.0.0.1, [::1] and
+                       the --http address (repeatable); other names get 421 ARMB_ERR_HTTP_HOST_NOT_ALLOWED
+  --max-event-streams N  GET /v1/events streams open at once (default ${DEFAULT_MAX_EVENT_STREAMS}); more get 503
 ${BRIDGE_FLAGS_HELP}`;
 
 export interface ServeControls {
@@ -32,9 +42,16 @@ const SHUTDOWN_LIMIT_MS = 10_000;
 
 export async function serveCommand(argv: readonly string[], io: CliIo, controls: ServeControls = {}): Promise<number> {
   const { options, rest } = parseBridgeFlags(argv);
-  const { values, positionals } = parseCommandFlags(rest, { http: { type: "string" }, token: { type: "string" } });
+  const { values, positionals } = parseCommandFlags(rest, {
+    http: { type: "string" },
+    token: { type: "string" },
+    "allow-host": { type: "string", multiple: true },
+    "max-event-streams": { type: "string" },
+  });
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const { host, port } = parseHostPort(values.http ?? DEFAULT_HTTP);
+  const allowHosts = (values["allow-host"] ?? []).map(parseAllowedHost);
+  const maxStreams = positiveInt("--max-event-streams", values["max-event-streams"]);
   if (values.token !== undefined && values.token.length === 0) throw cliUsageError("--token must not be empty");
   let token = values.token ?? io.env.ARMBRIDGE_TOKEN;
   if (!token) {
@@ -46,14 +63,26 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
   const log = logger.child({ component: "serve" });
   const stop = controls.until ? { signal: controls.until, dispose: () => undefined } : processSignals();
   try {
-    const bridge = await Bridge.start({ config: options.config, transport: options.transport, dataDir: options.dataDir, otherArm: options.otherArm, env: io.env, logger });
+    // Bound before the bridge starts: a taken port must not cost a device handshake and a reconciliation first.
+    const httpPort = await bindHttpPort({ host, port });
+    let bridge: Bridge;
+    try {
+      bridge = await Bridge.start({ config: options.config, transport: options.transport, dataDir: options.dataDir, otherArm: options.otherArm, env: io.env, logger });
+    } catch (error) {
+      await httpPort.close();
+      throw error;
+    }
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
     let server;
     try {
-      server = await startHttpServer(bridge, { host, port, token });
+      server = await serveHttpOnPort(bridge, httpPort, { token, allowHosts, events: maxStreams === undefined ? undefined : { maxStreams } });
     } catch (error) {
       await bridge.close();
       throw error;
+    }
+    for (const w of server.security.warnings) {
+      io.stderr.write(`armbridge: warning: ${w.message}\n`);
+      log.warn({ kind: w.kind }, w.message);
     }
     const consoleUrl = `${server.url}/console#token=${encodeURIComponent(token)}`;
     io.stdout.write(JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n");
@@ -86,6 +115,12 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
   }
 }
 
+/** A bare host name or address for --allow-host (no scheme, port or path). */
+function parseAllowedHost(value: string): string {
+  if (!/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)$/.test(value)) throw cliUsageError(`--allow-host needs a bare host name or address, like robot.local or 192.168.1.20 (got ${JSON.stringify(value)})`);
+  return normalizeHost(value);
+}
+
 /** `HOST:PORT` or `[v6]:PORT`; port 0 means any free port. */
 export function parseHostPort(value: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
@@ -95,16 +130,17 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host, port };
 }
 
+/** SIGHUP too: a closed terminal must shut the bridge down as cleanly as Ctrl-C. */
 function processSignals(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  for (const s of STOP_SIGNALS) process.once(s, onSignal);
   return {
     signal: controller.signal,
     dispose: () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const s of STOP_SIGNALS) process.off(s, onSignal);
     },
   };
 }
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;

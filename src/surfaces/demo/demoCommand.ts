@@ -58,6 +58,9 @@ With --serial LINK or --ros the session drives that arm instead of a simulator.
 ${BRIDGE_FLAGS_HELP}
 `;
 
+/** Each ends the demo cleanly, simulator and socat included; SIGHUP is a closed terminal. */
+const DEMO_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 interface DemoOptions {
   readonly exitAfterSession: boolean;
   readonly session: string;
@@ -90,8 +93,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write(`armbridge demo: ${e.message} [${e.code}]\n`);
     return 2;
   }
+  // A reader that went away (`armbridge demo | head -1`, a closed terminal)
+  // ends the demo like Ctrl-C: nobody hears the narrative any more, and an
+  // unhandled EPIPE would kill this process before it stops the simulator.
+  let stdoutGone = false;
   const say = (line = ""): void => {
-    io.stdout.write(line + "\n");
+    if (!stdoutGone) io.stdout.write(line + "\n");
   };
 
   mkdirSync(options.dataDir, { recursive: true });
@@ -106,8 +113,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (!shutdown.signal.aborted) say(`\n${signal}: shutting down (bridge, HTTP, simulator)...`);
     shutdown.abort(signal);
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  for (const s of DEMO_STOP_SIGNALS) process.on(s, onSignal);
+  const onStdoutError = (error: NodeJS.ErrnoException): void => {
+    stdoutGone = true;
+    logger.warn({ code: error.code }, "stdout closed; shutting down");
+    shutdown.abort("stdout closed");
+  };
+  io.stdout.on("error", onStdoutError);
 
   let sim: SimChild | undefined;
   let bridge: Bridge | undefined;
@@ -212,8 +224,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     stoppingSim = true;
     const simCode = await sim?.stop();
     if (sim) logger.info({ exit_code: simCode }, "firmware-sim stopped");
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const s of DEMO_STOP_SIGNALS) process.off(s, onSignal);
+    io.stdout.off("error", onStdoutError);
     logger.flush();
     if (shutdown.signal.aborted) say(closeFailed ? `Stopped, but not everything closed cleanly (see ${join(options.dataDir, "armbridge.log")}).` : "Stopped cleanly.");
   }

@@ -1,6 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError } from "../../errors.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
+import type { Logger } from "../../observability/logger.js";
 import { actionView } from "./actionView.js";
 import { armStateView } from "./armStateView.js";
 
@@ -9,7 +11,22 @@ export interface EventStreamHubOptions {
   readonly stateIntervalMs?: number;
   /** A comment line this often keeps proxies and idle-socket reapers from cutting the stream. */
   readonly heartbeatMs?: number;
+  /** Streams open at once; one more is refused with ARMB_ERR_HTTP_TOO_MANY_STREAMS (503). Default 16. */
+  readonly maxStreams?: number;
+  /**
+   * Bytes a stream may have written but not yet handed to the kernel. A client
+   * that does not read (a stuck tab, a paused socket) passes it and is
+   * dropped; without a bound its backlog grows with every event for as long as
+   * it stays connected. Default 1 MiB: far above what a reading client ever
+   * holds, small enough that max_streams of them stay a few MB.
+   */
+  readonly maxBacklogBytes?: number;
+  /** Drops are logged here (warn). */
+  readonly logger?: Logger | undefined;
 }
+
+export const DEFAULT_MAX_EVENT_STREAMS = 16;
+export const DEFAULT_MAX_STREAM_BACKLOG_BYTES = 1024 * 1024;
 
 /**
  * Fans executor events and (throttled) arm state out to every open
@@ -18,12 +35,19 @@ export interface EventStreamHubOptions {
  *
  * Event names: `state` (same shape as GET /v1/state) and `executor` (an
  * ExecutorEvent, with an `action_resolved` row as an ActionView).
+ *
+ * Memory stays bounded whatever the clients do: at most `maxStreams`
+ * streams, and each one's unsent backlog at most `maxBacklogBytes` (plus the
+ * event that crossed it) before the stream is destroyed.
  */
 export class EventStreamHub {
   readonly #bridge: Bridge;
   readonly #clients = new Set<ServerResponse>();
   readonly #stateIntervalMs: number;
   readonly #heartbeatMs: number;
+  readonly #maxStreams: number;
+  readonly #maxBacklogBytes: number;
+  readonly #log: Logger | undefined;
   readonly #unsubscribe: Array<() => void>;
   #stateTimer: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -34,6 +58,9 @@ export class EventStreamHub {
     this.#bridge = bridge;
     this.#stateIntervalMs = options.stateIntervalMs ?? 200;
     this.#heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.#maxStreams = options.maxStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+    this.#maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_STREAM_BACKLOG_BYTES;
+    this.#log = options.logger;
     this.#unsubscribe = [
       bridge.onEvent((e) => this.#onExecutorEvent(e)),
       bridge.transport.onStatus(() => this.#scheduleState()),
@@ -44,7 +71,12 @@ export class EventStreamHub {
     return this.#clients.size;
   }
 
-  /** Takes over a raw response for the life of the stream. */
+  /** Throws ARMB_ERR_HTTP_TOO_MANY_STREAMS when another stream would pass the cap; call before taking over the response. */
+  admit(): void {
+    if (this.#clients.size >= this.#maxStreams) throw new ArmbridgeError("ARMB_ERR_HTTP_TOO_MANY_STREAMS", { limit: this.#maxStreams });
+  }
+
+  /** Takes over a raw response for the life of the stream (after `admit()`). */
   attach(response: ServerResponse): void {
     if (this.#closed) {
       response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" } }));
@@ -66,7 +98,7 @@ export class EventStreamHub {
     response.on("close", detach);
     this.#write(response, "state", armStateView(this.#bridge));
     this.#heartbeat ??= setInterval(() => {
-      for (const c of this.#clients) if (!c.writableEnded) c.write(": ping\n\n");
+      for (const c of this.#clients) this.#send(c, ": ping\n\n");
     }, this.#heartbeatMs);
   }
 
@@ -102,8 +134,24 @@ export class EventStreamHub {
   }
 
   #write(response: ServerResponse, event: string, data: unknown): void {
+    this.#send(response, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /**
+   * Writes, then drops the client if what it has not taken yet passed the
+   * bound. `writableLength` counts both the response's and its socket's
+   * buffers: everything this process holds for that client.
+   */
+  #send(response: ServerResponse, text: string): void {
     if (response.writableEnded || response.destroyed) return;
-    response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    response.write(text);
+    const backlog = response.writableLength;
+    if (backlog <= this.#maxBacklogBytes) return;
+    this.#clients.delete(response);
+    if (this.#clients.size === 0) this.#stopTimers();
+    this.#log?.warn({ backlog_bytes: backlog, limit_bytes: this.#maxBacklogBytes, remote: response.socket?.remoteAddress }, "dropped an event stream whose client stopped reading");
+    // destroy, not end: end() would queue the close behind the backlog it cannot send.
+    response.destroy();
   }
 
   #stopTimers(): void {

@@ -6,9 +6,12 @@ import type { EventStreamHub } from "./EventStreamHub.js";
  * the Authorization header like every other route: the console reads it with
  * fetch streaming rather than EventSource, so the token never travels in a URL
  * (where it would land in logs, history and Referer headers).
+ * Over the hub's stream cap: 503 ARMB_ERR_HTTP_TOO_MANY_STREAMS.
  */
 export function registerEventsRoute(app: FastifyInstance, hub: EventStreamHub): void {
   app.get("/v1/events", (_request, reply) => {
+    // Before hijack, so a refusal goes through the error handler in the JSON error shape.
+    hub.admit();
     reply.hijack();
     hub.attach(reply.raw);
   });

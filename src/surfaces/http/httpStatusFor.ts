@@ -56,6 +56,13 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_HTTP_NOT_FOUND: 404,
   ARMB_ERR_HTTP_BODY_TOO_LARGE: 413,
   ARMB_ERR_HTTP_UNREACHABLE: 502,
+  // the stream cap: another stream may be admitted once one closes
+  ARMB_ERR_HTTP_TOO_MANY_STREAMS: 503,
+  // RFC 9110 §15.5.20 421 Misdirected Request: this server will not answer for that authority
+  ARMB_ERR_HTTP_HOST_NOT_ALLOWED: 421,
+  ARMB_ERR_HTTP_PORT_IN_USE: 500,
+  ARMB_ERR_HTTP_LISTEN: 500,
+  ARMB_ERR_HTTP_STARTING: 503,
   ARMB_ERR_CLI_USAGE: 400,
   ARMB_ERR_GEMINI_NO_KEY: 500,
   ARMB_ERR_GEMINI_REPLAY: 500,

@@ -1,18 +1,22 @@
-import type { AddressInfo } from "node:net";
+import type { RequestListener } from "node:http";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { registerActionsRoutes } from "./actionsRoutes.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
+import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
 import { EventStreamHub, type EventStreamHubOptions } from "./EventStreamHub.js";
 import { registerHealthzRoute } from "./healthzRoute.js";
+import { HostAllowList } from "./hostAllowList.js";
 import { httpStatusFor } from "./httpStatusFor.js";
 import { registerMetricsRoute } from "./metricsRoute.js";
 import "./publicRoute.js";
+import { securityReport, type SecurityReport } from "./securityReport.js";
+import { registerSecurityRoute } from "./securityRoute.js";
 import { registerStateRoute } from "./stateRoute.js";
 import { registerToolsRoute } from "./toolsRoute.js";
 
@@ -26,9 +30,15 @@ export interface HttpAppOptions {
   /** Default: the bridge's logger. */
   readonly logger?: Logger | undefined;
   readonly events?: EventStreamHubOptions | undefined;
+  /** The address the server is bound to (default 127.0.0.1): its Host name is allowed, and a wide one is warned about. */
+  readonly bindHost?: string | undefined;
+  /** More Host header names to answer to (serve --allow-host); loopback names and the bind address always are. */
+  readonly allowHosts?: readonly string[] | undefined;
+  /** The server's own request handler goes here instead of a server fastify creates (a port bound before the bridge). */
+  readonly port?: BoundHttpPort | undefined;
 }
 
-export interface HttpServerOptions extends HttpAppOptions {
+export interface HttpServerOptions extends Omit<HttpAppOptions, "port" | "bindHost"> {
   /** Default 127.0.0.1: the API moves an arm, so it is not on the network unless asked. */
   readonly host?: string | undefined;
   /** 0 picks any free port. */
@@ -39,12 +49,19 @@ export interface RunningHttpServer {
   /** `http://HOST:PORT` with the port actually bound. */
   readonly url: string;
   readonly app: FastifyInstance;
+  /** What GET /v1/security answers: bind, allowed Host names, warnings. */
+  readonly security: SecurityReport;
   close(): Promise<void>;
 }
 
 /** The app without a socket: routes, auth, errors. Tests drive it with `inject`. */
 export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Promise<FastifyInstance> {
   if (options.token.length === 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
+  const bindHost = options.port?.host ?? options.bindHost ?? "127.0.0.1";
+  const hosts = new HostAllowList({ bindHost, extra: options.allowHosts });
+  const security = securityReport({ bindHost, token: options.token, hosts });
+  const port = options.port;
+  let portHandler: RequestListener | undefined;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   // Typed as fastify's base logger: with a pino Logger fastify infers a
   // Logger-specific instance type that the route registrars would not accept.
@@ -54,6 +71,8 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     return503OnClosing: true,
+    // The port answers "starting" until the app is ready, then hands its requests over.
+    ...(port ? { serverFactory: (handler: RequestListener) => ((portHandler = handler), port.server) } : {}),
     // Malformed URLs and over-long path parameters are refused by the router
     // before any route runs: answer them in our error shape too.
     frameworkErrors: (error, _request, reply) => {
@@ -62,8 +81,15 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
       void (reply as unknown as FastifyReply).status(error.statusCode ?? 400).send({ error: { code: e.code, message: e.message } });
     },
   });
-  const hub = new EventStreamHub(bridge, options.events);
+  const hub = new EventStreamHub(bridge, { logger: (options.logger ?? bridge.logger).child({ component: "events" }), ...options.events });
 
+  // First, on every route (the public ones and unknown paths too): a page
+  // that rebound its own name to this address must get nothing at all.
+  app.addHook("onRequest", async (request) => {
+    if (!hosts.allows(request.headers.host)) {
+      throw new ArmbridgeError("ARMB_ERR_HTTP_HOST_NOT_ALLOWED", { host: JSON.stringify(request.headers.host ?? ""), allowed: hosts.names.join(", ") });
+    }
+  });
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true) return;
     if (!tokensMatch(bearerOf(request.headers.authorization), options.token)) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED");
@@ -96,28 +122,42 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerStateRoute(app, bridge);
   registerEventsRoute(app, hub);
   registerMetricsRoute(app, bridge);
+  registerSecurityRoute(app, security);
+  app.decorate(SECURITY, security);
   await app.ready();
+  if (port && portHandler) port.serveWith(portHandler);
   return app;
+}
+
+const SECURITY = "armbridgeSecurity";
+
+/**
+ * Serves the app on a port bound beforehand (`bindHttpPort`), so that a
+ * caller can bind, then start the bridge, then serve. Closing ends the app
+ * (streams first) and then the port.
+ */
+export async function serveHttpOnPort(bridge: Bridge, port: BoundHttpPort, options: Omit<HttpAppOptions, "port" | "bindHost">): Promise<RunningHttpServer> {
+  let app: FastifyInstance;
+  try {
+    app = await buildHttpApp(bridge, { ...options, port });
+  } catch (error) {
+    await port.close();
+    throw asArmbridgeError(error);
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: port.url,
+    app,
+    security: app.getDecorator<SecurityReport>(SECURITY),
+    // fastify does not close a server it did not listen on itself.
+    close: () => (closing ??= app.close().finally(() => port.close())),
+  };
 }
 
 /** Binds the app (127.0.0.1 by default) and returns its URL and an idempotent close. */
 export async function startHttpServer(bridge: Bridge, options: HttpServerOptions): Promise<RunningHttpServer> {
-  const app = await buildHttpApp(bridge, options);
-  const host = options.host ?? "127.0.0.1";
-  try {
-    await app.listen({ host, port: options.port });
-  } catch (error) {
-    await app.close();
-    throw asArmbridgeError(error);
-  }
-  const address = app.server.address() as AddressInfo;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${shownHost}:${address.port}`,
-    app,
-    close: () => (closing ??= app.close()),
-  };
+  const port = await bindHttpPort({ host: options.host ?? "127.0.0.1", port: options.port });
+  return serveHttpOnPort(bridge, port, options);
 }
 
 function toArmbridgeError(error: FastifyError | ArmbridgeError, bodyLimit: number): ArmbridgeError {

@@ -1,0 +1,7 @@
+import type { FastifyInstance } from "fastify";
+import type { SecurityReport } from "./securityReport.js";
+
+/** GET /v1/security — bind address, allowed Host names and warnings (a wide bind, a short token) for a console banner. */
+export function registerSecurityRoute(app: FastifyInstance, report: SecurityReport): void {
+  app.get("/v1/security", async () => report);
+}
