@@ -30,7 +30,7 @@ export function formatCrashLoopReport(report: CrashLoopReport): string {
     `calls ${report.calls}, answers lost to kills ${report.answersLost}; re-sent: same args ${report.resends.sameArgs} (of lost answers ${report.resends.ofLostAnswers}), other args ${report.resends.otherArgs}`,
     `ledger rows ${report.tally.rows} (${states}); operator confirmations ${report.operatorConfirms}`,
     `effects: motion starts ${report.tally.motionStarts}, reached ${report.tally.reached}, halted by the watchdog ${report.tally.watchdogStops}, voided ${report.tally.voided}, duplicate MOVEs refused by the device ${report.tally.duplicateRefused}`,
-    `link: MOVE re-sends by the bridge ${report.moveResends}, repeated MOVEs answered from the device's reply cache ${report.moveRepeatsAnsweredFromCache}`,
+    `link: MOVE re-sends by the bridge ${report.moveResends}, repeated MOVEs answered from the device's reply cache ${report.moveRepeatsAnsweredFromCache}${report.extraTurns ? ` (after ${report.extraTurns} extra turns without kills)` : ""}`,
     `accepted: done that never ran (no motion_start, says so) ${report.tally.doneNeverRan}, failed by a fault at start (nothing moved) ${report.tally.failedFaultedAtStart}`,
     `restart → ready (${report.restartToReadyMs.length} restarts${report.startRetries ? `, ${report.startRetries} retried` : ""}): p50 ${ms(ready.p50)}, p95 ${ms(ready.p95)}, max ${ms(ready.max)}`,
     `paging: rows GET /v1/actions skipped (found by id) ${report.skippedByPaging.length}${report.skippedByPaging.length ? `: ${report.skippedByPaging.slice(0, 5).join(", ")}` : ""}`,

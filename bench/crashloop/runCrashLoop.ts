@@ -27,9 +27,11 @@ export interface CrashLoopFaults {
   readonly stallRate: number;
   readonly freezeRate: number;
   readonly rebootRate: number;
+  /** Replies that leave after the bridge's ACK timeout: it re-sends a MOVE the device already acted on. */
+  readonly lateReplyRate: number;
 }
 
-export const DEFAULT_CRASHLOOP_FAULTS: CrashLoopFaults = { dropRate: 0.04, corruptRate: 0.02, failRate: 0.05, stallRate: 0.04, freezeRate: 0.03, rebootRate: 0 };
+export const DEFAULT_CRASHLOOP_FAULTS: CrashLoopFaults = { dropRate: 0.04, corruptRate: 0.02, failRate: 0.05, stallRate: 0.04, freezeRate: 0.03, rebootRate: 0, lateReplyRate: 0.12 };
 
 export interface CrashLoopOptions {
   readonly kills: number;
@@ -67,6 +69,8 @@ export interface CrashLoopReport {
   readonly moveResends: number;
   /** Repeated MOVE frames firmware-sim answered from its reply cache, executing nothing (its debug log). */
   readonly moveRepeatsAnsweredFromCache: number;
+  /** Answered turns after the last kill, run only until a re-sent MOVE reached a device that had acted on it. */
+  readonly extraTurns: number;
   /** Rows GET /v1/actions paging did not return but GET /v1/actions/:id did. */
   readonly skippedByPaging: readonly string[];
   readonly verdict: CrashLoopVerdict;
@@ -131,6 +135,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     "--stall-rate", String(faults.stallRate),
     "--freeze-rate", String(faults.freezeRate),
     "--reboot-rate", String(faults.rebootRate),
+    "--late-reply-rate", String(faults.lateReplyRate),
     "--watchdog-ms", String(watchdogMs),
   ];
   const sim: SimChild = await spawnSimulator({ link: "tcp", seed: options.seed, effectsLog, logFile: simLog, flags: simFlags, logLevel: "debug" });
@@ -146,11 +151,16 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   let startRetries = 0;
   let downPastWatchdog = 0;
   let nextCall = 0;
+  let extraTurns = 0;
 
   const api = (): ApiClient => new ApiClient(bridge!.url, token);
 
-  /** Where each joint is, or is headed: the last motion_end's rest, or a running motion's target. */
+  /** Targets of the turn being planned: a later call of the turn starts where an earlier one left the joint. */
+  const planned = new Map<string, number>();
+  /** Where each joint is, or is headed: this turn's earlier target, the last motion_end's rest, or a running motion's target. */
   const restOf = (joint: JointConfig): number => {
+    const inTurn = planned.get(joint.name);
+    if (inTurn !== undefined) return inTurn;
     const events = effects.read();
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i]!;
@@ -166,14 +176,18 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     for (const j of chosen) {
       const rest = restOf(j);
       if (atTarget === "at_target") {
-        positions[j.name] = Number(rest.toFixed(4));
+        const stay = Number(rest.toFixed(4));
+        positions[j.name] = stay;
+        planned.set(j.name, stay);
         continue;
       }
       const distance = between(0.25, 0.85);
       let target = rest + (random() < 0.5 ? -distance : distance);
       if (target < j.min + 0.05 || target > j.max - 0.05) target = rest - Math.sign(target - rest) * distance;
       target = Math.min(j.max - 0.05, Math.max(j.min + 0.05, target));
-      positions[j.name] = Number(target.toFixed(3));
+      target = Number(target.toFixed(3));
+      positions[j.name] = target;
+      planned.set(j.name, target);
       speed = Math.max(speed, Math.abs(target - rest) / (j.maxVelocity * (durationMs / 1000)));
     }
     const record: CallRecord = {
@@ -308,6 +322,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     await start();
     restartToReadyMs.length = 0; // the first start is not a restart
     for (let k = 0; k < options.kills; k++) {
+      planned.clear();
       await settleUnknowns();
       await resendEarlier();
       await settleUnknowns();
@@ -317,6 +332,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         absorb(records, await post(records.map(wire), 15_000));
         await settleUnknowns();
       }
+      planned.clear();
 
       const pastWatchdog = watchdogEvery > 0 && k % watchdogEvery === Math.min(3, watchdogEvery - 1);
       const moment: KillMoment = pastWatchdog ? "mid_motion" : pick(KILL_MOMENTS);
@@ -329,7 +345,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         case "before_request": {
           // Half the time nothing is in flight; else the request is on its way or just taken in.
           if (random() < 0.5) {
-            records = distinctJoints(1 + Math.floor(random() * 2)).map((j) => newCall([j], between(200, 600)));
+            records = distinctJoints(1 + Math.floor(random() * 2)).map((j) => newCall([j], between(200, 600), random() < 0.3 ? "at_target" : "away"));
             inFlight = post(records.map(wire), 15_000);
             await sleep(between(0, 25));
           } else await sleep(between(0, 150));
@@ -338,7 +354,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         case "queued": {
           // Three calls on one joint (FIFO behind its lock), perhaps one elsewhere.
           const [j, other] = distinctJoints(2);
-          records = [newCall([j!], between(250, 550)), newCall([j!], between(250, 550)), newCall([j!], between(250, 550))];
+          // The last may aim where the one before leaves the joint: when its turn comes there is nothing to do.
+          records = [newCall([j!], between(250, 550)), newCall([j!], between(250, 550)), newCall([j!], between(250, 550), random() < 0.3 ? "at_target" : "away")];
           if (random() < 0.5) records.push(newCall([other!], between(250, 550)));
           inFlight = post(records.map(wire), 15_000);
           await waitFor((events) => newStartsSince(mark)(events).length > 0, 5000);
@@ -387,6 +404,16 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
 
     // Final start done by the loop's last restart: settle, re-send every lost answer once, settle again.
     await settleUnknowns();
+    // Which replies a seed makes late shifts with timing, so a short run may not have had a MOVE
+    // re-sent to a device that had already acted on it. Run on (bounded) until it has.
+    const repeatsAnswered = (): number => countLines(simLog, (l) => l.includes('"op":"MOVE"') && l.includes("repeated frame"));
+    for (let extra = 0; extra < 40 && repeatsAnswered() === 0; extra++) {
+      planned.clear();
+      const records = distinctJoints(2).map((j) => newCall([j], between(400, 800)));
+      absorb(records, await post(records.map(wire), 15_000));
+      await settleUnknowns();
+      extraTurns++;
+    }
     while ([...calls.values()].some((c) => !c.answered && !c.resentAfterLoss)) {
       await resendEarlier();
       await settleUnknowns();
@@ -418,7 +445,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       restartToReadyMs,
       startRetries,
       moveResends: countLines(bridgeLog, (l) => l.includes('"op":"MOVE"') && l.includes("re-sending the same frame")),
-      moveRepeatsAnsweredFromCache: countLines(simLog, (l) => l.includes('"op":"MOVE"') && l.includes("repeated frame")),
+      moveRepeatsAnsweredFromCache: repeatsAnswered(),
+      extraTurns,
       skippedByPaging: ledger.skippedByPaging,
       verdict,
       tally,

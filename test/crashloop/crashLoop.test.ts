@@ -46,6 +46,7 @@ describe("crash loop: serve SIGKILLed at seeded moments and restarted on the sam
       expect(report.downPastWatchdog, "kills that stayed down past the watchdog").toBeGreaterThan(0);
       expect(report.tally.watchdogStops, "motions halted by the watchdog").toBeGreaterThan(0);
       expect(report.operatorConfirms, "unknowns confirmed by the operator path").toBeGreaterThan(0);
+      expect(report.moveRepeatsAnsweredFromCache, "re-sent MOVEs the device had already acted on").toBeGreaterThan(0);
       failed = false;
     },
     240_000,
