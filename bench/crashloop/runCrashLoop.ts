@@ -396,10 +396,11 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         // Stay down until the watchdog has halted the motion (seen in the effects log, not assumed).
         const halted = await waitFor((events) => !motionOpen(watched)(events), watchdogMs + 5000);
         if (halted) downPastWatchdog++;
-        note = halted ? ` down ${Math.round(performance.now() - killedAt)} ms, past the ${watchdogMs} ms watchdog` : " (motion still open: watchdog did not act)";
+        note = halted ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)` : ", stayed down but the motion did not end: the watchdog did not act";
       }
       await start();
-      say(`kill ${k + 1}/${options.kills} ${moment}${note}: ${records.length} call(s) in the turn, ${lostHere} answer(s) lost; restart → ready ${Math.round(bridge!.readyMs)} ms`);
+      const ids = records.length ? ` [${records.map((r) => r.id).join(" ")}]` : "";
+      say(`kill ${k + 1}/${options.kills} ${moment}${note}: ${records.length} call(s) in the turn${ids}, ${lostHere} answer(s) lost; restart → ready ${Math.round(bridge!.readyMs)} ms`);
     }
 
     // Final start done by the loop's last restart: settle, re-send every lost answer once, settle again.
