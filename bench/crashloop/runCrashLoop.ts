@@ -152,6 +152,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   let downPastWatchdog = 0;
   let nextCall = 0;
   let extraTurns = 0;
+  let watchdogDue = false;
 
   const api = (): ApiClient => new ApiClient(bridge!.url, token);
 
@@ -334,7 +335,10 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       }
       planned.clear();
 
-      const pastWatchdog = watchdogEvery > 0 && k % watchdogEvery === Math.min(3, watchdogEvery - 1);
+      // Due every `watchdogEvery` kills, and again at the next kill until a motion really was halted by it
+      // (a seeded fault may end the long motion first).
+      if (watchdogEvery > 0 && k % watchdogEvery === Math.min(3, watchdogEvery - 1)) watchdogDue = true;
+      const pastWatchdog = watchdogDue;
       const moment: KillMoment = pastWatchdog ? "mid_motion" : pick(KILL_MOMENTS);
       killsByMoment[moment]++;
       const mark = effects.read().length;
@@ -393,10 +397,17 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       const lostHere = records.filter((r) => !r.answered).length;
       let note = "";
       if (pastWatchdog && watched !== undefined) {
-        // Stay down until the watchdog has halted the motion (seen in the effects log, not assumed).
-        const halted = await waitFor((events) => !motionOpen(watched)(events), watchdogMs + 5000);
-        if (halted) downPastWatchdog++;
-        note = halted ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)` : ", stayed down but the motion did not end: the watchdog did not act";
+        // Stay down until the motion has ended, then read from the effects log (not assume) whether the watchdog ended it.
+        await waitFor((events) => !motionOpen(watched)(events), watchdogMs + 5000);
+        const end = effects.read().find((e) => e.event === "motion_end" && e.action_id === watched) as (EffectLine & { detail?: string }) | undefined;
+        const byWatchdog = end?.outcome === "stopped" && /watchdog/.test(end.detail ?? "");
+        if (byWatchdog) {
+          downPastWatchdog++;
+          watchdogDue = false;
+        }
+        note = byWatchdog
+          ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)`
+          : `, stayed down but the motion ended ${end ? `${end.outcome} (${end.detail ?? ""})` : "not at all"}, not by the watchdog`;
       }
       await start();
       const ids = records.length ? ` [${records.map((r) => r.id).join(" ")}]` : "";
