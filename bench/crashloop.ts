@@ -57,6 +57,8 @@ async function main(): Promise<number> {
   }
   const dir = mkdtempSync(join(tmpdir(), `armbridge-crashloop-${seed}-`));
   process.once("exit", killLiveServeChildren);
+  // A signal's default action skips "exit" handlers; exiting runs them, so no bridge or simulator outlives the script.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => process.exit(130));
   console.log(`crash loop: ${kills} kills, seed ${seed} (reproduce: npm run crashloop -- --kills ${kills} --seed ${seed}), ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}`);
   const report = await runCrashLoop({ kills, seed, dir, watchdogMs, progress: (line) => console.log(line) });
   console.log("");
