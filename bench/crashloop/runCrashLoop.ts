@@ -256,7 +256,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         operatorConfirms++;
       } catch (error) {
         // A later observation may have settled it in the meantime; anything else is the harness's problem.
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        if (!(error instanceof ApiError) || error.code !== "ARMB_ERR_ACTION_NOT_UNKNOWN") throw error;
       }
     }
   };
