@@ -26,6 +26,8 @@ export interface DeviceSessionOptions {
   readonly watchdogMs: number;
   /** Every reply leaves this much later (STATUS is not delayed). */
   readonly ackDelayMs: number;
+  /** How much later still a reply leaves when the fault plan makes it late (`lateReplyRate`). Default 400 ms, past the bridge's 250 ms ACK timeout. */
+  readonly lateReplyMs?: number | undefined;
   /** Emulate a UART at this many baud (10 bits per byte); undefined = as fast as the link goes. */
   readonly baud?: number | undefined;
   /** Host frames whose replies are kept for re-sent seqs. */
@@ -37,6 +39,7 @@ interface CachedReply {
   readonly frame: Uint8Array;
 }
 
+export const DEFAULT_LATE_REPLY_MS = 400;
 const KNOWN_OPS = new Set<number>(Object.values(OP));
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type ReplyBody = DistributiveOmit<MessageOf<"HELLO" | "ACTION" | "ACK" | "NACK">, "seq" | "ackSeq">;
@@ -269,7 +272,8 @@ export class DeviceSession {
   }
 
   private transmit(frame: Uint8Array, kind: "reply" | "status"): void {
-    const delay = kind === "reply" ? this.options.ackDelayMs : 0;
+    const late = kind === "reply" && this.plan.lateReply() ? (this.options.lateReplyMs ?? DEFAULT_LATE_REPLY_MS) : 0;
+    const delay = kind === "reply" ? this.options.ackDelayMs + late : 0;
     if (delay <= 0) {
       this.pace(frame);
       return;

@@ -15,6 +15,12 @@ export interface FaultRates {
   readonly stallRate: number;
   /** An accepted MOVE ends in a device reboot part-way (action memory lost). */
   readonly rebootRate: number;
+  /**
+   * Each reply to a host frame leaves late (DeviceSession's `lateReplyMs`),
+   * after the host's ACK timeout: the request arrived and was acted on, so
+   * the host's re-send is a copy the device must answer without acting again.
+   */
+  readonly lateReplyRate?: number | undefined;
 }
 
 export const NO_FAULTS: FaultRates = { failRate: 0, dropRate: 0, corruptRate: 0, freezeRate: 0, stallRate: 0, rebootRate: 0 };
@@ -41,6 +47,7 @@ export class FaultPlan {
   private readonly failure: () => number;
   private readonly motion: () => number;
   private readonly timing: () => number;
+  private readonly lateness: () => number;
 
   constructor(
     readonly seed: number,
@@ -52,6 +59,8 @@ export class FaultPlan {
     this.motion = stream(3);
     // stream(4) drew boot ids once; they come from the OS now (nextBootId), and the other streams keep their numbers.
     this.timing = stream(5);
+    // A stream of its own: late replies do not shift any other draw of a seed.
+    this.lateness = stream(6);
   }
 
   /** The frame to deliver instead of `frame` (delimiter included): undefined to drop it, a copy with one flipped bit to corrupt it. */
@@ -67,6 +76,11 @@ export class FaultPlan {
     const index = Math.floor(where * (copy.length - 1));
     copy[index] = (copy[index] ?? 0) ^ (1 << bit);
     return copy;
+  }
+
+  /** Per reply (STATUS excluded): whether it leaves late. */
+  lateReply(): boolean {
+    return this.lateness() < (this.rates.lateReplyRate ?? 0);
   }
 
   genuineFailure(): GenuineFailure | undefined {

@@ -15,6 +15,8 @@ export interface SimOptions extends FaultRates {
   /** Axes whose next motion stalls half-way, once each (a fault on cue, for demos and tests). */
   readonly stallJoints?: readonly string[] | undefined;
   readonly ackDelayMs: number;
+  /** Extra delay of a late reply (`--late-reply-rate`); undefined = DeviceSession's default. */
+  readonly lateReplyMs?: number | undefined;
   readonly statusHz: number;
   readonly watchdogMs: number;
   /** Arm config file; undefined = the default simulated arm. */
@@ -41,6 +43,9 @@ A simulated arm controller speaking armbridge serial protocol v1
   --reboot-rate P           per motion: the device reboots part-way (action memory lost)
   --stall-joint A[,B...]    the next motion driving each named axis stalls half-way, once (a fault on cue)
   --ack-delay-ms N          delay every reply by N ms (default 0)
+  --late-reply-rate P       per reply: it leaves --late-reply-ms late, after the host's ACK timeout, so the
+                            host re-sends a request the device already acted on (de-duplication path)
+  --late-reply-ms N         how late a late reply is (default 400)
   --status-hz N             STATUS frames per second (default 100, 0 = none)
   --watchdog-ms N           halt motion after N ms of host silence (default 1000, 0 = off)
   --config FILE             arm config YAML/JSON (default: config/sim-arm.yaml)
@@ -79,6 +84,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "reboot-rate",
     "stall-joint",
     "ack-delay-ms",
+    "late-reply-rate",
+    "late-reply-ms",
     "status-hz",
     "watchdog-ms",
     "config",
@@ -140,6 +147,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     rebootRate: probability("reboot-rate"),
     ...(values["stall-joint"] === undefined ? {} : { stallJoints: values["stall-joint"].split(",").filter((n) => n !== "") }),
     ackDelayMs: integer("ack-delay-ms", 0, 0, 600_000),
+    ...(values["late-reply-rate"] === undefined ? {} : { lateReplyRate: probability("late-reply-rate") }),
+    ...(values["late-reply-ms"] === undefined ? {} : { lateReplyMs: integer("late-reply-ms", 400, 0, 600_000) }),
     statusHz: integer("status-hz", 100, 0, 1000),
     watchdogMs: integer("watchdog-ms", 1000, 0, 0xffffffff),
     config: values.config,

@@ -16,6 +16,8 @@ export interface SimChildOptions {
   readonly flags?: readonly string[] | undefined;
   /** How long to wait for the ready line. */
   readonly readyTimeoutMs?: number | undefined;
+  /** The simulator's log level (pino); default $ARMBRIDGE_LOG_LEVEL, else info. `debug` also logs frames answered from the reply cache. */
+  readonly logLevel?: string | undefined;
 }
 
 export interface SimChild {
@@ -56,7 +58,7 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
   const logFd = openSync(options.logFile, "a");
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", logFd], env: { ...process.env, ARMBRIDGE_LOG_LEVEL: process.env.ARMBRIDGE_LOG_LEVEL ?? "info" } });
+    child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", logFd], env: { ...process.env, ARMBRIDGE_LOG_LEVEL: options.logLevel ?? process.env.ARMBRIDGE_LOG_LEVEL ?? "info" } });
   } finally {
     // The child holds its own copy of the descriptor.
     closeSync(logFd);

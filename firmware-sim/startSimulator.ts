@@ -47,6 +47,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     freezeRate: options.freezeRate ?? 0,
     stallRate: options.stallRate ?? 0,
     rebootRate: options.rebootRate ?? 0,
+    lateReplyRate: options.lateReplyRate ?? 0,
   });
   const fileLog = options.effectsLog === undefined ? undefined : new EffectsLog(options.effectsLog);
   const effects: EffectsSink = fileLog ?? options.effects ?? { append: () => undefined };
@@ -68,6 +69,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     statusHz: options.statusHz ?? 100,
     watchdogMs: options.watchdogMs ?? 1000,
     ackDelayMs: options.ackDelayMs ?? 0,
+    lateReplyMs: options.lateReplyMs,
     baud: options.baud,
   });
   const shutdownParts = (): void => {

@@ -104,6 +104,32 @@ describe("DeviceSession", () => {
     expect(h.replies().map((m) => (m.op === "ACK" ? m.ackSeq : -1))).toEqual([1, 2]);
   });
 
+  it("with --late-reply-rate 1 acts on a MOVE at once but answers late; the host's re-sent copy is answered from the reply cache and runs nothing", () => {
+    const h = harness({ rates: { lateReplyRate: 1 }, session: { lateReplyMs: 300 } });
+    const frame = move(h, 7, "late-1");
+    h.send(frame);
+    // Acted on at once: the motion started before any reply left.
+    expect(h.effects.events.filter((e) => e.event === "motion_start")).toHaveLength(1);
+    h.clock.advance(250);
+    expect(h.replies()).toEqual([]);
+    // The host's ACK timeout passed: it re-sends the very same frame.
+    h.send(frame);
+    h.clock.advance(50);
+    expect(h.replies()).toMatchObject([{ op: "ACTION", ackSeq: 7 }]);
+    h.clock.advance(300);
+    expect(h.replies()).toMatchObject([
+      { op: "ACTION", ackSeq: 7 },
+      { op: "ACTION", ackSeq: 7 },
+    ]);
+    expect(h.effects.events.filter((e) => e.event === "motion_start" || e.event === "duplicate_refused")).toMatchObject([{ event: "motion_start", action_id: "late-1" }]);
+  });
+
+  it("without --late-reply-rate, replies are on time", () => {
+    const h = harness();
+    h.send({ op: "PING", seq: 1 });
+    expect(h.replies()).toMatchObject([{ op: "ACK", ackSeq: 1 }]);
+  });
+
   it("paces output as a UART with --baud", () => {
     const h = harness({ session: { baud: 9600 } });
     h.send({ op: "PING", seq: 1 });

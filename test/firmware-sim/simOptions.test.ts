@@ -18,6 +18,12 @@ describe("armbridge-sim flags", () => {
     });
   });
 
+  it("parses --late-reply-rate and --late-reply-ms, and leaves them out when not given", () => {
+    expect(parseSimArgs(["--late-reply-rate", "0.2", "--late-reply-ms", "300"])).toMatchObject({ kind: "options", options: { lateReplyRate: 0.2, lateReplyMs: 300 } });
+    const plain = parseSimArgs([]);
+    expect(plain.kind === "options" && "lateReplyRate" in plain.options).toBe(false);
+  });
+
   it("defaults to 100 Hz status, a 1 s watchdog, profile motion times, and TCP when a port is given", () => {
     const parsed = parseSimArgs(["--port", "0"]);
     expect(parsed).toMatchObject({ kind: "options", options: { link: "tcp", statusHz: 100, watchdogMs: 1000, motionTime: { kind: "profile" }, failRate: 0 } });
@@ -29,6 +35,8 @@ describe("armbridge-sim flags", () => {
     [["--link", "usb"], /--link/],
     [["--fail-rate", "1.5"], /--fail-rate/],
     [["--drop-rate", "-0.1"], /--drop-rate/],
+    [["--late-reply-rate", "2"], /--late-reply-rate/],
+    [["--late-reply-ms", "soon"], /--late-reply-ms/],
     [["--port", "70000"], /--port/],
     [["--motion-time", "fixed"], /--motion-time/],
     [["--motion-time", "lognormal:0:1"], /--motion-time/],

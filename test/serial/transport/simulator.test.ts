@@ -175,12 +175,14 @@ describe("SerialTransport over firmware-sim with seeded faults", () => {
     { name: "corruption", sim: { seed: 11, corruptRate: 0.15 } },
     // Motions outlast the ACK timeout here, so the late MOVE replies (not only the opening HELLO's) force resends of the MOVE itself.
     { name: "late ACKs (every reply after the ACK timeout)", sim: { seed: 13, ackDelayMs: 60 }, motionMs: 150 },
+    // Some replies leave after the ACK timeout while the motion runs on: the MOVE arrived and ran, and its re-sent copy must be answered without running again.
+    { name: "late replies (--late-reply-rate)", sim: { seed: 19, lateReplyRate: 0.3, lateReplyMs: 120 }, motionMs: 150 },
     { name: "all of them plus genuine failures", sim: { seed: 17, dropRate: 0.1, corruptRate: 0.05, ackDelayMs: 30, failRate: 0.1 } },
   ] as { name: string; sim: Record<string, number> & { seed: number }; motionMs?: number }[])(`$name: at least ${trials} motions, no duplicate execution, every outcome agrees with ground truth`, async ({ sim: faults, motionMs }) => {
     const { transport, effects } = await rig({ ...faults, motionTime: { kind: "fixed", ms: motionMs ?? 40 } }, { ackTimeoutMs: 50, maxResends: 4, completionPollMs: 100 });
     const problems: string[] = [];
     const kinds = new Map<MotionEnd["kind"], number>();
-    const wantsResend = faults.dropRate !== undefined || faults.ackDelayMs !== undefined;
+    const wantsResend = faults.dropRate !== undefined || faults.ackDelayMs !== undefined || faults.lateReplyRate !== undefined;
     const wantsDamage = faults.corruptRate !== undefined;
     const exercised = (): boolean => (!wantsResend || transport.counters.resentFrames > 0) && (!wantsDamage || transport.counters.droppedFrames > 0);
     let ran = 0;

@@ -1,0 +1,60 @@
+import { ApiError, type ApiClient } from "../../src/surfaces/cli/apiClient.js";
+import type { LedgerRowView } from "./judgeCrashLoop.js";
+
+interface ActionsPage {
+  readonly actions: readonly LedgerRowView[];
+  readonly next_before: number | string | null;
+}
+
+export interface LedgerReadBack {
+  /** Every row: those the documented paging returned, plus any it skipped that were fetched by id. */
+  readonly rows: readonly LedgerRowView[];
+  /** Rows the paging returned. */
+  readonly paged: number;
+  /** Action ids the paging did not return but GET /v1/actions/:id did: rows the documented paging skips. */
+  readonly skippedByPaging: readonly string[];
+}
+
+/**
+ * Reads the whole ledger back through the HTTP API, the way a client is
+ * told to: GET /v1/actions pages of 1000, each next page from the previous
+ * answer's `next_before`, until it is null. Then each action id the harness
+ * knows of from elsewhere (the effects log, answers) that paging did not
+ * return is fetched by id, so a paging gap can neither hide a row from the
+ * judge nor go unreported.
+ */
+export async function readLedger(api: ApiClient, alsoIds: Iterable<string>, filter: { readonly state?: string } = {}): Promise<LedgerReadBack> {
+  const byId = new Map<string, LedgerRowView>();
+  let before: number | string | null = null;
+  const seenCursors = new Set<string>();
+  for (;;) {
+    const query = new URLSearchParams({ limit: "1000", ...(filter.state ? { state: filter.state } : {}), ...(before === null ? {} : { before: String(before) }) });
+    const page = (await api.request("GET", `/v1/actions?${query.toString()}`)) as ActionsPage;
+    for (const row of page.actions) byId.set(row.action_id, row);
+    if (page.next_before === null || page.actions.length === 0) break;
+    // A cursor that does not move would page forever.
+    if (seenCursors.has(String(page.next_before))) break;
+    seenCursors.add(String(page.next_before));
+    before = page.next_before;
+  }
+  const paged = byId.size;
+  const skippedByPaging: string[] = [];
+  for (const id of new Set(alsoIds)) {
+    if (byId.has(id)) continue;
+    const row = await getAction(api, id);
+    if (!row || (filter.state !== undefined && row.state !== filter.state)) continue;
+    byId.set(id, row);
+    skippedByPaging.push(id);
+  }
+  return { rows: [...byId.values()], paged, skippedByPaging };
+}
+
+/** One row by id; undefined when the ledger has none (404 ARMB_ERR_ACTION_NOT_FOUND). */
+export async function getAction(api: ApiClient, actionId: string): Promise<LedgerRowView | undefined> {
+  try {
+    return (await api.request("GET", `/v1/actions/${encodeURIComponent(actionId)}`)) as LedgerRowView;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
