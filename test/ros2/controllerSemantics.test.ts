@@ -103,6 +103,25 @@ describe("2. preemption: Humble and Jazzy < 4.41 send the old goal's result only
     expect(jtc(o).goals[0]!.status).toBe(GOAL_STATUS.EXECUTING);
   });
 
+  it("humble: a goal preempted before its first feedback, on a controller known to send feedback, also ends stopped", async () => {
+    // Feedback goes out on the 300 ms goal-handle timer, so the preemption below lands before any.
+    const o = await start({}, { distro: "humble", actionMonitorPeriodMs: 300 });
+    ended(await o.transport.runMotion({ actionId: "warm", targets: { wrist_3: 0.2 }, speed: 1 }, AbortSignal.timeout(10_000)));
+    let feedback = 0;
+    const off = o.transport.onFeedback((f) => (f.actionId === "p2" ? feedback++ : 0));
+    const running = o.transport.runMotion({ actionId: "p2", targets: { wrist_1: 1.5 }, speed: 0.3 }, AbortSignal.timeout(20_000));
+    while (jtc(o).goals.length < 2) await sleep(2);
+    const here = o.transport.latestStatus()!;
+    o.double.world.sendForeignGoal("joint_trajectory_controller", {
+      trajectory: { joint_names: JOINTS, points: [{ positions: JOINTS.map((j) => here.axes[j]!.position), velocities: [], time_from_start: { sec: 10, nanosec: 0 } }] },
+    });
+    const record = ended(await running);
+    off();
+    expect(feedback).toBe(0);
+    expect(record.state).toBe("stopped");
+    expect(jtc(o).goals[1]!.status).toBe(GOAL_STATUS.EXECUTING);
+  });
+
   it("the double: humble holds the old result until the preempting goal ends (CANCELED, empty); jazzy ≥ 4.41 aborts at once", async () => {
     for (const [distro, expected] of [
       ["humble", "delayed"],

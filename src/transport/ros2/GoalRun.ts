@@ -51,8 +51,11 @@ export class GoalRun {
   failure: unknown;
   /** Local ms of the last feedback for this goal (JTC publishes feedback only while the goal executes). */
   lastFeedbackMs: number | undefined;
+  /** Local ms when the goal response said accepted. */
+  acceptedMs: number | undefined;
   /** Local ms when a cancel request for this goal was accepted (return_code 0). */
   cancelAcceptedMs: number | undefined;
+  #now: () => number = Date.now;
   #presumed: RunOutcome | undefined;
   #amended: RunOutcome | undefined;
   /** Resolves when the goal response arrived (or the run was lost). */
@@ -97,6 +100,7 @@ export class GoalRun {
 
   /** Sends the goal; every later step is driven by rclnodejs's promises, never awaited here. */
   start(client: RclActionClient, goal: object, onFeedback: (feedback: unknown) => void, now: () => number = Date.now): void {
+    this.#now = now;
     let sent: Promise<RclClientGoalHandle>;
     try {
       sent = client.sendGoal(goal, (feedback: unknown) => {
@@ -123,6 +127,7 @@ export class GoalRun {
       return;
     }
     this.phase = "accepted";
+    this.acceptedMs = this.#now();
     this.#resolveResponded();
     this.#onChange();
     let result: Promise<unknown>;

@@ -8,7 +8,7 @@ import { awaitWithin } from "./awaitWithin.js";
 import type { GoalRun } from "./GoalRun.js";
 import type { JointStateObserver } from "./JointStateObserver.js";
 import type { Ros2Options } from "./Ros2Options.js";
-import type { ServerRegistry } from "./ServerRegistry.js";
+import { serverKey, type ServerRegistry } from "./ServerRegistry.js";
 import { refusal } from "./planMotion.js";
 
 /** How often the wait for results looks at feedback, cancels and the node clock (ms). */
@@ -53,6 +53,8 @@ type Watch = { readonly kind: "finished" } | { readonly kind: "aborted" } | { re
  */
 export class MotionWaiter {
   readonly #d: MotionWaiterDeps;
+  /** Servers that have sent feedback for a goal of ours: silence from them means something. */
+  readonly #feedbackServers = new Set<string>();
 
   constructor(deps: MotionWaiterDeps) {
     this.#d = deps;
@@ -114,11 +116,15 @@ export class MotionWaiter {
         else if (!goneSince.has(run)) goneSince.set(run, t);
         const gone = goneSince.get(run);
         if (gone !== undefined && t - gone > options.feedbackIdleMs) return { kind: "timeout", operation: `getResult ${run.actionName} (server gone)`, ms: t - gone };
+        if (run.lastFeedbackMs !== undefined) this.#feedbackServers.add(serverKey(run.server));
+        // From a server known to send feedback, none at all since acceptance is silence too
+        // (a goal preempted before its first feedback).
+        const heard = run.lastFeedbackMs ?? (this.#feedbackServers.has(serverKey(run.server)) ? run.acceptedMs : undefined);
         if (run.cancelAcceptedMs !== undefined && t - run.cancelAcceptedMs > options.settleMs) {
           if (!(await this.#settle(track, run, "a cancel was accepted but no result followed", signal, log))) return this.#aborted(signal);
-        } else if (run.lastFeedbackMs !== undefined && t - run.lastFeedbackMs > options.feedbackIdleMs && available) {
+        } else if (heard !== undefined && t - heard > options.feedbackIdleMs && available) {
           if (!(await this.#settle(track, run, "its feedback stopped: the controller dropped the goal (preempted)", signal, log))) return this.#aborted(signal);
-        } else if (run.lastFeedbackMs === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
+        } else if (heard === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
           return { kind: "timeout", operation: `getResult ${serverNames(track)}`, ms: budgetMs };
         }
       }
