@@ -77,6 +77,8 @@ export class MotionWaiter {
     const lost = lostEnd(track);
     if (lost) return lost;
     await this.#confirmGripper(track, signal);
+    // A gripper "reached" not yet confirmed is no outcome to report: the caller's wait simply ended.
+    if (signal.aborted) return this.#waitEnd(signal, "", 0, log);
     await this.#awaitSampleAfterEnd(track, signal);
     const record = this.#d.tracker.recordOf(track);
     if (!record) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: serverNames(track), reason: "outcome lost" }) };
