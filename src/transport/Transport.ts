@@ -121,7 +121,7 @@ export interface AxisState {
 }
 
 export interface ArmStatus {
-  /** Local epoch ms when this status was measured (ROS: header stamp) or received. */
+  /** Local epoch ms when this status was measured or (ROS) received: always on our clock. */
   readonly stampMs: number;
   readonly axes: Readonly<Record<string, AxisState>>;
   readonly faults: readonly string[];

@@ -2,361 +2,135 @@
  * A TEST DOUBLE of the rclnodejs 2.x surface armbridge uses, backed by a
  * simulated ros2_control graph: joint_trajectory_controller (JTC) action
  * servers, a gripper action server, and a joint_state_broadcaster. Never
- * imported by src/.
+ * imported by src/. No ROS graph can run where the suite runs, so this is the
+ * only ROS the tests see: it reproduces the controllers' awkward corners, each
+ * with its source (simControllers.ts lists the commits read).
  *
- * What it reproduces, because the ROS transport must cope with each:
- * - rclnodejs: `init(context, argv)` parses `--ros-args -p k:=v` and
- *   `--params-file`; a Node requires init; callbacks and promise resolutions
- *   are delivered only while the node spins; `sendGoal` resolves on the goal
- *   response (a rejected goal resolves with isAccepted() false); getResult is
- *   separate and sets the handle's status before resolving; no promise has a
- *   timeout; after shutdown or server death nothing settles; an import-time
- *   SIGINT handler that `removeSignalHandlers()` removes; INTEGER parameters
- *   are bigint; JointState arrays are Float64Array.
- * - JTC: one goal at a time; a new goal preempts the active one (Jazzy:
- *   ABORTED with INVALID_GOAL, Humble: CANCELED); cancel → CANCELED with
- *   error_code 0 and the position held; goals naming a subset of the joints are
- *   rejected unless allow_partial_joints_goal; goals with unknown joints,
- *   length mismatches, non-increasing times or a last point with nonzero
- *   velocity are rejected; goal tolerance 0 means "unchecked" and goal time 0
- *   means "wait forever"; motion is interpolated over time_from_start, so
- *   it keeps going whatever the client's waits do.
- * - Gripper (GripperCommand / ParallelGripperCommand): preemption cancels the
- *   old goal, stall detection, cancel holds.
+ * rclnodejs (2.2.0 as installed, node_modules/rclnodejs/lib/node.js):
+ * `init(context, argv)` parses `--ros-args -p k:=v` and `--params-file`; a
+ * node takes only the `/**` section and the section named exactly as the node
+ * (`_getNativeParameterOverrides`: "/**" first, then `this.name()`), so
+ * `/armbridge:` or `/ns/armbridge:` keys are silently ignored; a Node requires
+ * init; callbacks and promise resolutions are delivered only while the node
+ * spins; `sendGoal` resolves on the goal response (a rejected goal resolves
+ * with isAccepted() false); getResult is separate and sets the handle's
+ * status before resolving; no promise has a timeout; after shutdown or server
+ * death nothing settles; an import-time SIGINT handler that
+ * `removeSignalHandlers()` removes; INTEGER parameters are bigint; JointState
+ * arrays are Float64Array; `node.now()` is sim time when the node has
+ * `use_sim_time` (rclnodejs TimeSource), else wall time.
+ *
+ * The graph (see simControllers.ts for the controllers):
+ * - distro / ros2_controllers version → how a JTC preempts (delayed CANCELED
+ *   result on Humble and Jazzy < 4.41.0, immediate ABORTED on ≥ 4.41.0);
+ * - results and feedback go out on the goal handle timer (action_monitor_rate,
+ *   20 Hz by default), so a cancel landing between the success request and the
+ *   timer leaves the goal CANCELING until the next goal;
+ * - speed scaling (trajectory time advances by period × factor);
+ * - a sim clock slower than wall time (`simTimeRate`), header stamps on it;
+ * - a joint_state_broadcaster host whose clock is skewed (`clockSkewMs`);
+ * - velocity noise on the state interfaces (`velocityNoise`);
+ * - controller deactivation (the active goal ABORTED, INVALID_GOAL).
  */
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
+import { SimClock } from "./simClock.js";
+import {
+  GOAL_STATUS,
+  GoalRecord,
+  SimGripperController,
+  SimTrajectoryController,
+  type Deliver,
+  type PreemptionMode,
+  type SimActionServer,
+  type SimControllerOptions,
+  type SimGripperOptions,
+  type SimWorld,
+} from "./simControllers.js";
 
-export const GOAL_STATUS = { UNKNOWN: 0, ACCEPTED: 1, EXECUTING: 2, CANCELING: 3, SUCCEEDED: 4, CANCELED: 5, ABORTED: 6 } as const;
-const FJT = { SUCCESSFUL: 0, INVALID_GOAL: -1, INVALID_JOINTS: -2, GOAL_TOLERANCE_VIOLATED: -5 } as const;
+export { GOAL_STATUS, JTC_TEXT, type PreemptionMode, type SimControllerOptions, type SimGripperOptions } from "./simControllers.js";
+
 const PARAM = { NOT_SET: 0, BOOL: 1, INTEGER: 2, DOUBLE: 3, STRING: 4, BOOL_ARRAY: 6, INTEGER_ARRAY: 7, DOUBLE_ARRAY: 8, STRING_ARRAY: 9 } as const;
-const TYPE_FJT = "control_msgs/action/FollowJointTrajectory";
-const TYPE_GRIPPER = "control_msgs/action/GripperCommand";
-const TYPE_PARALLEL = "control_msgs/action/ParallelGripperCommand";
 const TYPE_JOINT_STATE = "sensor_msgs/msg/JointState";
-
-export interface SimControllerOptions {
-  readonly name: string;
-  readonly actionName: string;
-  readonly joints: readonly string[];
-  readonly allowPartialJointsGoal?: boolean;
-  readonly allowNonzeroVelocityAtTrajectoryEnd?: boolean;
-  /** constraints.goal_time: used when a goal's goal_time_tolerance is 0; 0 = wait forever. */
-  readonly defaultGoalTimeS?: number;
-  /** constraints.<joint>.goal: used when a goal's tolerance is 0; 0 = not checked. */
-  readonly defaultGoalTolerance?: number;
-}
-
-export interface SimGripperOptions {
-  readonly actionName: string;
-  readonly kind: "gripper_command" | "parallel_gripper";
-  readonly joint: string;
-  /** Controller units per second. */
-  readonly velocity?: number;
-  readonly goalTolerance?: number;
-  readonly stallTimeoutS?: number;
-}
+/** rclnodejs's name for the rules that apply to every node. */
+const ALL_NODES = "/**";
 
 export interface RclnodejsDoubleOptions {
   /** Initial positions of every joint, gripper joint included (controller units). */
   readonly positions: Readonly<Record<string, number>>;
   readonly controllers: readonly SimControllerOptions[];
   readonly gripper?: SimGripperOptions;
-  /** Which JTC preemption behaviour to reproduce. */
+  /** Which ROS 2 distro the controllers come from (default jazzy). */
   readonly distro?: "jazzy" | "humble";
+  /**
+   * The ros2_controllers release on Jazzy ("4.40.1", "4.41.0", ...). JTC
+   * preemption changed in 4.41.0. Default: the newest (immediate abort).
+   * Ignored on Humble (2.x), which always delays the result.
+   */
+  readonly ros2ControllersVersion?: string;
   readonly jointStatesTopic?: string;
   readonly publishHz?: number;
   /** Delay of every service response (goal, result, cancel), ms. */
   readonly responseDelayMs?: number;
+  /** JTC speed scaling factor (a UR speed slider; Jazzy's speed_scaling.initial_scaling_factor). */
+  readonly speedScaling?: number;
+  /** Sim seconds per wall second; set, there is a sim clock (/clock) and stamps are on it. */
+  readonly simTimeRate?: number;
+  /** Offset (ms) of the joint_state_broadcaster host's clock: negative = behind ours. */
+  readonly clockSkewMs?: number;
+  /** Amplitude (rad/s) of the noise on measured velocities, at rest too. */
+  readonly velocityNoise?: number;
+  /** The goal handle timer's period (JTC action_monitor_rate 20 Hz → 50 ms). */
+  readonly actionMonitorPeriodMs?: number;
 }
 
-type Deliver = (fn: () => void) => void;
-
-interface Pending {
-  resolve: (v: unknown) => void;
+/** "4.40.1" < "4.41.0". */
+function versionAtLeast(version: string, min: readonly number[]): boolean {
+  const parts = version.split(".").map((p) => Number.parseInt(p, 10));
+  for (let i = 0; i < min.length; i++) {
+    const a = parts[i] ?? 0;
+    const b = min[i] ?? 0;
+    if (a !== b) return a > b;
+  }
+  return true;
 }
 
-class GoalRecord {
-  status: number = GOAL_STATUS.ACCEPTED;
-  result: Record<string, unknown> | undefined;
-  readonly resultWaiters: Array<{ pending: Pending; deliver: Deliver }> = [];
-  constructor(
-    readonly id: number,
-    readonly server: SimActionServer,
-    readonly feedback: ((fb: unknown) => void) | undefined,
-    readonly deliver: Deliver,
-  ) {}
-
-  finish(status: number, result: Record<string, unknown>): void {
-    if (this.status >= GOAL_STATUS.SUCCEEDED) return;
-    this.status = status;
-    this.result = result;
-    for (const w of this.resultWaiters.splice(0)) this.server.respond(w.deliver, () => w.pending.resolve({ status, result }));
-  }
-}
-
-/** One simulated action server (a JTC or a gripper controller). */
-abstract class SimActionServer {
-  alive = true;
-  active: GoalRecord | undefined;
-  readonly goals: GoalRecord[] = [];
-  /** Every goal message received, accepted or not, for assertions. */
-  readonly received: unknown[] = [];
-  constructor(
-    readonly world: SimulatedRosGraph,
-    readonly actionName: string,
-    readonly typeClass: string,
-  ) {}
-
-  /** Schedules a response, unless the server is dead: then it never comes. */
-  respond(deliver: Deliver, fn: () => void): void {
-    if (!this.alive) return;
-    deliver(() => {
-      if (this.alive) fn();
-    });
-  }
-
-  abstract validate(goal: unknown): string | undefined;
-  abstract accept(goal: unknown, record: GoalRecord): void;
-  abstract cancelActive(): void;
-  abstract tick(nowMs: number): void;
-}
-
-interface TrajectoryPlan {
-  readonly joints: readonly string[];
-  readonly startPositions: readonly number[];
-  readonly points: ReadonlyArray<{ readonly t: number; readonly positions: readonly number[] }>;
-  readonly startMs: number;
-  readonly goalTolerance: ReadonlyMap<string, number>;
-  readonly goalTimeS: number;
-}
-
-class SimTrajectoryController extends SimActionServer {
-  plan: TrajectoryPlan | undefined;
-  constructor(
-    world: SimulatedRosGraph,
-    readonly options: SimControllerOptions,
-  ) {
-    super(world, options.actionName, TYPE_FJT);
-  }
-
-  validate(goal: unknown): string | undefined {
-    const g = goal as { trajectory?: { joint_names?: string[]; points?: Array<{ positions?: ArrayLike<number>; velocities?: ArrayLike<number>; time_from_start?: { sec: number; nanosec: number } }> } };
-    const names = g.trajectory?.joint_names ?? [];
-    const points = g.trajectory?.points ?? [];
-    if (names.length === 0 || points.length === 0) return "empty trajectory";
-    for (const n of names) if (!this.options.joints.includes(n)) return `unknown joint ${n}`;
-    if (new Set(names).size !== names.length) return "duplicate joint names";
-    if (!this.options.allowPartialJointsGoal && names.length !== this.options.joints.length) return "partial joints goal";
-    let lastT = -1;
-    for (const p of points) {
-      if ((p.positions?.length ?? 0) !== names.length) return "positions length mismatch";
-      const vl = p.velocities?.length ?? 0;
-      if (vl !== 0 && vl !== names.length) return "velocities length mismatch";
-      const t = p.time_from_start ? p.time_from_start.sec + p.time_from_start.nanosec / 1e9 : 0;
-      if (t <= lastT) return "time_from_start not increasing";
-      lastT = t;
-    }
-    const last = points[points.length - 1];
-    if (!this.options.allowNonzeroVelocityAtTrajectoryEnd && last?.velocities && Array.from(last.velocities).some((v) => v !== 0)) {
-      return "velocity of last trajectory point is not zero";
-    }
-    return undefined;
-  }
-
-  accept(goal: unknown, record: GoalRecord): void {
-    const g = goal as {
-      trajectory: { joint_names: string[]; points: Array<{ positions: ArrayLike<number>; time_from_start: { sec: number; nanosec: number } }> };
-      goal_tolerance?: Array<{ name: string; position: number }>;
-      goal_time_tolerance?: { sec: number; nanosec: number };
-    };
-    if (this.active) {
-      const result = { error_code: FJT.INVALID_GOAL, error_string: "Current goal cancelled due to new incoming action." };
-      this.active.finish(this.world.distro === "jazzy" ? GOAL_STATUS.ABORTED : GOAL_STATUS.CANCELED, result);
-    }
-    const joints = g.trajectory.joint_names;
-    const tolerance = new Map<string, number>();
-    for (const j of joints) {
-      const t = g.goal_tolerance?.find((x) => x.name === j)?.position ?? 0;
-      tolerance.set(j, t > 0 ? t : (this.options.defaultGoalTolerance ?? 0));
-    }
-    const gt = g.goal_time_tolerance ? g.goal_time_tolerance.sec + g.goal_time_tolerance.nanosec / 1e9 : 0;
-    this.plan = {
-      joints,
-      startPositions: joints.map((j) => this.world.position(j)),
-      points: g.trajectory.points.map((p) => ({ t: p.time_from_start.sec + p.time_from_start.nanosec / 1e9, positions: Array.from(p.positions) })),
-      startMs: this.world.now(),
-      goalTolerance: tolerance,
-      goalTimeS: gt > 0 ? gt : (this.options.defaultGoalTimeS ?? 0),
-    };
-    record.status = GOAL_STATUS.EXECUTING;
-    this.active = record;
-  }
-
-  cancelActive(): void {
-    const active = this.active;
-    if (!active) return;
-    this.hold();
-    active.finish(GOAL_STATUS.CANCELED, { error_code: FJT.SUCCESSFUL, error_string: "" });
-    this.active = undefined;
-  }
-
-  hold(): void {
-    this.plan = undefined;
-    for (const j of this.options.joints) this.world.setVelocity(j, 0);
-  }
-
-  tick(nowMs: number): void {
-    const plan = this.plan;
-    if (!plan) return;
-    const elapsed = (nowMs - plan.startMs) / 1000;
-    const end = plan.points[plan.points.length - 1];
-    if (!end) return;
-    const desired: number[] = [];
-    plan.joints.forEach((joint, i) => {
-      let from = plan.startPositions[i] ?? 0;
-      let t0 = 0;
-      let p = from;
-      let v = 0;
-      for (const point of plan.points) {
-        const to = point.positions[i] ?? from;
-        if (elapsed < point.t) {
-          const dur = point.t - t0;
-          const u = Math.max(0, (elapsed - t0) / dur);
-          // Cubic with zero velocity at both ends of each segment.
-          p = from + (to - from) * (3 * u * u - 2 * u * u * u);
-          v = ((to - from) * (6 * u - 6 * u * u)) / dur;
-          break;
-        }
-        from = to;
-        t0 = point.t;
-        p = to;
-        v = 0;
-      }
-      desired.push(p);
-      this.world.drive(joint, p, v);
-    });
-    const actual = plan.joints.map((j) => this.world.position(j));
-    const active = this.active;
-    if (active?.feedback) {
-      const fb = {
-        joint_names: plan.joints,
-        desired: { positions: Float64Array.from(desired), velocities: new Float64Array(0), accelerations: new Float64Array(0), effort: new Float64Array(0) },
-        actual: { positions: Float64Array.from(actual), velocities: new Float64Array(0), accelerations: new Float64Array(0), effort: new Float64Array(0) },
-        error: { positions: Float64Array.from(desired.map((d, i) => d - (actual[i] ?? 0))), velocities: new Float64Array(0), accelerations: new Float64Array(0), effort: new Float64Array(0) },
-      };
-      const cb = active.feedback;
-      this.respond(active.deliver, () => cb(fb));
-    }
-    if (elapsed < end.t || !active) return;
-    const within = plan.joints.every((j, i) => {
-      const tol = plan.goalTolerance.get(j) ?? 0;
-      return tol === 0 || Math.abs(this.world.position(j) - (end.positions[i] ?? 0)) <= tol;
-    });
-    if (within) {
-      active.finish(GOAL_STATUS.SUCCEEDED, { error_code: FJT.SUCCESSFUL, error_string: "" });
-      this.active = undefined;
-    } else if (plan.goalTimeS > 0 && elapsed > end.t + plan.goalTimeS) {
-      active.finish(GOAL_STATUS.ABORTED, { error_code: FJT.GOAL_TOLERANCE_VIOLATED, error_string: "Aborted due to goal_time_tolerance exceeding by ..." });
-      this.active = undefined;
-      this.hold();
-    }
-    // goal time 0: JTC keeps waiting for the tolerance, forever.
-  }
-}
-
-class SimGripperController extends SimActionServer {
-  target: number | undefined;
-  lastMoveMs = 0;
-  constructor(
-    world: SimulatedRosGraph,
-    readonly options: SimGripperOptions,
-  ) {
-    super(world, options.actionName, options.kind === "parallel_gripper" ? TYPE_PARALLEL : TYPE_GRIPPER);
-  }
-
-  #targetOf(goal: unknown): number | undefined {
-    const g = goal as { command?: { position?: number | ArrayLike<number> } };
-    const p = g.command?.position;
-    if (this.options.kind === "parallel_gripper") return typeof p === "object" && p.length === 1 ? p[0] : undefined;
-    return typeof p === "number" ? p : undefined;
-  }
-
-  validate(goal: unknown): string | undefined {
-    return this.#targetOf(goal) === undefined ? "wrong number of position values" : undefined;
-  }
-
-  accept(goal: unknown, record: GoalRecord): void {
-    if (this.active) this.active.finish(GOAL_STATUS.CANCELED, this.#result(false, false));
-    this.target = this.#targetOf(goal);
-    this.lastMoveMs = this.world.now();
-    record.status = GOAL_STATUS.EXECUTING;
-    this.active = record;
-  }
-
-  #result(reached: boolean, stalled: boolean): Record<string, unknown> {
-    const position = this.world.position(this.options.joint);
-    return this.options.kind === "parallel_gripper"
-      ? { state: { name: [this.options.joint], position: Float64Array.of(position), velocity: new Float64Array(0), effort: Float64Array.of(0) }, stalled, reached_goal: reached }
-      : { position, effort: 0, stalled, reached_goal: reached };
-  }
-
-  cancelActive(): void {
-    if (!this.active) return;
-    this.target = undefined;
-    this.world.setVelocity(this.options.joint, 0);
-    this.active.finish(GOAL_STATUS.CANCELED, this.#result(false, false));
-    this.active = undefined;
-  }
-
-  tick(nowMs: number, dtS = 0): void {
-    const active = this.active;
-    const target = this.target;
-    if (target === undefined) return;
-    const joint = this.options.joint;
-    const p = this.world.position(joint);
-    const speed = this.options.velocity ?? 0.05;
-    const step = Math.sign(target - p) * Math.min(Math.abs(target - p), speed * dtS);
-    const before = p;
-    this.world.drive(joint, p + step, dtS > 0 ? step / dtS : 0);
-    if (this.world.position(joint) !== before) this.lastMoveMs = nowMs;
-    if (!active) return;
-    if (Math.abs(this.world.position(joint) - target) < (this.options.goalTolerance ?? 0.001)) {
-      this.world.setVelocity(joint, 0);
-      active.finish(GOAL_STATUS.SUCCEEDED, this.#result(true, false));
-      this.active = undefined;
-      this.target = undefined;
-    } else if (nowMs - this.lastMoveMs > (this.options.stallTimeoutS ?? 0.3) * 1000) {
-      this.world.setVelocity(joint, 0);
-      active.finish(GOAL_STATUS.ABORTED, this.#result(false, true));
-      this.active = undefined;
-      this.target = undefined;
-    }
-  }
-}
-
-/** The simulated ROS graph: joints, controllers, the joint_states publisher, a 100 Hz clock. */
-export class SimulatedRosGraph {
+/** The simulated ROS graph: joints, controllers, the joint_states publisher, a 100 Hz control loop. */
+export class SimulatedRosGraph implements SimWorld {
   readonly distro: "jazzy" | "humble";
+  readonly preemption: PreemptionMode;
   readonly jointStatesTopic: string;
   readonly responseDelayMs: number;
+  readonly clock: SimClock;
   readonly servers = new Map<string, SimActionServer>();
   readonly controllers = new Map<string, SimTrajectoryController>();
   gripper: SimGripperController | undefined;
+  speedScaling: number;
+  clockSkewMs: number;
+  readonly #velocityNoise: number;
+  readonly #monitorPeriodMs: number;
   readonly #positions = new Map<string, number>();
   readonly #velocities = new Map<string, number>();
+  readonly #noise = new Map<string, number>();
   readonly #blocked = new Set<string>();
   readonly subscribers = new Set<{ topic: string; deliver: Deliver; callback: (msg: unknown) => void }>();
   #publishing = true;
   /** JointState messages published so far. */
   published = 0;
   #timer: NodeJS.Timeout | undefined;
-  #lastTick = Date.now();
+  #lastMonitorMs = Date.now();
+  #seed = 12345;
 
   constructor(options: RclnodejsDoubleOptions) {
     this.distro = options.distro ?? "jazzy";
+    this.preemption = this.distro === "jazzy" && versionAtLeast(options.ros2ControllersVersion ?? "4.42.1", [4, 41, 0]) ? "abort_now" : "delayed_cancel";
     this.jointStatesTopic = normalize(options.jointStatesTopic ?? "/joint_states");
     this.responseDelayMs = options.responseDelayMs ?? 2;
+    this.clock = new SimClock(options.simTimeRate);
+    this.speedScaling = options.speedScaling ?? 1;
+    this.clockSkewMs = options.clockSkewMs ?? 0;
+    this.#velocityNoise = options.velocityNoise ?? 0;
+    this.#monitorPeriodMs = options.actionMonitorPeriodMs ?? 50;
     for (const [j, p] of Object.entries(options.positions)) {
       this.#positions.set(j, p);
       this.#velocities.set(j, 0);
@@ -374,8 +148,9 @@ export class SimulatedRosGraph {
     this.#timer = setInterval(() => this.#tick(), periodMs);
   }
 
+  /** ROS time (ms): the sim clock when there is one, else the wall clock. */
   now(): number {
-    return Date.now();
+    return this.clock.now();
   }
 
   position(joint: string): number {
@@ -384,6 +159,10 @@ export class SimulatedRosGraph {
 
   velocity(joint: string): number {
     return this.#velocities.get(joint) ?? 0;
+  }
+
+  measuredVelocity(joint: string): number {
+    return this.velocity(joint) + (this.#noise.get(joint) ?? 0);
   }
 
   /** A controller command: a blocked joint does not follow it. */
@@ -407,11 +186,23 @@ export class SimulatedRosGraph {
   }
 
   /** Someone else (MoveIt, a teach pendant) sends a goal we do not own. */
-  sendForeignGoal(controller: string, goal: unknown): void {
+  sendForeignGoal(controller: string, goal: unknown): GoalRecord {
     const server = this.controllers.get(controller);
     if (!server) throw new Error(`no controller ${controller}`);
     const rec = new GoalRecord(-1, server, undefined, () => undefined);
     server.accept(goal, rec);
+    return rec;
+  }
+
+  /** A controller switch or an E-stop: the controller deactivates (and rejects goals until activated). */
+  deactivateController(controller: string): void {
+    const server = this.controllers.get(controller);
+    if (!server) throw new Error(`no controller ${controller}`);
+    server.deactivate();
+  }
+
+  activateController(controller: string): void {
+    this.controllers.get(controller)?.activate();
   }
 
   /** The controller process dies: every pending and future response never comes; the hardware holds. */
@@ -438,22 +229,33 @@ export class SimulatedRosGraph {
     this.#timer = undefined;
   }
 
+  #random(): number {
+    // A fixed-seed LCG: the same noise on every run.
+    this.#seed = (this.#seed * 1103515245 + 12345) % 2147483648;
+    return this.#seed / 2147483648;
+  }
+
   #tick(): void {
-    const now = this.now();
-    const dt = (now - this.#lastTick) / 1000;
-    this.#lastTick = now;
-    for (const server of this.servers.values()) {
-      if (!server.alive) continue;
-      if (server instanceof SimGripperController) server.tick(now, dt);
-      else server.tick(now);
+    const dtS = this.clock.advance();
+    if (this.#velocityNoise > 0) {
+      // Encoder-derived velocity at rest is never exactly 0: half to full amplitude, either sign.
+      for (const j of this.#positions.keys()) this.#noise.set(j, (this.#random() < 0.5 ? -1 : 1) * this.#velocityNoise * (0.5 + 0.5 * this.#random()));
+    }
+    for (const server of this.servers.values()) if (server.alive) server.tick(dtS);
+    // The goal handle timers are wall timers (create_wall_timer), whatever the ROS clock.
+    const wall = Date.now();
+    if (wall - this.#lastMonitorMs >= this.#monitorPeriodMs) {
+      this.#lastMonitorMs = wall;
+      for (const server of this.servers.values()) if (server.alive) server.monitor();
     }
     if (!this.#publishing) return;
     const names = [...this.#positions.keys()];
+    const stampMs = this.now() + this.clockSkewMs;
     const msg = {
-      header: { stamp: { sec: Math.floor(now / 1000), nanosec: (now % 1000) * 1e6 }, frame_id: "" },
+      header: { stamp: { sec: Math.floor(stampMs / 1000), nanosec: Math.round((((stampMs % 1000) + 1000) % 1000) * 1e6) }, frame_id: "" },
       name: names,
       position: Float64Array.from(names.map((n) => this.position(n))),
-      velocity: Float64Array.from(names.map((n) => this.velocity(n))),
+      velocity: Float64Array.from(names.map((n) => this.measuredVelocity(n))),
       effort: new Float64Array(names.length),
     };
     this.published++;
@@ -591,9 +393,8 @@ export class ActionClientDouble {
       if (!server) return;
       server.respond(deliver, () => {
         if (!record) return resolve({ return_code: 2, goals_canceling: [] });
-        if (record.status >= GOAL_STATUS.SUCCEEDED) return resolve({ return_code: 3, goals_canceling: [] });
-        if (server.active === record) server.cancelActive();
-        resolve({ return_code: 0, goals_canceling: [{ goal_id: record.id }] });
+        const code = server.cancel(record);
+        resolve({ return_code: code, goals_canceling: code === 0 ? [{ goal_id: record.id }] : [] });
       });
     });
   }
@@ -615,11 +416,24 @@ export class NodeDouble {
   readonly actionClients = new Set<ActionClientDouble>();
   readonly #timers = new Set<NodeJS.Timeout>();
 
+  /** The overrides that apply to this node: `/**` first, then its exact name (rclnodejs `_getNativeParameterOverrides`). */
+  readonly #overrides: ReadonlyMap<string, ParameterDouble>;
+
   constructor(rcl: RclnodejsDouble, name: string) {
     if (!rcl.initialized || rcl.isShutdown()) throw new Error("The context is not valid: call init() first");
     this.rcl = rcl;
     this.#name = name;
+    this.#overrides = new Map([...(rcl.overridesByNode.get(ALL_NODES) ?? []), ...(rcl.overridesByNode.get(name) ?? [])]);
+    // rclnodejs's TimeSource declares use_sim_time on every node.
+    this.#parameters.set("use_sim_time", this.#overrides.get("use_sim_time") ?? new ParameterDouble("use_sim_time", PARAM.BOOL, false));
     rcl.nodes.add(this);
+  }
+
+  /** rclnodejs Node.now(): the /clock time under use_sim_time (0 before the first /clock), else the wall clock. */
+  now(): { readonly nanoseconds: bigint } {
+    const simTime = this.#parameters.get("use_sim_time")?.value === true;
+    const ms = simTime ? (this.rcl.world.clock.simulated ? this.rcl.world.now() : 0) : Date.now();
+    return { nanoseconds: BigInt(Math.round(ms * 1e6)) };
   }
 
   name(): string {
@@ -670,7 +484,7 @@ export class NodeDouble {
 
   declareParameter(parameter: ParameterDouble, _descriptor?: unknown, ignoreOverride = false): ParameterDouble {
     if (this.#parameters.has(parameter.name)) throw new Error(`Parameter(${parameter.name}) already declared.`);
-    const override = ignoreOverride ? undefined : this.rcl.overrides.get(parameter.name);
+    const override = ignoreOverride ? undefined : this.#overrides.get(parameter.name);
     const declared = override ?? parameter;
     this.#parameters.set(declared.name, declared);
     return declared;
@@ -704,7 +518,8 @@ export class RclnodejsDouble {
   /** rclnodejs installs a SIGINT handler on import; modelled as a flag, the real process is left alone. */
   sigintHandlerInstalled = true;
   argv: string[] = [];
-  readonly overrides = new Map<string, ParameterDouble>();
+  /** Parameter rules by node name as written (`/**`, `armbridge`, `/armbridge`, ...). */
+  readonly overridesByNode = new Map<string, Map<string, ParameterDouble>>();
   readonly nodes = new Set<NodeDouble>();
   readonly Parameter = ParameterDouble;
   readonly ParameterType = PARAM;
@@ -720,7 +535,7 @@ export class RclnodejsDouble {
     if (this.initialized) throw new Error("The context has already been initialized.");
     if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) throw new TypeError("argv must be an array of strings.");
     this.argv = argv;
-    parseRosArgs(argv, this.overrides);
+    parseRosArgs(argv, this.overridesByNode);
     this.initialized = true;
   }
 
@@ -754,8 +569,17 @@ function nodeClassFor(rcl: RclnodejsDouble): new (name: string, namespace?: stri
   };
 }
 
-/** `--ros-args -p name:=value --params-file FILE [--]`, typed as rcl types them (1 → INTEGER, 1.0 → DOUBLE). */
-function parseRosArgs(argv: readonly string[], out: Map<string, ParameterDouble>): void {
+/**
+ * `--ros-args -p [node:]name:=value --params-file FILE [--]`, typed as rcl types
+ * them (1 → INTEGER, 1.0 → DOUBLE). Every section of a params file is kept
+ * under its key as written; which apply to a node is decided when it is made.
+ */
+function parseRosArgs(argv: readonly string[], out: Map<string, Map<string, ParameterDouble>>): void {
+  const rulesFor = (node: string): Map<string, ParameterDouble> => {
+    let m = out.get(node);
+    if (!m) out.set(node, (m = new Map()));
+    return m;
+  };
   let inRos = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? "";
@@ -765,14 +589,14 @@ function parseRosArgs(argv: readonly string[], out: Map<string, ParameterDouble>
       const spec = argv[++i] ?? "";
       const at = spec.indexOf(":=");
       if (at <= 0) throw new Error(`Couldn't parse parameter override rule: '${spec}'`);
-      const name = spec.slice(0, at);
-      out.set(name, typed(name, parseDocument(spec.slice(at + 2), { intAsBigInt: true }).toJS()));
+      const key = spec.slice(0, at);
+      const colon = key.indexOf(":");
+      const node = colon > 0 ? key.slice(0, colon) : ALL_NODES;
+      const name = colon > 0 ? key.slice(colon + 1) : key;
+      rulesFor(node).set(name, typed(name, parseDocument(spec.slice(at + 2), { intAsBigInt: true }).toJS()));
     } else if (inRos && a === "--params-file") {
       const doc = parseDocument(readFileSync(argv[++i] ?? "", "utf8"), { intAsBigInt: true }).toJS() as Record<string, { ros__parameters?: Record<string, unknown> }>;
-      for (const [nodeKey, section] of Object.entries(doc ?? {})) {
-        if (nodeKey !== "/**" && nodeKey !== "armbridge" && nodeKey !== "/armbridge") continue;
-        flatten("", section.ros__parameters ?? {}, out);
-      }
+      for (const [nodeKey, section] of Object.entries(doc ?? {})) flatten("", section.ros__parameters ?? {}, rulesFor(nodeKey));
     }
   }
 }

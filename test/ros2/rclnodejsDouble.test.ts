@@ -90,3 +90,64 @@ describe("rclnodejs double: simulated JTC", () => {
     expect(got[0]!.position[0]).toBe(0.5);
   });
 });
+
+describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
+  async function graph(options: Partial<Parameters<typeof createRclnodejsDouble>[0]> = {}, argv: string[] = ["node", "t"]) {
+    handle = createRclnodejsDouble({ positions: { a: 0, b: 0 }, controllers: [{ name: "jtc", actionName: "/jtc/follow_joint_trajectory", joints: J }], ...options });
+    await handle.rcl.init(undefined, argv);
+    const node = new handle.rcl.Node("t");
+    node.spin();
+    return { world: handle.world, node, c: new handle.rcl.ActionClient(node, "control_msgs/action/FollowJointTrajectory", "/jtc/follow_joint_trajectory") };
+  }
+
+  it("a sim clock at 0.5×: node.now() under use_sim_time starts near 0 and runs at about half the wall clock", async () => {
+    const { node } = await graph({ simTimeRate: 0.5 }, ["node", "t", "--ros-args", "-p", "use_sim_time:=true", "--"]);
+    const sim0 = Number(node.now().nanoseconds) / 1e6;
+    const wall0 = Date.now();
+    await new Promise((r) => setTimeout(r, 400));
+    const sim = Number(node.now().nanoseconds) / 1e6 - sim0;
+    const wall = Date.now() - wall0;
+    expect(sim0).toBeLessThan(60_000);
+    // Never ahead of half the wall clock; behind it by at most the ticks a loaded machine delays.
+    expect(sim).toBeLessThanOrEqual(0.5 * wall + 10);
+    expect(sim).toBeGreaterThan(0.25 * wall);
+  });
+
+  it("header stamps carry the publisher's clock skew", async () => {
+    const { node } = await graph({ clockSkewMs: -2000 });
+    const stamps: number[] = [];
+    node.createSubscription("sensor_msgs/msg/JointState", "/joint_states", (m) => stamps.push((m as { header: { stamp: { sec: number; nanosec: number } } }).header.stamp.sec * 1000));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(Date.now() - stamps.at(-1)!).toBeGreaterThan(1500);
+  });
+
+  it("velocity noise at rest: measured velocities are nonzero while the joints stand still", async () => {
+    const { node, world } = await graph({ velocityNoise: 0.02 });
+    const velocities: number[] = [];
+    node.createSubscription("sensor_msgs/msg/JointState", "/joint_states", (m) => velocities.push(...(m as { velocity: Float64Array }).velocity));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(velocities.every((v) => Math.abs(v) >= 0.01 && Math.abs(v) <= 0.02)).toBe(true);
+    expect(world.position("a")).toBe(0);
+  });
+
+  it("speed scaling 0.5: a 0.2 s trajectory takes at least 0.4 s", async () => {
+    const { c, world } = await graph({ speedScaling: 0.5 });
+    const t0 = Date.now();
+    const h = await c.sendGoal(goal(J, [point([0.1, 0.1], [0, 0], 0.2)]));
+    await h.getResult();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(380);
+    expect(h.status).toBe(GOAL_STATUS.SUCCEEDED);
+    expect(world.position("a")).toBeCloseTo(0.1, 3);
+  });
+
+  it("deactivation aborts the active goal (INVALID_GOAL, deactivate text) and rejects goals until activated", async () => {
+    const { c, world } = await graph();
+    const h = await c.sendGoal(goal(J, [point([1, 1], [0, 0], 1)]));
+    world.deactivateController("jtc");
+    expect(await h.getResult()).toMatchObject({ error_code: -1, error_string: "Current goal cancelled during deactivate transition." });
+    expect(h.status).toBe(GOAL_STATUS.ABORTED);
+    expect((await c.sendGoal(goal(J, [point([0, 0], [0, 0], 0.1)]))).isAccepted()).toBe(false);
+    world.activateController("jtc");
+    expect((await c.sendGoal(goal(J, [point([0, 0], [0, 0], 0.1)]))).isAccepted()).toBe(true);
+  });
+});

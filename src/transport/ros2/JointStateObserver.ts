@@ -4,20 +4,16 @@ import { gripperFromController } from "./gripperMapping.js";
 import type { JointStateMessage } from "./rclTypes.js";
 import type { GripperSetup } from "./resolveRos2Setup.js";
 
-/**
- * A header stamp further than this from the wall clock is not wall time
- * (use_sim_time, a zero stamp): the receive time is used instead, so staleness
- * is still judged on a clock we share with the publisher.
- */
-const NOT_WALL_CLOCK_MS = 60_000;
-
 /** The measured part of a status, before the action records are added. */
 export type JointSample = Pick<ArmStatus, "stampMs" | "axes">;
 
 interface AxisSample {
   readonly position: number;
   readonly velocity: number;
-  readonly stampMs: number;
+  /** Local ms when the message arrived: what freshness and "after the goal ended" are judged on. */
+  readonly receivedMs: number;
+  /** The publisher's header stamp (ms on its clock): only for ordering and rates within that publisher. */
+  readonly headerMs: number;
 }
 
 export interface JointStateObserverOptions {
@@ -39,6 +35,12 @@ export interface JointStateObserverOptions {
  * publishers (an arm broadcaster and a gripper driver), each naming only its
  * joints, so samples are merged per axis and the status stamp is the oldest
  * axis stamp: a status is only as fresh as its stalest axis.
+ *
+ * Status stamps are *receive* times on our clock, never the publisher's header
+ * stamp: a controller PC whose clock is half a second off (or a Gazebo on sim
+ * time) would otherwise make every sample look stale, or make "measured after
+ * the goal ended" never true. The header stamp is only compared with earlier
+ * stamps of the same axis (same publisher), to estimate velocity.
  */
 export class JointStateObserver {
   readonly #options: JointStateObserverOptions;
@@ -67,8 +69,7 @@ export class JointStateObserver {
     if (!msg || !Array.isArray(msg.name) || !msg.position) return;
     const receivedMs = this.#now();
     const stamp = msg.header?.stamp;
-    const stampedMs = stamp ? stamp.sec * 1000 + stamp.nanosec / 1e6 : 0;
-    const stampMs = Math.abs(stampedMs - receivedMs) <= NOT_WALL_CLOCK_MS ? stampedMs : receivedMs;
+    const headerMs = stamp ? stamp.sec * 1000 + stamp.nanosec / 1e6 : receivedMs;
     const gripper = this.#options.gripper;
     let touched = false;
     msg.name.forEach((name: string, i: number) => {
@@ -82,10 +83,10 @@ export class JointStateObserver {
       if (velocity === undefined || !Number.isFinite(velocity)) {
         // Some drivers publish positions only: estimate from the previous sample.
         const prev = this.#samples.get(axis);
-        const dt = prev ? (stampMs - prev.stampMs) / 1000 : 0;
+        const dt = prev ? (headerMs - prev.headerMs) / 1000 : 0;
         velocity = prev && dt > 0 ? (position - prev.position) / dt : 0;
       }
-      this.#samples.set(axis, { position, velocity, stampMs });
+      this.#samples.set(axis, { position, velocity, receivedMs, headerMs });
       touched = true;
     });
     if (touched) this.publish();
@@ -98,7 +99,7 @@ export class JointStateObserver {
     let oldest = Infinity;
     for (const [axis, s] of this.#samples) {
       axes[axis] = { position: s.position, velocity: s.velocity, moving: Math.abs(s.velocity) > this.#options.stoppedVelocity };
-      oldest = Math.min(oldest, s.stampMs);
+      oldest = Math.min(oldest, s.receivedMs);
     }
     const status: ArmStatus = { stampMs: oldest, axes, faults: [], actions: this.#options.actions({ stampMs: oldest, axes }) };
     this.#latest = status;

@@ -53,8 +53,23 @@ export const ros2OptionsFileSchema = z
      * of 0 means it waits forever for a joint that cannot get there.
      */
     goal_time_tolerance_s: positive.default(1.0),
-    /** Per-joint velocity tolerance at the goal; 0 keeps the controller default. */
-    goal_velocity_tolerance: z.number().finite().nonnegative().default(0),
+    /**
+     * Per-joint velocity tolerance at the goal (rad/s), sent with every goal.
+     * 0 keeps the controller default, stopped_velocity_tolerance (0.01), which
+     * the velocity noise of a real arm at rest can exceed: JTC (with velocity
+     * state and velocity/effort command interfaces) then aborts a goal that
+     * reached its position with GOAL_TOLERANCE_VIOLATED.
+     */
+    goal_velocity_tolerance: z.number().finite().nonnegative().default(0.05),
+    /**
+     * JTC publishes feedback only for its active goal: a goal of ours whose
+     * feedback has stopped this long without a result was dropped by the
+     * controller (preempted on Humble / Jazzy < 4.41, whose result comes only
+     * when the preempting goal ends). We then settle it by observation.
+     */
+    feedback_idle_ms: positive.default(1000),
+    /** How long /joint_states may take to show an outcome we judge by observation (no result, or a gripper "reached"). */
+    settle_ms: positive.default(1000),
     /** Shortest trajectory we send, so a tiny move is not a step command. */
     min_motion_s: positive.default(0.1),
     /** How long runMotion waits for an action server to appear before refusing. */
@@ -63,7 +78,11 @@ export const ros2OptionsFileSchema = z
     goal_response_timeout_ms: positive.default(2000),
     /** How long halt waits for a cancel response. */
     cancel_timeout_ms: positive.default(1000),
-    /** getResult may take the trajectory time + goal_time_tolerance + this margin. */
+    /**
+     * Without feedback (gripper controllers send none), getResult may take the
+     * trajectory time + goal_time_tolerance + this margin, counted on the node
+     * clock (sim time under use_sim_time).
+     */
     result_margin_ms: positive.default(2000),
     /** open() waits this long for the first JointState. */
     joint_states_timeout_ms: positive.default(5000),
@@ -85,6 +104,8 @@ export const ros2OptionsFileSchema = z
       : undefined,
     goalTimeToleranceS: f.goal_time_tolerance_s,
     goalVelocityTolerance: f.goal_velocity_tolerance,
+    feedbackIdleMs: f.feedback_idle_ms,
+    settleMs: f.settle_ms,
     minMotionS: f.min_motion_s,
     serverWaitMs: f.server_wait_ms,
     goalResponseTimeoutMs: f.goal_response_timeout_ms,

@@ -23,6 +23,12 @@ export interface TrajectoryGoalInput {
   readonly velocityTolerance: number;
   readonly goalTimeToleranceS: number;
   readonly minMotionS: number;
+  /**
+   * The trajectory time to use instead of the rest-to-rest time: for a goal
+   * that starts from a moving arm (a hold at the stopping point), whose timing
+   * comes from the deceleration, not from a move between two rests.
+   */
+  readonly durationS?: number;
 }
 
 export interface TrajectoryGoalPlan {
@@ -71,7 +77,7 @@ export function buildTrajectoryGoal(input: TrajectoryGoalInput): TrajectoryGoalP
       restToRestTime(to - from, limits.maxVelocity * input.speed, limits.maxAcceleration * input.speed),
     );
   }
-  durationS = Math.max(durationS, input.minMotionS);
+  durationS = Math.max(input.durationS ?? durationS, input.minMotionS);
   const zeros = input.joints.map(() => 0);
   const goal: FollowJointTrajectoryGoal = {
     trajectory: {

@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import pino from "pino";
+import { parse as parseYaml } from "yaml";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import { ArmbridgeError } from "../../errors.js";
@@ -50,8 +52,15 @@ export interface Ros2NodeHandle {
  *   gripper_action, gripper_kind (gripper_command | parallel_gripper), gripper_joint,
  *   gripper_closed_position, gripper_open_position, gripper_max_effort
  *   tolerances.position, tolerances.gripper, tolerances.stopped_velocity
+ *   tolerances.goal_velocity             rad/s, sent as each joint's goal velocity tolerance
  *   goal_time_tolerance                  seconds, > 0
- *   server_wait_ms, goal_response_timeout_ms, cancel_timeout_ms, result_margin_ms, joint_states_timeout_ms
+ *   server_wait_ms, goal_response_timeout_ms, cancel_timeout_ms, result_margin_ms, joint_states_timeout_ms,
+ *   feedback_idle_ms, settle_ms
+ *
+ * A params file applies only through its `/**` section and the section named
+ * exactly as the node (`armbridge:`): rclnodejs 2.2.0 looks up nothing else
+ * (Node._getNativeParameterOverrides), so `/armbridge:` or a namespaced key is
+ * silently ignored. A params file with no such section is logged as a warning.
  */
 export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOptions = {}): Promise<Ros2NodeHandle> {
   const log = (options.logger ?? pino({ level: "silent" })).child({ component: "ros2-node" });
@@ -59,7 +68,14 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
   const file = options.options ?? {};
   const nodeName = ros2OptionsFileSchema.safeParse({ node_name: file.node_name }).data?.nodeName ?? "armbridge";
 
-  await rcl.init(undefined, [...(options.argv ?? process.argv)]);
+  const argv = [...(options.argv ?? process.argv)];
+  await rcl.init(undefined, argv);
+  for (const unused of paramsFilesWithoutSection(argv, nodeName)) {
+    log.warn(
+      { params_file: unused.file, sections: unused.sections, node: nodeName },
+      `params file has no section for node ${nodeName}: rclnodejs applies only "/**" and "${nodeName}" (not "/${nodeName}" or namespaced keys), so none of it is used`,
+    );
+  }
   let node: RclNode | undefined;
   try {
     node = new rcl.Node(nodeName);
@@ -92,6 +108,9 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
       joint_states_topic: params.string("joint_states_topic", file.joint_states_topic ?? "/joint_states"),
       controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
       goal_time_tolerance_s: params.number("goal_time_tolerance", file.goal_time_tolerance_s ?? 1.0),
+      goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goal_velocity_tolerance ?? 0.05),
+      feedback_idle_ms: params.number("feedback_idle_ms", file.feedback_idle_ms ?? 1000),
+      settle_ms: params.number("settle_ms", file.settle_ms ?? 1000),
       server_wait_ms: params.number("server_wait_ms", file.server_wait_ms ?? 2000),
       goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goal_response_timeout_ms ?? 2000),
       cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancel_timeout_ms ?? 1000),
@@ -194,4 +213,33 @@ class ParameterReader {
       issues: [`${name} must be ${expected}, got ${typeof value === "bigint" ? value.toString() : JSON.stringify(value)}`],
     });
   }
+}
+
+/**
+ * The `--params-file` files (inside `--ros-args`) none of whose top-level keys
+ * rclnodejs would apply to this node: it takes `/**` and the node's exact
+ * name only. A file that cannot be read or parsed is left to rcl, which
+ * reports it itself.
+ */
+export function paramsFilesWithoutSection(argv: readonly string[], nodeName: string): Array<{ file: string; sections: string[] }> {
+  const out: Array<{ file: string; sections: string[] }> = [];
+  let inRos = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--ros-args") inRos = true;
+    else if (a === "--") inRos = false;
+    else if (inRos && a === "--params-file") {
+      const file = argv[++i];
+      if (!file) continue;
+      let doc: unknown;
+      try {
+        doc = parseYaml(readFileSync(file, "utf8"));
+      } catch {
+        continue;
+      }
+      const sections = doc && typeof doc === "object" ? Object.keys(doc) : [];
+      if (!sections.includes("/**") && !sections.includes(nodeName)) out.push({ file, sections });
+    }
+  }
+  return out;
 }

@@ -126,6 +126,8 @@ export interface RclNode {
   hasParameter(name: string): boolean;
   spin(timeout?: number): void;
   destroy(): void;
+  /** The node's clock: /clock time under `use_sim_time` (rclnodejs TimeSource), else system time. nanoseconds is a bigint. */
+  now(): { readonly nanoseconds: bigint };
 }
 
 /** Values of rclnodejs's ParameterType (types/parameter.d.ts). */

@@ -72,7 +72,9 @@ describe("Ros2Transport review", () => {
     const from = o.double.world.position("elbow");
     while (Math.abs(o.double.world.position("elbow") - from) < 0.05) await new Promise((r) => setTimeout(r, 10));
     await o.transport.halt({ signal: AbortSignal.timeout(300) });
-    // The goal has ended (cancelled) while no sample was measured since before it started.
+    // The goal has ended (cancelled: the result goes out on the controller's next goal-handle timer tick)
+    // while no sample was measured since before it started.
+    while (jtc(o).goals[0]!.status === GOAL_STATUS.CANCELING) await new Promise((r) => setTimeout(r, 10));
     expect(jtc(o).goals[0]!.status).toBe(GOAL_STATUS.CANCELED);
     const duringPause = await o.transport.queryAction("m1", { voidIfUnknown: false, signal: AbortSignal.timeout(100) });
     // "false" here would tell the executor "failed, nothing moved, re-run is safe"; the arm did move.

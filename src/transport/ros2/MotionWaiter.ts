@@ -1,0 +1,207 @@
+import type { Logger } from "pino";
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import { ArmbridgeError } from "../../errors.js";
+import { linkSignals } from "../linkSignals.js";
+import type { MotionEnd } from "../Transport.js";
+import type { ActionTrack, ActionTracker } from "./ActionTracker.js";
+import { awaitWithin } from "./awaitWithin.js";
+import type { GoalRun } from "./GoalRun.js";
+import type { JointStateObserver } from "./JointStateObserver.js";
+import type { Ros2Options } from "./Ros2Options.js";
+import { serverKey, type ServerRegistry } from "./ServerRegistry.js";
+import { refusal } from "./planMotion.js";
+
+/** How often the wait for results looks at feedback, cancels and the node clock (ms). */
+const POLL_MS = 50;
+
+export interface MotionWaiterDeps {
+  readonly options: Ros2Options;
+  readonly config: ArmConfig;
+  readonly servers: ServerRegistry;
+  readonly tracker: ActionTracker;
+  readonly observer: JointStateObserver;
+  /** Local wall clock (ms). */
+  readonly now: () => number;
+  /** The node's clock (ms): sim time under use_sim_time. */
+  readonly nodeNow: () => number;
+  /** A signal that ends with any of `signals` or with close(). */
+  readonly bounded: <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  readonly closing: AbortSignal;
+}
+
+type Watch = { readonly kind: "finished" } | { readonly kind: "aborted" } | { readonly kind: "timeout"; readonly operation: string; readonly ms: number };
+
+/**
+ * Waits for the outcome of a motion the way the controllers let us know it.
+ *
+ * - While JTC keeps sending feedback for our goal, the goal is running,
+ *   however long it takes: JTC advances trajectory time by period × speed
+ *   scaling on its node clock (joint_trajectory_controller.cpp `traj_time_ +=`,
+ *   ros-controls/ros2_controllers jazzy @ ed360c97), so a speed slider or a
+ *   Gazebo slower than real time stretches every motion.
+ * - Without feedback (gripper controllers send none) the plan bounds the wait,
+ *   counted on the node clock, so sim time stretches it too.
+ * - Feedback that stops without a result means the controller dropped the
+ *   goal; an accepted cancel with no result soon after means the same. The
+ *   result may come much later (Humble / Jazzy < 4.41 preemption; a cancel that
+ *   landed after the success request leaves the goal CANCELING until the next
+ *   goal, realtime_server_goal_handle.hpp runNonRealtime, ros-controls/realtime_tools
+ *   jazzy @ 0a483005): such a run is settled by observation.
+ * - A gripper's "reached" is confirmed against tolerances.gripper on
+ *   /joint_states: its controller's own goal_tolerance (0.01 in controller
+ *   units) can be a quarter of a stroke.
+ */
+export class MotionWaiter {
+  readonly #d: MotionWaiterDeps;
+  /** Servers that have sent feedback for a goal of ours: silence from them means something. */
+  readonly #feedbackServers = new Set<string>();
+
+  constructor(deps: MotionWaiterDeps) {
+    this.#d = deps;
+  }
+
+  async awaitEnd(track: ActionTrack, signal: AbortSignal, log: Logger): Promise<MotionEnd> {
+    const { options } = this.#d;
+    const responseMs = options.goalResponseTimeoutMs;
+    const responded = await this.#d.bounded([signal, AbortSignal.timeout(responseMs)], (s) => awaitWithin(Promise.all(track.runs.map((r) => r.responded)), s));
+    if (responded.kind !== "value") return this.#waitEnd(signal, `sendGoal ${serverNames(track)}`, responseMs, log);
+    const lostEarly = lostEnd(track);
+    if (lostEarly) return lostEarly;
+    if (track.runs.every((r) => r.phase === "rejected")) {
+      log.warn("goal rejected");
+      return refusal(track.actionId, track.runs.map((r) => r.outcome()?.detail ?? r.actionName).join("; "), "ARMB_ERR_ROS_GOAL");
+    }
+
+    const watched = await this.#d.bounded([signal], (s) => this.#watch(track, s, log));
+    if (watched.kind !== "finished") return this.#waitEnd(signal, watched.kind === "timeout" ? watched.operation : "", watched.kind === "timeout" ? watched.ms : 0, log);
+    const lost = lostEnd(track);
+    if (lost) return lost;
+    await this.#confirmGripper(track, signal);
+    // A gripper "reached" not yet confirmed is no outcome to report: the caller's wait simply ended.
+    if (signal.aborted) return this.#waitEnd(signal, "", 0, log);
+    await this.#awaitSampleAfterEnd(track, signal);
+    const record = this.#d.tracker.recordOf(track);
+    if (!record) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: serverNames(track), reason: "outcome lost" }) };
+    log.info({ state: record.state, detail: record.detail }, "goal ended");
+    return { kind: "ended", record };
+  }
+
+  /** Why a bounded wait ended: our caller's signal, close(), or our own timeout on rclnodejs. */
+  #waitEnd(signal: AbortSignal, operation: string, ms: number, log: Logger): MotionEnd {
+    if (this.#d.closing.aborted) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: "ros2" }) };
+    if (signal.aborted) return { kind: "wait_ended" };
+    log.warn({ operation, ms }, "ROS did not answer in time; the goal is left running");
+    return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation, ms }) };
+  }
+
+  async #watch(track: ActionTrack, signal: AbortSignal, log: Logger): Promise<Watch> {
+    const { options, now } = this.#d;
+    const finished = Promise.all(track.runs.map((r) => r.finished));
+    const budgetMs = Math.ceil(track.planMs + options.goalTimeToleranceS * 1000 + options.resultMarginMs);
+    const goneSince = new Map<GoalRun, number>();
+    for (;;) {
+      const tick = linkSignals([signal, AbortSignal.timeout(POLL_MS)]);
+      let r;
+      try {
+        r = await awaitWithin(finished, tick.signal);
+      } finally {
+        tick.dispose();
+      }
+      if (r.kind === "value") return { kind: "finished" };
+      if (signal.aborted) return { kind: "aborted" };
+      for (const run of track.runs) {
+        if (run.phase !== "accepted") continue;
+        const t = now();
+        // A server that left the graph sends nothing more: our goal is left running, outcome unknown.
+        const available = this.#d.servers.clientOf(run.server)?.isActionServerAvailable() ?? false;
+        if (available) goneSince.delete(run);
+        else if (!goneSince.has(run)) goneSince.set(run, t);
+        const gone = goneSince.get(run);
+        if (gone !== undefined && t - gone > options.feedbackIdleMs) return { kind: "timeout", operation: `getResult ${run.actionName} (server gone)`, ms: t - gone };
+        if (run.lastFeedbackMs !== undefined) this.#feedbackServers.add(serverKey(run.server));
+        // From a server known to send feedback, none at all since acceptance is silence too
+        // (a goal preempted before its first feedback).
+        const heard = run.lastFeedbackMs ?? (this.#feedbackServers.has(serverKey(run.server)) ? run.acceptedMs : undefined);
+        if (run.cancelAcceptedMs !== undefined && t - run.cancelAcceptedMs > options.settleMs) {
+          if (!(await this.#settle(track, run, "a cancel was accepted but no result followed", signal, log))) return this.#aborted(signal);
+        } else if (heard !== undefined && t - heard > options.feedbackIdleMs && available) {
+          if (!(await this.#settle(track, run, "its feedback stopped: the controller dropped the goal (preempted)", signal, log))) return this.#aborted(signal);
+        } else if (heard === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
+          return { kind: "timeout", operation: `getResult ${serverNames(track)}`, ms: budgetMs };
+        }
+      }
+    }
+  }
+
+  #aborted(signal: AbortSignal): Watch {
+    return signal.aborted ? { kind: "aborted" } : { kind: "timeout", operation: "a fresh /joint_states sample to settle by", ms: this.#d.options.settleMs };
+  }
+
+  /**
+   * A run the controller no longer works for, with no result: judged on
+   * samples received from now on. At its targets and still → reached; a
+   * fresh sample showing anything else by the settle deadline → stopped (it
+   * was dropped before getting there). No fresh sample at all → false: we
+   * cannot tell, the caller reports a timeout.
+   */
+  async #settle(track: ActionTrack, run: GoalRun, reason: string, signal: AbortSignal, log: Logger): Promise<boolean> {
+    const from = this.#d.now();
+    const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
+    const fresh = (s: { stampMs: number }) => s.stampMs >= from;
+    const reached = await this.#d.bounded([signal, AbortSignal.timeout(this.#d.options.settleMs)], (wait) =>
+      this.#d.observer.waitFor((s) => fresh(s) && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
+    );
+    if (signal.aborted) return false;
+    if (reached) {
+      log.warn({ server: run.actionName, reason }, "no result; /joint_states shows the goal reached");
+      run.presume({ state: "reached", detail: `${run.actionName}: no result (${reason}); /joint_states: at target and still` });
+      return true;
+    }
+    const latest = this.#d.observer.latest();
+    if (!latest || !fresh(latest)) return false;
+    log.warn({ server: run.actionName, reason }, "no result; /joint_states shows the goal did not get there");
+    run.presume({ state: "stopped", detail: `${run.actionName}: no result (${reason}); /joint_states: not at target` });
+    return true;
+  }
+
+  async #confirmGripper(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    const run = track.runs.find((r) => r.server.kind === "gripper" && r.outcome()?.state === "reached" && r.phase === "ended");
+    const endedAt = track.endedAtMs;
+    if (!run || endedAt === undefined) return;
+    const axes = this.#d.servers.axesOf(run.server);
+    const ms = track.planMs + this.#d.options.goalTimeToleranceS * 1000 + this.#d.options.settleMs;
+    const confirmed = await this.#d.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
+      this.#d.observer.waitFor((s) => s.stampMs >= endedAt && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
+    );
+    if (confirmed || signal.aborted) return;
+    const p = this.#d.observer.latest()?.axes[axes[0] ?? ""]?.position;
+    run.amend({
+      state: "stalled",
+      detail: `${run.outcome()?.detail ?? run.actionName}; but /joint_states shows ${p?.toFixed(3) ?? "?"}, not within tolerances.gripper ${this.#d.config.tolerances.gripper} of ${track.targets[axes[0] ?? ""] ?? "?"}`,
+    });
+    this.#d.tracker.refreeze(track);
+  }
+
+  /**
+   * Whether an action that ended short moved can only be told from a sample
+   * received after it ended: wait (briefly: /joint_states is a fast stream) for
+   * one. Without it the record says `moved: undefined`, never a guess.
+   */
+  async #awaitSampleAfterEnd(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    const endedAt = track.endedAtMs;
+    const final = track.final;
+    if (endedAt === undefined || !final || final.moved !== undefined || final.state === "reached") return;
+    await this.#d.bounded([signal, AbortSignal.timeout(this.#d.config.staleAfterMs)], (wait) => this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait));
+  }
+}
+
+function serverNames(track: ActionTrack): string {
+  return track.runs.map((r) => r.actionName).join(", ");
+}
+
+function lostEnd(track: ActionTrack): MotionEnd | undefined {
+  const run = track.runs.find((r) => r.phase === "lost");
+  if (!run) return undefined;
+  const reason = run.failure instanceof Error ? run.failure.message : String(run.failure);
+  return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: run.actionName, reason }, { cause: run.failure }) };
+}
