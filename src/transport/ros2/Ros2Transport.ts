@@ -21,6 +21,7 @@ import {
 } from "./rclTypes.js";
 import type { Ros2Setup, TrajectoryControllerSetup } from "./resolveRos2Setup.js";
 import { linkSignals } from "../linkSignals.js";
+import { motionProblem } from "../motionProblem.js";
 
 /** action_msgs/srv/CancelGoal return codes that mean "nothing left to stop". */
 const CANCEL_ERROR_NONE = 0;
@@ -304,16 +305,8 @@ export class Ros2Transport implements Transport {
   // ---- motion -------------------------------------------------------------
 
   #validate(command: MotionCommand): MotionEnd | undefined {
-    const id = command.actionId;
-    if (!(command.speed > 0 && command.speed <= 1)) return this.#refused(id, `speed ${command.speed} is not in (0, 1]`);
-    const entries = Object.entries(command.targets);
-    if (entries.length === 0) return this.#refused(id, "no targets");
-    for (const [axis, value] of entries) {
-      const a = this.#actuators.get(axis);
-      if (!a) return this.#refused(id, `unknown axis ${axis}`);
-      if (!Number.isFinite(value) || value < a.min || value > a.max) return this.#refused(id, `${axis} target ${value} is outside [${a.min}, ${a.max}]`);
-    }
-    return undefined;
+    const problem = motionProblem(command, (axis) => this.#actuators.get(axis));
+    return problem === undefined ? undefined : this.#refused(command.actionId, problem);
   }
 
   async #awaitServers(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd | undefined> {
