@@ -42,9 +42,18 @@ export async function querySerialAction(
       { op: "QUERY_ACTION", actionId, voidIfUnknown: options.voidIfUnknown && !memoryLost() },
       { signal, ...timing, actionId },
     );
+    const forgotten = (why: string): ActionRecord => ({ actionId, state: "unknown", moved: undefined, detail: why });
+    const rebootedSince = (): string | undefined =>
+      memoryLost() || bootAtAsk !== connection.bootId
+        ? `the device rebooted since this action was sent (boot ${sentBoot === BOOT_LOST ? "refused with BOOT_MISMATCH" : (sentBoot ?? bootAtAsk ?? "?")} -> ${connection.bootId ?? "?"}); it lost its memory of it`
+        : undefined;
     if (outcome.kind !== "reply") {
       log.debug({ outcome: outcome.kind }, "action query got no answer");
-      return undefined;
+      // A reboot seen while the query was out (its first STATUS interrupts
+      // pending requests) answers it: the device forgot the action, so the
+      // reply could only have been unknown, or a void that proves nothing.
+      const rebooted = outcome.kind === "interrupted" && sentBoot !== undefined ? rebootedSince() : undefined;
+      return rebooted === undefined ? undefined : forgotten(rebooted);
     }
     const reply = outcome.reply;
     if (reply.op !== "ACTION" || reply.record.actionId !== actionId) {
@@ -52,11 +61,6 @@ export async function querySerialAction(
       return undefined;
     }
     const record = toActionRecord(reply.record, reply.detail);
-    const forgotten = (why: string): ActionRecord => ({ actionId, state: "unknown", moved: undefined, detail: why });
-    const rebootedSince = (): string | undefined =>
-      memoryLost() || bootAtAsk !== connection.bootId
-        ? `the device rebooted since this action was sent (boot ${sentBoot === BOOT_LOST ? "refused with BOOT_MISMATCH" : (sentBoot ?? bootAtAsk ?? "?")} -> ${connection.bootId ?? "?"}); it lost its memory of it`
-        : undefined;
     if (record.state !== "unknown" && record.state !== "voided") return record;
     const rebooted = rebootedSince();
     if (rebooted) return forgotten(rebooted);
