@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../errors.js";
 import type { ArmStatus } from "../Transport.js";
-import { checkHello, type ConnectedDevice, type ExpectedAxis } from "./checkHello.js";
+import { checkHello, type ConnectedDevice, type HelloExpectation } from "./checkHello.js";
 import type { FrameCodec } from "./FrameCodec.js";
 import type { ByteLink } from "./link/ByteLink.js";
 import { ExponentialBackoff, type BackoffOptions } from "./link/ExponentialBackoff.js";
@@ -28,8 +28,8 @@ export interface SerialConnectionOptions {
   readonly backoff: BackoffOptions | undefined;
   readonly hostVersion: string;
   readonly now: () => number;
-  /** The axes the arm config names; the device's HELLO must match them. */
-  readonly expectedAxes: readonly ExpectedAxis[];
+  /** What the device's HELLO must match (the arm config's axes and staleness). */
+  readonly expected: HelloExpectation;
   /** Names the transport in errors. */
   readonly transportKind: string;
 }
@@ -215,7 +215,7 @@ export class SerialConnection {
       throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.link.url, reason: `the device answered HELLO_REQ with ${outcome.reply.op}` });
     }
     const hello = outcome.reply;
-    this.connected = checkHello(hello, this.options.expectedAxes);
+    this.connected = checkHello(hello, this.options.expected);
     const previousBootId = this.currentBootId;
     this.currentBootId = hello.bootId;
     this.currentState = "connected";

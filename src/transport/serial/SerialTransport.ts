@@ -58,7 +58,7 @@ export class SerialTransport implements Transport {
       backoff: options.backoff,
       hostVersion: options.hostVersion ?? SERIAL_TRANSPORT_DEFAULTS.hostVersion,
       now,
-      expectedAxes: actuatorsOf(config),
+      expected: { axes: actuatorsOf(config), staleAfterMs: config.staleAfterMs },
       transportKind: this.kind,
     });
     this.jobs = {
