@@ -59,7 +59,13 @@ interface ActiveMotion {
   stopReason: string;
 }
 
-const MOVED_EPSILON = 1e-9;
+/**
+ * `moved` is true when some axis ends farther than this from where it began
+ * (docs/serial-protocol.md §2.2): about four float32 steps near π, so a MOVE
+ * to the present position, which the host can only name at f32 precision,
+ * reports moved=false rather than a sub-ulp "motion".
+ */
+const MOVED_EPSILON = 1e-6;
 
 /**
  * The device model behind firmware-sim: axes with limits and trapezoidal
@@ -91,7 +97,13 @@ export class SimulatedArm {
   private readonly extraFaults = new Set<string>();
   private readonly stallOnCue: Set<string>;
   private readonly actionEndListeners: ((actionId: string) => void)[] = [];
-  private recent: string[] = [];
+  /**
+   * Action ids in the order their records last changed, oldest first, at most
+   * `statusActionCount`: STATUS carries these (docs/serial-protocol.md §3.6),
+   * so an action's terminal record appears however many newer actions were
+   * created while it ran.
+   */
+  private readonly recentlyUpdated = new Set<string>();
   private currentBootId: number;
   private bootAt: number;
   private bootingUntil = -Infinity;
@@ -283,9 +295,9 @@ export class SimulatedArm {
     return [...this.extraFaults].sort();
   }
 
-  /** Executing actions plus the most recent ones, oldest first. */
+  /** The most recently updated records (oldest update first), then any executing action not among them. */
   statusActions(): WireActionRecord[] {
-    const ids = new Set(this.recent.slice(-this.statusActionCount));
+    const ids = new Set(this.recentlyUpdated);
     for (const id of this.active.keys()) ids.add(id);
     const out: WireActionRecord[] = [];
     for (const id of ids) {
@@ -316,7 +328,7 @@ export class SimulatedArm {
     const oldBootId = this.currentBootId;
     this.currentBootId = this.plan.nextBootId(oldBootId);
     this.actions.clear();
-    this.recent = [];
+    this.recentlyUpdated.clear();
     this.extraFaults.clear();
     this.stalled.fill(false);
     this.bootAt = now;
@@ -450,8 +462,7 @@ export class SimulatedArm {
 
   private remember(actionId: string, stored: StoredAction): void {
     this.actions.set(actionId, stored);
-    this.recent.push(actionId);
-    if (this.recent.length > this.statusActionCount * 4) this.recent = this.recent.slice(-this.statusActionCount);
+    this.touch(actionId);
     if (this.actions.size <= this.actionMemory) return;
     for (const id of this.actions.keys()) {
       if (this.actions.size <= this.actionMemory) break;
@@ -464,6 +475,18 @@ export class SimulatedArm {
     if (!stored) return;
     stored.record = record;
     stored.detail = detail;
+    this.touch(actionId);
+  }
+
+  /** Marks `actionId` as the most recently updated record. */
+  private touch(actionId: string): void {
+    this.recentlyUpdated.delete(actionId);
+    this.recentlyUpdated.add(actionId);
+    while (this.recentlyUpdated.size > this.statusActionCount) {
+      const oldest = this.recentlyUpdated.values().next();
+      if (oldest.done) break;
+      this.recentlyUpdated.delete(oldest.value);
+    }
   }
 
   private namesOf(axes: readonly number[]): string[] {

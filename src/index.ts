@@ -21,5 +21,6 @@ export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type 
 export { ToolMetrics } from "./observability/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
 export type { Transport, MotionCommand, MotionEnd, ActionRecord, ActionState as ArmActionState, ArmStatus, HaltResult } from "./transport/Transport.js";
+export { motionProblem, type AxisRange, type AxisRangeLookup } from "./transport/motionProblem.js";
 export { createSerialTransport, SerialTransport } from "./transport/serial/index.js";
 export { toFunctionResponse, type FunctionResponse } from "./surfaces/toFunctionResponse.js";

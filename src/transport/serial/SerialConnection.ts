@@ -1,0 +1,374 @@
+import type { Logger } from "pino";
+import { ArmbridgeError } from "../../errors.js";
+import type { ArmStatus } from "../Transport.js";
+import { checkHello, type ConnectedDevice, type HelloExpectation } from "./checkHello.js";
+import type { FrameCodec } from "./FrameCodec.js";
+import type { ByteLink } from "./link/ByteLink.js";
+import { ExponentialBackoff, type BackoffOptions } from "./link/ExponentialBackoff.js";
+import { MotionWatches } from "./MotionWatches.js";
+import type { DecodeResult, MessageOf } from "./protocol/index.js";
+import { RequestChannel } from "./RequestChannel.js";
+import {
+  SERIAL_TRANSPORT_DEFAULTS,
+  type DeviceReboot,
+  type RequestTiming,
+  type SerialConnectionState,
+} from "./SerialTransportOptions.js";
+import { StatusCache, toArmStatus } from "./StatusCache.js";
+import { isDeviceReply } from "./wireTypes.js";
+
+export interface SerialConnectionOptions {
+  readonly link: ByteLink;
+  readonly codec: FrameCodec;
+  /** The transport's logger; the connection logs under it. */
+  readonly logger: Logger;
+  readonly timing: RequestTiming;
+  readonly heartbeatMs: number | undefined;
+  readonly openTimeoutMs: number;
+  readonly backoff: BackoffOptions | undefined;
+  readonly hostVersion: string;
+  readonly now: () => number;
+  /** What the device's HELLO must match (the arm config's axes and staleness). */
+  readonly expected: HelloExpectation;
+  /** Names the transport in errors. */
+  readonly transportKind: string;
+}
+
+/**
+ * The connection lifecycle of one serial link: open, handshake, heartbeat,
+ * reconnection with backoff, and the incoming frame stream (replies to the
+ * request channel, STATUS to the status cache and the waiting motions).
+ * It owns what a lost link or a device reboot interrupts: the pending
+ * requests and the waiting motions.
+ */
+export class SerialConnection {
+  readonly channel: RequestChannel;
+  readonly statuses: StatusCache;
+  readonly motions = new MotionWatches();
+
+  private readonly options: SerialConnectionOptions;
+  private readonly link: ByteLink;
+  private readonly codec: FrameCodec;
+  private readonly logger: Logger;
+  private readonly backoff: ExponentialBackoff;
+  private readonly lifetime = new AbortController();
+  private readonly unsubscribeLink: (() => void)[];
+  private readonly connectedWaiters = new Set<(connected: boolean) => void>();
+  private readonly rebootListeners = new Set<(reboot: DeviceReboot) => void>();
+
+  private currentState: SerialConnectionState = "idle";
+  private decoder: ReturnType<FrameCodec["createDecoder"]>;
+  private connected: ConnectedDevice | undefined;
+  private currentBootId: number | undefined;
+  private openPromise: Promise<void> | undefined;
+  private closePromise: Promise<void> | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private pingInFlight = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnectAttempt: AbortController | undefined;
+  private reconnectTask: Promise<void> | undefined;
+  private garbageFrames = 0;
+  private acceptedStatuses = 0;
+  private lastStatusAcceptedAt = -Infinity;
+
+  constructor(options: SerialConnectionOptions) {
+    this.options = options;
+    this.link = options.link;
+    this.codec = options.codec;
+    this.logger = options.logger;
+    this.channel = new RequestChannel(this.codec, (bytes) => this.link.write(bytes), this.logger);
+    this.statuses = new StatusCache(this.logger);
+    this.backoff = new ExponentialBackoff(options.backoff);
+    this.decoder = this.codec.createDecoder();
+    this.unsubscribeLink = [
+      this.link.onData((chunk) => this.handleData(chunk)),
+      this.link.onClose((error) => this.handleLinkClose(error)),
+    ];
+  }
+
+  get state(): SerialConnectionState {
+    return this.currentState;
+  }
+
+  /** The device as of the newest HELLO, or undefined while not connected. */
+  get device(): ConnectedDevice | undefined {
+    return this.connected;
+  }
+
+  /** The device's current boot: from HELLO, or newer from a STATUS. Kept across reconnections so a reboot is seen. */
+  get bootId(): number | undefined {
+    return this.currentBootId;
+  }
+
+  /** STATUS frames accepted since construction; a MOVE is re-sent only after this grew. */
+  get statusCount(): number {
+    return this.acceptedStatuses;
+  }
+
+  /** performance.now() when the newest STATUS was accepted. */
+  get lastStatusAt(): number {
+    return this.lastStatusAcceptedAt;
+  }
+
+  /** Frames dropped as undecodable (garbage, bad CRC) since construction. */
+  get droppedFrames(): number {
+    return this.garbageFrames;
+  }
+
+  /** Aborted by close(): every wait on the device ends with it. */
+  get lifetimeSignal(): AbortSignal {
+    return this.lifetime.signal;
+  }
+
+  get linkUrl(): string {
+    return this.link.url;
+  }
+
+  onReboot(listener: (reboot: DeviceReboot) => void): () => void {
+    this.rebootListeners.add(listener);
+    return () => this.rebootListeners.delete(listener);
+  }
+
+  async open(signal?: AbortSignal): Promise<void> {
+    if (this.currentState === "closed") throw this.closedError();
+    if (this.currentState === "connected" || this.currentState === "reconnecting") return;
+    this.openPromise ??= this.firstOpen(signal);
+    return this.openPromise;
+  }
+
+  async close(): Promise<void> {
+    this.closePromise ??= this.shutdown();
+    return this.closePromise;
+  }
+
+  /** True once connected; false if the connection closes or `signal` fires first. */
+  async waitConnected(signal: AbortSignal): Promise<boolean> {
+    if (this.currentState === "connected") return true;
+    if (this.currentState === "closed" || signal.aborted) return false;
+    return new Promise<boolean>((resolve) => {
+      const done = (connected: boolean): void => {
+        this.connectedWaiters.delete(done);
+        signal.removeEventListener("abort", onAbort);
+        resolve(connected);
+      };
+      const onAbort = (): void => done(false);
+      this.connectedWaiters.add(done);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  closedError(): ArmbridgeError {
+    return new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.options.transportKind });
+  }
+
+  notConnectedError(): ArmbridgeError {
+    return new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "not connected" });
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  private async firstOpen(signal: AbortSignal | undefined): Promise<void> {
+    this.currentState = "opening";
+    const deadline = AbortSignal.any([signal ?? AbortSignal.timeout(this.options.openTimeoutMs), this.lifetime.signal]);
+    try {
+      await this.connect(deadline);
+    } catch (error) {
+      this.openPromise = undefined;
+      this.connected = undefined;
+      this.stopHeartbeat();
+      if ((this.currentState as SerialConnectionState) !== "closed") this.currentState = "idle";
+      await this.link.close();
+      throw error;
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    this.currentState = "closed";
+    this.lifetime.abort();
+    this.stopHeartbeat();
+    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.reconnectAttempt?.abort();
+    const closed = this.closedError();
+    this.channel.interruptAll(closed);
+    this.motions.interruptAll({ kind: "link_error", error: closed });
+    this.notifyConnected(false);
+    // Let a reconnection or first open that is under way unwind before the link goes.
+    await this.reconnectTask;
+    await this.openPromise?.catch(() => undefined);
+    for (const unsubscribe of this.unsubscribeLink) unsubscribe();
+    await this.link.close();
+    this.logger.info("closed");
+  }
+
+  /** Opens the link, shakes hands, checks the device matches the config, waits for the first status. */
+  private async connect(signal: AbortSignal): Promise<void> {
+    this.decoder = this.codec.createDecoder();
+    await this.link.open(signal);
+    const outcome = await this.channel.request({ op: "HELLO_REQ", hostVersion: this.options.hostVersion }, { signal, ...this.options.timing });
+    if (outcome.kind !== "reply") {
+      throw outcome.kind === "aborted"
+        ? new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.link.url, reason: "no HELLO before the deadline" })
+        : outcome.error;
+    }
+    if (outcome.reply.op !== "HELLO") {
+      throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.link.url, reason: `the device answered HELLO_REQ with ${outcome.reply.op}` });
+    }
+    const hello = outcome.reply;
+    this.connected = checkHello(hello, this.options.expected);
+    const previousBootId = this.currentBootId;
+    this.currentBootId = hello.bootId;
+    this.currentState = "connected";
+    this.startHeartbeat(hello.watchdogMs);
+    this.logger.info(
+      { firmware: hello.firmwareVersion, bootId: hello.bootId, watchdogMs: hello.watchdogMs, statusRateHz: hello.statusRateHz },
+      "device connected",
+    );
+    if (previousBootId !== undefined && previousBootId !== hello.bootId) this.reportReboot(previousBootId, hello.bootId);
+    const first = await this.statuses.next(signal);
+    if (!first) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: this.options.transportKind });
+    this.notifyConnected(true);
+  }
+
+  private handleLinkClose(error: Error | undefined): void {
+    // undefined: we closed it ourselves (close(), or a failed connection attempt being cleaned up).
+    if (error === undefined || this.currentState === "closed") return;
+    const lost = new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: error.message }, { cause: error });
+    this.logger.warn({ err: error, inFlight: this.motions.actionIds() }, "link lost");
+    const wasConnected = this.currentState === "connected";
+    this.connected = undefined;
+    this.stopHeartbeat();
+    this.channel.interruptAll(lost);
+    this.motions.interruptAll({ kind: "link_error", error: lost });
+    if (wasConnected) {
+      this.currentState = "reconnecting";
+      this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.currentState !== "reconnecting") return;
+    const delay = this.backoff.next();
+    this.logger.info({ delayMs: delay, attempt: this.backoff.attempts }, "reconnecting");
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.reconnectTask = this.tryReconnect();
+    }, delay);
+  }
+
+  private async tryReconnect(): Promise<void> {
+    const attempt = new AbortController();
+    this.reconnectAttempt = attempt;
+    try {
+      await this.connect(AbortSignal.any([attempt.signal, AbortSignal.timeout(this.options.openTimeoutMs), this.lifetime.signal]));
+      this.backoff.reset();
+      this.logger.info("reconnected");
+    } catch (error) {
+      if (this.currentState === "closed") return;
+      this.logger.warn({ err: error }, "reconnection attempt failed");
+      this.connected = undefined;
+      this.stopHeartbeat();
+      this.currentState = "reconnecting";
+      await this.link.close();
+      this.scheduleReconnect();
+    } finally {
+      this.reconnectAttempt = undefined;
+    }
+  }
+
+  private notifyConnected(connected: boolean): void {
+    for (const waiter of [...this.connectedWaiters]) waiter(connected);
+  }
+
+  // ------------------------------------------------------------------ heartbeat
+
+  private startHeartbeat(watchdogMs: number): void {
+    this.stopHeartbeat();
+    const d = SERIAL_TRANSPORT_DEFAULTS;
+    const period =
+      this.options.heartbeatMs ??
+      (watchdogMs > 0 ? Math.min(d.heartbeatMaxMs, Math.max(d.heartbeatMinMs, Math.floor(watchdogMs * d.heartbeatFraction))) : d.heartbeatMaxMs);
+    this.heartbeatTimer = setInterval(() => void this.ping(period), period);
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+
+  private async ping(period: number): Promise<void> {
+    if (this.pingInFlight || this.currentState !== "connected") return;
+    this.pingInFlight = true;
+    try {
+      // A lost PING is not re-sent: the next period sends a fresh one.
+      await this.channel.request({ op: "PING" }, { signal: this.lifetime.signal, maxResends: 0, ackTimeoutMs: period });
+    } finally {
+      this.pingInFlight = false;
+    }
+  }
+
+  // ------------------------------------------------------------------ incoming frames
+
+  private handleData(chunk: Uint8Array): void {
+    let results: DecodeResult[];
+    try {
+      results = this.decoder.push(chunk);
+    } catch (error) {
+      // The codec promises not to throw; if it ever does, drop the chunk, not the transport.
+      this.logger.error({ err: error }, "frame decoder threw");
+      return;
+    }
+    for (const result of results) {
+      if (!result.ok) {
+        this.garbageFrames += 1;
+        this.logger.debug({ reason: result.reason }, "dropped an undecodable frame");
+        continue;
+      }
+      const message = result.message;
+      if (message.op === "STATUS") this.handleStatus(message);
+      else if (isDeviceReply(message)) {
+        if (!this.channel.handleReply(message)) this.logger.debug({ op: message.op, ackSeq: message.ackSeq }, "reply nobody waits for (late duplicate)");
+      } else this.logger.debug({ op: message.op }, "ignored a host-only frame from the device");
+    }
+  }
+
+  private handleStatus(frame: MessageOf<"STATUS">): void {
+    const device = this.connected;
+    if (!device) return;
+    if (this.currentBootId !== undefined && frame.bootId !== this.currentBootId) {
+      this.reportReboot(this.currentBootId, frame.bootId);
+      this.currentBootId = frame.bootId;
+    }
+    const status: ArmStatus | undefined = toArmStatus(frame, device.axisNames, this.options.now());
+    if (!status) {
+      this.logger.warn({ axes: frame.axes.length, expected: device.axisNames.length }, "STATUS axis count differs from HELLO; frame ignored");
+      return;
+    }
+    this.acceptedStatuses += 1;
+    this.lastStatusAcceptedAt = performance.now();
+    this.statuses.update(status);
+    this.motions.dispatch(status);
+  }
+
+  /**
+   * The device lost its memory: requests in flight are not re-sent (a fresh
+   * device would execute a re-sent MOVE as new), and waiting motions end with
+   * link_error so the caller observes them; queryAction then answers
+   * `unknown` for them rather than voiding them.
+   */
+  private reportReboot(previousBootId: number, bootId: number): void {
+    const error = new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: previousBootId, to: bootId });
+    const inFlightActionIds = this.motions.actionIds();
+    this.logger.warn({ previousBootId, bootId, inFlight: inFlightActionIds }, "device rebooted");
+    this.channel.interruptAll(error);
+    this.motions.interruptAll({ kind: "link_error", error });
+    const reboot: DeviceReboot = { previousBootId, bootId, inFlightActionIds };
+    for (const listener of [...this.rebootListeners]) {
+      try {
+        listener(reboot);
+      } catch (err) {
+        this.logger.error({ err }, "reboot listener threw");
+      }
+    }
+  }
+}
