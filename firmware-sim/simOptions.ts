@@ -3,6 +3,7 @@ import { delimiter, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { FaultRates } from "./faults.js";
 import { parseMotionTime, type MotionTime } from "./motionTime.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
 
 /** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
 export interface SimOptions extends FaultRates {
@@ -20,6 +21,8 @@ export interface SimOptions extends FaultRates {
   /** Arm config file; undefined = the default simulated arm. */
   readonly config?: string | undefined;
   readonly baud?: number | undefined;
+  /** Servo-bus mode: a bus of servos speaking this protocol instead of armbridge serial protocol v1. */
+  readonly bus?: BusProtocolName | undefined;
 }
 
 export const USAGE = `usage: armbridge-sim [options]
@@ -45,6 +48,8 @@ A simulated arm controller speaking armbridge serial protocol v1
   --watchdog-ms N           halt motion after N ms of host silence (default 1000, 0 = off)
   --config FILE             arm config YAML/JSON (default: config/sim-arm.yaml)
   --baud N                  emulate a UART at N baud (10 bits per byte)
+  --bus PROTOCOL            a servo bus instead: dynamixel_2 or feetech_sts, servos from --config's bus
+                            section (docs/servo-bus.md); effects carry action_id null and a motion key
   --help                    this text
 `;
 
@@ -83,6 +88,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "watchdog-ms",
     "config",
     "baud",
+    "bus",
   ] as const;
   let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
   try {
@@ -145,6 +151,11 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     config: values.config,
     baud: values.baud === undefined ? undefined : integer("baud", 115200, 300, 100_000_000),
   };
+  const bus = values.bus;
+  if (bus !== undefined) {
+    if ((BUS_PROTOCOLS as readonly string[]).includes(bus)) (options as { bus?: BusProtocolName }).bus = bus as BusProtocolName;
+    else problems.push(`--bus ${JSON.stringify(bus)} must be one of ${BUS_PROTOCOLS.join(", ")}`);
+  }
   if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp only, not --link pty");
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
   return { kind: "options", options };
