@@ -337,6 +337,12 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#o.logger.info({ servo: s.axis.id, why }, "servo power cycled");
   }
 
+  /** Cuts one servo's power now, as --reboot-rate does part-way through a motion (tests, demos). */
+  powerCycle(id: number): void {
+    const s = this.servos.get(id);
+    if (s) this.#powerLoss(s, this.#o.clock.now(), "power cycled on cue");
+  }
+
   /** The goal register of a servo, for tests. */
   goalOf(id: number): number | undefined {
     const s = this.servos.get(id);

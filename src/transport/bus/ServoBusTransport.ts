@@ -31,6 +31,7 @@ interface ServoState {
   armed: boolean;
   /** When we armed it: a torque reading older than this says nothing about power. */
   armedAt: number;
+  arming: boolean;
   powerLosses: number;
 }
 
@@ -105,7 +106,7 @@ export class ServoBusTransport implements Transport {
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
     const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
-    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, powerLosses: 0 }));
+    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0 }));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
   }
@@ -192,14 +193,21 @@ export class ServoBusTransport implements Transport {
     return true;
   }
 
-  /** A write with a status reply, for settings and the arming hold (not motions); true when the servo answered without error. */
+  /**
+   * A write with a status reply, for settings and the arming hold — never for
+   * motions. Tried again when unanswered: writing a setting twice, or a hold at
+   * the present position of a servo with torque off, cannot move the arm.
+   */
   async #writeChecked(s: ServoState, reg: Register, value: number): Promise<boolean> {
-    const replies = await this.#channel.exchange(this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)), [s.axis.id], "command", 0);
-    const r = replies.get(s.axis.id);
-    if (!r) return false;
-    const errors = this.#protocol.statusErrorNames(r.error);
-    if (errors.length > 0) this.#log.warn({ servo: s.axis.id, address: reg.address, errors }, "servo refused a write");
-    return errors.length === 0;
+    for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
+      const replies = await this.#channel.exchange(this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)), [s.axis.id], "command", 0);
+      const r = replies.get(s.axis.id);
+      if (!r) continue;
+      const errors = this.#protocol.statusErrorNames(r.error);
+      if (errors.length > 0) this.#log.warn({ servo: s.axis.id, address: reg.address, errors }, "servo refused a write");
+      return errors.length === 0;
+    }
+    return false;
   }
 
   // ---- status loop ----------------------------------------------------------
@@ -244,8 +252,14 @@ export class ServoBusTransport implements Transport {
           s.powerLosses++;
           this.#log.warn({ servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() }, "servo came back with torque off: power loss; motions on it are unknown");
           this.#loseTracksOn(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
-          void this.#arm(s);
         }
+      }
+      if (!s.armed && !s.arming && this.#get(s, t.hardwareError) === 0) {
+        // Torque back on, holding where the servo is; a fresh read first, so the hold is not a stale position.
+        s.arming = true;
+        void this.#readStatus()
+          .then(() => this.#arm(s))
+          .finally(() => (s.arming = false));
       }
     }
     for (const track of this.#tracks.values()) if (track.phase === "running") this.#judge(track);
