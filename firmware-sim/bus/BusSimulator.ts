@@ -38,6 +38,8 @@ interface Motion {
 const OUTCOME_RANK: Readonly<Record<Outcome, number>> = { reached: 0, stopped: 1, stalled: 2, faulted: 3 };
 /** A goal this close to where a moving servo is (counts) is a hold (a stop), not a new motion. */
 const HOLD_COUNTS = 200;
+/** How long a simulated overload at start keeps a servo in error. */
+const OVERLOAD_CLEARS_MS = 200;
 
 /**
  * firmware-sim's servo bus: one SimServo per configured id, answering
@@ -265,6 +267,11 @@ export class BusSimulator implements ByteStreamEndpoint {
         s.set(table.torqueEnable, 0);
         this.#endServo(s, now, "faulted", "simulated overload at start; nothing moved");
       }
+      // The overload protection lets go once the load is gone (Feetech Protection_Time); the
+      // sim clears it on both families so a run can go on (a real Dynamixel needs a reboot).
+      this.#after(OVERLOAD_CLEARS_MS, () => {
+        for (const s of joining) s.set(table.hardwareError, 0);
+      });
       return;
     }
     let longest = 0;
