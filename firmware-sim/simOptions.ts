@@ -132,7 +132,10 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     if (typeof parsed === "string") problems.push(parsed);
     else motionTime = parsed;
   }
+  const bus = BUS_PROTOCOLS.find((p) => p === values.bus);
+  if (values.bus !== undefined && bus === undefined) problems.push(`--bus ${JSON.stringify(values.bus)} must be one of ${BUS_PROTOCOLS.join(", ")}`);
   const options: SimOptions = {
+    ...(bus === undefined ? {} : { bus }),
     link,
     port: integer("port", 0, 0, 65535),
     seed: integer("seed", 1, 0, 0xffffffff),
@@ -151,11 +154,6 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     config: values.config,
     baud: values.baud === undefined ? undefined : integer("baud", 115200, 300, 100_000_000),
   };
-  const bus = values.bus;
-  if (bus !== undefined) {
-    if ((BUS_PROTOCOLS as readonly string[]).includes(bus)) (options as { bus?: BusProtocolName }).bus = bus as BusProtocolName;
-    else problems.push(`--bus ${JSON.stringify(bus)} must be one of ${BUS_PROTOCOLS.join(", ")}`);
-  }
   if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp only, not --link pty");
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
   return { kind: "options", options };
