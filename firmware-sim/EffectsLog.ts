@@ -29,6 +29,25 @@ export type EffectEvent =
       readonly detail: string;
       readonly boot_id: number;
     }
+  /** On a servo bus (no action ids): `motion` pairs a start with its end. */
+  | {
+      readonly event: "motion_start";
+      readonly action_id: null;
+      readonly motion: string;
+      readonly joints: readonly string[];
+      readonly from: Readonly<Record<string, number>>;
+      readonly to: Readonly<Record<string, number>>;
+    }
+  | {
+      readonly event: "motion_end";
+      readonly action_id: null;
+      readonly motion: string;
+      readonly joints: readonly string[];
+      readonly from: Readonly<Record<string, number>>;
+      readonly to: Readonly<Record<string, number>>;
+      readonly outcome: Outcome;
+      readonly detail: string;
+    }
   | {
       readonly event: "duplicate_refused";
       readonly action_id: string;

@@ -11,6 +11,8 @@ export interface EffectLine {
   readonly action_id: string | null;
   readonly joints: readonly string[];
   readonly t: number;
+  /** On a servo bus, where action_id is null: the simulator's name for the motion. */
+  readonly motion?: string;
   readonly outcome?: string;
   /** Axis → position; on motion_end, `to` is where the axes came to rest. */
   readonly from?: Readonly<Record<string, number>>;
@@ -53,12 +55,13 @@ export function motionIntervals(events: readonly EffectLine[]): MotionInterval[]
   const open = new Map<string, { joints: readonly string[]; start: number }>();
   const out: MotionInterval[] = [];
   for (const e of events) {
-    if (e.action_id === null) continue;
-    if (e.event === "motion_start") open.set(e.action_id, { joints: e.joints, start: e.t });
+    const key = e.action_id ?? e.motion;
+    if (key === undefined) continue;
+    if (e.event === "motion_start") open.set(key, { joints: e.joints, start: e.t });
     if (e.event === "motion_end") {
-      const s = open.get(e.action_id);
-      if (s) out.push({ actionId: e.action_id, joints: s.joints, start: s.start, end: e.t, outcome: e.outcome });
-      open.delete(e.action_id);
+      const s = open.get(key);
+      if (s) out.push({ actionId: key, joints: s.joints, start: s.start, end: e.t, outcome: e.outcome });
+      open.delete(key);
     }
   }
   for (const [actionId, s] of open) out.push({ actionId, joints: s.joints, start: s.start, end: Infinity, outcome: undefined });

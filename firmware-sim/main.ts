@@ -2,6 +2,7 @@
 import { asArmbridgeError } from "../src/errors.js";
 import { parseSimArgs, USAGE } from "./simOptions.js";
 import { startSimulator } from "./startSimulator.js";
+import { startBusSimulator } from "./bus/startBusSimulator.js";
 
 /** armbridge-sim: the simulated arm controller as a process. Ready line on stdout, logs on stderr. */
 async function main(): Promise<number> {
@@ -18,7 +19,8 @@ async function main(): Promise<number> {
   const dead = new Promise<string>((resolve) => (fatal = resolve));
   let sim;
   try {
-    sim = await startSimulator({ ...parsed.options, onFatal: (reason) => fatal(reason) });
+    const bus = parsed.options.bus;
+    sim = bus === undefined ? await startSimulator({ ...parsed.options, onFatal: (reason) => fatal(reason) }) : await startBusSimulator({ ...parsed.options, bus, onFatal: (reason) => fatal(reason) });
   } catch (error) {
     const e = asArmbridgeError(error);
     process.stderr.write(`armbridge-sim: ${e.message}\n`);

@@ -3,6 +3,7 @@ import { delimiter, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { FaultRates } from "./faults.js";
 import { parseMotionTime, type MotionTime } from "./motionTime.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
 
 /** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
 export interface SimOptions extends FaultRates {
@@ -22,6 +23,8 @@ export interface SimOptions extends FaultRates {
   /** Arm config file; undefined = the default simulated arm. */
   readonly config?: string | undefined;
   readonly baud?: number | undefined;
+  /** Servo-bus mode: a bus of servos speaking this protocol instead of armbridge serial protocol v1. */
+  readonly bus?: BusProtocolName | undefined;
 }
 
 export const USAGE = `usage: armbridge-sim [options]
@@ -50,6 +53,8 @@ A simulated arm controller speaking armbridge serial protocol v1
   --watchdog-ms N           halt motion after N ms of host silence (default 1000, 0 = off)
   --config FILE             arm config YAML/JSON (default: config/sim-arm.yaml)
   --baud N                  emulate a UART at N baud (10 bits per byte)
+  --bus PROTOCOL            a servo bus instead: dynamixel_2 or feetech_sts, servos from --config's bus
+                            section (docs/servo-bus.md); effects carry action_id null and a motion key
   --help                    this text
 `;
 
@@ -90,6 +95,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "watchdog-ms",
     "config",
     "baud",
+    "bus",
   ] as const;
   let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
   try {
@@ -133,7 +139,10 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     if (typeof parsed === "string") problems.push(parsed);
     else motionTime = parsed;
   }
+  const bus = BUS_PROTOCOLS.find((p) => p === values.bus);
+  if (values.bus !== undefined && bus === undefined) problems.push(`--bus ${JSON.stringify(values.bus)} must be one of ${BUS_PROTOCOLS.join(", ")}`);
   const options: SimOptions = {
+    ...(bus === undefined ? {} : { bus }),
     link,
     port: integer("port", 0, 0, 65535),
     seed: integer("seed", 1, 0, 0xffffffff),

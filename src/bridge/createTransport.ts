@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { Logger } from "../observability/logger.js";
 import { createSerialTransport } from "../transport/serial/index.js";
+import { createServoBusTransport } from "../transport/bus/index.js";
 import type { Transport } from "../transport/Transport.js";
 
 /** Which arm to talk to. */
@@ -29,6 +30,8 @@ export interface CreatedTransport {
 export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger): Promise<CreatedTransport> {
   switch (choice.kind) {
     case "serial":
+      // A config with a bus: section names servos, not firmware: the same link speaks their protocol.
+      if (config.bus) return { config, transport: createServoBusTransport(config, choice.link, { logger }) };
       return { config, transport: createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) }) };
     case "ros2": {
       // Imported here, not at the top: the ROS path costs nothing (and needs

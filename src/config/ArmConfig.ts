@@ -41,6 +41,39 @@ const finite = z
   .refine((v) => Math.abs(v) <= FLOAT32_MAX, { message: "must be representable as a finite float32 (the serial wire carries float32)" });
 const positive = finite.positive().refine((v) => Math.fround(v) > 0, { message: "is too small to survive as a float32 (it would become 0 on the serial wire)" });
 
+/** Where a joint sits on a servo bus: `radians = (count − center) × 2π / counts_per_rev × sign`. */
+const jointServoFile = z
+  .object({
+    id: z.number().int().min(0).max(252),
+    counts_per_rev: z.number().int().positive().default(4096),
+    center: finite.default(2048),
+    sign: z.union([z.literal(1), z.literal(-1)]).default(1),
+  })
+  .strict();
+
+/** The gripper's servo: raw counts when closed and open (0 and 1 on the gripper's scale), and its force cap. */
+const gripperServoFile = z
+  .object({
+    id: z.number().int().min(0).max(252),
+    closed: finite,
+    open: finite,
+    /** Dynamixel: Current_Limit in register units, with current-based position mode; the gripper then cannot crush what it holds. */
+    current_limit: z.number().int().min(0).max(65535).optional(),
+    /** Feetech: Torque_Limit in register units (0.1 % of stall torque). */
+    torque_limit: z.number().int().min(0).max(1000).optional(),
+  })
+  .strict()
+  .refine((g) => g.closed !== g.open, { message: "closed and open must differ" });
+
+const busFile = z
+  .object({
+    protocol: z.enum(["dynamixel_2", "feetech_sts"]),
+    baud: z.number().int().min(300).max(10_000_000).default(1_000_000),
+    /** LeRobot calibration JSON (`{motor: {id, drive_mode, homing_offset, range_min, range_max}}`), relative to the config file. */
+    calibration: z.string().min(1).optional(),
+  })
+  .strict();
+
 const jointFile = z
   .object({
     name,
@@ -49,6 +82,7 @@ const jointFile = z
     max_velocity: positive,
     max_acceleration: positive,
     home: finite.default(0),
+    servo: jointServoFile.optional(),
   })
   .strict()
   .refine((j) => j.min < j.max, { message: "min must be below max" })
@@ -60,6 +94,7 @@ const gripperFile = z
     max_velocity: positive.default(1.0),
     max_acceleration: positive.default(4.0),
     home: finite.min(0).max(1).default(1),
+    servo: gripperServoFile.optional(),
   })
   .strict();
 
@@ -83,6 +118,8 @@ const toolTimeouts = z
 
 export const armConfigFileSchema = z
   .object({
+    /** A servo bus with no firmware in between (docs/servo-bus.md); absent for firmware and ROS arms. */
+    bus: busFile.optional(),
     arm: z
       .object({
         name: name.default("arm"),
@@ -161,6 +198,21 @@ export const armConfigFileSchema = z
         }
       }
     }
+    if (cfg.bus) {
+      const ids = new Map<number, string>();
+      const claim = (id: number, who: string, path: (string | number)[]): void => {
+        const other = ids.get(id);
+        if (other !== undefined) ctx.addIssue({ code: "custom", path, message: `servo id ${id} is used by both ${other} and ${who}` });
+        ids.set(id, who);
+      };
+      for (const [i, j] of cfg.arm.joints.entries()) {
+        if (!j.servo) ctx.addIssue({ code: "custom", path: ["arm", "joints", i, "servo"], message: `joint ${j.name} needs a servo: {id, counts_per_rev, center, sign} on a bus` });
+        else claim(j.servo.id, j.name, ["arm", "joints", i, "servo", "id"]);
+      }
+      const g = cfg.arm.gripper;
+      if (g && !g.servo) ctx.addIssue({ code: "custom", path: ["arm", "gripper", "servo"], message: "the gripper needs a servo: {id, closed, open} on a bus" });
+      else if (g?.servo) claim(g.servo.id, g.name, ["arm", "gripper", "servo", "id"]);
+    }
     for (const [i, c] of cfg.arm.controllers.entries()) {
       for (const joint of c.joints) {
         if (!jointsByName.has(joint) && joint !== cfg.arm.gripper?.name) {
@@ -170,6 +222,7 @@ export const armConfigFileSchema = z
     }
   })
   .transform((f) => ({
+    bus: f.bus ? { protocol: f.bus.protocol, baud: f.bus.baud, calibration: f.bus.calibration } : undefined,
     arm: {
       name: f.arm.name,
       joints: f.arm.joints.map((j) => ({
@@ -179,6 +232,7 @@ export const armConfigFileSchema = z
         maxVelocity: j.max_velocity,
         maxAcceleration: j.max_acceleration,
         home: j.home,
+        servo: j.servo ? { id: j.servo.id, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign } : undefined,
       })),
       gripper: f.arm.gripper
         ? {
@@ -186,6 +240,15 @@ export const armConfigFileSchema = z
             maxVelocity: f.arm.gripper.max_velocity,
             maxAcceleration: f.arm.gripper.max_acceleration,
             home: f.arm.gripper.home,
+            servo: f.arm.gripper.servo
+              ? {
+                  id: f.arm.gripper.servo.id,
+                  closed: f.arm.gripper.servo.closed,
+                  open: f.arm.gripper.servo.open,
+                  currentLimit: f.arm.gripper.servo.current_limit,
+                  torqueLimit: f.arm.gripper.servo.torque_limit,
+                }
+              : undefined,
           }
         : undefined,
       namedPoses: f.arm.named_poses,
@@ -219,3 +282,6 @@ export type ArmConfigFile = z.input<typeof armConfigFileSchema>;
 export type ArmConfig = z.output<typeof armConfigFileSchema>;
 export type JointConfig = ArmConfig["arm"]["joints"][number];
 export type GripperConfig = NonNullable<ArmConfig["arm"]["gripper"]>;
+export type BusConfig = NonNullable<ArmConfig["bus"]>;
+export type JointServoConfig = NonNullable<JointConfig["servo"]>;
+export type GripperServoConfig = NonNullable<GripperConfig["servo"]>;

@@ -4,6 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../tools/formatIssues.js";
 import { armConfigFileSchema, type ArmConfig } from "./ArmConfig.js";
+import { applyBusCalibration } from "./busCalibration.js";
 import { packageRoot } from "./packageRoot.js";
 
 /** The simulated arm shipped with armbridge: 6 joints and a gripper. */
@@ -32,5 +33,5 @@ export function loadConfig(path: string = DEFAULT_CONFIG_PATH): ArmConfig {
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}` }, { cause: error });
   }
-  return parseConfig(raw, path);
+  return applyBusCalibration(parseConfig(raw, path), path);
 }

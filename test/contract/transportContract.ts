@@ -84,7 +84,7 @@ export function transportContract(
         ],
         { deadlineMs: 20_000 },
       );
-      expect(out.map((o) => o.result.status)).toEqual(["done", "done", "done", "done"]);
+      expect(out.map((o) => o.result.status), JSON.stringify(out.map((o) => o.result))).toEqual(["done", "done", "done", "done"]);
       expect(arm.conflicts()).toBe(0);
       expect(arm.motionStarts()).toBe(4);
     });

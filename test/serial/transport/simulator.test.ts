@@ -40,7 +40,7 @@ const endOf = (effects: readonly EffectEvent[], id: string) => effects.find((e) 
 
 function duplicateStarts(effects: readonly EffectEvent[]): string[] {
   const seen = new Map<string, number>();
-  for (const e of effects) if (e.event === "motion_start") seen.set(e.action_id, (seen.get(e.action_id) ?? 0) + 1);
+  for (const e of effects) if (e.event === "motion_start" && e.action_id !== null) seen.set(e.action_id, (seen.get(e.action_id) ?? 0) + 1);
   return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 

@@ -1,0 +1,133 @@
+/**
+ * npm run bench:bus — the servo-bus path against armbridge-sim --bus as its
+ * own process over TCP, with baud emulation, for 6 servos (so101.yaml on
+ * Feetech STS, koch-follower.yaml on Dynamixel 2.0) at 1 Mbaud and 115200:
+ *
+ * - status loop rate achieved, and its ceiling from the bytes each cycle puts
+ *   on the wire (sync read instruction + one status packet per servo, per block);
+ * - settlement lag: call settled − the motion's real end (effects log), p50/p99;
+ * - E1 (four moves of one joint in one batch: overlaps) and E3 (timeout 200 ms
+ *   → observe, with --fail-rate 0.05: duplicates, unknowns), judged by the
+ *   effects log.
+ *
+ * Prints figures; asserts nothing. BENCH_SEED changes the seed.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { packageRoot } from "../src/config/packageRoot.js";
+import { parseConfig } from "../src/config/loadConfig.js";
+import type { ArmConfig } from "../src/config/ArmConfig.js";
+import { Executor } from "../src/executor/Executor.js";
+import { IntentLedger } from "../src/ledger/IntentLedger.js";
+import { createDefaultTools } from "../src/tools/defaultTools.js";
+import { createServoBusTransport } from "../src/transport/bus/index.js";
+import { protocolNamed, syncReadWireBytes, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
+import { overlapsIn, quantile, readEffects, type EffectLine } from "../firmware-sim/effectsJudge.js";
+import { killLiveSims, startSimProcess } from "./seed/SimProcess.js";
+import { formatTable, ms } from "./seed/table.js";
+
+const SEED = Number(process.env.BENCH_SEED ?? 42);
+const BUSES: readonly [BusProtocolName, string, string][] = [
+  ["feetech_sts", "so101.yaml", "wrist_flex"],
+  ["dynamixel_2", "koch-follower.yaml", "wrist_flex"],
+];
+
+function configFor(file: string, baud: number, moveTimeoutMs: number): ArmConfig {
+  const raw = parseYaml(readFileSync(join(packageRoot(), "config", file), "utf8")) as { bus: Record<string, unknown> };
+  raw.bus = { ...raw.bus, baud };
+  return parseConfig({ ...raw, timeouts_ms: { move_joints: moveTimeoutMs } }, `${file} at ${baud} baud`);
+}
+
+async function withBus<T>(protocol: BusProtocolName, file: string, baud: number, moveTimeoutMs: number, flags: readonly string[], body: (w: { executor: Executor; cycles: () => number; effects: () => EffectLine[]; faults: () => readonly string[] }) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "armbridge-bus-bench-"));
+  const effectsLog = join(dir, "effects.jsonl");
+  const sim = await startSimProcess({ link: "tcp", seed: SEED, effectsLog, logFile: join(dir, "sim.log"), flags: ["--bus", protocol, "--config", join(packageRoot(), "config", file), "--baud", String(baud), ...flags] });
+  const config = configFor(file, baud, moveTimeoutMs);
+  const transport = createServoBusTransport(config, sim.link);
+  const ledger = IntentLedger.open(":memory:");
+  try {
+    await transport.open(AbortSignal.timeout(10_000));
+    const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+    try {
+      return await body({ executor, cycles: () => transport.cycles, effects: () => readEffects(effectsLog), faults: () => transport.latestStatus()?.faults ?? [] });
+    } finally {
+      executor.close();
+    }
+  } finally {
+    await transport.close();
+    ledger.close();
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function ceilingHz(protocol: BusProtocolName, servos: number, baud: number): number {
+  const p = protocolNamed(protocol);
+  const bytes = p.table.statusBlocks.reduce((n, b) => n + syncReadWireBytes(p, b.size, servos), 0);
+  return baud / (bytes * 10);
+}
+
+async function main(): Promise<void> {
+  console.log(`bus bench: armbridge-sim --bus as a process over TCP with --baud emulation, 6 servos, seed ${SEED}, node ${process.version}, ${new Date().toISOString()}`);
+  const rows: string[][] = [];
+  const e3rows: string[][] = [];
+  for (const [protocol, file, joint] of BUSES) {
+    for (const baud of [1_000_000, 115_200]) {
+      const row = await withBus(protocol, file, baud, 5000, [], async ({ executor, cycles, effects }) => {
+        const c0 = cycles();
+        const t0 = performance.now();
+        await new Promise((r) => setTimeout(r, 2000));
+        const rate = ((cycles() - c0) * 1000) / (performance.now() - t0);
+        const settled: number[] = [];
+        for (let i = 0; i < 20; i++) {
+          await executor.execute([{ id: `lag${i}`, name: "move_joints", args: { positions: { [joint]: i % 2 === 0 ? 0.4 : -0.4 } } }], { deadlineMs: 8000 });
+          settled.push(Date.now());
+        }
+        const ends = effects().filter((e) => e.event === "motion_end");
+        const lags = settled.flatMap((t, i) => (ends[i] ? [t - ends[i].t] : []));
+        const e1 = await executor.execute(
+          [0.3, -0.3, 0.2, -0.2].map((p, i) => ({ id: `e1_${i}`, name: "move_joints", args: { positions: { [joint]: p } } })),
+          { deadlineMs: 20_000 },
+        );
+        const all = effects();
+        return { rate, lags, e1Overlaps: overlapsIn(all), e1Preempted: all.filter((e) => e.event === "motion_end" && String((e as { detail?: string }).detail).startsWith("preempted")).length, e1Done: e1.filter((r) => r.result.status === "done").length };
+      });
+      const ceiling = ceilingHz(protocol, 6, baud);
+      rows.push([protocol, String(baud), `${row.rate.toFixed(0)} Hz`, `${ceiling.toFixed(0)} Hz`, `${((100 * row.rate) / ceiling).toFixed(0)} %`, ms(quantile(row.lags, 0.5)), ms(quantile(row.lags, 0.99)), `${row.e1Done}/4 done, ${row.e1Overlaps} overlaps, ${row.e1Preempted} preempted`]);
+    }
+    const e3 = await withBus(protocol, file, 1_000_000, 200, ["--fail-rate", "0.05"], async ({ executor, effects, faults }) => {
+      const out: { status: string; starts: number; moved: boolean; timedOut: boolean }[] = [];
+      for (let i = 0; i < 60; i++) {
+        const before = effects().length;
+        const [r] = await executor.execute([{ id: `e3_${i}`, name: "move_joints", args: { positions: { [joint]: i % 2 === 0 ? 1.2 : -1.2 } } }], { deadlineMs: 10_000 });
+        const result = r!.result;
+        if (result.status === "unknown" && result.action_id) executor.confirm(result.action_id, { outcome: "not_done", operator: "bus-bench" });
+        // A servo that faulted at start is back (torque on, holding) before the next trial, as an operator would wait.
+        for (let w = 0; w < 100 && (w < 2 || faults().length > 0); w++) await new Promise((res) => setTimeout(res, 25));
+        const mine = effects().slice(before);
+        // Moved: a motion of this trial came to rest away from where it started.
+        const moved = mine.some((e) => e.event === "motion_end" && e.from && e.to && Object.entries(e.from).some(([k, v]) => Math.abs((e.to?.[k] ?? v) - v) > 1e-3));
+        out.push({ status: result.status, starts: mine.filter((e) => e.event === "motion_start").length, moved, timedOut: result.timed_out });
+      }
+      return out;
+    });
+    const statuses = new Map<string, number>();
+    for (const t of e3) statuses.set(t.status, (statuses.get(t.status) ?? 0) + 1);
+    e3rows.push([protocol, `${e3.filter((t) => t.timedOut).length}/${e3.length}`, String(e3.filter((t) => t.starts > 1).length), String(statuses.get("unknown") ?? 0), String(e3.filter((t) => t.status === "failed" && t.moved).length), [...statuses].map(([k, n]) => `${k}×${n}`).join(" ")]);
+  }
+  console.log("\nStatus loop and settlement (20 sequential moves per row) and E1 (four moves of one joint in one batch)");
+  console.log(formatTable([["protocol", "baud", "status loop", "wire ceiling", "of ceiling", "lag p50", "lag p99", "E1"], ...rows]));
+  console.log("\nE3  timeout 200 ms → observe, never re-send; --fail-rate 0.05, 60 trials at 1 Mbaud");
+  console.log(formatTable([["protocol", "timeouts fired", "duplicates", "unknowns", "failed but moved", "results"], ...e3rows]));
+}
+
+process.once("exit", () => killLiveSims());
+main().then(
+  () => (process.exitCode = 0),
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,372 @@
+import type { Logger } from "pino";
+import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { decodeRegister, type BusPacket, type BusProtocol, type PacketDecoder } from "../../src/transport/bus/protocol/index.js";
+import { countOf, positionOf, servoAxesOf } from "../../src/transport/bus/servoAxes.js";
+import type { Clock } from "../Clock.js";
+import type { EffectsSink, Outcome } from "../EffectsLog.js";
+import type { FaultPlan } from "../faults.js";
+import type { ByteStreamEndpoint } from "../links/DeviceLink.js";
+import { SimServo } from "./SimServo.js";
+
+export interface BusSimulatorOptions {
+  readonly config: ArmConfig;
+  readonly protocol: BusProtocol;
+  readonly clock: Clock;
+  readonly faults: FaultPlan;
+  readonly effects: EffectsSink;
+  readonly logger: Logger;
+  /** Every reply leaves this much later: a late status packet. */
+  readonly ackDelayMs: number;
+  /** Emulate the bus at this many baud (10 bits per byte, half duplex); undefined = as fast as the link goes. */
+  readonly baud?: number | undefined;
+  /** A servo that lost power is deaf this long. */
+  readonly bootMs?: number;
+}
+
+interface Motion {
+  readonly key: string;
+  readonly servos: Set<SimServo>;
+  readonly joints: readonly string[];
+  readonly from: Record<string, number>;
+  readonly to: Record<string, number>;
+  outcome: Outcome;
+  detail: string;
+  /** A seeded stall or power loss part-way, cleared when the motion ends. */
+  faultTimer: { id: number } | undefined;
+}
+
+const OUTCOME_RANK: Readonly<Record<Outcome, number>> = { reached: 0, stopped: 1, stalled: 2, faulted: 3 };
+/** A goal this close to where a moving servo is (counts) is a hold (a stop), not a new motion. */
+const HOLD_COUNTS = 200;
+/** How long a simulated overload at start keeps a servo in error. */
+const OVERLOAD_CLEARS_MS = 200;
+
+/**
+ * firmware-sim's servo bus: one SimServo per configured id, answering
+ * instruction packets of one protocol on a byte stream. Ground truth goes to
+ * the effects log with the serial sim's events; a bus carries no action id,
+ * so `action_id` is null and `motion` names the motion (one goal write to a
+ * set of servos) for pairing starts with ends.
+ */
+export class BusSimulator implements ByteStreamEndpoint {
+  readonly servos: ReadonlyMap<number, SimServo>;
+  readonly #o: BusSimulatorOptions;
+  readonly #decoder: PacketDecoder;
+  readonly #motions = new Map<string, Motion>();
+  readonly #timers = new Set<{ id: number }>();
+  #write: ((bytes: Uint8Array) => void) | undefined;
+  #busFreeAt = 0;
+  #frozenUntil = -Infinity;
+  #nextMotion = 1;
+  #closed = false;
+
+  constructor(options: BusSimulatorOptions) {
+    this.#o = options;
+    this.#decoder = options.protocol.createDecoder();
+    const table = options.protocol.table;
+    const model = Object.values(table.modelNumbers)[0] ?? 0;
+    const now = options.clock.now();
+    const homes = new Map<string, number>([...options.config.arm.joints.map((j) => [j.name, j.home] as const), ...(options.config.arm.gripper ? [[options.config.arm.gripper.name, options.config.arm.gripper.home] as const] : [])]);
+    this.servos = new Map(servoAxesOf(options.config).map((axis) => [axis.id, new SimServo(axis, table, model, Math.round(countOf(axis, homes.get(axis.name) ?? 0)), now)]));
+  }
+
+  attach(write: (bytes: Uint8Array) => void): void {
+    this.#write = write;
+  }
+
+  detach(): void {
+    this.#write = undefined;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const t of this.#timers) this.#o.clock.clearTimer(t);
+    this.#timers.clear();
+  }
+
+  receive(chunk: Uint8Array): void {
+    const arrivedAt = this.#o.clock.now();
+    for (const packet of this.#decoder.push(chunk)) {
+      const { protocol, faults } = this.#o;
+      if (!protocol.isInstruction(packet)) continue;
+      // Wire faults hit the packet as a whole: a damaged packet fails its check and is ignored, as by a servo.
+      const probe = Uint8Array.of(0, 0);
+      const wire = faults.onWire(probe, "to_device");
+      if (wire === undefined || wire.some((b) => b !== 0)) continue;
+      this.#handle(packet, arrivedAt);
+    }
+  }
+
+  #handle(packet: BusPacket, arrivedAt: number): void {
+    const { protocol } = this.#o;
+    const i = protocol.instructions;
+    const now = this.#o.clock.now();
+    const addr = (p: Uint8Array, at: number): number => (protocol.addressBytes === 2 ? (p[at] ?? 0) | ((p[at + 1] ?? 0) << 8) : (p[at] ?? 0));
+    const a = protocol.addressBytes;
+    const inBytes = packet.params.length + protocol.instructionOverhead;
+    switch (packet.code) {
+      case i.ping: {
+        const s = this.#listening(packet.id, now);
+        if (s) this.#reply([{ servo: s, data: protocol.addressBytes === 2 ? Uint8Array.of(s.memory[0] ?? 0, s.memory[1] ?? 0, 1) : new Uint8Array(0) }], inBytes, arrivedAt);
+        return;
+      }
+      case i.read: {
+        const s = this.#listening(packet.id, now);
+        if (!s) return;
+        const address = addr(packet.params, 0);
+        const length = addr(packet.params, a);
+        s.refresh(now);
+        this.#reply([{ servo: s, data: s.memory.slice(address, address + length) }], inBytes, arrivedAt);
+        return;
+      }
+      case i.write: {
+        const address = addr(packet.params, 0);
+        const data = packet.params.subarray(a);
+        const targets = packet.id === protocol.broadcastId ? [...this.servos.values()] : [this.#listening(packet.id, now)].filter((s): s is SimServo => s !== undefined);
+        this.#applyWrites(targets.map((servo) => ({ servo, address, data })), now);
+        const s = targets[0];
+        if (s && packet.id !== protocol.broadcastId) this.#reply([{ servo: s, data: new Uint8Array(0) }], inBytes, arrivedAt);
+        return;
+      }
+      case i.syncWrite: {
+        const address = addr(packet.params, 0);
+        const length = addr(packet.params, a);
+        const writes: { servo: SimServo; address: number; data: Uint8Array }[] = [];
+        for (let at = 2 * a; at + 1 + length <= packet.params.length; at += 1 + length) {
+          const s = this.#listening(packet.params[at] ?? -1, now);
+          if (s) writes.push({ servo: s, address, data: packet.params.slice(at + 1, at + 1 + length) });
+        }
+        this.#applyWrites(writes, now);
+        return;
+      }
+      case i.syncRead: {
+        const address = addr(packet.params, 0);
+        const length = addr(packet.params, a);
+        const replies: { servo: SimServo; data: Uint8Array }[] = [];
+        for (const id of packet.params.subarray(2 * a)) {
+          const s = this.#listening(id, now);
+          if (!s) continue;
+          s.refresh(now);
+          replies.push({ servo: s, data: s.memory.slice(address, address + length) });
+        }
+        this.#reply(replies, inBytes, arrivedAt);
+        return;
+      }
+      default:
+        if (i.reboot !== undefined && packet.code === i.reboot) {
+          const s = this.#listening(packet.id, now);
+          if (!s) return;
+          this.#reply([{ servo: s, data: new Uint8Array(0) }], inBytes, arrivedAt);
+          this.#powerLoss(s, now, "reboot instruction");
+        }
+    }
+  }
+
+  /** A servo that hears the bus now: configured, not coming up after a power loss, not in a seeded silence. */
+  #listening(id: number, now: number): SimServo | undefined {
+    const s = this.servos.get(id);
+    if (!s || now < s.bootingUntil) return undefined;
+    return s;
+  }
+
+  #reply(replies: readonly { servo: SimServo; data: Uint8Array }[], inBytes: number, arrivedAt: number): void {
+    const { protocol, clock, baud, ackDelayMs, faults } = this.#o;
+    const now = clock.now();
+    if (now < this.#frozenUntil) return;
+    const packets: Uint8Array[] = [];
+    for (const r of replies) {
+      const hw = r.servo.hardwareError;
+      const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) : hw;
+      const packet = protocol.status(r.servo.axis.id, error, r.data);
+      const wire = faults.onWire(packet, "to_host");
+      if (wire !== undefined) packets.push(wire);
+    }
+    if (packets.length === 0) return;
+    const bytes = Uint8Array.from(packets.flatMap((p) => [...p]));
+    let sendAt = now + ackDelayMs;
+    if (baud !== undefined) {
+      // Half duplex: the instruction occupied the wire first, then the replies, one after another.
+      const start = Math.max(arrivedAt + (inBytes * 10 * 1000) / baud, this.#busFreeAt) + ackDelayMs;
+      this.#busFreeAt = start + (bytes.length * 10 * 1000) / baud;
+      sendAt = this.#busFreeAt;
+    }
+    if (sendAt <= now) {
+      this.#write?.(bytes);
+      return;
+    }
+    this.#after(sendAt - now, () => this.#write?.(bytes));
+  }
+
+  #applyWrites(writes: readonly { servo: SimServo; address: number; data: Uint8Array }[], now: number): void {
+    const table = this.#o.protocol.table;
+    const goalChanged: SimServo[] = [];
+    const torqueOn: SimServo[] = [];
+    for (const { servo, address, data } of writes) {
+      const end = address + data.length;
+      const covers = (reg: { address: number; size: number }): boolean => address <= reg.address && reg.address + reg.size <= end;
+      const wasTorque = servo.torque;
+      const oldGoal = servo.get(table.goalPosition);
+      if (covers(table.torqueEnable) && (data[table.torqueEnable.address - address] ?? 0) === 1 && servo.hardwareError !== 0) {
+        // A servo in hardware error refuses torque until it is rebooted (e-Manual, Hardware_Error_Status).
+        continue;
+      }
+      servo.memory.set(data, address);
+      if (covers(table.torqueEnable)) {
+        if (!wasTorque && servo.torque) torqueOn.push(servo);
+        if (wasTorque && !servo.torque) this.#endServo(servo, now, "stopped", "torque disabled");
+      }
+      if (covers(table.goalPosition) && servo.torque && (servo.get(table.goalPosition) !== oldGoal || !servo.moving(now))) goalChanged.push(servo);
+    }
+    // Enabling torque drives the horn to whatever the goal register holds: a careless host moves the arm here.
+    const movers = [...new Set([...goalChanged, ...torqueOn])];
+    if (movers.length > 0) this.#startMotion(movers, now);
+  }
+
+  #startMotion(servos: readonly SimServo[], now: number): void {
+    const table = this.#o.protocol.table;
+    const joining: SimServo[] = [];
+    for (const s of servos) {
+      s.sample(now);
+      const goal = s.get(table.goalPosition);
+      const moving = s.moving(now);
+      if (!moving && Math.abs(goal - s.position) < 1) continue;
+      if (moving && Math.abs(goal - s.position) <= HOLD_COUNTS) {
+        // A stop: the host holds the servo where it is.
+        this.#endServo(s, now, "stopped", "halted by a goal at the present position");
+        s.planToGoal(now);
+        continue;
+      }
+      if (moving) this.#endServo(s, now, "stopped", "preempted: a new goal replaced the one in progress");
+      joining.push(s);
+    }
+    if (joining.length === 0) return;
+    const failure = this.#o.faults.genuineFailure();
+    if (failure === "refused") {
+      // Nothing moves and the goals do not take: as if every servo refused the value (Data Limit Error).
+      for (const s of joining) s.set(table.goalPosition, Math.round(s.position));
+      this.#o.logger.info({ servos: joining.map((s) => s.axis.id) }, "simulated refusal: goals not taken");
+      return;
+    }
+    const key = `bus_${this.#nextMotion++}`;
+    const motion: Motion = {
+      key,
+      servos: new Set(joining),
+      joints: joining.map((s) => s.axis.name),
+      from: Object.fromEntries(joining.map((s) => [s.axis.name, positionOf(s.axis, s.position)])),
+      to: Object.fromEntries(joining.map((s) => [s.axis.name, positionOf(s.axis, s.get(table.goalPosition))])),
+      outcome: "reached",
+      detail: "",
+      faultTimer: undefined,
+    };
+    this.#motions.set(key, motion);
+    this.#o.effects.append({ event: "motion_start", action_id: null, motion: key, joints: motion.joints, from: motion.from, to: motion.to });
+    if (failure === "faulted_at_start") {
+      for (const s of joining) {
+        s.motionKey = key;
+        s.set(table.hardwareError, 1 << 5);
+        s.set(table.torqueEnable, 0);
+        this.#endServo(s, now, "faulted", "simulated overload at start; nothing moved");
+      }
+      // The overload protection lets go once the load is gone (Feetech Protection_Time); the
+      // sim clears it on both families so a run can go on (a real Dynamixel needs a reboot).
+      this.#after(OVERLOAD_CLEARS_MS, () => {
+        for (const s of joining) s.set(table.hardwareError, 0);
+      });
+      return;
+    }
+    let longest = 0;
+    for (const s of joining) {
+      s.motionKey = key;
+      const t = s.planToGoal(now);
+      longest = Math.max(longest, t.endMs - now);
+      this.#scheduleEnd(s, t.endMs - now);
+    }
+    const plan = this.#o.faults.midMotion();
+    const victim = joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
+    if (plan.freezeMs !== undefined) this.#frozenUntil = now + plan.freezeMs;
+    if (plan.stall && victim) {
+      motion.faultTimer = this.#after(longest * plan.stall.fraction, () => {
+        const t = this.#o.clock.now();
+        if (victim.motionKey !== key) return;
+        victim.freeze(t);
+        this.#endServo(victim, t, "stalled", "simulated stall: blocked part-way");
+      });
+    } else if (plan.reboot && victim) {
+      motion.faultTimer = this.#after(longest * plan.reboot.fraction, () => {
+        if (victim.motionKey !== key) return;
+        this.#powerLoss(victim, this.#o.clock.now(), "simulated power loss");
+      });
+    }
+  }
+
+  #scheduleEnd(s: SimServo, inMs: number): void {
+    if (s.endTimer) this.#clear(s.endTimer);
+    s.endTimer = this.#after(Math.max(0, inMs), () => {
+      s.endTimer = undefined;
+      this.#endServo(s, this.#o.clock.now(), "reached", "");
+    });
+  }
+
+  /** Takes a servo out of its motion with this outcome; the motion ends when its last servo does. */
+  #endServo(s: SimServo, now: number, outcome: Outcome, detail: string): void {
+    if (s.endTimer) this.#clear(s.endTimer);
+    s.endTimer = undefined;
+    const key = s.motionKey;
+    s.motionKey = undefined;
+    if (outcome !== "reached") s.freeze(now);
+    if (key === undefined) return;
+    const motion = this.#motions.get(key);
+    if (!motion) return;
+    s.sample(now);
+    motion.servos.delete(s);
+    if (OUTCOME_RANK[outcome] > OUTCOME_RANK[motion.outcome]) {
+      motion.outcome = outcome;
+      motion.detail = detail;
+    }
+    if (motion.servos.size > 0) return;
+    this.#motions.delete(key);
+    if (motion.faultTimer) this.#clear(motion.faultTimer);
+    const to = Object.fromEntries(motion.joints.map((name) => {
+      const servo = [...this.servos.values()].find((x) => x.axis.name === name);
+      return [name, servo ? positionOf(servo.axis, servo.position) : Number.NaN];
+    }));
+    this.#o.effects.append({ event: "motion_end", action_id: null, motion: key, joints: motion.joints, from: motion.from, to, outcome: motion.outcome, detail: motion.detail });
+  }
+
+  /** Power loss of one servo: it stops, forgets its goal and torque, and is deaf while it comes up. */
+  #powerLoss(s: SimServo, now: number, why: string): void {
+    const key = s.motionKey;
+    s.freeze(now);
+    this.#endServo(s, now, "faulted", why);
+    s.powerOn();
+    s.bootingUntil = now + (this.#o.bootMs ?? 50);
+    this.#o.effects.append({ event: "reboot", action_id: null, joints: [s.axis.name], interrupted: key === undefined ? [] : [key], old_boot_id: 0, boot_id: 0 });
+    this.#o.logger.info({ servo: s.axis.id, why }, "servo power cycled");
+  }
+
+  /** Cuts one servo's power now, as --reboot-rate does part-way through a motion (tests, demos). */
+  powerCycle(id: number): void {
+    const s = this.servos.get(id);
+    if (s) this.#powerLoss(s, this.#o.clock.now(), "power cycled on cue");
+  }
+
+  /** The goal register of a servo, for tests. */
+  goalOf(id: number): number | undefined {
+    const s = this.servos.get(id);
+    return s ? decodeRegister(this.#o.protocol.table.goalPosition, s.memory, this.#o.protocol.table.goalPosition.address) : undefined;
+  }
+
+  #after(ms: number, fn: () => void): { id: number } {
+    const timer = this.#o.clock.setTimer(ms, () => {
+      this.#timers.delete(timer);
+      if (!this.#closed) fn();
+    });
+    this.#timers.add(timer);
+    return timer;
+  }
+
+  #clear(timer: { id: number }): void {
+    this.#o.clock.clearTimer(timer);
+    this.#timers.delete(timer);
+  }
+}

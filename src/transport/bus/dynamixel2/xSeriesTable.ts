@@ -1,0 +1,53 @@
+import type { ServoControlTable } from "../protocol/BusProtocol.js";
+import { encodeRegister, register, twosComplement } from "../protocol/wordCodec.js";
+
+/**
+ * The DYNAMIXEL X-series control table as armbridge uses it (XL330-M077/M288,
+ * XL430-W250, XM430-W350: one table). Addresses and sizes: ROBOTIS e-Manual
+ * X-series control tables (e.g. https://emanual.robotis.com/docs/en/dxl/x/xl330-m288/#control-table),
+ * as also listed in LeRobot src/lerobot/motors/dynamixel/tables.py
+ * (X_SERIES_CONTROL_TABLE, commit 01c9bf66dd1807df7af9708db63676602cea9cec);
+ * model numbers from the same file.
+ *
+ * Units (e-Manual): Profile_Velocity 0.229 rev/min, Profile_Acceleration
+ * 214.577 rev/min², Present_Velocity 0.229 rev/min; 4096 counts per
+ * revolution. Hardware_Error_Status (70) bits: 0 input voltage, 2
+ * overheating, 3 motor encoder, 4 electrical shock, 5 overload.
+ */
+const PROFILE_ACCELERATION = register(108, 4);
+const PROFILE_VELOCITY = register(112, 4);
+const GOAL_POSITION = register(116, 4, twosComplement);
+const RPM_UNIT = 0.229;
+
+export const X_SERIES_TABLE: ServoControlTable = {
+  family: "dynamixel_x",
+  modelNumbers: { "xl330-m077": 1190, "xl330-m288": 1200, "xl430-w250": 1060, "xm430-w350": 1020, "xm540-w270": 1120, "xc430-w150": 1070 },
+  modelNumber: register(0, 2),
+  operatingMode: register(11, 1),
+  positionMode: 3,
+  currentBasedPositionMode: 5,
+  gripLimit: register(38, 2),
+  gripLimitNeedsTorqueOff: true,
+  torqueEnable: register(64, 1),
+  hardwareError: register(70, 1),
+  hardwareErrorNames: { 0: "input voltage error", 2: "overheating", 3: "motor encoder error", 4: "electrical shock", 5: "overload" },
+  goalPosition: GOAL_POSITION,
+  moving: register(122, 1),
+  presentVelocity: register(128, 4, twosComplement),
+  presentPosition: register(132, 4, twosComplement),
+  motionBlock: { address: 108, size: 12 },
+  encodeMotion(goal, velocityUnits, accelerationUnits) {
+    return Uint8Array.from([...encodeRegister(PROFILE_ACCELERATION, accelerationUnits), ...encodeRegister(PROFILE_VELOCITY, velocityUnits), ...encodeRegister(GOAL_POSITION, goal)]);
+  },
+  // Torque_Enable..Hardware_Error_Status, then Moving..Present_Position: two short reads beat one of 72 bytes.
+  statusBlocks: [
+    { address: 64, size: 7 },
+    { address: 122, size: 14 },
+  ],
+  profileVelocityUnit: (RPM_UNIT / 60) * 4096,
+  profileAccelerationUnit: (214.577 / 3600) * 4096,
+  // Velocity_Limit defaults to a few hundred units; 32767 is the register's own ceiling.
+  maxProfileVelocityUnits: 32767,
+  maxProfileAccelerationUnits: 32767,
+  presentVelocityUnit: (RPM_UNIT / 60) * 4096,
+};

@@ -1,0 +1,52 @@
+import type { ServoControlTable } from "../protocol/BusProtocol.js";
+import { encodeRegister, register, signMagnitude } from "../protocol/wordCodec.js";
+
+/**
+ * The Feetech STS/SMS control table as armbridge uses it (STS3215 of the
+ * SO-100/SO-101). Addresses and sizes: Feetech STS/SMS memory table
+ * (http://doc.feetech.cn/#/prodinfodownload?srcType=FT-SMS-STS-emanual-229f4476422d4059abfb1cb0),
+ * as listed in LeRobot src/lerobot/motors/feetech/tables.py
+ * (STS_SMS_SERIES_CONTROL_TABLE, commit 0558acc97b50079ffe184f2e0c4e2a93ed5b7f8f),
+ * with its sign-magnitude encodings (Goal/Present_Velocity: bit 15) and model
+ * number (STS3215 = 777).
+ *
+ * Units (Feetech manual): Goal_Velocity 1 step/s (50 steps/s = 0.732 rev/min),
+ * Acceleration 100 steps/s² (one byte, 0 = the servo's maximum); 4096 steps
+ * per revolution. Status (65) bits, as scservo_sdk names them
+ * (protocol_packet_handler.py ERRBIT_*): 0 voltage, 1 angle sensor,
+ * 2 overheat, 3 overcurrent, 5 overload.
+ */
+const ACCELERATION = register(41, 1);
+const GOAL_POSITION = register(42, 2, signMagnitude(15));
+const GOAL_TIME = register(44, 2);
+const GOAL_VELOCITY = register(46, 2, signMagnitude(15));
+
+export const STS_TABLE: ServoControlTable = {
+  family: "feetech_sts",
+  modelNumbers: { sts3215: 777, sts3250: 2825 },
+  modelNumber: register(3, 2),
+  operatingMode: register(33, 1),
+  positionMode: 0,
+  currentBasedPositionMode: undefined,
+  gripLimit: register(48, 2),
+  gripLimitNeedsTorqueOff: false,
+  torqueEnable: register(40, 1),
+  goalPosition: GOAL_POSITION,
+  presentPosition: register(56, 2, signMagnitude(15)),
+  presentVelocity: register(58, 2, signMagnitude(15)),
+  hardwareError: register(65, 1),
+  hardwareErrorNames: { 0: "input voltage error", 1: "angle sensor error", 2: "overheating", 3: "overcurrent", 5: "overload" },
+  moving: register(66, 1),
+  // Acceleration, Goal_Position, Goal_Time (0: speed-based), Goal_Velocity.
+  motionBlock: { address: 41, size: 7 },
+  encodeMotion(goal, velocityUnits, accelerationUnits) {
+    return Uint8Array.from([...encodeRegister(ACCELERATION, accelerationUnits), ...encodeRegister(GOAL_POSITION, goal), ...encodeRegister(GOAL_TIME, 0), ...encodeRegister(GOAL_VELOCITY, velocityUnits)]);
+  },
+  // Torque_Enable (40) … Moving (66): one read covers torque, goal, position, velocity, status, moving.
+  statusBlocks: [{ address: 40, size: 27 }],
+  profileVelocityUnit: 1,
+  profileAccelerationUnit: 100,
+  maxProfileVelocityUnits: 32767,
+  maxProfileAccelerationUnits: 254,
+  presentVelocityUnit: 1,
+};
