@@ -6,6 +6,7 @@ import { Executor, type ExecutorEvent } from "../executor/Executor.js";
 import { IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
+import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
@@ -62,6 +63,7 @@ export class Bridge {
       const created = await createTransport(fileConfig, options.transport, logger);
       transport = created.transport;
       const config = created.config;
+      reportEnvelope(config, logger);
       const opening = new AbortController();
       const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
       try {

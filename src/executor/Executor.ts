@@ -7,6 +7,7 @@ import { poseOf } from "../ledger/ActionRow.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
+import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
 import { toArgIssues } from "../tools/formatIssues.js";
 import { observeTargets } from "../tools/observeTargets.js";
 import type { HaltTool, MotionTool, ObserveFn, ReadTool, ToolContext } from "../tools/ToolDefinition.js";
@@ -305,6 +306,9 @@ export class Executor {
       if (budgetMs <= 0 || runSignal.aborted) return skipped;
 
       const plan = tool.plan(args, this.#ctx);
+      // Every motion, whatever tool planned it, passes the envelope before its intent is recorded.
+      const admission = plan.refusal ?? checkMotionEnvelope(this.config, poseOf(this.transport.latestStatus()), plan.targets, tool.name);
+      if (!admission.ok) return rejected(tool.name, admission.code, admission.issues);
       const command: MotionCommand = { actionId: this.#newActionId(), targets: plan.targets, speed: plan.speed };
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = this.transport.armIncarnation?.();

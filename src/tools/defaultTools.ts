@@ -1,7 +1,11 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf, resourcesFor } from "../config/actuators.js";
+import { armKinematicsOf } from "../kinematics/armKinematics.js";
+import { endEffectorOf } from "../kinematics/endEffectorOf.js";
 import { poseOf } from "../ledger/ActionRow.js";
+import { moveToPointTool } from "./moveToPoint.js";
+import { moveToPoseTool } from "./moveToPose.js";
 import { observeTargets } from "./observeTargets.js";
 import { defineMotionTool, defineReadTool, type ToolDefinition } from "./ToolDefinition.js";
 import { ToolRegistry } from "./ToolRegistry.js";
@@ -108,11 +112,16 @@ export function createDefaultTools(config: ArmConfig): ToolRegistry {
     );
   }
 
+  const kinematics = armKinematicsOf(config);
+  if (kinematics) registry.register(moveToPointTool(config, kinematics));
+  if (kinematics && kinematics.chain.dof >= 6) registry.register(moveToPoseTool(config, kinematics));
+
   registry.register(
     defineReadTool({
       name: "get_arm_state",
       description:
         "Read the arm's reported pose (radians; gripper 0..1), which axes are moving, faults, and actions awaiting an operator's confirmation. " +
+        "With kinematics configured, also end_effector: the tool tip's position (metres) and orientation (roll/pitch/yaw radians and a quaternion) in the arm's base frame (z up). " +
         "The pose is labelled stale when it is old. Read-only.",
       args: z.object({}).strict(),
       blocking: false,
@@ -144,6 +153,7 @@ export function createDefaultTools(config: ArmConfig): ToolRegistry {
             faults: status?.faults ?? [],
             pending_unknowns: pending,
             quarantined_resources: [...quarantined.keys()].sort(),
+            ...endEffectorOf(ctx.config, pose),
           },
         };
       },
