@@ -45,6 +45,18 @@ describe("the executor's envelope gate: every motion tool, checked after plannin
     expect(Math.hypot(tip[0] - target[0], tip[1] - target[1], tip[2] - target[2])).toBeLessThan(0.001);
   });
 
+  it("move_to_point in a named frame: `world` (the floor, 0.4 m under the base) shifts z by 0.4 m", async () => {
+    h = await createHarness({ arm: { motionMs: () => 30 } });
+    const [r] = await h.executor.execute([{ id: "w", name: "move_to_point", args: { x: -0.6, y: -0.25, z: 0.6, frame: "world" } }]);
+    expect(r!.result.status).toBe("done");
+    const kin = armKinematicsOf(h.config)!;
+    const pose = h.arm.latestStatus()!.axes;
+    const tip = positionOf(kin.chain.tip(kin.jointNames.map((n) => pose[n]!.position)));
+    expect(Math.hypot(tip[0] + 0.6, tip[1] + 0.25, tip[2] - 0.2)).toBeLessThan(0.001);
+    const [bad] = await h.executor.execute([{ id: "w2", name: "move_to_point", args: { x: 0, y: 0, z: 0.5, frame: "tool0" } }]);
+    expect(bad!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID" });
+  });
+
   it("move_to_pose on the six-axis arm reaches position and orientation; a quaternion works the same as roll/pitch/yaw", async () => {
     h = await createHarness({ arm: { motionMs: () => 30 } });
     const [a] = await h.executor.execute([{ id: "rpy", name: "move_to_pose", args: { position: { x: -0.5, y: -0.2, z: 0.3 }, orientation: { roll: Math.PI, pitch: 0, yaw: 0 } } }]);
