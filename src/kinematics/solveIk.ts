@@ -16,7 +16,7 @@ export interface IkOptions {
   readonly rotationTolerance?: number;
   /** Iterations per start (a start that converges does so in ~15–25). Default 40. */
   readonly maxIterations?: number;
-  /** Extra starts tried when the start from the current joints fails. Default 40. */
+  /** Extra starts tried when the start from the current joints fails. Default 300 (a stalled start is dropped after 8 steps, so most cost a few). */
   readonly seeds?: number;
 }
 
@@ -56,7 +56,7 @@ export function solveIk(chain: KinematicChain, target: IkTarget, current: ArrayL
   const posTol = options.positionTolerance ?? 1e-4;
   const rotTol = options.rotationTolerance ?? 1e-3;
   const maxIterations = options.maxIterations ?? 40;
-  const seedCount = options.seeds ?? 40;
+  const seedCount = options.seeds ?? 300;
   const start = new Float64Array(n);
   for (let k = 0; k < n; k++) start[k] = clamp(current[k] ?? 0, chain.variables[k]?.lower ?? -Infinity, chain.variables[k]?.upper ?? Infinity);
 
@@ -100,6 +100,8 @@ const ROTATION_WEIGHT = 0.2;
 /** Largest (weighted) error a single step aims to remove: keeps steps where the linearisation holds. */
 const MAX_STEP_ERROR = 0.2;
 const IDENTITY = identity();
+const STALL_WINDOW = 8;
+const STALL_RATIO = 0.5;
 
 function descend(chain: KinematicChain, target: IkTarget, q0: Float64Array, maxIterations: number, posTol: number, rotTol: number): Attempt {
   const n = chain.dof;
@@ -121,8 +123,15 @@ function descend(chain: KinematicChain, target: IkTarget, q0: Float64Array, maxI
   let spare = chain.frames(q);
   let err = errorOf(frames.links[frames.links.length - 1] ?? IDENTITY, target, targetQ, e, scratch);
   let lambda = 1e-3;
+  let checkpoint = err.score;
   for (let it = 0; it < maxIterations; it++) {
     if (err.position <= posTol && err.rotation <= rotTol) break;
+    // A start that has not halved its error in the last STALL_WINDOW steps is in a local
+    // minimum (or crawling along a limit): give it up for the next start instead.
+    if (it > 0 && it % STALL_WINDOW === 0) {
+      if (err.score > checkpoint * STALL_RATIO) break;
+      checkpoint = err.score;
+    }
     jacobian(chain, frames, J, full);
     // Cap the error each step aims at: a far target is approached in straight-line chunks.
     const scale = err.score > MAX_STEP_ERROR * MAX_STEP_ERROR ? MAX_STEP_ERROR / Math.sqrt(err.score) : 1;

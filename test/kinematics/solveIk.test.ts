@@ -66,7 +66,7 @@ describe.each(ARMS)("IK round trips on the shipped $name URDF", ({ urdf, tip }) 
     expect(solved / N).toBeGreaterThanOrEqual(0.995);
   });
 
-  it("random reachable targets from an unrelated current pose: every solution found is within 1 mm by FK", () => {
+  it("random reachable targets from an unrelated current pose: ≥ 98 % solved, every solution within 1 mm by FK", () => {
     let solved = 0;
     for (let i = 0; i < 150; i++) {
       const goal = chain.tip(randomJoints());
@@ -75,8 +75,8 @@ describe.each(ARMS)("IK round trips on the shipped $name URDF", ({ urdf, tip }) 
       solved++;
       expect(dist(positionOf(chain.tip(r.q)), positionOf(goal))).toBeLessThan(0.001);
     }
-    // The success rate from far-off starts is a benchmark figure (npm run bench:ik), not asserted beyond "most".
-    expect(solved).toBeGreaterThan(120);
+    // The precise rate from far-off starts is a benchmark figure (npm run bench:ik); on these fixed samples, ≥ 98 %.
+    expect(solved / 150).toBeGreaterThanOrEqual(0.98);
   });
 
   it("a target beyond reach is refused, naming the closest point the solver reached (on the reach boundary, toward the target)", () => {
