@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { KinematicChain } from "../../src/kinematics/KinematicChain.js";
 import { parseUrdf } from "../../src/kinematics/parseUrdf.js";
 import { positionOf } from "../../src/kinematics/rigidTransform.js";
 import { readEffects } from "../firmware-sim/readEffects.js";
-import { CLI, interrupt, ROOT, SIM, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
+import { CLI, interrupt, ROOT, runCli, SIM, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
 
 // Real processes from dist/: firmware-sim over TCP and `armbridge serve` with NO config,
 // so the default simulated arm's URDF and envelope are what is exercised.
@@ -96,5 +96,21 @@ describe.skipIf(!built)("Cartesian moves through `armbridge serve` (no config) o
     const r = await call("move_joints", { positions: { shoulder_lift: 1.6, elbow: 0 } }, "kin-4");
     expect(r).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ENVELOPE_VIOLATION" });
     expect(motionStarts()).toBe(before);
+  });
+});
+
+describe.skipIf(!built)("a URDF the bridge cannot use stops `armbridge serve` before it talks to the arm (needs dist)", () => {
+  it("exits 1 naming ARMB_ERR_URDF_INVALID and the file", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "armbridge-bad-urdf-"));
+    try {
+      const yaml = readFileSync(join(ROOT, "config", "sim-arm.yaml"), "utf8").replace("urdf: urdf/sim-arm.urdf", "urdf: missing.urdf");
+      writeFileSync(join(tmp, "arm.yaml"), yaml);
+      const r = await runCli(["serve", "--serial", "tcp://127.0.0.1:9", "--config", join(tmp, "arm.yaml"), "--token", "t", "--data", ":memory:"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("ARMB_ERR_URDF_INVALID");
+      expect(r.stderr).toContain(join(tmp, "missing.urdf"));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
