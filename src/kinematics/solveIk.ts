@@ -63,12 +63,13 @@ export function solveIk(chain: KinematicChain, target: IkTarget, current: ArrayL
   const first = descend(chain, target, start, maxIterations, posTol, rotTol);
   if (first.converged) return { ok: true, q: first.q, positionError: first.positionError, rotationError: first.rotationError, starts: 1 };
 
-  // Further starts: around the current joints first, then ever wider, so the first that
-  // converges is (nearly always) the solution closest to where the arm is.
+  // Further starts: around the current joints first, widening to the whole range over
+  // WIDEN_OVER starts, so a solution near where the arm is gets found first when there
+  // is one, and the remaining starts search everywhere.
   let best = first;
   const random = mulberry32(0x9e3779b9);
   for (let s = 1; s <= seedCount; s++) {
-    const spread = Math.min(1, (2 * s) / seedCount);
+    const spread = Math.min(1, s / WIDEN_OVER);
     const seed = new Float64Array(n);
     for (let k = 0; k < n; k++) {
       const v = chain.variables[k];
@@ -102,6 +103,8 @@ const MAX_STEP_ERROR = 0.2;
 const IDENTITY = identity();
 const STALL_WINDOW = 8;
 const STALL_RATIO = 0.5;
+/** Starts over which the random perturbation widens from the current joints to the whole range. */
+const WIDEN_OVER = 20;
 
 function descend(chain: KinematicChain, target: IkTarget, q0: Float64Array, maxIterations: number, posTol: number, rotTol: number): Attempt {
   const n = chain.dof;
