@@ -127,7 +127,7 @@ export class SerialTransport implements Transport {
    * their boot ids (armIncarnation) still tell them apart.
    */
   armIdentity(): string | undefined {
-    const h = this.session?.hello;
+    const h = this.connection.device?.hello;
     if (!h) return undefined;
     return `serial firmware ${JSON.stringify(h.firmwareVersion)}, axes ${h.axes.map((a) => `${a.name}:${a.kind}`).join(",")}`;
   }
