@@ -10,7 +10,7 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
     name: "get_arm_state",
     description:
       "Read the arm's reported pose (radians; gripper 0..1), which axes are moving, faults, and actions awaiting an operator's confirmation. " +
-      "The pose is labelled stale when it is old. With kinematics configured, end_effector gives the tool tip in metres in the base frame. Read-only.",
+      "The pose is labelled stale when it is old. With kinematics configured, also end_effector: the tool tip's position (metres) and orientation (roll/pitch/yaw radians and a quaternion) in the arm's base frame (z up). Read-only.",
     args: z.object({}).strict(),
     blocking: false,
     kind: "read",
