@@ -28,6 +28,13 @@ export const ERROR_CODES = {
   ARMB_ERR_DEADLINE_SPENT: "The run deadline was spent before {tool} could start; nothing was sent",
   ARMB_ERR_MOTION_REFUSED: "The arm refused action {actionId}: {reason}",
 
+  // kinematics and the safety envelope
+  ARMB_ERR_URDF_INVALID: "URDF {path} cannot be used: {reason}",
+  ARMB_ERR_URDF_MISMATCH: "URDF {path} does not match the arm config: {reason}",
+  ARMB_ERR_TARGET_UNREACHABLE: "{tool}: the target is out of reach: {reason}",
+  ARMB_ERR_ENVELOPE_VIOLATION: "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
+  ARMB_ERR_POSE_UNKNOWN: "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
+
   // ledger
   ARMB_ERR_LEDGER_OPEN: "Cannot open the intent ledger at {path}: {reason}",
   ARMB_ERR_LEDGER_CORRUPT: "The intent ledger at {path} is corrupt: {reason}. It was not modified; move it aside to start a new one",

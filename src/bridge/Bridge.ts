@@ -9,6 +9,7 @@ import { IntentLedger, type LedgerLoss } from "../ledger/IntentLedger.js";
 import { readOwnerFile } from "../ledger/LedgerOwner.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
+import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
@@ -109,6 +110,7 @@ export class Bridge {
       const created = await createTransport(fileConfig, options.transport, logger);
       transport = created.transport;
       const config = created.config;
+      reportEnvelope(config, logger);
       const opening = new AbortController();
       const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
       try {

@@ -105,10 +105,33 @@ const controllerFile = z
   })
   .strict();
 
+const point3 = z.tuple([finite, finite, finite]);
+
+/**
+ * The safety envelope (docs/kinematics.md): every link frame along every
+ * motion's path must stay inside `keep_in` and above `floor_z` (metres, in
+ * `frame`), and the tip may travel at most `max_step_m` from where it started.
+ */
+const workspaceFile = z
+  .object({
+    /** A URDF link rigidly attached to arm.base_link; default arm.base_link. */
+    frame: z.string().min(1).optional(),
+    keep_in: z
+      .object({ min: point3, max: point3 })
+      .strict()
+      .refine((b) => b.min.every((v, i) => v < (b.max[i] ?? -Infinity)), { message: "keep_in.min must be below keep_in.max on every axis" })
+      .optional(),
+    floor_z: finite.optional(),
+    max_step_m: positive.optional(),
+  })
+  .strict();
+
 const toolTimeouts = z
   .object({
     move_joints: positive.default(5000),
     move_to_named_pose: positive.default(8000),
+    move_to_point: positive.default(8000),
+    move_to_pose: positive.default(8000),
     set_gripper: positive.default(3000),
     stop: positive.default(1000),
     get_arm_state: positive.default(500),
@@ -128,8 +151,13 @@ export const armConfigFileSchema = z
         named_poses: namedRecord(namedRecord(finite).refine((pose) => Object.keys(pose).length > 0, { message: "a named pose names at least one joint" })).default({}),
         /** Controllers that run one goal at a time (ROS JTC): they are a shared resource. */
         controllers: z.array(controllerFile).default([]),
+        /** The arm's URDF (a path relative to the config file): enables Cartesian tools and the envelope. */
+        urdf: z.string().min(1).optional(),
+        base_link: z.string().min(1).optional(),
+        tip_link: z.string().min(1).optional(),
       })
       .strict(),
+    workspace: workspaceFile.optional(),
     tolerances: z
       .object({
         /** |target - observed| at or below this counts as reached (rad). */
@@ -144,6 +172,8 @@ export const armConfigFileSchema = z
     timeouts_ms: toolTimeouts.default({
       move_joints: 5000,
       move_to_named_pose: 8000,
+      move_to_point: 8000,
+      move_to_pose: 8000,
       set_gripper: 3000,
       stop: 1000,
       get_arm_state: 500,
@@ -213,6 +243,13 @@ export const armConfigFileSchema = z
       if (g && !g.servo) ctx.addIssue({ code: "custom", path: ["arm", "gripper", "servo"], message: "the gripper needs a servo: {id, closed, open} on a bus" });
       else if (g?.servo) claim(g.servo.id, g.name, ["arm", "gripper", "servo", "id"]);
     }
+    if (cfg.arm.urdf !== undefined) {
+      if (cfg.arm.base_link === undefined) ctx.addIssue({ code: "custom", path: ["arm", "base_link"], message: "arm.urdf needs arm.base_link" });
+      if (cfg.arm.tip_link === undefined) ctx.addIssue({ code: "custom", path: ["arm", "tip_link"], message: "arm.urdf needs arm.tip_link" });
+    }
+    if (cfg.workspace && cfg.arm.urdf === undefined) {
+      ctx.addIssue({ code: "custom", path: ["workspace"], message: "an envelope needs the arm's kinematics: set arm.urdf, arm.base_link and arm.tip_link" });
+    }
     for (const [i, c] of cfg.arm.controllers.entries()) {
       for (const joint of c.joints) {
         if (!jointsByName.has(joint) && joint !== cfg.arm.gripper?.name) {
@@ -253,7 +290,18 @@ export const armConfigFileSchema = z
         : undefined,
       namedPoses: f.arm.named_poses,
       controllers: f.arm.controllers,
+      urdf: f.arm.urdf,
+      baseLink: f.arm.base_link,
+      tipLink: f.arm.tip_link,
     },
+    workspace: f.workspace
+      ? {
+          frame: f.workspace.frame,
+          keepIn: f.workspace.keep_in,
+          floorZ: f.workspace.floor_z,
+          maxStepM: f.workspace.max_step_m,
+        }
+      : undefined,
     tolerances: {
       position: f.tolerances.position,
       gripper: f.tolerances.gripper,
@@ -262,6 +310,8 @@ export const armConfigFileSchema = z
     timeoutsMs: {
       moveJoints: f.timeouts_ms.move_joints,
       moveToNamedPose: f.timeouts_ms.move_to_named_pose,
+      moveToPoint: f.timeouts_ms.move_to_point,
+      moveToPose: f.timeouts_ms.move_to_pose,
       setGripper: f.timeouts_ms.set_gripper,
       stop: f.timeouts_ms.stop,
       getArmState: f.timeouts_ms.get_arm_state,
@@ -285,3 +335,4 @@ export type GripperConfig = NonNullable<ArmConfig["arm"]["gripper"]>;
 export type BusConfig = NonNullable<ArmConfig["bus"]>;
 export type JointServoConfig = NonNullable<JointConfig["servo"]>;
 export type GripperServoConfig = NonNullable<GripperConfig["servo"]>;
+export type WorkspaceConfig = NonNullable<ArmConfig["workspace"]>;

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../tools/formatIssues.js";
@@ -33,5 +33,15 @@ export function loadConfig(path: string = DEFAULT_CONFIG_PATH): ArmConfig {
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}` }, { cause: error });
   }
-  return applyBusCalibration(parseConfig(raw, path), path);
+  return applyBusCalibration(parseConfig(resolveUrdfPath(raw, path), path), path);
+}
+
+/** `arm.urdf` is relative to the config file that names it, wherever the bridge was started from. */
+function resolveUrdfPath(raw: unknown, configPath: string): unknown {
+  if (!raw || typeof raw !== "object") return raw;
+  const arm = (raw as Record<string, unknown>).arm;
+  if (!arm || typeof arm !== "object") return raw;
+  const urdf = (arm as Record<string, unknown>).urdf;
+  if (typeof urdf !== "string" || isAbsolute(urdf)) return raw;
+  return { ...raw, arm: { ...arm, urdf: resolve(dirname(configPath), urdf) } };
 }

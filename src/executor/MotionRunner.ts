@@ -6,6 +6,8 @@ import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import { admitPlan } from "./admitPlan.js";
+import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
+import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, rejected, skipped } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
@@ -75,11 +77,16 @@ export class MotionRunner {
       if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
 
       const plan = tool.plan(args, d.ctx);
+      // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
+      if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
       const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
       if (refusals.length > 0) {
         d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
         return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
       }
+      // Every motion, whatever tool planned it, passes the workspace envelope before its intent is recorded.
+      const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name);
+      if (!envelope.ok) return rejected(tool.name, envelope.code, envelope.issues);
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();

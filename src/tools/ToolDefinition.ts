@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
+import type { MotionRefusal } from "../safety/checkMotionEnvelope.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
 
 /** What a tool implementation may use. */
@@ -17,6 +18,8 @@ export interface ToolContext {
 export interface MotionPlan {
   readonly targets: Readonly<Record<string, number>>;
   readonly speed: number;
+  /** Set when the tool itself finds the call cannot be done (an unreachable Cartesian target): it is rejected, nothing is recorded or sent. */
+  readonly refusal?: MotionRefusal;
 }
 
 /** Everything an observation may look at. */

@@ -1,8 +1,11 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
+import { armKinematicsOf } from "../kinematics/armKinematics.js";
 import { getActionStatus } from "./getActionStatus.js";
 import { getArmState } from "./getArmState.js";
 import { moveJoints } from "./moveJoints.js";
 import { moveToNamedPose } from "./moveToNamedPose.js";
+import { moveToPointTool } from "./moveToPoint.js";
+import { moveToPoseTool } from "./moveToPose.js";
 import { setGripper } from "./setGripper.js";
 import { stop } from "./stop.js";
 import type { ToolDefinition } from "./ToolDefinition.js";
@@ -13,6 +16,10 @@ export function createDefaultTools(config: ArmConfig): ToolRegistry {
   const registry = new ToolRegistry();
   registry.register(moveJoints(config));
   registry.register(moveToNamedPose(config));
+  const kinematics = armKinematicsOf(config);
+  if (kinematics) registry.register(moveToPointTool(config, kinematics));
+  // Orientation needs six axes; a five-axis arm (SO-101) gets position-only move_to_point.
+  if (kinematics && kinematics.chain.dof >= 6) registry.register(moveToPoseTool(config, kinematics));
   if (config.arm.gripper) registry.register(setGripper(config, config.arm.gripper));
   registry.register(getArmState(config));
   registry.register(getActionStatus(config));

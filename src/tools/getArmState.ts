@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
+import { endEffectorOf } from "../kinematics/endEffectorOf.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
 
@@ -9,7 +10,7 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
     name: "get_arm_state",
     description:
       "Read the arm's reported pose (radians; gripper 0..1), which axes are moving, faults, and actions awaiting an operator's confirmation. " +
-      "The pose is labelled stale when it is old. Read-only.",
+      "The pose is labelled stale when it is old. With kinematics configured, also end_effector: the tool tip's position (metres) and orientation (roll/pitch/yaw radians and a quaternion) in the arm's base frame (z up). Read-only.",
     args: z.object({}).strict(),
     blocking: false,
     kind: "read",
@@ -40,6 +41,7 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
           faults: status?.faults ?? [],
           pending_unknowns: pending,
           quarantined_resources: [...quarantined.keys()].sort(),
+            ...endEffectorOf(ctx.config, pose),
         },
       };
     },

@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -50,7 +51,7 @@ describe("plausible motions only", () => {
 
   it("limits.min_speed comes from the config", async () => {
     const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
-    h = await createHarness({ config: parseConfig({ ...raw, limits: { min_speed: 0.3 } }, "test") });
+    h = await createHarness({ config: parseConfig({ ...raw, arm: { ...(raw.arm as object), urdf: join(dirname(DEFAULT_CONFIG_PATH), String((raw.arm as { urdf?: unknown }).urdf)) }, limits: { min_speed: 0.3 } }, "test") });
     const [r] = await h.executor.execute([{ id: "m1", name: "move_joints", args: { positions: { elbow: 1.1 }, speed: 0.2 } }]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID" });
     nothingLeft();

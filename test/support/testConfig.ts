@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { parse } from "yaml";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
@@ -9,6 +10,8 @@ export function testConfig(overrides: { observe?: Record<string, number>; timeou
   return parseConfig(
     {
       ...raw,
+      // As loadConfig does: the URDF path is relative to the config file.
+      arm: { ...raw.arm, urdf: join(dirname(DEFAULT_CONFIG_PATH), String(raw.arm?.urdf)) },
       observe: { ...raw.observe, budget_ms: 300, max_ms: 3000, query_interval_ms: 50, ...overrides.observe },
       timeouts_ms: { ...raw.timeouts_ms, ...overrides.timeouts_ms },
       ...(overrides.stale_after_ms === undefined ? {} : { stale_after_ms: overrides.stale_after_ms }),

@@ -48,7 +48,7 @@ describe("ToolRegistry", () => {
 
   it("exports Gemini declarations without local policy: JSON Schema in parametersJsonSchema, BLOCKING on motions", () => {
     const decls = createDefaultTools(testConfig()).declarations();
-    expect(decls.map((d) => d.name).sort()).toEqual(["get_action_status", "get_arm_state", "move_joints", "move_to_named_pose", "set_gripper", "stop"]);
+    expect(decls.map((d) => d.name).sort()).toEqual(["get_action_status", "get_arm_state", "move_joints", "move_to_named_pose", "move_to_point", "move_to_pose", "set_gripper", "stop"]);
     for (const d of decls) {
       expect(Object.keys(d).sort()).toEqual(d.behavior ? ["behavior", "description", "name", "parametersJsonSchema"] : ["description", "name", "parametersJsonSchema"]);
       expect(d.parametersJsonSchema.type).toBe("object");

@@ -23,6 +23,12 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_QUARANTINED: 409,
   ARMB_ERR_DEADLINE_SPENT: 504,
   ARMB_ERR_MOTION_REFUSED: 409,
+  // kinematics: a bad URDF is the server's; an unreachable or unsafe target the caller's (inside response.error)
+  ARMB_ERR_URDF_INVALID: 500,
+  ARMB_ERR_URDF_MISMATCH: 500,
+  ARMB_ERR_TARGET_UNREACHABLE: 422,
+  ARMB_ERR_ENVELOPE_VIOLATION: 422,
+  ARMB_ERR_POSE_UNKNOWN: 503,
   // ledger
   ARMB_ERR_LEDGER_OPEN: 500,
   ARMB_ERR_LEDGER_CORRUPT: 500,

@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { ArmbridgeError } from "../errors.js";
+import { KinematicChain } from "./KinematicChain.js";
+import { parseUrdf } from "./parseUrdf.js";
+
+/** The arm's kinematic chain, tied to the config's joint names and limits. */
+export interface ArmKinematics {
+  readonly chain: KinematicChain;
+  /** The URDF file it came from. */
+  readonly source: string;
+  /** Config joint names in chain order (index k ↔ `chain.variables[k]`). */
+  readonly jointNames: readonly string[];
+}
+
+const cache = new WeakMap<ArmConfig, ArmKinematics | undefined>();
+
+/**
+ * The kinematics for a config, or undefined when it names no URDF. Built once
+ * per config object and cached. Every moving joint of the chain must be a
+ * configured joint; its limits are the tighter of the URDF's and the
+ * config's, so IK never proposes what move_joints would refuse.
+ */
+export function armKinematicsOf(config: ArmConfig): ArmKinematics | undefined {
+  if (cache.has(config)) return cache.get(config);
+  const built = build(config);
+  cache.set(config, built);
+  return built;
+}
+
+function build(config: ArmConfig): ArmKinematics | undefined {
+  const { urdf, baseLink, tipLink } = config.arm;
+  if (urdf === undefined || baseLink === undefined || tipLink === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(urdf, "utf8");
+  } catch (error) {
+    throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: urdf, reason: `cannot read it: ${(error as Error).message}` }, { cause: error });
+  }
+  const joints = new Map(config.arm.joints.map((j) => [j.name, j]));
+  const chain = new KinematicChain(parseUrdf(text, urdf), baseLink, tipLink, urdf, (name) => joints.get(name));
+  const missing = chain.variables.filter((v) => !joints.has(v.name)).map((v) => v.name);
+  if (missing.length > 0) {
+    throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", {
+      path: urdf,
+      reason: `the chain ${baseLink} → ${tipLink} moves ${missing.join(", ")}, which the config does not name (config joints: ${[...joints.keys()].join(", ")})`,
+    });
+  }
+  for (const v of chain.variables) {
+    if (v.lower > v.upper) throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: urdf, reason: `joint ${v.name}'s URDF limits and config limits do not overlap` });
+  }
+  const frame = config.workspace?.frame;
+  if (frame !== undefined && !chain.fixedFrames.has(frame)) {
+    throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", {
+      path: urdf,
+      reason: `workspace.frame ${frame} is not a link rigidly attached to ${baseLink} (such links: ${[...chain.fixedFrames.keys()].join(", ")})`,
+    });
+  }
+  return { chain, source: urdf, jointNames: chain.variables.map((v) => v.name) };
+}
+
+/** The chain's joint vector from a pose by name; undefined when a chain joint is missing from it. */
+export function jointVectorOf(kin: ArmKinematics, pose: Readonly<Record<string, number>> | undefined): Float64Array | undefined {
+  if (!pose) return undefined;
+  const q = new Float64Array(kin.jointNames.length);
+  for (const [k, name] of kin.jointNames.entries()) {
+    const v = pose[name];
+    if (v === undefined || !Number.isFinite(v)) return undefined;
+    q[k] = v;
+  }
+  return q;
+}

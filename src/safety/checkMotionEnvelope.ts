@@ -1,0 +1,144 @@
+import type { ArmConfig } from "../config/ArmConfig.js";
+import type { ErrorCode } from "../errors.js";
+import { ArmbridgeError } from "../errors.js";
+import { armKinematicsOf, jointVectorOf } from "../kinematics/armKinematics.js";
+import type { ChainFrames } from "../kinematics/KinematicChain.js";
+import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
+import type { ArgIssue } from "../tools/formatIssues.js";
+
+/** Why a motion may not be sent: a coded reason and the issues a model reads. */
+export interface MotionRefusal {
+  readonly ok: false;
+  readonly code: ErrorCode;
+  readonly issues: readonly ArgIssue[];
+}
+
+export type EnvelopeVerdict =
+  | { readonly ok: true; readonly samples: number }
+  | (MotionRefusal & {
+      /** The first offending link, where it would be (metres, workspace frame), and at which fraction of the path. */
+      readonly link?: string;
+      readonly point?: readonly [number, number, number];
+      readonly at?: number;
+    });
+
+/**
+ * Largest distance any link frame may move between two consecutive path
+ * samples (m). Every point of the continuous path then lies within half of it
+ * of a sample, so samples are checked against the envelope shrunk by
+ * `SAMPLE_SPACING_M / 2`: a path whose samples pass cannot leave the true
+ * envelope between them. 2 mm keeps the margin (1 mm) below the arms'
+ * repeatability and costs a few thousand FK evaluations for a full-range move.
+ */
+export const SAMPLE_SPACING_M = 0.002;
+const MARGIN_M = SAMPLE_SPACING_M / 2;
+/** No path is sampled more finely than this; a move that would need more is refused as unverifiable, not sampled coarsely. */
+const MAX_SAMPLES = 50_000;
+
+/**
+ * The safety envelope check every motion passes before anything is recorded
+ * or sent (called from the executor, after the tool's plan). The path checked
+ * is the straight line in joint space from the current joints to the targets
+ * (joints not targeted stay where they are), which is what a synchronised
+ * joint-space controller (ROS JTC, firmware-sim's MOVE) interpolates. It is
+ * sampled so that no link frame moves more than SAMPLE_SPACING_M between
+ * samples, and at every sample every moving link frame must be inside
+ * `keep_in` and above `floor_z`; the tip may end up at most `max_step_m`
+ * from where it started.
+ *
+ * With no kinematics or no workspace configured, or targets that move no
+ * joint of the chain (the gripper), it passes.
+ */
+export function checkMotionEnvelope(
+  config: ArmConfig,
+  currentPose: Readonly<Record<string, number>> | undefined,
+  targets: Readonly<Record<string, number>>,
+  tool: string,
+): EnvelopeVerdict {
+  const workspace = config.workspace;
+  const kin = armKinematicsOf(config);
+  if (!workspace || !kin) return { ok: true, samples: 0 };
+  if (!kin.jointNames.some((name) => targets[name] !== undefined)) return { ok: true, samples: 0 };
+  const { chain } = kin;
+
+  const q0 = jointVectorOf(kin, currentPose);
+  if (!q0) {
+    const missing = kin.jointNames.filter((n) => currentPose?.[n] === undefined);
+    const reason = currentPose ? `no reported position for ${missing.join(", ")}` : "no status from the arm yet";
+    return refusal("ARMB_ERR_POSE_UNKNOWN", { tool, reason }, "pose_unknown", "(pose)");
+  }
+  const q1 = Float64Array.from(q0);
+  for (const [k, name] of kin.jointNames.entries()) {
+    const t = targets[name];
+    if (t !== undefined) q1[k] = t;
+  }
+
+  // Samples so that no frame moves more than SAMPLE_SPACING_M between two of them (see SAMPLE_SPACING_M).
+  let sweep = 0;
+  for (let k = 0; k < chain.dof; k++) sweep += chain.sweepRadius(k) * Math.abs((q1[k] ?? 0) - (q0[k] ?? 0));
+  const intervals = Math.max(1, Math.ceil(sweep / SAMPLE_SPACING_M));
+  if (intervals + 1 > MAX_SAMPLES) {
+    return refusal("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule: `the path is too long to verify in ${MAX_SAMPLES} samples; split it into smaller moves` }, "path_too_long", "(path)");
+  }
+
+  const toFrame: Transform = workspace.frame === undefined ? identity() : invert(chain.fixedFrames.get(workspace.frame) ?? identity());
+  const box = workspace.keepIn;
+  const floorZ = workspace.floorZ;
+  const maxStep = workspace.maxStepM;
+  const q = new Float64Array(chain.dof);
+  let frames: ChainFrames | undefined;
+  const tipIndex = chain.linkNames.length - 1;
+  let startTip: [number, number, number] | undefined;
+
+  for (let s = 0; s <= intervals; s++) {
+    const t = s / intervals;
+    for (let k = 0; k < chain.dof; k++) q[k] = (q0[k] ?? 0) + t * ((q1[k] ?? 0) - (q0[k] ?? 0));
+    frames = chain.frames(q, frames);
+    for (let i = 0; i < frames.links.length; i++) {
+      if (!chain.linkMoves[i]) continue;
+      const m = frames.links[i];
+      if (!m) continue;
+      const bx = m[12] ?? 0, by = m[13] ?? 0, bz = m[14] ?? 0;
+      const x = (toFrame[0] ?? 1) * bx + (toFrame[4] ?? 0) * by + (toFrame[8] ?? 0) * bz + (toFrame[12] ?? 0);
+      const y = (toFrame[1] ?? 0) * bx + (toFrame[5] ?? 1) * by + (toFrame[9] ?? 0) * bz + (toFrame[13] ?? 0);
+      const z = (toFrame[2] ?? 0) * bx + (toFrame[6] ?? 0) * by + (toFrame[10] ?? 1) * bz + (toFrame[14] ?? 0);
+      const p: [number, number, number] = [x, y, z];
+      const rule = ruleBroken(p, box, floorZ);
+      if (rule) return violation(tool, chain.linkNames[i] ?? `link ${i}`, p, rule + (s === 0 ? "; the arm is already outside the envelope: move it back by hand or with joint moves that stay inside" : ""), t);
+      if (i === tipIndex) {
+        startTip ??= p;
+        const d = Math.hypot(x - startTip[0], y - startTip[1], z - startTip[2]);
+        if (maxStep !== undefined && d > maxStep) {
+          return violation(tool, chain.linkNames[i] ?? "tip", p, `it would travel ${d.toFixed(3)} m from where it started, more than max_step_m ${maxStep}; move in smaller steps`, t);
+        }
+      }
+    }
+  }
+  return { ok: true, samples: intervals + 1 };
+}
+
+const AXES = ["x", "y", "z"] as const;
+
+function ruleBroken(p: readonly [number, number, number], box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined): string | undefined {
+  if (floorZ !== undefined && p[2] < floorZ + MARGIN_M) return `z ${p[2].toFixed(3)} is below floor_z ${floorZ} (+${MARGIN_M * 1000} mm sampling margin)`;
+  if (box) {
+    for (let a = 0; a < 3; a++) {
+      const v = p[a] ?? 0;
+      const lo = box.min[a] ?? -Infinity, hi = box.max[a] ?? Infinity;
+      if (v < lo + MARGIN_M) return `${AXES[a]} ${v.toFixed(3)} is below keep_in.min ${lo} (+${MARGIN_M * 1000} mm sampling margin)`;
+      if (v > hi - MARGIN_M) return `${AXES[a]} ${v.toFixed(3)} is above keep_in.max ${hi} (−${MARGIN_M * 1000} mm sampling margin)`;
+    }
+  }
+  return undefined;
+}
+
+function violation(tool: string, link: string, p: readonly [number, number, number], rule: string, at: number): EnvelopeVerdict {
+  const point = `(${p.map((v) => v.toFixed(3)).join(", ")}) m`;
+  const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link, point, rule });
+  return { ok: false, code: e.code, issues: [{ path: "(envelope)", code: "outside_envelope", message: `${e.message} (at ${Math.round(at * 100)}% of the path)` }], link, point: p, at };
+}
+
+function refusal(code: ErrorCode, details: Record<string, string>, issueCode: string, path: string): EnvelopeVerdict {
+  const e = new ArmbridgeError(code, details);
+  return { ok: false, code, issues: [{ path, code: issueCode, message: e.message }] };
+}

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { resourcesFor } from "../config/actuators.js";
+import { poseOf } from "../ledger/ActionRow.js";
+import type { ArmKinematics } from "../kinematics/armKinematics.js";
+import { planCartesianMove } from "../kinematics/planCartesianMove.js";
+import { observeTargets } from "./observeTargets.js";
+import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+
+export const CARTESIAN_RESULT_GUIDE =
+  "Blocks until the motion ends. Results: status done (reached), failed (nothing moved; you may re-run), " +
+  "unknown (do NOT re-run; a person must confirm), blocked (a joint awaits an operator's confirmation), " +
+  "rejected (nothing moved: out of reach, or the path would leave the safety envelope — the message names the closest reachable point or the offending link; pick another target), " +
+  "skipped (no time left; nothing was sent).";
+
+export const cartesianSpeedSchema = z
+  .number()
+  .gt(0)
+  .lte(1)
+  .optional()
+  .describe("Fraction of each joint's maximum velocity, in (0, 1]. Default 0.5.");
+
+/** The frames a Cartesian target may be given in: the base link first, then links rigidly attached to it. */
+export function frameSchema(kin: ArmKinematics): z.ZodOptional<z.ZodEnum<Record<string, string>>> {
+  const frames = [kin.chain.baseLink, ...[...kin.chain.fixedFrames.keys()].filter((f) => f !== kin.chain.baseLink)];
+  return z
+    .enum(frames as [string, ...string[]])
+    .optional()
+    .describe(`The frame the coordinates are in (default ${kin.chain.baseLink}, the arm's base frame: z up). One of: ${frames.join(", ")}.`);
+}
+
+/** `move_to_point {x, y, z, frame?, speed?}`: the tool tip to a point, by a joint move to the IK solution. */
+export function moveToPointTool(config: ArmConfig, kin: ArmKinematics): MotionTool {
+  const metres = (axis: string): z.ZodNumber => z.number().finite().describe(`Target ${axis} of the tool tip (${kin.chain.tipLink}) in metres.`);
+  const sixAxis = kin.chain.dof >= 6;
+  return defineMotionTool({
+    name: "move_to_point",
+    description:
+      `Move the tool tip (${kin.chain.tipLink}) to a point given in metres in the arm's base frame (${kin.chain.baseLink}: origin at the base, z up) unless frame names another. ` +
+      (sixAxis
+        ? "The tool keeps its current orientation when it can; otherwise the orientation is left free. "
+        : `This arm has ${kin.chain.dof} axes, so only the position is controlled; the tool's orientation follows. `) +
+      `The arm moves in joint space to the inverse-kinematics solution closest to its current joints; the whole path is checked against the safety envelope first. ${CARTESIAN_RESULT_GUIDE}`,
+    args: z.object({ x: metres("x"), y: metres("y"), z: metres("z"), frame: frameSchema(kin), speed: cartesianSpeedSchema }).strict(),
+    blocking: true,
+    resources: () => resourcesFor(config, kin.jointNames),
+    timeoutMs: config.timeoutsMs.moveToPoint,
+    onTimeout: "observe",
+    plan: (args, ctx) =>
+      planCartesianMove(kin, { position: [args.x, args.y, args.z], orientation: undefined, frame: args.frame, orientationRequired: false }, poseOf(ctx.transport.latestStatus()), "move_to_point", args.speed ?? 0.5),
+    observe: observeTargets,
+  });
+}

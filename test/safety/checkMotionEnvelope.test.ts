@@ -1,0 +1,106 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { armKinematicsOf } from "../../src/kinematics/armKinematics.js";
+import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
+import { testConfig } from "../support/testConfig.js";
+
+const config = testConfig();
+const kin = armKinematicsOf(config)!;
+const { chain } = kin;
+const ws = config.workspace!;
+const HOME: Record<string, number> = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home] as const));
+const byName = (q: readonly number[]): Record<string, number> => Object.fromEntries(kin.jointNames.map((n, k) => [n, q[k]!]));
+
+/** Where each moving link frame is outside the envelope (no sampling margin: the true envelope). */
+function outside(q: readonly number[]): string | undefined {
+  const frames = chain.frames(q);
+  for (const [i, m] of frames.links.entries()) {
+    if (!chain.linkMoves[i]) continue;
+    const p = [m[12]!, m[13]!, m[14]!];
+    if (ws.floorZ !== undefined && p[2]! < ws.floorZ) return `${chain.linkNames[i]} below the floor`;
+    for (let a = 0; a < 3; a++) if (p[a]! < ws.keepIn!.min[a]! || p[a]! > ws.keepIn!.max[a]!) return `${chain.linkNames[i]} outside keep_in`;
+  }
+  return undefined;
+}
+
+describe("checkMotionEnvelope on the default simulated arm", () => {
+  const jointVector = fc.tuple(...chain.variables.map((v) => fc.double({ min: v.lower, max: v.upper, noNaN: true })));
+
+  it("property: no accepted motion's path leaves the envelope, sampled independently at 3000 points (every link frame, not only the tip)", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(jointVector, jointVector, (from, to) => {
+        const verdict = checkMotionEnvelope(config, byName(from), byName(to), "move_joints");
+        if (!verdict.ok) return;
+        accepted++;
+        const n = 3000;
+        for (let s = 0; s <= n; s++) {
+          const q = from.map((v, k) => v + (s / n) * (to[k]! - v));
+          expect(outside(q)).toBeUndefined();
+        }
+      }),
+      { numRuns: 150, seed: 11 },
+    );
+    // Random moves across the full range often leave it; enough must pass for the property to mean something.
+    expect(accepted).toBeGreaterThan(10);
+  });
+
+  it("property: a motion whose sampled path does leave the envelope is never accepted", () => {
+    fc.assert(
+      fc.property(jointVector, jointVector, (from, to) => {
+        const n = 400;
+        let leaves = false;
+        for (let s = 0; s <= n && !leaves; s++) leaves = outside(from.map((v, k) => v + (s / n) * (to[k]! - v))) !== undefined;
+        if (leaves) expect(checkMotionEnvelope(config, byName(from), byName(to), "move_joints").ok).toBe(false);
+      }),
+      { numRuns: 150, seed: 12 },
+    );
+  });
+
+  it("a motion that dips below the floor is rejected naming the first offending link, where it would be, and the tool", () => {
+    // From home, lifting the shoulder down and straightening the elbow swings the wrist below the pedestal top and on below the floor.
+    const verdict = checkMotionEnvelope(config, HOME, { shoulder_lift: 1.6, elbow: 0 }, "move_to_named_pose");
+    expect(verdict.ok).toBe(false);
+    if (verdict.ok) return;
+    expect(verdict.code).toBe("ARMB_ERR_ENVELOPE_VIOLATION");
+    expect(verdict.link).toMatch(/_link$/);
+    expect(verdict.point![2]).toBeLessThan(ws.floorZ! + 0.001 + 1e-9);
+    expect(verdict.issues[0]!.message).toMatch(/^move_to_named_pose: the motion would take \w+ to \(/);
+    expect(verdict.issues[0]!.message).toContain("floor_z");
+  });
+
+  it("a move within the envelope passes, and its samples are ≤ 2 mm of link travel apart", () => {
+    const verdict = checkMotionEnvelope(config, HOME, { shoulder_pan: 1.0 }, "move_joints");
+    expect(verdict.ok).toBe(true);
+    // Pan of 1 rad: the farthest frame is at most the sum of downstream offsets (~1.1 m) from the axis → ≥ 550 samples.
+    if (verdict.ok) expect(verdict.samples).toBeGreaterThan(500);
+  });
+
+  it("gripper-only targets need no pose and pass; chain targets without a pose are refused (ARMB_ERR_POSE_UNKNOWN)", () => {
+    expect(checkMotionEnvelope(config, undefined, { gripper: 0.2 }, "set_gripper").ok).toBe(true);
+    const verdict = checkMotionEnvelope(config, undefined, { elbow: 1.1 }, "move_joints");
+    expect(verdict).toMatchObject({ ok: false, code: "ARMB_ERR_POSE_UNKNOWN" });
+  });
+
+  it("an arm already outside is told so: nothing it is asked leaves from outside", () => {
+    const below: Record<string, number> = { ...HOME, shoulder_lift: 1.6, elbow: 0 };
+    expect(outside(kin.jointNames.map((n) => below[n]!))).toBeDefined();
+    const verdict = checkMotionEnvelope(config, below, { elbow: 0.1 }, "move_joints");
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.issues[0]!.message).toMatch(/already outside/);
+  });
+
+  it("max_step_m bounds how far the tool may travel in one call", () => {
+    const tight: ArmConfig = { ...config, workspace: { ...ws, maxStepM: 0.05 } };
+    expect(checkMotionEnvelope(tight, HOME, { shoulder_pan: 0.02 }, "move_joints").ok).toBe(true);
+    const verdict = checkMotionEnvelope(tight, HOME, { shoulder_pan: 0.5 }, "move_joints");
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.issues[0]!.message).toMatch(/max_step_m 0.05/);
+  });
+
+  it("with no workspace configured, nothing is checked", () => {
+    const open: ArmConfig = { ...config, workspace: undefined };
+    expect(checkMotionEnvelope(open, HOME, { shoulder_lift: 1.6, elbow: 0 }, "move_joints").ok).toBe(true);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { createDefaultTools } from "../../src/tools/defaultTools.js";
+import { testConfig } from "../support/testConfig.js";
+
+type Schema = { properties: Record<string, { description?: string; enum?: string[]; anyOf?: unknown[] }>; required?: string[] };
+
+describe("the Cartesian tools' declarations tell a model the units and the frame", () => {
+  const decls = createDefaultTools(testConfig()).declarations();
+  const byName = new Map(decls.map((d) => [d.name, d]));
+
+  it("move_to_point: metres, the base frame (z up) by default, the named frames it accepts; BLOCKING like every motion", () => {
+    const d = byName.get("move_to_point")!;
+    expect(d.behavior).toBe("BLOCKING");
+    expect(d.description).toMatch(/metres/);
+    expect(d.description).toMatch(/base frame \(base_link: origin at the base, z up\)/);
+    expect(d.description).toMatch(/safety envelope/);
+    const schema = d.parametersJsonSchema as Schema;
+    expect(schema.required?.sort()).toEqual(["x", "y", "z"]);
+    expect(schema.properties.x!.description).toMatch(/metres/);
+    expect(schema.properties.frame!.enum).toEqual(["base_link", "world"]);
+  });
+
+  it("move_to_pose: position in metres, orientation as roll/pitch/yaw radians or a quaternion", () => {
+    const d = byName.get("move_to_pose")!;
+    const schema = d.parametersJsonSchema as Schema;
+    expect(schema.required?.sort()).toEqual(["orientation", "position"]);
+    expect(schema.properties.orientation!.anyOf).toHaveLength(2);
+    expect(schema.properties.orientation!.description).toMatch(/radians/);
+    expect(schema.properties.orientation!.description).toMatch(/quaternion/);
+  });
+
+  it("get_arm_state says where end_effector is expressed", () => {
+    expect(byName.get("get_arm_state")!.description).toMatch(/end_effector: .*metres.*base frame/);
+  });
+});
