@@ -25,9 +25,11 @@ describe.each(BUS_PROTOCOLS)("%s decoder under fuzz", (name) => {
       fc.property(fc.uint8Array({ maxLength: 80 }), packetArb, fc.integer({ min: 1, max: 17 }), (garbage, p, chunkSize) => {
         const packet = protocol.status(p.id, p.code & 0x7f, p.params);
         const decoder = protocol.createDecoder();
-        // A garbage tail that looks like the start of a long packet could swallow the real one;
-        // a real bus recovers from that on the next packet, so send the packet twice and ask for at least one.
-        const stream = Uint8Array.from([...garbage, ...packet, ...packet]);
+        // A garbage tail that looks like a header can claim a length that swallows the packets after it
+        // (up to 1,031 bytes on Dynamixel, 259 on Feetech); a decoder resynchronises once that claimed span
+        // has passed. So the packet repeats past the longest span a header can claim, and one must decode.
+        const copies = Math.ceil(1100 / packet.length) + 1;
+        const stream = Uint8Array.from([...garbage, ...Array.from({ length: copies }, () => [...packet]).flat()]);
         const out = [];
         for (let i = 0; i < stream.length; i += chunkSize) out.push(...decoder.push(stream.subarray(i, i + chunkSize)));
         const hits = out.map((q) => protocol.statusOf(q)).filter((s) => s && s.id === p.id && Buffer.from(s.data).equals(Buffer.from(p.params)));
