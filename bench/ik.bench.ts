@@ -24,6 +24,7 @@ import { parseUrdf } from "../src/kinematics/parseUrdf.js";
 import { positionOf } from "../src/kinematics/rigidTransform.js";
 import { solveIk } from "../src/kinematics/solveIk.js";
 import { checkMotionEnvelope } from "../src/safety/checkMotionEnvelope.js";
+import { mulberry32 } from "../src/random/mulberry32.js";
 
 const TARGETS = Number(process.env.IK_BENCH_TARGETS ?? 10_000);
 const ARMS = [
@@ -32,17 +33,6 @@ const ARMS = [
   { name: "Koch v1.1 (5 axes)", urdf: "koch-v1.1.urdf", base: "base_link", tip: "tool_link" },
 ];
 
-/** Reproducible pseudo-random numbers (mulberry32). */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomJoints(chain: KinematicChain, random: () => number): Float64Array {
   return Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
@@ -66,7 +56,7 @@ for (const arm of ARMS) for (const startKind of STARTS) {
   const path = join(root, "config", "urdf", arm.urdf);
   const chain = new KinematicChain(parseUrdf(readFileSync(path, "utf8"), path), arm.base, arm.tip, path);
   const full = chain.dof >= 6;
-  const random = generator(42);
+  const random = mulberry32(42);
   const times: number[] = [];
   let ok = 0;
   let worst = 0;
@@ -98,7 +88,7 @@ for (const arm of ARMS) for (const startKind of STARTS) {
 const config = loadConfig();
 const kin = armKinematicsOf(config);
 if (kin) {
-  const random = generator(7);
+  const random = mulberry32(7);
   const times: number[] = [];
   const samples: number[] = [];
   let accepted = 0;

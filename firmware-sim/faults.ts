@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { mulberry32 } from "./mulberry32.js";
+import { mulberry32 } from "../src/random/mulberry32.js";
 
 /** Probabilities (0..1) of each seeded fault; all 0 means a perfect device and wire. */
 export interface FaultRates {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { groundTruthOf, motionIntervals, quantile, type EffectLine } from "../../firmware-sim/effectsJudge.js";
-import { mulberry32 } from "../../firmware-sim/mulberry32.js";
+import { mulberry32 } from "../../src/random/mulberry32.js";
 import { spawnSimulator, type SimChild } from "../../firmware-sim/spawnSimulator.js";
 import type { JointConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";

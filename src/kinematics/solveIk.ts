@@ -1,6 +1,7 @@
 import { mat4, quat } from "gl-matrix";
 import type { KinematicChain } from "./KinematicChain.js";
 import { identity, positionOf, type Transform } from "./rigidTransform.js";
+import { mulberry32 } from "../random/mulberry32.js";
 
 /** What the solver must reach: a position, and for a full-pose solve the tip's orientation too. */
 export interface IkTarget {
@@ -303,14 +304,3 @@ function clamp(v: number, lo: number, hi: number): number {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-/** A small seeded generator for reproducible IK starts (not for anything secret). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

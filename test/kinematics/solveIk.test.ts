@@ -6,6 +6,7 @@ import { KinematicChain } from "../../src/kinematics/KinematicChain.js";
 import { parseUrdf } from "../../src/kinematics/parseUrdf.js";
 import { positionOf, quaternionOf } from "../../src/kinematics/rigidTransform.js";
 import { solveIk } from "../../src/kinematics/solveIk.js";
+import { mulberry32 } from "../../src/random/mulberry32.js";
 
 const ARMS = [
   { name: "sim-arm (6 axes, full pose)", urdf: "sim-arm.urdf", tip: "tool0" },
@@ -18,17 +19,6 @@ function chainOf(file: string, tip: string): KinematicChain {
   return new KinematicChain(parseUrdf(readFileSync(path, "utf8"), path), "base_link", tip, path);
 }
 
-/** A fixed pseudo-random sequence: the same samples every run, so a count cannot flake. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dist = (a: readonly number[], b: readonly number[]): number => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
 /** Angle between two orientations, from their quaternions. */
@@ -41,7 +31,7 @@ function angleBetween(a: Float64Array, b: Float64Array): number {
 describe.each(ARMS)("IK round trips on the shipped $name URDF", ({ urdf, tip }) => {
   const chain = chainOf(urdf, tip);
   const full = chain.dof >= 6;
-  const random = generator(2024);
+  const random = mulberry32(2024);
   const randomJoints = (): Float64Array => Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
 
   it("random reachable targets, solved from a nearby current pose (a Cartesian nudge): ≥ 99.5 % solved, each within 1 mm (and 1 mrad for a full pose) by FK, inside the limits", () => {

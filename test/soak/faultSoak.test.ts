@@ -7,7 +7,7 @@ import { groundTruthOf, motionIntervals, overlapsIn, repeatedStarts, type Effect
 import { startSimulator, type RunningSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import type { CallResult, FunctionCall } from "../../src/executor/CallResult.js";
-import { mulberry32 } from "../../firmware-sim/mulberry32.js";
+import { mulberry32 } from "../../src/random/mulberry32.js";
 import { testConfig } from "../support/testConfig.js";
 
 /**

@@ -1,4 +1,4 @@
-/** A tiny seeded PRNG (mulberry32): the same seed gives the same faults, run after run. Returns floats in [0, 1). */
+/** A tiny seeded PRNG (mulberry32), not for anything secret: the same seed gives the same sequence (sim faults, IK starts, test samples). Returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
