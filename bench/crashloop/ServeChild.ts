@@ -15,6 +15,8 @@ export interface ServeChildOptions {
   readonly logLevel: string;
   /** How long to wait for the ready line (start-up reconciliation included). */
   readonly readyTimeoutMs: number;
+  /** Node's own flags before the script (bench:memory passes `--inspect=127.0.0.1:0`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** One `armbridge serve` process, from spawn to its ready line. */
@@ -57,7 +59,7 @@ export function killLiveServeChildren(): void {
  */
 export async function spawnServe(options: ServeChildOptions): Promise<ServeChild> {
   const main = join(packageRoot(), "dist", "src", "surfaces", "cli", "main.js");
-  const args = [main, "serve", "--serial", options.link, "--http", "127.0.0.1:0", "--data", options.dataDir];
+  const args = [...(options.nodeArgs ?? []), main, "serve", "--serial", options.link, "--http", "127.0.0.1:0", "--data", options.dataDir];
   const logFd = openSync(options.logFile, "a");
   let child: ChildProcess;
   const startedAt = performance.now();

@@ -129,12 +129,14 @@ export class EventStreamHub {
     }, wait);
   }
 
+  /** Serialised once for every stream: per client it would be max_streams copies of garbage per event. */
   #broadcast(event: string, data: unknown): void {
-    for (const c of this.#clients) this.#write(c, event, data);
+    const text = sseFrame(event, data);
+    for (const c of this.#clients) this.#send(c, text);
   }
 
   #write(response: ServerResponse, event: string, data: unknown): void {
-    this.#send(response, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    this.#send(response, sseFrame(event, data));
   }
 
   /**
@@ -160,4 +162,8 @@ export class EventStreamHub {
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
   }
+}
+
+function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
