@@ -14,7 +14,8 @@ import { GeminiModelClient } from "../gemini/GeminiModelClient.js";
 import type { ModelClient } from "../gemini/ModelClient.js";
 import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
 import { runAgent } from "../gemini/runAgent.js";
-import { startHttpServer, type RunningHttpServer } from "../http/startHttpServer.js";
+import { bindHttpPort, type BoundHttpPort } from "../http/bindHttpPort.js";
+import { serveHttpOnPort, type RunningHttpServer } from "../http/startHttpServer.js";
 import { SessionNarrator } from "./SessionNarrator.js";
 import { socatAvailable, spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
 
@@ -123,6 +124,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
   let sim: SimChild | undefined;
   let bridge: Bridge | undefined;
+  let httpPort: BoundHttpPort | undefined;
   let http: RunningHttpServer | undefined;
   let unsubscribe: (() => void) | undefined;
   let exitCode = 0;
@@ -135,6 +137,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return r === "" ? "." : r.startsWith("..") || isAbsolute(r) ? resolve(p) : r;
     };
     say(`armbridge demo (pid ${process.pid})`);
+    // Bound first, as serve does: a taken port is said before a simulator is started or an arm is touched.
+    httpPort = await bindHttpPort({ host: options.host, port: options.port });
     let transport = options.transport;
     if (!transport) {
       sim = await spawnSimulator({
@@ -167,7 +171,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge demo: WARNING: ${w}\n`);
     say(`  ledger     ${shown(join(options.dataDir, "ledger.sqlite"))}`);
     say(`  logs       ${shown(join(options.dataDir, "armbridge.log"))}`);
-    http = await startHttpServer(bridge, { host: options.host, port: options.port, token: options.token, logger });
+    http = await serveHttpOnPort(bridge, httpPort, { token: options.token, logger });
     const consoleUrl = `${http.url}/console#token=${options.token}`;
     say(`  API        ${http.url}/v1 (Authorization: Bearer ${options.token})`);
     say(`  console    ${consoleUrl}`);
@@ -219,7 +223,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       closeFailed = true;
       logger.error({ err: String(error) }, `${what} close failed`);
     };
-    await http?.close().catch(failed("HTTP"));
+    await (http ?? httpPort)?.close().catch(failed("HTTP"));
     await bridge?.close().catch(failed("bridge"));
     stoppingSim = true;
     const simCode = await sim?.stop();
