@@ -10,7 +10,10 @@ import { createMcpServer } from "./createMcpServer.js";
 export const MCP_HELP = `Usage: armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS]
 
 Serves the arm's tools to an MCP host over stdio (stdout is the MCP channel;
-logs go to stderr). Ends when the host closes stdin, or on SIGINT/SIGTERM.
+logs go to stderr). Ends cleanly (ledger and arm link closed, exit 0) when the
+host goes away — stdin closed, or stdout closed (EPIPE) — and on SIGINT,
+SIGTERM or SIGHUP. Calls still waiting end as unknown; motions under way are
+not stopped and settle at the next start.
 
 Example host entry: {"command": "armbridge", "args": ["mcp", "--serial", "/dev/ttyACM0"]}
 
@@ -67,30 +70,66 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   const server = createMcpServer(bridge, { logger, deadlineMs });
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);
   let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  let hostGone: ((why: string) => void) | undefined;
   const ended = new Promise<string>((resolve) => {
     onSignal = (signal) => resolve(signal);
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    hostGone = resolve;
+    for (const s of MCP_STOP_SIGNALS) process.once(s, onSignal);
     stdin.once("end", () => resolve("stdin closed"));
     stdin.once("close", () => resolve("stdin closed"));
     server.onclose = () => resolve("transport closed");
   });
+  // A host that went away leaves a pipe nobody reads: the next answer meets
+  // EPIPE, which without a listener is an uncaught error that kills the
+  // process before the ledger is closed. Left attached after shutdown on
+  // purpose: an answer already queued may still fail on its way out.
+  const onStdoutError = (error: NodeJS.ErrnoException): void => hostGone?.(`stdout closed (${error.code ?? error.message})`);
+  io.stdout.on("error", onStdoutError);
+  let code = 0;
   try {
     await server.connect(transport);
     logger.info({ tools: bridge.registry.names() }, "MCP server ready on stdio");
     const why = await ended;
-    logger.info({ why }, "MCP server stopping");
-    return 0;
+    logger.info({ why }, "MCP server stopping: ending waits, closing the transport and the ledger (motions under way are not stopped)");
   } catch (error) {
     const e = asArmbridgeError(error);
     io.stderr.write(`armbridge mcp: ${e.message} [${e.code}]\n`);
-    return 1;
+    code = 1;
   } finally {
-    if (onSignal) {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    }
-    await server.close().catch(() => undefined);
+    if (onSignal) for (const s of MCP_STOP_SIGNALS) process.off(s, onSignal);
+  }
+  if (!(await closeWithin(SHUTDOWN_LIMIT_MS, bridge, () => server.close()))) {
+    logger.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "MCP shutdown did not finish in time");
+    io.stderr.write(`armbridge mcp: shutdown did not finish within ${SHUTDOWN_LIMIT_MS} ms\n`);
+    return 1;
+  }
+  return code;
+}
+
+/** SIGHUP too: a host (or terminal) that closed must shut the bridge down as cleanly as Ctrl-C. */
+const MCP_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+/** How long shutdown may take before we say so and give up waiting. */
+const SHUTDOWN_LIMIT_MS = 10_000;
+
+/**
+ * Ends every wait first (calls in flight answer `unknown` and stay `started`
+ * for the next start to reconcile), so neither the transport nor the bridge
+ * is held open by them; then the transport, then the arm link and ledger.
+ */
+async function closeWithin(limitMs: number, bridge: Bridge, closeServer: () => Promise<void>): Promise<boolean> {
+  const closed = (async () => {
+    bridge.executor.close();
+    await closeServer().catch(() => undefined);
     await bridge.close();
+    return true;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), limitMs);
+  });
+  try {
+    return await Promise.race([closed, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
