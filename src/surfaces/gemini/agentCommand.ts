@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
@@ -34,7 +35,18 @@ line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadli
 ${BRIDGE_FLAGS_HELP}
 
 Exit codes: 0 the model answered; 3 stopped at max turns or the deadline;
-2 bad usage (including no GEMINI_API_KEY); 1 any other failure.`;
+2 bad usage (including no GEMINI_API_KEY); 1 any other failure, stdout closed
+before the outcome line could be written (EPIPE) included; 128+N stopped by
+signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: a closed terminal), with
+"stopped_by" in the outcome line; a signal ends every wait at once, so a call
+in flight reads unknown until the next start reconciles it. However it ends,
+the arm link and the ledger are closed; motions under way are not stopped.`;
+
+/** Each ends the run cleanly; SIGHUP is a closed terminal. */
+const AGENT_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+type StopSignal = (typeof AGENT_STOP_SIGNALS)[number];
+/** How long the outcome line may wait for a reader that is not reading before it counts as undelivered. */
+const OUTCOME_WRITE_LIMIT_MS = 10_000;
 
 const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns: 3, deadline: 3 };
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID"]);
@@ -59,7 +71,26 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   let bridge: Bridge | undefined;
   const interrupt = new AbortController();
-  const onSigint = (): void => interrupt.abort();
+  let stoppedBy: StopSignal | undefined;
+  const onSignal = (signal: StopSignal): void => {
+    stoppedBy ??= signal;
+    interrupt.abort(signal);
+    // Every wait ends now, observation too (as serve and mcp do): a call in flight answers
+    // `unknown` and its row stays `started` for the next start to reconcile. Otherwise a closed
+    // terminal would keep the process observing a long motion for up to observe.max_ms.
+    bridge?.executor.close();
+  };
+  // Nobody reading progress (stderr closed) must not kill a run that is driving an arm: an
+  // unhandled EPIPE is an uncaught error that would skip closing the ledger. Never removed: a
+  // progress line already queued may still fail on its way out.
+  let stderrGone = false;
+  const onStderrError = (): void => {
+    stderrGone = true;
+  };
+  io.stderr.on("error", onStderrError);
+  const progress = (line: string): void => {
+    if (!stderrGone) io.stderr.write(line);
+  };
   try {
     const flags = parseBridgeFlags(argv, { transport: "optional" });
     const args = parseAgentArgs(flags.rest);
@@ -69,9 +100,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (transport === undefined) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "no arm given" });
 
     const logger = createLogger({ level: io.env.ARMBRIDGE_LOG_LEVEL ?? "warn" });
+    // Before the start: a signal while the arm link opens ends the run before its first turn.
+    for (const s of AGENT_STOP_SIGNALS) process.once(s, onSignal);
     bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, otherArm: flags.options.otherArm, logger });
-    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge agent: WARNING: ${w}\n`);
-    process.once("SIGINT", onSigint);
+    for (const w of bridge.startupWarnings) progress(`armbridge agent: WARNING: ${w}\n`);
     const common = {
       bridge,
       instruction: args.instruction,
@@ -80,7 +112,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       deadlineMs: args.deadlineMs,
       transcriptPath: args.transcript,
       signal: interrupt.signal,
-      onProgress: (line: string) => io.stderr.write(`[agent] ${line}\n`),
+      onProgress: (line: string) => progress(`[agent] ${line}\n`),
     };
     let result: AgentResult;
     if (args.live) {
@@ -89,33 +121,59 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     } else {
       result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model }) });
     }
-    for (const note of result.notes) io.stderr.write(`[agent] note: ${note}\n`);
+    for (const note of result.notes) progress(`[agent] note: ${note}\n`);
     for (const r of result.responses) {
       const out = resultOf(r.response);
-      if (out.status === "unknown") {
-        io.stderr.write(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome done|not_done --operator NAME\`\n`);
+      if (out.status === "unknown" && stoppedBy !== undefined && bridge.ledger.get(out.action_id)?.state === "started") {
+        progress(`[agent] ${out.action_id} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm\n`);
+      } else if (out.status === "unknown") {
+        progress(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome done|not_done --operator NAME\`\n`);
       }
     }
-    io.stdout.write(
+    const delivered = await writeLine(
+      io.stdout,
       JSON.stringify({
         event: "agent_finished",
         ended: result.ended,
+        ...(stoppedBy === undefined ? {} : { stopped_by: stoppedBy }),
         turns: result.turns,
         text: result.text,
         responses: result.responses.map((r) => ({ id: r.id, name: r.name, status: resultOf(r.response).status })),
         notes: result.notes,
       }) + "\n",
     );
-    return EXIT_BY_END[result.ended];
+    if (delivered !== true) {
+      progress(`armbridge agent: the outcome line could not be written to stdout (${delivered}); the ledger has every call's result (armbridge actions)\n`);
+      return 1;
+    }
+    return stoppedBy === undefined ? EXIT_BY_END[result.ended] : 128 + constants.signals[stoppedBy];
   } catch (error) {
     const e = asArmbridgeError(error);
-    io.stderr.write(`armbridge agent: ${e.code}: ${e.message}\n`);
-    if (e.code === "ARMB_ERR_CLI_USAGE") io.stderr.write("run `armbridge agent --help` for usage\n");
+    progress(`armbridge agent: ${e.code}: ${e.message}\n`);
+    if (e.code === "ARMB_ERR_CLI_USAGE") progress("run `armbridge agent --help` for usage\n");
     return USAGE_CODES.has(e.code) ? 2 : 1;
   } finally {
-    process.removeListener("SIGINT", onSigint);
+    for (const s of AGENT_STOP_SIGNALS) process.removeListener(s, onSignal);
     await bridge?.close();
   }
+}
+
+/**
+ * Writes `text` and says whether it reached the stream: true, or why not
+ * (EPIPE: the reader went away). The error listener stays attached: a failed
+ * write both calls back and emits 'error', and an 'error' nobody listens to
+ * is an uncaught exception.
+ */
+function writeLine(stream: NodeJS.WritableStream, text: string): Promise<true | string> {
+  return new Promise((resolve) => {
+    const done = (outcome: true | string): void => {
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => done(`no reader took it within ${OUTCOME_WRITE_LIMIT_MS} ms`), OUTCOME_WRITE_LIMIT_MS);
+    stream.on("error", (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+    stream.write(text, (error?: Error | null) => done(error ? ((error as NodeJS.ErrnoException).code ?? error.message) : true));
+  });
 }
 
 function parseAgentArgs(rest: readonly string[]): AgentArgs {
