@@ -72,10 +72,10 @@ afterAll(() => {
 });
 
 /** Starts the demo and returns once its simulator (and socat) are up and the demo has more to say. */
-async function startDemo(name: string): Promise<RunningDemo> {
+async function startDemo(name: string, ownGroup = false): Promise<RunningDemo> {
   const env: NodeJS.ProcessEnv = { ...process.env, ARMBRIDGE_LOG_LEVEL: "info" };
   delete env.GEMINI_API_KEY;
-  const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", link, "--data", join(dir, name)], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", link, "--data", join(dir, name)], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: ownGroup });
   started.push(child.pid ?? -1);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const simPid = await new Promise<number>((resolve, reject) => {
@@ -98,6 +98,15 @@ describe("armbridge demo leaves no firmware-sim or socat behind (needs dist: npm
     demo.child.kill(signal);
     await demo.exited;
     expect(await gone(demo.descendants), `left running after ${signal}`).toEqual([]);
+  }, 90_000);
+
+  it("when its terminal closes: SIGHUP to the whole process group at once, simulator and socat included", async () => {
+    // What a closing terminal does to its foreground job (the demo, firmware-sim and socat alike); each must
+    // stop cleanly on its own SIGHUP, none may be left for want of a parent to stop it.
+    const demo = await startDemo("hangup-group", true);
+    process.kill(-(demo.child.pid ?? 0), "SIGHUP");
+    await demo.exited;
+    expect(await gone(demo.descendants), "left running after the group's SIGHUP").toEqual([]);
   }, 90_000);
 
   it("when its stdout is closed (armbridge demo | head -1)", async () => {
