@@ -26,6 +26,8 @@ header h1 { font-size:22px; margin:0 16px 0 0; }
 main { padding:16px 20px; display:grid; gap:18px; max-width:1400px; }
 section { background:#fff; border:1px solid var(--line); border-radius:10px; padding:14px 18px; }
 h2 { margin:0 0 10px; font-size:22px; }
+#alerts div { color:#fff; font-size:18px; font-weight:700; padding:12px 20px; }
+#alerts .lost { background:var(--bad); font-size:22px; } #alerts .warn { background:var(--warn); }
 #fatal { display:none; background:var(--bad); color:#fff; font-size:22px; font-weight:700; padding:16px 20px; }
 #banner { display:none; font-size:20px; font-weight:700; padding:12px 16px; border-radius:8px; }
 #banner.ok { display:block; background:#e3f4e8; border:2px solid var(--ok); color:var(--ok); }
@@ -231,9 +233,27 @@ const SCRIPT = `
     syncButtons();
   }
 
+  // Issue 8: a ledger deleted or replaced under the bridge refuses every motion until a restart, and
+  // the page must say so louder than anything else; a wide bind or a short token is said too.
+  function renderLedgerLost(s) {
+    var lost = s.ledger && s.ledger.lost, d = $("ledgerlost");
+    if (!lost) { if (d) d.remove(); return; }
+    if (!d) { d = el("div", "lost"); d.id = "ledgerlost"; $("alerts").insertBefore(d, $("alerts").firstChild); }
+    d.textContent = "LEDGER LOST \u2014 every motion is refused until armbridge is restarted: " + lost.message;
+  }
+  function showSecurityWarnings() {
+    api("GET", "/v1/security").then(function (r) {
+      (r.warnings || []).forEach(function (w) {
+        var d = el("div", "warn", "SECURITY WARNING: " + w.message);
+        d.setAttribute("data-kind", w.kind);
+        $("alerts").appendChild(d);
+      });
+    }).catch(function () { /* the page works without it; a refused token is said by api() */ });
+  }
+
   function onState(s) {
     lastState = s; lastStateAt = Date.now();
-    renderPose(s); renderPending(s); renderHealth();
+    renderLedgerLost(s); renderPose(s); renderPending(s); renderHealth();
   }
   function refreshState() { return api("GET", "/v1/state").then(onState); }
 
@@ -306,12 +326,14 @@ const SCRIPT = `
   setInterval(renderHealth, 1000);
   renderHealth();
   if (!token) { fatal("No token. Open the console link that armbridge serve printed: it ends in #token=..."); return; }
+  showSecurityWarnings();
   stream();
 })();
 `;
 
 const BODY = `
 <div id="fatal" role="alert"></div>
+<div id="alerts" role="alert"></div>
 <header>
   <h1>armbridge console</h1>
   <span id="conn" class="pill bad">NOT CONNECTED</span>
