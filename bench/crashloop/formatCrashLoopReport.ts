@@ -31,7 +31,8 @@ export function formatCrashLoopReport(report: CrashLoopReport): string {
     `ledger rows ${report.tally.rows} (${states}); operator confirmations ${report.operatorConfirms}`,
     `effects: motion starts ${report.tally.motionStarts}, reached ${report.tally.reached}, halted by the watchdog ${report.tally.watchdogStops}, voided ${report.tally.voided}, duplicate MOVEs refused by the device ${report.tally.duplicateRefused}`,
     `link: MOVE re-sends by the bridge ${report.moveResends}, repeated MOVEs answered from the device's reply cache ${report.moveRepeatsAnsweredFromCache}${report.extraTurns ? ` (after ${report.extraTurns} extra turns without kills)` : ""}`,
-    `accepted: done that never ran (no motion_start, says so) ${report.tally.doneNeverRan}, failed by a fault at start (nothing moved) ${report.tally.failedFaultedAtStart}`,
+    `accepted: done that never ran (no motion_start, says so) ${report.tally.doneNeverRan}, failed by a fault at start (nothing moved) ${report.tally.failedFaultedAtStart}, same-args re-sends of never-recorded calls refused on their own merits ${byCode(report.tally.freshRefusals)}`,
+    `refused at admission (first answer): ${byCode(report.refusedAtAdmission)}`,
     `restart → ready (${report.restartToReadyMs.length} restarts${report.startRetries ? `, ${report.startRetries} retried` : ""}): p50 ${ms(ready.p50)}, p95 ${ms(ready.p95)}, max ${ms(ready.max)}`,
     `paging: rows GET /v1/actions skipped (found by id) ${report.skippedByPaging.length}${report.skippedByPaging.length ? `: ${report.skippedByPaging.slice(0, 5).join(", ")}` : ""}`,
     "invariants:",
@@ -42,6 +43,13 @@ export function formatCrashLoopReport(report: CrashLoopReport): string {
   }
   lines.push(`wall ${(report.wallMs / 1000).toFixed(1)} s; logs and ledger in ${report.dir}; sim: armbridge-sim ${report.simArgs.slice(1).join(" ")}`);
   return lines.join("\n");
+}
+
+/** `0`, or `N (CODE n, ...)`. */
+function byCode(counts: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(counts).sort(([a], [b]) => a.localeCompare(b));
+  const total = entries.reduce((n, [, c]) => n + c, 0);
+  return total === 0 ? "0" : `${total} (${entries.map(([code, n]) => `${code} ${n}`).join(", ")})`;
 }
 
 /** Total violations over every invariant. */

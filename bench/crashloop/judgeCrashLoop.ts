@@ -72,7 +72,17 @@ export interface CrashLoopTally {
   readonly voided: number;
   /** MOVEs the device answered from its action table (an id it already had): the device-side de-duplication. */
   readonly duplicateRefused: number;
+  /**
+   * Same-args re-sends of calls with no ledger row, refused on their own merits
+   * (the arm's pose meanwhile took the path outside the envelope, say): a call
+   * never recorded runs for the first time when re-sent, admission included.
+   * Accepted; by error code.
+   */
+  readonly freshRefusals: Readonly<Record<string, number>>;
 }
+
+/** Refusals that say the bridge took a same-args re-send for another call: never right. */
+const IDEMPOTENCY_REFUSALS: ReadonlySet<string> = new Set(["ARMB_ERR_CALL_ID_REUSED", "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH"]);
 
 /** How a `done` row says its command never ran (firmware already at the target, the id voided first). */
 const NEVER_RAN = /\b(never ran|never run|never executed|did not run|was not run|never started)\b/i;
@@ -164,16 +174,23 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
 
   const resendNotReplayed: Violation[] = [];
   const reusedIdNotRejected: Violation[] = [];
+  const freshRefusals: Record<string, number> = {};
   for (const r of resends) {
     const recorded = rowsOfCall.get(r.callId) ?? [];
     const where = { actionId: r.actionId ?? r.knownActionId ?? recorded[0], callId: r.callId };
     const answer = `answered ${r.status}${r.replayed ? " (replayed)" : ""}${r.errorCode ? ` ${r.errorCode}` : ""}${r.actionId ? ` ${r.actionId}` : ""}`;
     if (r.kind === "same_args") {
-      // Same arguments are never refused. A call whose earlier answers were all lost may never have
-      // been recorded (killed before its intent was durable) and then runs now for the first time;
-      // if it had been recorded, a second row for the call id shows it (callIdsWithTwoRows).
+      // A recorded call is answered with its recorded result, never refused. A call whose earlier
+      // answers were all lost may never have been recorded (killed before its intent was durable, or
+      // refused at admission) and then runs now for the first time, admission included: refused on
+      // its own merits it is not an idempotency failure. If it had been recorded, a second row for the
+      // call id shows it (callIdsWithTwoRows).
       const notReplayed = r.knownActionId !== undefined && (!r.replayed || r.actionId !== r.knownActionId);
-      if (r.status === "rejected" || notReplayed) {
+      const refusedAnew = r.status === "rejected" && r.knownActionId === undefined && recorded.length === 0 && !IDEMPOTENCY_REFUSALS.has(r.errorCode ?? "");
+      if (refusedAnew) {
+        const code = r.errorCode ?? "(no code)";
+        freshRefusals[code] = (freshRefusals[code] ?? 0) + 1;
+      } else if (r.status === "rejected" || notReplayed) {
         resendNotReplayed.push({ ...where, detail: `same-args re-send (earlier answer: ${r.knownActionId ?? "lost or without an action"}) ${answer}; ledger rows for the call: ${recorded.length}` });
       }
     } else if (r.status !== "rejected" || r.errorCode !== "ARMB_ERR_CALL_ID_REUSED") {
@@ -195,6 +212,7 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
       failedFaultedAtStart,
       voided,
       duplicateRefused,
+      freshRefusals,
     },
   };
 }

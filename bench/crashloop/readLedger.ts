@@ -3,7 +3,7 @@ import type { LedgerRowView } from "./judgeCrashLoop.js";
 
 interface ActionsPage {
   readonly actions: readonly LedgerRowView[];
-  readonly next_before: number | string | null;
+  readonly next_cursor: string | null;
 }
 
 export interface LedgerReadBack {
@@ -18,24 +18,24 @@ export interface LedgerReadBack {
 /**
  * Reads the whole ledger back through the HTTP API, the way a client is
  * told to: GET /v1/actions pages of 1000, each next page from the previous
- * answer's `next_before`, until it is null. Then each action id the harness
+ * answer's `next_cursor`, until it is null. Then each action id the harness
  * knows of from elsewhere (the effects log, answers) that paging did not
  * return is fetched by id, so a paging gap can neither hide a row from the
  * judge nor go unreported.
  */
 export async function readLedger(api: ApiClient, alsoIds: Iterable<string>, filter: { readonly state?: string } = {}): Promise<LedgerReadBack> {
   const byId = new Map<string, LedgerRowView>();
-  let before: number | string | null = null;
+  let cursor: string | null = null;
   const seenCursors = new Set<string>();
   for (;;) {
-    const query = new URLSearchParams({ limit: "1000", ...(filter.state ? { state: filter.state } : {}), ...(before === null ? {} : { before: String(before) }) });
+    const query = new URLSearchParams({ limit: "1000", ...(filter.state ? { state: filter.state } : {}), ...(cursor === null ? {} : { cursor }) });
     const page = (await api.request("GET", `/v1/actions?${query.toString()}`)) as ActionsPage;
     for (const row of page.actions) byId.set(row.action_id, row);
-    if (page.next_before === null || page.actions.length === 0) break;
+    if (page.next_cursor === null || page.actions.length === 0) break;
     // A cursor that does not move would page forever.
-    if (seenCursors.has(String(page.next_before))) break;
-    seenCursors.add(String(page.next_before));
-    before = page.next_before;
+    if (seenCursors.has(page.next_cursor)) break;
+    seenCursors.add(page.next_cursor);
+    cursor = page.next_cursor;
   }
   const paged = byId.size;
   const skippedByPaging: string[] = [];

@@ -7,6 +7,7 @@ import { mulberry32 } from "../../src/random/mulberry32.js";
 import { spawnSimulator, type SimChild } from "../../firmware-sim/spawnSimulator.js";
 import type { JointConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
 import type { CallResult } from "../../src/executor/CallResult.js";
 import { ApiClient, ApiError } from "../../src/surfaces/cli/apiClient.js";
 import { resultOf, type FunctionResponse } from "../../src/surfaces/toFunctionResponse.js";
@@ -69,6 +70,8 @@ export interface CrashLoopReport {
   readonly moveResends: number;
   /** Repeated MOVE frames firmware-sim answered from its reply cache, executing nothing (its debug log). */
   readonly moveRepeatsAnsweredFromCache: number;
+  /** Calls refused at admission on their first answer, by error code (the harness aims inside the envelope and above min_speed, so few). */
+  readonly refusedAtAdmission: Readonly<Record<string, number>>;
   /** Answered turns after the last kill, run only until a re-sent MOVE reached a device that had acted on it. */
   readonly extraTurns: number;
   /** Rows GET /v1/actions paging did not return but GET /v1/actions/:id did. */
@@ -125,7 +128,9 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const simLog = join(options.dir, "sim.log");
   const dataDir = join(options.dir, "data");
   const token = randomBytes(24).toString("hex");
-  const joints = loadConfig().arm.joints;
+  const config = loadConfig();
+  const joints = config.arm.joints;
+  const minSpeed = config.limits.minSpeed;
   const effects = new EffectsTail(effectsLog);
 
   const simFlags = [
@@ -153,6 +158,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   let nextCall = 0;
   let extraTurns = 0;
   let watchdogDue = false;
+  const refusedAtAdmission: Record<string, number> = {};
 
   const api = (): ApiClient => new ApiClient(bridge!.url, token);
 
@@ -170,10 +176,21 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     return joint.home;
   };
 
-  /** A move of `chosen` taking about `durationMs`; `atTarget` aims at where the joint already is (the command then has nothing to do). */
+  /** Every joint's rest (restOf), `extra` applied. */
+  const poseWith = (extra: Readonly<Record<string, number>>): Record<string, number> => ({ ...Object.fromEntries(joints.map((j) => [j.name, restOf(j)])), ...extra });
+  /** The bridge checks each motion's path from the pose when its turn comes, and this turn's other calls may or may not have moved by then: both must pass. */
+  const insideEnvelope = (target: Readonly<Record<string, number>>): boolean =>
+    checkMotionEnvelope(config, poseWith({}), target, "move_joints").ok && checkMotionEnvelope(config, { ...poseWith({}), ...Object.fromEntries(planned) }, target, "move_joints").ok;
+  /**
+   * A move of `chosen` taking about `durationMs`; `atTarget` aims at where the
+   * joint already is (the command then has nothing to do). Targets are drawn
+   * inside the joint limits and, up to a few draws, with a path inside the
+   * workspace envelope, so that calls reach the motion path instead of being
+   * refused at admission; the speed is at least the config's min_speed.
+   */
   const newCall = (chosen: readonly JointConfig[], durationMs: number, atTarget: "at_target" | "away" = "away"): CallRecord => {
     const positions: Record<string, number> = {};
-    let speed = 0.02;
+    let speed = minSpeed;
     for (const j of chosen) {
       const rest = restOf(j);
       if (atTarget === "at_target") {
@@ -182,18 +199,23 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         planned.set(j.name, stay);
         continue;
       }
-      const distance = between(0.25, 0.85);
-      let target = rest + (random() < 0.5 ? -distance : distance);
-      if (target < j.min + 0.05 || target > j.max - 0.05) target = rest - Math.sign(target - rest) * distance;
-      target = Math.min(j.max - 0.05, Math.max(j.min + 0.05, target));
-      target = Number(target.toFixed(3));
+      // Far enough that the asked duration is not shorter than min_speed allows.
+      const shortest = Math.min(minSpeed * j.maxVelocity * (durationMs / 1000), (j.max - j.min) / 2 - 0.1);
+      let target = rest;
+      for (let draw = 0; draw < 12; draw++) {
+        const distance = Math.max(shortest, between(0.25, 0.85));
+        target = rest + (random() < 0.5 ? -distance : distance);
+        if (target < j.min + 0.05 || target > j.max - 0.05) target = rest - Math.sign(target - rest) * distance;
+        target = Number(Math.min(j.max - 0.05, Math.max(j.min + 0.05, target)).toFixed(3));
+        if (insideEnvelope({ [j.name]: target })) break;
+      }
       positions[j.name] = target;
       planned.set(j.name, target);
       speed = Math.max(speed, Math.abs(target - rest) / (j.maxVelocity * (durationMs / 1000)));
     }
     const record: CallRecord = {
       id: `cl${options.seed}-${(nextCall++).toString().padStart(4, "0")}`,
-      args: { positions, speed: atTarget === "at_target" ? 0.5 : Number(Math.min(1, Math.max(0.02, speed)).toFixed(3)) },
+      args: { positions, speed: atTarget === "at_target" ? 0.5 : Number(Math.min(1, Math.max(minSpeed, speed)).toFixed(3)) },
       knownActionId: undefined,
       answered: false,
       resentAfterLoss: false,
@@ -230,6 +252,10 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       const result = outcome.results[i];
       if (!result) return;
       r.answered = true;
+      if (result.status === "rejected") {
+        const code = ("error_code" in result ? result.error_code : undefined) ?? "(no code)";
+        refusedAtAdmission[code] = (refusedAtAdmission[code] ?? 0) + 1;
+      }
       if ("action_id" in result && typeof result.action_id === "string") r.knownActionId = result.action_id;
     });
   };
@@ -458,6 +484,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       startRetries,
       moveResends: countLines(bridgeLog, (l) => l.includes('"op":"MOVE"') && l.includes("re-sending the same frame")),
       moveRepeatsAnsweredFromCache: repeatsAnswered(),
+      refusedAtAdmission,
       extraTurns,
       skippedByPaging: ledger.skippedByPaging,
       verdict,

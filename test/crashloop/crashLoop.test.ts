@@ -47,6 +47,9 @@ describe("crash loop: serve SIGKILLed at seeded moments and restarted on the sam
       expect(report.tally.watchdogStops, "motions halted by the watchdog").toBeGreaterThan(0);
       expect(report.operatorConfirms, "unknowns confirmed by the operator path").toBeGreaterThan(0);
       expect(report.moveRepeatsAnsweredFromCache, "re-sent MOVEs the device had already acted on").toBeGreaterThan(0);
+      // Calls refused before they reach the motion path (envelope, min_speed) test nothing the loop is about.
+      const refused = Object.values(report.refusedAtAdmission).reduce((n, c) => n + c, 0);
+      expect(refused, `calls refused at admission: ${JSON.stringify(report.refusedAtAdmission)}`).toBeLessThanOrEqual(Math.ceil(report.calls * 0.05));
       failed = false;
     },
     240_000,

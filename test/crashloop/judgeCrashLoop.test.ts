@@ -78,6 +78,17 @@ describe("judgeCrashLoop: the crash loop's invariants, from the effects log and 
     expect(counts([start("a", 0), end("a", 100, "reached")], [row("a", "done", "c1")], [resend({ callId: "c1", kind: "same_args", replayed: false, actionId: "a" })])).toEqual(zero);
   });
 
+  it("a same-args re-send of a call never recorded may be refused on its own merits, not as a reused id, and not when a row exists", () => {
+    const refusedAnew = resend({ callId: "c9", kind: "same_args", status: "rejected", errorCode: "ARMB_ERR_ENVELOPE_VIOLATION" });
+    const judged = judgeCrashLoop([], [], [refusedAnew]);
+    expect(judged.verdict.resendNotReplayed).toHaveLength(0);
+    expect(judged.tally.freshRefusals).toEqual({ ARMB_ERR_ENVELOPE_VIOLATION: 1 });
+    // The bridge taking the same arguments for another call is never right, recorded or not.
+    expect(counts([], [], [resend({ callId: "c9", kind: "same_args", status: "rejected", errorCode: "ARMB_ERR_CALL_ID_REUSED" })]).resendNotReplayed).toBe(1);
+    // A row for the call means there was a result to replay: refusing is a violation.
+    expect(counts([start("a", 0), end("a", 100, "reached")], [row("a", "done", "c9")], [refusedAnew]).resendNotReplayed).toBe(1);
+  });
+
   it("an other-args re-send of a recorded call must be rejected as a reused id", () => {
     const rows = [row("a", "done", "c1")];
     const events = [start("a", 0), end("a", 100, "reached")];
