@@ -15,6 +15,13 @@ async function main(): Promise<number> {
     process.stderr.write(`armbridge-sim: ${parsed.message}\n\n${USAGE}`);
     return 2;
   }
+  // SIGHUP too (a closed terminal): the default action would end this process
+  // without stopping socat, which would then hold the PTY pair forever. Listened
+  // for before the start and the ready line: a signal sent the moment the ready
+  // line is read would otherwise meet the default action.
+  const signalled = new Promise<string>((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => resolve(signal));
+  });
   let fatal: (reason: string) => void = () => undefined;
   const dead = new Promise<string>((resolve) => (fatal = resolve));
   let sim;
@@ -27,11 +34,6 @@ async function main(): Promise<number> {
     return e.code === "ARMB_ERR_CONFIG_READ" || e.code === "ARMB_ERR_CONFIG_INVALID" ? 2 : 1;
   }
   process.stdout.write(JSON.stringify({ event: "ready", link: sim.link }) + "\n");
-  // SIGHUP too (a closed terminal): the default action would end this process
-  // without stopping socat, which would then hold the PTY pair forever.
-  const signalled = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => resolve(signal));
-  });
   const why = await Promise.race([signalled, dead.then((reason) => `link lost: ${reason}`)]);
   await sim.close();
   if (why.startsWith("link lost")) {
