@@ -65,7 +65,7 @@ export interface CrashLoopTally {
   readonly reached: number;
   /** Motions halted by firmware-sim's host-silence watchdog. */
   readonly watchdogStops: number;
-  /** `done` rows that say the command never ran, with no motion_start: accepted. */
+  /** `done` rows that say the command never ran, with no motion_start and the id voided on the device: accepted. */
   readonly doneNeverRan: number;
   /** `failed` rows whose start faulted where it began (nothing moved): accepted. */
   readonly failedFaultedAtStart: number;
@@ -99,6 +99,7 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
   let watchdogStops = 0;
   let voided = 0;
   let duplicateRefused = 0;
+  const voidedIds = new Set<string>();
   for (const e of events) {
     if (e.action_id === null) continue;
     if (e.event === "motion_start") starts.set(e.action_id, [...(starts.get(e.action_id) ?? []), e]);
@@ -106,7 +107,10 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
       ends.set(e.action_id, e);
       if (e.outcome === "stopped" && /watchdog/.test((e as { detail?: string }).detail ?? "")) watchdogStops++;
     }
-    if (e.event === "voided") voided++;
+    if (e.event === "voided") {
+      voided++;
+      voidedIds.add(e.action_id);
+    }
     if (e.event === "duplicate_refused") duplicateRefused++;
   }
 
@@ -147,7 +151,9 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
       case "done": {
         if (end?.outcome === "reached" && started.length > 0) break;
         const says = `${row.message ?? ""} ${row.result?.message ?? ""}`;
-        if (started.length === 0 && NEVER_RAN.test(says)) {
+        // "Never ran" is true only once the device has refused the id for good (its `voided` line):
+        // without it a late copy of the MOVE could still start after the joint was released (finding 11).
+        if (started.length === 0 && NEVER_RAN.test(says) && voidedIds.has(row.action_id)) {
           doneNeverRan++;
           break;
         }

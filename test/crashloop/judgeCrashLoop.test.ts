@@ -46,12 +46,14 @@ describe("judgeCrashLoop: the crash loop's invariants, from the effects log and 
     expect(counts([start("a", 0)], [row("a", "done")]).doneWithoutReachedMotion).toBe(1);
   });
 
-  it("done that says the command never ran is accepted only when the effects log has no motion_start for it", () => {
+  it("done that says the command never ran is accepted only with no motion_start for it and its id voided on the device", () => {
     const says = "move_joints: the arm was already at the target; the command never ran.";
     const accepted = judgeCrashLoop([{ event: "voided", action_id: "a", joints: [], t: 5 }], [row("a", "done", "c1", says)], []);
     expect(accepted.verdict.doneWithoutReachedMotion).toHaveLength(0);
     expect(accepted.tally).toMatchObject({ doneNeverRan: 1, voided: 1 });
     expect(counts([start("a", 0), end("a", 100, "stopped")], [row("a", "done", "c1", says)]).doneWithoutReachedMotion).toBe(1);
+    // Finding 11 itself: "never ran" with the id never voided, so a late copy could still start.
+    expect(counts([], [row("a", "done", "c1", says)]).doneWithoutReachedMotion).toBe(1);
   });
 
   it("failed with a motion is counted; a fault exactly where it began is not a motion", () => {
