@@ -38,8 +38,10 @@ interface Motion {
 const OUTCOME_RANK: Readonly<Record<Outcome, number>> = { reached: 0, stopped: 1, stalled: 2, faulted: 3 };
 /** A goal this close to where a moving servo is (counts) is a hold (a stop), not a new motion. */
 const HOLD_COUNTS = 200;
-/** How long a simulated overload at start keeps a servo in error. */
+/** How long a simulated overload at start keeps a Feetech servo's Status bit set (the load goes away). */
 const OVERLOAD_CLEARS_MS = 200;
+/** Overload is bit 5 of both families' hardware-error register. */
+const OVERLOAD_BIT = 1 << 5;
 
 /**
  * firmware-sim's servo bus: one SimServo per configured id, answering
@@ -263,15 +265,8 @@ export class BusSimulator implements ByteStreamEndpoint {
     if (failure === "faulted_at_start") {
       for (const s of joining) {
         s.motionKey = key;
-        s.set(table.hardwareError, 1 << 5);
-        s.set(table.torqueEnable, 0);
-        this.#endServo(s, now, "faulted", "simulated overload at start; nothing moved");
+        this.#shutDown(s, now, OVERLOAD_BIT, "simulated overload at start; nothing moved");
       }
-      // The overload protection lets go once the load is gone (Feetech Protection_Time); the
-      // sim clears it on both families so a run can go on (a real Dynamixel needs a reboot).
-      this.#after(OVERLOAD_CLEARS_MS, () => {
-        for (const s of joining) s.set(table.hardwareError, 0);
-      });
       return;
     }
     let longest = 0;
@@ -331,6 +326,35 @@ export class BusSimulator implements ByteStreamEndpoint {
       return [name, servo ? positionOf(servo.axis, servo.position) : Number.NaN];
     }));
     this.#o.effects.append({ event: "motion_end", action_id: null, motion: key, joints: motion.joints, from: motion.from, to, outcome: motion.outcome, detail: motion.detail });
+  }
+
+  /**
+   * A protection trip: the hardware-error bits set, torque off, the horn
+   * stopped where it is, and its motion ended `faulted`.
+   * Dynamixel X latches it: Torque Enable is cleared and only a REBOOT brings
+   * torque back (e-Manual X-series "Shutdown"; ROBOTIS-GIT/emanual
+   * _includes/en/dxl/x/shutdown.md @ 53247968642942cbbdb3fb52e47d5aef4269267a);
+   * the reboot instruction (#powerLoss) clears it. Feetech STS unloads
+   * (Torque_Enable 0) on a condition enabled in Unloading_Condition (19; bit 5
+   * overload) and its Status (65) bits report the condition while it lasts
+   * (Feetech STS/SMS memory table; addresses as in LeRobot feetech/tables.py
+   * @ 0558acc97b50079ffe184f2e0c4e2a93ed5b7f8f): once the load is gone the bit
+   * clears, and torque stays off until a host enables it again.
+   */
+  #shutDown(s: SimServo, now: number, bits: number, detail: string): void {
+    const table = this.#o.protocol.table;
+    s.set(table.hardwareError, bits);
+    s.set(table.torqueEnable, 0);
+    this.#endServo(s, now, "faulted", detail);
+    if (table.family === "feetech_sts") {
+      this.#after(OVERLOAD_CLEARS_MS, () => s.set(table.hardwareError, 0));
+    }
+  }
+
+  /** A protection trip of one servo now (tests): overload unless other hardware-error bits are named. */
+  shutDownOnCue(id: number, bits: number = OVERLOAD_BIT): void {
+    const s = this.servos.get(id);
+    if (s) this.#shutDown(s, this.#o.clock.now(), bits, "hardware error on cue");
   }
 
   /** Power loss of one servo: it stops, forgets its goal and torque, and is deaf while it comes up. */

@@ -4,7 +4,7 @@ import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../serial/link/ByteLink.js";
-import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
 import { BusChannel } from "./BusChannel.js";
 import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
 import { countOf, positionOf, servoAxesOf, type ServoAxis } from "./servoAxes.js";
@@ -33,6 +33,13 @@ interface ServoState {
   armedAt: number;
   arming: boolean;
   powerLosses: number;
+  /**
+   * The hardware error this servo shut down on, from the first read that showed
+   * it until an operator recovers it. Kept after the bits clear (a Feetech
+   * Status follows the condition), so a tripped servo is never mistaken for
+   * one that lost power and re-armed behind the operator's back.
+   */
+  tripped: string | undefined;
 }
 
 type TrackPhase = "sending" | "unconfirmed" | "running" | "ended";
@@ -55,6 +62,8 @@ interface Track {
 
 const MAX_TRACKS = 256;
 const STATUS_ACTIONS = 16;
+/** How long a recovering servo may stay silent (a Dynamixel restarting after REBOOT) before it counts as not answering. */
+const RECOVERY_ANSWER_MS = 3000;
 
 /**
  * The Transport over a Dynamixel 2.0 or Feetech STS servo bus. A bus has no
@@ -106,7 +115,7 @@ export class ServoBusTransport implements Transport {
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
     const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
-    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0 }));
+    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0, tripped: undefined }));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
   }
@@ -171,8 +180,9 @@ export class ServoBusTransport implements Transport {
       s.armedAt = this.#now();
       return true;
     }
-    if (this.#get(s, t.hardwareError) !== 0) {
-      this.#log.warn({ servo: s.axis.id, errors: hardwareErrorNames(t, this.#get(s, t.hardwareError)) }, "servo has a hardware error: torque left off");
+    if (this.#get(s, t.hardwareError) !== 0 || s.tripped) {
+      this.#noteTrip(s);
+      this.#log.warn({ servo: s.axis.id, joint: s.axis.name, tripped: s.tripped }, "servo has a hardware error: torque left off until an operator recovers it");
       return false;
     }
     const grip = s.axis.gripLimit;
@@ -242,21 +252,22 @@ export class ServoBusTransport implements Transport {
     const t = this.#protocol.table;
     const torqueBlock = t.statusBlocks.findIndex((b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size);
     for (const s of this.#servos) {
+      if (this.#get(s, t.hardwareError) !== 0) this.#noteTrip(s);
       // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
-      if (!s.armed || (s.blockStamps[torqueBlock] ?? 0) <= s.armedAt) continue;
-      if (this.#get(s, t.torqueEnable) === 0) {
+      if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#get(s, t.torqueEnable) === 0) {
         s.armed = false;
-        const hw = this.#get(s, t.hardwareError);
-        if (hw === 0) {
+        if (!s.tripped) {
           // Torque off that we did not ask for, with no error: the servo lost power and came back.
           s.powerLosses++;
           this.#log.warn({ servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() }, "servo came back with torque off: power loss; motions on it are unknown");
           this.#loseTracksOn(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
         }
       }
-      if (!s.armed && !s.arming && this.#get(s, t.hardwareError) === 0) {
-        // Torque back on, holding where the servo is; a fresh read first, so the hold is not a stale position.
+      // A servo that came back from a power loss holds where it is again (that cannot move the arm);
+      // one that tripped stays off until recoverServos: the cause is at the arm, not on the bus.
+      if (!s.armed && !s.arming && !s.tripped) {
         s.arming = true;
+        // A fresh read first, so the hold is not a stale position.
         void this.#readStatus()
           .then(() => this.#arm(s))
           .finally(() => (s.arming = false));
@@ -264,6 +275,14 @@ export class ServoBusTransport implements Transport {
     }
     for (const track of this.#tracks.values()) if (track.phase === "running") this.#judge(track);
     this.#publish();
+  }
+
+  #noteTrip(s: ServoState): void {
+    const t = this.#protocol.table;
+    const bits = this.#get(s, t.hardwareError);
+    if (s.tripped || bits === 0) return;
+    s.tripped = hardwareErrorNames(t, bits).join(", ");
+    this.#log.error({ servo: s.axis.id, joint: s.axis.name, errors: s.tripped }, "servo shut down on a hardware error: torque off until an operator recovers it");
   }
 
   #publish(): void {
@@ -278,6 +297,7 @@ export class ServoBusTransport implements Transport {
       stamp = Math.min(stamp, s.stampMs);
       const hw = this.#get(s, t.hardwareError);
       if (hw !== 0) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, hw).join(", ")}`);
+      else if (s.tripped) faults.push(`servo ${s.axis.id} (${s.axis.name}): shut down on ${s.tripped}, torque off until recovered`);
       else if (!s.armed) faults.push(`servo ${s.axis.id} (${s.axis.name}): torque off`);
     }
     const actions = [...this.#tracks.values()].slice(-STATUS_ACTIONS).map((tr) => tr.record);
@@ -316,7 +336,11 @@ export class ServoBusTransport implements Transport {
     for (const [axis, target] of Object.entries(command.targets)) {
       const s = this.#byName.get(axis)!;
       const a = this.#actuators.get(axis)!;
-      if (!s.armed) return this.#refused(command.actionId, `servo ${s.axis.id} (${axis}) has torque off${this.#get(s, t.hardwareError) ? ` (${hardwareErrorNames(t, this.#get(s, t.hardwareError)).join(", ")})` : ""}`);
+      if (s.tripped) {
+        const error = new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: s.axis.id, joint: axis, errors: s.tripped });
+        return { kind: "refused", reason: error.message, error };
+      }
+      if (!s.armed) return this.#refused(command.actionId, `servo ${s.axis.id} (${axis}) has torque off`);
       const goal = Math.round(countOf(s.axis, target));
       const perUnit = Math.abs(s.axis.countsPerUnit);
       const velocity = clampUnits((command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit, t.maxProfileVelocityUnits);
@@ -418,9 +442,10 @@ export class ServoBusTransport implements Transport {
     const t = this.#protocol.table;
     const servos = track.axes.map((a) => this.#byName.get(a)!);
     if (servos.some((s) => s.stampMs <= track.confirmedAt)) return;
-    const hw = servos.filter((s) => this.#get(s, t.hardwareError) !== 0);
+    // A shut-down servo ends the motion as faulted; whether it moved is read from the pose (#finish).
+    const hw = servos.filter((s) => s.tripped !== undefined);
     if (hw.length > 0) {
-      this.#finish(track, "faulted", hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, this.#get(s, t.hardwareError)).join(", ")}`).join("; "));
+      this.#finish(track, "faulted", hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${s.tripped ?? ""}`).join("; "));
       return;
     }
     if (servos.some((s) => this.#get(s, t.moving) !== 0)) {
@@ -517,6 +542,72 @@ export class ServoBusTransport implements Transport {
       else options.signal.addEventListener("abort", onAbort, { once: true });
     });
     return { halted: still !== undefined, status: still ?? this.#latest };
+  }
+
+  /**
+   * The operator's recovery of tripped servos, one at a time:
+   * - Dynamixel X: REBOOT, the only way out of a shutdown (e-Manual, X-series
+   *   "Shutdown": Torque Enable is cleared to 0 and "a REBOOT is the only
+   *   method to reset Torque Enable to 1"; ROBOTIS-GIT/emanual
+   *   _includes/en/dxl/x/shutdown.md @ 53247968642942cbbdb3fb52e47d5aef4269267a).
+   *   The servo answers, restarts with its RAM at power-on values (torque
+   *   off, goal anywhere), and is read until it answers again.
+   * - Feetech STS: no reboot; its Status bits follow the condition, so the
+   *   error must read clear (the load is gone) before torque goes back on.
+   * Then the usual arming: goal := present position, then torque on, so the
+   * horn does not jump. Not automatic, and never while a motion on the servo
+   * is still being judged.
+   */
+  async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
+    const t = this.#protocol.table;
+    const names = options.axes ?? this.#servos.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
+    const out: ServoRecovery[] = [];
+    for (const name of names) {
+      const s = this.#byName.get(name);
+      if (!s) {
+        out.push({ axis: name, outcome: "no_answer", detail: `no servo drives an axis named ${JSON.stringify(name)}` });
+        continue;
+      }
+      const was = s.tripped;
+      const busy = [...this.#tracks.values()].some((tr) => tr.phase !== "ended" && tr.axes.includes(name));
+      if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
+      else if (busy) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
+      else if (s.armed && !was && this.#get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "torque on, no hardware error" });
+      else out.push({ axis: name, ...(await this.#recoverOne(s, options.signal)) });
+    }
+    this.#publish();
+    return out;
+  }
+
+  async #recoverOne(s: ServoState, signal: AbortSignal): Promise<Omit<ServoRecovery, "axis">> {
+    const t = this.#protocol.table;
+    const was = s.tripped ?? "torque off";
+    s.arming = true;
+    try {
+      if (this.#protocol.reboot) {
+        const answered = await this.#channel.exchange(this.#protocol.reboot(s.axis.id), [s.axis.id], "command", 0);
+        if (!answered.has(s.axis.id)) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not answer the REBOOT; it had shut down on ${was}` };
+        s.armed = false;
+        this.#log.warn({ servo: s.axis.id, joint: s.axis.name, was }, "operator recovery: REBOOT sent");
+      }
+      // Until every status block of the servo answers after the reboot (an X-series servo is deaf while it restarts).
+      const since = this.#now();
+      const giveUpAt = since + RECOVERY_ANSWER_MS;
+      while (s.blockStamps.some((at) => at <= since)) {
+        if (signal.aborted || this.#now() > giveUpAt) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not answer after the ${this.#protocol.reboot ? "REBOOT" : "request"}; treat its torque as off` };
+        await this.#readStatus();
+      }
+      const bits = this.#get(s, t.hardwareError);
+      if (bits !== 0) {
+        return { outcome: "still_in_error", detail: `servo ${s.axis.id} still reports ${hardwareErrorNames(t, bits).join(", ")}: the cause persists (a blocked joint, heat, supply voltage); torque stays off` };
+      }
+      s.tripped = undefined;
+      if (!(await this.#arm(s))) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not take the hold at its present position; torque stays off` };
+      this.#log.warn({ servo: s.axis.id, joint: s.axis.name, was }, "operator recovery: torque on, holding the present position");
+      return { outcome: "recovered", detail: `had shut down on ${was}; ${this.#protocol.reboot ? "rebooted, " : ""}torque on holding position ${positionOf(s.axis, this.#get(s, t.presentPosition)).toFixed(4)}` };
+    } finally {
+      s.arming = false;
+    }
   }
 
   #validate(command: MotionCommand): MotionEnd | undefined {
