@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { ArmbridgeError } from "../../src/errors.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { decodeRegister, type BusPacket, type BusProtocol, type PacketDecoder } from "../../src/transport/bus/protocol/index.js";
 import { countOf, positionOf, servoAxesOf } from "../../src/transport/bus/servoAxes.js";
@@ -21,6 +22,8 @@ export interface BusSimulatorOptions {
   readonly baud?: number | undefined;
   /** A servo that lost power is deaf this long. */
   readonly bootMs?: number;
+  /** Axes whose next motion stalls half-way, once each (a fault on cue, as the serial sim's --stall-joint). */
+  readonly stallJoints?: readonly string[];
 }
 
 interface Motion {
@@ -61,6 +64,7 @@ export class BusSimulator implements ByteStreamEndpoint {
   #frozenUntil = -Infinity;
   #nextMotion = 1;
   #closed = false;
+  readonly #stallOnCue: Set<string>;
 
   constructor(options: BusSimulatorOptions) {
     this.#o = options;
@@ -70,6 +74,10 @@ export class BusSimulator implements ByteStreamEndpoint {
     const now = options.clock.now();
     const homes = new Map<string, number>([...options.config.arm.joints.map((j) => [j.name, j.home] as const), ...(options.config.arm.gripper ? [[options.config.arm.gripper.name, options.config.arm.gripper.home] as const] : [])]);
     this.servos = new Map(servoAxesOf(options.config).map((axis) => [axis.id, new SimServo(axis, table, model, Math.round(countOf(axis, homes.get(axis.name) ?? 0)), now)]));
+    const names = new Set([...this.servos.values()].map((s) => s.axis.name));
+    const unknownAxes = (options.stallJoints ?? []).filter((n) => !names.has(n));
+    if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "--stall-joint", issues: `no axis named ${unknownAxes.join(", ")}` });
+    this.#stallOnCue = new Set(options.stallJoints ?? []);
   }
 
   attach(write: (bytes: Uint8Array) => void): void {
@@ -276,8 +284,11 @@ export class BusSimulator implements ByteStreamEndpoint {
       longest = Math.max(longest, t.endMs - now);
       this.#scheduleEnd(s, t.endMs - now);
     }
-    const plan = this.#o.faults.midMotion();
-    const victim = joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
+    const seeded = this.#o.faults.midMotion();
+    const onCue = joining.find((s) => this.#stallOnCue.delete(s.axis.name));
+    // A stall on cue wins over the seeded faults of this motion (drawn all the same, so the seed's later draws do not shift).
+    const plan = onCue ? { stall: { fraction: 0.5, pick: 0 }, ...(seeded.freezeMs === undefined ? {} : { freezeMs: seeded.freezeMs }) } : seeded;
+    const victim = onCue ?? joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
     if (plan.freezeMs !== undefined) this.#frozenUntil = now + plan.freezeMs;
     if (plan.stall && victim) {
       motion.faultTimer = this.#after(longest * plan.stall.fraction, () => {
