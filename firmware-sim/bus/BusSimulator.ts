@@ -204,7 +204,8 @@ export class BusSimulator implements ByteStreamEndpoint {
       this.#write?.(bytes);
       return;
     }
-    this.#after(sendAt - now, () => this.#write?.(bytes));
+    // Precise: the emulated wire time is the figure the status loop is measured against.
+    this.#after(sendAt - now, () => this.#write?.(bytes), { precise: true });
   }
 
   #applyWrites(writes: readonly { servo: SimServo; address: number; data: Uint8Array }[], now: number): void {
@@ -391,11 +392,15 @@ export class BusSimulator implements ByteStreamEndpoint {
     return s ? decodeRegister(this.#o.protocol.table.goalPosition, s.memory, this.#o.protocol.table.goalPosition.address) : undefined;
   }
 
-  #after(ms: number, fn: () => void): { id: number } {
-    const timer = this.#o.clock.setTimer(ms, () => {
-      this.#timers.delete(timer);
-      if (!this.#closed) fn();
-    });
+  #after(ms: number, fn: () => void, options?: { readonly precise: boolean }): { id: number } {
+    const timer = this.#o.clock.setTimer(
+      ms,
+      () => {
+        this.#timers.delete(timer);
+        if (!this.#closed) fn();
+      },
+      options,
+    );
     this.#timers.add(timer);
     return timer;
   }

@@ -222,14 +222,24 @@ export class ServoBusTransport implements Transport {
 
   // ---- status loop ----------------------------------------------------------
 
+  /**
+   * Back-to-back status reads. The next read goes on the wire as soon as the
+   * last reply of this one is in — still one request on the bus at a time —
+   * and this cycle is judged and published while it travels: the host's work
+   * hides inside the wire time instead of adding to every cycle.
+   */
   async #statusLoop(): Promise<void> {
+    let reading = this.#readStatus();
     while (this.#running) {
-      await this.#readStatus();
+      await reading;
+      if (!this.#running) break;
       this.cycles++;
+      reading = this.#readStatus();
       this.#afterRead();
-      // Yield to I/O and timers between cycles; the bus itself paces the loop.
+      // Yield to I/O and timers (the bus is busy with the next read meanwhile).
       await new Promise((r) => setImmediate(r));
     }
+    await reading;
   }
 
   async #readStatus(): Promise<void> {
