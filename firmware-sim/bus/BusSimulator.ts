@@ -43,6 +43,8 @@ const OUTCOME_RANK: Readonly<Record<Outcome, number>> = { reached: 0, stopped: 1
 const HOLD_COUNTS = 200;
 /** How long a simulated overload at start keeps a Feetech servo's Status bit set (the load goes away). */
 const OVERLOAD_CLEARS_MS = 200;
+/** Dynamixel 2.0 status error 7: a write to EEPROM with torque on (among others). */
+const ACCESS_ERROR = 7;
 /** Overload is bit 5 of both families' hardware-error register. */
 const OVERLOAD_BIT = 1 << 5;
 
@@ -132,10 +134,13 @@ export class BusSimulator implements ByteStreamEndpoint {
       case i.write: {
         const address = addr(packet.params, 0);
         const data = packet.params.subarray(a);
-        const targets = packet.id === protocol.broadcastId ? [...this.servos.values()] : [this.#listening(packet.id, now)].filter((s): s is SimServo => s !== undefined);
-        this.#applyWrites(targets.map((servo) => ({ servo, address, data })), now);
-        const s = targets[0];
-        if (s && packet.id !== protocol.broadcastId) this.#reply([{ servo: s, data: new Uint8Array(0) }], inBytes, arrivedAt);
+        const all = packet.id === protocol.broadcastId ? [...this.servos.values()] : [this.#listening(packet.id, now)].filter((s): s is SimServo => s !== undefined);
+        // EEPROM (Operating_Mode, Current_Limit on Dynamixel X) takes writes only with torque off:
+        // the servo answers Access Error and keeps the old value (e-Manual Protocol 2.0, status packet error 0x07).
+        const locked = (s: SimServo): boolean => protocol.table.gripLimitNeedsTorqueOff && s.torque && [protocol.table.operatingMode, protocol.table.gripLimit].some((r) => address <= r.address && r.address < address + data.length);
+        this.#applyWrites(all.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
+        const s = all[0];
+        if (s && packet.id !== protocol.broadcastId) this.#reply([{ servo: s, data: new Uint8Array(0), ...(locked(s) ? { error: ACCESS_ERROR } : {}) }], inBytes, arrivedAt);
         return;
       }
       case i.syncWrite: {
@@ -179,14 +184,14 @@ export class BusSimulator implements ByteStreamEndpoint {
     return s;
   }
 
-  #reply(replies: readonly { servo: SimServo; data: Uint8Array }[], inBytes: number, arrivedAt: number): void {
+  #reply(replies: readonly { servo: SimServo; data: Uint8Array; error?: number }[], inBytes: number, arrivedAt: number): void {
     const { protocol, clock, baud, ackDelayMs, faults } = this.#o;
     const now = clock.now();
     if (now < this.#frozenUntil) return;
     const packets: Uint8Array[] = [];
     for (const r of replies) {
       const hw = r.servo.hardwareError;
-      const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) : hw;
+      const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) | (r.error ?? 0) : hw;
       const packet = protocol.status(r.servo.axis.id, error, r.data);
       const wire = faults.onWire(packet, "to_host");
       if (wire !== undefined) packets.push(wire);

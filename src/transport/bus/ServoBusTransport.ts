@@ -40,6 +40,8 @@ interface ServoState {
    * one that lost power and re-armed behind the operator's back.
    */
   tripped: string | undefined;
+  /** Set when the gripper's configured force cap could not be put in force. */
+  gripLimitProblem: string | undefined;
 }
 
 type TrackPhase = "sending" | "unconfirmed" | "running" | "ended";
@@ -115,7 +117,7 @@ export class ServoBusTransport implements Transport {
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
     const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
-    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0, tripped: undefined }));
+    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0, tripped: undefined, gripLimitProblem: undefined }));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
   }
@@ -176,6 +178,7 @@ export class ServoBusTransport implements Transport {
   async #arm(s: ServoState): Promise<boolean> {
     const t = this.#protocol.table;
     if (this.#get(s, t.torqueEnable) === 1) {
+      await this.#checkGripLimitUnderTorque(s);
       s.armed = true;
       s.armedAt = this.#now();
       return true;
@@ -187,12 +190,18 @@ export class ServoBusTransport implements Transport {
     }
     const grip = s.axis.gripLimit;
     if (grip) {
-      if (grip.currentLimit !== undefined && t.currentBasedPositionMode !== undefined) {
-        await this.#writeChecked(s, t.operatingMode, t.currentBasedPositionMode);
-        await this.#writeChecked(s, t.gripLimit, grip.currentLimit);
-      } else if (grip.torqueLimit !== undefined) {
-        await this.#writeChecked(s, t.gripLimit, grip.torqueLimit);
+      // The cap goes in before torque: a gripper that cannot be capped is left off rather than armed uncapped.
+      const capped =
+        grip.currentLimit !== undefined && t.currentBasedPositionMode !== undefined
+          ? (await this.#writeChecked(s, t.operatingMode, t.currentBasedPositionMode)) && (await this.#writeChecked(s, t.gripLimit, grip.currentLimit))
+          : grip.torqueLimit !== undefined
+            ? await this.#writeChecked(s, t.gripLimit, grip.torqueLimit)
+            : true;
+      if (!capped) {
+        s.gripLimitProblem = "the configured gripper force cap could not be written; torque left off";
+        return false;
       }
+      s.gripLimitProblem = undefined;
     }
     const present = this.#get(s, t.presentPosition);
     if (!(await this.#writeChecked(s, t.goalPosition, present))) return false;
@@ -201,6 +210,40 @@ export class ServoBusTransport implements Transport {
     s.armedAt = this.#now();
     this.#log.info({ servo: s.axis.id, goal: present }, "torque enabled holding the present position");
     return true;
+  }
+
+  /**
+   * A gripper found holding torque (another program armed it, or this bridge
+   * restarted): a RAM limit (Feetech Torque_Limit) is written anyway; an
+   * EEPROM one (Dynamixel Current_Limit, Operating_Mode) cannot be written
+   * with torque on, so it is read back, and a mismatch is a named fault
+   * rather than a gripper silently running without its cap.
+   */
+  async #checkGripLimitUnderTorque(s: ServoState): Promise<void> {
+    const grip = s.axis.gripLimit;
+    const t = this.#protocol.table;
+    if (!grip) return;
+    if (!t.gripLimitNeedsTorqueOff) {
+      if (grip.torqueLimit !== undefined) await this.#writeChecked(s, t.gripLimit, grip.torqueLimit);
+      s.gripLimitProblem = undefined;
+      return;
+    }
+    if (grip.currentLimit === undefined || t.currentBasedPositionMode === undefined) return;
+    const mode = await this.#readRegister(s, t.operatingMode);
+    const limit = await this.#readRegister(s, t.gripLimit);
+    s.gripLimitProblem =
+      mode === t.currentBasedPositionMode && limit === grip.currentLimit
+        ? undefined
+        : `gripper found with torque on and operating mode ${mode ?? "?"} / current limit ${limit ?? "?"}, not ${t.currentBasedPositionMode} / ${grip.currentLimit} from the config (EEPROM: written only with torque off; disable its torque to let the bridge set them)`;
+    if (s.gripLimitProblem) this.#log.warn({ servo: s.axis.id, problem: s.gripLimitProblem }, "gripper current limit not in force");
+  }
+
+  async #readRegister(s: ServoState, reg: Register): Promise<number | undefined> {
+    for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
+      const r = (await this.#channel.exchange(this.#protocol.read(s.axis.id, reg.address, reg.size), [s.axis.id], "command", reg.size)).get(s.axis.id);
+      if (r) return decodeRegister(reg, r.data);
+    }
+    return undefined;
   }
 
   /**
@@ -309,6 +352,7 @@ export class ServoBusTransport implements Transport {
       if (hw !== 0) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, hw).join(", ")}`);
       else if (s.tripped) faults.push(`servo ${s.axis.id} (${s.axis.name}): shut down on ${s.tripped}, torque off until recovered`);
       else if (!s.armed) faults.push(`servo ${s.axis.id} (${s.axis.name}): torque off`);
+      if (s.gripLimitProblem) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${s.gripLimitProblem}`);
     }
     const actions = [...this.#tracks.values()].slice(-STATUS_ACTIONS).map((tr) => tr.record);
     const status: ArmStatus = { stampMs: Number.isFinite(stamp) ? stamp : 0, axes, faults, actions };
