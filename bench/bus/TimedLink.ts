@@ -9,6 +9,8 @@ import type { ByteLink } from "../../src/transport/serial/link/ByteLink.js";
 export class TimedLink implements ByteLink {
   readonly hostGapsMs: number[] = [];
   readonly roundTripsMs: number[] = [];
+  /** When each request left (performance.now()). */
+  readonly writesAt: number[] = [];
   readonly #inner: ByteLink;
   #sentAt = 0;
   #lastInAt = 0;
@@ -37,6 +39,7 @@ export class TimedLink implements ByteLink {
     const now = performance.now();
     if (this.#lastInAt > 0 && this.#sentAt === 0) this.hostGapsMs.push(now - this.#lastInAt);
     this.#sentAt = now;
+    this.writesAt.push(now);
     this.#inner.write(bytes);
   }
 
@@ -57,5 +60,13 @@ export class TimedLink implements ByteLink {
   reset(): void {
     this.hostGapsMs.length = 0;
     this.roundTripsMs.length = 0;
+    this.writesAt.length = 0;
+  }
+
+  /** Durations of status cycles of `requestsPerCycle` requests each (ms), from the requests' departures. */
+  cyclesMs(requestsPerCycle: number): number[] {
+    const out: number[] = [];
+    for (let i = requestsPerCycle; i < this.writesAt.length; i += requestsPerCycle) out.push((this.writesAt[i] ?? 0) - (this.writesAt[i - requestsPerCycle] ?? 0));
+    return out;
   }
 }

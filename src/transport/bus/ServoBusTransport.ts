@@ -7,7 +7,9 @@ import type { ByteLink } from "../serial/link/ByteLink.js";
 import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
 import { BusChannel } from "./BusChannel.js";
 import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
-import { countOf, positionOf, servoAxesOf, type ServoAxis } from "./servoAxes.js";
+import { countOf, positionOf, servoAxesOf } from "./servoAxes.js";
+import { ServoArming } from "./ServoArming.js";
+import { newServoState, type ServoState } from "./ServoState.js";
 
 export interface ServoBusTransportOptions {
   readonly logger?: Logger;
@@ -18,30 +20,6 @@ export interface ServoBusTransportOptions {
   /** How often a failed read is tried again before giving up on it. */
   readonly readAttempts?: number;
   readonly now?: () => number;
-}
-
-/** One servo as the status loop last read it. */
-interface ServoState {
-  readonly axis: ServoAxis;
-  readonly memory: Uint8Array;
-  stampMs: number;
-  /** Stamp of each status block's last answer. */
-  readonly blockStamps: number[];
-  /** We enabled torque; a later read of torque off means it lost power (or shut down on a hardware error). */
-  armed: boolean;
-  /** When we armed it: a torque reading older than this says nothing about power. */
-  armedAt: number;
-  arming: boolean;
-  powerLosses: number;
-  /**
-   * The hardware error this servo shut down on, from the first read that showed
-   * it until an operator recovers it. Kept after the bits clear (a Feetech
-   * Status follows the condition), so a tripped servo is never mistaken for
-   * one that lost power and re-armed behind the operator's back.
-   */
-  tripped: string | undefined;
-  /** Set when the gripper's configured force cap could not be put in force. */
-  gripLimitProblem: string | undefined;
 }
 
 type TrackPhase = "sending" | "unconfirmed" | "running" | "ended";
@@ -64,8 +42,6 @@ interface Track {
 
 const MAX_TRACKS = 256;
 const STATUS_ACTIONS = 16;
-/** How long a recovering servo may stay silent (a Dynamixel restarting after REBOOT) before it counts as not answering. */
-const RECOVERY_ANSWER_MS = 3000;
 
 /**
  * The Transport over a Dynamixel 2.0 or Feetech STS servo bus. A bus has no
@@ -97,6 +73,7 @@ export class ServoBusTransport implements Transport {
   readonly #listeners = new Set<(status: ArmStatus) => void>();
   readonly #session = randomBytes(4).toString("hex");
   readonly #readAttempts: number;
+  readonly #arming: ServoArming;
   #latest: ArmStatus | undefined;
   #loop: Promise<void> | undefined;
   #running = false;
@@ -117,7 +94,8 @@ export class ServoBusTransport implements Transport {
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
     const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
-    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0, tripped: undefined, gripLimitProblem: undefined }));
+    this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts: this.#readAttempts });
+    this.#servos = axes.map((axis) => newServoState(axis, protocol.table.statusBlocks.length));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
   }
@@ -141,7 +119,7 @@ export class ServoBusTransport implements Transport {
       missing = this.#servos.filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0)).map((s) => s.axis.id);
     }
     if (missing.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
-    for (const s of this.#servos) await this.#arm(s);
+    for (const s of this.#servos) await this.#arming.arm(s);
     this.#publish();
     this.#running = true;
     this.#loop = this.#statusLoop();
@@ -166,101 +144,6 @@ export class ServoBusTransport implements Transport {
   onStatus(listener: (status: ArmStatus) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
-  }
-
-  // ---- arming ---------------------------------------------------------------
-
-  /**
-   * Torque on without moving the arm: the goal register is set to the present
-   * position first (a servo powers up with some other goal, and enabling torque
-   * drives the horn to it). A servo already holding torque is left alone.
-   */
-  async #arm(s: ServoState): Promise<boolean> {
-    const t = this.#protocol.table;
-    if (this.#get(s, t.torqueEnable) === 1) {
-      await this.#checkGripLimitUnderTorque(s);
-      s.armed = true;
-      s.armedAt = this.#now();
-      return true;
-    }
-    if (this.#get(s, t.hardwareError) !== 0 || s.tripped) {
-      this.#noteTrip(s);
-      this.#log.warn({ servo: s.axis.id, joint: s.axis.name, tripped: s.tripped }, "servo has a hardware error: torque left off until an operator recovers it");
-      return false;
-    }
-    const grip = s.axis.gripLimit;
-    if (grip) {
-      // The cap goes in before torque: a gripper that cannot be capped is left off rather than armed uncapped.
-      const capped =
-        grip.currentLimit !== undefined && t.currentBasedPositionMode !== undefined
-          ? (await this.#writeChecked(s, t.operatingMode, t.currentBasedPositionMode)) && (await this.#writeChecked(s, t.gripLimit, grip.currentLimit))
-          : grip.torqueLimit !== undefined
-            ? await this.#writeChecked(s, t.gripLimit, grip.torqueLimit)
-            : true;
-      if (!capped) {
-        s.gripLimitProblem = "the configured gripper force cap could not be written; torque left off";
-        return false;
-      }
-      s.gripLimitProblem = undefined;
-    }
-    const present = this.#get(s, t.presentPosition);
-    if (!(await this.#writeChecked(s, t.goalPosition, present))) return false;
-    if (!(await this.#writeChecked(s, t.torqueEnable, 1))) return false;
-    s.armed = true;
-    s.armedAt = this.#now();
-    this.#log.info({ servo: s.axis.id, goal: present }, "torque enabled holding the present position");
-    return true;
-  }
-
-  /**
-   * A gripper found holding torque (another program armed it, or this bridge
-   * restarted): a RAM limit (Feetech Torque_Limit) is written anyway; an
-   * EEPROM one (Dynamixel Current_Limit, Operating_Mode) cannot be written
-   * with torque on, so it is read back, and a mismatch is a named fault
-   * rather than a gripper silently running without its cap.
-   */
-  async #checkGripLimitUnderTorque(s: ServoState): Promise<void> {
-    const grip = s.axis.gripLimit;
-    const t = this.#protocol.table;
-    if (!grip) return;
-    if (!t.gripLimitNeedsTorqueOff) {
-      if (grip.torqueLimit !== undefined) await this.#writeChecked(s, t.gripLimit, grip.torqueLimit);
-      s.gripLimitProblem = undefined;
-      return;
-    }
-    if (grip.currentLimit === undefined || t.currentBasedPositionMode === undefined) return;
-    const mode = await this.#readRegister(s, t.operatingMode);
-    const limit = await this.#readRegister(s, t.gripLimit);
-    s.gripLimitProblem =
-      mode === t.currentBasedPositionMode && limit === grip.currentLimit
-        ? undefined
-        : `gripper found with torque on and operating mode ${mode ?? "?"} / current limit ${limit ?? "?"}, not ${t.currentBasedPositionMode} / ${grip.currentLimit} from the config (EEPROM: written only with torque off; disable its torque to let the bridge set them)`;
-    if (s.gripLimitProblem) this.#log.warn({ servo: s.axis.id, problem: s.gripLimitProblem }, "gripper current limit not in force");
-  }
-
-  async #readRegister(s: ServoState, reg: Register): Promise<number | undefined> {
-    for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const r = (await this.#channel.exchange(this.#protocol.read(s.axis.id, reg.address, reg.size), [s.axis.id], "command", reg.size)).get(s.axis.id);
-      if (r) return decodeRegister(reg, r.data);
-    }
-    return undefined;
-  }
-
-  /**
-   * A write with a status reply, for settings and the arming hold — never for
-   * motions. Tried again when unanswered: writing a setting twice, or a hold at
-   * the present position of a servo with torque off, cannot move the arm.
-   */
-  async #writeChecked(s: ServoState, reg: Register, value: number): Promise<boolean> {
-    for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const replies = await this.#channel.exchange(this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)), [s.axis.id], "command", 0);
-      const r = replies.get(s.axis.id);
-      if (!r) continue;
-      const errors = this.#protocol.statusErrorNames(r.error);
-      if (errors.length > 0) this.#log.warn({ servo: s.axis.id, address: reg.address, errors }, "servo refused a write");
-      return errors.length === 0;
-    }
-    return false;
   }
 
   // ---- status loop ----------------------------------------------------------
@@ -305,7 +188,7 @@ export class ServoBusTransport implements Transport {
     const t = this.#protocol.table;
     const torqueBlock = t.statusBlocks.findIndex((b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size);
     for (const s of this.#servos) {
-      if (this.#get(s, t.hardwareError) !== 0) this.#noteTrip(s);
+      if (this.#get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
       // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
       if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#get(s, t.torqueEnable) === 0) {
         s.armed = false;
@@ -322,20 +205,12 @@ export class ServoBusTransport implements Transport {
         s.arming = true;
         // A fresh read first, so the hold is not a stale position.
         void this.#readStatus()
-          .then(() => this.#arm(s))
+          .then(() => this.#arming.arm(s))
           .finally(() => (s.arming = false));
       }
     }
     for (const track of this.#tracks.values()) if (track.phase === "running") this.#judge(track);
     this.#publish();
-  }
-
-  #noteTrip(s: ServoState): void {
-    const t = this.#protocol.table;
-    const bits = this.#get(s, t.hardwareError);
-    if (s.tripped || bits === 0) return;
-    s.tripped = hardwareErrorNames(t, bits).join(", ");
-    this.#log.error({ servo: s.axis.id, joint: s.axis.name, errors: s.tripped }, "servo shut down on a hardware error: torque off until an operator recovers it");
   }
 
   #publish(): void {
@@ -627,41 +502,10 @@ export class ServoBusTransport implements Transport {
       if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
       else if (busy) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
       else if (s.armed && !was && this.#get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "torque on, no hardware error" });
-      else out.push({ axis: name, ...(await this.#recoverOne(s, options.signal)) });
+      else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#readStatus())) });
     }
     this.#publish();
     return out;
-  }
-
-  async #recoverOne(s: ServoState, signal: AbortSignal): Promise<Omit<ServoRecovery, "axis">> {
-    const t = this.#protocol.table;
-    const was = s.tripped ?? "torque off";
-    s.arming = true;
-    try {
-      if (this.#protocol.reboot) {
-        const answered = await this.#channel.exchange(this.#protocol.reboot(s.axis.id), [s.axis.id], "command", 0);
-        if (!answered.has(s.axis.id)) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not answer the REBOOT; it had shut down on ${was}` };
-        s.armed = false;
-        this.#log.warn({ servo: s.axis.id, joint: s.axis.name, was }, "operator recovery: REBOOT sent");
-      }
-      // Until every status block of the servo answers after the reboot (an X-series servo is deaf while it restarts).
-      const since = this.#now();
-      const giveUpAt = since + RECOVERY_ANSWER_MS;
-      while (s.blockStamps.some((at) => at <= since)) {
-        if (signal.aborted || this.#now() > giveUpAt) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not answer after the ${this.#protocol.reboot ? "REBOOT" : "request"}; treat its torque as off` };
-        await this.#readStatus();
-      }
-      const bits = this.#get(s, t.hardwareError);
-      if (bits !== 0) {
-        return { outcome: "still_in_error", detail: `servo ${s.axis.id} still reports ${hardwareErrorNames(t, bits).join(", ")}: the cause persists (a blocked joint, heat, supply voltage); torque stays off` };
-      }
-      s.tripped = undefined;
-      if (!(await this.#arm(s))) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not take the hold at its present position; torque stays off` };
-      this.#log.warn({ servo: s.axis.id, joint: s.axis.name, was }, "operator recovery: torque on, holding the present position");
-      return { outcome: "recovered", detail: `had shut down on ${was}; ${this.#protocol.reboot ? "rebooted, " : ""}torque on holding position ${positionOf(s.axis, this.#get(s, t.presentPosition)).toFixed(4)}` };
-    } finally {
-      s.arming = false;
-    }
   }
 
   #validate(command: MotionCommand): MotionEnd | undefined {
