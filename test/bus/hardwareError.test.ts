@@ -61,6 +61,8 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     // Past the time a Feetech Status bit takes to clear: still no torque, nobody re-armed it.
     await sleep(500);
     expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(false);
+    // Dynamixel latches the error until a REBOOT; a Feetech Status bit follows the (gone) load.
+    expect(sim.bus.servos.get(ELBOW_SERVO)!.hardwareError !== 0).toBe(protocol === "dynamixel_2");
     expect(transport.latestStatus()!.faults.join(" ")).toMatch(/servo 3 \(elbow\)/);
 
     const unknownId = m!.result.status === "unknown" ? m!.result.action_id : "";
