@@ -63,6 +63,9 @@ export const ERROR_CODES = {
   ARMB_ERR_DEVICE_MISMATCH: "The device reports {detail}, which does not match the arm config",
   ARMB_ERR_FRAME_ENCODE: "Cannot encode a {op} frame: {reason}",
   ARMB_ERR_DEVICE_REBOOTED: "The device rebooted (boot {from} -> {to}) and lost its memory of actions in flight",
+  ARMB_ERR_SERVO_TRIPPED:
+    "Servo {servo} ({joint}) shut down on {errors} and keeps its torque off until an operator has looked at the arm and recovers it (`armbridge recover --joint {joint} --operator NAME`); nothing was sent",
+  ARMB_ERR_RECOVERY_UNSUPPORTED: "The {transport} transport has no servo recovery (only servo buses shut servos down on hardware errors)",
   ARMB_ERR_ROS_UNAVAILABLE:
     "rclnodejs could not be loaded ({reason}). Source a ROS 2 installation (e.g. `source /opt/ros/jazzy/setup.bash`), allow rclnodejs's install script in package.json allowScripts, then run `npm rebuild rclnodejs`",
   ARMB_ERR_ROS_TIMEOUT: "ROS 2 {operation} did not complete within {ms} ms",

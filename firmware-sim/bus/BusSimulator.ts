@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { ArmbridgeError } from "../../src/errors.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { decodeRegister, type BusPacket, type BusProtocol, type PacketDecoder } from "../../src/transport/bus/protocol/index.js";
 import { countOf, positionOf, servoAxesOf } from "../../src/transport/bus/servoAxes.js";
@@ -21,6 +22,8 @@ export interface BusSimulatorOptions {
   readonly baud?: number | undefined;
   /** A servo that lost power is deaf this long. */
   readonly bootMs?: number;
+  /** Axes whose next motion stalls half-way, once each (a fault on cue, as the serial sim's --stall-joint). */
+  readonly stallJoints?: readonly string[];
 }
 
 interface Motion {
@@ -38,8 +41,12 @@ interface Motion {
 const OUTCOME_RANK: Readonly<Record<Outcome, number>> = { reached: 0, stopped: 1, stalled: 2, faulted: 3 };
 /** A goal this close to where a moving servo is (counts) is a hold (a stop), not a new motion. */
 const HOLD_COUNTS = 200;
-/** How long a simulated overload at start keeps a servo in error. */
+/** How long a simulated overload at start keeps a Feetech servo's Status bit set (the load goes away). */
 const OVERLOAD_CLEARS_MS = 200;
+/** Dynamixel 2.0 status error 7: a write to EEPROM with torque on (among others). */
+const ACCESS_ERROR = 7;
+/** Overload is bit 5 of both families' hardware-error register. */
+const OVERLOAD_BIT = 1 << 5;
 
 /**
  * firmware-sim's servo bus: one SimServo per configured id, answering
@@ -59,6 +66,7 @@ export class BusSimulator implements ByteStreamEndpoint {
   #frozenUntil = -Infinity;
   #nextMotion = 1;
   #closed = false;
+  readonly #stallOnCue: Set<string>;
 
   constructor(options: BusSimulatorOptions) {
     this.#o = options;
@@ -68,6 +76,10 @@ export class BusSimulator implements ByteStreamEndpoint {
     const now = options.clock.now();
     const homes = new Map<string, number>([...options.config.arm.joints.map((j) => [j.name, j.home] as const), ...(options.config.arm.gripper ? [[options.config.arm.gripper.name, options.config.arm.gripper.home] as const] : [])]);
     this.servos = new Map(servoAxesOf(options.config).map((axis) => [axis.id, new SimServo(axis, table, model, Math.round(countOf(axis, homes.get(axis.name) ?? 0)), now)]));
+    const names = new Set([...this.servos.values()].map((s) => s.axis.name));
+    const unknownAxes = (options.stallJoints ?? []).filter((n) => !names.has(n));
+    if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "--stall-joint", issues: `no axis named ${unknownAxes.join(", ")}` });
+    this.#stallOnCue = new Set(options.stallJoints ?? []);
   }
 
   attach(write: (bytes: Uint8Array) => void): void {
@@ -122,10 +134,13 @@ export class BusSimulator implements ByteStreamEndpoint {
       case i.write: {
         const address = addr(packet.params, 0);
         const data = packet.params.subarray(a);
-        const targets = packet.id === protocol.broadcastId ? [...this.servos.values()] : [this.#listening(packet.id, now)].filter((s): s is SimServo => s !== undefined);
-        this.#applyWrites(targets.map((servo) => ({ servo, address, data })), now);
-        const s = targets[0];
-        if (s && packet.id !== protocol.broadcastId) this.#reply([{ servo: s, data: new Uint8Array(0) }], inBytes, arrivedAt);
+        const all = packet.id === protocol.broadcastId ? [...this.servos.values()] : [this.#listening(packet.id, now)].filter((s): s is SimServo => s !== undefined);
+        // EEPROM (Operating_Mode, Current_Limit on Dynamixel X) takes writes only with torque off:
+        // the servo answers Access Error and keeps the old value (e-Manual Protocol 2.0, status packet error 0x07).
+        const locked = (s: SimServo): boolean => protocol.table.gripLimitNeedsTorqueOff && s.torque && [protocol.table.operatingMode, protocol.table.gripLimit].some((r) => address <= r.address && r.address < address + data.length);
+        this.#applyWrites(all.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
+        const s = all[0];
+        if (s && packet.id !== protocol.broadcastId) this.#reply([{ servo: s, data: new Uint8Array(0), ...(locked(s) ? { error: ACCESS_ERROR } : {}) }], inBytes, arrivedAt);
         return;
       }
       case i.syncWrite: {
@@ -169,14 +184,14 @@ export class BusSimulator implements ByteStreamEndpoint {
     return s;
   }
 
-  #reply(replies: readonly { servo: SimServo; data: Uint8Array }[], inBytes: number, arrivedAt: number): void {
+  #reply(replies: readonly { servo: SimServo; data: Uint8Array; error?: number }[], inBytes: number, arrivedAt: number): void {
     const { protocol, clock, baud, ackDelayMs, faults } = this.#o;
     const now = clock.now();
     if (now < this.#frozenUntil) return;
     const packets: Uint8Array[] = [];
     for (const r of replies) {
       const hw = r.servo.hardwareError;
-      const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) : hw;
+      const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) | (r.error ?? 0) : hw;
       const packet = protocol.status(r.servo.axis.id, error, r.data);
       const wire = faults.onWire(packet, "to_host");
       if (wire !== undefined) packets.push(wire);
@@ -194,7 +209,8 @@ export class BusSimulator implements ByteStreamEndpoint {
       this.#write?.(bytes);
       return;
     }
-    this.#after(sendAt - now, () => this.#write?.(bytes));
+    // Precise: the emulated wire time is the figure the status loop is measured against.
+    this.#after(sendAt - now, () => this.#write?.(bytes), { precise: true });
   }
 
   #applyWrites(writes: readonly { servo: SimServo; address: number; data: Uint8Array }[], now: number): void {
@@ -263,15 +279,8 @@ export class BusSimulator implements ByteStreamEndpoint {
     if (failure === "faulted_at_start") {
       for (const s of joining) {
         s.motionKey = key;
-        s.set(table.hardwareError, 1 << 5);
-        s.set(table.torqueEnable, 0);
-        this.#endServo(s, now, "faulted", "simulated overload at start; nothing moved");
+        this.#shutDown(s, now, OVERLOAD_BIT, "simulated overload at start; nothing moved");
       }
-      // The overload protection lets go once the load is gone (Feetech Protection_Time); the
-      // sim clears it on both families so a run can go on (a real Dynamixel needs a reboot).
-      this.#after(OVERLOAD_CLEARS_MS, () => {
-        for (const s of joining) s.set(table.hardwareError, 0);
-      });
       return;
     }
     let longest = 0;
@@ -281,8 +290,11 @@ export class BusSimulator implements ByteStreamEndpoint {
       longest = Math.max(longest, t.endMs - now);
       this.#scheduleEnd(s, t.endMs - now);
     }
-    const plan = this.#o.faults.midMotion();
-    const victim = joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
+    const seeded = this.#o.faults.midMotion();
+    const onCue = joining.find((s) => this.#stallOnCue.delete(s.axis.name));
+    // A stall on cue wins over the seeded faults of this motion (drawn all the same, so the seed's later draws do not shift).
+    const plan = onCue ? { stall: { fraction: 0.5, pick: 0 }, ...(seeded.freezeMs === undefined ? {} : { freezeMs: seeded.freezeMs }) } : seeded;
+    const victim = onCue ?? joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
     if (plan.freezeMs !== undefined) this.#frozenUntil = now + plan.freezeMs;
     if (plan.stall && victim) {
       motion.faultTimer = this.#after(longest * plan.stall.fraction, () => {
@@ -333,6 +345,35 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#o.effects.append({ event: "motion_end", action_id: null, motion: key, joints: motion.joints, from: motion.from, to, outcome: motion.outcome, detail: motion.detail });
   }
 
+  /**
+   * A protection trip: the hardware-error bits set, torque off, the horn
+   * stopped where it is, and its motion ended `faulted`.
+   * Dynamixel X latches it: Torque Enable is cleared and only a REBOOT brings
+   * torque back (e-Manual X-series "Shutdown"; ROBOTIS-GIT/emanual
+   * _includes/en/dxl/x/shutdown.md @ 53247968642942cbbdb3fb52e47d5aef4269267a);
+   * the reboot instruction (#powerLoss) clears it. Feetech STS unloads
+   * (Torque_Enable 0) on a condition enabled in Unloading_Condition (19; bit 5
+   * overload) and its Status (65) bits report the condition while it lasts
+   * (Feetech STS/SMS memory table; addresses as in LeRobot feetech/tables.py
+   * @ 0558acc97b50079ffe184f2e0c4e2a93ed5b7f8f): once the load is gone the bit
+   * clears, and torque stays off until a host enables it again.
+   */
+  #shutDown(s: SimServo, now: number, bits: number, detail: string): void {
+    const table = this.#o.protocol.table;
+    s.set(table.hardwareError, bits);
+    s.set(table.torqueEnable, 0);
+    this.#endServo(s, now, "faulted", detail);
+    if (table.family === "feetech_sts") {
+      this.#after(OVERLOAD_CLEARS_MS, () => s.set(table.hardwareError, 0));
+    }
+  }
+
+  /** A protection trip of one servo now (tests): overload unless other hardware-error bits are named. */
+  shutDownOnCue(id: number, bits: number = OVERLOAD_BIT): void {
+    const s = this.servos.get(id);
+    if (s) this.#shutDown(s, this.#o.clock.now(), bits, "hardware error on cue");
+  }
+
   /** Power loss of one servo: it stops, forgets its goal and torque, and is deaf while it comes up. */
   #powerLoss(s: SimServo, now: number, why: string): void {
     const key = s.motionKey;
@@ -356,11 +397,15 @@ export class BusSimulator implements ByteStreamEndpoint {
     return s ? decodeRegister(this.#o.protocol.table.goalPosition, s.memory, this.#o.protocol.table.goalPosition.address) : undefined;
   }
 
-  #after(ms: number, fn: () => void): { id: number } {
-    const timer = this.#o.clock.setTimer(ms, () => {
-      this.#timers.delete(timer);
-      if (!this.#closed) fn();
-    });
+  #after(ms: number, fn: () => void, options?: { readonly precise: boolean }): { id: number } {
+    const timer = this.#o.clock.setTimer(
+      ms,
+      () => {
+        this.#timers.delete(timer);
+        if (!this.#closed) fn();
+      },
+      options,
+    );
     this.#timers.add(timer);
     return timer;
   }

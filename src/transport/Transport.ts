@@ -72,7 +72,37 @@ export interface Transport {
    * ledger and refuses to reconcile rows recorded against another arm.
    */
   armIdentity?(): string | undefined;
+
+  /**
+   * An operator's deliberate recovery of axes whose servos shut down on a
+   * hardware error (servo buses): reboot where the protocol has one, then
+   * torque back on holding the present position, so nothing moves. Never
+   * automatic: a protection trip (overload, overheating) usually has a cause
+   * at the arm that a person must see first. Axes omitted → every tripped
+   * axis. Never rejects; each axis gets its own outcome.
+   */
+  recoverServos?(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]>;
 }
+
+/** What recovering one axis's servo came to. */
+export interface ServoRecovery {
+  readonly axis: string;
+  readonly outcome: ServoRecoveryOutcome;
+  /** The hardware error it had tripped on, and what was done or why not. */
+  readonly detail: string;
+}
+
+export type ServoRecoveryOutcome =
+  /** Rebooted (if the protocol can) and holding its present position with torque on. */
+  | "recovered"
+  /** It was not shut down: torque on, no error; nothing was sent. */
+  | "not_needed"
+  /** The error is still there after the reboot (or, without one, still reported): the cause persists; torque stays off. */
+  | "still_in_error"
+  /** A motion on it is still being judged; try again once it has settled. */
+  | "busy"
+  /** It did not answer (after the reboot): torque state unknown, treat it as off. */
+  | "no_answer";
 
 /** One motion: absolute targets (never relative), so a re-sent command cannot move the arm twice. */
 export interface MotionCommand {

@@ -31,6 +31,10 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "confirm an unknown action: done or not_done",
     load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand })),
   },
+  recover: {
+    summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
+    load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand })),
+  },
 };
 
 /**

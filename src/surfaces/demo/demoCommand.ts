@@ -17,6 +17,7 @@ import { runAgent } from "../gemini/runAgent.js";
 import { bindHttpPort, type BoundHttpPort } from "../http/bindHttpPort.js";
 import { serveHttpOnPort, type RunningHttpServer } from "../http/startHttpServer.js";
 import { SessionNarrator } from "./SessionNarrator.js";
+import { DEMO_BUS_HELP, demoBusOf, type DemoBus } from "./demoBus.js";
 import { socatAvailable, spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
 
 /** The joint the bundled session (config/demo-session.jsonl, turn 4) expects the simulator to stall on cue, so the demo shows an `unknown`. */
@@ -32,7 +33,7 @@ export const DEMO_INSTRUCTION =
   "Finish with get_arm_state and a two-sentence summary.";
 
 export const DEMO_HELP = `Usage: armbridge demo [--exit-after-session] [--session FILE] [--instruction TEXT] [--model ID] [--base-url URL]
-                     [--seed N] [--link pty|tcp] [--http HOST:PORT] [--token T] [--data DIR] [--config FILE]
+                     [--seed N] [--link pty|tcp] [--bus PROTOCOL] [--http HOST:PORT] [--token T] [--data DIR] [--config FILE]
 
 The whole thing in one command (\`npm start\`): starts firmware-sim as a child
 process (PTY when socat is installed, else TCP), the bridge on it with a
@@ -50,6 +51,7 @@ Then it keeps serving the console until Ctrl-C.
   --seed N               firmware-sim seed (default 1)
   --link pty|tcp         firmware-sim link (default pty when socat is on PATH)
   --stall-joint NAME     axis whose next motion the simulator stalls half-way (default ${DEMO_STALL_JOINT}; "none" for none)
+${DEMO_BUS_HELP}
   --http HOST:PORT       where the API and console listen (default 127.0.0.1:0, any free port)
   --token T              API bearer token (default: generated)
 Logs go to <data>/armbridge.log and <data>/firmware-sim.log; firmware-sim's
@@ -78,6 +80,8 @@ interface DemoOptions {
   readonly config: string | undefined;
   /** An arm given on the command line: no simulator is started. */
   readonly transport: TransportChoice | undefined;
+  /** --bus: the simulator is a servo bus, and config, session and stall joint default to the bus arm's. */
+  readonly bus: DemoBus | undefined;
 }
 
 /** `armbridge demo` (`npm start`). */
@@ -148,6 +152,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         logFile: join(options.dataDir, "firmware-sim.log"),
         flags: [
           ...(options.stallJoints.length > 0 ? ["--stall-joint", options.stallJoints.join(",")] : []),
+          ...(options.bus ? ["--bus", options.bus.protocol] : []),
           ...(options.config === undefined ? [] : ["--config", options.config]),
         ],
       });
@@ -162,7 +167,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         }
         shutdown.abort("firmware-sim exited");
       });
-      say(`  simulator  firmware-sim (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`);
+      say(`  simulator  firmware-sim${options.bus ? ` --bus ${options.bus.protocol}` : ""} (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`);
       if (options.stallJoints.length > 0) say(`             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`);
       say(`  effects    ${shown(join(options.dataDir, "effects.jsonl"))} (the simulator's ground truth)`);
     }
@@ -271,6 +276,7 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
         "stall-joint": { type: "string" },
         http: { type: "string" },
         token: { type: "string" },
+        bus: { type: "string" },
       },
     }).values;
   } catch (error) {
@@ -290,12 +296,14 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
   }
   if (values["base-url"] !== undefined && !/^https?:\/\//.test(values["base-url"])) throw usage(`--base-url ${JSON.stringify(values["base-url"])} must be an http:// or https:// URL`);
   if (values.token !== undefined && values.token.length < 8) throw usage("--token must be at least 8 characters");
-  const stall = values["stall-joint"] ?? DEMO_STALL_JOINT;
+  const bus = demoBusOf(values.bus, bridgeFlags.options.config);
+  if (bus && bridgeFlags.options.transport) throw usage("--bus starts a simulated servo bus; with --serial the config's bus: section already selects the protocol");
+  const stall = values["stall-joint"] ?? bus?.stallJoint ?? DEMO_STALL_JOINT;
   const dataGiven = argv.some((a) => a === "--data" || a.startsWith("--data="));
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   return {
     exitAfterSession: values["exit-after-session"] ?? false,
-    session: values.session ?? join(packageRoot(), "config", "demo-session.jsonl"),
+    session: values.session ?? bus?.session ?? join(packageRoot(), "config", "demo-session.jsonl"),
     instruction: values.instruction ?? DEMO_INSTRUCTION,
     model: values.model,
     baseUrl: values["base-url"],
@@ -306,7 +314,8 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
     port,
     token: values.token ?? randomBytes(16).toString("hex"),
     dataDir: (dataGiven ? bridgeFlags.options.dataDir : undefined) ?? join(DEFAULT_DATA_DIR, `demo-${stamp}`),
-    config: bridgeFlags.options.config,
+    config: bus?.config ?? bridgeFlags.options.config,
     transport: bridgeFlags.options.transport,
+    bus,
   };
 }

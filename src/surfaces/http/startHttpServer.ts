@@ -17,6 +17,7 @@ import { registerMetricsRoute } from "./metricsRoute.js";
 import "./publicRoute.js";
 import { securityReport, type SecurityReport } from "./securityReport.js";
 import { registerSecurityRoute } from "./securityRoute.js";
+import { registerServosRoute } from "./servosRoute.js";
 import { registerStateRoute } from "./stateRoute.js";
 import { registerToolsRoute } from "./toolsRoute.js";
 
@@ -119,6 +120,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerToolsRoute(app, bridge);
   registerCallsRoute(app, bridge);
   registerActionsRoutes(app, bridge);
+  registerServosRoute(app, bridge);
   registerStateRoute(app, bridge);
   registerEventsRoute(app, hub);
   registerMetricsRoute(app, bridge);

@@ -4,10 +4,12 @@ import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../serial/link/ByteLink.js";
-import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
 import { BusChannel } from "./BusChannel.js";
 import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
-import { countOf, positionOf, servoAxesOf, type ServoAxis } from "./servoAxes.js";
+import { countOf, positionOf, servoAxesOf } from "./servoAxes.js";
+import { ServoArming } from "./ServoArming.js";
+import { newServoState, type ServoState } from "./ServoState.js";
 
 export interface ServoBusTransportOptions {
   readonly logger?: Logger;
@@ -18,21 +20,6 @@ export interface ServoBusTransportOptions {
   /** How often a failed read is tried again before giving up on it. */
   readonly readAttempts?: number;
   readonly now?: () => number;
-}
-
-/** One servo as the status loop last read it. */
-interface ServoState {
-  readonly axis: ServoAxis;
-  readonly memory: Uint8Array;
-  stampMs: number;
-  /** Stamp of each status block's last answer. */
-  readonly blockStamps: number[];
-  /** We enabled torque; a later read of torque off means it lost power (or shut down on a hardware error). */
-  armed: boolean;
-  /** When we armed it: a torque reading older than this says nothing about power. */
-  armedAt: number;
-  arming: boolean;
-  powerLosses: number;
 }
 
 type TrackPhase = "sending" | "unconfirmed" | "running" | "ended";
@@ -86,6 +73,7 @@ export class ServoBusTransport implements Transport {
   readonly #listeners = new Set<(status: ArmStatus) => void>();
   readonly #session = randomBytes(4).toString("hex");
   readonly #readAttempts: number;
+  readonly #arming: ServoArming;
   #latest: ArmStatus | undefined;
   #loop: Promise<void> | undefined;
   #running = false;
@@ -106,7 +94,8 @@ export class ServoBusTransport implements Transport {
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
     const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
-    this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0 }));
+    this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts: this.#readAttempts });
+    this.#servos = axes.map((axis) => newServoState(axis, protocol.table.statusBlocks.length));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
   }
@@ -130,7 +119,7 @@ export class ServoBusTransport implements Transport {
       missing = this.#servos.filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0)).map((s) => s.axis.id);
     }
     if (missing.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
-    for (const s of this.#servos) await this.#arm(s);
+    for (const s of this.#servos) await this.#arming.arm(s);
     this.#publish();
     this.#running = true;
     this.#loop = this.#statusLoop();
@@ -157,69 +146,26 @@ export class ServoBusTransport implements Transport {
     return () => this.#listeners.delete(listener);
   }
 
-  // ---- arming ---------------------------------------------------------------
-
-  /**
-   * Torque on without moving the arm: the goal register is set to the present
-   * position first (a servo powers up with some other goal, and enabling torque
-   * drives the horn to it). A servo already holding torque is left alone.
-   */
-  async #arm(s: ServoState): Promise<boolean> {
-    const t = this.#protocol.table;
-    if (this.#get(s, t.torqueEnable) === 1) {
-      s.armed = true;
-      s.armedAt = this.#now();
-      return true;
-    }
-    if (this.#get(s, t.hardwareError) !== 0) {
-      this.#log.warn({ servo: s.axis.id, errors: hardwareErrorNames(t, this.#get(s, t.hardwareError)) }, "servo has a hardware error: torque left off");
-      return false;
-    }
-    const grip = s.axis.gripLimit;
-    if (grip) {
-      if (grip.currentLimit !== undefined && t.currentBasedPositionMode !== undefined) {
-        await this.#writeChecked(s, t.operatingMode, t.currentBasedPositionMode);
-        await this.#writeChecked(s, t.gripLimit, grip.currentLimit);
-      } else if (grip.torqueLimit !== undefined) {
-        await this.#writeChecked(s, t.gripLimit, grip.torqueLimit);
-      }
-    }
-    const present = this.#get(s, t.presentPosition);
-    if (!(await this.#writeChecked(s, t.goalPosition, present))) return false;
-    if (!(await this.#writeChecked(s, t.torqueEnable, 1))) return false;
-    s.armed = true;
-    s.armedAt = this.#now();
-    this.#log.info({ servo: s.axis.id, goal: present }, "torque enabled holding the present position");
-    return true;
-  }
-
-  /**
-   * A write with a status reply, for settings and the arming hold — never for
-   * motions. Tried again when unanswered: writing a setting twice, or a hold at
-   * the present position of a servo with torque off, cannot move the arm.
-   */
-  async #writeChecked(s: ServoState, reg: Register, value: number): Promise<boolean> {
-    for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const replies = await this.#channel.exchange(this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)), [s.axis.id], "command", 0);
-      const r = replies.get(s.axis.id);
-      if (!r) continue;
-      const errors = this.#protocol.statusErrorNames(r.error);
-      if (errors.length > 0) this.#log.warn({ servo: s.axis.id, address: reg.address, errors }, "servo refused a write");
-      return errors.length === 0;
-    }
-    return false;
-  }
-
   // ---- status loop ----------------------------------------------------------
 
+  /**
+   * Back-to-back status reads. The next read goes on the wire as soon as the
+   * last reply of this one is in — still one request on the bus at a time —
+   * and this cycle is judged and published while it travels: the host's work
+   * hides inside the wire time instead of adding to every cycle.
+   */
   async #statusLoop(): Promise<void> {
+    let reading = this.#readStatus();
     while (this.#running) {
-      await this.#readStatus();
+      await reading;
+      if (!this.#running) break;
       this.cycles++;
+      reading = this.#readStatus();
       this.#afterRead();
-      // Yield to I/O and timers between cycles; the bus itself paces the loop.
+      // Yield to I/O and timers (the bus is busy with the next read meanwhile).
       await new Promise((r) => setImmediate(r));
     }
+    await reading;
   }
 
   async #readStatus(): Promise<void> {
@@ -242,23 +188,24 @@ export class ServoBusTransport implements Transport {
     const t = this.#protocol.table;
     const torqueBlock = t.statusBlocks.findIndex((b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size);
     for (const s of this.#servos) {
+      if (this.#get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
       // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
-      if (!s.armed || (s.blockStamps[torqueBlock] ?? 0) <= s.armedAt) continue;
-      if (this.#get(s, t.torqueEnable) === 0) {
+      if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#get(s, t.torqueEnable) === 0) {
         s.armed = false;
-        const hw = this.#get(s, t.hardwareError);
-        if (hw === 0) {
+        if (!s.tripped) {
           // Torque off that we did not ask for, with no error: the servo lost power and came back.
           s.powerLosses++;
           this.#log.warn({ servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() }, "servo came back with torque off: power loss; motions on it are unknown");
           this.#loseTracksOn(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
         }
       }
-      if (!s.armed && !s.arming && this.#get(s, t.hardwareError) === 0) {
-        // Torque back on, holding where the servo is; a fresh read first, so the hold is not a stale position.
+      // A servo that came back from a power loss holds where it is again (that cannot move the arm);
+      // one that tripped stays off until recoverServos: the cause is at the arm, not on the bus.
+      if (!s.armed && !s.arming && !s.tripped) {
         s.arming = true;
+        // A fresh read first, so the hold is not a stale position.
         void this.#readStatus()
-          .then(() => this.#arm(s))
+          .then(() => this.#arming.arm(s))
           .finally(() => (s.arming = false));
       }
     }
@@ -278,7 +225,9 @@ export class ServoBusTransport implements Transport {
       stamp = Math.min(stamp, s.stampMs);
       const hw = this.#get(s, t.hardwareError);
       if (hw !== 0) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, hw).join(", ")}`);
+      else if (s.tripped) faults.push(`servo ${s.axis.id} (${s.axis.name}): shut down on ${s.tripped}, torque off until recovered`);
       else if (!s.armed) faults.push(`servo ${s.axis.id} (${s.axis.name}): torque off`);
+      if (s.gripLimitProblem) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${s.gripLimitProblem}`);
     }
     const actions = [...this.#tracks.values()].slice(-STATUS_ACTIONS).map((tr) => tr.record);
     const status: ArmStatus = { stampMs: Number.isFinite(stamp) ? stamp : 0, axes, faults, actions };
@@ -316,7 +265,11 @@ export class ServoBusTransport implements Transport {
     for (const [axis, target] of Object.entries(command.targets)) {
       const s = this.#byName.get(axis)!;
       const a = this.#actuators.get(axis)!;
-      if (!s.armed) return this.#refused(command.actionId, `servo ${s.axis.id} (${axis}) has torque off${this.#get(s, t.hardwareError) ? ` (${hardwareErrorNames(t, this.#get(s, t.hardwareError)).join(", ")})` : ""}`);
+      if (s.tripped) {
+        const error = new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: s.axis.id, joint: axis, errors: s.tripped });
+        return { kind: "refused", reason: error.message, error };
+      }
+      if (!s.armed) return this.#refused(command.actionId, `servo ${s.axis.id} (${axis}) has torque off`);
       const goal = Math.round(countOf(s.axis, target));
       const perUnit = Math.abs(s.axis.countsPerUnit);
       const velocity = clampUnits((command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit, t.maxProfileVelocityUnits);
@@ -418,9 +371,10 @@ export class ServoBusTransport implements Transport {
     const t = this.#protocol.table;
     const servos = track.axes.map((a) => this.#byName.get(a)!);
     if (servos.some((s) => s.stampMs <= track.confirmedAt)) return;
-    const hw = servos.filter((s) => this.#get(s, t.hardwareError) !== 0);
+    // A shut-down servo ends the motion as faulted; whether it moved is read from the pose (#finish).
+    const hw = servos.filter((s) => s.tripped !== undefined);
     if (hw.length > 0) {
-      this.#finish(track, "faulted", hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, this.#get(s, t.hardwareError)).join(", ")}`).join("; "));
+      this.#finish(track, "faulted", hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${s.tripped ?? ""}`).join("; "));
       return;
     }
     if (servos.some((s) => this.#get(s, t.moving) !== 0)) {
@@ -517,6 +471,41 @@ export class ServoBusTransport implements Transport {
       else options.signal.addEventListener("abort", onAbort, { once: true });
     });
     return { halted: still !== undefined, status: still ?? this.#latest };
+  }
+
+  /**
+   * The operator's recovery of tripped servos, one at a time:
+   * - Dynamixel X: REBOOT, the only way out of a shutdown (e-Manual, X-series
+   *   "Shutdown": Torque Enable is cleared to 0 and "a REBOOT is the only
+   *   method to reset Torque Enable to 1"; ROBOTIS-GIT/emanual
+   *   _includes/en/dxl/x/shutdown.md @ 53247968642942cbbdb3fb52e47d5aef4269267a).
+   *   The servo answers, restarts with its RAM at power-on values (torque
+   *   off, goal anywhere), and is read until it answers again.
+   * - Feetech STS: no reboot; its Status bits follow the condition, so the
+   *   error must read clear (the load is gone) before torque goes back on.
+   * Then the usual arming: goal := present position, then torque on, so the
+   * horn does not jump. Not automatic, and never while a motion on the servo
+   * is still being judged.
+   */
+  async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
+    const t = this.#protocol.table;
+    const names = options.axes ?? this.#servos.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
+    const out: ServoRecovery[] = [];
+    for (const name of names) {
+      const s = this.#byName.get(name);
+      if (!s) {
+        out.push({ axis: name, outcome: "no_answer", detail: `no servo drives an axis named ${JSON.stringify(name)}` });
+        continue;
+      }
+      const was = s.tripped;
+      const busy = [...this.#tracks.values()].some((tr) => tr.phase !== "ended" && tr.axes.includes(name));
+      if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
+      else if (busy) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
+      else if (s.armed && !was && this.#get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "torque on, no hardware error" });
+      else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#readStatus())) });
+    }
+    this.#publish();
+    return out;
   }
 
   #validate(command: MotionCommand): MotionEnd | undefined {

@@ -33,6 +33,7 @@ export const dynamixel2Protocol: BusProtocol = {
   write: dxl2.write,
   syncRead: dxl2.syncRead,
   syncWrite: dxl2.syncWrite,
+  reboot: dxl2.reboot,
   status: encodeDxl2Status,
   createDecoder: () => new Dxl2Decoder(),
   statusOf: dxl2StatusOf,

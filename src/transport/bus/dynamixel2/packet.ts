@@ -1,4 +1,5 @@
-import { ByteQueue, type BusPacket, type PacketDecoder, type StatusReply } from "../protocol/BusPacket.js";
+import type { BusPacket, StatusReply } from "../protocol/BusPacket.js";
+import { ResyncDecoder, type Framing } from "../protocol/ResyncDecoder.js";
 import { crc16Dynamixel } from "./crc16.js";
 
 /**
@@ -79,56 +80,25 @@ export function dxl2StatusOf(packet: BusPacket): StatusReply | undefined {
   return { id: packet.id, error: packet.params[0] ?? 0, data: packet.params.subarray(1) };
 }
 
-export class Dxl2Decoder implements PacketDecoder {
-  readonly #queue = new ByteQueue();
-  #discarded = 0;
+const DXL2_FRAMING: Framing = {
+  header: DXL2_HEADER,
+  lengthKnownAt: 7,
+  totalLength(q) {
+    const length = q.at(5) | (q.at(6) << 8);
+    return length < 3 || length > DXL2_MAX_LENGTH ? undefined : 7 + length;
+  },
+  parse(bytes) {
+    const total = bytes.length;
+    const crc = (bytes[total - 2] ?? 0) | ((bytes[total - 1] ?? 0) << 8);
+    if (crc !== crc16Dynamixel(bytes, 0, total - 2)) return undefined;
+    const code = bytes[7] ?? 0;
+    return { id: bytes[4] ?? 0, code, params: unstuff(Uint8Array.from([code, ...bytes.subarray(8, total - 2)])).subarray(1) };
+  },
+};
 
-  get discardedBytes(): number {
-    return this.#discarded;
-  }
-
-  get bufferedBytes(): number {
-    return this.#queue.length;
-  }
-
-  push(chunk: Uint8Array): BusPacket[] {
-    const q = this.#queue;
-    q.append(chunk);
-    const out: BusPacket[] = [];
-    for (;;) {
-      // Hunt for the header; keep a possible partial header at the end.
-      let start = 0;
-      while (start + 4 <= q.length && !(q.at(start) === 0xff && q.at(start + 1) === 0xff && q.at(start + 2) === 0xfd && q.at(start + 3) === 0x00)) start++;
-      if (start + 4 > q.length) {
-        const keep = Math.min(3, q.length);
-        this.#skip(q.length - keep);
-        return out;
-      }
-      this.#skip(start);
-      if (q.length < 7) return out;
-      const length = q.at(5) | (q.at(6) << 8);
-      if (length < 3 || length > DXL2_MAX_LENGTH) {
-        this.#skip(1);
-        continue;
-      }
-      const total = 7 + length;
-      if (q.length < total) return out;
-      const bytes = q.slice(0, total);
-      const crc = (bytes[total - 2] ?? 0) | ((bytes[total - 1] ?? 0) << 8);
-      if (crc !== crc16Dynamixel(bytes, 0, total - 2)) {
-        this.#skip(1);
-        continue;
-      }
-      q.drop(total);
-      const id = bytes[4] ?? 0;
-      const code = bytes[7] ?? 0;
-      out.push({ id, code, params: unstuff(Uint8Array.from([code, ...bytes.subarray(8, total - 2)])).subarray(1) });
-    }
-  }
-
-  #skip(n: number): void {
-    if (n <= 0) return;
-    this.#queue.drop(n);
-    this.#discarded += n;
+/** Dynamixel 2.0 packets from a byte stream, resynchronising on garbage. */
+export class Dxl2Decoder extends ResyncDecoder {
+  constructor() {
+    super(DXL2_FRAMING);
   }
 }

@@ -6,8 +6,11 @@ import { STS_TABLE } from "./stsTable.js";
 /**
  * Feetech's status error byte carries the hardware-error bits themselves
  * (the same bits as the Status register at 65; scservo_sdk ERRBIT_*), so
- * any set bit is a hardware alert. There is no reboot instruction: a servo
- * clears its errors on power-up.
+ * any set bit is a hardware alert. There is no reboot instruction
+ * (scservo_sdk protocol_packet_handler.py: ping, read, write, reg write,
+ * action, sync read/write, and RESET, which restores factory settings): the
+ * Status bits follow the condition, and a servo that unloaded on one stays
+ * torque-off until a host enables torque again (see BusSimulator).
  */
 export const feetechStsProtocol: BusProtocol = {
   name: "feetech_sts",
@@ -22,6 +25,7 @@ export const feetechStsProtocol: BusProtocol = {
   write: sts.write,
   syncRead: sts.syncRead,
   syncWrite: sts.syncWrite,
+  reboot: undefined,
   status: encodeStsStatus,
   createDecoder: () => new StsDecoder(),
   statusOf: stsStatusOf,

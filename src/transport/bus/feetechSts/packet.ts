@@ -1,4 +1,5 @@
-import { ByteQueue, type BusPacket, type PacketDecoder, type StatusReply } from "../protocol/BusPacket.js";
+import type { BusPacket, StatusReply } from "../protocol/BusPacket.js";
+import { ResyncDecoder, type Framing } from "../protocol/ResyncDecoder.js";
 
 /**
  * Feetech STS/SMS packets (Feetech "FT-SCS communication protocol" manual,
@@ -52,55 +53,26 @@ export function stsStatusOf(packet: BusPacket): StatusReply {
   return { id: packet.id, error: packet.code, data: packet.params };
 }
 
-export class StsDecoder implements PacketDecoder {
-  readonly #queue = new ByteQueue();
-  #discarded = 0;
+const STS_FRAMING: Framing = {
+  header: [0xff, 0xff],
+  lengthKnownAt: 4,
+  totalLength(q) {
+    // FF FF FF…: the id can never be FF, so the real header starts one byte later.
+    return q.at(2) === 0xff || q.at(3) < 2 ? undefined : 4 + q.at(3);
+  },
+  parse(bytes) {
+    const total = bytes.length;
+    const id = bytes[2] ?? 0;
+    const code = bytes[4] ?? 0;
+    const params = bytes.subarray(5, total - 1);
+    if ((bytes[total - 1] ?? 0) !== stsChecksum(id, bytes[3] ?? 0, code, params)) return undefined;
+    return { id, code, params: Uint8Array.from(params) };
+  },
+};
 
-  get discardedBytes(): number {
-    return this.#discarded;
-  }
-
-  get bufferedBytes(): number {
-    return this.#queue.length;
-  }
-
-  push(chunk: Uint8Array): BusPacket[] {
-    const q = this.#queue;
-    q.append(chunk);
-    const out: BusPacket[] = [];
-    for (;;) {
-      let start = 0;
-      while (start + 2 <= q.length && !(q.at(start) === 0xff && q.at(start + 1) === 0xff)) start++;
-      if (start + 2 > q.length) {
-        this.#skip(q.length - Math.min(1, q.length));
-        return out;
-      }
-      this.#skip(start);
-      if (q.length < 4) return out;
-      const id = q.at(2);
-      const length = q.at(3);
-      // FF FF FF…: the id can never be FF, so the real header starts one byte later.
-      if (id === 0xff || length < 2) {
-        this.#skip(1);
-        continue;
-      }
-      const total = 4 + length;
-      if (q.length < total) return out;
-      const bytes = q.slice(0, total);
-      const code = bytes[4] ?? 0;
-      const params = bytes.subarray(5, total - 1);
-      if ((bytes[total - 1] ?? 0) !== stsChecksum(id, length, code, params)) {
-        this.#skip(1);
-        continue;
-      }
-      q.drop(total);
-      out.push({ id, code, params: Uint8Array.from(params) });
-    }
-  }
-
-  #skip(n: number): void {
-    if (n <= 0) return;
-    this.#queue.drop(n);
-    this.#discarded += n;
+/** Feetech STS packets from a byte stream, resynchronising on garbage. */
+export class StsDecoder extends ResyncDecoder {
+  constructor() {
+    super(STS_FRAMING);
   }
 }

@@ -77,6 +77,8 @@ export interface BusProtocol {
   write(id: number, address: number, data: Uint8Array): Uint8Array;
   syncRead(address: number, length: number, ids: readonly number[]): Uint8Array;
   syncWrite(address: number, length: number, entries: readonly { readonly id: number; readonly data: Uint8Array }[]): Uint8Array;
+  /** The reboot instruction to one servo (answered by a status packet before it restarts); undefined where the protocol has none. */
+  readonly reboot: ((id: number) => Uint8Array) | undefined;
   /** A servo's status packet (the sim's side). */
   status(id: number, error: number, data: Uint8Array): Uint8Array;
   createDecoder(): PacketDecoder;

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { Bridge } from "../../bridge/Bridge.js";
+import { actuatorsOf } from "../../config/actuators.js";
+import { ArmbridgeError } from "../../errors.js";
+import { parseInput } from "./parseInput.js";
+
+const recoverBody = z.strictObject({
+  /** Axes (joint or gripper names) to recover; omitted → every servo that shut down. */
+  joints: z.array(z.string().min(1).max(200)).min(1).max(64).optional(),
+  operator: z.string().trim().min(1, "say who is recovering the servo").max(200),
+  note: z.string().max(2000).optional(),
+});
+
+/** How long one recovery request may take: a reboot per servo plus the wait for each to answer again. */
+const RECOVER_TIMEOUT_MS = 20_000;
+
+/**
+ * `POST /v1/servos/recover`: the operator's step after a servo shut down on a
+ * hardware error (overload, overheating, voltage). Deliberate and named: the
+ * bridge never does this on its own, because the cause — something blocking
+ * the arm, a person included — is at the arm, where only a person can see it.
+ */
+export function registerServosRoute(app: FastifyInstance, bridge: Bridge): void {
+  app.post("/v1/servos/recover", async (request) => {
+    const body = parseInput(recoverBody, request.body, "body");
+    const transport = bridge.transport;
+    if (!transport.recoverServos) throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
+    const known = new Set(actuatorsOf(bridge.config).map((a) => a.name));
+    const unknown = (body.joints ?? []).filter((j) => !known.has(j));
+    if (unknown.length > 0) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `body.joints: no axis named ${unknown.map((j) => JSON.stringify(j)).join(", ")}; known: ${[...known].join(", ")}` });
+    const results = await transport.recoverServos({ ...(body.joints ? { axes: body.joints } : {}), signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS) });
+    request.log.warn({ operator: body.operator, note: body.note, results }, "operator recovered servos");
+    return { operator: body.operator, results };
+  });
+}

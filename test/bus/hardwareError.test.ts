@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
+import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
+import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
+import { Executor } from "../../src/executor/Executor.js";
+import { IntentLedger } from "../../src/ledger/IntentLedger.js";
+import { createDefaultTools } from "../../src/tools/defaultTools.js";
+import { createServoBusTransport, type ServoBusTransport } from "../../src/transport/bus/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { busTestConfig } from "../support/busTestConfig.js";
+
+interface Rig {
+  readonly sim: RunningBusSimulator;
+  readonly transport: ServoBusTransport;
+  readonly effects: MemoryEffects;
+  readonly executor: Executor;
+  readonly ledger: IntentLedger;
+}
+let rigs: Rig[] = [];
+afterEach(async () => {
+  for (const r of rigs) {
+    r.executor.close();
+    await r.transport.close();
+    r.ledger.close();
+    await r.sim.close();
+  }
+  rigs = [];
+});
+
+async function rig(protocol: BusProtocolName): Promise<Rig> {
+  const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
+  const effects = new MemoryEffects();
+  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: 5, effects });
+  const transport = createServoBusTransport(config, sim.link);
+  await transport.open(AbortSignal.timeout(5000));
+  const ledger = IntentLedger.open(":memory:");
+  const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+  const r = { sim, transport, effects, executor, ledger };
+  rigs.push(r);
+  return r;
+}
+
+const ELBOW_SERVO = 3;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const starts = (effects: MemoryEffects): number => effects.events.filter((e) => e.event === "motion_start").length;
+
+describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", (protocol) => {
+  it("mid-motion: the motion ends faulted and is judged by the pose (it moved, so never failed); the servo stays off; motions on it are refused unsent; other joints still move", async () => {
+    const { sim, transport, effects, executor } = await rig(protocol);
+    const run = executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }], { deadlineMs: 10_000 });
+    await sleep(400);
+    sim.bus.shutDownOnCue(ELBOW_SERVO);
+    const [m] = await run;
+    // It moved part-way and stopped: not the effect asked for, not "nothing happened" either.
+    expect(m!.result.status).toBe("unknown");
+    const end = effects.events.find((e) => e.event === "motion_end");
+    expect(end?.outcome).toBe("faulted");
+    expect(Math.abs((end?.to?.elbow ?? 0) - (end?.from?.elbow ?? 0))).toBeGreaterThan(0.05);
+    expect(transport.latestStatus()!.faults.join(" ")).toMatch(/overload/);
+
+    // Past the time a Feetech Status bit takes to clear: still no torque, nobody re-armed it.
+    await sleep(500);
+    expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(false);
+    // Dynamixel latches the error until a REBOOT; a Feetech Status bit follows the (gone) load.
+    expect(sim.bus.servos.get(ELBOW_SERVO)!.hardwareError !== 0).toBe(protocol === "dynamixel_2");
+    expect(transport.latestStatus()!.faults.join(" ")).toMatch(/servo 3 \(elbow\)/);
+
+    const unknownId = m!.result.status === "unknown" ? m!.result.action_id : "";
+    executor.confirm(unknownId, { outcome: "not_done", operator: "test", note: "stopped part-way on an overload" });
+    const startsBefore = starts(effects);
+    const [refused] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 5000 });
+    expect(refused!.result.status).toBe("failed");
+    // The transport's refusal names the trip with its code (the call's message carries its text).
+    const end2 = await transport.runMotion({ actionId: "direct", targets: { elbow: 0.5 }, speed: 0.5 }, AbortSignal.timeout(2000));
+    expect(end2.kind === "refused" ? end2.error.code : end2.kind).toBe("ARMB_ERR_SERVO_TRIPPED");
+    expect(starts(effects)).toBe(startsBefore);
+
+    const [other] = await executor.execute([{ id: "pan", name: "move_joints", args: { positions: { shoulder_pan: 0.3 } } }], { deadlineMs: 8000 });
+    expect(other!.result.status).toBe("done");
+    expect(overlapsIn(effects.events)).toBe(0);
+  });
+
+  it("recovery is the operator's: REBOOT (Dynamixel) or a cleared Status (Feetech), then torque on holding the present position — the arm does not move", async () => {
+    const { sim, transport, effects, executor } = await rig(protocol);
+    sim.bus.shutDownOnCue(ELBOW_SERVO);
+    await sleep(50);
+    // Feetech reports the overload while it lasts; a Dynamixel REBOOT clears its latch at once.
+    const early = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
+    expect(early.map((r) => r.outcome)).toEqual([protocol === "feetech_sts" ? "still_in_error" : "recovered"]);
+    if (protocol === "feetech_sts") {
+      expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(false);
+      await sleep(400);
+      const late = await transport.recoverServos({ signal: AbortSignal.timeout(5000) });
+      expect(late).toEqual([expect.objectContaining({ axis: "elbow", outcome: "recovered" })]);
+    }
+    const servo = sim.bus.servos.get(ELBOW_SERVO)!;
+    expect(servo.torque).toBe(true);
+    expect(sim.bus.goalOf(ELBOW_SERVO)).toBe(Math.round(servo.position));
+    expect(starts(effects)).toBe(0);
+    expect(effects.events.filter((e) => e.event === "reboot")).toHaveLength(protocol === "dynamixel_2" ? 1 : 0);
+    await sleep(100);
+    expect(transport.latestStatus()!.faults).toEqual([]);
+    // A second recovery has nothing to do and sends nothing that moves.
+    expect((await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome)).toEqual(["not_needed"]);
+
+    const [m] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: { elbow: 0.4 } } }], { deadlineMs: 8000 });
+    expect(m!.result.status).toBe("done");
+    expect(starts(effects)).toBe(1);
+  });
+});
