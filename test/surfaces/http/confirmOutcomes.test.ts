@@ -58,6 +58,7 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
       expect(o.releases).toEqual(["joint:wrist_2"]);
       expect(o.label).toBe(CONFIRM_OUTCOME_RULES[o.outcome as "reached"].label);
       expect(o.model_is_told).toContain(id);
+      expect(o.what_follows).toMatch(/^Unlocks its joints/);
     }
     const partial = view.confirm_options.find((o: { outcome: string }) => o.outcome === "partial");
     // The pose the arm reports now, against the target: what a confirmation would record.
