@@ -175,6 +175,13 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
           expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }),
         );
       }
+      // A contract tool this arm lacks (here: no gripper) is warned about, not refused: configs are written for many arms.
+      const raw = testConfig({ approval: { set_gripper: "always" } });
+      const noGripper = { ...raw, arm: { ...raw.arm, gripper: undefined } };
+      const registry = createDefaultTools(noGripper);
+      expect(registry.get("set_gripper")).toBeUndefined();
+      const e = new Executor({ config: noGripper, registry, transport: { latestStatus: () => undefined, onStatus: () => () => undefined } as never, ledger });
+      e.close();
     } finally {
       ledger.close();
     }
