@@ -17,6 +17,7 @@ export const resultMessages = {
           " Proceed to the next step."
         );
       case "operator":
+        // Confirmed rows read their words from CONFIRM_OUTCOME_RULES; this is for callers without a row.
         return `${tool}${id} was confirmed done by an operator. Proceed to the next step.`;
     }
   },
@@ -32,13 +33,6 @@ export const resultMessages = {
   failed(tool: string, actionId: string | undefined, reason: string): string {
     return `${tool} failed${actionId ? ` (action_id=${actionId})` : ""}: ${reason}. There is positive evidence that nothing moved, so re-running is allowed.`;
   },
-  /** An operator's "not done": the target was not reached, though the arm may have moved part-way. */
-  confirmedNotDone(tool: string, actionId: string, operator: string): string {
-    return (
-      `${tool} (action_id=${actionId}) did not reach its target, as confirmed by an operator (${operator}). ` +
-      "The arm may have moved part of the way: read get_arm_state before planning the next motion. Re-running is allowed."
-    );
-  },
   unknown(tool: string, actionId: string, why: string, resources: readonly string[]): string {
     return (
       `The outcome of ${tool} could not be confirmed (action_id=${actionId}): ${why}. ` +
@@ -48,6 +42,16 @@ export const resultMessages = {
   },
   rejected(tool: string, issues: string): string {
     return `${tool} was rejected before anything was sent: ${issues}. Fix the arguments and call again.`;
+  },
+  approvalDeclined(tool: string, operator: string, note: string | null): string {
+    return `An operator (${operator}) declined this motion${note ? `: ${note}` : ""}. Nothing was sent (${tool}). Do not retry it unchanged; ask the user what they want instead.`;
+  },
+  approvalExpired(tool: string, timeoutMs: number): string {
+    const s = timeoutMs / 1000;
+    return `No operator approved within ${Number.isInteger(s) ? s : s.toFixed(1)} s; nothing was sent (${tool}). Ask the user whether someone is at the arm to approve it before calling again.`;
+  },
+  approvalWithdrawn(tool: string, reason: string): string {
+    return `This motion (${tool}) was waiting for an operator's approval when the wait ended (${reason}); nothing was sent.`;
   },
   skipped(tool: string): string {
     return `${tool} was skipped: the run's time budget was spent before it could start. Nothing was sent to the arm. This is a timeout, not a failure of the arm.`;

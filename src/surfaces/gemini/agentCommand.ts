@@ -127,7 +127,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       if (out.status === "unknown" && stoppedBy !== undefined && bridge.ledger.get(out.action_id)?.state === "started") {
         progress(`[agent] ${out.action_id} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm\n`);
       } else if (out.status === "unknown") {
-        progress(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome done|not_done --operator NAME\`\n`);
+        progress(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome reached|partial|not_moved --operator NAME\`\n`);
       }
     }
     const delivered = await writeLine(

@@ -1,8 +1,16 @@
 import type { Bridge } from "../../bridge/Bridge.js";
-import { actionView, type ActionView } from "./actionView.js";
+import { explainFault, type FaultHelp } from "../../transport/explainFault.js";
+import type { LinkState } from "../../transport/Transport.js";
+import { actionViewWithOptions, type ActionView } from "./actionView.js";
 
 /** GET /v1/state and the console's `state` events. */
 export interface ArmStateView {
+  /**
+   * The arm connection (connected / reconnecting since … attempt N / down),
+   * apart from the browser's own event stream. While it is not `connected`,
+   * `pose` is the last one received, `link.last_status_at` old: not "now".
+   */
+  readonly link: LinkState;
   /** Axis → position (rad; gripper 0..1), from the newest status. Empty before the first. */
   readonly pose: Readonly<Record<string, number>>;
   readonly moving: readonly string[];
@@ -11,9 +19,13 @@ export interface ArmStateView {
   /** Age of the newest status, or null before the first. */
   readonly age_ms: number | null;
   readonly faults: readonly string[];
+  /** Each fault with what clears it (confirming an action never does). */
+  readonly fault_help: readonly FaultHelp[];
   /** Resource → the unknown actions that quarantine it. */
   readonly quarantined: Readonly<Record<string, readonly string[]>>;
-  /** Actions waiting for an operator, oldest first. */
+  /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
+  readonly approvals_pending: number;
+  /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
   readonly pending_unknowns: readonly ActionView[];
   /**
    * The intent ledger: its file, and `lost` once that file was deleted or
@@ -36,13 +48,16 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
   }
   const ageMs = status ? Math.max(0, now - status.stampMs) : null;
   return {
+    link: bridge.transport.linkState(),
     pose,
     moving,
     stale: ageMs === null || ageMs > bridge.config.staleAfterMs,
     age_ms: ageMs,
     faults: status?.faults ?? [],
+    fault_help: (status?.faults ?? []).map(explainFault),
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
-    pending_unknowns: bridge.ledger.inState("unknown").map(actionView),
+    approvals_pending: bridge.executor.approvals.pendingCount,
+    pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
   };
 }

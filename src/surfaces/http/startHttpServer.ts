@@ -4,6 +4,7 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { registerActionsRoutes } from "./actionsRoutes.js";
+import { registerApprovalsRoutes } from "./approvalsRoutes.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
@@ -121,6 +122,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerCallsRoute(app, bridge);
   registerActionsRoutes(app, bridge);
   registerServosRoute(app, bridge);
+  registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
   registerEventsRoute(app, hub);
   registerMetricsRoute(app, bridge);
