@@ -73,10 +73,12 @@ export class MotionRunner {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
       if (blockedAfter) return blockedAfter;
-      const budgetMs = Math.min(tool.timeoutMs, deadlineAt - d.now());
-      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
+      if (Math.min(tool.timeoutMs, deadlineAt - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name);
 
-      const plan = tool.plan(args, d.ctx);
+      const plan = await tool.plan(args, d.ctx, runSignal);
+      // A remote IK answer took time: the run may have ended meanwhile, and nothing is sent then.
+      const budgetMs = Math.min(tool.timeoutMs, deadlineAt - d.now());
+      if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
       const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
