@@ -108,6 +108,15 @@ export interface RclnodejsDoubleOptions {
   readonly velocityNoise?: number;
   /** The goal handle timer's period (JTC action_monitor_rate 20 Hz → 50 ms). */
   readonly actionMonitorPeriodMs?: number;
+  /** Services in the graph by name (MoveIt's /compute_ik: a ComputeIkServiceDouble). */
+  readonly services?: Readonly<Record<string, ServiceDouble>>;
+  /**
+   * A robot_state_publisher: publishes `urdf` on `topic` (default
+   * /robot_description) when the graph starts — before any armbridge node
+   * exists, so our subscriber joins late — with its durability (default
+   * transient_local, as robot_state_publisher does).
+   */
+  readonly robotDescription?: { readonly urdf: string; readonly topic?: string; readonly durability?: "transient_local" | "volatile" };
 }
 
 /** "4.40.1" < "4.41.0". */
@@ -167,6 +176,8 @@ export class SimulatedRosGraph implements SimWorld {
       this.#positions.set(j, p);
       this.#velocities.set(j, 0);
     }
+    for (const [name, service] of Object.entries(options.services ?? {})) this.services.set(normalize(name), service);
+    if (options.robotDescription) this.publishString(options.robotDescription.topic ?? "/robot_description", options.robotDescription.urdf, options.robotDescription.durability ?? "transient_local");
     for (const c of options.controllers) {
       const sim = new SimTrajectoryController(this, c);
       this.controllers.set(c.name, sim);

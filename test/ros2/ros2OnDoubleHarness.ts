@@ -6,6 +6,7 @@
  * test. Call `useRos2Double()` once per file: it registers the afterEach.
  */
 import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
@@ -68,6 +69,9 @@ export function useRos2Double(): Ros2DoubleHarness {
 /** The default YAML config, patched as parsed YAML before validation. */
 export function configWith(patch: (raw: Record<string, unknown>) => void = () => undefined): ArmConfig {
   const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
+  // arm.urdf is relative to the config file, as loadConfig resolves it.
+  const arm = raw.arm as Record<string, unknown>;
+  if (typeof arm.urdf === "string") arm.urdf = resolve(dirname(DEFAULT_CONFIG_PATH), arm.urdf);
   patch(raw);
   return parseConfig(raw);
 }
