@@ -7,6 +7,7 @@ import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport
 import type { ActionSettler } from "./ActionSettler.js";
 import { admitPlan } from "./admitPlan.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
+import type { InFlightMotions } from "../safety/InFlightMotions.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, rejected, skipped } from "./callResults.js";
@@ -32,6 +33,8 @@ export interface MotionRunnerDeps {
   readonly emit: (event: ExecutorEvent) => void;
   /** Ends every wait (never a motion) when the bridge shuts down. */
   readonly shutdown: AbortSignal;
+  /** Motions that may be moving the arm now; a new one's envelope check accounts for them. */
+  readonly inFlight: InFlightMotions;
 }
 
 /**
@@ -69,6 +72,9 @@ export class MotionRunner {
     }
     /** Set once the intent is durable: from then on the command may have left. */
     let sentActionId: string | undefined;
+    /** Set once the motion passed the envelope and counts as in flight. */
+    let admittedActionId: string | undefined;
+    let outcome: CallResult | undefined;
     try {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
@@ -86,10 +92,16 @@ export class MotionRunner {
         d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
         return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
       }
-      // Every motion, whatever tool planned it, passes the workspace envelope before its intent is recorded.
-      const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name);
+      // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
+      // recorded — together with every motion still in flight on other joints, at any progress of theirs.
+      const pose = poseOf(d.transport.latestStatus());
+      const inFlight = d.inFlight.current((id, res) => d.quarantine.blocking(res).actionIds.includes(id));
+      const envelope = checkMotionEnvelope(d.config, pose, plan.targets, tool.name, inFlight);
       if (!envelope.ok) return rejected(tool.name, envelope.code, envelope.issues);
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
+      // Registered before the intent is written: from here on the motion may be moving the arm.
+      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets }, resources);
+      admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
       await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command, armIncarnation }, d.now());
@@ -99,11 +111,15 @@ export class MotionRunner {
       d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
 
       const end = await this.#awaitMotion(command, budgetMs, runSignal);
-      return await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      return outcome;
     } catch (error) {
       if (sentActionId === undefined) throw error;
-      return this.#faultAfterIntent(sentActionId, tool.name, resources, error);
+      outcome = this.#faultAfterIntent(sentActionId, tool.name, resources, error);
+      return outcome;
     } finally {
+      // A motion whose end is unknown may still be moving: it stays in flight until resolved.
+      if (admittedActionId !== undefined) d.inFlight.end(admittedActionId, { unresolved: outcome === undefined ? sentActionId !== undefined : outcome.status === "unknown" });
       lease.release();
     }
   }
