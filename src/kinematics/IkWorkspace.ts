@@ -11,8 +11,8 @@ export const ROTATION_WEIGHT = 0.2;
 /** Sugihara's bias w̄ (m²): keeps the damped system positive definite at zero error and a singular J. */
 const DAMPING_BIAS = 1e-6;
 /** A start whose error has not fallen below this share of its value STALL_WINDOW steps ago is abandoned. */
-const STALL_RATIO = 0.6;
-const STALL_WINDOW = 5;
+const STALL_RATIO = 0.5;
+const STALL_WINDOW = 3;
 /** Largest joint step (rad or m) per iteration: the linearisation holds over about this much. */
 const MAX_JOINT_STEP = 0.6;
 
