@@ -36,6 +36,13 @@ export class ChainKernel {
   readonly jointOrigin: Float64Array;
   readonly jointAxis: Float64Array;
   readonly tip = new Float64Array(12);
+  /** Per chain joint (KinematicChain.linkNames order): its child link's origin, 3 each, after `linkPositions`. */
+  readonly links: Float64Array;
+  /** Per moving joint: the frame after its motion (3×4), kept by `forward` for `linkPositions`. */
+  readonly #after: Float64Array;
+  /** Per chain link: the moving joint it hangs from (-1: the base) and its fixed offset from that frame. */
+  readonly #linkRef: Int32Array;
+  readonly #linkOffset: Float64Array;
   readonly #acc = new Float64Array(12);
   readonly #tmp = new Float64Array(12);
 
@@ -46,10 +53,23 @@ export class ChainKernel {
     this.#prismatic = new Uint8Array(dof);
     this.jointOrigin = new Float64Array(3 * dof);
     this.jointAxis = new Float64Array(3 * dof);
+    this.#after = new Float64Array(12 * dof);
+    this.links = new Float64Array(3 * joints.length);
+    this.#linkRef = new Int32Array(joints.length);
+    this.#linkOffset = new Float64Array(3 * joints.length);
     let run = identity34();
-    for (const j of joints) {
+    let last = -1;
+    for (const [i, j] of joints.entries()) {
       run = compose34(run, from44(j.origin));
-      if (j.variable < 0) continue;
+      if (j.variable < 0) {
+        // A fixed link: a constant offset from the last moving joint's frame (or the base).
+        this.#linkRef[i] = last;
+        this.#linkOffset.set([run[3] ?? 0, run[7] ?? 0, run[11] ?? 0], 3 * i);
+        continue;
+      }
+      // A moving joint's child link frame is the frame after its motion itself.
+      this.#linkRef[i] = j.variable;
+      last = j.variable;
       const k = j.variable;
       this.#pre.set(run, 12 * k);
       const [ax, ay, az] = j.axis;
@@ -90,8 +110,29 @@ export class ChainKernel {
       } else {
         rotateAbout(acc, ax, ay, az, v, tmp);
       }
+      this.#after.set(acc, 12 * k);
     }
     mul34(acc, this.#post, 0, this.tip);
+  }
+
+  /** Fills `links` with every chain link's origin (base frame) for the last `forward`. */
+  linkPositions(): Float64Array {
+    const out = this.links, after = this.#after, off = this.#linkOffset;
+    for (let i = 0; i < this.#linkRef.length; i++) {
+      const r = this.#linkRef[i] ?? -1;
+      const ox = off[3 * i] ?? 0, oy = off[3 * i + 1] ?? 0, oz = off[3 * i + 2] ?? 0;
+      if (r < 0) {
+        out[3 * i] = ox;
+        out[3 * i + 1] = oy;
+        out[3 * i + 2] = oz;
+        continue;
+      }
+      const b = 12 * r;
+      out[3 * i] = (after[b] ?? 0) * ox + (after[b + 1] ?? 0) * oy + (after[b + 2] ?? 0) * oz + (after[b + 3] ?? 0);
+      out[3 * i + 1] = (after[b + 4] ?? 0) * ox + (after[b + 5] ?? 0) * oy + (after[b + 6] ?? 0) * oz + (after[b + 7] ?? 0);
+      out[3 * i + 2] = (after[b + 8] ?? 0) * ox + (after[b + 9] ?? 0) * oy + (after[b + 10] ?? 0) * oz + (after[b + 11] ?? 0);
+    }
+    return out;
   }
 
   /**

@@ -2,7 +2,6 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ErrorCode } from "../errors.js";
 import { ArmbridgeError } from "../errors.js";
 import { armKinematicsOf, jointVectorOf } from "../kinematics/armKinematics.js";
-import type { ChainFrames } from "../kinematics/KinematicChain.js";
 import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
 import type { ArgIssue } from "../tools/formatIssues.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
@@ -134,7 +133,8 @@ export function checkMotionEnvelope(
   const maxStep = workspace.maxStepM;
   const q = new Float64Array(chain.dof);
   const base = Float64Array.from(q0);
-  let frames: ChainFrames | undefined;
+  const kernel = chain.kernel;
+  const linkCount = chain.linkNames.length;
   const tipIndex = chain.linkNames.length - 1;
   const start = q0;
   // The new motion from `from` (its own joints from q0 to q1, in-flight joints held as given).
@@ -143,12 +143,12 @@ export function checkMotionEnvelope(
     for (let s = 0; s <= intervals; s++) {
       const t = s / intervals;
       for (let k = 0; k < chain.dof; k++) q[k] = (from[k] ?? 0) + t * ((q1[k] ?? 0) - (start[k] ?? 0));
-      frames = chain.frames(q, frames);
-      for (let i = 0; i < frames.links.length; i++) {
+      // The IK kernel's allocation-free FK (checked against chain.frames in ChainKernel.test).
+      kernel.forward(q);
+      const links = kernel.linkPositions();
+      for (let i = 0; i < linkCount; i++) {
         if (!chain.linkMoves[i]) continue;
-        const m = frames.links[i];
-        if (!m) continue;
-        const bx = m[12] ?? 0, by = m[13] ?? 0, bz = m[14] ?? 0;
+        const bx = links[3 * i] ?? 0, by = links[3 * i + 1] ?? 0, bz = links[3 * i + 2] ?? 0;
         const x = (toFrame[0] ?? 1) * bx + (toFrame[4] ?? 0) * by + (toFrame[8] ?? 0) * bz + (toFrame[12] ?? 0);
         const y = (toFrame[1] ?? 0) * bx + (toFrame[5] ?? 1) * by + (toFrame[9] ?? 0) * bz + (toFrame[13] ?? 0);
         const z = (toFrame[2] ?? 0) * bx + (toFrame[6] ?? 0) * by + (toFrame[10] ?? 1) * bz + (toFrame[14] ?? 0);

@@ -32,6 +32,17 @@ describe.each(ARMS)("ChainKernel on $urdf", ({ urdf, tip }) => {
     }
   });
 
+  it("linkPositions: every chain link's origin equals the chain's FK frames to 1e-12", () => {
+    for (let i = 0; i < 200; i++) {
+      const q = randomJoints();
+      chain.kernel.forward(q);
+      const got = chain.kernel.linkPositions();
+      const ref = chain.frames(q).links;
+      expect(got.length).toBe(3 * ref.length);
+      for (const [l, m] of ref.entries()) for (let a = 0; a < 3; a++) expect(got[3 * l + a]).toBeCloseTo(m[12 + a]!, 12);
+    }
+  });
+
   it("jacobian: each column matches the finite-difference derivative of the tip position and rotation", () => {
     const n = chain.dof, h = 1e-6, J = new Float64Array(6 * n);
     for (let i = 0; i < 50; i++) {
