@@ -123,7 +123,14 @@ export async function planCartesianMoveRemote(
   }
   if (!outcome.ok) {
     if (outcome.unreachable) {
-      return refuse("ARMB_ERR_TARGET_UNREACHABLE", `${outcome.reason}: no solution within its search time, or (avoid_collisions) only solutions in collision; MoveIt names no closest point`, "unreachable");
+      // MoveIt names no closest point; our own solver does, and tells apart "out of reach"
+      // from "reachable, but MoveIt found only solutions it rejected (collisions)".
+      const local = solveIk(chain, { position: p.position, orientation: p.goal.orientationRequired ? p.orientation : undefined }, p.q0);
+      const closest = transformPoint(invert(p.baseFromFrame), local.ok ? p.position : local.closest);
+      const detail = local.ok
+        ? `this bridge's own solver does reach it, so MoveIt likely found only solutions in collision (avoid_collisions) or ran out of search time`
+        : `no solution within its search time; the closest reachable point this bridge's solver found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${p.frameName}`;
+      return refuse("ARMB_ERR_TARGET_UNREACHABLE", `${outcome.reason}: ${detail}`, "unreachable");
     }
     return refuse("ARMB_ERR_IK_SERVICE", `${remote.label}: ${outcome.reason}`, "ik_service");
   }

@@ -59,10 +59,15 @@ describe("kinematics: moveit — Cartesian calls answered by MoveIt's compute_ik
     expect(Math.hypot(reached[0] - target[0], reached[1] - target[1], reached[2] - target[2])).toBeLessThan(0.002);
   });
 
-  it("NO_IK_SOLUTION: rejected ARMB_ERR_TARGET_UNREACHABLE, no goal reaches the controller", async () => {
-    const { o, executor } = await onRos(moveitConfig(), () => () => ({ code: -31 }));
-    const [r] = await executor.execute([{ id: "m2", name: "move_to_point", args: { x: 0.3, y: 0.2, z: 0.4 } }]);
-    expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TARGET_UNREACHABLE" });
+  it("NO_IK_SOLUTION: rejected ARMB_ERR_TARGET_UNREACHABLE, no goal reaches the controller; out of reach, the closest point comes from our solver, in reach, the message suspects collisions", async () => {
+    const { o, service, executor } = await onRos(moveitConfig(), () => () => ({ code: -31 }));
+    const [far] = await executor.execute([{ id: "m2", name: "move_to_point", args: { x: 3, y: 0, z: 0.4 } }]);
+    expect(far!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TARGET_UNREACHABLE" });
+    expect(JSON.stringify(far!.result)).toMatch(/closest reachable point this bridge's solver found is \(-?\d\.\d{3}, -?\d\.\d{3}, -?\d\.\d{3}\) m in base_link/);
+    const [near] = await executor.execute([{ id: "m2b", name: "move_to_point", args: { x: 0.3, y: 0.2, z: 0.4 } }]);
+    expect(near!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TARGET_UNREACHABLE" });
+    expect(JSON.stringify(near!.result)).toContain("only solutions in collision");
+    expect(service.requests).toHaveLength(2);
     expect(jtc(o).received).toHaveLength(0);
   });
 
