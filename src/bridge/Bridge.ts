@@ -110,6 +110,7 @@ export class Bridge {
       const created = await createTransport(fileConfig, options.transport, logger);
       transport = created.transport;
       const config = created.config;
+      if (config.kinematics === "moveit" && !created.remoteIk) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: "kinematics: moveit (MoveIt's compute_ik service)" });
       reportEnvelope(config, logger);
       const opening = new AbortController();
       const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
@@ -121,7 +122,7 @@ export class Bridge {
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
       const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
       if (adopted) startupWarnings.push(adopted);
-      const registry = options.registry ?? createDefaultTools(config);
+      const registry = options.registry ?? createDefaultTools(config, { remoteIk: created.remoteIk });
       const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
       const executor = new Executor({ config, registry, transport, ledger, logger, metrics });
       const reconciled = await executor.reconcile();

@@ -3,6 +3,8 @@ import type { Logger } from "../observability/logger.js";
 import { createSerialTransport } from "../transport/serial/index.js";
 import { createServoBusTransport } from "../transport/bus/index.js";
 import type { Transport } from "../transport/Transport.js";
+import type { ArmKinematics } from "../kinematics/armKinematics.js";
+import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 
 /** Which arm to talk to. */
 export type TransportChoice =
@@ -25,6 +27,8 @@ export interface CreatedTransport {
    * when the config lists none), and its controllers are lock resources.
    */
   readonly config: ArmConfig;
+  /** `kinematics: moveit` on ROS: the IK service for the Cartesian tools. */
+  readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
 }
 
 export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger): Promise<CreatedTransport> {
@@ -41,7 +45,7 @@ export async function createTransport(config: ArmConfig, choice: TransportChoice
       const argv = [...(choice.argv ?? process.argv)];
       if (choice.paramsFile !== undefined) argv.push("--ros-args", "--params-file", choice.paramsFile);
       const transport = await createRos2Transport(config, {}, { argv, logger });
-      return { config: transport.config, transport };
+      return { config: transport.config, transport, remoteIk: transport.remoteIk };
     }
     case "custom":
       return { config, transport: choice.transport };

@@ -126,6 +126,38 @@ const workspaceFile = z
   })
   .strict();
 
+/**
+ * Where the URDF comes from on ROS (docs/kinematics.md): the `/robot_description`
+ * topic robot_state_publisher publishes once, transient-local, so a late
+ * subscriber asking for transient-local gets it. Read once at start.
+ */
+const robotDescriptionFile = z
+  .object({
+    topic: z.string().min(1).default("/robot_description"),
+    /** How long start waits for it before failing with ARMB_ERR_ROBOT_DESCRIPTION_MISSING. */
+    timeout_ms: positive.default(5000),
+  })
+  .strict();
+
+/** `kinematics: moveit` (ROS only): MoveIt's compute_ik service instead of the local solver (docs/kinematics.md). */
+const moveitFile = z
+  .object({
+    /** The MoveIt planning group (SRDF) whose tip is arm.tip_link. */
+    group: z.string().min(1),
+    service: z.string().min(1).default("/compute_ik"),
+    /**
+     * MoveIt's own IK search time, whole seconds: move_group passes only
+     * `timeout.sec` to RobotState::setFromIK, and 0 there means the group's
+     * kinematics_solver_timeout from kinematics.yaml.
+     */
+    solve_timeout_s: z.number().int().min(0).max(60).default(1),
+    /** How long we wait for the answer (includes the search); past it the call is rejected, nothing sent. */
+    call_timeout_ms: positive.default(3000),
+    /** Ask MoveIt for a collision-free solution (planning scene); its NO_IK_SOLUTION then also means "only in collision". */
+    avoid_collisions: z.boolean().default(true),
+  })
+  .strict();
+
 const toolTimeouts = z
   .object({
     move_joints: positive.default(5000),
@@ -162,9 +194,14 @@ export const armConfigFileSchema = z
         urdf: z.string().min(1).optional(),
         base_link: z.string().min(1).optional(),
         tip_link: z.string().min(1).optional(),
+        /** ROS only: read the URDF from this topic at start instead of a file (exclusive with `urdf`). */
+        robot_description: robotDescriptionFile.optional(),
       })
       .strict(),
     workspace: workspaceFile.optional(),
+    /** Which IK answers Cartesian targets: the local solver (default) or, on ROS, MoveIt's compute_ik. */
+    kinematics: z.enum(["local", "moveit"]).default("local"),
+    moveit: moveitFile.optional(),
     tolerances: z
       .object({
         /** |target - observed| at or below this counts as reached (rad). */
@@ -254,12 +291,20 @@ export const armConfigFileSchema = z
       if (g && !g.servo) ctx.addIssue({ code: "custom", path: ["arm", "gripper", "servo"], message: "the gripper needs a servo: {id, closed, open} on a bus" });
       else if (g?.servo) claim(g.servo.id, g.name, ["arm", "gripper", "servo", "id"]);
     }
-    if (cfg.arm.urdf !== undefined) {
-      if (cfg.arm.base_link === undefined) ctx.addIssue({ code: "custom", path: ["arm", "base_link"], message: "arm.urdf needs arm.base_link" });
-      if (cfg.arm.tip_link === undefined) ctx.addIssue({ code: "custom", path: ["arm", "tip_link"], message: "arm.urdf needs arm.tip_link" });
+    if (cfg.arm.urdf !== undefined && cfg.arm.robot_description !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["arm", "robot_description"], message: "give arm.urdf (a file) or arm.robot_description (a ROS topic), not both" });
     }
-    if (cfg.workspace && cfg.arm.urdf === undefined) {
-      ctx.addIssue({ code: "custom", path: ["workspace"], message: "an envelope needs the arm's kinematics: set arm.urdf, arm.base_link and arm.tip_link" });
+    const urdfKey = cfg.arm.urdf !== undefined ? "arm.urdf" : cfg.arm.robot_description !== undefined ? "arm.robot_description" : undefined;
+    if (urdfKey !== undefined) {
+      if (cfg.arm.base_link === undefined) ctx.addIssue({ code: "custom", path: ["arm", "base_link"], message: `${urdfKey} needs arm.base_link` });
+      if (cfg.arm.tip_link === undefined) ctx.addIssue({ code: "custom", path: ["arm", "tip_link"], message: `${urdfKey} needs arm.tip_link` });
+    }
+    if (cfg.workspace && urdfKey === undefined) {
+      ctx.addIssue({ code: "custom", path: ["workspace"], message: "an envelope needs the arm's kinematics: set arm.urdf (or arm.robot_description), arm.base_link and arm.tip_link" });
+    }
+    if (cfg.kinematics === "moveit") {
+      if (cfg.moveit === undefined) ctx.addIssue({ code: "custom", path: ["moveit"], message: "kinematics: moveit needs moveit: {group: <planning group>}" });
+      if (urdfKey === undefined) ctx.addIssue({ code: "custom", path: ["kinematics"], message: "kinematics: moveit still needs the arm's URDF (arm.urdf or arm.robot_description) for the envelope and the end-effector pose" });
     }
     for (const [tool, rule] of Object.entries(cfg.approval)) {
       if (tool === "stop" && rule !== "never") ctx.addIssue({ code: "custom", path: ["approval", tool], message: "stop is never gated: stopping must always be possible" });
@@ -312,7 +357,20 @@ export const armConfigFileSchema = z
       urdf: f.arm.urdf,
       baseLink: f.arm.base_link,
       tipLink: f.arm.tip_link,
+      robotDescription: f.arm.robot_description ? { topic: f.arm.robot_description.topic, timeoutMs: f.arm.robot_description.timeout_ms } : undefined,
+      /** The URDF text read from arm.robot_description at start (set by the ROS transport, never from a file). */
+      urdfText: undefined as string | undefined,
     },
+    kinematics: f.kinematics,
+    moveit: f.moveit
+      ? {
+          group: f.moveit.group,
+          service: f.moveit.service,
+          solveTimeoutS: f.moveit.solve_timeout_s,
+          callTimeoutMs: f.moveit.call_timeout_ms,
+          avoidCollisions: f.moveit.avoid_collisions,
+        }
+      : undefined,
     workspace: f.workspace
       ? {
           frame: f.workspace.frame,

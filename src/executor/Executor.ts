@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { InFlightMotions } from "../safety/InFlightMotions.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
@@ -132,6 +133,7 @@ export class Executor {
       newActionId: options.newActionId ?? newActionId,
       emit,
       shutdown: this.#shutdown.signal,
+      inFlight: new InFlightMotions(),
     });
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));

@@ -10,6 +10,7 @@ import { approvalNeeded } from "./approvalRules.js";
 import type { CallDeadline } from "./CallDeadline.js";
 import { admitPlan } from "./admitPlan.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
+import type { InFlightMotions } from "../safety/InFlightMotions.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, notApproved, rejected, skipped } from "./callResults.js";
@@ -36,6 +37,8 @@ export interface MotionRunnerDeps {
   readonly emit: (event: ExecutorEvent) => void;
   /** Ends every wait (never a motion) when the bridge shuts down. */
   readonly shutdown: AbortSignal;
+  /** Motions that may be moving the arm now; a new one's envelope check accounts for them. */
+  readonly inFlight: InFlightMotions;
 }
 
 /**
@@ -74,14 +77,19 @@ export class MotionRunner {
     }
     /** Set once the intent is durable: from then on the command may have left. */
     let sentActionId: string | undefined;
+    /** Set once the motion passed the envelope and counts as in flight. */
+    let admittedActionId: string | undefined;
+    let outcome: CallResult | undefined;
     try {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
       if (blockedAfter) return blockedAfter;
-      let budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
-      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
+      if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name);
 
-      const plan = tool.plan(args, d.ctx);
+      const plan = await tool.plan(args, d.ctx, runSignal);
+      // A remote IK answer took time: the run may have ended meanwhile, and nothing is sent then.
+      let budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
+      if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
       const refusal = this.#admit(callId, tool, plan);
@@ -105,8 +113,13 @@ export class MotionRunner {
         budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
         if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
       }
-
+      // Every motion, whatever tool planned it, passed the workspace envelope in #admit on this pose,
+      // in the same tick: nothing can have moved in between.
+      const pose = poseOf(d.transport.latestStatus());
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
+      // Registered before the intent is written: from here on the motion may be moving the arm.
+      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets }, resources);
+      admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
       await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command, armIncarnation }, d.now());
@@ -116,25 +129,31 @@ export class MotionRunner {
       d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
 
       const end = await this.#awaitMotion(command, budgetMs, runSignal);
-      return await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      return outcome;
     } catch (error) {
       if (sentActionId === undefined) throw error;
-      return this.#faultAfterIntent(sentActionId, tool.name, resources, error);
+      outcome = this.#faultAfterIntent(sentActionId, tool.name, resources, error);
+      return outcome;
     } finally {
+      // A motion whose end is unknown may still be moving: it stays in flight until resolved.
+      if (admittedActionId !== undefined) d.inFlight.end(admittedActionId, { unresolved: outcome === undefined ? sentActionId !== undefined : outcome.status === "unknown" });
       lease.release();
     }
   }
 
   /** Plan admission and the workspace envelope, on the arm's latest pose: a refusal, or undefined to go on. */
-  #admit(callId: string, tool: MotionTool, plan: ReturnType<MotionTool["plan"]>): CallResult | undefined {
+  #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): CallResult | undefined {
     const d = this.#d;
     const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
     if (refusals.length > 0) {
       d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
       return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
     }
-    // Every motion, whatever tool planned it, passes the workspace envelope before its intent is recorded.
-    const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name);
+    // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
+    // recorded — together with every motion still in flight on other joints, at any progress of theirs.
+    const inFlight = d.inFlight.current((id, res) => d.quarantine.blocking(res).actionIds.includes(id));
+    const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name, inFlight);
     return envelope.ok ? undefined : rejected(tool.name, envelope.code, envelope.issues);
   }
 

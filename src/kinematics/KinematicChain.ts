@@ -1,5 +1,6 @@
 import { mat4 } from "gl-matrix";
 import { ArmbridgeError } from "../errors.js";
+import { ChainKernel } from "./ChainKernel.js";
 import type { UrdfJoint, UrdfModel } from "./parseUrdf.js";
 import { fromXyzRpy, identity, invert, multiply, type Transform } from "./rigidTransform.js";
 
@@ -40,6 +41,8 @@ export class KinematicChain {
   readonly linkMoves: readonly boolean[];
   /** Links rigidly attached to the base (a path of fixed joints), with their pose in the base frame. */
   readonly fixedFrames: ReadonlyMap<string, Transform>;
+  /** Allocation-free FK and Jacobian for the IK solver's inner loop. */
+  readonly kernel: ChainKernel;
   readonly #joints: readonly ChainJoint[];
   readonly #variableJoint: readonly number[];
 
@@ -88,6 +91,7 @@ export class KinematicChain {
     this.#joints = joints;
     this.#variableJoint = variableJoint;
     this.fixedFrames = fixedFramesOf(model, baseLink);
+    this.kernel = new ChainKernel(joints, variables.length);
   }
 
   /**

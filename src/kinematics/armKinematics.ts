@@ -7,7 +7,7 @@ import { parseUrdf } from "./parseUrdf.js";
 /** The arm's kinematic chain, tied to the config's joint names and limits. */
 export interface ArmKinematics {
   readonly chain: KinematicChain;
-  /** The URDF file it came from. */
+  /** The URDF file it came from (or `topic /robot_description`). */
   readonly source: string;
   /** Config joint names in chain order (index k ↔ `chain.variables[k]`). */
   readonly jointNames: readonly string[];
@@ -29,13 +29,23 @@ export function armKinematicsOf(config: ArmConfig): ArmKinematics | undefined {
 }
 
 function build(config: ArmConfig): ArmKinematics | undefined {
-  const { urdf, baseLink, tipLink } = config.arm;
-  if (urdf === undefined || baseLink === undefined || tipLink === undefined) return undefined;
+  const { baseLink, tipLink, robotDescription, urdfText } = config.arm;
+  if (baseLink === undefined || tipLink === undefined) return undefined;
   let text: string;
-  try {
-    text = readFileSync(urdf, "utf8");
-  } catch (error) {
-    throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: urdf, reason: `cannot read it: ${(error as Error).message}` }, { cause: error });
+  let urdf: string;
+  if (robotDescription !== undefined) {
+    // Read from the ROS topic at start (createRos2Transport); any other transport has no topic to read.
+    if (urdfText === undefined) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: `arm.robot_description (the URDF from ${robotDescription.topic})` });
+    text = urdfText;
+    urdf = `topic ${robotDescription.topic}`;
+  } else {
+    if (config.arm.urdf === undefined) return undefined;
+    urdf = config.arm.urdf;
+    try {
+      text = readFileSync(urdf, "utf8");
+    } catch (error) {
+      throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: urdf, reason: `cannot read it: ${(error as Error).message}` }, { cause: error });
+    }
   }
   const joints = new Map(config.arm.joints.map((j) => [j.name, j]));
   const chain = new KinematicChain(parseUrdf(text, urdf), baseLink, tipLink, urdf, (name) => joints.get(name));

@@ -1,15 +1,9 @@
 import { ArmbridgeError } from "../errors.js";
 import type { Quaternion } from "./rigidTransform.js";
 
-/**
- * The part of an rclnodejs service client this uses (rclnodejs types/client.d.ts:
- * `sendRequest(request, callback)`, `waitForService(timeout)`), so it runs on
- * the real module and on a test double alike.
- */
-export interface RclServiceClient {
-  sendRequest(request: object, callback: (response: unknown) => void): void;
-  waitForService(timeout?: number): Promise<boolean>;
-}
+import type { RclServiceClient } from "../transport/ros2/rclTypes.js";
+
+export type { RclServiceClient };
 
 /** MoveIt's IK service and its type (moveit_msgs/srv/GetPositionIK, served by move_group). */
 export const COMPUTE_IK_SERVICE = "/compute_ik";

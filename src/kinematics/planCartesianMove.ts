@@ -2,7 +2,8 @@ import { ArmbridgeError } from "../errors.js";
 import type { MotionRefusal } from "../safety/checkMotionEnvelope.js";
 import type { MotionPlan } from "../tools/ToolDefinition.js";
 import { jointVectorOf, type ArmKinematics } from "./armKinematics.js";
-import { identity, invert, multiply, transformPoint, type Transform } from "./rigidTransform.js";
+import type { RemoteIkSolver } from "./RemoteIkSolver.js";
+import { identity, invert, multiply, positionOf, quaternionOf, transformPoint, type Transform } from "./rigidTransform.js";
 import { solveIk } from "./solveIk.js";
 
 export interface CartesianGoal {
@@ -17,12 +18,52 @@ export interface CartesianGoal {
 }
 
 /**
+ * An answer from a remote IK service puts the tip at most this far from the
+ * target by the bridge's own FK, or it is refused: a MoveIt whose URDF
+ * differs from ours must not move the arm somewhere else than asked.
+ */
+const REMOTE_POSITION_CHECK_M = 0.002;
+const REMOTE_ROTATION_CHECK_RAD = 0.01;
+
+/**
  * Turns a Cartesian goal into a joint move: IK from the arm's current joints
  * (the motion itself is then an ordinary joint move through the executor).
- * Unreachable → a refusal naming the closest point the solver reached.
+ * Unreachable → a refusal naming the closest point the solver reached. With
+ * `kinematics: moveit`, planCartesianMoveRemote asks that service instead,
+ * and its answer is checked by this bridge's FK; the envelope check that
+ * follows in the executor applies to it like to any motion.
  */
 export function planCartesianMove(kin: ArmKinematics, goal: CartesianGoal, pose: Readonly<Record<string, number>> | undefined, tool: string, speed: number): MotionPlan {
-  const refuse = (refusal: MotionRefusal): MotionPlan => ({ targets: {}, speed, refusal });
+  const prepared = prepare(kin, goal, pose, tool, speed);
+  if (prepared.kind === "refused") return prepared.plan;
+  const { position, orientation, q0, frameName, baseFromFrame } = prepared;
+  const { chain } = kin;
+  let result = solveIk(chain, { position, orientation }, q0);
+  if (!result.ok && orientation && !goal.orientationRequired) result = solveIk(chain, { position }, q0);
+  if (!result.ok) {
+    const frameFromBase = invert(baseFromFrame);
+    const closest = transformPoint(frameFromBase, result.closest);
+    const gap = Math.hypot(closest[0] - goal.position[0], closest[1] - goal.position[1], closest[2] - goal.position[2]);
+    const what = orientation && goal.orientationRequired ? "no joint position within the limits reaches that position with that orientation" : "no joint position within the limits reaches that point";
+    const reason = `${what}; the closest reachable point found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${frameName}, ${gap.toFixed(3)} m away`;
+    const e = new ArmbridgeError("ARMB_ERR_TARGET_UNREACHABLE", { tool, reason });
+    return { targets: {}, speed, refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: "unreachable", message: e.message }] } };
+  }
+  return { targets: targetsOf(kin, result.q), speed };
+}
+
+interface Prepared {
+  readonly kind: "ready";
+  readonly position: [number, number, number];
+  readonly orientation: Transform | undefined;
+  readonly q0: Float64Array;
+  readonly frameName: string;
+  readonly baseFromFrame: Transform;
+}
+
+/** The goal in the base frame, the current joints, and the orientation to solve for (or a refusal). */
+function prepare(kin: ArmKinematics, goal: CartesianGoal, pose: Readonly<Record<string, number>> | undefined, tool: string, speed: number): Prepared | { readonly kind: "refused"; readonly plan: MotionPlan } {
+  const refuse = (refusal: MotionRefusal): { kind: "refused"; plan: MotionPlan } => ({ kind: "refused", plan: { targets: {}, speed, refusal } });
   const q0 = jointVectorOf(kin, pose);
   if (!q0) {
     const e = new ArmbridgeError("ARMB_ERR_POSE_UNKNOWN", { tool, reason: pose ? "a joint of the chain has no reported position" : "no status from the arm yet" });
@@ -42,18 +83,76 @@ export function planCartesianMove(kin: ArmKinematics, goal: CartesianGoal, pose:
     orientation = chain.tip(q0);
   }
 
-  let result = solveIk(chain, { position, orientation }, q0);
-  if (!result.ok && orientation && !goal.orientationRequired) result = solveIk(chain, { position }, q0);
-  if (!result.ok) {
-    const frameFromBase = invert(baseFromFrame);
-    const closest = transformPoint(frameFromBase, result.closest);
-    const gap = Math.hypot(closest[0] - goal.position[0], closest[1] - goal.position[1], closest[2] - goal.position[2]);
-    const what = orientation && goal.orientationRequired ? "no joint position within the limits reaches that position with that orientation" : "no joint position within the limits reaches that point";
-    const reason = `${what}; the closest reachable point found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${frameName}, ${gap.toFixed(3)} m away`;
-    const e = new ArmbridgeError("ARMB_ERR_TARGET_UNREACHABLE", { tool, reason });
-    return refuse({ ok: false, code: e.code, issues: [{ path: "(target)", code: "unreachable", message: e.message }] });
-  }
+  return { kind: "ready", position, orientation, q0, frameName, baseFromFrame };
+}
+
+function targetsOf(kin: ArmKinematics, q: Float64Array): Record<string, number> {
   const targets: Record<string, number> = {};
-  for (const [k, name] of kin.jointNames.entries()) targets[name] = result.q[k] ?? 0;
-  return { targets, speed };
+  for (const [k, name] of kin.jointNames.entries()) targets[name] = q[k] ?? 0;
+  return targets;
+}
+
+/** planCartesianMove with the IK asked of a remote service (`kinematics: moveit`). */
+export async function planCartesianMoveRemote(
+  kin: ArmKinematics,
+  remote: RemoteIkSolver,
+  goal: CartesianGoal,
+  pose: Readonly<Record<string, number>> | undefined,
+  tool: string,
+  speed: number,
+  signal?: AbortSignal,
+): Promise<MotionPlan> {
+  const prepared = prepare(kin, goal, pose, tool, speed);
+  if (prepared.kind === "refused") return prepared.plan;
+  const p = { ...prepared, goal, tool, speed, signal };
+  const { chain } = kin;
+  const refuse = (code: "ARMB_ERR_TARGET_UNREACHABLE" | "ARMB_ERR_IK_SERVICE" | "ARMB_ERR_URDF_MISMATCH", reason: string, issue: string): MotionPlan => {
+    const e = code === "ARMB_ERR_URDF_MISMATCH" ? new ArmbridgeError(code, { path: kin.source, reason }) : new ArmbridgeError(code, { tool: p.tool, reason });
+    return { targets: {}, speed: p.speed, refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: issue, message: e.message }] } };
+  };
+  // MoveIt always solves a pose: with no orientation asked (a five-axis arm, or one left
+  // free) it gets the current one, and the group's kinematics.yaml decides whether it
+  // counts (position_only_ik for KDL); our check below then judges the position only.
+  const orientation = quaternionOf(p.orientation ?? chain.tip(p.q0));
+  let outcome;
+  try {
+    outcome = await remote.solve({ position: p.position, orientation, seed: p.q0 }, p.signal);
+  } catch (error) {
+    const reason = error instanceof ArmbridgeError ? `${remote.label}: ${error.message}` : `${remote.label}: ${String(error)}`;
+    return refuse("ARMB_ERR_IK_SERVICE", reason, "ik_service");
+  }
+  if (!outcome.ok) {
+    if (outcome.unreachable) {
+      // MoveIt names no closest point; our own solver does, and tells apart "out of reach"
+      // from "reachable, but MoveIt found only solutions it rejected (collisions)".
+      const local = solveIk(chain, { position: p.position, orientation: p.goal.orientationRequired ? p.orientation : undefined }, p.q0);
+      const closest = transformPoint(invert(p.baseFromFrame), local.ok ? p.position : local.closest);
+      const detail = local.ok
+        ? `this bridge's own solver does reach it, so MoveIt likely found only solutions in collision (avoid_collisions) or ran out of search time`
+        : `no solution within its search time; the closest reachable point this bridge's solver found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${p.frameName}`;
+      return refuse("ARMB_ERR_TARGET_UNREACHABLE", `${outcome.reason}: ${detail}`, "unreachable");
+    }
+    return refuse("ARMB_ERR_IK_SERVICE", `${remote.label}: ${outcome.reason}`, "ik_service");
+  }
+  // The answer, judged by our own URDF: it must reach the target and stay inside our limits.
+  for (const [k, v] of chain.variables.entries()) {
+    const q = outcome.q[k] ?? 0;
+    if (q < v.lower - 1e-6 || q > v.upper + 1e-6) {
+      return refuse("ARMB_ERR_URDF_MISMATCH", `${remote.label} answered ${v.name} = ${q.toFixed(4)}, outside this bridge's limits [${v.lower}, ${v.upper}]`, "ik_mismatch");
+    }
+  }
+  const tip = chain.tip(outcome.q);
+  const reached = positionOf(tip);
+  const miss = Math.hypot(reached[0] - p.position[0], reached[1] - p.position[1], reached[2] - p.position[2]);
+  if (miss > REMOTE_POSITION_CHECK_M) {
+    return refuse("ARMB_ERR_URDF_MISMATCH", `${remote.label}'s solution puts ${chain.tipLink} ${(miss * 1000).toFixed(1)} mm from the target by this bridge's URDF (check that MoveIt and armbridge load the same robot)`, "ik_mismatch");
+  }
+  if (p.orientation && p.goal.orientationRequired) {
+    const a = quaternionOf(tip), b = orientation;
+    const angle = 2 * Math.acos(Math.min(1, Math.abs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w)));
+    if (angle > REMOTE_ROTATION_CHECK_RAD) {
+      return refuse("ARMB_ERR_URDF_MISMATCH", `${remote.label}'s solution turns ${chain.tipLink} ${angle.toFixed(3)} rad from the asked orientation by this bridge's URDF`, "ik_mismatch");
+    }
+  }
+  return { targets: targetsOf(kin, outcome.q), speed: p.speed };
 }

@@ -2,9 +2,9 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ErrorCode } from "../errors.js";
 import { ArmbridgeError } from "../errors.js";
 import { armKinematicsOf, jointVectorOf } from "../kinematics/armKinematics.js";
-import type { ChainFrames } from "../kinematics/KinematicChain.js";
 import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
 import type { ArgIssue } from "../tools/formatIssues.js";
+import type { InFlightMotion } from "./InFlightMotions.js";
 
 /** Why a motion may not be sent: a coded reason and the issues a model reads. */
 export interface MotionRefusal {
@@ -34,6 +34,13 @@ export const SAMPLE_SPACING_M = 0.002;
 const MARGIN_M = SAMPLE_SPACING_M / 2;
 /** No path is sampled more finely than this; a move that would need more is refused as unverifiable, not sampled coarsely. */
 const MAX_SAMPLES = 50_000;
+/**
+ * Spacing (m, largest link displacement) at which each motion still in
+ * flight is sampled when a new motion is checked alongside it. Coarser than
+ * SAMPLE_SPACING_M so the combined grid stays affordable; the envelope
+ * shrinks by half of it per in-flight motion, which keeps the check sound.
+ */
+export const IN_FLIGHT_SPACING_M = 0.01;
 
 /**
  * The safety envelope check every motion passes before anything is recorded
@@ -48,12 +55,23 @@ const MAX_SAMPLES = 50_000;
  *
  * With no kinematics or no workspace configured, or targets that move no
  * joint of the chain (the gripper), it passes.
+ *
+ * Motions in flight (`inFlight`, admitted earlier on other joints and not yet
+ * over) move their joints at the same time, with a timing we do not know:
+ * the arm's real path is any combination of the new motion at t and each
+ * in-flight motion at its own s_i along its straight joint-space line
+ * (stopped part way included). So the check samples that whole product
+ * (t × s_1 × … ), the in-flight ones at IN_FLIGHT_SPACING_M, and shrinks the
+ * envelope by every sampling's half-spacing: each link's displacement is
+ * bounded by sweepRadius × |Δq| whatever the other joints do, so a
+ * combination between samples is within that margin of one that was checked.
  */
 export function checkMotionEnvelope(
   config: ArmConfig,
   currentPose: Readonly<Record<string, number>> | undefined,
   targets: Readonly<Record<string, number>>,
   tool: string,
+  inFlight: readonly InFlightMotion[] = [],
 ): EnvelopeVerdict {
   const workspace = config.workspace;
   const kin = armKinematicsOf(config);
@@ -72,13 +90,41 @@ export function checkMotionEnvelope(
     const t = targets[name];
     if (t !== undefined) q1[k] = t;
   }
+  const sweepOf = (a: Float64Array, b: Float64Array): number => {
+    let r = 0;
+    for (let k = 0; k < chain.dof; k++) r += chain.sweepRadius(k) * Math.abs((b[k] ?? 0) - (a[k] ?? 0));
+    return r;
+  };
+
+  // Each in-flight motion's segment over the chain joints it moves (and the new one does not).
+  const segments: Array<{ readonly joints: number[]; readonly a: Float64Array; readonly b: Float64Array; readonly intervals: number }> = [];
+  let margin = MARGIN_M;
+  for (const m of inFlight) {
+    const joints: number[] = [];
+    const a = new Float64Array(chain.dof), b = new Float64Array(chain.dof);
+    for (const [k, name] of kin.jointNames.entries()) {
+      const from = m.from[name], to = m.to[name];
+      if (to === undefined || targets[name] !== undefined) continue;
+      joints.push(k);
+      a[k] = from ?? to;
+      b[k] = to;
+    }
+    if (joints.length === 0) continue;
+    const sweep = sweepOf(a, b);
+    const intervals = Math.max(1, Math.ceil(sweep / IN_FLIGHT_SPACING_M));
+    segments.push({ joints, a, b, intervals });
+    margin += sweep / (2 * intervals);
+  }
 
   // Samples so that no frame moves more than SAMPLE_SPACING_M between two of them (see SAMPLE_SPACING_M).
-  let sweep = 0;
-  for (let k = 0; k < chain.dof; k++) sweep += chain.sweepRadius(k) * Math.abs((q1[k] ?? 0) - (q0[k] ?? 0));
-  const intervals = Math.max(1, Math.ceil(sweep / SAMPLE_SPACING_M));
-  if (intervals + 1 > MAX_SAMPLES) {
-    return refusal("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule: `the path is too long to verify in ${MAX_SAMPLES} samples; split it into smaller moves` }, "path_too_long", "(path)");
+  const intervals = Math.max(1, Math.ceil(sweepOf(q0, q1) / SAMPLE_SPACING_M));
+  const combinations = segments.reduce((n, g) => n * (g.intervals + 1), 1);
+  if ((intervals + 1) * combinations > MAX_SAMPLES) {
+    const rule =
+      segments.length === 0
+        ? `the path is too long to verify in ${MAX_SAMPLES} samples; split it into smaller moves`
+        : `the path cannot be verified alongside the ${segments.length} motion(s) in flight in ${MAX_SAMPLES} samples; retry when they end, or move in smaller steps`;
+    return refusal("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule }, "path_too_long", "(path)");
   }
 
   const toFrame: Transform = workspace.frame === undefined ? identity() : invert(chain.fixedFrames.get(workspace.frame) ?? identity());
@@ -86,47 +132,74 @@ export function checkMotionEnvelope(
   const floorZ = workspace.floorZ;
   const maxStep = workspace.maxStepM;
   const q = new Float64Array(chain.dof);
-  let frames: ChainFrames | undefined;
+  const base = Float64Array.from(q0);
+  const kernel = chain.kernel;
+  const linkCount = chain.linkNames.length;
   const tipIndex = chain.linkNames.length - 1;
-  let startTip: [number, number, number] | undefined;
-
-  for (let s = 0; s <= intervals; s++) {
-    const t = s / intervals;
-    for (let k = 0; k < chain.dof; k++) q[k] = (q0[k] ?? 0) + t * ((q1[k] ?? 0) - (q0[k] ?? 0));
-    frames = chain.frames(q, frames);
-    for (let i = 0; i < frames.links.length; i++) {
-      if (!chain.linkMoves[i]) continue;
-      const m = frames.links[i];
-      if (!m) continue;
-      const bx = m[12] ?? 0, by = m[13] ?? 0, bz = m[14] ?? 0;
-      const x = (toFrame[0] ?? 1) * bx + (toFrame[4] ?? 0) * by + (toFrame[8] ?? 0) * bz + (toFrame[12] ?? 0);
-      const y = (toFrame[1] ?? 0) * bx + (toFrame[5] ?? 1) * by + (toFrame[9] ?? 0) * bz + (toFrame[13] ?? 0);
-      const z = (toFrame[2] ?? 0) * bx + (toFrame[6] ?? 0) * by + (toFrame[10] ?? 1) * bz + (toFrame[14] ?? 0);
-      const p: [number, number, number] = [x, y, z];
-      const rule = ruleBroken(p, box, floorZ);
-      if (rule) return violation(tool, chain.linkNames[i] ?? `link ${i}`, p, rule + (s === 0 ? "; the arm is already outside the envelope: move it back by hand or with joint moves that stay inside" : ""), t);
-      if (i === tipIndex) {
-        startTip ??= p;
-        const d = Math.hypot(x - startTip[0], y - startTip[1], z - startTip[2]);
-        if (maxStep !== undefined && d > maxStep) {
-          return violation(tool, chain.linkNames[i] ?? "tip", p, `it would travel ${d.toFixed(3)} m from where it started, more than max_step_m ${maxStep}; move in smaller steps`, t);
+  const start = q0;
+  // The new motion from `from` (its own joints from q0 to q1, in-flight joints held as given).
+  const checkPath = (from: Float64Array): EnvelopeVerdict | undefined => {
+    let startTip: [number, number, number] | undefined;
+    for (let s = 0; s <= intervals; s++) {
+      const t = s / intervals;
+      for (let k = 0; k < chain.dof; k++) q[k] = (from[k] ?? 0) + t * ((q1[k] ?? 0) - (start[k] ?? 0));
+      // The IK kernel's allocation-free FK (checked against chain.frames in ChainKernel.test).
+      kernel.forward(q);
+      const links = kernel.linkPositions();
+      for (let i = 0; i < linkCount; i++) {
+        if (!chain.linkMoves[i]) continue;
+        const bx = links[3 * i] ?? 0, by = links[3 * i + 1] ?? 0, bz = links[3 * i + 2] ?? 0;
+        const x = (toFrame[0] ?? 1) * bx + (toFrame[4] ?? 0) * by + (toFrame[8] ?? 0) * bz + (toFrame[12] ?? 0);
+        const y = (toFrame[1] ?? 0) * bx + (toFrame[5] ?? 1) * by + (toFrame[9] ?? 0) * bz + (toFrame[13] ?? 0);
+        const z = (toFrame[2] ?? 0) * bx + (toFrame[6] ?? 0) * by + (toFrame[10] ?? 1) * bz + (toFrame[14] ?? 0);
+        const p: [number, number, number] = [x, y, z];
+        const rule = ruleBroken(p, box, floorZ, margin);
+        if (rule) {
+          const why =
+            segments.length > 0
+              ? ` with the ${segments.length} motion(s) in flight on other joints at some point of theirs; retry when they end`
+              : s === 0
+                ? "; the arm is already outside the envelope: move it back by hand or with joint moves that stay inside"
+                : "";
+          return violation(tool, chain.linkNames[i] ?? `link ${i}`, p, rule + why, t);
+        }
+        if (i === tipIndex) {
+          startTip ??= p;
+          const d = Math.hypot(x - startTip[0], y - startTip[1], z - startTip[2]);
+          if (maxStep !== undefined && d > maxStep) {
+            return violation(tool, chain.linkNames[i] ?? "tip", p, `it would travel ${d.toFixed(3)} m from where it started, more than max_step_m ${maxStep}; move in smaller steps`, t);
+          }
         }
       }
     }
+    return undefined;
+  };
+
+  for (let c = 0; c < combinations; c++) {
+    // The in-flight motions' joints at this combination of their own progress (c in mixed radix).
+    let rest = c;
+    for (const g of segments) {
+      const d = rest % (g.intervals + 1);
+      rest = Math.floor(rest / (g.intervals + 1));
+      for (const k of g.joints) base[k] = (g.a[k] ?? 0) + (d / g.intervals) * ((g.b[k] ?? 0) - (g.a[k] ?? 0));
+    }
+    const verdict = checkPath(base);
+    if (verdict) return verdict;
   }
-  return { ok: true, samples: intervals + 1 };
+  return { ok: true, samples: (intervals + 1) * combinations };
 }
 
 const AXES = ["x", "y", "z"] as const;
 
-function ruleBroken(p: readonly [number, number, number], box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined): string | undefined {
-  if (floorZ !== undefined && p[2] < floorZ + MARGIN_M) return `z ${p[2].toFixed(3)} is below floor_z ${floorZ} (+${MARGIN_M * 1000} mm sampling margin)`;
+function ruleBroken(p: readonly [number, number, number], box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined, margin: number): string | undefined {
+  const mm = Number((margin * 1000).toFixed(1));
+  if (floorZ !== undefined && p[2] < floorZ + margin) return `z ${p[2].toFixed(3)} is below floor_z ${floorZ} (+${mm} mm sampling margin)`;
   if (box) {
     for (let a = 0; a < 3; a++) {
       const v = p[a] ?? 0;
       const lo = box.min[a] ?? -Infinity, hi = box.max[a] ?? Infinity;
-      if (v < lo + MARGIN_M) return `${AXES[a]} ${v.toFixed(3)} is below keep_in.min ${lo} (+${MARGIN_M * 1000} mm sampling margin)`;
-      if (v > hi - MARGIN_M) return `${AXES[a]} ${v.toFixed(3)} is above keep_in.max ${hi} (−${MARGIN_M * 1000} mm sampling margin)`;
+      if (v < lo + margin) return `${AXES[a]} ${v.toFixed(3)} is below keep_in.min ${lo} (+${mm} mm sampling margin)`;
+      if (v > hi - margin) return `${AXES[a]} ${v.toFixed(3)} is above keep_in.max ${hi} (−${mm} mm sampling margin)`;
     }
   }
   return undefined;

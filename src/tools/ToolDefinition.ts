@@ -67,7 +67,12 @@ export interface MotionTool<S extends z.ZodType = z.ZodType> extends ToolBase<S>
   readonly timeoutMs: number;
   /** The only choice: a timeout ends our waiting, and then we look. Retrying a motion is not an option. */
   readonly onTimeout: "observe";
-  readonly plan: (args: z.output<S>, ctx: ToolContext) => MotionPlan;
+  /**
+   * Synchronous for joint tools and local IK; a promise when an IK service is
+   * asked (`kinematics: moveit`). `signal` ends with the call's run (shutdown,
+   * deadline): a remote wait stops there and nothing is sent.
+   */
+  readonly plan: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => MotionPlan | Promise<MotionPlan>;
   readonly observe: ObserveFn;
 }
 

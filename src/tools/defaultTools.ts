@@ -1,5 +1,6 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import { armKinematicsOf } from "../kinematics/armKinematics.js";
+import { armKinematicsOf, type ArmKinematics } from "../kinematics/armKinematics.js";
+import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { getActionStatus } from "./getActionStatus.js";
 import { getArmState } from "./getArmState.js";
 import { moveJoints } from "./moveJoints.js";
@@ -11,16 +12,25 @@ import { stop } from "./stop.js";
 import type { ToolDefinition } from "./ToolDefinition.js";
 import { ToolRegistry } from "./ToolRegistry.js";
 
+export interface DefaultToolsOptions {
+  /**
+   * `kinematics: moveit`: the IK service the Cartesian tools ask (built by the
+   * ROS transport from the chain). Without it they use the local solver.
+   */
+  readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
+}
+
 /** The default tool set, one file per tool (their argument shapes are a contract other tools rely on). */
-export function createDefaultTools(config: ArmConfig): ToolRegistry {
+export function createDefaultTools(config: ArmConfig, options: DefaultToolsOptions = {}): ToolRegistry {
   const registry = new ToolRegistry();
   const register = (tool: ToolDefinition): void => void registry.register(withApprovalNote(config, tool));
   register(moveJoints(config));
   register(moveToNamedPose(config));
   const kinematics = armKinematicsOf(config);
-  if (kinematics) register(moveToPointTool(config, kinematics));
+  const remote = kinematics ? options.remoteIk?.(kinematics) : undefined;
+  if (kinematics) register(moveToPointTool(config, kinematics, remote));
   // Orientation needs six axes; a five-axis arm (SO-101) gets position-only move_to_point.
-  if (kinematics && kinematics.chain.dof >= 6) register(moveToPoseTool(config, kinematics));
+  if (kinematics && kinematics.chain.dof >= 6) register(moveToPoseTool(config, kinematics, remote));
   if (config.arm.gripper) register(setGripper(config, config.arm.gripper));
   register(getArmState(config));
   register(getActionStatus(config));

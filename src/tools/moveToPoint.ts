@@ -3,7 +3,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
-import { planCartesianMove } from "../kinematics/planCartesianMove.js";
+import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
+import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { observeTargets } from "./observeTargets.js";
 import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
 
@@ -30,7 +31,7 @@ export function frameSchema(kin: ArmKinematics): z.ZodOptional<z.ZodEnum<Record<
 }
 
 /** `move_to_point {x, y, z, frame?, speed?}`: the tool tip to a point, by a joint move to the IK solution. */
-export function moveToPointTool(config: ArmConfig, kin: ArmKinematics): MotionTool {
+export function moveToPointTool(config: ArmConfig, kin: ArmKinematics, remote?: RemoteIkSolver): MotionTool {
   const metres = (axis: string): z.ZodNumber => z.number().finite().describe(`Target ${axis} of the tool tip (${kin.chain.tipLink}) in metres.`);
   const sixAxis = kin.chain.dof >= 6;
   return defineMotionTool({
@@ -46,8 +47,12 @@ export function moveToPointTool(config: ArmConfig, kin: ArmKinematics): MotionTo
     resources: () => resourcesFor(config, kin.jointNames),
     timeoutMs: config.timeoutsMs.moveToPoint,
     onTimeout: "observe",
-    plan: (args, ctx) =>
-      planCartesianMove(kin, { position: [args.x, args.y, args.z], orientation: undefined, frame: args.frame, orientationRequired: false }, poseOf(ctx.transport.latestStatus()), "move_to_point", args.speed ?? 0.5),
+    plan: (args, ctx, signal) => {
+      const goal = { position: [args.x, args.y, args.z] as const, orientation: undefined, frame: args.frame, orientationRequired: false };
+      const pose = poseOf(ctx.transport.latestStatus());
+      const speed = args.speed ?? 0.5;
+      return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_point", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_point", speed);
+    },
     observe: observeTargets,
   });
 }

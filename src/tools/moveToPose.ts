@@ -3,7 +3,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
-import { planCartesianMove } from "../kinematics/planCartesianMove.js";
+import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
+import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { fromPositionQuaternion, fromPositionRpy, type Transform } from "../kinematics/rigidTransform.js";
 import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema, frameSchema } from "./moveToPoint.js";
 import { observeTargets } from "./observeTargets.js";
@@ -24,7 +25,7 @@ const orientationSchema = z
   .describe("The tool's orientation in the same frame: {roll, pitch, yaw} (radians, fixed axes x then y then z, as in URDF and ROS) or a quaternion {x, y, z, w}.");
 
 /** `move_to_pose {position, orientation, frame?, speed?}` (six or more axes): the tool tip to a full pose. */
-export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics): MotionTool {
+export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: RemoteIkSolver): MotionTool {
   return defineMotionTool({
     name: "move_to_pose",
     description:
@@ -42,11 +43,14 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics): MotionToo
     resources: () => resourcesFor(config, kin.jointNames),
     timeoutMs: config.timeoutsMs.moveToPose,
     onTimeout: "observe",
-    plan: (args, ctx) => {
+    plan: (args, ctx, signal) => {
       const p = [args.position.x, args.position.y, args.position.z] as const;
       const o = args.orientation;
       const orientation: Transform | undefined = "roll" in o ? fromPositionRpy(p, o) : fromPositionQuaternion(p, o);
-      return planCartesianMove(kin, { position: p, orientation, frame: args.frame, orientationRequired: true }, poseOf(ctx.transport.latestStatus()), "move_to_pose", args.speed ?? 0.5);
+      const goal = { position: p, orientation, frame: args.frame, orientationRequired: true };
+      const pose = poseOf(ctx.transport.latestStatus());
+      const speed = args.speed ?? 0.5;
+      return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_pose", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_pose", speed);
     },
     observe: observeTargets,
   });

@@ -52,6 +52,32 @@ export { GOAL_STATUS, JTC_TEXT, type PreemptionMode, type SimControllerOptions, 
 
 const PARAM = { NOT_SET: 0, BOOL: 1, INTEGER: 2, DOUBLE: 3, STRING: 4, BOOL_ARRAY: 6, INTEGER_ARRAY: 7, DOUBLE_ARRAY: 8, STRING_ARRAY: 9 } as const;
 const TYPE_JOINT_STATE = "sensor_msgs/msg/JointState";
+const TYPE_STRING = "std_msgs/msg/String";
+/** rclnodejs lib/qos.js DurabilityPolicy values. */
+const DURABILITY = { SYSTEM_DEFAULT: 0, TRANSIENT_LOCAL: 1, VOLATILE: 2 } as const;
+
+/** rclnodejs lib/qos.js: a plain holder of the four policies this double reads. */
+export class QoSDouble {
+  constructor(
+    readonly history = 0,
+    readonly depth = 0,
+    readonly reliability = 0,
+    readonly durability: number = DURABILITY.SYSTEM_DEFAULT,
+  ) {}
+}
+
+/** A service the double's graph offers: how a node's createClient reaches it. */
+export interface ServiceDouble {
+  readonly type: string;
+  createClient(typeClass: string, serviceName: string): { sendRequest(request: object, callback: (response: unknown) => void): void; waitForService(timeout?: number): Promise<boolean> };
+}
+
+interface StringSubscriber {
+  readonly topic: string;
+  readonly deliver: Deliver;
+  readonly callback: (msg: unknown) => void;
+  readonly transientLocal: boolean;
+}
 /** rclnodejs's name for the rules that apply to every node. */
 const ALL_NODES = "/**";
 
@@ -82,6 +108,15 @@ export interface RclnodejsDoubleOptions {
   readonly velocityNoise?: number;
   /** The goal handle timer's period (JTC action_monitor_rate 20 Hz → 50 ms). */
   readonly actionMonitorPeriodMs?: number;
+  /** Services in the graph by name (MoveIt's /compute_ik: a ComputeIkServiceDouble). */
+  readonly services?: Readonly<Record<string, ServiceDouble>>;
+  /**
+   * A robot_state_publisher: publishes `urdf` on `topic` (default
+   * /robot_description) when the graph starts — before any armbridge node
+   * exists, so our subscriber joins late — with its durability (default
+   * transient_local, as robot_state_publisher does).
+   */
+  readonly robotDescription?: { readonly urdf: string; readonly topic?: string; readonly durability?: "transient_local" | "volatile" };
 }
 
 /** "4.40.1" < "4.41.0". */
@@ -114,6 +149,12 @@ export class SimulatedRosGraph implements SimWorld {
   readonly #noise = new Map<string, number>();
   readonly #blocked = new Set<string>();
   readonly subscribers = new Set<{ topic: string; deliver: Deliver; callback: (msg: unknown) => void }>();
+  /** std_msgs/String subscribers (robot_description). */
+  readonly stringSubscribers = new Set<StringSubscriber>();
+  /** Per topic, the last sample a transient-local publisher keeps for late joiners (depth 1). */
+  readonly #retained = new Map<string, string>();
+  /** Services by name (MoveIt's /compute_ik). */
+  readonly services = new Map<string, ServiceDouble>();
   #publishing = true;
   /** JointState messages published so far. */
   published = 0;
@@ -135,6 +176,8 @@ export class SimulatedRosGraph implements SimWorld {
       this.#positions.set(j, p);
       this.#velocities.set(j, 0);
     }
+    for (const [name, service] of Object.entries(options.services ?? {})) this.services.set(normalize(name), service);
+    if (options.robotDescription) this.publishString(options.robotDescription.topic ?? "/robot_description", options.robotDescription.urdf, options.robotDescription.durability ?? "transient_local");
     for (const c of options.controllers) {
       const sim = new SimTrajectoryController(this, c);
       this.controllers.set(c.name, sim);
@@ -224,6 +267,29 @@ export class SimulatedRosGraph implements SimWorld {
   }
 
   /** Stops the clock; the double's only timer. */
+  /**
+   * Publishes a std_msgs/String, as robot_state_publisher publishes the URDF:
+   * subscribers present now get it; with `transient_local` (what
+   * robot_state_publisher uses, QoS(1).transient_local(), src/robot_state_publisher.cpp
+   * @ 01a7be1e) the publisher also keeps it, and a subscriber that joins later
+   * gets it on joining — but only if it asked for transient-local durability:
+   * a volatile reader gets no history (DDS durability; rclcpp docs "About QoS
+   * settings"). A volatile publisher keeps nothing.
+   */
+  publishString(topic: string, data: string, durability: "transient_local" | "volatile"): void {
+    const name = normalize(topic);
+    if (durability === "transient_local") this.#retained.set(name, data);
+    else this.#retained.delete(name);
+    for (const s of this.stringSubscribers) if (s.topic === name) s.deliver(() => s.callback({ data }));
+  }
+
+  /** A subscriber joined: a transient-local one gets the retained sample, if any. */
+  joinString(sub: StringSubscriber): void {
+    this.stringSubscribers.add(sub);
+    const kept = this.#retained.get(sub.topic);
+    if (kept !== undefined && sub.transientLocal) sub.deliver(() => sub.callback({ data: kept }));
+  }
+
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
@@ -413,6 +479,7 @@ export class NodeDouble {
   readonly #queue: Array<() => void> = [];
   readonly #parameters = new Map<string, ParameterDouble>();
   readonly #subscriptions = new Set<{ topic: string; deliver: Deliver; callback: (msg: unknown) => void }>();
+  readonly #stringSubscriptions = new Set<StringSubscriber>();
   readonly actionClients = new Set<ActionClientDouble>();
   readonly #timers = new Set<NodeJS.Timeout>();
 
@@ -470,7 +537,14 @@ export class NodeDouble {
   createSubscription(typeClass: string, topic: string, optionsOrCallback: object | ((msg: unknown) => void), maybeCallback?: (msg: unknown) => void): object {
     const callback = (typeof optionsOrCallback === "function" ? optionsOrCallback : maybeCallback) as ((msg: unknown) => void) | undefined;
     if (typeof callback !== "function") throw new TypeError("callback must be a function");
-    if (typeClass !== TYPE_JOINT_STATE) throw new TypeError(`the double only publishes ${TYPE_JOINT_STATE}, not ${typeClass}`);
+    if (typeClass === TYPE_STRING) {
+      const qos = typeof optionsOrCallback === "object" ? (optionsOrCallback as { qos?: unknown }).qos : undefined;
+      const sub: StringSubscriber = { topic: normalize(topic), deliver: this.deliverer(), callback, transientLocal: qos instanceof QoSDouble && qos.durability === DURABILITY.TRANSIENT_LOCAL };
+      this.#stringSubscriptions.add(sub);
+      this.rcl.world.joinString(sub);
+      return sub;
+    }
+    if (typeClass !== TYPE_JOINT_STATE) throw new TypeError(`the double publishes ${TYPE_JOINT_STATE} and ${TYPE_STRING}, not ${typeClass}`);
     const sub = { topic: normalize(topic), deliver: this.deliverer(), callback };
     this.#subscriptions.add(sub);
     this.rcl.world.subscribers.add(sub);
@@ -480,6 +554,35 @@ export class NodeDouble {
   destroySubscription(subscription: object): void {
     this.#subscriptions.delete(subscription as never);
     this.rcl.world.subscribers.delete(subscription as never);
+    this.#stringSubscriptions.delete(subscription as never);
+    this.rcl.world.stringSubscribers.delete(subscription as never);
+  }
+
+  /**
+   * A client of a service in the graph. With no such server (move_group not
+   * running), `waitForService(t)` resolves false after t ms (rclnodejs
+   * lib/client.js polls isServiceServerAvailable) and a request is never
+   * answered.
+   */
+  createClient(typeClass: string, serviceName: string): ReturnType<ServiceDouble["createClient"]> {
+    const service = this.rcl.world.services.get(normalize(serviceName));
+    if (service && service.type === typeClass) return service.createClient(typeClass, normalize(serviceName));
+    return {
+      sendRequest: () => undefined,
+      waitForService: (timeout?: number) =>
+        new Promise<boolean>((resolve) => {
+          if (timeout === undefined || timeout < 0) return; // rclnodejs: no timeout waits forever
+          const t = setTimeout(() => {
+            this.#timers.delete(t);
+            resolve(false);
+          }, timeout ?? 0);
+          this.#timers.add(t);
+        }),
+    };
+  }
+
+  destroyClient(_client: object): void {
+    // Nothing to release: answers from the double's services are dropped by their own close().
   }
 
   declareParameter(parameter: ParameterDouble, _descriptor?: unknown, ignoreOverride = false): ParameterDouble {
@@ -503,6 +606,7 @@ export class NodeDouble {
     this.#destroyed = true;
     this.#spinning = false;
     for (const s of this.#subscriptions) this.rcl.world.subscribers.delete(s);
+    for (const s of this.#stringSubscriptions) this.rcl.world.stringSubscribers.delete(s);
     for (const c of [...this.actionClients]) c.destroy();
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
@@ -525,6 +629,7 @@ export class RclnodejsDouble {
   readonly ParameterType = PARAM;
   readonly Node: new (name: string, namespace?: string) => NodeDouble;
   readonly ActionClient = ActionClientDouble;
+  readonly QoS = QoSDouble;
 
   constructor(world: SimulatedRosGraph) {
     this.world = world;

@@ -105,7 +105,8 @@ describe.skipIf(!built)("a URDF the bridge cannot use stops `armbridge serve` be
     try {
       const yaml = readFileSync(join(ROOT, "config", "sim-arm.yaml"), "utf8").replace("urdf: urdf/sim-arm.urdf", "urdf: missing.urdf");
       writeFileSync(join(tmp, "arm.yaml"), yaml);
-      const r = await runCli(["serve", "--serial", "tcp://127.0.0.1:9", "--config", join(tmp, "arm.yaml"), "--token", "t", "--data", ":memory:"]);
+      // Port 0: the default port may be taken by another bridge on this machine, and serve binds first.
+      const r = await runCli(["serve", "--serial", "tcp://127.0.0.1:9", "--http", "127.0.0.1:0", "--config", join(tmp, "arm.yaml"), "--token", "t", "--data", ":memory:"]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("ARMB_ERR_URDF_INVALID");
       expect(r.stderr).toContain(join(tmp, "missing.urdf"));

@@ -1,66 +1,10 @@
-import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { describe, expect, it } from "vitest";
 import { resourcesFor } from "../../src/config/actuators.js";
-import { DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../../src/config/loadConfig.js";
-import type { Ros2OptionsFile } from "../../src/transport/ros2/Ros2Options.js";
 import type { Ros2Feedback } from "../../src/transport/ros2/Ros2Transport.js";
-import type { ArmStatus, MotionEnd } from "../../src/transport/Transport.js";
-import { createRos2TransportOnDouble, type Ros2OnDouble } from "../doubles/createRos2TransportOnDouble.js";
-import { GOAL_STATUS, type RclnodejsDoubleOptions } from "../doubles/rclnodejsDouble.js";
+import { GOAL_STATUS } from "../doubles/rclnodejsDouble.js";
+import { configWith, ended, JOINTS, JTC, jtc, until, useRos2Double } from "./ros2OnDoubleHarness.js";
 
-const JTC = "/joint_trajectory_controller/follow_joint_trajectory";
-const JOINTS = ["shoulder_pan", "shoulder_lift", "elbow", "wrist_1", "wrist_2", "wrist_3"];
-
-let open: Ros2OnDouble[] = [];
-afterEach(async () => {
-  for (const o of open) await o.close();
-  open = [];
-});
-
-function configWith(patch: (raw: Record<string, unknown>) => void = () => undefined): ArmConfig {
-  const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
-  patch(raw);
-  return parseConfig(raw);
-}
-
-async function start(
-  options: Ros2OptionsFile = {},
-  sim: Partial<RclnodejsDoubleOptions> = {},
-  config: ArmConfig = loadConfig(),
-): Promise<Ros2OnDouble> {
-  const o = await createRos2TransportOnDouble(config, options, sim);
-  open.push(o);
-  await o.transport.open(AbortSignal.timeout(5000));
-  return o;
-}
-
-function jtc(o: Ros2OnDouble) {
-  return o.double.world.controllers.get("joint_trajectory_controller")!;
-}
-
-async function until(o: Ros2OnDouble, predicate: (s: ArmStatus) => boolean, ms = 5000): Promise<ArmStatus> {
-  const signal = AbortSignal.timeout(ms);
-  return new Promise((resolve, reject) => {
-    const check = (s: ArmStatus) => {
-      if (predicate(s)) {
-        off();
-        resolve(s);
-      }
-    };
-    const off = o.transport.onStatus(check);
-    signal.addEventListener("abort", () => {
-      off();
-      reject(new Error("condition not met"));
-    });
-  });
-}
-
-function ended(end: MotionEnd) {
-  if (end.kind !== "ended") throw new Error(`expected ended, got ${JSON.stringify(end)}`);
-  return end.record;
-}
+const { start } = useRos2Double();
 
 describe("Ros2Transport on the rclnodejs double", () => {
   it("reports /joint_states as status: every axis, gripper on its 0..1 scale, a wall-clock stamp", async () => {

@@ -1,66 +1,19 @@
-import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../../src/config/loadConfig.js";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/loadConfig.js";
 import { createRos2Node } from "../../src/transport/ros2/createRos2Node.js";
-import type { Ros2OptionsFile } from "../../src/transport/ros2/Ros2Options.js";
-import type { ArmStatus, MotionEnd } from "../../src/transport/Transport.js";
-import { createRos2TransportOnDouble, type Ros2OnDouble } from "../doubles/createRos2TransportOnDouble.js";
-import { createRclnodejsDouble, GOAL_STATUS, type RclnodejsDoubleHandle, type RclnodejsDoubleOptions } from "../doubles/rclnodejsDouble.js";
+import { createRos2TransportOnDouble } from "../doubles/createRos2TransportOnDouble.js";
+import { createRclnodejsDouble, GOAL_STATUS } from "../doubles/rclnodejsDouble.js";
+import { configWith, ended, HOME, JOINTS, JTC, jtc, sleep, until, useRos2Double } from "./ros2OnDoubleHarness.js";
 
 // The ten controller behaviours of issue #10, each on the rclnodejs double set up the way the real
 // controllers behave (sources in test/doubles/simControllers.ts), each judged by the double's record.
 
-const JTC = "/joint_trajectory_controller/follow_joint_trajectory";
-const JOINTS = ["shoulder_pan", "shoulder_lift", "elbow", "wrist_1", "wrist_2", "wrist_3"];
-const HOME = [0, -0.5, 1.0, -0.5, 0, 0];
-
-let open: Ros2OnDouble[] = [];
-let handles: RclnodejsDoubleHandle[] = [];
-afterEach(async () => {
-  for (const o of open) await o.close();
-  for (const h of handles) h.close();
-  open = [];
-  handles = [];
-});
-
-function configWith(patch: (raw: Record<string, Record<string, unknown>>) => void): ArmConfig {
-  const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
-  patch(raw);
-  return parseConfig(raw);
-}
-
-async function start(options: Ros2OptionsFile = {}, sim: Partial<RclnodejsDoubleOptions> & { argv?: readonly string[] } = {}, config: ArmConfig = loadConfig()): Promise<Ros2OnDouble> {
-  const o = await createRos2TransportOnDouble(config, options, sim);
-  open.push(o);
-  await o.transport.open(AbortSignal.timeout(5000));
-  return o;
-}
-
-function jtc(o: Ros2OnDouble) {
-  return o.double.world.controllers.get("joint_trajectory_controller")!;
-}
-
-function ended(end: MotionEnd) {
-  if (end.kind !== "ended") throw new Error(`expected ended, got ${JSON.stringify(end)}`);
-  return end.record;
-}
-
-async function until(o: Ros2OnDouble, predicate: (s: ArmStatus) => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate(o.transport.latestStatus()!)) {
-    if (Date.now() > deadline) throw new Error("condition not met");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { start, track, own } = useRos2Double();
 
 describe("1. the result wait follows the controller's clock and feedback, not a wall-clock plan", () => {
   it("speed scaling 0.3 (a UR speed slider): a correct goal that takes 3× its plan ends reached, not ROS_TIMEOUT", async () => {
@@ -127,8 +80,7 @@ describe("2. preemption: Humble and Jazzy < 4.41 send the old goal's result only
       ["humble", "delayed"],
       ["jazzy", "now"],
     ] as const) {
-      const h = createRclnodejsDouble({ positions: { a: 0 }, controllers: [{ name: "c", actionName: "/c/follow_joint_trajectory", joints: ["a"] }], distro });
-      handles.push(h);
+      const h = track(createRclnodejsDouble({ positions: { a: 0 }, controllers: [{ name: "c", actionName: "/c/follow_joint_trajectory", joints: ["a"] }], distro }));
       await h.rcl.init(undefined, ["node", "t"]);
       const node = new h.rcl.Node("t");
       node.spin();
@@ -163,7 +115,7 @@ describe("3. freshness is judged by receive time, not the publisher's clock", ()
   });
 
   it("a clock 0.4 s behind: a blocked joint's stall is settled moved: false from a sample received after the end", async () => {
-    const o = await start({ goal_time_tolerance_s: 0.1 }, { clockSkewMs: -400 }, configWith((raw) => (raw.stale_after_ms = 450 as never)));
+    const o = await start({ goal_time_tolerance_s: 0.1 }, { clockSkewMs: -400 }, configWith((raw) => (raw.stale_after_ms = 450)));
     o.double.world.blockJoint("wrist_2");
     const record = ended(await o.transport.runMotion({ actionId: "sk2", targets: { wrist_2: 0.5 }, speed: 1 }, AbortSignal.timeout(5000)));
     expect(record).toMatchObject({ state: "stalled", moved: false });
@@ -178,7 +130,7 @@ describe("4. goal velocity tolerance", () => {
         controllers: [{ name: "joint_trajectory_controller", actionName: JTC, joints: JOINTS, velocityErrors: true }],
         velocityNoise: 0.02,
       },
-      configWith((raw) => (raw.tolerances = { ...raw.tolerances, stopped_velocity: 0.05 })),
+      configWith((raw) => (raw.tolerances = { ...(raw.tolerances as object), stopped_velocity: 0.05 })),
     );
     const record = ended(await o.transport.runMotion({ actionId: "vn1", targets: { wrist_3: 0.3 }, speed: 1 }, AbortSignal.timeout(8000)));
     expect(record.state).toBe("reached");
@@ -193,8 +145,7 @@ describe("6. params files apply as rclnodejs applies them", () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-params-"));
     const file = join(dir, "params.yaml");
     writeFileSync(file, ["/armbridge:", "  ros__parameters:", "    tolerances:", "      position: 0.05"].join("\n"));
-    const h = createRclnodejsDouble({ positions: {}, controllers: [] });
-    handles.push(h);
+    const h = track(createRclnodejsDouble({ positions: {}, controllers: [] }));
     const lines: string[] = [];
     const logger = pino({ level: "warn" }, new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }));
     const node = await createRos2Node(h.rcl, { config: loadConfig(), argv: ["node", "armbridge", "--ros-args", "--params-file", file, "--"], logger });
@@ -212,7 +163,7 @@ describe("6. params files apply as rclnodejs applies them", () => {
     const file = join(dir, "params.yaml");
     writeFileSync(file, ["armbridge:", "  ros__parameters:", "    server_wait_ms: 7", "/**:", "  ros__parameters:", "    server_wait_ms: 9", "    cancel_timeout_ms: 11", "/ns/armbridge:", "  ros__parameters:", "    settle_ms: 13"].join("\n"));
     const o = await createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "--params-file", file, "--"] });
-    open.push(o);
+    own(o);
     const node = [...o.double.rcl.nodes][0]!;
     expect(node.getParameter("server_wait_ms").value).toBe(7n);
     expect(node.getParameter("cancel_timeout_ms").value).toBe(11n);

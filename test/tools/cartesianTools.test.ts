@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import { packageRoot } from "../../src/config/packageRoot.js";
+import { geminiTools } from "../../src/surfaces/gemini/geminiTools.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { testConfig } from "../support/testConfig.js";
 
@@ -31,5 +35,19 @@ describe("the Cartesian tools' declarations tell a model the units and the frame
 
   it("get_arm_state says where end_effector is expressed", () => {
     expect(byName.get("get_arm_state")!.description).toMatch(/end_effector: .*metres.*base frame/);
+  });
+});
+
+describe.each(["so101.yaml", "koch-follower.yaml"])("the shipped five-axis config %s declares position-only Cartesian control, in metres, in its base frame", (file) => {
+  const registry = createDefaultTools(loadConfig(join(packageRoot(), "config", file)));
+
+  it("move_to_point says only the position is controlled; no move_to_pose is declared; Gemini gets the same text", () => {
+    const d = registry.declarations().find((x) => x.name === "move_to_point")!;
+    expect(d.description).toMatch(/metres in the arm's base frame \(base_link: origin at the base, z up\)/);
+    expect(d.description).toMatch(/5 axes, so only the position is controlled/);
+    expect(registry.declarations().map((x) => x.name)).not.toContain("move_to_pose");
+    const gemini = geminiTools(registry)[0]!.functionDeclarations!.find((f) => f.name === "move_to_point")!;
+    expect(gemini.description).toBe(d.description);
+    expect(JSON.stringify(gemini.parametersJsonSchema)).toMatch(/in metres/);
   });
 });

@@ -28,6 +28,10 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_URDF_MISMATCH: 500,
   ARMB_ERR_TARGET_UNREACHABLE: 422,
   ARMB_ERR_ENVELOPE_VIOLATION: 422,
+  // an IK service (MoveIt) that fails or is silent is upstream's fault; start-time kinematics errors are the server's
+  ARMB_ERR_IK_SERVICE: 502,
+  ARMB_ERR_ROBOT_DESCRIPTION_MISSING: 500,
+  ARMB_ERR_KINEMATICS_UNAVAILABLE: 500,
   ARMB_ERR_POSE_UNKNOWN: 503,
   // ledger
   ARMB_ERR_LEDGER_OPEN: 500,

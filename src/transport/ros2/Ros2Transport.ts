@@ -1,4 +1,6 @@
 import pino, { type Logger } from "pino";
+import type { ArmKinematics } from "../../kinematics/armKinematics.js";
+import type { RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
@@ -31,6 +33,8 @@ export interface Ros2TransportDeps {
   /** Runs once in close(), after our handles are destroyed: shuts the node and rclnodejs down. */
   readonly onClose?: () => void | Promise<void>;
   readonly now?: () => number;
+  /** `kinematics: moveit`: MoveIt's compute_ik, for the Cartesian tools. */
+  readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
 }
 
 /** FollowJointTrajectory / gripper feedback for progress reporting. */
@@ -62,6 +66,8 @@ export interface Ros2Feedback {
  */
 export class Ros2Transport implements Transport {
   readonly kind = "ros2";
+  /** `kinematics: moveit`: the IK service the Cartesian tools ask instead of the local solver. */
+  readonly remoteIk: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
   readonly #deps: Ros2TransportDeps;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -83,6 +89,7 @@ export class Ros2Transport implements Transport {
 
   constructor(deps: Ros2TransportDeps) {
     this.#deps = deps;
+    this.remoteIk = deps.remoteIk;
     this.#log = (deps.logger ?? pino({ level: "silent" })).child({ component: "ros2-transport" });
     this.#now = deps.now ?? Date.now;
     const actuators = actuatorsOf(deps.config);

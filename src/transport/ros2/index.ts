@@ -5,6 +5,10 @@ import { loadRclnodejs } from "./loadRclnodejs.js";
 import type { Rclnodejs } from "./rclTypes.js";
 import type { Ros2OptionsFile } from "./Ros2Options.js";
 import { Ros2Transport } from "./Ros2Transport.js";
+import { readRobotDescription } from "./readRobotDescription.js";
+import { COMPUTE_IK_TYPE } from "../../kinematics/moveitComputeIk.js";
+import { moveitIkSolver, type RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
+import type { ArmKinematics } from "../../kinematics/armKinematics.js";
 
 export interface CreateRos2TransportDeps {
   /** An rclnodejs module (the test double); loaded with loadRclnodejs() when omitted. */
@@ -22,6 +26,12 @@ export interface CreateRos2TransportDeps {
  * `transport.config` (not the config passed in) for lock keys: parameters may
  * have changed the controllers, and a default JTC is added when the arm config
  * lists none.
+ *
+ * With `arm.robot_description` the URDF is read from that topic first (start
+ * fails with ARMB_ERR_ROBOT_DESCRIPTION_MISSING when none arrives in time);
+ * with `kinematics: moveit` a compute_ik client is made for the Cartesian
+ * tools (`transport.remoteIk`). move_group not answering yet is a warning:
+ * it may start after us, and each call then says so.
  */
 export async function createRos2Transport(config: ArmConfig, options: Ros2OptionsFile = {}, deps: CreateRos2TransportDeps = {}): Promise<Ros2Transport> {
   const rcl = deps.rclnodejs ?? (await loadRclnodejs());
@@ -32,11 +42,33 @@ export async function createRos2Transport(config: ArmConfig, options: Ros2Option
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.signalHandling ? { signalHandling: deps.signalHandling } : {}),
   });
+  let resolved = handle.config;
+  let remoteIk: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
+  try {
+    const description = resolved.arm.robotDescription;
+    if (description) {
+      const urdfText = await readRobotDescription(rcl, handle.node, description.topic, description.timeoutMs);
+      resolved = { ...resolved, arm: { ...resolved.arm, urdfText } };
+      deps.logger?.info({ component: "ros2-node", topic: description.topic, bytes: urdfText.length }, "URDF read from the robot description topic");
+    }
+    const moveit = resolved.moveit;
+    if (resolved.kinematics === "moveit" && moveit) {
+      const client = handle.node.createClient(COMPUTE_IK_TYPE, moveit.service);
+      if (!(await client.waitForService(moveit.callTimeoutMs))) {
+        deps.logger?.warn({ component: "ros2-node", service: moveit.service }, "kinematics: moveit, but no compute_ik service answers yet (is move_group running?); Cartesian calls are rejected until it does");
+      }
+      remoteIk = (kin) => moveitIkSolver(client, moveit, kin);
+    }
+  } catch (error) {
+    handle.shutdown();
+    throw error;
+  }
   return new Ros2Transport({
     rcl,
     node: handle.node,
-    config: handle.config,
+    config: resolved,
     setup: handle.setup,
+    remoteIk,
     ...(deps.logger ? { logger: deps.logger } : {}),
     onClose: () => handle.shutdown(),
   });

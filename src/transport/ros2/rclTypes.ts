@@ -116,11 +116,25 @@ export interface RclParameter {
   readonly value: unknown;
 }
 
+/** An rclnodejs QoS object (lib/qos.js); opaque here, built with `new rcl.QoS(...)`. */
+export type RclQoS = object;
+
+/** rclnodejs Client (lib/client.js): `sendRequest(request, callback)`, `waitForService(timeoutMs)`. */
+export interface RclServiceClient {
+  sendRequest(request: object, callback: (response: unknown) => void): void;
+  waitForService(timeout?: number): Promise<boolean>;
+}
+
 /** rclnodejs Node (lib/node.js). */
 export interface RclNode {
   name(): string;
   createSubscription(typeClass: string, topic: string, callback: (message: unknown) => void): RclSubscription;
+  /** With options: `{ qos }` a QoS (lib/node.js createSubscription(typeClass, topic, options, callback)). */
+  createSubscription(typeClass: string, topic: string, options: { readonly qos: RclQoS }, callback: (message: unknown) => void): RclSubscription;
   destroySubscription(subscription: RclSubscription): void;
+  /** A service client (lib/node.js createClient; lib/client.js sendRequest / waitForService). */
+  createClient(typeClass: string, serviceName: string): RclServiceClient;
+  destroyClient(client: RclServiceClient): void;
   declareParameter(parameter: RclParameter, descriptor?: unknown, ignoreOverride?: boolean): RclParameter;
   getParameter(name: string): RclParameter;
   hasParameter(name: string): boolean;
@@ -150,6 +164,8 @@ export interface Rclnodejs {
   Node: new (nodeName: string, namespace?: string) => RclNode;
   ActionClient: new (node: RclNode, typeClass: string, actionName: string, options?: object) => RclActionClient;
   Parameter: new (name: string, type: number, value?: unknown) => RclParameter;
+  /** lib/qos.js: `new QoS(history, depth, reliability, durability)`. */
+  QoS: new (history?: number, depth?: number, reliability?: number, durability?: number) => RclQoS;
   shutdown(): void;
   isShutdown(): boolean;
   /** Removes the SIGINT handler rclnodejs installs when it is imported. */
@@ -177,7 +193,16 @@ export const FjtErrorCode = {
   GOAL_TOLERANCE_VIOLATED: -5,
 } as const;
 
+/** QoS policy values (rclnodejs lib/qos.js, the rmw enums). */
+export const QosPolicy = {
+  HISTORY_KEEP_LAST: 1,
+  RELIABILITY_RELIABLE: 1,
+  DURABILITY_TRANSIENT_LOCAL: 1,
+  DURABILITY_VOLATILE: 2,
+} as const;
+
 export const MSG_JOINT_STATE = "sensor_msgs/msg/JointState";
+export const MSG_STRING = "std_msgs/msg/String";
 export const ACTION_FOLLOW_JOINT_TRAJECTORY = "control_msgs/action/FollowJointTrajectory";
 export const ACTION_GRIPPER_COMMAND = "control_msgs/action/GripperCommand";
 export const ACTION_PARALLEL_GRIPPER_COMMAND = "control_msgs/action/ParallelGripperCommand";

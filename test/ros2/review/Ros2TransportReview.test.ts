@@ -1,40 +1,8 @@
-import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import type { ArmConfig } from "../../../src/config/ArmConfig.js";
-import { DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../../../src/config/loadConfig.js";
-import type { Ros2OptionsFile } from "../../../src/transport/ros2/Ros2Options.js";
-import type { MotionEnd } from "../../../src/transport/Transport.js";
-import { createRos2TransportOnDouble, type Ros2OnDouble } from "../../doubles/createRos2TransportOnDouble.js";
-import { GOAL_STATUS, type RclnodejsDoubleOptions } from "../../doubles/rclnodejsDouble.js";
+import { describe, expect, it } from "vitest";
+import { GOAL_STATUS } from "../../doubles/rclnodejsDouble.js";
+import { configWith, ended, jtc, useRos2Double } from "../ros2OnDoubleHarness.js";
 
-let open: Ros2OnDouble[] = [];
-afterEach(async () => {
-  for (const o of open) await o.close();
-  open = [];
-});
-
-function configWith(patch: (raw: Record<string, unknown>) => void): ArmConfig {
-  const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
-  patch(raw);
-  return parseConfig(raw);
-}
-
-async function start(options: Ros2OptionsFile = {}, sim: Partial<RclnodejsDoubleOptions> = {}, config: ArmConfig = loadConfig()): Promise<Ros2OnDouble> {
-  const o = await createRos2TransportOnDouble(config, options, sim);
-  open.push(o);
-  await o.transport.open(AbortSignal.timeout(5000));
-  return o;
-}
-
-function jtc(o: Ros2OnDouble) {
-  return o.double.world.controllers.get("joint_trajectory_controller")!;
-}
-
-function ended(end: MotionEnd) {
-  if (end.kind !== "ended") throw new Error(`expected ended, got ${JSON.stringify(end)}`);
-  return end.record;
-}
+const { start } = useRos2Double();
 
 describe("Ros2Transport review", () => {
   it("halt while our goal request is still unanswered: the goal, once accepted, is cancelled (the arm does not go on to its target)", async () => {
