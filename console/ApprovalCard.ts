@@ -37,12 +37,12 @@ export class ApprovalCard {
     for (const name of axes) {
       const axis = ctx.axes.find((a) => a.name === name);
       if (!axis) continue;
-      const g = new AxisGauge(axis);
+      const g = new AxisGauge(axis, { compact: true });
       this.#gauges.push(g);
       gaugeBox.appendChild(g.root);
     }
     const noteId = `approval-note-${approval.id}`;
-    this.#note = el("textarea", { attrs: { id: noteId, rows: "2", maxlength: "2000", "data-role": "note" } });
+    this.#note = el("textarea", { attrs: { id: noteId, rows: "1", maxlength: "2000", "data-role": "note" } });
     this.#expiry = el("span", { cls: "expiry" });
     this.#hint = el("p", { cls: "hint", text: "Type your name above to answer." });
     this.#error = el("p", { cls: "err", attrs: { role: "alert" } });

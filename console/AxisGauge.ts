@@ -39,13 +39,16 @@ export class AxisGauge {
   readonly #value: HTMLElement;
   readonly #detail: HTMLElement;
   readonly #badge: HTMLElement;
+  readonly #compact: boolean;
 
-  constructor(axis: ArmAxis) {
+  /** `compact`: inside a decision card, where the limits drawn at the track's ends are enough. */
+  constructor(axis: ArmAxis, options: { readonly compact?: boolean } = {}) {
     this.#axis = axis;
+    this.#compact = options.compact ?? false;
     this.#value = el("span", { cls: "gauge-value" });
     this.#badge = el("span", { cls: "badge moving", text: "MOVING" });
     this.#detail = el("div", { cls: "gauge-detail" });
-    const s = svg("svg", { viewBox: `0 0 ${W} 40`, class: "gauge-svg", role: "img", preserveAspectRatio: "none" });
+    const s = svg("svg", { viewBox: `0 0 ${W} 40`, class: "gauge-svg", role: "img" });
     s.appendChild(svg("line", { x1: PAD, x2: W - PAD, y1: TRACK_Y, y2: TRACK_Y, class: "track" }));
     for (const v of [axis.min, axis.max, ...(axis.min < 0 && axis.max > 0 ? [0] : [])]) {
       const x = this.#x(v);
@@ -120,8 +123,8 @@ export class AxisGauge {
       parts.push(off <= 0.01 ? "at target" : `${fixed(off)} from target`);
     }
     if (out) parts.push("OUTSIDE ITS LIMITS");
-    parts.push(`limits ${fixed(this.#axis.min, 2)} .. ${fixed(this.#axis.max, 2)}`);
-    setText(this.#detail, parts.join(" \u00b7 "));
-    this.#svg.setAttribute("aria-label", `${this.#axis.name}: ${this.#value.textContent ?? ""}; ${parts.join(", ")}`);
+    const shown = this.#compact ? parts : [...parts, `limits ${fixed(this.#axis.min, 2)} .. ${fixed(this.#axis.max, 2)}`];
+    setText(this.#detail, shown.join(" \u00b7 "));
+    this.#svg.setAttribute("aria-label", `${this.#axis.name}: ${this.#value.textContent ?? ""}; ${parts.join(", ")}; limits ${fixed(this.#axis.min, 2)} to ${fixed(this.#axis.max, 2)}`);
   }
 }

@@ -100,7 +100,7 @@ export class HistoryPanel {
       el("span", { cls: "h-who", text: `settled by ${settledText(a)}` }),
       el("span", { cls: "h-id", text: a.action_id }),
       ...(a.operator_note ? [el("span", { cls: "h-note", text: `note: ${a.operator_note}` })] : []),
-      ...(message ? [el("span", { cls: "h-msg", text: message })] : []),
+      ...(message ? [el("span", { cls: "h-msg", text: `told the model: ${message}` })] : []),
     ]);
   }
 }

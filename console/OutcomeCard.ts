@@ -1,7 +1,7 @@
 import { describeError, type ApiClient } from "./api.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { el, setText } from "./dom.js";
-import { ago, clockTime, json } from "./format.js";
+import { clockTime, json } from "./format.js";
 import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS } from "./outcomeOptions.js";
 import type { ActionView, ArmAxis, ConfirmOption, Pose } from "./wire.js";
 
@@ -50,14 +50,14 @@ export class OutcomeCard {
       ctx.showRow(id);
     });
     const meta = el("p", { cls: "meta" }, [
-      document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 started ${clockTime(action.created_at)} (${ago(action.created_at)})${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
+      document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
       rowLink,
     ]);
     const gaugeBox = el("div", { cls: "gauges compact" });
     for (const name of moved) {
       const axis = ctx.axes.find((a) => a.name === name);
       if (!axis) continue;
-      const g = new AxisGauge(axis);
+      const g = new AxisGauge(axis, { compact: true });
       this.#gauges.push(g);
       gaugeBox.appendChild(g.root);
     }
@@ -68,13 +68,13 @@ export class OutcomeCard {
       ...(notes.length ? [el("ul", {}, notes.map((n) => el("li", { text: n })))] : []),
     ]);
     const noteId = `note-${id}`;
-    this.#note = el("textarea", { attrs: { id: noteId, rows: "2", maxlength: "2000", "data-role": "note" } });
+    this.#note = el("textarea", { attrs: { id: noteId, rows: "1", maxlength: "2000", "data-role": "note" } });
     this.#buttonRow = el("div", { cls: "outcomes" });
     this.#hint = el("p", { cls: "hint", text: "Type your name above to answer." });
     this.#error = el("p", { cls: "err", attrs: { role: "alert" } });
     this.root = el("article", { cls: "card unknown", attrs: { "data-action-id": id, id: `card-${id}` } }, [
       el("h3", { text: `Did this ${action.tool} happen? Look at the arm.` }),
-      el("p", { cls: "lead", text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target. ${releasesText(action.resources)} accept no motion until you answer.` }),
+      el("p", { cls: "lead", text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target; ${releasesText(action.resources)} accept no motion until you answer.` }),
       meta,
       el("div", { cls: "args", text: `${action.tool} ${json(action.args)}` }),
       gaugeBox,

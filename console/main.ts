@@ -320,7 +320,10 @@ class OperatorConsole {
     if (box.dataset.faults === key) return;
     box.dataset.faults = key;
     box.hidden = faults.length === 0;
-    box.replaceChildren(...faults.map((f) => el("p", {}, [el("b", { text: `Arm fault: ${f}. ` }), document.createTextNode(howFaultClears(f))])));
+    // Faults that clear the same way share a line ("stall:wrist_2" and "axis wrist_2 stalled" are one event).
+    const byAdvice = new Map<string, string[]>();
+    for (const f of faults) byAdvice.set(howFaultClears(f), [...(byAdvice.get(howFaultClears(f)) ?? []), f]);
+    box.replaceChildren(...[...byAdvice].map(([advice, fs]) => el("p", {}, [el("b", { text: `Arm fault: ${fs.join(", ")}. ` }), document.createTextNode(advice)])));
   }
 
   #banner(tone: "ok" | "bad", message: string): void {

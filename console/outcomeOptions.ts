@@ -12,8 +12,8 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** Where the arm is taken to be after each choice: said on the button, since the model will act on it. */
 export const WHERE_THE_ARM_IS: Readonly<Record<Outcome, string>> = {
   reached: "The arm is taken to be at the target.",
-  partial: "The arm may now be anywhere between its start and the target: the model must read the pose before it moves again.",
-  not_moved: "The arm is taken to be where it started. If it did move, choose the middle button instead.",
+  partial: "The arm may now be anywhere between its start and the target.",
+  not_moved: "The arm is taken to be where it started (if it moved at all, choose part-way).",
 };
 
 export function isOutcome(s: string): s is Outcome {

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConsoleRig, HAVE_CHROMIUM, NO_CHROMIUM_REASON } from "./consoleHarness.js";
+
+let rig: ConsoleRig;
+
+describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped when ${NO_CHROMIUM_REASON})`, () => {
+  beforeAll(async () => {
+    rig = await ConsoleRig.start("layout", { simArgs: ["--stall-joint", "wrist_2"] });
+  }, 60_000);
+  afterAll(async () => rig?.stop());
+
+  it("puts a pending unknown above the fold at 1280x800 and never scrolls sideways at 390x844", async () => {
+    const result = await rig.call("layout-1", "move_joints", { positions: { wrist_2: 0.9, elbow: 1.3 } });
+    expect(result.status).toBe("unknown");
+    const actionId = result.action_id as string;
+
+    const laptop = await rig.open({ width: 1280, height: 800 });
+    const card = laptop.page.locator(`[data-action-id="${actionId}"]`);
+    await card.waitFor();
+    await laptop.page.locator('[data-outcome="partial"]').first().waitFor();
+    const box = await card.locator(".outcomes").boundingBox();
+    expect(box).not.toBeNull();
+    // The whole decision, its three buttons included, is on the first screen.
+    expect(box!.y + box!.height).toBeLessThanOrEqual(800);
+    await rig.shot(laptop.page, "unknown-1280x800.png");
+    await laptop.page.screenshot({ path: `test-output/browser/layout/unknown-1280x800-fold.png` });
+
+    const phone = await rig.open({ width: 390, height: 844 });
+    await phone.page.locator(`[data-action-id="${actionId}"]`).waitFor();
+    const widths = await phone.page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    expect(widths.body).toBeLessThanOrEqual(390);
+    await rig.shot(phone.page, "unknown-390x844.png");
+    expect([...laptop.problems, ...phone.problems]).toEqual([]);
+  });
+});
