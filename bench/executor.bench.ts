@@ -18,7 +18,7 @@ import { parseConfig } from "../src/config/loadConfig.js";
 import { Executor } from "../src/executor/Executor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
-import type { ActionRecord, ArmStatus, HaltResult, MotionCommand, MotionEnd, Transport } from "../src/transport/Transport.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../src/transport/Transport.js";
 
 const JOINTS = 64;
 const ROUNDS: Record<number, number> = { 1: 2000, 8: 300, 64: 40 };
@@ -47,6 +47,12 @@ class InstantArm implements Transport {
     return this.#status;
   }
   onStatus(): () => void {
+    return () => undefined;
+  }
+  linkState(): LinkState {
+    return { state: "connected", since: 0, last_status_at: this.#status.stampMs };
+  }
+  onLinkState(): () => void {
     return () => undefined;
   }
   async halt(): Promise<HaltResult> {

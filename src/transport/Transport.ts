@@ -49,6 +49,15 @@ export interface Transport {
   /** Called on every status (serial STATUS frames, ROS /joint_states). Returns an unsubscribe function. */
   onStatus(listener: (status: ArmStatus) => void): () => void;
 
+  /** The arm connection's state now (never throws; `down` before open and after close). */
+  linkState(): LinkState;
+
+  /**
+   * Called when the link state changes (state, attempt or detail), as soon as
+   * the transport knows — not on a poll of the caller's. Returns an unsubscribe function.
+   */
+  onLinkState(listener: (state: LinkState) => void): () => void;
+
   /**
    * Halts motion on these axes (all axes when omitted) and holds position.
    * Resolves with the status observed after the halt, if any arrived before
@@ -159,3 +168,26 @@ export const TERMINAL_ACTION_STATES: Readonly<Record<ActionState, boolean>> = {
   faulted: true,
   voided: true,
 };
+
+/**
+ * The state of the connection to the arm, as a console shows it beside (and
+ * apart from) its own event stream:
+ * - `connected`: the link is up and the arm answers;
+ * - `reconnecting`: the link was lost (or the arm stopped answering) and the
+ *   transport is trying to get it back on its own — `attempt` counts tries;
+ * - `down`: not opened yet, closed, or given up: nothing is trying.
+ */
+export type LinkStateName = "connected" | "reconnecting" | "down";
+
+/** The HTTP API carries this shape unchanged (`GET /v1/state` → `link`, the SSE `state` event). */
+export interface LinkState {
+  readonly state: LinkStateName;
+  /** Epoch ms (our clock) when the link entered this state. */
+  readonly since: number;
+  /** Reconnection attempt under way or just failed (1, 2, …); only while `reconnecting`, when the transport counts them. */
+  readonly attempt?: number;
+  /** Epoch ms of the newest status received from the arm, if any ever was: how old "the arm's pose" really is. */
+  readonly last_status_at?: number;
+  /** Why, in words for an operator (the error that dropped the link, what is missing). */
+  readonly detail?: string;
+}

@@ -1,10 +1,12 @@
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { ArmbridgeError } from "../../src/errors.js";
+import { LinkStateTracker } from "../../src/transport/LinkStateTracker.js";
 import type {
   ActionRecord,
   ArmStatus,
   HaltResult,
+  LinkState,
   MotionCommand,
   MotionEnd,
   Transport,
@@ -63,6 +65,8 @@ export class FakeArm implements Transport {
   readonly #options: FakeArmOptions;
   #statusTimer: NodeJS.Timeout | undefined;
   #latest: ArmStatus | undefined;
+  /** Tests move it by hand (`link.set("reconnecting", …)`) to play a lost link. */
+  readonly link = new LinkStateTracker({ lastStatusAt: () => this.#latest?.stampMs });
   #frozen = false;
   #closed = false;
 
@@ -72,11 +76,21 @@ export class FakeArm implements Transport {
   }
 
   async open(): Promise<void> {
+    this.link.set("connected");
     this.#publish();
     this.#statusTimer = setInterval(() => this.#publish(), 1000 / (this.#options.statusHz ?? 100));
   }
 
+  linkState(): LinkState {
+    return this.link.snapshot();
+  }
+
+  onLinkState(listener: (state: LinkState) => void): () => void {
+    return this.link.subscribe(listener);
+  }
+
   async close(): Promise<void> {
+    this.link.set("down", { detail: "the transport is closed" });
     this.#closed = true;
     clearInterval(this.#statusTimer);
     for (const m of this.#active.values()) clearTimeout(m.timer);

@@ -34,7 +34,9 @@ export const DEFAULT_MAX_STREAM_BACKLOG_BYTES = 1024 * 1024;
  * however many clients; `close()` ends every stream so the server can stop.
  *
  * Event names: `state` (same shape as GET /v1/state) and `executor` (an
- * ExecutorEvent, with an `action_resolved` row as an ActionView).
+ * ExecutorEvent, with an `action_resolved` row as an ActionView). `state`
+ * is throttled to `stateIntervalMs`, except that a change of the arm link's
+ * state is sent at once.
  *
  * Memory stays bounded whatever the clients do: at most `maxStreams`
  * streams, and each one's unsent backlog at most `maxBacklogBytes` (plus the
@@ -64,6 +66,8 @@ export class EventStreamHub {
     this.#unsubscribe = [
       bridge.onEvent((e) => this.#onExecutorEvent(e)),
       bridge.transport.onStatus(() => this.#scheduleState()),
+      // Not throttled: an operator must see a lost arm link within a second, not at the next status (there is none).
+      bridge.transport.onLinkState(() => this.#sendStateNow()),
     ];
   }
 
@@ -127,6 +131,14 @@ export class EventStreamHub {
       this.#lastStateAt = Date.now();
       if (this.#clients.size > 0) this.#broadcast("state", armStateView(this.#bridge));
     }, wait);
+  }
+
+  #sendStateNow(): void {
+    if (this.#clients.size === 0 || this.#closed) return;
+    clearTimeout(this.#stateTimer);
+    this.#stateTimer = undefined;
+    this.#lastStateAt = Date.now();
+    this.#broadcast("state", armStateView(this.#bridge));
   }
 
   #broadcast(event: string, data: unknown): void {

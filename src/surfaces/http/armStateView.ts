@@ -1,8 +1,15 @@
 import type { Bridge } from "../../bridge/Bridge.js";
+import type { LinkState } from "../../transport/Transport.js";
 import { actionView, type ActionView } from "./actionView.js";
 
 /** GET /v1/state and the console's `state` events. */
 export interface ArmStateView {
+  /**
+   * The arm connection (connected / reconnecting since … attempt N / down),
+   * apart from the browser's own event stream. While it is not `connected`,
+   * `pose` is the last one received, `link.last_status_at` old: not "now".
+   */
+  readonly link: LinkState;
   /** Axis → position (rad; gripper 0..1), from the newest status. Empty before the first. */
   readonly pose: Readonly<Record<string, number>>;
   readonly moving: readonly string[];
@@ -36,6 +43,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
   }
   const ageMs = status ? Math.max(0, now - status.stampMs) : null;
   return {
+    link: bridge.transport.linkState(),
     pose,
     moving,
     stale: ageMs === null || ageMs > bridge.config.staleAfterMs,

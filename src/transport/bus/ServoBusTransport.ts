@@ -4,7 +4,8 @@ import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../serial/link/ByteLink.js";
-import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import { LinkStateTracker } from "../LinkStateTracker.js";
+import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { BusChannel } from "./BusChannel.js";
 import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
 import { countOf, positionOf, servoAxesOf, type ServoAxis } from "./servoAxes.js";
@@ -87,6 +88,7 @@ export class ServoBusTransport implements Transport {
   readonly #session = randomBytes(4).toString("hex");
   readonly #readAttempts: number;
   #latest: ArmStatus | undefined;
+  readonly #linkState: LinkStateTracker;
   #loop: Promise<void> | undefined;
   #running = false;
   #closed: Promise<void> | undefined;
@@ -109,6 +111,7 @@ export class ServoBusTransport implements Transport {
     this.#servos = axes.map((axis) => ({ axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: protocol.table.statusBlocks.map(() => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0 }));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
+    this.#linkState = new LinkStateTracker({ now: this.#now, lastStatusAt: () => this.#latest?.stampMs, onListenerError: (err) => this.#log.error({ err }, "link state listener threw") });
   }
 
   /** Bus traffic so far (bench figures). */
@@ -129,16 +132,21 @@ export class ServoBusTransport implements Transport {
       await this.#readStatus();
       missing = this.#servos.filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0)).map((s) => s.axis.id);
     }
-    if (missing.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
+    if (missing.length > 0) {
+      this.#linkState.set("down", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
+      throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
+    }
     for (const s of this.#servos) await this.#arm(s);
     this.#publish();
     this.#running = true;
+    this.#linkState.set("connected");
     this.#loop = this.#statusLoop();
   }
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#running = false;
+      this.#linkState.set("down", { detail: "the transport is closed" });
       await this.#loop;
       for (const t of this.#tracks.values()) t.end();
       this.#channel.dispose();
@@ -264,6 +272,24 @@ export class ServoBusTransport implements Transport {
     }
     for (const track of this.#tracks.values()) if (track.phase === "running") this.#judge(track);
     this.#publish();
+    this.#judgeLink();
+  }
+
+  linkState(): LinkState {
+    return this.#linkState.snapshot();
+  }
+
+  onLinkState(listener: (state: LinkState) => void): () => void {
+    return this.#linkState.subscribe(listener);
+  }
+
+  /** Connected while every servo answered within stale_after_ms; the status loop itself is the retry. */
+  #judgeLink(): void {
+    if (!this.#running) return;
+    const at = this.#now();
+    const silent = this.#servos.filter((s) => at - s.stampMs > this.#config.staleAfterMs).map((s) => s.axis.id);
+    if (silent.length === 0) this.#linkState.set("connected");
+    else this.#linkState.set("reconnecting", { detail: `no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url}` });
   }
 
   #publish(): void {

@@ -3,7 +3,8 @@ import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
 import { linkSignals } from "../linkSignals.js";
-import type { ActionRecord, ArmStatus, HaltResult, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import { LinkStateTracker } from "../LinkStateTracker.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
 import type { JointLimits } from "./buildTrajectoryGoal.js";
@@ -15,6 +16,9 @@ import { planMotion, refusal, validateMotion } from "./planMotion.js";
 import { MSG_JOINT_STATE, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Setup } from "./resolveRos2Setup.js";
 import { ServerRegistry } from "./ServerRegistry.js";
+
+/** How often the ROS link is judged (servers available, /joint_states fresh): a console hears of a change within this. */
+const LINK_POLL_MS = 200;
 
 export interface Ros2TransportDeps {
   readonly rcl: Rclnodejs;
@@ -72,6 +76,8 @@ export class Ros2Transport implements Transport {
   readonly #feedbackListeners = new Set<(feedback: Ros2Feedback) => void>();
   readonly #closing = new AbortController();
   #subscription: RclSubscription | undefined;
+  readonly #link: LinkStateTracker;
+  #linkPoll: NodeJS.Timeout | undefined;
   #opened = false;
   #closed: Promise<void> | undefined;
 
@@ -83,6 +89,11 @@ export class Ros2Transport implements Transport {
     this.#actuators = new Map(actuators.map((a) => [a.name, a]));
     this.#limits = new Map(actuators.map((a) => [a.name, { maxVelocity: a.maxVelocity, maxAcceleration: a.maxAcceleration }]));
     this.#servers = new ServerRegistry(deps.setup);
+    this.#link = new LinkStateTracker({
+      now: this.#now,
+      lastStatusAt: () => this.#observer.latest()?.stampMs,
+      onListenerError: (err) => this.#log.error({ err }, "link state listener threw"),
+    });
     this.#tracker = new ActionTracker({ actuators: this.#actuators, staleAfterMs: deps.config.staleAfterMs, now: this.#now, latest: () => this.latestStatus() });
     this.#observer = new JointStateObserver({
       joints: deps.config.arm.joints.map((j) => j.name),
@@ -130,16 +141,24 @@ export class Ros2Transport implements Transport {
     const wait = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(ms), ...(signal ? [signal] : [])]);
     const first = await this.#observer.waitFor((s) => axes.every((a) => a in s.axes), wait);
     if (!first) {
+      this.#link.set("down", { detail: `no ${setup.options.jointStatesTopic} naming ${axes.join(", ")} within ${ms} ms` });
       throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${setup.options.jointStatesTopic} naming ${axes.join(", ")}`, ms });
     }
     for (const [name, client] of this.#servers.clients()) {
       if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; motions will wait for it");
     }
+    this.#judgeLink();
+    // Neither a vanished action server nor silent /joint_states produces a callback, so the link is judged on a clock.
+    this.#linkPoll ??= setInterval(() => this.#judgeLink(), LINK_POLL_MS);
+    this.#linkPoll.unref();
   }
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing.abort();
+      clearInterval(this.#linkPoll);
+      this.#linkPoll = undefined;
+      this.#link.set("down", { detail: "the transport is closed" });
       this.#servers.destroyClients(this.#log);
       if (this.#subscription) {
         try {
@@ -172,6 +191,35 @@ export class Ros2Transport implements Transport {
 
   onStatus(listener: (status: ArmStatus) => void): () => void {
     return this.#observer.onStatus(listener);
+  }
+
+  linkState(): LinkState {
+    return this.#link.snapshot();
+  }
+
+  onLinkState(listener: (state: LinkState) => void): () => void {
+    return this.#link.subscribe(listener);
+  }
+
+  /**
+   * Connected while every action server we drive is available and
+   * /joint_states is fresher than stale_after_ms. Otherwise `reconnecting`:
+   * DDS discovery brings a restarted controller manager or driver back by
+   * itself (no attempts to count), and the detail names what is missing.
+   */
+  #judgeLink(): void {
+    if (this.#closed) return;
+    const missing = [...this.#servers.clients()].filter(([, c]) => !c.isActionServerAvailable()).map(([name]) => name);
+    const latest = this.#observer.latest();
+    const age = latest ? this.#now() - latest.stampMs : Infinity;
+    const topic = this.#deps.setup.options.jointStatesTopic;
+    // Stable words (no running age): the tracker tells listeners only when they change.
+    const problems = [
+      ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),
+      ...(age > this.#deps.config.staleAfterMs ? [latest ? `no ${topic} for more than ${this.#deps.config.staleAfterMs} ms` : `no ${topic} yet`] : []),
+    ];
+    if (problems.length === 0) this.#link.set("connected");
+    else this.#link.set("reconnecting", { detail: problems.join("; ") });
   }
 
   /** FollowJointTrajectory (desired/actual/error) and gripper feedback, for progress. */

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../errors.js";
+import { LinkStateTracker } from "../LinkStateTracker.js";
 import type { ArmStatus } from "../Transport.js";
 import { checkHello, type ConnectedDevice, type HelloExpectation } from "./checkHello.js";
 import type { FrameCodec } from "./FrameCodec.js";
@@ -45,6 +46,8 @@ export class SerialConnection {
   readonly channel: RequestChannel;
   readonly statuses: StatusCache;
   readonly motions = new MotionWatches();
+  /** What a console shows of this link: connected, reconnecting (attempt N, as logged), down. */
+  readonly linkState: LinkStateTracker;
 
   private readonly options: SerialConnectionOptions;
   private readonly link: ByteLink;
@@ -70,6 +73,8 @@ export class SerialConnection {
   private garbageFrames = 0;
   private acceptedStatuses = 0;
   private lastStatusAcceptedAt = -Infinity;
+  /** Why the link is not connected, for the link state's detail. */
+  private lastLossReason: string | undefined;
 
   constructor(options: SerialConnectionOptions) {
     this.options = options;
@@ -78,6 +83,11 @@ export class SerialConnection {
     this.logger = options.logger;
     this.channel = new RequestChannel(this.codec, (bytes) => this.link.write(bytes), this.logger);
     this.statuses = new StatusCache(this.logger);
+    this.linkState = new LinkStateTracker({
+      now: options.now,
+      lastStatusAt: () => this.statuses.latest()?.stampMs,
+      onListenerError: (err) => this.logger.error({ err }, "link state listener threw"),
+    });
     this.backoff = new ExponentialBackoff(options.backoff);
     this.decoder = this.codec.createDecoder();
     this.unsubscribeLink = [
@@ -169,6 +179,7 @@ export class SerialConnection {
 
   private async firstOpen(signal: AbortSignal | undefined): Promise<void> {
     this.currentState = "opening";
+    this.linkState.set("down", { detail: `opening ${this.link.url}` });
     const deadline = AbortSignal.any([signal ?? AbortSignal.timeout(this.options.openTimeoutMs), this.lifetime.signal]);
     try {
       await this.connect(deadline);
@@ -176,7 +187,10 @@ export class SerialConnection {
       this.openPromise = undefined;
       this.connected = undefined;
       this.stopHeartbeat();
-      if ((this.currentState as SerialConnectionState) !== "closed") this.currentState = "idle";
+      if ((this.currentState as SerialConnectionState) !== "closed") {
+        this.currentState = "idle";
+        this.linkState.set("down", { detail: `could not open ${this.link.url}: ${(error as Error).message}` });
+      }
       await this.link.close();
       throw error;
     }
@@ -193,6 +207,7 @@ export class SerialConnection {
     this.channel.interruptAll(closed);
     this.motions.interruptAll({ kind: "link_error", error: closed });
     this.notifyConnected(false);
+    this.linkState.set("down", { detail: "the transport is closed" });
     // Let a reconnection or first open that is under way unwind before the link goes.
     await this.reconnectTask;
     await this.openPromise?.catch(() => undefined);
@@ -227,6 +242,7 @@ export class SerialConnection {
     if (previousBootId !== undefined && previousBootId !== hello.bootId) this.reportReboot(previousBootId, hello.bootId);
     const first = await this.statuses.next(signal);
     if (!first) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: this.options.transportKind });
+    this.linkState.set("connected");
     this.notifyConnected(true);
   }
 
@@ -242,6 +258,7 @@ export class SerialConnection {
     this.motions.interruptAll({ kind: "link_error", error: lost });
     if (wasConnected) {
       this.currentState = "reconnecting";
+      this.lastLossReason = `link lost: ${error.message}`;
       this.scheduleReconnect();
     }
   }
@@ -250,6 +267,7 @@ export class SerialConnection {
     if (this.currentState !== "reconnecting") return;
     const delay = this.backoff.next();
     this.logger.info({ delayMs: delay, attempt: this.backoff.attempts }, "reconnecting");
+    this.linkState.set("reconnecting", { attempt: this.backoff.attempts, detail: this.lastLossReason });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.reconnectTask = this.tryReconnect();
@@ -266,6 +284,7 @@ export class SerialConnection {
     } catch (error) {
       if (this.currentState === "closed") return;
       this.logger.warn({ err: error }, "reconnection attempt failed");
+      this.lastLossReason = `reconnection attempt ${this.backoff.attempts} failed: ${(error as Error).message}`;
       this.connected = undefined;
       this.stopHeartbeat();
       this.currentState = "reconnecting";

@@ -1,7 +1,7 @@
 import { actuatorsOf } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { silentLogger } from "../../observability/logger.js";
-import type { ActionRecord, ArmStatus, HaltResult, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { PROTOCOL_V1_CODEC } from "./FrameCodec.js";
 import { haltSerialAxes, type SerialHaltContext } from "./haltSerialAxes.js";
 import type { ByteLink } from "./link/ByteLink.js";
@@ -138,6 +138,14 @@ export class SerialTransport implements Transport {
 
   onStatus(listener: (status: ArmStatus) => void): () => void {
     return this.connection.statuses.subscribe(listener);
+  }
+
+  linkState(): LinkState {
+    return this.connection.linkState.snapshot();
+  }
+
+  onLinkState(listener: (state: LinkState) => void): () => void {
+    return this.connection.linkState.subscribe(listener);
   }
 
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {

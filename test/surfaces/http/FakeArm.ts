@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
 import { actuatorsOf } from "../../../src/config/actuators.js";
-import type { ActionRecord, ArmStatus, HaltResult, MotionCommand, MotionEnd, Transport } from "../../../src/transport/Transport.js";
+import { LinkStateTracker } from "../../../src/transport/LinkStateTracker.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../../../src/transport/Transport.js";
 
 /** How the next motion ends: reaches its target, or stalls halfway (→ the executor says `unknown`). */
 export type FakeEnding = "reach" | "stall_after_moving";
@@ -17,17 +18,29 @@ export class FakeArm implements Transport {
   readonly #positions = new Map<string, number>();
   readonly #records = new Map<string, ActionRecord>();
   readonly #listeners = new Set<(s: ArmStatus) => void>();
+  /** Tests move it by hand (`link.set("reconnecting", …)`) to play a lost link. */
+  readonly link = new LinkStateTracker({ lastStatusAt: () => Date.now() });
 
   constructor(config: ArmConfig) {
     for (const a of actuatorsOf(config)) this.#positions.set(a.name, a.home);
   }
 
   async open(): Promise<void> {
+    this.link.set("connected");
     this.#emit();
   }
 
   async close(): Promise<void> {
+    this.link.set("down", { detail: "the transport is closed" });
     this.#listeners.clear();
+  }
+
+  linkState(): LinkState {
+    return this.link.snapshot();
+  }
+
+  onLinkState(listener: (state: LinkState) => void): () => void {
+    return this.link.subscribe(listener);
   }
 
   async runMotion(command: MotionCommand): Promise<MotionEnd> {
