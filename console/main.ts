@@ -4,7 +4,7 @@
  * the history. Bundled by console/build.mjs; dom.ts is the only way data
  * reaches the page.
  */
-import { ApiClient, describeError } from "./api.js";
+import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
@@ -62,6 +62,8 @@ class OperatorConsole {
   #stream: StreamStatus = { state: "connecting", since: Date.now() };
   #approvals: readonly ApprovalView[] = [];
   #approvalsTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A bridge without the approval gate answers 404: then the console stops asking. */
+  #approvalsAbsent = false;
 
   constructor(api: ApiClient) {
     this.#api = api;
@@ -187,7 +189,7 @@ class OperatorConsole {
   }
 
   #refreshApprovals(delayMs = 100): void {
-    if (this.#approvalsTimer !== undefined) return;
+    if (this.#approvalsTimer !== undefined || this.#approvalsAbsent) return;
     this.#approvalsTimer = setTimeout(() => {
       this.#approvalsTimer = undefined;
       this.#api
@@ -196,8 +198,9 @@ class OperatorConsole {
           this.#approvals = r.approvals;
           this.#renderApprovals();
         })
-        .catch(() => {
-          // A bridge without approvals (404) or a dropped request: the next event retries.
+        .catch((error: unknown) => {
+          // A dropped request: the next event retries.
+          if (error instanceof ApiError && error.status === 404) this.#approvalsAbsent = true;
         });
     }, delayMs);
   }

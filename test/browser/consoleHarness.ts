@@ -35,6 +35,14 @@ export interface EffectLine {
   readonly outcome?: string;
 }
 
+/** The model-facing result of one call. */
+export interface CallOutput {
+  readonly status: string;
+  readonly action_id?: string;
+  readonly message: string;
+  readonly settled_by?: string;
+}
+
 /** A real firmware-sim and a real `armbridge serve` on it (dist/), each on port 0, and a fresh chromium profile. */
 export class ConsoleRig {
   readonly dir: string;
@@ -81,7 +89,7 @@ export class ConsoleRig {
     await page.screenshot({ path: join(OUTPUT_DIR, this.name, file), fullPage: true });
   }
 
-  async api<T = any>(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  async api<T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: T }> {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) } };
     if (body !== undefined) init.body = JSON.stringify(body);
     const r = await fetch(`${this.url}${path}`, init);
@@ -89,10 +97,10 @@ export class ConsoleRig {
   }
 
   /** One call through POST /v1/calls; the model-facing result (output, or error for a rejection). */
-  async call(id: string, name: string, args: unknown): Promise<any> {
-    const r = await this.api("POST", "/v1/calls", { calls: [{ id, name, args }] });
-    const response = r.json.responses[0].response;
-    return response.output ?? response.error;
+  async call(id: string, name: string, args: unknown): Promise<CallOutput> {
+    const r = await this.api<{ responses: { response: { output?: CallOutput; error?: CallOutput } }[] }>("POST", "/v1/calls", { calls: [{ id, name, args }] });
+    const response = r.json.responses[0]!.response;
+    return (response.output ?? response.error)!;
   }
 
   /** Ground truth: what the simulator says physically happened. */

@@ -1,7 +1,13 @@
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConsoleRig, HAVE_CHROMIUM, NO_CHROMIUM_REASON } from "./consoleHarness.js";
 
 let rig: ConsoleRig;
+
+/** Evaluated in the page as a string: this file is type-checked without the DOM's types. */
+async function pageWidths(page: Page): Promise<{ scroll: number; client: number; body: number }> {
+  return page.evaluate(`({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth })`);
+}
 
 describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped when ${NO_CHROMIUM_REASON})`, () => {
   beforeAll(async () => {
@@ -12,7 +18,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped
   it("puts a pending unknown above the fold at 1280x800 and never scrolls sideways at 390x844", async () => {
     const result = await rig.call("layout-1", "move_joints", { positions: { wrist_2: 0.9, elbow: 1.3 } });
     expect(result.status).toBe("unknown");
-    const actionId = result.action_id as string;
+    const actionId = result.action_id!;
 
     const laptop = await rig.open({ width: 1280, height: 800 });
     const card = laptop.page.locator(`[data-action-id="${actionId}"]`);
@@ -27,7 +33,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped
 
     const phone = await rig.open({ width: 390, height: 844 });
     await phone.page.locator(`[data-action-id="${actionId}"]`).waitFor();
-    const widths = await phone.page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth }));
+    const widths = await pageWidths(phone.page);
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     expect(widths.body).toBeLessThanOrEqual(390);
     await rig.shot(phone.page, "unknown-390x844.png");
