@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
-import type { ActionRow } from "../ledger/ActionRow.js";
+import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
@@ -11,6 +11,7 @@ import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
+import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
@@ -158,20 +159,30 @@ export class Executor {
     }
   }
 
-  /** An operator's word on an unknown action: lifts its quarantine. */
+  /**
+   * An operator's word on an unknown action (reached / partial / not_moved,
+   * or the older done / not_done): records it with the pose the arm reports
+   * at this moment and lifts the quarantine on what the outcome releases
+   * (CONFIRM_OUTCOME_RULES).
+   */
   confirm(actionId: string, confirmation: Confirmation): ActionRow {
     const current = this.ledger.get(actionId);
+    const outcome = canonicalOutcome(confirmation.outcome);
+    const rule = CONFIRM_OUTCOME_RULES[outcome];
+    const status = this.transport.latestStatus();
+    const pose = poseOf(status);
+    const observed = confirmation.observed ?? (status && pose ? { pose, stampMs: status.stampMs } : undefined);
+    const operator = confirmation.operator.trim();
     // The row's words follow its new state, written together with it (one truth per row).
     const message =
       current &&
-      messageOf({
-        ...current,
-        state: confirmation.outcome === "done" ? "confirmed_done" : "confirmed_not_done",
-        settledBy: "operator",
-        operator: confirmation.operator.trim(),
-      });
-    const row = this.ledger.confirm(actionId, confirmation, this.#now(), message);
+      messageOf({ ...current, state: rule.state, settledBy: "operator", operator, operatorNote: confirmation.note, operatorOutcome: outcome, observed });
+    const row = this.ledger.confirm(actionId, { ...confirmation, outcome, observed }, this.#now(), message);
     this.quarantine.update(row);
+    // Whatever the outcome does not release stays held in this process.
+    const kept = row.resources.filter((r) => !rule.releases(row).includes(r));
+    if (kept.length > 0) this.quarantine.hold(row.actionId, kept);
+    this.#log.info({ action_id: actionId, outcome, operator, observed_pose: observed?.pose }, "operator confirmed an unknown action");
     this.#emit({ type: "action_resolved", row });
     return row;
   }

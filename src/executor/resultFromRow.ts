@@ -1,5 +1,6 @@
 import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow } from "./confirmOutcomes.js";
 import { resultMessages } from "./resultMessages.js";
 
 /**
@@ -8,7 +9,8 @@ import { resultMessages } from "./resultMessages.js";
  * disagree with what was recorded (including an operator's later word).
  */
 export function resultFromRow(row: ActionRow): CallResult {
-  const pose = row.evidence?.pose;
+  // A confirmed row's pose is the one observed when the operator confirmed.
+  const pose = row.observed?.pose ?? row.evidence?.pose;
   const base = { action_id: row.actionId, timed_out: row.timedOut, ...(pose ? { pose } : {}) };
   const table: Record<ActionState, () => CallResult> = {
     started: () => ({
@@ -19,7 +21,7 @@ export function resultFromRow(row: ActionRow): CallResult {
       message: resultMessages.unknown(row.tool, row.actionId, "it has not settled yet", row.resources),
     }),
     done: () => ({ ...base, status: "done", settled_by: row.settledBy, message: row.message ?? resultMessages.done(row.tool, row.actionId, "completion", row.timedOut) }),
-    confirmed_done: () => ({ ...base, status: "done", settled_by: "operator", message: resultMessages.done(row.tool, row.actionId, "operator", row.timedOut) }),
+    confirmed_done: () => ({ ...base, status: "done", settled_by: "operator", message: CONFIRM_OUTCOME_RULES.reached.modelIsTold(factsOfRow(row)) }),
     failed: () => ({
       ...base,
       status: "failed",
@@ -31,8 +33,15 @@ export function resultFromRow(row: ActionRow): CallResult {
       ...base,
       status: "failed",
       settled_by: "operator",
-      reason: `an operator (${row.operator ?? "?"}) confirmed the target was not reached`,
-      message: resultMessages.confirmedNotDone(row.tool, row.actionId, row.operator ?? "?"),
+      reason: `an operator (${row.operator ?? "?"}) confirmed the arm did not move`,
+      message: CONFIRM_OUTCOME_RULES.not_moved.modelIsTold(factsOfRow(row)),
+    }),
+    confirmed_partial: () => ({
+      ...base,
+      status: "failed",
+      settled_by: "operator",
+      reason: `an operator (${row.operator ?? "?"}) confirmed the arm stopped part-way`,
+      message: CONFIRM_OUTCOME_RULES.partial.modelIsTold(factsOfRow(row)),
     }),
     unknown: () => ({
       ...base,

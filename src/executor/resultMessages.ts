@@ -17,6 +17,7 @@ export const resultMessages = {
           " Proceed to the next step."
         );
       case "operator":
+        // Confirmed rows read their words from CONFIRM_OUTCOME_RULES; this is for callers without a row.
         return `${tool}${id} was confirmed done by an operator. Proceed to the next step.`;
     }
   },
@@ -31,13 +32,6 @@ export const resultMessages = {
   },
   failed(tool: string, actionId: string | undefined, reason: string): string {
     return `${tool} failed${actionId ? ` (action_id=${actionId})` : ""}: ${reason}. There is positive evidence that nothing moved, so re-running is allowed.`;
-  },
-  /** An operator's "not done": the target was not reached, though the arm may have moved part-way. */
-  confirmedNotDone(tool: string, actionId: string, operator: string): string {
-    return (
-      `${tool} (action_id=${actionId}) did not reach its target, as confirmed by an operator (${operator}). ` +
-      "The arm may have moved part of the way: read get_arm_state before planning the next motion. Re-running is allowed."
-    );
   },
   unknown(tool: string, actionId: string, why: string, resources: readonly string[]): string {
     return (

@@ -1,8 +1,30 @@
 import type { ActionRecord, ArmStatus } from "../transport/Transport.js";
 
 /** Ledger states of an action (see docs/architecture.md for the diagram). */
-export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done"] as const;
+export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial"] as const;
 export type ActionState = (typeof ACTION_STATES)[number];
+
+/**
+ * What an operator can see of an `unknown` action at the arm: it reached the
+ * target, it stopped short (moved part-way), or it did not move. The ledger
+ * keeps this word; src/executor/confirmOutcomes.ts says what each one does.
+ */
+export const CONFIRM_OUTCOMES = ["reached", "partial", "not_moved"] as const;
+export type ConfirmOutcome = (typeof CONFIRM_OUTCOMES)[number];
+/** The first two words the API took; a contract, kept as aliases. */
+export const CONFIRM_OUTCOME_ALIASES = { done: "reached", not_done: "not_moved" } as const satisfies Record<string, ConfirmOutcome>;
+export type ConfirmOutcomeInput = ConfirmOutcome | keyof typeof CONFIRM_OUTCOME_ALIASES;
+
+export function canonicalOutcome(outcome: ConfirmOutcomeInput): ConfirmOutcome {
+  return outcome === "done" || outcome === "not_done" ? CONFIRM_OUTCOME_ALIASES[outcome] : outcome;
+}
+
+/** The arm's pose when an operator confirmed: the transport's latest status at that moment. */
+export interface ObservedPose {
+  readonly pose: Readonly<Record<string, number>>;
+  /** Local epoch ms of the status it came from. */
+  readonly stampMs: number;
+}
 
 /** What ended our uncertainty about an action. */
 export type SettledBy = "completion" | "observation" | "operator" | "none";
@@ -35,6 +57,10 @@ export interface ActionRow {
   readonly evidence: Evidence | undefined;
   readonly operator: string | undefined;
   readonly operatorNote: string | undefined;
+  /** The operator's choice (canonical word), for rows confirmed since schema 2; derived from the state for older ones. */
+  readonly operatorOutcome: ConfirmOutcome | undefined;
+  /** The pose observed when the operator confirmed. */
+  readonly observed: ObservedPose | undefined;
   readonly createdAt: number;
   readonly settledAt: number | undefined;
   readonly confirmedAt: number | undefined;
@@ -49,6 +75,7 @@ export const QUARANTINES: Readonly<Record<ActionState, boolean>> = {
   unknown: true,
   confirmed_done: false,
   confirmed_not_done: false,
+  confirmed_partial: false,
 };
 
 export function poseOf(status: ArmStatus | undefined): Record<string, number> | undefined {

@@ -3,44 +3,20 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import type { ActionRow, ActionState, Evidence, SettledBy } from "./ActionRow.js";
-import { ACTION_STATES } from "./ActionRow.js";
+import type { ActionRow, ActionState, ConfirmOutcome, ConfirmOutcomeInput, Evidence, ObservedPose, SettledBy } from "./ActionRow.js";
+import { canonicalOutcome } from "./ActionRow.js";
 import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
+// The one table of what each operator outcome does, its ledger state included (it imports nothing but row types).
+import { CONFIRM_OUTCOME_RULES } from "../executor/confirmOutcomes.js";
+import { FRESH_SCHEMA, migrateLedger, SCHEMA_VERSION } from "./ledgerSchema.js";
 import { describeHolder, removeOwnerFile, thisProcessAsOwner, writeOwnerFile } from "./LedgerOwner.js";
 
 const APP_ID = "armbridge-intent-ledger";
-const SCHEMA_VERSION = 1;
 const SQLITE_HEADER = "SQLite format 3\u0000";
 /** How long a second opener waits for the lock before it says who holds it (a holder just killed lets go at once). */
 const DEFAULT_LOCK_WAIT_MS = 1000;
 
-const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-CREATE TABLE actions (
-  action_id      TEXT PRIMARY KEY,
-  call_id        TEXT NOT NULL UNIQUE,
-  tool           TEXT NOT NULL,
-  args_json      TEXT NOT NULL,
-  args_hash      TEXT NOT NULL,
-  resources_json TEXT NOT NULL,
-  command_json   TEXT,
-  arm_incarnation TEXT,
-  state          TEXT NOT NULL CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")})),
-  timed_out      INTEGER NOT NULL DEFAULT 0,
-  settled_by     TEXT,
-  message        TEXT,
-  evidence_json  TEXT,
-  operator       TEXT,
-  operator_note  TEXT,
-  created_at     INTEGER NOT NULL,
-  settled_at     INTEGER,
-  confirmed_at   INTEGER,
-  updated_at     INTEGER NOT NULL
-) STRICT;
-CREATE INDEX actions_state ON actions (state);
-CREATE INDEX actions_created ON actions (created_at);
-`;
 
 interface RawRow {
   action_id: string;
@@ -62,6 +38,9 @@ interface RawRow {
   settled_at: number | null;
   confirmed_at: number | null;
   updated_at: number;
+  operator_outcome: string | null;
+  observed_pose_json: string | null;
+  observed_at: number | null;
 }
 
 export interface NewIntent {
@@ -98,10 +77,14 @@ export interface LedgerLoss {
 }
 
 export interface Confirmation {
-  readonly outcome: "done" | "not_done";
+  /** What the operator saw; `done` / `not_done` are the older words for `reached` / `not_moved`. */
+  readonly outcome: ConfirmOutcomeInput;
   readonly operator: string;
   readonly note?: string | undefined;
+  /** The arm's pose as the bridge saw it at that moment (the transport's latest status). */
+  readonly observed?: ObservedPose | undefined;
 }
+
 
 /**
  * The durable record of every motion: written *before* the command leaves,
@@ -155,7 +138,7 @@ export class IntentLedger {
     }
     try {
       if (onDisk) takeExclusiveLock(db, path);
-      initialise(db, path);
+      initialise(db, path, log);
       // Again in WAL mode: the lock then covers the WAL too, and is held from here to close().
       if (onDisk) takeExclusiveLock(db, path);
     } catch (error) {
@@ -360,13 +343,24 @@ export class IntentLedger {
     const row = this.get(actionId);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
     if (row.state !== "unknown") throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: row.state });
-    const state: ActionState = c.outcome === "done" ? "confirmed_done" : "confirmed_not_done";
-    const info = this.#stmts.confirm.run({ action_id: actionId, state, operator, note: c.note ?? null, message: message ?? null, now });
+    const outcome = canonicalOutcome(c.outcome);
+    const state = CONFIRM_OUTCOME_RULES[outcome].state;
+    const info = this.#stmts.confirm.run({
+      action_id: actionId,
+      state,
+      operator,
+      note: c.note ?? null,
+      message: message ?? null,
+      outcome,
+      observed_pose_json: c.observed ? JSON.stringify(c.observed.pose) : null,
+      observed_at: c.observed?.stampMs ?? null,
+      now,
+    });
     if (info.changes === 0) {
       const again = this.mustGet(actionId);
       throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: again.state });
     }
-    this.#log.info({ action_id: actionId, state, operator }, "action confirmed by operator");
+    this.#log.info({ action_id: actionId, state, outcome, operator }, "action confirmed by operator");
     return this.mustGet(actionId);
   }
 
@@ -409,7 +403,7 @@ export class IntentLedger {
   }
 }
 
-export type { ActionRow, ActionState, Evidence, SettledBy } from "./ActionRow.js";
+export type { ActionRow, ActionState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
 
 function prepare(db: Database.Database) {
   return {
@@ -424,7 +418,8 @@ function prepare(db: Database.Database) {
     ),
     confirm: db.prepare(
       `UPDATE actions SET state = @state, settled_by = 'operator', operator = @operator, operator_note = @note,
-         message = COALESCE(@message, message), confirmed_at = @now, updated_at = @now
+         message = COALESCE(@message, message), operator_outcome = @outcome, observed_pose_json = @observed_pose_json,
+         observed_at = @observed_at, confirmed_at = @now, updated_at = @now
        WHERE action_id = @action_id AND state = 'unknown'`,
     ),
     byAction: db.prepare(`SELECT * FROM actions WHERE action_id = ?`),
@@ -457,6 +452,9 @@ function toRow(r: RawRow): ActionRow {
     evidence: r.evidence_json === null ? undefined : (JSON.parse(r.evidence_json) as Evidence),
     operator: r.operator ?? undefined,
     operatorNote: r.operator_note ?? undefined,
+    operatorOutcome: (r.operator_outcome ?? undefined) as ConfirmOutcome | undefined,
+    observed:
+      r.observed_pose_json === null ? undefined : { pose: JSON.parse(r.observed_pose_json) as Record<string, number>, stampMs: r.observed_at ?? 0 },
     createdAt: r.created_at,
     settledAt: r.settled_at ?? undefined,
     confirmedAt: r.confirmed_at ?? undefined,
@@ -505,7 +503,7 @@ function checkFileHeader(path: string): void {
   }
 }
 
-function initialise(db: Database.Database, path: string): void {
+function initialise(db: Database.Database, path: string, log: Logger): void {
   // quick_check reads every page: a damaged file fails here, not mid-motion.
   const check = db.pragma("quick_check", { simple: true });
   if (check !== "ok") throw new ArmbridgeError("ARMB_ERR_LEDGER_CORRUPT", { path, reason: String(check) });
@@ -514,7 +512,7 @@ function initialise(db: Database.Database, path: string): void {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
     db.transaction(() => {
-      db.exec(SCHEMA);
+      db.exec(FRESH_SCHEMA);
       const put = db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?)`);
       put.run("app", APP_ID);
       put.run("schema_version", String(SCHEMA_VERSION));
@@ -530,11 +528,15 @@ function initialise(db: Database.Database, path: string): void {
     throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", { path, reason: `its meta.app is ${JSON.stringify(meta.get("app") ?? null)}` });
   }
   const version = meta.get("schema_version");
-  if (version !== String(SCHEMA_VERSION)) {
+  const found = version === undefined || !/^[1-9][0-9]*$/.test(version) ? Number.NaN : Number(version);
+  // Older versions are upgraded; a newer one was written by a newer armbridge, whose rows this one may misread.
+  if (!(found >= 1 && found <= SCHEMA_VERSION)) {
     throw new ArmbridgeError("ARMB_ERR_LEDGER_VERSION", { path, found: version ?? "none", expected: SCHEMA_VERSION });
   }
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
+  const steps = migrateLedger(db, found);
+  if (steps.length > 0) log.warn({ path, from: found, to: SCHEMA_VERSION }, "intent ledger schema upgraded");
 }
 
 function classifySqliteError(error: unknown, path: string): ArmbridgeError {

@@ -6,7 +6,7 @@ import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.j
 export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
   return defineReadTool({
     name: "get_action_status",
-    description: "Look up an earlier action by its action_id in the intent ledger: its state (started, done, failed, unknown, confirmed_done, confirmed_not_done) and evidence. Read-only.",
+    description: "Look up an earlier action by its action_id in the intent ledger: its state (started, done, failed, unknown, confirmed_done, confirmed_partial, confirmed_not_done) and evidence. Read-only.",
     args: z.object({ action_id: z.string().min(1).max(128).describe("The action_id from an earlier result.") }).strict(),
     blocking: false,
     kind: "read",

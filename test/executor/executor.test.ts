@@ -147,7 +147,7 @@ describe("executor: one test per result status", () => {
     // The original call id now replays the operator's word — not a claim that nothing moved.
     const replay = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }]));
     expect(replay).toMatchObject({ status: "failed", settled_by: "operator", replayed: true });
-    expect(replay.message).toMatch(/confirmed by an operator \(ana\)/);
+    expect(replay.message).toMatch(/An operator \(ana\) confirmed/);
     expect(replay.message).not.toMatch(/nothing moved/);
     const after = only(await h.executor.execute([{ id: "c4", name: "move_joints", args: { positions: { elbow: 0.7 } } }]));
     expect(after.status).toBe("done");

@@ -17,8 +17,11 @@ afterEach(async () => {
 
 describe("a confirmed row reads as confirmed everywhere", () => {
   it.each([
-    ["done", "confirmed_done", /confirmed done by an operator/],
-    ["not_done", "confirmed_not_done", /confirmed by an operator \(ana\)/],
+    ["done", "confirmed_done", /An operator \(ana\) confirmed that move_joints .* reached its target/],
+    ["not_done", "confirmed_not_done", /An operator \(ana\) confirmed that move_joints .* did not move the arm/],
+    ["reached", "confirmed_done", /An operator \(ana\) confirmed that move_joints .* reached its target/],
+    ["partial", "confirmed_partial", /An operator \(ana\) confirmed that move_joints .* stopped part-way/],
+    ["not_moved", "confirmed_not_done", /An operator \(ana\) confirmed that move_joints .* did not move the arm/],
   ] as const)("confirm %s", async (outcome, state, words) => {
     h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 300 } });
     const [r] = await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 100 });

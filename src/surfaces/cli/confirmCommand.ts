@@ -1,17 +1,25 @@
+import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 
-export const CONFIRM_HELP = `Usage: armbridge confirm <action_id> --outcome done|not_done --operator NAME [--note N] [--url URL] [--token T]
+export const CONFIRM_HELP = `Usage: armbridge confirm <action_id> --outcome reached|partial|not_moved --operator NAME [--note N] [--url URL] [--token T]
 
-An operator's word on an action whose outcome is \`unknown\`: did it happen?
-Lifts the quarantine on its joints. Prints the updated action as JSON.
+An operator's word on an action whose outcome is \`unknown\`: what did the arm do?
+Records it with the pose the arm reports now and releases the action's joints.
+\`armbridge actions <action_id>\` shows what each outcome tells the model (confirm_options).
+Prints the updated action as JSON.
 
-  --outcome done|not_done   what you saw: the motion happened (done) or not (not_done)
-  --operator NAME           who is confirming (required; recorded in the ledger)
-  --note N                  what you saw, for the record
+  --outcome reached     it reached the target
+  --outcome partial     it stopped short / moved part-way (the model is told where it is now)
+  --outcome not_moved   it did not move
+                        (done and not_done are still accepted: reached and not_moved)
+  --operator NAME       who is confirming (required; recorded in the ledger)
+  --note N              what you saw, for the record
 ${CLIENT_FLAGS_HELP}`;
+
+const OUTCOMES: readonly string[] = [...CONFIRM_OUTCOMES, ...Object.keys(CONFIRM_OUTCOME_ALIASES)];
 
 export async function confirmCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, {
@@ -21,11 +29,11 @@ export async function confirmCommand(argv: readonly string[], io: CliIo): Promis
     note: { type: "string" },
   });
   const [actionId, extra] = positionals;
-  if (!actionId) throw cliUsageError("name the action, e.g. `armbridge confirm act_... --outcome not_done --operator Ada`");
+  if (!actionId) throw cliUsageError("name the action, e.g. `armbridge confirm act_... --outcome partial --operator Ada`");
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
   const outcome = values.outcome;
-  if (outcome !== "done" && outcome !== "not_done") {
-    throw cliUsageError(`--outcome must be done or not_done (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`);
+  if (!OUTCOMES.includes(outcome ?? "")) {
+    throw cliUsageError(`--outcome must be one of ${OUTCOMES.join(", ")} (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`);
   }
   if (!values.operator?.trim()) throw cliUsageError("--operator NAME is required: say who is confirming");
   const client = ApiClient.fromFlags(values, io);

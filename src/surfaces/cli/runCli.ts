@@ -28,7 +28,7 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     load: async () => import("./actionsCommand.js").then((m) => ({ help: m.ACTIONS_HELP, run: m.actionsCommand })),
   },
   confirm: {
-    summary: "confirm an unknown action: done or not_done",
+    summary: "confirm an unknown action: reached, partial or not_moved",
     load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand })),
   },
 };

@@ -93,7 +93,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const r of result.responses) {
       const out = resultOf(r.response);
       if (out.status === "unknown") {
-        io.stderr.write(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome done|not_done --operator NAME\`\n`);
+        io.stderr.write(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome reached|partial|not_moved --operator NAME\`\n`);
       }
     }
     io.stdout.write(

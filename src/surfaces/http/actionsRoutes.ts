@@ -2,8 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { ACTION_STATES } from "../../ledger/ActionRow.js";
-import { actionView } from "./actionView.js";
+import { ACTION_STATES, CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
+import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
 
@@ -19,7 +19,8 @@ const listQuery = z.strictObject({
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
 
 const confirmBody = z.strictObject({
-  outcome: z.enum(["done", "not_done"]),
+  // reached / partial / not_moved; done and not_done are the first API's words for reached and not_moved.
+  outcome: z.enum([...CONFIRM_OUTCOMES, ...(Object.keys(CONFIRM_OUTCOME_ALIASES) as (keyof typeof CONFIRM_OUTCOME_ALIASES)[])]),
   // Emptiness is the ledger's rule (ARMB_ERR_OPERATOR_REQUIRED), so it is checked in one place.
   operator: z.string().max(200),
   note: z.string().max(2000).optional(),
@@ -48,14 +49,13 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): voi
     const { id } = parseInput(idParams, request.params, "params");
     const row = bridge.ledger.get(id);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId: id });
-    return actionView(row);
+    return actionViewWithOptions(row, bridge.transport.latestStatus());
   });
 
   app.post("/v1/actions/:id/confirm", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(confirmBody, request.body, "body");
     const row = bridge.executor.confirm(id, { outcome: body.outcome, operator: body.operator, note: body.note });
-    request.log.info({ action_id: id, outcome: body.outcome, operator: body.operator.trim() }, "operator confirmed an unknown action");
     return actionView(row);
   });
 }

@@ -1,6 +1,6 @@
 import type { Bridge } from "../../bridge/Bridge.js";
 import type { LinkState } from "../../transport/Transport.js";
-import { actionView, type ActionView } from "./actionView.js";
+import { actionViewWithOptions, type ActionView } from "./actionView.js";
 
 /** GET /v1/state and the console's `state` events. */
 export interface ArmStateView {
@@ -20,7 +20,7 @@ export interface ArmStateView {
   readonly faults: readonly string[];
   /** Resource → the unknown actions that quarantine it. */
   readonly quarantined: Readonly<Record<string, readonly string[]>>;
-  /** Actions waiting for an operator, oldest first. */
+  /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
   readonly pending_unknowns: readonly ActionView[];
   /**
    * The intent ledger: its file, and `lost` once that file was deleted or
@@ -50,7 +50,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     age_ms: ageMs,
     faults: status?.faults ?? [],
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
-    pending_unknowns: bridge.ledger.inState("unknown").map(actionView),
+    pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
   };
 }

@@ -1,0 +1,40 @@
+import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
+import { canonicalOutcome } from "../ledger/ActionRow.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "./confirmOutcomes.js";
+
+/**
+ * What happened to an action, in words for the person at the arm and the
+ * history list — not the text written for the model (which tells a model
+ * what it may do next). One entry per ledger state, so a new state does not
+ * compile until it can be described.
+ */
+const DESCRIBE: Readonly<Record<ActionState, (row: ActionRow) => string>> = {
+  started: () => "Sent to the arm; the bridge has not settled it yet.",
+  done: (row) => {
+    const how =
+      row.settledBy === "observation"
+        ? row.timedOut
+          ? "seen by watching the arm after the wait timed out"
+          : "seen by watching the arm"
+        : "the arm reported it";
+    const notes = row.evidence?.notes ?? [];
+    return `Reached the target (${how}).${notes.length > 0 ? ` ${notes.join("; ")}.` : ""}`;
+  },
+  failed: (row) => `Did not move: ${row.evidence?.notes?.join("; ") || "the arm reports no motion"}. Nothing needs checking.`,
+  unknown: (row) =>
+    `The bridge could not tell whether the arm moved${row.evidence?.notes?.length ? ` (${row.evidence.notes.join("; ")})` : ""}. ` +
+    `${row.resources.join(", ")} stay locked until someone at the arm says what happened.`,
+  confirmed_done: (row) => confirmed(row),
+  confirmed_partial: (row) => confirmed(row),
+  confirmed_not_done: (row) => confirmed(row),
+};
+
+function confirmed(row: ActionRow): string {
+  const outcome = row.operatorOutcome ? canonicalOutcome(row.operatorOutcome) : outcomeOfState(row.state);
+  if (!outcome) return `Confirmed by ${row.operator ?? "an operator"}.`;
+  return CONFIRM_OUTCOME_RULES[outcome].operatorSays(factsOfRow(row));
+}
+
+export function describeForOperator(row: ActionRow): string {
+  return DESCRIBE[row.state](row);
+}
