@@ -8,21 +8,19 @@ const STATE_LABEL: Readonly<Record<ActionState, string>> = {
   done: "DONE",
   failed: "FAILED",
   unknown: "UNKNOWN",
-  confirmed_done: "CONFIRMED DONE",
-  confirmed_not_done: "CONFIRMED NOT DONE",
+  confirmed_done: "CONFIRMED REACHED",
+  confirmed_partial: "CONFIRMED PART-WAY",
+  confirmed_not_done: "CONFIRMED NOT MOVED",
 };
 
-/** Who or what settled a row, and when: "ana at 12:03:04 (partial)", "completion at 12:01:00". */
+/** Who or what settled a row, and when: "settled by ana at 12:03:04 (partial)", "settled by completion at 12:01:00". */
 export function settledText(a: ActionView): string {
   if (a.state === "started") return "still running";
-  if (a.state === "unknown") return "waiting for an operator";
   const at = a.confirmed_at ?? a.settled_at;
   const when = at ? ` at ${clockTime(at)}` : "";
-  if (a.operator) {
-    const said = a.operator_outcome ?? a.outcome;
-    return `${a.operator}${when}${said ? ` (${said.replace(/_/g, " ")})` : ""}`;
-  }
-  return `${a.settled_by === "none" ? "nobody" : a.settled_by}${when}`;
+  if (a.state === "unknown") return `waiting for an operator (unknown since ${at ? clockTime(at) : "its start"})`;
+  if (a.operator) return `settled by ${a.operator}${when}${a.operator_outcome ? ` (${a.operator_outcome.replace(/_/g, " ")})` : ""}`;
+  return `settled by ${a.settled_by === "none" ? "nobody" : a.settled_by}${when}`;
 }
 
 const LIMIT = 30;
@@ -92,15 +90,17 @@ export class HistoryPanel {
   }
 
   #row(a: ActionView): HTMLElement {
+    const what = a.description ?? "";
     const message = a.message ?? "";
     return el("li", { cls: `hrow s-${a.state}`, attrs: { id: `row-${a.action_id}`, tabindex: "-1", "data-state": a.state } }, [
       el("span", { cls: "h-time", text: clockTime(a.created_at) }),
       el("span", { cls: "h-tool", text: a.tool }),
       el("span", { cls: `badge s-${a.state}`, text: STATE_LABEL[a.state] ?? a.state }),
-      el("span", { cls: "h-who", text: `settled by ${settledText(a)}` }),
+      el("span", { cls: "h-who", text: settledText(a) }),
       el("span", { cls: "h-id", text: a.action_id }),
+      ...(what ? [el("span", { cls: "h-what", text: what })] : []),
       ...(a.operator_note ? [el("span", { cls: "h-note", text: `note: ${a.operator_note}` })] : []),
-      ...(message ? [el("span", { cls: "h-msg", text: `told the model: ${message}` })] : []),
+      ...(message ? [el("details", { cls: "h-msg" }, [el("summary", { text: "what the model is told" }), el("p", { text: message })])] : []),
     ]);
   }
 }

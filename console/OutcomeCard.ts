@@ -32,6 +32,7 @@ export class OutcomeCard {
   readonly #action: ActionView;
   readonly #gauges: AxisGauge[] = [];
   readonly #buttons: HTMLButtonElement[] = [];
+  readonly #options: ConfirmOption[] = [];
   readonly #buttonRow: HTMLElement;
   readonly #note: HTMLTextAreaElement;
   readonly #error: HTMLElement;
@@ -64,7 +65,7 @@ export class OutcomeCard {
     const notes = action.evidence?.notes ?? [];
     const details = el("details", { cls: "evidence" }, [
       el("summary", { text: "What the bridge saw" }),
-      el("p", { text: action.message ?? "No conclusive evidence." }),
+      el("p", { text: action.description ?? action.message ?? "No conclusive evidence." }),
       ...(notes.length ? [el("ul", {}, notes.map((n) => el("li", { text: n })))] : []),
     ]);
     const noteId = `note-${id}`;
@@ -79,8 +80,7 @@ export class OutcomeCard {
       el("div", { cls: "args", text: `${action.tool} ${json(action.args)}` }),
       gaugeBox,
       details,
-      el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }),
-      this.#note,
+      el("div", { cls: "note-row" }, [el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }), this.#note]),
       this.#buttonRow,
       this.#hint,
       this.#error,
@@ -88,27 +88,44 @@ export class OutcomeCard {
     this.#setOptions(action.confirm_options ?? null);
   }
 
-  /** The bridge's own description of the choices, once GET /v1/actions/:id answered. */
+  /**
+   * The bridge's own description of the choices (pending_unknowns carry it,
+   * its words naming the pose seen now). Texts are updated in place: a button
+   * replaced under the operator's finger would swallow the click.
+   */
   setOptions(options: readonly ConfirmOption[] | undefined): void {
     if (options?.length) this.#setOptions(options);
   }
 
   #setOptions(options: readonly ConfirmOption[] | null): void {
     const list = options?.length ? options : fallbackOptions(this.#action);
-    this.#buttonRow.replaceChildren();
-    this.#buttons.length = 0;
-    for (const o of list) {
-      const where = isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : "";
-      const b = el("button", { cls: `outcome o-${o.outcome}`, attrs: { type: "button", "data-outcome": o.outcome } }, [
-        el("span", { cls: "o-label", text: o.label }),
-        el("span", { cls: "o-line", text: `Releases: ${releasesText(o.releases)}` }),
-        el("span", { cls: "o-line", text: `The model is told: ${o.model_is_told}` }),
-        ...(where ? [el("span", { cls: "o-line", text: where })] : []),
-      ]);
-      b.addEventListener("click", () => void this.#answer(o));
-      this.#buttons.push(b);
-      this.#buttonRow.appendChild(b);
+    const same = list.length === this.#buttons.length && list.every((o, i) => this.#buttons[i]?.getAttribute("data-outcome") === o.outcome);
+    if (!same) {
+      this.#buttonRow.replaceChildren();
+      this.#buttons.length = 0;
+      this.#options.length = 0;
+      for (const o of list) {
+        const b = el("button", { cls: `outcome o-${o.outcome}`, attrs: { type: "button", "data-outcome": o.outcome } });
+        const i = this.#buttons.length;
+        b.addEventListener("click", () => {
+          const chosen = this.#options[i];
+          if (chosen) void this.#answer(chosen);
+        });
+        this.#buttons.push(b);
+        this.#buttonRow.appendChild(b);
+      }
     }
+    list.forEach((o, i) => {
+      this.#options[i] = o;
+      const b = this.#buttons[i];
+      if (!b) return;
+      const where = isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : "";
+      const lines = [o.label, `Releases: ${releasesText(o.releases)}`, where, `The model is told: \u201c${o.model_is_told}\u201d`].filter((t) => t !== "");
+      const key = lines.join("\n");
+      if (b.dataset.text === key) return;
+      b.dataset.text = key;
+      b.replaceChildren(...lines.map((t, k) => el("span", { cls: k === 0 ? "o-label" : k === lines.length - 1 ? "o-line o-told" : "o-line", text: t })));
+    });
     this.sync();
   }
 

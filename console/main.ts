@@ -219,8 +219,7 @@ class OperatorConsole {
         const card = new OutcomeCard(a, this.#ctx);
         this.#cards.set(a.action_id, card);
         $("cards").appendChild(card.root);
-        void this.#loadOptions(a.action_id, card);
-      }
+      } else this.#cards.get(a.action_id)?.setOptions(a.confirm_options);
     }
     for (const [id, c] of this.#cards) {
       if (!ids.has(id)) {
@@ -233,15 +232,6 @@ class OperatorConsole {
     lostBox.hidden = !lost;
     if (lost) setText(lostBox, `THE LEDGER IS LOST (${lost.code}): ${lost.message} Motion calls fail until the bridge is restarted.`);
     this.#render();
-  }
-
-  async #loadOptions(id: string, card: OutcomeCard): Promise<void> {
-    try {
-      const a = await this.#api.get<ActionView>(`/v1/actions/${encodeURIComponent(id)}`);
-      card.setOptions(a.confirm_options);
-    } catch {
-      // The card keeps the console's own wording of the choices.
-    }
   }
 
   #approvalCount(s: StateView | undefined): number {

@@ -5,8 +5,8 @@
  * when it reaches the page (dom.ts).
  */
 
-export type ActionState = "started" | "done" | "failed" | "unknown" | "confirmed_done" | "confirmed_not_done";
-export const ACTION_STATES: readonly ActionState[] = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done"];
+export type ActionState = "started" | "done" | "failed" | "unknown" | "confirmed_done" | "confirmed_partial" | "confirmed_not_done";
+export const ACTION_STATES: readonly ActionState[] = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_partial", "confirmed_not_done"];
 
 export type LinkState = "connected" | "reconnecting" | "down";
 
@@ -30,6 +30,8 @@ export interface ConfirmOption {
   readonly releases: readonly string[] | string;
   /** What get_action_status will then tell the model. */
   readonly model_is_told: string;
+  /** The ledger state the action moves to. */
+  readonly state?: ActionState;
 }
 
 export interface ActionView {
@@ -42,13 +44,16 @@ export interface ActionView {
   readonly state: ActionState;
   readonly timed_out: boolean;
   readonly settled_by: string;
+  /** The model's words. */
   readonly message: string | null;
+  /** What happened, in words for the operator (absent from older bridges). */
+  readonly description?: string;
   readonly evidence: { readonly pose: Pose | null; readonly pose_stamp_ms: number | null; readonly notes: readonly string[] } | null;
   readonly operator: string | null;
   readonly operator_note: string | null;
   /** The operator's word (reached | partial | not_moved, or done | not_done on older rows), when the bridge records it. */
   readonly operator_outcome?: string | null;
-  readonly outcome?: string | null;
+  readonly observed_pose?: Pose | null;
   readonly created_at: number;
   readonly settled_at: number | null;
   readonly confirmed_at: number | null;
