@@ -57,11 +57,12 @@ export class ConsoleRig {
     this.effectsPath = join(this.dir, "effects.jsonl");
   }
 
-  static async start(name: string, options: { readonly simArgs?: readonly string[]; readonly config?: string } = {}): Promise<ConsoleRig> {
+  /** `serveConfig` writes the bridge's config into the rig's folder and names it (the simulator keeps the default arm). */
+  static async start(name: string, options: { readonly simArgs?: readonly string[]; readonly serveConfig?: (dir: string) => string } = {}): Promise<ConsoleRig> {
     const rig = new ConsoleRig(name);
     mkdirSync(join(OUTPUT_DIR, name), { recursive: true });
-    const configArgs = options.config ? ["--config", options.config] : [];
-    rig.sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", rig.effectsPath, ...configArgs, ...(options.simArgs ?? [])]);
+    const configArgs = options.serveConfig ? ["--config", options.serveConfig(rig.dir)] : [];
+    rig.sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", rig.effectsPath, ...(options.simArgs ?? [])]);
     rig.serve = await startReady(CLI, ["serve", "--serial", String(rig.sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(rig.dir, "data"), ...configArgs], {
       XDG_STATE_HOME: join(rig.dir, "xdg"),
     });
