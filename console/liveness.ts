@@ -77,8 +77,10 @@ export function armPill(l: Liveness): Pill {
   const s = l.state;
   if (!s || l.sampleAt === undefined) return { tone: "unknown", text: "ARM: NO DATA YET" };
   if (valuesStale(l)) return { tone: "unknown", text: `ARM: LAST SEEN ${clockTime(l.sampleAt)} (values below are old)` };
-  if (s.faults.length) return { tone: "bad", text: `ARM FAULT: ${s.faults.join(", ")}` };
-  if (s.moving.length) return { tone: "moving", text: `ARM MOVING: ${s.moving.join(", ")}` };
+  const moving = s.moving.length ? `MOVING: ${s.moving.join(", ")}` : "";
+  // A fault on one axis must not hide another axis in motion.
+  if (s.faults.length) return { tone: "bad", text: `ARM FAULT: ${s.faults.join(", ")}${moving ? ` \u00b7 ${moving}` : ""}` };
+  if (moving) return { tone: "moving", text: `ARM ${moving}` };
   return { tone: "ok", text: "ARM: STILL" };
 }
 

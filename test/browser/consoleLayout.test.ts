@@ -39,4 +39,22 @@ describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped
     await rig.shot(phone.page, "unknown-390x844.png");
     expect([...laptop.problems, ...phone.problems]).toEqual([]);
   });
+
+  it("shows a motion in progress at a glance: MOVING pill, the axis's before and target marks and its band", async () => {
+    const { page, problems } = await rig.open({ width: 1280, height: 800 });
+    // Slow enough (speed 0.1 over 1.2 rad: about 6 s) to be caught moving.
+    const pending = rig.call("layout-slow", "move_joints", { positions: { shoulder_pan: 1.2 }, speed: 0.1 });
+    const gauge = page.locator('#gauges [data-axis="shoulder_pan"]');
+    await page.locator(`#gauges [data-axis="shoulder_pan"].is-moving`).waitFor();
+    await page.locator("#arm", { hasText: "MOVING: shoulder_pan" }).waitFor();
+    await gauge.locator('.mark-target[visibility="visible"]').waitFor();
+    await gauge.locator('.mark-before[visibility="visible"]').waitFor();
+    expect(await gauge.locator(".gauge-detail").textContent()).toContain("target 1.200");
+    await rig.shot(page, "moving-1280x800.png");
+    expect((await pending).status).toBe("done");
+    await page.locator('#gauges [data-axis="shoulder_pan"]:not(.is-moving)').waitFor();
+    await gauge.locator('.mark-target[visibility="hidden"]').waitFor({ state: "attached" });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
