@@ -52,6 +52,14 @@ export const ERROR_CODES = {
   ARMB_ERR_ACTION_NOT_UNKNOWN: "Action {actionId} is {state}, not unknown: there is nothing to confirm",
   ARMB_ERR_OPERATOR_REQUIRED: "Confirming action {actionId} needs an operator name",
 
+  // approval before motion
+  ARMB_ERR_APPROVAL_DECLINED: "An operator ({operator}) declined {tool}{note}; nothing was sent",
+  ARMB_ERR_APPROVAL_EXPIRED: "No operator approved {tool} within {seconds} s; nothing was sent",
+  ARMB_ERR_APPROVAL_WITHDRAWN: "The approval request for {tool} was withdrawn before anyone decided ({reason}); nothing was sent",
+  ARMB_ERR_APPROVAL_NOT_FOUND: "No approval request with id {id} (it may have been decided, expired or withdrawn and forgotten)",
+  ARMB_ERR_APPROVAL_DECIDED: "Approval request {id} was already {decision}{by}: there is nothing to decide",
+  ARMB_ERR_APPROVAL_OPERATOR_REQUIRED: "Deciding approval request {id} needs an operator name",
+
   // transports
   ARMB_ERR_TRANSPORT_CLOSED: "The {transport} transport is closed",
   ARMB_ERR_TRANSPORT_NO_STATUS: "The {transport} transport has no status from the arm yet",

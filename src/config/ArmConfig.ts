@@ -139,6 +139,13 @@ const toolTimeouts = z
   })
   .strict();
 
+/**
+ * Whether a tool's calls wait for an operator's approval before anything is
+ * sent: `never` (the default), `always`, or only when the motion's targets
+ * include one of `joints` (joint or gripper names, e.g. `{joints: [wrist_1]}`).
+ */
+const approvalRuleFile = z.union([z.enum(["never", "always"]), z.object({ joints: z.array(name).min(1).max(65) }).strict()]);
+
 export const armConfigFileSchema = z
   .object({
     /** A servo bus with no firmware in between (docs/servo-bus.md); absent for firmware and ROS arms. */
@@ -195,6 +202,10 @@ export const armConfigFileSchema = z
       .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100 }),
     /** A pose older than this is labelled stale and is not used as evidence. */
     stale_after_ms: positive.default(500),
+    /** Tool name → approval rule (docs/architecture.md, "Approval before motion"). `stop` is never gated. */
+    approval: namedRecord(approvalRuleFile).default({}),
+    /** How long a call waits for an operator's approval before it is rejected (expired). */
+    approval_timeout_s: positive.max(86_400).default(120),
     limits: z
       .object({
         /**
@@ -249,6 +260,14 @@ export const armConfigFileSchema = z
     }
     if (cfg.workspace && cfg.arm.urdf === undefined) {
       ctx.addIssue({ code: "custom", path: ["workspace"], message: "an envelope needs the arm's kinematics: set arm.urdf, arm.base_link and arm.tip_link" });
+    }
+    for (const [tool, rule] of Object.entries(cfg.approval)) {
+      if (tool === "stop" && rule !== "never") ctx.addIssue({ code: "custom", path: ["approval", tool], message: "stop is never gated: stopping must always be possible" });
+      if (typeof rule === "object") {
+        for (const joint of rule.joints) {
+          if (!jointsByName.has(joint) && joint !== cfg.arm.gripper?.name) ctx.addIssue({ code: "custom", path: ["approval", tool, "joints"], message: `unknown joint ${joint}` });
+        }
+      }
     }
     for (const [i, c] of cfg.arm.controllers.entries()) {
       for (const joint of c.joints) {
@@ -323,10 +342,17 @@ export const armConfigFileSchema = z
       queryIntervalMs: f.observe.query_interval_ms,
     },
     staleAfterMs: f.stale_after_ms,
+    approval: Object.fromEntries(
+      Object.entries(f.approval).map(([tool, rule]): [string, ApprovalRule] => [tool, typeof rule === "string" ? { kind: rule } : { kind: "joints", joints: rule.joints }]),
+    ),
+    approvalTimeoutMs: f.approval_timeout_s * 1000,
     limits: {
       minSpeed: f.limits.min_speed,
     },
   }));
+
+/** A tool's approval rule, as the executor applies it. */
+export type ApprovalRule = { readonly kind: "never" } | { readonly kind: "always" } | { readonly kind: "joints"; readonly joints: readonly string[] };
 
 export type ArmConfigFile = z.input<typeof armConfigFileSchema>;
 export type ArmConfig = z.output<typeof armConfigFileSchema>;

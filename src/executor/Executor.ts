@@ -10,7 +10,10 @@ import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
+import { ApprovalDesk } from "./ApprovalDesk.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
+import { CallDeadline } from "./CallDeadline.js";
+import { checkApprovalRules } from "./approvalRules.js";
 import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
@@ -70,6 +73,8 @@ export class Executor {
   readonly metrics: ToolMetrics;
   readonly locks = new JointLockTable();
   readonly quarantine: Quarantine;
+  /** Calls waiting for an operator's approve / decline (config `approval`). */
+  readonly approvals: ApprovalDesk;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
@@ -89,6 +94,7 @@ export class Executor {
     this.#log = (options.logger ?? silentLogger).child({ component: "executor" });
     this.#now = options.now ?? Date.now;
     this.quarantine = Quarantine.fromLedger(this.ledger);
+    checkApprovalRules(this.config, this.registry);
     this.#ctx = {
       config: this.config,
       transport: this.transport,
@@ -97,6 +103,12 @@ export class Executor {
       now: this.#now,
     };
     const emit = (e: ExecutorEvent): void => this.#emit(e);
+    this.approvals = new ApprovalDesk({
+      timeoutMs: this.config.approvalTimeoutMs,
+      now: this.#now,
+      onRequested: (approval) => emit({ type: "approval_requested", callId: approval.call_id, tool: approval.tool, approval }),
+      onResolved: (approval) => emit({ type: "approval_resolved", callId: approval.call_id, tool: approval.tool, approval }),
+    });
     this.#admission = new CallAdmission(this.ledger, this.#log);
     this.#settler = new ActionSettler({
       ledger: this.ledger,
@@ -112,6 +124,7 @@ export class Executor {
       ledger: this.ledger,
       locks: this.locks,
       quarantine: this.quarantine,
+      approvals: this.approvals,
       settler: this.#settler,
       ctx: this.#ctx,
       log: this.#log,
@@ -134,8 +147,9 @@ export class Executor {
   async execute(calls: readonly FunctionCall[], options: ExecuteOptions = {}): Promise<CallResponse[]> {
     const deadlineMs = options.deadlineMs ?? DEFAULT_RUN_DEADLINE_MS;
     const deadlineAt = this.#now() + Math.max(0, deadlineMs);
+    // The run ends on shutdown or when the caller goes away; each call's deadline is its own
+    // (CallDeadline), since a call waiting for an operator's approval does not spend it.
     const run = new AbortController();
-    const timer = setTimeout(() => run.abort(), Math.max(0, deadlineMs));
     // Shutting down ends every wait too (never a motion): in-flight rows stay `started` for the next start to reconcile.
     // A listener removed in `finally`, not AbortSignal.any: on Node 20 every signal composed
     // from the long-lived shutdown signal stays referenced by it, growing with each call.
@@ -143,18 +157,22 @@ export class Executor {
     if (this.#shutdown.signal.aborted) run.abort();
     else this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
     const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
-    // Every call of the batch listens on the run signal (lock wait, motion wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
+    // Every call of the batch listens on the run signal (its deadline, an approval wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
     setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
     try {
       const admitted = this.#admission.admitBatch(calls);
       return await Promise.all(
         admitted.map(async ({ id, name, refusal }, i): Promise<CallResponse> => {
-          const result = refusal ?? (await this.#executeOne(id, name, calls[i]?.args, runSignal, deadlineAt));
-          return { id, name, result };
+          if (refusal) return { id, name, result: refusal };
+          const deadline = new CallDeadline(runSignal, deadlineAt, this.#now);
+          try {
+            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline) };
+          } finally {
+            deadline.dispose();
+          }
         }),
       );
     } finally {
-      clearTimeout(timer);
       this.#shutdown.signal.removeEventListener("abort", onShutdown);
     }
   }
@@ -211,7 +229,7 @@ export class Executor {
     this.#unwatch = undefined;
   }
 
-  async #executeOne(callId: string, name: string, rawArgs: unknown, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult> {
+  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline): Promise<CallResult> {
     const startedAt = this.#now();
     const tool = this.registry.get(name);
     let result: CallResult;
@@ -227,9 +245,10 @@ export class Executor {
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
       } else if (tool.blocking) {
         // Whatever fails before the intent is durable failed before anything was sent.
-        result = await this.#runMotionCall(callId, tool, parsed.data, runSignal, deadlineAt).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
+        result = await this.#runMotionCall(callId, tool, parsed.data, deadline).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
       } else {
-        result = await runNonBlocking(tool, parsed.data, this.#ctx, runSignal, deadlineAt);
+        // Never gated: a read changes nothing, and stop must always be possible.
+        result = await runNonBlocking(tool, parsed.data, this.#ctx, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;
@@ -238,8 +257,8 @@ export class Executor {
     return result;
   }
 
-  #runMotionCall(callId: string, tool: MotionTool, args: unknown, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult> {
-    return this.#admission.joinOrRun(callId, tool.name, args, (argsHash) => this.#motions.run(callId, tool, args, argsHash, runSignal, deadlineAt));
+  #runMotionCall(callId: string, tool: MotionTool, args: unknown, deadline: CallDeadline): Promise<CallResult> {
+    return this.#admission.joinOrRun(callId, tool.name, args, (argsHash) => this.#motions.run(callId, tool, args, argsHash, deadline));
   }
 
   /** An internal fault before the intent was durable: nothing was sent, so a re-run is safe. */

@@ -5,11 +5,14 @@ import type { Logger } from "../observability/logger.js";
 import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
+import type { ApprovalDesk, DecidedApprovalView } from "./ApprovalDesk.js";
+import { approvalNeeded } from "./approvalRules.js";
+import type { CallDeadline } from "./CallDeadline.js";
 import { admitPlan } from "./admitPlan.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, rejected, skipped } from "./callResults.js";
+import { blocked, notApproved, rejected, skipped } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
 import { observeUntilSettled } from "./observeUntilSettled.js";
@@ -24,6 +27,7 @@ export interface MotionRunnerDeps {
   readonly ledger: IntentLedger;
   readonly locks: JointLockTable;
   readonly quarantine: Quarantine;
+  readonly approvals: ApprovalDesk;
   readonly settler: ActionSettler;
   readonly ctx: ToolContext;
   readonly log: Logger;
@@ -47,8 +51,9 @@ export class MotionRunner {
     this.#d = deps;
   }
 
-  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult> {
+  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, deadline: CallDeadline): Promise<CallResult> {
     const d = this.#d;
+    const runSignal = deadline.signal;
     const resources = [...new Set(tool.resources(args))].sort();
     const isBlocked = (): CallResult | undefined => {
       const b = d.quarantine.blocking(resources);
@@ -57,7 +62,7 @@ export class MotionRunner {
 
     const blockedBefore = isBlocked();
     if (blockedBefore) return blockedBefore;
-    if (runSignal.aborted || deadlineAt - d.now() <= 0) return skipped(tool.name);
+    if (runSignal.aborted || deadline.at - d.now() <= 0) return skipped(tool.name);
 
     d.emit({ type: "queued", callId, tool: tool.name, resources });
     let lease;
@@ -73,20 +78,32 @@ export class MotionRunner {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
       if (blockedAfter) return blockedAfter;
-      const budgetMs = Math.min(tool.timeoutMs, deadlineAt - d.now());
-      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
+      if (deadline.at - d.now() <= 0 || runSignal.aborted) return skipped(tool.name);
 
       const plan = tool.plan(args, d.ctx);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
-      const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
-      if (refusals.length > 0) {
-        d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
-        return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
+      const refusal = this.#admit(callId, tool, plan);
+      if (refusal) return refusal;
+
+      // An operator's approval, when the config asks for it: waited for here, holding the locks,
+      // before anything is recorded or sent. The wait stops the call's deadline clock.
+      const why = approvalNeeded(d.config.approval[tool.name], plan.targets);
+      if (why !== undefined) {
+        const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why };
+        d.log.info({ call_id: callId, tool: tool.name, targets: plan.targets, why }, "waiting for an operator's approval; nothing sent");
+        const decided = await deadline.paused(() => d.approvals.request(request, deadline.runSignal));
+        if (decided.decision !== "approved") return this.#notApproved(tool.name, decided);
+        d.log.info({ call_id: callId, tool: tool.name, approval: decided.id, operator: decided.operator }, "approved by an operator");
+        // The world may have moved on while the operator looked: the same checks again, on the arm's pose now.
+        const blockedNow = isBlocked();
+        if (blockedNow) return blockedNow;
+        const again = this.#admit(callId, tool, plan);
+        if (again) return again;
       }
-      // Every motion, whatever tool planned it, passes the workspace envelope before its intent is recorded.
-      const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name);
-      if (!envelope.ok) return rejected(tool.name, envelope.code, envelope.issues);
+
+      const budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
+      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
@@ -107,6 +124,25 @@ export class MotionRunner {
     } finally {
       lease.release();
     }
+  }
+
+  /** Plan admission and the workspace envelope, on the arm's latest pose: a refusal, or undefined to go on. */
+  #admit(callId: string, tool: MotionTool, plan: ReturnType<MotionTool["plan"]>): CallResult | undefined {
+    const d = this.#d;
+    const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
+    if (refusals.length > 0) {
+      d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
+      return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
+    }
+    // Every motion, whatever tool planned it, passes the workspace envelope before its intent is recorded.
+    const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name);
+    return envelope.ok ? undefined : rejected(tool.name, envelope.code, envelope.issues);
+  }
+
+  /** Declined, expired or withdrawn: `rejected`, nothing recorded or sent, in words that say what happened. */
+  #notApproved(toolName: string, decided: DecidedApprovalView): CallResult {
+    this.#d.log.info({ call_id: decided.call_id, tool: toolName, approval: decided.id, decision: decided.decision, operator: decided.operator }, "not approved; nothing sent");
+    return notApproved(toolName, decided, this.#d.approvals.timeoutMs);
   }
 
   async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal): Promise<MotionEnd> {

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../errors.js";
+import type { DecidedApprovalView } from "./ApprovalDesk.js";
 import type { ArgIssue } from "../tools/formatIssues.js";
 import type { CallResult } from "./CallResult.js";
 import { resultMessages } from "./resultMessages.js";
@@ -28,6 +29,25 @@ export function blocked(tool: string, resources: readonly string[], actionIds: r
     blocked_by: actionIds,
     resources,
     message: resultMessages.blocked(tool, resources, actionIds),
+    timed_out: false,
+    settled_by: "none",
+  };
+}
+
+/** An approval request that ended without approval: `rejected`, nothing recorded or sent. */
+export function notApproved(tool: string, d: DecidedApprovalView, timeoutMs: number): CallResult {
+  const table: Record<DecidedApprovalView["decision"], () => { code: ErrorCode; message: string }> = {
+    approved: () => ({ code: "ARMB_ERR_INTERNAL", message: resultMessages.approvalWithdrawn(tool, "it was approved, yet refused") }),
+    declined: () => ({ code: "ARMB_ERR_APPROVAL_DECLINED", message: resultMessages.approvalDeclined(tool, d.operator ?? "?", d.note) }),
+    expired: () => ({ code: "ARMB_ERR_APPROVAL_EXPIRED", message: resultMessages.approvalExpired(tool, timeoutMs) }),
+    withdrawn: () => ({ code: "ARMB_ERR_APPROVAL_WITHDRAWN", message: resultMessages.approvalWithdrawn(tool, d.note ?? "the call's wait ended") }),
+  };
+  const { code, message } = table[d.decision]();
+  return {
+    status: "rejected",
+    error_code: code,
+    issues: [{ path: "approval", code: d.decision, message }],
+    message,
     timed_out: false,
     settled_by: "none",
   };

@@ -43,6 +43,16 @@ export const resultMessages = {
   rejected(tool: string, issues: string): string {
     return `${tool} was rejected before anything was sent: ${issues}. Fix the arguments and call again.`;
   },
+  approvalDeclined(tool: string, operator: string, note: string | null): string {
+    return `An operator (${operator}) declined this motion${note ? `: ${note}` : ""}. Nothing was sent (${tool}). Do not retry it unchanged; ask the user what they want instead.`;
+  },
+  approvalExpired(tool: string, timeoutMs: number): string {
+    const s = timeoutMs / 1000;
+    return `No operator approved within ${Number.isInteger(s) ? s : s.toFixed(1)} s; nothing was sent (${tool}). Ask the user whether someone is at the arm to approve it before calling again.`;
+  },
+  approvalWithdrawn(tool: string, reason: string): string {
+    return `This motion (${tool}) was waiting for an operator's approval when the wait ended (${reason}); nothing was sent.`;
+  },
   skipped(tool: string): string {
     return `${tool} was skipped: the run's time budget was spent before it could start. Nothing was sent to the arm. This is a timeout, not a failure of the arm.`;
   },

@@ -48,6 +48,18 @@ export function transportContract(
       ledger.close();
     });
 
+    it("link state: connected once open, with the newest status's time; listeners hear `down` on close, once", async () => {
+      const link = arm.transport.linkState();
+      expect(link.state).toBe("connected");
+      expect(link.since).toBeLessThanOrEqual(Date.now());
+      expect(link.last_status_at).toBeGreaterThan(0);
+      const heard: string[] = [];
+      arm.transport.onLinkState((s) => heard.push(s.state));
+      await arm.transport.close();
+      expect(arm.transport.linkState().state).toBe("down");
+      expect(heard).toEqual(["down"]);
+    });
+
     it("a move reaches its target: done by completion, the pose within tolerance, one motion", async () => {
       const [r] = await executor.execute([{ id: "m1", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 10_000 });
       expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });

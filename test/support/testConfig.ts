@@ -5,7 +5,9 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 
 /** The default simulated arm with test-sized timeouts and observation budgets. */
-export function testConfig(overrides: { observe?: Record<string, number>; timeouts_ms?: Record<string, number>; stale_after_ms?: number } = {}): ArmConfig {
+export function testConfig(
+  overrides: { observe?: Record<string, number>; timeouts_ms?: Record<string, number>; stale_after_ms?: number; approval?: Record<string, unknown>; approval_timeout_s?: number } = {},
+): ArmConfig {
   const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
   return parseConfig(
     {
@@ -15,6 +17,8 @@ export function testConfig(overrides: { observe?: Record<string, number>; timeou
       observe: { ...raw.observe, budget_ms: 300, max_ms: 3000, query_interval_ms: 50, ...overrides.observe },
       timeouts_ms: { ...raw.timeouts_ms, ...overrides.timeouts_ms },
       ...(overrides.stale_after_ms === undefined ? {} : { stale_after_ms: overrides.stale_after_ms }),
+      ...(overrides.approval === undefined ? {} : { approval: overrides.approval }),
+      ...(overrides.approval_timeout_s === undefined ? {} : { approval_timeout_s: overrides.approval_timeout_s }),
     },
     "test config",
   );

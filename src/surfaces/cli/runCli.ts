@@ -31,6 +31,18 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "confirm an unknown action: reached, partial or not_moved",
     load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand })),
   },
+  approvals: {
+    summary: "list calls waiting for an operator's approval",
+    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),
+  },
+  approve: {
+    summary: "approve a waiting call: its motion runs",
+    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVE_HELP, run: m.approveCommand })),
+  },
+  decline: {
+    summary: "decline a waiting call: rejected, nothing sent",
+    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.DECLINE_HELP, run: m.declineCommand })),
+  },
 };
 
 /**
@@ -46,7 +58,7 @@ const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly modu
 };
 
 export function topHelp(): string {
-  const rows = [...Object.entries(LOCAL), ...Object.entries(DYNAMIC)].map(([name, c]) => `  ${name.padEnd(9)}${c.summary}`);
+  const rows = [...Object.entries(LOCAL), ...Object.entries(DYNAMIC)].map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`);
   return `Usage: armbridge <command> [flags]   (armbridge <command> --help for its flags)
 
 Drive a robot arm from an LLM agent's function calls, safely.

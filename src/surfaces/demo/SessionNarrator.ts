@@ -171,6 +171,12 @@ export class SessionNarrator {
         // The turn's timing story is told as soon as its last call has settled.
         if ([...this.#calls.values()].every((o) => o.turn !== c.turn || o.settledAt !== undefined)) this.#analyseTurn(c.turn);
         break;
+      case "approval_requested":
+        this.#line(t, c, `waits for an operator's approval (${e.approval.id}); nothing sent — approve or decline at ${this.#consoleUrl}`);
+        break;
+      case "approval_resolved":
+        this.#line(t, c, `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}`);
+        break;
     }
   }
 

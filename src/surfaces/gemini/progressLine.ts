@@ -18,6 +18,10 @@ export function progressLine(event: ExecutorEvent): string | undefined {
       return `${event.callId} ${event.tool}: ${settledText(event.result)} (${event.durationMs} ms)`;
     case "action_resolved":
       return undefined;
+    case "approval_requested":
+      return `${event.callId} ${event.tool}: waiting for an operator's approval (${event.approval.id}, ${event.approval.why}); nothing sent`;
+    case "approval_resolved":
+      return `${event.callId} ${event.tool}: approval ${event.approval.id} ${event.approval.decision}${event.approval.operator ? ` by ${event.approval.operator}` : ""}`;
   }
 }
 

@@ -20,6 +20,8 @@ export interface ArmStateView {
   readonly faults: readonly string[];
   /** Resource → the unknown actions that quarantine it. */
   readonly quarantined: Readonly<Record<string, readonly string[]>>;
+  /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
+  readonly approvals_pending: number;
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
   readonly pending_unknowns: readonly ActionView[];
   /**
@@ -50,6 +52,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     age_ms: ageMs,
     faults: status?.faults ?? [],
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
+    approvals_pending: bridge.executor.approvals.pendingCount,
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
   };

@@ -4,6 +4,7 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { registerActionsRoutes } from "./actionsRoutes.js";
+import { registerApprovalsRoutes } from "./approvalsRoutes.js";
 import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
@@ -120,6 +121,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerToolsRoute(app, bridge);
   registerCallsRoute(app, bridge);
   registerActionsRoutes(app, bridge);
+  registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
   registerArmDescriptionRoute(app, bridge);
   registerEventsRoute(app, hub);

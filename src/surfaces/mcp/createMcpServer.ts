@@ -117,6 +117,10 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
       return e.callId === callId ? `started action ${e.actionId} (waiting up to ${e.budgetMs} ms)` : undefined;
     case "timed_out":
       return e.callId === callId ? `wait timed out for action ${e.actionId}; observing the arm (the motion is not re-sent)` : undefined;
+    case "approval_requested":
+      return e.callId === callId ? `waiting for an operator's approval (${e.approval.id}); nothing sent yet` : undefined;
+    case "approval_resolved":
+      return e.callId === callId ? `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}` : undefined;
     case "settled":
     case "action_resolved":
       return undefined;

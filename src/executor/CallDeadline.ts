@@ -1,0 +1,63 @@
+/**
+ * One call's share of the run deadline: a signal that fires at `at`, or when
+ * the run itself ends (shutdown, the caller went away). The clock can be
+ * paused while an operator decides on an approval request — that wait counts
+ * against the approval deadline only — and the time it took is added to
+ * `at` when it resumes.
+ */
+export class CallDeadline {
+  readonly #controller = new AbortController();
+  readonly #run: AbortSignal;
+  readonly #now: () => number;
+  #at: number;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #onRunAbort = (): void => this.#controller.abort();
+
+  constructor(run: AbortSignal, at: number, now: () => number) {
+    this.#run = run;
+    this.#now = now;
+    this.#at = at;
+    if (run.aborted) this.#controller.abort();
+    else run.addEventListener("abort", this.#onRunAbort, { once: true });
+    this.#arm();
+  }
+
+  /** Fires at the deadline or when the run ends. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The run alone (shutdown, caller gone), without the deadline's timer: what an approval wait listens to. */
+  get runSignal(): AbortSignal {
+    return this.#run;
+  }
+
+  /** Epoch ms (our clock). */
+  get at(): number {
+    return this.#at;
+  }
+
+  /** Runs `wait` with the clock stopped; the time it took moves the deadline back by as much. */
+  async paused<T>(wait: () => Promise<T>): Promise<T> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const from = this.#now();
+    try {
+      return await wait();
+    } finally {
+      this.#at += Math.max(0, this.#now() - from);
+      this.#arm();
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#run.removeEventListener("abort", this.#onRunAbort);
+  }
+
+  #arm(): void {
+    if (this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => this.#controller.abort(), Math.max(0, this.#at - this.#now()));
+  }
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { Bridge } from "../../bridge/Bridge.js";
+import { parseInput } from "./parseInput.js";
+
+const idParams = z.strictObject({ id: z.string().min(1).max(200) });
+
+const decisionBody = z.strictObject({
+  // Emptiness is the desk's rule (ARMB_ERR_APPROVAL_OPERATOR_REQUIRED), so it is checked in one place.
+  operator: z.string().max(200),
+  note: z.string().max(2000).optional(),
+});
+
+/**
+ * The approval gate (config `approval`): calls waiting, holding their locks
+ * with nothing sent, for an operator's approve or decline.
+ * Unknown id → 404 ARMB_ERR_APPROVAL_NOT_FOUND; already ended → 409 ARMB_ERR_APPROVAL_DECIDED.
+ */
+export function registerApprovalsRoutes(app: FastifyInstance, bridge: Bridge): void {
+  app.get("/v1/approvals", async () => ({ approvals: bridge.executor.approvals.pending() }));
+
+  app.post("/v1/approvals/:id/approve", async (request) => {
+    const { id } = parseInput(idParams, request.params, "params");
+    const body = parseInput(decisionBody, request.body, "body");
+    return bridge.executor.approvals.approve(id, { operator: body.operator, note: body.note });
+  });
+
+  app.post("/v1/approvals/:id/decline", async (request) => {
+    const { id } = parseInput(idParams, request.params, "params");
+    const body = parseInput(decisionBody, request.body, "body");
+    return bridge.executor.approvals.decline(id, { operator: body.operator, note: body.note });
+  });
+}
