@@ -58,6 +58,7 @@ export class ApprovalCard {
       el("h3", { text: `Approve this ${approval.tool}?` }),
       el("p", { cls: "lead", text: `It will move ${axes.length ? axes.join(", ") : (approval.resources ?? []).join(", ")}. Nothing has been sent yet; those joints wait for you.` }),
       el("p", { cls: "meta" }, [document.createTextNode(`request ${approval.id} \u00b7 call ${approval.call_id} \u00b7 asked at ${clockTime(approval.requested_at)} \u00b7 `), this.#expiry]),
+      ...(approval.why ? [el("p", { cls: "meta", text: `asked because: ${approval.why}` })] : []),
       el("div", { cls: "args", text: `${approval.tool} ${json(approval.args)}` }),
       gaugeBox,
       el("div", { cls: "note-row" }, [el("label", { cls: "note-label", text: "Your note (optional): why", attrs: { for: noteId } }), this.#note]),

@@ -67,6 +67,8 @@ export interface ApprovalView {
   readonly args: unknown;
   readonly resources: readonly string[];
   readonly targets: Pose;
+  /** Which rule asked for approval, in words. */
+  readonly why?: string;
   readonly requested_at: number;
   readonly expires_at: number;
 }
