@@ -97,7 +97,7 @@ export class HistoryPanel {
       el("span", { cls: "h-tool", text: a.tool }),
       el("span", { cls: `badge s-${a.state}`, text: STATE_LABEL[a.state] ?? a.state }),
       el("span", { cls: "h-who", text: settledText(a) }),
-      el("span", { cls: "h-id", text: a.action_id }),
+      el("span", { cls: "h-id", text: `${a.action_id} \u00b7 call ${a.call_id}` }),
       ...(what ? [el("span", { cls: "h-what", text: what })] : []),
       ...(a.operator_note ? [el("span", { cls: "h-note", text: `note: ${a.operator_note}` })] : []),
       ...(message ? [el("details", { cls: "h-msg" }, [el("summary", { text: "what the model is told" }), el("p", { text: message })])] : []),
