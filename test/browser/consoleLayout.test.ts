@@ -57,4 +57,25 @@ describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it("history: filters by state, says who settled each row and when, and the unknown's card links to its row", async () => {
+    const { page, problems } = await rig.open({ width: 1280, height: 800 });
+    const unknown = (await rig.api<{ actions: { action_id: string }[] }>("GET", "/v1/actions?state=unknown")).json.actions[0]!.action_id;
+    await page.locator(".hrow").first().waitFor();
+    expect(await page.locator('.hrow[data-state="done"] .h-who').first().textContent()).toMatch(/^settled by (completion|observation) at \d/);
+    await page.selectOption("#history-filter", "unknown");
+    await page.locator('.hrow:not([data-state="unknown"])').first().waitFor({ state: "detached" });
+    expect(await page.locator(".hrow").count()).toBeGreaterThan(0);
+    await page.selectOption("#history-filter", "done");
+    await page.locator(`[id="row-${unknown}"]`).waitFor({ state: "detached" });
+    // The card's link widens the filter again and brings the row into view.
+    await page.locator(`[data-action-id="${unknown}"] a[href="#row-${unknown}"]`).click();
+    const row = page.locator(`[id="row-${unknown}"].wanted`);
+    await row.waitFor();
+    expect(await row.isVisible()).toBe(true);
+    expect(await page.locator("#history-filter").inputValue()).toBe("");
+    await rig.shot(page, "history-link.png");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
