@@ -85,7 +85,7 @@ export function armPill(l: Liveness): Pill {
 }
 
 export function decisionsPill(unknowns: number, approvals: number, known: boolean): Pill {
-  if (!known) return { tone: "unknown", text: "DECISIONS: NOT KNOWN" };
+  if (!known) return { tone: "unknown", text: "DECISIONS: NOT KNOWN (no events from the bridge)" };
   const parts: string[] = [];
   if (approvals) parts.push(`${approvals} TO APPROVE`);
   if (unknowns) parts.push(`${unknowns} TO CONFIRM`);

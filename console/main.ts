@@ -277,8 +277,10 @@ class OperatorConsole {
     setPill("link", linkPill(l));
     setPill("arm", armPill(l));
     const waiting = this.#cards.size + this.#approvalCards.size;
-    setPill("need", decisionsPill(this.#cards.size, this.#approvalCards.size, this.#state !== undefined));
-    $("nothing").hidden = waiting > 0 || !this.#state;
+    // "Nothing waiting" is a claim about now: only the live stream can make it.
+    const live = this.#stream.state === "live" && this.#state !== undefined;
+    setPill("need", decisionsPill(this.#cards.size, this.#approvalCards.size, live));
+    $("nothing").hidden = waiting > 0 || !live;
     $("who").hidden = waiting === 0;
     $("decisions").classList.toggle("has", waiting > 0);
     this.#renderFaults(l);
@@ -286,13 +288,13 @@ class OperatorConsole {
 
     const s = this.#state;
     const stale = valuesStale(l);
-    const live: LiveView = { pose: s?.pose ?? {}, poseAt: this.#sampleAt, stale, moving: stale ? [] : (s?.moving ?? []) };
+    const view: LiveView = { pose: s?.pose ?? {}, poseAt: this.#sampleAt, stale, moving: stale ? [] : (s?.moving ?? []) };
     const ageText = !s || this.#sampleAt === undefined ? "no status yet" : stale ? "STALE: these are the last values seen, not the arm now" : "live";
     setText($("age"), ageText);
     $("arm-panel").classList.toggle("stale", stale);
-    for (const [name, g] of this.#gauges) g.update({ live: live.pose[name], liveAt: live.poseAt, stale, moving: live.moving.includes(name), ...this.#marksFor(name) }, now);
-    for (const c of this.#cards.values()) c.update(live, now);
-    for (const c of this.#approvalCards.values()) c.update(live, now);
+    for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
+    for (const c of this.#cards.values()) c.update(view, now);
+    for (const c of this.#approvalCards.values()) c.update(view, now);
   }
 
   /** Before/target of whatever concerns this axis now: a motion in flight, else an approval request, else an unknown. */
