@@ -26,6 +26,8 @@ export interface ConfirmOutcomeRule {
   readonly modelIsTold: (facts: ConfirmationFacts) => string;
   /** What happened, in words for the operator and the history (not the model's text). */
   readonly operatorSays: (facts: ConfirmationFacts) => string;
+  /** What pressing the button does, in words for the operator beside it. */
+  readonly whatFollows: (facts: ConfirmationFacts) => string;
 }
 
 /**
@@ -48,6 +50,7 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
     releases: (row) => row.resources,
     modelIsTold: (f) => `${byOperator(f)} confirmed that ${f.tool} (action_id=${f.actionId}) reached its target. Its joints are released. Proceed to the next step.`,
     operatorSays: (f) => `${who(f)} confirmed it reached the target${noted(f)}.`,
+    whatFollows: () => "Unlocks its joints. The model is told the motion completed and goes on to its next step from the target pose.",
   },
   partial: {
     state: "confirmed_partial",
@@ -61,6 +64,8 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
         : "The bridge has no pose from the arm for that moment: read get_arm_state. ") +
       "Its joints are released. A re-run starts from where the arm is now, not from where this motion began: plan the next motion from get_arm_state.",
     operatorSays: (f) => `${who(f)} confirmed it stopped part-way${f.observed ? `, at ${poseAgainstTargets(f)}` : ""}${noted(f)}.`,
+    whatFollows: () =>
+      "Unlocks its joints and records the pose shown now. The model is told the arm stopped short there, not at the target, and that a re-run starts from this pose: the arm may move again from where it is.",
   },
   not_moved: {
     state: "confirmed_not_done",
@@ -72,6 +77,7 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
       (f.observed ? `; it is at ${poseAgainstTargets(f)}` : "") +
       ". Its joints are released and re-running is allowed; read get_arm_state before planning the next motion.",
     operatorSays: (f) => `${who(f)} confirmed it did not move${noted(f)}.`,
+    whatFollows: () => "Unlocks its joints. The model is told nothing moved and that it may run the motion again, from the pose the arm is in.",
   },
 };
 

@@ -11,14 +11,12 @@ import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "./confirmOutc
 const DESCRIBE: Readonly<Record<ActionState, (row: ActionRow) => string>> = {
   started: () => "Sent to the arm; the bridge has not settled it yet.",
   done: (row) => {
-    const how =
-      row.settledBy === "observation"
-        ? row.timedOut
-          ? "seen by watching the arm after the wait timed out"
-          : "seen by watching the arm"
-        : "the arm reported it";
     const notes = row.evidence?.notes ?? [];
-    return `Reached the target (${how}).${notes.length > 0 ? ` ${notes.join("; ")}.` : ""}`;
+    const more = notes.length > 0 ? ` ${notes.join("; ")}.` : "";
+    if (row.evidence?.record?.state === "voided") return `Already at the target; this command never ran (the arm voided it).${more}`;
+    if (row.settledBy === "completion") return `Reached the target (the arm reported it).${more}`;
+    // By observation the pose is at the target; whether this command moved it there is in the notes.
+    return `At the target, seen by watching the arm${row.timedOut ? " after the wait timed out" : ""}.${more}`;
   },
   failed: (row) => `Did not move: ${row.evidence?.notes?.join("; ") || "the arm reports no motion"}. Nothing needs checking.`,
   unknown: (row) =>

@@ -1,3 +1,4 @@
+import { resultFromRow } from "../executor/resultFromRow.js";
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
@@ -15,7 +16,8 @@ export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
       const row = ctx.ledger.get(args.action_id);
       if (!row) return { message: `No action with id ${args.action_id}.`, data: { found: false, action_id: args.action_id } };
       return {
-        message: `Action ${row.actionId} (${row.tool}) is ${row.state}${row.operator ? `, confirmed by ${row.operator}` : ""}.`,
+        // An operator's word carries what the model must know next (e.g. where a part-way motion left the arm).
+        message: `Action ${row.actionId} (${row.tool}) is ${row.state}${row.operator ? `, confirmed by ${row.operator}. ${resultFromRow(row).message}` : "."}`,
         data: {
           found: true,
           action_id: row.actionId,
@@ -28,6 +30,8 @@ export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
           resources: row.resources,
           evidence: row.evidence ?? null,
           operator: row.operator ?? null,
+          operator_outcome: row.operatorOutcome ?? null,
+          observed_pose: row.observed?.pose ?? null,
           created_at: row.createdAt,
           settled_at: row.settledAt ?? null,
         },

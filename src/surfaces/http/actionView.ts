@@ -13,6 +13,8 @@ export interface ConfirmOption {
   readonly releases: readonly string[];
   /** The message the model will get, with the pose the arm reports now (recorded again at the moment of confirming). */
   readonly model_is_told: string;
+  /** What pressing it does, in words for the operator. */
+  readonly what_follows: string;
   /** The ledger state the action moves to. */
   readonly state: ActionState;
 }
@@ -106,6 +108,6 @@ export function confirmOptionsFor(row: ActionRow, status: ArmStatus | undefined)
   const facts = factsOfRow(row, { operator: undefined, note: undefined, observed });
   return CONFIRM_OUTCOMES.map((outcome) => {
     const rule = CONFIRM_OUTCOME_RULES[outcome];
-    return { outcome, label: rule.label, releases: rule.releases(row), model_is_told: rule.modelIsTold(facts), state: rule.state };
+    return { outcome, label: rule.label, releases: rule.releases(row), model_is_told: rule.modelIsTold(facts), what_follows: rule.whatFollows(facts), state: rule.state };
   });
 }

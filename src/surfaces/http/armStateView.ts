@@ -1,4 +1,5 @@
 import type { Bridge } from "../../bridge/Bridge.js";
+import { explainFault, type FaultHelp } from "../../transport/explainFault.js";
 import type { LinkState } from "../../transport/Transport.js";
 import { actionViewWithOptions, type ActionView } from "./actionView.js";
 
@@ -18,6 +19,8 @@ export interface ArmStateView {
   /** Age of the newest status, or null before the first. */
   readonly age_ms: number | null;
   readonly faults: readonly string[];
+  /** Each fault with what clears it (confirming an action never does). */
+  readonly fault_help: readonly FaultHelp[];
   /** Resource → the unknown actions that quarantine it. */
   readonly quarantined: Readonly<Record<string, readonly string[]>>;
   /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
@@ -51,6 +54,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     stale: ageMs === null || ageMs > bridge.config.staleAfterMs,
     age_ms: ageMs,
     faults: status?.faults ?? [],
+    fault_help: (status?.faults ?? []).map(explainFault),
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
     approvals_pending: bridge.executor.approvals.pendingCount,
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),

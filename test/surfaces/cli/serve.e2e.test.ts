@@ -56,6 +56,10 @@ describe.skipIf(!built)("armbridge serve against firmware-sim (needs dist: npm r
     const first = await calls({ calls: [{ id: "e2e-stall", name: "move_joints", args: { positions: { elbow: 1.6 } } }] });
     const unknown = first.json.responses[0]!.response.output;
     expect(unknown.status).toBe("unknown");
+    // The arm's stall fault says how it clears (a stop on the axis, or its next motion).
+    const state = (await (await fetch(`${url}/v1/state`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { faults: string[]; fault_help: { fault: string; clears: string }[] };
+    expect(state.faults).toContain("stall:elbow");
+    expect(state.fault_help.find((f) => f.fault === "stall:elbow")?.clears).toMatch(/stop on elbow/);
 
     const env = { ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN };
     const blocked = await runCli(["call", "move_joints", "--args", '{"positions":{"elbow":1.2}}', "--id", "e2e-blocked"], env);

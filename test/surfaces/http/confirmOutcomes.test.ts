@@ -58,6 +58,7 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
       expect(o.releases).toEqual(["joint:wrist_2"]);
       expect(o.label).toBe(CONFIRM_OUTCOME_RULES[o.outcome as "reached"].label);
       expect(o.model_is_told).toContain(id);
+      expect(o.what_follows).toMatch(/^Unlocks its joints/);
     }
     const partial = view.confirm_options.find((o: { outcome: string }) => o.outcome === "partial");
     // The pose the arm reports now, against the target: what a confirmation would record.
@@ -119,7 +120,9 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
     expect(r.json.result.pose).toMatchObject({ wrist_2: 0.45 });
     // get_action_status reads the same row.
     const s = await post("/v1/calls", { calls: [{ id: "gas", name: "get_action_status", args: { action_id: id } }] });
-    expect(JSON.stringify(s.json.responses[0].response.output)).toContain("confirmed_partial");
+    const status = s.json.responses[0].response.output;
+    expect(status.output).toMatchObject({ state: "confirmed_partial", operator_outcome: "partial", observed_pose: { wrist_2: 0.45 } });
+    expect(status.message).toMatch(/stopped part-way.*wrist_2=0\.450 \(target 0\.900\)/);
   });
 
   it("refuses an outcome that is not one of the five words with 400, changing nothing", async () => {
