@@ -33,6 +33,7 @@ export class OutcomeCard {
   readonly #gauges: AxisGauge[] = [];
   readonly #buttons: HTMLButtonElement[] = [];
   readonly #options: ConfirmOption[] = [];
+  readonly #told: HTMLElement[] = [];
   readonly #buttonRow: HTMLElement;
   readonly #note: HTMLTextAreaElement;
   readonly #error: HTMLElement;
@@ -103,6 +104,7 @@ export class OutcomeCard {
     if (!same) {
       this.#buttonRow.replaceChildren();
       this.#buttons.length = 0;
+      this.#told.length = 0;
       this.#options.length = 0;
       for (const o of list) {
         const b = el("button", { cls: `outcome o-${o.outcome}`, attrs: { type: "button", "data-outcome": o.outcome } });
@@ -111,20 +113,28 @@ export class OutcomeCard {
           const chosen = this.#options[i];
           if (chosen) void this.#answer(chosen);
         });
+        // The model's own words, verbatim, folded under the button: the button
+        // already says in the operator's words what the model is told.
+        const told = el("p", { cls: "o-told" });
+        const details = el("details", { cls: "told" }, [el("summary", { text: "The model's words" }), told]);
         this.#buttons.push(b);
-        this.#buttonRow.appendChild(b);
+        this.#told.push(told);
+        this.#buttonRow.appendChild(el("div", { cls: "option", attrs: { "data-option": o.outcome } }, [b, details]));
       }
     }
     list.forEach((o, i) => {
       this.#options[i] = o;
       const b = this.#buttons[i];
-      if (!b) return;
-      const where = isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : "";
-      const lines = [o.label, `Releases: ${releasesText(o.releases)}`, where, `The model is told: \u201c${o.model_is_told}\u201d`].filter((t) => t !== "");
+      const told = this.#told[i];
+      if (!b || !told) return;
+      const follows = o.what_follows ?? `${isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : ""} The model is told: \u201c${o.model_is_told}\u201d`;
+      const lines = [o.label, `Releases: ${releasesText(o.releases)}`, follows.trim()];
       const key = lines.join("\n");
-      if (b.dataset.text === key) return;
-      b.dataset.text = key;
-      b.replaceChildren(...lines.map((t, k) => el("span", { cls: k === 0 ? "o-label" : k === lines.length - 1 ? "o-line o-told" : "o-line", text: t })));
+      if (b.dataset.text !== key) {
+        b.dataset.text = key;
+        b.replaceChildren(...lines.map((t, k) => el("span", { cls: k === 0 ? "o-label" : "o-line", text: t })));
+      }
+      setText(told, o.model_is_told);
     });
     this.sync();
   }

@@ -316,8 +316,12 @@ class OperatorConsole {
     box.dataset.faults = key;
     box.hidden = faults.length === 0;
     // Faults that clear the same way share a line ("stall:wrist_2" and "axis wrist_2 stalled" are one event).
+    const help = new Map((l.state?.fault_help ?? []).map((h) => [h.fault, h.clears]));
     const byAdvice = new Map<string, string[]>();
-    for (const f of faults) byAdvice.set(howFaultClears(f), [...(byAdvice.get(howFaultClears(f)) ?? []), f]);
+    for (const f of faults) {
+      const clears = help.get(f) ?? howFaultClears(f);
+      byAdvice.set(clears, [...(byAdvice.get(clears) ?? []), f]);
+    }
     box.replaceChildren(...[...byAdvice].map(([advice, fs]) => el("p", {}, [el("b", { text: `Arm fault: ${fs.join(", ")}. ` }), document.createTextNode(advice)])));
   }
 

@@ -30,6 +30,8 @@ export interface ConfirmOption {
   readonly releases: readonly string[] | string;
   /** What get_action_status will then tell the model. */
   readonly model_is_told: string;
+  /** What follows, in the operator's words: which joints unlock, what the model does next, where the arm may be. */
+  readonly what_follows?: string;
   /** The ledger state the action moves to. */
   readonly state?: ActionState;
 }
@@ -79,6 +81,8 @@ export interface StateView {
   readonly stale: boolean;
   readonly age_ms: number | null;
   readonly faults: readonly string[];
+  /** Each fault with what clears it, in the bridge's words (absent from older bridges). */
+  readonly fault_help?: readonly { readonly fault: string; readonly clears: string }[];
   readonly quarantined: Readonly<Record<string, readonly string[]>>;
   readonly pending_unknowns: readonly ActionView[];
   readonly ledger?: { readonly path: string; readonly lost: { readonly code: string; readonly message: string; readonly detected_at: number } | null };

@@ -24,12 +24,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped
     const card = laptop.page.locator(`[data-action-id="${actionId}"]`);
     await card.waitFor();
     await laptop.page.locator('[data-outcome="partial"]').first().waitFor();
+    await rig.shot(laptop.page, "unknown-1280x800.png");
+    await laptop.page.screenshot({ path: `test-output/browser/layout/unknown-1280x800-fold.png` });
     const box = await card.locator(".outcomes").boundingBox();
     expect(box).not.toBeNull();
     // The whole decision, its three buttons included, is on the first screen.
     expect(box!.y + box!.height).toBeLessThanOrEqual(800);
-    await rig.shot(laptop.page, "unknown-1280x800.png");
-    await laptop.page.screenshot({ path: `test-output/browser/layout/unknown-1280x800-fold.png` });
 
     const phone = await rig.open({ width: 390, height: 844 });
     await phone.page.locator(`[data-action-id="${actionId}"]`).waitFor();

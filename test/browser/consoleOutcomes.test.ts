@@ -29,17 +29,20 @@ describe.skipIf(!HAVE_CHROMIUM)(`console: the three truthful outcomes (skipped w
     const card = page.locator(`[data-action-id="${actionId}"]`);
     const button = card.locator(`button[data-outcome="${outcome}"]`);
     await button.waitFor();
-    // The button says what follows, in the bridge's words.
+    // The button says what follows, in the bridge's words; the model's own words are beside it.
+    const options = (await rig.api<{ confirm_options: { outcome: string; what_follows: string; model_is_told: string }[] }>("GET", `/v1/actions/${actionId}`)).json.confirm_options;
+    const option = options.find((o) => o.outcome === outcome)!;
     const text = (await button.textContent()) ?? "";
     expect(text).toContain(`Releases: ${joint}`);
-    expect(text).toContain("The model is told:");
+    expect(text).toContain(option.what_follows);
+    expect(await card.locator(`[data-option="${outcome}"] .o-told`).textContent()).toContain(`action_id=${actionId}`);
     // No answer without a name (a name typed earlier is remembered, so clear it).
     await page.fill("#operator", "");
     expect(await button.isDisabled()).toBe(true);
+    await rig.shot(page, `${outcome}-card.png`);
     // The decision is on the first screen of a 1280x800 laptop, buttons included.
     const box = await card.locator(".outcomes").boundingBox();
     expect(box!.y + box!.height).toBeLessThanOrEqual(800);
-    await rig.shot(page, `${outcome}-card.png`);
 
     await page.fill("#operator", "Ada Lovelace");
     await card.locator('textarea[data-role="note"]').fill(`saw ${outcome}`);
