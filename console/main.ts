@@ -28,7 +28,13 @@ function fatal(message: string): void {
 function readToken(): string | null {
   const m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
   if (m?.[1]) {
-    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+    let token = m[1];
+    try {
+      token = decodeURIComponent(token);
+    } catch {
+      // A stray % in a hand-typed link: use it as typed; a wrong token is then refused plainly.
+    }
+    sessionStorage.setItem(TOKEN_KEY, token);
     // The token leaves the address bar (screenshots, shoulders) once read.
     history.replaceState(null, "", location.pathname + location.search);
   }
