@@ -94,7 +94,7 @@ export class Executor {
     this.#log = (options.logger ?? silentLogger).child({ component: "executor" });
     this.#now = options.now ?? Date.now;
     this.quarantine = Quarantine.fromLedger(this.ledger);
-    checkApprovalRules(this.config, this.registry);
+    for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
     this.#ctx = {
       config: this.config,
       transport: this.transport,

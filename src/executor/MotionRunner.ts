@@ -78,7 +78,8 @@ export class MotionRunner {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
       if (blockedAfter) return blockedAfter;
-      if (deadline.at - d.now() <= 0 || runSignal.aborted) return skipped(tool.name);
+      let budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
+      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
 
       const plan = tool.plan(args, d.ctx);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
@@ -100,10 +101,11 @@ export class MotionRunner {
         if (blockedNow) return blockedNow;
         const again = this.#admit(callId, tool, plan);
         if (again) return again;
+        // The paused clock moved the deadline back by the wait: the budget is what was left before it.
+        budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
+        if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
       }
 
-      const budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
-      if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();

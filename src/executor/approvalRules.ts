@@ -3,14 +3,27 @@ import { ArmbridgeError } from "../errors.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 
 /**
- * Refuses approval rules that would not do what they say: a tool name the
- * registry does not know (a typo would silently never gate), or a rule on a
- * tool that sends no motion (only motions wait for approval; `stop` never does).
+ * Motion tools of armbridge's contract that an arm may lack (no URDF, five
+ * axes, no gripper, no camera): a config written for many arms may name
+ * them, so on an arm without them the rule is only warned about.
  */
-export function checkApprovalRules(config: ArmConfig, registry: ToolRegistry): void {
+const CONTRACT_MOTION_TOOLS = new Set(["move_joints", "move_to_named_pose", "move_to_point", "move_to_pose", "set_gripper", "move_to_image_point"]);
+
+/**
+ * Refuses approval rules that would not do what they say: a tool name no one
+ * knows (a typo would silently never gate), or a rule on a tool that sends no
+ * motion (only motions wait for approval; `stop` never does). Returns
+ * warnings for rules on contract tools this arm does not have.
+ */
+export function checkApprovalRules(config: ArmConfig, registry: ToolRegistry): string[] {
+  const warnings: string[] = [];
   for (const [tool, rule] of Object.entries(config.approval)) {
     if (rule.kind === "never") continue;
     const t = registry.get(tool);
+    if (!t && CONTRACT_MOTION_TOOLS.has(tool)) {
+      warnings.push(`approval.${tool}: this arm has no ${tool} tool, so the rule has nothing to gate`);
+      continue;
+    }
     const issue = !t
       ? `approval.${tool}: no tool named ${tool} (known: ${registry.names().join(", ")})`
       : !t.blocking
@@ -18,6 +31,7 @@ export function checkApprovalRules(config: ArmConfig, registry: ToolRegistry): v
         : undefined;
     if (issue) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "approval", issues: issue });
   }
+  return warnings;
 }
 
 /** Why this motion needs an operator's approval, or undefined when it does not. */

@@ -155,6 +155,17 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     expect(x.arm.effects).toEqual([]);
   });
 
+  it("tells the model in the tool's description which calls wait for an operator", () => {
+    const described = (approval: Record<string, unknown>) =>
+      Object.fromEntries(createDefaultTools(testConfig({ approval, approval_timeout_s: 90 })).declarations().map((d) => [d.name, d.description]));
+    const gatedTools = described({ move_joints: { joints: ["wrist_1"] }, set_gripper: "always" });
+    expect(gatedTools.move_joints).toMatch(/A call that moves wrist_1 waits for an operator at the arm to approve it before anything moves \(up to 90 s\)/);
+    expect(gatedTools.set_gripper).toMatch(/Every call waits for an operator/);
+    expect(gatedTools.move_to_named_pose).not.toMatch(/operator at the arm/);
+    expect(gatedTools.stop).not.toMatch(/operator at the arm/);
+    expect(described({}).move_joints).not.toMatch(/operator at the arm/);
+  });
+
   it("refuses an approval rule for a tool that does not exist or sends no motion", () => {
     const ledger = IntentLedger.open(":memory:");
     try {
@@ -164,6 +175,13 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
           expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }),
         );
       }
+      // A contract tool this arm lacks (here: no gripper) is warned about, not refused: configs are written for many arms.
+      const raw = testConfig({ approval: { set_gripper: "always" } });
+      const noGripper = { ...raw, arm: { ...raw.arm, gripper: undefined } };
+      const registry = createDefaultTools(noGripper);
+      expect(registry.get("set_gripper")).toBeUndefined();
+      const e = new Executor({ config: noGripper, registry, transport: { latestStatus: () => undefined, onStatus: () => () => undefined } as never, ledger });
+      e.close();
     } finally {
       ledger.close();
     }
