@@ -122,7 +122,10 @@ export class MotionRunner {
       admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
-      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command, armIncarnation }, d.now());
+      // The ledger keeps the pose the motion starts from beside what was sent: an operator judging an
+      // unknown later needs "where was it before" as much as "where was it going" (the console draws both).
+      const recorded = { ...command, from: poseOf(d.transport.latestStatus()) ?? null };
+      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation }, d.now());
       sentActionId = command.actionId;
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
@@ -17,6 +17,7 @@ if (!haveChromium) console.warn(`skipping the console alerts browser test: ${CHR
 
 /** Shorter than the 16 characters securityReport asks for. */
 const SHORT_TOKEN = "short-tok";
+const SHOTS = join("test-output", "browser", "console-alerts");
 
 describe.skipIf(!haveChromium)("operator console alerts in chromium (needs /usr/bin/chromium)", () => {
   let dir: string;
@@ -43,18 +44,19 @@ describe.skipIf(!haveChromium)("operator console alerts in chromium (needs /usr/
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(e.message));
     await page.goto(`${server.url}/console#token=${SHORT_TOKEN}`);
-    await page.locator("#conn", { hasText: "LIVE" }).waitFor();
-    await page.locator('#alerts [data-kind="short_token"]', { hasText: "SECURITY WARNING" }).waitFor();
-    expect(await page.locator("#ledgerlost").count()).toBe(0);
+    await page.locator("#stream", { hasText: "LIVE" }).waitFor();
+    await page.locator('#security-warnings [data-kind="short_token"]', { hasText: "SECURITY WARNING" }).waitFor();
+    expect(await page.locator("#ledger-lost").isVisible()).toBe(false);
 
     rmSync(join(dir, "ledger.sqlite"));
     expect(bridge.ledgerLoss()?.error.code).toBe("ARMB_ERR_LEDGER_LOST");
     // Any state event carries it; a refused call makes one at once.
     const [r] = await bridge.executor.execute([{ id: "after-loss", name: "move_joints", args: { positions: { elbow: 0.5 } } }]);
     expect(r?.result.status).toBe("failed");
-    await page.locator("#ledgerlost", { hasText: "LEDGER LOST" }).waitFor({ timeout: 10_000 });
-    await expect(page.locator("#ledgerlost").textContent()).resolves.toContain("every motion is refused until armbridge is restarted");
-    await page.screenshot({ path: "/tmp/armbridge-console-ledger-lost.png", fullPage: true });
+    await page.locator("#ledger-lost", { hasText: "THE LEDGER IS LOST" }).waitFor({ timeout: 10_000 });
+    await expect(page.locator("#ledger-lost").textContent()).resolves.toContain("Motion calls fail until the bridge is restarted");
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, "ledger-lost.png"), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);

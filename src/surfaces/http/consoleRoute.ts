@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { CONSOLE_PAGE } from "./consolePage.js";
+import { consolePage } from "./consolePage.js";
 import { PUBLIC_ROUTE } from "./publicRoute.js";
 
 /**
@@ -9,12 +9,13 @@ import { PUBLIC_ROUTE } from "./publicRoute.js";
  */
 export function registerConsoleRoute(app: FastifyInstance): void {
   app.get("/console", PUBLIC_ROUTE, async (_request, reply) => {
+    const page = consolePage();
     return reply
       .type("text/html; charset=utf-8")
-      .header("content-security-policy", CONSOLE_PAGE.contentSecurityPolicy)
+      .header("content-security-policy", page.contentSecurityPolicy)
       .header("cache-control", "no-store")
       .header("x-content-type-options", "nosniff")
       .header("referrer-policy", "no-referrer")
-      .send(CONSOLE_PAGE.html);
+      .send(page.html);
   });
 }

@@ -5,6 +5,7 @@ import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { registerActionsRoutes } from "./actionsRoutes.js";
 import { registerApprovalsRoutes } from "./approvalsRoutes.js";
+import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
@@ -124,6 +125,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerServosRoute(app, bridge);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
+  registerArmDescriptionRoute(app, bridge);
   registerEventsRoute(app, hub);
   registerMetricsRoute(app, bridge);
   registerSecurityRoute(app, security);

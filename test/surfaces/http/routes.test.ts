@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
@@ -248,7 +249,23 @@ describe("other routes", () => {
     expect(r.status).toBe(200);
     expect(r.res.headers["content-type"]).toMatch(/^text\/html/);
     expect(r.res.headers["content-security-policy"]).toMatch(/default-src 'none'; script-src 'sha256-/);
-    // Self-contained: no script, stylesheet or icon from anywhere but the page itself.
-    expect(r.res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\//);
+    // Self-contained: no script, stylesheet or icon from anywhere but the page itself
+    // (the SVG namespace is a name, never fetched).
+    expect(r.res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\/(?!www\.w3\.org\/2000\/svg")/);
+  });
+
+  it("serves a CSP whose hashes are those of the page's one inline script and one inline style", async () => {
+    const r = await get("/console", {});
+    const html = r.res.body;
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(1);
+    expect(styles).toHaveLength(1);
+    const hash = (t: string) => `'sha256-${createHash("sha256").update(t, "utf8").digest("base64")}'`;
+    const csp = String(r.res.headers["content-security-policy"]);
+    expect(csp).toContain(`script-src ${hash(scripts[0]!)};`);
+    expect(csp).toContain(`style-src ${hash(styles[0]!)};`);
+    // Nothing else may run: no inline handlers, no javascript: URLs.
+    expect(html).not.toMatch(/\son[a-z]+=|javascript:/i);
   });
 });

@@ -1,0 +1,106 @@
+import { describeError, type ApiClient } from "./api.js";
+import { $, el, setText } from "./dom.js";
+import { clockTime } from "./format.js";
+import { ACTION_STATES, type ActionState, type ActionView } from "./wire.js";
+
+const STATE_LABEL: Readonly<Record<ActionState, string>> = {
+  started: "RUNNING",
+  done: "DONE",
+  failed: "FAILED",
+  unknown: "UNKNOWN",
+  confirmed_done: "CONFIRMED REACHED",
+  confirmed_partial: "CONFIRMED PART-WAY",
+  confirmed_not_done: "CONFIRMED NOT MOVED",
+};
+
+/** Who or what settled a row, and when: "settled by ana at 12:03:04 (partial)", "settled by completion at 12:01:00". */
+export function settledText(a: ActionView): string {
+  if (a.state === "started") return "still running";
+  const at = a.confirmed_at ?? a.settled_at;
+  const when = at ? ` at ${clockTime(at)}` : "";
+  if (a.state === "unknown") return `waiting for an operator (unknown since ${at ? clockTime(at) : "its start"})`;
+  if (a.operator) return `settled by ${a.operator}${when}${a.operator_outcome ? ` (${a.operator_outcome.replace(/_/g, " ")})` : ""}`;
+  return `settled by ${a.settled_by === "none" ? "nobody" : a.settled_by}${when}`;
+}
+
+const LIMIT = 30;
+
+/**
+ * Recent actions, newest first: final state, who settled them and when,
+ * filterable by state. Each row has the id `row-<action_id>` so an unknown's
+ * card links to it.
+ */
+export class HistoryPanel {
+  readonly #api: ApiClient;
+  readonly #list: HTMLElement;
+  readonly #filter: HTMLSelectElement;
+  readonly #status: HTMLElement;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #wantRow: string | undefined;
+
+  constructor(api: ApiClient) {
+    this.#api = api;
+    this.#list = $("history");
+    this.#status = $("history-status");
+    this.#filter = $("history-filter") as HTMLSelectElement;
+    this.#filter.appendChild(el("option", { text: "every state", attrs: { value: "" } }));
+    for (const s of ACTION_STATES) this.#filter.appendChild(el("option", { text: STATE_LABEL[s].toLowerCase(), attrs: { value: s } }));
+    this.#filter.addEventListener("change", () => this.refresh(0));
+  }
+
+  /** Re-reads the ledger soon; bursts of events collapse into one request. */
+  refresh(delayMs = 150): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#load();
+    }, delayMs);
+  }
+
+  /** Scrolls to an action's row, widening the filter if it hides the row. */
+  show(actionId: string): void {
+    this.#wantRow = actionId;
+    const row = document.getElementById(`row-${actionId}`);
+    if (row) return this.#reveal(row);
+    this.#filter.value = "";
+    this.refresh(0);
+  }
+
+  #reveal(row: HTMLElement): void {
+    this.#wantRow = undefined;
+    for (const r of this.#list.querySelectorAll(".hrow.wanted")) r.classList.remove("wanted");
+    row.classList.add("wanted");
+    row.scrollIntoView({ block: "center" });
+    row.focus({ preventScroll: true });
+  }
+
+  async #load(): Promise<void> {
+    const state = this.#filter.value;
+    try {
+      const q = new URLSearchParams({ limit: String(LIMIT) });
+      if (state) q.set("state", state);
+      const page = await this.#api.get<{ actions: ActionView[] }>(`/v1/actions?${q.toString()}`);
+      this.#list.replaceChildren(...page.actions.map((a) => this.#row(a)));
+      setText(this.#status, page.actions.length ? `newest ${page.actions.length}${state ? ` ${STATE_LABEL[state as ActionState].toLowerCase()}` : ""}` : "no actions yet");
+      const want = this.#wantRow && document.getElementById(`row-${this.#wantRow}`);
+      if (want) this.#reveal(want);
+    } catch (error) {
+      setText(this.#status, `could not read the ledger: ${describeError(error)}`);
+    }
+  }
+
+  #row(a: ActionView): HTMLElement {
+    const what = a.description ?? "";
+    const message = a.message ?? "";
+    return el("li", { cls: `hrow s-${a.state}`, attrs: { id: `row-${a.action_id}`, tabindex: "-1", "data-state": a.state } }, [
+      el("span", { cls: "h-time", text: clockTime(a.created_at) }),
+      el("span", { cls: "h-tool", text: a.tool }),
+      el("span", { cls: `badge s-${a.state}`, text: STATE_LABEL[a.state] ?? a.state }),
+      el("span", { cls: "h-who", text: settledText(a) }),
+      el("span", { cls: "h-id", text: `${a.action_id} \u00b7 call ${a.call_id}` }),
+      ...(what ? [el("span", { cls: "h-what", text: what })] : []),
+      ...(a.operator_note ? [el("span", { cls: "h-note", text: `note: ${a.operator_note}` })] : []),
+      ...(message ? [el("details", { cls: "h-msg" }, [el("summary", { text: "what the model is told" }), el("p", { text: message })])] : []),
+    ]);
+  }
+}

@@ -1,0 +1,176 @@
+import { describeError, type ApiClient } from "./api.js";
+import { AxisGauge } from "./AxisGauge.js";
+import { el, setText } from "./dom.js";
+import { clockTime, json } from "./format.js";
+import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS } from "./outcomeOptions.js";
+import type { ActionView, ArmAxis, ConfirmOption, Pose } from "./wire.js";
+
+export interface CardContext {
+  readonly api: ApiClient;
+  readonly operator: () => string;
+  readonly axes: readonly ArmAxis[];
+  /** After a decision was recorded: a line for the banner. */
+  readonly done: (message: string) => void;
+  readonly showRow: (actionId: string) => void;
+}
+
+export interface LiveView {
+  readonly pose: Pose;
+  readonly poseAt: number | undefined;
+  readonly stale: boolean;
+  readonly moving: readonly string[];
+}
+
+/**
+ * An `unknown` motion waiting for the operator. It asks what can be seen at
+ * the arm — reached, part-way, not moved — and each button says what follows.
+ * Kept across updates (not rebuilt), so a note being typed survives.
+ */
+export class OutcomeCard {
+  readonly root: HTMLElement;
+  readonly #ctx: CardContext;
+  readonly #action: ActionView;
+  readonly #gauges: AxisGauge[] = [];
+  readonly #buttons: HTMLButtonElement[] = [];
+  readonly #options: ConfirmOption[] = [];
+  readonly #told: HTMLElement[] = [];
+  readonly #buttonRow: HTMLElement;
+  readonly #note: HTMLTextAreaElement;
+  readonly #error: HTMLElement;
+  readonly #hint: HTMLElement;
+  #busy = false;
+
+  constructor(action: ActionView, ctx: CardContext) {
+    this.#action = action;
+    this.#ctx = ctx;
+    const id = action.action_id;
+    const targets = action.command?.targets ?? {};
+    const moved = Object.keys(targets);
+    const rowLink = el("a", { text: "its row in History", attrs: { href: `#row-${id}` } });
+    rowLink.addEventListener("click", (e) => {
+      e.preventDefault();
+      ctx.showRow(id);
+    });
+    const meta = el("p", { cls: "meta" }, [
+      document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
+      rowLink,
+    ]);
+    const gaugeBox = el("div", { cls: "gauges compact" });
+    for (const name of moved) {
+      const axis = ctx.axes.find((a) => a.name === name);
+      if (!axis) continue;
+      const g = new AxisGauge(axis, { compact: true });
+      this.#gauges.push(g);
+      gaugeBox.appendChild(g.root);
+    }
+    const notes = action.evidence?.notes ?? [];
+    const details = el("details", { cls: "evidence" }, [
+      el("summary", { text: "What the bridge saw" }),
+      el("p", { text: action.description ?? action.message ?? "No conclusive evidence." }),
+      ...(notes.length ? [el("ul", {}, notes.map((n) => el("li", { text: n })))] : []),
+    ]);
+    const noteId = `note-${id}`;
+    this.#note = el("textarea", { attrs: { id: noteId, rows: "1", maxlength: "2000", "data-role": "note" } });
+    this.#buttonRow = el("div", { cls: "outcomes" });
+    this.#hint = el("p", { cls: "hint", text: "Type your name above to answer." });
+    this.#error = el("p", { cls: "err", attrs: { role: "alert" } });
+    this.root = el("article", { cls: "card unknown", attrs: { "data-action-id": id, id: `card-${id}` } }, [
+      el("h3", { text: `Did this ${action.tool} happen? Look at the arm.` }),
+      el("p", { cls: "lead", text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target; ${releasesText(action.resources)} accept no motion until you answer.` }),
+      meta,
+      el("div", { cls: "args", text: `${action.tool} ${json(action.args)}` }),
+      gaugeBox,
+      details,
+      el("div", { cls: "note-row" }, [el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }), this.#note]),
+      this.#buttonRow,
+      this.#hint,
+      this.#error,
+    ]);
+    this.#setOptions(action.confirm_options ?? null);
+  }
+
+  /**
+   * The bridge's own description of the choices (pending_unknowns carry it,
+   * its words naming the pose seen now). Texts are updated in place: a button
+   * replaced under the operator's finger would swallow the click.
+   */
+  setOptions(options: readonly ConfirmOption[] | undefined): void {
+    if (options?.length) this.#setOptions(options);
+  }
+
+  #setOptions(options: readonly ConfirmOption[] | null): void {
+    const list = options?.length ? options : fallbackOptions(this.#action);
+    const same = list.length === this.#buttons.length && list.every((o, i) => this.#buttons[i]?.getAttribute("data-outcome") === o.outcome);
+    if (!same) {
+      this.#buttonRow.replaceChildren();
+      this.#buttons.length = 0;
+      this.#told.length = 0;
+      this.#options.length = 0;
+      for (const o of list) {
+        const b = el("button", { cls: `outcome o-${o.outcome}`, attrs: { type: "button", "data-outcome": o.outcome } });
+        const i = this.#buttons.length;
+        b.addEventListener("click", () => {
+          const chosen = this.#options[i];
+          if (chosen) void this.#answer(chosen);
+        });
+        // The model's own words, verbatim, folded under the button: the button
+        // already says in the operator's words what the model is told.
+        const told = el("p", { cls: "o-told" });
+        const details = el("details", { cls: "told" }, [el("summary", { text: "The model's words" }), told]);
+        this.#buttons.push(b);
+        this.#told.push(told);
+        this.#buttonRow.appendChild(el("div", { cls: "option", attrs: { "data-option": o.outcome } }, [b, details]));
+      }
+    }
+    list.forEach((o, i) => {
+      this.#options[i] = o;
+      const b = this.#buttons[i];
+      const told = this.#told[i];
+      if (!b || !told) return;
+      const follows = o.what_follows ?? `${isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : ""} The model is told: \u201c${o.model_is_told}\u201d`;
+      const lines = [o.label, `Releases: ${releasesText(o.releases)}`, follows.trim()];
+      const key = lines.join("\n");
+      if (b.dataset.text !== key) {
+        b.dataset.text = key;
+        b.replaceChildren(...lines.map((t, k) => el("span", { cls: k === 0 ? "o-label" : "o-line", text: t })));
+      }
+      setText(told, o.model_is_told);
+    });
+    this.sync();
+  }
+
+  sync(): void {
+    const named = this.#ctx.operator().length > 0;
+    for (const b of this.#buttons) b.disabled = !named || this.#busy;
+    this.#hint.hidden = named;
+  }
+
+  update(live: LiveView, now = Date.now()): void {
+    const targets = this.#action.command?.targets ?? {};
+    const from = this.#action.command?.from ?? {};
+    for (const g of this.#gauges) {
+      const n = g.axis.name;
+      g.update({ live: live.pose[n], liveAt: live.poseAt, stale: live.stale, moving: live.moving.includes(n), before: from[n], target: targets[n] }, now);
+    }
+  }
+
+  async #answer(option: ConfirmOption): Promise<void> {
+    const operator = this.#ctx.operator();
+    if (!operator) return;
+    this.#busy = true;
+    setText(this.#error, "");
+    this.sync();
+    const note = this.#note.value.trim();
+    try {
+      const body: Record<string, string> = { outcome: option.outcome, operator };
+      if (note) body.note = note;
+      await this.#ctx.api.post(`/v1/actions/${encodeURIComponent(this.#action.action_id)}/confirm`, body);
+      this.#ctx.done(`${clockTime(Date.now())} \u2014 recorded for ${this.#action.tool} ${this.#action.action_id}: \u201c${option.label}\u201d (by ${operator}). Released: ${releasesText(option.releases)}.`);
+      this.root.remove();
+    } catch (error) {
+      this.#busy = false;
+      this.sync();
+      setText(this.#error, describeError(error));
+    }
+  }
+}

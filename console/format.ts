@@ -1,0 +1,34 @@
+/** Numbers and times as an operator reads them. */
+
+export function fixed(x: number | undefined | null, digits = 3): string {
+  return typeof x === "number" && Number.isFinite(x) ? x.toFixed(digits) : "\u2014";
+}
+
+export function degrees(rad: number): string {
+  return `${((rad * 180) / Math.PI).toFixed(1)}\u00b0`;
+}
+
+/** "4 s", "3 min", "2 h": how long ago, never negative. */
+export function elapsed(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
+}
+
+export function ago(at: number, now = Date.now()): string {
+  return `${elapsed(now - at)} ago`;
+}
+
+export function clockTime(at: number): string {
+  return new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** A value's JSON, for showing args; never throws (a cycle cannot arrive over JSON, but be sure). */
+export function json(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

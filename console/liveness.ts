@@ -1,0 +1,93 @@
+import type { StreamStatus } from "./eventStream.js";
+import { clockTime } from "./format.js";
+import type { LinkView, StateView } from "./wire.js";
+
+export type PillTone = "ok" | "warn" | "bad" | "moving" | "unknown";
+export interface Pill {
+  readonly tone: PillTone;
+  readonly text: string;
+}
+
+/** What the console knows and since when: everything a pill or a gauge needs to be honest. */
+export interface Liveness {
+  readonly stream: StreamStatus;
+  readonly state: StateView | undefined;
+  /** Browser-clock ms of the newest arm sample: receipt time minus its age. */
+  readonly sampleAt: number | undefined;
+  readonly staleAfterMs: number;
+  readonly now: number;
+}
+
+/*
+ * Pill texts hold clock times, never ticking counters: each pill is an
+ * aria-live region, and a counter would be re-announced every second.
+ */
+
+export function streamPill(s: StreamStatus): Pill {
+  switch (s.state) {
+    case "connecting":
+      return { tone: "unknown", text: "EVENTS: CONNECTING" };
+    case "live":
+      return { tone: "ok", text: "EVENTS: LIVE" };
+    case "reconnecting":
+      return { tone: "bad", text: `EVENTS: LOST since ${clockTime(s.since)}, retrying (try ${s.attempt})` };
+    case "refused":
+      return { tone: "bad", text: "EVENTS: TOKEN REFUSED" };
+  }
+}
+
+/** Slack over stale_after_ms for the hop to the browser (state events are throttled to one per 200 ms). */
+const DELIVERY_SLACK_MS = 300;
+
+/** True when the arm values on screen may no longer be the arm's: shown greyed with "last seen". */
+export function valuesStale(l: Liveness): boolean {
+  if (l.stream.state !== "live" || !l.state || l.sampleAt === undefined) return true;
+  if (l.state.stale) return true;
+  if (l.state.link && l.state.link.state !== "connected") return true;
+  return l.now - l.sampleAt > l.staleAfterMs + DELIVERY_SLACK_MS;
+}
+
+function linkText(link: LinkView): Pill {
+  switch (link.state) {
+    case "connected":
+      return { tone: "ok", text: "ARM LINK: CONNECTED" };
+    case "reconnecting":
+      return { tone: "bad", text: `ARM LINK: RECONNECTING since ${clockTime(link.since)}${link.attempt !== undefined ? ` (attempt ${link.attempt})` : ""}` };
+    case "down":
+      return { tone: "bad", text: `ARM LINK: DOWN since ${clockTime(link.since)}` };
+  }
+}
+
+export function linkPill(l: Liveness): Pill {
+  // The bridge's word on its link is only as fresh as our stream to the bridge.
+  if (l.stream.state !== "live") return { tone: "unknown", text: "ARM LINK: NOT KNOWN (no events from the bridge)" };
+  if (!l.state) return { tone: "unknown", text: "ARM LINK: NOT KNOWN YET" };
+  if (l.state.link) {
+    const p = linkText(l.state.link);
+    if (l.state.link.state === "connected" && valuesStale(l)) return { tone: "bad", text: `ARM LINK: CONNECTED, BUT NO STATUS since ${l.sampleAt === undefined ? "start" : clockTime(l.sampleAt)}` };
+    return p;
+  }
+  // A bridge without the link field: the status age is all there is.
+  return valuesStale(l)
+    ? { tone: "bad", text: `ARM LINK: NO STATUS since ${l.sampleAt === undefined ? "start" : clockTime(l.sampleAt)}` }
+    : { tone: "ok", text: "ARM LINK: STATUS ARRIVING" };
+}
+
+export function armPill(l: Liveness): Pill {
+  const s = l.state;
+  if (!s || l.sampleAt === undefined) return { tone: "unknown", text: "ARM: NO DATA YET" };
+  if (valuesStale(l)) return { tone: "unknown", text: `ARM: LAST SEEN ${clockTime(l.sampleAt)} (values below are old)` };
+  const moving = s.moving.length ? `MOVING: ${s.moving.join(", ")}` : "";
+  // A fault on one axis must not hide another axis in motion.
+  if (s.faults.length) return { tone: "bad", text: `ARM FAULT: ${s.faults.join(", ")}${moving ? ` \u00b7 ${moving}` : ""}` };
+  if (moving) return { tone: "moving", text: `ARM ${moving}` };
+  return { tone: "ok", text: "ARM: STILL" };
+}
+
+export function decisionsPill(unknowns: number, approvals: number, known: boolean): Pill {
+  if (!known) return { tone: "unknown", text: "DECISIONS: NOT KNOWN (no events from the bridge)" };
+  const parts: string[] = [];
+  if (approvals) parts.push(`${approvals} TO APPROVE`);
+  if (unknowns) parts.push(`${unknowns} TO CONFIRM`);
+  return parts.length ? { tone: "warn", text: `WAITING FOR YOU: ${parts.join(", ")}` } : { tone: "ok", text: "NOTHING WAITING" };
+}

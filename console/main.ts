@@ -1,0 +1,373 @@
+/*
+ * The operator console, for a person standing at the arm: what waits for
+ * them (approvals, unknown outcomes) first, then a picture of the arm, then
+ * the history. Bundled by console/build.mjs; dom.ts is the only way data
+ * reaches the page.
+ */
+import { ApiClient, ApiError, describeError } from "./api.js";
+import { ApprovalCard } from "./ApprovalCard.js";
+import { AxisGauge } from "./AxisGauge.js";
+import { $, el, setText } from "./dom.js";
+import { runEventStream, type StreamStatus } from "./eventStream.js";
+import { howFaultClears } from "./faultAdvice.js";
+import { HistoryPanel } from "./HistoryPanel.js";
+import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
+import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
+import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, Pose, SecurityReport, StateView } from "./wire.js";
+
+const TOKEN_KEY = "armbridge.token";
+const NAME_KEY = "armbridge.operator";
+const REFUSED = "The token was refused. Open the console link that armbridge serve printed (it ends in #token=...).";
+
+function fatal(message: string): void {
+  const f = $("fatal");
+  f.textContent = message;
+  f.hidden = false;
+}
+
+function readToken(): string | null {
+  const m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
+  if (m?.[1]) {
+    let token = m[1];
+    try {
+      token = decodeURIComponent(token);
+    } catch {
+      // A stray % in a hand-typed link: use it as typed; a wrong token is then refused plainly.
+    }
+    sessionStorage.setItem(TOKEN_KEY, token);
+    // The token leaves the address bar (screenshots, shoulders) once read.
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function setPill(id: string, pill: Pill): void {
+  const p = $(id);
+  const cls = `pill ${pill.tone}`;
+  if (p.className !== cls) p.className = cls;
+  setText(p, pill.text);
+}
+
+/** A motion in flight, drawn on the arm's gauges: where it started and where it goes. */
+interface ActiveMotion {
+  readonly targets: Pose;
+  readonly from: Pose;
+}
+
+class OperatorConsole {
+  readonly #api: ApiClient;
+  readonly #history: HistoryPanel;
+  readonly #operator = $("operator") as HTMLInputElement;
+  readonly #cards = new Map<string, OutcomeCard>();
+  readonly #approvalCards = new Map<string, ApprovalCard>();
+  readonly #gauges = new Map<string, AxisGauge>();
+  readonly #active = new Map<string, ActiveMotion>();
+  #arm: ArmDescription | undefined;
+  #state: StateView | undefined;
+  #sampleAt: number | undefined;
+  #stream: StreamStatus = { state: "connecting", since: Date.now() };
+  #approvals: readonly ApprovalView[] = [];
+  #approvalsTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A bridge without the approval gate answers 404: then the console stops asking. */
+  #approvalsAbsent = false;
+
+  constructor(api: ApiClient) {
+    this.#api = api;
+    this.#history = new HistoryPanel(api);
+    this.#operator.value = localStorage.getItem(NAME_KEY) ?? "";
+    this.#operator.addEventListener("input", () => {
+      localStorage.setItem(NAME_KEY, this.#operator.value.trim());
+      this.#syncButtons();
+    });
+    $("halt").addEventListener("click", () => void this.#halt());
+  }
+
+  get #ctx(): CardContext {
+    return {
+      api: this.#api,
+      operator: () => this.#operator.value.trim(),
+      axes: this.#arm?.axes ?? [],
+      done: (message) => {
+        this.#banner("ok", message);
+        this.#history.refresh(0);
+        void this.#refreshState();
+        this.#refreshApprovals(0);
+      },
+      showRow: (id) => this.#history.show(id),
+    };
+  }
+
+  start(signal: AbortSignal): void {
+    setInterval(() => this.#render(), 250);
+    this.#render();
+    void runEventStream(
+      this.#api,
+      {
+        onStatus: (s) => {
+          this.#stream = s;
+          if (s.state === "live") {
+            if (!this.#arm) void this.#loadArm();
+            void this.#loadSecurity();
+            this.#history.refresh(0);
+            this.#refreshApprovals(0);
+          }
+          if (s.state === "refused") fatal(REFUSED);
+          this.#render();
+        },
+        onEvent: (event, data) => this.#onEvent(event, data),
+      },
+      signal,
+    );
+  }
+
+  /** GET /v1/security's warnings (a wide bind, a short token): shown once, they do not change while serve runs. */
+  async #loadSecurity(): Promise<void> {
+    const box = $("security-warnings");
+    try {
+      const report = await this.#api.get<SecurityReport>("/v1/security");
+      box.replaceChildren(...report.warnings.map((w) => el("p", { text: `SECURITY WARNING: ${w.message}`, attrs: { "data-kind": w.kind } })));
+      box.hidden = report.warnings.length === 0;
+    } catch (error) {
+      // An older bridge has no such route; anything else is worth saying.
+      if (!(error instanceof ApiError && error.status === 404)) {
+        box.replaceChildren(el("p", { text: `could not read the bridge's security report: ${describeError(error)}` }));
+        box.hidden = false;
+      }
+    }
+  }
+
+  async #loadArm(): Promise<void> {
+    try {
+      const arm = await this.#api.get<ArmDescription>("/v1/arm");
+      this.#arm = arm;
+      setText($("arm-name"), arm.name);
+      const box = $("gauges");
+      box.replaceChildren();
+      this.#gauges.clear();
+      for (const axis of arm.axes) {
+        const g = new AxisGauge(axis);
+        this.#gauges.set(axis.name, g);
+        box.appendChild(g.root);
+      }
+      // Cards made before the limits were known have no gauges: make them again.
+      for (const [id, c] of this.#cards) {
+        c.root.remove();
+        this.#cards.delete(id);
+      }
+      for (const [id, c] of this.#approvalCards) {
+        c.root.remove();
+        this.#approvalCards.delete(id);
+      }
+      if (this.#state) this.#onState(this.#state, this.#sampleAt);
+      this.#renderApprovals();
+    } catch (error) {
+      setText($("age"), `could not read the arm's description: ${describeError(error)}`);
+    }
+  }
+
+  #onEvent(event: string, data: unknown): void {
+    if (event === "state") {
+      const s = data as StateView;
+      this.#onState(s, s.age_ms === null ? undefined : Date.now() - s.age_ms);
+      return;
+    }
+    if (event !== "executor") return;
+    const e = data as ExecutorEventView & { result?: { action_id?: string } };
+    switch (e.type) {
+      case "started":
+        if (e.actionId) void this.#trackMotion(e.actionId);
+        break;
+      case "settled":
+        if (e.result?.action_id) this.#active.delete(e.result.action_id);
+        break;
+      case "action_resolved":
+        if (e.action) this.#active.delete(e.action.action_id);
+        break;
+      case "approval_requested":
+      case "approval_resolved":
+        this.#refreshApprovals(0);
+        break;
+      default:
+        break;
+    }
+    this.#history.refresh();
+  }
+
+  async #trackMotion(actionId: string): Promise<void> {
+    try {
+      const a = await this.#api.get<ActionView>(`/v1/actions/${encodeURIComponent(actionId)}`);
+      if (a.state === "started") this.#active.set(actionId, { targets: a.command?.targets ?? {}, from: a.command?.from ?? {} });
+    } catch {
+      // The gauges still show the live pose; only the before/target marks are missing.
+    }
+  }
+
+  async #refreshState(): Promise<void> {
+    try {
+      const s = await this.#api.get<StateView>("/v1/state");
+      this.#onState(s, s.age_ms === null ? undefined : Date.now() - s.age_ms);
+    } catch {
+      // The stream's next state event brings it.
+    }
+  }
+
+  #refreshApprovals(delayMs = 100): void {
+    if (this.#approvalsTimer !== undefined || this.#approvalsAbsent) return;
+    this.#approvalsTimer = setTimeout(() => {
+      this.#approvalsTimer = undefined;
+      this.#api
+        .get<{ approvals: ApprovalView[] }>("/v1/approvals")
+        .then((r) => {
+          this.#approvals = r.approvals;
+          this.#renderApprovals();
+        })
+        .catch((error: unknown) => {
+          // A dropped request: the next event retries.
+          if (error instanceof ApiError && error.status === 404) this.#approvalsAbsent = true;
+        });
+    }, delayMs);
+  }
+
+  #onState(s: StateView, sampleAt: number | undefined): void {
+    const pendingBefore = this.#approvalCount(this.#state);
+    this.#state = s;
+    this.#sampleAt = sampleAt;
+    if (this.#approvalCount(s) !== pendingBefore) this.#refreshApprovals(0);
+    if (!this.#arm) return this.#render();
+    const ids = new Set<string>();
+    for (const a of s.pending_unknowns) {
+      ids.add(a.action_id);
+      // Cards are kept, not rebuilt, so a note being typed survives the next update.
+      if (!this.#cards.has(a.action_id)) {
+        const card = new OutcomeCard(a, this.#ctx);
+        this.#cards.set(a.action_id, card);
+        $("cards").appendChild(card.root);
+      } else this.#cards.get(a.action_id)?.setOptions(a.confirm_options);
+    }
+    for (const [id, c] of this.#cards) {
+      if (!ids.has(id)) {
+        c.root.remove();
+        this.#cards.delete(id);
+      }
+    }
+    const lost = s.ledger?.lost;
+    const lostBox = $("ledger-lost");
+    lostBox.hidden = !lost;
+    if (lost) setText(lostBox, `THE LEDGER IS LOST (${lost.code}): ${lost.message} Motion calls fail until the bridge is restarted.`);
+    this.#render();
+  }
+
+  #approvalCount(s: StateView | undefined): number {
+    const p = s?.approvals_pending;
+    return typeof p === "number" ? p : (p?.length ?? 0);
+  }
+
+  #renderApprovals(): void {
+    if (!this.#arm) return;
+    const ids = new Set<string>();
+    for (const a of this.#approvals) {
+      ids.add(a.id);
+      if (!this.#approvalCards.has(a.id)) {
+        const card = new ApprovalCard(a, this.#ctx);
+        this.#approvalCards.set(a.id, card);
+        $("approvals").appendChild(card.root);
+      }
+    }
+    for (const [id, c] of this.#approvalCards) {
+      if (!ids.has(id)) {
+        c.root.remove();
+        this.#approvalCards.delete(id);
+      }
+    }
+    this.#render();
+  }
+
+  #syncButtons(): void {
+    for (const c of this.#cards.values()) c.sync();
+    for (const c of this.#approvalCards.values()) c.sync();
+    const waiting = this.#cards.size + this.#approvalCards.size > 0;
+    this.#operator.classList.toggle("missing", waiting && this.#operator.value.trim() === "");
+  }
+
+  #liveness(now: number): Liveness {
+    return { stream: this.#stream, state: this.#state, sampleAt: this.#sampleAt, staleAfterMs: this.#arm?.stale_after_ms ?? 500, now };
+  }
+
+  #render(): void {
+    const now = Date.now();
+    const l = this.#liveness(now);
+    setPill("stream", streamPill(this.#stream));
+    setPill("link", linkPill(l));
+    setPill("arm", armPill(l));
+    const waiting = this.#cards.size + this.#approvalCards.size;
+    // "Nothing waiting" is a claim about now: only the live stream can make it.
+    const live = this.#stream.state === "live" && this.#state !== undefined;
+    setPill("need", decisionsPill(this.#cards.size, this.#approvalCards.size, live));
+    $("nothing").hidden = waiting > 0 || !live;
+    $("who").hidden = waiting === 0;
+    $("decisions").classList.toggle("has", waiting > 0);
+    this.#renderFaults(l);
+    this.#syncButtons();
+
+    const s = this.#state;
+    const stale = valuesStale(l);
+    const view: LiveView = { pose: s?.pose ?? {}, poseAt: this.#sampleAt, stale, moving: stale ? [] : (s?.moving ?? []) };
+    const ageText = !s || this.#sampleAt === undefined ? "no status yet" : stale ? "STALE: these are the last values seen, not the arm now" : "live";
+    setText($("age"), ageText);
+    $("arm-panel").classList.toggle("stale", stale);
+    for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
+    for (const c of this.#cards.values()) c.update(view, now);
+    for (const c of this.#approvalCards.values()) c.update(view, now);
+  }
+
+  /** Before/target of whatever concerns this axis now: a motion in flight, else an approval request, else an unknown. */
+  #marksFor(axis: string): { before?: number | undefined; target?: number | undefined; requested?: number | undefined } {
+    for (const m of this.#active.values()) if (axis in m.targets) return { before: m.from[axis], target: m.targets[axis] };
+    for (const a of this.#approvals) if (axis in a.targets) return { before: this.#state?.pose[axis], requested: a.targets[axis] };
+    for (const a of this.#state?.pending_unknowns ?? []) {
+      const t = a.command?.targets;
+      if (t && axis in t) return { before: a.command?.from?.[axis], target: t[axis] };
+    }
+    return {};
+  }
+
+  #renderFaults(l: Liveness): void {
+    const box = $("faults");
+    const faults = l.state?.faults ?? [];
+    const key = faults.join("\n");
+    if (box.dataset.faults === key) return;
+    box.dataset.faults = key;
+    box.hidden = faults.length === 0;
+    // Faults that clear the same way share a line ("stall:wrist_2" and "axis wrist_2 stalled" are one event).
+    const help = new Map((l.state?.fault_help ?? []).map((h) => [h.fault, h.clears]));
+    const byAdvice = new Map<string, string[]>();
+    for (const f of faults) {
+      const clears = help.get(f) ?? howFaultClears(f);
+      byAdvice.set(clears, [...(byAdvice.get(clears) ?? []), f]);
+    }
+    box.replaceChildren(...[...byAdvice].map(([advice, fs]) => el("p", {}, [el("b", { text: `Arm fault: ${fs.join(", ")}. ` }), document.createTextNode(advice)])));
+  }
+
+  #banner(tone: "ok" | "bad", message: string): void {
+    const b = $("banner");
+    b.className = `banner ${tone}`;
+    b.hidden = false;
+    setText(b, message);
+  }
+
+  async #halt(): Promise<void> {
+    try {
+      const r = await this.#api.post<{ responses: { response: { output?: { status: string; message: string }; error?: { status: string; message: string } } }[] }>("/v1/calls", {
+        calls: [{ id: `console-stop-${Date.now()}`, name: "stop", args: {} }],
+      });
+      const o = r.responses[0]?.response.output ?? r.responses[0]?.response.error;
+      this.#banner(o?.status === "done" ? "ok" : "bad", `Halt: ${o?.message ?? "no answer"}`);
+    } catch (error) {
+      this.#banner("bad", `Halt failed: ${describeError(error)}`);
+    }
+  }
+}
+
+const token = readToken();
+if (!token) fatal("No token. Open the console link that armbridge serve printed: it ends in #token=...");
+else new OperatorConsole(new ApiClient(token, () => fatal(REFUSED))).start(new AbortController().signal);
