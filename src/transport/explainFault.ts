@@ -9,7 +9,8 @@ export interface FaultHelp {
  * that says nothing about how it goes away leaves an operator stuck.
  * Confirming an unknown action never clears a fault: the fault is the arm's.
  *
- * - `stall:AXIS`, `watchdog`: the serial protocol's faults
+ * - `stall:AXIS`, `watchdog`: the serial protocol's faults, and `axis AXIS
+ *   stalled`, the same stall read from a STATUS sample's stalled flag (§3.6)
  *   (docs/serial-protocol.md §3.3: STOP clears stall faults on its axes, and a
  *   new motion on the axis clears it too; §5: `watchdog` lasts until the host's
  *   next frame).
@@ -19,10 +20,12 @@ export interface FaultHelp {
  *   is rebooted or power-cycled (ROBOTIS e-manual, X series control table,
  *   "Hardware Error Status (70)":
  *   https://emanual.robotis.com/docs/en/dxl/x/xm430-w350/#hardware-error-status);
- *   the transport leaves torque off on a servo with one.
+ *   the transport leaves torque off on a servo with one, and on one that
+ *   shut down (tripped) until an operator runs `armbridge recover`
+ *   (docs/servo-bus.md, "A servo that shuts down").
  */
 export function explainFault(fault: string): FaultHelp {
-  const stall = /^stall:(.+)$/.exec(fault);
+  const stall = /^stall:(.+)$/.exec(fault) ?? /^axis (.+) stalled$/.exec(fault);
   if (stall) {
     const axis = stall[1] ?? "";
     return {
@@ -36,12 +39,17 @@ export function explainFault(fault: string): FaultHelp {
   const servo = /^servo (\d+) \(([^)]*)\): (.+)$/.exec(fault);
   if (servo) {
     const [, id, name, what] = servo;
-    return what === "torque off"
-      ? { fault, clears: `Servo ${id} (${name}) has torque off (it lost power, or was switched off). The bridge switches it back on holding its position once it answers with no hardware error.` }
-      : {
-          fault,
-          clears: `Servo ${id} (${name}) reports a hardware error (${what}); the bridge leaves its torque off. It clears only when the servo is rebooted or power-cycled: check the cause (overload, heat, voltage) first.`,
-        };
+    const recover = `armbridge recover --joint ${name ?? "JOINT"} --operator NAME`;
+    if (what === "torque off") {
+      return { fault, clears: `Servo ${id} (${name}) has torque off (it lost power, or was switched off). The bridge switches it back on holding its position once it answers with no hardware error.` };
+    }
+    if (what?.startsWith("shut down on ")) {
+      return { fault, clears: `Servo ${id} (${name}) shut down on a hardware error and stays limp; motions on it are refused. Find the cause at the arm (something in the way, heat, supply voltage), then run ${recover}: it reboots the servo where the protocol can and switches torque back on holding the present position.` };
+    }
+    return {
+      fault,
+      clears: `Servo ${id} (${name}) reports a hardware error (${what}); the bridge leaves its torque off. Check the cause (overload, heat, voltage) first; then ${recover} reboots it (or power-cycle the arm).`,
+    };
   }
   return { fault, clears: "Reported by the arm itself; the bridge does not clear it. See the arm's documentation." };
 }
