@@ -56,7 +56,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const timer = setTimeout(() => run.abort(), deadlineMs);
   const signal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
   const adapter = new GeminiToolAdapter(options.bridge.executor);
-  const tools = geminiTools(options.bridge.registry);
+  const tools = geminiTools(options.bridge.registry, { endpoint: "generateContent" });
 
   const sent: FunctionResponse[] = [];
   let text = "";

@@ -149,7 +149,7 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
     const userParts = [{ text: options.instruction }, ...imageParts(options.images ?? [])];
     const connecting = options.ai.live.connect({
       model: options.model,
-      config: { responseModalities: [Modality.TEXT], tools: [...geminiTools(options.bridge.registry)], systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION },
+      config: { responseModalities: [Modality.TEXT], tools: [...geminiTools(options.bridge.registry, { endpoint: "bidiGenerateContent" })], systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION },
       callbacks: {
         onmessage: onMessage,
         onerror: (e: unknown) => closed(`WebSocket error: ${describeSocketEvent(e)}`),

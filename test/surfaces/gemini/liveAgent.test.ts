@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGoogleGenAI } from "../../../src/surfaces/gemini/GeminiModelClient.js";
+import { UNARY_BLOCKING_NOTE } from "../../../src/surfaces/gemini/geminiTools.js";
 import { runLiveAgent } from "../../../src/surfaces/gemini/runLiveAgent.js";
 import { ScriptedGeminiServer, type ClientMessage } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { motionIntervals, overlapped, overlapsOnSharedJoints, startSimBridge, type SimBridge } from "../../fixtures/gemini/simBridge.js";
@@ -46,11 +47,15 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     expect(server.wsPaths).toHaveLength(1);
     expect(server.wsPaths[0]!.replace(/^\/+/, "/")).toBe("/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=test-key");
     const conn = server.connections[0]!;
-    const setup = conn.setup.setup as { model: string; tools: { functionDeclarations: { name: string; behavior?: string; parametersJsonSchema?: unknown }[] }[] };
+    const setup = conn.setup.setup as { model: string; tools: { functionDeclarations: { name: string; description: string; behavior?: string; parametersJsonSchema?: unknown }[] }[] };
     expect(setup.model).toBe("models/gemini-live-test");
     const decls = setup.tools[0]!.functionDeclarations;
     expect(decls.find((d) => d.name === "move_joints")).toMatchObject({ behavior: "BLOCKING", parametersJsonSchema: { type: "object" } });
     expect(decls.find((d) => d.name === "get_arm_state")?.behavior).toBeUndefined();
+    // Every motion is BLOCKING on Live, and the unary-only wording is not added.
+    const motions = sb.bridge.registry.declarations().filter((d) => d.behavior === "BLOCKING").map((d) => d.name);
+    expect(decls.filter((d) => d.behavior === "BLOCKING").map((d) => d.name).sort()).toEqual([...motions].sort());
+    for (const d of decls) expect(d.description.includes(UNARY_BLOCKING_NOTE)).toBe(false);
     const content = conn.received.find((m) => "clientContent" in m)!.clientContent as { turns: { role: string; parts: { text: string }[] }[]; turnComplete: boolean };
     expect(content).toEqual({ turns: [{ role: "user", parts: [{ text: "pan a little" }] }], turnComplete: true });
 
