@@ -12,6 +12,12 @@ interface Common {
   readonly settled_by: SettledBy;
   /** True when this is the recorded result of an earlier call with the same id: nothing was executed again. */
   readonly replayed?: boolean;
+  /**
+   * Set by the Live surface when this call repeated a motion whose result the
+   * session never delivered (an interrupted or cancelled call): nothing ran
+   * again, and the result is that call's, named here.
+   */
+  readonly joined_call_id?: string;
 }
 
 /**

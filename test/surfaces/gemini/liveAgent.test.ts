@@ -79,6 +79,7 @@ describe("Live mode against a local BidiGenerateContent server", () => {
       if (e.type === "started" && e.callId === "slow") startedSlow();
     });
     let afterCancel: ClientMessage | undefined;
+    let note: ClientMessage | undefined;
     server.liveScript = async (conn) => {
       await conn.next("clientContent");
       conn.send({
@@ -93,6 +94,9 @@ describe("Live mode against a local BidiGenerateContent server", () => {
       conn.send({ toolCallCancellation: { ids: ["slow"] } });
       afterCancel = await conn.next("toolResponse");
       conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Stopped waiting for the pan." }] }, turnComplete: true } });
+      // The model dropped "slow", but its motion ran: once it settles, the bridge tells the model in a user turn.
+      note = await conn.next("clientContent");
+      conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Understood, the pan reached 0.8." }] }, turnComplete: true } });
     };
     const transcriptPath = join(sb.dir, "cancel.jsonl");
     const lines: string[] = [];
@@ -125,6 +129,13 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     const late = transcript.find((t) => t.type === "cancelled_settled");
     expect(late?.response).toMatchObject({ id: "slow", response: { output: { status: "done", settled_by: "observation" } } });
     expect(lines.some((l) => l.includes("server cancelled slow"))).toBe(true);
+    // The model is told what its cancelled call did, after it settled and when the model was idle.
+    const told = (note!.clientContent as { turns: { role: string; parts: { text: string }[] }[]; turnComplete: boolean });
+    expect(told.turnComplete).toBe(true);
+    expect(told.turns[0]!.role).toBe("user");
+    expect(told.turns[0]!.parts[0]!.text).toContain(`call slow move_joints`);
+    expect(told.turns[0]!.parts[0]!.text).toContain(`done (${row.actionId})`);
+    expect(result.text).toBe("Understood, the pan reached 0.8.");
   });
 
   it("calls of one toolCall sharing a joint queue; disjoint ones run together", async () => {
