@@ -1,3 +1,4 @@
+import type { ResultImage } from "../cameras/CameraImage.js";
 import type { ErrorCode } from "../errors.js";
 import type { SettledBy } from "../ledger/ActionRow.js";
 import type { ArgIssue } from "../tools/formatIssues.js";
@@ -18,6 +19,10 @@ interface Common {
    * again, and the result is that call's, named here.
    */
   readonly joined_call_id?: string;
+  /** Camera pictures: get_camera_image's frame, or a fresh frame attached after a motion settled (cameras[].attach_to_results). Surfaces deliver them as image content. */
+  readonly images?: readonly ResultImage[];
+  /** What the tool derived from the arguments (move_to_image_point: the table point the image point mapped to, and the calibration's residual). */
+  readonly context?: Readonly<Record<string, unknown>>;
 }
 
 /**
