@@ -159,7 +159,10 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
         const answers = outcomes.filter((r): r is FunctionResponse => r !== undefined && awaiting.has(r.id));
         for (const r of answers) awaiting.delete(r.id);
         if (finished || answers.length === 0 || !session) return;
-        session.sendToolResponse({ functionResponses: answers.map((r) => ({ id: r.id, name: r.name, response: { ...r.response } })) });
+        // A result's pictures go inside its function response (FunctionResponse.parts): a separate clientContent turn now would itself interrupt the model.
+        session.sendToolResponse({
+          functionResponses: answers.map((r) => ({ id: r.id, name: r.name, response: { ...r.response }, ...(r.parts ? { parts: r.parts.map((p) => ({ inlineData: { ...p.inlineData } })) } : {}) })),
+        });
         idle = false;
         for (const r of answers) {
           const repeat = joins.get(r.id);
