@@ -163,6 +163,26 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     expect(overlapped(effects, action("e1"), action("g1"))).toBe(true);
   });
 
+  it("a picture goes back inside its function response (FunctionResponse.parts), its bytes out of the JSON", async () => {
+    let answer: ClientMessage | undefined;
+    server.liveScript = async (conn) => {
+      await conn.next("clientContent");
+      conn.send({ toolCall: { functionCalls: [{ id: "look", name: "get_camera_image", args: { camera: "overhead" } }] } });
+      answer = await conn.next("toolResponse");
+      conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "I see three blocks." }] }, turnComplete: true } });
+    };
+    const result = await runLiveAgent({ bridge: sb.bridge, ai: createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl }), model: "m", instruction: "look", deadlineMs: 20_000 });
+    expect(result.ended).toBe("answered");
+    type Answer = { functionResponses: { id: string; parts?: { inlineData: { mimeType: string; data: string } }[]; response: { output: { status: string; images: Record<string, unknown>[] } } }[] };
+    const [r] = (answer!.toolResponse as Answer).functionResponses;
+    expect(r).toMatchObject({ id: "look", response: { output: { status: "done" } } });
+    expect(r!.parts).toHaveLength(1);
+    expect(r!.parts![0]!.inlineData.mimeType).toBe("image/jpeg");
+    expect(Buffer.from(r!.parts![0]!.inlineData.data, "base64").subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(r!.response.output.images[0]).toMatchObject({ camera: "overhead", width: 640, height: 480 });
+    expect(r!.response.output.images[0]).not.toHaveProperty("data");
+  });
+
   it("a session the server closes before the model finishes is ARMB_ERR_GEMINI_API", async () => {
     server.liveScript = async (conn) => {
       await conn.next("clientContent");
