@@ -1,3 +1,4 @@
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
@@ -22,7 +23,9 @@ line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadli
   --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}), or
                           replay:FILE to replay recorded model turns offline (JSONL;
                           see config/demo-session.jsonl). Needs GEMINI_API_KEY unless replay.
-  --live                  use a Live API session (ai.live.connect) instead of generateContent
+  --live                  use a Live API session (ai.live.connect) instead of generateContent;
+                          lines typed on a terminal while it runs go to the model as user turns
+                          (one that arrives during a motion interrupts it; see docs/reliability.md)
   --max-turns N           model turns before stopping (default ${DEFAULT_MAX_TURNS})
   --deadline-ms N         run deadline for model calls and motions (default ${DEFAULT_AGENT_DEADLINE_MS})
   --image FILE            attach an image (png, jpg, webp, heic, heif); repeatable
@@ -85,7 +88,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     let result: AgentResult;
     if (args.live) {
       const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
-      result = await runLiveAgent({ ...common, ai, model: args.model });
+      // Only a terminal: piped stdin is whatever a script feeds it, not a person talking to the model.
+      const typed = io.stdin?.isTTY === true ? createInterface({ input: io.stdin, terminal: false }) : undefined;
+      try {
+        result = await runLiveAgent({ ...common, ai, model: args.model, userTurns: typed });
+      } finally {
+        typed?.close();
+      }
     } else {
       result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model }) });
     }
