@@ -26,7 +26,7 @@ async function main(): Promise<number> {
     process.stderr.write(`armbridge-sim: ${e.message}\n`);
     return e.code === "ARMB_ERR_CONFIG_READ" || e.code === "ARMB_ERR_CONFIG_INVALID" ? 2 : 1;
   }
-  process.stdout.write(JSON.stringify({ event: "ready", link: sim.link }) + "\n");
+  process.stdout.write(JSON.stringify({ event: "ready", link: sim.link, ...("camera" in sim && sim.camera !== undefined ? { camera: sim.camera } : {}) }) + "\n");
   // SIGHUP too (a closed terminal): the default action would end this process
   // without stopping socat, which would then hold the PTY pair forever.
   const signalled = new Promise<string>((resolve) => {

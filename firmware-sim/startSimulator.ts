@@ -11,6 +11,7 @@ import type { DeviceLink } from "./links/DeviceLink.js";
 import { startPtyLink } from "./links/ptyLink.js";
 import { startTcpLink } from "./links/tcpLink.js";
 import { SimulatedArm } from "./SimulatedArm.js";
+import { startCameraServer, type CameraServer } from "./cameraServer.js";
 import type { SimOptions } from "./simOptions.js";
 
 export const FIRMWARE_VERSION = "armbridge-sim 0.1.0";
@@ -30,6 +31,8 @@ export interface RunningSimulator {
   /** What a bridge opens: tcp://127.0.0.1:PORT or the PTY path. */
   readonly link: string;
   readonly arm: SimulatedArm;
+  /** The camera snapshot URL, with `cameraPort`. */
+  readonly camera?: string;
   /** Stops streaming, closes the link (and socat) and the effects log; idempotent. */
   close(): Promise<void>;
 }
@@ -87,14 +90,26 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     shutdownParts();
     throw error;
   }
-  logger.info({ link: link.url, seed, boot_id: arm.bootId }, "simulator ready");
+  let cameras: CameraServer | undefined;
+  if (options.cameraPort !== undefined) {
+    try {
+      cameras = await startCameraServer({ config, port: options.cameraPort, positions: () => arm.positionsByName(), logger });
+    } catch (error) {
+      shutdownParts();
+      await link.close();
+      throw error;
+    }
+  }
+  logger.info({ link: link.url, seed, boot_id: arm.bootId, camera: cameras?.url }, "simulator ready");
   let closing: Promise<void> | undefined;
   return {
     link: link.url,
     arm,
+    ...(cameras ? { camera: cameras.url } : {}),
     close() {
       closing ??= (async () => {
         shutdownParts();
+        await cameras?.close();
         await link.close();
       })();
       return closing;

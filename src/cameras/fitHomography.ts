@@ -43,6 +43,11 @@ export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
   const to = normaliser(pairs.map((p) => p.to));
   if (!from.ok) return { ok: false, reason: `the image points ${from.reason}` };
   if (!to.ok) return { ok: false, reason: `the table points ${to.reason}` };
+  const DEGENERATE = "do not determine a homography (three of the points are collinear, or points repeat): choose points spread over the table, no three on one line";
+  // Four points are the minimum: then no three of them may be collinear in either plane.
+  if (pairs.length === 4 && (hasCollinearTriple(pairs.map((p) => apply3(from.t, p.from))) || hasCollinearTriple(pairs.map((p) => apply3(to.t, p.to))))) {
+    return { ok: false, reason: DEGENERATE };
+  }
 
   const rows: number[][] = [];
   for (const p of pairs) {
@@ -59,9 +64,7 @@ export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
   const largest = order[0]?.[0] ?? 0;
   const secondSmallest = order[7]?.[0] ?? 0;
   // A unique solution needs rank 8: a second (near-)null direction means the points do not pin H down.
-  if (!(largest > 0) || secondSmallest / largest < 1e-9) {
-    return { ok: false, reason: "do not determine a homography (three of the points are collinear, or points repeat): choose points spread over the table, no three on one line" };
-  }
+  if (!(largest > 0) || secondSmallest / largest < 1e-9) return { ok: false, reason: DEGENERATE };
   const smallestIndex = order[8]?.[1] ?? 8;
   const vectors = svd.rightSingularVectors;
   const hn = Array.from({ length: 9 }, (_, k) => vectors.get(k, smallestIndex));
@@ -70,6 +73,8 @@ export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
   const h33 = h[8] ?? 0;
   const scale = Math.abs(h33) > 1e-12 ? h33 : norm(h);
   const hh = h.map((e) => e / scale) as unknown as Homography;
+  // A singular H squashes the plane onto a line: the correspondences contradict any plane-to-plane map.
+  if (Math.abs(det3(multiply3(multiply3(to.t, hh), invertSimilarity(from.t)))) < 1e-9 * norm(hn) ** 3) return { ok: false, reason: DEGENERATE };
   const residuals = pairs.map((p) => {
     const mapped = applyHomography(hh, p.from);
     return mapped ? Math.hypot(mapped[0] - p.to[0], mapped[1] - p.to[1]) : Infinity;
@@ -125,6 +130,22 @@ function normaliser(points: readonly Point2[]): { ok: true; t: Similarity } | { 
   if (small / large < 1e-8) return { ok: false, reason: "all lie on one line" };
   const s = Math.SQRT2 / mean;
   return { ok: true, t: [s, 0, -s * cx, 0, s, -s * cy, 0, 0, 1] };
+}
+
+/** In normalised coordinates (mean distance √2), a triangle of area below this is a line. */
+function hasCollinearTriple(points: readonly Point2[]): boolean {
+  for (let i = 0; i < points.length; i++)
+    for (let j = i + 1; j < points.length; j++)
+      for (let k = j + 1; k < points.length; k++) {
+        const [a, b, c] = [points[i], points[j], points[k]] as [Point2, Point2, Point2];
+        if (Math.abs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])) < 1e-6) return true;
+      }
+  return false;
+}
+
+function det3(m: readonly number[]): number {
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0, i = 0] = m;
+  return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
 }
 
 function apply3(t: Similarity, p: Point2): Point2 {
