@@ -35,6 +35,9 @@ interface Entry {
  * keyed by what makes two calls the same motion: the tool and its PARSED
  * arguments in canonical JSON (`hashArgs`, as the executor's idempotency
  * uses), so `{speed, positions}` and `{positions, speed}` are one motion.
+ * An argument written out at its default value is a different argument
+ * here, as it is for the executor's call-id check: the repeat then runs as
+ * its own motion to the same absolute targets, queued behind the first.
  *
  * Why it lives in the Live layer, not the executor: only the session knows
  * whether the model received a result. A report on Google's developer forum
