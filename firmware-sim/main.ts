@@ -33,7 +33,7 @@ async function main(): Promise<number> {
     process.stderr.write(`armbridge-sim: ${e.message}\n`);
     return e.code === "ARMB_ERR_CONFIG_READ" || e.code === "ARMB_ERR_CONFIG_INVALID" ? 2 : 1;
   }
-  process.stdout.write(JSON.stringify({ event: "ready", link: sim.link }) + "\n");
+  process.stdout.write(JSON.stringify({ event: "ready", link: sim.link, ...("camera" in sim && sim.camera !== undefined ? { camera: sim.camera } : {}) }) + "\n");
   const why = await Promise.race([signalled, dead.then((reason) => `link lost: ${reason}`)]);
   await sim.close();
   if (why.startsWith("link lost")) {

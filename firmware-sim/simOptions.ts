@@ -25,6 +25,8 @@ export interface SimOptions extends FaultRates {
   readonly baud?: number | undefined;
   /** Servo-bus mode: a bus of servos speaking this protocol instead of armbridge serial protocol v1. */
   readonly bus?: BusProtocolName | undefined;
+  /** Serve the config's simulated cameras as HTTP snapshots on 127.0.0.1:PORT (0 = any free port); undefined = no camera server. */
+  readonly cameraPort?: number | undefined;
 }
 
 export const USAGE = `usage: armbridge-sim [options]
@@ -55,6 +57,9 @@ A simulated arm controller speaking armbridge serial protocol v1
   --baud N                  emulate a UART at N baud (10 bits per byte)
   --bus PROTOCOL            a servo bus instead: dynamixel_2 or feetech_sts, servos from --config's bus
                             section (docs/servo-bus.md); effects carry action_id null and a motion key
+  --camera-port N           serve the config's sim cameras as mjpg-streamer-style HTTP snapshots on
+                            127.0.0.1:N (0 = any free port), rendered from the TRUE joint state;
+                            the ready line then has "camera":"http://127.0.0.1:N/?action=snapshot"
   --help                    this text
 `;
 
@@ -96,6 +101,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "config",
     "baud",
     "bus",
+    "camera-port",
   ] as const;
   let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
   try {
@@ -162,7 +168,9 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     watchdogMs: integer("watchdog-ms", 1000, 0, 0xffffffff),
     config: values.config,
     baud: values.baud === undefined ? undefined : integer("baud", 115200, 300, 100_000_000),
+    ...(values["camera-port"] === undefined ? {} : { cameraPort: integer("camera-port", 0, 0, 65535) }),
   };
+  if (values["camera-port"] !== undefined && bus !== undefined) problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
   if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp only, not --link pty");
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
   return { kind: "options", options };

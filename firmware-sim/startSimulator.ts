@@ -2,6 +2,7 @@ import { actuatorsOf } from "../src/config/actuators.js";
 import { createLogger } from "../src/observability/logger.js";
 import { DeviceSession } from "./DeviceSession.js";
 import { SimulatedArm } from "./SimulatedArm.js";
+import { startCameraServer, type CameraServer } from "./cameraServer.js";
 import { startOnLink, type SimStartOptions } from "./startOnLink.js";
 
 export const FIRMWARE_VERSION = "armbridge-sim 0.1.0";
@@ -12,6 +13,8 @@ export interface RunningSimulator {
   /** What a bridge opens: tcp://127.0.0.1:PORT or the PTY path. */
   readonly link: string;
   readonly arm: SimulatedArm;
+  /** The camera snapshot URL, with `cameraPort`. */
+  readonly camera?: string;
   /** Stops streaming, closes the link (and socat) and the effects log; idempotent. */
   close(): Promise<void>;
 }
@@ -52,6 +55,28 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     };
   });
   const simArm = arm!;
-  logger.info({ link: running.link.url, seed: running.parts.plan.seed, boot_id: simArm.bootId }, "simulator ready");
-  return { link: running.link.url, arm: simArm, close: () => running.close() };
+  // Snapshots drawn from the simulator's true joints (not what a bridge was told), served as an IP camera would.
+  let cameras: CameraServer | undefined;
+  if (options.cameraPort !== undefined) {
+    try {
+      cameras = await startCameraServer({ config: running.parts.config, port: options.cameraPort, positions: () => simArm.positionsByName(), logger });
+    } catch (error) {
+      await running.close();
+      throw error;
+    }
+  }
+  logger.info({ link: running.link.url, seed: running.parts.plan.seed, boot_id: simArm.bootId, camera: cameras?.url }, "simulator ready");
+  let closing: Promise<void> | undefined;
+  return {
+    link: running.link.url,
+    arm: simArm,
+    ...(cameras ? { camera: cameras.url } : {}),
+    close() {
+      closing ??= (async () => {
+        await cameras?.close();
+        await running.close();
+      })();
+      return closing;
+    },
+  };
 }

@@ -38,6 +38,18 @@ export const ERROR_CODES = {
   ARMB_ERR_ENVELOPE_VIOLATION: "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
   ARMB_ERR_POSE_UNKNOWN: "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
 
+  // cameras (docs/cameras.md)
+  ARMB_ERR_CAMERA_UNAVAILABLE:
+    "Camera {camera} ({source}) gave no frame: {reason}; nothing was moved",
+  ARMB_ERR_CAMERA_FRAME_INVALID:
+    "Camera {camera} sent something that is not a whole JPEG or PNG image: {reason}",
+  ARMB_ERR_CAMERA_STALE:
+    "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
+  ARMB_ERR_CAMERA_NOT_CALIBRATED:
+    "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
+  ARMB_ERR_IMAGE_POINT_INVALID:
+    "{tool}: image point {point} of camera {camera} cannot be mapped to the table: {reason}; nothing was sent",
+
   // ledger
   ARMB_ERR_LEDGER_OPEN: "Cannot open the intent ledger at {path}: {reason}",
   ARMB_ERR_LEDGER_CORRUPT: "The intent ledger at {path} is corrupt: {reason}. It was not modified; move it aside to start a new one",

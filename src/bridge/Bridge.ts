@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { Cameras } from "../cameras/Cameras.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { Executor, type ExecutorEvent } from "../executor/Executor.js";
 import { readArmRecordFile } from "../ledger/ArmBinding.js";
+import { poseOf } from "../ledger/ActionRow.js";
 import { IntentLedger, type LedgerLoss } from "../ledger/IntentLedger.js";
 import { readOwnerFile } from "../ledger/LedgerOwner.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
@@ -13,6 +15,8 @@ import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
+import { imagesAfterMotion } from "../cameras/imagesAfterMotion.js";
+import type { Ros2Transport } from "../transport/ros2/Ros2Transport.js";
 import { bindLedgerToArm, type OtherArmPolicy } from "./bindLedgerToArm.js";
 import { createTransport, type TransportChoice } from "./createTransport.js";
 import { defaultDataDir } from "./defaultDataDir.js";
@@ -57,6 +61,8 @@ export class Bridge {
   readonly metrics: ToolMetrics;
   readonly executor: Executor;
   readonly logger: Logger;
+  /** The configured cameras (config `cameras:`), opened on this bridge's transport. */
+  readonly cameras: Cameras;
   /** The absolute folder of the ledger, or ":memory:". */
   readonly dataDir: string;
   /** Things an operator must read at start (a fresh ledger where records were expected, an adopted ledger); surfaces print them on stderr. */
@@ -72,6 +78,7 @@ export class Bridge {
     metrics: ToolMetrics;
     executor: Executor;
     logger: Logger;
+    cameras: Cameras;
     dataDir: string;
     startupWarnings: readonly string[];
     ledgerCheckMs: number;
@@ -83,6 +90,7 @@ export class Bridge {
     this.metrics = parts.metrics;
     this.executor = parts.executor;
     this.logger = parts.logger;
+    this.cameras = parts.cameras;
     this.dataDir = parts.dataDir;
     this.startupWarnings = parts.startupWarnings;
     if (parts.dataDir !== ":memory:") {
@@ -106,6 +114,7 @@ export class Bridge {
       logger.warn({ path: ledgerPath }, expected);
     }
     let transport: Transport | undefined;
+    let cameras: Cameras | undefined;
     try {
       const created = await createTransport(fileConfig, options.transport, logger);
       transport = created.transport;
@@ -122,13 +131,26 @@ export class Bridge {
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
       const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
       if (adopted) startupWarnings.push(adopted);
-      const registry = options.registry ?? createDefaultTools(config, { remoteIk: created.remoteIk });
+      const armLink = transport;
+      cameras = new Cameras({
+        config,
+        pose: () => {
+          const s = armLink.latestStatus();
+          const pose = poseOf(s);
+          return s && pose ? { pose, stampMs: s.stampMs } : undefined;
+        },
+        // A type-only import: the ROS module is loaded only when the ros2 transport is chosen (createTransport).
+        rosNode: armLink.kind === "ros2" ? (armLink as Ros2Transport).node : undefined,
+        logger,
+      });
+      const registry = options.registry ?? createDefaultTools(config, { cameras, remoteIk: created.remoteIk });
       const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
-      const executor = new Executor({ config, registry, transport, ledger, logger, metrics });
+      const executor = new Executor({ config, registry, transport, ledger, logger, metrics, imagesAfterMotion: imagesAfterMotion(config, cameras, logger) });
       const reconciled = await executor.reconcile();
       if (reconciled.length) logger.warn({ actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) }, "reconciled actions left started by a previous run");
-      return new Bridge({ config, ledger, transport, registry, metrics, executor, logger, dataDir, startupWarnings, ledgerCheckMs: options.ledgerCheckMs ?? 1000 });
+      return new Bridge({ config, ledger, transport, registry, metrics, executor, logger, cameras, dataDir, startupWarnings, ledgerCheckMs: options.ledgerCheckMs ?? 1000 });
     } catch (error) {
+      cameras?.close();
       await transport?.close().catch(() => undefined);
       ledger.close();
       throw error instanceof ArmbridgeError ? error : asArmbridgeError(error);
@@ -150,6 +172,8 @@ export class Bridge {
     this.#closed = true;
     clearInterval(this.#ledgerWatch);
     this.executor.close();
+    // Before the transport: a ROS camera's subscription lives on the transport's node.
+    this.cameras.close();
     await this.transport.close();
     this.ledger.close();
   }

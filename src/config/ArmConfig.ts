@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./cameraConfig.js";
 
 /**
  * The arm config file schema. Keys are snake_case in the file (as in ROS
@@ -168,6 +169,8 @@ const toolTimeouts = z
     stop: positive.default(1000),
     get_arm_state: positive.default(500),
     get_action_status: positive.default(500),
+    get_camera_image: positive.default(3000),
+    move_to_image_point: positive.default(8000),
   })
   .strict();
 
@@ -222,6 +225,8 @@ export const armConfigFileSchema = z
       stop: 1000,
       get_arm_state: 500,
       get_action_status: 500,
+      get_camera_image: 3000,
+      move_to_image_point: 8000,
     }),
     observe: z
       .object({
@@ -254,9 +259,15 @@ export const armConfigFileSchema = z
       })
       .strict()
       .default({ min_speed: 0.05 }),
+    /** Cameras (docs/cameras.md): `[{name, source, table?, stale_after_ms?, attach_to_results?, sim?}]`. */
+    cameras: camerasFileSchema,
+    /** What the simulated camera sees: the table and blocks on it. */
+    scene: sceneFileSchema,
   })
   .strict()
   .superRefine((cfg, ctx) => {
+    checkCameras(cfg.cameras, ctx);
+    checkScene(cfg.scene, ctx);
     const names = new Set<string>();
     for (const [i, j] of cfg.arm.joints.entries()) {
       if (names.has(j.name)) ctx.addIssue({ code: "custom", path: ["arm", "joints", i, "name"], message: `duplicate joint ${j.name}` });
@@ -393,6 +404,8 @@ export const armConfigFileSchema = z
       stop: f.timeouts_ms.stop,
       getArmState: f.timeouts_ms.get_arm_state,
       getActionStatus: f.timeouts_ms.get_action_status,
+      getCameraImage: f.timeouts_ms.get_camera_image,
+      moveToImagePoint: f.timeouts_ms.move_to_image_point,
     },
     observe: {
       budgetMs: f.observe.budget_ms,
@@ -407,6 +420,8 @@ export const armConfigFileSchema = z
     limits: {
       minSpeed: f.limits.min_speed,
     },
+    cameras: toCameraConfigs(f.cameras),
+    scene: toSceneConfig(f.scene),
   }));
 
 /** A tool's approval rule, as the executor applies it. */

@@ -1,3 +1,4 @@
+import type { ResultImage } from "../cameras/CameraImage.js";
 import type { ErrorCode } from "../errors.js";
 import type { SettledBy } from "../ledger/ActionRow.js";
 import type { ArgIssue } from "../tools/formatIssues.js";
@@ -12,6 +13,16 @@ interface Common {
   readonly settled_by: SettledBy;
   /** True when this is the recorded result of an earlier call with the same id: nothing was executed again. */
   readonly replayed?: boolean;
+  /**
+   * Set by the Live surface when this call repeated a motion whose result the
+   * session never delivered (an interrupted or cancelled call): nothing ran
+   * again, and the result is that call's, named here.
+   */
+  readonly joined_call_id?: string;
+  /** Camera pictures: get_camera_image's frame, or a fresh frame attached after a motion settled (cameras[].attach_to_results). Surfaces deliver them as image content. */
+  readonly images?: readonly ResultImage[];
+  /** What the tool derived from the arguments (move_to_image_point: the table point the image point mapped to, and the calibration's residual). */
+  readonly context?: Readonly<Record<string, unknown>>;
 }
 
 /**

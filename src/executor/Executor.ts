@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { InFlightMotions } from "../safety/InFlightMotions.js";
+import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
@@ -41,7 +42,16 @@ export interface ExecutorOptions {
   readonly metrics?: ToolMetrics;
   readonly now?: () => number;
   readonly newActionId?: () => string;
+  /**
+   * Pictures to attach to a motion's result once it settled (cameras with
+   * `attach_to_results`). Never throws: a camera that fails is left out, and
+   * the motion's result stands as it is.
+   */
+  readonly imagesAfterMotion?: ((signal: AbortSignal) => Promise<readonly CameraImage[]>) | undefined;
 }
+
+/** How long a motion's result may wait for its attached pictures. */
+const ATTACH_IMAGES_MS = 3000;
 
 export interface ExecuteOptions {
   /** The run deadline, in ms from now, that every call inherits. */
@@ -84,6 +94,7 @@ export class Executor {
   readonly #admission: CallAdmission;
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
+  readonly #imagesAfterMotion: ExecutorOptions["imagesAfterMotion"];
   #unwatch: (() => void) | undefined;
 
   constructor(options: ExecutorOptions) {
@@ -94,6 +105,7 @@ export class Executor {
     this.metrics = options.metrics ?? new ToolMetrics({ isKnownTool: (name) => options.registry.get(name) !== undefined });
     this.#log = (options.logger ?? silentLogger).child({ component: "executor" });
     this.#now = options.now ?? Date.now;
+    this.#imagesAfterMotion = options.imagesAfterMotion;
     this.quarantine = Quarantine.fromLedger(this.ledger);
     for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
     this.#ctx = {
@@ -248,6 +260,7 @@ export class Executor {
       } else if (tool.blocking) {
         // Whatever fails before the intent is durable failed before anything was sent.
         result = await this.#runMotionCall(callId, tool, parsed.data, deadline).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
+        result = await this.#annotateMotion(tool, parsed.data, result);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
         result = await runNonBlocking(tool, parsed.data, this.#ctx, deadline.signal, deadline.at);
@@ -260,7 +273,46 @@ export class Executor {
   }
 
   #runMotionCall(callId: string, tool: MotionTool, args: unknown, deadline: CallDeadline): Promise<CallResult> {
-    return this.#admission.joinOrRun(callId, tool.name, args, (argsHash) => this.#motions.run(callId, tool, args, argsHash, deadline));
+    return this.#admission.joinOrRun(callId, tool.name, args, async (argsHash) => {
+      // A replayed or joined call never gets here: its precheck ran (or not) the first time.
+      const refusal = tool.precheck ? await this.#precheck(tool, args, deadline.signal, deadline.at) : undefined;
+      return refusal ?? this.#motions.run(callId, tool, args, argsHash, deadline);
+    });
+  }
+
+  /** A tool's asynchronous precondition, bounded by the run deadline: a refusal is `failed` with its code, before anything is recorded or sent. */
+  async #precheck(tool: MotionTool, args: unknown, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult | undefined> {
+    const budget = Math.min(tool.timeoutMs, deadlineAt - this.#now());
+    const wait = AbortSignal.any([runSignal, AbortSignal.timeout(Math.max(0, budget))]);
+    const refusal = await tool.precheck?.(args, this.#ctx, wait);
+    if (!refusal) return undefined;
+    this.#log.info({ tool: tool.name, code: refusal.code, reason: refusal.reason }, "call refused by its precheck; nothing was sent");
+    return { status: "failed", error_code: refusal.code, reason: refusal.reason, message: resultMessages.failed(tool.name, undefined, refusal.reason), timed_out: false, settled_by: "none" };
+  }
+
+  /**
+   * What a motion's result carries besides the ledger's verdict: the tool's
+   * `context` (derived from the arguments), and, for a motion that was sent
+   * now (not a replay), fresh pictures taken after it settled.
+   */
+  async #annotateMotion(tool: MotionTool, args: unknown, result: CallResult): Promise<CallResult> {
+    let context: Readonly<Record<string, unknown>> | undefined;
+    try {
+      context = tool.context?.(args, this.#ctx);
+    } catch (error) {
+      this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "tool context failed; result left without it");
+    }
+    let images: readonly CameraImage[] = [];
+    const sent = "action_id" in result && result.action_id !== undefined && result.replayed !== true && result.status !== "rejected";
+    if (sent && this.#imagesAfterMotion) {
+      try {
+        images = await this.#imagesAfterMotion(AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)]));
+      } catch (error) {
+        this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "attaching camera frames failed; result left without them");
+      }
+    }
+    if (!context && images.length === 0) return result;
+    return { ...result, ...(context ? { context } : {}), ...(images.length > 0 ? { images } : {}) };
   }
 
   /** An internal fault before the intent was durable: nothing was sent, so a re-run is safe. */

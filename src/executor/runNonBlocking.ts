@@ -19,11 +19,20 @@ export async function runNonBlocking(tool: ReadTool | HaltTool, args: unknown, c
       settled_by: "completion",
       ...(out.pose ? { pose: out.pose } : {}),
       output: out.data,
+      ...(out.images && out.images.length > 0 ? { images: out.images } : {}),
     };
   } catch (error) {
     const e = asArmbridgeError(error);
     // A read that failed had no effect; say so plainly.
-    return { status: "failed", reason: e.message, message: resultMessages.failed(tool.name, undefined, e.message), timed_out: wait.signal.aborted, settled_by: "completion" };
+    return {
+      status: "failed",
+      reason: e.message,
+      // The code says which failure it was (a camera that gave no frame), not only the words.
+      ...(e.code === "ARMB_ERR_INTERNAL" ? {} : { error_code: e.code }),
+      message: resultMessages.failed(tool.name, undefined, e.message),
+      timed_out: wait.signal.aborted,
+      settled_by: "completion",
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -1,4 +1,5 @@
 import type { CallResponse, CallResult } from "../executor/CallResult.js";
+import { splitImages } from "./splitImages.js";
 
 /**
  * Gemini's `FunctionResponse` shape, used by every surface (Gemini unary and
@@ -10,10 +11,19 @@ export interface FunctionResponse {
   readonly id: string;
   readonly name: string;
   readonly response: { readonly output: CallResult } | { readonly error: CallResult };
+  /**
+   * Pictures of the result (get_camera_image, frames attached after a
+   * motion), as Gemini's FunctionResponse.parts: inline image data. The
+   * result's own `images` keep only their description (no bytes), so the
+   * JSON stays small. See docs/cameras.md for which models read parts in a
+   * function response and what the agent loop does for the others.
+   */
+  readonly parts?: readonly { readonly inlineData: { readonly mimeType: string; readonly data: string } }[];
 }
 
 export function toFunctionResponse(r: CallResponse): FunctionResponse {
-  return { id: r.id, name: r.name, response: r.result.status === "rejected" ? { error: r.result } : { output: r.result } };
+  const { result, parts } = splitImages(r.result);
+  return { id: r.id, name: r.name, response: result.status === "rejected" ? { error: result } : { output: result }, ...(parts.length > 0 ? { parts } : {}) };
 }
 
 /** The result inside a FunctionResponse, wherever it sits. */

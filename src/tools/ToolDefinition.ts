@@ -1,5 +1,7 @@
 import type { z } from "zod";
+import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
+import type { ErrorCode } from "../errors.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { MotionRefusal } from "../safety/checkMotionEnvelope.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
@@ -74,6 +76,19 @@ export interface MotionTool<S extends z.ZodType = z.ZodType> extends ToolBase<S>
    */
   readonly plan: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => MotionPlan | Promise<MotionPlan>;
   readonly observe: ObserveFn;
+  /**
+   * Asynchronous checks before the call queues for its locks (a camera whose
+   * picture the call is based on must still be live). A refusal makes the
+   * call `failed` with its code: nothing is recorded or sent.
+   */
+  readonly precheck?: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => Promise<PrecheckRefusal | undefined>;
+  /** What the tool derives from its arguments (the table point an image point maps to), attached to every result as `context`. */
+  readonly context?: (args: z.output<S>, ctx: ToolContext) => Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface PrecheckRefusal {
+  readonly code: ErrorCode;
+  readonly reason: string;
 }
 
 /** A tool that reads state and has no physical effect. */
@@ -99,6 +114,8 @@ export interface ReadOutput {
   readonly message: string;
   readonly data: Readonly<Record<string, unknown>>;
   readonly pose?: Readonly<Record<string, number>> | undefined;
+  /** Pictures for the model (get_camera_image); surfaces deliver them as image content. */
+  readonly images?: readonly CameraImage[] | undefined;
 }
 
 export type ToolDefinition = MotionTool | ReadTool | HaltTool;

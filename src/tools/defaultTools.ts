@@ -1,9 +1,12 @@
+import type { Cameras } from "../cameras/Cameras.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { armKinematicsOf, type ArmKinematics } from "../kinematics/armKinematics.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { getActionStatus } from "./getActionStatus.js";
 import { getArmState } from "./getArmState.js";
+import { getCameraImageTool } from "./getCameraImage.js";
 import { moveJoints } from "./moveJoints.js";
+import { moveToImagePointTool } from "./moveToImagePoint.js";
 import { moveToNamedPose } from "./moveToNamedPose.js";
 import { moveToPointTool } from "./moveToPoint.js";
 import { moveToPoseTool } from "./moveToPose.js";
@@ -18,6 +21,8 @@ export interface DefaultToolsOptions {
    * ROS transport from the chain). Without it they use the local solver.
    */
   readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
+  /** The configured cameras, opened: with them come get_camera_image and (for a calibrated camera) move_to_image_point. */
+  readonly cameras?: Cameras | undefined;
 }
 
 /** The default tool set, one file per tool (their argument shapes are a contract other tools rely on). */
@@ -35,6 +40,12 @@ export function createDefaultTools(config: ArmConfig, options: DefaultToolsOptio
   register(getArmState(config));
   register(getActionStatus(config));
   register(stop(config));
+  const cameras = options.cameras;
+  if (cameras && cameras.names().length > 0) {
+    registry.register(getCameraImageTool(config, cameras));
+    const toImagePoint = kinematics && moveToImagePointTool(config, kinematics, cameras);
+    if (toImagePoint) registry.register(toImagePoint);
+  }
   return registry;
 }
 

@@ -78,6 +78,9 @@ interface StringSubscriber {
   readonly callback: (msg: unknown) => void;
   readonly transientLocal: boolean;
 }
+const TYPE_COMPRESSED_IMAGE = "sensor_msgs/msg/CompressedImage";
+/** The message types the double can carry: what its joint_state_broadcaster publishes, and camera frames a test publishes. */
+const TYPES = new Set([TYPE_JOINT_STATE, TYPE_COMPRESSED_IMAGE]);
 /** rclnodejs's name for the rules that apply to every node. */
 const ALL_NODES = "/**";
 
@@ -148,7 +151,7 @@ export class SimulatedRosGraph implements SimWorld {
   readonly #velocities = new Map<string, number>();
   readonly #noise = new Map<string, number>();
   readonly #blocked = new Set<string>();
-  readonly subscribers = new Set<{ topic: string; deliver: Deliver; callback: (msg: unknown) => void }>();
+  readonly subscribers = new Set<{ topic: string; type: string; deliver: Deliver; callback: (msg: unknown) => void }>();
   /** std_msgs/String subscribers (robot_description). */
   readonly stringSubscribers = new Set<StringSubscriber>();
   /** Per topic, the last sample a transient-local publisher keeps for late joiners (depth 1). */
@@ -326,8 +329,33 @@ export class SimulatedRosGraph implements SimWorld {
     };
     this.published++;
     for (const s of this.subscribers) {
-      if (s.topic === this.jointStatesTopic) s.deliver(() => s.callback(msg));
+      if (s.topic === this.jointStatesTopic && s.type === TYPE_JOINT_STATE) s.deliver(() => s.callback(msg));
     }
+  }
+
+  /**
+   * A camera driver publishing one sensor_msgs/msg/CompressedImage on
+   * `topic` (image_transport's compressed plugin). The header stamp is on
+   * the ROS clock — sim time when there is a sim clock, as Gazebo's camera
+   * stamps are — unless `stampMs` is given (0 = an unfilled stamp). `data`
+   * arrives as a Uint8Array, as rclnodejs 2.2.0 delivers a uint8[] field.
+   * Returns how many subscribers it was delivered to.
+   */
+  publishCompressedImage(topic: string, image: { readonly format: string; readonly data: Uint8Array; readonly stampMs?: number }): number {
+    const stampMs = image.stampMs ?? this.now();
+    const msg = {
+      header: { stamp: { sec: Math.floor(stampMs / 1000), nanosec: Math.round((((stampMs % 1000) + 1000) % 1000) * 1e6) }, frame_id: "camera_optical_frame" },
+      format: image.format,
+      data: Uint8Array.from(image.data),
+    };
+    let delivered = 0;
+    for (const s of this.subscribers) {
+      if (s.topic === normalize(topic) && s.type === TYPE_COMPRESSED_IMAGE) {
+        s.deliver(() => s.callback(msg));
+        delivered++;
+      }
+    }
+    return delivered;
   }
 }
 
@@ -478,7 +506,7 @@ export class NodeDouble {
   #destroyed = false;
   readonly #queue: Array<() => void> = [];
   readonly #parameters = new Map<string, ParameterDouble>();
-  readonly #subscriptions = new Set<{ topic: string; deliver: Deliver; callback: (msg: unknown) => void }>();
+  readonly #subscriptions = new Set<{ topic: string; type: string; deliver: Deliver; callback: (msg: unknown) => void }>();
   readonly #stringSubscriptions = new Set<StringSubscriber>();
   readonly actionClients = new Set<ActionClientDouble>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -544,8 +572,8 @@ export class NodeDouble {
       this.rcl.world.joinString(sub);
       return sub;
     }
-    if (typeClass !== TYPE_JOINT_STATE) throw new TypeError(`the double publishes ${TYPE_JOINT_STATE} and ${TYPE_STRING}, not ${typeClass}`);
-    const sub = { topic: normalize(topic), deliver: this.deliverer(), callback };
+    if (!TYPES.has(typeClass)) throw new TypeError(`the double only carries ${[...TYPES].join(" and ")}, not ${typeClass}`);
+    const sub = { topic: normalize(topic), type: typeClass, deliver: this.deliverer(), callback };
     this.#subscriptions.add(sub);
     this.rcl.world.subscribers.add(sub);
     return sub;

@@ -7,6 +7,8 @@ export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   readonly env: NodeJS.ProcessEnv;
+  /** What a person types (`agent --live` sends typed lines as user turns); absent in-process. */
+  readonly stdin?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
 }
 
 /** What every dynamically imported subcommand module (agent, mcp, demo) exports. */
@@ -14,5 +16,5 @@ export type SubcommandRun = (argv: readonly string[], io: CliIo) => Promise<numb
 
 /** The real process streams. */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin };
 }

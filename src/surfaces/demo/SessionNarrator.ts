@@ -84,6 +84,18 @@ export class SessionNarrator {
         break;
       case "cancelled_settled":
         break;
+      case "interrupted":
+        this.#say(`  ${this.#stamp()}  a turn interrupted ${event.callIds.join(", ")}: our wait ends, the motions go on; the model will be told their outcome`);
+        break;
+      case "joined":
+        this.#say(`  ${this.#stamp()}  ${event.call.id} repeats ${event.joinedCallId}, whose result the model never got: joined, not run again`);
+        break;
+      case "missed_told":
+        this.#say(`  ${this.#stamp()}  the model is told the outcome of ${event.callIds.join(", ")}, which it never received`);
+        break;
+      case "user_turn":
+        this.#say(`  ${this.#stamp()}  the user says: ${oneLine(event.text)}`);
+        break;
       case "ended":
         this.#analyseTurn(this.#turn);
         this.#say(`The agent run ended (${event.ended}) after ${event.turns} model turn(s).`);

@@ -16,6 +16,7 @@ import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
 import { runAgent } from "../gemini/runAgent.js";
 import { bindHttpPort, type BoundHttpPort } from "../http/bindHttpPort.js";
 import { serveHttpOnPort, type RunningHttpServer } from "../http/startHttpServer.js";
+import { runErSession } from "./erSession.js";
 import { SessionNarrator } from "./SessionNarrator.js";
 import { DEMO_BUS_HELP, demoBusOf, type DemoBus } from "./demoBus.js";
 import { socatAvailable, spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
@@ -42,6 +43,11 @@ and the operator console; then runs an agent session and narrates it on stdout:
 with GEMINI_API_KEY, a Gemini model on --instruction; without it, the bundled
 scripted session (config/demo-session.jsonl) through the same agent loop.
 Then it keeps serving the console until Ctrl-C.
+The agent session is preceded by a Gemini Robotics-ER session on a simulated
+arm of its own and its overhead camera (config/er-session.jsonl, or the real
+ER model with GEMINI_API_KEY): look, point at a block, move above it, close
+the gripper; its ledger, ground truth and the pictures it was given are under
+<data>/er/ (frames in <data>/er/frames/).
 
   --exit-after-session   stop after the session instead of serving (tests, CI)
   --session FILE         scripted session to replay (default config/demo-session.jsonl)
@@ -182,6 +188,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     say(`  console    ${consoleUrl}`);
     say();
     if (shutdown.signal.aborted) return 0;
+
+    // The ER session (its own module, on a simulated arm of its own) goes first; an arm given on the command line has no simulated camera.
+    if (!options.transport) {
+      const er = await runErSession({ dataDir: join(options.dataDir, "er"), config: options.config, link: options.link, seed: options.seed, logger, say, shown, env: io.env, signal: shutdown.signal, baseUrl: options.baseUrl });
+      if (er.failed) exitCode = 1;
+    }
+    if (shutdown.signal.aborted) return exitCode;
 
     const narrator = new SessionNarrator({ write: say, consoleUrl });
     const activeBridge = bridge;

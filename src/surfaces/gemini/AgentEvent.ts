@@ -1,6 +1,7 @@
 import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
+import type { MissCause } from "./UndeliveredMotions.js";
 
 /** How a run ended: the model answered, or we stopped it. */
 export type AgentEnd = "answered" | "max_turns" | "deadline";
@@ -12,8 +13,16 @@ export type AgentEvent =
   | { readonly type: "responses"; readonly turn: number; readonly responses: readonly FunctionResponse[] }
   /** Live: the server cancelled these calls; our wait for them ended (their motions were not stopped). */
   | { readonly type: "cancelled"; readonly callIds: readonly string[] }
-  /** Live: a cancelled call's result, settled as usual, kept out of the conversation. */
-  | { readonly type: "cancelled_settled"; readonly response: FunctionResponse }
+  /** Live: a turn interrupted these calls while they ran; our wait ended (their motions were not stopped). */
+  | { readonly type: "interrupted"; readonly callIds: readonly string[] }
+  /** Live: a cancelled or interrupted call's result, settled as usual; the model hears of it by a join or a note, not a response. */
+  | { readonly type: "cancelled_settled"; readonly cause: MissCause; readonly response: FunctionResponse }
+  /** Live: this call repeats a motion whose result never reached the model, and joins it instead of moving again. */
+  | { readonly type: "joined"; readonly call: IdentifiedCall; readonly joinedCallId: string }
+  /** Live: the model was told, in a user note, the outcomes of these calls it never received. */
+  | { readonly type: "missed_told"; readonly callIds: readonly string[] }
+  /** Live: a later user turn went into the session. */
+  | { readonly type: "user_turn"; readonly text: string }
   | { readonly type: "ended"; readonly ended: AgentEnd; readonly text: string; readonly turns: number };
 
 export interface AgentResult {

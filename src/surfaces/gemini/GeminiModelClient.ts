@@ -2,8 +2,14 @@ import { GoogleGenAI, type Content } from "@google/genai";
 import { ArmbridgeError } from "../../errors.js";
 import { turnFromContent, type ModelClient, type ModelRequest, type ModelTurn } from "./ModelClient.js";
 
-/** A current Gemini Robotics-ER model; override with `--model`. */
+/**
+ * The current Gemini Robotics-ER models, per Google's robotics overview
+ * (https://ai.google.dev/gemini-api/docs/robotics-overview, "Models": ER 1.6
+ * was retired on 2026-08-31): the standard endpoint, and the one "optimized
+ * for real-time streaming with the Live API". Override with `--model`.
+ */
 export const DEFAULT_GEMINI_MODEL = "gemini-robotics-er-2-preview";
+export const DEFAULT_GEMINI_LIVE_MODEL = "gemini-robotics-er-2-streaming-preview";
 
 export interface GeminiConnection {
   readonly apiKey: string;

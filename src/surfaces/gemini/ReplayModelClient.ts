@@ -3,7 +3,10 @@ import type { Content, Part } from "@google/genai";
 import { z } from "zod";
 import { CALL_STATUSES, type CallStatus } from "../../executor/CallResult.js";
 import { ArmbridgeError } from "../../errors.js";
+import { imageDeliveredFor } from "./imageDeliveredFor.js";
+import { locateColourInImage } from "./locateColourInImage.js";
 import { turnFromContent, type ModelClient, type ModelRequest, type ModelTurn } from "./ModelClient.js";
+import { namedColour } from "../../cameras/sim/namedColour.js";
 
 const statuses = Object.keys(CALL_STATUSES) as [CallStatus, ...CallStatus[]];
 
@@ -33,6 +36,17 @@ const simpleLine = z
             id: z.string().min(1).optional(),
             name: z.string().min(1),
             args: z.record(z.string(), z.unknown()).optional(),
+            locate: z
+              .object({
+                /** The argument that receives the point (default "point"). */
+                arg: z.string().min(1).default("point"),
+                /** The id of the earlier call whose response delivered the image. */
+                image_from: z.string().min(1),
+                /** What to look for: a colour name of the simulated scene, or #rrggbb. */
+                colour: z.string().min(1),
+              })
+              .strict()
+              .optional(),
           })
           .strict(),
       )
@@ -44,10 +58,20 @@ const simpleLine = z
   .strict()
   .refine((l) => l.calls !== undefined || l.text !== undefined, { message: 'a turn needs "calls", "text" or both' });
 
+/** A call argument the replay reads out of an image the session delivered, as a vision model would. */
+interface Locate {
+  /** Index of the call in the turn's calls. */
+  readonly call: number;
+  readonly arg: string;
+  readonly imageFrom: string;
+  readonly colour: string;
+}
+
 interface ReplayTurn {
   readonly turn: ModelTurn;
   /** 1-based line in the file, for error messages. */
   readonly line: number;
+  readonly locates: readonly Locate[];
 }
 
 /**
@@ -62,6 +86,11 @@ interface ReplayTurn {
  *      real session replays as it is;
  *   3. `{"calls":[{"id":"c1","name":"move_joints","args":{...}}],"text":"..."}`
  *      — the short form; `text` alone is a final answer.
+ * A short-form call may add `locate: {arg?, image_from, colour}`: that
+ * argument (default `point`) is read, when the turn is handed out, from the
+ * image the session delivered for call `image_from` — the point `[y, x]`
+ * (0–1000) of the colour's largest blob, as a Gemini Robotics-ER model would
+ * point at it (see `locateColourInImage`).
  * Any form may add `deadline_ms` (this turn's calls get at most that run
  * deadline), `note` (what the turn shows) and `expect` (`{"c1":"done"}`: the
  * status each call should end with; a miss is reported, not fatal).
@@ -110,8 +139,8 @@ export class ReplayModelClient implements ModelClient {
         fail(line, `not JSON (${(error as Error).message})`);
       }
       if (typeof value !== "object" || value === null || Array.isArray(value)) fail(line, "a turn must be a JSON object");
-      const turn = parseTurn(value as Record<string, unknown>, (reason) => fail(line, reason));
-      if (turn) turns.push({ turn, line });
+      const parsed = parseTurn(value as Record<string, unknown>, (reason) => fail(line, reason));
+      if (parsed) turns.push({ ...parsed, line });
     });
     if (turns.length === 0) throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", { path, reason: "no model turns in the file" });
     return new ReplayModelClient(path, turns);
@@ -139,7 +168,47 @@ export class ReplayModelClient implements ModelClient {
       });
     }
     this.#next++;
-    return next.turn;
+    return next.locates.length === 0 ? next.turn : this.#located(next, request.contents);
+  }
+
+  /**
+   * The turn with each `locate` argument filled in from the image the
+   * session delivered for the named call: the point of the colour's largest
+   * blob, `[y, x]` in 0–1000, as Gemini Robotics-ER points. Reading the
+   * delivered picture (not a pixel written in the file) means a camera that
+   * renders the scene elsewhere, or delivers no image, shows up here.
+   */
+  #located(replay: ReplayTurn, contents: readonly Content[]): ModelTurn {
+    const fail = (reason: string): never => {
+      throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", { path: this.path, reason: `turn on line ${replay.line}: ${reason}` });
+    };
+    const calls = replay.turn.calls.map((c) => ({ ...c, args: { ...(c.args ?? {}) } }));
+    for (const l of replay.locates) {
+      const image = imageDeliveredFor(contents, l.imageFrom);
+      if (!image) return fail(`no image was delivered for call ${JSON.stringify(l.imageFrom)} (looked in its functionResponse and the user turn around it)`);
+      let rgb: readonly [number, number, number];
+      try {
+        rgb = namedColour(l.colour);
+      } catch (error) {
+        return fail(`locate.colour ${JSON.stringify(l.colour)}: ${(error as Error).message}`);
+      }
+      let found;
+      try {
+        found = locateColourInImage(image.bytes, rgb);
+      } catch (error) {
+        return fail(`the image delivered for ${l.imageFrom} (${image.mimeType}) cannot be read: ${(error as Error).message}`);
+      }
+      if (!found) return fail(`nothing ${l.colour} in the image delivered for ${l.imageFrom}`);
+      const call = calls[l.call];
+      if (call) call.args[l.arg] = [...found.point];
+    }
+    const parts = (replay.turn.content.parts ?? []).map((p) => {
+      if (!p.functionCall) return p;
+      const index = replay.turn.calls.indexOf(p.functionCall);
+      const located = index === -1 ? undefined : calls[index];
+      return located ? { ...p, functionCall: located } : p;
+    });
+    return turnFromContent({ role: "model", parts }, { deadlineMs: replay.turn.deadlineMs, note: replay.turn.note, expect: replay.turn.expect });
   }
 
   #checkReply(previous: ReplayTurn, last: Content | undefined): void {
@@ -165,7 +234,7 @@ export class ReplayModelClient implements ModelClient {
   }
 }
 
-function parseTurn(value: Record<string, unknown>, fail: (reason: string) => never): ModelTurn | undefined {
+function parseTurn(value: Record<string, unknown>, fail: (reason: string) => never): { turn: ModelTurn; locates: Locate[] } | undefined {
   const issues = (e: z.ZodError): string => e.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ");
   const extrasOf = (l: { deadline_ms?: number | undefined; note?: string | undefined; expect?: Record<string, CallStatus> | undefined }): Pick<ModelTurn, "deadlineMs" | "note" | "expect"> => ({
     ...(l.deadline_ms === undefined ? {} : { deadlineMs: l.deadline_ms }),
@@ -176,19 +245,23 @@ function parseTurn(value: Record<string, unknown>, fail: (reason: string) => nev
     if (value.type !== "model_turn") return undefined;
     const p = transcriptLine.safeParse(value);
     if (!p.success) fail(issues(p.error));
-    return checkedTurn(p.data.content, extrasOf(p.data), fail);
+    return { turn: checkedTurn(p.data.content, extrasOf(p.data), fail), locates: [] };
   }
   if ("candidates" in value) {
     const p = responseLine.safeParse(value);
     if (!p.success) fail(issues(p.error));
-    return checkedTurn(p.data.candidates[0]?.content ?? { parts: [] }, extrasOf(p.data), fail);
+    return { turn: checkedTurn(p.data.candidates[0]?.content ?? { parts: [] }, extrasOf(p.data), fail), locates: [] };
   }
   const p = simpleLine.safeParse(value);
   if (!p.success) fail(issues(p.error));
   const parts: Part[] = [];
   if (p.data.text !== undefined) parts.push({ text: p.data.text });
-  for (const c of p.data.calls ?? []) parts.push({ functionCall: { ...(c.id === undefined ? {} : { id: c.id }), name: c.name, ...(c.args === undefined ? {} : { args: c.args }) } });
-  return checkedTurn({ role: "model", parts: parts as Record<string, unknown>[] }, extrasOf(p.data), fail);
+  const locates: Locate[] = [];
+  (p.data.calls ?? []).forEach((c, i) => {
+    parts.push({ functionCall: { ...(c.id === undefined ? {} : { id: c.id }), name: c.name, ...(c.args === undefined ? {} : { args: c.args }) } });
+    if (c.locate) locates.push({ call: i, arg: c.locate.arg, imageFrom: c.locate.image_from, colour: c.locate.colour });
+  });
+  return { turn: checkedTurn({ role: "model", parts: parts as Record<string, unknown>[] }, extrasOf(p.data), fail), locates };
 }
 
 function checkedTurn(raw: { role?: "model" | undefined; parts: Record<string, unknown>[] }, extras: Pick<ModelTurn, "deadlineMs" | "note" | "expect">, fail: (reason: string) => never): ModelTurn {

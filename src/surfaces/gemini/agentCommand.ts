@@ -1,4 +1,5 @@
 import { constants } from "node:os";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
@@ -7,7 +8,7 @@ import { createLogger } from "../../observability/logger.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
 import type { CliIo } from "../cli/CliIo.js";
 import type { AgentEnd, AgentResult } from "./AgentEvent.js";
-import { createGoogleGenAI, DEFAULT_GEMINI_MODEL, GeminiModelClient } from "./GeminiModelClient.js";
+import { createGoogleGenAI, DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelClient } from "./GeminiModelClient.js";
 import type { ModelClient } from "./ModelClient.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
 import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAgent.js";
@@ -20,10 +21,12 @@ bridge (per-joint locks, timeouts settled by observation, the intent ledger).
 Progress goes to stderr, one line per motion event; the outcome is one JSON
 line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...}.
 
-  --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}), or
+  --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}; with --live ${DEFAULT_GEMINI_LIVE_MODEL}), or
                           replay:FILE to replay recorded model turns offline (JSONL;
                           see config/demo-session.jsonl). Needs GEMINI_API_KEY unless replay.
-  --live                  use a Live API session (ai.live.connect) instead of generateContent
+  --live                  use a Live API session (ai.live.connect) instead of generateContent;
+                          lines typed on a terminal while it runs go to the model as user turns
+                          (one that arrives during a motion interrupts it; see docs/reliability.md)
   --max-turns N           model turns before stopping (default ${DEFAULT_MAX_TURNS})
   --deadline-ms N         run deadline for model calls and motions (default ${DEFAULT_AGENT_DEADLINE_MS})
   --image FILE            attach an image (png, jpg, webp, heic, heif); repeatable
@@ -117,7 +120,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     let result: AgentResult;
     if (args.live) {
       const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
-      result = await runLiveAgent({ ...common, ai, model: args.model });
+      // Only a terminal: piped stdin is whatever a script feeds it, not a person talking to the model.
+      const typed = io.stdin?.isTTY === true ? createInterface({ input: io.stdin, terminal: false }) : undefined;
+      try {
+        result = await runLiveAgent({ ...common, ai, model: args.model, userTurns: typed });
+      } finally {
+        typed?.close();
+      }
     } else {
       result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model }) });
     }
@@ -201,7 +210,7 @@ function parseAgentArgs(rest: readonly string[]): AgentArgs {
   if (parsed.positionals.length !== 1 || parsed.positionals[0]?.trim() === "") {
     throw usage(parsed.positionals.length === 0 ? "give the instruction, e.g. armbridge agent \"wave the wrist\" --serial tcp://127.0.0.1:7000" : `give the instruction as one quoted argument (got ${parsed.positionals.length}: ${parsed.positionals.map((p) => JSON.stringify(p)).join(" ")})`);
   }
-  const model = v.model ?? DEFAULT_GEMINI_MODEL;
+  const model = v.model ?? (v.live === true ? DEFAULT_GEMINI_LIVE_MODEL : DEFAULT_GEMINI_MODEL);
   if (model === "" || model === "replay:") throw usage("--model needs a model id or replay:FILE");
   if (v.live && model.startsWith("replay:")) throw usage("--live needs a Live API session; replay:FILE replays the unary loop only, so drop --live or give a model id");
   if (v["base-url"] !== undefined && !/^https?:\/\//.test(v["base-url"])) throw usage(`--base-url ${JSON.stringify(v["base-url"])} must be an http:// or https:// URL`);

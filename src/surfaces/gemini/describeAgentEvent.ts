@@ -14,10 +14,18 @@ export function describeAgentEvent(event: AgentEvent): string | undefined {
       return undefined;
     case "cancelled":
       return `server cancelled ${event.callIds.join(", ")}: our wait ends; the motion is not stopped or re-sent, and is settled by observation`;
+    case "interrupted":
+      return `a turn interrupted ${event.callIds.join(", ")}: our wait ends; the motion is not stopped or re-sent, and the model will be told its outcome`;
     case "cancelled_settled": {
       const r = "output" in event.response.response ? event.response.response.output : event.response.response.error;
-      return `${event.response.id} ${event.response.name}: cancelled call settled ${r.status} by ${r.settled_by} (not sent to the model)`;
+      return `${event.response.id} ${event.response.name}: ${event.cause} call settled ${r.status} by ${r.settled_by} (no response sent; the model hears of it by a join or a note)`;
     }
+    case "joined":
+      return `${event.call.id} ${event.call.name} repeats ${event.joinedCallId}, whose result never reached the model: joined, not run again`;
+    case "missed_told":
+      return `told the model the outcome of ${event.callIds.join(", ")}, which it never received`;
+    case "user_turn":
+      return `user turn: ${oneLine(event.text)}`;
     case "ended":
       return `run ended: ${endWords(event.ended)} after ${event.turns} model turn(s)`;
   }

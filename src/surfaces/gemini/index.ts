@@ -1,8 +1,8 @@
 export type { AgentEnd, AgentEvent, AgentResult, ProgressListener } from "./AgentEvent.js";
 export { describeAgentEvent } from "./describeAgentEvent.js";
-export { createGoogleGenAI, DEFAULT_GEMINI_MODEL, GeminiModelClient, type GeminiConnection } from "./GeminiModelClient.js";
+export { createGoogleGenAI, DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelClient, type GeminiConnection } from "./GeminiModelClient.js";
 export { GeminiToolAdapter, identifyCalls, type CallExecutor, type IdentifiedCall, type RespondOptions } from "./GeminiToolAdapter.js";
-export { geminiTools } from "./geminiTools.js";
+export { geminiTools, UNARY_BLOCKING_NOTE, type GeminiEndpoint } from "./geminiTools.js";
 export type { ModelClient, ModelRequest, ModelTurn } from "./ModelClient.js";
 export { progressLine } from "./progressLine.js";
 export { ReplayModelClient } from "./ReplayModelClient.js";

@@ -1,10 +1,11 @@
-import type { Content, Part } from "@google/genai";
+import type { Content } from "@google/genai";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { asArmbridgeError } from "../../errors.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
 import type { AgentEnd, AgentResult, ProgressListener } from "./AgentEvent.js";
 import { AgentReporter } from "./AgentReporter.js";
 import { GeminiToolAdapter, identifyCalls } from "./GeminiToolAdapter.js";
+import { functionResponseContent } from "./functionResponseContent.js";
 import { geminiTools } from "./geminiTools.js";
 import { imageParts } from "./imageParts.js";
 import type { ModelClient } from "./ModelClient.js";
@@ -56,7 +57,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const timer = setTimeout(() => run.abort(), deadlineMs);
   const signal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
   const adapter = new GeminiToolAdapter(options.bridge.executor);
-  const tools = geminiTools(options.bridge.registry);
+  const tools = geminiTools(options.bridge.registry, { endpoint: "generateContent" });
 
   const sent: FunctionResponse[] = [];
   let text = "";
@@ -107,7 +108,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       reporter.write("responses", { turn: turns, responses });
       reporter.report({ type: "responses", turn: turns, responses });
       sent.push(...responses);
-      contents.push({ role: "user", parts: responses.map((r): Part => ({ functionResponse: { id: r.id, name: r.name, response: r.response } })) });
+      // Pictures (get_camera_image) go inside the function responses where the model reads them there, else after them.
+      contents.push(functionResponseContent(responses, options.model.model));
     }
     const notes = options.model instanceof ReplayModelClient ? [...options.model.expectationMisses()] : [];
     reporter.write("run_ended", { ended, text, turns, notes });

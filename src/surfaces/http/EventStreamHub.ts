@@ -3,6 +3,7 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { Logger } from "../../observability/logger.js";
+import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
 import { armStateView } from "./armStateView.js";
 
@@ -118,7 +119,8 @@ export class EventStreamHub {
 
   #onExecutorEvent(e: ExecutorEvent): void {
     if (this.#clients.size === 0) return;
-    const data = e.type === "action_resolved" ? { type: e.type, action: actionView(e.row) } : e;
+    // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
+    const data = e.type === "action_resolved" ? { type: e.type, action: actionView(e.row) } : e.type === "settled" ? { ...e, result: splitImages(e.result, "only in the call's own response").result } : e;
     this.#broadcast("executor", data);
     this.#scheduleState();
   }

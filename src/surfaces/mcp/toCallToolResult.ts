@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_STATUSES, type CallResponse, type CallStatus } from "../../executor/CallResult.js";
 import { resultOf, toFunctionResponse } from "../toFunctionResponse.js";
+import { splitImages } from "../splitImages.js";
 
 /**
  * Which results an MCP host sees as `isError`.
@@ -39,8 +40,10 @@ export const MCP_IS_ERROR: Readonly<Record<CallStatus, boolean>> = {
 export function toCallToolResult(response: CallResponse): CallToolResult {
   const fr = toFunctionResponse(response);
   const result = resultOf(fr.response);
+  // Pictures travel as MCP image content (base64 + mimeType); the JSON keeps only their description.
+  const { parts } = splitImages(response.result);
   return {
-    content: [{ type: "text", text: `${result.message}\n${JSON.stringify(fr.response)}` }],
+    content: [{ type: "text", text: `${result.message}\n${JSON.stringify(fr.response)}` }, ...parts.map((p) => ({ type: "image" as const, data: p.inlineData.data, mimeType: p.inlineData.mimeType }))],
     structuredContent: { ...result },
     isError: MCP_IS_ERROR[result.status],
   };

@@ -135,6 +135,11 @@ export class Ros2Transport implements Transport {
     });
   }
 
+  /** The transport's spinning node: other subscribers that must share its clock (ROS cameras) use it. */
+  get node(): RclNode {
+    return this.#deps.node;
+  }
+
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
     const { rcl, node, setup } = this.#deps;

@@ -43,6 +43,9 @@ describe("armbridge demo flags", () => {
     const server = await ScriptedGeminiServer.start();
     const turn = (parts: unknown[]) => ({ candidates: [{ content: { role: "model", parts }, finishReason: "STOP" }] });
     server.unaryResponses = [
+      // The ER session comes first, on its own simulated arm: the model looks, then answers.
+      turn([{ functionCall: { id: "e1", name: "get_camera_image", args: { camera: "overhead" } } }]),
+      turn([{ text: '[{"point": [500, 619], "label": "red block"}]' }]),
       turn([
         { functionCall: { id: "g1", name: "move_joints", args: { positions: { shoulder_pan: 0.8 } } } },
         { functionCall: { id: "g2", name: "move_joints", args: { positions: { wrist_1: -1.0 } } } },
@@ -55,9 +58,18 @@ describe("armbridge demo flags", () => {
       expect(r.stdout).toContain("Gemini session with gemini-robotics-er-2-preview");
       expect(r.stdout).toMatch(/=> g1 \[\+\d+\.\.\+\d+ ms\] and g2 \[\+\d+\.\.\+\d+ ms\] ran together on disjoint joints/);
       expect(r.stdout).toContain("the model answers: Both joints moved together.");
-      expect(server.httpRequests).toHaveLength(2);
-      expect(JSON.stringify(server.httpRequests[0]!.body)).toContain("in ONE turn, call move_joints twice in parallel");
-      expect(JSON.stringify(server.httpRequests[1]!.body)).toContain('"functionResponse"');
+      expect(server.httpRequests).toHaveLength(4);
+      // The ER session asks the Robotics-ER model with the ER instruction and Google's point convention, and gets the picture back.
+      expect(r.stdout).toContain("Gemini Robotics-ER session with gemini-robotics-er-2-preview");
+      expect(server.httpRequests[0]!.path).toBe("/v1beta/models/gemini-robotics-er-2-preview:generateContent");
+      expect(JSON.stringify(server.httpRequests[0]!.body)).toContain("Look at the table through the overhead camera");
+      expect(JSON.stringify(server.httpRequests[0]!.body)).toContain("Points in an image are [y, x], each normalised to 0-1000");
+      const erReply = (server.httpRequests[1]!.body as { contents: { role: string; parts: Record<string, unknown>[] }[] }).contents.at(-1)!;
+      expect(erReply.parts[0]).toMatchObject({ functionResponse: { id: "e1", name: "get_camera_image" } });
+      expect(erReply.parts.some((p) => (p.inlineData as { mimeType?: string } | undefined)?.mimeType === "image/jpeg")).toBe(true);
+      expect(r.stdout).toMatch(/e1 get_camera_image: frame from overhead \(640×480, [^)]*\) sent to the model; saved to \S+\/er\/frames\/01-e1-overhead\.jpg/);
+      expect(JSON.stringify(server.httpRequests[2]!.body)).toContain("in ONE turn, call move_joints twice in parallel");
+      expect(JSON.stringify(server.httpRequests[3]!.body)).toContain('"functionResponse"');
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -116,4 +116,21 @@ describe("armbridge demo leaves no firmware-sim or socat behind (needs dist: npm
     await demo.exited;
     expect(await gone(demo.descendants), "left running after stdout closed").toEqual([]);
   }, 90_000);
+
+  it("on SIGINT during the ER session: its own simulator (and socat) go too", async () => {
+    const demo = await startDemo("er-sigint");
+    const erSimPid = await new Promise<number>((resolve, reject) => {
+      const lines = createInterface({ input: demo.child.stdout! });
+      lines.on("line", (line) => {
+        const m = /ER arm +a simulated arm of its own \(sim pid (\d+)\)/.exec(line);
+        if (m) resolve(Number(m[1]));
+      });
+      void demo.exited.then((code) => reject(new Error(`demo exited ${code} before the ER session started`)));
+    });
+    const erDescendants = [erSimPid, ...childrenOf(erSimPid)];
+    started.push(...erDescendants);
+    demo.child.kill("SIGINT");
+    expect(await demo.exited).toBe(0);
+    expect(await gone([...demo.descendants, ...erDescendants]), "left running after SIGINT in the ER session").toEqual([]);
+  }, 90_000);
 });

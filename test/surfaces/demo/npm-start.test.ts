@@ -1,9 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { namedColour } from "../../../src/cameras/sim/namedColour.js";
+import { loadConfig } from "../../../src/config/loadConfig.js";
+import { armKinematicsOf, jointVectorOf } from "../../../src/kinematics/armKinematics.js";
+import { positionOf } from "../../../src/kinematics/rigidTransform.js";
+import { locateColourInImage } from "../../../src/surfaces/gemini/locateColourInImage.js";
 
 // `npm start` itself, end to end: firmware-sim as a child process, the bridge,
 // the HTTP console, the bundled scripted session narrated on stdout, then
@@ -18,6 +23,7 @@ interface Effect {
   action_id: string | null;
   joints: string[];
   outcome?: string;
+  to?: Record<string, number>;
   t: number;
 }
 
@@ -74,11 +80,12 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const effects = (): Effect[] =>
-    readFileSync(join(dir, "data", "effects.jsonl"), "utf8")
+  const jsonLines = <T,>(path: string): T[] =>
+    readFileSync(path, "utf8")
       .split("\n")
       .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as Effect);
+      .map((l) => JSON.parse(l) as T);
+  const effects = (): Effect[] => jsonLines<Effect>(join(dir, "data", "effects.jsonl"));
 
   it("narrates the four things, each computed from what happened", () => {
     const summary = out.slice(out.indexOf("What this session showed:"));
@@ -124,6 +131,43 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     // The timed-out motion was sent once and reached; the unknown one really stalled.
     expect(intervals.filter((i) => i.joints.includes("shoulder_lift"))).toEqual([expect.objectContaining({ outcome: "reached" })]);
     expect(intervals.filter((i) => i.joints.includes("wrist_2"))).toEqual([expect.objectContaining({ outcome: "stalled" })]);
+  });
+
+  it("plays the ER session first, on an arm of its own: the model's point is read from the picture it was given, and the arm went above the block (FK of the joints the arm reported)", () => {
+    const erDir = join(dir, "data", "er");
+    // The frames it was given are saved, their paths printed.
+    const frames = [...out.matchAll(/sent to the model; saved to (\S+\.(?:jpg|png))/g)].map((m) => (isAbsolute(m[1]!) ? m[1]! : resolve(ROOT, m[1]!)));
+    expect(frames, out).toHaveLength(2);
+    for (const f of frames) expect(statSync(f).size).toBeGreaterThan(1000);
+    expect(frames.every((f) => f.startsWith(join(erDir, "frames")))).toBe(true);
+
+    // The point in the model's call is the red block's blob in the first saved frame, found independently here.
+    type Line = { type: string; content?: { parts: { functionCall?: { id: string; name: string; args: { point?: [number, number]; height_m?: number } } }[] }; responses?: { id: string; response: { output?: { action_id?: string; status: string } } }[] };
+    const transcript = jsonLines<Line>(join(erDir, "transcript.jsonl"));
+    const reachCall = transcript.flatMap((l) => (l.type === "model_turn" ? (l.content?.parts ?? []) : [])).find((p) => p.functionCall?.name === "move_to_image_point")!.functionCall!;
+    const seen = locateColourInImage(readFileSync(frames[0]!), namedColour("red"))!;
+    expect(reachCall.args.point).toEqual([...seen.point]);
+    const reach = transcript.flatMap((l) => (l.type === "responses" ? (l.responses ?? []) : [])).find((r) => r.id === reachCall.id)!.response.output!;
+    expect(reach.status).toBe("done");
+
+    // Ground truth on the ER arm: the reach ran once and reached; FK of where its joints came to rest is above the red block.
+    const erEffects = jsonLines<Effect>(join(erDir, "effects.jsonl"));
+    expect(erEffects.filter((e) => e.event === "motion_start" && e.action_id === reach.action_id)).toHaveLength(1);
+    const end = erEffects.find((e) => e.event === "motion_end" && e.action_id === reach.action_id)!;
+    expect(end.outcome).toBe("reached");
+    const config = loadConfig(join(ROOT, "config", "sim-arm.yaml"));
+    const kin = armKinematicsOf(config)!;
+    const [x, y, z] = positionOf(kin.chain.tip(jointVectorOf(kin, end.to)!));
+    const block = config.scene!.blocks.find((b) => b.name === "red_block")!;
+    // Within a third of the 3 cm block's half-width: the camera sees the cube's top and sides a few mm outwards (docs/cameras.md).
+    expect(Math.hypot(x - block.x, y - block.y), `tool tip at (${x}, ${y}), block at (${block.x}, ${block.y})`).toBeLessThan(0.01);
+    expect(Math.abs(z - (config.scene!.table.z + reachCall.args.height_m!))).toBeLessThan(0.005);
+    // The gripper closed after the reach, and nothing of this session reached the scripted session's arm.
+    const closed = erEffects.find((e) => e.event === "motion_end" && e.joints.includes("gripper") && (e.to?.gripper ?? 1) < 0.05 && e.t >= end.t);
+    expect(closed?.outcome).toBe("reached");
+    const erActions = new Set(erEffects.map((e) => e.action_id));
+    expect(effects().filter((e) => erActions.has(e.action_id))).toEqual([]);
+    expect(out).toMatch(/\[x\] it pointed at a block and the arm moved above it: er_reach read \[\d+, \d+\] from \S+01-er_look-overhead\.jpg/);
   });
 
   it("serves the console and the API: the unknown waits there, and an operator's confirmation shows in the narrative", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CallResponse, FunctionCall } from "../../../src/executor/CallResult.js";
 import type { ExecuteOptions } from "../../../src/executor/Executor.js";
 import { GeminiToolAdapter, identifyCalls, type CallExecutor } from "../../../src/surfaces/gemini/GeminiToolAdapter.js";
-import { geminiTools } from "../../../src/surfaces/gemini/geminiTools.js";
+import { geminiTools, UNARY_BLOCKING_NOTE } from "../../../src/surfaces/gemini/geminiTools.js";
 
 /** Records each execute() and answers each call done, or rejected for a repeated id, as the executor does. */
 class RecordingExecutor implements CallExecutor {
@@ -82,17 +82,27 @@ describe("GeminiToolAdapter", () => {
 });
 
 describe("geminiTools", () => {
-  it("carries parametersJsonSchema and maps BLOCKING to the SDK's Behavior", () => {
-    const tools = geminiTools({
-      declarations: () => [
-        { name: "move", description: "m", parametersJsonSchema: { type: "object" }, behavior: "BLOCKING" },
-        { name: "read", description: "r", parametersJsonSchema: { type: "object" } },
-      ],
-    });
-    expect(tools).toEqual([
+  const registry = {
+    declarations: () => [
+      { name: "move", description: "m", parametersJsonSchema: { type: "object" }, behavior: "BLOCKING" as const },
+      { name: "read", description: "r", parametersJsonSchema: { type: "object" } },
+    ],
+  };
+  it("Live (BidiGenerateContent): carries parametersJsonSchema and maps BLOCKING to the SDK's Behavior", () => {
+    expect(geminiTools(registry, { endpoint: "bidiGenerateContent" })).toEqual([
       {
         functionDeclarations: [
           { name: "move", description: "m", parametersJsonSchema: { type: "object" }, behavior: "BLOCKING" },
+          { name: "read", description: "r", parametersJsonSchema: { type: "object" } },
+        ],
+      },
+    ]);
+  });
+  it("unary (generateContent): no behavior field; a blocking tool's description says it blocks", () => {
+    expect(geminiTools(registry, { endpoint: "generateContent" })).toEqual([
+      {
+        functionDeclarations: [
+          { name: "move", description: `m ${UNARY_BLOCKING_NOTE}`, parametersJsonSchema: { type: "object" } },
           { name: "read", description: "r", parametersJsonSchema: { type: "object" } },
         ],
       },

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { imageParts } from "../../../src/surfaces/gemini/imageParts.js";
 import { GeminiModelClient } from "../../../src/surfaces/gemini/GeminiModelClient.js";
+import { UNARY_BLOCKING_NOTE } from "../../../src/surfaces/gemini/geminiTools.js";
 import { runAgent } from "../../../src/surfaces/gemini/runAgent.js";
 import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { startSimBridge, type SimBridge } from "../../fixtures/gemini/simBridge.js";
@@ -37,10 +38,15 @@ describe("GeminiModelClient through the real SDK (generateContent on a local ser
 
     expect(result).toMatchObject({ ended: "answered", text: "Both done.", turns: 2 });
     expect(server.httpRequests.map((r) => r.path)).toEqual(["/v1beta/models/gemini-test:generateContent", "/v1beta/models/gemini-test:generateContent"]);
-    const first = server.httpRequests[0]!.body as { tools: { functionDeclarations: { name: string; behavior?: string; parametersJsonSchema: { type: string } }[] }[]; systemInstruction: unknown; contents: unknown[] };
+    const first = server.httpRequests[0]!.body as { tools: { functionDeclarations: { name: string; description: string; behavior?: string; parametersJsonSchema: { type: string } }[] }[]; systemInstruction: unknown; contents: unknown[] };
     const decls = first.tools[0]!.functionDeclarations;
     expect(decls.map((d) => d.name).sort()).toEqual(sb.bridge.registry.names().sort());
-    expect(decls.find((d) => d.name === "move_joints")).toMatchObject({ behavior: "BLOCKING", parametersJsonSchema: { type: "object" } });
+    // generateContent gets no `behavior` (the SDK documents it for BidiGenerateContent only); motions say in words that they block.
+    for (const d of decls) expect(d).not.toHaveProperty("behavior");
+    const motions = new Set(sb.bridge.registry.declarations().filter((d) => d.behavior === "BLOCKING").map((d) => d.name));
+    expect(motions.size).toBeGreaterThan(0);
+    for (const d of decls) expect(d.description.endsWith(UNARY_BLOCKING_NOTE)).toBe(motions.has(d.name));
+    expect(decls.find((d) => d.name === "move_joints")).toMatchObject({ parametersJsonSchema: { type: "object" } });
     expect(first.systemInstruction).toBeDefined();
     expect(first.contents).toEqual([{ role: "user", parts: [{ text: "twist and open halfway" }, { inlineData: { mimeType: "image/png", data: "iVBORw==" } }] }]);
 

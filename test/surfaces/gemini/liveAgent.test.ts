@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGoogleGenAI } from "../../../src/surfaces/gemini/GeminiModelClient.js";
+import { UNARY_BLOCKING_NOTE } from "../../../src/surfaces/gemini/geminiTools.js";
 import { runLiveAgent } from "../../../src/surfaces/gemini/runLiveAgent.js";
 import { ScriptedGeminiServer, type ClientMessage } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { motionIntervals, overlapped, overlapsOnSharedJoints, startSimBridge, type SimBridge } from "../../fixtures/gemini/simBridge.js";
@@ -46,11 +47,15 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     expect(server.wsPaths).toHaveLength(1);
     expect(server.wsPaths[0]!.replace(/^\/+/, "/")).toBe("/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=test-key");
     const conn = server.connections[0]!;
-    const setup = conn.setup.setup as { model: string; tools: { functionDeclarations: { name: string; behavior?: string; parametersJsonSchema?: unknown }[] }[] };
+    const setup = conn.setup.setup as { model: string; tools: { functionDeclarations: { name: string; description: string; behavior?: string; parametersJsonSchema?: unknown }[] }[] };
     expect(setup.model).toBe("models/gemini-live-test");
     const decls = setup.tools[0]!.functionDeclarations;
     expect(decls.find((d) => d.name === "move_joints")).toMatchObject({ behavior: "BLOCKING", parametersJsonSchema: { type: "object" } });
     expect(decls.find((d) => d.name === "get_arm_state")?.behavior).toBeUndefined();
+    // Every motion is BLOCKING on Live, and the unary-only wording is not added.
+    const motions = sb.bridge.registry.declarations().filter((d) => d.behavior === "BLOCKING").map((d) => d.name);
+    expect(decls.filter((d) => d.behavior === "BLOCKING").map((d) => d.name).sort()).toEqual([...motions].sort());
+    for (const d of decls) expect(d.description.includes(UNARY_BLOCKING_NOTE)).toBe(false);
     const content = conn.received.find((m) => "clientContent" in m)!.clientContent as { turns: { role: string; parts: { text: string }[] }[]; turnComplete: boolean };
     expect(content).toEqual({ turns: [{ role: "user", parts: [{ text: "pan a little" }] }], turnComplete: true });
 
@@ -74,6 +79,7 @@ describe("Live mode against a local BidiGenerateContent server", () => {
       if (e.type === "started" && e.callId === "slow") startedSlow();
     });
     let afterCancel: ClientMessage | undefined;
+    let note: ClientMessage | undefined;
     server.liveScript = async (conn) => {
       await conn.next("clientContent");
       conn.send({
@@ -88,6 +94,9 @@ describe("Live mode against a local BidiGenerateContent server", () => {
       conn.send({ toolCallCancellation: { ids: ["slow"] } });
       afterCancel = await conn.next("toolResponse");
       conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Stopped waiting for the pan." }] }, turnComplete: true } });
+      // The model dropped "slow", but its motion ran: once it settles, the bridge tells the model in a user turn.
+      note = await conn.next("clientContent");
+      conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Understood, the pan reached 0.8." }] }, turnComplete: true } });
     };
     const transcriptPath = join(sb.dir, "cancel.jsonl");
     const lines: string[] = [];
@@ -120,6 +129,13 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     const late = transcript.find((t) => t.type === "cancelled_settled");
     expect(late?.response).toMatchObject({ id: "slow", response: { output: { status: "done", settled_by: "observation" } } });
     expect(lines.some((l) => l.includes("server cancelled slow"))).toBe(true);
+    // The model is told what its cancelled call did, after it settled and when the model was idle.
+    const told = (note!.clientContent as { turns: { role: string; parts: { text: string }[] }[]; turnComplete: boolean });
+    expect(told.turnComplete).toBe(true);
+    expect(told.turns[0]!.role).toBe("user");
+    expect(told.turns[0]!.parts[0]!.text).toContain(`call slow move_joints`);
+    expect(told.turns[0]!.parts[0]!.text).toContain(`done (${row.actionId})`);
+    expect(result.text).toBe("Understood, the pan reached 0.8.");
   });
 
   it("calls of one toolCall sharing a joint queue; disjoint ones run together", async () => {
@@ -145,6 +161,26 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     expect(overlapsOnSharedJoints(effects)).toEqual([]);
     expect(motionIntervals(effects).get(action("e1"))!.end!).toBeLessThanOrEqual(motionIntervals(effects).get(action("e2"))!.start);
     expect(overlapped(effects, action("e1"), action("g1"))).toBe(true);
+  });
+
+  it("a picture goes back inside its function response (FunctionResponse.parts), its bytes out of the JSON", async () => {
+    let answer: ClientMessage | undefined;
+    server.liveScript = async (conn) => {
+      await conn.next("clientContent");
+      conn.send({ toolCall: { functionCalls: [{ id: "look", name: "get_camera_image", args: { camera: "overhead" } }] } });
+      answer = await conn.next("toolResponse");
+      conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "I see three blocks." }] }, turnComplete: true } });
+    };
+    const result = await runLiveAgent({ bridge: sb.bridge, ai: createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl }), model: "m", instruction: "look", deadlineMs: 20_000 });
+    expect(result.ended).toBe("answered");
+    type Answer = { functionResponses: { id: string; parts?: { inlineData: { mimeType: string; data: string } }[]; response: { output: { status: string; images: Record<string, unknown>[] } } }[] };
+    const [r] = (answer!.toolResponse as Answer).functionResponses;
+    expect(r).toMatchObject({ id: "look", response: { output: { status: "done" } } });
+    expect(r!.parts).toHaveLength(1);
+    expect(r!.parts![0]!.inlineData.mimeType).toBe("image/jpeg");
+    expect(Buffer.from(r!.parts![0]!.inlineData.data, "base64").subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(r!.response.output.images[0]).toMatchObject({ camera: "overhead", width: 640, height: 480 });
+    expect(r!.response.output.images[0]).not.toHaveProperty("data");
   });
 
   it("a session the server closes before the model finishes is ARMB_ERR_GEMINI_API", async () => {

@@ -53,7 +53,18 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
   it("lists every registry tool with its JSON Schema and hints", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()].sort()).toEqual(["get_action_status", "get_arm_state", "move_joints", "move_to_named_pose", "move_to_point", "move_to_pose", "set_gripper", "stop"]);
+    expect([...byName.keys()].sort()).toEqual([
+      "get_action_status",
+      "get_arm_state",
+      "get_camera_image",
+      "move_joints",
+      "move_to_image_point",
+      "move_to_named_pose",
+      "move_to_point",
+      "move_to_pose",
+      "set_gripper",
+      "stop",
+    ]);
     const move = byName.get("move_joints")!;
     expect(move.inputSchema.type).toBe("object");
     expect(Object.keys(move.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["positions", "speed"]));

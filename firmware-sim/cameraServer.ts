@@ -1,0 +1,77 @@
+import { createServer, type Server, type Socket } from "node:net";
+import type { Logger } from "pino";
+import { SimCameraSource } from "../src/cameras/sources/SimCameraSource.js";
+import type { ArmConfig } from "../src/config/ArmConfig.js";
+import { MIME_TYPES } from "../src/cameras/encodeImage.js";
+
+export interface CameraServer {
+  /** The snapshot URL of the first simulated camera: http://127.0.0.1:PORT/?action=snapshot */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A request line and headers are never longer than this; anything longer is not a camera client. */
+const MAX_REQUEST_BYTES = 8192;
+
+/**
+ * The simulator's cameras served the way mjpg-streamer serves a snapshot
+ * (jacksonliam/mjpg-streamer commit 03b007da, plugins/output_http/httpd.c
+ * `send_snapshot`): `GET /?action=snapshot` answers `HTTP/1.0 200 OK` with
+ * `Connection: close`, `Content-type: image/jpeg`, `X-Timestamp: sec.usec`
+ * and NO Content-Length — the body ends when the connection closes. Each
+ * request renders a fresh frame from the simulator's TRUE joint state (not
+ * what the bridge believes), so a test can compare the two. `&camera=NAME`
+ * picks another `source: sim` camera of the config. 127.0.0.1 only.
+ */
+export async function startCameraServer(options: { readonly config: ArmConfig; readonly port: number; readonly positions: () => Readonly<Record<string, number>>; readonly logger: Logger }): Promise<CameraServer> {
+  const sims = options.config.cameras.filter((c) => c.source.kind === "sim");
+  const sources = new Map(sims.map((c) => [c.name, new SimCameraSource({ camera: c, arm: options.config, pose: () => ({ pose: options.positions(), stampMs: Date.now() }) })]));
+  const first = sims[0]?.name;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    let head = "";
+    socket.on("data", (chunk) => {
+      head += chunk.toString("latin1");
+      if (head.length > MAX_REQUEST_BYTES) return void socket.destroy();
+      if (!head.includes("\r\n\r\n")) return;
+      socket.removeAllListeners("data");
+      const [method, target] = head.split("\r\n", 1)[0]?.split(" ") ?? [];
+      const url = new URL(target ?? "/", "http://127.0.0.1");
+      const name = url.searchParams.get("camera") ?? first;
+      const source = name === undefined ? undefined : sources.get(name);
+      if (method !== "GET" || url.pathname !== "/" || url.searchParams.get("action") !== "snapshot" || !source) {
+        socket.end(`HTTP/1.0 404 Not Found\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n404: Not Found!\r\nGET /?action=snapshot${sims.length > 1 ? ` [&camera=${sims.map((c) => c.name).join("|")}]` : ""}\r\n`);
+        return;
+      }
+      const frame = source.render();
+      const seconds = Math.floor(frame.capturedAtMs / 1000);
+      const micros = Math.round((frame.capturedAtMs % 1000) * 1000);
+      socket.write(
+        "HTTP/1.0 200 OK\r\nConnection: close\r\nServer: armbridge-sim\r\nCache-Control: no-store, no-cache, must-revalidate, pre-check=0, post-check=0, max-age=0\r\nPragma: no-cache\r\n" +
+          `Content-type: ${MIME_TYPES[frame.format]}\r\nX-Timestamp: ${seconds}.${String(micros).padStart(6, "0")}\r\n\r\n`,
+      );
+      socket.end(frame.bytes);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  options.logger.info({ port, cameras: [...sources.keys()] }, "camera snapshots served");
+  return {
+    url: `http://127.0.0.1:${port}/?action=snapshot`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,83 @@
+import type { ArmConfig } from "../config/ArmConfig.js";
+import type { CameraConfig } from "../config/cameraConfig.js";
+import { ArmbridgeError } from "../errors.js";
+import type { Logger } from "../observability/logger.js";
+import type { RclNode } from "../transport/ros2/rclTypes.js";
+import type { LabelledFrame } from "./CameraFrame.js";
+import type { CameraSource } from "./sources/CameraSource.js";
+import { FileSource } from "./sources/FileSource.js";
+import { HttpSnapshotSource } from "./sources/HttpSnapshotSource.js";
+import { RosCompressedImageSource } from "./sources/RosCompressedImageSource.js";
+import { SimCameraSource, type StampedPose } from "./sources/SimCameraSource.js";
+
+export interface CamerasOptions {
+  readonly config: ArmConfig;
+  /** The arm's newest pose, for the simulated camera's drawing of the arm. */
+  readonly pose: () => StampedPose | undefined;
+  /** The ros2 transport's node, when the bridge runs on ROS: ROS cameras subscribe on it. */
+  readonly rosNode?: RclNode | undefined;
+  readonly now?: () => number;
+  readonly logger?: Logger | undefined;
+}
+
+/**
+ * The configured cameras, by name: each one's source, and frames labelled
+ * stale against its `stale_after_ms`. A camera that cannot be set up (a ROS
+ * topic without the ros2 transport) is not dropped: every grab says why.
+ */
+export class Cameras {
+  readonly #configs: ReadonlyMap<string, CameraConfig>;
+  readonly #sources = new Map<string, CameraSource | ArmbridgeError>();
+
+  constructor(options: CamerasOptions) {
+    this.#configs = new Map(options.config.cameras.map((c) => [c.name, c]));
+    for (const c of options.config.cameras) this.#sources.set(c.name, sourceFor(c, options));
+  }
+
+  names(): string[] {
+    return [...this.#configs.keys()];
+  }
+
+  get(name: string): CameraConfig | undefined {
+    return this.#configs.get(name);
+  }
+
+  /** One frame from `name`, whole and labelled; throws ArmbridgeError (CAMERA_UNAVAILABLE, CAMERA_FRAME_INVALID). */
+  async capture(name: string, signal: AbortSignal): Promise<LabelledFrame> {
+    const config = this.#configs.get(name);
+    const source = this.#sources.get(name);
+    if (!config || !source) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: name, source: "none", reason: `no such camera; configured: ${this.names().join(", ") || "none"}` });
+    if (source instanceof ArmbridgeError) throw source;
+    const frame = await source.grab(signal);
+    return { ...frame, stale: frame.ageMs > config.staleAfterMs, staleAfterMs: config.staleAfterMs };
+  }
+
+  close(): void {
+    for (const s of this.#sources.values()) if (!(s instanceof ArmbridgeError)) s.close();
+  }
+}
+
+function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | ArmbridgeError {
+  switch (c.source.kind) {
+    case "sim":
+      return new SimCameraSource({ camera: c, arm: o.config, pose: o.pose, ...(o.now ? { now: o.now } : {}) });
+    case "http":
+      return new HttpSnapshotSource({ camera: c.name, url: c.source.url, timeoutMs: c.source.timeoutMs, ...(o.now ? { now: o.now } : {}) });
+    case "file":
+      return new FileSource({ camera: c.name, path: c.source.path, ...(o.now ? { now: o.now } : {}) });
+    case "ros":
+      if (!o.rosNode) {
+        return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+          camera: c.name,
+          source: `ros topic ${c.source.topic}`,
+          reason: "a ROS camera needs the bridge on the ros2 transport (it subscribes on the bridge's node and clock)",
+        });
+      }
+      try {
+        return new RosCompressedImageSource({ camera: c.name, topic: c.source.topic, node: o.rosNode });
+      } catch (error) {
+        o.logger?.warn({ camera: c.name, err: (error as Error).message }, "cannot subscribe to the camera topic");
+        return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: c.name, source: `ros topic ${c.source.topic}`, reason: (error as Error).message }, { cause: error });
+      }
+  }
+}

@@ -1,0 +1,67 @@
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import type { CameraConfig } from "../../config/cameraConfig.js";
+import type { CameraFrame } from "../CameraFrame.js";
+import { encodeImage } from "../encodeImage.js";
+import { armViewOf } from "../sim/armViewOf.js";
+import { renderScene } from "../sim/renderScene.js";
+import { TopDownCamera } from "../sim/TopDownCamera.js";
+import type { CameraSource } from "./CameraSource.js";
+
+/** A pose and when it was measured (epoch ms). */
+export interface StampedPose {
+  readonly pose: Readonly<Record<string, number>>;
+  readonly stampMs: number;
+}
+
+/**
+ * The simulated overhead camera: renders config `scene:` and the arm at the
+ * pose `pose()` gives — in the bridge the arm's newest reported status, in
+ * firmware-sim the simulator's true joint state. The picture is as old as the
+ * pose it draws, so a bridge that lost its arm link gets stale pictures.
+ */
+export class SimCameraSource implements CameraSource {
+  readonly #camera: CameraConfig;
+  readonly #arm: ArmConfig;
+  readonly #pose: () => StampedPose | undefined;
+  readonly #now: () => number;
+  readonly #view: TopDownCamera;
+
+  constructor(options: { readonly camera: CameraConfig; readonly arm: ArmConfig; readonly pose: () => StampedPose | undefined; readonly now?: () => number }) {
+    this.#camera = options.camera;
+    this.#arm = options.arm;
+    this.#pose = options.pose;
+    this.#now = options.now ?? Date.now;
+    this.#view = new TopDownCamera(options.camera.sim);
+  }
+
+  grab(_signal: AbortSignal): Promise<CameraFrame> {
+    return Promise.resolve(this.render());
+  }
+
+  /** One frame, synchronously (firmware-sim's HTTP server renders per request). */
+  render(): CameraFrame {
+    const now = this.#now();
+    const stamped = this.#pose();
+    const arm = armViewOf(this.#arm, stamped?.pose);
+    const { format, jpegQuality } = this.#camera.sim;
+    const image = renderScene(this.#view, this.#arm.scene, arm);
+    const capturedAtMs = stamped ? Math.min(stamped.stampMs, now) : now;
+    return {
+      camera: this.#camera.name,
+      source: "sim",
+      format,
+      bytes: encodeImage(image, format, jpegQuality),
+      width: image.width,
+      height: image.height,
+      capturedAtMs,
+      clock: "wall",
+      captureTimeFrom: "rendered",
+      ageMs: Math.max(0, now - capturedAtMs),
+      notes: arm ? [] : ["the arm's pose is unknown (no status yet), so the arm is not drawn"],
+    };
+  }
+
+  close(): void {
+    // Renders on demand; nothing to release.
+  }
+}

@@ -1,0 +1,218 @@
+import { z } from "zod";
+import { fitHomography, type Homography } from "../cameras/fitHomography.js";
+
+/**
+ * Config for cameras (`cameras:`) and the simulated camera's scene (`scene:`),
+ * kept apart from ArmConfig.ts so the camera work touches that file only to
+ * add the two keys. Snake case in the file, camelCase after the transform.
+ */
+
+const cameraName = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "a camera name is a letter then up to 63 letters, digits or underscores")
+  .refine((n) => !(n in Object.prototype), { message: "this name is a built-in property of every JavaScript object; choose another" });
+
+const finite = z.number().finite();
+/** Gemini's image points: [y, x], each normalised to 0–1000 over the image's height and width. */
+const imagePoint = z.tuple([finite.min(0).max(1000), finite.min(0).max(1000)]);
+const tablePoint = z.tuple([finite, finite]);
+
+const httpSource = z
+  .object({
+    /** A snapshot URL that answers one JPEG (or PNG) per GET, as mjpg-streamer's `?action=snapshot` and IP cameras do. */
+    http: z.url({ protocol: /^https?$/ }),
+    timeout_ms: finite.positive().max(60_000).default(2000),
+  })
+  .strict();
+const fileSource = z
+  .object({
+    /** A JPEG or PNG file that another program rewrites; its modification time is the capture time. */
+    file: z.string().min(1),
+  })
+  .strict();
+const rosSource = z
+  .object({
+    /** A sensor_msgs/msg/CompressedImage topic (needs the ros2 transport: the camera shares its node and clock). */
+    ros_topic: z.string().regex(/^\/?[A-Za-z~][A-Za-z0-9_/~]*$/, "a ROS topic name"),
+  })
+  .strict();
+
+/** The simulated camera: a pinhole looking straight down at the table, rendering the scene and the arm. */
+const simCameraFile = z
+  .object({
+    /** The camera's optical centre in the arm's base frame (m). */
+    position: z.tuple([finite, finite, finite]).default([0.5, 0, 0.8]),
+    /** Rotation about the vertical: 0 puts the base frame's +x at the top of the image and +y at the left. */
+    yaw_deg: finite.default(0),
+    /** Horizontal field of view. */
+    fov_deg: finite.gt(1).lt(170).default(60),
+    width: z.number().int().min(16).max(4096).default(640),
+    height: z.number().int().min(16).max(4096).default(480),
+    format: z.enum(["jpeg", "png"]).default("jpeg"),
+    jpeg_quality: z.number().int().min(1).max(100).default(90),
+  })
+  .strict();
+
+const tableCalibrationFile = z
+  .object({
+    /** The table surface's height in the arm's base frame (m): every mapped point lies on it. */
+    z: finite,
+    /** At least 4 correspondences, no three on one line: where a table point (base frame x, y in metres) appears in the image ([y, x], 0–1000). */
+    points: z.array(z.object({ image: imagePoint, table: tablePoint }).strict()).min(4, "a table calibration needs at least 4 points").max(200),
+  })
+  .strict();
+
+const cameraFile = z
+  .object({
+    name: cameraName,
+    /** `sim`, `{http: URL}`, `{file: PATH}` or `{ros_topic: TOPIC}`. */
+    source: z.union([z.literal("sim"), httpSource, fileSource, rosSource]),
+    table: tableCalibrationFile.optional(),
+    /** A frame older than this is labelled stale, and move_to_image_point refuses to act on the camera. */
+    stale_after_ms: finite.positive().max(3_600_000).default(2000),
+    /** Attach a fresh frame from this camera to every motion's result, taken after the motion settled. */
+    attach_to_results: z.boolean().default(false),
+    sim: simCameraFile.optional(),
+  })
+  .strict();
+
+const colour = z.union([
+  z.enum(["red", "green", "blue", "yellow", "orange", "purple", "white", "black", "grey"]),
+  z.string().regex(/^#[0-9a-fA-F]{6}$/, "a colour name or #rrggbb"),
+]);
+
+const sceneFile = z
+  .object({
+    /** The table surface the blocks stand on, in the arm's base frame (m), and its colour. */
+    table: z
+      .object({ z: finite, color: colour.default("#c8b89a") })
+      .strict()
+      .default({ z: 0, color: "#c8b89a" }),
+    blocks: z
+      .array(
+        z
+          .object({
+            name: cameraName,
+            color: colour,
+            /** The block's centre on the table (base frame, m). */
+            x: finite,
+            y: finite,
+            /** Edge length of the (square, axis-aligned) block's footprint (m). */
+            size: finite.positive().max(1),
+            /** How tall it stands (m); default `size`, a cube. 0 is a flat marker lying on the table. */
+            height: finite.min(0).max(1).optional(),
+          })
+          .strict(),
+      )
+      .max(64)
+      .default([]),
+  })
+  .strict();
+
+export const camerasFileSchema = z.array(cameraFile).max(16).default([]);
+export const sceneFileSchema = sceneFile.optional();
+
+/** Adds an issue per camera problem the schema alone cannot see: duplicate names, a calibration that fixes no homography. */
+export function checkCameras(cameras: z.output<typeof camerasFileSchema>, ctx: z.RefinementCtx): void {
+  const names = new Set<string>();
+  for (const [i, c] of cameras.entries()) {
+    if (names.has(c.name)) ctx.addIssue({ code: "custom", path: ["cameras", i, "name"], message: `duplicate camera ${c.name}` });
+    names.add(c.name);
+    if (c.sim && c.source !== "sim") ctx.addIssue({ code: "custom", path: ["cameras", i, "sim"], message: "sim: applies only to source: sim" });
+    if (c.table) {
+      const fit = fitHomography(c.table.points.map((p) => ({ from: [p.image[1], p.image[0]], to: p.table })));
+      if (!fit.ok) ctx.addIssue({ code: "custom", path: ["cameras", i, "table", "points"], message: `the calibration ${fit.reason}` });
+    }
+  }
+}
+
+export function checkScene(scene: z.output<typeof sceneFileSchema>, ctx: z.RefinementCtx): void {
+  if (!scene) return;
+  const names = new Set<string>();
+  for (const [i, b] of scene.blocks.entries()) {
+    if (names.has(b.name)) ctx.addIssue({ code: "custom", path: ["scene", "blocks", i, "name"], message: `duplicate block ${b.name}` });
+    names.add(b.name);
+  }
+}
+
+export type CameraSourceConfig =
+  | { readonly kind: "sim" }
+  | { readonly kind: "http"; readonly url: string; readonly timeoutMs: number }
+  | { readonly kind: "file"; readonly path: string }
+  | { readonly kind: "ros"; readonly topic: string };
+
+export interface TableCalibration {
+  readonly z: number;
+  readonly points: readonly { readonly image: readonly [number, number]; readonly table: readonly [number, number] }[];
+  /** Image (x, y in 0–1000; note: x first) → table (x, y in metres), fitted at load. */
+  readonly homography: Homography;
+  /** The fit's RMS and largest residual at the calibration points, in millimetres on the table. */
+  readonly residualMm: { readonly rms: number; readonly max: number };
+}
+
+export interface SimCameraConfig {
+  readonly position: readonly [number, number, number];
+  readonly yawDeg: number;
+  readonly fovDeg: number;
+  readonly width: number;
+  readonly height: number;
+  readonly format: "jpeg" | "png";
+  readonly jpegQuality: number;
+}
+
+export interface CameraConfig {
+  readonly name: string;
+  readonly source: CameraSourceConfig;
+  readonly table: TableCalibration | undefined;
+  readonly staleAfterMs: number;
+  readonly attachToResults: boolean;
+  readonly sim: SimCameraConfig;
+}
+
+export interface SceneBlock {
+  readonly name: string;
+  readonly color: string;
+  readonly x: number;
+  readonly y: number;
+  readonly size: number;
+  readonly height: number;
+}
+
+export interface SceneConfig {
+  readonly table: { readonly z: number; readonly color: string };
+  readonly blocks: readonly SceneBlock[];
+}
+
+const DEFAULT_SIM = simCameraFile.parse({});
+
+export function toCameraConfigs(cameras: z.output<typeof camerasFileSchema>): CameraConfig[] {
+  return cameras.map((c) => {
+    const sim = c.sim ?? DEFAULT_SIM;
+    return {
+      name: c.name,
+      source: sourceOf(c.source),
+      table: c.table ? calibrationOf(c.table) : undefined,
+      staleAfterMs: c.stale_after_ms,
+      attachToResults: c.attach_to_results,
+      sim: { position: sim.position, yawDeg: sim.yaw_deg, fovDeg: sim.fov_deg, width: sim.width, height: sim.height, format: sim.format, jpegQuality: sim.jpeg_quality },
+    };
+  });
+}
+
+export function toSceneConfig(scene: z.output<typeof sceneFileSchema>): SceneConfig | undefined {
+  return scene ? { table: scene.table, blocks: scene.blocks.map((b) => ({ name: b.name, color: b.color, x: b.x, y: b.y, size: b.size, height: b.height ?? b.size })) } : undefined;
+}
+
+function sourceOf(s: z.output<typeof cameraFile>["source"]): CameraSourceConfig {
+  if (s === "sim") return { kind: "sim" };
+  if ("http" in s) return { kind: "http", url: s.http, timeoutMs: s.timeout_ms };
+  if ("file" in s) return { kind: "file", path: s.file };
+  return { kind: "ros", topic: s.ros_topic };
+}
+
+function calibrationOf(t: z.output<typeof tableCalibrationFile>): TableCalibration {
+  const fit = fitHomography(t.points.map((p) => ({ from: [p.image[1], p.image[0]], to: p.table })));
+  // checkCameras refused every set that does not fit; this only narrows the type.
+  if (!fit.ok) throw new Error(`unreachable: calibration refused after validation (${fit.reason})`);
+  return { z: t.z, points: t.points, homography: fit.h, residualMm: { rms: fit.rmsResidual * 1000, max: fit.maxResidual * 1000 } };
+}

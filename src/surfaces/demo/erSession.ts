@@ -1,0 +1,160 @@
+import { mkdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
+import { Bridge } from "../../bridge/Bridge.js";
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import { packageRoot } from "../../config/packageRoot.js";
+import { asArmbridgeError } from "../../errors.js";
+import { endEffectorOf } from "../../kinematics/endEffectorOf.js";
+import type { Logger } from "../../observability/logger.js";
+import { ER_DEMO_INSTRUCTION, ER_SYSTEM_INSTRUCTION } from "../gemini/erSystemInstruction.js";
+import { DEFAULT_GEMINI_MODEL, GeminiModelClient } from "../gemini/GeminiModelClient.js";
+import type { ModelClient } from "../gemini/ModelClient.js";
+import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
+import { runAgent } from "../gemini/runAgent.js";
+import { ErNarrator, type ImagePointMove } from "./ErNarrator.js";
+
+/** The scripted ER session `npm start` replays without GEMINI_API_KEY. */
+export const ER_SESSION_FILE = join(packageRoot(), "config", "er-session.jsonl");
+
+/** The tools an ER session needs; an arm config without a calibrated camera has no move_to_image_point. */
+const ER_TOOLS = ["get_camera_image", "move_to_image_point", "set_gripper"] as const;
+
+export interface ErSessionOptions {
+  /** This session's own folder (the demo's `<data>/er`): ledger, effects log, logs, frames, transcript. */
+  readonly dataDir: string;
+  /** The arm config file (default the simulated arm, which ships the calibrated `overhead` camera). */
+  readonly config: string | undefined;
+  readonly link: "pty" | "tcp";
+  readonly seed: number;
+  readonly logger: Logger;
+  readonly say: (line?: string) => void;
+  /** A path as the user can type it from here. */
+  readonly shown: (path: string) => string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly signal: AbortSignal;
+  /** Another Gemini endpoint (the demo's --base-url). */
+  readonly baseUrl?: string | undefined;
+  /** The replay file (default config/er-session.jsonl). */
+  readonly session?: string | undefined;
+}
+
+export interface ErSessionOutcome {
+  readonly ran: boolean;
+  readonly failed: boolean;
+}
+
+/**
+ * The Gemini Robotics-ER part of `npm start`: the model looks through the
+ * overhead camera, points at a block in the picture ([y, x], 0–1000), the arm
+ * moves above it through move_to_image_point, the gripper closes. Offline the
+ * replayed model reads the point out of the delivered picture itself
+ * (config/er-session.jsonl, `locate`); with GEMINI_API_KEY the same session
+ * runs with the real ER model (DEFAULT_GEMINI_MODEL) on the simulated camera.
+ * It runs on a simulated arm of its own (firmware-sim + bridge, under
+ * `dataDir`), so the scripted session after it keeps its arm's effects log.
+ * The frames it was given are saved under `dataDir/frames/` and the narrative
+ * prints their paths and the path of each point: frame → table → arm.
+ */
+export async function runErSession(options: ErSessionOptions): Promise<ErSessionOutcome> {
+  const { say } = options;
+  mkdirSync(options.dataDir, { recursive: true });
+  let sim: SimChild | undefined;
+  let bridge: Bridge | undefined;
+  let failed = false;
+  try {
+    // An arm of its own: the scripted session that follows judges its arm's effects log, and its
+    // fault on cue (the next wrist_2 motion stalls) would otherwise catch this session's reach.
+    const effects = join(options.dataDir, "effects.jsonl");
+    sim = await spawnSimulator({
+      link: options.link,
+      seed: options.seed,
+      effectsLog: effects,
+      logFile: join(options.dataDir, "firmware-sim.log"),
+      flags: options.config === undefined ? [] : ["--config", options.config],
+    });
+    if (options.signal.aborted) return { ran: false, failed: false };
+    bridge = await Bridge.start({ config: options.config, transport: { kind: "serial", link: sim.link }, dataDir: options.dataDir, logger: options.logger.child({ component: "er_session" }) });
+    const missing = ER_TOOLS.filter((t) => bridge?.registry.get(t) === undefined);
+    if (missing.length > 0) {
+      say(`ER session skipped: this arm has no ${missing.join(", ")} (a calibrated camera in the config's cameras: gives them).`);
+      say();
+      return { ran: false, failed: false };
+    }
+    const { model, what } = chooseErModel(options);
+    say(what);
+    say(`  ER arm     a simulated arm of its own (sim pid ${sim.pid}); ground truth ${options.shown(effects)}, ledger ${options.shown(join(options.dataDir, "ledger.sqlite"))}`);
+    say();
+    const narrator = new ErNarrator({ framesDir: join(options.dataDir, "frames"), write: (l) => say(l), shown: options.shown });
+    try {
+      const result = await runAgent({
+        bridge,
+        model,
+        instruction: ER_DEMO_INSTRUCTION,
+        systemInstruction: ER_SYSTEM_INSTRUCTION,
+        transcriptPath: join(options.dataDir, "transcript.jsonl"),
+        onProgress: narrator.onAgentEvent,
+        signal: options.signal,
+        maxTurns: 12,
+      });
+      for (const note of result.notes) say(`  note: ${note}`);
+    } catch (error) {
+      const e = asArmbridgeError(error);
+      say(`The ER session failed: ${e.message} [${e.code}]`);
+      failed = true;
+    }
+    say();
+    summarise(options, bridge.config, narrator);
+    say();
+    return { ran: true, failed };
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    say(`The ER session could not start: ${e.message} [${e.code}]`);
+    say();
+    return { ran: false, failed: true };
+  } finally {
+    await bridge?.close().catch((error: unknown) => options.logger.error({ err: String(error) }, "ER bridge close failed"));
+    await sim?.stop();
+  }
+}
+
+function chooseErModel(options: ErSessionOptions): { model: ModelClient; what: string } {
+  const key = options.env.GEMINI_API_KEY;
+  if (key) {
+    const model = new GeminiModelClient({ apiKey: key, model: DEFAULT_GEMINI_MODEL, baseUrl: options.baseUrl });
+    return { model, what: `Gemini Robotics-ER session with ${model.model} on the simulated overhead camera. Instruction: ${ER_DEMO_INSTRUCTION}` };
+  }
+  const file = options.session ?? ER_SESSION_FILE;
+  return {
+    model: ReplayModelClient.fromFile(file),
+    what: `Gemini Robotics-ER style session ${relative(process.cwd(), file)} with the replay model: it reads the block's position out of the picture it is given (set GEMINI_API_KEY to run ${DEFAULT_GEMINI_MODEL}).`,
+  };
+}
+
+/** What the session showed, each line from the results and the arm's reported joints. */
+function summarise(options: ErSessionOptions, config: ArmConfig, narrator: ErNarrator): void {
+  const { say } = options;
+  const box = (seen: boolean): string => (seen ? "[x]" : "[ ]");
+  say("What the ER session showed:");
+  say(`  ${box(narrator.frames.length > 0)} the model was given ${narrator.frames.length} picture(s); saved: ${narrator.frames.map((f) => options.shown(f.path)).join(", ") || "none"}`);
+  const reach = narrator.moves.find((m) => m.result.status === "done");
+  say(`  ${box(reach !== undefined)} it pointed at a block and the arm moved above it${reach ? `: ${describeReach(options, config, reach)}` : " (not seen)"}`);
+  const grip = [...narrator.results.entries()].find(([, r]) => r.tool === "set_gripper" && r.result.status === "done" && (r.result.pose?.gripper ?? 1) < 0.05);
+  say(`  ${box(grip !== undefined)} the gripper closed${grip ? `: ${grip[0]} ${"action_id" in grip[1].result ? (grip[1].result.action_id ?? "") : ""} done` : " (not seen)"}`);
+}
+
+function describeReach(options: ErSessionOptions, config: ArmConfig, m: ImagePointMove): string {
+  const action = "action_id" in m.result ? m.result.action_id : undefined;
+  const pose = "pose" in m.result ? m.result.pose : undefined;
+  const tip = (endEffectorOf(config, pose).end_effector as { position?: { x: number; y: number; z: number } } | null | undefined)?.position;
+  const words = [
+    `${m.callId} read [${m.point.join(", ")}] from ${m.frame ? options.shown(m.frame.path) : "a picture"}`,
+    m.tablePoint ? `mapped to the table at (${m.tablePoint.x.toFixed(3)}, ${m.tablePoint.y.toFixed(3)}) m` : "",
+    `${action ?? ""} ${m.result.status}`.trim(),
+  ];
+  if (tip && m.target) {
+    const off = Math.hypot(tip.x - m.target.x, tip.y - m.target.y) * 1000;
+    words.push(`the arm's reported joints put the tool tip at (${tip.x.toFixed(3)}, ${tip.y.toFixed(3)}, ${tip.z.toFixed(3)}) m, ${off.toFixed(1)} mm from the target across the table`);
+  }
+  return words.filter((w) => w !== "").join("; ");
+}

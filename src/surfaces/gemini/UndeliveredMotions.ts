@@ -1,0 +1,145 @@
+import type { CallResult } from "../../executor/CallResult.js";
+import { hashArgs } from "../../executor/hashArgs.js";
+import type { ToolRegistry } from "../../tools/ToolRegistry.js";
+import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
+import type { IdentifiedCall } from "./GeminiToolAdapter.js";
+
+/** Why a call's result never reached the model: the server cancelled it, or a turn interrupted it. */
+export type MissCause = "cancelled" | "interrupted";
+
+const CAUSE_WORDS: Readonly<Record<MissCause, string>> = {
+  cancelled: "the server cancelled it (toolCallCancellation)",
+  interrupted: "a new turn interrupted the session while it ran",
+};
+
+/** A motion whose result the session never delivered, until the model is told. */
+export interface UndeliveredMotion {
+  /** The first call of this motion; later repeats join it. */
+  readonly call: IdentifiedCall;
+  readonly cause: MissCause;
+  /** Settles when the executor settles the action (it always does). */
+  readonly response: Promise<FunctionResponse>;
+  /** Set once `response` has settled. */
+  readonly settled: FunctionResponse | undefined;
+}
+
+interface Entry {
+  readonly call: IdentifiedCall;
+  readonly cause: MissCause;
+  readonly response: Promise<FunctionResponse>;
+  settled: FunctionResponse | undefined;
+}
+
+/**
+ * The motions a Live session started whose results the model never got,
+ * keyed by what makes two calls the same motion: the tool and its PARSED
+ * arguments in canonical JSON (`hashArgs`, as the executor's idempotency
+ * uses), so `{speed, positions}` and `{positions, speed}` are one motion.
+ * An argument written out at its default value is a different argument
+ * here, as it is for the executor's call-id check: the repeat then runs as
+ * its own motion to the same absolute targets, queued behind the first.
+ *
+ * Why it lives in the Live layer, not the executor: only the session knows
+ * whether the model received a result. A report on Google's developer forum
+ * (https://discuss.ai.google.dev/t/live-api-with-behavior-blocking-an-interrupting-turn-drops-the-pending-function-call-and-tool-call-cancellation-never-arrives/196216)
+ * shows that with `behavior: BLOCKING` an interrupting turn drops the pending
+ * call without a `toolCallCancellation`, the effect still commits, and the
+ * model may call the same function again with a new id — which the
+ * executor's call-id idempotency cannot recognise.
+ *
+ * A repeat joins the motion (waits for its settlement, no second motion)
+ * until the model has been told the outcome, by the joined result or by a
+ * note; after that the entry is gone, and the same call is a new motion,
+ * because then the model asks again knowing what happened.
+ */
+export class UndeliveredMotions {
+  readonly #registry: Pick<ToolRegistry, "get">;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(registry: Pick<ToolRegistry, "get">) {
+    this.#registry = registry;
+  }
+
+  /** The motion key of a call, or undefined for reads, halts, unknown tools and arguments that do not parse (those never join). */
+  keyOf(call: Pick<IdentifiedCall, "name" | "args">): string | undefined {
+    const tool = this.#registry.get(call.name);
+    if (tool?.blocking !== true) return undefined;
+    const parsed = tool.args.safeParse(call.args ?? {});
+    return parsed.success ? hashArgs(tool.name, parsed.data) : undefined;
+  }
+
+  /**
+   * Records that the model will not receive this call's result. A motion
+   * already recorded under the same key (a joined repeat that was itself
+   * interrupted) keeps its first call: that is still the one motion.
+   */
+  miss(call: IdentifiedCall, response: Promise<FunctionResponse>, cause: MissCause): void {
+    const key = this.keyOf(call);
+    if (key === undefined || this.#entries.has(key)) return;
+    const entry: Entry = { call, cause, response, settled: undefined };
+    this.#entries.set(key, entry);
+    // The executor never rejects; a rejection here would be a bug elsewhere, surfaced by the run's own await of the same promise.
+    response.then(
+      (r) => void (entry.settled = r),
+      () => undefined,
+    );
+  }
+
+  /** The untold motion this call repeats, if any. */
+  repeatOf(call: Pick<IdentifiedCall, "name" | "args">): UndeliveredMotion | undefined {
+    const key = this.keyOf(call);
+    return key === undefined ? undefined : this.#entries.get(key);
+  }
+
+  /**
+   * The repeat's response: the missed motion's result under the repeat's id
+   * and name, `joined_call_id` naming the call it joined, and words that say
+   * nothing ran again. Resolves when the motion settles.
+   */
+  async join(repeat: IdentifiedCall, motion: UndeliveredMotion): Promise<FunctionResponse> {
+    const original = await motion.response;
+    const result = resultOf(original.response);
+    const joined: CallResult = {
+      ...result,
+      joined_call_id: motion.call.id,
+      message:
+        `Not run again: this call repeats call ${motion.call.id}${actionWords(result)}, whose result did not reach you because ${CAUSE_WORDS[motion.cause]}. ` +
+        `That motion ran once; its outcome: ${result.message}`,
+    };
+    return { id: repeat.id, name: repeat.name, response: "error" in original.response ? { error: joined } : { output: joined } };
+  }
+
+  /** The model has now been told this motion's outcome: a later identical call is a new motion. */
+  told(call: Pick<IdentifiedCall, "name" | "args">): void {
+    const key = this.keyOf(call);
+    if (key !== undefined) this.#entries.delete(key);
+  }
+
+  /** Every motion whose outcome the model has not been told. */
+  untold(): UndeliveredMotion[] {
+    return [...this.#entries.values()];
+  }
+
+  /** Resolves once every untold motion recorded so far has settled. */
+  async allSettled(): Promise<void> {
+    await Promise.allSettled([...this.#entries.values()].map((e) => e.response));
+  }
+}
+
+/** The user-turn text that tells the model what it missed; `motions` must all be settled. */
+export function missedOutcomesNote(motions: readonly UndeliveredMotion[]): string {
+  const lines = motions.map((m) => {
+    const r = m.settled ? resultOf(m.settled.response) : undefined;
+    const outcome = r ? `${r.status}${actionWords(r)}: ${r.message}` : "not settled yet";
+    return `- call ${m.call.id} ${m.call.name} ${JSON.stringify(m.call.args ?? {})} (${CAUSE_WORDS[m.cause]}): ${outcome}`;
+  });
+  return [
+    "[armbridge] Results that never reached you. These calls were already under way when their results were lost; each ran at most once and the bridge will not run them again:",
+    ...lines,
+    "The arm is where these outcomes left it. Calling a function again now starts a new motion.",
+  ].join("\n");
+}
+
+function actionWords(r: CallResult): string {
+  return "action_id" in r && typeof r.action_id === "string" ? ` (${r.action_id})` : "";
+}

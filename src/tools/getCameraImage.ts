@@ -1,0 +1,44 @@
+import { z } from "zod";
+import type { Cameras } from "../cameras/Cameras.js";
+import { describeImage, toCameraImage, withoutData } from "../cameras/CameraImage.js";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+
+/** `get_camera_image {camera}`: one fresh picture from a configured camera, to look at. Read-only. */
+export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadTool | HaltTool {
+  const names = cameras.names() as [string, ...string[]];
+  const calibrated = config.cameras.filter((c) => c.table).map((c) => c.name);
+  return defineReadTool({
+    name: "get_camera_image",
+    description:
+      `Take a picture with one of the cameras (${names.join(", ")}) and look at it. The result carries the image and when it was captured; ` +
+      "a picture older than the camera's limit is labelled STALE (the scene may have changed since). " +
+      (calibrated.length > 0
+        ? `Camera(s) ${calibrated.join(", ")} are calibrated to the table: point at something in their picture as [y, x], each normalised to 0-1000, and pass it to move_to_image_point. `
+        : "") +
+      "Read-only: nothing moves.",
+    args: z.object({ camera: z.enum(names).describe(`The camera: one of ${names.join(", ")}.`) }).strict(),
+    blocking: false,
+    kind: "read",
+    timeoutMs: config.timeoutsMs.getCameraImage,
+    run: async (args, _ctx, signal) => {
+      const frame = await cameras.capture(args.camera, signal);
+      const image = toCameraImage(frame);
+      const meta = withoutData(image);
+      const calibration = cameras.get(args.camera)?.table;
+      return {
+        message: `Picture from ${describeImage(meta)}.${frame.notes.length > 0 ? ` Note: ${frame.notes.join("; ")}.` : ""}`,
+        data: {
+          image: meta,
+          calibrated: calibration !== undefined,
+          ...(calibration ? { table: { z: calibration.z, residual_mm: roundMm(calibration.residualMm) } } : {}),
+        },
+        images: [image],
+      };
+    },
+  });
+}
+
+function roundMm(r: { rms: number; max: number }): { rms: number; max: number } {
+  return { rms: Math.round(r.rms * 100) / 100, max: Math.round(r.max * 100) / 100 };
+}

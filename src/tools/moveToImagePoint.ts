@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { imagePointToTable } from "../cameras/imagePointToTable.js";
+import type { Cameras } from "../cameras/Cameras.js";
+import type { ArmConfig } from "../config/ArmConfig.js";
+import { resourcesFor } from "../config/actuators.js";
+import { ArmbridgeError } from "../errors.js";
+import { poseOf } from "../ledger/ActionRow.js";
+import type { ArmKinematics } from "../kinematics/armKinematics.js";
+import { planCartesianMove } from "../kinematics/planCartesianMove.js";
+import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema } from "./moveToPoint.js";
+import { observeTargets } from "./observeTargets.js";
+import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+
+/** The highest a call may ask to hover above the table: beyond it, a point is no longer "at" the image point. */
+const MAX_HEIGHT_M = 1.0;
+
+/**
+ * `move_to_image_point {camera, point: [y, x], height_m, speed?}`: the tool
+ * tip to `height_m` above the table point that image point shows. The point
+ * goes through the camera's calibration (a homography onto the table plane)
+ * and then exactly the move_to_point path — IK from the current joints, the
+ * envelope check of the whole joint path, locks, the ledger — so an
+ * image-derived target gets no shortcut past any of it.
+ */
+export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, cameras: Cameras): MotionTool | undefined {
+  const calibrated = config.cameras.filter((c) => c.table).map((c) => c.name);
+  if (calibrated.length === 0) return undefined;
+  const names = calibrated as [string, ...string[]];
+  const args = z
+    .object({
+      camera: z.enum(names).describe(`The calibrated camera whose picture the point is in: one of ${names.join(", ")}.`),
+      point: z
+        .tuple([z.number().finite().min(0).max(1000), z.number().finite().min(0).max(1000)])
+        .describe("The point in that camera's picture as [y, x], each normalised to 0-1000 (0,0 top-left; 1000,1000 bottom-right)."),
+      height_m: z.number().finite().min(0).max(MAX_HEIGHT_M).describe("How high above the table surface to put the tool tip, in metres (e.g. 0.10 to hover above a block)."),
+      speed: cartesianSpeedSchema,
+    })
+    .strict();
+  const target = (a: z.output<typeof args>): ReturnType<typeof imagePointToTable> => {
+    const calibration = config.cameras.find((c) => c.name === a.camera)?.table;
+    if (!calibration) return { ok: false, reason: "not calibrated" };
+    return imagePointToTable(calibration, a.point);
+  };
+  return defineMotionTool({
+    name: "move_to_image_point",
+    description:
+      `Move the tool tip (${kin.chain.tipLink}) to a point you see in a camera picture (get_camera_image first): give the point as [y, x] normalised to 0-1000 and the height above the table. ` +
+      "The point is mapped to the table through the camera's calibration, then moved to like move_to_point (inverse kinematics, the whole path checked against the safety envelope first). " +
+      "The result's context says which table point (metres, base frame) the image point mapped to. The camera must be working and its picture fresh, or nothing moves. " +
+      CARTESIAN_RESULT_GUIDE,
+    args,
+    blocking: true,
+    resources: () => resourcesFor(config, kin.jointNames),
+    timeoutMs: config.timeoutsMs.moveToImagePoint,
+    onTimeout: "observe",
+    precheck: async (a, _ctx, signal) => {
+      // The model's point refers to a picture: if the camera is gone or its pictures are old, the scene may have changed under it.
+      try {
+        const frame = await cameras.capture(a.camera, signal);
+        if (!frame.stale) return undefined;
+        const e = new ArmbridgeError("ARMB_ERR_CAMERA_STALE", { camera: a.camera, ageMs: Math.round(frame.ageMs), limitMs: frame.staleAfterMs });
+        return { code: e.code, reason: e.message };
+      } catch (error) {
+        const e = error instanceof ArmbridgeError ? error : new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: a.camera, source: "?", reason: (error as Error).message });
+        return { code: e.code, reason: e.message };
+      }
+    },
+    plan: (a, ctx) => {
+      const speed = a.speed ?? 0.5;
+      const mapped = target(a);
+      if (!mapped.ok) {
+        const e = new ArmbridgeError("ARMB_ERR_IMAGE_POINT_INVALID", { tool: "move_to_image_point", point: JSON.stringify(a.point), camera: a.camera, reason: mapped.reason });
+        return { targets: {}, speed, refusal: { ok: false, code: e.code, issues: [{ path: "point", code: "image_point_invalid", message: e.message }] } };
+      }
+      const [x, y, z0] = mapped.table;
+      return planCartesianMove(kin, { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false }, poseOf(ctx.transport.latestStatus()), "move_to_image_point", speed);
+    },
+    context: (a) => {
+      const mapped = target(a);
+      const calibration = config.cameras.find((c) => c.name === a.camera)?.table;
+      if (!mapped.ok || !calibration) return undefined;
+      const [x, y, z0] = mapped.table;
+      return {
+        image_point: { camera: a.camera, point: a.point },
+        table_point: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0) },
+        target: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0 + a.height_m) },
+        calibration_residual_mm: { rms: Math.round(calibration.residualMm.rms * 100) / 100, max: Math.round(calibration.residualMm.max * 100) / 100 },
+      };
+    },
+    observe: observeTargets,
+  });
+}
+
+function round(v: number): number {
+  return Math.round(v * 1e5) / 1e5;
+}
