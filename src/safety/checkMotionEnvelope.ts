@@ -39,8 +39,15 @@ const MAX_SAMPLES = 50_000;
  * flight is sampled when a new motion is checked alongside it. Coarser than
  * SAMPLE_SPACING_M so the combined grid stays affordable; the envelope
  * shrinks by half of it per in-flight motion, which keeps the check sound.
+ * The grid grows as a product, so with several motions in flight the spacing
+ * is widened step by step (up to IN_FLIGHT_MAX_SPACING_M, a 2.5 cm margin per
+ * motion) until the grid fits MAX_SAMPLES: three disjoint moves of a small
+ * arm still run together, checked against an envelope shrunk by the wider
+ * margin — never against a coarser grid with the old one.
  */
 export const IN_FLIGHT_SPACING_M = 0.01;
+const IN_FLIGHT_MAX_SPACING_M = 0.05;
+const IN_FLIGHT_SPACING_STEPS = [IN_FLIGHT_SPACING_M, 0.015, 0.02, 0.03, 0.04, IN_FLIGHT_MAX_SPACING_M] as const;
 
 /**
  * The safety envelope check every motion passes before anything is recorded
@@ -97,8 +104,7 @@ export function checkMotionEnvelope(
   };
 
   // Each in-flight motion's segment over the chain joints it moves (and the new one does not).
-  const segments: Array<{ readonly joints: number[]; readonly a: Float64Array; readonly b: Float64Array; readonly intervals: number }> = [];
-  let margin = MARGIN_M;
+  const moving: Array<{ readonly joints: number[]; readonly a: Float64Array; readonly b: Float64Array; readonly sweep: number }> = [];
   for (const m of inFlight) {
     const joints: number[] = [];
     const a = new Float64Array(chain.dof), b = new Float64Array(chain.dof);
@@ -110,15 +116,20 @@ export function checkMotionEnvelope(
       b[k] = to;
     }
     if (joints.length === 0) continue;
-    const sweep = sweepOf(a, b);
-    const intervals = Math.max(1, Math.ceil(sweep / IN_FLIGHT_SPACING_M));
-    segments.push({ joints, a, b, intervals });
-    margin += sweep / (2 * intervals);
+    moving.push({ joints, a, b, sweep: sweepOf(a, b) });
   }
 
   // Samples so that no frame moves more than SAMPLE_SPACING_M between two of them (see SAMPLE_SPACING_M).
   const intervals = Math.max(1, Math.ceil(sweepOf(q0, q1) / SAMPLE_SPACING_M));
-  const combinations = segments.reduce((n, g) => n * (g.intervals + 1), 1);
+  const gridAt = (spacing: number) => moving.map((g) => ({ ...g, intervals: Math.max(1, Math.ceil(g.sweep / spacing)) }));
+  let segments = gridAt(IN_FLIGHT_SPACING_M);
+  const combinationsOf = (grid: typeof segments): number => grid.reduce((n, g) => n * (g.intervals + 1), 1);
+  for (const spacing of IN_FLIGHT_SPACING_STEPS) {
+    segments = gridAt(spacing);
+    if ((intervals + 1) * combinationsOf(segments) <= MAX_SAMPLES) break;
+  }
+  const combinations = combinationsOf(segments);
+  const margin = segments.reduce((m, g) => m + g.sweep / (2 * g.intervals), MARGIN_M);
   if ((intervals + 1) * combinations > MAX_SAMPLES) {
     const rule =
       segments.length === 0

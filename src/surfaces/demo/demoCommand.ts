@@ -189,8 +189,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     say();
     if (shutdown.signal.aborted) return 0;
 
-    // The ER session (its own module, on a simulated arm of its own) goes first; an arm given on the command line has no simulated camera.
-    if (!options.transport) {
+    // The ER session (its own module, on a simulated arm of its own) goes first; an arm given on the
+    // command line has no simulated camera, and a bus arm's config ships none (the bus demo is about the bus).
+    if (options.bus) say("ER session skipped: it runs on the simulated 6-axis arm and its overhead camera; `armbridge demo` without --bus shows it.\n");
+    else if (!options.transport) {
       const er = await runErSession({ dataDir: join(options.dataDir, "er"), config: options.config, link: options.link, seed: options.seed, logger, say, shown, env: io.env, signal: shutdown.signal, baseUrl: options.baseUrl });
       if (er.failed) exitCode = 1;
     }

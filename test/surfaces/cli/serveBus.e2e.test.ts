@@ -57,16 +57,18 @@ describe.skipIf(!built).each([
 
   it("the acceptance run on the bus, judged by the effects log: disjoint calls together, a shared joint queued, a timeout settled by observation; 0 overlaps, one motion per call", async () => {
     const startsBefore = motionStarts(readEffects(join(dir, "effects.jsonl")));
+    // Targets that keep the SO-101's tip inside its envelope at every combination of the three
+    // concurrent moves (elbow_flex 1.0 with wrist_flex 0.7 in flight takes the tip to ~1 cm off the table).
     const batch = await calls({
       calls: [
         { id: "d1", name: "move_joints", args: { positions: { shoulder_pan: 0.6 }, speed: 0.5 } },
         { id: "d2", name: "move_joints", args: { positions: { wrist_flex: 0.7 }, speed: 0.5 } },
-        { id: "q1", name: "move_joints", args: { positions: { [joint]: 1.0 }, speed: 0.5 } },
+        { id: "q1", name: "move_joints", args: { positions: { [joint]: 0.6 }, speed: 0.5 } },
         { id: "q2", name: "move_joints", args: { positions: { [joint]: -0.3 }, speed: 0.5 } },
       ],
       deadline_ms: 10_000,
     });
-    expect(batch.map((r) => r.response.output.status)).toEqual(["done", "done", "done", "done"]);
+    expect(batch.map((r) => r.response.output?.status ?? JSON.stringify(r.response))).toEqual(["done", "done", "done", "done"]);
     // A ~1.5 s move with a 300 ms deadline: the wait times out, nothing is re-sent, the servos' registers settle it.
     const [slow] = await calls({ calls: [{ id: "t1", name: "move_joints", args: { positions: { shoulder_lift: -1.2 }, speed: 0.4 } }], deadline_ms: 300 });
     expect(slow!.response.output).toMatchObject({ status: "done", timed_out: true, settled_by: "observation" });
