@@ -91,6 +91,58 @@ describe("concurrent disjoint motions: a new motion is checked against the motio
     expect(JSON.stringify(verdict)).toContain("in flight");
   });
 
+  it("property: with two motions in flight (A, B) the grid is widened to fit, and a third motion C admitted alongside them never leaves the envelope at any combination of the three", () => {
+    const random = mulberry32(777);
+    let admitted = 0;
+    for (let i = 0; i < 60; i++) {
+      const p = randomPair(random);
+      const rest = names.filter((n) => !(n in p.a) && !(n in p.b));
+      if (rest.length === 0) continue;
+      const c = Object.fromEntries(
+        rest.slice(0, 1 + Math.floor(random() * rest.length)).map((n) => {
+          const v = chain.variables[names.indexOf(n)]!;
+          return [n, Math.min(v.upper, Math.max(v.lower, p.start[n]! + (random() - 0.5) * 1.6))];
+        }),
+      );
+      if (!checkMotionEnvelope(config, p.start, p.a, "move_joints").ok) continue;
+      if (!checkMotionEnvelope(config, p.start, p.b, "move_joints", [{ actionId: "A", from: p.start, to: p.a }]).ok) continue;
+      const inFlight = [
+        { actionId: "A", from: p.start, to: p.a },
+        { actionId: "B", from: p.start, to: p.b },
+      ];
+      if (!checkMotionEnvelope(config, p.start, c, "move_joints", inFlight).ok) continue;
+      admitted++;
+      // Ground truth on the true envelope: a 17³ grid of the three progresses plus random ones.
+      const q = new Float64Array(chain.dof);
+      const at = (sa: number, sb: number, sc: number): boolean => {
+        for (const [k, n] of names.entries()) {
+          const s0 = p.start[n]!;
+          q[k] = n in p.a ? s0 + sa * (p.a[n]! - s0) : n in p.b ? s0 + sb * (p.b[n]! - s0) : n in c ? s0 + sc * (c[n]! - s0) : s0;
+        }
+        return outside(q);
+      };
+      let leaves = false;
+      for (let x = 0; x <= 16 && !leaves; x++) for (let y = 0; y <= 16 && !leaves; y++) for (let z = 0; z <= 16 && !leaves; z++) leaves = at(x / 16, y / 16, z / 16);
+      for (let r = 0; r < 500 && !leaves; r++) leaves = at(random(), random(), random());
+      expect(leaves, JSON.stringify({ ...p, c })).toBe(false);
+    }
+    expect(admitted).toBeGreaterThan(5);
+  });
+
+  it("the three-motion case can fail: shoulder_pan +1.2, wrist_1 −1.2 and wrist_2 +0.6 from home pass every pairwise check, all three at their ends leave the envelope — so C is refused with both A and B in flight", () => {
+    const home = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home]));
+    const a = { shoulder_pan: home.shoulder_pan! + 1.2 }, b = { wrist_1: home.wrist_1! - 1.2 }, c = { wrist_2: home.wrist_2! + 0.6 };
+    const A = { actionId: "A", from: home, to: a }, B = { actionId: "B", from: home, to: b };
+    expect(checkMotionEnvelope(config, home, a, "move_joints").ok).toBe(true);
+    expect(checkMotionEnvelope(config, home, b, "move_joints", [A]).ok).toBe(true);
+    expect(checkMotionEnvelope(config, home, c, "move_joints", [A]).ok).toBe(true);
+    expect(checkMotionEnvelope(config, home, c, "move_joints", [B]).ok).toBe(true);
+    const q = new Float64Array(chain.dof);
+    for (const [k, n] of names.entries()) q[k] = a[n as keyof typeof a] ?? b[n as keyof typeof b] ?? c[n as keyof typeof c] ?? home[n]!;
+    expect(outside(q)).toBe(true);
+    expect(checkMotionEnvelope(config, home, c, "move_joints", [A, B])).toMatchObject({ ok: false, code: "ARMB_ERR_ENVELOPE_VIOLATION" });
+  });
+
   it("a motion in flight whose own joints are also the new motion's is not double-counted (the new targets win), and an empty in-flight list is the plain check", () => {
     const start = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home]));
     const b = { wrist_2: 0.3 };
