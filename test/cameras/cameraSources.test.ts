@@ -8,6 +8,7 @@ import { startSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { Cameras } from "../../src/cameras/Cameras.js";
 import { decodeImage } from "../../src/cameras/encodeImage.js";
+import { freshPoseOf } from "../../src/cameras/freshPose.js";
 import { namedColour } from "../../src/cameras/sim/namedColour.js";
 import { TopDownCamera } from "../../src/cameras/sim/TopDownCamera.js";
 import { FileSource } from "../../src/cameras/sources/FileSource.js";
@@ -269,5 +270,32 @@ describe("Cameras", () => {
   it("the simulated camera draws blocks where the scene puts them (red found in the rendered frame)", () => {
     const frame = new SimCameraSource({ camera: { ...overhead, sim: { ...overhead.sim, format: "png" } }, arm: config, pose: () => undefined }).render();
     expect(centroidOf(decodeImage(frame.bytes), namedColour("red")).pixels).toBeGreaterThan(30);
+  });
+});
+
+describe("freshPoseOf (the simulated camera's pose in a bridge)", () => {
+  const status = (stampMs: number) => ({ stampMs, axes: { j: { position: stampMs / 1000, velocity: 0, moving: false } }, faults: [], actions: [] });
+  it("an old newest status is not drawn as it is: the next status to arrive is", async () => {
+    let latest = status(Date.now() - 3000);
+    const listeners = new Set<(s: ReturnType<typeof status>) => void>();
+    const transport = {
+      latestStatus: () => latest,
+      onStatus: (l: (s: ReturnType<typeof status>) => void) => {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+    };
+    const { fresh } = freshPoseOf(transport);
+    const pending = fresh(AbortSignal.timeout(5000));
+    latest = status(Date.now());
+    for (const l of listeners) l(latest);
+    const got = await pending;
+    expect(got?.stampMs).toBe(latest.stampMs);
+    expect(listeners.size).toBe(0);
+  });
+  it("with no status arriving, the newest there is after a short wait (its age goes with the picture)", async () => {
+    const old = status(Date.now() - 3000);
+    const { fresh } = freshPoseOf({ latestStatus: () => old, onStatus: () => () => undefined });
+    expect((await fresh(AbortSignal.timeout(5000)))?.stampMs).toBe(old.stampMs);
   });
 });

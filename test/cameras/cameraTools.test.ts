@@ -91,7 +91,7 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
     const pose = state.output?.pose as Record<string, number>;
     const tip = positionOf(kin.chain.tip(jointVectorOf(kin, pose)!));
     // The top face's parallax (~4 mm here, docs/cameras.md) plus the joints' tolerance.
-    expect(Math.hypot(tip[0] - red.x, tip[1] - red.y)).toBeLessThan(0.005);
+    expect(Math.hypot(tip[0] - red.x, tip[1] - red.y), `tip ${tip.join(", ")} vs block ${red.x}, ${red.y}; point ${point.join(", ")}; ${JSON.stringify(r.context)}`).toBeLessThan(0.005);
     expect(Math.abs(tip[2] - (config.scene!.table.z + 0.1))).toBeLessThan(0.003);
     expect(r.context?.table_point).toMatchObject({ frame: "base_link" });
   });
@@ -99,7 +99,7 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
   it("a point that maps below the envelope's floor is rejected with the mapped point in context; nothing reaches the arm", async () => {
     const before = motionStarts();
     const r = await call("move_to_image_point", { camera: "overhead", point: [500, 500], height_m: 0.02 });
-    expect(r.status).toBe("rejected");
+    expect(r.status, r.message).toBe("rejected");
     if (r.status === "rejected") expect(r.error_code).toBe("ARMB_ERR_ENVELOPE_VIOLATION");
     expect(r.context?.target).toMatchObject({ z: -0.38 });
     expect(motionStarts()).toBe(before);
