@@ -41,8 +41,8 @@ const effects = (): Effect[] =>
     .map((l) => JSON.parse(l) as Effect);
 const motionStarts = (): number => effects().filter((e) => e.event === "motion_start").length;
 
-async function call(name: string, args: unknown): Promise<CallResult> {
-  const [r] = await bridge.executor.execute([{ id: `cam-${++n}`, name, args }], { deadlineMs: 20_000 });
+async function call(name: string, args: unknown, id = `cam-${++n}`): Promise<CallResult> {
+  const [r] = await bridge.executor.execute([{ id, name, args }], { deadlineMs: 20_000 });
   return r!.result;
 }
 
@@ -111,10 +111,14 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
     expect(shot.images?.[0]?.stale).toBe(true);
     expect(shot.message).toMatch(/STALE/);
     const before = motionStarts();
-    const r = await call("move_to_image_point", { camera: "old_file", point: [500, 500], height_m: 0.1 });
+    const rows = bridge.ledger.list({ limit: 1000 }).length;
+    const r = await call("move_to_image_point", { camera: "old_file", point: [500, 500], height_m: 0.1 }, "stale-1");
     expect(r.status).toBe("failed");
     if (r.status === "failed") expect(r.error_code).toBe("ARMB_ERR_CAMERA_STALE");
     expect(motionStarts()).toBe(before);
+    // Refused before the intent: nothing in the ledger, so the same call id may be sent again once the camera is back.
+    expect(bridge.ledger.findByCallId("stale-1")).toBeUndefined();
+    expect(bridge.ledger.list({ limit: 1000 })).toHaveLength(rows);
   });
 
   it("a missing camera: both tools fail with ARMB_ERR_CAMERA_UNAVAILABLE naming the camera; nothing moves", async () => {
@@ -129,6 +133,16 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
       expect(r.reason).toMatch(/gone/);
     }
     expect(motionStarts()).toBe(before);
+  });
+
+  it("declarations: point is an array of exactly two numbers in 0-1000; get_camera_image is a read", () => {
+    const decls = bridge.registry.declarations();
+    const move = decls.find((d) => d.name === "move_to_image_point")!;
+    const point = (move.parametersJsonSchema as { properties: Record<string, Record<string, unknown>> }).properties.point!;
+    expect(point).toMatchObject({ type: "array", minItems: 2, maxItems: 2, items: { type: "number", minimum: 0, maximum: 1000 } });
+    expect(point).not.toHaveProperty("prefixItems");
+    expect(bridge.registry.get("get_camera_image")?.blocking).toBe(false);
+    expect((move.parametersJsonSchema as { required: string[] }).required.sort()).toEqual(["camera", "height_m", "point"]);
   });
 
   it("an unknown camera name is rejected by the arguments' schema, listing the cameras", async () => {
