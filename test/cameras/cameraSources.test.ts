@@ -47,13 +47,13 @@ async function codeOf(p: Promise<unknown>): Promise<ErrorCode | "resolved"> {
 }
 
 /** A raw TCP server on 127.0.0.1:0 answering each connection with `respond`. */
-async function rawServer(respond: (socket: Socket) => void): Promise<{ url: string; close(): Promise<void> }> {
+async function rawServer(respond: (socket: Socket, first: Buffer) => void): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
     s.on("error", () => undefined);
-    s.once("data", () => respond(s));
+    s.once("data", (first: Buffer) => respond(s, first));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as { port: number }).port;
@@ -65,6 +65,21 @@ async function rawServer(respond: (socket: Socket) => void): Promise<{ url: stri
         server.close(() => r());
       }),
   };
+}
+/** A server that answers the JPEG only to a request carrying exactly this Authorization header. */
+async function rawServerChecking(authorization: string): Promise<{ url: string; close(): Promise<void> }> {
+  return rawServer((sock, first) => {
+    let head = first.toString("latin1");
+    const answer = (): void => {
+      const ok = head.toLowerCase().includes(`authorization: ${authorization.toLowerCase()}\r\n`);
+      sock.end(ok ? Buffer.concat([Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\n\r\n"), jpeg]) : "HTTP/1.0 401 Unauthorized\r\n\r\n");
+    };
+    if (head.includes("\r\n\r\n")) return answer();
+    sock.on("data", (d: Buffer) => {
+      head += d.toString("latin1");
+      if (head.includes("\r\n\r\n")) answer();
+    });
+  });
 }
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -111,6 +126,25 @@ describe("HTTP snapshot source", () => {
     const s = await rawServer(respond);
     closers.push(() => s.close());
     expect(await codeOf(new HttpSnapshotSource({ camera: "c", url: s.url, timeoutMs: 300 }).grab(AbortSignal.timeout(5000)))).toBe(code);
+  });
+
+  it("credentials in the URL go as HTTP Basic, and no message ever shows the password", async () => {
+    const s = await rawServer((sock) => {
+      sock.end("HTTP/1.0 401 Unauthorized\r\nContent-type: text/plain\r\n\r\n401: Not Authenticated!\r\n");
+    });
+    closers.push(() => s.close());
+    const withAuth = await rawServerChecking("Basic " + Buffer.from("admin:s3cret pw").toString("base64"));
+    closers.push(() => withAuth.close());
+    const ok = await new HttpSnapshotSource({ camera: "c", url: withAuth.url.replace("http://", "http://admin:s3cret%20pw@"), timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+    expect(ok.bytes.equals(jpeg)).toBe(true);
+    try {
+      await new HttpSnapshotSource({ camera: "c", url: s.url.replace("http://", "http://admin:s3cret@"), timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+      expect.unreachable();
+    } catch (error) {
+      expect(isArmbridgeError(error, "ARMB_ERR_CAMERA_UNAVAILABLE")).toBe(true);
+      expect((error as Error).message).toMatch(/401/);
+      expect((error as Error).message).not.toMatch(/s3cret/);
+    }
   });
 
   it("nothing listening → ARMB_ERR_CAMERA_UNAVAILABLE", async () => {
@@ -195,6 +229,21 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
       // Far less than the wall clock says a 6-second-old sim epoch would be.
       expect(old.ageMs).toBeLessThan(60_000);
     } finally {
+      source.close();
+    }
+  });
+
+  it("subscribes with sensor-data QoS: a best-effort camera publisher reaches it, where a default (RELIABLE) subscription gets nothing", async () => {
+    const { transport, double } = await onSimTime();
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    let reliableGot = 0;
+    const reliable = transport.node.createSubscription("sensor_msgs/msg/CompressedImage", TOPIC, () => reliableGot++);
+    try {
+      expect(double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, reliability: "best_effort" })).toBe(1);
+      expect((await source.grab(AbortSignal.timeout(5000))).bytes.equals(jpeg)).toBe(true);
+      expect(reliableGot).toBe(0);
+    } finally {
+      transport.node.destroySubscription(reliable);
       source.close();
     }
   });

@@ -120,6 +120,8 @@ export interface RclParameter {
 export interface RclNode {
   name(): string;
   createSubscription(typeClass: string, topic: string, callback: (message: unknown) => void): RclSubscription;
+  /** `options.qos`: a QoS object or a profile name such as "qos_profile_sensor_data" (rclnodejs lib/qos.js); default profileDefault (reliable). */
+  createSubscription(typeClass: string, topic: string, options: { readonly qos?: string | object }, callback: (message: unknown) => void): RclSubscription;
   destroySubscription(subscription: RclSubscription): void;
   declareParameter(parameter: RclParameter, descriptor?: unknown, ignoreOverride?: boolean): RclParameter;
   getParameter(name: string): RclParameter;
