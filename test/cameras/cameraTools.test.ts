@@ -20,8 +20,9 @@ function configWith(dir: string): ArmConfig {
   const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { arm: { urdf: string }; cameras: unknown[] };
   raw.arm.urdf = join(DEFAULT_CONFIG_PATH, "..", raw.arm.urdf);
   const table = (raw.cameras[0] as { table: unknown }).table;
-  raw.cameras.push({ name: "old_file", source: { file: join(dir, "old.jpg") }, stale_after_ms: 1000, table });
-  raw.cameras.push({ name: "gone", source: { file: join(dir, "missing.jpg") }, table });
+  // Both attach a frame to every motion's result: the old one says it predates the motion, the missing one is left out.
+  raw.cameras.push({ name: "old_file", source: { file: join(dir, "old.jpg") }, stale_after_ms: 1000, table, attach_to_results: true });
+  raw.cameras.push({ name: "gone", source: { file: join(dir, "missing.jpg") }, table, attach_to_results: true });
   return parseConfig(raw, "test config");
 }
 
@@ -94,6 +95,10 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
     expect(Math.hypot(tip[0] - red.x, tip[1] - red.y), `tip ${tip.join(", ")} vs block ${red.x}, ${red.y}; point ${point.join(", ")}; ${JSON.stringify(r.context)}`).toBeLessThan(0.005);
     expect(Math.abs(tip[2] - (config.scene!.table.z + 0.1))).toBeLessThan(0.003);
     expect(r.context?.table_point).toMatchObject({ frame: "base_link" });
+    // attach_to_results: the old file's frame comes with the result, saying it predates the motion; the missing camera is left out.
+    expect(r.images?.map((i) => i.camera)).toEqual(["old_file"]);
+    expect(r.images?.[0]?.stale).toBe(true);
+    expect(r.images?.[0]?.notes?.join(" ")).toMatch(/before the motion settled/);
   });
 
   it("a point that maps below the envelope's floor is rejected with the mapped point in context; nothing reaches the arm", async () => {
