@@ -87,6 +87,8 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
         image_point: { camera: a.camera, point: a.point },
         table_point: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0) },
         target: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0 + a.height_m) },
+        // Outside the calibration points' hull the map extrapolates: expect more error there (docs/cameras.md).
+        extrapolated: mapped.extrapolated,
         calibration_residual_mm: { rms: Math.round(calibration.residualMm.rms * 100) / 100, max: Math.round(calibration.residualMm.max * 100) / 100 },
       };
     },
