@@ -6,7 +6,6 @@ import { loadConfig } from "../config/loadConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { Executor, type ExecutorEvent } from "../executor/Executor.js";
 import { readArmRecordFile } from "../ledger/ArmBinding.js";
-import { poseOf } from "../ledger/ActionRow.js";
 import { IntentLedger, type LedgerLoss } from "../ledger/IntentLedger.js";
 import { readOwnerFile } from "../ledger/LedgerOwner.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
@@ -15,6 +14,7 @@ import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
+import { freshPoseOf } from "../cameras/freshPose.js";
 import { imagesAfterMotion } from "../cameras/imagesAfterMotion.js";
 import type { Ros2Transport } from "../transport/ros2/Ros2Transport.js";
 import { bindLedgerToArm, type OtherArmPolicy } from "./bindLedgerToArm.js";
@@ -132,13 +132,11 @@ export class Bridge {
       const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
       if (adopted) startupWarnings.push(adopted);
       const armLink = transport;
+      const poses = freshPoseOf(armLink);
       cameras = new Cameras({
         config,
-        pose: () => {
-          const s = armLink.latestStatus();
-          const pose = poseOf(s);
-          return s && pose ? { pose, stampMs: s.stampMs } : undefined;
-        },
+        pose: poses.latest,
+        freshPose: poses.fresh,
         // A type-only import: the ROS module is loaded only when the ros2 transport is chosen (createTransport).
         rosNode: armLink.kind === "ros2" ? (armLink as Ros2Transport).node : undefined,
         logger,

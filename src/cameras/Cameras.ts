@@ -14,6 +14,8 @@ export interface CamerasOptions {
   readonly config: ArmConfig;
   /** The arm's newest pose, for the simulated camera's drawing of the arm. */
   readonly pose: () => StampedPose | undefined;
+  /** A fresh pose worth a short wait (the next status), when the newest is old. */
+  readonly freshPose?: ((signal: AbortSignal) => Promise<StampedPose | undefined>) | undefined;
   /** The ros2 transport's node, when the bridge runs on ROS: ROS cameras subscribe on it. */
   readonly rosNode?: RclNode | undefined;
   readonly now?: () => number;
@@ -60,7 +62,7 @@ export class Cameras {
 function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | ArmbridgeError {
   switch (c.source.kind) {
     case "sim":
-      return new SimCameraSource({ camera: c, arm: o.config, pose: o.pose, ...(o.now ? { now: o.now } : {}) });
+      return new SimCameraSource({ camera: c, arm: o.config, pose: o.pose, freshPose: o.freshPose, ...(o.now ? { now: o.now } : {}) });
     case "http":
       return new HttpSnapshotSource({ camera: c.name, url: c.source.url, timeoutMs: c.source.timeoutMs, ...(o.now ? { now: o.now } : {}) });
     case "file":

@@ -29,8 +29,11 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
   const args = z
     .object({
       camera: z.enum(names).describe(`The calibrated camera whose picture the point is in: one of ${names.join(", ")}.`),
+      // An array of exactly two (items + minItems/maxItems), not a tuple: `prefixItems` is not in every model's schema subset.
       point: z
-        .tuple([z.number().finite().min(0).max(1000), z.number().finite().min(0).max(1000)])
+        .array(z.number().finite().min(0).max(1000))
+        .length(2)
+        .transform((p) => [p[0] ?? 0, p[1] ?? 0] as const)
         .describe("The point in that camera's picture as [y, x], each normalised to 0-1000 (0,0 top-left; 1000,1000 bottom-right)."),
       height_m: z.number().finite().min(0).max(MAX_HEIGHT_M).describe("How high above the table surface to put the tool tip, in metres (e.g. 0.10 to hover above a block)."),
       speed: cartesianSpeedSchema,
@@ -84,6 +87,8 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
         image_point: { camera: a.camera, point: a.point },
         table_point: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0) },
         target: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0 + a.height_m) },
+        // Outside the calibration points' hull the map extrapolates: expect more error there (docs/cameras.md).
+        extrapolated: mapped.extrapolated,
         calibration_residual_mm: { rms: Math.round(calibration.residualMm.rms * 100) / 100, max: Math.round(calibration.residualMm.max * 100) / 100 },
       };
     },

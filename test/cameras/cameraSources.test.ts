@@ -8,6 +8,7 @@ import { startSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { Cameras } from "../../src/cameras/Cameras.js";
 import { decodeImage } from "../../src/cameras/encodeImage.js";
+import { freshPoseOf } from "../../src/cameras/freshPose.js";
 import { namedColour } from "../../src/cameras/sim/namedColour.js";
 import { TopDownCamera } from "../../src/cameras/sim/TopDownCamera.js";
 import { FileSource } from "../../src/cameras/sources/FileSource.js";
@@ -46,13 +47,13 @@ async function codeOf(p: Promise<unknown>): Promise<ErrorCode | "resolved"> {
 }
 
 /** A raw TCP server on 127.0.0.1:0 answering each connection with `respond`. */
-async function rawServer(respond: (socket: Socket) => void): Promise<{ url: string; close(): Promise<void> }> {
+async function rawServer(respond: (socket: Socket, first: Buffer) => void): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
     s.on("error", () => undefined);
-    s.once("data", () => respond(s));
+    s.once("data", (first: Buffer) => respond(s, first));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as { port: number }).port;
@@ -64,6 +65,21 @@ async function rawServer(respond: (socket: Socket) => void): Promise<{ url: stri
         server.close(() => r());
       }),
   };
+}
+/** A server that answers the JPEG only to a request carrying exactly this Authorization header. */
+async function rawServerChecking(authorization: string): Promise<{ url: string; close(): Promise<void> }> {
+  return rawServer((sock, first) => {
+    let head = first.toString("latin1");
+    const answer = (): void => {
+      const ok = head.toLowerCase().includes(`authorization: ${authorization.toLowerCase()}\r\n`);
+      sock.end(ok ? Buffer.concat([Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\n\r\n"), jpeg]) : "HTTP/1.0 401 Unauthorized\r\n\r\n");
+    };
+    if (head.includes("\r\n\r\n")) return answer();
+    sock.on("data", (d: Buffer) => {
+      head += d.toString("latin1");
+      if (head.includes("\r\n\r\n")) answer();
+    });
+  });
 }
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -110,6 +126,25 @@ describe("HTTP snapshot source", () => {
     const s = await rawServer(respond);
     closers.push(() => s.close());
     expect(await codeOf(new HttpSnapshotSource({ camera: "c", url: s.url, timeoutMs: 300 }).grab(AbortSignal.timeout(5000)))).toBe(code);
+  });
+
+  it("credentials in the URL go as HTTP Basic, and no message ever shows the password", async () => {
+    const s = await rawServer((sock) => {
+      sock.end("HTTP/1.0 401 Unauthorized\r\nContent-type: text/plain\r\n\r\n401: Not Authenticated!\r\n");
+    });
+    closers.push(() => s.close());
+    const withAuth = await rawServerChecking("Basic " + Buffer.from("admin:s3cret pw").toString("base64"));
+    closers.push(() => withAuth.close());
+    const ok = await new HttpSnapshotSource({ camera: "c", url: withAuth.url.replace("http://", "http://admin:s3cret%20pw@"), timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+    expect(ok.bytes.equals(jpeg)).toBe(true);
+    try {
+      await new HttpSnapshotSource({ camera: "c", url: s.url.replace("http://", "http://admin:s3cret@"), timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+      expect.unreachable();
+    } catch (error) {
+      expect(isArmbridgeError(error, "ARMB_ERR_CAMERA_UNAVAILABLE")).toBe(true);
+      expect((error as Error).message).toMatch(/401/);
+      expect((error as Error).message).not.toMatch(/s3cret/);
+    }
   });
 
   it("nothing listening → ARMB_ERR_CAMERA_UNAVAILABLE", async () => {
@@ -198,6 +233,21 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
     }
   });
 
+  it("subscribes with sensor-data QoS: a best-effort camera publisher reaches it, where a default (RELIABLE) subscription gets nothing", async () => {
+    const { transport, double } = await onSimTime();
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    let reliableGot = 0;
+    const reliable = transport.node.createSubscription("sensor_msgs/msg/CompressedImage", TOPIC, () => reliableGot++);
+    try {
+      expect(double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, reliability: "best_effort" })).toBe(1);
+      expect((await source.grab(AbortSignal.timeout(5000))).bytes.equals(jpeg)).toBe(true);
+      expect(reliableGot).toBe(0);
+    } finally {
+      transport.node.destroySubscription(reliable);
+      source.close();
+    }
+  });
+
   it("a zero stamp or one ahead of the node's clock falls back to the receive time, saying why", async () => {
     const { transport, double } = await onSimTime();
     const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
@@ -269,5 +319,32 @@ describe("Cameras", () => {
   it("the simulated camera draws blocks where the scene puts them (red found in the rendered frame)", () => {
     const frame = new SimCameraSource({ camera: { ...overhead, sim: { ...overhead.sim, format: "png" } }, arm: config, pose: () => undefined }).render();
     expect(centroidOf(decodeImage(frame.bytes), namedColour("red")).pixels).toBeGreaterThan(30);
+  });
+});
+
+describe("freshPoseOf (the simulated camera's pose in a bridge)", () => {
+  const status = (stampMs: number) => ({ stampMs, axes: { j: { position: stampMs / 1000, velocity: 0, moving: false } }, faults: [], actions: [] });
+  it("an old newest status is not drawn as it is: the next status to arrive is", async () => {
+    let latest = status(Date.now() - 3000);
+    const listeners = new Set<(s: ReturnType<typeof status>) => void>();
+    const transport = {
+      latestStatus: () => latest,
+      onStatus: (l: (s: ReturnType<typeof status>) => void) => {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+    };
+    const { fresh } = freshPoseOf(transport);
+    const pending = fresh(AbortSignal.timeout(5000));
+    latest = status(Date.now());
+    for (const l of listeners) l(latest);
+    const got = await pending;
+    expect(got?.stampMs).toBe(latest.stampMs);
+    expect(listeners.size).toBe(0);
+  });
+  it("with no status arriving, the newest there is after a short wait (its age goes with the picture)", async () => {
+    const old = status(Date.now() - 3000);
+    const { fresh } = freshPoseOf({ latestStatus: () => old, onStatus: () => () => undefined });
+    expect((await fresh(AbortSignal.timeout(5000)))?.stampMs).toBe(old.stampMs);
   });
 });

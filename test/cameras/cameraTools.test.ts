@@ -20,8 +20,9 @@ function configWith(dir: string): ArmConfig {
   const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { arm: { urdf: string }; cameras: unknown[] };
   raw.arm.urdf = join(DEFAULT_CONFIG_PATH, "..", raw.arm.urdf);
   const table = (raw.cameras[0] as { table: unknown }).table;
-  raw.cameras.push({ name: "old_file", source: { file: join(dir, "old.jpg") }, stale_after_ms: 1000, table });
-  raw.cameras.push({ name: "gone", source: { file: join(dir, "missing.jpg") }, table });
+  // Both attach a frame to every motion's result: the old one says it predates the motion, the missing one is left out.
+  raw.cameras.push({ name: "old_file", source: { file: join(dir, "old.jpg") }, stale_after_ms: 1000, table, attach_to_results: true });
+  raw.cameras.push({ name: "gone", source: { file: join(dir, "missing.jpg") }, table, attach_to_results: true });
   return parseConfig(raw, "test config");
 }
 
@@ -41,8 +42,8 @@ const effects = (): Effect[] =>
     .map((l) => JSON.parse(l) as Effect);
 const motionStarts = (): number => effects().filter((e) => e.event === "motion_start").length;
 
-async function call(name: string, args: unknown): Promise<CallResult> {
-  const [r] = await bridge.executor.execute([{ id: `cam-${++n}`, name, args }], { deadlineMs: 20_000 });
+async function call(name: string, args: unknown, id = `cam-${++n}`): Promise<CallResult> {
+  const [r] = await bridge.executor.execute([{ id, name, args }], { deadlineMs: 20_000 });
   return r!.result;
 }
 
@@ -91,15 +92,19 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
     const pose = state.output?.pose as Record<string, number>;
     const tip = positionOf(kin.chain.tip(jointVectorOf(kin, pose)!));
     // The top face's parallax (~4 mm here, docs/cameras.md) plus the joints' tolerance.
-    expect(Math.hypot(tip[0] - red.x, tip[1] - red.y)).toBeLessThan(0.005);
+    expect(Math.hypot(tip[0] - red.x, tip[1] - red.y), `tip ${tip.join(", ")} vs block ${red.x}, ${red.y}; point ${point.join(", ")}; ${JSON.stringify(r.context)}`).toBeLessThan(0.005);
     expect(Math.abs(tip[2] - (config.scene!.table.z + 0.1))).toBeLessThan(0.003);
     expect(r.context?.table_point).toMatchObject({ frame: "base_link" });
+    // attach_to_results: the old file's frame comes with the result, saying it predates the motion; the missing camera is left out.
+    expect(r.images?.map((i) => i.camera)).toEqual(["old_file"]);
+    expect(r.images?.[0]?.stale).toBe(true);
+    expect(r.images?.[0]?.notes?.join(" ")).toMatch(/before the motion settled/);
   });
 
   it("a point that maps below the envelope's floor is rejected with the mapped point in context; nothing reaches the arm", async () => {
     const before = motionStarts();
     const r = await call("move_to_image_point", { camera: "overhead", point: [500, 500], height_m: 0.02 });
-    expect(r.status).toBe("rejected");
+    expect(r.status, r.message).toBe("rejected");
     if (r.status === "rejected") expect(r.error_code).toBe("ARMB_ERR_ENVELOPE_VIOLATION");
     expect(r.context?.target).toMatchObject({ z: -0.38 });
     expect(motionStarts()).toBe(before);
@@ -111,10 +116,14 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
     expect(shot.images?.[0]?.stale).toBe(true);
     expect(shot.message).toMatch(/STALE/);
     const before = motionStarts();
-    const r = await call("move_to_image_point", { camera: "old_file", point: [500, 500], height_m: 0.1 });
+    const rows = bridge.ledger.list({ limit: 1000 }).length;
+    const r = await call("move_to_image_point", { camera: "old_file", point: [500, 500], height_m: 0.1 }, "stale-1");
     expect(r.status).toBe("failed");
     if (r.status === "failed") expect(r.error_code).toBe("ARMB_ERR_CAMERA_STALE");
     expect(motionStarts()).toBe(before);
+    // Refused before the intent: nothing in the ledger, so the same call id may be sent again once the camera is back.
+    expect(bridge.ledger.findByCallId("stale-1")).toBeUndefined();
+    expect(bridge.ledger.list({ limit: 1000 })).toHaveLength(rows);
   });
 
   it("a missing camera: both tools fail with ARMB_ERR_CAMERA_UNAVAILABLE naming the camera; nothing moves", async () => {
@@ -129,6 +138,16 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
       expect(r.reason).toMatch(/gone/);
     }
     expect(motionStarts()).toBe(before);
+  });
+
+  it("declarations: point is an array of exactly two numbers in 0-1000; get_camera_image is a read", () => {
+    const decls = bridge.registry.declarations();
+    const move = decls.find((d) => d.name === "move_to_image_point")!;
+    const point = (move.parametersJsonSchema as { properties: Record<string, Record<string, unknown>> }).properties.point!;
+    expect(point).toMatchObject({ type: "array", minItems: 2, maxItems: 2, items: { type: "number", minimum: 0, maximum: 1000 } });
+    expect(point).not.toHaveProperty("prefixItems");
+    expect(bridge.registry.get("get_camera_image")?.blocking).toBe(false);
+    expect((move.parametersJsonSchema as { required: string[] }).required.sort()).toEqual(["camera", "height_m", "point"]);
   });
 
   it("an unknown camera name is rejected by the arguments' schema, listing the cameras", async () => {

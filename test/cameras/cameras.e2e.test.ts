@@ -136,4 +136,10 @@ describe.skipIf(!built)("cameras through `armbridge serve` on firmware-sim (need
     const expected = new TopDownCamera(config.cameras[0]!.sim).toNormalised(tip)!;
     expect(Math.hypot(marker.point[0] - expected[0], marker.point[1] - expected[1])).toBeLessThan(4);
   });
+
+  it("both bridges and the camera-serving simulator exit 0 on SIGINT: no camera source keeps a process alive", async () => {
+    expect(await interrupt(withHttp)).toBe(0);
+    expect(await interrupt(plain)).toBe(0);
+    expect(await interrupt(sim2)).toBe(0);
+  });
 });

@@ -39,6 +39,7 @@ describe("the simulated overhead camera (config/sim-arm.yaml)", () => {
       const mapped = imagePointToTable(overhead.table!, point);
       expect(mapped.ok).toBe(true);
       if (mapped.ok) expect(dist2(mapped.table, [block.x, block.y])).toBeLessThan(0.002);
+      if (mapped.ok) expect(mapped.extrapolated).toBe(false);
     }
   });
 
@@ -56,6 +57,11 @@ describe("the simulated overhead camera (config/sim-arm.yaml)", () => {
       expect(dist2(mapped.table, [cx + (block.x - cx) * k, cy + (block.y - cy) * k])).toBeLessThan(0.002);
       expect(dist2(mapped.table, [block.x, block.y])).toBeLessThan(0.005);
     }
+  });
+
+  it("a point outside the calibration points' hull is flagged extrapolated", () => {
+    const corner = imagePointToTable(overhead.table!, [990, 10]);
+    expect(corner.ok && corner.extrapolated).toBe(true);
   });
 
   it("encodes whole JPEGs and PNGs of the configured size; a PNG decodes to exactly the rendered pixels", () => {

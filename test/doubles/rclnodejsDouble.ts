@@ -151,7 +151,7 @@ export class SimulatedRosGraph implements SimWorld {
   readonly #velocities = new Map<string, number>();
   readonly #noise = new Map<string, number>();
   readonly #blocked = new Set<string>();
-  readonly subscribers = new Set<{ topic: string; type: string; deliver: Deliver; callback: (msg: unknown) => void }>();
+  readonly subscribers = new Set<{ topic: string; type: string; reliable: boolean; deliver: Deliver; callback: (msg: unknown) => void }>();
   /** std_msgs/String subscribers (robot_description). */
   readonly stringSubscribers = new Set<StringSubscriber>();
   /** Per topic, the last sample a transient-local publisher keeps for late joiners (depth 1). */
@@ -339,9 +339,13 @@ export class SimulatedRosGraph implements SimWorld {
    * the ROS clock — sim time when there is a sim clock, as Gazebo's camera
    * stamps are — unless `stampMs` is given (0 = an unfilled stamp). `data`
    * arrives as a Uint8Array, as rclnodejs 2.2.0 delivers a uint8[] field.
+   * Published best effort unless `reliability` says otherwise, as camera
+   * drivers with sensor-data QoS do.
    * Returns how many subscribers it was delivered to.
    */
-  publishCompressedImage(topic: string, image: { readonly format: string; readonly data: Uint8Array; readonly stampMs?: number }): number {
+  publishCompressedImage(topic: string, image: { readonly format: string; readonly data: Uint8Array; readonly stampMs?: number; readonly reliability?: "reliable" | "best_effort" }): number {
+    // A best-effort publisher does not reach a RELIABLE subscription (ROS 2 QoS compatibility rules).
+    const bestEffort = (image.reliability ?? "best_effort") === "best_effort";
     const stampMs = image.stampMs ?? this.now();
     const msg = {
       header: { stamp: { sec: Math.floor(stampMs / 1000), nanosec: Math.round((((stampMs % 1000) + 1000) % 1000) * 1e6) }, frame_id: "camera_optical_frame" },
@@ -350,7 +354,7 @@ export class SimulatedRosGraph implements SimWorld {
     };
     let delivered = 0;
     for (const s of this.subscribers) {
-      if (s.topic === normalize(topic) && s.type === TYPE_COMPRESSED_IMAGE) {
+      if (s.topic === normalize(topic) && s.type === TYPE_COMPRESSED_IMAGE && !(bestEffort && s.reliable)) {
         s.deliver(() => s.callback(msg));
         delivered++;
       }
@@ -506,7 +510,7 @@ export class NodeDouble {
   #destroyed = false;
   readonly #queue: Array<() => void> = [];
   readonly #parameters = new Map<string, ParameterDouble>();
-  readonly #subscriptions = new Set<{ topic: string; type: string; deliver: Deliver; callback: (msg: unknown) => void }>();
+  readonly #subscriptions = new Set<{ topic: string; type: string; reliable: boolean; deliver: Deliver; callback: (msg: unknown) => void }>();
   readonly #stringSubscriptions = new Set<StringSubscriber>();
   readonly actionClients = new Set<ActionClientDouble>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -573,7 +577,10 @@ export class NodeDouble {
       return sub;
     }
     if (!TYPES.has(typeClass)) throw new TypeError(`the double only carries ${[...TYPES].join(" and ")}, not ${typeClass}`);
-    const sub = { topic: normalize(topic), type: typeClass, deliver: this.deliverer(), callback };
+    // rclnodejs's default QoS is profileDefault (RELIABLE); "qos_profile_sensor_data" and "qos_profile_system_default"-style names are profiles.
+    const qos = typeof optionsOrCallback === "object" ? (optionsOrCallback as { qos?: unknown }).qos : undefined;
+    const reliable = !(qos === "qos_profile_sensor_data" || (typeof qos === "object" && qos !== null && (qos as { reliability?: unknown }).reliability === 2));
+    const sub = { topic: normalize(topic), type: typeClass, reliable, deliver: this.deliverer(), callback };
     this.#subscriptions.add(sub);
     this.rcl.world.subscribers.add(sub);
     return sub;

@@ -41,28 +41,53 @@ export function renderScene(camera: TopDownCamera, scene: SceneConfig | undefine
   const data = Buffer.alloc(width * height * 4);
   const tableZ = scene?.table.z ?? 0;
   const table = namedColour(scene?.table.color ?? "#c8b89a");
-  const blocks = (scene?.blocks ?? []).map((b) => {
-    const rgb = namedColour(b.color);
-    return { ...b, rgb, side: [rgb[0] * 0.6, rgb[1] * 0.6, rgb[2] * 0.6] as const, topZ: tableZ + b.height, half: b.size / 2 };
-  });
+  const grid = [table[0] - 25, table[1] - 25, table[2] - 25] as const;
+  // Looking straight down, pixel → plane point is affine in (col, row) for each horizontal plane: walk it by increments.
+  const onTable = affineOf(camera, tableZ);
   for (let row = 0; row < height; row++) {
     for (let col = 0; col < width; col++) {
-      let rgb: readonly [number, number, number] = table;
+      const [tx, ty] = onTable(col + 0.5, row + 0.5);
       // A faint 10 cm grid on the table, so a person can read distances off the picture.
-      const [tx, ty] = camera.fromPixel(col + 0.5, row + 0.5, tableZ);
       const onGrid = Math.abs(tx * 10 - Math.round(tx * 10)) < 0.012 || Math.abs(ty * 10 - Math.round(ty * 10)) < 0.012;
-      if (onGrid) rgb = [table[0] - 25, table[1] - 25, table[2] - 25];
-      for (const b of blocks) {
+      put(data, width, col, row, onGrid ? grid : table);
+    }
+  }
+  for (const b of scene?.blocks ?? []) {
+    const rgb = namedColour(b.color);
+    const side = [rgb[0] * 0.6, rgb[1] * 0.6, rgb[2] * 0.6] as const;
+    const half = b.size / 2;
+    const topZ = tableZ + b.height;
+    const onTop = affineOf(camera, topZ);
+    // Only the pixels the block's eight corners span can show it.
+    const corners = [tableZ, topZ].flatMap((z) => [-1, 1].flatMap((sx) => [-1, 1].map((sy) => camera.toPixel([b.x + sx * half, b.y + sy * half, z]))));
+    if (corners.some((c) => c === undefined)) continue;
+    const cols = corners.map((c) => (c as readonly [number, number])[0]);
+    const rows = corners.map((c) => (c as readonly [number, number])[1]);
+    const c0 = Math.max(0, Math.floor(Math.min(...cols)));
+    const c1 = Math.min(width - 1, Math.ceil(Math.max(...cols)));
+    const r0 = Math.max(0, Math.floor(Math.min(...rows)));
+    const r1 = Math.min(height - 1, Math.ceil(Math.max(...rows)));
+    for (let row = r0; row <= r1; row++) {
+      for (let col = c0; col <= c1; col++) {
         // The pixel's ray between the block's top and the table: inside the footprint at the top → top face; anywhere lower → a side.
-        const top = camera.fromPixel(col + 0.5, row + 0.5, b.topZ);
-        if (Math.abs(top[0] - b.x) <= b.half && Math.abs(top[1] - b.y) <= b.half) rgb = b.rgb;
-        else if (b.height > 0 && segmentHitsSquare(top, [tx, ty], b.x, b.y, b.half)) rgb = b.side;
+        const top = onTop(col + 0.5, row + 0.5);
+        if (Math.abs(top[0] - b.x) <= half && Math.abs(top[1] - b.y) <= half) put(data, width, col, row, rgb);
+        else if (b.height > 0 && segmentHitsSquare(top, onTable(col + 0.5, row + 0.5), b.x, b.y, half)) put(data, width, col, row, side);
       }
-      put(data, width, col, row, rgb);
     }
   }
   if (arm) drawArm(data, camera, arm);
   return { width, height, data };
+}
+
+/** `camera.fromPixel(·, ·, z)` as an affine map, exact for a camera looking straight down. */
+function affineOf(camera: TopDownCamera, z: number): (col: number, row: number) => readonly [number, number] {
+  const o = camera.fromPixel(0, 0, z);
+  const c = camera.fromPixel(1, 0, z);
+  const r = camera.fromPixel(0, 1, z);
+  const dc = [c[0] - o[0], c[1] - o[1]] as const;
+  const dr = [r[0] - o[0], r[1] - o[1]] as const;
+  return (col, row) => [o[0] + dc[0] * col + dr[0] * row, o[1] + dc[1] * col + dr[1] * row];
 }
 
 /** Does the segment a→b cross the axis-aligned square of half-size `half` centred at (cx, cy)? (Liang–Barsky clipping.) */

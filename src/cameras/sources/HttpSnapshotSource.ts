@@ -36,20 +36,31 @@ export interface HttpSnapshotSourceOptions {
 export class HttpSnapshotSource implements CameraSource {
   readonly #o: HttpSnapshotSourceOptions;
   readonly #now: () => number;
+  /** The URL without credentials: what is fetched and what errors name. */
+  readonly #url: string;
+  readonly #authorization: string | undefined;
 
   constructor(options: HttpSnapshotSourceOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    // fetch refuses a URL with user:password in it; IP cameras take HTTP Basic with them instead. The password never appears in a message.
+    const parsed = new URL(options.url);
+    this.#authorization =
+      parsed.username || parsed.password ? `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64")}` : undefined;
+    parsed.username = "";
+    parsed.password = "";
+    this.#url = parsed.toString();
   }
 
   async grab(signal: AbortSignal): Promise<CameraFrame> {
-    const { camera, url, timeoutMs } = this.#o;
+    const { camera, timeoutMs } = this.#o;
+    const url = this.#url;
     const unavailable = (reason: string, cause?: unknown): ArmbridgeError =>
       new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: url, reason }, cause === undefined ? undefined : { cause });
     const wait = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     let response: Response;
     try {
-      response = await fetch(url, { signal: wait, headers: { accept: "image/jpeg, image/png" }, redirect: "error" });
+      response = await fetch(url, { signal: wait, headers: { accept: "image/jpeg, image/png", ...(this.#authorization ? { authorization: this.#authorization } : {}) }, redirect: "error" });
     } catch (error) {
       throw unavailable(wait.aborted && !signal.aborted ? `no answer within ${timeoutMs} ms` : describe(error), error);
     }
@@ -57,7 +68,7 @@ export class HttpSnapshotSource implements CameraSource {
     try {
       if (response.status !== 200) {
         await response.body?.cancel();
-        throw unavailable(`HTTP ${response.status} ${response.statusText}`);
+        throw unavailable(`HTTP ${response.status} ${response.statusText}${response.status === 401 ? " (the camera wants credentials: http://USER:PASSWORD@host/...; HTTP Basic only)" : ""}`);
       }
       bytes = await readLimited(response, wait);
     } catch (error) {

@@ -6,6 +6,15 @@ import type { CameraSource } from "./CameraSource.js";
 
 export const MSG_COMPRESSED_IMAGE = "sensor_msgs/msg/CompressedImage";
 
+/**
+ * Best effort, keep last 5 (rclnodejs 2.2.0 lib/qos.js `QoS.profileSensorData`).
+ * Camera drivers often publish best effort, and a RELIABLE subscription — the
+ * rclnodejs default — is incompatible with a best-effort publisher and gets
+ * nothing (docs.ros.org/en/jazzy/Concepts/Intermediate/About-Quality-of-Service-Settings.html,
+ * "QoS compatibilities"); a best-effort subscription receives from both.
+ */
+export const CAMERA_QOS = "qos_profile_sensor_data";
+
 /** A header stamp further ahead of the node's clock than this is a skewed publisher clock. */
 const FUTURE_TOLERANCE_MS = 1000;
 
@@ -42,7 +51,7 @@ export class RosCompressedImageSource implements CameraSource {
     this.#camera = options.camera;
     this.#topic = options.topic;
     this.#node = options.node;
-    this.#subscription = options.node.createSubscription(MSG_COMPRESSED_IMAGE, options.topic, (msg) => this.#handle(msg));
+    this.#subscription = options.node.createSubscription(MSG_COMPRESSED_IMAGE, options.topic, { qos: CAMERA_QOS }, (msg) => this.#handle(msg));
   }
 
   #nowMs(): number {

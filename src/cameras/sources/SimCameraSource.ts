@@ -23,25 +23,34 @@ export class SimCameraSource implements CameraSource {
   readonly #camera: CameraConfig;
   readonly #arm: ArmConfig;
   readonly #pose: () => StampedPose | undefined;
+  readonly #freshPose: ((signal: AbortSignal) => Promise<StampedPose | undefined>) | undefined;
   readonly #now: () => number;
   readonly #view: TopDownCamera;
 
-  constructor(options: { readonly camera: CameraConfig; readonly arm: ArmConfig; readonly pose: () => StampedPose | undefined; readonly now?: () => number }) {
+  constructor(options: {
+    readonly camera: CameraConfig;
+    readonly arm: ArmConfig;
+    /** The pose to draw now. */
+    readonly pose: () => StampedPose | undefined;
+    /** For `grab`: a pose worth waiting a moment for (the next status), when the newest is not fresh. */
+    readonly freshPose?: ((signal: AbortSignal) => Promise<StampedPose | undefined>) | undefined;
+    readonly now?: () => number;
+  }) {
     this.#camera = options.camera;
     this.#arm = options.arm;
     this.#pose = options.pose;
+    this.#freshPose = options.freshPose;
     this.#now = options.now ?? Date.now;
     this.#view = new TopDownCamera(options.camera.sim);
   }
 
-  grab(_signal: AbortSignal): Promise<CameraFrame> {
-    return Promise.resolve(this.render());
+  async grab(signal: AbortSignal): Promise<CameraFrame> {
+    return this.render(this.#freshPose ? await this.#freshPose(signal) : this.#pose());
   }
 
-  /** One frame, synchronously (firmware-sim's HTTP server renders per request). */
-  render(): CameraFrame {
+  /** One frame, synchronously (firmware-sim's HTTP server renders per request), of `stamped` (default: the pose now). */
+  render(stamped: StampedPose | undefined = this.#pose()): CameraFrame {
     const now = this.#now();
-    const stamped = this.#pose();
     const arm = armViewOf(this.#arm, stamped?.pose);
     const { format, jpegQuality } = this.#camera.sim;
     const image = renderScene(this.#view, this.#arm.scene, arm);

@@ -129,8 +129,12 @@ export interface RclServiceClient {
 export interface RclNode {
   name(): string;
   createSubscription(typeClass: string, topic: string, callback: (message: unknown) => void): RclSubscription;
-  /** With options: `{ qos }` a QoS (lib/node.js createSubscription(typeClass, topic, options, callback)). */
-  createSubscription(typeClass: string, topic: string, options: { readonly qos: RclQoS }, callback: (message: unknown) => void): RclSubscription;
+  /**
+   * With options (lib/node.js createSubscription(typeClass, topic, options, callback)): `qos` a QoS
+   * object or a profile name such as "qos_profile_sensor_data" (rclnodejs lib/qos.js); default
+   * profileDefault (reliable, volatile).
+   */
+  createSubscription(typeClass: string, topic: string, options: { readonly qos?: RclQoS | string }, callback: (message: unknown) => void): RclSubscription;
   destroySubscription(subscription: RclSubscription): void;
   /** A service client (lib/node.js createClient; lib/client.js sendRequest / waitForService). */
   createClient(typeClass: string, serviceName: string): RclServiceClient;
