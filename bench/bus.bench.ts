@@ -12,12 +12,11 @@
  *
  * Prints figures; asserts nothing. BENCH_SEED changes the seed.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { packageRoot } from "../src/config/packageRoot.js";
-import { parseConfig } from "../src/config/loadConfig.js";
+import { loadConfig } from "../src/config/loadConfig.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
 import { Executor } from "../src/executor/Executor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
@@ -38,9 +37,9 @@ const BUSES: readonly [BusProtocolName, string, string][] = [
 ];
 
 function configFor(file: string, baud: number, moveTimeoutMs: number): ArmConfig {
-  const raw = parseYaml(readFileSync(join(packageRoot(), "config", file), "utf8")) as { bus: Record<string, unknown> };
-  raw.bus = { ...raw.bus, baud };
-  return parseConfig({ ...raw, timeouts_ms: { move_joints: moveTimeoutMs } }, `${file} at ${baud} baud`);
+  return loadConfig(join(packageRoot(), "config", file), {
+    edit: (raw) => ({ ...raw, bus: { ...(raw.bus as Record<string, unknown>), baud }, timeouts_ms: { move_joints: moveTimeoutMs } }),
+  });
 }
 
 async function withBus<T>(protocol: BusProtocolName, file: string, baud: number, moveTimeoutMs: number, flags: readonly string[], body: (w: { executor: Executor; link: TimedLink; cycles: () => number; effects: () => EffectLine[]; faults: () => readonly string[]; recover: () => Promise<readonly ServoRecovery[]> }) => Promise<T>): Promise<T> {

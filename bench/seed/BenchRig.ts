@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { parse as parseYaml } from "yaml";
 import { Bridge } from "../../src/bridge/Bridge.js";
-import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
+import { DEFAULT_CONFIG_PATH, loadConfig } from "../../src/config/loadConfig.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { readEffects, type EffectLine } from "../../firmware-sim/effectsJudge.js";
 import { startSimProcess, type SimProcess } from "./SimProcess.js";
@@ -42,9 +41,7 @@ export function removeLiveDirs(): void {
 }
 
 export function benchConfig(moveTimeoutMs: number): ArmConfig {
-  const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { timeouts_ms: Record<string, number> };
-  raw.timeouts_ms = { ...raw.timeouts_ms, move_joints: moveTimeoutMs };
-  return parseConfig(raw, `${DEFAULT_CONFIG_PATH} (move_joints timeout ${moveTimeoutMs} ms)`);
+  return loadConfig(DEFAULT_CONFIG_PATH, { edit: (raw) => ({ ...raw, timeouts_ms: { ...(raw.timeouts_ms as Record<string, number>), move_joints: moveTimeoutMs } }) });
 }
 
 export async function startRig(options: RigOptions): Promise<BenchRig> {

@@ -19,8 +19,17 @@ export function parseConfig(raw: unknown, source = "<inline>"): ArmConfig {
   return parsed.data;
 }
 
+export interface LoadConfigOptions {
+  /**
+   * Changes the file's contents before they are validated (a bench that sets
+   * a timeout or a baud rate). Paths in the file still resolve against the
+   * file's folder, as they do for any config loaded from disk.
+   */
+  readonly edit?: (raw: Record<string, unknown>) => Record<string, unknown>;
+}
+
 /** Reads a YAML or JSON arm config; with no path, the default simulated arm. */
-export function loadConfig(path: string = DEFAULT_CONFIG_PATH): ArmConfig {
+export function loadConfig(path: string = DEFAULT_CONFIG_PATH, options: LoadConfigOptions = {}): ArmConfig {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -33,6 +42,7 @@ export function loadConfig(path: string = DEFAULT_CONFIG_PATH): ArmConfig {
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}` }, { cause: error });
   }
+  if (options.edit && raw !== null && typeof raw === "object" && !Array.isArray(raw)) raw = options.edit(raw as Record<string, unknown>);
   return applyBusCalibration(parseConfig(resolveUrdfPath(raw, path), path), path);
 }
 

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startSimProcess, type SimProcess } from "../mcp/startSimProcess.js";
+import { readEffects, type EffectLine } from "../../firmware-sim/readEffects.js";
 
 // `armbridge agent` as a real process: SIGHUP (a closed terminal) and SIGTERM
 // end the run like Ctrl-C — waits ended, arm link and ledger closed (the
@@ -16,11 +17,6 @@ const built = existsSync(CLI_MAIN);
 if (!built) console.warn(`skipping agent stops: ${CLI_MAIN} is missing; run \`npm run build\` first`);
 
 const EXIT_WITHIN_MS = 12_000;
-
-interface Effect {
-  readonly event: string;
-  readonly action_id: string | null;
-}
 
 interface AgentChild {
   readonly child: ChildProcessWithoutNullStreams;
@@ -35,13 +31,7 @@ describe.skipIf(!built)("armbridge agent: signals and a closed stdout end it cle
   let sim: SimProcess;
   const children: AgentChild[] = [];
   const effectsPath = (): string => join(dir, "effects.jsonl");
-  const effects = (): Effect[] =>
-    existsSync(effectsPath())
-      ? readFileSync(effectsPath(), "utf8")
-          .split("\n")
-          .filter((l) => l.trim() !== "")
-          .map((l) => JSON.parse(l) as Effect)
-      : [];
+  const effects = (): EffectLine[] => readEffects(effectsPath());
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-agent-stops-"));

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startSimProcess, type SimProcess } from "./startSimProcess.js";
+import { readEffects, type EffectLine } from "../../firmware-sim/readEffects.js";
 
 // `armbridge mcp` as a host runs it, a real process on real pipes: however the
 // host goes away — SIGHUP (its terminal closed), stdin closed, stdout closed
@@ -30,23 +31,12 @@ interface McpChild {
   exit(ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | "hung">;
 }
 
-interface Effect {
-  readonly event: string;
-  readonly action_id: string | null;
-}
-
 describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanly (needs dist: npm run build)", () => {
   let dir: string;
   let sim: SimProcess;
   const children: McpChild[] = [];
   const effectsPath = (): string => join(dir, "effects.jsonl");
-  const effects = (): Effect[] =>
-    existsSync(effectsPath())
-      ? readFileSync(effectsPath(), "utf8")
-          .split("\n")
-          .filter((l) => l.trim() !== "")
-          .map((l) => JSON.parse(l) as Effect)
-      : [];
+  const effects = (): EffectLine[] => readEffects(effectsPath());
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-mcp-gone-"));
