@@ -1,5 +1,5 @@
 import { describeError } from "./api.js";
-import { AxisGauge } from "./AxisGauge.js";
+import { compactGauges, type AxisGauge } from "./AxisGauge.js";
 import { el, setText } from "./dom.js";
 import { clockTime, elapsed, json } from "./format.js";
 import type { CardContext, LiveView } from "./OutcomeCard.js";
@@ -21,7 +21,7 @@ export class ApprovalCard {
   readonly root: HTMLElement;
   readonly #ctx: CardContext;
   readonly #approval: ApprovalView;
-  readonly #gauges: AxisGauge[] = [];
+  readonly #gauges: readonly AxisGauge[];
   readonly #buttons: HTMLButtonElement[] = [];
   readonly #note: HTMLTextAreaElement;
   readonly #error: HTMLElement;
@@ -33,14 +33,8 @@ export class ApprovalCard {
     this.#approval = approval;
     this.#ctx = ctx;
     const axes = Object.keys(approval.targets ?? {});
-    const gaugeBox = el("div", { cls: "gauges compact" });
-    for (const name of axes) {
-      const axis = ctx.axes.find((a) => a.name === name);
-      if (!axis) continue;
-      const g = new AxisGauge(axis, { compact: true });
-      this.#gauges.push(g);
-      gaugeBox.appendChild(g.root);
-    }
+    const { box: gaugeBox, gauges } = compactGauges(axes, ctx.axes);
+    this.#gauges = gauges;
     const noteId = `approval-note-${approval.id}`;
     this.#note = el("textarea", { attrs: { id: noteId, rows: "1", maxlength: "2000", "data-role": "note" } });
     this.#expiry = el("span", { cls: "expiry" });

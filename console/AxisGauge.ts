@@ -128,3 +128,17 @@ export class AxisGauge {
     this.#svg.setAttribute("aria-label", `${this.#axis.name}: ${this.#value.textContent ?? ""}; ${parts.join(", ")}; limits ${fixed(this.#axis.min, 2)} to ${fixed(this.#axis.max, 2)}`);
   }
 }
+
+/** A card's compact gauges, one per axis it moves that the arm describes (an axis the arm does not list is left out). */
+export function compactGauges(axisNames: readonly string[], axes: readonly ArmAxis[]): { readonly box: HTMLElement; readonly gauges: AxisGauge[] } {
+  const box = el("div", { cls: "gauges compact" });
+  const gauges: AxisGauge[] = [];
+  for (const name of axisNames) {
+    const axis = axes.find((a) => a.name === name);
+    if (!axis) continue;
+    const g = new AxisGauge(axis, { compact: true });
+    gauges.push(g);
+    box.appendChild(g.root);
+  }
+  return { box, gauges };
+}

@@ -1,5 +1,5 @@
 import { describeError, type ApiClient } from "./api.js";
-import { AxisGauge } from "./AxisGauge.js";
+import { compactGauges, type AxisGauge } from "./AxisGauge.js";
 import { el, setText } from "./dom.js";
 import { clockTime, json } from "./format.js";
 import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS } from "./outcomeOptions.js";
@@ -30,7 +30,7 @@ export class OutcomeCard {
   readonly root: HTMLElement;
   readonly #ctx: CardContext;
   readonly #action: ActionView;
-  readonly #gauges: AxisGauge[] = [];
+  readonly #gauges: readonly AxisGauge[];
   readonly #buttons: HTMLButtonElement[] = [];
   readonly #options: ConfirmOption[] = [];
   readonly #told: HTMLElement[] = [];
@@ -55,14 +55,8 @@ export class OutcomeCard {
       document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
       rowLink,
     ]);
-    const gaugeBox = el("div", { cls: "gauges compact" });
-    for (const name of moved) {
-      const axis = ctx.axes.find((a) => a.name === name);
-      if (!axis) continue;
-      const g = new AxisGauge(axis, { compact: true });
-      this.#gauges.push(g);
-      gaugeBox.appendChild(g.root);
-    }
+    const { box: gaugeBox, gauges } = compactGauges(moved, ctx.axes);
+    this.#gauges = gauges;
     const notes = action.evidence?.notes ?? [];
     const details = el("details", { cls: "evidence" }, [
       el("summary", { text: "What the bridge saw" }),
