@@ -59,10 +59,12 @@ export async function runE1(rig: BenchRig): Promise<E1Row[]> {
     judge("parallel via armbridge, one joint", performance.now() - t0, actionIdsOf(responses), tally(responses.map((r) => r.result.status)));
   }
 
-  // (c) four calls on four disjoint joints: nothing to serialise.
+  // (c) four calls on four disjoint joints: nothing to serialise. Each moves ±0.3 rad about its home,
+  // so every combination of the four stays inside the workspace envelope that every motion must pass.
   {
+    const home = Object.fromEntries(rig.bridge.config.arm.joints.map((j) => [j.name, j.home]));
     const t0 = performance.now();
-    const responses = await executor.execute(JOINTS.map((joint, i) => ({ id: `e1c_${i}`, name: "move_joints", args: { positions: { [joint]: target(i + 1) } } })));
+    const responses = await executor.execute(JOINTS.map((joint, i) => ({ id: `e1c_${i}`, name: "move_joints", args: { positions: { [joint]: (home[joint] ?? 0) + target(i + 1) } } })));
     judge("parallel via armbridge, 4 joints", performance.now() - t0, actionIdsOf(responses), tally(responses.map((r) => r.result.status)));
   }
 

@@ -35,19 +35,13 @@ const MARGIN_M = SAMPLE_SPACING_M / 2;
 /** No path is sampled more finely than this; a move that would need more is refused as unverifiable, not sampled coarsely. */
 const MAX_SAMPLES = 50_000;
 /**
- * Spacing (m, largest link displacement) at which each motion still in
- * flight is sampled when a new motion is checked alongside it. Coarser than
- * SAMPLE_SPACING_M so the combined grid stays affordable; the envelope
- * shrinks by half of it per in-flight motion, which keeps the check sound.
- * The grid grows as a product, so with several motions in flight the spacing
- * is widened step by step (up to IN_FLIGHT_MAX_SPACING_M, a 2.5 cm margin per
- * motion) until the grid fits MAX_SAMPLES: three disjoint moves of a small
- * arm still run together, checked against an envelope shrunk by the wider
- * margin — never against a coarser grid with the old one.
+ * With motions in flight, boxes of their joint progress are certified by the
+ * sweep bound (below); a box whose bound is down to this (m) and still cannot
+ * be certified is a refusal. 5 mm: the half-spacing of a 10 mm grid.
  */
-export const IN_FLIGHT_SPACING_M = 0.01;
-const IN_FLIGHT_MAX_SPACING_M = 0.05;
-const IN_FLIGHT_SPACING_STEPS = [IN_FLIGHT_SPACING_M, 0.015, 0.02, 0.03, 0.04, IN_FLIGHT_MAX_SPACING_M] as const;
+export const IN_FLIGHT_RESOLUTION_M = 0.005;
+/** FK evaluations one check may spend on the in-flight boxes before it refuses as unverifiable. */
+const MAX_IN_FLIGHT_EVALUATIONS = 200_000;
 
 /**
  * The safety envelope check every motion passes before anything is recorded
@@ -67,11 +61,15 @@ const IN_FLIGHT_SPACING_STEPS = [IN_FLIGHT_SPACING_M, 0.015, 0.02, 0.03, 0.04, I
  * over) move their joints at the same time, with a timing we do not know:
  * the arm's real path is any combination of the new motion at t and each
  * in-flight motion at its own s_i along its straight joint-space line
- * (stopped part way included). So the check samples that whole product
- * (t × s_1 × … ), the in-flight ones at IN_FLIGHT_SPACING_M, and shrinks the
- * envelope by every sampling's half-spacing: each link's displacement is
- * bounded by sweepRadius × |Δq| whatever the other joints do, so a
- * combination between samples is within that margin of one that was checked.
+ * (stopped part way included): a box [0,1]^k of progress. Each link's
+ * displacement is bounded by sweepRadius × |Δq| whatever the other joints do,
+ * so every combination in a box lies within Σ sweep_i × halfwidth_i of its
+ * centre: the new path at the box's centre, checked against the envelope
+ * shrunk by that bound, certifies the whole box. A box that fails is split in
+ * two along its widest term, until its bound is IN_FLIGHT_RESOLUTION_M — then
+ * the failure is a refusal. Boxes far from the walls certify at once, so the
+ * cost follows how close the combination comes to the envelope, not the
+ * number of motions in flight (a uniform grid grows as a product).
  */
 export function checkMotionEnvelope(
   config: ArmConfig,
@@ -121,23 +119,10 @@ export function checkMotionEnvelope(
 
   // Samples so that no frame moves more than SAMPLE_SPACING_M between two of them (see SAMPLE_SPACING_M).
   const intervals = Math.max(1, Math.ceil(sweepOf(q0, q1) / SAMPLE_SPACING_M));
-  const gridAt = (spacing: number) => moving.map((g) => ({ ...g, intervals: Math.max(1, Math.ceil(g.sweep / spacing)) }));
-  let segments = gridAt(IN_FLIGHT_SPACING_M);
-  const combinationsOf = (grid: typeof segments): number => grid.reduce((n, g) => n * (g.intervals + 1), 1);
-  for (const spacing of IN_FLIGHT_SPACING_STEPS) {
-    segments = gridAt(spacing);
-    if ((intervals + 1) * combinationsOf(segments) <= MAX_SAMPLES) break;
-  }
-  const combinations = combinationsOf(segments);
-  const margin = segments.reduce((m, g) => m + g.sweep / (2 * g.intervals), MARGIN_M);
-  if ((intervals + 1) * combinations > MAX_SAMPLES) {
-    const rule =
-      segments.length === 0
-        ? `the path is too long to verify in ${MAX_SAMPLES} samples; split it into smaller moves`
-        : `the path cannot be verified alongside the ${segments.length} motion(s) in flight in ${MAX_SAMPLES} samples; retry when they end, or move in smaller steps`;
+  if (intervals + 1 > MAX_SAMPLES) {
+    const rule = `the path is too long to verify in ${MAX_SAMPLES} samples; split it into smaller moves`;
     return refusal("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule }, "path_too_long", "(path)");
   }
-
   const toFrame: Transform = workspace.frame === undefined ? identity() : invert(chain.fixedFrames.get(workspace.frame) ?? identity());
   const box = workspace.keepIn;
   const floorZ = workspace.floorZ;
@@ -149,7 +134,7 @@ export function checkMotionEnvelope(
   const tipIndex = chain.linkNames.length - 1;
   const start = q0;
   // The new motion from `from` (its own joints from q0 to q1, in-flight joints held as given).
-  const checkPath = (from: Float64Array): EnvelopeVerdict | undefined => {
+  const checkPath = (from: Float64Array, margin: number): EnvelopeVerdict | undefined => {
     let startTip: [number, number, number] | undefined;
     for (let s = 0; s <= intervals; s++) {
       const t = s / intervals;
@@ -167,8 +152,8 @@ export function checkMotionEnvelope(
         const rule = ruleBroken(p, box, floorZ, margin);
         if (rule) {
           const why =
-            segments.length > 0
-              ? ` with the ${segments.length} motion(s) in flight on other joints at some point of theirs; retry when they end`
+            moving.length > 0
+              ? ` with the ${moving.length} motion(s) in flight on other joints at some point of theirs; retry when they end`
               : s === 0
                 ? "; the arm is already outside the envelope: move it back by hand or with joint moves that stay inside"
                 : "";
@@ -186,18 +171,39 @@ export function checkMotionEnvelope(
     return undefined;
   };
 
-  for (let c = 0; c < combinations; c++) {
-    // The in-flight motions' joints at this combination of their own progress (c in mixed radix).
-    let rest = c;
-    for (const g of segments) {
-      const d = rest % (g.intervals + 1);
-      rest = Math.floor(rest / (g.intervals + 1));
-      for (const k of g.joints) base[k] = (g.a[k] ?? 0) + (d / g.intervals) * ((g.b[k] ?? 0) - (g.a[k] ?? 0));
+  if (moving.length === 0) return checkPath(base, MARGIN_M) ?? { ok: true, samples: intervals + 1 };
+
+  // Boxes of in-flight progress still to certify: centre and half-width per motion.
+  const boxes: Array<{ readonly centre: number[]; readonly half: number[] }> = [{ centre: moving.map(() => 0.5), half: moving.map(() => 0.5) }];
+  let evaluations = 0;
+  for (let next = boxes.pop(); next !== undefined; next = boxes.pop()) {
+    const { centre, half } = next;
+    for (const [i, g] of moving.entries()) {
+      const s = centre[i] ?? 0;
+      for (const k of g.joints) base[k] = (g.a[k] ?? 0) + s * ((g.b[k] ?? 0) - (g.a[k] ?? 0));
     }
-    const verdict = checkPath(base);
-    if (verdict) return verdict;
+    const bound = moving.reduce((sum, g, i) => sum + g.sweep * (half[i] ?? 0), 0);
+    evaluations += intervals + 1;
+    const verdict = checkPath(base, MARGIN_M + bound);
+    if (!verdict) continue;
+    if (bound <= IN_FLIGHT_RESOLUTION_M) return verdict;
+    if (evaluations > MAX_IN_FLIGHT_EVALUATIONS) {
+      const rule = `the path cannot be verified alongside the ${moving.length} motion(s) in flight in ${MAX_IN_FLIGHT_EVALUATIONS} evaluations; retry when they end, or move in smaller steps`;
+      return refusal("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule }, "path_too_long", "(path)");
+    }
+    // Split along the motion whose share of the bound is largest.
+    let widest = 0;
+    for (let i = 1; i < moving.length; i++) if ((moving[i]?.sweep ?? 0) * (half[i] ?? 0) > (moving[widest]?.sweep ?? 0) * (half[widest] ?? 0)) widest = i;
+    const h = (half[widest] ?? 0) / 2;
+    for (const side of [1, -1]) {
+      const c = [...centre];
+      c[widest] = (c[widest] ?? 0) + side * h;
+      const hh = [...half];
+      hh[widest] = h;
+      boxes.push({ centre: c, half: hh });
+    }
   }
-  return { ok: true, samples: (intervals + 1) * combinations };
+  return { ok: true, samples: evaluations };
 }
 
 const AXES = ["x", "y", "z"] as const;
