@@ -160,5 +160,5 @@ if (kin) {
   pairSamples.sort((x, y) => x - y);
   console.log(`\nEnvelope check with one motion in flight (sim-arm, ${PAIRS} random pairs on disjoint joints, ±0.4 rad each from a valid pose; ${pairAccepted} passed):`);
   console.log(`  per motion: p50 ${quantile(pairTimes, 0.5).toFixed(3)} ms, p99 ${quantile(pairTimes, 0.99).toFixed(3)} ms, max ${(pairTimes.at(-1) ?? NaN).toFixed(2)} ms`);
-  console.log(`  combinations checked per accepted motion: p50 ${quantile(pairSamples, 0.5)}, p99 ${quantile(pairSamples, 0.99)}`);
+  console.log(`  FK evaluations per accepted motion (boxes of in-flight progress × path samples): p50 ${quantile(pairSamples, 0.5)}, p99 ${quantile(pairSamples, 0.99)}`);
 }
