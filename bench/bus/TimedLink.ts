@@ -11,6 +11,8 @@ export class TimedLink implements ByteLink {
   readonly roundTripsMs: number[] = [];
   /** When each request left (performance.now()). */
   readonly writesAt: number[] = [];
+  /** Each request's bytes, beside writesAt (to tell which status block it reads). */
+  readonly writes: Uint8Array[] = [];
   readonly #inner: ByteLink;
   #sentAt = 0;
   #lastInAt = 0;
@@ -40,6 +42,7 @@ export class TimedLink implements ByteLink {
     if (this.#lastInAt > 0 && this.#sentAt === 0) this.hostGapsMs.push(now - this.#lastInAt);
     this.#sentAt = now;
     this.writesAt.push(now);
+    this.writes.push(bytes.slice());
     this.#inner.write(bytes);
   }
 
@@ -61,6 +64,13 @@ export class TimedLink implements ByteLink {
     this.hostGapsMs.length = 0;
     this.roundTripsMs.length = 0;
     this.writesAt.length = 0;
+    this.writes.length = 0;
+  }
+
+  /** Durations of status cycles (ms) between consecutive requests that start one (cycles of varying request counts). */
+  cyclesMsStartingWith(isCycleStart: (request: Uint8Array) => boolean): number[] {
+    const starts = this.writesAt.filter((_, i) => isCycleStart(this.writes[i] ?? new Uint8Array(0)));
+    return starts.slice(1).map((at, i) => at - (starts[i] ?? at));
   }
 
   /** Durations of status cycles of `requestsPerCycle` requests each (ms), from the requests' departures. */

@@ -191,6 +191,9 @@ export class BusSimulator implements ByteStreamEndpoint {
     const packets: Uint8Array[] = [];
     for (const r of replies) {
       const hw = r.servo.hardwareError;
+      // Dynamixel 2.0: the Alert bit (0x80) on every status packet while Hardware_Error_Status is non-zero
+      // (e-Manual Protocol 2.0 "Status Packet" → "Error"; ROBOTIS-GIT/emanual docs/en/dxl/protocol2.md
+      // @ 01179568a085cfc99bdad6e880e43fa871bd318a); the transport reads 64..70 only when it sees it.
       const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) | (r.error ?? 0) : hw;
       const packet = protocol.status(r.servo.axis.id, error, r.data);
       const wire = faults.onWire(packet, "to_host");
@@ -375,20 +378,24 @@ export class BusSimulator implements ByteStreamEndpoint {
   }
 
   /** Power loss of one servo: it stops, forgets its goal and torque, and is deaf while it comes up. */
-  #powerLoss(s: SimServo, now: number, why: string): void {
+  #powerLoss(s: SimServo, now: number, why: string, bootMs: number = this.#o.bootMs ?? 50): void {
     const key = s.motionKey;
     s.freeze(now);
     this.#endServo(s, now, "faulted", why);
     s.powerOn();
-    s.bootingUntil = now + (this.#o.bootMs ?? 50);
+    s.bootingUntil = now + bootMs;
     this.#o.effects.append({ event: "reboot", action_id: null, joints: [s.axis.name], interrupted: key === undefined ? [] : [key], old_boot_id: 0, boot_id: 0 });
     this.#o.logger.info({ servo: s.axis.id, why }, "servo power cycled");
   }
 
-  /** Cuts one servo's power now, as --reboot-rate does part-way through a motion (tests, demos). */
-  powerCycle(id: number): void {
+  /**
+   * Cuts one servo's power now, as --reboot-rate does part-way through a motion
+   * (tests, demos). `bootMs` overrides how long it stays deaf: 0 is a brown-out
+   * the host sees no gap in — only the torque register tells.
+   */
+  powerCycle(id: number, bootMs?: number): void {
     const s = this.servos.get(id);
-    if (s) this.#powerLoss(s, this.#o.clock.now(), "power cycled on cue");
+    if (s) this.#powerLoss(s, this.#o.clock.now(), "power cycled on cue", bootMs);
   }
 
   /** The goal register of a servo, for tests. */

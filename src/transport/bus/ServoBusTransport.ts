@@ -7,10 +7,11 @@ import type { ByteLink } from "../serial/link/ByteLink.js";
 import { LinkStateTracker } from "../LinkStateTracker.js";
 import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, LinkState, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
 import { BusChannel } from "./BusChannel.js";
-import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
+import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register, type StatusReply } from "./protocol/index.js";
 import { countOf, positionOf, servoAxesOf } from "./servoAxes.js";
 import { ServoArming } from "./ServoArming.js";
 import { newServoState, type ServoState } from "./ServoState.js";
+import { StatusSchedule } from "./StatusSchedule.js";
 
 export interface ServoBusTransportOptions {
   readonly logger?: Logger;
@@ -21,6 +22,8 @@ export interface ServoBusTransportOptions {
   /** How often a failed read is tried again before giving up on it. */
   readonly readAttempts?: number;
   readonly now?: () => number;
+  /** Longest gap between reads of an alert-gated health block (StatusSchedule, HEALTH_PERIOD_MS). */
+  readonly healthPeriodMs?: number;
 }
 
 type TrackPhase = "sending" | "unconfirmed" | "running" | "ended";
@@ -75,6 +78,7 @@ export class ServoBusTransport implements Transport {
   readonly #session = randomBytes(4).toString("hex");
   readonly #readAttempts: number;
   readonly #arming: ServoArming;
+  readonly #schedule: StatusSchedule;
   #latest: ArmStatus | undefined;
   readonly #linkState: LinkStateTracker;
   #loop: Promise<void> | undefined;
@@ -97,6 +101,7 @@ export class ServoBusTransport implements Transport {
     const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
     this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts: this.#readAttempts });
+    this.#schedule = new StatusSchedule(protocol.table, { now: this.#now, ...(options.healthPeriodMs === undefined ? {} : { periodMs: options.healthPeriodMs }) });
     this.#servos = axes.map((axis) => newServoState(axis, protocol.table.statusBlocks.length));
     this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
     this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
@@ -106,6 +111,11 @@ export class ServoBusTransport implements Transport {
   /** Bus traffic so far (bench figures). */
   get traffic(): { bytesOut: number; bytesIn: number; timeouts: number } {
     return { bytesOut: this.#channel.bytesOut, bytesIn: this.#channel.bytesIn, timeouts: this.#channel.timeouts };
+  }
+
+  /** Status-loop reads of each status block so far (bench: the wire bytes a cycle really carries). */
+  get statusBlockReads(): readonly number[] {
+    return [...this.#schedule.reads];
   }
 
   armIncarnation(): string {
@@ -163,12 +173,12 @@ export class ServoBusTransport implements Transport {
    * hides inside the wire time instead of adding to every cycle.
    */
   async #statusLoop(): Promise<void> {
-    let reading = this.#readStatus();
+    let reading = this.#readCycle();
     while (this.#running) {
       await reading;
       if (!this.#running) break;
       this.cycles++;
-      reading = this.#readStatus();
+      reading = this.#readCycle();
       this.#afterRead();
       // Yield to I/O and timers (the bus is busy with the next read meanwhile).
       await new Promise((r) => setImmediate(r));
@@ -176,20 +186,56 @@ export class ServoBusTransport implements Transport {
     await reading;
   }
 
+  /** Every status block of every servo (opening, re-arming, recovery, a motion's read-back). */
   async #readStatus(): Promise<void> {
-    const ids = this.#servos.map((s) => s.axis.id);
-    const blocks = this.#protocol.table.statusBlocks;
-    for (const [b, block] of blocks.entries()) {
-      const replies = await this.#channel.exchange(this.#protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
-      const at = this.#now();
-      for (const s of this.#servos) {
-        const r = replies.get(s.axis.id);
-        if (!r) continue;
-        s.memory.set(r.data, block.address);
-        s.blockStamps[b] = at;
-        s.stampMs = Math.min(...s.blockStamps);
-      }
+    for (const b of this.#protocol.table.statusBlocks.keys()) await this.#readBlock(b);
+  }
+
+  /**
+   * One status-loop cycle: the every-cycle blocks, then the health block when
+   * the schedule says so — in the same cycle when a reply's alert bit is set,
+   * a servo missed a reply or a motion's servos have come to rest.
+   */
+  async #readCycle(): Promise<void> {
+    const health = this.#schedule.healthBlock;
+    for (const b of this.#schedule.everyCycle) {
+      const { replies } = await this.#readBlock(b);
+      this.#schedule.reads[b] = (this.#schedule.reads[b] ?? 0) + 1;
+      if (health === undefined) continue;
+      if (replies.size < this.#servos.length) this.#schedule.want();
+      for (const r of replies.values()) if (this.#protocol.hardwareAlert(r.error)) this.#schedule.want();
+      if (this.#motionAtRest()) this.#schedule.want();
     }
+    if (health !== undefined && this.#schedule.healthDue()) {
+      const { replies, at } = await this.#readBlock(health);
+      this.#schedule.reads[health] = (this.#schedule.reads[health] ?? 0) + 1;
+      this.#schedule.healthRead(at, replies.size === this.#servos.length);
+    }
+  }
+
+  async #readBlock(b: number): Promise<{ replies: Map<number, StatusReply>; at: number }> {
+    const ids = this.#servos.map((s) => s.axis.id);
+    const block = this.#protocol.table.statusBlocks[b]!;
+    const sentAt = this.#now();
+    const replies = await this.#channel.exchange(this.#protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
+    const at = this.#now();
+    for (const s of this.#servos) {
+      const r = replies.get(s.axis.id);
+      if (!r) continue;
+      s.memory.set(r.data, block.address);
+      s.blockStamps[b] = at;
+      s.stampMs = this.#schedule.sampleStamp(s);
+    }
+    return { replies, at: sentAt };
+  }
+
+  /** Some running motion's servos all read still: its verdict is near and needs fresh torque readings. */
+  #motionAtRest(): boolean {
+    const moving = this.#protocol.table.moving;
+    for (const track of this.#tracks.values()) {
+      if (track.phase === "running" && track.axes.every((a) => this.#get(this.#byName.get(a)!, moving) === 0)) return true;
+    }
+    return false;
   }
 
   #afterRead(): void {
@@ -405,6 +451,12 @@ export class ServoBusTransport implements Transport {
     }
     if (servos.some((s) => this.#get(s, t.moving) !== 0)) {
       track.stillSamples = 0;
+      return;
+    }
+    // At rest — reached, stalled or stopped — or did a servo lose power? Only a torque
+    // reading taken with this sample tells (a power-cycled servo reads still too).
+    if (!servos.every((s) => this.#schedule.healthFresh(s))) {
+      this.#schedule.want();
       return;
     }
     const atTarget = track.axes.every((axis) => {

@@ -44,6 +44,14 @@ export const X_SERIES_TABLE: ServoControlTable = {
     { address: 64, size: 7 },
     { address: 122, size: 14 },
   ],
+  // Read 64..70 only when needed: every status packet's error byte has the
+  // Alert bit (bit 7), set while Hardware_Error_Status is non-zero (e-Manual
+  // Protocol 2.0 "Status Packet" → "Error", ROBOTIS-GIT/emanual
+  // docs/en/dxl/protocol2.md @ 01179568a085cfc99bdad6e880e43fa871bd318a; the
+  // X-series Hardware_Error_Status(70) entry: "Check Hardware Error Bit(0x80)
+  // in a error field of Status Packet"). So the 122..135 reply of every cycle
+  // already says whether a servo has a hardware error.
+  healthBlock: 0,
   profileVelocityUnit: (RPM_UNIT / 60) * 4096,
   profileAccelerationUnit: (214.577 / 3600) * 4096,
   // Velocity_Limit defaults to a few hundred units; 32767 is the register's own ceiling.

@@ -43,6 +43,13 @@ export interface ServoControlTable {
   encodeMotion(goal: number, velocityUnits: number, accelerationUnits: number): Uint8Array;
   /** Blocks the status loop sync-reads every cycle; together they cover position, velocity, moving, torque and hardware error. */
   readonly statusBlocks: readonly RegisterBlock[];
+  /**
+   * Index in statusBlocks of the block with torque enable and hardware error
+   * that the status loop may read only when needed (StatusSchedule): set
+   * where every status packet's error byte flags a hardware error (the
+   * Dynamixel 2.0 alert bit); undefined = every block every cycle.
+   */
+  readonly healthBlock?: number;
   /** Counts per second of one unit of the profile-velocity register (0 = the servo's maximum). */
   readonly profileVelocityUnit: number;
   /** Counts per second² of one unit of the profile-acceleration register (0 = the servo's maximum). */
@@ -99,6 +106,15 @@ export function hardwareErrorNames(table: ServoControlTable, bits: number): stri
     if (bits & (1 << bit)) names.push(table.hardwareErrorNames[bit] ?? `hardware error bit ${bit}`);
   }
   return names;
+}
+
+/**
+ * Mean bytes on the wire of one status cycle of `n` servos, given how often
+ * each status block was read per cycle (1 for a block read every cycle; the
+ * measured share for an alert-gated one).
+ */
+export function statusCycleWireBytes(protocol: BusProtocol, n: number, readsPerCycle: readonly number[]): number {
+  return protocol.table.statusBlocks.reduce((sum, b, i) => sum + (readsPerCycle[i] ?? 1) * syncReadWireBytes(protocol, b.size, n), 0);
 }
 
 /** Bytes on the wire of a sync read of `size` bytes from `n` servos: one instruction, n replies. */
