@@ -18,3 +18,18 @@ export function readEffects(path: string): EffectLine[] {
     .filter(Boolean)
     .map((line) => JSON.parse(line) as EffectLine);
 }
+
+/** Waits until every motion_start in the log has its motion_end (or `withinMs` passes), so a test starts from rest. */
+export async function motionsEnded(path: string, withinMs: number): Promise<void> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const open = new Set<string>();
+    for (const e of readEffects(path)) {
+      if (e.action_id === null) continue;
+      if (e.event === "motion_start") open.add(e.action_id);
+      if (e.event === "motion_end") open.delete(e.action_id);
+    }
+    if (open.size === 0 || Date.now() > until) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -62,13 +62,21 @@ export function startReady(file: string, args: readonly string[], env: NodeJS.Pr
   });
 }
 
+/** What `promise` resolved with, or "hung" when it had not within `ms`; the timer is always cleared. */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | "hung"> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<"hung">((r) => (timer = setTimeout(() => r("hung"), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** SIGINT, then the exit code; SIGKILL only if it will not go (and then the test fails on the code). */
 export async function interrupt(p: ReadyProcess): Promise<number | null> {
   if (p.child.exitCode !== null) return p.child.exitCode;
   p.child.kill("SIGINT");
-  let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([p.exited, new Promise<"hung">((r) => (timer = setTimeout(() => r("hung"), 15_000)))]);
-  clearTimeout(timer);
+  const code = await within(p.exited, 15_000);
   if (code === "hung") {
     p.child.kill("SIGKILL");
     await p.exited;

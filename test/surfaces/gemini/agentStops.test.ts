@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startSimProcess, type SimProcess } from "../mcp/startSimProcess.js";
-import { readEffects, type EffectLine } from "../../firmware-sim/readEffects.js";
+import { motionsEnded as motionsEndedIn, readEffects, type EffectLine } from "../../firmware-sim/readEffects.js";
+import { within } from "../cli/processes.js";
 
 // `armbridge agent` as a real process: SIGHUP (a closed terminal) and SIGTERM
 // end the run like Ctrl-C — waits ended, arm link and ledger closed (the
@@ -68,13 +69,7 @@ describe.skipIf(!built)("armbridge agent: signals and a closed stdout end it cle
       dataDir,
       stdout: () => out,
       stderr: () => err,
-      exit: async (ms) => {
-        let timer: NodeJS.Timeout | undefined;
-        const hung = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), ms)));
-        const outcome = await Promise.race([exited, hung]);
-        clearTimeout(timer);
-        return outcome;
-      },
+      exit: (ms) => within(exited, ms),
     };
     children.push(agent);
     return agent;
@@ -88,19 +83,8 @@ describe.skipIf(!built)("armbridge agent: signals and a closed stdout end it cle
     }
   }
 
-  async function motionsEnded(): Promise<void> {
-    const until = Date.now() + 30_000;
-    for (;;) {
-      const open = new Set<string>();
-      for (const e of effects()) {
-        if (e.action_id === null) continue;
-        if (e.event === "motion_start") open.add(e.action_id);
-        if (e.event === "motion_end") open.delete(e.action_id);
-      }
-      if (open.size === 0 || Date.now() > until) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  /** Waits for the motion under way to end, so the next test starts from rest. */
+  const motionsEnded = (): Promise<void> => motionsEndedIn(effectsPath(), 30_000);
 
   function ledgerClosed(agent: AgentChild): void {
     expect(existsSync(join(agent.dataDir, "ledger.owner.json")), `the ledger's owner file is left: the ledger was not closed; stderr: ${agent.stderr()}`).toBe(false);

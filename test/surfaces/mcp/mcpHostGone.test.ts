@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startSimProcess, type SimProcess } from "./startSimProcess.js";
-import { readEffects, type EffectLine } from "../../firmware-sim/readEffects.js";
+import { motionsEnded as motionsEndedIn, readEffects, type EffectLine } from "../../firmware-sim/readEffects.js";
+import { within } from "../cli/processes.js";
 
 // `armbridge mcp` as a host runs it, a real process on real pipes: however the
 // host goes away — SIGHUP (its terminal closed), stdin closed, stdout closed
@@ -72,13 +73,7 @@ describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanl
       send: (message) => child.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"),
       answer: (id) => new Promise((resolve) => waiting.set(id, resolve)),
       stderr: () => err,
-      exit: async (ms) => {
-        let timer: NodeJS.Timeout | undefined;
-        const hung = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), ms)));
-        const outcome = await Promise.race([exited, hung]);
-        clearTimeout(timer);
-        return outcome;
-      },
+      exit: (ms) => within(exited, ms),
     };
     children.push(mcp);
     mcp.send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host-gone-test", version: "1" } } });
@@ -100,19 +95,7 @@ describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanl
   }
 
   /** Waits for the motion under way to end, so the next test starts from rest. */
-  async function motionsEnded(): Promise<void> {
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const open = new Set<string>();
-      for (const e of effects()) {
-        if (e.action_id === null) continue;
-        if (e.event === "motion_start") open.add(e.action_id);
-        if (e.event === "motion_end") open.delete(e.action_id);
-      }
-      if (open.size === 0 || Date.now() > until) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const motionsEnded = (): Promise<void> => motionsEndedIn(effectsPath(), 20_000);
 
   function expectCleanShutdown(mcp: McpChild, outcome: Awaited<ReturnType<McpChild["exit"]>>, why: RegExp): void {
     expect(outcome, `stderr: ${mcp.stderr()}`).toEqual({ code: 0, signal: null });
