@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { SimCameraSource } from "../src/cameras/sources/SimCameraSource.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
 import { MIME_TYPES } from "../src/cameras/encodeImage.js";
+import { listenOnLoopback } from "./links/listenOnLoopback.js";
 
 export interface CameraServer {
   /** The snapshot URL of the first simulated camera: http://127.0.0.1:PORT/?action=snapshot */
@@ -56,15 +57,7 @@ export async function startCameraServer(options: { readonly config: ArmConfig; r
       socket.end(frame.bytes);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
+  const port = await listenOnLoopback(server, options.port);
   options.logger.info({ port, cameras: [...sources.keys()] }, "camera snapshots served");
   return {
     url: `http://127.0.0.1:${port}/?action=snapshot`,

@@ -1,6 +1,7 @@
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
+import { listenOnLoopback } from "./listenOnLoopback.js";
 
 /**
  * Raw TCP on 127.0.0.1, as ser2net exposes a serial port: bytes in, bytes
@@ -32,15 +33,7 @@ export async function startTcpLink(options: { readonly port: number; readonly en
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
+  const port = await listenOnLoopback(server, options.port);
   return {
     url: `tcp://127.0.0.1:${port}`,
     async close() {
