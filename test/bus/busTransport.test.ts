@@ -1,39 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
+import type { RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { POWER_ON_GOAL_OFFSET } from "../../firmware-sim/bus/SimServo.js";
-import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
 import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { createServoBusTransport, type ServoBusTransport } from "../../src/transport/bus/index.js";
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
 import type { FaultRates } from "../../firmware-sim/faults.js";
-import { busTestConfig } from "../support/busTestConfig.js";
+import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
 
-interface Rig {
-  sim: RunningBusSimulator;
-  transport: ServoBusTransport;
-  effects: MemoryEffects;
-}
-let rigs: Rig[] = [];
-afterEach(async () => {
-  for (const r of rigs) {
-    await r.transport.close();
-    await r.sim.close();
-  }
-  rigs = [];
-});
+afterEach(closeBusRigs);
 
-async function rig(protocol: BusProtocolName, faults: Partial<FaultRates> = {}, seed = 3): Promise<Rig & { config: ReturnType<typeof busTestConfig> }> {
-  const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
-  const effects = new MemoryEffects();
-  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed, effects, ...faults });
-  const transport = createServoBusTransport(config, sim.link);
-  const r = { sim, transport, effects, config };
-  rigs.push(r);
-  return r;
-}
+const rig = (protocol: BusProtocolName, faults: Partial<FaultRates> = {}, seed = 3): Promise<BusRig> => startBusRig(protocol, { seed, faults });
 
 describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
   it("opening enables torque without moving the arm, though every servo powers up with a goal away from its position", async () => {

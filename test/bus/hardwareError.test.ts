@@ -1,43 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
-import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
+import type { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
-import { Executor } from "../../src/executor/Executor.js";
-import { IntentLedger } from "../../src/ledger/IntentLedger.js";
-import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { createServoBusTransport, type ServoBusTransport } from "../../src/transport/bus/index.js";
+import type { Executor } from "../../src/executor/Executor.js";
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
-import { busTestConfig } from "../support/busTestConfig.js";
+import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
 
-interface Rig {
-  readonly sim: RunningBusSimulator;
-  readonly transport: ServoBusTransport;
-  readonly effects: MemoryEffects;
-  readonly executor: Executor;
-  readonly ledger: IntentLedger;
-}
-let rigs: Rig[] = [];
-afterEach(async () => {
-  for (const r of rigs) {
-    r.executor.close();
-    await r.transport.close();
-    r.ledger.close();
-    await r.sim.close();
-  }
-  rigs = [];
-});
+afterEach(closeBusRigs);
 
-async function rig(protocol: BusProtocolName): Promise<Rig> {
-  const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
-  const effects = new MemoryEffects();
-  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: 5, effects });
-  const transport = createServoBusTransport(config, sim.link);
-  await transport.open(AbortSignal.timeout(5000));
-  const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
-  const r = { sim, transport, effects, executor, ledger };
-  rigs.push(r);
-  return r;
+async function rig(protocol: BusProtocolName): Promise<Omit<BusRig, "executor"> & { readonly executor: Executor }> {
+  const r = await startBusRig(protocol, { seed: 5, open: true });
+  return { ...r, executor: r.executor() };
 }
 
 const ELBOW_SERVO = 3;

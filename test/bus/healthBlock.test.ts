@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
-import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { createServoBusTransport, type ServoBusTransport, type ServoBusTransportOptions } from "../../src/transport/bus/index.js";
+import type { ServoBusTransport, ServoBusTransportOptions } from "../../src/transport/bus/index.js";
 import { HEALTH_PERIOD_MS } from "../../src/transport/bus/StatusSchedule.js";
 import type { ArmStatus } from "../../src/transport/Transport.js";
-import { busTestConfig } from "../support/busTestConfig.js";
+import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
 
 /**
  * Dynamixel 2.0 reads Torque_Enable..Hardware_Error_Status (64..70) only when
@@ -15,31 +13,9 @@ import { busTestConfig } from "../support/busTestConfig.js";
  * hardware error via the alert bit, a power loss via the period and via the
  * verdict of a motion.
  */
-interface Rig {
-  readonly sim: RunningBusSimulator;
-  readonly transport: ServoBusTransport;
-  readonly effects: MemoryEffects;
-  readonly config: ReturnType<typeof busTestConfig>;
-}
-let rigs: Rig[] = [];
-afterEach(async () => {
-  for (const r of rigs) {
-    await r.transport.close();
-    await r.sim.close();
-  }
-  rigs = [];
-});
+afterEach(closeBusRigs);
 
-async function rig(options: ServoBusTransportOptions): Promise<Rig> {
-  const config = busTestConfig("dynamixel_2", { observe: { budget_ms: 400, max_ms: 4000 } });
-  const effects = new MemoryEffects();
-  const sim = await startBusSimulator({ bus: "dynamixel_2", armConfig: config, link: "tcp", port: 0, seed: 7, effects });
-  const transport = createServoBusTransport(config, sim.link, options);
-  const r = { sim, transport, effects, config };
-  rigs.push(r);
-  await transport.open(AbortSignal.timeout(5000));
-  return r;
-}
+const rig = (transport: ServoBusTransportOptions): Promise<BusRig> => startBusRig("dynamixel_2", { seed: 7, transport, open: true });
 
 /** Resolves with the first published status that satisfies `ok`. */
 function statusWhere(transport: ServoBusTransport, ok: (s: ArmStatus) => boolean): Promise<ArmStatus> {
