@@ -212,7 +212,7 @@ const AXES = ["x", "y", "z"] as const;
 function ruleBroken(p: readonly [number, number, number], box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined, margin: number): string | undefined {
   const mm = Number((margin * 1000).toFixed(1));
   // NaN compares false with every bound: a frame whose position overflowed must fail the check, not pass it.
-  if ((floorZ !== undefined || box) && !p.every(Number.isFinite)) return "its position is not a finite number (the URDF's origins or the joint values overflow)";
+  if ((floorZ !== undefined || box) && !Number.isFinite(p[0] + p[1] + p[2])) return "its position is not a finite number (the URDF's origins or the joint values overflow)";
   if (floorZ !== undefined && p[2] < floorZ + margin) return `z ${p[2].toFixed(3)} is below floor_z ${floorZ} (+${mm} mm sampling margin)`;
   if (box) {
     for (let a = 0; a < 3; a++) {
