@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
 import { isArmbridgeError } from "../../src/errors.js";
+import { servoAxesOf } from "../../src/transport/bus/servoAxes.js";
 
 const SO101 = join(packageRoot(), "config", "so101.yaml");
 type Motor = { id: number; drive_mode: number; homing_offset: number; range_min: number; range_max: number };
@@ -160,5 +161,17 @@ describe("relative paths in a config resolve against the config's folder, for ev
     expect(config.cameras[1]!.source).toEqual({ kind: "file", path: "/var/frames/side.jpg" });
     expect(config.arm.urdf).toBe(join(dir, "urdf", "so101.urdf"));
     expect(config.bus!.calibration).toBe(join(dir, "cal.json"));
+  });
+});
+
+describe("the servo bus refuses a config built in code that parseConfig would have refused", () => {
+  it("two axes on one id, or a gripper with no travel: ARMB_ERR_CONFIG_INVALID from servoAxesOf, before any bus is opened", () => {
+    const config = loadConfig(SO101);
+    const [a, b] = config.arm.joints;
+    const dup = { ...config, arm: { ...config.arm, joints: [a!, { ...b!, servo: { ...b!.servo!, id: a!.servo!.id } }, ...config.arm.joints.slice(2)] } };
+    expect(() => servoAxesOf(dup)).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID", message: expect.stringContaining(`used by both ${a!.name} and ${b!.name}`) }));
+    const g = config.arm.gripper!;
+    const still = { ...config, arm: { ...config.arm, gripper: { ...g, servo: { ...g.servo!, open: g.servo!.closed } } } };
+    expect(() => servoAxesOf(still)).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }));
   });
 });
