@@ -7,7 +7,7 @@ import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
-import { toArgIssues } from "../tools/formatIssues.js";
+import { toArgIssues } from "../validation/formatIssues.js";
 import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";

@@ -3,7 +3,7 @@ import type { ErrorCode } from "../errors.js";
 import { ArmbridgeError } from "../errors.js";
 import { armKinematicsOf, jointVectorOf } from "../kinematics/armKinematics.js";
 import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
+import type { ArgIssue } from "../validation/formatIssues.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
 
 /** Why a motion may not be sent: a coded reason and the issues a model reads. */
