@@ -21,7 +21,7 @@ export { ToolRegistry, type FunctionDeclaration } from "./tools/ToolRegistry.js"
 export { createDefaultTools } from "./tools/defaultTools.js";
 export { observeTargets } from "./tools/observeTargets.js";
 export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./tools/ToolDefinition.js";
-export { ToolMetrics } from "./observability/ToolMetrics.js";
+export { ToolMetrics } from "./executor/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
 export type { Transport, MotionCommand, MotionEnd, ActionRecord, ActionState as ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName } from "./transport/Transport.js";
 // For third-party transports: keeps a LinkState and tells listeners of changes only.

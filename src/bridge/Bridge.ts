@@ -9,7 +9,7 @@ import { readArmRecordFile } from "../ledger/ArmBinding.js";
 import { IntentLedger, type LedgerLoss } from "../ledger/IntentLedger.js";
 import { readOwnerFile } from "../ledger/LedgerOwner.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import { ToolMetrics } from "../observability/ToolMetrics.js";
+import { ToolMetrics } from "../executor/ToolMetrics.js";
 import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";

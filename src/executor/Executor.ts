@@ -6,7 +6,7 @@ import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import { ToolMetrics } from "../observability/ToolMetrics.js";
+import { ToolMetrics } from "./ToolMetrics.js";
 import { toArgIssues } from "../validation/formatIssues.js";
 import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
