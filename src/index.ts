@@ -14,7 +14,7 @@ export { CALL_STATUSES, type CallResponse, type CallResult, type CallStatus, typ
 export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/JointLockTable.js";
 export { observeUntilSettled } from "./executor/observeUntilSettled.js";
 export { ApprovalDesk, type ApprovalDecision, type ApprovalView, type DecidedApprovalView } from "./executor/ApprovalDesk.js";
-export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./executor/confirmOutcomes.js";
+export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
 export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
 export { IntentLedger, type ActionRow, type ActionState, type Evidence, type LedgerCursor, type LedgerLoss, type SettledBy } from "./ledger/IntentLedger.js";
 export { ToolRegistry, type FunctionDeclaration } from "./tools/ToolRegistry.js";

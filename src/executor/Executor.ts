@@ -16,7 +16,7 @@ import { ApprovalDesk } from "./ApprovalDesk.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
 import { CallDeadline } from "./CallDeadline.js";
 import { checkApprovalRules } from "./approvalRules.js";
-import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES } from "../ledger/confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";

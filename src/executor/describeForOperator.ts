@@ -1,6 +1,6 @@
 import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
 import { canonicalOutcome } from "../ledger/ActionRow.js";
-import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "./confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "../ledger/confirmOutcomes.js";
 
 /**
  * What happened to an action, in words for the person at the arm and the

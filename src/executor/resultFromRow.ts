@@ -1,6 +1,6 @@
 import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
-import { CONFIRM_OUTCOME_RULES, factsOfRow } from "./confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../ledger/confirmOutcomes.js";
 import { resultMessages } from "./resultMessages.js";
 
 /**

@@ -7,7 +7,7 @@ export type ActionState = (typeof ACTION_STATES)[number];
 /**
  * What an operator can see of an `unknown` action at the arm: it reached the
  * target, it stopped short (moved part-way), or it did not move. The ledger
- * keeps this word; src/executor/confirmOutcomes.ts says what each one does.
+ * keeps this word; src/ledger/confirmOutcomes.ts says what each one does.
  */
 export const CONFIRM_OUTCOMES = ["reached", "partial", "not_moved"] as const;
 export type ConfirmOutcome = (typeof CONFIRM_OUTCOMES)[number];

@@ -7,8 +7,7 @@ import type { ActionRow, ActionState, ConfirmOutcome, ConfirmOutcomeInput, Evide
 import { canonicalOutcome } from "./ActionRow.js";
 import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
-// The one table of what each operator outcome does, its ledger state included (it imports nothing but row types).
-import { CONFIRM_OUTCOME_RULES } from "../executor/confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import { FRESH_SCHEMA, migrateLedger, SCHEMA_VERSION } from "./ledgerSchema.js";
 import { describeHolder, removeOwnerFile, thisProcessAsOwner, writeOwnerFile } from "./LedgerOwner.js";
 

@@ -1,5 +1,5 @@
 import type { CallResult } from "../../executor/CallResult.js";
-import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../executor/confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../ledger/confirmOutcomes.js";
 import { describeForOperator } from "../../executor/describeForOperator.js";
 import { resultFromRow } from "../../executor/resultFromRow.js";
 import { CONFIRM_OUTCOMES, poseOf, type ActionRow, type ActionState, type ConfirmOutcome, type SettledBy } from "../../ledger/ActionRow.js";

@@ -1,4 +1,4 @@
-import type { ActionRow, ActionState, ConfirmOutcome, ObservedPose } from "../ledger/ActionRow.js";
+import type { ActionRow, ActionState, ConfirmOutcome, ObservedPose } from "./ActionRow.js";
 
 /** What a confirmation's words are built from. */
 export interface ConfirmationFacts {
