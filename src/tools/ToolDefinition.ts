@@ -3,7 +3,7 @@ import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ErrorCode } from "../errors.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
-import type { MotionRefusal } from "../safety/checkMotionEnvelope.js";
+import type { MotionPlan } from "../motion/MotionPlan.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
 
 /** What a tool implementation may use. */
@@ -14,14 +14,6 @@ export interface ToolContext {
   /** Resource → unresolved action ids holding it in quarantine. */
   readonly quarantined: () => ReadonlyMap<string, readonly string[]>;
   readonly now: () => number;
-}
-
-/** What a motion tool asks the arm to do: absolute targets per axis. */
-export interface MotionPlan {
-  readonly targets: Readonly<Record<string, number>>;
-  readonly speed: number;
-  /** Set when the tool itself finds the call cannot be done (an unreachable Cartesian target): it is rejected, nothing is recorded or sent. */
-  readonly refusal?: MotionRefusal;
 }
 
 /** Everything an observation may look at. */
