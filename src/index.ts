@@ -17,10 +17,10 @@ export { ApprovalDesk, type ApprovalDecision, type ApprovalView, type DecidedApp
 export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
 export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
 export { IntentLedger, type ActionRow, type ActionState, type Evidence, type LedgerCursor, type LedgerLoss, type SettledBy } from "./ledger/IntentLedger.js";
-export { ToolRegistry, type FunctionDeclaration } from "./tools/ToolRegistry.js";
+export { ToolRegistry, type FunctionDeclaration } from "./executor/ToolRegistry.js";
 export { createDefaultTools } from "./tools/defaultTools.js";
-export { observeTargets } from "./tools/observeTargets.js";
-export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./tools/ToolDefinition.js";
+export { observeTargets } from "./executor/observeTargets.js";
+export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./executor/ToolDefinition.js";
 export { ToolMetrics } from "./executor/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
 export type { Transport, MotionCommand, MotionEnd, ActionRecord, ActionState as ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName } from "./transport/Transport.js";

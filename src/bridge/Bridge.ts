@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../executor/ToolMetrics.js";
 import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
+import type { ToolRegistry } from "../executor/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
 import { freshPoseOf } from "../cameras/freshPose.js";
 import { imagesAfterMotion } from "../cameras/imagesAfterMotion.js";

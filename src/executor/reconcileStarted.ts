@@ -2,7 +2,7 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ActionRow } from "../ledger/ActionRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
 import type { MotionCommand, Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import { observeUntilSettled, type ObserveOutcome } from "./observeUntilSettled.js";

@@ -1,8 +1,8 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
-import type { ObserveFn } from "../tools/ToolDefinition.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
-import { observeTargets } from "../tools/observeTargets.js";
+import type { ObserveFn } from "./ToolDefinition.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
+import { observeTargets } from "./observeTargets.js";
 import type { ArmStatus, MotionCommand } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import { judgeAction } from "./judgeAction.js";

@@ -1,5 +1,5 @@
 import { asArmbridgeError } from "../errors.js";
-import type { HaltTool, ReadTool, ToolContext } from "../tools/ToolDefinition.js";
+import type { HaltTool, ReadTool, ToolContext } from "./ToolDefinition.js";
 import type { CallResult } from "./CallResult.js";
 import { skipped } from "./callResults.js";
 import { resultMessages } from "./resultMessages.js";

@@ -8,8 +8,8 @@ import { poseOf } from "../ledger/ActionRow.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove } from "../kinematics/planCartesianMove.js";
 import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema } from "./moveToPoint.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 /** The highest a call may ask to hover above the table: beyond it, a point is no longer "at" the image point. */
 const MAX_HEIGHT_M = 1.0;

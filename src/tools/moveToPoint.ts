@@ -5,8 +5,8 @@ import { poseOf } from "../ledger/ActionRow.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 export const CARTESIAN_RESULT_GUIDE =
   "Blocks until the motion ends. Results: status done (reached), failed (nothing moved; you may re-run), " +

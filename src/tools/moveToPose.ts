@@ -7,8 +7,8 @@ import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCa
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { fromPositionQuaternion, fromPositionRpy, type Transform } from "../kinematics/rigidTransform.js";
 import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema, frameSchema } from "./moveToPoint.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 const m = (axis: string): z.ZodNumber => z.number().finite().describe(`${axis} in metres.`);
 const rad = (what: string): z.ZodNumber => z.number().finite().min(-2 * Math.PI).max(2 * Math.PI).describe(`${what} in radians.`);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf } from "../config/actuators.js";
 import { poseOf } from "../ledger/ActionRow.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */
 export function stop(config: ArmConfig): ReadTool | HaltTool {

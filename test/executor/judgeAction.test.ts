@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { judgeAction } from "../../src/executor/judgeAction.js";
-import { observeTargets } from "../../src/tools/observeTargets.js";
+import { observeTargets } from "../../src/executor/observeTargets.js";
 import type { ActionRecord, ActionState, ArmStatus } from "../../src/transport/Transport.js";
 import { testConfig } from "../support/testConfig.js";
 
