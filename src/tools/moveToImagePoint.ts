@@ -7,7 +7,8 @@ import { ArmbridgeError } from "../errors.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove } from "../kinematics/planCartesianMove.js";
-import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema } from "./moveToPoint.js";
+import { CARTESIAN_RESULT_GUIDE } from "./moveToPoint.js";
+import { speedOf, speedSchema } from "./speedSchema.js";
 import { observeTargets } from "../executor/observeTargets.js";
 import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
@@ -36,7 +37,7 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
         .transform((p) => [p[0] ?? 0, p[1] ?? 0] as const)
         .describe("The point in that camera's picture as [y, x], each normalised to 0-1000 (0,0 top-left; 1000,1000 bottom-right)."),
       height_m: z.number().finite().min(0).max(MAX_HEIGHT_M).describe("How high above the table surface to put the tool tip, in metres (e.g. 0.10 to hover above a block)."),
-      speed: cartesianSpeedSchema,
+      speed: speedSchema(config),
     })
     .strict();
   const target = (a: z.output<typeof args>): ReturnType<typeof imagePointToTable> => {
@@ -69,7 +70,7 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
       }
     },
     plan: (a, ctx) => {
-      const speed = a.speed ?? 0.5;
+      const speed = speedOf(a);
       const mapped = target(a);
       if (!mapped.ok) {
         const e = new ArmbridgeError("ARMB_ERR_IMAGE_POINT_INVALID", { tool: "move_to_image_point", point: JSON.stringify(a.point), camera: a.camera, reason: mapped.reason });
