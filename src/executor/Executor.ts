@@ -8,7 +8,7 @@ import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "./ToolMetrics.js";
 import { toArgIssues } from "../validation/formatIssues.js";
-import type { MotionTool, ToolContext } from "./ToolDefinition.js";
+import type { HaltContext, MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { ToolRegistry } from "./ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
@@ -90,7 +90,8 @@ export class Executor {
   readonly #now: () => number;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
   readonly #shutdown = new AbortController();
-  readonly #ctx: ToolContext;
+  readonly #ctx: ReadContext;
+  readonly #haltCtx: HaltContext;
   readonly #admission: CallAdmission;
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
@@ -110,11 +111,12 @@ export class Executor {
     for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
     this.#ctx = {
       config: this.config,
-      transport: this.transport,
-      ledger: this.ledger,
+      latestStatus: () => this.transport.latestStatus(),
+      action: (actionId) => this.ledger.get(actionId),
       quarantined: () => this.quarantine.byResource(),
       now: this.#now,
     };
+    this.#haltCtx = { ...this.#ctx, halt: (o) => this.transport.halt({ ...(o.axes ? { axes: o.axes } : {}), signal: o.signal }) };
     const emit = (e: ExecutorEvent): void => this.#emit(e);
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
@@ -263,7 +265,7 @@ export class Executor {
         result = await this.#annotateMotion(tool, parsed.data, result);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, this.#ctx, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: this.#ctx, halt: this.#haltCtx }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;

@@ -13,7 +13,7 @@ export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
     kind: "read",
     timeoutMs: config.timeoutsMs.getActionStatus,
     run: async (args, ctx) => {
-      const row = ctx.ledger.get(args.action_id);
+      const row = ctx.action(args.action_id);
       if (!row) return { message: `No action with id ${args.action_id}.`, data: { found: false, action_id: args.action_id } };
       return {
         // An operator's word carries what the model must know next (e.g. where a part-way motion left the arm).

@@ -77,7 +77,7 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
         return { targets: {}, speed, refusal: { ok: false, code: e.code, issues: [{ path: "point", code: "image_point_invalid", message: e.message }] } };
       }
       const [x, y, z0] = mapped.table;
-      return planCartesianMove(kin, { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false }, poseOf(ctx.transport.latestStatus()), "move_to_image_point", speed);
+      return planCartesianMove(kin, { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false }, poseOf(ctx.latestStatus()), "move_to_image_point", speed);
     },
     context: (a) => {
       const mapped = target(a);

@@ -43,7 +43,7 @@ export function moveToPointTool(config: ArmConfig, kin: ArmKinematics, remote?: 
     onTimeout: "observe",
     plan: (args, ctx, signal) => {
       const goal = { position: [args.x, args.y, args.z] as const, orientation: undefined, frame: args.frame, orientationRequired: false };
-      const pose = poseOf(ctx.transport.latestStatus());
+      const pose = poseOf(ctx.latestStatus());
       const speed = speedOf(args);
       return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_point", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_point", speed);
     },

@@ -49,7 +49,7 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
       const o = args.orientation;
       const orientation: Transform | undefined = "roll" in o ? fromPositionRpy(p, o) : fromPositionQuaternion(p, o);
       const goal = { position: p, orientation, frame: args.frame, orientationRequired: true };
-      const pose = poseOf(ctx.transport.latestStatus());
+      const pose = poseOf(ctx.latestStatus());
       const speed = speedOf(args);
       return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_pose", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_pose", speed);
     },

@@ -26,7 +26,7 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
     kind: "halt",
     timeoutMs: config.timeoutsMs.stop,
     run: async (args, ctx, signal) => {
-      const halted = await ctx.transport.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
+      const halted = await ctx.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
       const pose = poseOf(halted.status);
       const what = args.joints ? args.joints.join(", ") : "all axes";
       const message = halted.halted
