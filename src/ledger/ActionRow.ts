@@ -1,4 +1,5 @@
 import type { ActionRecord, ArmStatus } from "../transport/Transport.js";
+import type { RecordedCommand } from "./RecordedCommand.js";
 
 /** Ledger states of an action (see docs/architecture.md for the diagram). */
 export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial"] as const;
@@ -47,7 +48,8 @@ export interface ActionRow {
   readonly args: unknown;
   readonly argsHash: string;
   readonly resources: readonly string[];
-  readonly command: unknown;
+  /** What was sent and where the motion started; undefined when the stored command is not one (checked on reading). */
+  readonly command: RecordedCommand | undefined;
   /** The arm's incarnation (firmware boot id) when the command was sent. */
   readonly armIncarnation: string | undefined;
   readonly state: ActionState;

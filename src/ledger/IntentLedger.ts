@@ -9,6 +9,7 @@ import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
 import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import { FRESH_SCHEMA, migrateLedger, SCHEMA_VERSION } from "./ledgerSchema.js";
+import { parseRecordedCommand, type RecordedCommand } from "./RecordedCommand.js";
 import { describeHolder, removeOwnerFile, thisProcessAsOwner, writeOwnerFile } from "./LedgerOwner.js";
 
 const APP_ID = "armbridge-intent-ledger";
@@ -49,7 +50,7 @@ export interface NewIntent {
   readonly args: unknown;
   readonly argsHash: string;
   readonly resources: readonly string[];
-  readonly command: unknown;
+  readonly command: RecordedCommand;
   /** The arm's incarnation when the command was sent (Transport.armIncarnation). */
   readonly armIncarnation?: string | undefined;
 }
@@ -442,7 +443,7 @@ function toRow(r: RawRow): ActionRow {
     args: JSON.parse(r.args_json) as unknown,
     argsHash: r.args_hash,
     resources: JSON.parse(r.resources_json) as string[],
-    command: r.command_json === null ? undefined : (JSON.parse(r.command_json) as unknown),
+    command: r.command_json === null ? undefined : parseRecordedCommand(JSON.parse(r.command_json)),
     armIncarnation: r.arm_incarnation ?? undefined,
     state: r.state as ActionState,
     timedOut: r.timed_out === 1,

@@ -94,16 +94,10 @@ export function factsOfRow(row: ActionRow, override: Partial<ConfirmationFacts> 
     actionId: row.actionId,
     operator: row.operator,
     note: row.operatorNote,
-    targets: targetsOf(row.command),
+    targets: row.command?.targets ?? {},
     observed: row.observed,
     ...override,
   };
-}
-
-export function targetsOf(command: unknown): Readonly<Record<string, number>> {
-  const targets = (command as { targets?: unknown } | undefined)?.targets;
-  if (typeof targets !== "object" || targets === null) return {};
-  return Object.fromEntries(Object.entries(targets).filter((e): e is [string, number] => typeof e[1] === "number"));
 }
 
 const byOperator = (f: ConfirmationFacts): string => (f.operator ? `An operator (${f.operator})` : "An operator");

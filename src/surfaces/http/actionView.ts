@@ -74,7 +74,7 @@ export function actionView(row: ActionRow): ActionView {
     tool: row.tool,
     args: row.args,
     resources: row.resources,
-    command: row.command,
+    command: row.command ?? null,
     state: row.state,
     timed_out: row.timedOut,
     settled_by: row.settledBy,
