@@ -258,8 +258,7 @@ class OperatorConsole {
   }
 
   #approvalCount(s: StateView | undefined): number {
-    const p = s?.approvals_pending;
-    return typeof p === "number" ? p : (p?.length ?? 0);
+    return s?.approvals_pending ?? 0;
   }
 
   #renderApprovals(): void {
