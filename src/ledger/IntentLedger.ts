@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import type { ActionRow, ActionState, ConfirmOutcome, ConfirmOutcomeInput, Evidence, ObservedPose, SettledBy } from "./ActionRow.js";
+import type { ActionRow, ActionRowState, ConfirmOutcome, ConfirmOutcomeInput, Evidence, ObservedPose, SettledBy } from "./ActionRow.js";
 import { canonicalOutcome } from "./ActionRow.js";
 import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
@@ -386,7 +386,7 @@ export class IntentLedger {
    * many rows share a millisecond. `before` (epoch ms) is the older, coarser
    * filter: rows created at or after it are left out.
    */
-  list(filter: { state?: ActionState | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {}): ActionRow[] {
+  list(filter: { state?: ActionRowState | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {}): ActionRow[] {
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
     const rows = this.#stmts.list.all({
       state: filter.state ?? null,
@@ -398,12 +398,12 @@ export class IntentLedger {
     return rows.map(toRow);
   }
 
-  inState(state: ActionState): ActionRow[] {
+  inState(state: ActionRowState): ActionRow[] {
     return (this.#stmts.inState.all(state) as RawRow[]).map(toRow);
   }
 }
 
-export type { ActionRow, ActionState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
+export type { ActionRow, ActionRowState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
 
 function prepare(db: Database.Database) {
   return {
@@ -445,7 +445,7 @@ function toRow(r: RawRow): ActionRow {
     resources: JSON.parse(r.resources_json) as string[],
     command: r.command_json === null ? undefined : parseRecordedCommand(JSON.parse(r.command_json)),
     armIncarnation: r.arm_incarnation ?? undefined,
-    state: r.state as ActionState,
+    state: r.state as ActionRowState,
     timedOut: r.timed_out === 1,
     settledBy: (r.settled_by ?? "none") as SettledBy,
     message: r.message ?? undefined,
