@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fitHomography, type Homography } from "../cameras/fitHomography.js";
+import { fitHomography, type Homography } from "../geometry/fitHomography.js";
 import { cameraUrl } from "./cameraUrl.js";
 
 /**

@@ -1,6 +1,6 @@
 import { ArmbridgeError } from "../errors.js";
 import type { Transform } from "./rigidTransform.js";
-import { unitVector } from "../motion/unitVector.js";
+import { unitVector } from "../geometry/unitVector.js";
 
 /** One joint of a chain as the kernel needs it (see KinematicChain). */
 export interface KernelJoint {

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ArmbridgeError } from "../errors.js";
-import { unitVector } from "../motion/unitVector.js";
+import { unitVector } from "../geometry/unitVector.js";
 
 export type UrdfJointType = "revolute" | "continuous" | "prismatic" | "fixed";
 

@@ -1,5 +1,5 @@
 import { mat4, quat } from "gl-matrix";
-import { unitVector } from "../motion/unitVector.js";
+import { unitVector } from "../geometry/unitVector.js";
 
 /**
  * Rigid transforms as gl-matrix 4×4 column-major matrices, always in

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { fitHomography } from "../../src/cameras/fitHomography.js";
+import { fitHomography } from "../../src/geometry/fitHomography.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 let h: Harness | undefined;

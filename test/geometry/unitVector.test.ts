@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { unitVector, vectorLength } from "../../src/motion/unitVector.js";
+import { unitVector, vectorLength } from "../../src/geometry/unitVector.js";
 
 describe("unitVector: the one normalisation of a direction, refusing what cannot be normalised", () => {
   it.each([

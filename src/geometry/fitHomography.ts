@@ -1,5 +1,5 @@
 import { Matrix, SingularValueDecomposition } from "ml-matrix";
-import { vectorLength } from "../motion/unitVector.js";
+import { vectorLength } from "./unitVector.js";
 
 /** A 3×3 homography, row-major: (x, y, w)ᵀ = H · (u, v, 1)ᵀ, then x/w, y/w. */
 export type Homography = readonly [number, number, number, number, number, number, number, number, number];
