@@ -14,13 +14,14 @@ import { ReplayModelClient } from "./ReplayModelClient.js";
 import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAgent.js";
 import { runLiveAgent } from "./runLiveAgent.js";
 
-export const AGENT_USAGE = `usage: armbridge agent "<instruction>" [options] (--serial LINK | --ros ...)
+export const AGENT_USAGE = `Usage: armbridge agent "<instruction>" (--serial LINK | --ros ...) [flags]
 
 Runs a Gemini agent on the arm: the model's function calls go through the
 bridge (per-joint locks, timeouts settled by observation, the intent ledger).
 Progress goes to stderr, one line per motion event; the outcome is one JSON
 line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...}.
 
+Flags:
   --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}; with --live ${DEFAULT_GEMINI_LIVE_MODEL}), or
                           replay:FILE to replay recorded model turns offline (JSONL;
                           see config/demo-session.jsonl). Needs GEMINI_API_KEY unless replay.
@@ -33,7 +34,7 @@ line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadli
   --transcript FILE       write every model turn, call and response as JSONL
   --base-url URL          another Gemini endpoint (the SDK's httpOptions.baseUrl)
   --api-version V         the SDK's httpOptions.apiVersion (default v1beta)
-  --help                  this text
+  -h, --help              this text
 
 ${BRIDGE_FLAGS_HELP}
 
@@ -185,6 +186,18 @@ function writeLine(stream: NodeJS.WritableStream, text: string): Promise<true | 
   });
 }
 
+/** The agent's own flags (the bridge flags are taken first); its help names each. */
+export const AGENT_FLAGS = {
+  model: { type: "string" },
+  live: { type: "boolean" },
+  "max-turns": { type: "string" },
+  "deadline-ms": { type: "string" },
+  image: { type: "string", multiple: true },
+  transcript: { type: "string" },
+  "base-url": { type: "string" },
+  "api-version": { type: "string" },
+} as const;
+
 function parseAgentArgs(rest: readonly string[]): AgentArgs {
   let parsed;
   try {
@@ -192,16 +205,7 @@ function parseAgentArgs(rest: readonly string[]): AgentArgs {
       args: [...rest],
       allowPositionals: true,
       strict: true,
-      options: {
-        model: { type: "string" },
-        live: { type: "boolean" },
-        "max-turns": { type: "string" },
-        "deadline-ms": { type: "string" },
-        image: { type: "string", multiple: true },
-        transcript: { type: "string" },
-        "base-url": { type: "string" },
-        "api-version": { type: "string" },
-      },
+      options: AGENT_FLAGS,
     });
   } catch (error) {
     throw usage((error as Error).message);

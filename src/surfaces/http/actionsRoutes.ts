@@ -2,14 +2,19 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { ACTION_STATES, CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
+import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES, type ActionRowState } from "../../ledger/ActionRow.js";
+import { STATE_INPUTS, stateOfWord } from "../../ledger/stateWords.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
 import type { ActionsPage } from "./wire/ActionView.js";
 
 const listQuery = z.strictObject({
-  state: z.enum(ACTION_STATES).optional(),
+  // The ledger's name of a state or its shared word (confirmed_reached for confirmed_done, …).
+  state: z
+    .enum(STATE_INPUTS as [string, ...string[]])
+    .transform((w) => stateOfWord(w) as ActionRowState)
+    .optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   /** Only actions created before this epoch ms. */
   before: z.coerce.number().int().nonnegative().optional(),

@@ -7,6 +7,8 @@ import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
 import type { CliIo } from "../cli/CliIo.js";
 import { createMcpServer } from "./createMcpServer.js";
 
+export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms"];
+
 export const MCP_HELP = `Usage: armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS]
 
 Serves the arm's tools to an MCP host over stdio (stdout is the MCP channel;
@@ -25,6 +27,7 @@ that no host retries them: an operator must confirm the action first.
 A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
 return the recorded result instead of moving again.
 
+Flags:
   --deadline-ms MS     run deadline each tool call inherits (default 60000)
 
 ${BRIDGE_FLAGS_HELP}
