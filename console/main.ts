@@ -187,6 +187,10 @@ class OperatorConsole {
       case "approval_resolved":
         this.#refreshApprovals(0);
         break;
+      case "halted":
+      case "halt_released":
+        void this.#refreshState();
+        break;
       case "queued":
       case "timed_out":
         break;

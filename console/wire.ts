@@ -34,6 +34,7 @@ const STATE_ORDER: Readonly<Record<ActionRowState, number>> = {
   confirmed_done: 4,
   confirmed_partial: 5,
   confirmed_not_done: 6,
+  halted: 7,
 };
 export const ACTION_STATES: readonly ActionRowState[] = (Object.keys(STATE_ORDER) as ActionRowState[]).sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]);
 

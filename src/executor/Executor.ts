@@ -20,6 +20,8 @@ import { CONFIRM_OUTCOME_RULES } from "../ledger/confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
+import { HaltLatch, type HaltOutcome, type HaltRequest } from "./HaltLatch.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
 import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
@@ -86,6 +88,8 @@ export class Executor {
   readonly quarantine: Quarantine;
   /** Calls waiting for an operator's approve / decline (config `approval`). */
   readonly approvals: ApprovalDesk;
+  /** The halt latch: on from any halt until an operator releases it; every motion is refused meanwhile. */
+  readonly halts: HaltLatch;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
@@ -116,8 +120,15 @@ export class Executor {
       quarantined: () => this.quarantine.byResource(),
       now: this.#now,
     };
-    this.#haltCtx = { ...this.#ctx, halt: (o) => this.transport.halt({ ...(o.axes ? { axes: o.axes } : {}), signal: o.signal }) };
     const emit = (e: ExecutorEvent): void => this.#emit(e);
+    this.halts = new HaltLatch({
+      ledger: this.ledger,
+      transport: this.transport,
+      log: this.#log,
+      now: this.#now,
+      onChange: (c) => emit(c.kind === "halted" ? { type: "halted", halt: c.halt } : { type: "halt_released", halts: c.halts }),
+    });
+    this.#haltCtx = { ...this.#ctx, halt: (o) => this.halts.halt({ source: "tool", callId: o.callId, axes: o.axes }, o.signal) };
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
       now: this.#now,
@@ -148,6 +159,7 @@ export class Executor {
       emit,
       shutdown: this.#shutdown.signal,
       inFlight: new InFlightMotions(),
+      halts: this.halts,
     });
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
@@ -222,6 +234,23 @@ export class Executor {
   }
 
   /**
+   * A halt asked by a person (console, CLI, HTTP): sent at once, latching the
+   * bridge until an operator releases it. Resolves once the arm answered, or
+   * after the stop tool's timeout (then it counts as not confirmed).
+   * The `stop` tool goes the same way.
+   */
+  halt(request: HaltRequest): Promise<HaltOutcome> {
+    return this.halts.halt(request, AbortSignal.timeout(this.config.timeoutsMs.stop));
+  }
+
+  /** An operator's release of the halt latch, by name (ARMB_ERR_OPERATOR_REQUIRED without one, ARMB_ERR_NOT_HALTED when there is none). */
+  releaseHalt(release: { readonly operator: string; readonly note?: string | undefined }): HaltRow[] {
+    const operator = release.operator.trim();
+    if (!operator) throw new ArmbridgeError("ARMB_ERR_RELEASE_OPERATOR_REQUIRED");
+    return this.halts.release(operator, release.note);
+  }
+
+  /**
    * On start: actions left `started` by a crash are settled by observation,
    * or become `unknown` (quarantined). Nothing is ever re-sent.
    */
@@ -265,7 +294,7 @@ export class Executor {
         result = await this.#annotateMotion(tool, parsed.data, result);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, { read: this.#ctx, halt: this.#haltCtx }, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: this.#ctx, halt: this.#haltCtx, callId }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;

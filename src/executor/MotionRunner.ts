@@ -13,7 +13,10 @@ import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
 import type { InFlightMotions } from "../safety/InFlightMotions.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, notApproved, rejected, skipped } from "./callResults.js";
+import { blocked, blockedByHalt, notApproved, rejected, skipped } from "./callResults.js";
+import type { HaltLatch } from "./HaltLatch.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
+import type { Verdict } from "./Verdict.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
 import { observeUntilSettled } from "./observeUntilSettled.js";
@@ -39,6 +42,8 @@ export interface MotionRunnerDeps {
   readonly shutdown: AbortSignal;
   /** Motions that may be moving the arm now; a new one's envelope check accounts for them. */
   readonly inFlight: InFlightMotions;
+  /** The halt latch: while it is on, nothing is sent. */
+  readonly halts: HaltLatch;
 }
 
 /**
@@ -59,6 +64,8 @@ export class MotionRunner {
     const runSignal = deadline.signal;
     const resources = [...new Set(tool.resources(args))].sort();
     const isBlocked = (): CallResult | undefined => {
+      const halt = d.halts.engaged;
+      if (halt) return blockedByHalt(tool.name, resources, halt);
       const b = d.quarantine.blocking(resources);
       return b.actionIds.length === 0 ? undefined : blocked(tool.name, b.resources, b.actionIds);
     };
@@ -125,14 +132,21 @@ export class MotionRunner {
       // The ledger keeps the pose the motion starts from beside what was sent: an operator judging an
       // unknown later needs "where was it before" as much as "where was it going" (the console draws both).
       const recorded = { ...command, from: poseOf(d.transport.latestStatus()) ?? null };
-      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation }, d.now());
+      const intentAt = d.now();
+      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation }, intentAt);
       sentActionId = command.actionId;
+      // A halt that came while the intent was being written: recorded, never sent.
+      const haltNow = d.halts.engaged;
+      if (haltNow) {
+        outcome = this.#notSentForHalt(command, haltNow);
+        return outcome;
+      }
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
       d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
 
       const end = await this.#awaitMotion(command, budgetMs, runSignal);
-      outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log, intentAt });
       return outcome;
     } catch (error) {
       if (sentActionId === undefined) throw error;
@@ -188,6 +202,7 @@ export class MotionRunner {
     armIncarnation: string | undefined;
     end: MotionEnd;
     log: Logger;
+    intentAt: number;
   }): Promise<CallResult> {
     const d = this.#d;
     const { command, tool, end, log } = m;
@@ -205,7 +220,7 @@ export class MotionRunner {
           case "not_moved":
             return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
           case "interrupted":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "interrupted", detail: o.notes.join("; ") }, ctx));
+            return resultFromRow(d.settler.settle(command.actionId, await this.#haltExplains({ kind: "interrupted", detail: o.notes.join("; ") }, m.intentAt), ctx));
           case "in_progress":
           case "no_evidence":
             initialRecord = end.record;
@@ -243,7 +258,7 @@ export class MotionRunner {
     });
     log.info({ verdict: outcome.verdict.kind, observed_ms: outcome.waitedMs }, "observation finished");
     if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
-    const verdict =
+    const judged =
       outcome.verdict.kind === "undetermined"
         ? {
             kind: "undetermined" as const,
@@ -252,7 +267,36 @@ export class MotionRunner {
               : "the link failed and observing the arm was inconclusive",
           }
         : outcome.verdict;
+    const verdict = await this.#haltExplains(judged, m.intentAt);
     return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes }));
+  }
+
+  /**
+   * A motion that moved and ended short of its target while a halt sent after
+   * it started was open: once the arm confirmed that halt, the halt explains
+   * it — it stopped where the arm reports it, by the halt (`halted`), and no
+   * one need be asked. A halt the arm did not confirm explains nothing: the
+   * verdict stands (`unknown`, joints quarantined).
+   */
+  async #haltExplains(verdict: Verdict, intentAt: number): Promise<Verdict> {
+    if (verdict.kind !== "interrupted") return verdict;
+    const answer = this.#d.halts.answerSince(intentAt);
+    if (!answer) return verdict;
+    const halt = await answer;
+    return halt.confirmed === true ? { kind: "halted", halt } : verdict;
+  }
+
+  /** The intent is durable but a halt came first: nothing was sent, and the row says so (positive evidence: it never left). */
+  #notSentForHalt(command: MotionCommand, halt: HaltRow): CallResult {
+    const reason = `the bridge was halted (${halt.haltId}) before it was sent; nothing left for the arm`;
+    this.#d.log.warn({ action_id: command.actionId, halt_id: halt.haltId }, "halt latched while the intent was written: not sent");
+    return resultFromRow(
+      this.#d.settler.settle(
+        command.actionId,
+        { kind: "not_moved", reason },
+        { by: "completion", timedOut: false, notes: [reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: reason } },
+      ),
+    );
   }
 
   /**

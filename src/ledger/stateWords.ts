@@ -18,6 +18,7 @@ export const STATE_WORDS: Readonly<Record<ActionRowState, { readonly word: strin
   confirmed_done: { word: "confirmed_reached", means: "an operator confirmed it reached its target" },
   confirmed_partial: { word: "confirmed_partial", means: "an operator confirmed it stopped part-way" },
   confirmed_not_done: { word: "confirmed_not_moved", means: "an operator confirmed it did not move" },
+  halted: { word: "halted", means: "a halt stopped it part-way, at the pose the arm reported" },
 };
 
 /** Every word a state may be typed as: the shared word first, then the ledger's name where it differs. */

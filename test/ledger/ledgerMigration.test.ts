@@ -8,6 +8,7 @@ import { resultFromRow } from "../../src/executor/resultFromRow.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { SCHEMA_VERSION } from "../../src/ledger/ledgerSchema.js";
 import { writeV1Ledger } from "../fixtures/ledgerV1.js";
+import { writeV2Ledger } from "../fixtures/ledgerV2.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -33,7 +34,7 @@ describe("the ledger schema migration (a ledger file from the landed version 1)"
     const path = v1File();
     const ledger = IntentLedger.open(path);
     try {
-      expect(SCHEMA_VERSION).toBe(2);
+      expect(SCHEMA_VERSION).toBe(3);
       expect(ledger.list({ limit: 100 }).map((r) => [r.actionId, r.state])).toEqual([
         ["act_cnot", "confirmed_not_done"],
         ["act_cdone", "confirmed_done"],
@@ -56,7 +57,7 @@ describe("the ledger schema migration (a ledger file from the landed version 1)"
     const db = new Database(path, { readonly: true });
     try {
       const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
-      expect(meta.schema_version).toBe("2");
+      expect(meta.schema_version).toBe("3");
       expect(meta.migrated_at).toMatch(/\(from 1, 6 rows\)$/);
       const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql;
       expect(sql).toContain("'confirmed_partial'");
@@ -87,5 +88,41 @@ describe("the ledger schema migration (a ledger file from the landed version 1)"
     const check = new Database(path, { readonly: true });
     expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql).not.toContain("confirmed_partial");
     check.close();
+  });
+
+  it("opens a version-2 file (the landed shape), upgrades it to version 3: rows kept, the halted state and the halts table work", () => {
+    const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-v2-"));
+    dirs.push(dir);
+    const path = join(dir, "ledger.sqlite");
+    writeV2Ledger(path);
+    const ledger = IntentLedger.open(path);
+    try {
+      expect(ledger.get("act_partial")).toMatchObject({ state: "confirmed_partial", operator: "ana", operatorOutcome: "partial", observed: { pose: { wrist_2: 0.45 }, stampMs: 3000 } });
+      // A part-way stop reads as `stopped` now, with the pose it stopped at: never `failed`.
+      expect(resultFromRow(ledger.mustGet("act_partial"))).toMatchObject({ status: "stopped", pose: { wrist_2: 0.45 } });
+      expect(ledger.openHalts()).toEqual([]);
+      ledger.recordHalt({ haltId: "halt_1", haltedAt: 4000, source: "console", operator: "ana", callId: undefined, axes: undefined, note: undefined });
+      ledger.answerHalt("halt_1", { confirmed: true, pose: { wrist_2: 0.6 } }, 4010);
+      const row = ledger.settle("act_unknown", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { wrist_2: 0.6 } } }, 4020);
+      expect(row).toMatchObject({ state: "halted", operator: "ana", settledBy: "operator" });
+      expect(resultFromRow(row)).toMatchObject({ status: "stopped", pose: { wrist_2: 0.6 } });
+    } finally {
+      ledger.close();
+    }
+    const again = IntentLedger.open(path);
+    try {
+      expect(again.openHalts()).toMatchObject([{ haltId: "halt_1", confirmed: true, pose: { wrist_2: 0.6 }, operator: "ana" }]);
+      expect(again.releaseHalts({ operator: "bo" }, 5000)).toMatchObject([{ haltId: "halt_1", releasedBy: "bo", releasedAt: 5000 }]);
+      expect(again.openHalts()).toEqual([]);
+    } finally {
+      again.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("3");
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'migrated_at'").get() as { value: string }).value).toMatch(/\(from 2, 2 rows\)$/);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -51,6 +51,14 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "approve a waiting call: its motion runs",
     load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVE_HELP, run: m.approveCommand, flags: Object.keys(m.DECISION_FLAGS) })),
   },
+  halt: {
+    summary: "halt the arm now and latch the bridge until an operator releases it",
+    load: async () => import("./haltCommand.js").then((m) => ({ help: m.HALT_HELP, run: m.haltCommand, flags: Object.keys(m.HALT_FLAGS) })),
+  },
+  release: {
+    summary: "release the halt latch (an operator, by name): motion is accepted again",
+    load: async () => import("./haltCommand.js").then((m) => ({ help: m.RELEASE_HELP, run: m.releaseCommand, flags: Object.keys(m.RELEASE_FLAGS) })),
+  },
   tools: {
     summary: "list the tools a model can call, with their arguments",
     load: async () => import("./toolsCommand.js").then((m) => ({ help: m.TOOLS_HELP, run: m.toolsCommand, flags: Object.keys(m.TOOLS_FLAGS) })),

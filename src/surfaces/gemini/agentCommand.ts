@@ -134,9 +134,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const note of result.notes) progress(`[agent] note: ${note}\n`);
     for (const r of result.responses) {
       const out = resultOf(r.response);
-      if (out.status === "unknown" && stoppedBy !== undefined && bridge.ledger.get(out.action_id)?.state === "started") {
+      if (out.status !== "unknown" || out.action_id === undefined) continue;
+      if (stoppedBy !== undefined && bridge.ledger.get(out.action_id)?.state === "started") {
         progress(`[agent] ${out.action_id} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm\n`);
-      } else if (out.status === "unknown") {
+      } else {
         progress(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome reached|partial|not_moved --operator NAME\`\n`);
       }
     }

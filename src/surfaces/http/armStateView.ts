@@ -1,6 +1,7 @@
 import type { Bridge } from "../../bridge/Bridge.js";
 import { explainFault } from "../../transport/explainFault.js";
 import { actionViewWithOptions } from "./actionView.js";
+import { haltView } from "./haltView.js";
 import type { ArmStateView } from "./wire/ArmStateView.js";
 
 export type { ArmStateView } from "./wire/ArmStateView.js";
@@ -14,6 +15,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     if (axis.moving) moving.push(name);
   }
   const ageMs = status ? Math.max(0, now - status.stampMs) : null;
+  const halt = bridge.executor.halts.engaged;
   return {
     link: bridge.transport.linkState(),
     pose,
@@ -24,6 +26,8 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     fault_help: (status?.faults ?? []).map(explainFault),
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
     approvals_pending: bridge.executor.approvals.pendingCount,
+    halted: halt !== undefined,
+    halt: halt ? haltView(halt) : null,
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
   };

@@ -12,6 +12,7 @@ import { registerCallsRoute } from "./callsRoute.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
 import { EventStreamHub, type EventStreamHubOptions } from "./EventStreamHub.js";
+import { registerHaltRoutes } from "./haltRoutes.js";
 import { registerHealthzRoute } from "./healthzRoute.js";
 import { HostAllowList } from "./hostAllowList.js";
 import { httpStatusFor } from "./httpStatusFor.js";
@@ -123,6 +124,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerCallsRoute(app, bridge);
   registerActionsRoutes(app, bridge);
   registerServosRoute(app, bridge);
+  registerHaltRoutes(app, bridge);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
   registerArmDescriptionRoute(app, bridge);

@@ -47,7 +47,7 @@ describe("one CLI convention for every command", () => {
     for (const flag of flags) expect(names(help, flag), `${name} --help names --${flag}`).toBe(true);
   });
 
-  it.each(["call", "actions", "confirm", "approvals", "approve", "decline", "recover", "tools"])("`%s` prints records and takes --json", async (name) => {
+  it.each(["call", "actions", "confirm", "approvals", "approve", "decline", "recover", "tools", "halt", "release"])("`%s` prints records and takes --json", async (name) => {
     expect((await LOCAL[name]!.load()).flags).toContain("json");
   });
 
@@ -89,7 +89,7 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
     await bridge.executor.execute([{ id: "c-1", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.1 } } }]);
     const [r] = await bridge.executor.execute([{ id: "c-2", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.3 } } }]);
     if (r?.result.status !== "unknown") throw new Error("expected an unknown");
-    bridge.executor.confirm(r.result.action_id, { outcome: "partial", operator: "ana" });
+    bridge.executor.confirm(r.result.action_id!, { outcome: "partial", operator: "ana" });
   });
   afterAll(async () => {
     await server.close();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
+import { HALT_VIEW } from "./HaltView.js";
 
 /** The arm connection as the bridge sees it (connected / reconnecting since … attempt N / down). */
 export const LINK_VIEW = z.strictObject({
@@ -32,6 +33,10 @@ export const ARM_STATE_VIEW = z.strictObject({
   quarantined: z.record(z.string(), z.array(z.string())),
   /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
   approvals_pending: z.number(),
+  /** True while the bridge is latched by a halt: every motion is refused until an operator releases it. */
+  halted: z.boolean(),
+  /** The newest open halt (who, when, whether the arm confirmed it), or null. */
+  halt: HALT_VIEW.nullable(),
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
   pending_unknowns: z.array(ACTION_VIEW),
   /** The intent ledger: its file, and `lost` once that file was deleted or replaced under the running bridge. */

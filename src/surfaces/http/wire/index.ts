@@ -12,5 +12,6 @@ export * from "./ArmDescriptionView.js";
 export * from "./ArmStateView.js";
 export * from "./CallResultView.js";
 export * from "./ExecutorEventView.js";
+export * from "./HaltView.js";
 export * from "./SecurityReport.js";
 export type { WireOf } from "./WireOf.js";
