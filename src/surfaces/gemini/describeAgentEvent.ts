@@ -1,4 +1,5 @@
 import type { AgentEnd, AgentEvent } from "./AgentEvent.js";
+import { describeModelLinkEvent } from "./ModelLinkEvent.js";
 import { progressLine } from "./progressLine.js";
 
 /** The progress line for an agent event. */
@@ -26,6 +27,8 @@ export function describeAgentEvent(event: AgentEvent): string | undefined {
       return `told the model the outcome of ${event.callIds.join(", ")}, which it never received`;
     case "user_turn":
       return `user turn: ${oneLine(event.text)}`;
+    case "link":
+      return describeModelLinkEvent(event.event);
     case "ended":
       return `run ended: ${endWords(event.ended)} after ${event.turns} model turn(s)`;
   }
