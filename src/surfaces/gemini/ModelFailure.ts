@@ -98,6 +98,8 @@ export function parseRetryAfterMs(value: string | null | undefined, now: number 
   if (value === null || value === undefined || value.trim() === "") return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP-date names its day and zone ("Tue, 01 Dec 2026 10:00:07 GMT"); Date.parse would take "-1" for a year.
+  if (!/[A-Za-z]{3}/.test(trimmed)) return undefined;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -1,4 +1,5 @@
 import { decodeImage, encodeImage } from "../../cameras/encodeImage.js";
+import { inspectImage } from "../../cameras/inspectImage.js";
 import type { RawImage } from "../../cameras/sim/renderScene.js";
 
 /**
@@ -27,9 +28,13 @@ export interface StreamFrame {
  * within both bounds goes as it is. Undefined when no quality fits.
  */
 export function streamFrame(bytes: Buffer, mimeType: string): StreamFrame | undefined {
+  // The size from the header: decoding a JPEG only to learn it fits would cost more than sending it.
+  const header = inspectImage(bytes);
+  if (header.ok && header.format === "jpeg" && mimeType === "image/jpeg" && Math.max(header.width, header.height) <= STREAM_FRAME_MAX_SIDE && bytes.length <= STREAM_FRAME_MAX_BYTES) {
+    return { mimeType: "image/jpeg", bytes, width: header.width, height: header.height };
+  }
   const image = decodeImage(bytes);
   const factor = Math.ceil(Math.max(image.width, image.height) / STREAM_FRAME_MAX_SIDE);
-  if (factor <= 1 && mimeType === "image/jpeg" && bytes.length <= STREAM_FRAME_MAX_BYTES) return { mimeType: "image/jpeg", bytes, width: image.width, height: image.height };
   const small = factor <= 1 ? image : shrink(image, factor);
   for (const q of QUALITIES) {
     const jpeg = encodeImage(small, "jpeg", q);
