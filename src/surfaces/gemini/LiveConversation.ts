@@ -2,20 +2,17 @@ import type { Content, LiveServerMessage } from "@google/genai";
 import type { FunctionResponse } from "../toFunctionResponse.js";
 import type { AgentMetricsRecorder } from "./AgentMetrics.js";
 import type { AgentReporter } from "./AgentReporter.js";
-import { dispatchLiveCalls, type DispatchedCall } from "./dispatchLiveCalls.js";
+import { AwaitedCalls, type AwaitedCall } from "./AwaitedCalls.js";
+import { dispatchLiveCalls } from "./dispatchLiveCalls.js";
 import { freshSessionRecap } from "./freshSessionRecap.js";
 import { identifyCalls, type CallExecutor, type GeminiToolAdapter } from "./GeminiToolAdapter.js";
 import type { LiveRun } from "./LiveRun.js";
 import type { LiveSentRecord } from "./LiveSentRecord.js";
+import { liveToolResponse } from "./liveToolResponse.js";
 import type { SessionStart } from "./ModelLinkEvent.js";
 import type { ResumableLiveSession, SessionLoss } from "./ResumableLiveSession.js";
 import type { RunMotionLog } from "./RunMotionLog.js";
-import { missedOutcomesNote, type MissCause, type UndeliveredMotions } from "./UndeliveredMotions.js";
-
-/** A dispatched call whose response the current session still expects. */
-interface Awaiting extends DispatchedCall {
-  readonly turn: number;
-}
+import { missedOutcomesNote, type UndeliveredMotions } from "./UndeliveredMotions.js";
 
 export interface LiveConversationOptions {
   readonly run: LiveRun;
@@ -46,9 +43,7 @@ export interface LiveConversationOptions {
  */
 export class LiveConversation {
   readonly #o: LiveConversationOptions;
-  readonly #awaiting = new Map<string, Awaiting>();
-  /** Why our wait for a call ended early, for the transcript. */
-  readonly #missCause = new Map<string, MissCause>();
+  readonly #awaiting = new AwaitedCalls();
   /** Later user turns so far, for a fresh session's opening. */
   readonly #userTurns: Content[] = [];
   /** User content to send once connected (lost with a connection before a handle covered it, or typed while disconnected). */
@@ -74,7 +69,7 @@ export class LiveConversation {
 
   /** Stop waiting for anything still under way; the executor observes and settles it. */
   abandon(): void {
-    for (const a of this.#awaiting.values()) a.controller.abort();
+    this.#awaiting.endAllWaits();
   }
 
   onMessage(message: LiveServerMessage): void {
@@ -116,7 +111,7 @@ export class LiveConversation {
   }
 
   interruptAwaiting(): void {
-    const ids = this.#missCalls([...this.#awaiting.keys()], "interrupted");
+    const ids = this.#missCalls(this.#awaiting.ids(), "interrupted");
     if (ids.length === 0) return;
     this.#o.reporter.write("interrupted", { call_ids: ids });
     this.#o.reporter.report({ type: "interrupted", callIds: ids });
@@ -135,12 +130,10 @@ export class LiveConversation {
     this.#idle = false;
     this.#heardSinceLoss = false;
     const lost: string[] = [];
-    for (const [id, a] of this.#awaiting) {
+    for (const a of this.#awaiting.miss(this.#awaiting.ids(), "connection_lost", "keep_waiting")) {
       undelivered.miss(a.joined?.call ?? a.call, a.joined?.response ?? a.response, "connection_lost");
-      this.#missCause.set(id, "connection_lost");
-      lost.push(id);
+      lost.push(a.call.id);
     }
-    this.#awaiting.clear();
     const resend: Content[] = [];
     for (const r of loss.unconfirmed) {
       if (r.kind === "user_content") resend.push(r.content);
@@ -197,18 +190,10 @@ export class LiveConversation {
   }
 
   /** Ends our wait for these calls; their motions go on and are remembered as undelivered. */
-  #missCalls(ids: readonly string[], cause: MissCause): string[] {
-    const missed: string[] = [];
-    for (const id of ids) {
-      const a = this.#awaiting.get(id);
-      if (!a) continue;
-      this.#awaiting.delete(id);
-      this.#missCause.set(id, cause);
-      a.controller.abort();
-      this.#o.undelivered.miss(a.call, a.response, cause);
-      missed.push(id);
-    }
-    return missed;
+  #missCalls(ids: readonly string[], cause: "cancelled" | "interrupted"): string[] {
+    const missed = this.#awaiting.miss(ids, cause, "end_wait");
+    for (const a of missed) this.#o.undelivered.miss(a.call, a.response, cause);
+    return missed.map((a) => a.call.id);
   }
 
   #onToolCall(functionCalls: Parameters<typeof identifyCalls>[0]): void {
@@ -227,9 +212,9 @@ export class LiveConversation {
     if (calls.length === 0) return;
     const dispatched = dispatchLiveCalls(calls, { adapter: this.#o.adapter, undelivered, deadlineAt: this.#o.deadlineAt, signal: this.#o.signal });
     const turn = this.turns;
-    const batch = dispatched.map((d): Awaiting => ({ ...d, turn }));
+    const batch = dispatched.map((d): AwaitedCall => ({ ...d, turn }));
     for (const a of batch) {
-      this.#awaiting.set(a.call.id, a);
+      this.#awaiting.add(a);
       if (a.joined) {
         this.#o.metrics.joined();
         reporter.write("joined", { call: a.call, joined_call_id: a.joined.call.id });
@@ -240,38 +225,25 @@ export class LiveConversation {
   }
 
   /** Answers a toolCall once all its calls settle: those still awaited, in one toolResponse. */
-  async #answer(turn: number, batch: readonly Awaiting[]): Promise<void> {
+  async #answer(turn: number, batch: readonly AwaitedCall[]): Promise<void> {
     const { run, reporter, undelivered } = this.#o;
     const outcomes = await Promise.all(
       batch.map(async (a) => {
         const r = await a.response;
-        if (this.#awaiting.get(a.call.id) !== a) {
-          const cause = this.#missCause.get(a.call.id) ?? "cancelled";
+        if (!this.#awaiting.has(a)) {
+          const cause = this.#awaiting.causeOf(a.call.id);
           reporter.write("cancelled_settled", { turn, cause, response: r });
           reporter.report({ type: "cancelled_settled", cause, response: r });
         }
         return r;
       }),
     );
-    const answered = batch.filter((a) => this.#awaiting.get(a.call.id) === a);
-    for (const a of answered) this.#awaiting.delete(a.call.id);
+    const answered = batch.filter((a) => this.#awaiting.has(a));
+    this.#awaiting.answered(answered);
     if (run.finished || answered.length === 0) return;
     const answers = answered.map((a) => outcomes[batch.indexOf(a)] as FunctionResponse);
-    // What the resumed model would miss if this response is lost before a handle covers it.
-    const record: LiveSentRecord = {
-      kind: "motion_outcomes",
-      motions: answered.flatMap((a, i) =>
-        a.joined ? [{ call: a.joined.call, response: a.joined.response }] : undelivered.keyOf(a.call) === undefined ? [] : [{ call: a.call, response: Promise.resolve(withoutParts(answers[i] as FunctionResponse)) }],
-      ),
-    };
-    // A result's pictures go inside its function response (FunctionResponse.parts): a separate clientContent turn now would itself interrupt the model.
-    const delivered = this.#o.link.sendToolResponse(
-      {
-        functionResponses: answers.map((r) => ({ id: r.id, name: r.name, response: { ...r.response }, ...(r.parts ? { parts: r.parts.map((p) => ({ inlineData: { ...p.inlineData } })) } : {}) })),
-      },
-      record,
-    );
-    if (!delivered) {
+    const { params, record } = liveToolResponse(answered, answers, undelivered);
+    if (!this.#o.link.sendToolResponse(params, record)) {
       // The connection went as they settled: the next session is told instead.
       answered.forEach((a, i) => {
         undelivered.miss(a.joined?.call ?? a.call, a.joined?.response ?? Promise.resolve(answers[i] as FunctionResponse), "connection_lost");
@@ -324,9 +296,4 @@ export class LiveConversation {
     reporter.write("missed_told", { call_ids: callIds, text: note });
     reporter.report({ type: "missed_told", callIds });
   }
-}
-
-/** A response kept for a possible loss: its pictures are not needed to tell an outcome again. */
-function withoutParts(r: FunctionResponse): FunctionResponse {
-  return { id: r.id, name: r.name, response: r.response };
 }
