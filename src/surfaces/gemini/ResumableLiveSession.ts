@@ -76,13 +76,16 @@ export interface ResumableLiveSessionOptions<R> {
  * the handle. Any number of reconnects: only `policy.attempts` failures in
  * a row end the run.
  *
- * It also keeps what was sent since the newest resumable handle (records of
- * type R, the conversation's own): the server resumes from the handle's
- * state, so on a loss those are handed back as `unconfirmed` — a tool
- * response there never reached the resumed session. The Gemini Developer API
- * offers no `lastConsumedClientMessageIndex` to narrow this (the SDK allows
- * `transparent` only on Vertex), so a message counts as kept once a
- * resumable handle arrives after it was sent.
+ * It also keeps what was sent that the newest resumable handle may not hold
+ * (records of type R, the conversation's own): the server resumes from the
+ * handle's state, so on a loss those are handed back as `unconfirmed` — a
+ * tool response there never reached the resumed session. The Gemini
+ * Developer API offers no `lastConsumedClientMessageIndex` to say which
+ * messages a handle holds (the SDK allows `transparent` only on Vertex), so
+ * a message counts as held once the model has said something after it was
+ * sent (it was consumed: the server handles a connection's messages in
+ * order) and a resumable handle has arrived after that. A handle that merely
+ * arrives after the send may have been made before the server read it.
  */
 export class ResumableLiveSession<R> {
   readonly #o: ResumableLiveSessionOptions<R>;
@@ -90,7 +93,8 @@ export class ResumableLiveSession<R> {
   readonly #now: () => number;
   #link: LiveLink | undefined;
   #handle: string | undefined;
-  #outbox: R[] = [];
+  /** What was sent and may not be in the state of the newest handle; `answered`: the model has said something since. */
+  #outbox: { readonly record: R; answered: boolean }[] = [];
   #leaveTimer: NodeJS.Timeout | undefined;
   #sentAt: number | undefined;
   /** Connections in a row that ended before the server said anything: they back off like failed attempts. */
@@ -151,7 +155,7 @@ export class ResumableLiveSession<R> {
       // The socket went between the check and the send: its close event follows and replaces it.
       return false;
     }
-    if (record !== undefined && this.#handle !== undefined) this.#outbox.push(record);
+    if (record !== undefined) this.#outbox.push({ record, answered: false });
     if (expectsAnswer) this.#sentAt ??= this.#now();
     return true;
   }
@@ -162,7 +166,7 @@ export class ResumableLiveSession<R> {
     if (update) {
       if (update.resumable === true && typeof update.newHandle === "string" && update.newHandle !== "") {
         this.#handle = update.newHandle;
-        this.#outbox = [];
+        this.#outbox = this.#outbox.filter((e) => !e.answered);
         this.#o.on.handle(update.newHandle);
         if (link.goAwayReceived) this.#leaveIfCalm();
       }
@@ -171,6 +175,9 @@ export class ResumableLiveSession<R> {
     if (message.toolCall || message.serverContent?.modelTurn || message.serverContent?.turnComplete) {
       if (this.#sentAt !== undefined) this.#o.on.answered(this.#now() - this.#sentAt);
       this.#sentAt = undefined;
+      for (const e of this.#outbox) e.answered = true;
+      // With no handle yet, the first one to come covers everything answered before it.
+      if (this.#handle === undefined) this.#outbox = this.#outbox.filter((e) => !e.answered);
     }
     if (message.toolCall || message.toolCallCancellation || message.serverContent || message.setupComplete) this.#o.on.message(message);
   }
@@ -217,7 +224,7 @@ export class ResumableLiveSession<R> {
       this.#o.on.event({ kind: "resume_refused", handle: link.offeredHandle, detail: end.detail });
       this.#forgetHandle();
     }
-    const unconfirmed = this.#handle === undefined ? [] : this.#outbox.splice(0);
+    const unconfirmed = this.#handle === undefined ? [] : this.#outbox.splice(0).map((e) => e.record);
     this.#o.on.lost({ cause, detail: end.detail, unconfirmed, handle: this.#handle });
     this.#track(this.#connect({ cause, since, first: false }));
   }

@@ -19,6 +19,8 @@ const PAN_AGAIN = { speed: 0.2, positions: { shoulder_pan: 0.8 } };
 const toolResponses = (conn: LiveConnection): Responses[] => conn.received.filter((m) => "toolResponse" in m).map((m) => m.toolResponse as Responses);
 const clientContents = (conn: LiveConnection): Content[] => conn.received.filter((m) => "clientContent" in m).map((m) => m.clientContent as Content);
 const text = (conn: LiveConnection, words: string): void => conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] }, turnComplete: true } });
+/** Model text within a turn: the model has read what we sent before it. */
+const say = (conn: LiveConnection, words: string): void => conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] } } });
 const panStarts = (effects: readonly Effect[]): Effect[] => effects.filter((e) => e.event === "motion_start" && e.joints.includes("shoulder_pan"));
 const transcript = (path: string): Line[] => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
 const setupOf = (conn: LiveConnection): Record<string, unknown> => conn.setup.setup as Record<string, unknown>;
@@ -71,6 +73,7 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       server.liveScript = async (conn) => {
         if (server.connections.length === 1) {
           await conn.next("clientContent");
+          say(conn, "Panning to 0.8.");
           conn.send({ sessionResumptionUpdate: { newHandle: "handle-before-the-call", resumable: true } });
           // The model calls a function: the Live API is not resumable while it runs.
           conn.send({ sessionResumptionUpdate: { resumable: false } });
@@ -87,7 +90,6 @@ describe("Live resumption: the run goes on across connections, and no motion hap
         conn.send({ sessionResumptionUpdate: { resumable: false } });
         conn.send({ toolCall: { functionCalls: [{ id: "fc1-again", name: "move_joints", args: PAN_AGAIN }] } });
         joinedAnswer = await conn.next("toolResponse");
-        conn.send({ sessionResumptionUpdate: { newHandle: "handle-after", resumable: true } });
         text(conn, "The pan is at 0.8.");
       };
       const transcriptPath = join(sb.dir, `${style}.jsonl`);
@@ -157,6 +159,34 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: "fc2", response: { output: { status: "done", joined_call_id: "fc1" } } });
   });
 
+  it("a handle that arrives right after a result, before the model said a word, does not count the result as received", async () => {
+    let joinedAnswer: ClientMessage | undefined;
+    server.liveScript = async (conn) => {
+      if (server.connections.length === 1) {
+        await conn.next("clientContent");
+        conn.send({ toolCall: { functionCalls: [{ id: "fc1", name: "move_joints", args: PAN }] } });
+        await conn.next("toolResponse");
+        // Made before the server read the response, it may not hold it: the client cannot tell, so it assumes not.
+        conn.send({ sessionResumptionUpdate: { newHandle: "handle-racing-the-result", resumable: true } });
+        conn.terminate();
+        return;
+      }
+      conn.send({ toolCall: { functionCalls: [{ id: "fc2", name: "move_joints", args: PAN_AGAIN }] } });
+      joinedAnswer = await conn.next("toolResponse");
+      text(conn, "At 0.8.");
+    };
+    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan to 0.8", deadlineMs: 30_000 });
+
+    expect(server.scriptErrors).toEqual([]);
+    expect(result.ended).toBe("answered");
+    expect(server.connections[1]!.offeredHandle).toBe("handle-racing-the-result");
+    // The instruction was answered (by the call) before that handle came: held, not sent again.
+    expect(clientContents(server.connections[1]!)).toEqual([]);
+    const first = sb.bridge.ledger.findByCallId("fc1")!;
+    expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([first.actionId]);
+    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: "fc2", response: { output: { status: "done", joined_call_id: "fc1" } } });
+  });
+
   it("a resume the server refuses (expired handle) starts a fresh session told from the ledger what the arm did; a repeat of the motion still under way joins it", async () => {
     let opening: Content | undefined;
     let joinedAnswer: ClientMessage | undefined;
@@ -207,12 +237,14 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     server.liveScript = async (conn) => {
       if (server.connections.length === 1) {
         await conn.next("clientContent");
+        say(conn, "Panning.");
         conn.send({ sessionResumptionUpdate: { newHandle: "h1", resumable: true } });
         conn.send({ sessionResumptionUpdate: { resumable: false } });
         conn.send({ toolCall: { functionCalls: [{ id: "fc1", name: "move_joints", args: PAN }] } });
         await startedCall("fc1");
         conn.send({ goAway: { timeLeft: "20s" } });
         await conn.next("toolResponse");
+        say(conn, "The pan is there.");
         conn.send({ sessionResumptionUpdate: { newHandle: "h2", resumable: true } });
         // The server would close at the end of timeLeft; the client must be gone well before.
         return;
