@@ -143,7 +143,7 @@ export class LiveConversation {
       }
     }
     this.#toSend = [...resend, ...this.#toSend];
-    const event = { kind: "connection_lost", cause: loss.cause, detail: loss.detail, undeliveredCallIds: lost, handle: loss.handle } as const;
+    const event = { kind: "connection_lost", cause: loss.cause, detail: loss.detail, undeliveredCallIds: [...new Set(lost)], handle: loss.handle } as const;
     this.#o.reporter.write("connection_lost", { ...event });
     this.#o.reporter.report({ type: "link", event });
   }
@@ -153,10 +153,11 @@ export class LiveConversation {
     switch (start) {
       case "first":
         this.#sendUser(this.#o.instruction);
+        // Turns typed while the first connection was being made follow the instruction.
+        this.#sendHeld();
         return;
       case "resumed": {
-        const held = this.#toSend.splice(0);
-        for (const content of held) if (!this.#sendUser(content)) this.#toSend.push(content);
+        const held = this.#sendHeld();
         // The handle was taken at a resumable point, which the Live API never marks while the model generates or runs calls;
         // what the resumed model already said (handled before this) or what we send now decides otherwise.
         if (held.length > 0) this.#idle = false;
@@ -183,6 +184,13 @@ export class LiveConversation {
     // Settled motions are in the recap; one still under way is told once it settles, or joined by a repeat.
     for (const m of told) undelivered.told(m.call);
     this.#o.reporter.write("fresh_session_recap", { text: recap, told_call_ids: told.map((m) => m.call.id) });
+  }
+
+  /** Sends the user content held for a connection, in order; returns it. */
+  #sendHeld(): Content[] {
+    const held = this.#toSend.splice(0);
+    for (const content of held) if (!this.#sendUser(content)) this.#toSend.push(content);
+    return held;
   }
 
   #sendUser(content: Content): boolean {

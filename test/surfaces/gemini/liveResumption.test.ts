@@ -292,6 +292,34 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect(result.metrics.reconnect_ms!.count).toBe(n);
   });
 
+  it("while reconnects keep failing the run deadline still ends the run, after the motion under way has settled", async () => {
+    server.setupReply = (_setup, index) => (index === 0 ? "complete" : { close: 1013, reason: "try again later" });
+    server.liveScript = async (conn) => {
+      await conn.next("clientContent");
+      conn.send({ toolCall: { functionCalls: [{ id: "fc1", name: "move_joints", args: PAN }] } });
+      await startedCall("fc1");
+      conn.terminate();
+    };
+    const transcriptPath = join(sb.dir, "deadline.jsonl");
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "pan",
+      transcriptPath,
+      deadlineMs: 3_000,
+      reconnect: { attempts: 1000, backoff: { initialMs: 100, maxMs: 400 }, setupTimeoutMs: 5_000, goAwayMarginMs: 1_000 },
+    });
+    expect(result.ended).toBe("deadline");
+    // Returned only once the motion it had started was settled, and it moved once.
+    const row = sb.bridge.ledger.findByCallId("fc1")!;
+    expect(row.state).toBe("done");
+    expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([row.actionId]);
+    const failed = transcript(transcriptPath).filter((l) => l.type === "reconnect_failed");
+    expect(failed.length).toBeGreaterThan(1);
+    expect(failed[0]!.detail).toContain("1013");
+  });
+
   it("a setup the server refuses outright (bad key or model) ends the run with ARMB_ERR_GEMINI_API at once", async () => {
     server.setupReply = () => ({ close: 1008, reason: "API key not valid" });
     await expect(runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "x", deadlineMs: 20_000 })).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_API" });
