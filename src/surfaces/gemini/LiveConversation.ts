@@ -261,7 +261,8 @@ export class LiveConversation {
     }
     this.#idle = false;
     for (const a of answered) if (a.joined) undelivered.told(a.call);
-    this.sent.push(...answers);
+    // Kept for the run's result without their pictures: those went to the model, and an afternoon of them would only grow the heap.
+    this.sent.push(...answers.map((r) => ({ id: r.id, name: r.name, response: r.response })));
     reporter.write("tool_response", { turn, responses: answers });
     reporter.report({ type: "responses", turn, responses: answers });
   }
