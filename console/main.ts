@@ -8,6 +8,7 @@ import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
+import { HaltBar } from "./HaltBar.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
 import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
@@ -57,6 +58,7 @@ interface ActiveMotion {
 class OperatorConsole {
   readonly #api: ApiClient;
   readonly #history: HistoryPanel;
+  readonly #haltBar: HaltBar;
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
   readonly #approvalCards = new Map<string, ApprovalCard>();
@@ -79,7 +81,10 @@ class OperatorConsole {
       localStorage.setItem(NAME_KEY, this.#operator.value.trim());
       this.#syncButtons();
     });
-    $("halt").addEventListener("click", () => void this.#halt());
+    this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
+      void this.#refreshState();
+      this.#history.refresh(0);
+    });
   }
 
   get #ctx(): CardContext {
@@ -237,6 +242,7 @@ class OperatorConsole {
     const pendingBefore = this.#approvalCount(this.#state);
     this.#state = s;
     this.#sampleAt = sampleAt;
+    this.#haltBar.update(s);
     if (this.#approvalCount(s) !== pendingBefore) this.#refreshApprovals(0);
     if (!this.#arm) return this.#render();
     const ids = new Set<string>();
@@ -357,18 +363,6 @@ class OperatorConsole {
     b.className = `banner ${tone}`;
     b.hidden = false;
     setText(b, message);
-  }
-
-  async #halt(): Promise<void> {
-    try {
-      const r = await this.#api.post<{ responses: { response: { output?: { status: string; message: string }; error?: { status: string; message: string } } }[] }>("/v1/calls", {
-        calls: [{ id: `console-stop-${Date.now()}`, name: "stop", args: {} }],
-      });
-      const o = r.responses[0]?.response.output ?? r.responses[0]?.response.error;
-      this.#banner(o?.status === "done" ? "ok" : "bad", `Halt: ${o?.message ?? "no answer"}`);
-    } catch (error) {
-      this.#banner("bad", `Halt failed: ${describeError(error)}`);
-    }
   }
 }
 

@@ -15,6 +15,9 @@ export type {
   ArmDescriptionView as ArmDescription,
   ConfirmOption,
   ExecutorEventView,
+  HaltAnswer,
+  HaltReleaseAnswer,
+  HaltView,
   LinkView,
   SecurityReport,
 } from "../src/surfaces/http/wire/index.js";
