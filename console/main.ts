@@ -9,6 +9,7 @@ import { ApprovalCard } from "./ApprovalCard.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
 import { HaltBar } from "./HaltBar.js";
+import { CameraPanel } from "./CameraPanel.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
 import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
@@ -59,6 +60,7 @@ class OperatorConsole {
   readonly #api: ApiClient;
   readonly #history: HistoryPanel;
   readonly #haltBar: HaltBar;
+  readonly #cameras: CameraPanel;
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
   readonly #approvalCards = new Map<string, ApprovalCard>();
@@ -81,6 +83,7 @@ class OperatorConsole {
       localStorage.setItem(NAME_KEY, this.#operator.value.trim());
       this.#syncButtons();
     });
+    this.#cameras = new CameraPanel(api);
     this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
       void this.#refreshState();
       this.#history.refresh(0);
@@ -112,6 +115,7 @@ class OperatorConsole {
           this.#stream = s;
           if (s.state === "live") {
             if (!this.#arm) void this.#loadArm();
+            this.#cameras.load().catch(() => undefined);
             void this.#loadSecurity();
             this.#history.refresh(0);
             this.#refreshApprovals(0);

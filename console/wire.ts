@@ -13,6 +13,8 @@ export type {
   ApprovalView,
   ArmAxisView as ArmAxis,
   ArmDescriptionView as ArmDescription,
+  CamerasList,
+  CameraView,
   ConfirmOption,
   ExecutorEventView,
   HaltAnswer,
@@ -20,6 +22,7 @@ export type {
   HaltView,
   LinkView,
   SecurityReport,
+  TablePointView,
 } from "../src/surfaces/http/wire/index.js";
 
 /** GET /v1/state and the SSE `state` event. */

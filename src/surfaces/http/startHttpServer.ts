@@ -9,6 +9,7 @@ import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
+import { registerCameraRoutes } from "./cameraRoutes.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
 import { EventStreamHub, type EventStreamHubOptions } from "./EventStreamHub.js";
@@ -125,6 +126,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerActionsRoutes(app, bridge);
   registerServosRoute(app, bridge);
   registerHaltRoutes(app, bridge);
+  registerCameraRoutes(app, bridge);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
   registerArmDescriptionRoute(app, bridge);

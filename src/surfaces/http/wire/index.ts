@@ -11,6 +11,7 @@ export * from "./ApprovalView.js";
 export * from "./ArmDescriptionView.js";
 export * from "./ArmStateView.js";
 export * from "./CallResultView.js";
+export * from "./CameraView.js";
 export * from "./ExecutorEventView.js";
 export * from "./HaltView.js";
 export * from "./SecurityReport.js";
