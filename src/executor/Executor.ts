@@ -23,6 +23,7 @@ import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
+import { inFlightOfRow } from "./inFlightOfRow.js";
 import { newActionId } from "./newActionId.js";
 import { Quarantine } from "./Quarantine.js";
 import { reconcileStarted } from "./reconcileStarted.js";
@@ -95,6 +96,8 @@ export class Executor {
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
   readonly #imagesAfterMotion: ExecutorOptions["imagesAfterMotion"];
+  /** Motions that may be moving the arm now: the envelope check of every new motion accounts for them. */
+  readonly #inFlight = new InFlightMotions();
   #unwatch: (() => void) | undefined;
 
   constructor(options: ExecutorOptions) {
@@ -145,8 +148,9 @@ export class Executor {
       newActionId: options.newActionId ?? newActionId,
       emit,
       shutdown: this.#shutdown.signal,
-      inFlight: new InFlightMotions(),
+      inFlight: this.#inFlight,
     });
+    this.restoreInFlightFromLedger();
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
   }
@@ -217,6 +221,23 @@ export class Executor {
     this.#log.info({ action_id: actionId, outcome, operator, observed_pose: observed?.pose }, "operator confirmed an unknown action");
     this.#emit({ type: "action_resolved", row });
     return row;
+  }
+
+  /**
+   * Counts every motion the ledger holds `started` or `unknown` as in flight
+   * for the envelope, over its whole recorded path (inFlightOfRow), until it
+   * is settled or confirmed. Runs at construction — a start, an adopted
+   * ledger — and is for the link lifecycle to call when the arm's link comes
+   * back: the arm did not stop for our outage. Motions whose runs are in this
+   * process keep their own entries. Returns the action ids added.
+   */
+  restoreInFlightFromLedger(): string[] {
+    const added: string[] = [];
+    for (const row of [...this.ledger.inState("started"), ...this.ledger.inState("unknown")]) {
+      if (this.#inFlight.restore(row.actionId, inFlightOfRow(row, this.config))) added.push(row.actionId);
+    }
+    if (added.length > 0) this.#log.warn({ action_ids: added }, "motions not known to be over count as in flight for the envelope until settled or confirmed");
+    return added;
   }
 
   /**
