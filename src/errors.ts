@@ -74,6 +74,8 @@ export const ERROR_CODES = {
   ARMB_ERR_APPROVAL_NOT_FOUND: "No approval request with id {id} (it may have been decided, expired or withdrawn and forgotten)",
   ARMB_ERR_APPROVAL_DECIDED: "Approval request {id} was already {decision}{by}: there is nothing to decide",
   ARMB_ERR_APPROVAL_OPERATOR_REQUIRED: "Deciding approval request {id} needs an operator name",
+  ARMB_ERR_APPROVAL_UNANSWERABLE:
+    "The config gates {tools} on an operator's approval, but {why}: no one could approve, so every gated call could only expire. Run the arm under `armbridge serve`, where its console and `armbridge approve` answer, or set approval: {tool}: never",
 
   // transports
   ARMB_ERR_TRANSPORT_CLOSED: "The {transport} transport is closed",
