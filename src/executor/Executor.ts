@@ -5,6 +5,7 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
+import { normaliseOperatorName } from "../ledger/operatorName.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "../observability/ToolMetrics.js";
 import { toArgIssues } from "../tools/formatIssues.js";
@@ -208,7 +209,9 @@ export class Executor {
     const status = this.transport.latestStatus();
     const pose = poseOf(status);
     const observed = confirmation.observed ?? (status && pose ? { pose, stampMs: status.stampMs } : undefined);
-    const operator = confirmation.operator.trim();
+    const operator = normaliseOperatorName(confirmation.operator);
+    // Before anything is derived from it: a name of invisible characters is no name.
+    if (operator === undefined) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
     // The row's words follow its new state, written together with it (one truth per row).
     const message =
       current &&
