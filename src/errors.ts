@@ -47,6 +47,8 @@ export const ERROR_CODES = {
     "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
   ARMB_ERR_CAMERA_NOT_CALIBRATED:
     "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
+  ARMB_ERR_IMAGE_BUDGET:
+    "Camera {camera}'s picture ({bytes} bytes) was not delivered: this response already carries {used} of its {limit} bytes of pictures. Ask for it again in a later turn, or for fewer pictures at once",
   ARMB_ERR_IMAGE_POINT_INVALID:
     "{tool}: image point {point} of camera {camera} cannot be mapped to the table: {reason}; nothing was sent",
 

@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { InFlightMotions } from "../safety/InFlightMotions.js";
-import type { CameraImage } from "../cameras/CameraImage.js";
+import { withoutData, type CameraImage, type ResultImage } from "../cameras/CameraImage.js";
+import { base64Bytes, ImageBudget } from "../cameras/ImageBudget.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
@@ -60,6 +61,13 @@ export interface ExecuteOptions {
   readonly deadlineMs?: number | undefined;
   /** Ends waiting for the whole run (e.g. the caller went away); motions are not stopped. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The picture budget of the response these results go into. Default: one
+   * per `execute` (an HTTP answer, an MCP result, a unary agent turn); a
+   * surface whose one answer gathers several executes (a Live tool response)
+   * passes one to all of them.
+   */
+  readonly imageBudget?: ImageBudget | undefined;
 }
 
 const DEFAULT_RUN_DEADLINE_MS = 60_000;
@@ -178,6 +186,7 @@ export class Executor {
     const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
     // Every call of the batch listens on the run signal (its deadline, an approval wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
     setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
+    const images = options.imageBudget ?? new ImageBudget();
     try {
       const admitted = this.#admission.admitBatch(calls);
       return await Promise.all(
@@ -185,7 +194,7 @@ export class Executor {
           if (refusal) return { id, name, result: refusal };
           const deadline = new CallDeadline(runSignal, deadlineAt, this.#now);
           try {
-            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline) };
+            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline, images) };
           } finally {
             deadline.dispose();
           }
@@ -267,7 +276,7 @@ export class Executor {
     this.#unwatch = undefined;
   }
 
-  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline): Promise<CallResult> {
+  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline, images: ImageBudget): Promise<CallResult> {
     const startedAt = this.#now();
     const tool = this.registry.get(name);
     let result: CallResult;
@@ -284,10 +293,10 @@ export class Executor {
       } else if (tool.blocking) {
         // Whatever fails before the intent is durable failed before anything was sent.
         result = await this.#runMotionCall(callId, tool, parsed.data, deadline).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
-        result = await this.#annotateMotion(tool, parsed.data, result);
+        result = await this.#annotateMotion(tool, parsed.data, result, images);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, this.#ctx, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { ...this.#ctx, imageBudget: images }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;
@@ -319,18 +328,18 @@ export class Executor {
    * `context` (derived from the arguments), and, for a motion that was sent
    * now (not a replay), fresh pictures taken after it settled.
    */
-  async #annotateMotion(tool: MotionTool, args: unknown, result: CallResult): Promise<CallResult> {
+  async #annotateMotion(tool: MotionTool, args: unknown, result: CallResult, budget: ImageBudget): Promise<CallResult> {
     let context: Readonly<Record<string, unknown>> | undefined;
     try {
       context = tool.context?.(args, this.#ctx);
     } catch (error) {
       this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "tool context failed; result left without it");
     }
-    let images: readonly CameraImage[] = [];
+    let images: readonly ResultImage[] = [];
     const sent = "action_id" in result && result.action_id !== undefined && result.replayed !== true && result.status !== "rejected";
     if (sent && this.#imagesAfterMotion) {
       try {
-        images = await this.#imagesAfterMotion(AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)]));
+        images = withinBudget(await this.#imagesAfterMotion(AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)])), budget);
       } catch (error) {
         this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "attaching camera frames failed; result left without them");
       }
@@ -357,4 +366,13 @@ export class Executor {
       }
     }
   }
+}
+
+/** Frames attached after a motion, counted against the response's budget: one that does not fit keeps its description and says it was not delivered. */
+function withinBudget(images: readonly CameraImage[], budget: ImageBudget): ResultImage[] {
+  return images.map((image) => {
+    const bytes = base64Bytes(image.data);
+    if (budget.take(bytes)) return image;
+    return { ...withoutData(image), delivered_as: `not delivered: this response already carries ${budget.usedBytes} of its ${budget.limitBytes} bytes of pictures (ask for it with get_camera_image in a later turn)` };
+  });
 }
