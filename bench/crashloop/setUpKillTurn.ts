@@ -1,28 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EffectLine } from "../../firmware-sim/effectsJudge.js";
-import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { wire, type BatchOutcome, type BridgeSession } from "./BridgeSession.js";
-import type { CallPlanner, CallRecord } from "./CallPlanner.js";
-import type { ProbeScenario } from "./findProbeScenario.js";
-import type { OperatorDesk } from "./OperatorDesk.js";
+import { wire, type BatchOutcome } from "./BridgeSession.js";
+import type { CallRecord } from "./CallPlanner.js";
+import type { KillTurnDeps } from "./KillTurnDeps.js";
 import { stageProbeableMotion } from "./stageProbeableMotion.js";
 
 /** Where in a call's life the bridge is killed. */
 export const KILL_MOMENTS = ["before_request", "queued", "mid_motion", "mid_observation"] as const;
 export type KillMoment = (typeof KILL_MOMENTS)[number];
-
-export interface KillTurnDeps {
-  readonly config: ArmConfig;
-  readonly planner: CallPlanner;
-  readonly session: BridgeSession;
-  readonly desk: OperatorDesk;
-  readonly random: () => number;
-  readonly effects: () => readonly EffectLine[];
-  readonly waitFor: (predicate: (events: readonly EffectLine[]) => boolean, timeoutMs: number) => Promise<boolean>;
-  readonly watchdogMs: number;
-  /** Where to stage the watchdog kill's long motion so a probe can meet it (findProbeScenario). */
-  readonly scenario: ProbeScenario | undefined;
-}
 
 /** The turn under way when the kill comes. */
 export interface KillTurn {

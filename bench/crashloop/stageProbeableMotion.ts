@@ -1,7 +1,7 @@
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
 import { wire } from "./BridgeSession.js";
 import type { CallRecord } from "./CallPlanner.js";
-import type { KillTurnDeps } from "./setUpKillTurn.js";
+import type { KillTurnDeps } from "./KillTurnDeps.js";
 
 /**
  * The long motion a watchdog kill leaves `unknown`, set up so that a probe

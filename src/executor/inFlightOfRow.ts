@@ -1,7 +1,6 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ActionRow } from "../ledger/ActionRow.js";
 import type { InFlightMotion } from "../safety/InFlightMotions.js";
-import { targetsOf } from "./confirmOutcomes.js";
 
 /**
  * The path a motion recorded in the ledger may be anywhere along, as segments
@@ -22,20 +21,21 @@ import { targetsOf } from "./confirmOutcomes.js";
  * target. It refuses more than the exact path would, which is the point: an
  * unknown start is no licence to assume the motion stood still.
  *
- * Joints the row holds (its `joint:` resources) without a readable target are
- * treated the same way, so a damaged command never shrinks what counts.
+ * Joints the row holds (its `joint:` resources) without a readable target (a
+ * stored command the ledger could not read back) are treated the same way, so
+ * a damaged command never shrinks what counts.
  */
 export function inFlightOfRow(row: Pick<ActionRow, "actionId" | "command" | "resources">, config: ArmConfig): InFlightMotion[] {
   const limits = new Map(config.arm.joints.map((j) => [j.name, j] as const));
-  const targets = targetsOf(row.command);
-  const recordedFrom = fromOf(row.command);
+  const targets: Readonly<Record<string, number>> = row.command?.targets ?? {};
+  const recordedFrom = row.command?.from ?? undefined;
   const from: Record<string, number> = {};
   const to: Record<string, number> = {};
   const unknownStart = new Set<string>();
   for (const [joint, target] of Object.entries(targets)) {
     if (!limits.has(joint)) continue;
     const start = recordedFrom?.[joint];
-    if (start === undefined) unknownStart.add(joint);
+    if (start === undefined || !Number.isFinite(start) || !Number.isFinite(target)) unknownStart.add(joint);
     else {
       from[joint] = start;
       to[joint] = target;
@@ -52,11 +52,4 @@ export function inFlightOfRow(row: Pick<ActionRow, "actionId" | "command" | "res
     if (j) segments.push({ actionId: row.actionId, from: { [joint]: j.min }, to: { [joint]: j.max } });
   }
   return segments;
-}
-
-/** The recorded start pose (`command.from`), finite numbers only; undefined for rows written without one. */
-function fromOf(command: unknown): Readonly<Record<string, number>> | undefined {
-  const from = (command as { from?: unknown } | undefined)?.from;
-  if (typeof from !== "object" || from === null) return undefined;
-  return Object.fromEntries(Object.entries(from).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1])));
 }

@@ -6,6 +6,7 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { Executor } from "../../src/executor/Executor.js";
 import { inFlightOfRow } from "../../src/executor/inFlightOfRow.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
+import type { RecordedCommand } from "../../src/ledger/RecordedCommand.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { FakeArm } from "../support/FakeArm.js";
@@ -25,7 +26,7 @@ afterEach(async () => {
 });
 
 /** A ledger file holding one motion left `unknown` by an earlier process: `command` as that process recorded it. */
-function ledgerWithUnknown(command: Record<string, unknown>, resources: string[]): string {
+function ledgerWithUnknown(command: RecordedCommand, resources: string[]): string {
   dir = mkdtempSync(join(tmpdir(), "armb-inflight-ledger-"));
   const path = join(dir, "ledger.sqlite");
   const ledger = IntentLedger.open(path);
@@ -62,14 +63,14 @@ describe("inFlightOfRow: the path a recorded motion may be anywhere along", () =
     ]);
   });
 
-  it("a joint the row holds without a readable target counts over its whole range; the gripper is not a chain joint", () => {
-    const segments = inFlightOfRow({ actionId: "a", resources: ["gripper", "joint:wrist_1"], command: "garbled" }, config);
+  it("a joint the row holds without a readable command (one the ledger could not read back) counts over its whole range; the gripper is not a chain joint", () => {
+    const segments = inFlightOfRow({ actionId: "a", resources: ["gripper", "joint:wrist_1"], command: undefined }, config);
     expect(segments).toEqual([{ actionId: "a", from: { wrist_1: limits.wrist_1!.min }, to: { wrist_1: limits.wrist_1!.max } }]);
   });
 
   it("the whole-range segments refuse what the exact path would allow", () => {
-    const exact = inFlightOfRow({ actionId: "a", resources: ["joint:shoulder_lift"], command: { targets: { shoulder_lift: home.shoulder_lift }, from: { ...home } } }, config);
-    const unknownStart = inFlightOfRow({ actionId: "a", resources: ["joint:shoulder_lift"], command: { targets: { shoulder_lift: home.shoulder_lift } } }, config);
+    const exact = inFlightOfRow({ actionId: "a", resources: ["joint:shoulder_lift"], command: { actionId: "a", speed: 0.5, targets: { shoulder_lift: home.shoulder_lift! }, from: { ...home } } }, config);
+    const unknownStart = inFlightOfRow({ actionId: "a", resources: ["joint:shoulder_lift"], command: { actionId: "a", speed: 0.5, targets: { shoulder_lift: home.shoulder_lift! } } }, config);
     expect(checkMotionEnvelope(config, home, { elbow: home.elbow! - 1 }, "move_joints", exact).ok).toBe(true);
     expect(checkMotionEnvelope(config, home, { elbow: home.elbow! - 1 }, "move_joints", unknownStart).ok).toBe(false);
   });
@@ -94,7 +95,7 @@ describe("an executor started on a ledger with an unknown motion counts it in fl
 
   it("a row without a recorded start counts over its joints' whole range", async () => {
     // Its target is where the joint already is: exactly known, the motion could not reach the ceiling.
-    const path = ledgerWithUnknown({ actionId: "act_earlier", targets: { shoulder_lift: home.shoulder_lift }, speed: 0.5 }, ["joint:shoulder_lift"]);
+    const path = ledgerWithUnknown({ actionId: "act_earlier", targets: { shoulder_lift: home.shoulder_lift! }, speed: 0.5 }, ["joint:shoulder_lift"]);
     const { executor, arm } = await executorOn(path);
     const [b] = await executor.execute([{ id: "b", name: "move_joints", args: { positions: { elbow: home.elbow! - 1 } } }]);
     expect(b!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ENVELOPE_VIOLATION" });

@@ -5,7 +5,7 @@ import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
 import { MAX_FRAME_BYTES } from "./HttpSnapshotSource.js";
-import { deviceText } from "../../deviceText.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** A writer mid-frame gets this many more looks, this far apart, before the frame is called broken. */
 const ATTEMPTS = 6;

@@ -2,7 +2,7 @@ import { ArmbridgeError } from "../../errors.js";
 import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
-import { deviceText } from "../../deviceText.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** A snapshot larger than this is refused rather than buffered: no camera frame is anywhere near it. */
 export const MAX_FRAME_BYTES = 20 * 1024 * 1024;

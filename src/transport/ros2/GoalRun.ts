@@ -1,6 +1,6 @@
 import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryResult, type GripperResult, type RclActionClient, type RclClientGoalHandle } from "./rclTypes.js";
 import type { ActionState } from "../Transport.js";
-import { deviceText } from "../../deviceText.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 export type GoalServer = { readonly kind: "trajectory"; readonly controller: string } | { readonly kind: "gripper" };
 

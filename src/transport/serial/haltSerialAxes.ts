@@ -4,7 +4,7 @@ import { linkSignals } from "../linkSignals.js";
 import type { ArmStatus, HaltResult } from "../Transport.js";
 import type { SerialConnection } from "./SerialConnection.js";
 import type { RequestTiming } from "./SerialTransportOptions.js";
-import { deviceText } from "../../deviceText.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 export interface SerialHaltContext {
   readonly connection: SerialConnection;

@@ -9,7 +9,7 @@ import type { SentBootMemory } from "./SentBootMemory.js";
 import type { SerialConnection } from "./SerialConnection.js";
 import type { RequestTiming } from "./SerialTransportOptions.js";
 import { toActionRecord } from "./StatusCache.js";
-import { deviceText } from "../../deviceText.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** What a motion needs from the transport around it. */
 export interface SerialMotionContext {

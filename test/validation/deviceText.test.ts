@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSnapshotSource } from "../src/cameras/sources/HttpSnapshotSource.js";
-import { deviceText, DEVICE_TEXT_MAX_CHARS } from "../src/deviceText.js";
-import { toActionRecord } from "../src/transport/serial/StatusCache.js";
+import { HttpSnapshotSource } from "../../src/cameras/sources/HttpSnapshotSource.js";
+import { deviceText, DEVICE_TEXT_MAX_CHARS } from "../../src/validation/deviceText.js";
+import { toActionRecord } from "../../src/transport/serial/StatusCache.js";
 
 /**
  * Text from devices and the network reaches a model only as data: labelled
