@@ -80,6 +80,14 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     expect(starts(effects)).toBe(1);
   });
 
+  it("a recover the moment after a trip is judged on a fresh read of the servo, never 'nothing to recover' from the status loop's older cycle", async () => {
+    const { sim, transport, effects } = await rig(protocol);
+    sim.bus.shutDownOnCue(ELBOW_SERVO);
+    const [r] = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
+    expect(r?.outcome).toBe(protocol === "feetech_sts" ? "still_in_error" : "recovered");
+    expect(starts(effects)).toBe(0);
+  });
+
   it("four concurrent recovers of one tripped servo: one recovered, the others already in progress or nothing to recover; one reboot at most", async () => {
     const { sim, transport, effects } = await rig(protocol);
     sim.bus.shutDownOnCue(ELBOW_SERVO);

@@ -567,6 +567,12 @@ export class ServoBusTransport implements Transport {
    */
   async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
     const t = this.#protocol.table;
+    // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
+    // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
+    if (!this.#closed && !options.signal.aborted) {
+      await this.#readStatus();
+      this.#afterRead();
+    }
     const names = options.axes ?? this.#servos.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
     const out: ServoRecovery[] = [];
     for (const name of names) {
