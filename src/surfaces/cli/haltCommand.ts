@@ -1,3 +1,4 @@
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
@@ -54,7 +55,7 @@ export async function haltCommand(argv: readonly string[], io: CliIo): Promise<n
 export async function releaseCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, RELEASE_FLAGS);
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (!values.operator?.trim()) throw cliUsageError("--operator NAME is required: say who releases the halt");
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who releases the halt (${OPERATOR_NAME_RULE})`);
   const answer = (await ApiClient.fromFlags(values, io).request("POST", "/v1/halt/release", {
     operator: values.operator,
     ...(values.note === undefined ? {} : { note: values.note }),

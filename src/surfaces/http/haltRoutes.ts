@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
+import { normaliseOperatorName } from "../../ledger/operatorName.js";
 import { haltView } from "./haltView.js";
 import { parseInput } from "./parseInput.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "./wire/HaltView.js";
@@ -35,7 +36,8 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
     const known = new Set(actuatorsOf(bridge.config).map((a) => a.name));
     const unknown = (body.joints ?? []).filter((j) => !known.has(j));
     if (unknown.length > 0) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `body.joints: no axis named ${unknown.map((j) => JSON.stringify(j)).join(", ")}; the arm's axes: ${[...known].join(", ")}` });
-    const operator = body.operator?.trim() || undefined;
+    // HALT never waits for a name: one that is only invisible characters counts as none.
+    const operator = body.operator === undefined ? undefined : normaliseOperatorName(body.operator);
     const { halt, result } = await bridge.executor.halt({ source: body.source ?? "http", operator, note: body.note, axes: body.joints });
     const what = body.joints ? body.joints.join(", ") : "all axes";
     const message = result.halted
@@ -51,7 +53,7 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
     const released = bridge.executor.releaseHalt({ operator: body.operator, note: body.note });
     const answer: HaltReleaseAnswer = {
       released: released.map(haltView),
-      message: `Released by ${released[0]?.releasedBy ?? body.operator.trim()}: motion is accepted again.`,
+      message: `Released by ${released[0]?.releasedBy ?? body.operator}: motion is accepted again.`,
     };
     return answer;
   });
