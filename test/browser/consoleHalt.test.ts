@@ -41,7 +41,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`console HALT (skipped when ${NO_CHROMIUM_REASON
 
     // A slow wrist_3 motion (3 rad at 15 % speed: several seconds), halted part-way from the console.
     const slow = r.call("slow", "move_joints", { positions: { wrist_3: 3.0 }, speed: 0.15 });
+    let settledEarly: unknown;
+    void slow.then((early) => (settledEarly = early));
     await page.locator("#arm", { hasText: "MOVING" }).waitFor();
+    expect(settledEarly, "the slow motion is still running when HALT is pressed").toBeUndefined();
     const scrolled = await scrollToBottom(page);
     expect(scrolled.scrollHeight, "the page must be taller than the screen for this test to mean anything").toBeGreaterThan(scrolled.innerHeight);
     expect(scrolled.scrollY).toBeGreaterThan(0);
