@@ -46,6 +46,8 @@ const positive = finite.positive().refine((v) => Math.fround(v) > 0, { message: 
 const jointServoFile = z
   .object({
     id: z.number().int().min(0).max(252),
+    /** The servo model (e.g. sts3215, xl430-w250): `armbridge doctor` checks that the servo answering this id is one. */
+    model: z.string().min(1).optional(),
     counts_per_rev: z.number().int().positive().default(4096),
     center: finite.default(2048),
     sign: z.union([z.literal(1), z.literal(-1)]).default(1),
@@ -56,6 +58,7 @@ const jointServoFile = z
 const gripperServoFile = z
   .object({
     id: z.number().int().min(0).max(252),
+    model: z.string().min(1).optional(),
     closed: finite,
     open: finite,
     /** Dynamixel: Current_Limit in register units, with current-based position mode; the gripper then cannot crush what it holds. */
@@ -344,7 +347,7 @@ export const armConfigFileSchema = z
         maxVelocity: j.max_velocity,
         maxAcceleration: j.max_acceleration,
         home: j.home,
-        servo: j.servo ? { id: j.servo.id, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign } : undefined,
+        servo: j.servo ? { id: j.servo.id, model: j.servo.model, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign } : undefined,
       })),
       gripper: f.arm.gripper
         ? {
@@ -355,6 +358,7 @@ export const armConfigFileSchema = z
             servo: f.arm.gripper.servo
               ? {
                   id: f.arm.gripper.servo.id,
+                  model: f.arm.gripper.servo.model,
                   closed: f.arm.gripper.servo.closed,
                   open: f.arm.gripper.servo.open,
                   currentLimit: f.arm.gripper.servo.current_limit,
