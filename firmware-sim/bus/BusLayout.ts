@@ -60,8 +60,12 @@ export interface LaidOutServo {
 
 /** The firmware the simulator's servos report unless told otherwise (simulator values, not a real release). */
 const SIM_FIRMWARE: Readonly<Record<string, readonly number[]>> = { dynamixel_x: [52], feetech_sts: [3, 10] };
-/** A supply each family is commonly run at (V): X-series 12 V (XL330: 5 V), STS3215 7.4 V. */
+/** A supply each family is commonly run at (V): X-series 12 V (the XL330s 5 V), STS3215 7.4 V. */
 const SUPPLY_V: Readonly<Record<string, number>> = { dynamixel_x: 12, feetech_sts: 7.4 };
+const supplyFor = (family: string, modelNumber: number, models: Readonly<Record<string, number>>): number => {
+  const name = Object.entries(models).find(([, n]) => n === modelNumber)?.[0] ?? "";
+  return name.startsWith("xl330") ? 5 : (SUPPLY_V[family] ?? 12);
+};
 
 export function readBusLayout(path: string): BusLayoutFile {
   let raw: unknown;
@@ -95,19 +99,21 @@ export function layOutServos(config: ArmConfig, protocol: BusProtocol, layout: B
   const axes = servoAxesOf(config);
   const homes = new Map<string, number>([...config.arm.joints.map((j) => [j.name, j.home] as const), ...(config.arm.gripper ? [[config.arm.gripper.name, config.arm.gripper.home] as const] : [])]);
   const configModel = (name: string): string | undefined => config.arm.joints.find((j) => j.name === name)?.servo?.model ?? (config.arm.gripper?.name === name ? config.arm.gripper.servo?.model : undefined);
-  const supply = SUPPLY_V[table.family] ?? 12;
   const firmware = SIM_FIRMWARE[table.family] ?? [1];
   if (!layout) {
-    return axes.map((axis) => ({
-      axis,
-      id: axis.id,
-      baud: baudOk(defaultBaud, axis.name),
-      modelNumber: modelOf(configModel(axis.name), axis.name),
-      firmware,
-      startCount: Math.round(countOf(axis, homes.get(axis.name) ?? 0)),
-      voltage: supply,
-      temperature: 32,
-    }));
+    return axes.map((axis) => {
+      const modelNumber = modelOf(configModel(axis.name), axis.name);
+      return {
+        axis,
+        id: axis.id,
+        baud: baudOk(defaultBaud, axis.name),
+        modelNumber,
+        firmware,
+        startCount: Math.round(countOf(axis, homes.get(axis.name) ?? 0)),
+        voltage: supplyFor(table.family, modelNumber, models),
+        temperature: 32,
+      };
+    });
   }
   const seen = new Set<string>();
   return layout.servos.map((s, i) => {
@@ -131,14 +137,15 @@ export function layOutServos(config: ArmConfig, protocol: BusProtocol, layout: B
       axis = { ...configured, zeroCount: closed, countsPerUnit: open - closed };
     }
     const home = configured ? (homes.get(configured.name) ?? 0) : 0;
+    const modelNumber = modelOf(s.model ?? (configured ? configModel(configured.name) : undefined), what);
     return {
       axis,
       id: s.id ?? configured?.id ?? table.setup.factoryId,
       baud: baudOk(s.baud ?? defaultBaud, what),
-      modelNumber: modelOf(s.model ?? (configured ? configModel(configured.name) : undefined), what),
+      modelNumber,
       firmware: s.firmware ?? firmware,
       startCount: Math.round(s.position ?? countOf(axis, home)),
-      voltage: s.voltage ?? supply,
+      voltage: s.voltage ?? supplyFor(table.family, modelNumber, models),
       temperature: s.temperature ?? 32,
     };
   });

@@ -35,6 +35,10 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
     load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand })),
   },
+  bus: {
+    summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
+    load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand })),
+  },
   approvals: {
     summary: "list calls waiting for an operator's approval",
     load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),
@@ -71,7 +75,8 @@ Commands:
 ${rows.join("\n")}
 
 Exit codes: 0 ok, 1 runtime error (printed with its ARMB_ERR_* code), 2 bad command line.
-stdout carries JSON only; messages and logs go to stderr.
+stdout carries JSON (bus scan and doctor: a table when stdout is a terminal, --json for JSON);
+messages and logs go to stderr.
 `;
 }
 
