@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../tools/formatIssues.js";
 import type { ArmConfig } from "./ArmConfig.js";
+import { applyArmbridgeCalibration, isArmbridgeCalibration, parseBusCalibrationFile } from "./busCalibrationFile.js";
 
 /**
  * LeRobot's per-motor calibration file (SO-100/101, Koch):
@@ -36,6 +37,7 @@ export function applyBusCalibration(config: ArmConfig, configPath: string): ArmC
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }
+  if (isArmbridgeCalibration(raw)) return applyArmbridgeCalibration(config, parseBusCalibrationFile(raw, path), path);
   const parsed = lerobotCalibration.safeParse(raw);
   if (!parsed.success) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: formatIssues(parsed.error.issues) });
   const motors = Object.entries(parsed.data);
