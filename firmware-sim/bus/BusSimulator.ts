@@ -273,7 +273,11 @@ export class BusSimulator implements ByteStreamEndpoint {
       servo.memory.set(data, address);
       this.#keepEeprom(servo, address, data.length);
       if (covers(table.torqueEnable)) {
-        if (!wasTorque && servo.torque) torqueOn.push(servo);
+        if (!wasTorque && servo.torque) {
+          // The motor takes over from a hand that was turning it: the horn stops where it is, then goes to the goal.
+          servo.freeze(now);
+          torqueOn.push(servo);
+        }
         if (wasTorque && !servo.torque) this.#endServo(servo, now, "stopped", "torque disabled");
       }
       if (covers(table.goalPosition) && servo.torque && (servo.get(table.goalPosition) !== oldGoal || !servo.moving(now))) goalChanged.push(servo);
@@ -457,23 +461,25 @@ export class BusSimulator implements ByteStreamEndpoint {
    * A hand turns a torque-off servo's horn to `toCount` over `durationMs`
    * (tests, and `armbridge calibrate` on the simulator). A servo holding
    * torque resists: that is refused, as a person would feel it. Logged as
-   * `moved_by_hand` with the axis's true positions.
+   * `moved_by_hand` with the axis's true positions. Returns how long the
+   * turn takes (ms): a hand does not go faster than it can.
    */
-  turnByHand(servo: SimServo, toCount: number, durationMs = 300): void {
+  turnByHand(servo: SimServo, toCount: number, durationMs = 300): number {
     if (!this.all.includes(servo)) throw new Error("not a servo of this bus");
     if (servo.torque) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: servo.axis.name, issues: "the servo holds torque: it cannot be turned by hand" });
     const now = this.#o.clock.now();
     servo.sample(now);
     const from = positionOf(servo.axis, servo.position);
-    servo.turnByHand(now, toCount, durationMs);
+    const trajectory = servo.turnByHand(now, toCount, durationMs);
     this.#o.effects.append({ event: "moved_by_hand", action_id: null, joints: [servo.axis.name], from: { [servo.axis.name]: from }, to: { [servo.axis.name]: positionOf(servo.axis, toCount) } });
+    return trajectory.endMs - now;
   }
 
-  /** Turns a joint (or the gripper, 0..1) by hand to `position` in its true units. */
-  turnJointByHand(name: string, position: number, durationMs = 300): void {
+  /** Turns a joint (or the gripper, 0..1) by hand to `position` in its true units; returns how long that takes (ms). */
+  turnJointByHand(name: string, position: number, durationMs = 300): number {
     const servo = this.all.find((s) => s.axis.name === name);
     if (!servo) throw new Error(`no servo on joint ${name}`);
-    this.turnByHand(servo, countOf(servo.axis, position), durationMs);
+    return this.turnByHand(servo, countOf(servo.axis, position), durationMs);
   }
 
   /** Where a joint truly is now, in its units (rad, or 0..1 for the gripper): the ground truth calibration is judged by. */

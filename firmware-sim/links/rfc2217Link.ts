@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { baudRateReply, COM_PORT_COMMAND, decodeBaud, signatureReply } from "../../src/transport/link/rfc2217/comPort.js";
 import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT } from "../../src/transport/link/rfc2217/telnet.js";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
+import { admitOneHost } from "./admitOneHost.js";
 import { listenOnLoopback } from "./listenOnLoopback.js";
 
 /** What the simulator calls itself when a client asks for the access server's signature (RFC 2217 SIGNATURE). */
@@ -21,12 +22,11 @@ export const SIM_SIGNATURE = "armbridge-sim";
 export async function startRfc2217Link(options: { readonly port: number; readonly endpoint: ByteStreamEndpoint; readonly logger: Logger }): Promise<DeviceLink> {
   const { endpoint, logger } = options;
   let current: Socket | undefined;
-  const server = createServer((socket) => {
-    if (current) {
-      logger.warn({ remote: socket.remotePort }, "second host refused: one host at a time");
-      socket.destroy();
-      return;
-    }
+  const refuse = (socket: Socket): void => {
+    logger.warn({ remote: socket.remotePort }, "second host refused: one host at a time");
+    socket.destroy();
+  };
+  const server = createServer(admitOneHost((socket) => {
     current = socket;
     socket.setNoDelay(true);
     logger.info({ remote: socket.remotePort }, "host connected (rfc2217)");
@@ -71,7 +71,7 @@ export async function startRfc2217Link(options: { readonly port: number; readonl
         logger.info("host disconnected");
       }
     });
-  });
+  }, refuse));
   const port = await listenOnLoopback(server, options.port);
   return {
     url: `rfc2217://127.0.0.1:${port}`,

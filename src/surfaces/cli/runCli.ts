@@ -39,6 +39,10 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
     load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand })),
   },
+  calibrate: {
+    summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
+    load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand })),
+  },
   approvals: {
     summary: "list calls waiting for an operator's approval",
     load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),

@@ -124,7 +124,12 @@ export class Rfc2217Link implements ByteLink {
         clearTimeout(timer);
         this.#waiters.delete(waiter);
         signal?.removeEventListener("abort", onAbort);
+        offClose();
       };
+      const offClose = this.#tcp.onClose(() => {
+        done();
+        reject(new Error("the server closed the connection (is another host connected to it?)"));
+      });
       const waiter = (e: TelnetEvent): void => {
         if (!match(e)) return;
         done();
