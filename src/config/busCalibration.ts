@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
-import { formatIssues } from "../tools/formatIssues.js";
+import { formatIssues } from "../validation/formatIssues.js";
 import type { ArmConfig } from "./ArmConfig.js";
 import { applyArmbridgeCalibration, isArmbridgeCalibration, parseBusCalibrationFile } from "./busCalibrationFile.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fitHomography, type Homography } from "../cameras/fitHomography.js";
+import { fitHomography, type Homography } from "../geometry/fitHomography.js";
 
 /**
  * Config for cameras (`cameras:`) and the simulated camera's scene (`scene:`),

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ArmbridgeError } from "../errors.js";
-import { formatIssues } from "../tools/formatIssues.js";
+import { formatIssues } from "../validation/formatIssues.js";
 import { armConfigFileSchema, type ArmConfig } from "./ArmConfig.js";
 import { applyBusCalibration } from "./busCalibration.js";
 import { packageRoot } from "./packageRoot.js";

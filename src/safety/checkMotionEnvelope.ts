@@ -1,17 +1,9 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ErrorCode } from "../errors.js";
-import { ArmbridgeError } from "../errors.js";
+import { ArmbridgeError, type ErrorCode } from "../errors.js";
 import { armKinematicsOf, jointVectorOf } from "../kinematics/armKinematics.js";
 import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
+import type { MotionRefusal } from "../motion/MotionPlan.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
-
-/** Why a motion may not be sent: a coded reason and the issues a model reads. */
-export interface MotionRefusal {
-  readonly ok: false;
-  readonly code: ErrorCode;
-  readonly issues: readonly ArgIssue[];
-}
 
 export type EnvelopeVerdict =
   | { readonly ok: true; readonly samples: number }

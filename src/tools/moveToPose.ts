@@ -6,9 +6,10 @@ import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { fromPositionQuaternion, fromPositionRpy, type Transform } from "../kinematics/rigidTransform.js";
-import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema, frameSchema } from "./moveToPoint.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { CARTESIAN_RESULT_GUIDE, frameSchema } from "./moveToPoint.js";
+import { speedOf, speedSchema } from "./speedSchema.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 const m = (axis: string): z.ZodNumber => z.number().finite().describe(`${axis} in metres.`);
 const rad = (what: string): z.ZodNumber => z.number().finite().min(-2 * Math.PI).max(2 * Math.PI).describe(`${what} in radians.`);
@@ -36,7 +37,7 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
         position: z.object({ x: m("x"), y: m("y"), z: m("z") }).strict().describe("Target position of the tool tip, metres."),
         orientation: orientationSchema,
         frame: frameSchema(kin),
-        speed: cartesianSpeedSchema,
+        speed: speedSchema(config),
       })
       .strict(),
     blocking: true,
@@ -48,8 +49,8 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
       const o = args.orientation;
       const orientation: Transform | undefined = "roll" in o ? fromPositionRpy(p, o) : fromPositionQuaternion(p, o);
       const goal = { position: p, orientation, frame: args.frame, orientationRequired: true };
-      const pose = poseOf(ctx.transport.latestStatus());
-      const speed = args.speed ?? 0.5;
+      const pose = poseOf(ctx.latestStatus());
+      const speed = speedOf(args);
       return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_pose", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_pose", speed);
     },
     observe: observeTargets,

@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import { ArmbridgeError } from "../../errors.js";
-import { formatIssues } from "../../tools/formatIssues.js";
+import { formatIssues } from "../../validation/formatIssues.js";
 import { ParameterType, type Rclnodejs, type RclNode } from "./rclTypes.js";
 import { defaultTrajectoryAction, ros2OptionsFileSchema, type Ros2OptionsFile } from "./Ros2Options.js";
 import { DEFAULT_CONTROLLER_NAME, resolveRos2Setup, type Ros2Setup } from "./resolveRos2Setup.js";
