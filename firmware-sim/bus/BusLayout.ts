@@ -5,7 +5,7 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { ArmbridgeError } from "../../src/errors.js";
 import type { BusProtocol } from "../../src/transport/bus/protocol/index.js";
 import { countOf, servoAxesOf, type ServoAxis } from "../../src/transport/bus/servoAxes.js";
-import { formatIssues } from "../../src/tools/formatIssues.js";
+import { formatIssues } from "../../src/validation/formatIssues.js";
 
 /**
  * What is physically on a simulated bus, when it is not simply the arm

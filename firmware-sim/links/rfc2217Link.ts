@@ -1,7 +1,7 @@
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
-import { baudRateReply, COM_PORT_COMMAND, decodeBaud, signatureReply } from "../../src/transport/link/rfc2217/comPort.js";
-import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT } from "../../src/transport/link/rfc2217/telnet.js";
+import { baudRateReply, COM_PORT_COMMAND, decodeBaud, signatureReply } from "../../src/transport/link/rfc2217/protocol/comPort.js";
+import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT } from "../../src/transport/link/rfc2217/protocol/telnet.js";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
 import { admitOneHost } from "./admitOneHost.js";
 import { listenOnLoopback } from "./listenOnLoopback.js";

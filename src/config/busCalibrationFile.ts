@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
-import { formatIssues } from "../tools/formatIssues.js";
+import { formatIssues } from "../validation/formatIssues.js";
 import type { ArmConfig } from "./ArmConfig.js";
 
 /**

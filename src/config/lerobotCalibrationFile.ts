@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
-import { formatIssues } from "../tools/formatIssues.js";
+import { formatIssues } from "../validation/formatIssues.js";
 import type { ArmConfig } from "./ArmConfig.js";
 import { ARMBRIDGE_CALIBRATION_FORMAT, type BusCalibrationFile, type CalibrationAxis } from "./busCalibrationFile.js";
 

@@ -2,8 +2,8 @@ import { ArmbridgeError } from "../../../errors.js";
 import type { ByteLink } from "../../serial/link/ByteLink.js";
 import { LinkListeners } from "../../serial/link/LinkListeners.js";
 import { TcpLink } from "../../serial/link/TcpLink.js";
-import { COM_PORT_COMMAND, COM_PORT_REPLY_OFFSET, decodeBaud, setBaudRateCommand } from "./comPort.js";
-import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT, type TelnetEvent } from "./telnet.js";
+import { COM_PORT_COMMAND, COM_PORT_REPLY_OFFSET, decodeBaud, setBaudRateCommand } from "./protocol/comPort.js";
+import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT, type TelnetEvent } from "./protocol/telnet.js";
 
 /** How long the server gets to agree to COM-PORT-OPTION and to answer a SET-BAUDRATE. */
 const ANSWER_MS = 2000;
