@@ -27,6 +27,9 @@ export async function requireBusCalibration(config: ArmConfig, link: ByteLink, o
   await link.open(options.signal);
   try {
     const checks = await checkSimulatorMount(new BusExchange(link, protocolNamed(bus.protocol), bus.baud), servoAxesOf(config), options.signal);
+    const silent = checks.flatMap((c) => (c.kind === "silent" ? [`${c.id} (${c.axis})`] : []));
+    // Every servo must speak before any is judged: one that answers later would otherwise be driven unchecked.
+    if (silent.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${silent.join(", ")} on ${link.url}` });
     const foreign = checks.find((c) => c.kind === "not_simulated");
     if (foreign) throw refuse(`the config names no bus.calibration file, and its servos are not armbridge-sim's, which alone is calibrated by construction (asked ${foreign.axis})`);
     const differs = checks.flatMap((c) => (c.kind === "differs" ? [`${c.axis}: ${c.detail}`] : []));

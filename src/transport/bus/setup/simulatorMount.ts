@@ -3,7 +3,12 @@ import type { ServoAxis } from "../servoAxes.js";
 import type { BusExchange } from "./BusExchange.js";
 
 /** How an axis's servo compares with the simulator's truth. */
-export type MountCheck = { readonly axis: string; readonly kind: "matches" } | { readonly axis: string; readonly kind: "differs"; readonly detail: string } | { readonly axis: string; readonly kind: "not_simulated" };
+export type MountCheck =
+  | { readonly axis: string; readonly kind: "matches" }
+  | { readonly axis: string; readonly kind: "differs"; readonly detail: string }
+  | { readonly axis: string; readonly kind: "not_simulated" }
+  /** No answer at all: nothing can be said of this servo. */
+  | { readonly axis: string; readonly id: number; readonly kind: "silent" };
 
 /** Reads of one servo's block before it counts as not answering: a host busy starting up can miss a reply's window. */
 const ATTEMPTS = 3;
@@ -12,19 +17,26 @@ const ATTEMPTS = 3;
  * Reads armbridge-sim's mount block (simMountBlock.ts) from each axis's
  * servo and compares it with the config's centre and direction. A real
  * servo has no such block: `not_simulated`, and no more servos are asked.
+ * A servo that does not answer is `silent`, and the next one is asked.
  */
 export async function checkSimulatorMount(exchange: BusExchange, axes: readonly ServoAxis[], signal?: AbortSignal): Promise<MountCheck[]> {
   const block = SIM_MOUNT_BLOCK[exchange.protocol.name];
   const out: MountCheck[] = [];
   for (const axis of axes) {
     let mount: SimMount | undefined;
+    let answered = false;
     for (let attempt = 0; attempt < ATTEMPTS && mount === undefined; attempt++) {
       const r = await exchange.read(axis.id, block.address, block.size, signal);
       const reply = r.replies.find((x) => x.id === axis.id);
+      answered ||= reply !== undefined;
       const data = reply?.data.length === block.size ? reply.data : undefined;
       mount = data ? decodeSimMount(data) : undefined;
       // An answer without the block (Access Error, other bytes) is a real servo: asking again would not change it.
       if (reply && mount === undefined) break;
+    }
+    if (!answered) {
+      out.push({ axis: axis.name, id: axis.id, kind: "silent" });
+      continue;
     }
     if (!mount) {
       out.push({ axis: axis.name, kind: "not_simulated" });
