@@ -43,6 +43,10 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
     load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand })),
   },
+  doctor: {
+    summary: "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
+    load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand })),
+  },
   approvals: {
     summary: "list calls waiting for an operator's approval",
     load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),
