@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { parseDocument } from "yaml";
 import { packageRoot } from "../../../config/packageRoot.js";
 import { cliUsageError } from "../cliUsageError.js";
+import { setYamlKey } from "../yamlEdit.js";
 
 /** Where `armbridge calibrate` writes for a config that names no calibration yet: beside it, named after it. */
 export function defaultCalibrationPath(configPath: string): string {
@@ -20,8 +20,8 @@ export function refuseShippedConfig(configPath: string): void {
 
 /**
  * Sets `bus.calibration` in the config file to `calibrationPath` (relative
- * to the config's folder), keeping the file's comments and layout (YAML's
- * document API), so the next `serve` finds the calibration.
+ * to the config's folder), changing nothing else in the file, so the next
+ * `serve` finds the calibration.
  */
 export function pointConfigAt(configPath: string, calibrationPath: string): string {
   const rel = relative(dirname(resolve(configPath)), resolve(calibrationPath)) || basename(calibrationPath);
@@ -32,8 +32,6 @@ export function pointConfigAt(configPath: string, calibrationPath: string): stri
     writeFileSync(configPath, JSON.stringify(raw, null, 2) + "\n");
     return rel;
   }
-  const doc = parseDocument(text);
-  doc.setIn(["bus", "calibration"], rel);
-  writeFileSync(configPath, doc.toString());
+  writeFileSync(configPath, setYamlKey(text, ["bus"], "calibration", () => ` ${/^[\w./-]+$/.test(rel) ? rel : JSON.stringify(rel)}`, configPath));
   return rel;
 }
