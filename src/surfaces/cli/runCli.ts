@@ -47,6 +47,10 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
     load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand })),
   },
+  camera: {
+    summary: "touch-off calibration of a camera's table mapping: tip positions from FK, pixels from you",
+    load: async () => import("./camera/cameraCalibrateCommand.js").then((m) => ({ help: m.CAMERA_HELP, run: m.cameraCommand })),
+  },
   approvals: {
     summary: "list calls waiting for an operator's approval",
     load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),
