@@ -2,7 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../validation/formatIssues.js";
-import type { ArmConfig } from "./ArmConfig.js";
+import { configPath, type ConfigOrigins } from "./ConfigOrigins.js";
 
 /**
  * armbridge's own bus calibration file, written by `armbridge calibrate`
@@ -110,8 +110,13 @@ export function writeBusCalibrationFile(path: string, file: BusCalibrationFile):
   renameSync(temporary, path);
 }
 
+/** The axes a calibration is for: the arm's joint names and its gripper's (an ArmConfig, or a config file not yet checked). */
+export interface CalibratedAxes {
+  readonly arm: { readonly joints: readonly { readonly name: string }[]; readonly gripper?: { readonly name: string } | undefined };
+}
+
 /** What a file still lacks before it calibrates the arm: `joint: step`, or nothing. */
-export function missingSteps(file: BusCalibrationFile, config: ArmConfig): string[] {
+export function missingSteps(file: BusCalibrationFile, config: CalibratedAxes): string[] {
   const missing: string[] = [];
   for (const j of config.arm.joints) {
     const a = file.axes[j.name];
@@ -135,41 +140,64 @@ export function missingSteps(file: BusCalibrationFile, config: ArmConfig): strin
   return missing;
 }
 
+type Raw = Record<string, unknown>;
+const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
+
 /**
- * The config with the file's centres, signs and gripper travel in place of
- * its own. The file must be complete, for this arm's protocol, and name the
- * same servo for each axis as the config does (a servo moved to another id
- * since calibrating is a different set-up: calibrate again).
+ * Writes armbridge's calibration into a config not yet validated (file
+ * form): each joint's centre, sign, counts per turn and measured travel
+ * (as range_min/range_max, so the config's checks hold every joint's
+ * min..max inside what the hand sweep found), the gripper's closed/open,
+ * recording in `origins` which key of the file each value came from. The
+ * merged config then goes through the same schema and cross-checks as any
+ * other. Returns the issues only the merge can see: a file for another
+ * protocol, an incomplete file, an axis on another servo id than the
+ * config's (a servo moved since calibrating is a different set-up), and an
+ * axis the config does not have.
  */
-export function applyArmbridgeCalibration(config: ArmConfig, file: BusCalibrationFile, path: string): ArmConfig {
-  const problems: string[] = [];
-  if (config.bus && file.protocol !== config.bus.protocol) problems.push(`it was taken on a ${file.protocol} bus, the config's is ${config.bus.protocol}`);
-  const missing = missingSteps(file, config);
-  if (missing.length > 0) problems.push(`it is not complete (${missing.join(", ")}): run \`armbridge calibrate\` for those steps`);
-  const idOf = (name: string, configured: number | undefined): void => {
-    const a = file.axes[name];
-    if (a && configured !== undefined && a.id !== configured) problems.push(`${name} is servo ${a.id} in the file but ${configured} in the config`);
-  };
-  for (const j of config.arm.joints) idOf(j.name, j.servo?.id);
-  if (config.arm.gripper) idOf(config.arm.gripper.name, config.arm.gripper.servo?.id);
-  const extra = Object.keys(file.axes).filter((n) => !config.arm.joints.some((j) => j.name === n) && config.arm.gripper?.name !== n);
-  if (extra.length > 0) problems.push(`it names ${extra.join(", ")}, which the config does not have`);
-  if (problems.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: problems.join("; ") });
-  return {
-    ...config,
+export function mergeArmbridgeCalibration(raw: Raw, file: BusCalibrationFile, label: string, origins: ConfigOrigins): { raw: Raw; issues: string[] } {
+  const issues: string[] = [];
+  const bus = isObject(raw.bus) ? raw.bus : {};
+  if (typeof bus.protocol === "string" && bus.protocol !== file.protocol) issues.push(`${label}: protocol: it was taken on a ${file.protocol} bus, the config's is ${bus.protocol}`);
+  const arm = isObject(raw.arm) ? raw.arm : {};
+  const joints = Array.isArray(arm.joints) ? arm.joints.map((j: unknown) => (isObject(j) ? { ...j } : j)) : [];
+  const gripper = isObject(arm.gripper) ? { ...arm.gripper } : undefined;
+  const names = {
     arm: {
-      ...config.arm,
-      joints: config.arm.joints.map((j) => {
-        const a = file.axes[j.name];
-        if (a?.kind !== "joint" || !j.servo || a.center === undefined || a.sign === undefined) return j;
-        return { ...j, servo: { ...j.servo, countsPerRev: a.counts_per_rev, center: a.center, sign: a.sign } };
-      }),
-      gripper: (() => {
-        const g = config.arm.gripper;
-        const a = g ? file.axes[g.name] : undefined;
-        if (!g?.servo || a?.kind !== "gripper" || a.closed === undefined || a.open === undefined) return g;
-        return { ...g, servo: { ...g.servo, closed: a.closed, open: a.open } };
-      })(),
+      joints: joints.flatMap((j) => (isObject(j) && typeof j.name === "string" ? [{ name: j.name }] : [])),
+      gripper: gripper ? { name: typeof gripper.name === "string" ? gripper.name : "gripper" } : undefined,
     },
   };
+  const missing = missingSteps(file, names);
+  if (missing.length > 0) issues.push(`${label}: it is not complete (${missing.join(", ")}): run \`armbridge calibrate\` for those steps`);
+  const extra = Object.keys(file.axes).filter((n) => !names.arm.joints.some((j) => j.name === n) && names.arm.gripper?.name !== n);
+  if (extra.length > 0) issues.push(`${label}: it names ${extra.join(", ")}, which the config does not have (a calibration of another arm?)`);
+
+  const key = (name: string, k: string): string => `${label}: ${configPath(["axes", name, k])}`;
+  /** The axis's servo block with the file's id, or an issue when the config puts the axis on another servo. */
+  const servoOf = (axis: Raw, name: string, id: number): Raw => {
+    const servo = isObject(axis.servo) ? axis.servo : {};
+    if (typeof servo.id === "number" && servo.id !== id) issues.push(`${label}: ${name} is servo ${id} in the file but ${servo.id} in the config: calibrate again after moving a servo`);
+    return { ...servo, id };
+  };
+  for (const [i, j] of joints.entries()) {
+    if (!isObject(j) || typeof j.name !== "string") continue;
+    const a = file.axes[j.name];
+    if (a?.kind !== "joint" || a.center === undefined || a.sign === undefined || a.range_min === undefined || a.range_max === undefined) continue;
+    const at = (...rest: string[]): (string | number)[] => ["arm", "joints", i, "servo", ...rest];
+    j.servo = { ...servoOf(j, j.name, a.id), counts_per_rev: a.counts_per_rev, center: a.center, sign: a.sign, range_min: a.range_min, range_max: a.range_max };
+    origins.set(at(), `${label}: axes.${j.name}`);
+    for (const k of ["id", "counts_per_rev", "center", "sign", "range_min", "range_max"]) origins.set(at(k), key(j.name, k));
+  }
+  if (gripper && names.arm.gripper) {
+    const name = names.arm.gripper.name;
+    const a = file.axes[name];
+    if (a?.kind === "gripper" && a.closed !== undefined && a.open !== undefined) {
+      gripper.servo = { ...servoOf(gripper, name, a.id), closed: a.closed, open: a.open };
+      origins.set(["arm", "gripper", "servo"], `${label}: axes.${name}`);
+      for (const k of ["id", "closed", "open"]) origins.set(["arm", "gripper", "servo", k], key(name, k));
+    }
+  }
+  if (!isObject(raw.arm)) return { raw, issues };
+  return { raw: { ...raw, arm: { ...arm, ...(Array.isArray(arm.joints) ? { joints } : {}), ...(gripper ? { gripper } : {}) } }, issues };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,11 +22,10 @@ const TRUTH = {
   shoulder_lift: { center: 1985, sign: 1 },
   elbow_flex: { center: 2230, sign: -1 },
   wrist_flex: { center: 2048, sign: 1 },
-  wrist_roll: { center: 1800, sign: -1 },
+  wrist_roll: { center: 2000, sign: -1 },
 } as const;
 const GRIPPER = { closed: 2000, open: 3100 };
 const JOINTS = Object.keys(TRUTH) as (keyof typeof TRUTH)[];
-const SWEEP_RAD = 0.9;
 
 const layout: BusLayoutFile = {
   servos: [...JOINTS.map((joint) => ({ joint, ...TRUTH[joint] })), { joint: "gripper", ...GRIPPER }],
@@ -75,11 +74,14 @@ async function until(what: string, check: () => boolean, io: CapturedIo, ms = 20
 }
 
 describe.each(["feetech_sts", "dynamixel_2"] as const)("armbridge calibrate on a simulated %s arm built off-centre, two joints reversed", (protocol) => {
-  it("a scripted run (zero with --yes, range ended by Enter once the readout shows the sweep, the jogs' questions answered on stdin from the effects log) writes a calibration whose counts → radians → counts round trip matches the simulator within one count, reversed joints negative; the bridge refuses the arm before and drives it true after", async () => {
+  it("a scripted run (zero with --yes, range ended by Enter once the readout shows the sweep, the jogs' questions answered on stdin from the effects log) writes a calibration whose counts → radians → counts round trip matches the simulator within one count, reversed joints negative; the bridge refuses the arm before and drives it true after; a range swept short of the config's travel is refused as serve would refuse it", async () => {
     const effects = new MemoryEffects();
     const sim: RunningBusSimulator = await startBusSimulator({ bus: protocol, armConfig: loadConfig(SHIPPED[protocol]), link: "rfc2217", port: 0, seed: 3, effects, layout });
     cleanup.push(() => sim.close());
     const configPath = configCopy(protocol);
+    // The operator sweeps each joint to its end stops, a little past the travel the config allows it: the calibration must cover that travel.
+    const limits = Object.fromEntries(loadConfig(configPath).arm.joints.map((j) => [j.name, { min: j.min - 0.05, max: j.max + 0.05 }]));
+    const end = (j: string, which: "min" | "max"): number => limits[j]![which];
 
     // Before: the shipped defaults do not describe this arm, and the bridge says so before any torque write.
     const refused = await createTransport(loadConfig(configPath), { kind: "serial", link: sim.link }, silentLogger, { configLabel: configPath }).catch((e: unknown) => e);
@@ -95,14 +97,14 @@ describe.each(["feetech_sts", "dynamixel_2"] as const)("armbridge calibrate on a
     const rangeIo = captureIo();
     const ranging = runCli(["calibrate", "--config", configPath, "--serial", sim.link, "--step", "range", "--json"], rangeIo);
     await until("the range step to record", () => events(rangeIo).some((e) => e.event === "step" && e.state === "recording"), rangeIo);
-    await byHand(sim, { ...Object.fromEntries(JOINTS.map((j) => [j, -SWEEP_RAD])), gripper: 1 }, 250);
-    await byHand(sim, Object.fromEntries(JOINTS.map((j) => [j, SWEEP_RAD])), 400);
+    await byHand(sim, { ...Object.fromEntries(JOINTS.map((j) => [j, end(j, "min")])), gripper: 1 }, 300);
+    await byHand(sim, Object.fromEntries(JOINTS.map((j) => [j, end(j, "max")])), 500);
     await byHand(sim, { ...Object.fromEntries(JOINTS.map((j) => [j, 0])), gripper: 0 }, 250);
     await until("the readout to show every joint's whole sweep", () => {
       const last = events(rangeIo).filter((e) => e.event === "readout").pop() as { axes?: Record<string, { min: number; max: number }> } | undefined;
       return JOINTS.every((j) => {
         const r = last?.axes?.[j];
-        const ends = [countAt(TRUTH[j].center, TRUTH[j].sign, -SWEEP_RAD), countAt(TRUTH[j].center, TRUTH[j].sign, SWEEP_RAD)];
+        const ends = [countAt(TRUTH[j].center, TRUTH[j].sign, end(j, "min")), countAt(TRUTH[j].center, TRUTH[j].sign, end(j, "max"))];
         return r !== undefined && r.min <= Math.min(...ends) + 1 && r.max >= Math.max(...ends) - 1;
       });
     }, rangeIo);
@@ -144,9 +146,20 @@ describe.each(["feetech_sts", "dynamixel_2"] as const)("armbridge calibrate on a
     const { transport } = await createTransport(calibrated, { kind: "serial", link: sim.link }, silentLogger, { configLabel: configPath });
     cleanup.push(() => transport.close());
     await transport.open(AbortSignal.timeout(5000));
-    const end = await transport.runMotion({ actionId: "act_calibrated_1", targets: { elbow_flex: 0.5, wrist_roll: -0.4 }, speed: 0.5 }, AbortSignal.timeout(8000));
-    expect(end.kind === "ended" && end.record.state, JSON.stringify(end)).toBe("reached");
+    const moved = await transport.runMotion({ actionId: "act_calibrated_1", targets: { elbow_flex: 0.5, wrist_roll: -0.4 }, speed: 0.5 }, AbortSignal.timeout(8000));
+    expect(moved.kind === "ended" && moved.record.state, JSON.stringify(moved)).toBe("reached");
     expect(sim.bus.truePosition("elbow_flex")).toBeCloseTo(0.5, 2);
     expect(sim.bus.truePosition("wrist_roll")).toBeCloseTo(-0.4, 2);
+    await transport.close();
+
+    // A range swept short of the config's travel gives a file serve would refuse: calibrate says so, naming the joint, and exits 1.
+    const shortIo = captureIo();
+    const shortFile = join(configPath, "..", "short.calibration.json");
+    copyFileSync(join(configPath, "..", "arm.calibration.json"), shortFile);
+    const shortRanges = [...JOINTS.flatMap((j) => ["--range", `${j}=${TRUTH[j].center - 300}:${TRUTH[j].center + 300}`]), "--range", `gripper=${GRIPPER.closed}:${GRIPPER.open}`];
+    const short = await runCli(["calibrate", "--config", configPath, "--serial", sim.link, "--step", "range", ...shortRanges, "--range-seconds", "0.3", "--out", shortFile, "--json"], shortIo);
+    expect(short, shortIo.err()).toBe(1);
+    const refusal = events(shortIo).find((e) => e.event === "refused") as { issues: string } | undefined;
+    expect(refusal?.issues, shortIo.err()).toContain("axes.shoulder_pan.range_min: joint shoulder_pan's min");
   }, 120_000);
 });

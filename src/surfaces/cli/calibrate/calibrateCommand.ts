@@ -4,6 +4,7 @@ import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { CALIBRATION_STEPS, missingSteps, writeBusCalibrationFile, type CalibrationStep } from "../../../config/busCalibrationFile.js";
 import { fromLerobot, readLerobotCalibration, toLerobot } from "../../../config/lerobotCalibrationFile.js";
 import { loadConfig } from "../../../config/loadConfig.js";
+import { isArmbridgeError } from "../../../errors.js";
 import { protocolNamed } from "../../../transport/bus/protocol/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
@@ -50,7 +51,10 @@ The jog's question is read from stdin (a line: y, n or s).
                          (LeRobot keeps it in ~/.cache/huggingface/lerobot/calibration/
                          robots/<robot type>/<id>.json; see docs/servo-bus.md)
   --export-lerobot FILE  also write LeRobot's JSON (its zero is the middle of each range)
-  --json                 progress, questions and the result as JSON lines on stdout`;
+  --json                 progress, questions and the result as JSON lines on stdout
+
+A finished calibration is checked as serve checks it (ids, and each joint's min..max
+inside the travel measured); exit 1, naming each joint, when serve would refuse it.`;
 
 export async function calibrateCommand(argv: readonly string[], io: CliIo, controls: { readonly signal?: AbortSignal } = {}): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, {
@@ -137,11 +141,30 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
     if (exportTo !== undefined) await exportLerobot(run, config, exportTo);
     const missing = missingSteps(run.draft, config);
     summarizeCalibration(run);
-    if (json) run.emit({ event: "calibration", path, complete: missing.length === 0, missing, file: run.draft });
-    return 0;
+    const refused = missing.length === 0 ? configChecksRefuse(configPath, path) : undefined;
+    if (refused !== undefined) {
+      run.say(`the config does not load with this calibration (serve would refuse it): ${refused}`, { event: "refused", path, issues: refused });
+    }
+    if (json) run.emit({ event: "calibration", path, complete: missing.length === 0, missing, loads: missing.length === 0 && refused === undefined, file: run.draft });
+    return refused === undefined ? 0 : 1;
   } finally {
     lines.close();
     await exchange?.link.close();
+  }
+}
+
+/**
+ * A complete calibration goes through the same merge and checks as at
+ * serve (distinct ids in the protocol's range, each joint's min..max inside
+ * the travel measured by hand): their issues, or undefined when it loads.
+ */
+function configChecksRefuse(configPath: string, calibrationPath: string): string | undefined {
+  try {
+    loadConfig(configPath, { edit: (raw) => ({ ...raw, bus: { ...(raw.bus as Record<string, unknown> | undefined), calibration: calibrationPath } }) });
+    return undefined;
+  } catch (error) {
+    if (isArmbridgeError(error, "ARMB_ERR_CONFIG_INVALID")) return String(error.details.issues ?? error.message);
+    throw error;
   }
 }
 
