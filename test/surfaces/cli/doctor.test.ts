@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { stringify } from "yaml";
@@ -58,7 +58,14 @@ const byStatus = (checks: DoctorCheck[], status: DoctorCheck["status"]): DoctorC
 
 describe.skipIf(!socatOnPath())("armbridge doctor on a simulated SO-101 behind a PTY (skipped without socat)", () => {
   it("a healthy set-up: every check OK, exit 0", async () => {
-    const { config, data } = setUp();
+    const { config, data, frame } = setUp();
+    // A live camera keeps writing frames (a loaded machine may take seconds to reach the camera check).
+    const bytes = readFileSync(frame);
+    const writer = setInterval(() => {
+      writeFileSync(`${frame}.tmp`, bytes);
+      renameSync(`${frame}.tmp`, frame);
+    }, 200);
+    cleanup.push(async () => clearInterval(writer));
     const sim = await bus();
     const r = await doctor(["--config", config, "--serial", sim.link, "--data", data]);
     expect(byStatus(r.checks, "WARN").concat(byStatus(r.checks, "FAIL")), JSON.stringify(r.checks, null, 1)).toEqual([]);
