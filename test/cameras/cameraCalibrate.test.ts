@@ -5,10 +5,12 @@ import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeImage } from "../../src/cameras/encodeImage.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { applyHomography } from "../../src/geometry/fitHomography.js";
+import { applyHomography, fitHomography } from "../../src/geometry/fitHomography.js";
 import { armKinematicsOf, jointVectorOf } from "../../src/kinematics/armKinematics.js";
 import { positionOf } from "../../src/kinematics/rigidTransform.js";
 import { solveIk } from "../../src/kinematics/solveIk.js";
+import { runCli as runInProcess } from "../../src/surfaces/cli/runCli.js";
+import { captureIo } from "../support/captureIo.js";
 import { centroidOf } from "../support/centroidOf.js";
 import { CLI, interrupt, runCli, SIM, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
 
@@ -107,6 +109,43 @@ describe.skipIf(!built)("armbridge camera calibrate on the simulated overhead ca
     const kin = armKinematicsOf(loadConfig(config))!;
     const tip = positionOf(kin.chain.tip(jointVectorOf(kin, held)!));
     const mapped = applyHomography(calibrated.homography, [(col / 640) * 1000, (row / 480) * 1000])!;
+    expect(Math.hypot(mapped[0] - tip[0], mapped[1] - tip[1]) * 1000).toBeLessThan(3);
+  }, 120_000);
+
+  it("interactively: Enter at each mark saves the camera's frame beside the config, the pixel typed from that image; fewer than four marks are refused until more come; the printed table maps a held-out mark within 3 mm", async () => {
+    const io = captureIo(env());
+    const running = runInProcess(["camera", "calibrate", "--camera", "overhead", "--config", config], io);
+    const marks = [...MARKS, [-0.4, -0.1] as const];
+    for (const [i, [x, y]] of marks.entries()) {
+      // The operator jogs the tip onto the mark (here through serve), then presses Enter.
+      const moved = await call("move_joints", { positions: poseFor(x, y), speed: 0.5 });
+      expect(moved.response.output.status).toBe("done");
+      await io.waitFor(new RegExp(`mark ${i + 1}: put the tool tip`));
+      if (i === 2) {
+        io.stdin.write("done\n");
+        await io.waitFor(/4 marks at least, 2 so far/);
+      }
+      io.stdin.write("\n");
+      const prompt = await io.waitFor(new RegExp(`view is in (\\S+-mark-${i + 1}\\.png)`));
+      const file = /view is in (\S+\.png)/.exec(prompt)![1]!;
+      const image = decodeImage(readFileSync(file));
+      const { point } = centroidOf(image, [255, 255, 255], 30);
+      io.stdin.write(`${((point[1] / 1000) * image.width).toFixed(1)},${((point[0] / 1000) * image.height).toFixed(1)}\n`);
+    }
+    await io.waitFor(/mark 6: put the tool tip/);
+    io.stdin.write("done\n");
+    expect(await running, io.err()).toBe(0);
+    expect(io.err()).toMatch(/fit: residual [\d.]+ mm RMS, [\d.]+ mm worst, over 5 marks/);
+    const table = JSON.parse(io.out().trim().split("\n").pop()!) as { z: number; points: { image: [number, number]; table: [number, number] }[] };
+    expect(table.points).toHaveLength(5);
+    const fit = fitHomography(table.points.map((p) => ({ from: [p.image[1], p.image[0]], to: p.table })));
+    if (!fit.ok) throw new Error(fit.reason);
+    expect(fit.maxResidual * 1000).toBeLessThan(3);
+    const held = poseFor(...HELD_OUT);
+    const [col, row] = await tipPixel(held);
+    const kin = armKinematicsOf(loadConfig(config))!;
+    const tip = positionOf(kin.chain.tip(jointVectorOf(kin, held)!));
+    const mapped = applyHomography(fit.h, [(col / 640) * 1000, (row / 480) * 1000])!;
     expect(Math.hypot(mapped[0] - tip[0], mapped[1] - tip[1]) * 1000).toBeLessThan(3);
   }, 120_000);
 });

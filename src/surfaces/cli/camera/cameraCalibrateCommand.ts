@@ -85,7 +85,9 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   } else {
     const lines = new LineReader(io.stdin);
     try {
-      for (let i = 1; ; i++) {
+      for (;;) {
+        // Numbered by the marks taken: a "done" refused for too few marks does not skip a number.
+        const i = marks.length + 1;
         say(`mark ${i}: put the tool tip on a mark on the table, then press Enter${i > MIN_POINTS ? ' (or type "done")' : ""}.`);
         const line = await lines.next();
         if (line === undefined) throw cliUsageError("stdin closed before the marks were given (give --pose/--pixel pairs to run without a terminal)");
