@@ -14,7 +14,7 @@ export async function zeroStep(run: CalibrationRun): Promise<void> {
   const bus = run.bus("zero");
   for (const id of run.ids()) await torqueOff(bus, id, run.signal);
   run.say("zero: torque is off on every servo — support the arm, it can fall.", { event: "step", step: "zero", state: "torque_off" });
-  await run.waitForEnter("zero", "zero: hold the arm in its zero pose — every joint where the URDF puts 0 (docs/bring-up.md has the picture per arm), the gripper closed — and keep it still.");
+  await run.waitForEnter("zero", "zero: hold the arm in its zero pose — every joint where the URDF puts 0 (docs/bring-up.md, step 3, says what that is per arm), the gripper closed — and keep it still.");
   const first = await readPositions(bus, run.ids(), run.signal);
   await new Promise((r) => setTimeout(r, 100));
   const second = await readPositions(bus, run.ids(), run.signal);
