@@ -19,7 +19,8 @@ interface LocalCommand {
 export interface LoadedCommand {
   readonly help: string;
   readonly run: SubcommandRun;
-  readonly flags: readonly string[];
+  /** The flags it parses, each named in its help (test/surfaces/cli/cliConventions.test.ts); commands with their own subcommand parsers (bus, calibrate, doctor, camera) do not list them yet. */
+  readonly flags?: readonly string[];
 }
 
 export const LOCAL: Readonly<Record<string, LocalCommand>> = {
@@ -42,6 +43,22 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
   recover: {
     summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
     load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand, flags: Object.keys(m.RECOVER_FLAGS) })),
+  },
+  bus: {
+    summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
+    load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand })),
+  },
+  calibrate: {
+    summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
+    load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand })),
+  },
+  doctor: {
+    summary: "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
+    load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand })),
+  },
+  camera: {
+    summary: "touch-off calibration of a camera's table mapping: tip positions from FK, pixels from you",
+    load: async () => import("./camera/cameraCalibrateCommand.js").then((m) => ({ help: m.CAMERA_HELP, run: m.cameraCommand })),
   },
   approvals: {
     summary: "list calls waiting for an operator's approval",

@@ -34,7 +34,7 @@ describe("one CLI convention for every command", () => {
     const command = await LOCAL[name]!.load();
     expect(command.help.startsWith(`Usage: armbridge ${name}`)).toBe(true);
     expect(command.help).toMatch(/^Flags:$/m);
-    for (const flag of command.flags) expect(names(command.help, flag), `${name} --help names --${flag}`).toBe(true);
+    for (const flag of command.flags ?? []) expect(names(command.help, flag), `${name} --help names --${flag}`).toBe(true);
   });
 
   it.each([
