@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./cameraConfig.js";
+import { ros2SectionSchema } from "./ros2Section.js";
 
 /**
  * The arm config file schema. Keys are snake_case in the file (as in ROS
@@ -205,6 +206,8 @@ export const armConfigFileSchema = z
     /** Which IK answers Cartesian targets: the local solver (default) or, on ROS, MoveIt's compute_ik. */
     kinematics: z.enum(["local", "moveit"]).default("local"),
     moveit: moveitFile.optional(),
+    /** How to reach the arm's ROS 2 controllers (docs/ros2.md); ROS parameters override it. */
+    ros2: ros2SectionSchema.optional(),
     tolerances: z
       .object({
         /** |target - observed| at or below this counts as reached (rad). */
@@ -382,6 +385,8 @@ export const armConfigFileSchema = z
           avoidCollisions: f.moveit.avoid_collisions,
         }
       : undefined,
+    /** The `ros2:` section as written (defaults filled in), for the ROS transport. */
+    ros2: f.ros2,
     workspace: f.workspace
       ? {
           frame: f.workspace.frame,

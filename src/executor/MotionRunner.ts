@@ -201,7 +201,7 @@ export class MotionRunner {
         const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes } as const;
         switch (o.verdict) {
           case "reached":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached" }, ctx));
+            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, ctx));
           case "not_moved":
             return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
           case "interrupted":

@@ -3,10 +3,11 @@ import type { ActionState } from "../transport/Transport.js";
 import type { Observation, ObserveInput, ObserveVerdict } from "./ToolDefinition.js";
 
 /** How each device-reported action state reads as evidence, before looking at `moved`. */
-const RECORD_VERDICT: Readonly<Record<ActionState, "reached" | "in_progress" | "ended_short" | "not_known">> = {
+const RECORD_VERDICT: Readonly<Record<ActionState, "reached" | "grasped" | "in_progress" | "ended_short" | "not_known">> = {
   unknown: "not_known",
   executing: "in_progress",
   reached: "reached",
+  grasped: "grasped",
   stopped: "ended_short",
   stalled: "ended_short",
   rejected: "ended_short",
@@ -18,7 +19,9 @@ const RECORD_VERDICT: Readonly<Record<ActionState, "reached" | "in_progress" | "
  * The observation path of every motion tool: judge an action by the arm's
  * own record of it first, and by the reported pose second.
  *
- * - The record settles it when the arm keeps one: `reached`; ended short with
+ * - The record settles it when the arm keeps one: `reached`; `grasped` (a
+ *   gripper that closed on an object) is the close the call asked for, so
+ *   `reached` too, with words saying where it stopped; ended short with
  *   `moved: false` (rejected, voided, faulted before moving) is positive
  *   evidence of no effect; ended short after moving is `interrupted`.
  * - Otherwise a fresh pose with every target within tolerance and every
@@ -34,6 +37,11 @@ export function observeTargets(input: ObserveInput): Observation {
     switch (reading) {
       case "reached":
         return { verdict: "reached", notes: [`the arm reports action ${record.actionId} reached`] };
+      case "grasped": {
+        // The call asked the gripper to close, and it did: on an object, which it now holds.
+        const where = record.detail ?? "short of its target";
+        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped: ${where}`], detail: `the gripper closed on an object (${where}) and holds it` };
+      }
       case "in_progress":
         notes.push(`the arm reports action ${record.actionId} executing`);
         break;

@@ -1,4 +1,4 @@
-import { GOAL_STATUS, type RclnodejsDoubleOptions } from "../doubles/rclnodejsDouble.js";
+import { motionGoals, preemptedByOthers, type RclnodejsDoubleOptions } from "../doubles/rclnodejsDouble.js";
 import { createRos2TransportOnDouble } from "../doubles/createRos2TransportOnDouble.js";
 import { testConfig } from "../support/testConfig.js";
 import { transportContract } from "./transportContract.js";
@@ -15,9 +15,10 @@ function onDouble(sim: Partial<RclnodejsDoubleOptions> & { readonly argv?: reado
       // The ROS path's config adds the controller: a lock resource, since JTC preempts.
       config: ros.transport.config,
       transport: ros.transport,
-      motionStarts: () => servers().reduce((n, s) => n + s.goals.length, 0),
-      // Jazzy ≥ 4.41's JTC aborts the active goal when another arrives: each ABORTED goal is a preemption.
-      conflicts: () => servers().reduce((n, s) => n + s.goals.filter((g) => g.status === GOAL_STATUS.ABORTED).length, 0),
+      // Goals accepted, our hold goals (stops) not counted.
+      motionStarts: () => servers().reduce((n, s) => n + motionGoals(s.goals).length, 0),
+      // A goal another goal preempted, unless that was one of our hold goals (a stop).
+      conflicts: () => servers().reduce((n, s) => n + preemptedByOthers(s.goals).length, 0),
       close: () => ros.close(),
     };
   };

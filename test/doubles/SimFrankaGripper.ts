@@ -125,6 +125,8 @@ export class SimFrankaGripper extends SimActionServer {
   }
 
   override accept(goal: unknown, record: GoalRecord): void {
+    record.goal = goal;
+    if (this.active && this.active !== record) this.active.preemptedBy = record;
     this.monitored = record;
     this.start(goal, record);
   }

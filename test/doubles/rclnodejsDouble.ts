@@ -20,9 +20,9 @@
  * `use_sim_time` — from the TimeSource's own /clock subscription, made with
  * the default (RELIABLE) QoS (lib/time_source.js `_subscribeToClockTopic`
  * passes no options), so a best-effort /clock never reaches it and now()
- * stays 0 — else wall time; `createParameterClient(node)` asks a remote
- * node's parameter services, each call rejecting after its timeout when no
- * one answers (lib/parameter_client.js, lib/client.js sendRequestAsync);
+ * stays 0 — else wall time; a node's parameter services
+ * (`<node>/list_parameters`, `<node>/get_parameters`) answer for the graph's
+ * controllers and drivers, and never for a node that is not running;
  * `getPublishersInfoByTopic` lists node_name / node_namespace / topic_type.
  */
 import { GOAL_STATUS, GoalRecord, type SimActionServer } from "./simGoalHandles.js";
@@ -36,6 +36,7 @@ export { type SimGripperOptions } from "./SimGripperController.js";
 export { FRANKA_TEXT, type SimFrankaGripperOptions } from "./SimFrankaGripper.js";
 export { SimulatedRosGraph, type RclnodejsDoubleOptions, type ServiceDouble } from "./SimulatedRosGraph.js";
 export { ParameterDouble } from "./rosArgsDouble.js";
+export { isHaltGoal, motionGoals, preemptedByOthers } from "./haltGoals.js";
 
 /** rclnodejs lib/qos.js policy values. */
 const RELIABILITY = { SYSTEM_DEFAULT: 0, RELIABLE: 1, BEST_EFFORT: 2 } as const;
@@ -192,55 +193,32 @@ export class ActionClientDouble {
   }
 }
 
-/** rclnodejs ParameterClient (lib/parameter_client.js) on the double's parameter services. */
-export class ParameterClientDouble {
-  #destroyed = false;
-  constructor(
-    readonly node: NodeDouble,
-    readonly remoteNodeName: string,
-    readonly timeoutMs: number,
-  ) {}
+const SRV_LIST_PARAMETERS = "rcl_interfaces/srv/ListParameters";
+const SRV_GET_PARAMETERS = "rcl_interfaces/srv/GetParameters";
 
-  /** What the remote node's service answers, after the response delay; never, when no such node runs. */
-  #call<T>(answer: (params: Record<string, unknown>) => T, options: { timeout?: number; signal?: AbortSignal }): Promise<T> {
-    if (this.#destroyed) return Promise.reject(new Error("ParameterClient has been destroyed"));
-    const timeout = options.timeout ?? this.timeoutMs;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Request timeout after ${timeout}ms`)), timeout);
-      const done = (): void => clearTimeout(timer);
-      options.signal?.addEventListener("abort", () => (done(), reject(new Error("Request aborted"))), { once: true });
-      const params = this.node.rcl.world.parametersOf(this.remoteNodeName);
-      if (!params) return;
-      this.node.deliverer()(() => {
-        done();
-        resolve(answer(params));
-      });
-    });
-  }
-
-  getParameters(names: readonly string[], options: { timeout?: number; signal?: AbortSignal } = {}): Promise<ParameterDouble[]> {
-    return this.#call((params) => names.filter((n) => n in params).map((n) => typedParameter(n, params[n])), options);
-  }
-
-  listParameters(options: { prefixes?: readonly string[]; depth?: number; timeout?: number; signal?: AbortSignal } = {}): Promise<{ names: string[]; prefixes: string[] }> {
-    return this.#call((params) => {
-      const names = Object.keys(params).filter((n) => !options.prefixes || options.prefixes.length === 0 || options.prefixes.some((p) => n.startsWith(`${p}.`) || n === p));
-      return { names, prefixes: [] };
-    }, options);
-  }
-
-  async waitForService(timeout?: number): Promise<boolean> {
-    if (this.node.rcl.world.parametersOf(this.remoteNodeName)) return true;
-    await new Promise((r) => setTimeout(r, timeout ?? 0));
-    return this.node.rcl.world.parametersOf(this.remoteNodeName) !== undefined;
-  }
-
-  isDestroyed(): boolean {
-    return this.#destroyed;
-  }
-
-  destroy(): void {
-    this.#destroyed = true;
+/** rcl_interfaces/msg/ParameterValue for a value, as rclnodejs delivers it (integers as bigint). */
+function parameterValueMessage(value: unknown): object {
+  const p = typedParameter("", value);
+  const empty = { bool_value: false, integer_value: 0n, double_value: 0, string_value: "", byte_array_value: [], bool_array_value: [], integer_array_value: [], double_array_value: [], string_array_value: [] };
+  switch (p.type) {
+    case PARAM.BOOL:
+      return { ...empty, type: p.type, bool_value: p.value };
+    case PARAM.INTEGER:
+      return { ...empty, type: p.type, integer_value: p.value };
+    case PARAM.DOUBLE:
+      return { ...empty, type: p.type, double_value: p.value };
+    case PARAM.STRING:
+      return { ...empty, type: p.type, string_value: p.value };
+    case PARAM.STRING_ARRAY:
+      return { ...empty, type: p.type, string_array_value: p.value };
+    case PARAM.DOUBLE_ARRAY:
+      return { ...empty, type: p.type, double_array_value: Float64Array.from(p.value as number[]) };
+    case PARAM.INTEGER_ARRAY:
+      return { ...empty, type: p.type, integer_array_value: p.value };
+    case PARAM.BOOL_ARRAY:
+      return { ...empty, type: p.type, bool_array_value: p.value };
+    default:
+      return { ...empty, type: PARAM.NOT_SET };
   }
 }
 
@@ -348,14 +326,6 @@ export class NodeDouble {
     return this.rcl.world.bus.publishersOf(topic).length;
   }
 
-  createParameterClient(remoteNodeName: string, options: { timeout?: number } = {}): ParameterClientDouble {
-    return new ParameterClientDouble(this, topicName(remoteNodeName), options.timeout ?? 5000);
-  }
-
-  destroyParameterClient(client: ParameterClientDouble): void {
-    client.destroy();
-  }
-
   /**
    * A client of a service in the graph. With no such server (move_group not
    * running), `waitForService(t)` resolves false after t ms (rclnodejs
@@ -365,6 +335,36 @@ export class NodeDouble {
   createClient(typeClass: string, serviceName: string): ReturnType<ServiceDouble["createClient"]> {
     const service = this.rcl.world.services.get(topicName(serviceName));
     if (service && service.type === typeClass) return service.createClient(typeClass, topicName(serviceName));
+    if (typeClass === SRV_LIST_PARAMETERS || typeClass === SRV_GET_PARAMETERS) return this.#parameterService(typeClass, topicName(serviceName));
+    return this.#absentService();
+  }
+
+  /**
+   * A node's parameter services (rclcpp's ParameterService: <node>/list_parameters,
+   * <node>/get_parameters), answered from the graph's record of that node's
+   * parameters; a node that is not running answers nothing, ever.
+   */
+  #parameterService(typeClass: string, serviceName: string): ReturnType<ServiceDouble["createClient"]> {
+    const nodeName = serviceName.replace(/\/(list|get)_parameters$/, "");
+    const world = this.rcl.world;
+    if (!world.parametersOf(nodeName)) return this.#absentService();
+    const deliver = this.deliverer();
+    return {
+      waitForService: () => Promise.resolve(true),
+      sendRequest: (request: object, callback: (response: unknown) => void) => {
+        const params = world.parametersOf(nodeName);
+        if (!params) return;
+        if (typeClass === SRV_LIST_PARAMETERS) {
+          deliver(() => callback({ result: { names: Object.keys(params), prefixes: [] } }));
+          return;
+        }
+        const names = (request as { names?: readonly string[] }).names ?? [];
+        deliver(() => callback({ values: names.map((n) => (n in params ? parameterValueMessage(params[n]) : { type: PARAM.NOT_SET })) }));
+      },
+    };
+  }
+
+  #absentService(): ReturnType<ServiceDouble["createClient"]> {
     return {
       sendRequest: () => undefined,
       waitForService: (timeout?: number) =>

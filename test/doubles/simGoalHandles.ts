@@ -52,6 +52,10 @@ export class GoalRecord {
   feedbackMessage: unknown;
   /** How many feedback messages went out for this goal. */
   feedbackSent = 0;
+  /** The goal message as the server received it. */
+  goal: unknown;
+  /** The goal that preempted this one, if one did. */
+  preemptedBy: GoalRecord | undefined;
   /** Largest acceleration (physical, rad/s²) the controller commanded at the start of this goal. */
   peakAcceleration = 0;
   /** Largest step of commanded velocity (rad/s) at the start of this goal: speed scaling turns v into s·v. */
@@ -147,6 +151,7 @@ export abstract class SimActionServer {
 
   /** goal_accepted_callback: preempt, then the new goal's timer replaces the old one. */
   accept(goal: unknown, record: GoalRecord): void {
+    record.goal = goal;
     const previous = this.active;
     if (previous) this.preempt(previous, record);
     const replaced = this.monitored;
@@ -159,6 +164,7 @@ export abstract class SimActionServer {
   }
 
   protected preempt(previous: GoalRecord, next: GoalRecord): void {
+    previous.preemptedBy = next;
     switch (this.preemptionMode()) {
       case "abort_now":
         previous.requestEnd("abort", this.abortPreemptResult());
