@@ -242,9 +242,17 @@ export const armConfigFileSchema = z
         max_ms: positive.default(20000),
         /** Fallback poll of QUERY_ACTION when the status stream is quiet. */
         query_interval_ms: positive.default(100),
+        /**
+         * The waits above count the arm's time (its pace: a speed slider at
+         * 30 % stretches them 3.3×). While the arm is paused (speed scaling 0:
+         * a teach pendant's slider at 0, its program paused) that time stands
+         * still; a call waits this long in a pause before it ends `unknown`,
+         * saying the arm is paused.
+         */
+        pause_max_ms: positive.default(120_000),
       })
       .strict()
-      .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100 }),
+      .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100, pause_max_ms: 120_000 }),
     /** A pose older than this is labelled stale and is not used as evidence. */
     stale_after_ms: positive.default(500),
     /** Tool name → approval rule (docs/architecture.md, "Approval before motion"). `stop` is never gated. */
@@ -416,6 +424,7 @@ export const armConfigFileSchema = z
       budgetMs: f.observe.budget_ms,
       maxMs: f.observe.max_ms,
       queryIntervalMs: f.observe.query_interval_ms,
+      pauseMaxMs: f.observe.pause_max_ms,
     },
     staleAfterMs: f.stale_after_ms,
     approval: Object.fromEntries(
