@@ -58,7 +58,8 @@ export class OutcomeConfirmer {
     if (toConfirm.length === 0 || endedAt === undefined) return;
     for (const run of toConfirm) {
       const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
-      const ms = (run.server.kind === "gripper" ? track.planMs : 0) + options.goalTimeToleranceS * 1000 + options.settleMs;
+      // AbortSignal.timeout takes whole milliseconds only.
+      const ms = Math.ceil((run.server.kind === "gripper" ? track.planMs : 0) + options.goalTimeToleranceS * 1000 + options.settleMs);
       const confirmed = await this.#d.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
         this.#d.observer.waitFor((s) => s.stampMs >= endedAt && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
       );
@@ -78,7 +79,7 @@ export class OutcomeConfirmer {
       const o = run.outcome();
       if (!o?.causeOnRosout || run.sentAtMs === undefined) continue;
       // The log and the result travel on different topics: give the log a moment to catch up.
-      const errors = await this.#d.bounded([signal, AbortSignal.timeout(Math.min(500, this.#d.options.settleMs))], (wait) => watcher.waitForError(run.sentAtMs ?? 0, wait));
+      const errors = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(Math.min(500, this.#d.options.settleMs)))], (wait) => watcher.waitForError(run.sentAtMs ?? 0, wait));
       if (errors.length === 0) {
         if (o.state === "faulted") run.amend({ state: o.state, detail: `${o.detail}; its node logged no error` });
         continue;
@@ -100,11 +101,11 @@ export class OutcomeConfirmer {
     const final = track.final;
     if (endedAt === undefined || !final || final.state === "reached" || final.state === "rejected") return;
     const axes = track.axes;
-    const atRest = await this.#d.bounded([signal, AbortSignal.timeout(this.#d.options.settleMs)], (wait) =>
+    const atRest = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.options.settleMs))], (wait) =>
       this.#d.observer.waitFor((s) => s.stampMs >= endedAt && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
     );
     if (atRest || signal.aborted || final.moved !== undefined) return;
-    await this.#d.bounded([signal, AbortSignal.timeout(this.#d.config.staleAfterMs)], (wait) => this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait));
+    await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.config.staleAfterMs))], (wait) => this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait));
   }
 }
 
