@@ -24,7 +24,7 @@ export interface ArmClock {
 
 export function armClock(transport: Transport, axes: readonly string[], now: () => number): ArmClock {
   const read = (): MotionPace | undefined => transport.pace?.(axes);
-  const counted = (p: MotionPace | undefined): number => (p ? Math.min(1, Math.max(0, p.factor)) : 1);
+  const counted = (p: MotionPace | undefined): number => (p ? (p.paused ? 0 : Math.min(1, Math.max(0, p.factor))) : 1);
   let pace = read();
   let factor = counted(pace);
   let elapsedAtLast = 0;

@@ -164,10 +164,12 @@ export class MotionPaceMonitor {
       const dTraj = last.trajS - first.trajS;
       if (dStamp > 0 && dWall > 0) {
         const scaling = freshDeclared ? freshDeclared.value : dTraj / dStamp;
-        const factor = Math.max(0, dTraj / dWall);
+        const paused = scaling <= PAUSED_AT;
+        // Paused is no progress at all, whatever the window still holds of the motion before the pause.
+        const factor = paused ? 0 : Math.max(0, dTraj / dWall);
         return {
           factor,
-          paused: scaling <= PAUSED_AT,
+          paused,
           speedScaling: clamp01(scaling),
           source: `${controller} feedback: trajectory time at ${factor.toFixed(2)}× wall time${freshDeclared ? `; ${freshDeclared.source}` : ""}`,
           stampMs: last.receivedMs,
