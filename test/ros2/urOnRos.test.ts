@@ -19,7 +19,7 @@ const { start } = useRos2Double();
 const UR_PATH = join(packageRoot(), "config", "ur5e-ros2.yaml");
 const CONTROLLER = "scaled_joint_trajectory_controller";
 
-let cleanups: Array<() => void> = [];
+const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
