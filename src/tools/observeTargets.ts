@@ -39,8 +39,10 @@ export function observeTargets(input: ObserveInput): Observation {
         return { verdict: "reached", notes: [`the arm reports action ${record.actionId} reached`] };
       case "grasped": {
         // The call asked the gripper to close, and it did: on an object, which it now holds.
-        const where = record.detail ?? "short of its target";
-        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped: ${where}`], detail: `the gripper closed on an object (${where}) and holds it` };
+        // A transport's detail starts with where ("closed on an object at width 0.031 m; …").
+        const first = record.detail?.split(";")[0]?.trim();
+        const where = first?.startsWith("closed on an object") ? first : "closed on an object, short of the commanded opening";
+        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`], detail: `the gripper ${where} and holds it` };
       }
       case "in_progress":
         notes.push(`the arm reports action ${record.actionId} executing`);

@@ -297,7 +297,7 @@ export class Ros2Transport implements Transport {
     const missing = [...this.#servers.clients()].filter(([, c]) => !c.isActionServerAvailable()).map(([name]) => name);
     const latest = this.#observer.latest();
     const age = latest ? this.#now() - latest.stampMs : Infinity;
-    const topic = this.#deps.setup.options.jointStatesTopic;
+    const topic = this.#facts?.jointStates.topics.join(" / ") ?? this.#deps.setup.options.jointStatesTopic;
     // Stable words (no running age): the tracker tells listeners only when they change.
     const problems = [
       ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),

@@ -61,7 +61,7 @@ export function gripperOutcome(status: number | undefined, result: Partial<Gripp
     // Closing, and it did close some way before stalling: it met something. A stall where it stood
     // (jammed, or blocked at the start) is no grasp.
     const closedSome = position !== undefined && position < ctx.start - ctx.tolerance;
-    if (closing && closedSome) return { state: "grasped", detail: `closed on an object at ${where(ctx, position)} (${text})` };
+    if (closing && closedSome) return { state: "grasped", detail: `closed on an object at ${where(ctx, position)}; ${text}` };
     return { state: "stalled", detail: text };
   }
   return { state: "faulted", detail: text };
@@ -78,7 +78,7 @@ function frankaOutcome(status: number | undefined, result: Partial<GripperResult
   if (closing && width > targetWidth + ctx.graspEpsilonOuter) {
     // Short of the width by more than the grasp's epsilon: the fingers met something. If they never
     // moved, a libfranka error looks the same in the result: the caller asks /rosout.
-    return { state: "grasped", detail: `closed on an object at width ${width.toFixed(4)} m (${text})`, ...(moved ? {} : { causeOnRosout: true }) };
+    return { state: "grasped", detail: `closed on an object at width ${width.toFixed(3)} m; ${text}`, ...(moved ? {} : { causeOnRosout: true }) };
   }
   return { state: "faulted", detail: `${text}: the gripper ${moved ? "moved" : "did not move"} and stopped at width ${width.toFixed(4)} m`, causeOnRosout: true };
 }
