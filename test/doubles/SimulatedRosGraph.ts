@@ -105,8 +105,8 @@ export class SimulatedRosGraph implements SimWorld {
   readonly #velocities = new Map<string, number>();
   readonly #noise = new Map<string, number>();
   readonly #blocked = new Set<string>();
-  /** joint → the position an object stops it at, from the side it starts on. */
-  readonly #objects = new Map<string, number>();
+  /** joint → the position an object stops it at, and the side (±1) the joint is on. */
+  readonly #objects = new Map<string, { readonly at: number; readonly side: number }>();
   /** Services by name (MoveIt's /compute_ik). */
   readonly services = new Map<string, ServiceDouble>();
   readonly #broadcaster: SimPublisher;
@@ -219,9 +219,8 @@ export class SimulatedRosGraph implements SimWorld {
       return;
     }
     const object = this.#objects.get(joint);
-    const from = this.position(joint);
-    if (object !== undefined && (from - object) * (position - object) < 0) {
-      this.#positions.set(joint, object);
+    if (object !== undefined && (position - object.at) * object.side < 0) {
+      this.#positions.set(joint, object.at);
       this.#velocities.set(joint, 0);
       return;
     }
@@ -241,7 +240,7 @@ export class SimulatedRosGraph implements SimWorld {
 
   /** Something in the joint's way at `at` (an object between a gripper's fingers): it cannot pass it. */
   placeObject(joint: string, at: number): void {
-    this.#objects.set(joint, at);
+    this.#objects.set(joint, { at, side: Math.sign(this.position(joint) - at) || 1 });
   }
 
   /**

@@ -135,7 +135,7 @@ export class MotionWaiter {
         if (run.cancelAcceptedMs !== undefined && t - run.cancelAcceptedMs > options.settleMs) {
           if (!(await this.#settle(track, run, "a cancel was accepted but no result followed", signal, log))) return this.#aborted(signal);
         } else if (heard !== undefined && t - heard > options.feedbackIdleMs && available) {
-          if (!(await this.#settle(track, run, "its feedback stopped: the controller dropped the goal (preempted)", signal, log))) return this.#aborted(signal);
+          if (!(await this.#settle(track, run, "its feedback stopped: the controller no longer works for the goal (preempted by another goal, or switched off)", signal, log))) return this.#aborted(signal);
         } else if (heard === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
           if (run.server.kind === "gripper") {
             const quiet = this.#quietGripper(track, run);
