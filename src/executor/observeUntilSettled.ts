@@ -1,5 +1,5 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ObserveFn } from "../tools/ToolDefinition.js";
+import type { ObserveFn } from "./ToolDefinition.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
 import { armClock, armTimer, type ArmClock } from "./ArmClock.js";
 import { judgeAction } from "./judgeAction.js";

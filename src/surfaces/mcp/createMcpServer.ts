@@ -7,7 +7,7 @@ import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
 import { paceWords } from "../../executor/reportPace.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
-import type { ToolRegistry } from "../../tools/ToolRegistry.js";
+import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
 import { toolAnnotations } from "./toolAnnotations.js";
 
