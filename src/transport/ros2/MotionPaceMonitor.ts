@@ -33,6 +33,8 @@ export interface MotionPaceMonitorDeps {
   /** UR's speed_scaling_state_broadcaster topic (percent); "" for none. */
   readonly broadcasterTopic: string;
   readonly now: () => number;
+  /** A source that cannot be subscribed to (its message package missing from this install): said once, and left out. */
+  readonly warn: (what: string, error: unknown) => void;
 }
 
 /**
@@ -74,31 +76,35 @@ export class MotionPaceMonitor {
   /** Subscribes to the broadcaster and to each stock JTC's speed_scaling_input, as the facts say they exist. */
   start(facts: ReadonlyMap<string, TrajectoryControllerFacts>): void {
     this.#facts = facts;
-    const { rcl, node, broadcasterTopic } = this.#d;
+    const { rcl, broadcasterTopic } = this.#d;
     const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_BEST_EFFORT, QosPolicy.DURABILITY_VOLATILE);
     if (broadcasterTopic !== "") {
-      this.#subscriptions.push(
-        node.createSubscription(MSG_FLOAT64, broadcasterTopic, { qos }, (msg) => {
-          const data = (msg as { data?: unknown }).data;
-          if (typeof data !== "number" || !Number.isFinite(data)) return;
-          this.#broadcaster = { value: data / 100, receivedMs: this.#d.now(), source: `${broadcasterTopic}: ${Math.round(data)} %` };
-          this.#changed();
-        }),
-      );
+      this.#subscribe(MSG_FLOAT64, broadcasterTopic, qos, (msg) => {
+        const data = (msg as { data?: unknown }).data;
+        if (typeof data !== "number" || !Number.isFinite(data)) return;
+        this.#broadcaster = { value: data / 100, receivedMs: this.#d.now(), source: `${broadcasterTopic}: ${Math.round(data)} %` };
+        this.#changed();
+      });
     }
     for (const f of facts.values()) {
       if (f.speedScaling !== "input_topic") continue;
       if (f.initialScaling !== undefined) this.#inputs.set(f.name, { value: f.initialScaling, receivedMs: Number.POSITIVE_INFINITY, source: `${f.node} speed_scaling.initial_scaling_factor ${f.initialScaling}` });
       const latched = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_RELIABLE, QosPolicy.DURABILITY_TRANSIENT_LOCAL);
-      this.#subscriptions.push(
-        node.createSubscription(MSG_SPEED_SCALING_FACTOR, `${f.node}/speed_scaling_input`, { qos: latched }, (msg) => {
-          const factor = (msg as { factor?: unknown }).factor;
-          if (typeof factor !== "number" || !Number.isFinite(factor)) return;
-          // The controller keeps the last factor it was given: this reading does not go stale.
-          this.#inputs.set(f.name, { value: factor, receivedMs: Number.POSITIVE_INFINITY, source: `${f.node}/speed_scaling_input: ${factor}` });
-          this.#changed();
-        }),
-      );
+      this.#subscribe(MSG_SPEED_SCALING_FACTOR, `${f.node}/speed_scaling_input`, latched, (msg) => {
+        const factor = (msg as { factor?: unknown }).factor;
+        if (typeof factor !== "number" || !Number.isFinite(factor)) return;
+        // The controller keeps the last factor it was given: this reading does not go stale.
+        this.#inputs.set(f.name, { value: factor, receivedMs: Number.POSITIVE_INFINITY, source: `${f.node}/speed_scaling_input: ${factor}` });
+        this.#changed();
+      });
+    }
+  }
+
+  #subscribe(type: string, topic: string, qos: object, callback: (msg: unknown) => void): void {
+    try {
+      this.#subscriptions.push(this.#d.node.createSubscription(type, topic, { qos }, callback));
+    } catch (error) {
+      this.#d.warn(`${type} on ${topic}: the pace will be read from the controllers' feedback only`, error);
     }
   }
 

@@ -126,7 +126,13 @@ export class Ros2Transport implements Transport {
       minStatusIntervalMs: MIN_STATUS_INTERVAL_MS,
     });
     this.#clock = new RosClock(deps.rcl, deps.node, this.#log);
-    this.#pace = new MotionPaceMonitor({ rcl: deps.rcl, node: deps.node, broadcasterTopic: deps.setup.options.speedScalingTopic, now: this.#now });
+    this.#pace = new MotionPaceMonitor({
+      rcl: deps.rcl,
+      node: deps.node,
+      broadcasterTopic: deps.setup.options.speedScalingTopic,
+      now: this.#now,
+      warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
+    });
     const bounded = <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> => this.#bounded(signals, fn);
     const confirmer = new OutcomeConfirmer({
       options: deps.setup.options,
@@ -195,7 +201,11 @@ export class Ros2Transport implements Transport {
       this.#log.info({ facts: facts.lines }, "ROS 2 controller facts (read, or assumed where the graph did not say)");
       if (facts.gripper?.behaviour === "franka") {
         this.#observer.setGripperVelocity("estimated");
-        this.#rosout = new RosoutWatcher(rcl, node, "franka_gripper", this.#now);
+        try {
+          this.#rosout = new RosoutWatcher(rcl, node, "franka_gripper", this.#now);
+        } catch (error) {
+          this.#log.warn({ err: error }, "cannot subscribe to /rosout: a franka_gripper failure will be reported without its logged cause");
+        }
       }
       for (const topic of facts.jointStates.topics) {
         this.#subscriptions.push(node.createSubscription(MSG_JOINT_STATE, topic, (msg) => this.#observer.handle(msg)));

@@ -33,11 +33,15 @@ export class RosClock {
     }
     if (!simTime) return;
     const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_BEST_EFFORT, QosPolicy.DURABILITY_VOLATILE);
-    this.#subscription = node.createSubscription(MSG_CLOCK, "/clock", { qos }, (msg) => {
-      const c = (msg as { clock?: { sec?: number; nanosec?: number } }).clock;
-      if (typeof c?.sec !== "number") return;
-      this.#clockMs = c.sec * 1000 + (c.nanosec ?? 0) / 1e6;
-    });
+    try {
+      this.#subscription = node.createSubscription(MSG_CLOCK, "/clock", { qos }, (msg) => {
+        const c = (msg as { clock?: { sec?: number; nanosec?: number } }).clock;
+        if (typeof c?.sec !== "number") return;
+        this.#clockMs = c.sec * 1000 + (c.nanosec ?? 0) / 1e6;
+      });
+    } catch (error) {
+      log.warn({ err: error }, "cannot subscribe to /clock: sim time is rclnodejs's own (which misses a best-effort /clock)");
+    }
   }
 
   /** ROS time in ms: the newest /clock under use_sim_time, else the node's clock. */
