@@ -33,6 +33,13 @@ export interface MotionPaceMonitorDeps {
   /** UR's speed_scaling_state_broadcaster topic (percent); "" for none. */
   readonly broadcasterTopic: string;
   readonly now: () => number;
+  /**
+   * The node runs on sim time: the controllers' stamps are not wall time, and
+   * the pace is measured against arrival (a Gazebo slower than real time
+   * stretches it). On wall time the pace is the speed scaling itself, exact
+   * from the stamps, free of delivery jitter.
+   */
+  readonly simTime: boolean;
   /** A source that cannot be subscribed to (its message package missing from this install): said once, and left out. */
   readonly warn: (what: string, error: unknown) => void;
 }
@@ -46,9 +53,10 @@ export interface MotionPaceMonitorDeps {
  *   ros2_controllers 4.42.1; UR's scaled controller the same,
  *   scaled_joint_trajectory_controller.cpp, Universal_Robots_ROS2_Driver
  *   jazzy @ a16a2687). Trajectory time per stamp second is the speed scaling
- *   (0 paused); per wall second of arrival it is the pace — slider and a
- *   simulation slower than real time together. Works on every controller
- *   that scales, whatever its version.
+ *   (0 paused) — the pace on a real robot; under sim time the pace is
+ *   trajectory time per wall second of arrival, a simulation slower than
+ *   real time included. Works on every controller that scales, whatever its
+ *   version.
  * - UR's speed_scaling_state_broadcaster: the hardware's speed scaling × 100
  *   (std_msgs/Float64), published on every control update: known before a
  *   goal's first feedback, and between goals.
@@ -172,7 +180,7 @@ export class MotionPaceMonitor {
         const scaling = freshDeclared ? freshDeclared.value : dTraj / dStamp;
         const paused = scaling <= PAUSED_AT;
         // Paused is no progress at all, whatever the window still holds of the motion before the pause.
-        const factor = paused ? 0 : Math.max(0, dTraj / dWall);
+        const factor = paused ? 0 : Math.max(0, this.#d.simTime ? dTraj / dWall : scaling);
         return {
           factor,
           paused,

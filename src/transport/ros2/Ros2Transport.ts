@@ -131,6 +131,7 @@ export class Ros2Transport implements Transport {
       node: deps.node,
       broadcasterTopic: deps.setup.options.speedScalingTopic,
       now: this.#now,
+      simTime: this.#clock.simTime,
       warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
     });
     const bounded = <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> => this.#bounded(signals, fn);

@@ -21,6 +21,8 @@ export class RosClock {
   #subscription: RclSubscription | undefined;
   #clockMs: number | undefined;
   #warned = false;
+  /** The node runs on sim time (use_sim_time): ROS time is not wall time. */
+  readonly simTime: boolean;
 
   constructor(rcl: Rclnodejs, node: RclNode, log: Logger) {
     this.#node = node;
@@ -31,6 +33,7 @@ export class RosClock {
     } catch {
       simTime = false;
     }
+    this.simTime = simTime;
     if (!simTime) return;
     const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_BEST_EFFORT, QosPolicy.DURABILITY_VOLATILE);
     try {
