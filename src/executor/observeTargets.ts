@@ -38,11 +38,12 @@ export function observeTargets(input: ObserveInput): Observation {
       case "reached":
         return { verdict: "reached", notes: [`the arm reports action ${record.actionId} reached`] };
       case "grasped": {
-        // The call asked the gripper to close, and it did: on an object, which it now holds.
-        // A transport's detail starts with where ("closed on an object at width 0.031 m; …").
+        // The call asked the gripper to close, and it did: on an object. A transport's detail starts
+        // with the words for the model, up to the first ";" ("closed on an object at width 0.031 m and
+        // holds it; …"): only the transport knows whether its gripper goes on pressing.
         const first = record.detail?.split(";")[0]?.trim();
         const where = first?.startsWith("closed on an object") ? first : "closed on an object, short of the commanded opening";
-        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`], detail: `the gripper ${where} and holds it` };
+        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`], detail: `the gripper ${where}` };
       }
       case "in_progress":
         notes.push(`the arm reports action ${record.actionId} executing`);

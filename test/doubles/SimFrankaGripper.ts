@@ -23,7 +23,14 @@
  * - Feedback while running, every 1/feedback_publish_rate s: `position` = the width, effort 0.
  * - A libfranka exception (the gripper in error, not homed, a lost connection) makes reached_goal
  *   false, ABORTED, and the node logs e.what() as an ERROR on /rosout: the result says nothing of it.
- * - A cancel stops the gripper; the running command is aborted, and the goal ends CANCELED.
+ * - A cancel stops the gripper; the running command is aborted, and the goal ends CANCELED with the
+ *   command thread's own result, which nobody filled in: position 0, reached_goal false (the cancel
+ *   branch of executeGripperCommand passes result_future.get() on as it is).
+ * - [LF] Gripper::grasp: an object counts as grasped only if the fingers stop within
+ *   (width − ε inner, width + ε outer); GripperState.is_grasped says whether one is. A grasp outside
+ *   its ε keeps no grasp force on what it met (frankarobotics/franka_ros#16: fingers that touched a
+ *   cube narrower than the commanded width stopped pressing and let it go; the maintainers' fix was
+ *   the right width). `isGrasped` is that flag: true only after a grasp that succeeded.
  * - Every goal runs in its own thread; a newer command makes the gripper abort the running one
  *   (libfranka "Command aborted!"), so the older goal ends ABORTED, reached_goal false.
  * - `~/joint_states` at state_publish_rate (15 Hz from the shipped yaml, 30 by default): two finger
@@ -76,6 +83,8 @@ export class SimFrankaGripper extends SimActionServer {
   #lastStateMs = 0;
   /** The widths the gripper was asked for, in order (ground truth of what it was told). */
   readonly commandedWidths: number[] = [];
+  /** GripperState.is_grasped: the fingers press on an object (after a grasp that succeeded only). */
+  isGrasped = false;
 
   constructor(
     readonly world: SimWorld,
@@ -151,6 +160,8 @@ export class SimFrankaGripper extends SimActionServer {
     const failure = this.#failNext;
     this.#failNext = undefined;
     const running: RunningCommand = { record, kind: target >= width ? "move" : "grasp", target, startWidth: width, lastFeedbackMs: this.world.now() };
+    // Any new command (a move, or a grasp until it succeeds) lets go of what the fingers held.
+    this.isGrasped = false;
     if (failure !== undefined) {
       this.#end(running, GOAL_STATUS.ABORTED, false, failure);
       return;
@@ -162,7 +173,9 @@ export class SimFrankaGripper extends SimActionServer {
   protected stopForCancel(): void {
     // gripper_->stop(): the running command is aborted and the goal ends CANCELED.
     const running = this.#running;
-    if (running) this.#end(running, GOAL_STATUS.CANCELED, false, FRANKA_TEXT.commandAborted);
+    if (!running) return;
+    this.isGrasped = false;
+    this.#end(running, GOAL_STATUS.CANCELED, false, FRANKA_TEXT.commandAborted, this.emptyResult());
   }
 
   override cancel(record: GoalRecord): number {
@@ -176,11 +189,11 @@ export class SimFrankaGripper extends SimActionServer {
     // No realtime goal handle: results and feedback go out from the command's thread.
   }
 
-  #end(running: RunningCommand, status: number, reached: boolean, error?: string): void {
+  #end(running: RunningCommand, status: number, reached: boolean, error?: string, result?: Record<string, unknown>): void {
     if (this.#running === running) this.#running = undefined;
     if (this.active === running.record) this.active = undefined;
     if (error !== undefined) this.world.log(this.node, LOG_LEVEL.ERROR, error);
-    running.record.finish(status, { position: this.width, effort: 0, stalled: false, reached_goal: reached });
+    running.record.finish(status, result ?? { position: this.width, effort: 0, stalled: false, reached_goal: reached });
   }
 
   tick(dtS: number): void {
@@ -228,6 +241,7 @@ export class SimFrankaGripper extends SimActionServer {
     const outer = this.options.epsilonOuter ?? 0.005;
     const w = this.width;
     const grasped = w >= running.target - inner && w <= running.target + outer;
+    this.isGrasped = grasped;
     this.#end(running, grasped ? GOAL_STATUS.SUCCEEDED : GOAL_STATUS.ABORTED, grasped);
   }
 }

@@ -164,7 +164,7 @@ describe("grippers: preempted at once; a stall only on a quiet velocity", () => 
     expect(o.double.world.gripper!.goals[0]!.status).toBe(GOAL_STATUS.EXECUTING);
     expect(o.double.world.position("gripper_joint")).toBeCloseTo(0.02, 4);
     expect(record.state).toBe("grasped");
-    expect(record.detail).toMatch(/closed on an object at 0\.500 of its opening/);
+    expect(record.detail).toMatch(/closed on an object at 0\.500 of its opening and holds it/);
   });
 });
 

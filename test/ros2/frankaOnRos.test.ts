@@ -7,6 +7,7 @@ import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { FRANKA_TEXT, GOAL_STATUS } from "../doubles/rclnodejsDouble.js";
+import type { RclnodejsDoubleOptions } from "../doubles/rclnodejsDouble.js";
 import { frankaDouble } from "../doubles/robotDoubles.js";
 import { sleep, until, useRos2Double } from "./ros2OnDoubleHarness.js";
 
@@ -25,8 +26,8 @@ function frankaConfig(patch: (c: ArmConfig) => ArmConfig = (c) => c): ArmConfig 
   return patch(loadConfig(FRANKA_PATH));
 }
 
-async function frankaArm(config = frankaConfig()) {
-  const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...frankaDouble(config) }, config);
+async function frankaArm(config = frankaConfig(), sim: Partial<RclnodejsDoubleOptions> = {}) {
+  const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...frankaDouble(config), ...sim }, config);
   const ledger = IntentLedger.open(":memory:");
   const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config), transport: o.transport, ledger });
   cleanups.push(() => {
@@ -54,18 +55,53 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
     expect(world.position("fr3_joint4")).toBeCloseTo(-2.0, 2);
   });
 
-  it("closing on an object is done, \"closed on an object at width W\" (franka_gripper aborts the grasp: reached_goal false)", async () => {
+  it("closing on an object is done, \"closed on an object at width W\", and says franka_gripper keeps no grasp force on it (the grasp failed: outside its epsilon)", async () => {
     const { executor, gripper } = await frankaArm();
     gripper.objectWidth = 0.031;
     const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], { deadlineMs: 10_000 });
     expect(r!.result.status).toBe("done");
-    expect(r!.result.message).toMatch(/the gripper closed on an object at width 0\.031 m and holds it/);
-    // Ground truth: a grasp to width 0 (position 0 = half of it), stopped by the object, failed.
+    expect(r!.result.message).toMatch(/the gripper closed on an object at width 0\.031 m, but franka_gripper counts it no grasp/);
+    expect(r!.result.message).toMatch(/keeps no grasp force on it/);
+    expect(r!.result.message).not.toMatch(/holds it/);
+    // Ground truth: a grasp to width 0 (position 0 = half of it), stopped by the object, failed; nothing gripped.
     expect(gripper.received[0]).toMatchObject({ command: { position: 0 } });
     expect(gripper.commandedWidths).toEqual([0]);
     expect(gripper.goals[0]!.status).toBe(GOAL_STATUS.ABORTED);
     expect(gripper.goals[0]!.result).toMatchObject({ reached_goal: false, stalled: false });
     expect(gripper.width).toBeCloseTo(0.031, 4);
+    expect(gripper.isGrasped).toBe(false);
+  });
+
+  it("with default_grasp_epsilon.outer raised to take any object, the same close is a grasp that succeeds and holds it", async () => {
+    const config = frankaConfig();
+    const g = config.ros2!.gripper!;
+    const sim = { frankaGripper: { actionName: g.action_name, joints: ["fr3_finger_joint1", "fr3_finger_joint2"] as const, maxWidth: 0.08, width: 0.08, epsilonOuter: 0.08 } };
+    const { executor, gripper, o } = await frankaArm(config, sim);
+    expect(o.transport.facts!.gripper).toMatchObject({ behaviour: "franka", graspEpsilonOuter: 0.08 });
+    gripper.objectWidth = 0.031;
+    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], { deadlineMs: 10_000 });
+    expect(r!.result).toMatchObject({ status: "done", settled_by: "completion" });
+    expect(r!.result.message).toMatch(/the gripper closed on an object at width 0\.031 m and holds it/);
+    expect(gripper.goals[0]!.status).toBe(GOAL_STATUS.SUCCEEDED);
+    expect(gripper.goals[0]!.result).toMatchObject({ reached_goal: true });
+    expect(gripper.isGrasped).toBe(true);
+  });
+
+  it("a halted close: franka_gripper stops the gripper and ends the goal CANCELED with an unfilled result (position 0); armbridge reads where it stopped from the fingers", async () => {
+    const { o, gripper } = await frankaArm();
+    const running = o.transport.runMotion({ actionId: "gc", targets: { gripper: 0 }, speed: 1 }, AbortSignal.timeout(10_000));
+    await until(o, (s) => s.axes.gripper!.position < 0.8);
+    const halt = await o.transport.halt({ signal: AbortSignal.timeout(5000) });
+    expect(halt.halted).toBe(true);
+    const end = await running;
+    expect(end.kind === "ended" ? end.record.state : end.kind).toBe("stopped");
+    // Ground truth: cancelled part way, the result's position is the unfilled 0, not the width.
+    expect(gripper.goals[0]!.status).toBe(GOAL_STATUS.CANCELED);
+    expect(gripper.goals[0]!.result).toMatchObject({ position: 0, reached_goal: false });
+    expect(gripper.width).toBeGreaterThan(0.01);
+    expect(gripper.isGrasped).toBe(false);
+    await sleep(200);
+    expect(o.transport.latestStatus()!.axes.gripper!.position).toBeCloseTo(gripper.width / 0.08, 1);
   });
 
   it("closing on nothing is done at the commanded width (the grasp succeeds within its epsilon)", async () => {

@@ -196,7 +196,7 @@ export class MotionWaiter {
     const closing = target < start - this.#d.config.tolerances.gripper;
     const why = "no result from the controller, whose stall check needs |velocity| ≤ stall_velocity_threshold for stall_timeout (a noisy velocity never does); /joint_states shows the gripper at rest";
     if (closing && s.position > target + this.#d.config.tolerances.gripper) {
-      run.presume({ state: "grasped", detail: `closed on an object at ${s.position.toFixed(3)} of its opening; ${why}; the goal stays active, holding it` });
+      run.presume({ state: "grasped", detail: `closed on an object at ${s.position.toFixed(3)} of its opening and holds it; ${why}; the goal stays active, pressing on it` });
     } else if (Math.abs(s.position - target) <= this.#d.config.tolerances.gripper) {
       run.presume({ state: "reached", detail: `${run.actionName}: ${why}, at the target` });
     } else {
