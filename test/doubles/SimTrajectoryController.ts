@@ -13,6 +13,11 @@
  *   [UR]     UniversalRobots/Universal_Robots_ROS2_Driver jazzy @ a16a26876b35688e1f5c75f0de63f0c0c70e78f9
  *            ur_controllers/src/scaled_joint_trajectory_controller.cpp (update: the same loop, with
  *            `scaling_factor_` read from the hardware's speed_scaling/speed_scaling_factor state interface)
+ *   [URM]    Universal_Robots_ROS2_Driver main @ 696e1a7b (ur_robot_driver 7.0.0; 6.0.0 on lyrical):
+ *            ur_controllers.yaml no longer has scaled_joint_trajectory_controller; the stock
+ *            joint_trajectory_controller is the launch default, with
+ *            `speed_scaling.state_interface: speed_scaling/speed_scaling_factor`
+ *   [JTC-42] also: update() reads scaling_factor_ from `speed_scaling.state_interface` when it is set
  *   versions: controllerVersions.ts
  *
  * What it reproduces:
@@ -59,6 +64,8 @@ export interface SimControllerOptions {
   readonly joints: readonly string[];
   /** `ur_scaled`: ur_controllers/ScaledJointTrajectoryController (speed scaling from the hardware on every release). */
   readonly kind?: "jtc" | "ur_scaled";
+  /** Stock JTC ≥ 4.39: `speed_scaling.state_interface`, the hardware's scaling read on every update (UR ≥ 6.0). */
+  readonly speedScalingStateInterface?: string;
   /** The command interface; stock JTC scales speed only with `position`. */
   readonly commandInterface?: "position" | "velocity" | "effort";
   readonly allowPartialJointsGoal?: boolean;
@@ -165,6 +172,7 @@ export class SimTrajectoryController extends SimActionServer {
   /** The factor trajectory time advances by now. */
   scaling(): number {
     if (this.options.kind === "ur_scaled") return this.world.speedScaling;
+    if (this.traits.stockSpeedScaling && this.options.speedScalingStateInterface) return this.world.speedScaling;
     if (this.traits.stockSpeedScaling && (this.options.commandInterface ?? "position") === "position") return this.scalingFactor;
     return 1;
   }
@@ -187,7 +195,7 @@ export class SimTrajectoryController extends SimActionServer {
     }
     if (this.traits.stockSpeedScaling) {
       p["speed_scaling.initial_scaling_factor"] = this.world.speedScaling;
-      p["speed_scaling.state_interface"] = "";
+      p["speed_scaling.state_interface"] = o.speedScalingStateInterface ?? "";
       p["speed_scaling.command_interface"] = "";
       p["constraints.decelerate_on_cancel"] = o.decelerateOnCancel !== undefined;
       for (const j of o.joints) p[`constraints.${j}.max_deceleration_on_cancel`] = o.decelerateOnCancel?.maxDeceleration ?? 0;

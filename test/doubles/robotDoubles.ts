@@ -12,6 +12,14 @@ function armJoints(config: ArmConfig): string[] {
 }
 
 /**
+ * Which trajectory controller ur_control.launch.py starts: `scaled` (ur_controllers'
+ * ScaledJointTrajectoryController, the default up to ur_robot_driver 4.x: Humble, Jazzy, Kilted) or
+ * `stock_jtc` (ur_robot_driver ≥ 6.0, Lyrical and Rolling: the stock joint_trajectory_controller reading
+ * `speed_scaling.state_interface`, main @ 696e1a7b ur_robot_driver/config/ur_controllers.yaml).
+ */
+export type UrDriverRelease = "scaled" | "stock_jtc";
+
+/**
  * ur_robot_driver's graph as ur_control.launch.py brings it up
  * (Universal_Robots_ROS2_Driver jazzy @ a16a2687, ur_robot_driver/config/ur_controllers.yaml):
  * scaled_joint_trajectory_controller on position commands, with
@@ -22,9 +30,9 @@ function armJoints(config: ArmConfig): string[] {
  * main, robotiq_description/config/robotiq_controllers.yaml): allow_stalling
  * true, stall_timeout 0.05, goal_tolerance 0.02.
  */
-export function urDriverDouble(config: ArmConfig, speedScaling = 1): Partial<RclnodejsDoubleOptions> {
+export function urDriverDouble(config: ArmConfig, speedScaling = 1, driver: UrDriverRelease = "scaled"): Partial<RclnodejsDoubleOptions> {
   const controller = config.ros2?.controllers[0];
-  const name = controller?.name ?? "scaled_joint_trajectory_controller";
+  const name = controller?.name ?? (driver === "scaled" ? "scaled_joint_trajectory_controller" : "joint_trajectory_controller");
   const robotiq = config.arm.gripper && config.ros2?.gripper;
   return {
     controllers: [
@@ -32,7 +40,7 @@ export function urDriverDouble(config: ArmConfig, speedScaling = 1): Partial<Rcl
         name,
         actionName: controller?.action_name ?? `/${name}/follow_joint_trajectory`,
         joints: armJoints(config),
-        kind: "ur_scaled",
+        ...(driver === "scaled" ? { kind: "ur_scaled" as const } : { kind: "jtc" as const, speedScalingStateInterface: "speed_scaling/speed_scaling_factor" }),
         pathTolerance: 0.2,
         defaultGoalTolerance: 0.1,
         stoppedVelocityTolerance: 0.2,

@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
@@ -9,7 +11,7 @@ import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { FJT, GOAL_STATUS, JTC_TEXT, motionGoals } from "../doubles/rclnodejsDouble.js";
 import type { Ros2OnDouble } from "../doubles/createRos2TransportOnDouble.js";
-import { urDriverDouble } from "../doubles/robotDoubles.js";
+import { urDriverDouble, type UrDriverRelease } from "../doubles/robotDoubles.js";
 import { sleep, until, useRos2Double, type DoubleSimulation } from "./ros2OnDoubleHarness.js";
 
 // The shipped UR5e config on ur_robot_driver's graph (test/doubles/robotDoubles.ts): the speed
@@ -29,8 +31,8 @@ function urConfig(patch: (c: ArmConfig) => ArmConfig = (c) => c): ArmConfig {
   return patch(loadConfig(UR_PATH));
 }
 
-async function urArm(config = urConfig(), scaling = 1, extra: DoubleSimulation = {}) {
-  const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...urDriverDouble(config, scaling), ...extra }, config);
+async function urArm(config = urConfig(), scaling = 1, extra: DoubleSimulation = {}, driver: UrDriverRelease = "scaled") {
+  const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...urDriverDouble(config, scaling, driver), ...extra }, config);
   const ledger = IntentLedger.open(":memory:");
   const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config), transport: o.transport, ledger });
   const events: ExecutorEvent[] = [];
@@ -39,7 +41,8 @@ async function urArm(config = urConfig(), scaling = 1, extra: DoubleSimulation =
     executor.close();
     ledger.close();
   });
-  return { o, executor, ledger, events, jtc: o.double.world.controllers.get(CONTROLLER)! };
+  const name = config.ros2?.controllers[0]?.name ?? CONTROLLER;
+  return { o, executor, ledger, events, jtc: o.double.world.controllers.get(name)! };
 }
 
 function worldOf(o: Ros2OnDouble) {
@@ -170,4 +173,28 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     expect(hold.startVelocityStep).toBeGreaterThan(0.5 * 0.7 * Math.abs(v));
     expect(hold.peakAcceleration).toBeLessThanOrEqual(2.0 * 1.5);
   }, 40_000);
+
+  it("ur_robot_driver ≥ 6.0 (Lyrical, Rolling) runs the stock joint_trajectory_controller with the slider on speed_scaling.state_interface: the recipe's renamed copy of the config reads it as hardware scaling and settles a plan at 30 % by completion", async () => {
+    // The docs' recipe: a copy of the shipped config with the controller renamed (sed), nothing else.
+    const dir = mkdtempSync(join(tmpdir(), "armbridge-ur6-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, "ur5e-ros2-jtc.yaml");
+    writeFileSync(path, readFileSync(UR_PATH, "utf8").replaceAll("scaled_joint_trajectory_controller", "joint_trajectory_controller"));
+    const base = loadConfig(path);
+    // A move_joints budget of 5 s of arm time: a wall-clock budget would end before the 14 s the slider makes of the plan.
+    const config = { ...base, timeoutsMs: { ...base.timeoutsMs, moveJoints: 5000 } };
+    const { o, executor, jtc } = await urArm(config, 0.3, {}, "stock_jtc");
+    const facts = o.transport.facts!.controllers.get("joint_trajectory_controller")!;
+    expect(facts).toMatchObject({ speedScaling: "hardware", scalingInterface: "speed_scaling/speed_scaling_factor" });
+    expect(o.transport.facts!.lines.join("\n")).toMatch(/joint_trajectory_controller .*speed scaling from the hardware \(speed_scaling\/speed_scaling_factor\)/);
+    // wrist_3_joint 0 → 1.5 rad at speed 0.4: v 0.48 rad/s, a 1.2 rad/s²: 1.5 / 0.48 + 0.4 ≈ 3.5 s of plan, ≈ 12 s of wall time.
+    const [r] = await executor.execute([{ id: "j", name: "move_joints", args: { positions: { wrist_3_joint: 1.5 }, speed: 0.4 } }], { deadlineMs: 60_000 });
+    expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });
+    // Ground truth: the stock controller (no scaled controller in this graph) ran it behind the slider.
+    expect(o.double.world.controllers.has(CONTROLLER)).toBe(false);
+    expect(jtc.options.kind).toBe("jtc");
+    expect(jtc.scaling()).toBeCloseTo(0.3, 6);
+    expect(jtc.goals[0]!.status).toBe(GOAL_STATUS.SUCCEEDED);
+    expect(worldOf(o).position("wrist_3_joint")).toBeCloseTo(1.5, 2);
+  }, 90_000);
 });

@@ -15,11 +15,15 @@ export interface TrajectoryControllerFacts {
   readonly parameters: ReadonlyMap<string, unknown> | undefined;
   /**
    * Where its speed scaling comes from: `hardware` (UR's scaled controller,
-   * speed_scaling_interface_name), `input_topic` (stock JTC ≥ 4.39 with a
-   * position command interface: `~/speed_scaling_input` or
-   * speed_scaling.initial_scaling_factor), `none`, or `unknown`.
+   * speed_scaling_interface_name; stock JTC ≥ 4.39 with
+   * speed_scaling.state_interface set, as ur_robot_driver ≥ 6.0 ships it),
+   * `input_topic` (stock JTC ≥ 4.39 with a position command interface:
+   * `~/speed_scaling_input` or speed_scaling.initial_scaling_factor), `none`,
+   * or `unknown`.
    */
   readonly speedScaling: "hardware" | "input_topic" | "none" | "unknown";
+  /** With `hardware`: the state interface it reads. */
+  readonly scalingInterface?: string;
   readonly initialScaling: number | undefined;
   /** constraints.decelerate_on_cancel (≥ 4.39) with every joint's max_deceleration_on_cancel > 0. */
   readonly decelerateOnCancel: boolean | undefined;

@@ -90,14 +90,16 @@ function controllerFacts(name: string, node: string, joints: readonly string[], 
   const commands = params.get("command_interfaces");
   const positionOnly = Array.isArray(commands) && commands.length > 0 && commands.every((c) => c === "position");
   let speedScaling: TrajectoryControllerFacts["speedScaling"] = "none";
-  if (typeof params.get("speed_scaling_interface_name") === "string") speedScaling = "hardware";
+  // UR's scaled controller names its hardware interface; stock JTC ≥ 4.39 reads one when speed_scaling.state_interface is set (UR ≥ 6.0).
+  const hardwareInterface = [params.get("speed_scaling_interface_name"), params.get("speed_scaling.state_interface")].find((v) => typeof v === "string" && v !== "");
+  if (hardwareInterface !== undefined) speedScaling = "hardware";
   else if (params.has("speed_scaling.initial_scaling_factor") && positionOnly) speedScaling = "input_topic";
   const initial = params.get("speed_scaling.initial_scaling_factor");
   let decelerateOnCancel: boolean | undefined;
   if (params.has("constraints.decelerate_on_cancel")) {
     decelerateOnCancel = params.get("constraints.decelerate_on_cancel") === true && joints.every((j) => Number(params.get(`constraints.${j}.max_deceleration_on_cancel`) ?? 0) > 0);
   } else decelerateOnCancel = false;
-  return { name, node, parameters: params, speedScaling, initialScaling: typeof initial === "number" ? initial : undefined, decelerateOnCancel, pathTolerance };
+  return { name, node, parameters: params, speedScaling, ...(typeof hardwareInterface === "string" ? { scalingInterface: hardwareInterface } : {}), initialScaling: typeof initial === "number" ? initial : undefined, decelerateOnCancel, pathTolerance };
 }
 
 function describeController(c: TrajectoryControllerFacts): string {
@@ -106,7 +108,7 @@ function describeController(c: TrajectoryControllerFacts): string {
   }
   const path = Object.values(c.pathTolerance);
   const pathWords = path.length > 0 && path.some((t) => t > 0) ? `path tolerance ${[...new Set(path)].join("/")} rad` : "no path tolerance";
-  const scaling = { hardware: "speed scaling from the hardware (UR scaled controller)", input_topic: `speed scaling from ~/speed_scaling_input (initial ${c.initialScaling ?? 1})`, none: "no speed scaling", unknown: "speed scaling unknown" }[c.speedScaling];
+  const scaling = { hardware: `speed scaling from the hardware (${c.scalingInterface ?? "its state interface"})`, input_topic: `speed scaling from ~/speed_scaling_input (initial ${c.initialScaling ?? 1})`, none: "no speed scaling", unknown: "speed scaling unknown" }[c.speedScaling];
   return `controller ${c.name} (parameters of ${c.node}): ${scaling}; ${pathWords}; ${c.decelerateOnCancel ? "decelerate_on_cancel on" : "a cancel holds at once (no decelerate_on_cancel)"}`;
 }
 
