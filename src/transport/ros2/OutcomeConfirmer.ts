@@ -1,4 +1,5 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
+import { deviceText } from "../../validation/deviceText.js";
 import type { ActionTrack, ActionTracker } from "./ActionTracker.js";
 import type { JointStateObserver } from "./JointStateObserver.js";
 import type { Ros2Options } from "./Ros2Options.js";
@@ -84,7 +85,8 @@ export class OutcomeConfirmer {
         if (o.state === "faulted") run.amend({ state: o.state, detail: `${o.detail}; its node logged no error` });
         continue;
       }
-      const cause = errors.map((e) => e.msg).join("; ");
+      // What a node logged is its text, not ours: quoted and bounded as device text.
+      const cause = errors.map((e) => deviceText(`${e.node} on /rosout`, e.msg)).join("; ");
       run.amend({ state: "faulted", detail: `${run.actionName}: the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}` });
       this.#d.tracker.refreeze(track);
     }

@@ -1,3 +1,4 @@
+import { deviceText } from "../../validation/deviceText.js";
 import type { ActionState } from "../Transport.js";
 import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryFeedback, type FollowJointTrajectoryResult } from "./rclTypes.js";
 
@@ -34,7 +35,8 @@ export interface TrajectoryOutcome {
  */
 export function trajectoryOutcome(status: number | undefined, result: Partial<FollowJointTrajectoryResult>, actionName: string, lastFeedback: FollowJointTrajectoryFeedback | undefined): TrajectoryOutcome {
   const code = result.error_code ?? 0;
-  const text = `${actionName}: status ${status ?? "?"}, error_code ${code}${result.error_string ? ` (${result.error_string})` : ""}`;
+  // error_string is the controller's text: quoted and bounded as device text wherever a model reads it.
+  const text = `${actionName}: status ${status ?? "?"}, error_code ${code}${result.error_string ? ` ${deviceText(`the controller behind ${actionName}`, result.error_string)}` : ""}`;
   const deactivated = code === FjtErrorCode.INVALID_GOAL && result.error_string?.includes(DEACTIVATION_TEXT) === true;
   // `status` is a number from the wire: anything but the three terminal codes is a fault.
   if (status === GoalStatus.SUCCEEDED) {
