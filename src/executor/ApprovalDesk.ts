@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ArmbridgeError } from "../errors.js";
+import type { CallClient } from "../ledger/CallClient.js";
 
 /** How a request ended. `withdrawn`: the bridge shut down or the caller went away before anyone decided. */
 export type ApprovalDecision = "approved" | "declined" | "expired" | "withdrawn";
@@ -17,6 +18,8 @@ export interface ApprovalView {
   readonly why: string;
   readonly requested_at: number;
   readonly expires_at: number;
+  /** Who sent the call; null when the caller said nothing. */
+  readonly client: CallClient | null;
 }
 
 /** A request once it ended. */
@@ -34,6 +37,7 @@ export interface ApprovalRequest {
   readonly resources: readonly string[];
   readonly targets: Readonly<Record<string, number>>;
   readonly why: string;
+  readonly client?: CallClient | undefined;
 }
 
 export interface ApprovalDeskOptions {
@@ -107,6 +111,7 @@ export class ApprovalDesk {
       why: r.why,
       requested_at: requestedAt,
       expires_at: requestedAt + this.#timeoutMs,
+      client: r.client ?? null,
     };
     return new Promise<DecidedApprovalView>((resolve) => {
       const onAbort = (): void => end({ decision: "withdrawn", operator: null, note: signalReason(signal) });

@@ -9,6 +9,7 @@ import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
+import { registerClientsRoute } from "./clientsRoute.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
 import { EventStreamHub, type EventStreamHubOptions } from "./EventStreamHub.js";
@@ -122,6 +123,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerToolsRoute(app, bridge);
   registerCallsRoute(app, bridge);
   registerActionsRoutes(app, bridge);
+  registerClientsRoute(app, bridge);
   registerServosRoute(app, bridge);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);

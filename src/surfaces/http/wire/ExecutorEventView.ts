@@ -3,8 +3,10 @@ import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
 import { APPROVAL_VIEW, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
+import { CLIENT_VIEW } from "./ClientView.js";
 
-const call = { callId: z.string(), tool: z.string() };
+/** Every event about one call names it, its tool, and who sent it (null when the caller said nothing). */
+const call = { callId: z.string(), tool: z.string(), client: CLIENT_VIEW.nullable() };
 
 /** The SSE `executor` event: what the executor reports as calls move along, one variant per `type`. */
 export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
