@@ -1,7 +1,7 @@
 import type { CallResult } from "../../executor/CallResult.js";
 import { hashArgs } from "../../executor/hashArgs.js";
-import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
+import type { AgentToolCatalog } from "./AgentBridge.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
 
 /** Why a call's result never reached the model: the server cancelled it, or a turn interrupted it. */
@@ -53,10 +53,10 @@ interface Entry {
  * because then the model asks again knowing what happened.
  */
 export class UndeliveredMotions {
-  readonly #registry: Pick<ToolRegistry, "get">;
+  readonly #registry: Pick<AgentToolCatalog, "get">;
   readonly #entries = new Map<string, Entry>();
 
-  constructor(registry: Pick<ToolRegistry, "get">) {
+  constructor(registry: Pick<AgentToolCatalog, "get">) {
     this.#registry = registry;
   }
 
