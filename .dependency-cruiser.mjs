@@ -8,7 +8,7 @@
 
 /** Bottom to top. A path ending in "/" is a folder, else one file. */
 export const FLOORS = [
-  { floor: "errors", paths: ["src/errors.ts", "src/validation/", "src/random/", "src/observability/", "src/geometry/"], holds: "error codes, zod issues in words, the seeded random, the logger, the homography fit" },
+  { floor: "errors", paths: ["src/errors.ts", "src/validation/", "src/random/", "src/observability/", "src/geometry/"], holds: "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths" },
   { floor: "config", paths: ["src/config/"], holds: "the arm config: schema, loader, actuators and resource keys" },
   { floor: "motion", paths: ["src/motion/", "src/kinematics/", "src/safety/"], holds: "the motion-time model, MotionPlan, kinematics, the envelope check" },
   { floor: "transport", paths: ["src/transport/", "src/cameras/"], holds: "the Transport contract and its serial, bus and ROS 2 implementations; the cameras" },

@@ -6,6 +6,7 @@ import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { fromPositionQuaternion, fromPositionRpy, type Transform } from "../kinematics/rigidTransform.js";
+import { unitVector } from "../geometry/unitVector.js";
 import { CARTESIAN_RESULT_GUIDE, frameSchema } from "./moveToPoint.js";
 import { speedOf, speedSchema } from "./speedSchema.js";
 import { observeTargets } from "../executor/observeTargets.js";
@@ -20,7 +21,10 @@ const orientationSchema = z
     z
       .object({ x: z.number().finite(), y: z.number().finite(), z: z.number().finite(), w: z.number().finite() })
       .strict()
-      .refine((q) => Math.hypot(q.x, q.y, q.z, q.w) > 1e-6, { message: "a quaternion cannot be zero" })
+      .superRefine((q, ctx) => {
+        const unit = unitVector([q.x, q.y, q.z, q.w], 1e-6);
+        if (!unit.ok) ctx.addIssue({ code: "custom", message: `the quaternion ${unit.message}: give a unit quaternion (x, y, z, w)` });
+      })
       .describe("A unit quaternion (x, y, z, w); it is normalised."),
   ])
   .describe("The tool's orientation in the same frame: {roll, pitch, yaw} (radians, fixed axes x then y then z, as in URDF and ROS) or a quaternion {x, y, z, w}.");
@@ -48,6 +52,8 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
       const p = [args.position.x, args.position.y, args.position.z] as const;
       const o = args.orientation;
       const orientation: Transform | undefined = "roll" in o ? fromPositionRpy(p, o) : fromPositionQuaternion(p, o);
+      // The schema already refused such a quaternion; were one to get here, "no orientation" would mean "keep the current one" — never that.
+      if (!orientation) return { targets: {}, speed: speedOf(args), refusal: { ok: false, code: "ARMB_ERR_ARGS_INVALID", issues: [{ path: "orientation", code: "custom", message: "the quaternion cannot be normalised" }] } };
       const goal = { position: p, orientation, frame: args.frame, orientationRequired: true };
       const pose = poseOf(ctx.latestStatus());
       const speed = speedOf(args);
