@@ -21,6 +21,9 @@ export interface RemoteBridgeOptions {
   readonly reattachForMs?: number | undefined;
 }
 
+/** How long a call's answer waits for its `settled` event from the stream (which normally arrives first). */
+const EVENT_ORDER_WAIT_MS = 1000;
+
 /**
  * A running `armbridge serve` as an agent's bridge (`agent --bridge URL`):
  * the calls go to its executor over HTTP, its tools are the ones declared,
@@ -32,7 +35,7 @@ export interface RemoteBridgeOptions {
  */
 export class RemoteBridge implements AgentBridge {
   readonly url: string;
-  readonly executor: RemoteExecutor;
+  readonly executor: Pick<RemoteExecutor, "execute">;
   readonly registry: RemoteToolCatalog;
   readonly client: CallClient;
   readonly #http: BridgeHttpClient;
@@ -41,7 +44,15 @@ export class RemoteBridge implements AgentBridge {
   private constructor(parts: { url: string; http: BridgeHttpClient; executor: RemoteExecutor; registry: RemoteToolCatalog; events: RemoteEvents; client: CallClient }) {
     this.url = parts.url;
     this.#http = parts.http;
-    this.executor = parts.executor;
+    const events = parts.events;
+    this.executor = {
+      execute: async (calls, options) => {
+        const watch = events.watchSettled(calls.flatMap((c) => (typeof c.id === "string" ? [c.id] : [])));
+        const responses = await parts.executor.execute(calls, options);
+        await watch.until(EVENT_ORDER_WAIT_MS);
+        return responses;
+      },
+    };
     this.registry = parts.registry;
     this.#events = parts.events;
     this.client = parts.client;

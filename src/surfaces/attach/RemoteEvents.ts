@@ -27,6 +27,8 @@ export class RemoteEvents {
   readonly #stop = new AbortController();
   #state: ArmStateView | undefined;
   #running: Promise<void> | undefined;
+  /** The stream is open (between a drop and its reopening it is not, and no event is worth waiting for). */
+  #live = false;
 
   constructor(client: BridgeHttpClient, log: Logger) {
     this.#client = client;
@@ -55,6 +57,32 @@ export class RemoteEvents {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Starts watching for the `settled` events of these call ids; `until(ms)`
+   * resolves once all arrived or after `ms`. Serve writes a call's events to
+   * the stream before it answers the call, but the two travel on different
+   * connections: waiting for them keeps the in-process order (a call's
+   * progress before its response) for whoever follows both.
+   */
+  watchSettled(callIds: readonly string[]): { until(ms: number): Promise<void> } {
+    const missing = new Set(callIds);
+    let wake: () => void = () => undefined;
+    const all = new Promise<void>((resolve) => (wake = resolve));
+    const off = this.onEvent((e) => {
+      if (e.type !== "settled" || !missing.delete(e.callId)) return;
+      if (missing.size === 0) wake();
+    });
+    return {
+      until: async (ms) => {
+        if (missing.size === 0 || !this.#live) return off();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+        clearTimeout(timer);
+        off();
+      },
+    };
+  }
+
   async close(): Promise<void> {
     this.#stop.abort();
     await this.#running?.catch(() => undefined);
@@ -68,6 +96,7 @@ export class RemoteEvents {
         const res = await this.#client.stream("/v1/events", this.#stop.signal);
         if (res.status !== 200) throw new Error(`GET /v1/events answered HTTP ${res.status}`);
         attempt = 0;
+        this.#live = true;
         for await (const block of sseBlocks(res.body)) {
           if (block.event === "state") {
             this.#state = block.data as ArmStateView;
@@ -78,11 +107,13 @@ export class RemoteEvents {
           } else if (block.event === "executor") this.#emit(block.data as ExecutorEventView);
         }
       } catch (error) {
+        this.#live = false;
         if (this.#stop.signal.aborted) return;
         // The first open must succeed: an agent should not start without its bridge's events.
         if (!opened) return failed(error);
         this.#log.warn({ err: String(error) }, "the bridge's event stream dropped; opening it again (progress in the gap is lost, results are not)");
       }
+      this.#live = false;
       if (!opened) return failed(new Error("the event stream ended before its first state event"));
       const wait = RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)];
       await new Promise<void>((resolve) => {
