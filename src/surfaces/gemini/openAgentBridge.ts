@@ -1,4 +1,6 @@
 import { Bridge } from "../../bridge/Bridge.js";
+import { MIME_TYPES } from "../../cameras/encodeImage.js";
+import { ArmbridgeError } from "../../errors.js";
 import type { CallClient } from "../../ledger/CallClient.js";
 import type { Logger } from "../../observability/logger.js";
 import { RemoteBridge } from "../attach/RemoteBridge.js";
@@ -6,6 +8,7 @@ import type { BridgeFlagOptions } from "../cli/bridgeFlags.js";
 import { EmbeddedConsole } from "../http/EmbeddedConsole.js";
 import type { AgentBridge } from "./AgentBridge.js";
 import { agentBridgeOf } from "./agentBridgeOf.js";
+import type { CameraFeed } from "./CameraStreamer.js";
 
 /** Where an agent's calls go: a running serve (`--bridge`), or a bridge of its own in this process with its own console. */
 export type AgentTarget =
@@ -21,6 +24,8 @@ export interface OpenedAgentBridge {
    * the waits, and serve settles the motions.
    */
   stopWaits(): void;
+  /** --stream-camera: the bridge's camera as a Live video feed, checked to exist before the session opens. */
+  cameraFeed(chosen: { readonly name: string; readonly fps: number }): CameraFeed;
   /** What to tell a person about an unknown result, naming where to confirm it. */
   unknownAdvice(actionId: string, stoppedBy: string | undefined): string;
   close(): Promise<void>;
@@ -39,6 +44,10 @@ export async function openAgentBridge(target: AgentTarget, client: CallClient, l
     return {
       bridge: remote,
       stopWaits: () => undefined,
+      cameraFeed: () => {
+        // serve's API has no camera stream; a frame per second through /v1/calls would fill its ledger.
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--stream-camera streams a camera of an embedded bridge (--serial or --ros); attached (--bridge), the model can still call get_camera_image" });
+      },
       unknownAdvice: (actionId) => `${actionId} is unknown: check the arm, then confirm it in the console of ${remote.url} (or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME --url ${remote.url}\`)`,
       close: () => remote.close(),
     };
@@ -64,6 +73,19 @@ export async function openAgentBridge(target: AgentTarget, client: CallClient, l
   return {
     bridge: agentBridgeOf(local, client),
     stopWaits: () => local.executor.close(),
+    cameraFeed: (chosen) => {
+      if (local.cameras.get(chosen.name) === undefined) {
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--stream-camera ${JSON.stringify(chosen.name)}: no such camera; configured: ${local.cameras.names().join(", ") || "none"}` });
+      }
+      return {
+        camera: chosen.name,
+        fps: chosen.fps,
+        grab: async (signal) => {
+          const frame = await local.cameras.capture(chosen.name, signal);
+          return { bytes: frame.bytes, mimeType: MIME_TYPES[frame.format] };
+        },
+      };
+    },
     unknownAdvice: (actionId, stoppedBy) =>
       stoppedBy !== undefined && local.ledger.get(actionId)?.state === "started"
         ? `${actionId} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm`
