@@ -361,6 +361,8 @@ class OperatorConsole {
     try {
       const r = await this.#api.post<{ responses: { response: { output?: { status: string; message: string }; error?: { status: string; message: string } } }[] }>("/v1/calls", {
         calls: [{ id: `console-stop-${Date.now()}`, name: "stop", args: {} }],
+        // The halt is recorded under who pressed it, and a motion it cuts short names them to its model.
+        client: { kind: "console", name: ($("operator") as HTMLInputElement).value.trim() || "console" },
       });
       const o = r.responses[0]?.response.output ?? r.responses[0]?.response.error;
       this.#banner(o?.status === "done" ? "ok" : "bad", `Halt: ${o?.message ?? "no answer"}`);
