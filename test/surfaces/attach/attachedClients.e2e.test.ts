@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
@@ -211,4 +212,25 @@ describe.skipIf(!built)("one serve owns the arm; an agent --bridge and an MCP cl
     const transcript = readFileSync(join(dir, "killed-2.transcript.jsonl"), "utf8");
     expect(transcript).toContain(flying.action_id);
   }, 120_000);
+
+  it("mcp --bridge relays a stdio host to serve's /mcp: the call moves the arm once, recorded under the host's name", async () => {
+    const client = new Client({ name: "stdio-host", version: "2.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "mcp", "--bridge", url, "--token", TOKEN],
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", ARMBRIDGE_LOG_LEVEL: "warn" },
+        stderr: "ignore",
+      }),
+    );
+    mcpClients.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("move_joints");
+    const r = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.4 } } });
+    const out = r.structuredContent as Output;
+    expect(out.status).toBe("done");
+    expect(motion(out.action_id!)).toMatchObject({ starts: 1, outcome: "reached" });
+    const row = await get<{ client: { kind: string; name: string } | null }>(`/v1/actions/${out.action_id!}`);
+    expect(row.client).toMatchObject({ kind: "mcp", name: "stdio-host 2.0" });
+  }, 60_000);
 });
