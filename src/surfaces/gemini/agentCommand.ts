@@ -223,6 +223,8 @@ function agentTarget(args: AgentArgs, flags: BridgeFlagOptions<BridgeFlagOptions
     const given = EMBEDDED_ONLY.filter((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)));
     if (given.length > 0) throw usage(`--bridge attaches to a running serve, which owns the arm, its config and its ledger: drop ${given.join(", ")}`);
     if (args.http !== undefined) throw usage("--http serves an embedded bridge's console; attached (--bridge), the console is serve's own");
+    // serve's API has no camera stream; a frame a second through /v1/calls would fill its ledger.
+    if (args.streamCamera !== undefined) throw usage("--stream-camera streams a camera of an embedded bridge (--serial or --ros); attached (--bridge), the model can still call get_camera_image");
     if (!/^https?:\/\/[^/]+/.test(args.bridgeUrl)) throw usage(`--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(args.bridgeUrl)})`);
     if (!token) throw usage("--bridge needs serve's token: --token T or ARMBRIDGE_TOKEN (serve prints it at start, and its console link ends in #token=...)");
     return { kind: "attached", url: args.bridgeUrl, token };

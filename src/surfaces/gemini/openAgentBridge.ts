@@ -45,8 +45,7 @@ export async function openAgentBridge(target: AgentTarget, client: CallClient, l
       bridge: remote,
       stopWaits: () => undefined,
       cameraFeed: () => {
-        // serve's API has no camera stream; a frame per second through /v1/calls would fill its ledger.
-        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--stream-camera streams a camera of an embedded bridge (--serial or --ros); attached (--bridge), the model can still call get_camera_image" });
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--stream-camera needs an embedded bridge (--serial or --ros)" });
       },
       unknownAdvice: (actionId) => `${actionId} is unknown: check the arm, then confirm it in the console of ${remote.url} (or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME --url ${remote.url}\`)`,
       close: () => remote.close(),
