@@ -80,6 +80,9 @@ whose result was lost with a connection is never run twice (docs/reliability.md)
 
 ${BRIDGE_FLAGS_HELP}
 
+Approval gates (config approval) are answered in the console: serve's when
+attached, this process's own when embedded.
+
 Exit codes: 0 the model answered; 3 stopped at max turns or the deadline;
 2 bad usage (including no GEMINI_API_KEY); 1 any other failure, stdout closed
 before the outcome line could be written (EPIPE) included, and a serve lost
@@ -98,7 +101,7 @@ type StopSignal = (typeof AGENT_STOP_SIGNALS)[number];
 const OUTCOME_WRITE_LIMIT_MS = 10_000;
 
 const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns: 3, deadline: 3 };
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID"]);
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID", "ARMB_ERR_APPROVAL_UNANSWERABLE"]);
 
 
 /** `armbridge agent`: exit code per AGENT_USAGE. */

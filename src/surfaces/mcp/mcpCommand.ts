@@ -45,6 +45,9 @@ that no host retries them: an operator must confirm the action first.
 A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
 return the recorded result instead of moving again.
 
+Approval gates (config approval) are answered in the console: serve's with
+--bridge, this process's own when embedded.
+
   --deadline-ms MS     run deadline each tool call inherits (default 60000)
 
 ${BRIDGE_FLAGS_HELP}
