@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { asArmbridgeError } from "../errors.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
+import type { CallClient } from "../ledger/CallClient.js";
 import type { Logger } from "../observability/logger.js";
 import type { MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
@@ -17,6 +18,7 @@ import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, notApproved, rejected, skipped } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
+import type { HaltLog } from "./HaltLog.js";
 import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
 import { observeUntilSettled } from "./observeUntilSettled.js";
 import type { Quarantine } from "./Quarantine.js";
@@ -41,6 +43,8 @@ export interface MotionRunnerDeps {
   readonly shutdown: AbortSignal;
   /** Motions that may be moving the arm now; a new one's envelope check accounts for them. */
   readonly inFlight: InFlightMotions;
+  /** Halts sent through the executor: a motion one cut short says so when it settles. */
+  readonly halts: HaltLog;
 }
 
 /**
@@ -56,7 +60,7 @@ export class MotionRunner {
     this.#d = deps;
   }
 
-  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, deadline: CallDeadline): Promise<CallResult> {
+  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, deadline: CallDeadline, client: CallClient | undefined): Promise<CallResult> {
     const d = this.#d;
     const runSignal = deadline.signal;
     const resources = [...new Set(tool.resources(args))].sort();
@@ -69,7 +73,7 @@ export class MotionRunner {
     if (blockedBefore) return blockedBefore;
     if (runSignal.aborted || deadline.at - d.now() <= 0) return skipped(tool.name);
 
-    d.emit({ type: "queued", callId, tool: tool.name, resources });
+    d.emit({ type: "queued", callId, tool: tool.name, resources, client });
     let lease;
     try {
       lease = await d.locks.acquire(resources, runSignal);
@@ -101,7 +105,7 @@ export class MotionRunner {
       // before anything is recorded or sent. The wait stops the call's deadline clock.
       const why = approvalNeeded(d.config.approval[tool.name], plan.targets);
       if (why !== undefined) {
-        const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why };
+        const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why, client };
         d.log.info({ call_id: callId, tool: tool.name, targets: plan.targets, why }, "waiting for an operator's approval; nothing sent");
         const decided = await deadline.paused(() => d.approvals.request(request, deadline.runSignal));
         if (decided.decision !== "approved") return this.#notApproved(tool.name, decided);
@@ -128,18 +132,20 @@ export class MotionRunner {
       // unknown later needs "where was it before" as much as "where was it going" (the console draws both),
       // and a later start rebuilds the motion's whole path from it for the envelope (inFlightOfRow).
       const recorded = { ...command, from: pose ?? null };
-      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation }, d.now());
+      const sentAt = d.now();
+      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client }, sentAt);
       sentActionId = command.actionId;
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
-      d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
+      d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs, client });
 
       // The budget and the observation after it are counted in the arm's time: a speed slider stretches them, a pause stops them.
       const clock = armClock(d.transport, Object.keys(command.targets), d.now);
-      const stopReporting = reportPace(clock, { callId, tool: tool.name, actionId: command.actionId }, d.emit, log);
+      const stopReporting = reportPace(clock, { callId, tool: tool.name, actionId: command.actionId, client }, d.emit, log);
       try {
-        const { end, waitEnd } = await this.#awaitMotion(command, budgetMs, runSignal, clock);
-        outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, waitEnd, clock, log });
+        // A sent motion is followed to its end: the caller going away does not end this wait (motionSignal).
+        const { end, waitEnd } = await this.#awaitMotion(command, budgetMs, deadline.motionSignal, clock);
+        outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, waitEnd, clock, log, sentAt, client });
       } finally {
         stopReporting();
         clock.dispose();
@@ -208,9 +214,13 @@ export class MotionRunner {
     waitEnd: ArmTimerEnd | undefined;
     clock: ArmClock;
     log: Logger;
+    sentAt: number;
+    client: CallClient | undefined;
   }): Promise<CallResult> {
     const d = this.#d;
     const { command, tool, end, log } = m;
+    /** The newest halt sent since this motion left that covers its axes, looked up when its verdict is written. */
+    const halt = (): ReturnType<HaltLog["latestSince"]> => d.halts.latestSince(m.sentAt, Object.keys(command.targets));
     if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
     let timedOut = false;
     let initialRecord;
@@ -218,7 +228,7 @@ export class MotionRunner {
       case "ended": {
         // The arm's terminal report: a record that can no longer start again.
         const o = tool.observe({ command, config: d.config, status: d.transport.latestStatus(), record: end.record, nowMs: d.now() });
-        const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes } as const;
+        const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes, halt: halt() } as const;
         switch (o.verdict) {
           case "reached":
             return resultFromRow(d.settler.settle(command.actionId, { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, ctx));
@@ -238,13 +248,13 @@ export class MotionRunner {
           d.settler.settle(
             command.actionId,
             { kind: "not_moved", reason: `the arm refused it (${end.reason})` },
-            { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason } },
+            { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason }, halt: halt() },
           ),
         );
       case "wait_ended":
         timedOut = true;
-        log.info({ budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run deadline" }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
-        d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId });
+        log.info({ budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run ended" }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
+        d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId, client: m.client });
         break;
       case "link_error":
         log.warn({ err: end.error.toJSON() }, "link failed while waiting; observing");
@@ -277,7 +287,7 @@ export class MotionRunner {
                 : "the link failed and observing the arm was inconclusive",
           }
         : outcome.verdict;
-    return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes }));
+    return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes, halt: halt() }));
   }
 
   /**

@@ -121,7 +121,12 @@ export class EventStreamHub {
   #onExecutorEvent(e: ExecutorEvent): void {
     if (this.#clients.size === 0) return;
     // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
-    const data: ExecutorEventView = e.type === "action_resolved" ? { type: e.type, action: actionView(e.row) } : e.type === "settled" ? { ...e, result: splitImages(e.result, "only in the call's own response").result } : e;
+    const data: ExecutorEventView =
+      e.type === "action_resolved"
+        ? { type: e.type, action: actionView(e.row) }
+        : e.type === "settled"
+          ? { ...e, client: e.client ?? null, result: splitImages(e.result, "only in the call's own response").result }
+          : { ...e, client: e.client ?? null };
     this.#broadcast("executor", data);
     this.#scheduleState();
   }

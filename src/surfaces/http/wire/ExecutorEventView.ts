@@ -3,8 +3,10 @@ import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
 import { APPROVAL_VIEW, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
+import { CLIENT_VIEW } from "./ClientView.js";
 
-const call = { callId: z.string(), tool: z.string() };
+/** Every event about one call names it, its tool, and who sent it (null when the caller said nothing). */
+const call = { callId: z.string(), tool: z.string(), client: CLIENT_VIEW.nullable() };
 
 /** The arm's pace (Transport.pace): how fast it runs a motion against its plan; paused at speed scaling 0. */
 export const MOTION_PACE_VIEW = z.strictObject({
