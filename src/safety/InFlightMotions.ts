@@ -3,6 +3,12 @@ export interface InFlightMotion {
   readonly actionId: string;
   readonly from: Readonly<Record<string, number>>;
   readonly to: Readonly<Record<string, number>>;
+  /**
+   * The fastest each of its axes moves (rad/s), as sent: the tool-speed limit
+   * adds it to a new motion's. Absent (a motion recorded before, or on a
+   * transport that does not say): each axis's max_velocity is assumed.
+   */
+  readonly peakVelocity?: Readonly<Record<string, number>>;
 }
 
 interface Entry extends InFlightMotion {
@@ -37,6 +43,6 @@ export class InFlightMotions {
   /** The motions to account for; `stillQuarantined(actionId, resources)` prunes resolved unknowns. */
   current(stillQuarantined: (actionId: string, resources: readonly string[]) => boolean): InFlightMotion[] {
     for (const [id, e] of this.#entries) if (e.unresolved && !stillQuarantined(id, e.resources)) this.#entries.delete(id);
-    return [...this.#entries.values()].map(({ actionId, from, to }) => ({ actionId, from, to }));
+    return [...this.#entries.values()].map(({ actionId, from, to, peakVelocity }) => (peakVelocity === undefined ? { actionId, from, to } : { actionId, from, to, peakVelocity }));
   }
 }
