@@ -2,6 +2,7 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { explainFault, type FaultHelp } from "../../transport/explainFault.js";
 import type { LinkState } from "../../transport/Transport.js";
 import { actionViewWithOptions, type ActionView } from "./actionView.js";
+import { envelopeStateView, type EnvelopeStateView } from "./envelopeView.js";
 
 /** GET /v1/state and the console's `state` events. */
 export interface ArmStateView {
@@ -36,6 +37,8 @@ export interface ArmStateView {
     readonly path: string;
     readonly lost: { readonly code: string; readonly message: string; readonly detected_at: number } | null;
   };
+  /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate (envelopeView.ts). */
+  readonly envelope: EnvelopeStateView;
 }
 
 export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
@@ -59,6 +62,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     approvals_pending: bridge.executor.approvals.pendingCount,
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
+    envelope: envelopeStateView(bridge, pose, now),
   };
 }
 
