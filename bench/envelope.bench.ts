@@ -2,15 +2,15 @@
  * npm run bench:envelope — the safety envelope's cost per motion, with link
  * volumes and self-collision, on the shipped arms.
  *
- * Move sets (the ones bench:ik times the envelope on):
+ * Move sets — bench:ik's generator (one mulberry32(7) stream, in this order):
  * - "full range": random joint moves across the limits, from and to random
- *   joint vectors (2,000 moves after 100 of warm-up, seed 7) — most leave the
+ *   joint vectors (2,000 moves after 100 of warm-up) — most leave the
  *   envelope somewhere and stop at the first violation;
- * - "±0.4 rad, 1 in flight": from a random valid pose (every link inside the
- *   envelope), motion A on two joints in flight, B checked on two others,
- *   each joint ±0.4 rad (500 pairs after 50 of warm-up);
- * - "±0.4 rad, 3 in flight": the same with A, B, C in flight on disjoint
- *   joints and D checked on the rest (500 after 50).
+ * - "±0.4 rad, 1 in flight": from a random valid pose (inside the envelope),
+ *   motion A on two joints in flight, B checked on two others, each joint
+ *   ±0.4 rad (500 after 50 of warm-up);
+ * - "±0.4 rad, 3 in flight": A, B, C in flight on one joint each, D checked
+ *   on the rest (500 after 50).
  * Each set runs twice per arm: with the arm's link volumes (the shipped
  * config) and with link frames only (every link's volumes replaced by none),
  * the check as it was before volumes.
@@ -45,32 +45,41 @@ function framesOnly(config: ArmConfig, kin: ArmKinematics): ArmConfig {
 
 interface Figures {
   readonly times: number[];
+  readonly cpu: number[];
   readonly fk: number[];
   readonly pairs: number[];
   accepted: number;
 }
 
+const figures = (): Figures => ({ times: [], cpu: [], fk: [], pairs: [], accepted: 0 });
+
 function quantile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
 
-function timed(figures: Figures, record: boolean, run: () => ReturnType<typeof checkMotionEnvelope>): void {
+function timed(f: Figures, record: boolean, run: () => ReturnType<typeof checkMotionEnvelope>): void {
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const verdict = run();
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const used = process.cpuUsage(c0);
   if (!record) return;
-  figures.times.push(ms);
+  f.times.push(ms);
+  // CPU time of this process: what the check costs, whatever else the machine is doing.
+  f.cpu.push((used.user + used.system) / 1000);
   if (verdict.ok) {
-    figures.accepted++;
-    figures.fk.push(verdict.samples);
-    figures.pairs.push(verdict.pairChecks);
+    f.accepted++;
+    f.fk.push(verdict.samples);
+    f.pairs.push(verdict.pairChecks);
   }
 }
 
 function report(label: string, f: Figures): void {
-  const t = [...f.times].sort((a, b) => a - b), fk = [...f.fk].sort((a, b) => a - b), pairs = [...f.pairs].sort((a, b) => a - b);
+  const sorted = (a: readonly number[]): number[] => [...a].sort((x, y) => x - y);
+  const t = sorted(f.times), cpu = sorted(f.cpu), fk = sorted(f.fk), pairs = sorted(f.pairs);
+  const n = (v: number, w: number, d = 3): string => v.toFixed(d).padStart(w);
   console.log(
-    `  ${label.padEnd(34)} ${quantile(t, 0.5).toFixed(3).padStart(7)} ${quantile(t, 0.99).toFixed(3).padStart(8)} ${(t.at(-1) ?? NaN).toFixed(2).padStart(8)}   ${String(f.accepted).padStart(5)}/${String(f.times.length).padEnd(5)} ${String(quantile(fk, 0.5)).padStart(6)} ${String(quantile(fk, 0.99)).padStart(7)} ${String(quantile(pairs, 0.5)).padStart(7)} ${String(quantile(pairs, 0.99)).padStart(8)}`,
+    `  ${label.padEnd(34)} ${n(quantile(t, 0.5), 7)} ${n(quantile(t, 0.99), 8)} ${n(t.at(-1) ?? NaN, 8, 2)} ${n(quantile(cpu, 0.99), 8)}   ${String(f.accepted).padStart(5)}/${String(f.times.length).padEnd(5)} ${String(quantile(fk, 0.5)).padStart(6)} ${String(quantile(fk, 0.99)).padStart(7)} ${String(quantile(pairs, 0.5)).padStart(7)} ${String(quantile(pairs, 0.99)).padStart(8)}`,
   );
 }
 
@@ -83,45 +92,49 @@ for (const arm of ARMS) {
   const model = EnvelopeModel.of(shipped);
   const pairCount = model?.tests.filter((t) => t.kind === "pair").length ?? 0;
   console.log(`\n${arm.name}: ${kin.bodies.volumes.length} link volumes, ${pairCount} self-collision pairs checked, ${model?.tests.length ?? 0} clearances in all`);
-  console.log(`  ${"set".padEnd(34)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"max".padStart(8)}   accepted     ${"fk p50".padStart(6)} ${"fk p99".padStart(7)} ${"pairs50".padStart(7)} ${"pairs99".padStart(8)}`);
+  console.log(`  ${"set".padEnd(34)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"max".padStart(8)} ${"p99 cpu".padStart(8)}   accepted     ${"fk p50".padStart(6)} ${"fk p99".padStart(7)} ${"pairs50".padStart(7)} ${"pairs99".padStart(8)}`);
   for (const [variant, config] of [
     ["volumes", shipped],
     ["frames only", framesOnly(shipped, kin)],
   ] as const) {
     const chain = kin.chain;
     const names = kin.jointNames;
-    const randomJoints = (random: () => number): Float64Array => Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
+    const random = mulberry32(7);
+    const randomJoints = (): Float64Array => Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
     const pose = (q: Float64Array): Record<string, number> => Object.fromEntries(names.map((n, k) => [n, q[k] ?? 0]));
-    const validPose = (random: () => number): Record<string, number> => {
+    const validPose = (): Record<string, number> => {
       for (;;) {
-        const p = pose(randomJoints(random));
+        const p = pose(randomJoints());
         if (checkMotionEnvelope(config, p, p, "bench").ok) return p;
       }
     };
+    const move = (p: Record<string, number>, joints: readonly string[]): Record<string, number> => Object.fromEntries(joints.map((n) => [n, (p[n] ?? 0) + (random() - 0.5) * 0.8]));
 
-    const full: Figures = { times: [], fk: [], pairs: [], accepted: 0 };
-    const random = mulberry32(7);
+    const full = figures();
     for (let i = 0; i < FULL + 100; i++) {
-      const from = randomJoints(random), to = randomJoints(random);
+      const from = randomJoints(), to = randomJoints();
       timed(full, i >= 100, () => checkMotionEnvelope(config, pose(from), pose(to), "move_joints"));
     }
     report(`full range, ${variant}`, full);
 
-    for (const flying of [1, 3]) {
-      const set: Figures = { times: [], fk: [], pairs: [], accepted: 0 };
-      const r = mulberry32(11 + flying);
-      const per = Math.max(1, Math.floor(names.length / (flying + 1)));
-      for (let i = 0; i < NEAR + 50; i++) {
-        const p = validPose(r);
-        const order = [...names].sort(() => r() - 0.5);
-        const move = (joints: readonly string[]): Record<string, number> => Object.fromEntries(joints.map((n) => [n, (p[n] ?? 0) + (r() - 0.5) * 0.8]));
-        const inFlight: InFlightMotion[] = [];
-        for (let m = 0; m < flying; m++) inFlight.push({ actionId: `m${m}`, from: p, to: move(order.slice(m * per, (m + 1) * per)) });
-        const mine = move(order.slice(flying * per));
-        if (Object.keys(mine).length === 0) continue;
-        timed(set, i >= 50, () => checkMotionEnvelope(config, p, mine, "move_joints", inFlight));
-      }
-      report(`±0.4 rad, ${flying} in flight, ${variant}`, set);
+    const one = figures();
+    for (let i = 0; i < NEAR + 50; i++) {
+      const p = validPose();
+      const order = [...names].sort(() => random() - 0.5);
+      const a = move(p, order.slice(0, 2));
+      const b = move(p, order.slice(2, 4));
+      timed(one, i >= 50, () => checkMotionEnvelope(config, p, b, "move_joints", [{ actionId: "A", from: p, to: a }]));
     }
+    report(`±0.4 rad, 1 in flight, ${variant}`, one);
+
+    const three = figures();
+    for (let i = 0; i < NEAR + 50; i++) {
+      const p = validPose();
+      const order = [...names].sort(() => random() - 0.5);
+      const inFlight: InFlightMotion[] = [0, 1, 2].map((m) => ({ actionId: `m${m}`, from: p, to: move(p, order.slice(m, m + 1)) }));
+      const d = move(p, order.slice(3));
+      timed(three, i >= 50, () => checkMotionEnvelope(config, p, d, "move_joints", inFlight));
+    }
+    report(`±0.4 rad, 3 in flight, ${variant}`, three);
   }
 }

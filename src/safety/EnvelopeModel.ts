@@ -16,6 +16,9 @@ import { MARGIN_M } from "./margins.js";
  * each other, or the tip's travel against max_step_m.
  */
 export type EnvelopeTest =
+  /** Height: floor_z and keep_in's bottom and top (a turn about a vertical axis cannot change it). */
+  | { readonly kind: "vertical"; readonly item: number }
+  /** Sideways: keep_in's four sides and the keep-out zones. */
   | { readonly kind: "workspace"; readonly item: number }
   | { readonly kind: "pair"; readonly item: number; readonly other: number }
   | { readonly kind: "step"; readonly item: number };
@@ -84,8 +87,13 @@ export class EnvelopeModel {
 
     const items = this.items.items;
     const tests: EnvelopeTest[] = [];
-    const hasWorkspace = this.floorZ !== undefined || this.keepIn !== undefined || this.keepOut.length > 0;
-    if (hasWorkspace) for (const [i, it] of items.entries()) if (it.ref >= 0) tests.push({ kind: "workspace", item: i });
+    const vertical = this.floorZ !== undefined || this.keepIn !== undefined;
+    const sideways = this.keepIn !== undefined || this.keepOut.length > 0;
+    for (const [i, it] of items.entries()) {
+      if (it.ref < 0) continue;
+      if (vertical) tests.push({ kind: "vertical", item: i });
+      if (sideways) tests.push({ kind: "workspace", item: i });
+    }
     // A pair is reported from the link farther down the chain: the one the motion brings to the other.
     for (const [v, w] of kin.bodies.pairs) tests.push((items[v]?.ref ?? 0) >= (items[w]?.ref ?? 0) ? { kind: "pair", item: v, other: w } : { kind: "pair", item: w, other: v });
     const tip = items.findIndex((it) => it.what === "frame" && it.link === chain.tipLink);
@@ -101,6 +109,7 @@ export class EnvelopeModel {
     const dof = chain.dof;
     this.rates = new Float64Array(this.tests.length * dof);
     const perJoint = (k: number, ref: number, reach: number): number => (chain.variables[k]?.type === "prismatic" ? 1 : chain.originDistanceBound(k, ref) + reach);
+    const upright = uprightJoints(kin, toFrame);
     for (const [t, test] of this.tests.entries()) {
       const a = items[test.item];
       if (!a) continue;
@@ -111,7 +120,8 @@ export class EnvelopeModel {
         const [near, far] = a.ref <= b.ref ? [a, b] : [b, a];
         for (let k = near.ref + 1; k <= far.ref; k++) this.rates[t * dof + k] = perJoint(k, far.ref, far.reach);
       } else {
-        for (let k = 0; k <= a.ref; k++) this.rates[t * dof + k] = perJoint(k, a.ref, a.reach);
+        // Turning about a vertical axis moves nothing up or down.
+        for (let k = 0; k <= a.ref; k++) this.rates[t * dof + k] = test.kind === "vertical" && upright[k] ? 0 : perJoint(k, a.ref, a.reach);
       }
     }
   }
@@ -162,8 +172,10 @@ export class EnvelopeModel {
     if (!test) return Infinity;
     const W = this.items.world;
     switch (test.kind) {
+      case "vertical":
+        return this.#workspaceClearance(test.item, "vertical", report);
       case "workspace":
-        return this.#workspaceClearance(test.item, report);
+        return this.#workspaceClearance(test.item, "sideways", report);
       case "pair":
         return this.#pairClearance(test.item, test.other, report);
       case "step": {
@@ -176,14 +188,15 @@ export class EnvelopeModel {
     }
   }
 
-  /** The fast path: the smallest clearance to the floor, keep_in's faces and every keep-out zone. */
-  #workspaceClearance(i: number, report: { contact?: Contact } | undefined): number {
-    if (report) return this.#workspaceContact(i, report);
+  /** The fast path: the smallest clearance to the floor and keep_in's bottom and top, or to keep_in's sides and every keep-out zone. */
+  #workspaceClearance(i: number, which: "vertical" | "sideways", report: { contact?: Contact } | undefined): number {
+    if (report) return this.#workspaceContact(i, which, report);
     const W = this.items.world, o = STRIDE * i;
     const box = this.items.items[i]?.kind === BOX;
     let best = Infinity;
     const r = box ? 0 : (W[o + 6] ?? 0);
-    for (let a = 0; a < 3; a++) {
+    const first = which === "vertical" ? 2 : 0, last = which === "vertical" ? 2 : 1;
+    for (let a = first; a <= last; a++) {
       if (a < 2 && this.keepIn === undefined) continue;
       const ext = box ? boxExtentAlong(W, o, a) : r;
       const pa = W[o + a] ?? 0, pb = box ? pa : (W[o + 3 + a] ?? 0);
@@ -195,9 +208,11 @@ export class EnvelopeModel {
         if (dh < best) best = dh;
       }
     }
-    for (let z = 0; z < this.keepOut.length; z++) {
-      const c = this.#zoneClearance(i, z);
-      if (c < best) best = c;
+    if (which === "sideways") {
+      for (let z = 0; z < this.keepOut.length; z++) {
+        const c = this.#zoneClearance(i, z);
+        if (c < best) best = c;
+      }
     }
     return best;
   }
@@ -214,12 +229,15 @@ export class EnvelopeModel {
       }
       return segmentBoxDistance(W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0, W[o + 3] ?? 0, W[o + 4] ?? 0, W[o + 5] ?? 0, zone.min[0], zone.min[1], zone.min[2], zone.max[0], zone.max[1], zone.max[2], P) - (W[o + 6] ?? 0);
     }
-    const [ax, ay, az, bx, by, bz, r] = box ? boxAsCapsule(W, o) : [W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0, W[o + 3] ?? 0, W[o + 4] ?? 0, W[o + 5] ?? 0, W[o + 6] ?? 0];
-    return segmentCylinderDistance(ax, ay, az, bx, by, bz, zone.center[0], zone.center[1], zone.radius, zone.zMin, zone.zMax, P) - r;
+    if (box) {
+      const [ax, ay, az, bx, by, bz, r] = boxAsCapsule(W, o);
+      return segmentCylinderDistance(ax, ay, az, bx, by, bz, zone.center[0], zone.center[1], zone.radius, zone.zMin, zone.zMax, P) - r;
+    }
+    return segmentCylinderDistance(W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0, W[o + 3] ?? 0, W[o + 4] ?? 0, W[o + 5] ?? 0, zone.center[0], zone.center[1], zone.radius, zone.zMin, zone.zMax, P) - (W[o + 6] ?? 0);
   }
 
   /** The same clearance, saying what it was measured to and where (for a refusal). */
-  #workspaceContact(i: number, report: { contact?: Contact }): number {
+  #workspaceContact(i: number, which: "vertical" | "sideways", report: { contact?: Contact }): number {
     const W = this.items.world, o = STRIDE * i;
     const box = this.items.items[i]?.kind === BOX;
     let best: Contact | undefined;
@@ -242,19 +260,19 @@ export class EnvelopeModel {
       p[a] = value;
       return { value, point: p };
     };
-    if (this.floorZ !== undefined) {
+    if (this.floorZ !== undefined && which === "vertical") {
       const low = extreme(2, false);
       consider({ obstacle: { kind: "floor", name: "floor_z" }, point: low.point, clearance: low.value - this.floorZ });
     }
     if (this.keepIn) {
-      for (let a = 0; a < 3; a++) {
+      for (let a = which === "vertical" ? 2 : 0; a <= (which === "vertical" ? 2 : 1); a++) {
         const low = extreme(a, false), high = extreme(a, true);
         consider({ obstacle: { kind: "keep_in", name: `keep_in.min ${AXES[a]}` }, point: low.point, clearance: low.value - (this.keepIn.min[a] ?? -Infinity) });
         consider({ obstacle: { kind: "keep_in", name: `keep_in.max ${AXES[a]}` }, point: high.point, clearance: (this.keepIn.max[a] ?? Infinity) - high.value });
       }
     }
     const P = this.#pointOut;
-    for (const [z, zone] of this.keepOut.entries()) {
+    for (const [z, zone] of which === "sideways" ? this.keepOut.entries() : []) {
       const c = this.#zoneClearance(i, z);
       consider({ obstacle: { kind: "keep_out", name: zone.name }, point: [P[0] ?? 0, P[1] ?? 0, P[2] ?? 0], clearance: c });
     }
@@ -284,6 +302,26 @@ export class EnvelopeModel {
 }
 
 const cache = new WeakMap<ArmConfig, EnvelopeModel | undefined>();
+
+/**
+ * Per joint: whether its axis is vertical in the workspace frame whatever the
+ * joints do — no revolute joint upstream to tilt it, and parallel to z (a
+ * pan joint on a level base). Heights do not change when it turns.
+ */
+function uprightJoints(kin: ArmKinematics, toFrame: Transform): boolean[] {
+  const chain = kin.chain;
+  chain.kernel.forward(new Float64Array(chain.dof));
+  const axes = chain.kernel.jointAxis;
+  let tilted = false;
+  return chain.variables.map((v, k) => {
+    const x = axes[3 * k] ?? 0, y = axes[3 * k + 1] ?? 0, z = axes[3 * k + 2] ?? 0;
+    // The axis in the workspace frame: its z component (row 2 of the rotation).
+    const zw = (toFrame[2] ?? 0) * x + (toFrame[6] ?? 0) * y + (toFrame[10] ?? 1) * z;
+    const upright = !tilted && Math.abs(Math.abs(zw) - 1) < 1e-12;
+    if (v.type !== "prismatic") tilted = true;
+    return upright;
+  });
+}
 const ALWAYS_SAMPLES = 256;
 
 /** The capsule around a placed box: along its longest axis, radius the half diagonal across it. */

@@ -14,12 +14,20 @@ export interface PathToCertify {
   readonly margin: number;
   /** FK evaluations allowed before the path counts as unverifiable. */
   readonly budget: number;
+  /** Which tests to certify (1) on this walk; the others are not looked at. */
+  readonly active: Uint8Array;
+  /**
+   * A test whose bound is above this and that cannot be certified is set
+   * aside (`deferred`) rather than failed: a smaller box of in-flight
+   * progress may certify it. Infinity: every failure is final.
+   */
+  readonly deferAbove: number;
 }
 
 const HALF = 0.5;
 
 export type CertifiedPath =
-  | { readonly ok: true; readonly evaluations: number; readonly pairChecks: number }
+  | { readonly ok: true; readonly evaluations: number; readonly pairChecks: number; readonly deferred: readonly number[] }
   | { readonly ok: false; readonly reason: "too_close"; readonly test: number; readonly s: number; readonly clearance: number; readonly evaluations: number; readonly pairChecks: number }
   | { readonly ok: false; readonly reason: "budget"; readonly evaluations: number; readonly pairChecks: number };
 
@@ -41,7 +49,8 @@ export function certifyPath(model: EnvelopeModel, path: PathToCertify, scratch: 
   const tests = model.tests;
   const kernel = model.kin.chain.kernel;
   const items = model.items;
-  const { start, delta, rates, bounds, margin } = path;
+  const { start, delta, rates, bounds, margin, active } = path;
+  const deferred: number[] = [];
   const dof = start.length;
   const next = scratch.next, last = scratch.last, placedAt = scratch.placedAt, q = scratch.q, stepFrom = scratch.stepFrom;
   next.fill(0);
@@ -56,6 +65,7 @@ export function certifyPath(model: EnvelopeModel, path: PathToCertify, scratch: 
     const step = evaluations++;
     let nextS = Infinity;
     for (let t = 0; t < tests.length; t++) {
+      if (active[t] !== 1) continue;
       let due = next[t] ?? 0;
       // Due now — or past half of its certified stretch: evaluating it on this FK, which is paid for
       // anyway, spares an FK of its own soon after.
@@ -81,14 +91,19 @@ export function certifyPath(model: EnvelopeModel, path: PathToCertify, scratch: 
         }
         const c = model.clearance(t, stepFrom);
         const bound = bounds[t] ?? 0;
-        if (!(c >= margin + bound)) return { ok: false, reason: "too_close", test: t, s, clearance: c, evaluations, pairChecks };
+        if (!(c >= margin + bound)) {
+          if (!(bound > path.deferAbove)) return { ok: false, reason: "too_close", test: t, s, clearance: c, evaluations, pairChecks };
+          active[t] = 0;
+          deferred.push(t);
+          continue;
+        }
         const rate = rates[t] ?? 0;
         due = rate > 0 ? s + (c - bound) / rate : Infinity;
         next[t] = due;
       }
       if (due < nextS) nextS = due;
     }
-    if (nextS > 1) return { ok: true, evaluations, pairChecks };
+    if (nextS > 1) return { ok: true, evaluations, pairChecks, deferred };
     if (evaluations >= path.budget) return { ok: false, reason: "budget", evaluations, pairChecks };
     s = nextS;
   }
@@ -104,12 +119,20 @@ export interface WalkScratch {
   readonly stepFrom: Float64Array;
 }
 
+/** One set per model, reused: a check runs synchronously from start to end, so no two walks share it at once. */
 export function walkScratchFor(model: EnvelopeModel): WalkScratch {
-  return {
-    next: new Float64Array(model.tests.length),
-    last: new Float64Array(model.tests.length),
-    placedAt: new Int32Array(model.items.items.length),
-    q: new Float64Array(model.kin.chain.dof),
-    stepFrom: new Float64Array(3),
-  };
+  let scratch = scratches.get(model);
+  if (!scratch) {
+    scratch = {
+      next: new Float64Array(model.tests.length),
+      last: new Float64Array(model.tests.length),
+      placedAt: new Int32Array(model.items.items.length),
+      q: new Float64Array(model.kin.chain.dof),
+      stepFrom: new Float64Array(3),
+    };
+    scratches.set(model, scratch);
+  }
+  return scratch;
 }
+
+const scratches = new WeakMap<EnvelopeModel, WalkScratch>();

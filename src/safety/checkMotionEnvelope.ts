@@ -60,9 +60,12 @@ const MAX_EVALUATIONS = 200_000;
  * clearance changes by at most its rate × |Δq| per joint whatever the other
  * joints do, so every combination in a box lies within Σ rate_i ×
  * halfwidth_i of its centre: the new path at the box's centre, certified
- * with that bound added to the margin, certifies the whole box. A box that
- * fails is split in two along its widest term for the failing test, until
- * that bound is IN_FLIGHT_RESOLUTION_M — then the failure is a refusal.
+ * with that bound added to the margin, certifies the whole box for that
+ * test. A test that cannot be certified over a box is set aside and only it
+ * is checked again over the box's two halves (split along the motion with
+ * the widest share of its bound), until its bound is IN_FLIGHT_RESOLUTION_M
+ * — then the failure is a refusal. Tests the motions in flight barely
+ * touch are certified once; the work goes where a clearance is small.
  */
 export function checkMotionEnvelope(
   config: ArmConfig,
@@ -120,7 +123,12 @@ export function checkMotionEnvelope(
   const scratch = walkScratchFor(model);
   const start = Float64Array.from(q0);
   const bounds = new Float64Array(T);
-  const boxes: Array<{ readonly centre: number[]; readonly half: number[] }> = [{ centre: moving.map(() => 0.5), half: moving.map(() => 0.5) }];
+  const active = new Uint8Array(T);
+  // Boxes of in-flight progress, each with the tests still to certify over it: a test certified over a box
+  // is done there, and only the tests that could not be are split further.
+  const boxes: Array<{ readonly centre: number[]; readonly half: number[]; readonly tests: readonly number[] }> = [
+    { centre: moving.map(() => 0.5), half: moving.map(() => 0.5), tests: Array.from({ length: T }, (_, t) => t) },
+  ];
   let evaluations = 0, pairChecks = 0;
   for (let box = boxes.pop(); box !== undefined; box = boxes.pop()) {
     const { centre, half } = box;
@@ -128,11 +136,30 @@ export function checkMotionEnvelope(
       const s = centre[i] ?? 0;
       for (const k of g.joints) start[k] = (g.a[k] ?? 0) + s * ((g.b[k] ?? 0) - (g.a[k] ?? 0));
     }
-    for (let t = 0; t < T; t++) bounds[t] = flightRates.reduce((sum, r, i) => sum + (r[t] ?? 0) * (half[i] ?? 0), 0);
-    const walk = certifyPath(model, { start, delta, rates, bounds, margin: MARGIN_M, budget: MAX_EVALUATIONS - evaluations }, scratch);
+    active.fill(0);
+    for (const t of box.tests) {
+      active[t] = 1;
+      bounds[t] = flightRates.reduce((sum, r, i) => sum + (r[t] ?? 0) * (half[i] ?? 0), 0);
+    }
+    const walk = certifyPath(model, { start, delta, rates, bounds, margin: MARGIN_M, budget: MAX_EVALUATIONS - evaluations, active, deferAbove: IN_FLIGHT_RESOLUTION_M }, scratch);
     evaluations += walk.evaluations;
     pairChecks += walk.pairChecks;
-    if (walk.ok) continue;
+    if (walk.ok) {
+      if (walk.deferred.length === 0) continue;
+      // Split along the motion in flight with the largest share of the deferred tests' bounds.
+      const share = (i: number): number => walk.deferred.reduce((sum, t) => sum + (flightRates[i]?.[t] ?? 0) * (half[i] ?? 0), 0);
+      let widest = 0;
+      for (let i = 1; i < moving.length; i++) if (share(i) > share(widest)) widest = i;
+      const h = (half[widest] ?? 0) / 2;
+      for (const side of [1, -1]) {
+        const c = [...centre];
+        c[widest] = (c[widest] ?? 0) + side * h;
+        const hh = [...half];
+        hh[widest] = h;
+        boxes.push({ centre: c, half: hh, tests: walk.deferred });
+      }
+      continue;
+    }
     if (walk.reason === "budget") {
       const rule =
         moving.length > 0
@@ -141,23 +168,7 @@ export function checkMotionEnvelope(
       const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule });
       return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
     }
-    const t = walk.test;
-    const bound = bounds[t] ?? 0;
-    if (bound > IN_FLIGHT_RESOLUTION_M) {
-      // Split along the motion in flight whose share of this test's bound is largest.
-      let widest = 0;
-      for (let i = 1; i < moving.length; i++) if ((flightRates[i]?.[t] ?? 0) * (half[i] ?? 0) > (flightRates[widest]?.[t] ?? 0) * (half[widest] ?? 0)) widest = i;
-      const h = (half[widest] ?? 0) / 2;
-      for (const side of [1, -1]) {
-        const c = [...centre];
-        c[widest] = (c[widest] ?? 0) + side * h;
-        const hh = [...half];
-        hh[widest] = h;
-        boxes.push({ centre: c, half: hh });
-      }
-      continue;
-    }
-    return envelopeRefusal({ model, tool, test: t, s: walk.s, start, delta, bound, inFlight: moving.map((g) => g.actionId) });
+    return envelopeRefusal({ model, tool, test: walk.test, s: walk.s, start, delta, bound: bounds[walk.test] ?? 0, inFlight: moving.map((g) => g.actionId) });
   }
   return { ok: true, samples: evaluations, pairChecks };
 }

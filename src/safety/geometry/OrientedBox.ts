@@ -104,11 +104,15 @@ export function segmentOrientedBoxDistance(
   out?: Float64Array,
 ): number {
   const cx = b[o] ?? 0, cy = b[o + 1] ?? 0, cz = b[o + 2] ?? 0;
-  const local = (x: number, y: number, z: number, axis: number): number => (b[o + 3 + 3 * axis] ?? 0) * (x - cx) + (b[o + 4 + 3 * axis] ?? 0) * (y - cy) + (b[o + 5 + 3 * axis] ?? 0) * (z - cz);
+  const ux = b[o + 3] ?? 0, uy = b[o + 4] ?? 0, uz = b[o + 5] ?? 0;
+  const vx = b[o + 6] ?? 0, vy = b[o + 7] ?? 0, vz = b[o + 8] ?? 0;
+  const wx = b[o + 9] ?? 0, wy = b[o + 10] ?? 0, wz = b[o + 11] ?? 0;
   const hx = b[o + 12] ?? 0, hy = b[o + 13] ?? 0, hz = b[o + 14] ?? 0;
+  // Both ends in the box's own frame.
+  const ax = p0x - cx, ay = p0y - cy, az = p0z - cz, bx = p1x - cx, by = p1y - cy, bz = p1z - cz;
   const d = segmentBoxDistance(
-    local(p0x, p0y, p0z, 0), local(p0x, p0y, p0z, 1), local(p0x, p0y, p0z, 2),
-    local(p1x, p1y, p1z, 0), local(p1x, p1y, p1z, 1), local(p1x, p1y, p1z, 2),
+    ux * ax + uy * ay + uz * az, vx * ax + vy * ay + vz * az, wx * ax + wy * ay + wz * az,
+    ux * bx + uy * by + uz * bz, vx * bx + vy * by + vz * bz, wx * bx + wy * by + wz * bz,
     -hx, -hy, -hz, hx, hy, hz,
     LOCAL,
   );

@@ -42,11 +42,13 @@ export function segmentCylinderDistance(
         f2 = at(m2);
       }
     }
-    for (const [t, f] of [[m1, f1], [m2, f2]] as const) {
-      if (f < best) {
-        best = f;
-        bestT = t;
-      }
+    if (f1 < best) {
+      best = f1;
+      bestT = m1;
+    }
+    if (f2 < best) {
+      best = f2;
+      bestT = m2;
     }
     best = Math.max(0, best - (hi - lo) * length);
   }
