@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../errors.js";
 import type { DecidedApprovalView } from "./ApprovalDesk.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
+import type { ArgIssue } from "../validation/formatIssues.js";
 import type { CallResult } from "./CallResult.js";
 import { resultMessages } from "./resultMessages.js";
 

@@ -1,37 +1,12 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ErrorCode } from "../errors.js";
 import { ArmbridgeError } from "../errors.js";
 import { jointVectorOf } from "../kinematics/armKinematics.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
 import { certifyPath, walkScratchFor } from "./certifyPath.js";
 import { EnvelopeModel } from "./EnvelopeModel.js";
-import { envelopeRefusal, type EnvelopeContact } from "./envelopeRefusal.js";
+import { envelopeRefusal } from "./envelopeRefusal.js";
+import type { EnvelopeVerdict } from "./EnvelopeVerdict.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
 import { IN_FLIGHT_RESOLUTION_M, MARGIN_M } from "./margins.js";
-
-/** Why a motion may not be sent: a coded reason and the issues a model reads. */
-export interface MotionRefusal {
-  readonly ok: false;
-  readonly code: ErrorCode;
-  readonly issues: readonly ArgIssue[];
-}
-
-export type EnvelopeVerdict =
-  | {
-      readonly ok: true;
-      /** FK evaluations the check spent (path points, over every box of in-flight progress). */
-      readonly samples: number;
-      /** Self-collision pair clearances it computed. */
-      readonly pairChecks: number;
-    }
-  | (MotionRefusal & {
-      /** The first offending link, where it would be (metres, workspace frame), and at which fraction of the path. */
-      readonly link?: string;
-      readonly point?: readonly [number, number, number];
-      readonly at?: number;
-      /** Everything about the contact, for a result and a 3D view: the link, the obstacle or other link, where, the clearance. */
-      readonly contact?: EnvelopeContact;
-    });
 
 /** FK evaluations one check may spend before it refuses as unverifiable. */
 const MAX_EVALUATIONS = 200_000;
@@ -111,14 +86,24 @@ export function checkMotionEnvelope(
   const T = model.tests.length;
   const rateOf = (t: number, d: (k: number) => number, joints?: readonly number[]): number => {
     let r = 0;
-    if (joints) for (const k of joints) r += (model.rates[t * dof + k] ?? 0) * Math.abs(d(k));
-    else for (let k = 0; k < dof; k++) r += (model.rates[t * dof + k] ?? 0) * Math.abs(d(k));
+    // A joint that does not move adds nothing, even beside an unbounded reach (∞ × 0 would be NaN).
+    const add = (k: number): void => {
+      const step = Math.abs(d(k));
+      if (step > 0) r += (model.rates[t * dof + k] ?? 0) * step;
+    };
+    if (joints) for (const k of joints) add(k);
+    else for (let k = 0; k < dof; k++) add(k);
     return r;
   };
   const rates = new Float64Array(T);
   for (let t = 0; t < T; t++) rates[t] = rateOf(t, (k) => delta[k] ?? 0);
   // Per test and motion in flight: how much its whole segment can change the test's clearance.
   const flightRates = moving.map((g) => Float64Array.from({ length: T }, (_, t) => rateOf(t, (k) => (g.b[k] ?? 0) - (g.a[k] ?? 0), g.joints)));
+  // An unbounded rate (a joint whose reach the chain cannot bound) certifies nothing: refuse, never skip.
+  if (!rates.every(Number.isFinite) || !flightRates.every((r) => r.every(Number.isFinite))) {
+    const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule: "how far the links can move along this path cannot be bounded; split it into smaller moves" });
+    return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
+  }
 
   const scratch = walkScratchFor(model);
   const start = Float64Array.from(q0);

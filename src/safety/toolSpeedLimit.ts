@@ -2,8 +2,9 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../config/actuators.js";
 import { ArmbridgeError } from "../errors.js";
 import { armKinematicsOf, jointVectorOf, type ArmKinematics } from "../kinematics/armKinematics.js";
-import { axisPeaks, type MotionTiming } from "../motion/MotionTiming.js";
-import type { MotionRefusal } from "./checkMotionEnvelope.js";
+import { axisPeaks } from "../motion/axisPeaks.js";
+import type { MotionTiming } from "../motion/MotionTiming.js";
+import type { MotionRefusal } from "../motion/MotionPlan.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
 
 export type ToolSpeedVerdict =

@@ -1,6 +1,6 @@
 import type { CallResult } from "../../executor/CallResult.js";
 import { hashArgs } from "../../executor/hashArgs.js";
-import type { ToolRegistry } from "../../tools/ToolRegistry.js";
+import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
 

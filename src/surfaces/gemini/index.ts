@@ -6,6 +6,7 @@ export { geminiTools, UNARY_BLOCKING_NOTE, type GeminiEndpoint } from "./geminiT
 export type { ModelClient, ModelRequest, ModelTurn } from "./ModelClient.js";
 export { progressLine } from "./progressLine.js";
 export { ReplayModelClient } from "./ReplayModelClient.js";
-export { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent, type AgentBridge, type RunAgentOptions } from "./runAgent.js";
+export { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent, type RunAgentOptions } from "./runAgent.js";
+export type { AgentBridge } from "./AgentBridge.js";
 export { runLiveAgent, type RunLiveAgentOptions } from "./runLiveAgent.js";
 export { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";

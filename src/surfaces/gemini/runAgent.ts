@@ -1,7 +1,7 @@
 import type { Content } from "@google/genai";
-import type { Bridge } from "../../bridge/Bridge.js";
 import { asArmbridgeError } from "../../errors.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
+import type { AgentBridge } from "./AgentBridge.js";
 import type { AgentEnd, AgentResult, ProgressListener } from "./AgentEvent.js";
 import { AgentReporter } from "./AgentReporter.js";
 import { GeminiToolAdapter, identifyCalls } from "./GeminiToolAdapter.js";
@@ -11,9 +11,6 @@ import { imageParts } from "./imageParts.js";
 import type { ModelClient } from "./ModelClient.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
 import { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
-
-/** The part of a Bridge an agent run uses. */
-export type AgentBridge = Pick<Bridge, "executor" | "registry" | "onEvent">;
 
 export const DEFAULT_MAX_TURNS = 20;
 export const DEFAULT_AGENT_DEADLINE_MS = 300_000;

@@ -5,6 +5,7 @@ import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { Logger } from "../../observability/logger.js";
 import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
+import type { ExecutorEventView } from "./wire/ExecutorEventView.js";
 import { armStateView } from "./armStateView.js";
 
 export interface EventStreamHubOptions {
@@ -120,7 +121,7 @@ export class EventStreamHub {
   #onExecutorEvent(e: ExecutorEvent): void {
     if (this.#clients.size === 0) return;
     // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
-    const data = e.type === "action_resolved" ? { type: e.type, action: actionView(e.row) } : e.type === "settled" ? { ...e, result: splitImages(e.result, "only in the call's own response").result } : e;
+    const data: ExecutorEventView = e.type === "action_resolved" ? { type: e.type, action: actionView(e.row) } : e.type === "settled" ? { ...e, result: splitImages(e.result, "only in the call's own response").result } : e;
     this.#broadcast("executor", data);
     this.#scheduleState();
   }

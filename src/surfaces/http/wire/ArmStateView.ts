@@ -1,0 +1,46 @@
+import { z } from "zod";
+import type { WireOf } from "./WireOf.js";
+import { ACTION_VIEW } from "./ActionView.js";
+import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
+
+/** The arm connection as the bridge sees it (connected / reconnecting since … attempt N / down). */
+export const LINK_VIEW = z.strictObject({
+  state: z.enum(["connected", "reconnecting", "down"]),
+  /** Epoch ms the link entered this state. */
+  since: z.number(),
+  attempt: z.number().optional(),
+  /** Epoch ms of the newest status received from the arm, if any ever was. */
+  last_status_at: z.number().optional(),
+  /** Why, in words for an operator. */
+  detail: z.string().optional(),
+});
+export type LinkView = WireOf<typeof LINK_VIEW>;
+
+/** GET /v1/state and the SSE `state` event. */
+export const ARM_STATE_VIEW = z.strictObject({
+  /** While it is not `connected`, `pose` is the last one received, `link.last_status_at` old: not "now". */
+  link: LINK_VIEW,
+  /** Axis → position (rad; gripper 0..1), from the newest status. Empty before the first. */
+  pose: z.record(z.string(), z.number()),
+  moving: z.array(z.string()),
+  /** True when there is no status yet or the newest is older than the config's stale_after_ms. */
+  stale: z.boolean(),
+  age_ms: z.number().nullable(),
+  faults: z.array(z.string()),
+  /** Each fault with what clears it (confirming an action never does). */
+  fault_help: z.array(z.strictObject({ fault: z.string(), clears: z.string() })),
+  /** Resource → the unknown actions that quarantine it. */
+  quarantined: z.record(z.string(), z.array(z.string())),
+  /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
+  approvals_pending: z.number(),
+  /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
+  pending_unknowns: z.array(ACTION_VIEW),
+  /** The intent ledger: its file, and `lost` once that file was deleted or replaced under the running bridge. */
+  ledger: z.strictObject({
+    path: z.string(),
+    lost: z.strictObject({ code: z.string(), message: z.string(), detected_at: z.number() }).nullable(),
+  }),
+  /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate. */
+  envelope: ENVELOPE_STATE_VIEW,
+});
+export type ArmStateView = WireOf<typeof ARM_STATE_VIEW>;
