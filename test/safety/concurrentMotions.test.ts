@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { armKinematicsOf } from "../../src/kinematics/armKinematics.js";
+import type { ChainFrames } from "../../src/kinematics/KinematicChain.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
 import { mulberry32 } from "../../src/random/mulberry32.js";
 import { framesOnly, testConfig } from "../support/testConfig.js";
@@ -13,9 +14,10 @@ const { chain } = kin;
 const ws = config.workspace!;
 const names = kin.jointNames;
 
+let scratch: ChainFrames | undefined;
 /** A link frame outside the true envelope (no margin), for joint vector q. */
 function outside(q: Float64Array): boolean {
-  const frames = chain.frames(q);
+  const frames = (scratch = chain.frames(q, scratch));
   for (const [i, m] of frames.links.entries()) {
     if (!chain.linkMoves[i]) continue;
     if (m[14]! < ws.floorZ!) return true;
