@@ -9,7 +9,8 @@ import { readEffects, motionsEnded } from "../firmware-sim/readEffects.js";
 import { CLI, interrupt, ROOT, SIM, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
 
 // Real processes from dist/: firmware-sim over TCP and `armbridge serve` on the default simulated arm with a
-// keep-out zone and ISO 10218's 250 mm/s reduced speed as its tool-speed limit. The effects log is the ground truth.
+// keep-out zone, ISO 10218's 250 mm/s reduced speed as its tool-speed limit and 3 motions a minute. The effects
+// log is the ground truth. The tests run in order: the refusals take no token, the fast pan takes one.
 const built = existsSync(CLI) && existsSync(SIM);
 if (!built) console.warn(`skipping the envelope end-to-end test: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
 
@@ -26,6 +27,8 @@ let url: string;
 
 interface Result {
   status: string;
+  action_id?: string;
+  retry_after_ms?: number;
   error_code?: string;
   issues?: { message: string }[];
   envelope?: { link: string; obstacle: { kind: string; name: string }; at: number; clearance_m: number; point: number[]; volume?: unknown; other_volume?: unknown };
@@ -59,7 +62,7 @@ describe.skipIf(!built)("the envelope with bodies through `armbridge serve` on f
     const yaml = readFileSync(join(ROOT, "config", "sim-arm.yaml"), "utf8")
       .replace("urdf: urdf/sim-arm.urdf", `urdf: ${URDF}`)
       .replace("  max_step_m: 1.0\n", "  max_step_m: 1.0\n  keep_out:\n    - { name: monitor, min: [-0.82, 0.06, -0.4], max: [-0.66, 0.22, 0.18] }\n")
-      .replace("  min_speed: 0.05\n", "  min_speed: 0.05\n  max_tool_speed_mps: 0.25\n");
+      .replace("  min_speed: 0.05\n", "  min_speed: 0.05\n  max_tool_speed_mps: 0.25\n  motions_per_minute: 3\n");
     writeFileSync(join(dir, "arm.yaml"), yaml);
     sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", effectsPath()]);
     serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data"), "--config", join(dir, "arm.yaml")]);
@@ -134,5 +137,33 @@ describe.skipIf(!built)("the envelope with bodies through `armbridge serve` on f
     expect(peak).toBeLessThanOrEqual(0.25);
     // At speed 1 the same pan would have taken 0.73 s (2 rad/s, 6 rad/s²), the tool over 1.5 m/s.
     expect(durationMs).toBeGreaterThan(2000);
+  });
+
+  it("limits.motions_per_minute: past the bucket a motion is refused with the time to wait, and the effects log has exactly the motions that were let through", async () => {
+    await motionsEnded(effectsPath(), 10_000);
+    const before = readEffects(effectsPath()).length;
+    // 3 a minute: at most 3 tokens, one back every 20 s. The fast pan took one; however slow this machine,
+    // eight short moves in a row outrun the refill.
+    const done: string[] = [];
+    let refused: Result | undefined;
+    let refusedId = "";
+    for (let i = 0; i < 8 && !refused; i++) {
+      const id = `rate-${i}`;
+      const r = await call("move_joints", { positions: { wrist_3: i % 2 === 0 ? 0.05 : 0 } }, id);
+      if (r.status === "done") done.push(r.action_id!);
+      else [refused, refusedId] = [r, id];
+    }
+    expect(refused).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_MOTION_RATE_LIMITED" });
+    expect(refused!.retry_after_ms).toBeGreaterThan(0);
+    expect(refused!.retry_after_ms).toBeLessThanOrEqual(20_000);
+    expect(refused!.issues![0]!.message).toContain("limits.motions_per_minute");
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    await motionsEnded(effectsPath(), 10_000);
+    const starts = readEffects(effectsPath()).slice(before).filter((e) => e.event === "motion_start");
+    expect(starts.map((e) => e.action_id)).toEqual(done);
+    expect(JSON.stringify(starts)).not.toContain(refusedId);
+    const state = await get<{ envelope: { motion_rate: { per_minute: number; tokens: number } | null } }>("/v1/state");
+    expect(state.envelope.motion_rate!.per_minute).toBe(3);
+    expect(state.envelope.motion_rate!.tokens).toBeLessThan(1);
   });
 });
