@@ -3,6 +3,7 @@ import type { RclNode, RclSubscription } from "../../transport/ros2/rclTypes.js"
 import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 export const MSG_COMPRESSED_IMAGE = "sensor_msgs/msg/CompressedImage";
 
@@ -76,7 +77,7 @@ export class RosCompressedImageSource implements CameraSource {
     if (this.#closed) throw this.#unavailable("the camera is closed");
     const latest = this.#latest ?? (await this.#first(signal));
     const image = inspectImage(latest.bytes);
-    if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera: this.#camera, reason: `${this.#topic} (format ${JSON.stringify(latest.format)}): ${image.reason}` });
+    if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera: this.#camera, reason: `${this.#topic} (format ${deviceText("the publisher's format field", latest.format)}): ${image.reason}` });
     const now = this.#nowMs();
     const notes: string[] = [];
     let capturedAtMs = latest.receivedMs;

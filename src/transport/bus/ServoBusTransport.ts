@@ -580,6 +580,12 @@ export class ServoBusTransport implements Transport {
    */
   async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
     const t = this.#protocol.table;
+    // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
+    // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
+    if (!this.#closed && !options.signal.aborted) {
+      await this.#readStatus();
+      this.#afterRead();
+    }
     const names = options.axes ?? this.#servos.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
     const out: ServoRecovery[] = [];
     for (const name of names) {
@@ -592,7 +598,7 @@ export class ServoBusTransport implements Transport {
       const busy = [...this.#tracks.values()].some((tr) => tr.phase !== "ended" && tr.axes.includes(name));
       if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
       else if (busy) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
-      else if (s.armed && !was && this.#get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "torque on, no hardware error" });
+      else if (s.armed && !was && this.#get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
       else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#readStatus())) });
     }
     this.#publish();
