@@ -2,10 +2,13 @@ import { ArmbridgeError } from "../../src/errors.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
 import { startOnLink, type SimStartOptions } from "../startOnLink.js";
+import { readBusLayout, type BusLayoutFile } from "./BusLayout.js";
 import { BusSimulator } from "./BusSimulator.js";
 
 export interface StartBusSimulatorOptions extends SimStartOptions {
   readonly bus: BusProtocolName;
+  /** What is on the bus (BusLayout.ts), given in code (tests); wins over `busLayout`, a file. */
+  readonly layout?: BusLayoutFile | undefined;
 }
 
 export interface RunningBusSimulator {
@@ -30,10 +33,11 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
       logger,
       ackDelayMs: options.ackDelayMs ?? 0,
       baud: options.baud,
+      layout: options.layout ?? (options.busLayout === undefined ? undefined : readBusLayout(options.busLayout)),
       ...(options.stallJoints === undefined ? {} : { stallJoints: options.stallJoints }),
     });
     return { endpoint: bus, close: () => bus.close() };
   });
-  logger.info({ link: running.link.url, servos: [...running.endpoint.servos.keys()] }, "bus simulator ready");
+  logger.info({ link: running.link.url, servos: running.endpoint.all.map((s) => ({ id: s.id, baud: s.baud, axis: s.axis.name })) }, "bus simulator ready");
   return { link: running.link.url, bus: running.endpoint, close: () => running.close() };
 }

@@ -125,7 +125,7 @@ export class Bridge {
     let transport: Transport | undefined;
     let cameras: Cameras | undefined;
     try {
-      const created = await createTransport(fileConfig, options.transport, logger);
+      const created = await createTransport(fileConfig, options.transport, logger, { configLabel: typeof options.config === "string" ? options.config : "FILE" });
       transport = created.transport;
       const config = created.config;
       if (config.kinematics === "moveit" && !created.remoteIk) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: "kinematics: moveit (MoveIt's compute_ik service)" });

@@ -2,6 +2,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { Logger } from "../observability/logger.js";
 import { createSerialTransport } from "../transport/serial/index.js";
 import { createServoBusTransport } from "../transport/bus/index.js";
+import { requireBusCalibration } from "../transport/bus/setup/requireBusCalibration.js";
+import { linkForUrl } from "../transport/serial/link/openLink.js";
 import type { Transport } from "../transport/Transport.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
@@ -31,11 +33,17 @@ export interface CreatedTransport {
   readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
 }
 
-export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger): Promise<CreatedTransport> {
+export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger, options: { readonly configLabel?: string } = {}): Promise<CreatedTransport> {
   switch (choice.kind) {
     case "serial":
       // A config with a bus: section names servos, not firmware: the same link speaks their protocol.
-      if (config.bus) return { config, transport: createServoBusTransport(config, choice.link, { logger }) };
+      if (config.bus) {
+        const link = linkForUrl(choice.link, { baudRate: config.bus.baud });
+        // Before the transport exists: opening it arms every servo.
+        const calibrated = await requireBusCalibration(config, link, { configLabel: options.configLabel ?? "FILE" });
+        logger.info({ calibration: calibrated }, "bus arm calibrated");
+        return { config, transport: createServoBusTransport(config, link, { logger }) };
+      }
       return { config, transport: createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) }) };
     case "ros2": {
       // Imported here, not at the top: the ROS path costs nothing (and needs
