@@ -189,6 +189,7 @@ class OperatorConsole {
         break;
       case "queued":
       case "timed_out":
+      case "paced":
         break;
     }
     this.#history.refresh();

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./cameraConfig.js";
 import { allowedContactsFile, keepOutFile, linkVolumesFile, toKeepOutZones } from "./envelopeConfig.js";
 import { checkServoBus } from "./checkServoBus.js";
+import { ros2SectionSchema } from "./ros2Section.js";
 import { MAX_SERVO_ID } from "./servoBusLimits.js";
 
 /**
@@ -241,6 +242,8 @@ export const armConfigFileSchema = z
     /** Which IK answers Cartesian targets: the local solver (default) or, on ROS, MoveIt's compute_ik. */
     kinematics: z.enum(["local", "moveit"]).default("local"),
     moveit: moveitFile.optional(),
+    /** How to reach the arm's ROS 2 controllers (docs/ros2.md); ROS parameters override it. */
+    ros2: ros2SectionSchema.optional(),
     tolerances: tolerancesFile.default({ position: 0.01, gripper: 0.02, stopped_velocity: 0.005 }),
     timeouts_ms: toolTimeouts.default({
       move_joints: 5000,
@@ -265,9 +268,17 @@ export const armConfigFileSchema = z
         max_ms: positive.default(20000),
         /** Fallback poll of QUERY_ACTION when the status stream is quiet. */
         query_interval_ms: positive.default(100),
+        /**
+         * The waits above count the arm's time (its pace: a speed slider at
+         * 30 % stretches them 3.3×). While the arm is paused (speed scaling 0:
+         * a teach pendant's slider at 0, its program paused) that time stands
+         * still; a call waits this long in a pause before it ends `unknown`,
+         * saying the arm is paused.
+         */
+        pause_max_ms: positive.default(120_000),
       })
       .strict()
-      .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100 }),
+      .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100, pause_max_ms: 120_000 }),
     /** A pose older than this is labelled stale and is not used as evidence. */
     stale_after_ms: positive.default(500),
     /** Tool name → approval rule (docs/architecture.md, "Approval before motion"). `stop` is never gated. */
@@ -414,6 +425,8 @@ export const armConfigFileSchema = z
           avoidCollisions: f.moveit.avoid_collisions,
         }
       : undefined,
+    /** The `ros2:` section as written (defaults filled in), for the ROS transport. */
+    ros2: f.ros2,
     workspace: f.workspace
       ? {
           frame: f.workspace.frame,
@@ -445,6 +458,7 @@ export const armConfigFileSchema = z
       budgetMs: f.observe.budget_ms,
       maxMs: f.observe.max_ms,
       queryIntervalMs: f.observe.query_interval_ms,
+      pauseMaxMs: f.observe.pause_max_ms,
     },
     staleAfterMs: f.stale_after_ms,
     approval: Object.fromEntries(

@@ -12,6 +12,8 @@ import { admitPlan } from "./admitPlan.js";
 import { actuatorsOf } from "../config/actuators.js";
 import { ArmbridgeError } from "../errors.js";
 import { axisPeaks } from "../motion/axisPeaks.js";
+import { armClock, armTimer, type ArmClock, type ArmTimerEnd } from "./ArmClock.js";
+import { paceWords, reportPace } from "./reportPace.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
 import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
 import type { InFlightMotion, InFlightMotions } from "../safety/InFlightMotions.js";
@@ -160,8 +162,16 @@ export class MotionRunner {
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
       d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
 
-      const end = await this.#awaitMotion(command, budgetMs, runSignal);
-      outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      // The budget and the observation after it are counted in the arm's time: a speed slider stretches them, a pause stops them.
+      const clock = armClock(d.transport, Object.keys(command.targets), d.now);
+      const stopReporting = reportPace(clock, { callId, tool: tool.name, actionId: command.actionId }, d.emit, log);
+      try {
+        const { end, waitEnd } = await this.#awaitMotion(command, budgetMs, runSignal, clock);
+        outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, waitEnd, clock, log });
+      } finally {
+        stopReporting();
+        clock.dispose();
+      }
       return outcome;
     } catch (error) {
       if (sentActionId === undefined) throw error;
@@ -232,15 +242,21 @@ export class MotionRunner {
     return notApproved(toolName, decided, this.#d.approvals.timeoutMs);
   }
 
-  async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal): Promise<MotionEnd> {
+  /** Waits on the motion for `budgetMs` of the arm's time (or a pause of observe.pause_max_ms), or until the run ends. */
+  async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal, clock: ArmClock): Promise<{ end: MotionEnd; waitEnd: ArmTimerEnd | undefined }> {
     const wait = new AbortController();
-    const timer = setTimeout(() => wait.abort(), budgetMs);
+    let waitEnd: ArmTimerEnd | undefined;
+    const timer = armTimer(clock, () => budgetMs, this.#d.config.observe.pauseMaxMs, (why) => {
+      waitEnd = why;
+      wait.abort();
+    });
     const onRunAbort = (): void => wait.abort();
     runSignal.addEventListener("abort", onRunAbort, { once: true });
     try {
-      return await this.#d.transport.runMotion(command, wait.signal);
+      const end = await this.#d.transport.runMotion(command, wait.signal);
+      return { end, waitEnd };
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       runSignal.removeEventListener("abort", onRunAbort);
     }
   }
@@ -253,6 +269,9 @@ export class MotionRunner {
     budgetMs: number;
     armIncarnation: string | undefined;
     end: MotionEnd;
+    /** Why our wait ended, when our own budget ended it. */
+    waitEnd: ArmTimerEnd | undefined;
+    clock: ArmClock;
     log: Logger;
   }): Promise<CallResult> {
     const d = this.#d;
@@ -267,7 +286,7 @@ export class MotionRunner {
         const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes } as const;
         switch (o.verdict) {
           case "reached":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached" }, ctx));
+            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, ctx));
           case "not_moved":
             return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
           case "interrupted":
@@ -289,7 +308,7 @@ export class MotionRunner {
         );
       case "wait_ended":
         timedOut = true;
-        log.info({ budget_ms: m.budgetMs }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
+        log.info({ budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run deadline" }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
         d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId });
         break;
       case "link_error":
@@ -306,16 +325,21 @@ export class MotionRunner {
       mayVoid: sameIncarnation(m.armIncarnation, d.transport.armIncarnation?.()),
       signal: d.shutdown,
       now: d.now,
+      clock: m.clock,
     });
     log.info({ verdict: outcome.verdict.kind, observed_ms: outcome.waitedMs }, "observation finished");
     if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
+    const pace = m.clock.pace();
+    const paused = outcome.pausedForMs !== undefined || m.waitEnd === "paused";
     const verdict =
       outcome.verdict.kind === "undetermined"
         ? {
             kind: "undetermined" as const,
-            why: timedOut
-              ? `our wait timed out after ${m.budgetMs} ms (a timeout is not a failure) and observing the arm for ${outcome.waitedMs} ms was inconclusive`
-              : "the link failed and observing the arm was inconclusive",
+            why: paused
+              ? `the arm is ${pace ? paceWords(pace) : "paused"} and has been for ${Math.round((m.clock.pausedForMs() ?? 0) / 1000)} s: the motion stands where it stopped and goes on when it is resumed (a pause is neither a timeout nor a failure)`
+              : timedOut
+                ? `our wait timed out after ${m.budgetMs} ms of the arm's time${pace && pace.factor < 0.95 ? ` (it was ${paceWords(pace)})` : ""} (a timeout is not a failure) and observing the arm for ${outcome.waitedMs} ms was inconclusive`
+                : "the link failed and observing the arm was inconclusive",
           }
         : outcome.verdict;
     return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes }));

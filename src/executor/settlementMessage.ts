@@ -15,7 +15,7 @@ export function settlementMessage(w: SettlementWords): string {
   const v = w.verdict;
   switch (v.kind) {
     case "reached":
-      return resultMessages.done(w.tool, w.actionId, w.by, w.timedOut);
+      return resultMessages.done(w.tool, w.actionId, w.by, w.timedOut, v.detail);
     case "target_holds":
       return resultMessages.targetHolds(w.tool, w.actionId, v.ran);
     case "not_moved":

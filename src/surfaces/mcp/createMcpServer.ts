@@ -5,6 +5,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
+import { paceWords } from "../../executor/reportPace.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
@@ -117,6 +118,8 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
       return e.callId === callId ? `started action ${e.actionId} (waiting up to ${e.budgetMs} ms)` : undefined;
     case "timed_out":
       return e.callId === callId ? `wait timed out for action ${e.actionId}; observing the arm (the motion is not re-sent)` : undefined;
+    case "paced":
+      return e.callId === callId ? `action ${e.actionId}: the arm is ${paceWords(e.pace)}` : undefined;
     case "approval_requested":
       return e.callId === callId ? `waiting for an operator's approval (${e.approval.id}); nothing sent yet` : undefined;
     case "approval_resolved":

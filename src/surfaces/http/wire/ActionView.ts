@@ -26,7 +26,7 @@ export type ConfirmOption = WireOf<typeof CONFIRM_OPTION>;
 /** The arm's own record of an action, as the transport reported it. */
 export const ARM_ACTION_RECORD = z.strictObject({
   actionId: z.string(),
-  state: z.enum(["unknown", "executing", "reached", "stopped", "stalled", "rejected", "faulted", "voided"]),
+  state: z.enum(["unknown", "executing", "reached", "grasped", "stopped", "stalled", "rejected", "faulted", "voided"]),
   moved: z.boolean().optional(),
   detail: z.string().optional(),
 });
