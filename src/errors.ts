@@ -37,6 +37,12 @@ export const ERROR_CODES = {
   ARMB_ERR_KINEMATICS_UNAVAILABLE: "The config asks for {what}, which only the ROS 2 transport provides; start with the ROS transport or remove it",
   ARMB_ERR_ENVELOPE_VIOLATION: "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
   ARMB_ERR_POSE_UNKNOWN: "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
+  ARMB_ERR_SELF_COLLISION:
+    "{tool}: the motion would bring {link} to {clearance} m from {other} at {point}, a self-collision ({rule}); nothing was sent",
+  ARMB_ERR_TOOL_SPEED_LIMIT:
+    "{tool}: the tool would move at up to {speed} m/s, over limits.max_tool_speed_mps {limit}, and {reason}; nothing was sent",
+  ARMB_ERR_MOTION_RATE_LIMITED:
+    "{tool}: the bridge has started its limits.motions_per_minute ({limit}) for now; retry in {retryAfterMs} ms; nothing was sent",
 
   // cameras (docs/cameras.md)
   ARMB_ERR_CAMERA_UNAVAILABLE:

@@ -1,5 +1,8 @@
 import { setMaxListeners } from "node:events";
+import { EnvelopeModel } from "../safety/EnvelopeModel.js";
+import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
 import { InFlightMotions } from "../safety/InFlightMotions.js";
+import { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { withoutData, type CameraImage, type ResultImage } from "../cameras/CameraImage.js";
 import { base64Bytes, ImageBudget } from "../cameras/ImageBudget.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
@@ -88,6 +91,9 @@ export interface ExecuteOptions {
 
 const DEFAULT_RUN_DEADLINE_MS = 60_000;
 
+/** An envelope refusal with the call that met it and when (epoch ms). */
+export type EnvelopeRefusalRecord = EnvelopeContact & { readonly call_id: string; readonly tool: string; readonly at_ms: number };
+
 /**
  * Turns function calls into arm commands, and never lies about what the arm did.
  *
@@ -112,6 +118,9 @@ export class Executor {
   readonly quarantine: Quarantine;
   /** Calls waiting for an operator's approve / decline (config `approval`). */
   readonly approvals: ApprovalDesk;
+  /** limits.motions_per_minute: the bridge's one bucket, undefined when not configured. */
+  readonly motionRate: MotionRateLimit | undefined;
+  #lastEnvelopeRefusal: EnvelopeRefusalRecord | undefined;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
@@ -138,6 +147,10 @@ export class Executor {
     this.#imagesAfterMotion = options.imagesAfterMotion;
     this.quarantine = Quarantine.fromLedger(this.ledger);
     for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
+    // Built now, once: the first motion should not pay for compiling the envelope (link volumes, pairs).
+    EnvelopeModel.of(this.config);
+    const perMinute = this.config.limits.motionsPerMinute;
+    this.motionRate = perMinute === undefined ? undefined : new MotionRateLimit(perMinute, this.#now());
     this.#ctx = {
       config: this.config,
       latestStatus: () => this.transport.latestStatus(),
@@ -178,10 +191,19 @@ export class Executor {
       shutdown: this.#shutdown.signal,
       inFlight: this.#inFlight,
       halts: this.#halts,
+      motionRate: this.motionRate,
+      onEnvelopeRefusal: (r) => {
+        this.#lastEnvelopeRefusal = { call_id: r.callId, tool: r.tool, at_ms: this.#now(), ...r.contact };
+      },
     });
     this.restoreInFlightFromLedger();
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
+  }
+
+  /** The newest refusal by the safety envelope (link, obstacle, where, clearance), for GET /v1/state and a 3D view; undefined before any. */
+  get lastEnvelopeRefusal(): EnvelopeRefusalRecord | undefined {
+    return this.#lastEnvelopeRefusal;
   }
 
   /** Subscribe to progress events; returns the unsubscribe function. */

@@ -10,10 +10,16 @@ import type { ApprovalDesk, DecidedApprovalView } from "./ApprovalDesk.js";
 import { approvalNeeded } from "./approvalRules.js";
 import type { CallDeadline } from "./CallDeadline.js";
 import { admitPlan } from "./admitPlan.js";
+import { actuatorsOf } from "../config/actuators.js";
+import { ArmbridgeError } from "../errors.js";
+import { axisPeaks } from "../motion/axisPeaks.js";
 import { armClock, armTimer, type ArmClock, type ArmTimerEnd } from "./ArmClock.js";
 import { paceWords, reportPace } from "./reportPace.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
-import type { InFlightMotions } from "../safety/InFlightMotions.js";
+import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
+import type { InFlightMotion, InFlightMotions } from "../safety/InFlightMotions.js";
+import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
+import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, notApproved, rejected, skipped } from "./callResults.js";
@@ -45,6 +51,18 @@ export interface MotionRunnerDeps {
   readonly inFlight: InFlightMotions;
   /** Halts sent through the executor: a motion one cut short says so when it settles. */
   readonly halts: HaltLog;
+  /** limits.motions_per_minute, one bucket for the bridge; undefined when not configured. */
+  readonly motionRate: MotionRateLimit | undefined;
+  /** Told of every envelope refusal (GET /v1/state keeps the last one for a 3D view). */
+  readonly onEnvelopeRefusal: (refusal: { readonly callId: string; readonly tool: string; readonly contact: EnvelopeContact }) => void;
+}
+
+/** What admission lets through: the speed to send (maybe lowered for the tool-speed limit) and what it means per axis. */
+interface Admitted {
+  readonly speed: number;
+  readonly peakVelocity: InFlightMotion["peakVelocity"];
+  /** Set when the tool-speed limit lowered the speed: the plan's own, and the bounds either side (m/s). */
+  readonly slowed: { readonly requested: number; readonly requestedMps: number; readonly toolMps: number } | undefined;
 }
 
 /**
@@ -98,8 +116,8 @@ export class MotionRunner {
       if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
-      const refusal = this.#admit(callId, tool, plan);
-      if (refusal) return refusal;
+      let admitted = this.#admit(callId, tool, plan);
+      if ("refusal" in admitted) return admitted.refusal;
 
       // An operator's approval, when the config asks for it: waited for here, holding the locks,
       // before anything is recorded or sent. The wait stops the call's deadline clock.
@@ -113,8 +131,8 @@ export class MotionRunner {
         // The world may have moved on while the operator looked: the same checks again, on the arm's pose now.
         const blockedNow = isBlocked();
         if (blockedNow) return blockedNow;
-        const again = this.#admit(callId, tool, plan);
-        if (again) return again;
+        admitted = this.#admit(callId, tool, plan);
+        if ("refusal" in admitted) return admitted.refusal;
         // The paused clock moved the deadline back by the wait: the budget is what was left before it.
         budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
         if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
@@ -122,20 +140,30 @@ export class MotionRunner {
       // Every motion, whatever tool planned it, passed the workspace envelope in #admit on this pose,
       // in the same tick: nothing can have moved in between.
       const pose = poseOf(d.transport.latestStatus());
-      const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
+      // The motion rate's token, taken in that same tick, once nothing else can refuse the motion.
+      const rate = d.motionRate?.take(d.now());
+      if (rate && !rate.ok) return this.#rateLimited(callId, tool.name, rate.retryAfterMs);
+      const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: admitted.speed };
       // Registered before the intent is written: from here on the motion may be moving the arm.
-      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets });
+      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets, ...(admitted.peakVelocity ? { peakVelocity: admitted.peakVelocity } : {}) });
       admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
       // The ledger keeps the pose the motion starts from beside what was sent: an operator judging an
       // unknown later needs "where was it before" as much as "where was it going" (the console draws both),
       // and a later start rebuilds the motion's whole path from it for the envelope (inFlightOfRow).
-      const recorded = { ...command, from: pose ?? null };
+      const slowed = admitted.slowed;
+      const recorded = { ...command, from: pose ?? null, ...(slowed ? { requested_speed: slowed.requested } : {}) };
       const sentAt = d.now();
       await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client }, sentAt);
       sentActionId = command.actionId;
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
+      if (slowed) {
+        log.info(
+          { requested_speed: slowed.requested, speed: command.speed, tool_mps_requested: slowed.requestedMps, tool_mps: slowed.toolMps, limit_mps: d.config.limits.maxToolSpeedMps },
+          "slowed for limits.max_tool_speed_mps",
+        );
+      }
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
       d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs, client });
 
@@ -162,19 +190,56 @@ export class MotionRunner {
     }
   }
 
-  /** Plan admission and the workspace envelope, on the arm's latest pose: a refusal, or undefined to go on. */
-  #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): CallResult | undefined {
+  /**
+   * Plan admission, the workspace envelope, the tool-speed limit and the
+   * motion rate, on the arm's latest pose: a refusal, or the speed to send.
+   */
+  #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): { readonly refusal: CallResult } | Admitted {
     const d = this.#d;
     const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
     if (refusals.length > 0) {
       d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
-      return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
+      return { refusal: rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals) };
     }
     // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
     // recorded — together with every motion still in flight on other joints, at any progress of theirs.
     const inFlight = d.inFlight.current((id) => stillUnsettled(id, d));
-    const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name, inFlight);
-    return envelope.ok ? undefined : rejected(tool.name, envelope.code, envelope.issues);
+    const pose = poseOf(d.transport.latestStatus());
+    const envelope = checkMotionEnvelope(d.config, pose, plan.targets, tool.name, inFlight);
+    if (!envelope.ok) {
+      if (envelope.contact) d.onEnvelopeRefusal({ callId, tool: tool.name, contact: envelope.contact });
+      d.log.info({ call_id: callId, tool: tool.name, code: envelope.code, contact: envelope.contact }, "call rejected by the safety envelope; nothing sent");
+      const result = rejected(tool.name, envelope.code, envelope.issues);
+      return { refusal: envelope.contact && result.status === "rejected" ? { ...result, envelope: envelope.contact } : result };
+    }
+    const timing = d.transport.motionTiming?.();
+    const limited = limitToolSpeed({ config: d.config, pose, targets: plan.targets, speed: plan.speed, inFlight, timing, transport: d.transport.kind, tool: tool.name });
+    if (!limited.ok) {
+      d.log.info({ call_id: callId, tool: tool.name, issues: limited.issues }, "call rejected: limits.max_tool_speed_mps; nothing sent");
+      return { refusal: rejected(tool.name, limited.code, limited.issues) };
+    }
+    const slowed = limited.requestedMps !== undefined && limited.toolMps !== undefined ? { requested: plan.speed, requestedMps: limited.requestedMps, toolMps: limited.toolMps } : undefined;
+    if (slowed) {
+      // Slower is longer: the slowed motion must still be one whose outcome can be confirmed in time.
+      const tooSlow = admitPlan({ tool, plan: { ...plan, speed: limited.speed }, config: d.config, status: d.transport.latestStatus() });
+      if (tooSlow.length > 0) {
+        const reason = `slowed to speed ${limited.speed.toFixed(3)} to stay under it, ${tooSlow.map((i) => i.message).join("; ")}`;
+        const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", { tool: tool.name, speed: slowed.requestedMps.toFixed(3), limit: d.config.limits.maxToolSpeedMps ?? "", reason });
+        return { refusal: rejected(tool.name, e.code, [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }]) };
+      }
+    }
+    const rate = d.motionRate?.check(d.now());
+    if (rate && !rate.ok) return { refusal: this.#rateLimited(callId, tool.name, rate.retryAfterMs) };
+    const peakVelocity = timing && pose ? axisPeaks(timing, plan.targets, pose, limited.speed, new Map(actuatorsOf(d.config).map((a) => [a.name, a]))).velocity : undefined;
+    return { speed: limited.speed, peakVelocity, slowed };
+  }
+
+  #rateLimited(callId: string, toolName: string, retryAfterMs: number): CallResult {
+    const limit = this.#d.motionRate?.perMinute ?? 0;
+    const e = new ArmbridgeError("ARMB_ERR_MOTION_RATE_LIMITED", { tool: toolName, limit, retryAfterMs });
+    this.#d.log.info({ call_id: callId, tool: toolName, retry_after_ms: retryAfterMs }, "call rejected: limits.motions_per_minute; nothing sent");
+    const result = rejected(toolName, e.code, [{ path: "(rate)", code: "rate_limited", message: e.message }]);
+    return result.status === "rejected" ? { ...result, retry_after_ms: retryAfterMs } : result;
   }
 
   /** Declined, expired or withdrawn: `rejected`, nothing recorded or sent, in words that say what happened. */

@@ -1,4 +1,5 @@
 import type { ArmbridgeError } from "../errors.js";
+import type { MotionTiming } from "../motion/MotionTiming.js";
 
 /**
  * The one contract between the executor and an arm. The executor never
@@ -81,6 +82,15 @@ export interface Transport {
    * ledger and refuses to reconcile rows recorded against another arm.
    */
   armIdentity?(): string | undefined;
+
+  /**
+   * How this transport turns a motion's speed into each axis's motion
+   * (MotionTiming): what `limits.max_tool_speed_mps` needs to bound the
+   * tool's speed and to slow a motion down. A transport without it (or that
+   * answers undefined) cannot be held to a tool-speed limit: motions are
+   * refused while one is configured.
+   */
+  motionTiming?(): MotionTiming | undefined;
 
   /**
    * An operator's deliberate recovery of axes whose servos shut down on a

@@ -1,6 +1,7 @@
 import type { Bridge } from "../../bridge/Bridge.js";
 import { explainFault } from "../../transport/explainFault.js";
 import { actionViewWithOptions } from "./actionView.js";
+import { envelopeStateView } from "./envelopeView.js";
 import type { ArmStateView } from "./wire/ArmStateView.js";
 
 export type { ArmStateView } from "./wire/ArmStateView.js";
@@ -35,6 +36,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     })),
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
+    envelope: envelopeStateView(bridge, pose, now),
   };
 }
 

@@ -28,6 +28,9 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_URDF_MISMATCH: 500,
   ARMB_ERR_TARGET_UNREACHABLE: 422,
   ARMB_ERR_ENVELOPE_VIOLATION: 422,
+  ARMB_ERR_SELF_COLLISION: 422,
+  ARMB_ERR_TOOL_SPEED_LIMIT: 422,
+  ARMB_ERR_MOTION_RATE_LIMITED: 429,
   // an IK service (MoveIt) that fails or is silent is upstream's fault; start-time kinematics errors are the server's
   ARMB_ERR_IK_SERVICE: 502,
   ARMB_ERR_ROBOT_DESCRIPTION_MISSING: 500,

@@ -1,3 +1,4 @@
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import pino, { type Logger } from "pino";
 import type { ArmKinematics } from "../../kinematics/armKinematics.js";
 import type { RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
@@ -275,6 +276,18 @@ export class Ros2Transport implements Transport {
   }
 
   /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
+  /**
+   * One FollowJointTrajectory goal per controller with a single point and
+   * zero end velocities, which JTC interpolates as a cubic (position and
+   * velocity given: ros-controls/ros2_controllers,
+   * joint_trajectory_controller/doc/trajectory.rst @ 0e684b55), timed by
+   * buildTrajectoryGoal (speed scales velocity and acceleration, never under
+   * min_motion_s). Controllers run side by side, each on its own time.
+   */
+  motionTiming(): MotionTiming {
+    return { kind: "synchronized_cubic", groups: this.#deps.config.arm.controllers.map((c) => c.joints), minDurationS: this.#deps.setup.options.minMotionS };
+  }
+
   armIdentity(): string | undefined {
     const { setup } = this.#deps;
     const controllers = setup.controllers.map((c) => `${c.name}@${c.actionName}`).join(",");

@@ -42,7 +42,7 @@ export const ACTION_VIEW = z.strictObject({
   /** Who sent the call; null for rows recorded before clients were (ledger schema 3) and callers that said nothing. */
   client: CLIENT_VIEW.nullable(),
   /** What was sent to the arm (absolute targets, speed) and the pose it started from; null when the row has none. */
-  command: z.object({ actionId: z.string(), targets: pose, speed: z.number(), from: pose.nullable().optional() }).nullable(),
+  command: z.object({ actionId: z.string(), targets: pose, speed: z.number(), from: pose.nullable().optional(), requested_speed: z.number().optional() }).nullable(),
   state: ACTION_ROW_STATE,
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
+import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 
 /** A motion sent to the arm and not settled yet, and who sent it: what is moving the arm now. */
@@ -56,5 +57,7 @@ export const ARM_STATE_VIEW = z.strictObject({
     path: z.string(),
     lost: z.strictObject({ code: z.string(), message: z.string(), detected_at: z.number() }).nullable(),
   }),
+  /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate. */
+  envelope: ENVELOPE_STATE_VIEW,
 });
 export type ArmStateView = WireOf<typeof ARM_STATE_VIEW>;
