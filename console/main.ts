@@ -10,12 +10,13 @@ import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
 import { HaltBar } from "./HaltBar.js";
 import { CameraPanel } from "./CameraPanel.js";
+import { clientLabel, clockTime } from "./format.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
 import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
 import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
-import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, Pose, SecurityReport, StateView } from "./wire.js";
+import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, InFlightView, Pose, SecurityReport, StateView } from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
@@ -202,6 +203,7 @@ class OperatorConsole {
         break;
       case "queued":
       case "timed_out":
+      case "paced":
         break;
     }
     this.#history.refresh();
@@ -322,6 +324,7 @@ class OperatorConsole {
     $("decisions").classList.toggle("has", waiting > 0);
     this.#renderFaults(l);
     this.#syncButtons();
+    setText($("moving-now"), movingNowText(live ? (this.#state?.in_flight ?? []) : undefined));
 
     const s = this.#state;
     const stale = valuesStale(l);
@@ -373,3 +376,10 @@ class OperatorConsole {
 const token = readToken();
 if (!token) fatal("No token. Open the console link that armbridge serve printed: it ends in #token=...");
 else new OperatorConsole(new ApiClient(token, () => fatal(REFUSED))).start(new AbortController().signal);
+
+/** Which client is moving the arm right now (GET /v1/state in_flight); nothing claimed without the live stream. */
+function movingNowText(inFlight: readonly InFlightView[] | undefined): string {
+  if (inFlight === undefined) return "";
+  if (inFlight.length === 0) return "Nothing is moving the arm now.";
+  return `Moving the arm now: ${inFlight.map((f) => `${f.tool} on ${f.resources.map((r) => r.replace(/^joint:/, "")).join(", ")} for ${clientLabel(f.client)}, since ${clockTime(f.started_at)}`).join("; ")}`;
+}

@@ -52,7 +52,7 @@ export async function createTransport(config: ArmConfig, choice: TransportChoice
       const { createRos2Transport } = await import("../transport/ros2/index.js");
       const argv = [...(choice.argv ?? process.argv)];
       if (choice.paramsFile !== undefined) argv.push("--ros-args", "--params-file", choice.paramsFile);
-      const transport = await createRos2Transport(config, {}, { argv, logger });
+      const transport = await createRos2Transport(config, config.ros2 ?? {}, { argv, logger });
       return { config: transport.config, transport, remoteIk: transport.remoteIk };
     }
     case "custom":

@@ -3,8 +3,9 @@ import { poseOf } from "../ledger/ActionRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
 import type { ActionRecord, ArmStatus, Transport } from "../transport/Transport.js";
-import type { Quarantine } from "./Quarantine.js";
 import { whoHalted } from "../ledger/HaltRow.js";
+import { haltWords, type HaltRecord } from "./HaltLog.js";
+import type { Quarantine } from "./Quarantine.js";
 import { settlementMessage } from "./settlementMessage.js";
 import { STATE_OF_VERDICT, type Verdict } from "./Verdict.js";
 
@@ -17,6 +18,8 @@ export interface SettlementContext {
   /** The status the verdict was judged on; the transport's latest when omitted. */
   readonly status?: ArmStatus | undefined;
   readonly notes: readonly string[];
+  /** A halt sent while the motion ran: named in the model's words and in the evidence. */
+  readonly halt?: HaltRecord | undefined;
 }
 
 export interface ActionSettlerDeps {
@@ -46,7 +49,8 @@ export class ActionSettler {
     const { ledger, quarantine, log } = this.#d;
     const before = ledger.get(actionId);
     const status = ctx.status ?? this.#d.transport.latestStatus();
-    const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: ctx.notes };
+    const halted = ctx.halt ? haltWords(ctx.halt) : undefined;
+    const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: halted ? [...ctx.notes, halted] : ctx.notes };
     const state = STATE_OF_VERDICT[verdict.kind];
     // A halt a person asked for settles by the operator; a model's own stop by the arm's report of it.
     const settledBy: SettledBy = state === "unknown" ? "none" : verdict.kind === "halted" && verdict.halt.source !== "tool" ? "operator" : ctx.by;
@@ -60,6 +64,8 @@ export class ActionSettler {
       timedOut: ctx.timedOut,
       pose: evidencePose,
       targets: before?.command?.targets,
+      // A halted verdict's own words already name who halted it (from the latch's record).
+      halted: verdict.kind === "halted" ? undefined : halted,
     });
     const operator = verdict.kind === "halted" ? (verdict.halt.operator ?? whoHalted(verdict.halt)) : undefined;
     const notes = verdict.kind === "halted" ? [...(evidence.notes ?? []), `halted by ${whoHalted(verdict.halt)} (${verdict.halt.haltId}); the arm confirmed the halt`] : evidence.notes;

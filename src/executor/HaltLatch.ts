@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { asArmbridgeError } from "../errors.js";
 import { poseOf } from "../ledger/ActionRow.js";
+import { normalizeClient, type CallClient } from "../ledger/CallClient.js";
 import type { HaltRow, HaltSource } from "../ledger/HaltRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
@@ -13,6 +14,27 @@ export interface HaltRequest {
   readonly callId?: string | undefined;
   readonly axes?: readonly string[] | undefined;
   readonly note?: string | undefined;
+  /** The client that asked, when it said (a `stop` call's); a person's HALT is named from `source` and `operator` (clientOfHalt). */
+  readonly client?: CallClient | undefined;
+}
+
+/**
+ * Who asked for a halt, as a client: what a motion it cut short names to its
+ * model. The console's HALT is the console client under the operator's name,
+ * `armbridge halt` the CLI, POST /v1/halt an HTTP caller; a `stop` call says
+ * its own client, and the bridge's own halt (operator presence) has none.
+ */
+export function clientOfHalt(request: HaltRequest): CallClient | undefined {
+  if (request.client) return request.client;
+  switch (request.source) {
+    case "console":
+    case "cli":
+    case "http":
+      return normalizeClient({ kind: request.source, name: request.operator });
+    case "tool":
+    case "presence":
+      return undefined;
+  }
 }
 
 /** A halt once the arm answered it (or our wait for the answer ended). */
@@ -79,6 +101,7 @@ export class HaltLatch {
       source: request.source,
       operator: request.operator,
       callId: request.callId,
+      client: clientOfHalt(request),
       axes: request.axes,
       note: request.note,
       confirmed: undefined,

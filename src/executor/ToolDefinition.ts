@@ -4,6 +4,7 @@ import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ErrorCode } from "../errors.js";
 import type { ActionRow } from "../ledger/ActionRow.js";
+import type { CallClient } from "../ledger/CallClient.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
 import type { MotionPlan } from "../motion/MotionPlan.js";
 import type { ActionRecord, ArmStatus, HaltResult, MotionCommand } from "../transport/Transport.js";
@@ -28,7 +29,13 @@ export interface ReadContext {
 
 /** What a halt tool may use: the reads, and halting (which latches the bridge until an operator releases it). */
 export interface HaltContext extends ReadContext {
-  readonly halt: (options: { readonly axes?: readonly string[] | undefined; readonly signal: AbortSignal; readonly callId?: string | undefined }) => Promise<{ readonly halt: HaltRow; readonly result: HaltResult }>;
+  readonly halt: (options: {
+    readonly axes?: readonly string[] | undefined;
+    readonly signal: AbortSignal;
+    readonly callId?: string | undefined;
+    /** Who sent the `stop` call, when it said. */
+    readonly client?: CallClient | undefined;
+  }) => Promise<{ readonly halt: HaltRow; readonly result: HaltResult }>;
 }
 
 /** Everything an observation may look at. */
@@ -53,6 +60,8 @@ export type ObserveVerdict = "reached" | "not_moved" | "interrupted" | "in_progr
 export interface Observation {
   readonly verdict: ObserveVerdict;
   readonly notes: readonly string[];
+  /** With `reached`: how it was reached, in words for the model (a gripper that closed on an object). */
+  readonly detail?: string;
 }
 
 export type ObserveFn = (input: ObserveInput) => Observation;

@@ -1,3 +1,5 @@
+import { describeClient, type CallClient } from "./CallClient.js";
+
 /**
  * Who asked for a halt: the operator console's HALT button, a model's `stop`
  * call, `armbridge halt`, the HTTP API (POST /v1/halt), or the bridge itself
@@ -16,6 +18,8 @@ export interface HaltRow {
   readonly operator: string | undefined;
   /** The call id of a `stop` call. */
   readonly callId: string | undefined;
+  /** The client that asked, as the actions table names them (the console under its operator, a model's `stop` under its model); undefined for the bridge's own halt. */
+  readonly client?: CallClient | undefined;
   /** The axes halted; undefined for every axis. */
   readonly axes: readonly string[] | undefined;
   readonly note: string | undefined;
@@ -31,10 +35,10 @@ export interface HaltRow {
 }
 
 /** "the operator ana (console)", "a stop call (call c-7)": who halted, in words. */
-export function whoHalted(h: Pick<HaltRow, "source" | "operator" | "callId">): string {
+export function whoHalted(h: Pick<HaltRow, "source" | "operator" | "callId" | "client">): string {
   switch (h.source) {
     case "tool":
-      return `a stop call${h.callId ? ` (call ${h.callId})` : ""}`;
+      return `a stop call${h.callId ? ` (call ${h.callId})` : ""}${h.client ? ` from ${describeClient(h.client)}` : ""}`;
     case "presence":
       return "the bridge, because the operator's console stopped answering (operator_presence)";
     case "console":

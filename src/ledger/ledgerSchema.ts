@@ -12,20 +12,26 @@ import { ACTION_STATES } from "./ActionRow.js";
  * 2. `confirmed_partial` (an operator saw the arm stop part-way), and the
  *    operator's word with the pose observed when they gave it
  *    (`operator_outcome`, `observed_pose_json`, `observed_at`).
- * 3. the halt latch: `halted` (a motion a confirmed halt stopped part-way, at
+ * 3. who asked: the client that sent each call (`client_kind`,
+ *    `client_name`, `client_session`; null on rows written before), indexed
+ *    for the history's filter.
+ * 4. the halt latch: `halted` (a motion a confirmed halt stopped part-way, at
  *    the pose the arm reported) and the `halts` table (every halt, what the
  *    arm said to it, and who released it).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const STATE_CHECK = `CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")}))`;
-/** The states of version 2, frozen: what a version-1 file is rebuilt into (each step builds its own version, never "the current one"). */
+/** The states of versions 2 and 3, frozen: what a version-1 file is rebuilt into (each step builds its own version, never "the current one"). */
 const V2_STATE_CHECK = `CHECK (state IN ('started', 'done', 'failed', 'unknown', 'confirmed_done', 'confirmed_not_done', 'confirmed_partial'))`;
 
-/** The actions table under `name` with the states' CHECK `stateCheck` (a migration builds it beside the old one). */
-function actionsTable(name: string, stateCheck = STATE_CHECK): string {
-  return `
-CREATE TABLE ${name} (
+/**
+ * The columns of version 2, in order: the table a version-1 file is rebuilt
+ * into, and the first columns of the current one. `stateCheck` is the states'
+ * CHECK: version 2's own, frozen, for the rebuild; the current states for a
+ * fresh file (a new state needs a rebuild step of its own).
+ */
+const columnsDdl = (stateCheck: string): string => `
   action_id      TEXT PRIMARY KEY,
   call_id        TEXT NOT NULL UNIQUE,
   tool           TEXT NOT NULL,
@@ -47,9 +53,17 @@ CREATE TABLE ${name} (
   updated_at     INTEGER NOT NULL,
   operator_outcome   TEXT CHECK (operator_outcome IN ('reached', 'partial', 'not_moved')),
   observed_pose_json TEXT,
-  observed_at        INTEGER
+  observed_at        INTEGER`;
+
+/** What version 3 adds, each a column `ALTER TABLE … ADD COLUMN` can add to a version-2 table as it is. */
+const V3_COLUMNS = ["client_kind TEXT", "client_name TEXT", "client_session TEXT"] as const;
+
+const V3_INDEXES = `CREATE INDEX actions_client ON actions (client_name, client_kind, client_session);`;
+
+/** The actions table as of version 3 and after (version 2's columns, then who asked) under `name`, with the states' CHECK `stateCheck`. */
+const actionsTable = (name: string, stateCheck: string): string => `CREATE TABLE ${name} (${columnsDdl(stateCheck)},
+  ${V3_COLUMNS.join(",\n  ")}
 ) STRICT;`;
-}
 
 const INDEXES = `
 CREATE INDEX actions_state ON actions (state);
@@ -58,7 +72,8 @@ CREATE INDEX actions_created ON actions (created_at);
 
 /**
  * Every halt asked of the arm (console, the stop tool, `armbridge halt`,
- * HTTP): the latch is on while any row has no `released_at`. `confirmed` is
+ * HTTP), with the client that asked in the actions table's terms: the latch
+ * is on while any row has no `released_at`. `confirmed` is
  * null until the arm answered (1: it reports the axes halted; 0: it did not
  * confirm, `detail` says why).
  */
@@ -69,6 +84,9 @@ CREATE TABLE halts (
   source       TEXT NOT NULL,
   operator     TEXT,
   call_id      TEXT,
+  client_kind    TEXT,
+  client_name    TEXT,
+  client_session TEXT,
   axes_json    TEXT,
   note         TEXT,
   confirmed    INTEGER CHECK (confirmed IN (0, 1)),
@@ -83,8 +101,9 @@ CREATE INDEX halts_open ON halts (released_at);`;
 
 export const FRESH_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-${actionsTable("actions")}
+${actionsTable("actions", STATE_CHECK)}
 ${INDEXES}
+${V3_INDEXES}
 ${HALTS_TABLE}`;
 
 /** Columns every version has had: what a rebuild copies over. */
@@ -92,31 +111,38 @@ const V1_COLUMNS = [
   "action_id", "call_id", "tool", "args_json", "args_hash", "resources_json", "command_json", "arm_incarnation", "state", "timed_out",
   "settled_by", "message", "evidence_json", "operator", "operator_note", "created_at", "settled_at", "confirmed_at", "updated_at",
 ].join(", ");
-/** The columns of version 2 (and 3): what the version-3 rebuild copies over. */
-const V2_COLUMNS = `${V1_COLUMNS}, operator_outcome, observed_pose_json, observed_at`;
+/** The columns of version 3: what the version-4 rebuild copies over. */
+const V3_COPIED = `${V1_COLUMNS}, operator_outcome, observed_pose_json, observed_at, client_kind, client_name, client_session`;
 
 /**
- * Migration from version N to N+1, keyed by N. SQLite cannot change a CHECK
- * constraint in place, so a new state means rebuilding the table: create the
- * new one beside it, copy every row, drop the old, rename
- * (https://www.sqlite.org/lang_altertable.html#otheralter, the "making other
- * kinds of table schema changes" procedure).
+ * Migration from version N to N+1, keyed by N. Each step builds exactly the
+ * next version's shape (never "the current one"), so a file several versions
+ * old steps through every one in turn.
  */
 const MIGRATIONS: Readonly<Record<number, (db: Database.Database) => void>> = {
+  // SQLite cannot change a CHECK constraint in place, so a new state means rebuilding the table:
+  // create the new one beside it, copy every row, drop the old, rename
+  // (https://www.sqlite.org/lang_altertable.html#otheralter, "making other kinds of table schema changes").
   1: (db) => {
-    db.exec(actionsTable("actions_v2", V2_STATE_CHECK));
+    db.exec(`CREATE TABLE actions_v2 (${columnsDdl(V2_STATE_CHECK)}\n) STRICT;`);
     db.exec(`INSERT INTO actions_v2 (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM actions`);
     db.exec(`DROP TABLE actions`);
     db.exec(`ALTER TABLE actions_v2 RENAME TO actions`);
     db.exec(INDEXES);
   },
-  // A new state (halted) is a new CHECK: rebuilt as above; the halts table is new.
+  // Nullable columns without a default: ADD COLUMN leaves every existing row as it was (null: not recorded).
   2: (db) => {
-    db.exec(actionsTable("actions_v3"));
-    db.exec(`INSERT INTO actions_v3 (${V2_COLUMNS}) SELECT ${V2_COLUMNS} FROM actions`);
+    for (const column of V3_COLUMNS) db.exec(`ALTER TABLE actions ADD COLUMN ${column}`);
+    db.exec(V3_INDEXES);
+  },
+  // A new state (halted) is a new CHECK: rebuilt as in step 1, who-asked columns and all; the halts table is new.
+  3: (db) => {
+    db.exec(actionsTable("actions_v4", STATE_CHECK));
+    db.exec(`INSERT INTO actions_v4 (${V3_COPIED}) SELECT ${V3_COPIED} FROM actions`);
     db.exec(`DROP TABLE actions`);
-    db.exec(`ALTER TABLE actions_v3 RENAME TO actions`);
+    db.exec(`ALTER TABLE actions_v4 RENAME TO actions`);
     db.exec(INDEXES);
+    db.exec(V3_INDEXES);
     db.exec(HALTS_TABLE);
   },
 };

@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { ArmbridgeError } from "../../src/errors.js";
+import type { MotionTiming } from "../../src/motion/MotionTiming.js";
 import { LinkStateTracker } from "../../src/transport/LinkStateTracker.js";
 import type {
   ActionRecord,
@@ -41,6 +42,8 @@ export interface FakeArmOptions {
   readonly behaviour?: (command: MotionCommand) => FakeBehaviour;
   /** Answer queries (default true); false models a dead link. */
   readonly answersQueries?: boolean;
+  /** How it says it times motions (Transport.motionTiming); absent: it does not say. */
+  readonly timing?: MotionTiming;
 }
 
 interface Motion {
@@ -73,6 +76,11 @@ export class FakeArm implements Transport {
   constructor(config: ArmConfig, options: FakeArmOptions = {}) {
     this.#options = options;
     for (const a of actuatorsOf(config)) this.#positions[a.name] = a.home;
+  }
+
+  /** Only when the test gives one: a transport that does not say how it times motions is a case of its own. */
+  motionTiming(): MotionTiming | undefined {
+    return this.#options.timing;
   }
 
   async open(): Promise<void> {

@@ -186,7 +186,7 @@ function eventView(e: ExecutorEvent): ExecutorEventView {
       return { type: e.type, action: actionView(e.row) };
     // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
     case "settled":
-      return { ...e, result: splitImages(e.result, "only in the call's own response").result };
+      return { ...e, client: e.client ?? null, result: splitImages(e.result, "only in the call's own response").result };
     case "halted":
       return { type: e.type, halt: haltView(e.halt) };
     case "halt_released":
@@ -194,9 +194,10 @@ function eventView(e: ExecutorEvent): ExecutorEventView {
     case "queued":
     case "started":
     case "timed_out":
+    case "paced":
     case "approval_requested":
     case "approval_resolved":
-      return e;
+      return { ...e, client: e.client ?? null };
   }
 }
 

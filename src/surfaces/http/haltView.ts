@@ -8,6 +8,7 @@ export function haltView(h: HaltRow): HaltView {
     source: h.source,
     operator: h.operator ?? null,
     call_id: h.callId ?? null,
+    client: h.client ?? null,
     axes: h.axes ?? null,
     note: h.note ?? null,
     confirmed: h.confirmed ?? null,

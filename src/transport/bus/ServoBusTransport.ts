@@ -1,3 +1,4 @@
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
@@ -116,6 +117,18 @@ export class ServoBusTransport implements Transport {
   /** Status-loop reads of each status block so far (bench: the wire bytes a cycle really carries). */
   get statusBlockReads(): readonly number[] {
     return [...this.#schedule.reads];
+  }
+
+  /**
+   * Each servo runs its own profile (Profile_Velocity / Goal_Speed from
+   * speed × max_velocity, at max_acceleration) with no common duration, and
+   * cannot be told to move slower than one velocity unit.
+   */
+  motionTiming(): MotionTiming {
+    const t = this.#protocol.table;
+    const minVelocity: Record<string, number> = {};
+    for (const s of this.#servos) minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
+    return { kind: "independent", minVelocity };
   }
 
   armIncarnation(): string {

@@ -1,3 +1,4 @@
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import pino, { type Logger } from "pino";
 import type { ArmKinematics } from "../../kinematics/armKinematics.js";
 import type { RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
@@ -6,21 +7,30 @@ import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
 import { linkSignals } from "../linkSignals.js";
 import { LinkStateTracker } from "../LinkStateTracker.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, MotionPace, Transport } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
 import type { JointLimits } from "./buildTrajectoryGoal.js";
 import { GoalRun, type GoalServer } from "./GoalRun.js";
 import { Halter } from "./Halter.js";
 import { JointStateObserver } from "./JointStateObserver.js";
+import { MotionPaceMonitor } from "./MotionPaceMonitor.js";
 import { MotionWaiter } from "./MotionWaiter.js";
+import { OutcomeConfirmer } from "./OutcomeConfirmer.js";
 import { planMotion, refusal, validateMotion } from "./planMotion.js";
+import { probeRosGraph, type ProbeDeps } from "./probeRosGraph.js";
+import { interpreterFor } from "./resultInterpreters.js";
+import { RosClock } from "./RosClock.js";
+import type { RosFacts } from "./RosFacts.js";
+import { RosoutWatcher } from "./RosoutWatcher.js";
 import { MSG_JOINT_STATE, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Setup } from "./resolveRos2Setup.js";
 import { ServerRegistry } from "./ServerRegistry.js";
 
 /** How often the ROS link is judged (servers available, /joint_states fresh): a console hears of a change within this. */
 const LINK_POLL_MS = 200;
+/** At most one status per this many ms: a 1 kHz joint_state_broadcaster (Franka) is merged down to 200 Hz. */
+const MIN_STATUS_INTERVAL_MS = 5;
 
 export interface Ros2TransportDeps {
   readonly rcl: Rclnodejs;
@@ -35,6 +45,8 @@ export interface Ros2TransportDeps {
   readonly now?: () => number;
   /** `kinematics: moveit`: MoveIt's compute_ik, for the Cartesian tools. */
   readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
+  /** Replaces where package versions are read from (tests); see probeRosGraph. */
+  readonly packageVersion?: ProbeDeps["packageVersion"];
 }
 
 /** FollowJointTrajectory / gripper feedback for progress reporting. */
@@ -81,7 +93,11 @@ export class Ros2Transport implements Transport {
   readonly #sending = new Map<string, Promise<MotionEnd | ActionTrack>>();
   readonly #feedbackListeners = new Set<(feedback: Ros2Feedback) => void>();
   readonly #closing = new AbortController();
-  #subscription: RclSubscription | undefined;
+  readonly #subscriptions: RclSubscription[] = [];
+  readonly #pace: MotionPaceMonitor;
+  readonly #clock: RosClock;
+  #rosout: RosoutWatcher | undefined;
+  #facts: RosFacts | undefined;
   readonly #link: LinkStateTracker;
   #linkPoll: NodeJS.Timeout | undefined;
   #opened = false;
@@ -108,8 +124,29 @@ export class Ros2Transport implements Transport {
       stoppedVelocity: deps.config.tolerances.stoppedVelocity,
       actions: (sample) => this.#tracker.recentRecords(sample),
       now: this.#now,
+      minStatusIntervalMs: MIN_STATUS_INTERVAL_MS,
+    });
+    this.#clock = new RosClock(deps.rcl, deps.node, this.#log);
+    this.#pace = new MotionPaceMonitor({
+      rcl: deps.rcl,
+      node: deps.node,
+      broadcasterTopic: deps.setup.options.speedScalingTopic,
+      now: this.#now,
+      simTime: this.#clock.simTime,
+      warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
     });
     const bounded = <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> => this.#bounded(signals, fn);
+    const confirmer = new OutcomeConfirmer({
+      options: deps.setup.options,
+      config: deps.config,
+      servers: this.#servers,
+      tracker: this.#tracker,
+      observer: this.#observer,
+      now: this.#now,
+      bounded,
+      goalTolerancesHonoured: () => this.#facts?.goalTolerancesHonoured,
+      rosout: () => this.#rosout,
+    });
     this.#waiter = new MotionWaiter({
       options: deps.setup.options,
       config: deps.config,
@@ -117,9 +154,10 @@ export class Ros2Transport implements Transport {
       tracker: this.#tracker,
       observer: this.#observer,
       now: this.#now,
-      nodeNow: () => Number(deps.node.now().nanoseconds) / 1e6,
+      nodeNow: () => this.#clock.nowMs(),
       bounded,
       closing: this.#closing.signal,
+      confirmer,
     });
     this.#halter = new Halter({
       config: deps.config,
@@ -132,6 +170,8 @@ export class Ros2Transport implements Transport {
       log: this.#log,
       now: this.#now,
       bounded,
+      decelerateOnCancel: (controller) => this.#facts?.controllers.get(controller)?.decelerateOnCancel,
+      speedScaling: (controller) => this.#pace.speedScalingOf(controller),
     });
   }
 
@@ -140,21 +180,48 @@ export class Ros2Transport implements Transport {
     return this.#deps.node;
   }
 
+  /**
+   * Creates the action clients, reads what the graph says of the controllers
+   * (RosFacts: versions, speed scaling, path tolerances, gripper kind, the
+   * JointState sources) within probe_timeout_ms and logs every fact and
+   * assumption, subscribes, and waits for the first status naming every axis.
+   */
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
     const { rcl, node, setup } = this.#deps;
     if (!this.#opened) {
       this.#opened = true;
       this.#servers.createClients(rcl, node);
-      this.#subscription = node.createSubscription(MSG_JOINT_STATE, setup.options.jointStatesTopic, (msg) => this.#observer.handle(msg));
+      const facts = await probeRosGraph({
+        node,
+        setup,
+        timeoutMs: setup.options.probeTimeoutMs,
+        signal: AbortSignal.any([this.#closing.signal, ...(signal ? [signal] : [])]),
+        ...(this.#deps.packageVersion ? { packageVersion: this.#deps.packageVersion } : {}),
+      });
+      this.#facts = facts;
+      this.#log.info({ facts: facts.lines }, "ROS 2 controller facts (read, or assumed where the graph did not say)");
+      if (facts.gripper?.behaviour === "franka") {
+        this.#observer.setGripperVelocity("estimated");
+        try {
+          this.#rosout = new RosoutWatcher(rcl, node, "franka_gripper", this.#now);
+        } catch (error) {
+          this.#log.warn({ err: error }, "cannot subscribe to /rosout: a franka_gripper failure will be reported without its logged cause");
+        }
+      }
+      for (const topic of facts.jointStates.topics) {
+        this.#subscriptions.push(node.createSubscription(MSG_JOINT_STATE, topic, (msg) => this.#observer.handle(msg)));
+      }
+      this.#pace.start(facts.controllers);
     }
     const axes = [...this.#actuators.keys()];
     const ms = setup.options.jointStatesTimeoutMs;
+    const topics = this.#facts?.jointStates.topics.join(", ") ?? setup.options.jointStatesTopic;
     const wait = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(ms), ...(signal ? [signal] : [])]);
     const first = await this.#observer.waitFor((s) => axes.every((a) => a in s.axes), wait);
     if (!first) {
-      this.#link.set("down", { detail: `no ${setup.options.jointStatesTopic} naming ${axes.join(", ")} within ${ms} ms` });
-      throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${setup.options.jointStatesTopic} naming ${axes.join(", ")}`, ms });
+      this.#link.set("down", { detail: `no ${topics} naming ${axes.join(", ")} within ${ms} ms` });
+      throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${topics} naming ${axes.join(", ")}`, ms });
     }
     for (const [name, client] of this.#servers.clients()) {
       if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; motions will wait for it");
@@ -165,6 +232,20 @@ export class Ros2Transport implements Transport {
     this.#linkPoll.unref();
   }
 
+  /** What start-up read (or assumed) of the controllers; undefined before open(). */
+  get facts(): RosFacts | undefined {
+    return this.#facts;
+  }
+
+  pace(axes: readonly string[]): MotionPace | undefined {
+    const controllers = this.#servers.serversFor(axes).flatMap((s) => (s.kind === "trajectory" ? [s.controller] : []));
+    return controllers.length === 0 ? undefined : this.#pace.pace(controllers);
+  }
+
+  onPace(listener: () => void): () => void {
+    return this.#pace.onChange(listener);
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing.abort();
@@ -172,13 +253,17 @@ export class Ros2Transport implements Transport {
       this.#linkPoll = undefined;
       this.#link.set("down", { detail: "the transport is closed" });
       this.#servers.destroyClients(this.#log);
-      if (this.#subscription) {
+      for (const subscription of this.#subscriptions.splice(0)) {
         try {
-          this.#deps.node.destroySubscription(this.#subscription);
+          this.#deps.node.destroySubscription(subscription);
         } catch (error) {
-          this.#log.warn({ err: error }, "destroying the joint_states subscription failed");
+          this.#log.warn({ err: error }, "destroying a joint_states subscription failed");
         }
       }
+      this.#observer.close();
+      this.#pace.close();
+      this.#clock.close();
+      this.#rosout?.close();
       this.#feedbackListeners.clear();
       await this.#deps.onClose?.();
     })();
@@ -191,6 +276,18 @@ export class Ros2Transport implements Transport {
   }
 
   /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
+  /**
+   * One FollowJointTrajectory goal per controller with a single point and
+   * zero end velocities, which JTC interpolates as a cubic (position and
+   * velocity given: ros-controls/ros2_controllers,
+   * joint_trajectory_controller/doc/trajectory.rst @ 0e684b55), timed by
+   * buildTrajectoryGoal (speed scales velocity and acceleration, never under
+   * min_motion_s). Controllers run side by side, each on its own time.
+   */
+  motionTiming(): MotionTiming {
+    return { kind: "synchronized_cubic", groups: this.#deps.config.arm.controllers.map((c) => c.joints), minDurationS: this.#deps.setup.options.minMotionS };
+  }
+
   armIdentity(): string | undefined {
     const { setup } = this.#deps;
     const controllers = setup.controllers.map((c) => `${c.name}@${c.actionName}`).join(",");
@@ -224,7 +321,7 @@ export class Ros2Transport implements Transport {
     const missing = [...this.#servers.clients()].filter(([, c]) => !c.isActionServerAvailable()).map(([name]) => name);
     const latest = this.#observer.latest();
     const age = latest ? this.#now() - latest.stampMs : Infinity;
-    const topic = this.#deps.setup.options.jointStatesTopic;
+    const topic = this.#facts?.jointStates.topics.join(" / ") ?? this.#deps.setup.options.jointStatesTopic;
     // Stable words (no running age): the tracker tells listeners only when they change.
     const problems = [
       ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),
@@ -292,12 +389,26 @@ export class Ros2Transport implements Transport {
     if ("refused" in plan) return plan.refused;
 
     const id = command.actionId;
+    const gripperFacts = this.#facts?.gripper;
+    const interpreting = {
+      gripper: this.#deps.setup.gripper,
+      behaviour: gripperFacts?.behaviour ?? (this.#deps.setup.gripper?.kind === "parallel_gripper" ? "parallel_gripper" : "gripper_command"),
+      graspEpsilonOuter: gripperFacts?.graspEpsilonOuter ?? 0.005,
+      gripperTolerance: this.#deps.config.tolerances.gripper,
+      start: plan.start,
+      targets: command.targets,
+    } as const;
     const runs = plan.goals.map(
       (g) =>
-        new GoalRun(g.server, g.actionName, () => {
-          this.#tracker.onRunChange(id);
-          this.#observer.publish();
-        }),
+        new GoalRun(
+          g.server,
+          g.actionName,
+          () => {
+            this.#tracker.onRunChange(id);
+            this.#observer.publish();
+          },
+          interpreterFor(g.server, interpreting),
+        ),
     );
     const track: ActionTrack = {
       actionId: id,
@@ -306,7 +417,7 @@ export class Ros2Transport implements Transport {
       targets: { ...command.targets },
       runs,
       planMs: Math.max(...plan.goals.map((g) => g.durationS)) * 1000,
-      sentAtNodeMs: Number(this.#deps.node.now().nanoseconds) / 1e6,
+      sentAtNodeMs: this.#clock.nowMs(),
       final: undefined,
       endedAtMs: undefined,
     };
@@ -361,6 +472,7 @@ export class Ros2Transport implements Transport {
   }
 
   #emitFeedback(feedback: Ros2Feedback): void {
+    if (feedback.server.kind === "trajectory") this.#pace.onFeedback(feedback.server.controller, feedback.feedback);
     for (const listener of [...this.#feedbackListeners]) {
       try {
         listener(feedback);

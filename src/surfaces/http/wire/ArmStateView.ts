@@ -2,6 +2,22 @@ import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
 import { HALT_VIEW } from "./HaltView.js";
+import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
+import { CLIENT_VIEW } from "./ClientView.js";
+
+/** A motion sent to the arm and not settled yet, and who sent it: what is moving the arm now. */
+export const IN_FLIGHT_VIEW = z.strictObject({
+  action_id: z.string(),
+  call_id: z.string(),
+  tool: z.string(),
+  resources: z.array(z.string()),
+  /** The absolute targets sent. */
+  targets: z.record(z.string(), z.number()),
+  client: CLIENT_VIEW.nullable(),
+  /** Epoch ms the intent was recorded (just before the command left). */
+  started_at: z.number(),
+});
+export type InFlightView = WireOf<typeof IN_FLIGHT_VIEW>;
 
 /** The arm connection as the bridge sees it (connected / reconnecting since … attempt N / down). */
 export const LINK_VIEW = z.strictObject({
@@ -37,6 +53,8 @@ export const ARM_STATE_VIEW = z.strictObject({
   halted: z.boolean(),
   /** The newest open halt (who, when, whether the arm confirmed it), or null. */
   halt: HALT_VIEW.nullable(),
+  /** Motions under way now (ledger rows still `started`), oldest first, each with who sent it. */
+  in_flight: z.array(IN_FLIGHT_VIEW),
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
   pending_unknowns: z.array(ACTION_VIEW),
   /** The intent ledger: its file, and `lost` once that file was deleted or replaced under the running bridge. */
@@ -44,5 +62,7 @@ export const ARM_STATE_VIEW = z.strictObject({
     path: z.string(),
     lost: z.strictObject({ code: z.string(), message: z.string(), detected_at: z.number() }).nullable(),
   }),
+  /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate. */
+  envelope: ENVELOPE_STATE_VIEW,
 });
 export type ArmStateView = WireOf<typeof ARM_STATE_VIEW>;

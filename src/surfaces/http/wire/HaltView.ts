@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HALT_SOURCES } from "../../../ledger/HaltRow.js";
+import { CLIENT_VIEW } from "./ClientView.js";
 import type { WireOf } from "./WireOf.js";
 
 /** One halt as the API shows it: who asked, what the arm said, who released it. */
@@ -11,6 +12,8 @@ export const HALT_VIEW = z.strictObject({
   source: z.enum(HALT_SOURCES),
   operator: z.string().nullable(),
   call_id: z.string().nullable(),
+  /** Who asked, as the actions table names clients (the console's HALT: console and the operator's name); null for the bridge's own halt. */
+  client: CLIENT_VIEW.nullable(),
   /** The axes halted; null for every axis. */
   axes: z.array(z.string()).nullable(),
   note: z.string().nullable(),

@@ -12,6 +12,8 @@ export * from "./ArmDescriptionView.js";
 export * from "./ArmStateView.js";
 export * from "./CallResultView.js";
 export * from "./CameraView.js";
+export * from "./ClientView.js";
+export * from "./EnvelopeView.js";
 export * from "./ExecutorEventView.js";
 export * from "./HaltView.js";
 export * from "./SecurityReport.js";
