@@ -25,7 +25,7 @@ export { ToolMetrics } from "./observability/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
 export type { Transport, MotionCommand, MotionEnd, ActionRecord, ActionState as ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName } from "./transport/Transport.js";
 // For third-party transports: keeps a LinkState and tells listeners of changes only.
-export { LinkStateTracker } from "./transport/LinkStateTracker.js";
+export { LinkStateTracker } from "./transport/link/LinkStateTracker.js";
 export { motionProblem, type AxisRange, type AxisRangeLookup } from "./transport/motionProblem.js";
 export { createSerialTransport, SerialTransport } from "./transport/serial/index.js";
 export { toFunctionResponse, type FunctionResponse } from "./surfaces/toFunctionResponse.js";

@@ -1,7 +1,7 @@
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { ArmbridgeError } from "../../src/errors.js";
-import { LinkStateTracker } from "../../src/transport/LinkStateTracker.js";
+import { LinkStateTracker } from "../../src/transport/link/LinkStateTracker.js";
 import type {
   ActionRecord,
   ArmStatus,

@@ -5,7 +5,7 @@ import { startBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
-import { LinkStateTracker } from "../../src/transport/LinkStateTracker.js";
+import { LinkStateTracker } from "../../src/transport/link/LinkStateTracker.js";
 import type { LinkState, LinkStateName, Transport } from "../../src/transport/Transport.js";
 import { createRos2TransportOnDouble } from "../doubles/createRos2TransportOnDouble.js";
 import { busTestConfig } from "../support/busTestConfig.js";

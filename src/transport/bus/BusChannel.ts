@@ -1,4 +1,4 @@
-import type { ByteLink } from "../serial/link/ByteLink.js";
+import type { ByteLink } from "../link/ByteLink.js";
 import type { BusProtocol, PacketDecoder, StatusReply } from "./protocol/index.js";
 
 export type BusPriority = "command" | "status";

@@ -5,7 +5,7 @@ import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
 import { linkSignals } from "../linkSignals.js";
-import { LinkStateTracker } from "../LinkStateTracker.js";
+import { LinkStateTracker } from "../link/LinkStateTracker.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";

@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../errors.js";
-import { LinkStateTracker } from "../LinkStateTracker.js";
+import { LinkStateTracker } from "../link/LinkStateTracker.js";
 import type { ArmStatus } from "../Transport.js";
 import { checkHello, type ConnectedDevice, type HelloExpectation } from "./checkHello.js";
 import type { FrameCodec } from "./FrameCodec.js";
-import type { ByteLink } from "./link/ByteLink.js";
-import { ExponentialBackoff, type BackoffOptions } from "./link/ExponentialBackoff.js";
+import type { ByteLink } from "../link/ByteLink.js";
+import { ExponentialBackoff, type BackoffOptions } from "../link/ExponentialBackoff.js";
 import { MotionWatches } from "./MotionWatches.js";
 import type { DecodeResult, MessageOf } from "./protocol/index.js";
 import { RequestChannel } from "./RequestChannel.js";

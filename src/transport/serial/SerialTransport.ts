@@ -4,7 +4,7 @@ import { silentLogger } from "../../observability/logger.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { PROTOCOL_V1_CODEC } from "./FrameCodec.js";
 import { haltSerialAxes, type SerialHaltContext } from "./haltSerialAxes.js";
-import type { ByteLink } from "./link/ByteLink.js";
+import type { ByteLink } from "../link/ByteLink.js";
 import { querySerialAction, type SerialQueryContext } from "./querySerialAction.js";
 import { runSerialMotion, type SerialMotionContext } from "./runSerialMotion.js";
 import { SentBootMemory } from "./SentBootMemory.js";

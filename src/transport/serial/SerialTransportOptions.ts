@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { FrameCodec } from "./FrameCodec.js";
-import type { BackoffOptions } from "./link/ExponentialBackoff.js";
+import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 
 export interface SerialTransportOptions {
   /** Wire codec; default protocol v1 (docs/serial-protocol.md). */

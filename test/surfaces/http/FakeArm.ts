@@ -1,6 +1,6 @@
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
 import { actuatorsOf } from "../../../src/config/actuators.js";
-import { LinkStateTracker } from "../../../src/transport/LinkStateTracker.js";
+import { LinkStateTracker } from "../../../src/transport/link/LinkStateTracker.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../../../src/transport/Transport.js";
 
 /** How the next motion ends: reaches its target, or stalls halfway (→ the executor says `unknown`). */

@@ -1,4 +1,4 @@
-import { ArmbridgeError } from "../../../errors.js";
+import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "./ByteLink.js";
 import { SerialPortLink } from "./SerialPortLink.js";
 import { TcpLink } from "./TcpLink.js";

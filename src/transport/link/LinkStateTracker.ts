@@ -1,4 +1,4 @@
-import type { LinkState, LinkStateName } from "./Transport.js";
+import type { LinkState, LinkStateName } from "../Transport.js";
 
 export interface LinkStateTrackerOptions {
   /** Our clock, epoch ms. */
