@@ -11,7 +11,7 @@ import type { CallDeadline } from "./CallDeadline.js";
 import { admitPlan } from "./admitPlan.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
 import type { InFlightMotions } from "../safety/InFlightMotions.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, notApproved, rejected, skipped } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";

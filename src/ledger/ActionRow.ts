@@ -1,4 +1,4 @@
-import type { ActionRecord, ArmStatus } from "../transport/Transport.js";
+import type { ActionRecord } from "../transport/Transport.js";
 
 /** Ledger states of an action (see docs/architecture.md for the diagram). */
 export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial"] as const;
@@ -77,10 +77,3 @@ export const QUARANTINES: Readonly<Record<ActionState, boolean>> = {
   confirmed_not_done: false,
   confirmed_partial: false,
 };
-
-export function poseOf(status: ArmStatus | undefined): Record<string, number> | undefined {
-  if (!status) return undefined;
-  const pose: Record<string, number> = {};
-  for (const [name, axis] of Object.entries(status.axes)) pose[name] = axis.position;
-  return pose;
-}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf } from "../config/actuators.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
 
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */

@@ -2,7 +2,8 @@ import type { CallResult } from "../../executor/CallResult.js";
 import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../executor/confirmOutcomes.js";
 import { describeForOperator } from "../../executor/describeForOperator.js";
 import { resultFromRow } from "../../executor/resultFromRow.js";
-import { CONFIRM_OUTCOMES, poseOf, type ActionRow, type ActionState, type ConfirmOutcome, type SettledBy } from "../../ledger/ActionRow.js";
+import { CONFIRM_OUTCOMES, type ActionRow, type ActionState, type ConfirmOutcome, type SettledBy } from "../../ledger/ActionRow.js";
+import { poseOf } from "../../transport/poseOf.js";
 import type { ActionRecord, ArmStatus } from "../../transport/Transport.js";
 
 /** One button an operator may press for an unknown action, with what pressing it does, in words shown verbatim. */
