@@ -148,7 +148,7 @@ export class MotionRunner {
   /** Plan admission and the workspace envelope, on the arm's latest pose: a refusal, or undefined to go on. */
   #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): CallResult | undefined {
     const d = this.#d;
-    const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
+    const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus(), wire: d.transport.wire });
     if (refusals.length > 0) {
       d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
       return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
