@@ -118,7 +118,7 @@ describe("servo-bus transport link state (bus firmware-sim)", () => {
     await sim.close();
     simOpen = false;
     const lost = await until(transport, "reconnecting");
-    expect(lost.detail).toMatch(/no answer from servo id\(s\) 1/);
+    expect(lost.detail).toMatch(/lost|no answer from servo id\(s\) 1/);
     await transport.close();
     expect(transport.linkState().state).toBe("down");
   });
