@@ -6,11 +6,15 @@ import { BusSimulator } from "./BusSimulator.js";
 
 export interface StartBusSimulatorOptions extends SimStartOptions {
   readonly bus: BusProtocolName;
+  /** The model number every servo reports (tests: another arm on the same port). */
+  readonly modelNumber?: number;
 }
 
 export interface RunningBusSimulator {
   readonly link: string;
   readonly bus: BusSimulator;
+  /** The wire goes away for `ms`, the servos running on (--link tcp only): see DeviceLink.interrupt. */
+  interruptLink(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,9 +35,12 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
       ackDelayMs: options.ackDelayMs ?? 0,
       baud: options.baud,
       ...(options.stallJoints === undefined ? {} : { stallJoints: options.stallJoints }),
+      ...(options.powerLossJoints === undefined ? {} : { powerLossJoints: options.powerLossJoints }),
+      ...(options.powerLossMs === undefined ? {} : { powerLossMs: options.powerLossMs }),
+      ...(options.modelNumber === undefined ? {} : { modelNumber: options.modelNumber }),
     });
     return { endpoint: bus, close: () => bus.close() };
   });
   logger.info({ link: running.link.url, servos: [...running.endpoint.servos.keys()] }, "bus simulator ready");
-  return { link: running.link.url, bus: running.endpoint, close: () => running.close() };
+  return { link: running.link.url, bus: running.endpoint, interruptLink: (ms) => running.link.interrupt(ms), close: () => running.close() };
 }
