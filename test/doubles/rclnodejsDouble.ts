@@ -159,6 +159,11 @@ export class SimulatedRosGraph implements SimWorld {
   /** Services by name (MoveIt's /compute_ik). */
   readonly services = new Map<string, ServiceDouble>();
   #publishing = true;
+  /** Joint names a replacement robot publishes instead of ours (replaceRobot). */
+  #publishAs: readonly string[] | undefined;
+  readonly #faultTimers = new Set<NodeJS.Timeout>();
+  /** False while the graph is partitioned from our node (partition). */
+  reachable = true;
   /** JointState messages published so far. */
   published = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -269,6 +274,49 @@ export class SimulatedRosGraph implements SimWorld {
     this.#publishing = true;
   }
 
+  /**
+   * Our node is cut off from the graph for `ms` (a network partition, a
+   * pulled Ethernet cable to the robot PC): our clients see no server, no
+   * /joint_states reach us, and every response in flight to us is lost. The
+   * controllers run on: a goal under way finishes while we cannot see it.
+   */
+  partition(ms: number): void {
+    this.reachable = false;
+    this.#after(ms, () => (this.reachable = true));
+  }
+
+  /**
+   * Every controller goes down for `ms` and comes back as a new incarnation
+   * (controller_manager restarted): goals in flight are forgotten with no
+   * result ever sent, the hardware holds where it stopped, /joint_states
+   * stops meanwhile (the joint_state_broadcaster is one of the controllers).
+   */
+  restartControllers(ms: number): void {
+    for (const server of this.servers.values()) server.crash();
+    this.#publishing = false;
+    this.#after(ms, () => {
+      for (const server of this.servers.values()) server.alive = true;
+      this.#publishing = true;
+    });
+  }
+
+  /**
+   * Another robot answers where ours was: our action servers are gone and
+   * /joint_states names `joints` instead of ours.
+   */
+  replaceRobot(joints: readonly string[]): void {
+    for (const server of this.servers.values()) server.crash();
+    this.#publishAs = joints;
+  }
+
+  #after(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.#faultTimers.delete(t);
+      fn();
+    }, ms);
+    this.#faultTimers.add(t);
+  }
+
   /** Stops the clock; the double's only timer. */
   /**
    * Publishes a std_msgs/String, as robot_state_publisher publishes the URDF:
@@ -296,6 +344,8 @@ export class SimulatedRosGraph implements SimWorld {
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    for (const t of this.#faultTimers) clearTimeout(t);
+    this.#faultTimers.clear();
   }
 
   #random(): number {
@@ -317,8 +367,8 @@ export class SimulatedRosGraph implements SimWorld {
       this.#lastMonitorMs = wall;
       for (const server of this.servers.values()) if (server.alive) server.monitor();
     }
-    if (!this.#publishing) return;
-    const names = [...this.#positions.keys()];
+    if (!this.#publishing || !this.reachable) return;
+    const names = this.#publishAs ? [...this.#publishAs] : [...this.#positions.keys()];
     const stampMs = this.now() + this.clockSkewMs;
     const msg = {
       header: { stamp: { sec: Math.floor(stampMs / 1000), nanosec: Math.round((((stampMs % 1000) + 1000) % 1000) * 1e6) }, frame_id: "" },
@@ -432,7 +482,7 @@ export class ActionClientDouble {
   }
 
   isActionServerAvailable(): boolean {
-    return !this.#destroyed && this.server?.alive === true;
+    return !this.#destroyed && this.server?.alive === true && this.node.rcl.world.reachable;
   }
 
   async waitForServer(timeout?: number): Promise<boolean> {

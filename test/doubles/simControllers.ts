@@ -62,6 +62,8 @@ export interface SimWorld {
   measuredVelocity(joint: string): number;
   drive(joint: string, position: number, velocity: number): void;
   setVelocity(joint: string, velocity: number): void;
+  /** False while the graph is partitioned from our node: nothing of ours reaches a server, nothing of theirs reaches us. */
+  readonly reachable: boolean;
 }
 
 interface Pending {
@@ -148,12 +150,27 @@ export abstract class SimActionServer {
     readonly typeClass: string,
   ) {}
 
-  /** Schedules a response, unless the server is dead: then it never comes. */
+  /** Schedules a response, unless the server is dead or cut off from our node: then it never comes. */
   respond(deliver: Deliver, fn: () => void): void {
-    if (!this.alive) return;
+    if (!this.alive || !this.world.reachable) return;
     deliver(() => {
-      if (this.alive) fn();
+      if (this.alive && this.world.reachable) fn();
     });
+  }
+
+  /**
+   * The controller process goes down (a restart of controller_manager, an
+   * E-stop that power-cycles the drives): its goals are forgotten — no result
+   * is ever sent for them — and the hardware holds where it is. When it is
+   * `alive` again it is a new incarnation with no goal (JTC's on_activate
+   * holds the current position).
+   */
+  crash(): void {
+    this.alive = false;
+    this.active = undefined;
+    this.monitored = undefined;
+    this.orphans.length = 0;
+    this.stopForCancel();
   }
 
   abstract emptyResult(): Record<string, unknown>;
@@ -162,6 +179,7 @@ export abstract class SimActionServer {
   protected abstract start(goal: unknown, record: GoalRecord): void;
   /** The controller's cancel callback for its active goal. */
   protected abstract stopForCancel(): void;
+
   abstract tick(dtS: number): void;
 
   /** goal_accepted_callback: preempt, then the new goal's timer replaces the old one [JTC-40, JTC-41, GRIP]. */

@@ -96,8 +96,11 @@ describe("ROS 2 transport link state (rclnodejs double)", () => {
 
     await o.transport.close();
     expect(o.transport.linkState()).toMatchObject({ state: "down", detail: "the transport is closed" });
-    // One announcement per change, not one per poll.
-    expect(seen.map((s) => s.state)).toEqual(["reconnecting", "connected", "reconnecting", "down"]);
+    // One announcement per change (a loss, each attempt, a return), not one per poll.
+    const states = seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
+    expect(states).toEqual(["reconnecting", "connected", "reconnecting", "down"]);
+    expect(seen[0]).toMatchObject({ state: "reconnecting", last_loss: { reason: expect.stringMatching(/joint_states/) } });
+    for (let i = 1; i < seen.length; i++) expect(JSON.stringify(seen[i]), "an announcement that changed nothing").not.toBe(JSON.stringify(seen[i - 1]));
   });
 });
 

@@ -140,14 +140,14 @@ export class LinkLifecycle {
     const loss: LinkLoss = { lost_at: this.#now(), reason, in_flight: [...this.#o.inFlight()], attempts: 0 };
     this.#loss = loss;
     this.#log.warn({ reason, in_flight: loss.in_flight }, "link lost; what was in flight is not re-sent");
-    this.#tracker.setLastLoss(loss);
-    this.#emit({ type: "lost", loss });
     if (this.#o.reconnect === false) {
-      this.#tracker.set("down", { detail: `${reason}; reconnecting is disabled: restart the bridge` });
+      this.#tracker.set("down", { detail: `${reason}; reconnecting is disabled: restart the bridge` }, loss);
+      this.#emit({ type: "lost", loss });
       return;
     }
     this.#backoff.reset();
-    this.#schedule(reason, undefined);
+    this.#schedule(reason, undefined, loss);
+    this.#emit({ type: "lost", loss });
   }
 
   /**
@@ -176,12 +176,12 @@ export class LinkLifecycle {
     this.#events.clear();
   }
 
-  #schedule(detail: string, errorCode: string | undefined): void {
+  #schedule(detail: string, errorCode: string | undefined, loss?: LinkLoss): void {
     if (this.#closed) return;
     const delay = this.#backoff.next();
     const attempt = this.#backoff.attempts;
     const nextAttemptAt = this.#now() + delay;
-    this.#tracker.set("reconnecting", { attempt, detail, nextAttemptAt, errorCode });
+    this.#tracker.set("reconnecting", { attempt, detail, nextAttemptAt, errorCode }, loss);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#attemptTask = this.#try(attempt, detail, errorCode);
@@ -222,8 +222,7 @@ export class LinkLifecycle {
     };
     this.#loss = undefined;
     this.#log.info({ attempts: attempt, down_ms: at - loss.lost_at, incarnation: found.incarnation, detail: found.detail }, "link back");
-    this.#tracker.setLastLoss(loss);
-    this.#tracker.set("connected");
+    this.#tracker.set("connected", {}, loss);
     this.#emit({ type: "returned", loss, incarnation: found.incarnation });
   }
 

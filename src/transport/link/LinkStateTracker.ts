@@ -69,16 +69,22 @@ export class LinkStateTracker {
     };
   }
 
-  /** Moves to `state`; `since` restarts only when the state itself changes (a new attempt keeps "reconnecting since …"). */
-  set(state: LinkStateName, extra: LinkStateExtra = {}): void {
+  /**
+   * Moves to `state`; `since` restarts only when the state itself changes (a
+   * new attempt keeps "reconnecting since …"). A `lastLoss` given here is
+   * recorded in the same announcement.
+   */
+  set(state: LinkStateName, extra: LinkStateExtra = {}, lastLoss?: LinkLoss): void {
     // Attempts and their timing mean something only while reconnecting.
     const next: LinkStateExtra =
       state === "reconnecting" ? { attempt: extra.attempt, detail: extra.detail, nextAttemptAt: extra.nextAttemptAt, errorCode: extra.errorCode } : { detail: extra.detail, errorCode: extra.errorCode };
     const e = this.#extra;
-    if (state === this.#state && next.attempt === e.attempt && next.detail === e.detail && next.nextAttemptAt === e.nextAttemptAt && next.errorCode === e.errorCode) return;
+    const same = state === this.#state && next.attempt === e.attempt && next.detail === e.detail && next.nextAttemptAt === e.nextAttemptAt && next.errorCode === e.errorCode;
+    if (same && (lastLoss === undefined || lastLoss === this.#lastLoss)) return;
     if (state !== this.#state) this.#since = this.#now();
     this.#state = state;
     this.#extra = next;
+    if (lastLoss !== undefined) this.#lastLoss = lastLoss;
     this.#tell();
   }
 

@@ -78,6 +78,18 @@ export class ActionTracker {
     if (track.final) track.final = this.#computeRecord(track, this.#options.latest());
   }
 
+  /** Action ids of the motions with a goal not yet ended (what a loss of the link leaves in flight). */
+  activeIds(): string[] {
+    return [...this.#tracks.values()].filter((t) => t.runs.some((r) => !r.terminal)).map((t) => t.actionId);
+  }
+
+  /** Every goal of ours that has not ended, with its motion. */
+  unfinishedRuns(): Array<{ readonly track: ActionTrack; readonly run: GoalRun }> {
+    const out: Array<{ track: ActionTrack; run: GoalRun }> = [];
+    for (const t of this.#tracks.values()) for (const r of t.runs) if (!r.terminal) out.push({ track: t, run: r });
+    return out;
+  }
+
   /** Our goals on this server that have not ended. */
   activeRuns(server: GoalServer): GoalRun[] {
     const runs: GoalRun[] = [];

@@ -1,11 +1,14 @@
+import { randomBytes } from "node:crypto";
 import pino, { type Logger } from "pino";
 import type { ArmKinematics } from "../../kinematics/armKinematics.js";
 import type { RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
+import type { BackoffOptions } from "../link/ExponentialBackoff.js";
+import { LinkLifecycle, type LinkReturn } from "../link/LinkLifecycle.js";
 import { linkSignals } from "../linkSignals.js";
-import { LinkStateTracker } from "../link/LinkStateTracker.js";
+import { refuseUnsendable } from "../motionProblem.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
@@ -14,7 +17,7 @@ import { GoalRun, type GoalServer } from "./GoalRun.js";
 import { Halter } from "./Halter.js";
 import { JointStateObserver } from "./JointStateObserver.js";
 import { MotionWaiter } from "./MotionWaiter.js";
-import { planMotion, refusal, validateMotion } from "./planMotion.js";
+import { planMotion, refusal } from "./planMotion.js";
 import { MSG_JOINT_STATE, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Setup } from "./resolveRos2Setup.js";
 import { ServerRegistry } from "./ServerRegistry.js";
@@ -35,6 +38,10 @@ export interface Ros2TransportDeps {
   readonly now?: () => number;
   /** `kinematics: moveit`: MoveIt's compute_ik, for the Cartesian tools. */
   readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
+  /** Delays between checks of a lost graph. Default 100 ms doubling to 500 ms (a check is cheap). */
+  readonly backoff?: BackoffOptions | undefined;
+  /** Try to get a lost graph back (default true). false: a lost graph stays `down` until the bridge restarts. */
+  readonly reconnect?: boolean | undefined;
 }
 
 /** FollowJointTrajectory / gripper feedback for progress reporting. */
@@ -82,8 +89,16 @@ export class Ros2Transport implements Transport {
   readonly #feedbackListeners = new Set<(feedback: Ros2Feedback) => void>();
   readonly #closing = new AbortController();
   #subscription: RclSubscription | undefined;
-  readonly #link: LinkStateTracker;
+  readonly #link: LinkLifecycle;
   #linkPoll: NodeJS.Timeout | undefined;
+  /** The joint names /joint_states carried when the transport opened: which robot this is. */
+  #identity: readonly string[] = [];
+  /** Action servers that went away since the link was lost: a controller that restarted has forgotten its goals. */
+  readonly #gone = new Set<string>();
+  #lostAt = 0;
+  /** Returns after which a server had gone away: each is a new incarnation of the controllers. */
+  #restarts = 0;
+  readonly #session = randomBytes(4).toString("hex");
   #opened = false;
   #closed: Promise<void> | undefined;
 
@@ -96,10 +111,18 @@ export class Ros2Transport implements Transport {
     this.#actuators = new Map(actuators.map((a) => [a.name, a]));
     this.#limits = new Map(actuators.map((a) => [a.name, { maxVelocity: a.maxVelocity, maxAcceleration: a.maxAcceleration }]));
     this.#servers = new ServerRegistry(deps.setup);
-    this.#link = new LinkStateTracker({
+    this.#link = new LinkLifecycle({
+      describe: "the ROS graph",
+      logger: this.#log,
       now: this.#now,
+      // DDS discovery brings servers back by itself; a check costs nothing, so look often.
+      backoff: deps.backoff ?? { initialMs: 100, maxMs: 500 },
+      reconnect: deps.reconnect,
+      attemptTimeoutMs: 2000,
       lastStatusAt: () => this.#observer.latest()?.stampMs,
-      onListenerError: (err) => this.#log.error({ err }, "link state listener threw"),
+      incarnation: () => `ros2:${this.#session}:${this.#restarts}`,
+      inFlight: () => this.#tracker.activeIds(),
+      attempt: async () => this.#tryReturn(),
     });
     this.#tracker = new ActionTracker({ actuators: this.#actuators, staleAfterMs: deps.config.staleAfterMs, now: this.#now, latest: () => this.latestStatus() });
     this.#observer = new JointStateObserver({
@@ -153,15 +176,17 @@ export class Ros2Transport implements Transport {
     const wait = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(ms), ...(signal ? [signal] : [])]);
     const first = await this.#observer.waitFor((s) => axes.every((a) => a in s.axes), wait);
     if (!first) {
-      this.#link.set("down", { detail: `no ${setup.options.jointStatesTopic} naming ${axes.join(", ")} within ${ms} ms` });
+      this.#link.down(`no ${setup.options.jointStatesTopic} naming ${axes.join(", ")} within ${ms} ms`);
       throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${setup.options.jointStatesTopic} naming ${axes.join(", ")}`, ms });
     }
+    this.#identity = this.#observer.namesSince(0);
     for (const [name, client] of this.#servers.clients()) {
-      if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; motions will wait for it");
+      if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; the link is reconnecting until it is");
     }
-    this.#judgeLink();
+    this.#link.opened();
+    this.#watchLink();
     // Neither a vanished action server nor silent /joint_states produces a callback, so the link is judged on a clock.
-    this.#linkPoll ??= setInterval(() => this.#judgeLink(), LINK_POLL_MS);
+    this.#linkPoll ??= setInterval(() => this.#watchLink(), LINK_POLL_MS);
     this.#linkPoll.unref();
   }
 
@@ -170,7 +195,7 @@ export class Ros2Transport implements Transport {
       this.#closing.abort();
       clearInterval(this.#linkPoll);
       this.#linkPoll = undefined;
-      this.#link.set("down", { detail: "the transport is closed" });
+      await this.#link.close();
       this.#servers.destroyClients(this.#log);
       if (this.#subscription) {
         try {
@@ -213,25 +238,68 @@ export class Ros2Transport implements Transport {
     return this.#link.subscribe(listener);
   }
 
-  /**
-   * Connected while every action server we drive is available and
-   * /joint_states is fresher than stale_after_ms. Otherwise `reconnecting`:
-   * DDS discovery brings a restarted controller manager or driver back by
-   * itself (no attempts to count), and the detail names what is missing.
-   */
-  #judgeLink(): void {
-    if (this.#closed) return;
+  /** What keeps the link from being `connected` now: servers not available, /joint_states stale. */
+  #problems(): string[] {
     const missing = [...this.#servers.clients()].filter(([, c]) => !c.isActionServerAvailable()).map(([name]) => name);
     const latest = this.#observer.latest();
     const age = latest ? this.#now() - latest.stampMs : Infinity;
     const topic = this.#deps.setup.options.jointStatesTopic;
-    // Stable words (no running age): the tracker tells listeners only when they change.
-    const problems = [
+    // Stable words (no running age): listeners hear of a change only.
+    return [
       ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),
       ...(age > this.#deps.config.staleAfterMs ? [latest ? `no ${topic} for more than ${this.#deps.config.staleAfterMs} ms` : `no ${topic} yet`] : []),
     ];
-    if (problems.length === 0) this.#link.set("connected");
-    else this.#link.set("reconnecting", { detail: problems.join("; ") });
+  }
+
+  /**
+   * Judged every LINK_POLL_MS: connected while every action server we drive
+   * is available and /joint_states is fresher than stale_after_ms. A server
+   * seen gone is remembered until the link is back: it may have been
+   * restarted, forgetting our goals.
+   */
+  #watchLink(): void {
+    if (this.#closed) return;
+    for (const [name, client] of this.#servers.clients()) if (!client.isActionServerAvailable()) this.#gone.add(name);
+    if (this.#link.state !== "connected") return;
+    const problems = this.#problems();
+    if (problems.length === 0) return;
+    this.#lostAt = this.#now();
+    this.#link.lost(problems.join("; "));
+  }
+
+  /**
+   * One check of a lost graph (LinkLifecycle): the link is back once every
+   * server is available and /joint_states fresh again, naming no joint it did
+   * not name at open (another robot answering is refused, never driven). A
+   * server that went away meanwhile makes a new incarnation: a restarted
+   * controller has forgotten our goals and will never send their results, so
+   * those goals are settled from /joint_states (MotionWaiter.settleForgotten),
+   * never re-sent.
+   */
+  async #tryReturn(): Promise<LinkReturn> {
+    const topic = this.#deps.setup.options.jointStatesTopic;
+    const strangers = this.#observer.namesSince(this.#lostAt).filter((n) => !this.#identity.includes(n));
+    if (strangers.length > 0) {
+      throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", {
+        link: "the ROS graph",
+        detail: `${topic} names ${strangers.join(", ")}, joints it did not name when the bridge started (${this.#identity.join(", ")})`,
+      });
+    }
+    const problems = this.#problems();
+    if (problems.length > 0) throw new Error(problems.join("; "));
+    const gone = [...this.#gone];
+    this.#gone.clear();
+    if (gone.length === 0) return { incarnation: "same", detail: `every action server stayed available; ${topic} is fresh again` };
+    this.#restarts++;
+    // Named as clients() names them: a controller's name, or "gripper".
+    // Only goals the controller had accepted: a request still without an answer may yet be delivered
+    // late, so it is left to the executor's observation (unknown if nothing accounts for it).
+    const forgotten = this.#tracker.unfinishedRuns().filter(({ run }) => run.phase === "accepted" && gone.includes(run.server.kind === "gripper" ? "gripper" : run.server.controller));
+    for (const { track, run } of forgotten) void this.#waiter.settleForgotten(track, run, this.#log.child({ action_id: track.actionId }));
+    return {
+      incarnation: "new",
+      detail: `action server(s) ${gone.join(", ")} went away and came back: a restarted controller forgets its goals; ${forgotten.length} goal(s) in flight on them settled from ${topic}, never re-sent`,
+    };
   }
 
   /** FollowJointTrajectory (desired/actual/error) and gripper feedback, for progress. */
@@ -247,6 +315,10 @@ export class Ros2Transport implements Transport {
     // also while the first call is still waiting for a server.
     const existing = this.#tracker.get(command.actionId);
     if (existing) return this.#waiter.awaitEnd(existing, signal, log);
+    if (!this.#sending.has(command.actionId)) {
+      const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), { transport: this.kind, link: this.#link.snapshot() });
+      if (unsendable) return unsendable;
+    }
     let sending = this.#sending.get(command.actionId);
     if (!sending) {
       const id = command.actionId;
@@ -267,8 +339,6 @@ export class Ros2Transport implements Transport {
 
   /** Validates, waits for the servers, plans from fresh /joint_states and sends: a track, or why nothing was sent. */
   async #send(command: MotionCommand, signal: AbortSignal, log: Logger): Promise<MotionEnd | ActionTrack> {
-    const invalid = validateMotion(command, this.#actuators);
-    if (invalid) return invalid;
     const targetServers = this.#servers.serversFor(Object.keys(command.targets));
     const haltsBefore = targetServers.map((sv) => this.#halter.count(sv));
     const unavailable = await this.#awaitServers(targetServers, command, signal);
