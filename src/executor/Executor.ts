@@ -11,7 +11,7 @@ import { ToolMetrics } from "../observability/ToolMetrics.js";
 import { toArgIssues } from "../tools/formatIssues.js";
 import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
 import type { ToolRegistry } from "../tools/ToolRegistry.js";
-import type { Transport } from "../transport/Transport.js";
+import type { LinkLoss, LinkState, Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
 import { ApprovalDesk } from "./ApprovalDesk.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
@@ -27,6 +27,7 @@ import { MotionRunner } from "./MotionRunner.js";
 import { newActionId } from "./newActionId.js";
 import { Quarantine } from "./Quarantine.js";
 import { reconcileStarted } from "./reconcileStarted.js";
+import { reobserveAfterReturn } from "./reobserveAfterReturn.js";
 import { resolveUnknownsFrom } from "./resolveLater.js";
 import { resultMessages } from "./resultMessages.js";
 import { runNonBlocking } from "./runNonBlocking.js";
@@ -97,6 +98,9 @@ export class Executor {
   readonly #motions: MotionRunner;
   readonly #imagesAfterMotion: ExecutorOptions["imagesAfterMotion"];
   #unwatch: (() => void) | undefined;
+  #unwatchLink: (() => void) | undefined;
+  /** The newest link loss (or arm restart) already answered, so each return is looked at once. */
+  #answeredLoss: LinkLoss | undefined;
 
   constructor(options: ExecutorOptions) {
     this.config = options.config;
@@ -150,6 +154,36 @@ export class Executor {
     });
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
+    // A loss from before this executor existed was answered by reconciliation at start.
+    this.#answeredLoss = this.transport.linkState().last_loss;
+    this.#unwatchLink = this.transport.onLinkState((state) => this.#onLinkState(state));
+  }
+
+  /**
+   * The arm answers again after a loss of its link, or came back as a new
+   * incarnation behind a link that stayed up: say so, and look again at
+   * every unknown action (reobserveAfterReturn). What was in flight was
+   * never re-sent; calls still waiting on it settle by their own observation.
+   */
+  #onLinkState(state: LinkState): void {
+    const loss = state.last_loss;
+    if (state.state !== "connected" || !loss || loss.returned_at === undefined || loss === this.#answeredLoss || this.#shutdown.signal.aborted) return;
+    if (this.#answeredLoss && this.#answeredLoss.lost_at === loss.lost_at && this.#answeredLoss.returned_at === loss.returned_at) return;
+    this.#answeredLoss = loss;
+    const unknown = this.ledger.inState("unknown").map((r) => r.actionId);
+    this.#log.warn({ loss, reobserving: unknown }, "the arm's link came back: nothing is re-sent; unknown actions are looked at again");
+    this.#emit({ type: "link_returned", loss, incarnation: state.incarnation, reobserving: unknown });
+    if (unknown.length === 0) return;
+    void reobserveAfterReturn({
+      config: this.config,
+      registry: this.registry,
+      transport: this.transport,
+      ledger: this.ledger,
+      settler: this.#settler,
+      log: this.#log,
+      now: this.#now,
+      signal: this.#shutdown.signal,
+    }).catch((error: unknown) => this.#log.error({ err: asArmbridgeError(error).toJSON() }, "looking again at unknown actions after the link came back failed"));
   }
 
   /** Subscribe to progress events; returns the unsubscribe function. */
@@ -242,6 +276,8 @@ export class Executor {
     this.#shutdown.abort();
     this.#unwatch?.();
     this.#unwatch = undefined;
+    this.#unwatchLink?.();
+    this.#unwatchLink = undefined;
   }
 
   async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline): Promise<CallResult> {

@@ -13,7 +13,7 @@ import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
 import type { InFlightMotions } from "../safety/InFlightMotions.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, notApproved, rejected, skipped } from "./callResults.js";
+import { blocked, linkDown, notApproved, rejected, skipped } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
 import { observeUntilSettled } from "./observeUntilSettled.js";
@@ -84,6 +84,9 @@ export class MotionRunner {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
       if (blockedAfter) return blockedAfter;
+      // No motion is recorded or sent while the arm's link is not connected (nothing could tell what it did).
+      const unlinked = this.#linkDown(tool.name);
+      if (unlinked) return unlinked;
       if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name);
 
       const plan = await tool.plan(args, d.ctx, runSignal);
@@ -109,6 +112,8 @@ export class MotionRunner {
         if (blockedNow) return blockedNow;
         const again = this.#admit(callId, tool, plan);
         if (again) return again;
+        const unlinkedNow = this.#linkDown(tool.name);
+        if (unlinkedNow) return unlinkedNow;
         // The paused clock moved the deadline back by the wait: the budget is what was left before it.
         budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
         if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
@@ -158,6 +163,13 @@ export class MotionRunner {
     const inFlight = d.inFlight.current((id, res) => d.quarantine.blocking(res).actionIds.includes(id));
     const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name, inFlight);
     return envelope.ok ? undefined : rejected(tool.name, envelope.code, envelope.issues);
+  }
+
+  #linkDown(toolName: string): CallResult | undefined {
+    const link = this.#d.transport.linkState();
+    if (link.state === "connected") return undefined;
+    this.#d.log.info({ tool: toolName, link }, "call failed: the arm's link is not connected; nothing recorded or sent");
+    return linkDown(toolName, this.#d.transport.kind, link);
   }
 
   /** Declined, expired or withdrawn: `rejected`, nothing recorded or sent, in words that say what happened. */
@@ -217,7 +229,8 @@ export class MotionRunner {
         return resultFromRow(
           d.settler.settle(
             command.actionId,
-            { kind: "not_moved", reason: `the arm refused it (${end.reason})` },
+            // The transport's own refusal (the link dropped between admission and sending) is not the arm's.
+            { kind: "not_moved", reason: end.error.code === "ARMB_ERR_LINK_DOWN" ? end.reason : `the arm refused it (${end.reason})` },
             { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason } },
           ),
         );

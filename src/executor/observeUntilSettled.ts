@@ -44,6 +44,10 @@ export interface ObserveOutcome {
  * `budgetMs`; while the arm shows it running we keep watching up to `maxMs`,
  * because a motion in progress is not ambiguous — it will end, and declaring
  * it `unknown` would only hand the operator a question the arm answers itself.
+ * A link that is not connected is no evidence either way: while it is down
+ * the watch lasts up to `maxMs` too, and the arm is asked again the moment it
+ * is back. (A link down for longer leaves the action `unknown`; the executor
+ * looks at it again when the link returns.)
  *
  * Every query asks the arm to void the action if it has never heard of it,
  * until the arm has accounted for the id: a command lost on the wire then
@@ -78,6 +82,7 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       if (settled) return;
       settled = true;
       unsubscribe();
+      unsubscribeLink();
       clearTimeout(queryTimer);
       clearTimeout(deadlineTimer);
       options.signal?.removeEventListener("abort", onExternalAbort);
@@ -168,6 +173,20 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       takeRecordFrom(status);
       judge();
     });
+    const linkDown = (): void => {
+      if (hardEnd > deadline) {
+        deadline = hardEnd;
+        armDeadline();
+      }
+    };
+    const unsubscribeLink = transport.onLinkState((link) => {
+      if (settled) return;
+      if (link.state !== "connected") return linkDown();
+      // Back: ask at once rather than at the next query tick.
+      clearTimeout(queryTimer);
+      void query();
+    });
+    if (transport.linkState().state !== "connected") linkDown();
 
     const latest = transport.latestStatus();
     if (latest) takeRecordFrom(latest);

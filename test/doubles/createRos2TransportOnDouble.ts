@@ -17,7 +17,7 @@ export interface Ros2OnDouble {
 export async function createRos2TransportOnDouble(
   config: ArmConfig,
   options: Ros2OptionsFile = {},
-  simulation: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[] } = {},
+  simulation: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[]; readonly reconnect?: boolean } = {},
 ): Promise<Ros2OnDouble> {
   const { setup } = resolveRos2Setup(config, ros2OptionsFileSchema.parse(options));
   const positions: Record<string, number> = {};
@@ -45,6 +45,7 @@ export async function createRos2TransportOnDouble(
     const transport = await createRos2Transport(config, options, {
       rclnodejs: double.rcl,
       argv: simulation.argv ?? ["node", "armbridge"],
+      ...(simulation.reconnect === undefined ? {} : { reconnect: simulation.reconnect }),
     });
     return {
       transport,

@@ -18,7 +18,7 @@ export class AgentReporter {
     this.#transcript = options.transcriptPath ? new TranscriptWriter(options.transcriptPath) : undefined;
     this.#onProgress = options.onProgress;
     this.#unsubscribe = bridge.onEvent((e) => {
-      if (e.type === "action_resolved" || !this.#ours.has(e.callId)) return;
+      if (e.type === "action_resolved" || e.type === "link_returned" || !this.#ours.has(e.callId)) return;
       this.write("call_event", { event: e });
       this.report({ type: "call", event: e });
     });

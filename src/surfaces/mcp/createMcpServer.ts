@@ -123,6 +123,7 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
       return e.callId === callId ? `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}` : undefined;
     case "settled":
     case "action_resolved":
+    case "link_returned":
       return undefined;
   }
 }

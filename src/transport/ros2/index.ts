@@ -17,6 +17,8 @@ export interface CreateRos2TransportDeps {
   readonly argv?: readonly string[];
   readonly logger?: Logger;
   readonly signalHandling?: CreateRos2NodeOptions["signalHandling"];
+  /** Try to get a lost graph back (default true). */
+  readonly reconnect?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function createRos2Transport(config: ArmConfig, options: Ros2Option
     config: resolved,
     setup: handle.setup,
     remoteIk,
+    ...(deps.reconnect === undefined ? {} : { reconnect: deps.reconnect }),
     ...(deps.logger ? { logger: deps.logger } : {}),
     onClose: () => handle.shutdown(),
   });
