@@ -47,6 +47,9 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     await faults.dropLink(cases.idleDropMs);
     const lost = await until(arm.transport, (s) => s.state === "reconnecting", 3000, "reconnecting");
     expect(lost.last_loss).toMatchObject({ in_flight: [], attempts: 0 });
+    // A halt nobody could see is not a halt: while the link is away it says so.
+    const halt = await arm.transport.halt({ signal: AbortSignal.timeout(300) });
+    expect(halt.halted).toBe(false);
     const back = await until(arm.transport, (s) => s.state === "connected", RETURN_MS, "connected again");
     expect(back.last_loss?.returned_at).toBeGreaterThanOrEqual(back.last_loss?.lost_at ?? Infinity);
     expect(back.last_loss?.attempts).toBeGreaterThanOrEqual(1);

@@ -103,6 +103,7 @@ export class BusStatusLoop {
     const at = this.#d.now();
     for (const s of servos.list) {
       const r = replies.get(s.axis.id);
+      s.missedReads = r ? 0 : s.missedReads + 1;
       if (!r) continue;
       s.memory.set(r.data, block.address);
       s.blockStamps[b] = at;

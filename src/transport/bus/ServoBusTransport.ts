@@ -19,6 +19,9 @@ import { ServoArming } from "./ServoArming.js";
 import type { ServoState } from "./ServoState.js";
 import { StatusSchedule } from "./StatusSchedule.js";
 
+/** Reads in a row a servo must miss, besides stale_after_ms passing, before the bus counts as lost. */
+const SILENT_READS = 3;
+
 export interface ServoBusTransportOptions {
   readonly logger?: Logger;
   /** How long to wait for a servo's reply (ms) beyond the bytes' own wire time. */
@@ -276,10 +279,15 @@ export class ServoBusTransport implements Transport {
     this.#judgeSilence();
   }
 
-  /** Every servo must have answered within stale_after_ms; one that has not means the bus is not whole. */
+  /**
+   * Every servo must have answered within stale_after_ms; one that has not
+   * means the bus is not whole. Counted in reads it missed too, not only in
+   * time: a stall of this process's own event loop (a busy start-up) makes a
+   * read time out once, a silent servo makes every read time out.
+   */
   #judgeSilence(): void {
     const at = this.#now();
-    const silent = this.#servos.list.filter((s) => at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs).map((s) => s.axis.id);
+    const silent = this.#servos.list.filter((s) => s.missedReads >= SILENT_READS && at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs).map((s) => s.axis.id);
     if (silent.length > 0) this.#lose(`no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url} for more than ${this.#config.staleAfterMs} ms`);
   }
 

@@ -13,6 +13,8 @@ export interface ServoState {
   armedAt: number;
   arming: boolean;
   powerLosses: number;
+  /** Status reads in a row this servo did not answer (a stall of our own event loop costs one, a silent servo every one). */
+  missedReads: number;
   /**
    * The hardware error this servo shut down on, from the first read that showed
    * it until an operator recovers it. Kept after the bits clear (a Feetech
@@ -25,5 +27,5 @@ export interface ServoState {
 }
 
 export function newServoState(axis: ServoAxis, statusBlocks: number): ServoState {
-  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0, tripped: undefined, gripLimitProblem: undefined };
+  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, powerLosses: 0, missedReads: 0, tripped: undefined, gripLimitProblem: undefined };
 }

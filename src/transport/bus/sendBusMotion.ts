@@ -46,10 +46,15 @@ export async function sendBusMotion(c: BusMotionContext, command: MotionCommand,
     wire: c.servos.wire,
   });
   if (unsendable) return unsendable;
+  const fresh = (s: ArmStatus | undefined): s is ArmStatus => s !== undefined && c.now() - s.stampMs <= c.staleAfterMs;
   let status = c.latest();
-  // A status older than stale_after_ms is no start to plan from; the next cycle's is on its way.
-  if (!status || c.now() - status.stampMs > c.staleAfterMs) status = await c.nextStatus(AbortSignal.any([signal, AbortSignal.timeout(c.staleAfterMs)]));
-  if (!status || c.now() - status.stampMs > c.staleAfterMs) {
+  // A status older than stale_after_ms is no start to plan from; a fresh one is a cycle or two away
+  // (a read missed while this process was busy leaves one servo's sample old for a cycle).
+  if (!fresh(status)) {
+    const wait = AbortSignal.any([signal, AbortSignal.timeout(2 * c.staleAfterMs)]);
+    while (!fresh(status) && !wait.aborted) status = (await c.nextStatus(wait)) ?? status;
+  }
+  if (!fresh(status)) {
     return { kind: "refused", reason: "no fresh servo readings to plan from", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: c.kind }) };
   }
   const t = c.protocol.table;

@@ -413,7 +413,14 @@ export class Ros2Transport implements Transport {
   /** See Halter: cancels our goals; preempts a foreign motion with a hold at its stopping point. */
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
     if (this.#closed) return { halted: false, status: this.latestStatus(), error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
-    return this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
+    const link = this.#link.snapshot();
+    const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
+    // Cancels were sent where a server could hear them, but with the link not connected no
+    // fresh /joint_states shows the arm still: a halt nobody saw is not reported as one.
+    if (link.state !== "connected" || this.#link.state !== "connected") {
+      return { halted: false, status: result.status, error: result.error ?? new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: this.kind, state: this.#link.state, detail: link.detail ?? "no fresh /joint_states" }) };
+    }
+    return result;
   }
 
   /**
