@@ -213,11 +213,11 @@ describe("Ros2Transport on the rclnodejs double", () => {
     expect(o.double.world.gripper!.received[0]).toMatchObject({ command: { name: ["finger_joint"], position: [0] } });
   });
 
-  it("close ends waits with TRANSPORT_CLOSED and shuts the node down", async () => {
+  it("closing the host ends waits with TRANSPORT_CLOSED and shuts the node down", async () => {
     const o = await start();
     const running = o.transport.runMotion({ actionId: "x1", targets: { elbow: -2 }, speed: 0.2 }, AbortSignal.timeout(30_000));
     await until(o, (s) => s.axes.elbow!.moving);
-    await o.transport.close();
+    await o.host.close();
     const end = await running;
     expect(end.kind).toBe("link_error");
     if (end.kind === "link_error") expect(end.error.code).toBe("ARMB_ERR_TRANSPORT_CLOSED");

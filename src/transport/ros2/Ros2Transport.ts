@@ -1,7 +1,5 @@
 import { randomBytes } from "node:crypto";
 import pino, { type Logger } from "pino";
-import type { ArmKinematics } from "../../kinematics/armKinematics.js";
-import type { RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
@@ -33,11 +31,7 @@ export interface Ros2TransportDeps {
   readonly config: ArmConfig;
   readonly setup: Ros2Setup;
   readonly logger?: Logger;
-  /** Runs once in close(), after our handles are destroyed: shuts the node and rclnodejs down. */
-  readonly onClose?: () => void | Promise<void>;
   readonly now?: () => number;
-  /** `kinematics: moveit`: MoveIt's compute_ik, for the Cartesian tools. */
-  readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
   /** Delays between checks of a lost graph. Default 100 ms doubling to 500 ms (a check is cheap). */
   readonly backoff?: BackoffOptions | undefined;
   /** Try to get a lost graph back (default true). false: a lost graph stays `down` until the bridge restarts. */
@@ -53,7 +47,8 @@ export interface Ros2Feedback {
 }
 
 /**
- * The Transport over ROS 2: arm joints through joint_trajectory_controller
+ * The Transport over ROS 2 (made by Ros2Host, which owns the node): arm
+ * joints through joint_trajectory_controller
  * FollowJointTrajectory goals, the gripper through GripperCommand (or
  * ParallelGripperCommand), observation through /joint_states.
  *
@@ -73,8 +68,6 @@ export interface Ros2Feedback {
  */
 export class Ros2Transport implements Transport {
   readonly kind = "ros2";
-  /** `kinematics: moveit`: the IK service the Cartesian tools ask instead of the local solver. */
-  readonly remoteIk: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
   readonly #deps: Ros2TransportDeps;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -104,7 +97,6 @@ export class Ros2Transport implements Transport {
 
   constructor(deps: Ros2TransportDeps) {
     this.#deps = deps;
-    this.remoteIk = deps.remoteIk;
     this.#log = (deps.logger ?? pino({ level: "silent" })).child({ component: "ros2-transport" });
     this.#now = deps.now ?? Date.now;
     const actuators = actuatorsOf(deps.config);
@@ -158,11 +150,6 @@ export class Ros2Transport implements Transport {
     });
   }
 
-  /** The transport's spinning node: other subscribers that must share its clock (ROS cameras) use it. */
-  get node(): RclNode {
-    return this.#deps.node;
-  }
-
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
     const { rcl, node, setup } = this.#deps;
@@ -205,7 +192,6 @@ export class Ros2Transport implements Transport {
         }
       }
       this.#feedbackListeners.clear();
-      await this.#deps.onClose?.();
     })();
     return this.#closed;
   }
