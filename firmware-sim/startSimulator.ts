@@ -16,7 +16,7 @@ export interface RunningSimulator {
   /** The camera snapshot URL, with `cameraPort`. */
   readonly camera?: string;
   /** The wire goes away for `ms`, the arm running on (--link tcp only): see DeviceLink.interrupt. */
-  interruptLink(ms: number): Promise<void>;
+  interruptLink(ms: number, onBack?: (at: number) => void): Promise<void>;
   /** Stops streaming, closes the link (and socat) and the effects log; idempotent. */
   close(): Promise<void>;
 }
@@ -80,7 +80,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     link: running.link.url,
     arm: simArm,
     ...(cameras ? { camera: cameras.url } : {}),
-    interruptLink: (ms) => running.link.interrupt(ms),
+    interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack),
     close() {
       closing ??= (async () => {
         await cameras?.close();

@@ -14,7 +14,7 @@ export interface RunningBusSimulator {
   readonly link: string;
   readonly bus: BusSimulator;
   /** The wire goes away for `ms`, the servos running on (--link tcp only): see DeviceLink.interrupt. */
-  interruptLink(ms: number): Promise<void>;
+  interruptLink(ms: number, onBack?: (at: number) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,5 +42,5 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
     return { endpoint: bus, close: () => bus.close() };
   });
   logger.info({ link: running.link.url, servos: [...running.endpoint.servos.keys()] }, "bus simulator ready");
-  return { link: running.link.url, bus: running.endpoint, interruptLink: (ms) => running.link.interrupt(ms), close: () => running.close() };
+  return { link: running.link.url, bus: running.endpoint, interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack), close: () => running.close() };
 }

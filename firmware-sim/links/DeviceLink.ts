@@ -7,9 +7,10 @@ export interface DeviceLink {
    * The wire goes away for `ms`, the device behind it running on: the host's
    * connection is dropped and new ones are refused until then, as when a USB
    * cable is pulled or a ser2net bridge restarts. Resolves once the wire is
-   * gone (not when it is back).
+   * gone; `onBack` is called with the epoch ms it listens again (benches
+   * measure from there).
    */
-  interrupt(ms: number): Promise<void>;
+  interrupt(ms: number, onBack?: (at: number) => void): Promise<void>;
 }
 
 /** The device side of a byte stream (DeviceSession). */

@@ -44,7 +44,7 @@ export async function startTcpLink(options: { readonly port: number; readonly en
       current?.destroy();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-    async interrupt(ms) {
+    async interrupt(ms, onBack) {
       if (closed) return;
       clearTimeout(reopen);
       // Not listening, so a host's connect is refused (ECONNREFUSED), as with the process gone.
@@ -57,7 +57,10 @@ export async function startTcpLink(options: { readonly port: number; readonly en
         reopen = undefined;
         if (closed) return;
         server.once("error", (error) => logger.error({ err: error.message, port }, "could not listen again after the interruption"));
-        server.listen(port, "127.0.0.1", () => logger.info("link back after the interruption"));
+        server.listen(port, "127.0.0.1", () => {
+          logger.info("link back after the interruption");
+          onBack?.(Date.now());
+        });
       }, ms);
     },
   };

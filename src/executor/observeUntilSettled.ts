@@ -182,7 +182,10 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
     const unsubscribeLink = transport.onLinkState((link) => {
       if (settled) return;
       if (link.state !== "connected") return linkDown();
-      // Back: ask at once rather than at the next query tick.
+      // Back: the patience the outage bought ends; evidence now gets the usual budget from here
+      // (a motion the arm shows running extends it again). And ask at once, not at the next tick.
+      deadline = Math.min(hardEnd, Math.max(softEnd, now() + config.observe.budgetMs));
+      armDeadline();
       clearTimeout(queryTimer);
       void query();
     });

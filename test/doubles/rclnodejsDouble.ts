@@ -280,9 +280,12 @@ export class SimulatedRosGraph implements SimWorld {
    * /joint_states reach us, and every response in flight to us is lost. The
    * controllers run on: a goal under way finishes while we cannot see it.
    */
-  partition(ms: number): void {
+  partition(ms: number, onHealed?: (at: number) => void): void {
     this.reachable = false;
-    this.#after(ms, () => (this.reachable = true));
+    this.#after(ms, () => {
+      this.reachable = true;
+      onHealed?.(Date.now());
+    });
   }
 
   /**
@@ -291,12 +294,13 @@ export class SimulatedRosGraph implements SimWorld {
    * result ever sent, the hardware holds where it stopped, /joint_states
    * stops meanwhile (the joint_state_broadcaster is one of the controllers).
    */
-  restartControllers(ms: number): void {
+  restartControllers(ms: number, onBack?: (at: number) => void): void {
     for (const server of this.servers.values()) server.crash();
     this.#publishing = false;
     this.#after(ms, () => {
       for (const server of this.servers.values()) server.alive = true;
       this.#publishing = true;
+      onBack?.(Date.now());
     });
   }
 
