@@ -18,6 +18,13 @@ export interface LinkView {
   readonly attempt?: number;
   readonly last_status_at?: number | null;
   readonly detail?: string;
+  /** Epoch ms of the next reconnection attempt. */
+  readonly next_attempt_at?: number;
+  /** Why the newest attempt was refused (ARMB_ERR_DEVICE_REPLACED: another device answered, not driven). */
+  readonly error_code?: string;
+  readonly incarnation?: string;
+  /** The newest loss of the link and how it came back. */
+  readonly last_loss?: { readonly lost_at: number; readonly returned_at?: number; readonly incarnation_changed?: boolean; readonly in_flight: readonly string[] };
 }
 
 export type Pose = Readonly<Record<string, number>>;

@@ -56,8 +56,10 @@ export async function startTcpLink(options: { readonly port: number; readonly en
       reopen = setTimeout(() => {
         reopen = undefined;
         if (closed) return;
-        server.once("error", (error) => logger.error({ err: error.message, port }, "could not listen again after the interruption"));
+        const onError = (error: Error): void => logger.error({ err: error.message, port }, "could not listen again after the interruption");
+        server.once("error", onError);
         server.listen(port, "127.0.0.1", () => {
+          server.off("error", onError);
           logger.info("link back after the interruption");
           onBack?.(Date.now());
         });
