@@ -1,9 +1,9 @@
 import { describeError, type ApiClient } from "./api.js";
 import { $, el, setText } from "./dom.js";
 import { clockTime } from "./format.js";
-import { ACTION_STATES, type ActionState, type ActionView } from "./wire.js";
+import { ACTION_STATES, type ActionRowState, type ActionView } from "./wire.js";
 
-const STATE_LABEL: Readonly<Record<ActionState, string>> = {
+const STATE_LABEL: Readonly<Record<ActionRowState, string>> = {
   started: "RUNNING",
   done: "DONE",
   failed: "FAILED",
@@ -81,7 +81,7 @@ export class HistoryPanel {
       if (state) q.set("state", state);
       const page = await this.#api.get<{ actions: ActionView[] }>(`/v1/actions?${q.toString()}`);
       this.#list.replaceChildren(...page.actions.map((a) => this.#row(a)));
-      setText(this.#status, page.actions.length ? `newest ${page.actions.length}${state ? ` ${STATE_LABEL[state as ActionState].toLowerCase()}` : ""}` : "no actions yet");
+      setText(this.#status, page.actions.length ? `newest ${page.actions.length}${state ? ` ${STATE_LABEL[state as ActionRowState].toLowerCase()}` : ""}` : "no actions yet");
       const want = this.#wantRow && document.getElementById(`row-${this.#wantRow}`);
       if (want) this.#reveal(want);
     } catch (error) {

@@ -2,8 +2,8 @@ import { describeError, type ApiClient } from "./api.js";
 import { compactGauges, type AxisGauge } from "./AxisGauge.js";
 import { el, setText } from "./dom.js";
 import { clockTime, json } from "./format.js";
-import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS } from "./outcomeOptions.js";
-import type { ActionView, ArmAxis, ConfirmOption, Pose } from "./wire.js";
+import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS, type ShownOption } from "./outcomeOptions.js";
+import type { ActionView, ArmAxis, Pose } from "./wire.js";
 
 export interface CardContext {
   readonly api: ApiClient;
@@ -32,7 +32,7 @@ export class OutcomeCard {
   readonly #action: ActionView;
   readonly #gauges: readonly AxisGauge[];
   readonly #buttons: HTMLButtonElement[] = [];
-  readonly #options: ConfirmOption[] = [];
+  readonly #options: ShownOption[] = [];
   readonly #told: HTMLElement[] = [];
   readonly #buttonRow: HTMLElement;
   readonly #note: HTMLTextAreaElement;
@@ -88,11 +88,11 @@ export class OutcomeCard {
    * its words naming the pose seen now). Texts are updated in place: a button
    * replaced under the operator's finger would swallow the click.
    */
-  setOptions(options: readonly ConfirmOption[] | undefined): void {
+  setOptions(options: readonly ShownOption[] | undefined): void {
     if (options?.length) this.#setOptions(options);
   }
 
-  #setOptions(options: readonly ConfirmOption[] | null): void {
+  #setOptions(options: readonly ShownOption[] | null): void {
     const list = options?.length ? options : fallbackOptions(this.#action);
     const same = list.length === this.#buttons.length && list.every((o, i) => this.#buttons[i]?.getAttribute("data-outcome") === o.outcome);
     if (!same) {
@@ -148,7 +148,7 @@ export class OutcomeCard {
     }
   }
 
-  async #answer(option: ConfirmOption): Promise<void> {
+  async #answer(option: ShownOption): Promise<void> {
     const operator = this.#ctx.operator();
     if (!operator) return;
     this.#busy = true;

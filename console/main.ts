@@ -172,7 +172,7 @@ class OperatorConsole {
       return;
     }
     if (event !== "executor") return;
-    const e = data as ExecutorEventView & { result?: { action_id?: string } };
+    const e = data as ExecutorEventView;
     switch (e.type) {
       case "started":
         if (e.actionId) void this.#trackMotion(e.actionId);
@@ -187,7 +187,12 @@ class OperatorConsole {
       case "approval_resolved":
         this.#refreshApprovals(0);
         break;
-      default:
+      case "link_returned":
+        // The link pill reads the state that follows; the unknown actions looked at again settle as action_resolved.
+        void this.#refreshState();
+        break;
+      case "queued":
+      case "timed_out":
         break;
     }
     this.#history.refresh();
@@ -258,8 +263,7 @@ class OperatorConsole {
   }
 
   #approvalCount(s: StateView | undefined): number {
-    const p = s?.approvals_pending;
-    return typeof p === "number" ? p : (p?.length ?? 0);
+    return s?.approvals_pending ?? 0;
   }
 
   #renderApprovals(): void {

@@ -16,11 +16,14 @@ export const WHERE_THE_ARM_IS: Readonly<Record<Outcome, string>> = {
   not_moved: "The arm is taken to be where it started (if it moved at all, choose part-way).",
 };
 
+/** A choice as the card shows it: the bridge's confirm option, or a fallback that lacks its longer words. */
+export type ShownOption = Omit<ConfirmOption, "what_follows" | "state"> & Partial<Pick<ConfirmOption, "what_follows" | "state">>;
+
 export function isOutcome(s: string): s is Outcome {
   return (OUTCOMES as readonly string[]).includes(s);
 }
 
-export function fallbackOptions(a: ActionView): readonly ConfirmOption[] {
+export function fallbackOptions(a: ActionView): readonly ShownOption[] {
   const releases = a.resources;
   return [
     { outcome: "reached", label: "It reached the target", releases, model_is_told: "the motion happened; no need to repeat it" },
@@ -30,7 +33,6 @@ export function fallbackOptions(a: ActionView): readonly ConfirmOption[] {
 }
 
 export function releasesText(releases: ConfirmOption["releases"]): string {
-  const list = typeof releases === "string" ? [releases] : releases;
-  const names = list.map((r) => r.replace(/^joint:/, ""));
+  const names = releases.map((r) => r.replace(/^joint:/, ""));
   return names.length ? names.join(", ") : "nothing";
 }

@@ -14,16 +14,17 @@ export { CALL_STATUSES, type CallResponse, type CallResult, type CallStatus, typ
 export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/JointLockTable.js";
 export { observeUntilSettled } from "./executor/observeUntilSettled.js";
 export { ApprovalDesk, type ApprovalDecision, type ApprovalView, type DecidedApprovalView } from "./executor/ApprovalDesk.js";
-export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./executor/confirmOutcomes.js";
+export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
 export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
-export { IntentLedger, type ActionRow, type ActionState, type Evidence, type LedgerCursor, type LedgerLoss, type SettledBy } from "./ledger/IntentLedger.js";
-export { ToolRegistry, type FunctionDeclaration } from "./tools/ToolRegistry.js";
+// ActionRowState is the ledger's state of an action; ActionState, its first exported name, is kept for library users.
+export { IntentLedger, type ActionRow, type ActionRowState, type ActionRowState as ActionState, type Evidence, type LedgerCursor, type LedgerLoss, type SettledBy } from "./ledger/IntentLedger.js";
+export { ToolRegistry, type FunctionDeclaration } from "./executor/ToolRegistry.js";
 export { createDefaultTools } from "./tools/defaultTools.js";
-export { observeTargets } from "./tools/observeTargets.js";
-export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./tools/ToolDefinition.js";
-export { ToolMetrics } from "./observability/ToolMetrics.js";
+export { observeTargets } from "./executor/observeTargets.js";
+export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./executor/ToolDefinition.js";
+export { ToolMetrics } from "./executor/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
-export type { Transport, MotionCommand, MotionEnd, ActionRecord, ActionState as ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName } from "./transport/Transport.js";
+export type { Transport, MotionCommand, MotionEnd, ActionRecord, ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName } from "./transport/Transport.js";
 // For third-party transports: keeps a LinkState and tells listeners of changes only.
 export { LinkStateTracker } from "./transport/link/LinkStateTracker.js";
 export { motionProblem, type AxisRange, type AxisRangeLookup } from "./transport/motionProblem.js";

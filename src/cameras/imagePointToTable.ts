@@ -1,5 +1,5 @@
 import type { TableCalibration } from "../config/cameraConfig.js";
-import { applyHomography, homogeneousW } from "./fitHomography.js";
+import { applyHomography, homogeneousW } from "../geometry/fitHomography.js";
 
 /**
  * A Gemini image point ([y, x], 0–1000) → the table point it shows (base

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./cameraConfig.js";
+import { checkServoBus } from "./checkServoBus.js";
+import { MAX_SERVO_ID } from "./servoBusLimits.js";
 
 /**
  * The arm config file schema. Keys are snake_case in the file (as in ROS
@@ -42,20 +44,33 @@ const finite = z
   .refine((v) => Math.abs(v) <= FLOAT32_MAX, { message: "must be representable as a finite float32 (the serial wire carries float32)" });
 const positive = finite.positive().refine((v) => Math.fround(v) > 0, { message: "is too small to survive as a float32 (it would become 0 on the serial wire)" });
 
+/** A servo id: the widest any protocol allows here; the protocol's own range is checked with the bus (servoBusLimits). */
+const servoId = z.number().int().min(0).max(MAX_SERVO_ID);
+const countsPerRev = z.number().int().positive().max(1 << 24);
+
 /** Where a joint sits on a servo bus: `radians = (count − center) × 2π / counts_per_rev × sign`. */
 const jointServoFile = z
   .object({
-    id: z.number().int().min(0).max(252),
-    counts_per_rev: z.number().int().positive().default(4096),
+    id: servoId,
+    counts_per_rev: countsPerRev.default(4096),
     center: finite.default(2048),
     sign: z.union([z.literal(1), z.literal(-1)]).default(1),
+    /**
+     * The servo's position limits in counts (LeRobot's range_min/range_max,
+     * which it writes into Min/Max_Position_Limit): the joint's min..max must
+     * map inside them. Absent: the whole turn, 0..counts_per_rev − 1.
+     */
+    range_min: z.number().int().min(0).optional(),
+    range_max: z.number().int().min(0).optional(),
   })
   .strict();
 
 /** The gripper's servo: raw counts when closed and open (0 and 1 on the gripper's scale), and its force cap. */
 const gripperServoFile = z
   .object({
-    id: z.number().int().min(0).max(252),
+    id: servoId,
+    /** One turn in counts: closed and open lie within 0..counts_per_rev − 1. */
+    counts_per_rev: countsPerRev.default(4096),
     closed: finite,
     open: finite,
     /** Dynamixel: Current_Limit in register units, with current-based position mode; the gripper then cannot crush what it holds. */
@@ -63,8 +78,7 @@ const gripperServoFile = z
     /** Feetech: Torque_Limit in register units (0.1 % of stall torque). */
     torque_limit: z.number().int().min(0).max(1000).optional(),
   })
-  .strict()
-  .refine((g) => g.closed !== g.open, { message: "closed and open must differ" });
+  .strict();
 
 const busFile = z
   .object({
@@ -159,6 +173,18 @@ const moveitFile = z
   })
   .strict();
 
+/** `tolerances:`; also what ROS parameters that override them are checked against (createRos2Node). */
+export const tolerancesFile = z
+  .object({
+    /** |target - observed| at or below this counts as reached (rad). */
+    position: positive.default(0.01),
+    /** The gripper's tolerance on its 0..1 scale. */
+    gripper: positive.default(0.02),
+    /** |velocity| at or below this counts as stopped (rad/s). */
+    stopped_velocity: positive.default(0.005),
+  })
+  .strict();
+
 const toolTimeouts = z
   .object({
     move_joints: positive.default(5000),
@@ -205,17 +231,7 @@ export const armConfigFileSchema = z
     /** Which IK answers Cartesian targets: the local solver (default) or, on ROS, MoveIt's compute_ik. */
     kinematics: z.enum(["local", "moveit"]).default("local"),
     moveit: moveitFile.optional(),
-    tolerances: z
-      .object({
-        /** |target - observed| at or below this counts as reached (rad). */
-        position: positive.default(0.01),
-        /** The gripper's tolerance on its 0..1 scale. */
-        gripper: positive.default(0.02),
-        /** |velocity| at or below this counts as stopped (rad/s). */
-        stopped_velocity: positive.default(0.005),
-      })
-      .strict()
-      .default({ position: 0.01, gripper: 0.02, stopped_velocity: 0.005 }),
+    tolerances: tolerancesFile.default({ position: 0.01, gripper: 0.02, stopped_velocity: 0.005 }),
     timeouts_ms: toolTimeouts.default({
       move_joints: 5000,
       move_to_named_pose: 8000,
@@ -287,21 +303,7 @@ export const armConfigFileSchema = z
         }
       }
     }
-    if (cfg.bus) {
-      const ids = new Map<number, string>();
-      const claim = (id: number, who: string, path: (string | number)[]): void => {
-        const other = ids.get(id);
-        if (other !== undefined) ctx.addIssue({ code: "custom", path, message: `servo id ${id} is used by both ${other} and ${who}` });
-        ids.set(id, who);
-      };
-      for (const [i, j] of cfg.arm.joints.entries()) {
-        if (!j.servo) ctx.addIssue({ code: "custom", path: ["arm", "joints", i, "servo"], message: `joint ${j.name} needs a servo: {id, counts_per_rev, center, sign} on a bus` });
-        else claim(j.servo.id, j.name, ["arm", "joints", i, "servo", "id"]);
-      }
-      const g = cfg.arm.gripper;
-      if (g && !g.servo) ctx.addIssue({ code: "custom", path: ["arm", "gripper", "servo"], message: "the gripper needs a servo: {id, closed, open} on a bus" });
-      else if (g?.servo) claim(g.servo.id, g.name, ["arm", "gripper", "servo", "id"]);
-    }
+    if (cfg.bus) checkServoBus(cfg.bus.protocol, cfg.arm, ctx);
     if (cfg.arm.urdf !== undefined && cfg.arm.robot_description !== undefined) {
       ctx.addIssue({ code: "custom", path: ["arm", "robot_description"], message: "give arm.urdf (a file) or arm.robot_description (a ROS topic), not both" });
     }
@@ -344,7 +346,9 @@ export const armConfigFileSchema = z
         maxVelocity: j.max_velocity,
         maxAcceleration: j.max_acceleration,
         home: j.home,
-        servo: j.servo ? { id: j.servo.id, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign } : undefined,
+        servo: j.servo
+          ? { id: j.servo.id, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign, rangeMin: j.servo.range_min, rangeMax: j.servo.range_max }
+          : undefined,
       })),
       gripper: f.arm.gripper
         ? {
@@ -355,6 +359,7 @@ export const armConfigFileSchema = z
             servo: f.arm.gripper.servo
               ? {
                   id: f.arm.gripper.servo.id,
+                  countsPerRev: f.arm.gripper.servo.counts_per_rev,
                   closed: f.arm.gripper.servo.closed,
                   open: f.arm.gripper.servo.open,
                   currentLimit: f.arm.gripper.servo.current_limit,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { fitHomography, type Homography } from "../cameras/fitHomography.js";
+import { fitHomography, type Homography } from "../geometry/fitHomography.js";
+import { cameraUrl } from "./cameraUrl.js";
 
 /**
  * Config for cameras (`cameras:`) and the simulated camera's scene (`scene:`),
@@ -119,6 +120,10 @@ export function checkCameras(cameras: z.output<typeof camerasFileSchema>, ctx: z
     if (names.has(c.name)) ctx.addIssue({ code: "custom", path: ["cameras", i, "name"], message: `duplicate camera ${c.name}` });
     names.add(c.name);
     if (c.sim && c.source !== "sim") ctx.addIssue({ code: "custom", path: ["cameras", i, "sim"], message: "sim: applies only to source: sim" });
+    if (typeof c.source === "object" && "http" in c.source) {
+      const url = cameraUrl(c.source.http);
+      if (!url.ok) ctx.addIssue({ code: "custom", path: ["cameras", i, "source", "http"], message: `camera ${c.name}'s URL ${url.reason}` });
+    }
     if (c.table) {
       const fit = fitHomography(c.table.points.map((p) => ({ from: [p.image[1], p.image[0]], to: p.table })));
       if (!fit.ok) ctx.addIssue({ code: "custom", path: ["cameras", i, "table", "points"], message: `the calibration ${fit.reason}` });

@@ -1,21 +1,43 @@
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ArmbridgeError } from "../errors.js";
-import { formatIssues } from "../tools/formatIssues.js";
 import { armConfigFileSchema, type ArmConfig } from "./ArmConfig.js";
-import { applyBusCalibration } from "./busCalibration.js";
+import { mergeBusCalibration, readBusCalibration } from "./busCalibration.js";
+import { ConfigOrigins } from "./ConfigOrigins.js";
 import { packageRoot } from "./packageRoot.js";
+import { resolveConfigPaths } from "./resolveConfigPaths.js";
 
 /** The simulated arm shipped with armbridge: 6 joints and a gripper. */
 export const DEFAULT_CONFIG_PATH = join(packageRoot(), "config", "sim-arm.yaml");
 
-/** Validates an already-parsed config object; `source` names it in errors. */
-export function parseConfig(raw: unknown, source = "<inline>"): ArmConfig {
-  const parsed = armConfigFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: formatIssues(parsed.error.issues) });
+export interface ParseConfigOptions {
+  /** The folder relative file paths in the config resolve against (loadConfig: the config file's); default the working folder. */
+  readonly baseDir?: string;
+}
+
+/**
+ * Validates an already-parsed config object; `source` names it in errors.
+ * Every source the config names is merged in first (a bus calibration
+ * file), and the merged whole goes through the schema and its cross-checks
+ * once: what a calibration file sets is held to the same rules as what the
+ * YAML sets, and each issue names the file and key it came from.
+ */
+export function parseConfig(raw: unknown, source = "<inline>", options: ParseConfigOptions = {}): ArmConfig {
+  const baseDir = options.baseDir ?? process.cwd();
+  const origins = new ConfigOrigins();
+  const issues: string[] = [];
+  let merged = resolveConfigPaths(raw, baseDir);
+  const calibration = calibrationNamedBy(raw);
+  if (calibration !== undefined && merged !== null && typeof merged === "object") {
+    const read = readBusCalibration(resolve(baseDir, calibration), calibration);
+    const m = mergeBusCalibration(merged as Record<string, unknown>, read, origins);
+    merged = m.raw;
+    issues.push(...m.issues);
   }
+  const parsed = armConfigFileSchema.safeParse(merged);
+  if (!parsed.success) issues.push(...origins.describe(parsed.error.issues));
+  if (issues.length > 0 || !parsed.success) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: issues.join("; ") });
   return parsed.data;
 }
 
@@ -28,7 +50,7 @@ export interface LoadConfigOptions {
   readonly edit?: (raw: Record<string, unknown>) => Record<string, unknown>;
 }
 
-/** Reads a YAML or JSON arm config; with no path, the default simulated arm. */
+/** Reads a YAML or JSON arm config; with no path, the default simulated arm. Relative paths in it resolve against its folder. */
 export function loadConfig(path: string = DEFAULT_CONFIG_PATH, options: LoadConfigOptions = {}): ArmConfig {
   let text: string;
   try {
@@ -43,15 +65,14 @@ export function loadConfig(path: string = DEFAULT_CONFIG_PATH, options: LoadConf
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}` }, { cause: error });
   }
   if (options.edit && raw !== null && typeof raw === "object" && !Array.isArray(raw)) raw = options.edit(raw as Record<string, unknown>);
-  return applyBusCalibration(parseConfig(resolveUrdfPath(raw, path), path), path);
+  return parseConfig(raw, path, { baseDir: dirname(resolve(path)) });
 }
 
-/** `arm.urdf` is relative to the config file that names it, wherever the bridge was started from. */
-function resolveUrdfPath(raw: unknown, configPath: string): unknown {
-  if (!raw || typeof raw !== "object") return raw;
-  const arm = (raw as Record<string, unknown>).arm;
-  if (!arm || typeof arm !== "object") return raw;
-  const urdf = (arm as Record<string, unknown>).urdf;
-  if (typeof urdf !== "string" || isAbsolute(urdf)) return raw;
-  return { ...raw, arm: { ...arm, urdf: resolve(dirname(configPath), urdf) } };
+/** `bus.calibration` as the config wrote it (how errors name the file), if it names one. */
+function calibrationNamedBy(raw: unknown): string | undefined {
+  if (raw === null || typeof raw !== "object") return undefined;
+  const bus = (raw as Record<string, unknown>).bus;
+  if (bus === null || typeof bus !== "object") return undefined;
+  const file = (bus as Record<string, unknown>).calibration;
+  return typeof file === "string" && file !== "" ? file : undefined;
 }

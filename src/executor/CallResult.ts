@@ -1,7 +1,7 @@
 import type { ResultImage } from "../cameras/CameraImage.js";
 import type { ErrorCode } from "../errors.js";
 import type { SettledBy } from "../ledger/ActionRow.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
+import type { ArgIssue } from "../validation/formatIssues.js";
 
 type Pose = Readonly<Record<string, number>>;
 

@@ -7,17 +7,17 @@ import { canonicalOutcome, type ActionRow } from "../ledger/ActionRow.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import { ToolMetrics } from "../observability/ToolMetrics.js";
-import { toArgIssues } from "../tools/formatIssues.js";
-import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
+import { ToolMetrics } from "./ToolMetrics.js";
+import { toArgIssues } from "../validation/formatIssues.js";
+import type { HaltContext, MotionTool, ReadContext } from "./ToolDefinition.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
 import type { LinkLoss, LinkState, Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
 import { ApprovalDesk } from "./ApprovalDesk.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
 import { CallDeadline } from "./CallDeadline.js";
 import { checkApprovalRules } from "./approvalRules.js";
-import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES } from "../ledger/confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
@@ -92,7 +92,8 @@ export class Executor {
   readonly #now: () => number;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
   readonly #shutdown = new AbortController();
-  readonly #ctx: ToolContext;
+  readonly #ctx: ReadContext;
+  readonly #haltCtx: HaltContext;
   readonly #admission: CallAdmission;
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
@@ -115,11 +116,12 @@ export class Executor {
     for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
     this.#ctx = {
       config: this.config,
-      transport: this.transport,
-      ledger: this.ledger,
+      latestStatus: () => this.transport.latestStatus(),
+      action: (actionId) => this.ledger.get(actionId),
       quarantined: () => this.quarantine.byResource(),
       now: this.#now,
     };
+    this.#haltCtx = { ...this.#ctx, halt: (o) => this.transport.halt({ ...(o.axes ? { axes: o.axes } : {}), signal: o.signal }) };
     const emit = (e: ExecutorEvent): void => this.#emit(e);
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
@@ -300,7 +302,7 @@ export class Executor {
         result = await this.#annotateMotion(tool, parsed.data, result);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, this.#ctx, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: this.#ctx, halt: this.#haltCtx }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;

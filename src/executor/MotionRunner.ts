@@ -2,7 +2,7 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { asArmbridgeError } from "../errors.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
-import type { MotionTool, ToolContext } from "../tools/ToolDefinition.js";
+import type { MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import type { ApprovalDesk, DecidedApprovalView } from "./ApprovalDesk.js";
@@ -30,7 +30,7 @@ export interface MotionRunnerDeps {
   readonly quarantine: Quarantine;
   readonly approvals: ApprovalDesk;
   readonly settler: ActionSettler;
-  readonly ctx: ToolContext;
+  readonly ctx: ReadContext;
   readonly log: Logger;
   readonly now: () => number;
   readonly newActionId: () => string;

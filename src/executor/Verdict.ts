@@ -1,4 +1,4 @@
-import type { ActionState } from "../ledger/ActionRow.js";
+import type { ActionRowState } from "../ledger/ActionRow.js";
 
 /**
  * What the evidence says about one motion, whoever gathered it (the arm's
@@ -25,7 +25,7 @@ export type Verdict =
 export type VerdictKind = Verdict["kind"];
 
 /** The ledger state each verdict settles an action in. */
-export const STATE_OF_VERDICT: Readonly<Record<VerdictKind, Extract<ActionState, "done" | "failed" | "unknown">>> = {
+export const STATE_OF_VERDICT: Readonly<Record<VerdictKind, Extract<ActionRowState, "done" | "failed" | "unknown">>> = {
   reached: "done",
   target_holds: "done",
   not_moved: "failed",

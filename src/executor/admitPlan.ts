@@ -1,8 +1,9 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../config/actuators.js";
 import { plannedMotionSeconds } from "../motion/plannedMotionSeconds.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
-import type { MotionPlan, MotionTool } from "../tools/ToolDefinition.js";
+import type { ArgIssue } from "../validation/formatIssues.js";
+import type { MotionPlan } from "../motion/MotionPlan.js";
+import type { MotionTool } from "./ToolDefinition.js";
 import { motionIssues } from "../transport/motionProblem.js";
 import type { ArmStatus } from "../transport/Transport.js";
 import type { WireNumbers } from "../transport/WireNumbers.js";

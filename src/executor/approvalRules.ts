@@ -1,6 +1,6 @@
 import type { ApprovalRule, ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError } from "../errors.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
 
 /**
  * Motion tools of armbridge's contract that an arm may lack (no URDF, five

@@ -1,7 +1,7 @@
 import { ArmbridgeError, type ErrorCode } from "../errors.js";
 import type { LinkState } from "../transport/Transport.js";
 import type { DecidedApprovalView } from "./ApprovalDesk.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
+import type { ArgIssue } from "../validation/formatIssues.js";
 import type { CallResult } from "./CallResult.js";
 import { resultMessages } from "./resultMessages.js";
 

@@ -1,6 +1,6 @@
-import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
+import type { ActionRow, ActionRowState } from "../ledger/ActionRow.js";
 import { canonicalOutcome } from "../ledger/ActionRow.js";
-import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "./confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "../ledger/confirmOutcomes.js";
 
 /**
  * What happened to an action, in words for the person at the arm and the
@@ -8,7 +8,7 @@ import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "./confirmOutc
  * what it may do next). One entry per ledger state, so a new state does not
  * compile until it can be described.
  */
-const DESCRIBE: Readonly<Record<ActionState, (row: ActionRow) => string>> = {
+const DESCRIBE: Readonly<Record<ActionRowState, (row: ActionRow) => string>> = {
   started: () => "Sent to the arm; the bridge has not settled it yet.",
   done: (row) => {
     const notes = row.evidence?.notes ?? [];

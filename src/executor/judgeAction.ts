@@ -1,4 +1,4 @@
-import type { ObserveFn, ObserveInput } from "../tools/ToolDefinition.js";
+import type { ObserveFn, ObserveInput } from "./ToolDefinition.js";
 import { TERMINAL_ACTION_STATES } from "../transport/Transport.js";
 import type { Verdict } from "./Verdict.js";
 

@@ -1,5 +1,5 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ObserveFn } from "../tools/ToolDefinition.js";
+import type { ObserveFn } from "./ToolDefinition.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
 import { judgeAction } from "./judgeAction.js";
 import type { Verdict } from "./Verdict.js";

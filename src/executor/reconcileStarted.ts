@@ -2,8 +2,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ActionRow } from "../ledger/ActionRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
-import type { MotionCommand, Transport } from "../transport/Transport.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
+import type { Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import { observeUntilSettled, type ObserveOutcome } from "./observeUntilSettled.js";
 import { observeFnOf } from "./resolveLater.js";
@@ -29,9 +29,9 @@ export interface ReconcileDeps {
 export async function reconcileStarted(d: ReconcileDeps): Promise<ActionRow[]> {
   return Promise.all(
     d.ledger.inState("started").map(async (row) => {
-      const command = row.command as MotionCommand | undefined;
+      const command = row.command;
       let outcome: ObserveOutcome | undefined;
-      if (command && typeof command === "object" && typeof command.actionId === "string") {
+      if (command) {
         outcome = await observeUntilSettled({
           transport: d.transport,
           observe: observeFnOf(d.registry, row.tool),

@@ -1,8 +1,8 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ActionState } from "../ledger/ActionRow.js";
+import type { ActionRowState } from "../ledger/ActionRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
 import type { MotionCommand, Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import { observeUntilSettled } from "./observeUntilSettled.js";
@@ -24,7 +24,7 @@ export interface ReturnObservationDeps {
 /** What looking again at one action came to. */
 export interface ReobservedAction {
   readonly actionId: string;
-  readonly state: ActionState;
+  readonly state: ActionRowState;
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
-import type { ObserveFn } from "../tools/ToolDefinition.js";
-import type { ToolRegistry } from "../tools/ToolRegistry.js";
-import { observeTargets } from "../tools/observeTargets.js";
-import type { ArmStatus, MotionCommand } from "../transport/Transport.js";
+import type { ObserveFn } from "./ToolDefinition.js";
+import type { ToolRegistry } from "./ToolRegistry.js";
+import { observeTargets } from "./observeTargets.js";
+import type { ArmStatus } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
 import { judgeAction } from "./judgeAction.js";
 import type { Quarantine } from "./Quarantine.js";
@@ -35,7 +35,8 @@ export function resolveUnknownsFrom(status: ArmStatus, d: LaterObservationDeps):
     if (!record) continue;
     const row = d.ledger.get(actionId);
     if (!row || row.state !== "unknown") continue;
-    const command = row.command as MotionCommand;
+    const command = row.command;
+    if (!command) continue;
     // The arm reports its own record of the id in this status: it is the incarnation that knows it.
     const j = judgeAction(observeFnOf(d.registry, row.tool), { command, config: d.config, status, record, nowMs: d.now() }, { armRestarted: false });
     if (j.kind !== "settled" || j.verdict.kind === "interrupted") continue;

@@ -1,6 +1,6 @@
-import type { ActionRow, ActionState } from "../ledger/ActionRow.js";
+import type { ActionRow, ActionRowState } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
-import { CONFIRM_OUTCOME_RULES, factsOfRow } from "./confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../ledger/confirmOutcomes.js";
 import { resultMessages } from "./resultMessages.js";
 
 /**
@@ -12,7 +12,7 @@ export function resultFromRow(row: ActionRow): CallResult {
   // A confirmed row's pose is the one observed when the operator confirmed.
   const pose = row.observed?.pose ?? row.evidence?.pose;
   const base = { action_id: row.actionId, timed_out: row.timedOut, ...(pose ? { pose } : {}) };
-  const table: Record<ActionState, () => CallResult> = {
+  const table: Record<ActionRowState, () => CallResult> = {
     started: () => ({
       ...base,
       status: "unknown",

@@ -1,17 +1,24 @@
 import { asArmbridgeError } from "../errors.js";
-import type { HaltTool, ReadTool, ToolContext } from "../tools/ToolDefinition.js";
+import type { HaltContext, HaltTool, ReadContext, ReadTool } from "./ToolDefinition.js";
 import type { CallResult } from "./CallResult.js";
 import { skipped } from "./callResults.js";
 import { resultMessages } from "./resultMessages.js";
 
 /** A read or a halt: no locks, no ledger. A halt ignores the run deadline: stopping must always be possible. */
-export async function runNonBlocking(tool: ReadTool | HaltTool, args: unknown, ctx: ToolContext, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult> {
-  const budget = tool.kind === "halt" ? tool.timeoutMs : Math.min(tool.timeoutMs, deadlineAt - ctx.now());
+export async function runNonBlocking(
+  tool: ReadTool | HaltTool,
+  args: unknown,
+  ctx: { readonly read: ReadContext; readonly halt: HaltContext },
+  runSignal: AbortSignal,
+  deadlineAt: number,
+): Promise<CallResult> {
+  const budget = tool.kind === "halt" ? tool.timeoutMs : Math.min(tool.timeoutMs, deadlineAt - ctx.read.now());
   if (budget <= 0 || (tool.kind === "read" && runSignal.aborted)) return skipped(tool.name);
   const wait = new AbortController();
   const timer = setTimeout(() => wait.abort(), budget);
   try {
-    const out = await tool.run(args, ctx, wait.signal);
+    // A read tool gets the reads only: nothing in its context can move or stop the arm.
+    const out = tool.kind === "halt" ? await tool.run(args, ctx.halt, wait.signal) : await tool.run(args, ctx.read, wait.signal);
     return {
       status: "done",
       message: out.message,

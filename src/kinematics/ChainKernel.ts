@@ -1,4 +1,6 @@
+import { ArmbridgeError } from "../errors.js";
 import type { Transform } from "./rigidTransform.js";
+import { unitVector } from "../geometry/unitVector.js";
 
 /** One joint of a chain as the kernel needs it (see KinematicChain). */
 export interface KernelJoint {
@@ -72,11 +74,10 @@ export class ChainKernel {
       last = j.variable;
       const k = j.variable;
       this.#pre.set(run, 12 * k);
-      const [ax, ay, az] = j.axis;
-      const norm = Math.hypot(ax, ay, az) || 1;
-      this.#axis[3 * k] = ax / norm;
-      this.#axis[3 * k + 1] = ay / norm;
-      this.#axis[3 * k + 2] = az / norm;
+      // parseUrdf already refused axes that cannot be normalised; a chain built some other way is held to the same rule.
+      const axis = unitVector(j.axis, 1e-9);
+      if (!axis.ok) throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: "(kinematic chain)", reason: `the axis of moving joint #${k + 1} ${axis.message}` });
+      this.#axis.set(axis.unit, 3 * k);
       this.#prismatic[k] = j.type === "prismatic" ? 1 : 0;
       run = identity34();
     }

@@ -1,6 +1,6 @@
 import type { KinematicChain } from "./KinematicChain.js";
 import type { ChainKernel } from "./ChainKernel.js";
-import type { IkTarget } from "./solveIk.js";
+import type { IkTarget } from "./IkTarget.js";
 
 /**
  * Metres per radian when position and orientation errors share one norm: a

@@ -52,16 +52,19 @@ export class KinematicChain {
    */
   constructor(model: UrdfModel, baseLink: string, tipLink: string, source: string, narrow?: (joint: string) => { readonly min: number; readonly max: number } | undefined) {
     const fail = (reason: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: source, reason });
-    if (!model.links.has(baseLink)) throw fail(`base_link ${baseLink} is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`);
-    if (!model.links.has(tipLink)) throw fail(`tip_link ${tipLink} is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`);
+    if (!model.links.has(baseLink)) throw fail(`base_link ${baseLink} is not a link of robot ${model.name} (links: ${listSome(model.links)})`);
+    if (!model.links.has(tipLink)) throw fail(`tip_link ${tipLink} is not a link of robot ${model.name} (links: ${listSome(model.links)})`);
     const byChild = new Map(model.joints.map((j) => [j.child, j]));
     const path: UrdfJoint[] = [];
     for (let link = tipLink; link !== baseLink; ) {
       const j = byChild.get(link);
       if (!j) throw fail(`tip_link ${tipLink} does not descend from base_link ${baseLink}`);
-      path.unshift(j);
+      // parseUrdf refuses cycles; a model built some other way must not hang start-up either.
+      if (path.length >= model.joints.length) throw fail(`the joints above tip_link ${tipLink} form a cycle`);
+      path.push(j);
       link = j.parent;
     }
+    path.reverse();
     const variables: ChainVariable[] = [];
     const joints: ChainJoint[] = [];
     const variableJoint: number[] = [];
@@ -166,24 +169,41 @@ export class KinematicChain {
   }
 }
 
-/** Links joined to `baseLink` by fixed joints only (up or down the tree), and their pose in the base frame. */
+/**
+ * Links joined to `baseLink` by fixed joints only (up or down the tree), and
+ * their pose in the base frame: one breadth-first walk over the fixed joints,
+ * each looked at once from either end, so linear in the size of the model.
+ */
 function fixedFramesOf(model: UrdfModel, baseLink: string): Map<string, Transform> {
+  const touching = new Map<string, UrdfJoint[]>();
+  for (const j of model.joints) {
+    if (j.type !== "fixed") continue;
+    for (const link of [j.parent, j.child]) {
+      const list = touching.get(link);
+      if (list) list.push(j);
+      else touching.set(link, [j]);
+    }
+  }
   const out = new Map<string, Transform>([[baseLink, identity()]]);
   const queue = [baseLink];
-  while (queue.length > 0) {
-    const link = queue.shift() ?? baseLink;
+  for (let next = 0; next < queue.length; next++) {
+    const link = queue[next] ?? baseLink;
     const here = out.get(link) ?? identity();
-    for (const j of model.joints) {
-      if (j.type !== "fixed") continue;
-      const origin = fromXyzRpy(j.xyz, j.rpy);
+    for (const j of touching.get(link) ?? []) {
       if (j.parent === link && !out.has(j.child)) {
-        out.set(j.child, multiply(here, origin));
+        out.set(j.child, multiply(here, fromXyzRpy(j.xyz, j.rpy)));
         queue.push(j.child);
       } else if (j.child === link && !out.has(j.parent)) {
-        out.set(j.parent, multiply(here, invert(origin)));
+        out.set(j.parent, multiply(here, invert(fromXyzRpy(j.xyz, j.rpy))));
         queue.push(j.parent);
       }
     }
   }
   return out;
+}
+
+/** Up to 20 names, then how many more: an error message stays readable whatever the model's size. */
+function listSome(names: Iterable<string>): string {
+  const all = [...names];
+  return all.length <= 20 ? all.join(", ") : `${all.slice(0, 20).join(", ")} … (${all.length - 20} more)`;
 }

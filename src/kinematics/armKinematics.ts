@@ -56,9 +56,8 @@ function build(config: ArmConfig): ArmKinematics | undefined {
       reason: `the chain ${baseLink} → ${tipLink} moves ${missing.join(", ")}, which the config does not name (config joints: ${[...joints.keys()].join(", ")})`,
     });
   }
-  for (const v of chain.variables) {
-    if (v.lower > v.upper) throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: urdf, reason: `joint ${v.name}'s URDF limits and config limits do not overlap` });
-  }
+  const limitIssues = urdfLimitIssues(config, chain);
+  if (limitIssues.length > 0) throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: urdf, reason: limitIssues.join("; ") });
   const frame = config.workspace?.frame;
   if (frame !== undefined && !chain.fixedFrames.has(frame)) {
     throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", {
@@ -79,4 +78,32 @@ export function jointVectorOf(kin: ArmKinematics, pose: Readonly<Record<string, 
     q[k] = v;
   }
   return q;
+}
+
+/**
+ * The config's cross-checks, run again on the limits the URDF adds (the
+ * chain's travel is the overlap of the URDF's and the config's): each joint
+ * still has a range, and its home and every named pose lie inside it — a
+ * pose the URDF forbids would otherwise be sent by move_to_named_pose while
+ * IK refuses to go near it.
+ */
+function urdfLimitIssues(config: ArmConfig, chain: KinematicChain): string[] {
+  const issues: string[] = [];
+  const index = new Map(config.arm.joints.map((j, i) => [j.name, i]));
+  for (const v of chain.variables) {
+    const i = index.get(v.name);
+    const j = i === undefined ? undefined : config.arm.joints[i];
+    if (i === undefined || !j) continue;
+    if (!(v.lower < v.upper)) {
+      issues.push(`joint ${v.name}: its URDF limits and the config's [${j.min}, ${j.max}] leave no travel (overlap [${v.lower}, ${v.upper}])`);
+      continue;
+    }
+    const outside = (value: number): boolean => value < v.lower || value > v.upper;
+    if (outside(j.home)) issues.push(`arm.joints[${i}].home ${j.home} of ${v.name} is outside its travel [${v.lower}, ${v.upper}] (the URDF's limits within the config's)`);
+    for (const [pose, targets] of Object.entries(config.arm.namedPoses)) {
+      const value = targets[v.name];
+      if (value !== undefined && outside(value)) issues.push(`arm.named_poses.${pose}.${v.name} ${value} is outside its travel [${v.lower}, ${v.upper}] (the URDF's limits within the config's)`);
+    }
+  }
+  return issues;
 }

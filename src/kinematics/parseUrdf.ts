@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ArmbridgeError } from "../errors.js";
+import { unitVector } from "../geometry/unitVector.js";
 
 export type UrdfJointType = "revolute" | "continuous" | "prismatic" | "fixed";
 
@@ -25,6 +26,9 @@ export interface UrdfModel {
   readonly joints: readonly UrdfJoint[];
 }
 
+/** No joint of a robot sits further than this (metres) from its parent link. */
+const MAX_OFFSET_M = 10_000;
+
 /** The joint types that move the arm; planar and floating joints cannot be part of an arm's serial chain. */
 const SUPPORTED: Readonly<Record<UrdfJointType, true>> = { revolute: true, continuous: true, prismatic: true, fixed: true };
 
@@ -34,18 +38,29 @@ const SUPPORTED: Readonly<Record<UrdfJointType, true>> = { revolute: true, conti
  * Anything malformed is an `ARMB_ERR_URDF_INVALID` naming the element.
  */
 export function parseUrdf(text: string, source: string): UrdfModel {
-  const fail = (reason: string): never => {
-    throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: source, reason });
+  const fail = (reason: string, joints?: readonly string[]): never => {
+    throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: source, reason, ...(joints ? { joints } : {}) });
   };
   const valid = XMLValidator.validate(text);
   if (valid !== true) fail(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
+  // xacro expands its macros before a URDF is written, so a URDF needs no DTD
+  // entities; one that declares them (a billion-laughs bomb, an external file
+  // to read) is refused, and nothing is ever expanded.
+  if (declaresEntities(text)) fail("it declares XML entities (<!ENTITY …>); a URDF needs none, and they are never expanded");
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: "",
     parseAttributeValue: false,
+    processEntities: false,
     isArray: (_name, jPath) => jPath === "robot.link" || jPath === "robot.joint",
   });
-  const doc = parser.parse(text) as Record<string, unknown>;
+  let doc: Record<string, unknown>;
+  try {
+    doc = parser.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    // The validator passes some documents the parser then refuses (DOCTYPE forms, tag names): still the file's fault, not ours.
+    return fail(`not a usable XML document: ${(error as Error).message}`);
+  }
   const robot = doc.robot as Record<string, unknown> | undefined;
   if (!robot || typeof robot !== "object") return fail("no <robot> element");
   const name = typeof robot.name === "string" ? robot.name : "robot";
@@ -73,12 +88,14 @@ export function parseUrdf(text: string, source: string): UrdfModel {
     if (!links.has(parent)) fail(`${where}: parent link ${parent} is not defined`);
     if (!links.has(child)) fail(`${where}: child link ${child} is not defined`);
     const xyz = vector(attr(j.origin, "xyz"), [0, 0, 0], `${where} <origin xyz>`, fail);
+    // Lengths along a chain are summed (FK, the envelope's sweep bound): an absurd offset would overflow them to Infinity or NaN.
+    if (xyz.some((v) => Math.abs(v) > MAX_OFFSET_M)) fail(`${where} <origin xyz="${attr(j.origin, "xyz") ?? ""}"> is more than ${MAX_OFFSET_M} m from its parent; a URDF is in metres`);
     const rpy = vector(attr(j.origin, "rpy"), [0, 0, 0], `${where} <origin rpy>`, fail);
     let axis = vector(attr(j.axis, "xyz"), [1, 0, 0], `${where} <axis xyz>`, fail);
-    const norm = Math.hypot(...axis);
     if (type !== "fixed") {
-      if (!(norm > 1e-9)) fail(`${where} has a zero <axis>`);
-      axis = [axis[0] / norm, axis[1] / norm, axis[2] / norm];
+      const unit = unitVector(axis, 1e-9);
+      if (!unit.ok) return fail(`${where}'s <axis xyz="${attr(j.axis, "xyz") ?? ""}"> ${unit.message}`);
+      axis = [unit.unit[0] ?? 0, unit.unit[1] ?? 0, unit.unit[2] ?? 0];
     }
     let limit: UrdfJoint["limit"];
     if (type === "revolute" || type === "prismatic") {
@@ -86,16 +103,50 @@ export function parseUrdf(text: string, source: string): UrdfModel {
       const upper = Number(attr(j.limit, "upper") ?? "0");
       if (j.limit === undefined) fail(`${where} (${type}) needs a <limit>`);
       if (!Number.isFinite(lower) || !Number.isFinite(upper) || lower > upper) fail(`${where} has limits [${lower}, ${upper}]`);
+      if (type === "prismatic" && Math.max(Math.abs(lower), Math.abs(upper)) > MAX_OFFSET_M) fail(`${where} slides to [${lower}, ${upper}] m, more than ${MAX_OFFSET_M} m; a URDF is in metres`);
       limit = { lower, upper };
     }
     joints.push({ name: jointName, type: type as UrdfJointType, parent, child, xyz, rpy, axis, limit });
   }
-  const children = new Set<string>();
+  const parentJoint = new Map<string, UrdfJoint>();
   for (const j of joints) {
-    if (children.has(j.child)) fail(`link ${j.child} is the child of more than one joint; a URDF is a tree`);
-    children.add(j.child);
+    if (parentJoint.has(j.child)) fail(`link ${j.child} is the child of more than one joint; a URDF is a tree`);
+    parentJoint.set(j.child, j);
   }
+  const cycle = findCycle(links, parentJoint);
+  if (cycle) fail(`joints ${cycle.join(" → ")} form a cycle (each link's parent chain leads back to itself); a URDF is a tree`, cycle);
   return { name, links, joints };
+}
+
+/** An `<!ENTITY` after a `<!DOCTYPE` (two scans: linear, whatever the text). */
+function declaresEntities(text: string): boolean {
+  const doctype = text.search(/<!DOCTYPE/i);
+  return doctype >= 0 && /<!ENTITY/i.test(text.slice(doctype));
+}
+
+/**
+ * The joints of a cycle in the parent relation, or undefined for a forest.
+ * Each link is walked up its parents once (links already known to reach a
+ * root stop the walk), so this is linear in the number of links.
+ */
+function findCycle(links: ReadonlySet<string>, parentJoint: ReadonlyMap<string, UrdfJoint>): string[] | undefined {
+  const done = new Set<string>();
+  for (const start of links) {
+    const onWalk = new Map<string, number>();
+    const walk: UrdfJoint[] = [];
+    let link: string | undefined = start;
+    while (link !== undefined && !done.has(link)) {
+      const seenAt = onWalk.get(link);
+      if (seenAt !== undefined) return walk.slice(seenAt).map((j) => j.name).reverse();
+      onWalk.set(link, walk.length);
+      const j = parentJoint.get(link);
+      if (!j) break;
+      walk.push(j);
+      link = j.parent;
+    }
+    for (const l of onWalk.keys()) done.add(l);
+  }
+  return undefined;
 }
 
 function asArray(v: unknown): unknown[] {

@@ -1,6 +1,5 @@
 import { ArmbridgeError } from "../errors.js";
-import type { MotionRefusal } from "../safety/checkMotionEnvelope.js";
-import type { MotionPlan } from "../tools/ToolDefinition.js";
+import type { MotionPlan, MotionRefusal } from "../motion/MotionPlan.js";
 import { jointVectorOf, type ArmKinematics } from "./armKinematics.js";
 import type { RemoteIkSolver } from "./RemoteIkSolver.js";
 import { identity, invert, multiply, positionOf, quaternionOf, transformPoint, type Transform } from "./rigidTransform.js";

@@ -1,4 +1,5 @@
 import { mat4, quat } from "gl-matrix";
+import { unitVector } from "../geometry/unitVector.js";
 
 /**
  * Rigid transforms as gl-matrix 4×4 column-major matrices, always in
@@ -64,12 +65,16 @@ export function fromPositionRpy(position: readonly [number, number, number], rpy
   return fromXyzRpy(position, [rpy.roll, rpy.pitch, rpy.yaw]);
 }
 
-/** A transform from a position and a (not necessarily unit) quaternion; undefined for a zero quaternion. */
+/**
+ * A transform from a position and a (not necessarily unit) quaternion;
+ * undefined for a quaternion that cannot be normalised (zero, not finite, or
+ * so long its length overflows).
+ */
 export function fromPositionQuaternion(position: readonly [number, number, number], q: Quaternion): Transform | undefined {
-  const n = Math.hypot(q.x, q.y, q.z, q.w);
-  if (!(n > 1e-9)) return undefined;
-  const unit = quat.fromValues(q.x / n, q.y / n, q.z / n, q.w / n);
-  return mat4.fromRotationTranslation(new Float64Array(16), unit, position) as Transform;
+  const n = unitVector([q.x, q.y, q.z, q.w], 1e-9);
+  if (!n.ok) return undefined;
+  const [x = 0, y = 0, z = 0, w = 1] = n.unit;
+  return mat4.fromRotationTranslation(new Float64Array(16), quat.fromValues(x, y, z, w), position) as Transform;
 }
 
 export function multiply(a: Transform, b: Transform): Transform {

@@ -1,14 +1,8 @@
 import type { KinematicChain } from "./KinematicChain.js";
-import { positionOf, type Transform } from "./rigidTransform.js";
+import { positionOf } from "./rigidTransform.js";
 import { mulberry32 } from "../random/mulberry32.js";
 import { IkWorkspace } from "./IkWorkspace.js";
-
-/** What the solver must reach: a position, and for a full-pose solve the tip's orientation too. */
-export interface IkTarget {
-  readonly position: readonly [number, number, number];
-  /** A transform whose rotation is the wanted tip orientation; omit for a position-only solve. */
-  readonly orientation?: Transform | undefined;
-}
+import type { IkTarget } from "./IkTarget.js";
 
 export interface IkOptions {
   /** Converged when the tip is this close to the target position (m). Default 0.1 mm. */

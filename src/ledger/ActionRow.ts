@@ -1,13 +1,19 @@
 import type { ActionRecord } from "../transport/Transport.js";
+import type { RecordedCommand } from "./RecordedCommand.js";
 
-/** Ledger states of an action (see docs/architecture.md for the diagram). */
+/**
+ * Ledger states of an action (see docs/architecture.md for the diagram). Not
+ * the arm's own record of an action (ArmActionState, src/transport): here
+ * `unknown` means the bridge could not tell what happened and an operator must
+ * confirm; there it means the arm has no record of the id.
+ */
 export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial"] as const;
-export type ActionState = (typeof ACTION_STATES)[number];
+export type ActionRowState = (typeof ACTION_STATES)[number];
 
 /**
  * What an operator can see of an `unknown` action at the arm: it reached the
  * target, it stopped short (moved part-way), or it did not move. The ledger
- * keeps this word; src/executor/confirmOutcomes.ts says what each one does.
+ * keeps this word; src/ledger/confirmOutcomes.ts says what each one does.
  */
 export const CONFIRM_OUTCOMES = ["reached", "partial", "not_moved"] as const;
 export type ConfirmOutcome = (typeof CONFIRM_OUTCOMES)[number];
@@ -47,10 +53,11 @@ export interface ActionRow {
   readonly args: unknown;
   readonly argsHash: string;
   readonly resources: readonly string[];
-  readonly command: unknown;
+  /** What was sent and where the motion started; undefined when the stored command is not one (checked on reading). */
+  readonly command: RecordedCommand | undefined;
   /** The arm's incarnation (firmware boot id) when the command was sent. */
   readonly armIncarnation: string | undefined;
-  readonly state: ActionState;
+  readonly state: ActionRowState;
   readonly timedOut: boolean;
   readonly settledBy: SettledBy;
   readonly message: string | undefined;
@@ -68,7 +75,7 @@ export interface ActionRow {
 }
 
 /** Whether an action in this state still quarantines its resources. */
-export const QUARANTINES: Readonly<Record<ActionState, boolean>> = {
+export const QUARANTINES: Readonly<Record<ActionRowState, boolean>> = {
   started: false,
   done: false,
   failed: false,

@@ -3,13 +3,13 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import type { ActionRow, ActionState, ConfirmOutcome, ConfirmOutcomeInput, Evidence, ObservedPose, SettledBy } from "./ActionRow.js";
+import type { ActionRow, ActionRowState, ConfirmOutcome, ConfirmOutcomeInput, Evidence, ObservedPose, SettledBy } from "./ActionRow.js";
 import { canonicalOutcome } from "./ActionRow.js";
 import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
-// The one table of what each operator outcome does, its ledger state included (it imports nothing but row types).
-import { CONFIRM_OUTCOME_RULES } from "../executor/confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import { FRESH_SCHEMA, migrateLedger, SCHEMA_VERSION } from "./ledgerSchema.js";
+import { parseRecordedCommand, type RecordedCommand } from "./RecordedCommand.js";
 import { describeHolder, removeOwnerFile, thisProcessAsOwner, writeOwnerFile } from "./LedgerOwner.js";
 
 const APP_ID = "armbridge-intent-ledger";
@@ -50,7 +50,7 @@ export interface NewIntent {
   readonly args: unknown;
   readonly argsHash: string;
   readonly resources: readonly string[];
-  readonly command: unknown;
+  readonly command: RecordedCommand;
   /** The arm's incarnation when the command was sent (Transport.armIncarnation). */
   readonly armIncarnation?: string | undefined;
 }
@@ -386,7 +386,7 @@ export class IntentLedger {
    * many rows share a millisecond. `before` (epoch ms) is the older, coarser
    * filter: rows created at or after it are left out.
    */
-  list(filter: { state?: ActionState | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {}): ActionRow[] {
+  list(filter: { state?: ActionRowState | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {}): ActionRow[] {
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
     const rows = this.#stmts.list.all({
       state: filter.state ?? null,
@@ -398,12 +398,12 @@ export class IntentLedger {
     return rows.map(toRow);
   }
 
-  inState(state: ActionState): ActionRow[] {
+  inState(state: ActionRowState): ActionRow[] {
     return (this.#stmts.inState.all(state) as RawRow[]).map(toRow);
   }
 }
 
-export type { ActionRow, ActionState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
+export type { ActionRow, ActionRowState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
 
 function prepare(db: Database.Database) {
   return {
@@ -443,9 +443,9 @@ function toRow(r: RawRow): ActionRow {
     args: JSON.parse(r.args_json) as unknown,
     argsHash: r.args_hash,
     resources: JSON.parse(r.resources_json) as string[],
-    command: r.command_json === null ? undefined : (JSON.parse(r.command_json) as unknown),
+    command: r.command_json === null ? undefined : parseRecordedCommand(JSON.parse(r.command_json)),
     armIncarnation: r.arm_incarnation ?? undefined,
-    state: r.state as ActionState,
+    state: r.state as ActionRowState,
     timedOut: r.timed_out === 1,
     settledBy: (r.settled_by ?? "none") as SettledBy,
     message: r.message ?? undefined,

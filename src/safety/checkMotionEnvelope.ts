@@ -1,17 +1,9 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { ErrorCode } from "../errors.js";
-import { ArmbridgeError } from "../errors.js";
+import { ArmbridgeError, type ErrorCode } from "../errors.js";
 import { armKinematicsOf, jointVectorOf } from "../kinematics/armKinematics.js";
 import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
-import type { ArgIssue } from "../tools/formatIssues.js";
+import type { MotionRefusal } from "../motion/MotionPlan.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
-
-/** Why a motion may not be sent: a coded reason and the issues a model reads. */
-export interface MotionRefusal {
-  readonly ok: false;
-  readonly code: ErrorCode;
-  readonly issues: readonly ArgIssue[];
-}
 
 export type EnvelopeVerdict =
   | { readonly ok: true; readonly samples: number }
@@ -119,7 +111,8 @@ export function checkMotionEnvelope(
 
   // Samples so that no frame moves more than SAMPLE_SPACING_M between two of them (see SAMPLE_SPACING_M).
   const intervals = Math.max(1, Math.ceil(sweepOf(q0, q1) / SAMPLE_SPACING_M));
-  if (intervals + 1 > MAX_SAMPLES) {
+  // NaN (an infinite sweep radius times a joint that does not move) must refuse like a path too long, not skip the loop.
+  if (!Number.isFinite(intervals) || intervals + 1 > MAX_SAMPLES) {
     const rule = `the path is too long to verify in ${MAX_SAMPLES} samples; split it into smaller moves`;
     return refusal("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule }, "path_too_long", "(path)");
   }
@@ -210,6 +203,8 @@ const AXES = ["x", "y", "z"] as const;
 
 function ruleBroken(p: readonly [number, number, number], box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined, margin: number): string | undefined {
   const mm = Number((margin * 1000).toFixed(1));
+  // NaN compares false with every bound: a frame whose position overflowed must fail the check, not pass it.
+  if ((floorZ !== undefined || box) && !Number.isFinite(p[0] + p[1] + p[2])) return "its position is not a finite number (the URDF's origins or the joint values overflow)";
   if (floorZ !== undefined && p[2] < floorZ + margin) return `z ${p[2].toFixed(3)} is below floor_z ${floorZ} (+${mm} mm sampling margin)`;
   if (box) {
     for (let a = 0; a < 3; a++) {

@@ -12,8 +12,8 @@ import { moveToPointTool } from "./moveToPoint.js";
 import { moveToPoseTool } from "./moveToPose.js";
 import { setGripper } from "./setGripper.js";
 import { stop } from "./stop.js";
-import type { ToolDefinition } from "./ToolDefinition.js";
-import { ToolRegistry } from "./ToolRegistry.js";
+import type { ToolDefinition } from "../executor/ToolDefinition.js";
+import { ToolRegistry } from "../executor/ToolRegistry.js";
 
 export interface DefaultToolsOptions {
   /**

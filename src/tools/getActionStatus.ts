@@ -1,7 +1,7 @@
 import { resultFromRow } from "../executor/resultFromRow.js";
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `get_action_status {action_id}`: an earlier action as the intent ledger records it. Read-only. */
 export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
@@ -13,7 +13,7 @@ export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
     kind: "read",
     timeoutMs: config.timeoutsMs.getActionStatus,
     run: async (args, ctx) => {
-      const row = ctx.ledger.get(args.action_id);
+      const row = ctx.action(args.action_id);
       if (!row) return { message: `No action with id ${args.action_id}.`, data: { found: false, action_id: args.action_id } };
       return {
         // An operator's word carries what the model must know next (e.g. where a part-way motion left the arm).

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { endEffectorOf } from "../kinematics/endEffectorOf.js";
 import { poseOf } from "../transport/poseOf.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `get_arm_state {}`: pose, moving axes, staleness, actions awaiting an operator. Read-only. */
 export function getArmState(config: ArmConfig): ReadTool | HaltTool {
@@ -16,10 +16,10 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
     kind: "read",
     timeoutMs: config.timeoutsMs.getArmState,
     run: async (_args, ctx) => {
-      const status = ctx.transport.latestStatus();
+      const status = ctx.latestStatus();
       const quarantined = ctx.quarantined();
       const pending = [...new Set([...quarantined.values()].flat())].map((id) => {
-        const row = ctx.ledger.get(id);
+        const row = ctx.action(id);
         return { action_id: id, tool: row?.tool, resources: row?.resources ?? [] };
       });
       const ageMs = status ? Math.max(0, ctx.now() - status.stampMs) : undefined;

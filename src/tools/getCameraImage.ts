@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Cameras } from "../cameras/Cameras.js";
 import { describeImage, toCameraImage, withoutData } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `get_camera_image {camera}`: one fresh picture from a configured camera, to look at. Read-only. */
 export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadTool | HaltTool {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
-import { observeTargets } from "./observeTargets.js";
-import { MOTION_RESULT_GUIDE, speedSchema } from "./speedSchema.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 /** `move_joints {positions: {joint: rad}, speed?}`: absolute joint targets (a contract other tools rely on). */
 export function moveJoints(config: ArmConfig): MotionTool {
@@ -35,7 +35,7 @@ export function moveJoints(config: ArmConfig): MotionTool {
     resources: (a) => resourcesFor(config, Object.keys(definedPositions(a.positions))),
     timeoutMs: config.timeoutsMs.moveJoints,
     onTimeout: "observe",
-    plan: (a) => ({ targets: definedPositions(a.positions), speed: a.speed ?? 0.5 }),
+    plan: (a) => ({ targets: definedPositions(a.positions), speed: speedOf(a) }),
     observe: observeTargets,
   });
 }

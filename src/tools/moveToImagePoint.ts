@@ -7,9 +7,10 @@ import { ArmbridgeError } from "../errors.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove } from "../kinematics/planCartesianMove.js";
-import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema } from "./moveToPoint.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { CARTESIAN_RESULT_GUIDE } from "./moveToPoint.js";
+import { speedOf, speedSchema } from "./speedSchema.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 /** The highest a call may ask to hover above the table: beyond it, a point is no longer "at" the image point. */
 const MAX_HEIGHT_M = 1.0;
@@ -36,7 +37,7 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
         .transform((p) => [p[0] ?? 0, p[1] ?? 0] as const)
         .describe("The point in that camera's picture as [y, x], each normalised to 0-1000 (0,0 top-left; 1000,1000 bottom-right)."),
       height_m: z.number().finite().min(0).max(MAX_HEIGHT_M).describe("How high above the table surface to put the tool tip, in metres (e.g. 0.10 to hover above a block)."),
-      speed: cartesianSpeedSchema,
+      speed: speedSchema(config),
     })
     .strict();
   const target = (a: z.output<typeof args>): ReturnType<typeof imagePointToTable> => {
@@ -69,14 +70,14 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
       }
     },
     plan: (a, ctx) => {
-      const speed = a.speed ?? 0.5;
+      const speed = speedOf(a);
       const mapped = target(a);
       if (!mapped.ok) {
         const e = new ArmbridgeError("ARMB_ERR_IMAGE_POINT_INVALID", { tool: "move_to_image_point", point: JSON.stringify(a.point), camera: a.camera, reason: mapped.reason });
         return { targets: {}, speed, refusal: { ok: false, code: e.code, issues: [{ path: "point", code: "image_point_invalid", message: e.message }] } };
       }
       const [x, y, z0] = mapped.table;
-      return planCartesianMove(kin, { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false }, poseOf(ctx.transport.latestStatus()), "move_to_image_point", speed);
+      return planCartesianMove(kin, { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false }, poseOf(ctx.latestStatus()), "move_to_image_point", speed);
     },
     context: (a) => {
       const mapped = target(a);

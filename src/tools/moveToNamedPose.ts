@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
-import { observeTargets } from "./observeTargets.js";
-import { MOTION_RESULT_GUIDE, speedSchema } from "./speedSchema.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 /** `move_to_named_pose {pose, speed?}`: a pose from the arm config. */
 export function moveToNamedPose(config: ArmConfig): MotionTool {
@@ -23,7 +23,7 @@ export function moveToNamedPose(config: ArmConfig): MotionTool {
     resources: (a) => resourcesFor(config, Object.keys(poses.get(a.pose) ?? {})),
     timeoutMs: config.timeoutsMs.moveToNamedPose,
     onTimeout: "observe",
-    plan: (a) => ({ targets: { ...(poses.get(a.pose) ?? {}) }, speed: a.speed ?? 0.5 }),
+    plan: (a) => ({ targets: { ...(poses.get(a.pose) ?? {}) }, speed: speedOf(a) }),
     observe: observeTargets,
   });
 }

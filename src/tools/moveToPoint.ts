@@ -5,21 +5,15 @@ import { poseOf } from "../transport/poseOf.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { speedOf, speedSchema } from "./speedSchema.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 export const CARTESIAN_RESULT_GUIDE =
   "Blocks until the motion ends. Results: status done (reached), failed (nothing moved; you may re-run), " +
   "unknown (do NOT re-run; a person must confirm), blocked (a joint awaits an operator's confirmation), " +
   "rejected (nothing moved: out of reach, or the path would leave the safety envelope — the message names the closest reachable point or the offending link; pick another target), " +
   "skipped (no time left; nothing was sent).";
-
-export const cartesianSpeedSchema = z
-  .number()
-  .gt(0)
-  .lte(1)
-  .optional()
-  .describe("Fraction of each joint's maximum velocity, in (0, 1]. Default 0.5.");
 
 /** The frames a Cartesian target may be given in: the base link first, then links rigidly attached to it. */
 export function frameSchema(kin: ArmKinematics): z.ZodOptional<z.ZodEnum<Record<string, string>>> {
@@ -42,15 +36,15 @@ export function moveToPointTool(config: ArmConfig, kin: ArmKinematics, remote?: 
         ? "The tool keeps its current orientation when it can; otherwise the orientation is left free. "
         : `This arm has ${kin.chain.dof} axes, so only the position is controlled; the tool's orientation follows. `) +
       `The arm moves in joint space to the inverse-kinematics solution closest to its current joints; the whole path is checked against the safety envelope first. ${CARTESIAN_RESULT_GUIDE}`,
-    args: z.object({ x: metres("x"), y: metres("y"), z: metres("z"), frame: frameSchema(kin), speed: cartesianSpeedSchema }).strict(),
+    args: z.object({ x: metres("x"), y: metres("y"), z: metres("z"), frame: frameSchema(kin), speed: speedSchema(config) }).strict(),
     blocking: true,
     resources: () => resourcesFor(config, kin.jointNames),
     timeoutMs: config.timeoutsMs.moveToPoint,
     onTimeout: "observe",
     plan: (args, ctx, signal) => {
       const goal = { position: [args.x, args.y, args.z] as const, orientation: undefined, frame: args.frame, orientationRequired: false };
-      const pose = poseOf(ctx.transport.latestStatus());
-      const speed = args.speed ?? 0.5;
+      const pose = poseOf(ctx.latestStatus());
+      const speed = speedOf(args);
       return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_point", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_point", speed);
     },
     observe: observeTargets,

@@ -6,9 +6,11 @@ import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
 import { fromPositionQuaternion, fromPositionRpy, type Transform } from "../kinematics/rigidTransform.js";
-import { CARTESIAN_RESULT_GUIDE, cartesianSpeedSchema, frameSchema } from "./moveToPoint.js";
-import { observeTargets } from "./observeTargets.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { unitVector } from "../geometry/unitVector.js";
+import { CARTESIAN_RESULT_GUIDE, frameSchema } from "./moveToPoint.js";
+import { speedOf, speedSchema } from "./speedSchema.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 const m = (axis: string): z.ZodNumber => z.number().finite().describe(`${axis} in metres.`);
 const rad = (what: string): z.ZodNumber => z.number().finite().min(-2 * Math.PI).max(2 * Math.PI).describe(`${what} in radians.`);
@@ -19,7 +21,10 @@ const orientationSchema = z
     z
       .object({ x: z.number().finite(), y: z.number().finite(), z: z.number().finite(), w: z.number().finite() })
       .strict()
-      .refine((q) => Math.hypot(q.x, q.y, q.z, q.w) > 1e-6, { message: "a quaternion cannot be zero" })
+      .superRefine((q, ctx) => {
+        const unit = unitVector([q.x, q.y, q.z, q.w], 1e-6);
+        if (!unit.ok) ctx.addIssue({ code: "custom", message: `the quaternion ${unit.message}: give a unit quaternion (x, y, z, w)` });
+      })
       .describe("A unit quaternion (x, y, z, w); it is normalised."),
   ])
   .describe("The tool's orientation in the same frame: {roll, pitch, yaw} (radians, fixed axes x then y then z, as in URDF and ROS) or a quaternion {x, y, z, w}.");
@@ -36,7 +41,7 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
         position: z.object({ x: m("x"), y: m("y"), z: m("z") }).strict().describe("Target position of the tool tip, metres."),
         orientation: orientationSchema,
         frame: frameSchema(kin),
-        speed: cartesianSpeedSchema,
+        speed: speedSchema(config),
       })
       .strict(),
     blocking: true,
@@ -47,9 +52,11 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
       const p = [args.position.x, args.position.y, args.position.z] as const;
       const o = args.orientation;
       const orientation: Transform | undefined = "roll" in o ? fromPositionRpy(p, o) : fromPositionQuaternion(p, o);
+      // The schema already refused such a quaternion; were one to get here, "no orientation" would mean "keep the current one" — never that.
+      if (!orientation) return { targets: {}, speed: speedOf(args), refusal: { ok: false, code: "ARMB_ERR_ARGS_INVALID", issues: [{ path: "orientation", code: "custom", message: "the quaternion cannot be normalised" }] } };
       const goal = { position: p, orientation, frame: args.frame, orientationRequired: true };
-      const pose = poseOf(ctx.transport.latestStatus());
-      const speed = args.speed ?? 0.5;
+      const pose = poseOf(ctx.latestStatus());
+      const speed = speedOf(args);
       return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_pose", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_pose", speed);
     },
     observe: observeTargets,

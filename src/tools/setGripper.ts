@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ArmConfig, GripperConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
-import { observeTargets } from "./observeTargets.js";
-import { MOTION_RESULT_GUIDE, speedSchema } from "./speedSchema.js";
-import { defineMotionTool, type MotionTool } from "./ToolDefinition.js";
+import { observeTargets } from "../executor/observeTargets.js";
+import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
+import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 /** `set_gripper {position: 0..1, speed?}`: 0 closed, 1 open. */
 export function setGripper(config: ArmConfig, gripper: GripperConfig): MotionTool {
@@ -20,7 +20,7 @@ export function setGripper(config: ArmConfig, gripper: GripperConfig): MotionToo
     resources: () => resourcesFor(config, [gripper.name]),
     timeoutMs: config.timeoutsMs.setGripper,
     onTimeout: "observe",
-    plan: (a) => ({ targets: { [gripper.name]: a.position }, speed: a.speed ?? 0.5 }),
+    plan: (a) => ({ targets: { [gripper.name]: a.position }, speed: speedOf(a) }),
     observe: observeTargets,
   });
 }

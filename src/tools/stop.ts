@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf } from "../config/actuators.js";
 import { poseOf } from "../transport/poseOf.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "./ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */
 export function stop(config: ArmConfig): ReadTool | HaltTool {
@@ -26,7 +26,7 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
     kind: "halt",
     timeoutMs: config.timeoutsMs.stop,
     run: async (args, ctx, signal) => {
-      const halted = await ctx.transport.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
+      const halted = await ctx.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
       const pose = poseOf(halted.status);
       const what = args.joints ? args.joints.join(", ") : "all axes";
       const message = halted.halted

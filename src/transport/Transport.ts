@@ -131,8 +131,13 @@ export interface MotionCommand {
   readonly speed: number;
 }
 
-/** What the arm says about one action. */
-export type ActionState =
+/**
+ * What the arm says about one action: the device's (or controller's) own
+ * record. Not the ledger's state of an action (ActionRowState), where
+ * `unknown` means the bridge could not tell what happened; here it means the
+ * arm has no record of the id.
+ */
+export type ArmActionState =
   /** The arm has no record of this id (never arrived, or the arm lost its memory in a reboot). */
   | "unknown"
   /** Accepted, motion under way. */
@@ -150,9 +155,12 @@ export type ActionState =
   /** Voided by `queryAction({ voidIfUnknown: true })`: it will never run. */
   | "voided";
 
+/** @deprecated The old name of ArmActionState, kept while the transports move over to it. */
+export type ActionState = ArmActionState;
+
 export interface ActionRecord {
   readonly actionId: string;
-  readonly state: ActionState;
+  readonly state: ArmActionState;
   /**
    * Whether any axis moved for this action: `false` is positive evidence that
    * no effect landed; `undefined` means the arm does not know.
@@ -197,7 +205,7 @@ export interface HaltResult {
 }
 
 /** States after which an action will never move the arm again. */
-export const TERMINAL_ACTION_STATES: Readonly<Record<ActionState, boolean>> = {
+export const TERMINAL_ACTION_STATES: Readonly<Record<ArmActionState, boolean>> = {
   unknown: false,
   executing: false,
   reached: true,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { HttpSnapshotSource } from "../../src/cameras/sources/HttpSnapshotSource.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../src/errors.js";
 
@@ -19,6 +20,36 @@ function issuesOf(raw: unknown): string {
     throw error;
   }
 }
+
+describe("a camera URL whose credentials cannot be decoded is refused at load, naming the camera, never echoing the password", () => {
+  it.each([
+    ["a % in the password (it used to pass, then stop serve with ARMB_ERR_INTERNAL: URI malformed)", "http://cam:50%off@10.0.0.5/snap.jpg", /camera lab's URL has a password with a %/],
+    ["a % in the user name", "http://ad%min:pw@10.0.0.5/snap.jpg", /camera lab's URL has a user name with a %/],
+  ])("%s", (_what, url, message) => {
+    const issues = issuesOf({ arm, cameras: [{ name: "lab", source: { http: url } }] });
+    expect(issues).toMatch(message);
+    expect(issues).toMatch(/%25/);
+    expect(issues).not.toContain("50%off");
+    expect(issues).not.toContain("ad%min");
+  });
+
+  it("an escaped % (%25) is the password it encodes", () => {
+    const cfg = parseConfig({ arm, cameras: [{ name: "lab", source: { http: "http://cam:50%25off@10.0.0.5/snap.jpg" } }] });
+    expect(cfg.cameras[0]!.source).toMatchObject({ kind: "http" });
+  });
+
+  it("a source built in code with such a URL is a coded error naming the camera, not an internal one", () => {
+    let caught: unknown;
+    try {
+      new HttpSnapshotSource({ camera: "lab", url: "http://cam:50%off@10.0.0.5/snap.jpg", timeoutMs: 1000 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isArmbridgeError(caught, "ARMB_ERR_CONFIG_INVALID")).toBe(true);
+    expect((caught as Error).message).toContain("camera lab");
+    expect((caught as Error).message).not.toContain("50%off");
+  });
+});
 
 describe("config cameras: and scene:", () => {
   it("no cameras by default; a calibrated camera gets its homography and residual at load", () => {

@@ -41,7 +41,9 @@ describe("bus config contract", () => {
         }),
       );
       const path = join(dir, "arm.yaml");
-      writeFileSync(path, stringify({ bus: { protocol: "feetech_sts", calibration: "calib.json" }, arm: { joints: [joint("a", 1), joint("b", 2)], gripper: { servo: { id: 3, closed: 0, open: 1 } } } }));
+      // ±0.5 rad is ±326 counts: inside both motors' ranges, as the merged config's checks require.
+      const narrow = (name: string, id: number): Record<string, unknown> => ({ ...joint(name, id), min: -0.5, max: 0.5 });
+      writeFileSync(path, stringify({ bus: { protocol: "feetech_sts", calibration: "calib.json" }, arm: { joints: [narrow("a", 1), narrow("b", 2)], gripper: { servo: { id: 3, closed: 0, open: 1 } } } }));
       const config = loadConfig(path);
       expect(config.arm.joints[0]!.servo).toMatchObject({ id: 1, center: 2000, sign: 1 });
       expect(config.arm.joints[1]!.servo).toMatchObject({ id: 2, center: 1000, sign: -1 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { describeForOperator } from "../../src/executor/describeForOperator.js";
 import { resultFromRow } from "../../src/executor/resultFromRow.js";
-import { ACTION_STATES, type ActionRow, type ActionState } from "../../src/ledger/ActionRow.js";
+import { ACTION_STATES, type ActionRow, type ActionRowState } from "../../src/ledger/ActionRow.js";
 
-function row(state: ActionState, patch: Partial<ActionRow> = {}): ActionRow {
+function row(state: ActionRowState, patch: Partial<ActionRow> = {}): ActionRow {
   return {
     actionId: "act_1",
     callId: "c1",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { judgeAction } from "../../src/executor/judgeAction.js";
-import { observeTargets } from "../../src/tools/observeTargets.js";
-import type { ActionRecord, ActionState, ArmStatus } from "../../src/transport/Transport.js";
+import { observeTargets } from "../../src/executor/observeTargets.js";
+import type { ActionRecord, ArmActionState, ArmStatus } from "../../src/transport/Transport.js";
 import { testConfig } from "../support/testConfig.js";
 
 /**
@@ -13,7 +13,7 @@ const config = testConfig();
 const NOW = 1_000_000;
 const command = { actionId: "act_1", targets: { elbow: 1.0 }, speed: 0.5 };
 const atTarget: ArmStatus = { stampMs: NOW, axes: { elbow: { position: 1.0, velocity: 0, moving: false } }, faults: [], actions: [] };
-const record = (state: ActionState, moved: boolean | undefined): ActionRecord => ({ actionId: "act_1", state, moved });
+const record = (state: ArmActionState, moved: boolean | undefined): ActionRecord => ({ actionId: "act_1", state, moved });
 const judge = (r: ActionRecord | undefined, armRestarted = false) => judgeAction(observeTargets, { command, config, status: atTarget, record: r, nowMs: NOW }, { armRestarted });
 
 describe("judgeAction: the pose settles nothing the arm has not accounted for", () => {

@@ -6,8 +6,8 @@ import { z } from "zod";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 import { Executor } from "../../src/executor/Executor.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { observeTargets } from "../../src/tools/observeTargets.js";
-import { defineMotionTool } from "../../src/tools/ToolDefinition.js";
+import { observeTargets } from "../../src/executor/observeTargets.js";
+import { defineMotionTool } from "../../src/executor/ToolDefinition.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 /**

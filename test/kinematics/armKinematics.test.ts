@@ -84,6 +84,26 @@ describe("arm.urdf, arm.base_link, arm.tip_link and workspace in the config", ()
     expect(() => armKinematicsOf(config)).toThrow(expect.objectContaining({ code: "ARMB_ERR_URDF_INVALID" }));
   });
 
+  it.each([
+    ["a named pose outside the URDF's limits (stow's elbow 2.4, the URDF stops at 2.0)", 'upper="2.0"', /arm\.named_poses\.stow\.elbow 2\.4 is outside its travel \[-2\.6, 2\]/],
+    ["limits that meet the config's in a single point (no travel left)", 'lower="2.6" upper="3.0"', /joint elbow: its URDF limits and the config's \[-2\.6, 2\.6\] leave no travel/],
+  ])("the URDF's limits go through the config's cross-checks too: %s is ARMB_ERR_URDF_MISMATCH naming the key (it used to load)", (_what, limit, reason) => {
+    const urdf = join(dir, "narrow.urdf");
+    writeFileSync(urdf, simUrdf.replace('<limit lower="-2.6" upper="2.6"', `<limit ${limit.includes("lower") ? limit : `lower="-2.6" ${limit}`}`));
+    const raw = defaultRaw();
+    raw.arm!.urdf = urdf;
+    const config = parseConfig(raw, "narrow test");
+    let caught: unknown;
+    try {
+      armKinematicsOf(config);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: "ARMB_ERR_URDF_MISMATCH" });
+    expect((caught as Error).message).toContain(urdf);
+    expect((caught as Error).message).toMatch(reason);
+  });
+
   it("the config's joint limits narrow the URDF's: IK never proposes what move_joints would refuse", () => {
     const config = writeAndLoad((raw) => ((raw.arm!.joints as { max: number }[])[2]!.max = 2.5));
     expect(armKinematicsOf(config)!.chain.variables[2]).toMatchObject({ lower: -2.6, upper: 2.5 });

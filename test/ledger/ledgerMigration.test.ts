@@ -70,7 +70,7 @@ describe("the ledger schema migration (a ledger file from the landed version 1)"
     try {
       expect(again.get("act_unknown")).toMatchObject({ state: "confirmed_partial", operator: "ana" });
       // The rebuilt table kept UNIQUE(call_id).
-      expect(() => again.recordIntent({ actionId: "act_x", callId: "call_act_done", tool: "move_joints", args: {}, argsHash: "x", resources: [], command: {} })).toThrow(
+      expect(() => again.recordIntent({ actionId: "act_x", callId: "call_act_done", tool: "move_joints", args: {}, argsHash: "x", resources: [], command: { actionId: "act_x", targets: {}, speed: 0.5 } })).toThrow(
         expect.objectContaining({ code: "ARMB_ERR_CALL_ID_REUSED" }),
       );
     } finally {

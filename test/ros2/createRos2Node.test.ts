@@ -77,6 +77,12 @@ describe("the armbridge node and its parameters", () => {
     ).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") && String(e.details.issues).includes("goal_time_tolerance_s"));
   });
 
+  it.each([["tolerances.position:=-0.01"], ["tolerances.stopped_velocity:=0.0"]])("a tolerance parameter the config itself would refuse (%s) is a config error naming it; it used to be taken as is", async (param) => {
+    await expect(createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "-p", param, "--"] })).rejects.toSatisfy(
+      (e) => isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") && String(e.details.issues).includes(param.split(":=")[0]!) && String(e.details.path).includes("ROS parameters"),
+    );
+  });
+
   it("a controller that leaves a joint undriven is refused", async () => {
     await expect(
       createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "-p", "controller_names:=[arm]", "-p", "controllers.arm.joints:=[elbow]"] }),

@@ -144,6 +144,23 @@ describe("arm.robot_description — the URDF from the /robot_description topic (
     expect(o.double.world.stringSubscribers.size).toBe(0);
   });
 
+  it.each([
+    ["a joint cycle", SIM_URDF.replace("</robot>", '<link name="c1"/><link name="c2"/><joint name="c1_c2" type="fixed"><parent link="c1"/><child link="c2"/></joint><joint name="c2_c1" type="fixed"><parent link="c2"/><child link="c1"/></joint></robot>'), "ARMB_ERR_URDF_INVALID", /c1_c2|c2_c1/],
+    ["an entity declaration", `<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>${SIM_URDF.replace(/^<\?xml[^>]*>/, "")}`, "ARMB_ERR_URDF_INVALID", /entit/],
+    ["limits that leave a named pose outside (stow's elbow 2.4)", SIM_URDF.replace('<limit lower="-2.6" upper="2.6"', '<limit lower="-2.6" upper="2.0"'), "ARMB_ERR_URDF_MISMATCH", /named_poses\.stow\.elbow/],
+  ])("a robot description from the ROS graph gets the same checks as a file: %s is refused at start, naming the topic", async (_what, urdf, code, reason) => {
+    const o = await start({}, { robotDescription: { urdf } }, topicConfig());
+    let caught: unknown;
+    try {
+      armKinematicsOf(o.transport.config);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code });
+    expect((caught as Error).message).toContain("topic /robot_description");
+    expect((caught as Error).message).toMatch(reason);
+  });
+
   it("a volatile publisher that published before we joined leaves nothing for us: start fails with ARMB_ERR_ROBOT_DESCRIPTION_MISSING at the timeout", async () => {
     await expect(createRos2TransportOnDouble(topicConfig(200), {}, { robotDescription: { urdf: SIM_URDF, durability: "volatile" } })).rejects.toMatchObject({ code: "ARMB_ERR_ROBOT_DESCRIPTION_MISSING" });
   });

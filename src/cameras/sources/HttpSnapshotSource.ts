@@ -1,3 +1,4 @@
+import { cameraUrl } from "../../config/cameraUrl.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
@@ -43,13 +44,11 @@ export class HttpSnapshotSource implements CameraSource {
   constructor(options: HttpSnapshotSourceOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
-    // fetch refuses a URL with user:password in it; IP cameras take HTTP Basic with them instead. The password never appears in a message.
-    const parsed = new URL(options.url);
-    this.#authorization =
-      parsed.username || parsed.password ? `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64")}` : undefined;
-    parsed.username = "";
-    parsed.password = "";
-    this.#url = parsed.toString();
+    // The config refused a URL that cannot be split (cameraConfig); one built in code is held to the same rule, naming the camera.
+    const url = cameraUrl(options.url);
+    if (!url.ok) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: `camera ${options.camera}`, issues: `source.http: the URL ${url.reason}` });
+    this.#authorization = url.authorization;
+    this.#url = url.url;
   }
 
   async grab(signal: AbortSignal): Promise<CameraFrame> {

@@ -1,4 +1,4 @@
-import { ACTION_STATES, type ActionState } from "../../ledger/ActionRow.js";
+import { ACTION_STATES, type ActionRowState } from "../../ledger/ActionRow.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
@@ -31,7 +31,7 @@ export async function actionsCommand(argv: readonly string[], io: CliIo): Promis
   });
   const [actionId, extra] = positionals;
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  if (values.state !== undefined && !ACTION_STATES.includes(values.state as ActionState)) {
+  if (values.state !== undefined && !ACTION_STATES.includes(values.state as ActionRowState)) {
     throw cliUsageError(`--state must be one of ${ACTION_STATES.join(", ")} (got ${JSON.stringify(values.state)})`);
   }
   if (values.cursor !== undefined && values.all === true) throw cliUsageError("--cursor and --all cannot be combined: --all starts at the newest action");

@@ -74,6 +74,7 @@ export class ErNarrator {
       case "joined":
       case "missed_told":
       case "user_turn":
+      case "link":
         break;
       case "ended":
         this.#write(`The ER run ended (${event.ended}) after ${event.turns} model turn(s).`);

@@ -2,6 +2,7 @@ import type { CallResult } from "../../executor/CallResult.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { ActionRow } from "../../ledger/ActionRow.js";
 import type { AgentEvent } from "../gemini/AgentEvent.js";
+import { describeModelLinkEvent } from "../gemini/ModelLinkEvent.js";
 
 /** What the narrator knows about one call of the session. */
 interface CallTrack {
@@ -95,6 +96,9 @@ export class SessionNarrator {
         break;
       case "user_turn":
         this.#say(`  ${this.#stamp()}  the user says: ${oneLine(event.text)}`);
+        break;
+      case "link":
+        this.#say(`  ${this.#stamp()}  ${describeModelLinkEvent(event.event)}`);
         break;
       case "ended":
         this.#analyseTurn(this.#turn);

@@ -1,6 +1,8 @@
 import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
+import type { AgentMetrics } from "./AgentMetrics.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
+import type { ModelLinkEvent } from "./ModelLinkEvent.js";
 import type { MissCause } from "./UndeliveredMotions.js";
 
 /** How a run ended: the model answered, or we stopped it. */
@@ -23,6 +25,8 @@ export type AgentEvent =
   | { readonly type: "missed_told"; readonly callIds: readonly string[] }
   /** Live: a later user turn went into the session. */
   | { readonly type: "user_turn"; readonly text: string }
+  /** The way to the model: a unary request retried, a Live connection lost and replaced. */
+  | { readonly type: "link"; readonly event: ModelLinkEvent }
   | { readonly type: "ended"; readonly ended: AgentEnd; readonly text: string; readonly turns: number };
 
 export interface AgentResult {
@@ -35,6 +39,8 @@ export interface AgentResult {
   readonly responses: readonly FunctionResponse[];
   /** Things a person should know (scripted expectations that were missed). */
   readonly notes: readonly string[];
+  /** Model request latency, retries, reconnects, joined repeats. */
+  readonly metrics: AgentMetrics;
 }
 
 export type ProgressListener = (line: string, event: AgentEvent) => void;

@@ -1,6 +1,6 @@
+import type { AgentBridge } from "./AgentBridge.js";
 import type { AgentEvent, ProgressListener } from "./AgentEvent.js";
 import { describeAgentEvent } from "./describeAgentEvent.js";
-import type { AgentBridge } from "./runAgent.js";
 import { TranscriptWriter } from "./TranscriptWriter.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { Content, FunctionCall as GeminiFunctionCall, Tool } from "@google/genai";
 import type { CallStatus } from "../../executor/CallResult.js";
+import type { ModelRetry } from "./retryModelRequest.js";
 
 /** What the agent loop asks a model for: the whole conversation so far. */
 export interface ModelRequest {
@@ -8,6 +9,10 @@ export interface ModelRequest {
   readonly systemInstruction: string;
   /** The run deadline: a model call still pending when it fires is abandoned. */
   readonly signal: AbortSignal;
+  /** Epoch ms of the run deadline: a client that retries starts no wait that would end after it. */
+  readonly deadlineAt?: number | undefined;
+  /** Told of each retry of this request (transcript, progress). */
+  readonly onRetry?: ((retry: ModelRetry) => void) | undefined;
 }
 
 /** One model turn, as the loop uses it. */

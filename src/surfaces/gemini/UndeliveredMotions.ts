@@ -1,16 +1,32 @@
-import type { CallResult } from "../../executor/CallResult.js";
+import { CALL_STATUSES, type CallResult } from "../../executor/CallResult.js";
 import { hashArgs } from "../../executor/hashArgs.js";
-import type { ToolRegistry } from "../../tools/ToolRegistry.js";
+import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
 
-/** Why a call's result never reached the model: the server cancelled it, or a turn interrupted it. */
-export type MissCause = "cancelled" | "interrupted";
+/**
+ * Why a call's result never reached the model: the server cancelled it, a
+ * turn interrupted it, or the connection carrying the session was lost
+ * before the result was delivered (or before a resumable handle covered it).
+ */
+export type MissCause = "cancelled" | "interrupted" | "connection_lost";
 
 const CAUSE_WORDS: Readonly<Record<MissCause, string>> = {
   cancelled: "the server cancelled it (toolCallCancellation)",
   interrupted: "a new turn interrupted the session while it ran",
+  connection_lost: "the connection to the model was lost and the session resumed from a point before this call",
 };
+
+/**
+ * How long after a missed motion settles a repeat of it still joins it, if
+ * the model has not been told its outcome by then. The window opens when the
+ * result is known lost and closes at the first of: the model is told the
+ * outcome (a joined result or a note it received), this long after the
+ * motion settled, the end of the run. Past it the motion is still told in a
+ * note, but an identical call is a new motion: by then it is as likely a
+ * deliberate new request as a blind repeat. See docs/reliability.md.
+ */
+export const DEFAULT_JOIN_WINDOW_MS = 600_000;
 
 /** A motion whose result the session never delivered, until the model is told. */
 export interface UndeliveredMotion {
@@ -28,10 +44,17 @@ interface Entry {
   readonly cause: MissCause;
   readonly response: Promise<FunctionResponse>;
   settled: FunctionResponse | undefined;
+  settledAt: number | undefined;
+}
+
+export interface UndeliveredMotionsOptions {
+  /** Default DEFAULT_JOIN_WINDOW_MS. */
+  readonly joinWindowMs?: number | undefined;
+  readonly now?: (() => number) | undefined;
 }
 
 /**
- * The motions a Live session started whose results the model never got,
+ * The motions a Live run started whose results the model never got,
  * keyed by what makes two calls the same motion: the tool and its PARSED
  * arguments in canonical JSON (`hashArgs`, as the executor's idempotency
  * uses), so `{speed, positions}` and `{positions, speed}` are one motion.
@@ -45,19 +68,27 @@ interface Entry {
  * shows that with `behavior: BLOCKING` an interrupting turn drops the pending
  * call without a `toolCallCancellation`, the effect still commits, and the
  * model may call the same function again with a new id — which the
- * executor's call-id idempotency cannot recognise.
+ * executor's call-id idempotency cannot recognise. A resumed session does the
+ * same: its state predates any call still running when the connection died
+ * (the Live API marks a session not resumable while the model executes
+ * function calls — @google/genai `LiveServerSessionResumptionUpdate.resumable`).
  *
  * A repeat joins the motion (waits for its settlement, no second motion)
- * until the model has been told the outcome, by the joined result or by a
- * note; after that the entry is gone, and the same call is a new motion,
- * because then the model asks again knowing what happened.
+ * within the join window (DEFAULT_JOIN_WINDOW_MS): until the model has been
+ * told the outcome, by the joined result or by a note; after that the entry
+ * is gone, and the same call is a new motion, because then the model asks
+ * again knowing what happened.
  */
 export class UndeliveredMotions {
   readonly #registry: Pick<ToolRegistry, "get">;
   readonly #entries = new Map<string, Entry>();
+  readonly #joinWindowMs: number;
+  readonly #now: () => number;
 
-  constructor(registry: Pick<ToolRegistry, "get">) {
+  constructor(registry: Pick<ToolRegistry, "get">, options: UndeliveredMotionsOptions = {}) {
     this.#registry = registry;
+    this.#joinWindowMs = options.joinWindowMs ?? DEFAULT_JOIN_WINDOW_MS;
+    this.#now = options.now ?? Date.now;
   }
 
   /** The motion key of a call, or undefined for reads, halts, unknown tools and arguments that do not parse (those never join). */
@@ -76,19 +107,25 @@ export class UndeliveredMotions {
   miss(call: IdentifiedCall, response: Promise<FunctionResponse>, cause: MissCause): void {
     const key = this.keyOf(call);
     if (key === undefined || this.#entries.has(key)) return;
-    const entry: Entry = { call, cause, response, settled: undefined };
+    const entry: Entry = { call, cause, response, settled: undefined, settledAt: undefined };
     this.#entries.set(key, entry);
     // The executor never rejects; a rejection here would be a bug elsewhere, surfaced by the run's own await of the same promise.
     response.then(
-      (r) => void (entry.settled = r),
+      (r) => {
+        entry.settled = r;
+        entry.settledAt = this.#now();
+      },
       () => undefined,
     );
   }
 
-  /** The untold motion this call repeats, if any. */
+  /** The untold motion this call repeats, if any and if its join window is still open. */
   repeatOf(call: Pick<IdentifiedCall, "name" | "args">): UndeliveredMotion | undefined {
     const key = this.keyOf(call);
-    return key === undefined ? undefined : this.#entries.get(key);
+    const entry = key === undefined ? undefined : this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.settledAt !== undefined && this.#now() - entry.settledAt > this.#joinWindowMs) return undefined;
+    return entry;
   }
 
   /**
@@ -99,13 +136,12 @@ export class UndeliveredMotions {
   async join(repeat: IdentifiedCall, motion: UndeliveredMotion): Promise<FunctionResponse> {
     const original = await motion.response;
     const result = resultOf(original.response);
-    const joined: CallResult = {
-      ...result,
-      joined_call_id: motion.call.id,
-      message:
-        `Not run again: this call repeats call ${motion.call.id}${actionWords(result)}, whose result did not reach you because ${CAUSE_WORDS[motion.cause]}. ` +
-        `That motion ran once; its outcome: ${result.message}`,
-    };
+    const why = `this call repeats call ${motion.call.id}${actionWords(result)}, whose result did not reach you because ${CAUSE_WORDS[motion.cause]}.`;
+    // Where the first call moved nothing (rejected, skipped, failed with evidence, blocked), say so: calling again is then a fresh attempt, not a repeat.
+    const message = CALL_STATUSES[result.status].mayRerun
+      ? `Not run: ${why} That call did not move the arm (${result.status}): ${result.message} Call it again to try anew.`
+      : `Not run again: ${why} That motion ran once; its outcome: ${result.message}`;
+    const joined: CallResult = { ...result, joined_call_id: motion.call.id, message };
     return { id: repeat.id, name: repeat.name, response: "error" in original.response ? { error: joined } : { output: joined } };
   }
 

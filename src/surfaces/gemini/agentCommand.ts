@@ -1,25 +1,30 @@
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { Bridge } from "../../bridge/Bridge.js";
+import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
 import { resultOf } from "../toFunctionResponse.js";
 import { createLogger } from "../../observability/logger.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
 import type { CliIo } from "../cli/CliIo.js";
 import type { AgentEnd, AgentResult } from "./AgentEvent.js";
+import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE, type CameraFeed } from "./CameraStreamer.js";
 import { createGoogleGenAI, DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelClient } from "./GeminiModelClient.js";
 import type { ModelClient } from "./ModelClient.js";
+import { parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
+import { DEFAULT_RECONNECT_POLICY } from "./ResumableLiveSession.js";
+import { DEFAULT_MODEL_RETRY_POLICY } from "./retryModelRequest.js";
 import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAgent.js";
 import { runLiveAgent } from "./runLiveAgent.js";
+import { DEFAULT_JOIN_WINDOW_MS } from "./UndeliveredMotions.js";
 
 export const AGENT_USAGE = `usage: armbridge agent "<instruction>" [options] (--serial LINK | --ros ...)
 
 Runs a Gemini agent on the arm: the model's function calls go through the
 bridge (per-joint locks, timeouts settled by observation, the intent ledger).
 Progress goes to stderr, one line per motion event; the outcome is one JSON
-line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...}.
+line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...,"metrics":{...}}.
 
   --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}; with --live ${DEFAULT_GEMINI_LIVE_MODEL}), or
                           replay:FILE to replay recorded model turns offline (JSONL;
@@ -33,7 +38,26 @@ line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadli
   --transcript FILE       write every model turn, call and response as JSONL
   --base-url URL          another Gemini endpoint (the SDK's httpOptions.baseUrl)
   --api-version V         the SDK's httpOptions.apiVersion (default v1beta)
+  --model-attempts N      without --live: attempts per model request (default ${DEFAULT_MODEL_RETRY_POLICY.attempts}); 408, 429,
+                          5xx and reset connections are retried after the server's Retry-After /
+                          RetryInfo delay or a back-off, never past the deadline; tools never re-run
   --help                  this text
+
+Live sessions (--live) outlive their connections: after the server's goAway or
+a dropped socket the session resumes from its newest handle (a fresh session,
+told from the ledger what the arm did, if the handle is refused), and a call
+whose result was lost with a connection is never run twice (docs/reliability.md):
+  --context-compression on|off      sliding-window context compression (default on;
+                                    without it a session with images ends after ~2 min)
+  --compression-trigger-tokens N    context size that triggers it (default: the server's)
+  --compression-target-tokens N     tokens kept after it (default: half the trigger)
+  --reconnect-attempts N            failed connection attempts in a row before the run
+                                    fails (default ${DEFAULT_RECONNECT_POLICY.attempts})
+  --join-window-ms N                how long after it settled a lost motion still answers
+                                    a repeat of it instead of moving again (default ${DEFAULT_JOIN_WINDOW_MS})
+  --stream-camera NAME              send camera NAME's frames as realtime video input (JPEG,
+                                    at most 768 px and 256 KiB a frame)
+  --fps F                           its frame rate, ${STREAM_FPS_RANGE.min}..${STREAM_FPS_RANGE.max} (default ${DEFAULT_STREAM_FPS})
 
 ${BRIDGE_FLAGS_HELP}
 
@@ -54,17 +78,6 @@ const OUTCOME_WRITE_LIMIT_MS = 10_000;
 const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns: 3, deadline: 3 };
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID"]);
 
-interface AgentArgs {
-  readonly instruction: string;
-  readonly model: string;
-  readonly live: boolean;
-  readonly maxTurns: number;
-  readonly deadlineMs: number;
-  readonly images: string[];
-  readonly transcript: string | undefined;
-  readonly baseUrl: string | undefined;
-  readonly apiVersion: string | undefined;
-}
 
 /** `armbridge agent`: exit code per AGENT_USAGE. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -120,15 +133,26 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     let result: AgentResult;
     if (args.live) {
       const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
+      const streamCamera = args.streamCamera ? cameraFeed(bridge, args.streamCamera) : undefined;
       // Only a terminal: piped stdin is whatever a script feeds it, not a person talking to the model.
       const typed = io.stdin?.isTTY === true ? createInterface({ input: io.stdin, terminal: false }) : undefined;
       try {
-        result = await runLiveAgent({ ...common, ai, model: args.model, userTurns: typed });
+        result = await runLiveAgent({
+          ...common,
+          ai,
+          model: args.model,
+          userTurns: typed,
+          compression: args.compression,
+          reconnect: { ...DEFAULT_RECONNECT_POLICY, attempts: args.reconnectAttempts },
+          joinWindowMs: args.joinWindowMs,
+          streamCamera,
+        });
       } finally {
         typed?.close();
       }
     } else {
-      result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model }) });
+      const retry = { ...DEFAULT_MODEL_RETRY_POLICY, attempts: args.modelAttempts };
+      result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model, retry }) });
     }
     for (const note of result.notes) progress(`[agent] note: ${note}\n`);
     for (const r of result.responses) {
@@ -149,6 +173,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         text: result.text,
         responses: result.responses.map((r) => ({ id: r.id, name: r.name, status: resultOf(r.response).status })),
         notes: result.notes,
+        metrics: result.metrics,
       }) + "\n",
     );
     if (delivered !== true) {
@@ -185,45 +210,18 @@ function writeLine(stream: NodeJS.WritableStream, text: string): Promise<true | 
   });
 }
 
-function parseAgentArgs(rest: readonly string[]): AgentArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        model: { type: "string" },
-        live: { type: "boolean" },
-        "max-turns": { type: "string" },
-        "deadline-ms": { type: "string" },
-        image: { type: "string", multiple: true },
-        transcript: { type: "string" },
-        "base-url": { type: "string" },
-        "api-version": { type: "string" },
-      },
-    });
-  } catch (error) {
-    throw usage((error as Error).message);
+/** --stream-camera: the bridge's camera, checked to exist before the session opens. */
+function cameraFeed(bridge: Bridge, chosen: { readonly name: string; readonly fps: number }): CameraFeed {
+  if (bridge.cameras.get(chosen.name) === undefined) {
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--stream-camera ${JSON.stringify(chosen.name)}: no such camera; configured: ${bridge.cameras.names().join(", ") || "none"}` });
   }
-  const v = parsed.values;
-  if (parsed.positionals.length !== 1 || parsed.positionals[0]?.trim() === "") {
-    throw usage(parsed.positionals.length === 0 ? "give the instruction, e.g. armbridge agent \"wave the wrist\" --serial tcp://127.0.0.1:7000" : `give the instruction as one quoted argument (got ${parsed.positionals.length}: ${parsed.positionals.map((p) => JSON.stringify(p)).join(" ")})`);
-  }
-  const model = v.model ?? (v.live === true ? DEFAULT_GEMINI_LIVE_MODEL : DEFAULT_GEMINI_MODEL);
-  if (model === "" || model === "replay:") throw usage("--model needs a model id or replay:FILE");
-  if (v.live && model.startsWith("replay:")) throw usage("--live needs a Live API session; replay:FILE replays the unary loop only, so drop --live or give a model id");
-  if (v["base-url"] !== undefined && !/^https?:\/\//.test(v["base-url"])) throw usage(`--base-url ${JSON.stringify(v["base-url"])} must be an http:// or https:// URL`);
   return {
-    instruction: parsed.positionals[0] as string,
-    model,
-    live: v.live === true,
-    maxTurns: positiveInt("--max-turns", v["max-turns"], DEFAULT_MAX_TURNS, 1000),
-    deadlineMs: positiveInt("--deadline-ms", v["deadline-ms"], DEFAULT_AGENT_DEADLINE_MS, 86_400_000),
-    images: v.image ?? [],
-    transcript: v.transcript,
-    baseUrl: v["base-url"],
-    apiVersion: v["api-version"],
+    camera: chosen.name,
+    fps: chosen.fps,
+    grab: async (signal) => {
+      const frame = await bridge.cameras.capture(chosen.name, signal);
+      return { bytes: frame.bytes, mimeType: MIME_TYPES[frame.format] };
+    },
   };
 }
 
@@ -238,15 +236,4 @@ function apiKey(env: NodeJS.ProcessEnv): string {
   const key = env.GEMINI_API_KEY;
   if (key === undefined || key.trim() === "") throw new ArmbridgeError("ARMB_ERR_GEMINI_NO_KEY");
   return key;
-}
-
-function positiveInt(flag: string, text: string | undefined, fallback: number, max: number): number {
-  if (text === undefined) return fallback;
-  const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw usage(`${flag} ${JSON.stringify(text)} must be an integer in 1..${max}`);
-  return n;
-}
-
-function usage(message: string): ArmbridgeError {
-  return new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
 }

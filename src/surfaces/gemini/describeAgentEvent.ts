@@ -1,4 +1,6 @@
 import type { AgentEnd, AgentEvent } from "./AgentEvent.js";
+import type { MissCause } from "./UndeliveredMotions.js";
+import { describeModelLinkEvent } from "./ModelLinkEvent.js";
 import { progressLine } from "./progressLine.js";
 
 /** The progress line for an agent event. */
@@ -18,7 +20,7 @@ export function describeAgentEvent(event: AgentEvent): string | undefined {
       return `a turn interrupted ${event.callIds.join(", ")}: our wait ends; the motion is not stopped or re-sent, and the model will be told its outcome`;
     case "cancelled_settled": {
       const r = "output" in event.response.response ? event.response.response.output : event.response.response.error;
-      return `${event.response.id} ${event.response.name}: ${event.cause} call settled ${r.status} by ${r.settled_by} (no response sent; the model hears of it by a join or a note)`;
+      return `${event.response.id} ${event.response.name}: ${MISSED_WORDS[event.cause]} call settled ${r.status} by ${r.settled_by} (no response sent; the model hears of it by a join or a note)`;
     }
     case "joined":
       return `${event.call.id} ${event.call.name} repeats ${event.joinedCallId}, whose result never reached the model: joined, not run again`;
@@ -26,10 +28,14 @@ export function describeAgentEvent(event: AgentEvent): string | undefined {
       return `told the model the outcome of ${event.callIds.join(", ")}, which it never received`;
     case "user_turn":
       return `user turn: ${oneLine(event.text)}`;
+    case "link":
+      return describeModelLinkEvent(event.event);
     case "ended":
       return `run ended: ${endWords(event.ended)} after ${event.turns} model turn(s)`;
   }
 }
+
+const MISSED_WORDS: Readonly<Record<MissCause, string>> = { cancelled: "cancelled", interrupted: "interrupted", connection_lost: "undelivered (connection lost)" };
 
 function endWords(ended: AgentEnd): string {
   switch (ended) {

@@ -1,8 +1,9 @@
 import type { Content } from "@google/genai";
-import type { Bridge } from "../../bridge/Bridge.js";
 import { asArmbridgeError } from "../../errors.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
+import type { AgentBridge } from "./AgentBridge.js";
 import type { AgentEnd, AgentResult, ProgressListener } from "./AgentEvent.js";
+import { AgentMetricsRecorder } from "./AgentMetrics.js";
 import { AgentReporter } from "./AgentReporter.js";
 import { GeminiToolAdapter, identifyCalls } from "./GeminiToolAdapter.js";
 import { functionResponseContent } from "./functionResponseContent.js";
@@ -11,9 +12,6 @@ import { imageParts } from "./imageParts.js";
 import type { ModelClient } from "./ModelClient.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
 import { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
-
-/** The part of a Bridge an agent run uses. */
-export type AgentBridge = Pick<Bridge, "executor" | "registry" | "onEvent">;
 
 export const DEFAULT_MAX_TURNS = 20;
 export const DEFAULT_AGENT_DEADLINE_MS = 300_000;
@@ -59,6 +57,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const adapter = new GeminiToolAdapter(options.bridge.executor);
   const tools = geminiTools(options.bridge.registry, { endpoint: "generateContent" });
 
+  const metrics = new AgentMetricsRecorder();
   const sent: FunctionResponse[] = [];
   let text = "";
   let turns = 0;
@@ -75,8 +74,22 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         break;
       }
       let turn;
+      const asked = Date.now();
       try {
-        turn = await options.model.generate({ contents, tools, systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION, signal });
+        turn = await options.model.generate({
+          contents,
+          tools,
+          systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION,
+          signal,
+          deadlineAt,
+          // A retry repeats the model request only: this turn's tools have not run yet, and never run twice.
+          onRetry: (retry) => {
+            metrics.retried();
+            reporter.write("model_retry", { turn: turns + 1, ...retry });
+            reporter.report({ type: "link", event: { kind: "model_retry", retry } });
+          },
+        });
+        metrics.modelAnswered(Date.now() - asked);
       } catch (error) {
         if (signal.aborted) {
           ended = "deadline";
@@ -112,9 +125,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       contents.push(functionResponseContent(responses, options.model.model));
     }
     const notes = options.model instanceof ReplayModelClient ? [...options.model.expectationMisses()] : [];
-    reporter.write("run_ended", { ended, text, turns, notes });
+    const summary = metrics.summary();
+    reporter.write("run_ended", { ended, text, turns, notes, metrics: summary });
     reporter.report({ type: "ended", ended, text, turns });
-    return { ended, text, turns, responses: sent, notes };
+    return { ended, text, turns, responses: sent, notes, metrics: summary };
   } catch (error) {
     reporter.write("error", { error: asArmbridgeError(error).toJSON() });
     throw error;

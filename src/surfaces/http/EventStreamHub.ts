@@ -5,6 +5,7 @@ import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { Logger } from "../../observability/logger.js";
 import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
+import type { ExecutorEventView } from "./wire/ExecutorEventView.js";
 import { armStateView } from "./armStateView.js";
 
 export interface EventStreamHubOptions {
@@ -120,7 +121,7 @@ export class EventStreamHub {
   #onExecutorEvent(e: ExecutorEvent): void {
     if (this.#clients.size === 0) return;
     // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
-    const data = e.type === "action_resolved" ? { type: e.type, action: actionView(e.row) } : e.type === "settled" ? { ...e, result: splitImages(e.result, "only in the call's own response").result } : e;
+    const data: ExecutorEventView = executorEventView(e);
     this.#broadcast("executor", data);
     this.#scheduleState();
   }
@@ -180,4 +181,22 @@ export class EventStreamHub {
 
 function sseFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The wire shape of an executor event: ledger rows as views, camera pictures as descriptions, no undefined fields. */
+function executorEventView(e: ExecutorEvent): ExecutorEventView {
+  switch (e.type) {
+    case "action_resolved":
+      return { type: e.type, action: actionView(e.row) };
+    case "settled":
+      return { ...e, result: splitImages(e.result, "only in the call's own response").result };
+    case "link_returned":
+      return { type: e.type, loss: e.loss, reobserving: e.reobserving, ...(e.incarnation === undefined ? {} : { incarnation: e.incarnation }) };
+    case "queued":
+    case "started":
+    case "timed_out":
+    case "approval_requested":
+    case "approval_resolved":
+      return e;
+  }
 }

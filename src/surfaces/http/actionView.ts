@@ -1,70 +1,12 @@
-import type { CallResult } from "../../executor/CallResult.js";
-import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../executor/confirmOutcomes.js";
+import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../ledger/confirmOutcomes.js";
 import { describeForOperator } from "../../executor/describeForOperator.js";
 import { resultFromRow } from "../../executor/resultFromRow.js";
-import { CONFIRM_OUTCOMES, type ActionRow, type ActionState, type ConfirmOutcome, type SettledBy } from "../../ledger/ActionRow.js";
+import { CONFIRM_OUTCOMES, type ActionRow } from "../../ledger/ActionRow.js";
 import { poseOf } from "../../transport/poseOf.js";
-import type { ActionRecord, ArmStatus } from "../../transport/Transport.js";
+import type { ArmStatus } from "../../transport/Transport.js";
+import type { ActionView, ConfirmOption } from "./wire/ActionView.js";
 
-/** One button an operator may press for an unknown action, with what pressing it does, in words shown verbatim. */
-export interface ConfirmOption {
-  readonly outcome: ConfirmOutcome;
-  readonly label: string;
-  /** Resources the confirmation lifts from quarantine. */
-  readonly releases: readonly string[];
-  /** The message the model will get, with the pose the arm reports now (recorded again at the moment of confirming). */
-  readonly model_is_told: string;
-  /** What pressing it does, in words for the operator. */
-  readonly what_follows: string;
-  /** The ledger state the action moves to. */
-  readonly state: ActionState;
-}
-
-/** The ledger row as the HTTP API and the console show it (snake_case, like results). */
-export interface ActionView {
-  readonly action_id: string;
-  readonly call_id: string;
-  readonly tool: string;
-  readonly args: unknown;
-  readonly resources: readonly string[];
-  /** What was sent to the arm: absolute targets and speed. */
-  readonly command: unknown;
-  readonly state: ActionState;
-  readonly timed_out: boolean;
-  readonly settled_by: SettledBy;
-  /** The model's words (the result's message). */
-  readonly message: string | null;
-  /** What happened, in words for the operator and the history (not the model's text). */
-  readonly description: string;
-  readonly evidence: {
-    readonly pose: Readonly<Record<string, number>> | null;
-    readonly pose_stamp_ms: number | null;
-    readonly record: ActionRecord | null;
-    readonly notes: readonly string[];
-  } | null;
-  readonly operator: string | null;
-  readonly operator_note: string | null;
-  /** The operator's choice (reached / partial / not_moved), once confirmed. */
-  readonly operator_outcome: ConfirmOutcome | null;
-  /** The pose observed when the operator confirmed, and its status's time (epoch ms). */
-  readonly observed_pose: Readonly<Record<string, number>> | null;
-  readonly observed_at: number | null;
-  readonly created_at: number;
-  /**
-   * When it was settled (epoch ms), by whom `settled_by` says (an operator's
-   * name in `operator`): the confirmation for confirmed rows, else the
-   * bridge's verdict (for an unknown row, when it was judged unknown); null while started.
-   */
-  readonly settled_at: number | null;
-  /** When the bridge wrote its own verdict (done / failed / unknown), before any operator's word. */
-  readonly verdict_at: number | null;
-  readonly confirmed_at: number | null;
-  readonly updated_at: number;
-  /** The result a model would get for this action now (get_action_status). */
-  readonly result: CallResult;
-  /** Only for an `unknown` action viewed on its own (GET /v1/actions/:id) or in GET /v1/state's pending_unknowns. */
-  readonly confirm_options?: readonly ConfirmOption[];
-}
+export type { ActionView, ConfirmOption } from "./wire/ActionView.js";
 
 export function actionView(row: ActionRow): ActionView {
   const e = row.evidence;
@@ -75,7 +17,7 @@ export function actionView(row: ActionRow): ActionView {
     tool: row.tool,
     args: row.args,
     resources: row.resources,
-    command: row.command,
+    command: row.command ?? null,
     state: row.state,
     timed_out: row.timedOut,
     settled_by: row.settledBy,

@@ -6,6 +6,7 @@ import { ACTION_STATES, CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
+import type { ActionsPage } from "./wire/ActionView.js";
 
 const listQuery = z.strictObject({
   state: z.enum(ACTION_STATES).optional(),
@@ -36,13 +37,14 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): voi
     const after = q.cursor === undefined ? undefined : decodePageCursor(q.cursor);
     const rows = bridge.ledger.list({ state: q.state, limit, before: q.before, after });
     const last = rows.length === limit ? rows.at(-1) : undefined;
-    return {
+    const page: ActionsPage = {
       actions: rows.map(actionView),
       next_cursor: last ? encodePageCursor(last) : null,
       // Kept for clients written against it; `before=next_before` skips rows that share the
       // page's last millisecond, which next_cursor never does.
       next_before: last ? last.createdAt : null,
     };
+    return page;
   });
 
   app.get("/v1/actions/:id", async (request) => {

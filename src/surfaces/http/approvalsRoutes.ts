@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { parseInput } from "./parseInput.js";
+import type { ApprovalsList, DecidedApprovalView } from "./wire/ApprovalView.js";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
 
@@ -17,17 +18,19 @@ const decisionBody = z.strictObject({
  * Unknown id → 404 ARMB_ERR_APPROVAL_NOT_FOUND; already ended → 409 ARMB_ERR_APPROVAL_DECIDED.
  */
 export function registerApprovalsRoutes(app: FastifyInstance, bridge: Bridge): void {
-  app.get("/v1/approvals", async () => ({ approvals: bridge.executor.approvals.pending() }));
+  app.get("/v1/approvals", async (): Promise<ApprovalsList> => ({ approvals: bridge.executor.approvals.pending() }));
 
   app.post("/v1/approvals/:id/approve", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
-    return bridge.executor.approvals.approve(id, { operator: body.operator, note: body.note });
+    const decided: DecidedApprovalView = bridge.executor.approvals.approve(id, { operator: body.operator, note: body.note });
+    return decided;
   });
 
   app.post("/v1/approvals/:id/decline", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
-    return bridge.executor.approvals.decline(id, { operator: body.operator, note: body.note });
+    const decided: DecidedApprovalView = bridge.executor.approvals.decline(id, { operator: body.operator, note: body.note });
+    return decided;
   });
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { toFunctionResponse } from "../toFunctionResponse.js";
 import { parseInput } from "./parseInput.js";
+import type { CallsResponse } from "./wire/CallResultView.js";
 
 /** The executor's own batch ceiling; refusing more here gives one clear 400 instead of 64+ rejections. */
 const MAX_CALLS = 64;
@@ -42,7 +43,8 @@ export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
     reply.raw.on("close", onClose);
     try {
       const responses = await bridge.executor.execute(body.calls, { deadlineMs: body.deadline_ms, signal: gone.signal });
-      return { responses: responses.map(toFunctionResponse) };
+      const answer: CallsResponse = { responses: responses.map(toFunctionResponse) };
+      return answer;
     } finally {
       reply.raw.off("close", onClose);
     }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ArmbridgeError } from "../../errors.js";
-import { toArgIssues } from "../../tools/formatIssues.js";
+import { toArgIssues } from "../../validation/formatIssues.js";
 
 /**
  * Untrusted request input through zod; a failure is ARMB_ERR_HTTP_BAD_REQUEST

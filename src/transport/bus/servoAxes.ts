@@ -27,6 +27,14 @@ export function servoAxesOf(config: ArmConfig): readonly ServoAxis[] {
     if (!g.servo) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "arm.gripper.servo", issues: "a gripper on a bus needs a servo" });
     axes.push({ name: g.name, kind: "gripper", id: g.servo.id, countsPerUnit: g.servo.open - g.servo.closed, zeroCount: g.servo.closed, gripLimit: { currentLimit: g.servo.currentLimit, torqueLimit: g.servo.torqueLimit } });
   }
+  // parseConfig refuses these; a config built in code must not reach the bus with them either: two axes on one id move each other.
+  const byId = new Map<number, string>();
+  for (const a of axes) {
+    const other = byId.get(a.id);
+    if (other !== undefined) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "arm (servo bus)", issues: `servo id ${a.id} is used by both ${other} and ${a.name}` });
+    if (a.countsPerUnit === 0 || !Number.isFinite(a.countsPerUnit)) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "arm (servo bus)", issues: `${a.name}'s servo maps no travel to counts (closed and open equal?)` });
+    byId.set(a.id, a.name);
+  }
   return axes;
 }
 

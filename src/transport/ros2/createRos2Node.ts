@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import pino from "pino";
 import { parse as parseYaml } from "yaml";
-import type { ArmConfig } from "../../config/ArmConfig.js";
+import { tolerancesFile, type ArmConfig } from "../../config/ArmConfig.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import { ArmbridgeError } from "../../errors.js";
-import { formatIssues } from "../../tools/formatIssues.js";
+import { formatIssues } from "../../validation/formatIssues.js";
 import { ParameterType, type Rclnodejs, type RclNode } from "./rclTypes.js";
 import { defaultTrajectoryAction, ros2OptionsFileSchema, type Ros2OptionsFile } from "./Ros2Options.js";
 import { DEFAULT_CONTROLLER_NAME, resolveRos2Setup, type Ros2Setup } from "./resolveRos2Setup.js";
@@ -94,11 +94,16 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
       actionName: params.string(`controllers.${name}.action_name`, fileControllers.get(name) ?? defaultTrajectoryAction(name)),
     }));
 
-    const tolerances = {
+    // Parameters override the config's tolerances: held to the config's own rules, or a 0 or negative tolerance would make nothing ever "reached".
+    const checked = tolerancesFile.safeParse({
       position: params.number("tolerances.position", config.tolerances.position),
       gripper: params.number("tolerances.gripper", config.tolerances.gripper),
-      stoppedVelocity: params.number("tolerances.stopped_velocity", config.tolerances.stoppedVelocity),
-    };
+      stopped_velocity: params.number("tolerances.stopped_velocity", config.tolerances.stoppedVelocity),
+    });
+    if (!checked.success) {
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: `ROS parameters of node ${nodeName}`, issues: formatIssues(checked.error.issues.map((i) => ({ ...i, path: ["tolerances", ...i.path] }))) });
+    }
+    const tolerances = { position: checked.data.position, gripper: checked.data.gripper, stoppedVelocity: checked.data.stopped_velocity };
     config = { ...config, tolerances, arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) } };
 
     const g = file.gripper ?? {};

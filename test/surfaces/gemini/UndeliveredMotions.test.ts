@@ -42,4 +42,35 @@ describe("UndeliveredMotions: what counts as the same motion", () => {
     expect(m.repeatOf(repeat)).toBeUndefined();
     expect(m.untold()).toEqual([]);
   });
+
+  it("the join window: open while the motion runs and until told, closed joinWindowMs after it settled", async () => {
+    let now = 1_000;
+    const m = new UndeliveredMotions(registry, { joinWindowMs: 5_000, now: () => now });
+    let settle: (r: FunctionResponse) => void = () => undefined;
+    const first = call("fc1", "move_joints", { positions: { elbow: 0.5 } });
+    m.miss(first, new Promise<FunctionResponse>((resolve) => (settle = resolve)), "connection_lost");
+    const repeat = call("fc2", "move_joints", { positions: { elbow: 0.5 } });
+    now += 60_000;
+    // Still running, however long: a repeat joins.
+    expect(m.repeatOf(repeat)?.call.id).toBe("fc1");
+    settle({ id: "fc1", name: "move_joints", response: { output: done } });
+    await m.allSettled();
+    now += 5_000;
+    expect(m.repeatOf(repeat)?.call.id).toBe("fc1");
+    now += 1;
+    // Past the window: a new motion, though the model is still owed the outcome in a note.
+    expect(m.repeatOf(repeat)).toBeUndefined();
+    expect(m.untold().map((u) => u.call.id)).toEqual(["fc1"]);
+  });
+
+  it("a joined call whose first call moved nothing says so, and that calling again tries anew", async () => {
+    const m = new UndeliveredMotions(registry);
+    const first = call("fc1", "move_joints", { positions: { elbow: 0.5 } });
+    const failed: CallResult = { status: "failed", action_id: "act_2", reason: "refused by the controller", message: "The arm refused the motion.", timed_out: false, settled_by: "completion" };
+    m.miss(first, Promise.resolve({ id: "fc1", name: "move_joints", response: { output: failed } }), "connection_lost");
+    const r = await m.join(call("fc2", "move_joints", { positions: { elbow: 0.5 } }), m.repeatOf(first)!);
+    const out = (r.response as { output: CallResult }).output;
+    expect(out).toMatchObject({ status: "failed", joined_call_id: "fc1" });
+    expect(out.message).toMatch(/^Not run: this call repeats call fc1 \(act_2\).*connection to the model was lost.*did not move the arm \(failed\).*Call it again to try anew\.$/);
+  });
 });

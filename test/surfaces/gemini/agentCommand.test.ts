@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type RunningSimulator } from "../../../firmware-sim/startSimulator.js";
 import { run } from "../../../src/surfaces/gemini/agentCommand.js";
+import { decodeImage } from "../../../src/cameras/encodeImage.js";
 import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 
 const DEMO = `replay:${join(import.meta.dirname, "../../../config/demo-session.jsonl")}`;
@@ -53,6 +54,14 @@ describe("armbridge agent", () => {
     ["--live with a replay", ["a", "--live", "--model", DEMO, "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
     ["a missing replay file", ["a", "--model", "replay:/nonexistent.jsonl", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_GEMINI_REPLAY"],
     ["no arm", ["a", "--model", DEMO], "ARMB_ERR_CLI_USAGE"],
+    ["a Live-only flag without --live", ["a", "--stream-camera", "overhead", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--fps without --stream-camera", ["a", "--live", "--fps", "1", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--fps above the bound", ["a", "--live", "--stream-camera", "overhead", "--fps", "30", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--context-compression neither on nor off", ["a", "--live", "--context-compression", "maybe", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["a compression target not below its trigger", ["a", "--live", "--compression-trigger-tokens", "1000", "--compression-target-tokens", "1000", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["compression thresholds with compression off", ["a", "--live", "--context-compression", "off", "--compression-trigger-tokens", "1000", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--model-attempts with --live", ["a", "--live", "--model-attempts", "3", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--reconnect-attempts 0", ["a", "--live", "--reconnect-attempts", "0", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
   ])("%s: exit 2 with the code", async (_what, argv, code) => {
     const r = await agent(argv, { GEMINI_API_KEY: "k" });
     expect(r.code).toBe(2);
@@ -103,6 +112,70 @@ describe("armbridge agent", () => {
         expect(server.scriptErrors).toEqual([]);
         expect(r.code).toBe(0);
         expect(JSON.parse(r.stdout.trim())).toMatchObject({ ended: "answered", text: "Gripper at 0.3.", responses: [{ id: "L1", name: "set_gripper", status: "done" }] });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("--live --context-compression off sends no contextWindowCompression; the outcome line carries the run's metrics", async () => {
+      const server = await ScriptedGeminiServer.start();
+      try {
+        server.liveScript = async (conn) => {
+          await conn.next("clientContent");
+          conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Nothing to do." }] }, turnComplete: true } });
+        };
+        const r = await agent(["idle", "--live", "--context-compression", "off", "--model", "m", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        expect(r.code).toBe(0);
+        const setup = server.connections[0]!.setup.setup as Record<string, unknown>;
+        expect(setup).not.toHaveProperty("contextWindowCompression");
+        expect(setup).toHaveProperty("sessionResumption");
+        expect(JSON.parse(r.stdout.trim())).toMatchObject({ ended: "answered", metrics: { reconnects: 0, retries: 0, joined_repeats: 0, model_requests: 1 } });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("--stream-camera sends the camera's frames as realtime video: JPEG, within the size bound, no faster than --fps", async () => {
+      const server = await ScriptedGeminiServer.start();
+      const frames = (): { mimeType: string; data: string }[] =>
+        (server.connections[0]?.received ?? []).flatMap((m) => ("realtimeInput" in m ? [(m.realtimeInput as { video: { mimeType: string; data: string } }).video] : []));
+      let watched = 0;
+      try {
+        server.liveScript = async (conn) => {
+          await conn.next("clientContent");
+          const t0 = Date.now();
+          while (frames().length < 3) await new Promise((r) => setTimeout(r, 50));
+          watched = Date.now() - t0;
+          conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "I watched the table." }] }, turnComplete: true } });
+        };
+        const r = await agent(["watch", "--live", "--stream-camera", "overhead", "--fps", "2", "--model", "m", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        expect(server.scriptErrors).toEqual([]);
+        expect(r.code).toBe(0);
+        const sent = frames();
+        expect(sent.length).toBeGreaterThanOrEqual(3);
+        // 2 a second at most: the third frame cannot come sooner than ~1 s after the first.
+        expect(watched).toBeGreaterThanOrEqual(900);
+        for (const f of sent) {
+          expect(f.mimeType).toBe("image/jpeg");
+          const bytes = Buffer.from(f.data, "base64");
+          expect(bytes.length).toBeLessThanOrEqual(256 * 1024);
+          const image = decodeImage(bytes);
+          expect(Math.max(image.width, image.height)).toBeLessThanOrEqual(768);
+        }
+        expect(r.stderr).toMatch(/camera stream overhead: started/);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("--stream-camera naming no configured camera: exit 2 before any session opens", async () => {
+      const server = await ScriptedGeminiServer.start();
+      try {
+        const r = await agent(["watch", "--live", "--stream-camera", "ceiling", "--model", "m", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain("ARMB_ERR_CLI_USAGE");
+        expect(r.stderr).toContain("configured: overhead");
+        expect(server.wsPaths).toEqual([]);
       } finally {
         await server.close();
       }

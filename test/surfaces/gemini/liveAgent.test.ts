@@ -182,14 +182,4 @@ describe("Live mode against a local BidiGenerateContent server", () => {
     expect(r!.response.output.images[0]).toMatchObject({ camera: "overhead", width: 640, height: 480 });
     expect(r!.response.output.images[0]).not.toHaveProperty("data");
   });
-
-  it("a session the server closes before the model finishes is ARMB_ERR_GEMINI_API", async () => {
-    server.liveScript = async (conn) => {
-      await conn.next("clientContent");
-      conn.close();
-    };
-    await expect(
-      runLiveAgent({ bridge: sb.bridge, ai: createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl }), model: "m", instruction: "x", deadlineMs: 20_000 }),
-    ).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_API" });
-  });
 });

@@ -19,7 +19,7 @@ function seedRows(): Set<string> {
   for (let i = 0; i < ROWS; i++) {
     const actionId = `act_${String(i).padStart(4, "0")}_${(i * 7919) % 1000}`;
     bridge.ledger.recordIntent(
-      { actionId, callId: `call-${i}`, tool: "move_joints", args: { positions: { elbow: 0.1 } }, argsHash: `h${i}`, resources: ["joint:elbow"], command: null },
+      { actionId, callId: `call-${i}`, tool: "move_joints", args: { positions: { elbow: 0.1 } }, argsHash: `h${i}`, resources: ["joint:elbow"], command: { actionId, targets: { elbow: 0.1 }, speed: 0.5 } },
       base + Math.floor(i / 27),
     );
     ids.add(actionId);

@@ -30,7 +30,7 @@ export const OP = {
 
 export type OpName = keyof typeof OP;
 
-/** Device-side action states, as on the wire (u8). Same vocabulary as Transport's ActionState. */
+/** Device-side action states, as on the wire (u8). Same vocabulary as Transport's ArmActionState. */
 export const WIRE_ACTION_STATE = {
   unknown: 0,
   executing: 1,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { observeTargets } from "../../src/tools/observeTargets.js";
-import type { ToolDefinition } from "../../src/tools/ToolDefinition.js";
-import { ToolRegistry } from "../../src/tools/ToolRegistry.js";
+import { observeTargets } from "../../src/executor/observeTargets.js";
+import type { ToolDefinition } from "../../src/executor/ToolDefinition.js";
+import { ToolRegistry } from "../../src/executor/ToolRegistry.js";
 import { testConfig } from "../support/testConfig.js";
 
 const motion = {

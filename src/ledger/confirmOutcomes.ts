@@ -1,4 +1,4 @@
-import type { ActionRow, ActionState, ConfirmOutcome, ObservedPose } from "../ledger/ActionRow.js";
+import type { ActionRow, ActionRowState, ConfirmOutcome, ObservedPose } from "./ActionRow.js";
 
 /** What a confirmation's words are built from. */
 export interface ConfirmationFacts {
@@ -15,7 +15,7 @@ export interface ConfirmationFacts {
 
 export interface ConfirmOutcomeRule {
   /** The ledger state the row moves to (added states only; none renamed). */
-  readonly state: Extract<ActionState, `confirmed_${string}`>;
+  readonly state: Extract<ActionRowState, `confirmed_${string}`>;
   /** The button's words: what the operator saw. */
   readonly label: string;
   /** The result status the model gets from now on. */
@@ -82,7 +82,7 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
 };
 
 /** The outcome a confirmed state came from, for rows confirmed before the ledger kept the operator's word. */
-export function outcomeOfState(state: ActionState): ConfirmOutcome | undefined {
+export function outcomeOfState(state: ActionRowState): ConfirmOutcome | undefined {
   for (const [outcome, rule] of Object.entries(CONFIRM_OUTCOME_RULES) as [ConfirmOutcome, ConfirmOutcomeRule][]) if (rule.state === state) return outcome;
   return undefined;
 }
@@ -94,16 +94,10 @@ export function factsOfRow(row: ActionRow, override: Partial<ConfirmationFacts> 
     actionId: row.actionId,
     operator: row.operator,
     note: row.operatorNote,
-    targets: targetsOf(row.command),
+    targets: row.command?.targets ?? {},
     observed: row.observed,
     ...override,
   };
-}
-
-export function targetsOf(command: unknown): Readonly<Record<string, number>> {
-  const targets = (command as { targets?: unknown } | undefined)?.targets;
-  if (typeof targets !== "object" || targets === null) return {};
-  return Object.fromEntries(Object.entries(targets).filter((e): e is [string, number] => typeof e[1] === "number"));
 }
 
 const byOperator = (f: ConfirmationFacts): string => (f.operator ? `An operator (${f.operator})` : "An operator");

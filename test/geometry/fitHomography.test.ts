@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyHomography, fitHomography, invertHomography, type Homography, type Point2 } from "../../src/cameras/fitHomography.js";
+import { applyHomography, fitHomography, invertHomography, type Homography, type Point2 } from "../../src/geometry/fitHomography.js";
 import { mulberry32 } from "../../src/random/mulberry32.js";
 
 /** A perspective view of a table: image [0..1000]² → metres, with tilt terms so it is not affine. */

@@ -1,4 +1,5 @@
 import { Matrix, SingularValueDecomposition } from "ml-matrix";
+import { vectorLength } from "./unitVector.js";
 
 /** A 3×3 homography, row-major: (x, y, w)ᵀ = H · (u, v, 1)ᵀ, then x/w, y/w. */
 export type Homography = readonly [number, number, number, number, number, number, number, number, number];
@@ -80,7 +81,7 @@ export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
     return mapped ? Math.hypot(mapped[0] - p.to[0], mapped[1] - p.to[1]) : Infinity;
   });
   if (!residuals.every(Number.isFinite)) return { ok: false, reason: "maps a calibration point to infinity (points on both sides of the camera's horizon)" };
-  const rmsResidual = Math.sqrt(residuals.reduce((s, r) => s + r * r, 0) / residuals.length);
+  const rmsResidual = vectorLength(residuals) / Math.sqrt(residuals.length);
   return { ok: true, h: hh, rmsResidual, maxResidual: Math.max(...residuals), residuals };
 }
 
@@ -164,5 +165,5 @@ function multiply3(a: readonly number[], b: readonly number[]): number[] {
 }
 
 function norm(v: readonly number[]): number {
-  return Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
+  return vectorLength(v) || 1;
 }

@@ -1,4 +1,4 @@
-import type { CallStatus } from "../executor/CallResult.js";
+import type { CallStatus } from "./CallResult.js";
 
 /** Duration buckets (ms) for the Prometheus histogram: motions run 0.1–20 s, reads < 10 ms. */
 const BUCKETS_MS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 20000, 60000] as const;

@@ -2,26 +2,29 @@ import type { z } from "zod";
 import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ErrorCode } from "../errors.js";
-import type { IntentLedger } from "../ledger/IntentLedger.js";
-import type { MotionRefusal } from "../safety/checkMotionEnvelope.js";
-import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
+import type { ActionRow } from "../ledger/ActionRow.js";
+import type { MotionPlan } from "../motion/MotionPlan.js";
+import type { ActionRecord, ArmStatus, HaltResult, MotionCommand } from "../transport/Transport.js";
 
-/** What a tool implementation may use. */
-export interface ToolContext {
+/**
+ * What a read tool, and a motion tool while it plans, may use: reads only.
+ * Nothing here sends, stops or records anything — a motion leaves only
+ * through the executor's motion path, after locks, admission and the ledger.
+ */
+export interface ReadContext {
   readonly config: ArmConfig;
-  readonly transport: Transport;
-  readonly ledger: IntentLedger;
+  /** The arm's newest status; undefined before the first. */
+  readonly latestStatus: () => ArmStatus | undefined;
+  /** An action as the intent ledger records it. */
+  readonly action: (actionId: string) => ActionRow | undefined;
   /** Resource → unresolved action ids holding it in quarantine. */
   readonly quarantined: () => ReadonlyMap<string, readonly string[]>;
   readonly now: () => number;
 }
 
-/** What a motion tool asks the arm to do: absolute targets per axis. */
-export interface MotionPlan {
-  readonly targets: Readonly<Record<string, number>>;
-  readonly speed: number;
-  /** Set when the tool itself finds the call cannot be done (an unreachable Cartesian target): it is rejected, nothing is recorded or sent. */
-  readonly refusal?: MotionRefusal;
+/** What a halt tool may use: the reads, and halting. */
+export interface HaltContext extends ReadContext {
+  readonly halt: (options: { readonly axes?: readonly string[]; readonly signal: AbortSignal }) => Promise<HaltResult>;
 }
 
 /** Everything an observation may look at. */
@@ -74,16 +77,16 @@ export interface MotionTool<S extends z.ZodType = z.ZodType> extends ToolBase<S>
    * asked (`kinematics: moveit`). `signal` ends with the call's run (shutdown,
    * deadline): a remote wait stops there and nothing is sent.
    */
-  readonly plan: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => MotionPlan | Promise<MotionPlan>;
+  readonly plan: (args: z.output<S>, ctx: ReadContext, signal: AbortSignal) => MotionPlan | Promise<MotionPlan>;
   readonly observe: ObserveFn;
   /**
    * Asynchronous checks before the call queues for its locks (a camera whose
    * picture the call is based on must still be live). A refusal makes the
    * call `failed` with its code: nothing is recorded or sent.
    */
-  readonly precheck?: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => Promise<PrecheckRefusal | undefined>;
+  readonly precheck?: (args: z.output<S>, ctx: ReadContext, signal: AbortSignal) => Promise<PrecheckRefusal | undefined>;
   /** What the tool derives from its arguments (the table point an image point maps to), attached to every result as `context`. */
-  readonly context?: (args: z.output<S>, ctx: ToolContext) => Readonly<Record<string, unknown>> | undefined;
+  readonly context?: (args: z.output<S>, ctx: ReadContext) => Readonly<Record<string, unknown>> | undefined;
 }
 
 export interface PrecheckRefusal {
@@ -96,7 +99,7 @@ export interface ReadTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
   readonly blocking: false;
   readonly kind: "read";
   readonly timeoutMs: number;
-  readonly run: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ReadOutput>;
+  readonly run: (args: z.output<S>, ctx: ReadContext, signal: AbortSignal) => Promise<ReadOutput>;
 }
 
 /**
@@ -107,7 +110,7 @@ export interface HaltTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
   readonly blocking: false;
   readonly kind: "halt";
   readonly timeoutMs: number;
-  readonly run: (args: z.output<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ReadOutput>;
+  readonly run: (args: z.output<S>, ctx: HaltContext, signal: AbortSignal) => Promise<ReadOutput>;
 }
 
 export interface ReadOutput {

@@ -1,9 +1,9 @@
 import { actuatorsOf } from "../config/actuators.js";
-import type { ActionState } from "../transport/Transport.js";
+import type { ArmActionState } from "../transport/Transport.js";
 import type { Observation, ObserveInput, ObserveVerdict } from "./ToolDefinition.js";
 
 /** How each device-reported action state reads as evidence, before looking at `moved`. */
-const RECORD_VERDICT: Readonly<Record<ActionState, "reached" | "in_progress" | "ended_short" | "not_known">> = {
+const RECORD_VERDICT: Readonly<Record<ArmActionState, "reached" | "in_progress" | "ended_short" | "not_known">> = {
   unknown: "not_known",
   executing: "in_progress",
   reached: "reached",

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import type { WireOf } from "./WireOf.js";
+
+/**
+ * A call's result as the API sends it (the result contract: `status`,
+ * `message`, `timed_out`, `settled_by`, `action_id` where there is one). The
+ * rest of each status's fields are let through as they are: src/executor's
+ * CallResult is their one definition, and the server's views only compile
+ * while every CallResult is one of these.
+ */
+export const CALL_RESULT_VIEW = z.object({
+  status: z.enum(["done", "failed", "unknown", "rejected", "skipped", "blocked"]),
+  message: z.string(),
+  timed_out: z.boolean(),
+  settled_by: z.enum(["completion", "observation", "operator", "none"]),
+  action_id: z.string().optional(),
+});
+export type CallResultView = WireOf<typeof CALL_RESULT_VIEW>;
+
+/** POST /v1/calls: one response per call, in call order (Gemini FunctionResponse shapes). */
+export const CALLS_RESPONSE = z.strictObject({
+  responses: z.array(
+    z.strictObject({
+      id: z.string(),
+      name: z.string(),
+      response: z.union([z.strictObject({ output: CALL_RESULT_VIEW }), z.strictObject({ error: CALL_RESULT_VIEW })]),
+      parts: z.array(z.strictObject({ inlineData: z.strictObject({ mimeType: z.string(), data: z.string() }) })).optional(),
+    }),
+  ),
+});
+export type CallsResponse = WireOf<typeof CALLS_RESPONSE>;

@@ -1,0 +1,181 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The floors are checked by `npm run lint` (its lint:floors step runs
+// dependency-cruiser with .dependency-cruiser.mjs). These tests run that same
+// command: on a scratch tree built to break every rule once (each rule must
+// fire, and nothing else may), on the real tree (nothing may fire), and hold
+// the table in docs/architecture.md to the one in the config.
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const CONFIG = join(ROOT, ".dependency-cruiser.mjs");
+const DEPCRUISE = join(ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+
+interface Floor {
+  readonly floor: string;
+  readonly paths: readonly string[];
+  readonly holds: string;
+}
+interface FloorsModule {
+  readonly FLOORS: readonly Floor[];
+  readonly FIRMWARE_SIM_MAY_USE: readonly string[];
+  readonly CONSOLE_MAY_USE: readonly string[];
+  readonly KNOWN_UPWARD: readonly { readonly from: string; readonly to: string }[];
+}
+interface Violation {
+  readonly rule: { readonly name: string };
+  readonly from: string;
+  readonly to: string;
+  readonly cycle?: readonly { readonly name: string }[];
+}
+
+const floors = (await import(pathToFileURL(CONFIG).href)) as FloorsModule;
+
+interface Report {
+  readonly modules: readonly { readonly source: string; readonly dependencies: readonly { readonly resolved: string }[] }[];
+  readonly summary: { readonly violations: Violation[] };
+}
+
+/** Runs the lint step's command in `cwd` on `paths`; its JSON report. */
+function depcruiseReport(cwd: string, paths: readonly string[]): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [DEPCRUISE, "--config", CONFIG, "--output-type", "json", ...paths], { cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
+      // Exit code 1..n = that many errors; the report is on stdout either way.
+      if (stdout.trim() === "") return reject(new Error(`depcruise printed nothing (${error?.message ?? "no error"}): ${stderr}`));
+      resolve(JSON.parse(stdout) as Report);
+    });
+  });
+}
+
+async function depcruise(cwd: string, paths: readonly string[]): Promise<Violation[]> {
+  return (await depcruiseReport(cwd, paths)).summary.violations;
+}
+
+/** A file that stands for a path of the table: the file itself, or a probe inside the folder. */
+const probeOf = (path: string): string => (path.endsWith("/") ? `${path}probe.ts` : path);
+const folders = (paths: readonly string[]): string[] => paths.filter((p) => p.endsWith("/"));
+const spec = (from: string, to: string): string => {
+  const rel = relative(dirname(from), to).replace(/\.ts$/, ".js");
+  return rel.startsWith(".") ? rel : `./${rel}`;
+};
+
+describe("the floors, as npm run lint checks them", () => {
+  let tree: string;
+  const files = new Map<string, string[]>();
+  /** `from` imports `to` (type-only when asked). */
+  const imports = (from: string, to: string, how: "value" | "type" = "value"): void => {
+    const list = files.get(from) ?? [];
+    list.push(how === "type" ? `import type { T as T${list.length} } from "${spec(from, to)}";` : `import "${spec(from, to)}";`);
+    files.set(from, list);
+    if (!files.has(to)) files.set(to, []);
+  };
+  const expected: { rule: string; from: string; to: string }[] = [];
+  let violations: Violation[];
+
+  beforeAll(async () => {
+    const { FLOORS, FIRMWARE_SIM_MAY_USE, CONSOLE_MAY_USE, KNOWN_UPWARD } = floors;
+    FLOORS.forEach((lower, i) => {
+      for (const folder of folders(lower.paths)) {
+        FLOORS.forEach((other, j) => {
+          for (const target of other.paths) {
+            if (j === i && probeOf(target) === `${folder}probe.ts`) continue;
+            // One importer per pair, so each upward import is its own violation.
+            const from = `${folder}to_${other.floor}_${target.replace(/[/.]/g, "_")}.ts`;
+            imports(from, probeOf(target));
+            if (j > i) expected.push({ rule: `floor-${lower.floor}`, from, to: probeOf(target) });
+          }
+        });
+      }
+    });
+    for (const allowed of FIRMWARE_SIM_MAY_USE) imports(`firmware-sim/uses_${allowed.replace(/[/.]/g, "_")}.ts`, probeOf(allowed));
+    for (const refused of ["src/executor/probe.ts", "src/ledger/probe.ts", "src/transport/serial/SerialTransport.ts", "src/tools/probe.ts", "src/safety/probe.ts"]) {
+      const from = `firmware-sim/refused_${refused.replace(/[/.]/g, "_")}.ts`;
+      imports(from, refused);
+      expected.push({ rule: "firmware-sim-beside", from, to: refused });
+    }
+    imports("src/surfaces/demo/startsSim.ts", "firmware-sim/spawnSimulator.ts");
+    imports("src/bridge/startsSim.ts", "firmware-sim/spawnSimulator.ts");
+    expected.push({ rule: "only-surfaces-start-the-simulator", from: "src/bridge/startsSim.ts", to: "firmware-sim/spawnSimulator.ts" });
+    for (const wire of CONSOLE_MAY_USE) imports("console/typesOnly.ts", probeOf(wire), "type");
+    for (const wire of CONSOLE_MAY_USE) {
+      imports("console/valueImport.ts", probeOf(wire));
+      expected.push({ rule: "console-takes-types-only", from: "console/valueImport.ts", to: probeOf(wire) });
+    }
+    imports("console/reachesIn.ts", "src/ledger/probe.ts", "type");
+    expected.push({ rule: "console-apart", from: "console/reachesIn.ts", to: "src/ledger/probe.ts" });
+    imports("src/surfaces/http/page.ts", "console/main.ts");
+    expected.push({ rule: "nothing-imports-the-console", from: "src/surfaces/http/page.ts", to: "console/main.ts" });
+    // A cycle through a type-only import is a cycle too.
+    imports("src/motion/cycleA.ts", "src/motion/cycleB.ts");
+    imports("src/motion/cycleB.ts", "src/motion/cycleA.ts", "type");
+    for (const known of KNOWN_UPWARD) {
+      imports(known.from, known.to);
+      imports(known.from, "src/surfaces/probe.ts");
+      expected.push({ rule: "floor-known-upward", from: known.from, to: "src/surfaces/probe.ts" });
+    }
+
+    tree = mkdtempSync(join(tmpdir(), "armbridge-floors-"));
+    writeFileSync(join(tree, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true } }));
+    for (const [file, lines] of files) {
+      mkdirSync(join(tree, dirname(file)), { recursive: true });
+      writeFileSync(join(tree, file), [...lines, "export type T = number;", ""].join("\n"));
+    }
+    violations = await depcruise(tree, ["src", "firmware-sim", "console"]);
+  }, 120_000);
+
+  afterAll(() => {
+    if (tree) rmSync(tree, { recursive: true, force: true });
+  });
+
+  const key = (v: { rule: string; from: string; to: string }): string => `${v.rule}: ${v.from} -> ${v.to}`;
+
+  it("refuses every import that runs up a floor, from every floor to every floor above it, and allows every one that runs down", () => {
+    const got = violations.filter((v) => v.rule.name.startsWith("floor-")).map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
+    const want = expected.filter((e) => e.rule.startsWith("floor-")).map(key);
+    expect(want.length).toBeGreaterThan(100);
+    expect(got.sort()).toEqual(want.sort());
+  });
+
+  it("keeps firmware-sim beside the floors, the simulator out of the bridge, and the console apart with types only", () => {
+    const rules = ["firmware-sim-beside", "only-surfaces-start-the-simulator", "console-apart", "console-takes-types-only", "nothing-imports-the-console"];
+    const got = violations.filter((v) => rules.includes(v.rule.name)).map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
+    expect(got.sort()).toEqual(expected.filter((e) => rules.includes(e.rule)).map(key).sort());
+    for (const rule of rules) expect(got.some((g) => g.startsWith(`${rule}:`)), rule).toBe(true);
+  });
+
+  it("refuses an import cycle, also one closed by a type-only import", () => {
+    const cycles = violations.filter((v) => v.rule.name === "no-cycles");
+    expect(cycles.length).toBeGreaterThan(0);
+    for (const c of cycles) {
+      expect([c.from, c.to].sort()).toEqual(["src/motion/cycleA.ts", "src/motion/cycleB.ts"]);
+      expect((c.cycle ?? []).map((m) => m.name).sort()).toEqual(["src/motion/cycleA.ts", "src/motion/cycleB.ts"]);
+    }
+  });
+
+  it("finds nothing on the real tree, and each import let through as KNOWN_UPWARD is still there (remove the entry once it goes)", async () => {
+    const real = await depcruiseReport(ROOT, ["src", "firmware-sim", "console", "bench"]);
+    expect(real.summary.violations.map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }))).toEqual([]);
+    for (const known of floors.KNOWN_UPWARD) {
+      const importer = real.modules.find((m) => m.source === known.from);
+      expect(importer?.dependencies.map((d) => d.resolved) ?? [], `${known.from} no longer imports ${known.to}: delete its KNOWN_UPWARD entry`).toContain(known.to);
+    }
+  }, 120_000);
+});
+
+describe("docs/architecture.md", () => {
+  it("shows the floors table the lint checks, floor by floor, bottom to top", () => {
+    const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+    const section = doc.split(/^## /m).find((s) => s.startsWith("Floors"));
+    expect(section, "a '## Floors' section").toBeDefined();
+    const rows = (section ?? "")
+      .split("\n")
+      .filter((l) => /^\| \d+ \|/.test(l))
+      .map((l) => l.split("|").map((c) => c.trim()));
+    const shown = rows.map((cells) => ({ floor: cells[2], paths: [...(cells[3] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]) }));
+    expect(shown).toEqual(floors.FLOORS.map((f) => ({ floor: f.floor, paths: [...f.paths] })).reverse());
+  });
+});

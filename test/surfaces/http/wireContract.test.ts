@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { Bridge } from "../../../src/bridge/Bridge.js";
+import { startHttpServer, type RunningHttpServer } from "../../../src/surfaces/http/startHttpServer.js";
+import {
+  ACTION_VIEW,
+  ACTIONS_PAGE,
+  API_ERROR_BODY,
+  APPROVALS_LIST,
+  ARM_DESCRIPTION_VIEW,
+  ARM_STATE_VIEW,
+  CALLS_RESPONSE,
+  DECIDED_APPROVAL_VIEW,
+  EXECUTOR_EVENT_VIEW,
+  SECURITY_REPORT,
+} from "../../../src/surfaces/http/wire/index.js";
+import { testConfig } from "../../support/testConfig.js";
+import { FakeArm } from "./FakeArm.js";
+
+// The HTTP API's answers against its wire contract (src/surfaces/http/wire/),
+// the schemas whose types the console is built against. Every answer the
+// console reads is parsed strictly here: a field the server adds, drops,
+// renames or retypes without changing the contract fails this test, and a
+// change to the contract changes the console's types with it.
+
+const TOKEN = "wire-contract-token-0123456789";
+const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+
+let bridge: Bridge;
+let arm: FakeArm;
+let server: RunningHttpServer;
+
+async function request(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(server.url + path, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Parses `value` with `schema`, failing with every issue's path when it does not fit. */
+function fits<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`${what} does not fit the wire contract: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}\n${JSON.stringify(value)}`);
+  return parsed.data;
+}
+
+interface SseEvent {
+  readonly event: string;
+  readonly data: unknown;
+}
+
+function readEvents(): { events: SseEvent[]; close(): Promise<void> } {
+  const events: SseEvent[] = [];
+  const abort = new AbortController();
+  const done = (async () => {
+    const res = await fetch(`${server.url}/v1/events`, { headers: auth, signal: abort.signal });
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of res.body!) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) as unknown });
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    events,
+    async close() {
+      abort.abort();
+      await done;
+    },
+  };
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const hit = await probe();
+    if (hit !== undefined) return hit;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+beforeEach(async () => {
+  const config = testConfig({ approval: { set_gripper: "always" } });
+  arm = new FakeArm(config);
+  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
+  server = await startHttpServer(bridge, { token: TOKEN, port: 0, events: { stateIntervalMs: 50 } });
+});
+
+afterEach(async () => {
+  await server.close();
+  await bridge.close();
+});
+
+describe("the HTTP API's answers fit the wire contract the console is built against", () => {
+  it("every answer the console reads, and every event it hears, parses strictly", async () => {
+    const stream = readEvents();
+    try {
+      fits(ARM_DESCRIPTION_VIEW, (await request("GET", "/v1/arm")).json, "GET /v1/arm");
+      fits(SECURITY_REPORT, (await request("GET", "/v1/security")).json, "GET /v1/security");
+      fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state before any motion");
+
+      const elbow = bridge.config.arm.joints.find((j) => j.name === "elbow") ?? bridge.config.arm.joints[0]!;
+      arm.nextEndings.push("stall_after_moving");
+      const first = fits(CALLS_RESPONSE, (await request("POST", "/v1/calls", { calls: [{ id: "w-1", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.2 } } }] })).json, "POST /v1/calls");
+      const unknown = first.responses[0]!.response;
+      expect("output" in unknown && unknown.output.status).toBe("unknown");
+      const unknownId = "output" in unknown ? unknown.output.action_id! : "";
+      fits(CALLS_RESPONSE, (await request("POST", "/v1/calls", { calls: [{ id: "w-2", name: "nope", args: {} }] })).json, "POST /v1/calls, a rejected call");
+
+      const one = fits(ACTION_VIEW, (await request("GET", `/v1/actions/${unknownId}`)).json, "GET /v1/actions/:id of an unknown action");
+      expect(one.confirm_options?.map((o) => o.outcome)).toEqual(["reached", "partial", "not_moved"]);
+      const state = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state with an unknown action");
+      expect(state.pending_unknowns.map((a) => a.action_id)).toEqual([unknownId]);
+      fits(ACTION_VIEW, (await request("POST", `/v1/actions/${unknownId}/confirm`, { outcome: "partial", operator: "ana", note: "stopped by the box" })).json, "POST /v1/actions/:id/confirm");
+
+      // A call that waits for an operator: the approval list, the answer, then the motion.
+      const gated = request("POST", "/v1/calls", { calls: [{ id: "w-3", name: "set_gripper", args: { position: 0.3 } }] });
+      const list = await until(async () => {
+        const l = fits(APPROVALS_LIST, (await request("GET", "/v1/approvals")).json, "GET /v1/approvals");
+        return l.approvals.length > 0 ? l : undefined;
+      });
+      fits(DECIDED_APPROVAL_VIEW, (await request("POST", `/v1/approvals/${list.approvals[0]!.id}/approve`, { operator: "ana" })).json, "POST /v1/approvals/:id/approve");
+      fits(CALLS_RESPONSE, (await gated).json, "POST /v1/calls after approval");
+
+      const page = fits(ACTIONS_PAGE, (await request("GET", "/v1/actions?limit=1")).json, "GET /v1/actions");
+      expect(page.next_cursor).not.toBeNull();
+      const missing = await request("GET", "/v1/actions/act_missing");
+      expect(missing.status).toBe(404);
+      fits(API_ERROR_BODY, missing.json, "a 404");
+
+      const seen = await until(() => {
+        const types = new Set(stream.events.filter((e) => e.event === "executor").map((e) => (e.data as { type: string }).type));
+        return ["started", "settled", "action_resolved", "approval_requested", "approval_resolved"].every((t) => types.has(t)) ? types : undefined;
+      });
+      expect(seen.size).toBeGreaterThanOrEqual(5);
+      for (const e of stream.events) {
+        if (e.event === "executor") fits(EXECUTOR_EVENT_VIEW, e.data, `the SSE executor event ${(e.data as { type: string }).type}`);
+        if (e.event === "state") fits(ARM_STATE_VIEW, e.data, "the SSE state event");
+      }
+      expect(stream.events.some((e) => e.event === "state")).toBe(true);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("refuses an answer with a field the contract does not name (the check is strict)", () => {
+    const view = { name: "arm", axes: [], named_poses: {}, stale_after_ms: 1000 };
+    expect(ARM_DESCRIPTION_VIEW.safeParse(view).success).toBe(true);
+    expect(ARM_DESCRIPTION_VIEW.safeParse({ ...view, renamed_field: 1 }).success).toBe(false);
+    const { stale_after_ms: _dropped, ...withoutOne } = view;
+    expect(ARM_DESCRIPTION_VIEW.safeParse(withoutOne).success).toBe(false);
+  });
+});
