@@ -155,9 +155,6 @@ export type ArmActionState =
   /** Voided by `queryAction({ voidIfUnknown: true })`: it will never run. */
   | "voided";
 
-/** @deprecated The old name of ArmActionState, kept while the transports move over to it. */
-export type ActionState = ArmActionState;
-
 export interface ActionRecord {
   readonly actionId: string;
   readonly state: ArmActionState;

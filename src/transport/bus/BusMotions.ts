@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../errors.js";
-import type { ActionRecord, ActionState, MotionEnd } from "../Transport.js";
+import type { ActionRecord, ArmActionState, MotionEnd } from "../Transport.js";
 import type { BusChannel } from "./BusChannel.js";
 import type { BusServos } from "./BusServos.js";
 import { decodeRegister, type BusProtocol } from "./protocol/index.js";
@@ -257,7 +257,7 @@ export class BusMotions {
     this.#finish(track, track.halted ? "stopped" : "stalled", track.halted ? "halted" : "servo(s) came to rest short of the goal");
   }
 
-  #finish(track: BusTrack, state: ActionState, detail: string): void {
+  #finish(track: BusTrack, state: ArmActionState, detail: string): void {
     if (track.phase === "ended") return;
     track.phase = "ended";
     const moved = state === "reached" ? true : this.movedFromStart(track);

@@ -1,5 +1,5 @@
 import type { Actuator } from "../../config/actuators.js";
-import type { ActionRecord, ActionState } from "../Transport.js";
+import type { ActionRecord, ArmActionState } from "../Transport.js";
 import type { GoalRun, GoalServer } from "./GoalRun.js";
 import type { JointSample } from "./JointStateObserver.js";
 import { sameServer } from "./ServerRegistry.js";
@@ -133,7 +133,7 @@ export class ActionTracker {
     const outcomes = track.runs.map((r) => r.outcome());
     const detail = outcomes.map((o, i) => o?.detail ?? `${track.runs[i]?.actionName ?? "?"}: ${track.runs[i]?.phase ?? "?"}`).join("; ");
     const states = outcomes.map((o) => o?.state);
-    let state: ActionState;
+    let state: ArmActionState;
     if (states.some((s) => s === undefined)) state = "executing";
     else if (states.every((s) => s === "reached")) state = "reached";
     else if (states.every((s) => s === "rejected")) state = "rejected";

@@ -1,5 +1,5 @@
 import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryResult, type GripperResult, type RclActionClient, type RclClientGoalHandle } from "./rclTypes.js";
-import type { ActionState } from "../Transport.js";
+import type { ArmActionState } from "../Transport.js";
 
 export type GoalServer = { readonly kind: "trajectory"; readonly controller: string } | { readonly kind: "gripper" };
 
@@ -19,9 +19,9 @@ export type GoalRunPhase =
    */
   | "presumed";
 
-/** The ActionState a run ended in, and why. */
+/** The ArmActionState a run ended in, and why. */
 export interface RunOutcome {
-  readonly state: ActionState;
+  readonly state: ArmActionState;
   readonly detail: string;
 }
 
@@ -162,7 +162,7 @@ export class GoalRun {
   }
 
   /**
-   * The ActionState this run ended in, judged by goal status, never by
+   * The ArmActionState this run ended in, judged by goal status, never by
    * error_code alone: JTC answers a cancelled goal with error_code 0 too.
    * Undefined while running or when lost.
    */
