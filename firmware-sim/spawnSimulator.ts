@@ -73,6 +73,9 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
     if (child.exitCode === null) child.kill("SIGTERM");
   };
   process.once("exit", killOnExit);
+  // A child that ended on its own (killed by a test, crashed) needs no net: a
+  // caller that restarts simulators would otherwise pile up exit listeners.
+  void exited.then(() => process.off("exit", killOnExit));
 
   const lines = createInterface({ input: child.stdout! });
   const timeoutMs = options.readyTimeoutMs ?? 15_000;
