@@ -14,7 +14,9 @@
  * - Dynamixel / Feetech, power loss: the servo supply of the bus off for 800 ms;
  * - ROS 2 (rclnodejs double): the graph partitioned for 600 / 1600 ms.
  * For each drop with a move: the action id the transport had in flight, and
- * how its call was settled once the arm answered (by the ledger).
+ * how its call was settled once the arm answered (by the ledger). And, by the
+ * arm's own record (the effects log, the double's goals), the motions it
+ * started per call sent: never more than one, none while idle or on arming.
  *
  * Prints figures; asserts nothing. Runs from a bundle (it uses the ROS test
  * double, which is not part of dist): `npm run bench:link`.
@@ -24,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBusSimulator } from "../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../firmware-sim/EffectsLog.js";
-import { quantile } from "../firmware-sim/effectsJudge.js";
+import { quantile, readEffects } from "../firmware-sim/effectsJudge.js";
 import { spawnSimulator, type SimChild } from "../firmware-sim/spawnSimulator.js";
 import { startSimulator } from "../firmware-sim/startSimulator.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
@@ -68,12 +70,13 @@ function onExecutor(config: ArmConfig, transport: Transport): { executor: Execut
 
 async function serialRow(): Promise<Row> {
   const config = loadConfig();
-  const sim = await startSimulator({ armConfig: config, link: "tcp", port: 0, seed: SEED, effects: new MemoryEffects(), logger: silentLogger });
+  const effects = new MemoryEffects();
+  const sim = await startSimulator({ armConfig: config, link: "tcp", port: 0, seed: SEED, effects, logger: silentLogger });
   const transport = createSerialTransport(config, sim.link);
   await transport.open(AbortSignal.timeout(10_000));
   const e = onExecutor(config, transport);
   try {
-    const rig: DropRig = { transport, ...e, moves: SIM_MOVES, drop: (mid) => new Promise((resolve) => void sim.interruptLink(mid ? 900 : 600, resolve)) };
+    const rig: DropRig = { transport, ...e, moves: SIM_MOVES, motionStarts: () => starts(effects), drop: (mid) => new Promise((resolve) => void sim.interruptLink(mid ? 900 : 600, resolve)) };
     return { name: "serial (firmware-sim, TCP cut)", samples: await measureDrops(rig, DROPS) };
   } finally {
     e.close();
@@ -84,7 +87,8 @@ async function serialRow(): Promise<Row> {
 
 async function busRow(protocol: BusProtocolName, how: "cut" | "power"): Promise<Row> {
   const config = loadConfig(join(packageRoot(), "config", BUS_FILES[protocol]));
-  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: SEED, effects: new MemoryEffects(), logger: silentLogger });
+  const effects = new MemoryEffects();
+  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: SEED, effects, logger: silentLogger });
   const transport = createServoBusTransport(config, sim.link);
   await transport.open(AbortSignal.timeout(10_000));
   const e = onExecutor(config, transport);
@@ -97,7 +101,7 @@ async function busRow(protocol: BusProtocolName, how: "cut" | "power"): Promise<
             // Deaf for the outage and the servos' boot (50 ms): back when they answer again.
             setTimeout(() => resolve(Date.now()), 850);
           });
-    const rig: DropRig = { transport, ...e, moves: BUS_MOVES, drop };
+    const rig: DropRig = { transport, ...e, moves: BUS_MOVES, motionStarts: () => starts(effects), drop };
     return { name: `${protocol} (${how === "cut" ? "TCP cut" : "bus power loss 800 ms"})`, samples: await measureDrops(rig, DROPS) };
   } finally {
     e.close();
@@ -123,7 +127,8 @@ async function busRestartRow(protocol: BusProtocolName): Promise<Row> {
       sim = await spawn(port);
       return Date.now();
     };
-    const rig: DropRig = { transport, ...e, moves: BUS_MOVES, drop };
+    // Every simulator started on the port appends to the one effects log.
+    const rig: DropRig = { transport, ...e, moves: BUS_MOVES, motionStarts: () => readEffects(join(dir, "effects.jsonl")).filter((x) => x.event === "motion_start").length, drop };
     return { name: `${protocol} (armbridge-sim killed, restarted on its port)`, samples: await measureDrops(rig, DROPS) };
   } finally {
     e.close();
@@ -139,7 +144,8 @@ async function rosRow(): Promise<Row> {
   const config = ros.transport.config;
   const e = onExecutor(config, ros.transport);
   try {
-    const rig: DropRig = { transport: ros.transport, ...e, moves: SIM_MOVES, drop: (mid) => new Promise((resolve) => ros.double.world.partition(mid ? 1600 : 600, resolve)) };
+    const goals = (): number => [...ros.double.world.servers.values()].reduce((n, server) => n + server.goals.length, 0);
+    const rig: DropRig = { transport: ros.transport, ...e, moves: SIM_MOVES, motionStarts: goals, drop: (mid) => new Promise((resolve) => ros.double.world.partition(mid ? 1600 : 600, resolve)) };
     return { name: "ros2 (rclnodejs double, partition)", samples: await measureDrops(rig, DROPS) };
   } finally {
     e.close();
@@ -147,14 +153,20 @@ async function rosRow(): Promise<Row> {
   }
 }
 
+const starts = (effects: MemoryEffects): number => effects.events.filter((x) => x.event === "motion_start").length;
+
+/** A settled row in words: an unknown was settled by nobody yet; it waits for an operator. */
+const settledAs = (c: NonNullable<DropSample["inFlightCall"]>): string => (c.state === "unknown" ? "unknown (for an operator)" : `${c.state} by ${c.settledBy}`);
+
 function summary(rows: readonly Row[]): string {
-  const table: string[][] = [["link", "drops", "back → connected p50", "max", "attempts p50", "new incarnation", "moves in flight: settled as"]];
+  const table: string[][] = [["link", "drops", "back → connected p50", "max", "attempts p50", "new incarnation", "arm motions / calls sent", "moves in flight: settled as"]];
   for (const r of rows) {
     const times = r.samples.map((s) => s.backToConnectedMs);
     const attempts = r.samples.map((s) => s.loss?.attempts ?? 0);
     const incarnations = r.samples.filter((s) => s.loss?.incarnation_changed).length;
     const outcomes = new Map<string, number>();
-    for (const s of r.samples) if (s.inFlightCall) outcomes.set(`${s.inFlightCall.state} by ${s.inFlightCall.settledBy}`, (outcomes.get(`${s.inFlightCall.state} by ${s.inFlightCall.settledBy}`) ?? 0) + 1);
+    for (const s of r.samples) if (s.inFlightCall) outcomes.set(settledAs(s.inFlightCall), (outcomes.get(settledAs(s.inFlightCall)) ?? 0) + 1);
+    const sum = (f: (s: DropSample) => number): number => r.samples.reduce((n, s) => n + f(s), 0);
     table.push([
       r.name,
       String(r.samples.length),
@@ -162,6 +174,7 @@ function summary(rows: readonly Row[]): string {
       ms(Math.max(...times)),
       String(quantile(attempts, 0.5)),
       `${incarnations}/${r.samples.length}`,
+      `${sum((s) => s.armMotions)}/${sum((s) => s.callsSent)}`,
       [...outcomes].map(([k, n]) => `${n}× ${k}`).join(", ") || "—",
     ]);
   }
@@ -173,8 +186,8 @@ function detail(r: Row): string {
     `${r.name}:`,
     ...r.samples.map((s, i) => {
       const inFlight = s.loss?.in_flight.length ? s.loss.in_flight.join(", ") : "nothing";
-      const settled = s.inFlightCall ? ` → ${s.inFlightCall.state} (${s.inFlightCall.settledBy})` : "";
-      return `  #${String(i + 1).padStart(2)}  back→connected ${ms(s.backToConnectedMs).padStart(9)}  attempts ${s.loss?.attempts ?? "?"}  ${s.loss?.incarnation_changed ? "new incarnation" : "same incarnation"}  in flight: ${inFlight}${settled}`;
+      const settled = s.inFlightCall ? ` → ${settledAs(s.inFlightCall)}` : "";
+      return `  #${String(i + 1).padStart(2)}  back→connected ${ms(s.backToConnectedMs).padStart(9)}  attempts ${s.loss?.attempts ?? "?"}  ${s.loss?.incarnation_changed ? "new incarnation" : "same incarnation"}  arm motions ${s.armMotions}  in flight: ${inFlight}${settled}`;
     }),
   ].join("\n");
 }

@@ -11,6 +11,8 @@ export interface DropRig {
   drop(mid: boolean): Promise<number>;
   /** A move of this arm that lasts longer than the drop takes to notice; alternated so each starts where it is not. */
   readonly moves: readonly [Record<string, number>, Record<string, number>];
+  /** Motions the arm itself started so far (the simulator's effects log, the ROS double's goals): the ground truth. */
+  motionStarts(): number;
 }
 
 /** What one drop came to. */
@@ -20,6 +22,9 @@ export interface DropSample {
   readonly loss: LinkLoss | undefined;
   /** The call in flight when the link dropped, and how it was settled (ledger state, by what). */
   readonly inFlightCall: { readonly actionId: string; readonly state: string; readonly settledBy: string } | undefined;
+  /** Calls this drop sent (1 with a move in flight, else 0), and motions the arm started meanwhile, by its own record. */
+  readonly callsSent: number;
+  readonly armMotions: number;
 }
 
 /** Waits for a link state, or throws after `ms`. */
@@ -49,6 +54,7 @@ export async function measureDrops(rig: DropRig, count: number): Promise<DropSam
   const samples: DropSample[] = [];
   for (let i = 0; i < count; i++) {
     const mid = i % 2 === 1;
+    const startsBefore = rig.motionStarts();
     const move = rig.moves[Math.floor(i / 2) % 2]!;
     const call = mid ? rig.executor.execute([{ id: `drop-${i}`, name: "move_joints", args: { positions: move, speed: 0.5 } }], { deadlineMs: 30_000 }) : undefined;
     if (mid) await new Promise((r) => setTimeout(r, 150));
@@ -69,8 +75,9 @@ export async function measureDrops(rig: DropRig, count: number): Promise<DropSam
         if (row?.state === "unknown") rig.executor.confirm(actionId, { outcome: "partial", operator: "bench" });
       }
     }
-    samples.push({ backToConnectedMs: Math.max(0, connectedAt - back), loss: connected.last_loss, inFlightCall });
+    // A while after the return: arming the servos again, or a late look, must not have moved anything.
     await new Promise((r) => setTimeout(r, 200));
+    samples.push({ backToConnectedMs: Math.max(0, connectedAt - back), loss: connected.last_loss, inFlightCall, callsSent: mid ? 1 : 0, armMotions: rig.motionStarts() - startsBefore });
   }
   return samples;
 }
