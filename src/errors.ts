@@ -47,6 +47,8 @@ export const ERROR_CODES = {
     "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
   ARMB_ERR_CAMERA_NOT_CALIBRATED:
     "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
+  ARMB_ERR_IMAGE_BUDGET:
+    "Camera {camera}'s picture ({bytes} bytes) was not delivered: this response already carries {used} of its {limit} bytes of pictures. Ask for it again in a later turn, or for fewer pictures at once",
   ARMB_ERR_IMAGE_POINT_INVALID:
     "{tool}: image point {point} of camera {camera} cannot be mapped to the table: {reason}; nothing was sent",
 
@@ -74,6 +76,8 @@ export const ERROR_CODES = {
   ARMB_ERR_APPROVAL_NOT_FOUND: "No approval request with id {id} (it may have been decided, expired or withdrawn and forgotten)",
   ARMB_ERR_APPROVAL_DECIDED: "Approval request {id} was already {decision}{by}: there is nothing to decide",
   ARMB_ERR_APPROVAL_OPERATOR_REQUIRED: "Deciding approval request {id} needs an operator name",
+  ARMB_ERR_APPROVAL_UNANSWERABLE:
+    "The config gates {tools} on an operator's approval, but {why}: no one could approve, so every gated call could only expire. Run the arm under `armbridge serve`, where its console and `armbridge approve` answer, or set approval: {tool}: never",
 
   // transports
   ARMB_ERR_TRANSPORT_CLOSED: "The {transport} transport is closed",

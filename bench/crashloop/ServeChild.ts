@@ -17,6 +17,8 @@ export interface ServeChildOptions {
   readonly readyTimeoutMs: number;
   /** Node's own flags before the script (bench:memory passes `--inspect=127.0.0.1:0`). */
   readonly nodeArgs?: readonly string[];
+  /** An arm config other than the default (serve --config). */
+  readonly config?: string | undefined;
 }
 
 /** One `armbridge serve` process, from spawn to its ready line. */
@@ -59,7 +61,7 @@ export function killLiveServeChildren(): void {
  */
 export async function spawnServe(options: ServeChildOptions): Promise<ServeChild> {
   const main = join(packageRoot(), "dist", "src", "surfaces", "cli", "main.js");
-  const args = [...(options.nodeArgs ?? []), main, "serve", "--serial", options.link, "--http", "127.0.0.1:0", "--data", options.dataDir];
+  const args = [...(options.nodeArgs ?? []), main, "serve", "--serial", options.link, "--http", "127.0.0.1:0", "--data", options.dataDir, ...(options.config === undefined ? [] : ["--config", options.config])];
   const logFd = openSync(options.logFile, "a");
   let child: ChildProcess;
   const startedAt = performance.now();

@@ -12,6 +12,7 @@ const INVARIANT_LABELS: Readonly<Record<InvariantName, string>> = {
   callIdsWithTwoRows: "call ids with two ledger rows",
   resendNotReplayed: "same-args re-sends not answered with the recorded result",
   reusedIdNotRejected: "other-args re-sends not rejected",
+  unsettledPathsMeet: "motions accepted whose path could meet an unsettled motion's outside the envelope",
 };
 
 /** The figures of one run, as the script prints them and docs/reliability.md quotes them. */
@@ -28,7 +29,8 @@ export function formatCrashLoopReport(report: CrashLoopReport): string {
   const lines = [
     `crash loop, seed ${report.seed}: ${report.kills} kills (${moments}); ${report.downPastWatchdog} stayed down past the watchdog`,
     `calls ${report.calls}, answers lost to kills ${report.answersLost}; re-sent: same args ${report.resends.sameArgs} (of lost answers ${report.resends.ofLostAnswers}), other args ${report.resends.otherArgs}`,
-    `ledger rows ${report.tally.rows} (${states}); operator confirmations ${report.operatorConfirms}`,
+    `ledger rows ${report.tally.rows} (${states}); operator confirmations ${report.operatorConfirms}; unknowns left pending across a restart ${report.unknownsHeldAcrossRestarts}`,
+    `probes (calls whose path could meet a pending unknown's outside the envelope): sent ${report.probes.sent}, refused ${byCode(report.probes.refused)}, sent to the arm ${report.probes.accepted}, otherwise answered ${report.probes.other}, none found ${report.probes.notFound}`,
     `effects: motion starts ${report.tally.motionStarts}, reached ${report.tally.reached}, halted by the watchdog ${report.tally.watchdogStops}, voided ${report.tally.voided}, duplicate MOVEs refused by the device ${report.tally.duplicateRefused}`,
     `link: MOVE re-sends by the bridge ${report.moveResends}, repeated MOVEs answered from the device's reply cache ${report.moveRepeatsAnsweredFromCache}${report.extraTurns ? ` (after ${report.extraTurns} extra turns without kills)` : ""}`,
     `accepted: done that never ran (no motion_start, says so) ${report.tally.doneNeverRan}, failed by a fault at start (nothing moved) ${report.tally.failedFaultedAtStart}, same-args re-sends of never-recorded calls refused on their own merits ${byCode(report.tally.freshRefusals)}`,

@@ -1,7 +1,9 @@
 import { motionIntervals, overlappingPairs, type EffectLine } from "../../firmware-sim/effectsJudge.js";
+import type { ArmConfig } from "../../src/config/ArmConfig.js";
+import { pathsMeetingUnsettled, type UnsettledRowView } from "./pathsMeetingUnsettled.js";
 
 /** The part of a ledger row (GET /v1/actions) the judge reads. */
-export interface LedgerRowView {
+export interface LedgerRowView extends UnsettledRowView {
   readonly action_id: string;
   readonly call_id: string;
   readonly state: string;
@@ -53,6 +55,12 @@ export interface CrashLoopVerdict {
   readonly resendNotReplayed: readonly Violation[];
   /** An other-args re-send of a recorded call that was not `rejected`. */
   readonly reusedIdNotRejected: readonly Violation[];
+  /**
+   * A motion accepted while another that had moved was unsettled (started, or
+   * unknown until confirmed — across restarts too), whose paths together could
+   * take a link outside the workspace envelope (pathsMeetingUnsettled).
+   */
+  readonly unsettledPathsMeet: readonly Violation[];
 }
 
 export type InvariantName = keyof CrashLoopVerdict;
@@ -92,7 +100,15 @@ const NEVER_RAN = /\b(never ran|never run|never executed|did not run|was not run
  * the ledger as read back through the HTTP API. Pure, so it is checked on
  * hand-made logs (test/crashloop/judgeCrashLoop.test.ts).
  */
-export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly LedgerRowView[], resends: readonly ResendRecord[], rowsOfCall: ReadonlyMap<string, readonly string[]> = rowsByCall(rows)): { verdict: CrashLoopVerdict; tally: CrashLoopTally } {
+export interface JudgeOptions {
+  /** Ledger rows per call id; default from `rows`. */
+  readonly rowsOfCall?: ReadonlyMap<string, readonly string[]> | undefined;
+  /** The arm config, for the envelope across unsettled motions; without one (or without kinematics) that invariant has nothing to check. */
+  readonly config?: ArmConfig | undefined;
+}
+
+export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly LedgerRowView[], resends: readonly ResendRecord[], options: JudgeOptions = {}): { verdict: CrashLoopVerdict; tally: CrashLoopTally } {
+  const rowsOfCall = options.rowsOfCall ?? rowsByCall(rows);
   const rowById = new Map(rows.map((r) => [r.action_id, r]));
   const starts = new Map<string, EffectLine[]>();
   const ends = new Map<string, EffectLine>();
@@ -204,10 +220,12 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
     }
   }
 
+  const unsettledPathsMeet: Violation[] = options.config ? pathsMeetingUnsettled(events, rows, options.config) : [];
+
   let reached = 0;
   for (const end of ends.values()) if (end.outcome === "reached") reached++;
   return {
-    verdict: { duplicateStarts, overlaps, motionsWithoutRow, rowsLeftStarted, doneWithoutReachedMotion, failedWithMotion, callIdsWithTwoRows, resendNotReplayed, reusedIdNotRejected },
+    verdict: { duplicateStarts, overlaps, motionsWithoutRow, rowsLeftStarted, doneWithoutReachedMotion, failedWithMotion, callIdsWithTwoRows, resendNotReplayed, reusedIdNotRejected, unsettledPathsMeet },
     tally: {
       rows: rows.length,
       rowsByState,
@@ -248,4 +266,5 @@ export const INVARIANTS: readonly InvariantName[] = [
   "callIdsWithTwoRows",
   "resendNotReplayed",
   "reusedIdNotRejected",
+  "unsettledPathsMeet",
 ];

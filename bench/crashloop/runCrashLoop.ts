@@ -2,23 +2,22 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { groundTruthOf, motionIntervals, quantile, type EffectLine } from "../../firmware-sim/effectsJudge.js";
-import { mulberry32 } from "../../src/random/mulberry32.js";
+import { motionIntervals, quantile, type EffectLine } from "../../firmware-sim/effectsJudge.js";
 import { spawnSimulator, type SimChild } from "../../firmware-sim/spawnSimulator.js";
-import type { JointConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
-import { ApiClient, ApiError } from "../../src/surfaces/cli/apiClient.js";
-import { resultOf, type FunctionResponse } from "../../src/surfaces/toFunctionResponse.js";
+import { mulberry32 } from "../../src/random/mulberry32.js";
+import { BridgeSession, wire } from "./BridgeSession.js";
+import { CallPlanner } from "./CallPlanner.js";
+import { CrashLoopProbes, type ProbeTally } from "./CrashLoopProbes.js";
 import { EffectsTail } from "./EffectsTail.js";
+import { findProbeScenario, type ProbeScenario } from "./findProbeScenario.js";
 import { judgeCrashLoop, rowsByCall, type CrashLoopTally, type CrashLoopVerdict, type ResendRecord } from "./judgeCrashLoop.js";
+import { OperatorDesk } from "./OperatorDesk.js";
 import { readLedger } from "./readLedger.js";
-import { ServeStartFailed, spawnServe, type ServeChild } from "./ServeChild.js";
+import { resendEarlier } from "./resendEarlier.js";
+import { KILL_MOMENTS, setUpKillTurn, type KillMoment } from "./setUpKillTurn.js";
 
-/** Where in a call's life the bridge is killed. */
-export const KILL_MOMENTS = ["before_request", "queued", "mid_motion", "mid_observation"] as const;
-export type KillMoment = (typeof KILL_MOMENTS)[number];
+export { KILL_MOMENTS, type KillMoment } from "./setUpKillTurn.js";
 
 /** firmware-sim's seeded faults for the run (armbridge-sim flags). */
 export interface CrashLoopFaults {
@@ -47,6 +46,12 @@ export interface CrashLoopOptions {
   readonly watchdogEvery?: number;
   /** One line per kill and per phase; silent when undefined. */
   readonly progress?: ((line: string) => void) | undefined;
+  /**
+   * Leave unknown motions unconfirmed for one or two kills, so they are still
+   * unsettled when the bridge restarts, and probe each with a call whose path
+   * could meet its own outside the envelope (default true).
+   */
+  readonly holdUnknowns?: boolean;
 }
 
 export interface CrashLoopReport {
@@ -62,6 +67,10 @@ export interface CrashLoopReport {
   readonly resends: { readonly sameArgs: number; readonly otherArgs: number; readonly ofLostAnswers: number };
   /** Unknown rows an operator confirmed through POST /v1/actions/:id/confirm. */
   readonly operatorConfirms: number;
+  /** Unknown motions left unconfirmed across at least one restart. */
+  readonly unknownsHeldAcrossRestarts: number;
+  /** Calls aimed to meet a held unknown's path outside the envelope, and what the bridge did with them. */
+  readonly probes: ProbeTally;
   /** Spawn → ready line of every start after a kill (the final one included), ms. */
   readonly restartToReadyMs: readonly number[];
   /** Restarts that had to be tried again (serve exited before ready). */
@@ -70,7 +79,7 @@ export interface CrashLoopReport {
   readonly moveResends: number;
   /** Repeated MOVE frames firmware-sim answered from its reply cache, executing nothing (its debug log). */
   readonly moveRepeatsAnsweredFromCache: number;
-  /** Calls refused at admission on their first answer, by error code (the harness aims inside the envelope and above min_speed, so few). */
+  /** Calls refused at admission on their first answer, by error code, probes aside (the harness aims inside the envelope and above min_speed, so few). */
   readonly refusedAtAdmission: Readonly<Record<string, number>>;
   /** Answered turns after the last kill, run only until a re-sent MOVE reached a device that had acted on it. */
   readonly extraTurns: number;
@@ -83,19 +92,6 @@ export interface CrashLoopReport {
   readonly dir: string;
 }
 
-interface CallRecord {
-  readonly id: string;
-  readonly args: { readonly positions: Readonly<Record<string, number>>; readonly speed: number };
-  /** From any answer that carried one. */
-  knownActionId: string | undefined;
-  answered: boolean;
-  resentAfterLoss: boolean;
-}
-
-type WireCall = { readonly id: string; readonly name: "move_joints"; readonly args: CallRecord["args"] };
-type BatchOutcome = { readonly kind: "answered"; readonly results: readonly CallResult[] } | { readonly kind: "lost"; readonly reason: string };
-
-const OPERATOR = "crashloop";
 const READY_TIMEOUT_MS = 60_000;
 
 /**
@@ -106,8 +102,14 @@ const READY_TIMEOUT_MS = 60_000;
  * arguments → the recorded result; other arguments → rejected), those whose
  * answers a kill lost included. Every so often the bridge stays down until
  * the simulator's watchdog halts the motion, so the operator path runs
- * (unknown → confirm through the API). The run is judged only by the effects
- * log and the ledger read back through the API (judgeCrashLoop).
+ * (unknown → confirm through the API); unknown motions are left pending
+ * across a restart or two first, and probed with calls whose paths could meet
+ * theirs outside the envelope. The run is judged only by the effects log and
+ * the ledger read back through the API (judgeCrashLoop).
+ *
+ * The parts: CallPlanner (what to ask), BridgeSession (the serve child and
+ * its calls), OperatorDesk (confirming and holding unknowns), CrashLoopProbes,
+ * setUpKillTurn (each kill moment), resendEarlier.
  *
  * Shared by the CI test (test/crashloop/crashLoop.test.ts) and
  * `npm run crashloop` (bench/crashloop.ts).
@@ -116,24 +118,197 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const began = performance.now();
   const faults = options.faults ?? DEFAULT_CRASHLOOP_FAULTS;
   const watchdogMs = options.watchdogMs ?? 3000;
-  const watchdogEvery = options.watchdogEvery ?? 10;
   const say = options.progress ?? (() => undefined);
-  const random = mulberry32(options.seed);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-  const between = (lo: number, hi: number): number => lo + random() * (hi - lo);
-
   mkdirSync(options.dir, { recursive: true });
   const effectsLog = join(options.dir, "effects.jsonl");
   const bridgeLog = join(options.dir, "bridge.log");
   const simLog = join(options.dir, "sim.log");
-  const dataDir = join(options.dir, "data");
-  const token = randomBytes(24).toString("hex");
-  const config = loadConfig();
-  const joints = config.arm.joints;
-  const minSpeed = config.limits.minSpeed;
-  const effects = new EffectsTail(effectsLog);
+  const sim: SimChild = await spawnSimulator({ link: "tcp", seed: options.seed, effectsLog, logFile: simLog, flags: simFlagsOf(faults, watchdogMs), logLevel: "debug" });
+  const rig = crashLoopRig(options, sim, { effectsLog, bridgeLog, say });
+  try {
+    await rig.session.start();
+    rig.session.restartToReadyMs.length = 0; // the first start is not a restart
+    const turns = await killAndRestart(rig, options, watchdogMs, say);
+    await finalTurns(rig, simLog);
+    return await judgeAndReport(rig, options, { ...turns, began, simArgs: sim.args, simLog, bridgeLog });
+  } finally {
+    await rig.session.kill();
+    await sim.stop(3000);
+  }
+}
 
-  const simFlags = [
+/** Everything one run shares: the config, the seeded choices, the bridge, the operator, the probes, the effects log. */
+interface CrashLoopRig {
+  readonly config: ReturnType<typeof loadConfig>;
+  readonly random: () => number;
+  readonly effects: EffectsTail;
+  readonly session: BridgeSession;
+  readonly planner: CallPlanner;
+  readonly desk: OperatorDesk;
+  readonly probes: CrashLoopProbes;
+  readonly resends: ResendRecord[];
+  /** Where watchdog kills stage their long motion so a probe can meet it. */
+  readonly scenario: ProbeScenario | undefined;
+  readonly waitFor: (predicate: (events: readonly EffectLine[]) => boolean, timeoutMs: number) => Promise<boolean>;
+  /** Restarts of the bridge so far. */
+  restarts: number;
+  /** Turns without kills after the last one (see finalTurns). */
+  extraTurns: number;
+}
+
+function crashLoopRig(options: CrashLoopOptions, sim: SimChild, files: { effectsLog: string; bridgeLog: string; say: (line: string) => void }): CrashLoopRig {
+  const config = loadConfig();
+  const random = mulberry32(options.seed);
+  const effects = new EffectsTail(files.effectsLog);
+  const waitFor = async (predicate: (events: readonly EffectLine[]) => boolean, timeoutMs: number): Promise<boolean> => {
+    const until = performance.now() + timeoutMs;
+    while (performance.now() < until) {
+      if (predicate(effects.read())) return true;
+      await sleep(5);
+    }
+    return predicate(effects.read());
+  };
+  const session = new BridgeSession({ link: sim.link, dataDir: join(options.dir, "data"), token: randomBytes(24).toString("hex"), logFile: files.bridgeLog, readyTimeoutMs: READY_TIMEOUT_MS, say: files.say });
+  const desk = new OperatorDesk({ config, session, effects, random, waitFor, holdUnknowns: options.holdUnknowns ?? true });
+  const planner = new CallPlanner({ config, seed: options.seed, random, effects, heldJoints: () => desk.heldJoints(), inFlight: () => desk.inFlight() });
+  const scenario = options.holdUnknowns ?? true ? findProbeScenario(config, random) : undefined;
+  if ((options.holdUnknowns ?? true) && !scenario) files.say("no probe scenario found for this arm: watchdog kills leave unknowns where probes may not meet them");
+  const probes = new CrashLoopProbes({ config, planner, session, desk, random, scenario });
+  return { config, random, effects, session, planner, desk, probes, resends: [], scenario, waitFor, restarts: 0, extraTurns: 0 };
+}
+
+/** The kills: before each, settle (or hold) unknowns, probe held ones, re-send earlier ids; then one turn and the kill. */
+async function killAndRestart(rig: CrashLoopRig, options: CrashLoopOptions, watchdogMs: number, say: (line: string) => void): Promise<{ killsByMoment: Record<KillMoment, number>; downPastWatchdog: number }> {
+  const { planner, session, desk, random } = rig;
+  const watchdogEvery = options.watchdogEvery ?? 10;
+  const killsByMoment: Record<KillMoment, number> = { before_request: 0, queued: 0, mid_motion: 0, mid_observation: 0 };
+  let downPastWatchdog = 0;
+  let watchdogDue = false;
+  for (let k = 0; k < options.kills; k++) {
+    planner.newTurn();
+    await desk.settle({ kill: k });
+    await rig.probes.probeHeld(rig.restarts);
+    await resendEarlier(planner, session, random, rig.resends);
+    await desk.settle({ kill: k });
+    // Now and then a turn that is answered in full, so later re-sends have recorded results to hit.
+    if (random() < 0.35) {
+      planner.newTurn();
+      const records = planner.distinctJoints(1 + Math.floor(random() * 2)).map((j) => planner.newCall([j], planner.between(150, 450), random() < 0.15 ? "at_target" : "away"));
+      session.absorb(records, await session.post(records.map(wire), 15_000));
+      await desk.settle({ kill: k });
+    }
+    planner.newTurn();
+
+    // Due every `watchdogEvery` kills, and again at the next kill until a motion really was halted by it
+    // (a seeded fault may end the long motion first).
+    if (watchdogEvery > 0 && k % watchdogEvery === Math.min(3, watchdogEvery - 1)) watchdogDue = true;
+    const pastWatchdog = watchdogDue;
+    const moment: KillMoment = pastWatchdog ? "mid_motion" : planner.pick(KILL_MOMENTS);
+    killsByMoment[moment]++;
+    const turn = await setUpKillTurn(moment, pastWatchdog, { config: rig.config, planner, session, desk, random, effects: () => rig.effects.read(), waitFor: rig.waitFor, watchdogMs, scenario: rig.scenario });
+
+    const killedAt = performance.now();
+    await session.kill();
+    if (turn.inFlight) session.absorb(turn.records, await turn.inFlight);
+    const lostHere = turn.records.filter((r) => !r.answered).length;
+    let note = "";
+    if (pastWatchdog && turn.watched !== undefined) {
+      const byWatchdog = await stayDownUntilEnded(rig, turn.watched, watchdogMs);
+      if (byWatchdog.halted) {
+        downPastWatchdog++;
+        watchdogDue = false;
+      }
+      note = byWatchdog.halted ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)` : `, stayed down but the motion ended ${byWatchdog.how}, not by the watchdog`;
+    }
+    await session.start();
+    rig.restarts++;
+    desk.noteRestart();
+    const ids = turn.records.length ? ` [${turn.records.map((r) => r.id).join(" ")}]` : "";
+    const held = desk.held.size ? `; ${desk.held.size} unknown(s) held` : "";
+    say(`kill ${k + 1}/${options.kills} ${moment}${note}: ${turn.records.length} call(s) in the turn${ids}, ${lostHere} answer(s) lost; restart → ready ${Math.round(session.readyMs)} ms${held}`);
+  }
+  return { killsByMoment, downPastWatchdog };
+}
+
+/** Stays down until the watched motion has ended, then reads from the effects log (not assumes) whether the watchdog ended it. */
+async function stayDownUntilEnded(rig: CrashLoopRig, watched: string, watchdogMs: number): Promise<{ halted: boolean; how: string }> {
+  await rig.waitFor((events) => !motionIntervals(events).some((m) => m.actionId === watched && m.end === Infinity), watchdogMs + 5000);
+  const end = rig.effects.read().find((e) => e.event === "motion_end" && e.action_id === watched) as (EffectLine & { detail?: string }) | undefined;
+  const halted = end?.outcome === "stopped" && /watchdog/.test(end.detail ?? "");
+  return { halted, how: end ? `${end.outcome} (${end.detail ?? ""})` : "not at all" };
+}
+
+/**
+ * After the last restart: held unknowns probed once more, then turns without
+ * kills until a re-sent MOVE reached a device that had acted on it (which
+ * replies a seed makes late shifts with timing, so a short run may not have
+ * had one; bounded), every lost answer re-sent once, every unknown confirmed.
+ */
+async function finalTurns(rig: CrashLoopRig, simLog: string): Promise<void> {
+  const { planner, session, desk } = rig;
+  await rig.probes.probeHeld(rig.restarts);
+  await desk.settle({ kill: Infinity, final: true });
+  for (let extra = 0; extra < 40 && repeatsAnswered(simLog) === 0; extra++) {
+    planner.newTurn();
+    const records = planner.distinctJoints(2).map((j) => planner.newCall([j], planner.between(400, 800)));
+    session.absorb(records, await session.post(records.map(wire), 15_000));
+    await desk.settle({ kill: Infinity, final: true });
+    rig.extraTurns = extra + 1;
+  }
+  while ([...planner.calls.values()].some((c) => !c.answered && !c.resentAfterLoss)) {
+    await resendEarlier(planner, session, rig.random, rig.resends);
+    await desk.settle({ kill: Infinity, final: true });
+  }
+  await rig.waitFor((events) => motionIntervals(events).every((m) => m.end !== Infinity), 30_000);
+  await desk.settle({ kill: Infinity, final: true });
+}
+
+/** Reads the whole ledger back through the API, judges the run and stops the bridge cleanly. */
+async function judgeAndReport(
+  rig: CrashLoopRig,
+  options: CrashLoopOptions,
+  run: { killsByMoment: Record<KillMoment, number>; downPastWatchdog: number; began: number; simArgs: readonly string[]; simLog: string; bridgeLog: string },
+): Promise<CrashLoopReport> {
+  const { session, desk, resends } = rig;
+  const events = rig.effects.read();
+  const knownIds = new Set<string>();
+  for (const e of events) if (e.action_id !== null) knownIds.add(e.action_id);
+  for (const c of rig.planner.calls.values()) if (c.knownActionId) knownIds.add(c.knownActionId);
+  const ledger = await readLedger(session.api(), knownIds);
+  const { verdict, tally } = judgeCrashLoop(events, ledger.rows, resends, { rowsOfCall: rowsByCall(ledger.rows), config: rig.config });
+  await session.stop(10_000);
+  return {
+    seed: options.seed,
+    kills: options.kills,
+    killsByMoment: run.killsByMoment,
+    downPastWatchdog: run.downPastWatchdog,
+    calls: session.sent,
+    answersLost: session.answersLost,
+    resends: {
+      sameArgs: resends.filter((r) => r.kind === "same_args").length,
+      otherArgs: resends.filter((r) => r.kind === "other_args").length,
+      ofLostAnswers: resends.filter((r) => r.kind === "same_args" && r.knownActionId === undefined).length,
+    },
+    operatorConfirms: desk.confirms,
+    unknownsHeldAcrossRestarts: desk.heldAcrossRestarts,
+    probes: rig.probes.tally(),
+    restartToReadyMs: session.restartToReadyMs,
+    startRetries: session.startRetries,
+    moveResends: countLines(run.bridgeLog, (l) => l.includes('"op":"MOVE"') && l.includes("re-sending the same frame")),
+    moveRepeatsAnsweredFromCache: repeatsAnswered(run.simLog),
+    refusedAtAdmission: session.refusedAtAdmission,
+    extraTurns: rig.extraTurns,
+    skippedByPaging: ledger.skippedByPaging,
+    verdict,
+    tally,
+    simArgs: run.simArgs,
+    wallMs: performance.now() - run.began,
+    dir: options.dir,
+  };
+}
+
+function simFlagsOf(faults: CrashLoopFaults, watchdogMs: number): string[] {
+  return [
     "--drop-rate", String(faults.dropRate),
     "--corrupt-rate", String(faults.corruptRate),
     "--fail-rate", String(faults.failRate),
@@ -143,364 +318,11 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     "--late-reply-rate", String(faults.lateReplyRate),
     "--watchdog-ms", String(watchdogMs),
   ];
-  const sim: SimChild = await spawnSimulator({ link: "tcp", seed: options.seed, effectsLog, logFile: simLog, flags: simFlags, logLevel: "debug" });
-  let bridge: ServeChild | undefined;
-
-  const calls = new Map<string, CallRecord>();
-  const resends: ResendRecord[] = [];
-  const restartToReadyMs: number[] = [];
-  const killsByMoment: Record<KillMoment, number> = { before_request: 0, queued: 0, mid_motion: 0, mid_observation: 0 };
-  let sent = 0;
-  let answersLost = 0;
-  let operatorConfirms = 0;
-  let startRetries = 0;
-  let downPastWatchdog = 0;
-  let nextCall = 0;
-  let extraTurns = 0;
-  let watchdogDue = false;
-  const refusedAtAdmission: Record<string, number> = {};
-
-  const api = (): ApiClient => new ApiClient(bridge!.url, token);
-
-  /** Targets of the turn being planned: a later call of the turn starts where an earlier one left the joint. */
-  const planned = new Map<string, number>();
-  /** Where each joint is, or is headed: this turn's earlier target, the last motion_end's rest, or a running motion's target. */
-  const restOf = (joint: JointConfig): number => {
-    const inTurn = planned.get(joint.name);
-    if (inTurn !== undefined) return inTurn;
-    const events = effects.read();
-    for (let i = events.length - 1; i >= 0; i--) {
-      const e = events[i]!;
-      if ((e.event === "motion_end" || e.event === "motion_start") && e.to?.[joint.name] !== undefined) return e.to[joint.name]!;
-    }
-    return joint.home;
-  };
-
-  /** Every joint's rest (restOf), `extra` applied. */
-  const poseWith = (extra: Readonly<Record<string, number>>): Record<string, number> => ({ ...Object.fromEntries(joints.map((j) => [j.name, restOf(j)])), ...extra });
-  /** The bridge checks each motion's path from the pose when its turn comes, and this turn's other calls may or may not have moved by then: both must pass. */
-  const insideEnvelope = (target: Readonly<Record<string, number>>): boolean =>
-    checkMotionEnvelope(config, poseWith({}), target, "move_joints").ok && checkMotionEnvelope(config, { ...poseWith({}), ...Object.fromEntries(planned) }, target, "move_joints").ok;
-  /**
-   * A move of `chosen` taking about `durationMs`; `atTarget` aims at where the
-   * joint already is (the command then has nothing to do). Targets are drawn
-   * inside the joint limits and, up to a few draws, with a path inside the
-   * workspace envelope, so that calls reach the motion path instead of being
-   * refused at admission; the speed is at least the config's min_speed.
-   */
-  const newCall = (chosen: readonly JointConfig[], durationMs: number, atTarget: "at_target" | "away" = "away"): CallRecord => {
-    const positions: Record<string, number> = {};
-    let speed = minSpeed;
-    for (const j of chosen) {
-      const rest = restOf(j);
-      if (atTarget === "at_target") {
-        const stay = Number(rest.toFixed(4));
-        positions[j.name] = stay;
-        planned.set(j.name, stay);
-        continue;
-      }
-      // Far enough that the asked duration is not shorter than min_speed allows.
-      const shortest = Math.min(minSpeed * j.maxVelocity * (durationMs / 1000), (j.max - j.min) / 2 - 0.1);
-      let target = rest;
-      for (let draw = 0; draw < 12; draw++) {
-        const distance = Math.max(shortest, between(0.25, 0.85));
-        target = rest + (random() < 0.5 ? -distance : distance);
-        if (target < j.min + 0.05 || target > j.max - 0.05) target = rest - Math.sign(target - rest) * distance;
-        target = Number(Math.min(j.max - 0.05, Math.max(j.min + 0.05, target)).toFixed(3));
-        if (insideEnvelope({ [j.name]: target })) break;
-      }
-      positions[j.name] = target;
-      planned.set(j.name, target);
-      speed = Math.max(speed, Math.abs(target - rest) / (j.maxVelocity * (durationMs / 1000)));
-    }
-    const record: CallRecord = {
-      id: `cl${options.seed}-${(nextCall++).toString().padStart(4, "0")}`,
-      args: { positions, speed: atTarget === "at_target" ? 0.5 : Number(Math.min(1, Math.max(minSpeed, speed)).toFixed(3)) },
-      knownActionId: undefined,
-      answered: false,
-      resentAfterLoss: false,
-    };
-    calls.set(record.id, record);
-    return record;
-  };
-  /** `n` different joints, a seeded Fisher–Yates pick. */
-  const distinctJoints = (n: number): JointConfig[] => {
-    const pool = [...joints];
-    for (let i = pool.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
-    }
-    return pool.slice(0, n);
-  };
-
-  const post = async (batch: readonly WireCall[], deadlineMs: number): Promise<BatchOutcome> => {
-    sent += batch.length;
-    try {
-      const body = (await api().request("POST", "/v1/calls", { calls: batch, deadline_ms: deadlineMs })) as { responses: FunctionResponse[] };
-      return { kind: "answered", results: body.responses.map((r) => resultOf(r.response)) };
-    } catch (error) {
-      return { kind: "lost", reason: error instanceof Error ? error.message : String(error) };
-    }
-  };
-
-  const absorb = (records: readonly CallRecord[], outcome: BatchOutcome): void => {
-    if (outcome.kind === "lost") {
-      for (const r of records) if (!r.answered) answersLost++;
-      return;
-    }
-    records.forEach((r, i) => {
-      const result = outcome.results[i];
-      if (!result) return;
-      r.answered = true;
-      if (result.status === "rejected") {
-        const code = ("error_code" in result ? result.error_code : undefined) ?? "(no code)";
-        refusedAtAdmission[code] = (refusedAtAdmission[code] ?? 0) + 1;
-      }
-      if ("action_id" in result && typeof result.action_id === "string") r.knownActionId = result.action_id;
-    });
-  };
-
-  const waitFor = async (predicate: (events: readonly EffectLine[]) => boolean, timeoutMs: number): Promise<boolean> => {
-    const until = performance.now() + timeoutMs;
-    while (performance.now() < until) {
-      if (predicate(effects.read())) return true;
-      await sleep(5);
-    }
-    return predicate(effects.read());
-  };
-  const newStartsSince = (from: number) => (events: readonly EffectLine[]) => events.slice(from).filter((e) => e.event === "motion_start");
-  const motionOpen = (actionId: string) => (events: readonly EffectLine[]) => motionIntervals(events).some((m) => m.actionId === actionId && m.end === Infinity);
-
-  /** The operator path: every `unknown` row is confirmed from what the arm really did, once its motion (if any) has ended. */
-  const settleUnknowns = async (): Promise<void> => {
-    const { rows } = await readLedger(api(), [], { state: "unknown" });
-    for (const row of rows) {
-      await waitFor((events) => !motionOpen(row.action_id)(events), 15_000);
-      const outcome = groundTruthOf(effects.read(), row.action_id) === "reached" ? "done" : "not_done";
-      try {
-        await api().request("POST", `/v1/actions/${encodeURIComponent(row.action_id)}/confirm`, { outcome, operator: OPERATOR, note: "from firmware-sim's effects log" });
-        operatorConfirms++;
-      } catch (error) {
-        // A later observation may have settled it in the meantime; anything else is the harness's problem.
-        if (!(error instanceof ApiError) || error.code !== "ARMB_ERR_ACTION_NOT_UNKNOWN") throw error;
-      }
-    }
-  };
-
-  /** Earlier call ids again: lost answers with the same arguments, answered ones with the same or other arguments. */
-  const resendEarlier = async (): Promise<void> => {
-    const batch: { record: CallRecord; kind: ResendRecord["kind"]; args: CallRecord["args"] }[] = [];
-    const lost = [...calls.values()].filter((c) => !c.answered && !c.resentAfterLoss);
-    for (const c of lost.slice(0, 2)) batch.push({ record: c, kind: "same_args", args: c.args });
-    const recorded = [...calls.values()].filter((c) => c.knownActionId !== undefined && !batch.some((b) => b.record === c));
-    if (recorded.length > 0 && random() < 0.4) {
-      const c = pick(recorded);
-      const [joint, p] = Object.entries(c.args.positions)[0]!;
-      batch.push({ record: c, kind: "other_args", args: { ...c.args, positions: { ...c.args.positions, [joint]: Number((p > 0 ? p - 0.1 : p + 0.1).toFixed(3)) } } });
-    }
-    const others = recorded.filter((c) => !batch.some((b) => b.record === c));
-    if (others.length > 0 && random() < 0.3) {
-      const c = pick(others);
-      batch.push({ record: c, kind: "same_args", args: c.args });
-    }
-    if (batch.length === 0) return;
-    const knownBefore = batch.map((b) => b.record.knownActionId);
-    const outcome = await post(
-      batch.map((b) => ({ id: b.record.id, name: "move_joints", args: b.args })),
-      15_000,
-    );
-    if (outcome.kind === "lost") throw new Error(`re-send batch lost without a kill: ${outcome.reason}`);
-    batch.forEach((b, i) => {
-      const result = outcome.results[i]!;
-      const actionId = "action_id" in result && typeof result.action_id === "string" ? result.action_id : undefined;
-      resends.push({
-        callId: b.record.id,
-        kind: b.kind,
-        knownActionId: knownBefore[i],
-        status: result.status,
-        replayed: result.replayed === true,
-        errorCode: "error_code" in result ? result.error_code : undefined,
-        actionId,
-      });
-      if (!b.record.answered) b.record.resentAfterLoss = true;
-      if (b.kind === "same_args") {
-        b.record.answered = true;
-        b.record.knownActionId ??= actionId;
-      }
-    });
-  };
-
-  const start = async (): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        bridge = await spawnServe({ link: sim.link, dataDir, token, logFile: bridgeLog, logLevel: "debug", readyTimeoutMs: READY_TIMEOUT_MS });
-        restartToReadyMs.push(bridge.readyMs);
-        return;
-      } catch (error) {
-        if (!(error instanceof ServeStartFailed) || attempt >= 3) throw error;
-        startRetries++;
-        say(`serve did not start (${error.message}); trying again`);
-        await sleep(500);
-      }
-    }
-  };
-
-  try {
-    await start();
-    restartToReadyMs.length = 0; // the first start is not a restart
-    for (let k = 0; k < options.kills; k++) {
-      planned.clear();
-      await settleUnknowns();
-      await resendEarlier();
-      await settleUnknowns();
-      // Now and then a turn that is answered in full, so later re-sends have recorded results to hit.
-      if (random() < 0.35) {
-        const records = distinctJoints(1 + Math.floor(random() * 2)).map((j) => newCall([j], between(150, 450), random() < 0.15 ? "at_target" : "away"));
-        absorb(records, await post(records.map(wire), 15_000));
-        await settleUnknowns();
-      }
-      planned.clear();
-
-      // Due every `watchdogEvery` kills, and again at the next kill until a motion really was halted by it
-      // (a seeded fault may end the long motion first).
-      if (watchdogEvery > 0 && k % watchdogEvery === Math.min(3, watchdogEvery - 1)) watchdogDue = true;
-      const pastWatchdog = watchdogDue;
-      const moment: KillMoment = pastWatchdog ? "mid_motion" : pick(KILL_MOMENTS);
-      killsByMoment[moment]++;
-      const mark = effects.read().length;
-      let records: CallRecord[] = [];
-      let inFlight: Promise<BatchOutcome> | undefined;
-      let watched: string | undefined;
-      switch (moment) {
-        case "before_request": {
-          // Half the time nothing is in flight; else the request is on its way or just taken in.
-          if (random() < 0.5) {
-            records = distinctJoints(1 + Math.floor(random() * 2)).map((j) => newCall([j], between(200, 600), random() < 0.3 ? "at_target" : "away"));
-            inFlight = post(records.map(wire), 15_000);
-            await sleep(between(0, 25));
-          } else await sleep(between(0, 150));
-          break;
-        }
-        case "queued": {
-          // Three calls on one joint (FIFO behind its lock), perhaps one elsewhere.
-          const [j, other] = distinctJoints(2);
-          // The last may aim where the one before leaves the joint: when its turn comes there is nothing to do.
-          records = [newCall([j!], between(250, 550)), newCall([j!], between(250, 550)), newCall([j!], between(250, 550), random() < 0.3 ? "at_target" : "away")];
-          if (random() < 0.5) records.push(newCall([other!], between(250, 550)));
-          inFlight = post(records.map(wire), 15_000);
-          await waitFor((events) => newStartsSince(mark)(events).length > 0, 5000);
-          await sleep(between(0, 700));
-          break;
-        }
-        case "mid_motion": {
-          if (pastWatchdog) {
-            records = [newCall(distinctJoints(1), watchdogMs + between(1500, 2500))];
-          } else {
-            const n = 1 + Math.floor(random() * 3);
-            records = Array.from({ length: n }, (_, i) => newCall(distinctJoints(i === 2 ? 2 : 1), between(400, 1200)));
-          }
-          inFlight = post(records.map(wire), 15_000);
-          await waitFor((events) => newStartsSince(mark)(events).length > 0, 5000);
-          watched = newStartsSince(mark)(effects.read())[0]?.action_id ?? undefined;
-          await sleep(pastWatchdog ? between(100, 300) : between(0, 900));
-          break;
-        }
-        case "mid_observation": {
-          // A run deadline shorter than the motions: the waits end and the bridge observes until they do.
-          const deadline = Math.round(between(120, 350));
-          const durations = [between(900, 1600), between(900, 1600)];
-          records = distinctJoints(1 + Math.floor(random() * 2)).map((j, i) => newCall([j], durations[i]!, i === 1 && random() < 0.3 ? "at_target" : "away"));
-          inFlight = post(records.map(wire), deadline);
-          await waitFor((events) => newStartsSince(mark)(events).length > 0, 5000);
-          await sleep(deadline + between(50, 700));
-          break;
-        }
-      }
-
-      const killedAt = performance.now();
-      await bridge!.kill();
-      if (inFlight) absorb(records, await inFlight);
-      const lostHere = records.filter((r) => !r.answered).length;
-      let note = "";
-      if (pastWatchdog && watched !== undefined) {
-        // Stay down until the motion has ended, then read from the effects log (not assume) whether the watchdog ended it.
-        await waitFor((events) => !motionOpen(watched)(events), watchdogMs + 5000);
-        const end = effects.read().find((e) => e.event === "motion_end" && e.action_id === watched) as (EffectLine & { detail?: string }) | undefined;
-        const byWatchdog = end?.outcome === "stopped" && /watchdog/.test(end.detail ?? "");
-        if (byWatchdog) {
-          downPastWatchdog++;
-          watchdogDue = false;
-        }
-        note = byWatchdog
-          ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)`
-          : `, stayed down but the motion ended ${end ? `${end.outcome} (${end.detail ?? ""})` : "not at all"}, not by the watchdog`;
-      }
-      await start();
-      const ids = records.length ? ` [${records.map((r) => r.id).join(" ")}]` : "";
-      say(`kill ${k + 1}/${options.kills} ${moment}${note}: ${records.length} call(s) in the turn${ids}, ${lostHere} answer(s) lost; restart → ready ${Math.round(bridge!.readyMs)} ms`);
-    }
-
-    // Final start done by the loop's last restart: settle, re-send every lost answer once, settle again.
-    await settleUnknowns();
-    // Which replies a seed makes late shifts with timing, so a short run may not have had a MOVE
-    // re-sent to a device that had already acted on it. Run on (bounded) until it has.
-    const repeatsAnswered = (): number => countLines(simLog, (l) => l.includes('"op":"MOVE"') && l.includes("repeated frame"));
-    for (let extra = 0; extra < 40 && repeatsAnswered() === 0; extra++) {
-      planned.clear();
-      const records = distinctJoints(2).map((j) => newCall([j], between(400, 800)));
-      absorb(records, await post(records.map(wire), 15_000));
-      await settleUnknowns();
-      extraTurns++;
-    }
-    while ([...calls.values()].some((c) => !c.answered && !c.resentAfterLoss)) {
-      await resendEarlier();
-      await settleUnknowns();
-    }
-    await waitFor((events) => motionIntervals(events).every((m) => m.end !== Infinity), 30_000);
-    await settleUnknowns();
-
-    const events = effects.read();
-    const knownIds = new Set<string>();
-    for (const e of events) if (e.action_id !== null) knownIds.add(e.action_id);
-    for (const c of calls.values()) if (c.knownActionId) knownIds.add(c.knownActionId);
-    const ledger = await readLedger(api(), knownIds);
-    const { verdict, tally } = judgeCrashLoop(events, ledger.rows, resends, rowsByCall(ledger.rows));
-    await bridge!.stop(10_000);
-    bridge = undefined;
-    return {
-      seed: options.seed,
-      kills: options.kills,
-      killsByMoment,
-      downPastWatchdog,
-      calls: sent,
-      answersLost,
-      resends: {
-        sameArgs: resends.filter((r) => r.kind === "same_args").length,
-        otherArgs: resends.filter((r) => r.kind === "other_args").length,
-        ofLostAnswers: resends.filter((r) => r.kind === "same_args" && r.knownActionId === undefined).length,
-      },
-      operatorConfirms,
-      restartToReadyMs,
-      startRetries,
-      moveResends: countLines(bridgeLog, (l) => l.includes('"op":"MOVE"') && l.includes("re-sending the same frame")),
-      moveRepeatsAnsweredFromCache: repeatsAnswered(),
-      refusedAtAdmission,
-      extraTurns,
-      skippedByPaging: ledger.skippedByPaging,
-      verdict,
-      tally,
-      simArgs: sim.args,
-      wallMs: performance.now() - began,
-      dir: options.dir,
-    };
-  } finally {
-    await bridge?.kill();
-    await sim.stop(3000);
-  }
 }
 
-function wire(record: CallRecord): WireCall {
-  return { id: record.id, name: "move_joints", args: record.args };
+/** Repeated MOVE frames firmware-sim answered from its reply cache (its debug log). */
+function repeatsAnswered(simLog: string): number {
+  return countLines(simLog, (l) => l.includes('"op":"MOVE"') && l.includes("repeated frame"));
 }
 
 function countLines(path: string, match: (line: string) => boolean): number {

@@ -4,6 +4,7 @@ import { Cameras } from "../cameras/Cameras.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
+import { checkApprovalAnswerable, type OperatorSurface } from "../executor/approvalRules.js";
 import { Executor, type ExecutorEvent } from "../executor/Executor.js";
 import { readArmRecordFile } from "../ledger/ArmBinding.js";
 import { IntentLedger, type LedgerLoss } from "../ledger/IntentLedger.js";
@@ -41,6 +42,13 @@ export interface BridgeOptions {
   readonly registry?: ToolRegistry | undefined;
   /** How often the ledger file is checked for deletion or replacement between intents. Default 1000 ms. */
   readonly ledgerCheckMs?: number | undefined;
+  /**
+   * Whether operators can reach this bridge to approve calls (an HTTP API and
+   * console). Default present; a surface without one says `none`, and a
+   * config with approval gates is then refused at start
+   * (ARMB_ERR_APPROVAL_UNANSWERABLE) before the ledger or the arm is touched.
+   */
+  readonly operatorSurface?: OperatorSurface | undefined;
 }
 
 /**
@@ -106,6 +114,7 @@ export class Bridge {
   static async start(options: BridgeOptions): Promise<Bridge> {
     const logger = options.logger ?? silentLogger;
     const fileConfig = typeof options.config === "object" ? options.config : loadConfig(options.config);
+    checkApprovalAnswerable(fileConfig, options.operatorSurface ?? { kind: "present" });
     const given = options.dataDir ?? defaultDataDir(fileConfig.arm.name, options.env);
     const dataDir = given === ":memory:" ? given : resolve(given);
     const ledgerPath = dataDir === ":memory:" ? ":memory:" : join(dataDir, "ledger.sqlite");

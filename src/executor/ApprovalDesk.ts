@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ArmbridgeError } from "../errors.js";
+import { normaliseOperatorName } from "../ledger/operatorName.js";
 
 /** How a request ended. `withdrawn`: the bridge shut down or the caller went away before anyone decided. */
 export type ApprovalDecision = "approved" | "declined" | "expired" | "withdrawn";
@@ -146,8 +147,8 @@ export class ApprovalDesk {
       if (done) throw new ArmbridgeError("ARMB_ERR_APPROVAL_DECIDED", { id, decision: done.decision, by: done.operator ? ` by ${done.operator}` : "" });
       throw new ArmbridgeError("ARMB_ERR_APPROVAL_NOT_FOUND", { id });
     }
-    const operator = by.operator.trim();
-    if (!operator) throw new ArmbridgeError("ARMB_ERR_APPROVAL_OPERATOR_REQUIRED", { id });
+    const operator = normaliseOperatorName(by.operator);
+    if (operator === undefined) throw new ArmbridgeError("ARMB_ERR_APPROVAL_OPERATOR_REQUIRED", { id });
     const note = by.note?.trim() ? by.note.trim() : null;
     pending.settle({ ...pending.view, decision, operator, note, decided_at: this.#now() });
     const decided = this.#decided.get(id);

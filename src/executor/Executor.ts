@@ -1,11 +1,13 @@
 import { setMaxListeners } from "node:events";
 import { InFlightMotions } from "../safety/InFlightMotions.js";
-import type { CameraImage } from "../cameras/CameraImage.js";
+import { withoutData, type CameraImage, type ResultImage } from "../cameras/CameraImage.js";
+import { base64Bytes, ImageBudget } from "../cameras/ImageBudget.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, type ActionRow } from "../ledger/ActionRow.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
+import { normaliseOperatorName } from "../ledger/operatorName.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "./ToolMetrics.js";
 import { toArgIssues } from "../validation/formatIssues.js";
@@ -24,6 +26,7 @@ import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
+import { inFlightOfRow } from "./inFlightOfRow.js";
 import { newActionId } from "./newActionId.js";
 import { Quarantine } from "./Quarantine.js";
 import { reconcileStarted } from "./reconcileStarted.js";
@@ -60,6 +63,13 @@ export interface ExecuteOptions {
   readonly deadlineMs?: number | undefined;
   /** Ends waiting for the whole run (e.g. the caller went away); motions are not stopped. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The picture budget of the response these results go into. Default: one
+   * per `execute` (an HTTP answer, an MCP result, a unary agent turn); a
+   * surface whose one answer gathers several executes (a Live tool response)
+   * passes one to all of them.
+   */
+  readonly imageBudget?: ImageBudget | undefined;
 }
 
 const DEFAULT_RUN_DEADLINE_MS = 60_000;
@@ -98,6 +108,8 @@ export class Executor {
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
   readonly #imagesAfterMotion: ExecutorOptions["imagesAfterMotion"];
+  /** Motions that may be moving the arm now: the envelope check of every new motion accounts for them. */
+  readonly #inFlight = new InFlightMotions();
   #unwatch: (() => void) | undefined;
   #unwatchLink: (() => void) | undefined;
   /** The newest link loss (or arm restart) already answered, so each return is looked at once. */
@@ -152,8 +164,9 @@ export class Executor {
       newActionId: options.newActionId ?? newActionId,
       emit,
       shutdown: this.#shutdown.signal,
-      inFlight: new InFlightMotions(),
+      inFlight: this.#inFlight,
     });
+    this.restoreInFlightFromLedger();
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
     // A loss from before this executor existed was answered by reconciliation at start.
@@ -210,6 +223,7 @@ export class Executor {
     const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
     // Every call of the batch listens on the run signal (its deadline, an approval wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
     setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
+    const images = options.imageBudget ?? new ImageBudget();
     try {
       const admitted = this.#admission.admitBatch(calls);
       return await Promise.all(
@@ -217,7 +231,7 @@ export class Executor {
           if (refusal) return { id, name, result: refusal };
           const deadline = new CallDeadline(runSignal, deadlineAt, this.#now);
           try {
-            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline) };
+            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline, images) };
           } finally {
             deadline.dispose();
           }
@@ -241,7 +255,9 @@ export class Executor {
     const status = this.transport.latestStatus();
     const pose = poseOf(status);
     const observed = confirmation.observed ?? (status && pose ? { pose, stampMs: status.stampMs } : undefined);
-    const operator = confirmation.operator.trim();
+    const operator = normaliseOperatorName(confirmation.operator);
+    // Before anything is derived from it: a name of invisible characters is no name.
+    if (operator === undefined) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
     // The row's words follow its new state, written together with it (one truth per row).
     const message =
       current &&
@@ -254,6 +270,23 @@ export class Executor {
     this.#log.info({ action_id: actionId, outcome, operator, observed_pose: observed?.pose }, "operator confirmed an unknown action");
     this.#emit({ type: "action_resolved", row });
     return row;
+  }
+
+  /**
+   * Counts every motion the ledger holds `started` or `unknown` as in flight
+   * for the envelope, over its whole recorded path (inFlightOfRow), until it
+   * is settled or confirmed. Runs at construction — a start, an adopted
+   * ledger — and is for the link lifecycle to call when the arm's link comes
+   * back: the arm did not stop for our outage. Motions whose runs are in this
+   * process keep their own entries. Returns the action ids added.
+   */
+  restoreInFlightFromLedger(): string[] {
+    const added: string[] = [];
+    for (const row of [...this.ledger.inState("started"), ...this.ledger.inState("unknown")]) {
+      if (this.#inFlight.restore(row.actionId, inFlightOfRow(row, this.config))) added.push(row.actionId);
+    }
+    if (added.length > 0) this.#log.warn({ action_ids: added }, "motions not known to be over count as in flight for the envelope until settled or confirmed");
+    return added;
   }
 
   /**
@@ -282,7 +315,7 @@ export class Executor {
     this.#unwatchLink = undefined;
   }
 
-  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline): Promise<CallResult> {
+  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline, images: ImageBudget): Promise<CallResult> {
     const startedAt = this.#now();
     const tool = this.registry.get(name);
     let result: CallResult;
@@ -299,10 +332,10 @@ export class Executor {
       } else if (tool.blocking) {
         // Whatever fails before the intent is durable failed before anything was sent.
         result = await this.#runMotionCall(callId, tool, parsed.data, deadline).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
-        result = await this.#annotateMotion(tool, parsed.data, result);
+        result = await this.#annotateMotion(tool, parsed.data, result, images);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, { read: this.#ctx, halt: this.#haltCtx }, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltCtx }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;
@@ -334,18 +367,18 @@ export class Executor {
    * `context` (derived from the arguments), and, for a motion that was sent
    * now (not a replay), fresh pictures taken after it settled.
    */
-  async #annotateMotion(tool: MotionTool, args: unknown, result: CallResult): Promise<CallResult> {
+  async #annotateMotion(tool: MotionTool, args: unknown, result: CallResult, budget: ImageBudget): Promise<CallResult> {
     let context: Readonly<Record<string, unknown>> | undefined;
     try {
       context = tool.context?.(args, this.#ctx);
     } catch (error) {
       this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "tool context failed; result left without it");
     }
-    let images: readonly CameraImage[] = [];
+    let images: readonly ResultImage[] = [];
     const sent = "action_id" in result && result.action_id !== undefined && result.replayed !== true && result.status !== "rejected";
     if (sent && this.#imagesAfterMotion) {
       try {
-        images = await this.#imagesAfterMotion(AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)]));
+        images = withinBudget(await this.#imagesAfterMotion(AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)])), budget);
       } catch (error) {
         this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "attaching camera frames failed; result left without them");
       }
@@ -372,4 +405,13 @@ export class Executor {
       }
     }
   }
+}
+
+/** Frames attached after a motion, counted against the response's budget: one that does not fit keeps its description and says it was not delivered. */
+function withinBudget(images: readonly CameraImage[], budget: ImageBudget): ResultImage[] {
+  return images.map((image) => {
+    const bytes = base64Bytes(image.data);
+    if (budget.take(bytes)) return image;
+    return { ...withoutData(image), delivered_as: `not delivered: this response already carries ${budget.usedBytes} of its ${budget.limitBytes} bytes of pictures (ask for it with get_camera_image in a later turn)` };
+  });
 }

@@ -123,13 +123,14 @@ export class MotionRunner {
       const pose = poseOf(d.transport.latestStatus());
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
       // Registered before the intent is written: from here on the motion may be moving the arm.
-      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets }, resources);
+      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets });
       admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
       // The ledger keeps the pose the motion starts from beside what was sent: an operator judging an
-      // unknown later needs "where was it before" as much as "where was it going" (the console draws both).
-      const recorded = { ...command, from: poseOf(d.transport.latestStatus()) ?? null };
+      // unknown later needs "where was it before" as much as "where was it going" (the console draws both),
+      // and a later start rebuilds the motion's whole path from it for the envelope (inFlightOfRow).
+      const recorded = { ...command, from: pose ?? null };
       await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation }, d.now());
       sentActionId = command.actionId;
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
@@ -160,7 +161,7 @@ export class MotionRunner {
     }
     // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
     // recorded — together with every motion still in flight on other joints, at any progress of theirs.
-    const inFlight = d.inFlight.current((id, res) => d.quarantine.blocking(res).actionIds.includes(id));
+    const inFlight = d.inFlight.current((id) => stillUnsettled(id, d));
     const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name, inFlight);
     return envelope.ok ? undefined : rejected(tool.name, envelope.code, envelope.issues);
   }
@@ -302,5 +303,20 @@ export class MotionRunner {
       timed_out: false,
       settled_by: "none",
     };
+  }
+}
+
+/**
+ * Whether a motion not known to be over may still be moving the arm: its row
+ * is `started` or `unknown`, or this process holds its resources because the
+ * ledger could not record its end. A ledger that cannot answer counts as yes.
+ */
+function stillUnsettled(actionId: string, d: Pick<MotionRunnerDeps, "quarantine" | "ledger">): boolean {
+  if (d.quarantine.holds(actionId)) return true;
+  try {
+    const state = d.ledger.get(actionId)?.state;
+    return state === undefined || state === "started" || state === "unknown";
+  } catch {
+    return true;
   }
 }

@@ -53,6 +53,11 @@ export class Quarantine {
     return out;
   }
 
+  /** Whether this action holds resources in quarantine. */
+  holds(actionId: string): boolean {
+    return this.#byAction.has(actionId);
+  }
+
   actionIds(): string[] {
     return [...this.#byAction.keys()];
   }

@@ -1,3 +1,4 @@
+import type { ImageBudget } from "../cameras/ImageBudget.js";
 import type { z } from "zod";
 import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
@@ -20,6 +21,8 @@ export interface ReadContext {
   /** Resource → unresolved action ids holding it in quarantine. */
   readonly quarantined: () => ReadonlyMap<string, readonly string[]>;
   readonly now: () => number;
+  /** The picture budget of the response this call's result goes into (set by the executor per call). */
+  readonly imageBudget?: ImageBudget | undefined;
 }
 
 /** What a halt tool may use: the reads, and halting. */

@@ -34,6 +34,34 @@ export function checkApprovalRules(config: ArmConfig, registry: ToolRegistry): s
   return warnings;
 }
 
+/**
+ * Where operators answer approval requests. `present`: an HTTP API with its
+ * console (serve, demo, an embedded mode given a console); `none`: nothing
+ * an operator could reach, with the reason in words for the error.
+ */
+export type OperatorSurface = { readonly kind: "present" } | { readonly kind: "none"; readonly why: string };
+
+/** The tools the config gates on an operator's approval (a rule other than `never`). */
+export function gatedTools(config: ArmConfig): string[] {
+  return Object.entries(config.approval)
+    .filter(([, rule]) => rule.kind !== "never")
+    .map(([tool]) => tool)
+    .sort();
+}
+
+/**
+ * Refuses approval rules no one could answer: with no operator surface, a
+ * gated call can only wait out approval_timeout_s and expire, while the
+ * model is told to ask a person to approve it. Checked on the surface, not
+ * the command's name, so a mode that gains a console gains its gates.
+ */
+export function checkApprovalAnswerable(config: ArmConfig, surface: OperatorSurface): void {
+  if (surface.kind === "present") return;
+  const tools = gatedTools(config);
+  if (tools.length === 0) return;
+  throw new ArmbridgeError("ARMB_ERR_APPROVAL_UNANSWERABLE", { tools: tools.map((t) => `approval.${t}`), why: surface.why, tool: tools[0] });
+}
+
 /** Why this motion needs an operator's approval, or undefined when it does not. */
 export function approvalNeeded(rule: ApprovalRule | undefined, targets: Readonly<Record<string, number>>): string | undefined {
   if (!rule) return undefined;

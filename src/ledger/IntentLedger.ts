@@ -9,6 +9,7 @@ import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
 import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import { FRESH_SCHEMA, migrateLedger, SCHEMA_VERSION } from "./ledgerSchema.js";
+import { normaliseOperatorName } from "./operatorName.js";
 import { parseRecordedCommand, type RecordedCommand } from "./RecordedCommand.js";
 import { describeHolder, removeOwnerFile, thisProcessAsOwner, writeOwnerFile } from "./LedgerOwner.js";
 
@@ -338,8 +339,8 @@ export class IntentLedger {
    * words while its state says confirmed (the executor derives it from the state).
    */
   confirm(actionId: string, c: Confirmation, now = Date.now(), message?: string): ActionRow {
-    const operator = c.operator.trim();
-    if (!operator) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
+    const operator = normaliseOperatorName(c.operator);
+    if (operator === undefined) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
     const row = this.get(actionId);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
     if (row.state !== "unknown") throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: row.state });

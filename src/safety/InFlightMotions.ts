@@ -1,13 +1,23 @@
-/** A motion that may be moving the arm now: its joints' values when admitted and its targets. */
+/**
+ * One straight joint-space segment a motion in flight may be anywhere along:
+ * its joints' values when admitted and its targets. A motion is usually one
+ * segment; a motion whose start was never recorded is one segment per joint,
+ * each spanning the joint's whole range (see inFlightOfRow).
+ */
 export interface InFlightMotion {
   readonly actionId: string;
   readonly from: Readonly<Record<string, number>>;
   readonly to: Readonly<Record<string, number>>;
 }
 
-interface Entry extends InFlightMotion {
-  readonly resources: readonly string[];
-  /** Its run ended with the outcome unknown: it may still be moving until an operator resolves it. */
+interface Entry {
+  readonly segments: readonly InFlightMotion[];
+  /**
+   * The motion is not known to be over: its run ended `unknown` (or was left
+   * `started` by a shutdown), or it was read back from the ledger. It stays
+   * until `stillUnsettled` says otherwise, because until someone settles or
+   * confirms it the arm may still be following it.
+   */
   unresolved: boolean;
 }
 
@@ -16,15 +26,26 @@ interface Entry extends InFlightMotion {
  * a new motion can account for the joints they move (checkMotionEnvelope's
  * `inFlight`). A motion is added once its path passed the envelope, before
  * its intent is recorded, and removed when its run ends — unless it ended
- * `unknown`: then it stays until the quarantine no longer holds its
- * resources, because until someone confirms it the arm may still be
- * following it.
+ * `unknown`. Motions the ledger holds `started` or `unknown` from before this
+ * process (a restart, an adopted ledger, a link that came back) are restored
+ * from their rows, unresolved from the start.
  */
 export class InFlightMotions {
   readonly #entries = new Map<string, Entry>();
 
-  add(motion: InFlightMotion, resources: readonly string[]): void {
-    this.#entries.set(motion.actionId, { ...motion, resources, unresolved: false });
+  /** A motion this process is about to send. */
+  add(motion: InFlightMotion): void {
+    this.#entries.set(motion.actionId, { segments: [motion], unresolved: false });
+  }
+
+  /**
+   * A motion read back from the ledger. A motion already here (its run is in
+   * this process) keeps its own, exact entry. Returns whether it was added.
+   */
+  restore(actionId: string, segments: readonly InFlightMotion[]): boolean {
+    if (this.#entries.has(actionId)) return false;
+    this.#entries.set(actionId, { segments, unresolved: true });
+    return true;
   }
 
   end(actionId: string, outcome: { readonly unresolved: boolean }): void {
@@ -34,9 +55,14 @@ export class InFlightMotions {
     else this.#entries.delete(actionId);
   }
 
-  /** The motions to account for; `stillQuarantined(actionId, resources)` prunes resolved unknowns. */
-  current(stillQuarantined: (actionId: string, resources: readonly string[]) => boolean): InFlightMotion[] {
-    for (const [id, e] of this.#entries) if (e.unresolved && !stillQuarantined(id, e.resources)) this.#entries.delete(id);
-    return [...this.#entries.values()].map(({ actionId, from, to }) => ({ actionId, from, to }));
+  /** The segments to account for; `stillUnsettled(actionId)` prunes unresolved motions that were settled or confirmed since. */
+  current(stillUnsettled: (actionId: string) => boolean): InFlightMotion[] {
+    for (const [id, e] of this.#entries) if (e.unresolved && !stillUnsettled(id)) this.#entries.delete(id);
+    return [...this.#entries.values()].flatMap((e) => e.segments.map(({ actionId, from, to }) => ({ actionId, from, to })));
+  }
+
+  /** The action ids counted in flight now (without pruning). */
+  actionIds(): string[] {
+    return [...this.#entries.keys()];
   }
 }

@@ -1,5 +1,8 @@
 import { z } from "zod";
+import type { LabelledFrame } from "../cameras/CameraFrame.js";
 import type { Cameras } from "../cameras/Cameras.js";
+import type { ImageBudget } from "../cameras/ImageBudget.js";
+import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { describeImage, toCameraImage, withoutData } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
@@ -21,8 +24,8 @@ export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadToo
     blocking: false,
     kind: "read",
     timeoutMs: config.timeoutsMs.getCameraImage,
-    run: async (args, _ctx, signal) => {
-      const frame = await cameras.capture(args.camera, signal);
+    run: async (args, ctx, signal) => {
+      const frame = await captureWithin(ctx.imageBudget, args.camera, signal, cameras);
       const image = toCameraImage(frame);
       const meta = withoutData(image);
       const calibration = cameras.get(args.camera)?.table;
@@ -37,6 +40,24 @@ export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadToo
       };
     },
   });
+}
+
+/**
+ * One frame, counted against the response's picture budget before it is
+ * encoded: a frame that does not fit is refused (ARMB_ERR_IMAGE_BUDGET) and
+ * dropped, never held as base64 beside the others.
+ */
+async function captureWithin(budget: ImageBudget | undefined, camera: string, signal: AbortSignal, cameras: Cameras): Promise<LabelledFrame> {
+  if (!budget) return cameras.capture(camera, signal);
+  let frame: LabelledFrame;
+  try {
+    frame = await budget.capture(signal, () => cameras.capture(camera, signal));
+  } catch (error) {
+    if (isArmbridgeError(error) || !signal.aborted) throw error;
+    throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: "queue", reason: "the call's time ran out while this response's other pictures were being taken" }, { cause: error });
+  }
+  if (!budget.take(frame.bytes.length)) throw new ArmbridgeError("ARMB_ERR_IMAGE_BUDGET", { camera, bytes: frame.bytes.length, used: budget.usedBytes, limit: budget.limitBytes });
+  return frame;
 }
 
 function roundMm(r: { rms: number; max: number }): { rms: number; max: number } {

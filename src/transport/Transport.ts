@@ -119,6 +119,8 @@ export type ServoRecoveryOutcome =
   | "still_in_error"
   /** A motion on it is still being judged; try again once it has settled. */
   | "busy"
+  /** Another request is recovering this servo right now: its answer says how that went; nothing was sent for this one. */
+  | "in_progress"
   /** It did not answer (after the reboot): torque state unknown, treat it as off. */
   | "no_answer";
 

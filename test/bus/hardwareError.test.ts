@@ -79,4 +79,28 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     expect(m!.result.status).toBe("done");
     expect(starts(effects)).toBe(1);
   });
+
+  it("a recover the moment after a trip is judged on a fresh read of the servo, never 'nothing to recover' from the status loop's older cycle", async () => {
+    const { sim, transport, effects } = await rig(protocol);
+    sim.bus.shutDownOnCue(ELBOW_SERVO);
+    const [r] = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
+    expect(r?.outcome).toBe(protocol === "feetech_sts" ? "still_in_error" : "recovered");
+    expect(starts(effects)).toBe(0);
+  });
+
+  it("four concurrent recovers of one tripped servo: one recovered, the others already in progress or nothing to recover; one reboot at most", async () => {
+    const { sim, transport, effects } = await rig(protocol);
+    sim.bus.shutDownOnCue(ELBOW_SERVO);
+    // Past the time a Feetech Status bit takes to clear (a Dynamixel latches it until the REBOOT).
+    await sleep(450);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(8000) })));
+    const outcomes = answers.map((a) => a[0]?.outcome);
+    expect(outcomes.filter((o) => o === "recovered")).toHaveLength(1);
+    for (const o of outcomes.filter((x) => x !== "recovered")) expect(["in_progress", "not_needed"]).toContain(o);
+    expect(effects.events.filter((e) => e.event === "reboot")).toHaveLength(protocol === "dynamixel_2" ? 1 : 0);
+    expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(true);
+    // Once it is over, another request has nothing to recover.
+    expect((await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome)).toEqual(["not_needed"]);
+    expect(starts(effects)).toBe(0);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EffectLine } from "../../firmware-sim/effectsJudge.js";
 import { INVARIANTS, judgeCrashLoop, type LedgerRowView, type ResendRecord } from "../../bench/crashloop/judgeCrashLoop.js";
+import { loadConfig } from "../../src/config/loadConfig.js";
 
 // Hand-made effects logs and ledger rows, shaped as firmware-sim and GET /v1/actions give them.
 const start = (id: string, t: number, joint = "elbow", from = 0, to = 0.5): EffectLine => ({ event: "motion_start", action_id: id, joints: [joint], t, from: { [joint]: from }, to: { [joint]: to } });
@@ -97,5 +98,42 @@ describe("judgeCrashLoop: the crash loop's invariants, from the effects log and 
     expect(counts(events, rows, [resend({ callId: "c1", kind: "other_args", knownActionId: "a", status: "rejected", errorCode: "ARMB_ERR_CALL_ID_REUSED" })]).reusedIdNotRejected).toBe(0);
     expect(counts(events, rows, [resend({ callId: "c1", kind: "other_args", knownActionId: "a", status: "done", replayed: true, actionId: "a" })]).reusedIdNotRejected).toBe(1);
     expect(counts(events, rows, [resend({ callId: "c1", kind: "other_args", knownActionId: "a", status: "rejected", errorCode: "ARMB_ERR_ARGS_INVALID" })]).reusedIdNotRejected).toBe(1);
+  });
+
+  describe("an accepted motion whose path could meet an unsettled motion's outside the envelope (the default arm's floor_z)", () => {
+    const config = loadConfig();
+    // Issue 17's case: elbow and wrist_1 moved, shoulder_lift stalled half-way (unknown), then elbow towards 0.
+    const move = (id: string, t: number, from: Record<string, number>, to: Record<string, number>, rest = to, outcome = "reached"): EffectLine[] => [
+      { event: "motion_start", action_id: id, joints: Object.keys(to), t, from, to },
+      { event: "motion_end", action_id: id, joints: Object.keys(to), t: t + 500, outcome, from, to: rest },
+    ];
+    const events = [
+      ...move("first", 1000, { elbow: 1, wrist_1: -0.5 }, { elbow: -0.899, wrist_1: 1.184 }),
+      ...move("stalled", 2000, { shoulder_lift: -0.5 }, { shoulder_lift: 1.091 }, { shoulder_lift: 0.2955 }, "stalled"),
+      ...move("later", 9000, { elbow: -0.899 }, { elbow: -0.002 }),
+    ];
+    const timed = (id: string, state: string, created: number, settled: number | null): LedgerRowView => ({ ...row(id, state), created_at: created, settled_at: settled });
+    const judge = (rows: LedgerRowView[], evs = events) => judgeCrashLoop(evs, rows, [], { config }).verdict.unsettledPathsMeet;
+
+    it("accepted while the stalled one was still unknown (before a restart or after): a violation naming both", () => {
+      const found = judge([timed("first", "done", 990, 1500), timed("stalled", "confirmed_partial", 1990, 20_000), timed("later", "done", 8990, 9500)]);
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatchObject({ actionId: "later", callId: "call-later" });
+      expect(found[0]!.detail).toMatch(/stalled.*wrist_1_link.*floor_z/);
+      // Never confirmed at all counts the same.
+      expect(judge([timed("first", "done", 990, 1500), timed("stalled", "unknown", 1990, null), timed("later", "done", 8990, 9500)])).toHaveLength(1);
+    });
+
+    it("accepted after an operator confirmed it, or on a path that stays clear of it, or without the judge's config: none", () => {
+      expect(judge([timed("first", "done", 990, 1500), timed("stalled", "confirmed_partial", 1990, 8000), timed("later", "done", 8990, 9500)])).toEqual([]);
+      const clear = [...events.slice(0, 4), ...move("later", 9000, { wrist_3: 0 }, { wrist_3: 1 })];
+      expect(judge([timed("first", "done", 990, 1500), timed("stalled", "unknown", 1990, null), timed("later", "done", 8990, 9500)], clear)).toEqual([]);
+      expect(judgeCrashLoop(events, [timed("stalled", "unknown", 1990, null), timed("later", "done", 8990, 9500)], []).verdict.unsettledPathsMeet).toEqual([]);
+    });
+
+    it("an unsettled motion that never physically started has no path to meet", () => {
+      const noStart = events.filter((e) => e.action_id !== "stalled");
+      expect(judge([timed("first", "done", 990, 1500), timed("stalled", "unknown", 1990, null), timed("later", "done", 8990, 9500)], noStart)).toEqual([]);
+    });
   });
 });

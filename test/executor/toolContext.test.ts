@@ -1,3 +1,4 @@
+import { ImageBudget } from "../../src/cameras/ImageBudget.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Executor } from "../../src/executor/Executor.js";
@@ -103,7 +104,9 @@ describe("tool contexts", () => {
     ]);
     expect(responses.map((r) => r.result.status)).toEqual(["done", "done", "done"]);
 
-    expect(Object.keys(seen.read!).sort()).toEqual(READ_KEYS);
+    // A read tool's call also carries its response's picture budget (a counter, not a way to the arm).
+    expect(Object.keys(seen.read!).sort()).toEqual([...READ_KEYS, "imageBudget"].sort());
+    expect(seen.read!.imageBudget).toBeInstanceOf(ImageBudget);
     expect(Object.keys(seen.plan!).sort()).toEqual(READ_KEYS);
     expect(Object.keys(seen.halt!).sort()).toEqual([...READ_KEYS, "halt"].sort());
     // Nothing handed out is the transport or the ledger itself.

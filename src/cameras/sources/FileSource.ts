@@ -5,6 +5,7 @@ import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
 import { MAX_FRAME_BYTES } from "./HttpSnapshotSource.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** A writer mid-frame gets this many more looks, this far apart, before the frame is called broken. */
 const ATTEMPTS = 6;
@@ -52,7 +53,7 @@ export class FileSource implements CameraSource {
         if (error instanceof ArmbridgeError) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         if (signal.aborted) break;
-        throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: code === "ENOENT" ? "the file does not exist (is the capture program running?)" : (error as Error).message }, { cause: error });
+        throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: code === "ENOENT" ? "the file does not exist (is the capture program running?)" : deviceText("the file system", (error as Error).message) }, { cause: error });
       }
       if (before.mtimeMs !== after.mtimeMs || before.size !== after.size || bytes.length !== after.size) {
         lastProblem = "the file changed while it was read";

@@ -3,6 +3,7 @@ import { ArmbridgeError } from "../../errors.js";
 import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** A snapshot larger than this is refused rather than buffered: no camera frame is anywhere near it. */
 export const MAX_FRAME_BYTES = 20 * 1024 * 1024;
@@ -67,7 +68,7 @@ export class HttpSnapshotSource implements CameraSource {
     try {
       if (response.status !== 200) {
         await response.body?.cancel();
-        throw unavailable(`HTTP ${response.status} ${response.statusText}${response.status === 401 ? " (the camera wants credentials: http://USER:PASSWORD@host/...; HTTP Basic only)" : ""}`);
+        throw unavailable(`HTTP ${response.status} ${deviceText("the camera's reason phrase", response.statusText)}${response.status === 401 ? " (the camera wants credentials: http://USER:PASSWORD@host/...; HTTP Basic only)" : ""}`);
       }
       bytes = await readLimited(response, wait);
     } catch (error) {
@@ -77,7 +78,7 @@ export class HttpSnapshotSource implements CameraSource {
     const receivedMs = this.#now();
     const contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
     if (contentType !== "" && contentType !== "image/jpeg" && contentType !== "image/png") {
-      throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `the server answered ${contentType}, not image/jpeg or image/png (is this the snapshot URL, not the stream or a web page?)` });
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `the server answered ${deviceText("the camera's Content-Type", contentType)}, not image/jpeg or image/png (is this the snapshot URL, not the stream or a web page?)` });
     }
     const image = inspectImage(bytes);
     if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: image.reason });
@@ -105,7 +106,7 @@ export class HttpSnapshotSource implements CameraSource {
 function captureStamp(header: string | null, receivedMs: number): { ms: number; from: "x_timestamp" | "received"; note?: string } {
   if (header === null) return { ms: receivedMs, from: "received" };
   const seconds = Number(header.trim());
-  if (!Number.isFinite(seconds) || seconds <= 0) return { ms: receivedMs, from: "received", note: `X-Timestamp ${JSON.stringify(header)} is not a number; the receive time is used` };
+  if (!Number.isFinite(seconds) || seconds <= 0) return { ms: receivedMs, from: "received", note: `X-Timestamp ${deviceText("the camera's X-Timestamp header", header)} is not a number; the receive time is used` };
   if (seconds < EPOCH_FLOOR_S) return { ms: receivedMs, from: "received", note: "X-Timestamp is on the camera's monotonic clock (time since boot), not wall time; the receive time is used" };
   const ms = seconds * 1000;
   if (ms > receivedMs + FUTURE_TOLERANCE_MS) return { ms: receivedMs, from: "received", note: `X-Timestamp is ${Math.round(ms - receivedMs)} ms ahead of this computer's clock (skewed camera clock); the receive time is used` };

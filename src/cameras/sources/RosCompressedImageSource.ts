@@ -3,6 +3,7 @@ import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
 import type { CompressedImageTopics } from "./CompressedImageTopics.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** A header stamp further ahead of the node's clock than this is a skewed publisher clock. */
 const FUTURE_TOLERANCE_MS = 1000;
@@ -65,7 +66,7 @@ export class RosCompressedImageSource implements CameraSource {
     if (this.#closed) throw this.#unavailable("the camera is closed");
     const latest = this.#latest ?? (await this.#first(signal));
     const image = inspectImage(latest.bytes);
-    if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera: this.#camera, reason: `${this.#topic} (format ${JSON.stringify(latest.format)}): ${image.reason}` });
+    if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera: this.#camera, reason: `${this.#topic} (format ${deviceText("the publisher's format field", latest.format)}): ${image.reason}` });
     const now = this.#nowMs();
     const notes: string[] = [];
     let capturedAtMs = latest.receivedMs;

@@ -1,5 +1,6 @@
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 
@@ -40,7 +41,7 @@ async function decide(verb: "approve" | "decline", argv: readonly string[], io: 
   const [id, extra] = positionals;
   if (!id) throw cliUsageError(`name the request, e.g. \`armbridge ${verb} apr_... --operator Ada\` (\`armbridge approvals\` lists them)`);
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  if (!values.operator?.trim()) throw cliUsageError(`--operator NAME is required: say who ${verb}s`);
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who ${verb}s (${OPERATOR_NAME_RULE})`);
   const answer = await ApiClient.fromFlags(values, io).request("POST", `/v1/approvals/${encodeURIComponent(id)}/${verb}`, {
     operator: values.operator,
     ...(values.note === undefined ? {} : { note: values.note }),

@@ -1,6 +1,7 @@
 import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 
@@ -35,7 +36,7 @@ export async function confirmCommand(argv: readonly string[], io: CliIo): Promis
   if (!OUTCOMES.includes(outcome ?? "")) {
     throw cliUsageError(`--outcome must be one of ${OUTCOMES.join(", ")} (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`);
   }
-  if (!values.operator?.trim()) throw cliUsageError("--operator NAME is required: say who is confirming");
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who is confirming (${OPERATOR_NAME_RULE})`);
   const client = ApiClient.fromFlags(values, io);
   const row = await client.request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, {
     outcome,

@@ -1,5 +1,6 @@
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 
@@ -25,7 +26,7 @@ export async function recoverCommand(argv: readonly string[], io: CliIo): Promis
     note: { type: "string" },
   });
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; name joints with --joint`);
-  if (!values.operator?.trim()) throw cliUsageError("--operator NAME is required: say who is recovering the servos");
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who is recovering the servos (${OPERATOR_NAME_RULE})`);
   const client = ApiClient.fromFlags(values, io);
   const result = (await client.request("POST", "/v1/servos/recover", {
     operator: values.operator,

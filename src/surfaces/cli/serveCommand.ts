@@ -1,7 +1,7 @@
 import { Bridge } from "../../bridge/Bridge.js";
 import { createLogger, type Logger } from "../../observability/logger.js";
 import { generateToken } from "../http/bearerToken.js";
-import { bindHttpPort } from "../http/bindHttpPort.js";
+import { bindHttpPort, DEFAULT_MAX_HTTP_CONNECTIONS } from "../http/bindHttpPort.js";
 import { DEFAULT_MAX_EVENT_STREAMS } from "../http/EventStreamHub.js";
 import { normalizeHost } from "../http/hostAllowList.js";
 import { MIN_TOKEN_LENGTH } from "../http/securityReport.js";
@@ -64,7 +64,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
   const stop = controls.until ? { signal: controls.until, dispose: () => undefined } : processSignals();
   try {
     // Bound before the bridge starts: a taken port must not cost a device handshake and a reconciliation first.
-    const httpPort = await bindHttpPort({ host, port });
+    // Room for every event stream allowed, besides the calls and consoles.
+    const httpPort = await bindHttpPort({ host, port, maxConnections: Math.max(DEFAULT_MAX_HTTP_CONNECTIONS, (maxStreams ?? DEFAULT_MAX_EVENT_STREAMS) + 48) });
     let bridge: Bridge;
     try {
       bridge = await Bridge.start({ config: options.config, transport: options.transport, dataDir: options.dataDir, otherArm: options.otherArm, env: io.env, logger });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FunctionCall as GeminiFunctionCall } from "@google/genai";
+import { ImageBudget } from "../../cameras/ImageBudget.js";
 import type { FunctionCall } from "../../executor/CallResult.js";
 import type { Executor } from "../../executor/Executor.js";
 import { toFunctionResponse, type FunctionResponse } from "../toFunctionResponse.js";
@@ -80,12 +81,14 @@ export class GeminiToolAdapter {
     const groups = new Map<string, number[]>();
     calls.forEach((c, i) => groups.set(c.id, [...(groups.get(c.id) ?? []), i]));
     const byIndex = new Map<number, Promise<FunctionResponse>>();
+    // The answers go back together in one tool response: one picture budget for all of them.
+    const imageBudget = new ImageBudget();
     for (const [id, indexes] of groups) {
       const own = options.signalFor(id);
       const signal = options.signal ? AbortSignal.any([options.signal, own]) : own;
       const batch = this.#executor.execute(
         indexes.map((i) => toExecutorCall(calls[i] as IdentifiedCall)),
-        { deadlineMs: options.deadlineMs, signal },
+        { deadlineMs: options.deadlineMs, signal, imageBudget },
       );
       indexes.forEach((i, k) => byIndex.set(i, batch.then((rs) => toFunctionResponse(rs[k] as (typeof rs)[number]))));
     }

@@ -61,6 +61,11 @@ whose result was lost with a connection is never run twice (docs/reliability.md)
 
 ${BRIDGE_FLAGS_HELP}
 
+The bridge runs in this process, with no HTTP API or console: no operator
+could approve a call, so a config with approval gates (approval: {tool: always},
+or joints) is refused at start (ARMB_ERR_APPROVAL_UNANSWERABLE, exit 2). To
+gate calls on approval, run the arm under \`armbridge serve\` (console, \`armbridge approve\`).
+
 Exit codes: 0 the model answered; 3 stopped at max turns or the deadline;
 2 bad usage (including no GEMINI_API_KEY); 1 any other failure, stdout closed
 before the outcome line could be written (EPIPE) included; 128+N stopped by
@@ -76,8 +81,11 @@ type StopSignal = (typeof AGENT_STOP_SIGNALS)[number];
 const OUTCOME_WRITE_LIMIT_MS = 10_000;
 
 const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns: 3, deadline: 3 };
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID"]);
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID", "ARMB_ERR_APPROVAL_UNANSWERABLE"]);
 
+
+/** The embedded agent serves no HTTP API or console: nobody could answer an approval request (its gates are refused at start). */
+const AGENT_OPERATOR_SURFACE = { kind: "none", why: "`armbridge agent` runs its bridge without an HTTP API or console where an operator could approve" } as const;
 
 /** `armbridge agent`: exit code per AGENT_USAGE. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -118,7 +126,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const logger = createLogger({ level: io.env.ARMBRIDGE_LOG_LEVEL ?? "warn" });
     // Before the start: a signal while the arm link opens ends the run before its first turn.
     for (const s of AGENT_STOP_SIGNALS) process.once(s, onSignal);
-    bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, otherArm: flags.options.otherArm, logger });
+    bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, otherArm: flags.options.otherArm, logger, operatorSurface: AGENT_OPERATOR_SURFACE });
     for (const w of bridge.startupWarnings) progress(`armbridge agent: WARNING: ${w}\n`);
     const common = {
       bridge,

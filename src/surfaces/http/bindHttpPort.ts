@@ -20,8 +20,46 @@ export interface BoundHttpPort {
   close(): Promise<void>;
 }
 
-export async function bindHttpPort(options: { readonly host: string; readonly port: number }): Promise<BoundHttpPort> {
-  const server = createServer(answerStarting);
+/**
+ * How long a client may take to send a request's headers, and the whole
+ * request with its body (ms). A request here is at most 64 KiB of JSON: a
+ * few seconds are plenty on any link, and a client that trickles bytes (a
+ * slowloris, token or not) no longer holds a connection for Node's default
+ * 300 s. Answers are not bounded by these: a call that waits minutes for a
+ * motion to settle, or an event stream, is sent after its request was
+ * received in full (Node checks only connections whose request is still
+ * arriving: https://nodejs.org/docs/latest-v20.x/api/http.html#serverrequesttimeout).
+ */
+export const HTTP_HEADERS_TIMEOUT_MS = 5_000;
+export const HTTP_REQUEST_TIMEOUT_MS = 10_000;
+/** How often Node looks for requests past those timeouts (its default, 30 s, would let one live 30 s longer). */
+const TIMEOUT_CHECK_MS = 1_000;
+/**
+ * Connections open at once; beyond it Node closes new ones at once
+ * (net.Server.maxConnections). Room for the event streams (--max-event-streams,
+ * default 16), a few consoles and CLI calls, and blocking calls in flight.
+ */
+export const DEFAULT_MAX_HTTP_CONNECTIONS = 64;
+
+export interface HttpPortLimits {
+  /** Connections open at once (default DEFAULT_MAX_HTTP_CONNECTIONS). */
+  readonly maxConnections?: number | undefined;
+  /** Default HTTP_HEADERS_TIMEOUT_MS. */
+  readonly headersTimeoutMs?: number | undefined;
+  /** Default HTTP_REQUEST_TIMEOUT_MS. */
+  readonly requestTimeoutMs?: number | undefined;
+}
+
+export async function bindHttpPort(options: { readonly host: string; readonly port: number } & HttpPortLimits): Promise<BoundHttpPort> {
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, options.headersTimeoutMs ?? TIMEOUT_CHECK_MS),
+    },
+    answerStarting,
+  );
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_HTTP_CONNECTIONS;
   const address = options.host.includes(":") ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {

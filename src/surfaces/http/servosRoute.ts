@@ -3,12 +3,16 @@ import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { parseInput } from "./parseInput.js";
 
 const recoverBody = z.strictObject({
   /** Axes (joint or gripper names) to recover; omitted → every servo that shut down. */
   joints: z.array(z.string().min(1).max(200)).min(1).max(64).optional(),
-  operator: z.string().trim().min(1, "say who is recovering the servo").max(200),
+  operator: z
+    .string()
+    .max(200)
+    .transform((name, ctx) => normaliseOperatorName(name) ?? (ctx.addIssue({ code: "custom", message: `say who is recovering the servo: ${OPERATOR_NAME_RULE}` }), z.NEVER)),
   note: z.string().max(2000).optional(),
 });
 

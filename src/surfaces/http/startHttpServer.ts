@@ -7,7 +7,7 @@ import { registerActionsRoutes } from "./actionsRoutes.js";
 import { registerApprovalsRoutes } from "./approvalsRoutes.js";
 import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
-import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
+import { bindHttpPort, type BoundHttpPort, type HttpPortLimits } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
@@ -42,6 +42,8 @@ export interface HttpAppOptions {
 }
 
 export interface HttpServerOptions extends Omit<HttpAppOptions, "port" | "bindHost"> {
+  /** Connection cap and request timeouts (bindHttpPort's defaults: a few seconds). */
+  readonly limits?: HttpPortLimits | undefined;
   /** Default 127.0.0.1: the API moves an arm, so it is not on the network unless asked. */
   readonly host?: string | undefined;
   /** 0 picks any free port. */
@@ -110,6 +112,9 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     const e = toArmbridgeError(error, bodyLimit);
     const status = error instanceof ArmbridgeError ? httpStatusFor(e.code) : fastifyStatus(error, e);
     if (status >= 500) request.log.error({ err: e.toJSON() }, "request failed");
+    // A caller without the token, or asking by a name we do not answer to, gets its answer and no
+    // kept-alive connection to try again on (a body it is still sending is not read).
+    if (CLOSE_AFTER.has(e.code)) void reply.header("connection", "close");
     return reply.status(status).send({ error: { code: e.code, message: e.message } });
   });
   app.setNotFoundHandler((request, reply) => {
@@ -137,6 +142,9 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
 
 const SECURITY = "armbridgeSecurity";
 
+/** Refusals after which the connection is closed once the answer is sent. */
+const CLOSE_AFTER: ReadonlySet<string> = new Set(["ARMB_ERR_HTTP_UNAUTHORIZED", "ARMB_ERR_HTTP_HOST_NOT_ALLOWED"]);
+
 /**
  * Serves the app on a port bound beforehand (`bindHttpPort`), so that a
  * caller can bind, then start the bridge, then serve. Closing ends the app
@@ -162,7 +170,7 @@ export async function serveHttpOnPort(bridge: Bridge, port: BoundHttpPort, optio
 
 /** Binds the app (127.0.0.1 by default) and returns its URL and an idempotent close. */
 export async function startHttpServer(bridge: Bridge, options: HttpServerOptions): Promise<RunningHttpServer> {
-  const port = await bindHttpPort({ host: options.host ?? "127.0.0.1", port: options.port });
+  const port = await bindHttpPort({ host: options.host ?? "127.0.0.1", port: options.port, ...options.limits });
   return serveHttpOnPort(bridge, port, options);
 }
 

@@ -25,6 +25,11 @@ that no host retries them: an operator must confirm the action first.
 A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
 return the recorded result instead of moving again.
 
+Over stdio there is no HTTP API or console where an operator could approve a
+call: a config with approval gates (approval: {tool: always}, or joints) is
+refused at start (ARMB_ERR_APPROVAL_UNANSWERABLE). To gate calls on approval,
+run the arm under \`armbridge serve\` (console, \`armbridge approve\`).
+
   --deadline-ms MS     run deadline each tool call inherits (default 60000)
 
 ${BRIDGE_FLAGS_HELP}
@@ -58,7 +63,7 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   const logger = createLogger().child({ command: "mcp" });
   let bridge: Bridge;
   try {
-    bridge = await Bridge.start({ config: parsed.options.config, transport: parsed.options.transport, dataDir: parsed.options.dataDir, otherArm: parsed.options.otherArm, logger });
+    bridge = await Bridge.start({ config: parsed.options.config, transport: parsed.options.transport, dataDir: parsed.options.dataDir, otherArm: parsed.options.otherArm, logger, operatorSurface: MCP_OPERATOR_SURFACE });
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge mcp: WARNING: ${w}\n`);
   } catch (error) {
     const e = asArmbridgeError(error);
@@ -105,6 +110,9 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   }
   return code;
 }
+
+/** Over stdio there is no HTTP API or console: nobody could answer an approval request (its gates are refused at start). */
+const MCP_OPERATOR_SURFACE = { kind: "none", why: "`armbridge mcp` over stdio has no HTTP API or console where an operator could approve" } as const;
 
 /** SIGHUP too: a host (or terminal) that closed must shut the bridge down as cleanly as Ctrl-C. */
 const MCP_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;

@@ -133,6 +133,10 @@ export class ServoArming {
 
   /** One servo's recovery (see ServoBusTransport.recoverServos); `readStatus` is one status cycle of the whole bus. */
   async recover(s: ServoState, signal: AbortSignal, readStatus: () => Promise<void>): Promise<Omit<ServoRecovery, "axis">> {
+    // One recovery per servo at a time: taken and released in this method, before its first await, so
+    // concurrent requests cannot both reboot it and both report `recovered`.
+    if (s.recovering) return { outcome: "in_progress", detail: `servo ${s.axis.id} is being recovered by another request right now; nothing was sent for this one (its outcome is in that request's answer and in the servo's status)` };
+    s.recovering = true;
     const t = this.#protocol.table;
     const was = s.tripped ?? "torque off";
     s.arming = true;
@@ -160,6 +164,7 @@ export class ServoArming {
       return { outcome: "recovered", detail: `had shut down on ${was}; ${this.#protocol.reboot ? "rebooted, " : ""}torque on holding position ${positionOf(s.axis, this.get(s, t.presentPosition)).toFixed(4)}` };
     } finally {
       s.arming = false;
+      s.recovering = false;
     }
   }
 

@@ -371,6 +371,12 @@ export class ServoBusTransport implements Transport {
    */
   async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
     const t = this.#protocol.table;
+    // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
+    // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
+    if (!this.#closed && !options.signal.aborted && this.#lifecycle.state === "connected") {
+      await this.#loop.readAll();
+      this.#afterCycle();
+    }
     const names = options.axes ?? this.#servos.list.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
     const out: ServoRecovery[] = [];
     for (const name of names) {
@@ -383,7 +389,7 @@ export class ServoBusTransport implements Transport {
       if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
       else if (this.#lifecycle.state !== "connected") out.push({ axis: name, outcome: "no_answer", detail: `the bus is ${this.#lifecycle.state}: nothing can reach the servo` });
       else if (this.#motions.busyOn(name)) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
-      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "torque on, no hardware error" });
+      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
       else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#loop.readAll())) });
     }
     this.#publish();

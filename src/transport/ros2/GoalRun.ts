@@ -1,5 +1,6 @@
 import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryResult, type GripperResult, type RclActionClient, type RclClientGoalHandle } from "./rclTypes.js";
 import type { ArmActionState } from "../Transport.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 export type GoalServer = { readonly kind: "trajectory"; readonly controller: string } | { readonly kind: "gripper" };
 
@@ -187,7 +188,7 @@ export class GoalRun {
   #trajectoryOutcome(): RunOutcome {
     const r = (this.result ?? {}) as Partial<FollowJointTrajectoryResult>;
     const code = r.error_code ?? 0;
-    const text = `${this.actionName}: status ${this.status ?? "?"}, error_code ${code}${r.error_string ? ` (${r.error_string})` : ""}`;
+    const text = `${this.actionName}: status ${this.status ?? "?"}, error_code ${code}${r.error_string ? ` ${deviceText(`the controller behind ${this.actionName}`, r.error_string)}` : ""}`;
     // `status` is a number from the wire: anything but the three terminal codes is a fault.
     if (this.status === GoalStatus.SUCCEEDED) {
       return code === FjtErrorCode.SUCCESSFUL ? { state: "reached", detail: text } : { state: "faulted", detail: text };

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ActionRecord, ArmStatus, AxisState } from "../Transport.js";
 import type { MessageOf, WireActionRecord } from "./protocol/index.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** A wire action record in the Transport's vocabulary (the two share their state names). */
 export function toActionRecord(wire: WireActionRecord, detail?: string): ActionRecord {
@@ -8,7 +9,8 @@ export function toActionRecord(wire: WireActionRecord, detail?: string): ActionR
     actionId: wire.actionId,
     state: wire.state,
     moved: wire.moved,
-    ...(detail === undefined || detail === "" ? {} : { detail }),
+    // The device's own words: quoted and bounded wherever they are shown.
+    ...(detail === undefined || detail === "" ? {} : { detail: deviceText("the arm", detail) }),
   };
 }
 

@@ -4,6 +4,7 @@ import { linkSignals } from "../linkSignals.js";
 import type { ArmStatus, HaltResult } from "../Transport.js";
 import type { SerialConnection } from "./SerialConnection.js";
 import type { RequestTiming } from "./SerialTransportOptions.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 export interface SerialHaltContext {
   readonly connection: SerialConnection;
@@ -60,7 +61,7 @@ export async function haltSerialAxes(context: SerialHaltContext, options: { axes
       return {
         halted: false,
         status: latest(),
-        error: new ArmbridgeError("ARMB_ERR_DEVICE_NACK", { op: "STOP", seq: outcome.reply.ackSeq, reason: outcome.reply.reason }),
+        error: new ArmbridgeError("ARMB_ERR_DEVICE_NACK", { op: "STOP", seq: outcome.reply.ackSeq, reason: deviceText("the arm", outcome.reply.reason) }),
       };
     }
     acked = true;

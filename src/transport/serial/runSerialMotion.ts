@@ -10,6 +10,7 @@ import type { SentBootMemory } from "./SentBootMemory.js";
 import type { SerialConnection } from "./SerialConnection.js";
 import type { RequestTiming } from "./SerialTransportOptions.js";
 import { toActionRecord } from "./StatusCache.js";
+import { deviceText } from "../../validation/deviceText.js";
 
 /** What a motion needs from the transport around it. */
 export interface SerialMotionContext {
@@ -124,7 +125,7 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
           if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH" && outcome.sends === 1) {
             // The only copy ever sent was refused by the new boot: nothing ran, anywhere.
             log.warn({ expectBootId, reason: reply.reason }, "device refused the MOVE: it rebooted before the only copy arrived");
-            finish(refuse(`BOOT_MISMATCH: ${reply.reason} (the device rebooted before the command arrived; it was not run)`));
+            finish(refuse(`BOOT_MISMATCH: ${deviceText("the arm", reply.reason)} (the device rebooted before the command arrived; it was not run)`));
           } else if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH") {
             // This copy did nothing, but an earlier copy may have run before
             // the reboot and been forgotten: the outcome is unknown, never refused.
@@ -133,7 +134,7 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
             finish({ kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: expectBootId, to: "a newer boot" }) });
           } else if (reply.op === "NACK") {
             log.info({ code: reply.code, reason: reply.reason }, "device refused the motion");
-            finish(refuse(`${reply.code}: ${reply.reason}`));
+            finish(refuse(`${reply.code}: ${deviceText("the arm", reply.reason)}`));
           } else if (reply.op === "ACTION" && reply.record.actionId === actionId) {
             onRecord(toActionRecord(reply.record, reply.detail));
           } else {

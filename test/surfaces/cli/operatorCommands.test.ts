@@ -12,6 +12,9 @@ describe.skipIf(!built)("operator commands' command lines (needs dist: npm run b
     [["confirm", "act_x", "--outcome", "partial"], /--operator NAME is required/],
     [["approve"], /name the request/],
     [["decline", "apr_x"], /--operator NAME is required/],
+    [["approve", "apr_x", "--operator", "\u200b"], /--operator NAME is required.*visible/],
+    [["confirm", "act_x", "--outcome", "partial", "--operator", "\u2060\u200d"], /--operator NAME is required.*visible/],
+    [["recover", "--operator", " \u200b "], /--operator NAME is required.*visible/],
     [["approvals", "extra"], /unexpected argument/],
   ])("armbridge %j exits 2 with a usage error", async (args, words) => {
     const r = await runCli(args, { ARMBRIDGE_URL: "http://127.0.0.1:9", ARMBRIDGE_TOKEN: "t" });

@@ -51,6 +51,8 @@ describe("POST /v1/servos/recover", () => {
   it.each([
     ["no operator", { joints: ["elbow"] }],
     ["a blank operator", { operator: "   " }],
+    ["an operator of format characters only (U+200B)", { operator: "\u200b" }],
+    ["an operator of format characters only (U+2060, U+200D)", { operator: " \u2060\u200d " }],
     ["an unknown joint", { joints: ["tail"], operator: "Ada" }],
     ["an extra key", { operator: "Ada", force: true }],
   ])("refuses %s with 400 ARMB_ERR_HTTP_BAD_REQUEST and asks nothing", async (_what, body) => {
@@ -60,6 +62,13 @@ describe("POST /v1/servos/recover", () => {
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe("ARMB_ERR_HTTP_BAD_REQUEST");
     expect(arm.asked).toEqual([]);
+  });
+
+  it("records the operator's name in NFC, without surrounding invisible characters", async () => {
+    const a = await start(new RecoveringArm(loadConfig()));
+    const r = await post(a, { joints: ["elbow"], operator: "\u200bRene\u0301 " });
+    expect(r.status).toBe(200);
+    expect(r.json.operator).toBe("Ren\u00e9");
   });
 
   it("answers 409 ARMB_ERR_RECOVERY_UNSUPPORTED on a transport without servos to recover", async () => {
