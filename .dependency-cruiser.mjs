@@ -31,6 +31,7 @@ export const FIRMWARE_SIM_MAY_USE = [
   "src/kinematics/",
   "src/transport/serial/protocol/",
   "src/transport/bus/protocol/",
+  "src/transport/link/rfc2217/protocol/",
   "src/transport/bus/servoAxes.ts",
   "src/cameras/sim/",
   "src/cameras/sources/SimCameraSource.ts",

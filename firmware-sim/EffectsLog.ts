@@ -57,6 +57,14 @@ export type EffectEvent =
       readonly boot_id: number;
     }
   | { readonly event: "voided"; readonly action_id: string; readonly joints: readonly string[]; readonly boot_id: number }
+  /** Someone turned a torque-off servo by hand (bus simulator): no command moved it. */
+  | {
+      readonly event: "moved_by_hand";
+      readonly action_id: null;
+      readonly joints: readonly string[];
+      readonly from: Readonly<Record<string, number>>;
+      readonly to: Readonly<Record<string, number>>;
+    }
   | {
       readonly event: "reboot";
       readonly action_id: null;

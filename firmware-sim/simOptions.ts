@@ -7,7 +7,8 @@ import { BUS_PROTOCOLS, type BusProtocolName } from "../src/transport/bus/protoc
 
 /** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
 export interface SimOptions extends FaultRates {
-  readonly link: "pty" | "tcp";
+  /** pty (socat), raw tcp (ser2net raw mode), or rfc2217 (ser2net telnet mode: the host sets the line's baud). */
+  readonly link: "pty" | "tcp" | "rfc2217";
   /** TCP port; 0 = any free port. */
   readonly port: number;
   readonly seed: number;
@@ -29,6 +30,8 @@ export interface SimOptions extends FaultRates {
   readonly baud?: number | undefined;
   /** Servo-bus mode: a bus of servos speaking this protocol instead of armbridge serial protocol v1. */
   readonly bus?: BusProtocolName | undefined;
+  /** Servo-bus mode: what is physically on the bus, when not the config's servos as mounted by the config (YAML/JSON). */
+  readonly busLayout?: string | undefined;
   /** Serve the config's simulated cameras as HTTP snapshots on 127.0.0.1:PORT (0 = any free port); undefined = no camera server. */
   readonly cameraPort?: number | undefined;
 }
@@ -39,8 +42,10 @@ A simulated arm controller speaking armbridge serial protocol v1
 (docs/serial-protocol.md). Prints one JSON ready line on stdout:
   {"event":"ready","link":"tcp://127.0.0.1:PORT"} or {"event":"ready","link":"/tmp/armbridge-sim-XXXX/tty"}
 
-  --link pty|tcp            link to the host (default: pty if socat is on PATH, else tcp)
-  --port N                  tcp port on 127.0.0.1, 0 = any free port (default 0)
+  --link pty|tcp|rfc2217    link to the host (default: pty if socat is on PATH, else tcp). rfc2217 serves
+                            rfc2217://127.0.0.1:PORT, where the host sets the line's baud (RFC 2217), as
+                            ser2net's telnet mode does; over pty and tcp the line stays at --baud / bus.baud
+  --port N                  tcp/rfc2217 port on 127.0.0.1, 0 = any free port (default 0)
   --seed N                  seed of every random fault and motion time (default 1); boot ids are random
   --effects-log FILE        append ground-truth JSONL, one line per physical event
   --motion-time SPEC        fixed:MS or lognormal:MEDIAN_MS:SIGMA; every motion takes that long
@@ -68,6 +73,9 @@ A simulated arm controller speaking armbridge serial protocol v1
   --baud N                  emulate a UART at N baud (10 bits per byte)
   --bus PROTOCOL            a servo bus instead: dynamixel_2 or feetech_sts, servos from --config's bus
                             section (docs/servo-bus.md); effects carry action_id null and a motion key
+  --bus-layout FILE         with --bus: the servos physically on the bus (ids, bauds, models, how each is
+                            mounted on its joint, loose servos), when not the config's servos as the config
+                            mounts them (docs/bring-up.md); without it the bus is calibrated by construction
   --camera-port N           serve the config's sim cameras as mjpg-streamer-style HTTP snapshots on
                             127.0.0.1:N (0 = any free port), rendered from the TRUE joint state;
                             the ready line then has "camera":"http://127.0.0.1:N/?action=snapshot"
@@ -114,6 +122,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "config",
     "baud",
     "bus",
+    "bus-layout",
     "camera-port",
   ] as const;
   let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
@@ -147,10 +156,10 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
   };
 
   // Asking for a port means TCP, whatever is installed.
-  let link: "pty" | "tcp" = values.port === undefined && socatOnPath() ? "pty" : "tcp";
+  let link: "pty" | "tcp" | "rfc2217" = values.port === undefined && socatOnPath() ? "pty" : "tcp";
   if (values.link !== undefined) {
-    if (values.link === "pty" || values.link === "tcp") link = values.link;
-    else problems.push(`--link ${JSON.stringify(values.link)} must be pty or tcp`);
+    if (values.link === "pty" || values.link === "tcp" || values.link === "rfc2217") link = values.link;
+    else problems.push(`--link ${JSON.stringify(values.link)} must be pty, tcp or rfc2217`);
   }
   let motionTime: MotionTime = { kind: "profile" };
   if (values["motion-time"] !== undefined) {
@@ -184,9 +193,11 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     config: values.config,
     baud: values.baud === undefined ? undefined : integer("baud", 115200, 300, 100_000_000),
     ...(values["camera-port"] === undefined ? {} : { cameraPort: integer("camera-port", 0, 0, 65535) }),
+    ...(values["bus-layout"] === undefined ? {} : { busLayout: values["bus-layout"] }),
   };
+  if (values["bus-layout"] !== undefined && bus === undefined) problems.push("--bus-layout needs --bus");
   if (values["camera-port"] !== undefined && bus !== undefined) problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
-  if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp only, not --link pty");
+  if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp or rfc2217, not --link pty");
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
   return { kind: "options", options };
 }

@@ -6,6 +6,7 @@ import { EffectsLog, type EffectsSink } from "./EffectsLog.js";
 import { FaultPlan } from "./faults.js";
 import type { ByteStreamEndpoint, DeviceLink } from "./links/DeviceLink.js";
 import { startPtyLink } from "./links/ptyLink.js";
+import { startRfc2217Link } from "./links/rfc2217Link.js";
 import { startTcpLink } from "./links/tcpLink.js";
 import type { SimOptions } from "./simOptions.js";
 
@@ -77,10 +78,13 @@ export async function startOnLink<E extends ByteStreamEndpoint>(options: SimStar
   };
   let link: DeviceLink;
   try {
+    const kind = options.link ?? "tcp";
     link =
-      (options.link ?? "tcp") === "pty"
+      kind === "pty"
         ? await startPtyLink({ endpoint: device.endpoint, logger, onFatal: options.onFatal ?? ((reason) => logger.error({ reason }, "link lost")) })
-        : await startTcpLink({ port: options.port ?? 0, endpoint: device.endpoint, logger });
+        : kind === "rfc2217"
+          ? await startRfc2217Link({ port: options.port ?? 0, endpoint: device.endpoint, logger })
+          : await startTcpLink({ port: options.port ?? 0, endpoint: device.endpoint, logger });
   } catch (error) {
     shutdownParts();
     throw error;

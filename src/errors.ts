@@ -84,7 +84,8 @@ export const ERROR_CODES = {
   ARMB_ERR_TRANSPORT_NO_STATUS: "The {transport} transport has no status from the arm yet",
   ARMB_ERR_LINK_OPEN: "Cannot open serial link {link}: {reason}",
   ARMB_ERR_LINK_LOST: "Serial link {link} was lost: {reason}",
-  ARMB_ERR_LINK_URL: "Serial link {link} is neither a device path nor tcp://HOST:PORT",
+  ARMB_ERR_LINK_URL: "Serial link {link} is neither a device path, tcp://HOST:PORT nor rfc2217://HOST:PORT",
+  ARMB_ERR_LINK_BAUD: "Serial link {link} cannot run at {baud} baud: {reason}",
   ARMB_ERR_DEVICE_NACK: "The device refused frame {op} (seq {seq}): {reason}",
   ARMB_ERR_DEVICE_TIMEOUT: "The device did not answer {op} within {ms} ms",
   ARMB_ERR_DEVICE_MISMATCH: "The device reports {detail}, which does not match the arm config",
@@ -95,6 +96,12 @@ export const ERROR_CODES = {
   ARMB_ERR_DEVICE_REBOOTED: "The device rebooted (boot {from} -> {to}) and lost its memory of actions in flight",
   ARMB_ERR_SERVO_TRIPPED:
     "Servo {servo} ({joint}) shut down on {errors} and keeps its torque off until an operator has looked at the arm and recovers it (`armbridge recover --joint {joint} --operator NAME`); nothing was sent",
+  ARMB_ERR_BUS_NO_SERVO: "No {protocol} servo answered on {link} at {bauds} baud{detail}",
+  ARMB_ERR_BUS_NOT_ALONE: "{action} needs one servo alone on the bus, but on {link} {found}: unplug the others and run it again",
+  ARMB_ERR_BUS_WRITE: "Servo {id} on {link} did not take {what}: {reason}",
+  ARMB_ERR_BUS_NOT_CALIBRATED:
+    "Arm {arm} on its {protocol} bus is not calibrated ({reason}), so it is not driven: a servo's centre and direction are guesses until measured. Run `armbridge calibrate --config {config} --serial {link}` (docs/bring-up.md)",
+  ARMB_ERR_CALIBRATION_STEP: "Calibration step {step} cannot go on: {reason}; nothing was written",
   ARMB_ERR_RECOVERY_UNSUPPORTED: "The {transport} transport has no servo recovery (only servo buses shut servos down on hardware errors)",
   ARMB_ERR_ROS_UNAVAILABLE:
     "rclnodejs could not be loaded ({reason}). Source a ROS 2 installation (e.g. `source /opt/ros/jazzy/setup.bash`), allow rclnodejs's install script in package.json allowScripts, then run `npm rebuild rclnodejs`",

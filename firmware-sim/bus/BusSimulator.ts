@@ -1,12 +1,14 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../src/errors.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { decodeRegister, type BusPacket, type BusProtocol, type PacketDecoder } from "../../src/transport/bus/protocol/index.js";
-import { countOf, positionOf, servoAxesOf } from "../../src/transport/bus/servoAxes.js";
+import { decodeRegister, encodeSimMount, SIM_MOUNT_BLOCK, type BusPacket, type BusProtocol, type PacketDecoder } from "../../src/transport/bus/protocol/index.js";
+import { countOf, positionOf } from "../../src/transport/bus/servoAxes.js";
 import type { Clock } from "../Clock.js";
 import type { EffectsSink, Outcome } from "../EffectsLog.js";
 import type { FaultPlan } from "../faults.js";
 import type { ByteStreamEndpoint } from "../links/DeviceLink.js";
+import { layOutServos, type BusLayoutFile } from "./BusLayout.js";
+import { mergeCollidingReplies } from "./mergeCollidingReplies.js";
 import { SimServo } from "./SimServo.js";
 
 export interface BusSimulatorOptions {
@@ -30,6 +32,8 @@ export interface BusSimulatorOptions {
   readonly powerLossMs?: number;
   /** The model number every servo reports (default: the table's first); another one makes another arm. */
   readonly modelNumber?: number;
+  /** What is on the bus, when it is not the config's servos mounted as the config says (BusLayout.ts). */
+  readonly layout?: BusLayoutFile | undefined;
 }
 
 interface Motion {
@@ -53,6 +57,8 @@ const OVERLOAD_CLEARS_MS = 200;
 const ACCESS_ERROR = 7;
 /** Overload is bit 5 of both families' hardware-error register. */
 const OVERLOAD_BIT = 1 << 5;
+/** A UART decodes a byte sent within about 3 % of its own rate (e-Manual: "less than 3% of the baud rate error margin will not affect UART communication"). */
+const BAUD_TOLERANCE = 0.03;
 
 /**
  * firmware-sim's servo bus: one SimServo per configured id, answering
@@ -62,8 +68,11 @@ const OVERLOAD_BIT = 1 << 5;
  * set of servos) for pairing starts with ends.
  */
 export class BusSimulator implements ByteStreamEndpoint {
-  readonly servos: ReadonlyMap<number, SimServo>;
+  /** Every servo on the bus, in layout order (several may share an id or sit at other bauds). */
+  readonly all: readonly SimServo[];
   readonly #o: BusSimulatorOptions;
+  /** The baud the host's side of the line runs at: a servo set to another rate hears only noise. */
+  #lineBaud: number;
   readonly #decoder: PacketDecoder;
   readonly #motions = new Map<string, Motion>();
   readonly #timers = new Set<{ id: number }>();
@@ -79,17 +88,34 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#o = options;
     this.#decoder = options.protocol.createDecoder();
     const table = options.protocol.table;
-    const model = options.modelNumber ?? Object.values(table.modelNumbers)[0] ?? 0;
     const now = options.clock.now();
-    const homes = new Map<string, number>([...options.config.arm.joints.map((j) => [j.name, j.home] as const), ...(options.config.arm.gripper ? [[options.config.arm.gripper.name, options.config.arm.gripper.home] as const] : [])]);
-    this.servos = new Map(servoAxesOf(options.config).map((axis) => [axis.id, new SimServo(axis, table, model, Math.round(countOf(axis, homes.get(axis.name) ?? 0)), now)]));
-    const names = new Set([...this.servos.values()].map((s) => s.axis.name));
+    this.all = layOutServos(options.config, options.protocol, options.layout).map(
+      (l) => new SimServo(l.axis, table, options.modelNumber === undefined ? l : { ...l, modelNumber: options.modelNumber }, l.startCount, now),
+    );
+    this.#lineBaud = options.baud ?? options.config.bus?.baud ?? table.setup.factoryBaud;
+    const names = new Set(this.all.map((s) => s.axis.name));
     for (const [flag, list] of [["--stall-joint", options.stallJoints], ["--power-loss-joint", options.powerLossJoints]] as const) {
       const unknownAxes = (list ?? []).filter((n) => !names.has(n));
       if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
     }
     this.#stallOnCue = new Set(options.stallJoints ?? []);
     this.#powerLossOnCue = new Set(options.powerLossJoints ?? []);
+  }
+
+  /** The servos by the id the config gave their axis (the first, where a layout repeats one): for tests. */
+  get servos(): ReadonlyMap<number, SimServo> {
+    const byId = new Map<number, SimServo>();
+    for (const s of this.all) if (!byId.has(s.axis.id)) byId.set(s.axis.id, s);
+    return byId;
+  }
+
+  setLineBaud(baud: number): number {
+    this.#lineBaud = baud;
+    return baud;
+  }
+
+  lineBaud(): number {
+    return this.#lineBaud;
   }
 
   attach(write: (bytes: Uint8Array) => void): void {
@@ -126,31 +152,35 @@ export class BusSimulator implements ByteStreamEndpoint {
     const addr = (p: Uint8Array, at: number): number => (protocol.addressBytes === 2 ? (p[at] ?? 0) | ((p[at + 1] ?? 0) << 8) : (p[at] ?? 0));
     const a = protocol.addressBytes;
     const inBytes = packet.params.length + protocol.instructionOverhead;
+    const broadcast = packet.id === protocol.broadcastId;
     switch (packet.code) {
       case i.ping: {
-        const s = this.#listening(packet.id, now);
-        if (s) this.#reply([{ servo: s, data: protocol.addressBytes === 2 ? Uint8Array.of(s.memory[0] ?? 0, s.memory[1] ?? 0, 1) : new Uint8Array(0) }], inBytes, arrivedAt);
+        // To the broadcast id every servo answers, in id order (e-Manual Protocol 2.0, "Ping"); a shared id answers in one slot.
+        const heard = broadcast ? this.#hearing(undefined, now) : this.#hearing(packet.id, now);
+        const ids = [...new Set(heard.map((s) => s.id))].sort((x, y) => x - y);
+        const pingData = (s: SimServo): Uint8Array => (protocol.table.setup.pingReportsModel ? Uint8Array.from([s.memory[0] ?? 0, s.memory[1] ?? 0, s.get(protocol.table.setup.firmware[0] ?? protocol.table.modelNumber)]) : new Uint8Array(0));
+        this.#reply(ids.map((id) => ({ id, answers: heard.filter((s) => s.id === id).map((servo) => ({ servo, data: pingData(servo) })) })), inBytes, arrivedAt);
         return;
       }
       case i.read: {
-        const s = this.#listening(packet.id, now);
-        if (!s) return;
+        if (broadcast) return;
+        const heard = this.#hearing(packet.id, now);
         const address = addr(packet.params, 0);
         const length = addr(packet.params, a);
-        s.refresh(now);
-        this.#reply([{ servo: s, data: s.memory.slice(address, address + length) }], inBytes, arrivedAt);
+        this.#reply([{ id: packet.id, answers: heard.map((servo) => this.#readAnswer(servo, address, length, now)) }], inBytes, arrivedAt);
         return;
       }
       case i.write: {
         const address = addr(packet.params, 0);
         const data = packet.params.subarray(a);
-        const all = packet.id === protocol.broadcastId ? [...this.servos.values()] : [this.#listening(packet.id, now)].filter((s): s is SimServo => s !== undefined);
-        // EEPROM (Operating_Mode, Current_Limit on Dynamixel X) takes writes only with torque off:
-        // the servo answers Access Error and keeps the old value (e-Manual Protocol 2.0, status packet error 0x07).
-        const locked = (s: SimServo): boolean => protocol.table.gripLimitNeedsTorqueOff && s.torque && [protocol.table.operatingMode, protocol.table.gripLimit].some((r) => address <= r.address && r.address < address + data.length);
-        this.#applyWrites(all.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
-        const s = all[0];
-        if (s && packet.id !== protocol.broadcastId) this.#reply([{ servo: s, data: new Uint8Array(0), ...(locked(s) ? { error: ACCESS_ERROR } : {}) }], inBytes, arrivedAt);
+        const heard = broadcast ? this.#hearing(undefined, now) : this.#hearing(packet.id, now);
+        const setup = protocol.table.setup;
+        // Dynamixel X takes EEPROM writes only with torque off: otherwise Access Error and the old value stays
+        // (e-Manual Protocol 2.0, status packet error 0x07; X-series "EEPROM Area").
+        const locked = (s: SimServo): boolean => setup.eepromNeedsTorqueOff && s.torque && address < setup.ramStart;
+        this.#applyWrites(heard.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
+        // Replies go out with the id and at the baud the servo had when it heard the write; a new ID or Baud_Rate holds from the next packet.
+        if (!broadcast) this.#reply([{ id: packet.id, answers: heard.map((servo) => ({ servo, data: new Uint8Array(0), ...(locked(servo) ? { error: ACCESS_ERROR } : {}) })) }], inBytes, arrivedAt);
         return;
       }
       case i.syncWrite: {
@@ -158,8 +188,7 @@ export class BusSimulator implements ByteStreamEndpoint {
         const length = addr(packet.params, a);
         const writes: { servo: SimServo; address: number; data: Uint8Array }[] = [];
         for (let at = 2 * a; at + 1 + length <= packet.params.length; at += 1 + length) {
-          const s = this.#listening(packet.params[at] ?? -1, now);
-          if (s) writes.push({ servo: s, address, data: packet.params.slice(at + 1, at + 1 + length) });
+          for (const servo of this.#hearing(packet.params[at] ?? -1, now)) writes.push({ servo, address, data: packet.params.slice(at + 1, at + 1 + length) });
         }
         this.#applyWrites(writes, now);
         return;
@@ -167,55 +196,69 @@ export class BusSimulator implements ByteStreamEndpoint {
       case i.syncRead: {
         const address = addr(packet.params, 0);
         const length = addr(packet.params, a);
-        const replies: { servo: SimServo; data: Uint8Array }[] = [];
-        for (const id of packet.params.subarray(2 * a)) {
-          const s = this.#listening(id, now);
-          if (!s) continue;
-          s.refresh(now);
-          replies.push({ servo: s, data: s.memory.slice(address, address + length) });
-        }
-        this.#reply(replies, inBytes, arrivedAt);
+        const slots = [...packet.params.subarray(2 * a)].map((id) => ({ id, answers: this.#hearing(id, now).map((servo) => this.#readAnswer(servo, address, length, now)) }));
+        this.#reply(slots, inBytes, arrivedAt);
         return;
       }
       default:
-        if (i.reboot !== undefined && packet.code === i.reboot) {
-          const s = this.#listening(packet.id, now);
-          if (!s) return;
-          this.#reply([{ servo: s, data: new Uint8Array(0) }], inBytes, arrivedAt);
-          this.#powerLoss(s, now, "reboot instruction");
+        if (i.reboot !== undefined && packet.code === i.reboot && !broadcast) {
+          const heard = this.#hearing(packet.id, now);
+          this.#reply([{ id: packet.id, answers: heard.map((servo) => ({ servo, data: new Uint8Array(0) })) }], inBytes, arrivedAt);
+          for (const s of heard) this.#powerLoss(s, now, "reboot instruction");
         }
     }
   }
 
-  /** A servo that hears the bus now: configured, not coming up after a power loss, not in a seeded silence. */
-  #listening(id: number, now: number): SimServo | undefined {
-    const s = this.servos.get(id);
-    if (!s || now < s.bootingUntil) return undefined;
-    return s;
+  /** What a servo answers to a read: its registers, or the simulator's mount block at its own address. */
+  #readAnswer(servo: SimServo, address: number, length: number, now: number): { servo: SimServo; data: Uint8Array; error?: number } {
+    const block = SIM_MOUNT_BLOCK[this.#o.protocol.name];
+    if (address === block.address && length === block.size) return { servo, data: encodeSimMount({ kind: servo.axis.kind, zeroCount: servo.axis.zeroCount, countsPerUnit: servo.axis.countsPerUnit }) };
+    if (address + length > servo.memory.length) return { servo, data: new Uint8Array(0), error: ACCESS_ERROR };
+    servo.refresh(now);
+    return { servo, data: servo.memory.slice(address, address + length) };
   }
 
-  #reply(replies: readonly { servo: SimServo; data: Uint8Array; error?: number }[], inBytes: number, arrivedAt: number): void {
+  /**
+   * The servos that make sense of a packet now: at `id` (any id for the
+   * broadcast), powered up, and set to the line's baud. A servo at another
+   * baud sees framing errors, not a packet, and stays silent.
+   */
+  #hearing(id: number | undefined, now: number): SimServo[] {
+    const line = this.#lineBaud;
+    return this.all.filter((s) => (id === undefined || s.id === id) && now >= s.bootingUntil && Math.abs(s.baud - line) <= line * BAUD_TOLERANCE);
+  }
+
+  /**
+   * Sends the status packets of one instruction, slot by slot (one slot per
+   * id asked). Servos sharing an id answer in the same slot at the same time
+   * and their packets collide on the wire (mergeCollidingReplies).
+   */
+  #reply(slots: readonly { id: number; answers: readonly { servo: SimServo; data: Uint8Array; error?: number }[] }[], inBytes: number, arrivedAt: number): void {
     const { protocol, clock, baud, ackDelayMs, faults } = this.#o;
     const now = clock.now();
     if (now < this.#frozenUntil) return;
     const packets: Uint8Array[] = [];
-    for (const r of replies) {
-      const hw = r.servo.hardwareError;
-      // Dynamixel 2.0: the Alert bit (0x80) on every status packet while Hardware_Error_Status is non-zero
-      // (e-Manual Protocol 2.0 "Status Packet" → "Error"; ROBOTIS-GIT/emanual docs/en/dxl/protocol2.md
-      // @ 01179568a085cfc99bdad6e880e43fa871bd318a); the transport reads 64..70 only when it sees it.
-      const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) | (r.error ?? 0) : hw;
-      const packet = protocol.status(r.servo.axis.id, error, r.data);
-      const wire = faults.onWire(packet, "to_host");
+    for (const slot of slots) {
+      const sent = slot.answers.map((r) => {
+        const hw = r.servo.hardwareError;
+        // Dynamixel 2.0: the Alert bit (0x80) on every status packet while Hardware_Error_Status is non-zero
+        // (e-Manual Protocol 2.0 "Status Packet" → "Error"; ROBOTIS-GIT/emanual docs/en/dxl/protocol2.md
+        // @ 01179568a085cfc99bdad6e880e43fa871bd318a); the transport reads 64..70 only when it sees it.
+        const error = protocol.name === "dynamixel_2" ? (hw !== 0 ? 0x80 : 0) | (r.error ?? 0) : hw;
+        return protocol.status(slot.id, error, r.data);
+      });
+      if (sent.length === 0) continue;
+      const wire = faults.onWire(mergeCollidingReplies(sent), "to_host");
       if (wire !== undefined) packets.push(wire);
     }
     if (packets.length === 0) return;
     const bytes = Uint8Array.from(packets.flatMap((p) => [...p]));
     let sendAt = now + ackDelayMs;
-    if (baud !== undefined) {
+    const wireBaud = baud === undefined ? undefined : this.#lineBaud;
+    if (wireBaud !== undefined) {
       // Half duplex: the instruction occupied the wire first, then the replies, one after another.
-      const start = Math.max(arrivedAt + (inBytes * 10 * 1000) / baud, this.#busFreeAt) + ackDelayMs;
-      this.#busFreeAt = start + (bytes.length * 10 * 1000) / baud;
+      const start = Math.max(arrivedAt + (inBytes * 10 * 1000) / wireBaud, this.#busFreeAt) + ackDelayMs;
+      this.#busFreeAt = start + (bytes.length * 10 * 1000) / wireBaud;
       sendAt = this.#busFreeAt;
     }
     if (sendAt <= now) {
@@ -240,8 +283,13 @@ export class BusSimulator implements ByteStreamEndpoint {
         continue;
       }
       servo.memory.set(data, address);
+      this.#keepEeprom(servo, address, data.length);
       if (covers(table.torqueEnable)) {
-        if (!wasTorque && servo.torque) torqueOn.push(servo);
+        if (!wasTorque && servo.torque) {
+          // The motor takes over from a hand that was turning it: the horn stops where it is, then goes to the goal.
+          servo.freeze(now);
+          torqueOn.push(servo);
+        }
         if (wasTorque && !servo.torque) this.#endServo(servo, now, "stopped", "torque disabled");
       }
       if (covers(table.goalPosition) && servo.torque && (servo.get(table.goalPosition) !== oldGoal || !servo.moving(now))) goalChanged.push(servo);
@@ -249,6 +297,19 @@ export class BusSimulator implements ByteStreamEndpoint {
     // Enabling torque drives the horn to whatever the goal register holds: a careless host moves the arm here.
     const movers = [...new Set([...goalChanged, ...torqueOn])];
     if (movers.length > 0) this.#startMotion(movers, now);
+  }
+
+  /**
+   * EEPROM written now is kept across power loss: on a Dynamixel whenever the
+   * write was taken (torque off), on a Feetech only while Lock is 0 —
+   * with Lock 1 the new value holds until the servo loses power.
+   */
+  #keepEeprom(servo: SimServo, address: number, length: number): void {
+    const setup = this.#o.protocol.table.setup;
+    if (address >= setup.ramStart) return;
+    const lock = setup.eepromLock;
+    if (lock && servo.get(lock.register) !== lock.unlocked) return;
+    servo.keepEeprom(address, length);
   }
 
   #startMotion(servos: readonly SimServo[], now: number): void {
@@ -355,7 +416,7 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#motions.delete(key);
     if (motion.faultTimer) this.#clear(motion.faultTimer);
     const to = Object.fromEntries(motion.joints.map((name) => {
-      const servo = [...this.servos.values()].find((x) => x.axis.name === name);
+      const servo = this.all.find((x) => x.axis.name === name);
       return [name, servo ? positionOf(servo.axis, servo.position) : Number.NaN];
     }));
     this.#o.effects.append({ event: "motion_end", action_id: null, motion: key, joints: motion.joints, from: motion.from, to, outcome: motion.outcome, detail: motion.detail });
@@ -448,6 +509,39 @@ export class BusSimulator implements ByteStreamEndpoint {
   powerCycle(id: number, bootMs?: number): void {
     const s = this.servos.get(id);
     if (s) this.#powerLoss(s, this.#o.clock.now(), "power cycled on cue", bootMs);
+  }
+
+  /**
+   * A hand turns a torque-off servo's horn to `toCount` over `durationMs`
+   * (tests, and `armbridge calibrate` on the simulator). A servo holding
+   * torque resists: that is refused, as a person would feel it. Logged as
+   * `moved_by_hand` with the axis's true positions. Returns how long the
+   * turn takes (ms): a hand does not go faster than it can.
+   */
+  turnByHand(servo: SimServo, toCount: number, durationMs = 300): number {
+    if (!this.all.includes(servo)) throw new Error("not a servo of this bus");
+    if (servo.torque) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: servo.axis.name, issues: "the servo holds torque: it cannot be turned by hand" });
+    const now = this.#o.clock.now();
+    servo.sample(now);
+    const from = positionOf(servo.axis, servo.position);
+    const trajectory = servo.turnByHand(now, toCount, durationMs);
+    this.#o.effects.append({ event: "moved_by_hand", action_id: null, joints: [servo.axis.name], from: { [servo.axis.name]: from }, to: { [servo.axis.name]: positionOf(servo.axis, toCount) } });
+    return trajectory.endMs - now;
+  }
+
+  /** Turns a joint (or the gripper, 0..1) by hand to `position` in its true units; returns how long that takes (ms). */
+  turnJointByHand(name: string, position: number, durationMs = 300): number {
+    const servo = this.all.find((s) => s.axis.name === name);
+    if (!servo) throw new Error(`no servo on joint ${name}`);
+    return this.turnByHand(servo, countOf(servo.axis, position), durationMs);
+  }
+
+  /** Where a joint truly is now, in its units (rad, or 0..1 for the gripper): the ground truth calibration is judged by. */
+  truePosition(name: string): number | undefined {
+    const servo = this.all.find((s) => s.axis.name === name);
+    if (!servo) return undefined;
+    servo.sample(this.#o.clock.now());
+    return positionOf(servo.axis, servo.position);
   }
 
   /** The goal register of a servo, for tests. */

@@ -7,11 +7,30 @@ const FASTEST_VELOCITY = 6000;
 const FASTEST_ACCELERATION = 60000;
 /** Power-on goal register, away from the present position: a host that enables torque first is caught moving the arm. */
 export const POWER_ON_GOAL_OFFSET = 700;
+/** A hand moving a joint: how hard it accelerates (counts/s²). */
+const HAND_ACCELERATION = 20000;
+
+/** What one simulated servo is, beyond its joint: what it reports and how the line reaches it. */
+export interface SimServoSpec {
+  readonly id: number;
+  readonly baud: number;
+  readonly modelNumber: number;
+  /** Firmware version registers' values, major first. */
+  readonly firmware: readonly number[];
+  /** Supply voltage (V) and temperature (°C) it reads. */
+  readonly voltage: number;
+  readonly temperature: number;
+}
 
 /**
  * One simulated servo: its control table as bytes, and the physics behind
  * the registers (a trapezoidal profile from Profile_Velocity /
  * Profile_Acceleration, or Feetech's Goal_Velocity / Acceleration).
+ *
+ * EEPROM (below the table's `setup.ramStart`) survives a power loss: what
+ * the host wrote there, when the servo kept it (a Dynamixel writes EEPROM
+ * only with torque off; a Feetech keeps it only while `Lock` is 0), is
+ * restored at power-on; RAM comes back at its power-on values.
  */
 export class SimServo {
   readonly memory = new Uint8Array(256);
@@ -23,26 +42,63 @@ export class SimServo {
   endTimer: { id: number } | undefined;
   /** Deaf and mute until then (coming up after a power loss). */
   bootingUntil = -Infinity;
+  /** Supply voltage (V) and temperature (°C): what the health registers read. */
+  voltage: number;
+  temperature: number;
+  readonly #eeprom: Uint8Array;
 
   constructor(
+    /** How the servo is mounted on its joint: the simulator's truth, which the effects log reports in. */
     readonly axis: ServoAxis,
     readonly table: ServoControlTable,
-    modelNumber: number,
+    spec: SimServoSpec,
     startCount: number,
     now: number,
   ) {
     this.position = startCount;
     this.trajectory = hold(startCount, now, now);
-    this.powerOn(modelNumber);
+    this.voltage = spec.voltage;
+    this.temperature = spec.temperature;
+    const setup = table.setup;
+    this.set(table.modelNumber, spec.modelNumber);
+    spec.firmware.forEach((v, i) => {
+      const reg = setup.firmware[i];
+      if (reg) this.set(reg, v);
+    });
+    this.set(setup.id, spec.id);
+    this.set(setup.baudRate, setup.baudValues[spec.baud] ?? 0);
+    this.set(table.operatingMode, table.positionMode);
+    if (table.gripLimitNeedsTorqueOff) this.set(table.gripLimit, 1750);
+    // The simulator's own factory limits: the doctor compares the readings against whatever the servo says.
+    const unit = setup.voltageUnit;
+    this.set(setup.minVoltageLimit, Math.round((spec.voltage * 0.6) / unit));
+    this.set(setup.maxVoltageLimit, Math.round((spec.voltage * 1.4) / unit));
+    this.set(setup.temperatureLimit, 70);
+    this.#eeprom = this.memory.slice(0, setup.ramStart);
+    this.powerOn();
   }
 
-  /** Power-on values: torque off, no error, and a goal register that is not where the horn is. */
-  powerOn(modelNumber: number = this.get(this.table.modelNumber)): void {
+  /** Power-on values: EEPROM as last kept, torque off, no error, and a goal register that is not where the horn is. */
+  powerOn(): void {
+    const { table } = this;
     this.memory.fill(0);
-    this.set(this.table.modelNumber, modelNumber);
-    this.set(this.table.operatingMode, this.table.positionMode);
-    this.set(this.table.goalPosition, Math.round(this.position) + POWER_ON_GOAL_OFFSET);
-    this.set(this.table.gripLimit, this.table.gripLimitNeedsTorqueOff ? 1750 : 1000);
+    this.memory.set(this.#eeprom, 0);
+    this.set(table.goalPosition, Math.round(this.position) + POWER_ON_GOAL_OFFSET);
+    if (!table.gripLimitNeedsTorqueOff) this.set(table.gripLimit, 1000);
+    const lock = table.setup.eepromLock;
+    if (lock) this.set(lock.register, lock.locked);
+  }
+
+  /** The id it answers to now (its ID register). */
+  get id(): number {
+    return this.get(this.table.setup.id);
+  }
+
+  /** The baud it listens and answers at now (its Baud_Rate register). */
+  get baud(): number {
+    const value = this.get(this.table.setup.baudRate);
+    const entry = Object.entries(this.table.setup.baudValues).find(([, v]) => v === value);
+    return entry ? Number(entry[0]) : Number.NaN;
   }
 
   get(reg: Register): number {
@@ -51,6 +107,12 @@ export class SimServo {
 
   set(reg: Register, value: number): void {
     this.memory.set(encodeRegister(reg, value), reg.address);
+  }
+
+  /** Keeps the EEPROM bytes in [address, address + length) across power loss, as written now. */
+  keepEeprom(address: number, length: number): void {
+    const end = Math.min(this.#eeprom.length, address + length);
+    for (let a = address; a < end; a++) this.#eeprom[a] = this.memory[a] ?? 0;
   }
 
   get torque(): boolean {
@@ -72,9 +134,12 @@ export class SimServo {
   /** Refreshes the read-only registers from the physics before a read. */
   refresh(now: number): void {
     this.sample(now);
+    const setup = this.table.setup;
     this.set(this.table.presentPosition, Math.round(this.position));
     this.set(this.table.presentVelocity, Math.round(this.trajectory.velocityAt(now) / this.table.presentVelocityUnit));
     this.set(this.table.moving, this.moving(now) ? 1 : 0);
+    this.set(setup.presentVoltage, Math.round(this.voltage / setup.voltageUnit));
+    this.set(setup.presentTemperature, Math.round(this.temperature));
   }
 
   /** Plans the move to the goal register from where the horn is now. */
@@ -86,6 +151,14 @@ export class SimServo {
     const a = accelerationUnits === 0 ? FASTEST_ACCELERATION : accelerationUnits * this.table.profileAccelerationUnit;
     const durationMs = minimumDuration(goal - this.position, v, a) * 1000;
     this.trajectory = trapezoid(this.position, goal, now, durationMs, a);
+    return this.trajectory;
+  }
+
+  /** A hand turns the horn (torque off) to `toCount`, taking `durationMs`. */
+  turnByHand(now: number, toCount: number, durationMs: number): Trajectory {
+    this.sample(now);
+    const duration = Math.max(durationMs, minimumDuration(toCount - this.position, Number.POSITIVE_INFINITY, HAND_ACCELERATION) * 1000);
+    this.trajectory = trapezoid(this.position, toCount, now, duration, HAND_ACCELERATION);
     return this.trajectory;
   }
 

@@ -2,12 +2,15 @@ import { ArmbridgeError } from "../../src/errors.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
 import { startOnLink, type SimStartOptions } from "../startOnLink.js";
+import { readBusLayout, type BusLayoutFile } from "./BusLayout.js";
 import { BusSimulator } from "./BusSimulator.js";
 
 export interface StartBusSimulatorOptions extends SimStartOptions {
   readonly bus: BusProtocolName;
   /** The model number every servo reports (tests: another arm on the same port). */
   readonly modelNumber?: number;
+  /** What is on the bus (BusLayout.ts), given in code (tests); wins over `busLayout`, a file. */
+  readonly layout?: BusLayoutFile | undefined;
 }
 
 export interface RunningBusSimulator {
@@ -34,6 +37,7 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
       logger,
       ackDelayMs: options.ackDelayMs ?? 0,
       baud: options.baud,
+      layout: options.layout ?? (options.busLayout === undefined ? undefined : readBusLayout(options.busLayout)),
       ...(options.stallJoints === undefined ? {} : { stallJoints: options.stallJoints }),
       ...(options.powerLossJoints === undefined ? {} : { powerLossJoints: options.powerLossJoints }),
       ...(options.powerLossMs === undefined ? {} : { powerLossMs: options.powerLossMs }),
@@ -41,6 +45,6 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
     });
     return { endpoint: bus, close: () => bus.close() };
   });
-  logger.info({ link: running.link.url, servos: [...running.endpoint.servos.keys()] }, "bus simulator ready");
+  logger.info({ link: running.link.url, servos: running.endpoint.all.map((s) => ({ id: s.id, baud: s.baud, axis: s.axis.name })) }, "bus simulator ready");
   return { link: running.link.url, bus: running.endpoint, interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack), close: () => running.close() };
 }

@@ -18,4 +18,11 @@ export interface ByteStreamEndpoint {
   attach(write: (bytes: Uint8Array) => void): void;
   detach(): void;
   receive(chunk: Uint8Array): void;
+  /**
+   * The host set the line's baud rate (an RFC 2217 SET-BAUDRATE): returns
+   * the rate now in effect. Absent where the device does not model baud.
+   */
+  setLineBaud?(baud: number): number;
+  /** The line's baud rate now, where the device models it. */
+  lineBaud?(): number;
 }

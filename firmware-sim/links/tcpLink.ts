@@ -1,6 +1,7 @@
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
+import { admitOneHost } from "./admitOneHost.js";
 import { listenOnLoopback } from "./listenOnLoopback.js";
 
 /**
@@ -11,12 +12,11 @@ import { listenOnLoopback } from "./listenOnLoopback.js";
 export async function startTcpLink(options: { readonly port: number; readonly endpoint: ByteStreamEndpoint; readonly logger: Logger }): Promise<DeviceLink> {
   const { endpoint, logger } = options;
   let current: Socket | undefined;
-  const server = createServer((socket) => {
-    if (current) {
-      logger.warn({ remote: socket.remotePort }, "second host refused: one host at a time");
-      socket.destroy();
-      return;
-    }
+  const refuse = (socket: Socket): void => {
+    logger.warn({ remote: socket.remotePort }, "second host refused: one host at a time");
+    socket.destroy();
+  };
+  const server = createServer(admitOneHost((socket) => {
     current = socket;
     socket.setNoDelay(true);
     logger.info({ remote: socket.remotePort }, "host connected");
@@ -32,7 +32,7 @@ export async function startTcpLink(options: { readonly port: number; readonly en
         logger.info("host disconnected");
       }
     });
-  });
+  }, refuse));
   const port = await listenOnLoopback(server, options.port);
   let closed = false;
   let reopen: NodeJS.Timeout | undefined;

@@ -128,7 +128,7 @@ export class Bridge {
     let created: CreatedTransport | undefined;
     let cameras: Cameras | undefined;
     try {
-      created = await createTransport(fileConfig, options.transport, logger);
+      created = await createTransport(fileConfig, options.transport, logger, { configLabel: typeof options.config === "string" ? options.config : "FILE" });
       const transport = created.transport;
       const config = created.config;
       if (config.kinematics === "moveit" && !created.remoteIk) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: "kinematics: moveit (MoveIt's compute_ik service)" });

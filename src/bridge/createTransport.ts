@@ -2,6 +2,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { Logger } from "../observability/logger.js";
 import { createSerialTransport } from "../transport/serial/index.js";
 import { createServoBusTransport } from "../transport/bus/index.js";
+import { requireBusCalibration } from "../transport/bus/setup/requireBusCalibration.js";
+import { linkForUrl } from "../transport/link/openLink.js";
 import type { Transport } from "../transport/Transport.js";
 import type { CompressedImageTopics } from "../cameras/sources/CompressedImageTopics.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
@@ -42,13 +44,19 @@ export interface CreatedTransport {
   close(): Promise<void>;
 }
 
-export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger): Promise<CreatedTransport> {
+export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger, options: { readonly configLabel?: string } = {}): Promise<CreatedTransport> {
   switch (choice.kind) {
     case "serial": {
       // A config with a bus: section names servos, not firmware: the same link speaks their protocol.
-      const transport = config.bus
-        ? createServoBusTransport(config, choice.link, { logger })
-        : createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) });
+      if (config.bus) {
+        const link = linkForUrl(choice.link, { baudRate: config.bus.baud });
+        // Before the transport exists: opening it arms every servo.
+        const calibrated = await requireBusCalibration(config, link, { configLabel: options.configLabel ?? "FILE" });
+        logger.info({ calibration: calibrated }, "bus arm calibrated");
+        const bus = createServoBusTransport(config, link, { logger });
+        return { config, transport: bus, close: () => bus.close() };
+      }
+      const transport = createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) });
       return { config, transport, close: () => transport.close() };
     }
     case "ros2": {

@@ -9,6 +9,7 @@ import { FileSource } from "./sources/FileSource.js";
 import { HttpSnapshotSource } from "./sources/HttpSnapshotSource.js";
 import { RosCompressedImageSource } from "./sources/RosCompressedImageSource.js";
 import { SimCameraSource, type StampedPose } from "./sources/SimCameraSource.js";
+import { V4l2Source } from "./sources/V4l2Source.js";
 
 export interface CamerasOptions {
   readonly config: ArmConfig;
@@ -67,6 +68,8 @@ function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | Armbridge
       return new HttpSnapshotSource({ camera: c.name, url: c.source.url, timeoutMs: c.source.timeoutMs, ...(o.now ? { now: o.now } : {}) });
     case "file":
       return new FileSource({ camera: c.name, path: c.source.path, ...(o.now ? { now: o.now } : {}) });
+    case "v4l2":
+      return new V4l2Source({ camera: c.name, device: c.source.device, width: c.source.width, height: c.source.height, fps: c.source.fps, ...(o.now ? { now: o.now } : {}) });
     case "ros":
       if (!o.imageTopics) {
         return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {

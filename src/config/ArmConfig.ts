@@ -52,6 +52,8 @@ const countsPerRev = z.number().int().positive().max(1 << 24);
 const jointServoFile = z
   .object({
     id: servoId,
+    /** The servo model (e.g. sts3215, xl430-w250): `armbridge doctor` checks that the servo answering this id is one. */
+    model: z.string().min(1).optional(),
     counts_per_rev: countsPerRev.default(4096),
     center: finite.default(2048),
     sign: z.union([z.literal(1), z.literal(-1)]).default(1),
@@ -69,6 +71,7 @@ const jointServoFile = z
 const gripperServoFile = z
   .object({
     id: servoId,
+    model: z.string().min(1).optional(),
     /** One turn in counts: closed and open lie within 0..counts_per_rev − 1. */
     counts_per_rev: countsPerRev.default(4096),
     closed: finite,
@@ -347,7 +350,7 @@ export const armConfigFileSchema = z
         maxAcceleration: j.max_acceleration,
         home: j.home,
         servo: j.servo
-          ? { id: j.servo.id, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign, rangeMin: j.servo.range_min, rangeMax: j.servo.range_max }
+          ? { id: j.servo.id, model: j.servo.model, countsPerRev: j.servo.counts_per_rev, center: j.servo.center, sign: j.servo.sign, rangeMin: j.servo.range_min, rangeMax: j.servo.range_max }
           : undefined,
       })),
       gripper: f.arm.gripper
@@ -359,6 +362,7 @@ export const armConfigFileSchema = z
             servo: f.arm.gripper.servo
               ? {
                   id: f.arm.gripper.servo.id,
+                  model: f.arm.gripper.servo.model,
                   countsPerRev: f.arm.gripper.servo.counts_per_rev,
                   closed: f.arm.gripper.servo.closed,
                   open: f.arm.gripper.servo.open,

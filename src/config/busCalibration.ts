@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
+import { isArmbridgeCalibration, mergeArmbridgeCalibration, parseBusCalibrationFile, type BusCalibrationFile } from "./busCalibrationFile.js";
 import { configPath, type ConfigOrigins } from "./ConfigOrigins.js";
 
 /**
@@ -32,13 +33,16 @@ const lerobotMotor = z.object({
 });
 type LeRobotMotor = z.output<typeof lerobotMotor>;
 
-export interface BusCalibration {
-  /** How issues name the file: the path as the config wrote it. */
-  readonly label: string;
-  readonly motors: ReadonlyMap<string, LeRobotMotor>;
-}
+/**
+ * A calibration file as read: LeRobot's motors, or armbridge's own file
+ * (busCalibrationFile.ts, written by `armbridge calibrate`). `label` is how
+ * issues name the file: the path as the config wrote it.
+ */
+export type BusCalibration =
+  | { readonly format: "lerobot"; readonly label: string; readonly motors: ReadonlyMap<string, LeRobotMotor> }
+  | { readonly format: "armbridge"; readonly label: string; readonly file: BusCalibrationFile };
 
-/** Reads and shape-checks a calibration file; its values are checked once merged (mergeBusCalibration). */
+/** Reads and shape-checks a calibration file of either format; its values are checked once merged (mergeBusCalibration). */
 export function readBusCalibration(path: string, label: string): BusCalibration {
   let raw: unknown;
   try {
@@ -46,6 +50,7 @@ export function readBusCalibration(path: string, label: string): BusCalibration 
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `bus.calibration: ${(error as Error).message}` }, { cause: error });
   }
+  if (isArmbridgeCalibration(raw)) return { format: "armbridge", label, file: parseBusCalibrationFile(raw, path) };
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: `${label}: a LeRobot calibration is an object of motors, {name: {id, drive_mode, homing_offset, range_min, range_max}}` });
   }
@@ -57,7 +62,7 @@ export function readBusCalibration(path: string, label: string): BusCalibration 
     else for (const i of parsed.error.issues) issues.push(`${label}: ${configPath([name, ...i.path])}: ${i.message}`);
   }
   if (issues.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: issues.join("; ") });
-  return { label, motors };
+  return { format: "lerobot", label, motors };
 }
 
 type Raw = Record<string, unknown>;
@@ -79,6 +84,7 @@ interface Axis {
  * with no motor, and a motor that matches no axis.
  */
 export function mergeBusCalibration(raw: Raw, calibration: BusCalibration, origins: ConfigOrigins): { raw: Raw; issues: string[] } {
+  if (calibration.format === "armbridge") return mergeArmbridgeCalibration(raw, calibration.file, calibration.label, origins);
   const { label, motors } = calibration;
   const arm = isObject(raw.arm) ? raw.arm : {};
   const axes: Axis[] = [];

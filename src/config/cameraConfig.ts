@@ -31,6 +31,16 @@ const fileSource = z
     file: z.string().min(1),
   })
   .strict();
+const v4l2Source = z
+  .object({
+    /** A V4L2 capture device (a USB webcam): /dev/video0, or a stable /dev/v4l/by-id/… path. */
+    device: z.string().regex(/^\//, "an absolute device path, e.g. /dev/video0"),
+    /** The frame size and rate asked of the camera (it must offer them; `v4l2-ctl --list-formats-ext` lists what it does). */
+    width: z.number().int().min(16).max(8192),
+    height: z.number().int().min(16).max(8192),
+    fps: z.number().positive().max(240),
+  })
+  .strict();
 const rosSource = z
   .object({
     /** A sensor_msgs/msg/CompressedImage topic (needs the ros2 transport: the camera shares its node and clock). */
@@ -66,8 +76,8 @@ const tableCalibrationFile = z
 const cameraFile = z
   .object({
     name: cameraName,
-    /** `sim`, `{http: URL}`, `{file: PATH}` or `{ros_topic: TOPIC}`. */
-    source: z.union([z.literal("sim"), httpSource, fileSource, rosSource]),
+    /** `sim`, `{http: URL}`, `{file: PATH}`, `{ros_topic: TOPIC}` or `{device: /dev/videoN, width, height, fps}`. */
+    source: z.union([z.literal("sim"), httpSource, fileSource, rosSource, v4l2Source]),
     table: tableCalibrationFile.optional(),
     /** A frame older than this is labelled stale, and move_to_image_point refuses to act on the camera. */
     stale_after_ms: finite.positive().max(3_600_000).default(2000),
@@ -144,7 +154,8 @@ export type CameraSourceConfig =
   | { readonly kind: "sim" }
   | { readonly kind: "http"; readonly url: string; readonly timeoutMs: number }
   | { readonly kind: "file"; readonly path: string }
-  | { readonly kind: "ros"; readonly topic: string };
+  | { readonly kind: "ros"; readonly topic: string }
+  | { readonly kind: "v4l2"; readonly device: string; readonly width: number; readonly height: number; readonly fps: number };
 
 export interface TableCalibration {
   readonly z: number;
@@ -212,6 +223,7 @@ function sourceOf(s: z.output<typeof cameraFile>["source"]): CameraSourceConfig 
   if (s === "sim") return { kind: "sim" };
   if ("http" in s) return { kind: "http", url: s.http, timeoutMs: s.timeout_ms };
   if ("file" in s) return { kind: "file", path: s.file };
+  if ("device" in s) return { kind: "v4l2", device: s.device, width: s.width, height: s.height, fps: s.fps };
   return { kind: "ros", topic: s.ros_topic };
 }
 

@@ -35,6 +35,22 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
     load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand })),
   },
+  bus: {
+    summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
+    load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand })),
+  },
+  calibrate: {
+    summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
+    load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand })),
+  },
+  doctor: {
+    summary: "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
+    load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand })),
+  },
+  camera: {
+    summary: "touch-off calibration of a camera's table mapping: tip positions from FK, pixels from you",
+    load: async () => import("./camera/cameraCalibrateCommand.js").then((m) => ({ help: m.CAMERA_HELP, run: m.cameraCommand })),
+  },
   approvals: {
     summary: "list calls waiting for an operator's approval",
     load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),
@@ -71,7 +87,8 @@ Commands:
 ${rows.join("\n")}
 
 Exit codes: 0 ok, 1 runtime error (printed with its ARMB_ERR_* code), 2 bad command line.
-stdout carries JSON only; messages and logs go to stderr.
+stdout carries JSON (bus scan and doctor: a table when stdout is a terminal, --json for JSON);
+messages and logs go to stderr.
 `;
 }
 

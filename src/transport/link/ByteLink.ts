@@ -27,4 +27,12 @@ export interface ByteLink {
   onClose(listener: (error: Error | undefined) => void): () => void;
 
   readonly isOpen: boolean;
+
+  /**
+   * Changes the line's baud rate while open (a serial device, an RFC 2217
+   * server); rejects with ARMB_ERR_LINK_BAUD when the line refuses. Absent
+   * where the host cannot set it: a raw TCP stream, whose baud is set at the
+   * server (ser2net raw mode).
+   */
+  setBaudRate?(baud: number, signal?: AbortSignal): Promise<void>;
 }

@@ -9,7 +9,7 @@ export const DEFAULT_BAUD_RATE = 115200;
 export class SerialPortLink implements ByteLink {
   readonly url: string;
   private readonly path: string;
-  private readonly baudRate: number;
+  private baudRate: number;
   private readonly listeners = new LinkListeners();
   private port: SerialPort | undefined;
 
@@ -57,6 +57,21 @@ export class SerialPortLink implements ByteLink {
     this.port = undefined;
     await closePort(port);
     this.listeners.emitClose(undefined);
+  }
+
+  async setBaudRate(baud: number): Promise<void> {
+    const port = this.port;
+    if (!port) {
+      this.baudRate = baud;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      port.update({ baudRate: baud }, (error) => {
+        if (error) reject(new ArmbridgeError("ARMB_ERR_LINK_BAUD", { link: this.url, baud, reason: error.message }, { cause: error }));
+        else resolve();
+      });
+    });
+    this.baudRate = baud;
   }
 
   write(bytes: Uint8Array): void {

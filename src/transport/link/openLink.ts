@@ -1,20 +1,23 @@
 import { ArmbridgeError } from "../../errors.js";
+import { Rfc2217Link } from "./rfc2217/Rfc2217Link.js";
 import type { ByteLink } from "./ByteLink.js";
-import { SerialPortLink } from "./SerialPortLink.js";
+import { DEFAULT_BAUD_RATE, SerialPortLink } from "./SerialPortLink.js";
 import { TcpLink } from "./TcpLink.js";
 
 export interface LinkOptions {
-  /** Serial devices only. Default 115200. */
+  /** Serial devices and RFC 2217 servers (a raw TCP stream's baud is set at the server). Default 115200. */
   readonly baudRate?: number;
 }
 
 /**
- * Chooses the link for a URL without opening it: `tcp://HOST:PORT` is a TCP
- * stream (ser2net, firmware-sim), an absolute path or a Windows `COMn` name
- * is a serial device. Anything else is ARMB_ERR_LINK_URL.
+ * Chooses the link for a URL without opening it: `tcp://HOST:PORT` is a raw
+ * TCP stream (ser2net raw mode, firmware-sim), `rfc2217://HOST:PORT` a serial
+ * port behind an RFC 2217 Telnet server (the host sets its baud), an absolute
+ * path or a Windows `COMn` name is a serial device. Anything else is
+ * ARMB_ERR_LINK_URL.
  */
 export function linkForUrl(url: string, options: LinkOptions = {}): ByteLink {
-  if (url.startsWith("tcp://")) {
+  if (url.startsWith("tcp://") || url.startsWith("rfc2217://")) {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -26,7 +29,7 @@ export function linkForUrl(url: string, options: LinkOptions = {}): ByteLink {
     if (!host || !Number.isInteger(port) || port < 1 || port > 65535 || (parsed.pathname !== "" && parsed.pathname !== "/")) {
       throw new ArmbridgeError("ARMB_ERR_LINK_URL", { link: url });
     }
-    return new TcpLink(url, host, port);
+    return url.startsWith("rfc2217://") ? new Rfc2217Link(url, host, port, { baudRate: options.baudRate ?? DEFAULT_BAUD_RATE }) : new TcpLink(url, host, port);
   }
   if (url.startsWith("/") || /^COM\d+$/i.test(url) || /^\\\\\.\\COM\d+$/i.test(url)) {
     return new SerialPortLink(url, options.baudRate === undefined ? {} : { baudRate: options.baudRate });

@@ -1,5 +1,6 @@
 import type { ServoControlTable } from "../protocol/BusProtocol.js";
 import { encodeRegister, register, twosComplement } from "../protocol/wordCodec.js";
+import { X_SERIES_SETUP } from "./xSeriesSetup.js";
 
 /**
  * The DYNAMIXEL X-series control table as armbridge uses it (XL330-M077/M288,
@@ -58,4 +59,5 @@ export const X_SERIES_TABLE: ServoControlTable = {
   maxProfileVelocityUnits: 32767,
   maxProfileAccelerationUnits: 32767,
   presentVelocityUnit: (RPM_UNIT / 60) * 4096,
+  setup: X_SERIES_SETUP,
 };

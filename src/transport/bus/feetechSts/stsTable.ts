@@ -1,5 +1,6 @@
 import type { ServoControlTable } from "../protocol/BusProtocol.js";
 import { encodeRegister, register, signMagnitude } from "../protocol/wordCodec.js";
+import { STS_SETUP } from "./stsSetup.js";
 
 /**
  * The Feetech STS/SMS control table as armbridge uses it (STS3215 of the
@@ -49,4 +50,5 @@ export const STS_TABLE: ServoControlTable = {
   maxProfileVelocityUnits: 32767,
   maxProfileAccelerationUnits: 254,
   presentVelocityUnit: 1,
+  setup: STS_SETUP,
 };

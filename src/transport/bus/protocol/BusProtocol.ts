@@ -1,4 +1,5 @@
 import type { BusPacket, PacketDecoder, StatusReply } from "./BusPacket.js";
+import type { ServoSetupTable } from "./ServoSetupTable.js";
 import type { Register } from "./wordCodec.js";
 
 /** The `bus.protocol` values of the arm config. */
@@ -58,6 +59,8 @@ export interface ServoControlTable {
   readonly maxProfileAccelerationUnits: number;
   /** Counts per second of one unit of Present_Velocity. */
   readonly presentVelocityUnit: number;
+  /** The registers of setting a servo up (id, baud, EEPROM guard, health), for the bring-up tools. */
+  readonly setup: ServoSetupTable;
 }
 
 /** One protocol: its framing, its instructions and the servo family the bridge drives with it. */

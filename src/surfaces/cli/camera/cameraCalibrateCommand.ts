@@ -1,0 +1,163 @@
+import { writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { loadConfig } from "../../../config/loadConfig.js";
+import { fitHomography } from "../../../geometry/fitHomography.js";
+import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "../apiClient.js";
+import { LineReader } from "../calibrate/LineReader.js";
+import { refuseShippedConfig } from "../calibrate/pointConfigAt.js";
+import type { CliIo } from "../CliIo.js";
+import { cliUsageError } from "../cliUsageError.js";
+import { parseCommandFlags } from "../parseCommandFlags.js";
+import { BridgeArm } from "./BridgeArm.js";
+import { writeTableCalibration } from "./writeTableCalibration.js";
+
+export const CAMERA_HELP = `Usage: armbridge camera calibrate --camera NAME --config FILE [flags] [--url URL] [--token T]
+
+Touch-off calibration of a camera's table mapping (docs/cameras.md), through a
+running \`armbridge serve\` of FILE's arm: the tool tip is put on four or more marks
+on the table; at each, the tip's position comes from forward kinematics of the
+joints the arm reports (get_arm_state's end_effector), and the mark's pixel from
+you. The homography is fitted, its residual reported in mm on the table, and with
+--write the camera's table.points and table.z are written into FILE.
+
+Interactive (no --pose): for each mark, jog the tip onto it (armbridge call
+move_joints …, the console, or by hand), press Enter; a frame is saved beside FILE;
+type the mark's pixel as COL,ROW in that image. Type "done" after four or more.
+
+Non-interactive, per mark (repeat, in order):
+  --pose J=RAD,J=RAD,…   the arm is moved there (move_joints, --speed) and waits done
+  --pixel COL,ROW        where the tip's mark is in the camera's image (pixels)
+
+  --speed S       speed of those moves (default 0.3)
+  --table-z Z     the table's height in the base frame (default: the mean height of the
+                  tip positions — the tip touching the table)
+  --write         write table.points and table.z into FILE (copy a shipped config first)
+  --json          the fit and the points as JSON on stdout
+${CLIENT_FLAGS_HELP}`;
+
+const MIN_POINTS = 4;
+/** Tip heights this far apart are not one plane: the fit would be off by the parallax. */
+const PLANE_SPREAD_M = 0.005;
+
+export async function cameraCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== "calibrate") throw cliUsageError(sub === undefined ? "camera needs a subcommand: calibrate" : `unknown camera subcommand ${JSON.stringify(sub)}: calibrate`);
+  const { values, positionals } = parseCommandFlags(rest, {
+    ...CLIENT_FLAG_OPTIONS,
+    camera: { type: "string" },
+    config: { type: "string" },
+    pose: { type: "string", multiple: true },
+    pixel: { type: "string", multiple: true },
+    speed: { type: "string" },
+    "table-z": { type: "string" },
+    write: { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const cameraName = values.camera;
+  if (!cameraName) throw cliUsageError("--camera NAME is required");
+  if (!values.config) throw cliUsageError("--config FILE is required: the config serve runs, whose camera is calibrated");
+  const configPath = values.config;
+  const config = loadConfig(configPath);
+  const camera = config.cameras.find((c) => c.name === cameraName);
+  if (!camera) throw cliUsageError(`${configPath} has no camera ${JSON.stringify(cameraName)} (cameras: ${config.cameras.map((c) => c.name).join(", ") || "none"})`);
+  if (values.write) refuseShippedConfig(configPath);
+  const poses = (values.pose ?? []).map(parsePose);
+  const pixels = (values.pixel ?? []).map(parsePixel);
+  if (poses.length !== pixels.length) throw cliUsageError(`give one --pixel per --pose (${poses.length} poses, ${pixels.length} pixels)`);
+  if (poses.length > 0 && poses.length < MIN_POINTS) throw cliUsageError(`a calibration needs at least ${MIN_POINTS} marks (${poses.length} given)`);
+  const speed = values.speed === undefined ? 0.3 : Number(values.speed);
+  if (!(speed > 0 && speed <= 1)) throw cliUsageError(`--speed must be in (0, 1] (got ${JSON.stringify(values.speed)})`);
+  const tableZ = values["table-z"] === undefined ? undefined : Number(values["table-z"]);
+  if (tableZ !== undefined && !Number.isFinite(tableZ)) throw cliUsageError(`--table-z must be a number (got ${JSON.stringify(values["table-z"])})`);
+
+  const arm = new BridgeArm(ApiClient.fromFlags(values, io));
+  const marks: { tip: readonly [number, number, number]; pixel: readonly [number, number]; size: readonly [number, number] }[] = [];
+  const say = (text: string): void => void io.stderr.write(text + "\n");
+  if (poses.length > 0) {
+    for (const [i, pose] of poses.entries()) {
+      await arm.moveJoints(pose, speed);
+      const tip = await arm.tip();
+      const frame = await arm.frame(cameraName);
+      marks.push({ tip, pixel: pixels[i] ?? [0, 0], size: [frame.width, frame.height] });
+      say(`mark ${i + 1}: tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m, pixel (${(pixels[i] ?? []).join(", ")}) of ${frame.width}×${frame.height}`);
+    }
+  } else {
+    const lines = new LineReader(io.stdin);
+    try {
+      for (;;) {
+        // Numbered by the marks taken: a "done" refused for too few marks does not skip a number.
+        const i = marks.length + 1;
+        say(`mark ${i}: put the tool tip on a mark on the table, then press Enter${i > MIN_POINTS ? ' (or type "done")' : ""}.`);
+        const line = await lines.next();
+        if (line === undefined) throw cliUsageError("stdin closed before the marks were given (give --pose/--pixel pairs to run without a terminal)");
+        if (line.trim().toLowerCase() === "done") {
+          if (marks.length >= MIN_POINTS) break;
+          say(`${MIN_POINTS} marks at least, ${marks.length} so far`);
+          continue;
+        }
+        const tip = await arm.tip();
+        const frame = await arm.frame(cameraName);
+        const file = join(dirname(resolve(configPath)), `${cameraName}-mark-${i}.${frame.mimeType === "image/png" ? "png" : "jpg"}`);
+        writeFileSync(file, frame.bytes);
+        say(`tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m. The camera's view is in ${file} (${frame.width}×${frame.height}): type the mark's pixel as COL,ROW.`);
+        let pixel: readonly [number, number] | undefined;
+        while (!pixel) {
+          const answer = await lines.next();
+          if (answer === undefined) throw cliUsageError("stdin closed before the pixel was given");
+          try {
+            pixel = parsePixel(answer.trim());
+          } catch {
+            say("COL,ROW, e.g. 312,208");
+          }
+        }
+        marks.push({ tip, pixel, size: [frame.width, frame.height] });
+      }
+    } finally {
+      lines.close();
+    }
+  }
+
+  const heights = marks.map((m) => m.tip[2]);
+  const z = tableZ ?? heights.reduce((a, b) => a + b, 0) / heights.length;
+  const spread = Math.max(...heights) - Math.min(...heights);
+  if (spread > PLANE_SPREAD_M) say(`warning: the tip heights differ by ${(spread * 1000).toFixed(1)} mm: the marks are not on one plane, and the fit carries the parallax`);
+  // Gemini's image points: [y, x], each 0–1000 over the image's height and width.
+  const points = marks.map((m) => ({ image: [round((m.pixel[1] / m.size[1]) * 1000), round((m.pixel[0] / m.size[0]) * 1000)] as [number, number], table: [round(m.tip[0], 6), round(m.tip[1], 6)] as [number, number] }));
+  const fit = fitHomography(points.map((p) => ({ from: [p.image[1], p.image[0]], to: p.table })));
+  if (!fit.ok) throw cliUsageError(`the marks do not fix a table mapping: ${fit.reason}; spread them out (no three on a line)`);
+  const residual = { rms_mm: round(fit.rmsResidual * 1000, 2), max_mm: round(fit.maxResidual * 1000, 2) };
+  say(`fit: residual ${residual.rms_mm} mm RMS, ${residual.max_mm} mm worst, over ${points.length} marks at table z ${z.toFixed(4)} m`);
+  if (points.length === MIN_POINTS) say(`note: ${MIN_POINTS} marks fix a homography exactly, so their residual is 0 whatever the errors; 6–9 marks spread over the work area give a residual that means something`);
+  const table = { z: round(z, 5), points };
+  if (values.write) {
+    writeTableCalibration(configPath, cameraName, table);
+    say(`${configPath}: cameras[${cameraName}].table written`);
+  } else if (values.json !== true) {
+    io.stdout.write(`# cameras: - name: ${cameraName} … table:\n${JSON.stringify(table)}\n`);
+  }
+  if (values.json === true) io.stdout.write(JSON.stringify({ camera: cameraName, residual, table, written: values.write === true }) + "\n");
+  return 0;
+}
+
+function round(v: number, digits = 4): number {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}
+
+function parsePose(text: string): Record<string, number> {
+  const pose: Record<string, number> = {};
+  for (const part of text.split(",")) {
+    const [name, value] = part.split("=");
+    const v = Number(value);
+    if (!name || value === undefined || !Number.isFinite(v)) throw cliUsageError(`--pose takes JOINT=RAD,JOINT=RAD,… (got ${JSON.stringify(text)})`);
+    pose[name.trim()] = v;
+  }
+  return pose;
+}
+
+function parsePixel(text: string): readonly [number, number] {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!m) throw cliUsageError(`a pixel is COL,ROW (got ${JSON.stringify(text)})`);
+  return [Number(m[1]), Number(m[2])];
+}
