@@ -1,7 +1,7 @@
 import { describeError } from "./api.js";
 import { compactGauges, type AxisGauge } from "./AxisGauge.js";
 import { el, setText } from "./dom.js";
-import { clockTime, elapsed, json } from "./format.js";
+import { clientLabel, clockTime, elapsed, json } from "./format.js";
 import type { CardContext, LiveView } from "./OutcomeCard.js";
 import type { ApprovalView } from "./wire.js";
 
@@ -51,7 +51,7 @@ export class ApprovalCard {
     this.root = el("article", { cls: "card approval", attrs: { "data-approval-id": approval.id } }, [
       el("h3", { text: `Approve this ${approval.tool}?` }),
       el("p", { cls: "lead", text: `It will move ${axes.length ? axes.join(", ") : (approval.resources ?? []).join(", ")}. Nothing has been sent yet; those joints wait for you.` }),
-      el("p", { cls: "meta" }, [document.createTextNode(`request ${approval.id} \u00b7 call ${approval.call_id} \u00b7 asked at ${clockTime(approval.requested_at)} \u00b7 `), this.#expiry]),
+      el("p", { cls: "meta" }, [document.createTextNode(`request ${approval.id} \u00b7 call ${approval.call_id} \u00b7 asked by ${clientLabel(approval.client)} at ${clockTime(approval.requested_at)} \u00b7 `), this.#expiry]),
       ...(approval.why ? [el("p", { cls: "meta", text: `asked because: ${approval.why}` })] : []),
       el("div", { cls: "args", text: `${approval.tool} ${json(approval.args)}` }),
       gaugeBox,

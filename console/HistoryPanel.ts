@@ -1,7 +1,7 @@
 import { describeError, type ApiClient } from "./api.js";
 import { $, el, setText } from "./dom.js";
-import { clockTime } from "./format.js";
-import { ACTION_STATES, type ActionRowState, type ActionView } from "./wire.js";
+import { clientLabel, clockTime } from "./format.js";
+import { ACTION_STATES, type ActionRowState, type ActionView, type ClientsList, type ClientView } from "./wire.js";
 
 const STATE_LABEL: Readonly<Record<ActionRowState, string>> = {
   started: "RUNNING",
@@ -26,14 +26,17 @@ export function settledText(a: ActionView): string {
 const LIMIT = 30;
 
 /**
- * Recent actions, newest first: final state, who settled them and when,
- * filterable by state. Each row has the id `row-<action_id>` so an unknown's
+ * Recent actions, newest first: who asked for them, final state, who
+ * settled them and when, filterable by state and by client. Each row has the id `row-<action_id>` so an unknown's
  * card links to it.
  */
 export class HistoryPanel {
   readonly #api: ApiClient;
   readonly #list: HTMLElement;
   readonly #filter: HTMLSelectElement;
+  readonly #clientFilter: HTMLSelectElement;
+  /** The clients the select offers, by its option value. */
+  #clients = new Map<string, ClientView>();
   readonly #status: HTMLElement;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #wantRow: string | undefined;
@@ -46,6 +49,9 @@ export class HistoryPanel {
     this.#filter.appendChild(el("option", { text: "every state", attrs: { value: "" } }));
     for (const s of ACTION_STATES) this.#filter.appendChild(el("option", { text: STATE_LABEL[s].toLowerCase(), attrs: { value: s } }));
     this.#filter.addEventListener("change", () => this.refresh(0));
+    this.#clientFilter = $("history-client") as HTMLSelectElement;
+    this.#clientFilter.appendChild(el("option", { text: "every client", attrs: { value: "" } }));
+    this.#clientFilter.addEventListener("change", () => this.refresh(0));
   }
 
   /** Re-reads the ledger soon; bursts of events collapse into one request. */
@@ -63,6 +69,7 @@ export class HistoryPanel {
     const row = document.getElementById(`row-${actionId}`);
     if (row) return this.#reveal(row);
     this.#filter.value = "";
+    this.#clientFilter.value = "";
     this.refresh(0);
   }
 
@@ -76,17 +83,38 @@ export class HistoryPanel {
 
   async #load(): Promise<void> {
     const state = this.#filter.value;
+    const client = this.#clients.get(this.#clientFilter.value);
     try {
       const q = new URLSearchParams({ limit: String(LIMIT) });
       if (state) q.set("state", state);
-      const page = await this.#api.get<{ actions: ActionView[] }>(`/v1/actions?${q.toString()}`);
+      if (client) {
+        q.set("client_kind", client.kind);
+        q.set("client_name", client.name);
+        if (client.session) q.set("client_session", client.session);
+      }
+      const [page, clients] = await Promise.all([this.#api.get<{ actions: ActionView[] }>(`/v1/actions?${q.toString()}`), this.#api.get<ClientsList>("/v1/clients")]);
+      this.#offerClients(clients);
       this.#list.replaceChildren(...page.actions.map((a) => this.#row(a)));
-      setText(this.#status, page.actions.length ? `newest ${page.actions.length}${state ? ` ${STATE_LABEL[state as ActionRowState].toLowerCase()}` : ""}` : "no actions yet");
+      const of = client ? ` from ${clientLabel(client)}` : "";
+      setText(this.#status, page.actions.length ? `newest ${page.actions.length}${state ? ` ${STATE_LABEL[state as ActionRowState].toLowerCase()}` : ""}${of}` : client ? `no actions${of}` : "no actions yet");
       const want = this.#wantRow && document.getElementById(`row-${this.#wantRow}`);
       if (want) this.#reveal(want);
     } catch (error) {
       setText(this.#status, `could not read the ledger: ${describeError(error)}`);
     }
+  }
+
+  /** Keeps the client select in step with the ledger's clients, the chosen one kept even when it has aged out. */
+  #offerClients(list: ClientsList): void {
+    const chosen = this.#clientFilter.value;
+    const next = new Map<string, ClientView>();
+    for (const c of list.clients) next.set(JSON.stringify([c.client.kind, c.client.name, c.client.session ?? ""]), c.client);
+    const kept = this.#clients.get(chosen);
+    if (chosen && kept && !next.has(chosen)) next.set(chosen, kept);
+    this.#clients = next;
+    const options = [el("option", { text: "every client", attrs: { value: "" } }), ...[...next].map(([value, c]) => el("option", { text: clientLabel(c), attrs: { value } }))];
+    this.#clientFilter.replaceChildren(...options);
+    this.#clientFilter.value = next.has(chosen) ? chosen : "";
   }
 
   #row(a: ActionView): HTMLElement {
@@ -95,6 +123,7 @@ export class HistoryPanel {
     return el("li", { cls: `hrow s-${a.state}`, attrs: { id: `row-${a.action_id}`, tabindex: "-1", "data-state": a.state } }, [
       el("span", { cls: "h-time", text: clockTime(a.created_at) }),
       el("span", { cls: "h-tool", text: a.tool }),
+      el("span", { cls: "h-client", text: `asked by ${clientLabel(a.client)}` }),
       el("span", { cls: `badge s-${a.state}`, text: STATE_LABEL[a.state] ?? a.state }),
       el("span", { cls: "h-who", text: settledText(a) }),
       el("span", { cls: "h-id", text: `${a.action_id} \u00b7 call ${a.call_id}` }),

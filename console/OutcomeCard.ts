@@ -1,7 +1,7 @@
 import { describeError, type ApiClient } from "./api.js";
 import { compactGauges, type AxisGauge } from "./AxisGauge.js";
 import { el, setText } from "./dom.js";
-import { clockTime, json } from "./format.js";
+import { clientLabel, clockTime, json } from "./format.js";
 import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS, type ShownOption } from "./outcomeOptions.js";
 import type { ActionView, ArmAxis, Pose } from "./wire.js";
 
@@ -52,7 +52,7 @@ export class OutcomeCard {
       ctx.showRow(id);
     });
     const meta = el("p", { cls: "meta" }, [
-      document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
+      document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 asked by ${clientLabel(action.client)} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
       rowLink,
     ]);
     const { box: gaugeBox, gauges } = compactGauges(moved, ctx.axes);

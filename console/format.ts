@@ -24,6 +24,12 @@ export function clockTime(at: number): string {
   return new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
+/** Who sent a call, as the operator reads it: "agent gemini-2.5-flash (session 3f2a…)"; rows from before clients were recorded say so. */
+export function clientLabel(client: { readonly kind: string; readonly name: string; readonly session?: string | undefined } | null | undefined): string {
+  if (!client) return "a caller not recorded";
+  return `${client.kind} ${client.name}${client.session ? ` (session ${client.session})` : ""}`;
+}
+
 /** A value's JSON, for showing args; never throws (a cycle cannot arrive over JSON, but be sure). */
 export function json(value: unknown): string {
   try {

@@ -8,12 +8,13 @@ import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
+import { clientLabel, clockTime } from "./format.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
 import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
 import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
-import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, Pose, SecurityReport, StateView } from "./wire.js";
+import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, InFlightView, Pose, SecurityReport, StateView } from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
@@ -193,6 +194,7 @@ class OperatorConsole {
         break;
       case "queued":
       case "timed_out":
+      case "paced":
         break;
     }
     this.#history.refresh();
@@ -312,6 +314,7 @@ class OperatorConsole {
     $("decisions").classList.toggle("has", waiting > 0);
     this.#renderFaults(l);
     this.#syncButtons();
+    setText($("moving-now"), movingNowText(live ? (this.#state?.in_flight ?? []) : undefined));
 
     const s = this.#state;
     const stale = valuesStale(l);
@@ -363,6 +366,8 @@ class OperatorConsole {
     try {
       const r = await this.#api.post<{ responses: { response: { output?: { status: string; message: string }; error?: { status: string; message: string } } }[] }>("/v1/calls", {
         calls: [{ id: `console-stop-${Date.now()}`, name: "stop", args: {} }],
+        // The halt is recorded under who pressed it, and a motion it cuts short names them to its model.
+        client: { kind: "console", name: ($("operator") as HTMLInputElement).value.trim() || "console" },
       });
       const o = r.responses[0]?.response.output ?? r.responses[0]?.response.error;
       this.#banner(o?.status === "done" ? "ok" : "bad", `Halt: ${o?.message ?? "no answer"}`);
@@ -375,3 +380,10 @@ class OperatorConsole {
 const token = readToken();
 if (!token) fatal("No token. Open the console link that armbridge serve printed: it ends in #token=...");
 else new OperatorConsole(new ApiClient(token, () => fatal(REFUSED))).start(new AbortController().signal);
+
+/** Which client is moving the arm right now (GET /v1/state in_flight); nothing claimed without the live stream. */
+function movingNowText(inFlight: readonly InFlightView[] | undefined): string {
+  if (inFlight === undefined) return "";
+  if (inFlight.length === 0) return "Nothing is moving the arm now.";
+  return `Moving the arm now: ${inFlight.map((f) => `${f.tool} on ${f.resources.map((r) => r.replace(/^joint:/, "")).join(", ")} for ${clientLabel(f.client)}, since ${clockTime(f.started_at)}`).join("; ")}`;
+}

@@ -9,8 +9,13 @@ ROS node (parameters, params file, remaps), and the node still appears as
 
     ros2 launch ./launch/armbridge.launch.py params_file:=./launch/armbridge_params.yaml
 
-Requires a shell where ROS 2 is sourced and `armbridge` is on PATH
-(`npm install -g armbridge`, or `npx armbridge` via the `armbridge` argument).
+Requires a shell where ROS 2 is sourced. `armbridge` must name one
+executable: ExecuteProcess runs it without a shell, so a value with a space
+("npx armbridge") would be looked up as a program of that whole name. Use it
+on PATH (`npm install -g armbridge`), a path (`armbridge:=$PWD/node_modules/.bin/armbridge`),
+or put a runner in front with `launch_prefix` (`launch_prefix:=npx`, from a
+directory where armbridge is installed): launch splits the prefix like a
+shell would (shlex) and puts it before the command.
 """
 import os
 
@@ -29,7 +34,9 @@ def generate_launch_description():
         DeclareLaunchArgument("params_file", default_value=os.path.join(HERE, "armbridge_params.yaml"),
                               description="ROS parameters of the armbridge node"),
         DeclareLaunchArgument("armbridge", default_value="armbridge",
-                              description="the armbridge CLI (e.g. 'npx armbridge')"),
+                              description="the armbridge executable: one program name or path, no spaces"),
+        DeclareLaunchArgument("launch_prefix", default_value="",
+                              description="a runner put before it, split like a shell would (e.g. 'npx')"),
         DeclareLaunchArgument("command", default_value="serve",
                               description="armbridge subcommand: serve (HTTP/console) or mcp"),
         DeclareLaunchArgument("use_sim_time", default_value="false",
@@ -40,6 +47,7 @@ def generate_launch_description():
                  "--params-file", params_file,
                  "-p", ["use_sim_time:=", LaunchConfiguration("use_sim_time")],
                  "--"],
+            prefix=LaunchConfiguration("launch_prefix"),
             shell=False,
             output="screen",
             # armbridge shuts its node down on SIGINT; give in-flight goals time to be cancelled.

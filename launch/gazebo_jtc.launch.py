@@ -71,6 +71,7 @@ def generate_launch_description():
         cmd=[LaunchConfiguration("armbridge"), "serve", "--ros",
              "--ros-args", "--params-file", LaunchConfiguration("params_file"),
              "-p", "use_sim_time:=true", "--"],
+        prefix=LaunchConfiguration("launch_prefix"),
         output="screen", name="armbridge", sigterm_timeout="10")
 
     return LaunchDescription([
@@ -78,7 +79,8 @@ def generate_launch_description():
         DeclareLaunchArgument("controllers_yaml", description="controller_manager parameters"),
         DeclareLaunchArgument("world", default_value="empty.sdf"),
         DeclareLaunchArgument("params_file", default_value=os.path.join(HERE, "armbridge_params.yaml")),
-        DeclareLaunchArgument("armbridge", default_value="armbridge"),
+        DeclareLaunchArgument("armbridge", default_value="armbridge", description="one executable (no spaces)"),
+        DeclareLaunchArgument("launch_prefix", default_value="", description="a runner before it, e.g. npx"),
         gazebo, robot_state_publisher, spawn, clock_bridge,
         # Controllers can only load once the entity (and its controller_manager) exists.
         RegisterEventHandler(OnProcessExit(target_action=spawn, on_exit=[jsb])),

@@ -19,10 +19,12 @@ def generate_launch_description():
     sim = ExecuteProcess(
         cmd=[LaunchConfiguration("armbridge_sim"), "--link", "tcp", "--port", port,
              "--seed", LaunchConfiguration("seed"), "--config", config],
+        prefix=LaunchConfiguration("launch_prefix"),
         output="screen", name="armbridge_sim")
     bridge = ExecuteProcess(
         cmd=[LaunchConfiguration("armbridge"), "serve", "--serial", ["tcp://127.0.0.1:", port],
              "--config", config],
+        prefix=LaunchConfiguration("launch_prefix"),
         output="screen", name="armbridge")
     return LaunchDescription([
         DeclareLaunchArgument("port", default_value="5760"),
@@ -30,7 +32,8 @@ def generate_launch_description():
         DeclareLaunchArgument("config", default_value="config/sim-arm.yaml",
                               description="arm config shared by the simulator and the bridge"),
         DeclareLaunchArgument("armbridge_sim", default_value="armbridge-sim"),
-        DeclareLaunchArgument("armbridge", default_value="armbridge"),
+        DeclareLaunchArgument("armbridge", default_value="armbridge", description="one executable (no spaces)"),
+        DeclareLaunchArgument("launch_prefix", default_value="", description="a runner before each, e.g. npx"),
         sim,
         # The simulator binds its port within a few hundred ms of starting.
         TimerAction(period=2.0, actions=[bridge]),

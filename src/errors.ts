@@ -37,6 +37,12 @@ export const ERROR_CODES = {
   ARMB_ERR_KINEMATICS_UNAVAILABLE: "The config asks for {what}, which only the ROS 2 transport provides; start with the ROS transport or remove it",
   ARMB_ERR_ENVELOPE_VIOLATION: "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
   ARMB_ERR_POSE_UNKNOWN: "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
+  ARMB_ERR_SELF_COLLISION:
+    "{tool}: the motion would bring {link} to {clearance} m from {other} at {point}, a self-collision ({rule}); nothing was sent",
+  ARMB_ERR_TOOL_SPEED_LIMIT:
+    "{tool}: the tool would move at up to {speed} m/s, over limits.max_tool_speed_mps {limit}, and {reason}; nothing was sent",
+  ARMB_ERR_MOTION_RATE_LIMITED:
+    "{tool}: the bridge has started its limits.motions_per_minute ({limit}) for now; retry in {retryAfterMs} ms; nothing was sent",
 
   // cameras (docs/cameras.md)
   ARMB_ERR_CAMERA_UNAVAILABLE:
@@ -119,6 +125,10 @@ export const ERROR_CODES = {
   ARMB_ERR_HTTP_PORT_IN_USE: "Cannot listen on {address}: the port is in use (another armbridge?); choose a free one, e.g. --http 127.0.0.1:0 for any free port",
   ARMB_ERR_HTTP_LISTEN: "Cannot listen on {address}: {reason}",
   ARMB_ERR_HTTP_STARTING: "The bridge is still starting (opening the arm link, reconciling the ledger); retry shortly",
+  ARMB_ERR_CALL_NOT_FOUND: "No motion runs or was recorded under call id {callId}: there is nothing to re-attach to (reads and halts are never recorded; send those again)",
+  ARMB_ERR_BRIDGE_LOST: "Lost armbridge serve at {url} ({reason}) while waiting for {what}; the calls it took go on there and are in its ledger. Re-attach by sending the same call ids again (or GET /v1/calls/ID)",
+  ARMB_ERR_BRIDGE_INCOMPATIBLE: "armbridge serve at {url} cannot take attached clients: {reason}",
+  ARMB_ERR_MCP_TOO_MANY_SESSIONS: "{limit} MCP sessions are already open on this bridge, each with a call under way; close one, or retry when a call ends",
   ARMB_ERR_CLI_USAGE: "{message}",
   ARMB_ERR_GEMINI_NO_KEY: "GEMINI_API_KEY is not set; set it, or use --model replay:FILE",
   ARMB_ERR_GEMINI_REPLAY: "Replay file {path} is invalid: {reason}",

@@ -66,7 +66,7 @@ export async function createTransport(config: ArmConfig, choice: TransportChoice
       const { Ros2Host } = await import("../transport/ros2/index.js");
       const argv = [...(choice.argv ?? process.argv)];
       if (choice.paramsFile !== undefined) argv.push("--ros-args", "--params-file", choice.paramsFile);
-      const host = await Ros2Host.start(config, {}, { argv, logger });
+      const host = await Ros2Host.start(config, config.ros2 ?? {}, { argv, logger });
       try {
         return { config: host.config, transport: host.transport, remoteIk: await remoteIkOn(host, logger), imageTopics: host.imageTopics, close: () => host.close() };
       } catch (error) {

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./cameraConfig.js";
+import { allowedContactsFile, keepOutFile, linkVolumesFile, toKeepOutZones } from "./envelopeConfig.js";
 import { checkServoBus } from "./checkServoBus.js";
+import { ros2SectionSchema } from "./ros2Section.js";
 import { MAX_SERVO_ID } from "./servoBusLimits.js";
 
 /**
@@ -126,9 +128,11 @@ const controllerFile = z
 const point3 = z.tuple([finite, finite, finite]);
 
 /**
- * The safety envelope (docs/kinematics.md): every link frame along every
- * motion's path must stay inside `keep_in` and above `floor_z` (metres, in
- * `frame`), and the tip may travel at most `max_step_m` from where it started.
+ * The safety envelope (docs/kinematics.md): every link frame and link volume
+ * along every motion's path must stay inside `keep_in`, above `floor_z` and
+ * out of every `keep_out` zone (metres, in `frame`), apart from the arm's
+ * other links except adjacent ones and `allowed_contacts`; the tip may travel
+ * at most `max_step_m` from where it started.
  */
 const workspaceFile = z
   .object({
@@ -141,6 +145,10 @@ const workspaceFile = z
       .optional(),
     floor_z: finite.optional(),
     max_step_m: positive.optional(),
+    /** Boxes `{name, min, max}` or vertical cylinders `{name, center: [x, y], radius, z: [bottom, top]}` no link volume may enter. */
+    keep_out: keepOutFile.optional(),
+    /** `[[linkA, linkB]]`: link pairs that may touch (a gripper's fingers); never a self-collision. */
+    allowed_contacts: allowedContactsFile.optional(),
   })
   .strict();
 
@@ -234,6 +242,8 @@ export const armConfigFileSchema = z
     /** Which IK answers Cartesian targets: the local solver (default) or, on ROS, MoveIt's compute_ik. */
     kinematics: z.enum(["local", "moveit"]).default("local"),
     moveit: moveitFile.optional(),
+    /** How to reach the arm's ROS 2 controllers (docs/ros2.md); ROS parameters override it. */
+    ros2: ros2SectionSchema.optional(),
     tolerances: tolerancesFile.default({ position: 0.01, gripper: 0.02, stopped_velocity: 0.005 }),
     timeouts_ms: toolTimeouts.default({
       move_joints: 5000,
@@ -258,9 +268,17 @@ export const armConfigFileSchema = z
         max_ms: positive.default(20000),
         /** Fallback poll of QUERY_ACTION when the status stream is quiet. */
         query_interval_ms: positive.default(100),
+        /**
+         * The waits above count the arm's time (its pace: a speed slider at
+         * 30 % stretches them 3.3×). While the arm is paused (speed scaling 0:
+         * a teach pendant's slider at 0, its program paused) that time stands
+         * still; a call waits this long in a pause before it ends `unknown`,
+         * saying the arm is paused.
+         */
+        pause_max_ms: positive.default(120_000),
       })
       .strict()
-      .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100 }),
+      .default({ budget_ms: 1500, max_ms: 20000, query_interval_ms: 100, pause_max_ms: 120_000 }),
     /** A pose older than this is labelled stale and is not used as evidence. */
     stale_after_ms: positive.default(500),
     /** Tool name → approval rule (docs/architecture.md, "Approval before motion"). `stop` is never gated. */
@@ -275,9 +293,19 @@ export const armConfigFileSchema = z
          * close), and a tiny speed becomes 0 as a float32 on the wire.
          */
         min_speed: positive.max(1).default(0.05),
+        /**
+         * The tool frame's largest Cartesian speed along a planned path (m/s);
+         * faster plans are slowed down, or refused where that cannot be done
+         * (docs/kinematics.md). ISO 10218's reduced speed is 0.25.
+         */
+        max_tool_speed_mps: positive.optional(),
+        /** Motions (every motion tool) the bridge starts per minute, as a token bucket holding at most this many. */
+        motions_per_minute: positive.max(100_000).optional(),
       })
       .strict()
       .default({ min_speed: 0.05 }),
+    /** Link name → collision volumes in its frame, for links whose URDF has no `<collision>` (or to replace it). */
+    link_volumes: linkVolumesFile,
     /** Cameras (docs/cameras.md): `[{name, source, table?, stale_after_ms?, attach_to_results?, sim?}]`. */
     cameras: camerasFileSchema,
     /** What the simulated camera sees: the table and blocks on it. */
@@ -317,6 +345,12 @@ export const armConfigFileSchema = z
     }
     if (cfg.workspace && urdfKey === undefined) {
       ctx.addIssue({ code: "custom", path: ["workspace"], message: "an envelope needs the arm's kinematics: set arm.urdf (or arm.robot_description), arm.base_link and arm.tip_link" });
+    }
+    if (Object.keys(cfg.link_volumes).length > 0 && urdfKey === undefined) {
+      ctx.addIssue({ code: "custom", path: ["link_volumes"], message: "link volumes belong to the links of the arm's URDF: set arm.urdf (or arm.robot_description), arm.base_link and arm.tip_link" });
+    }
+    if (cfg.limits.max_tool_speed_mps !== undefined && urdfKey === undefined) {
+      ctx.addIssue({ code: "custom", path: ["limits", "max_tool_speed_mps"], message: "the tool's speed is computed from the arm's kinematics: set arm.urdf (or arm.robot_description), arm.base_link and arm.tip_link" });
     }
     if (cfg.kinematics === "moveit") {
       if (cfg.moveit === undefined) ctx.addIssue({ code: "custom", path: ["moveit"], message: "kinematics: moveit needs moveit: {group: <planning group>}" });
@@ -391,12 +425,16 @@ export const armConfigFileSchema = z
           avoidCollisions: f.moveit.avoid_collisions,
         }
       : undefined,
+    /** The `ros2:` section as written (defaults filled in), for the ROS transport. */
+    ros2: f.ros2,
     workspace: f.workspace
       ? {
           frame: f.workspace.frame,
           keepIn: f.workspace.keep_in,
           floorZ: f.workspace.floor_z,
           maxStepM: f.workspace.max_step_m,
+          keepOut: toKeepOutZones(f.workspace.keep_out),
+          allowedContacts: f.workspace.allowed_contacts ?? [],
         }
       : undefined,
     tolerances: {
@@ -420,6 +458,7 @@ export const armConfigFileSchema = z
       budgetMs: f.observe.budget_ms,
       maxMs: f.observe.max_ms,
       queryIntervalMs: f.observe.query_interval_ms,
+      pauseMaxMs: f.observe.pause_max_ms,
     },
     staleAfterMs: f.stale_after_ms,
     approval: Object.fromEntries(
@@ -428,7 +467,10 @@ export const armConfigFileSchema = z
     approvalTimeoutMs: f.approval_timeout_s * 1000,
     limits: {
       minSpeed: f.limits.min_speed,
+      maxToolSpeedMps: f.limits.max_tool_speed_mps,
+      motionsPerMinute: f.limits.motions_per_minute,
     },
+    linkVolumes: f.link_volumes,
     cameras: toCameraConfigs(f.cameras),
     scene: toSceneConfig(f.scene),
   }));

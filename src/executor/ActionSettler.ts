@@ -3,6 +3,7 @@ import { poseOf } from "../transport/poseOf.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
 import type { ActionRecord, ArmStatus, Transport } from "../transport/Transport.js";
+import { haltWords, type HaltRecord } from "./HaltLog.js";
 import type { Quarantine } from "./Quarantine.js";
 import { settlementMessage } from "./settlementMessage.js";
 import { STATE_OF_VERDICT, type Verdict } from "./Verdict.js";
@@ -16,6 +17,8 @@ export interface SettlementContext {
   /** The status the verdict was judged on; the transport's latest when omitted. */
   readonly status?: ArmStatus | undefined;
   readonly notes: readonly string[];
+  /** A halt sent while the motion ran: named in the model's words and in the evidence. */
+  readonly halt?: HaltRecord | undefined;
 }
 
 export interface ActionSettlerDeps {
@@ -45,7 +48,8 @@ export class ActionSettler {
     const { ledger, quarantine, log } = this.#d;
     const before = ledger.get(actionId);
     const status = ctx.status ?? this.#d.transport.latestStatus();
-    const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: ctx.notes };
+    const halted = ctx.halt ? haltWords(ctx.halt) : undefined;
+    const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: halted ? [...ctx.notes, halted] : ctx.notes };
     const state = STATE_OF_VERDICT[verdict.kind];
     const settledBy: SettledBy = state === "unknown" ? "none" : ctx.by;
     const message = settlementMessage({
@@ -55,6 +59,7 @@ export class ActionSettler {
       verdict,
       by: ctx.by,
       timedOut: ctx.timedOut,
+      halted,
     });
     const row = ledger.settle(actionId, { state, timedOut: ctx.timedOut, settledBy, message, evidence }, this.#d.now());
     quarantine.update(row);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ArmbridgeError } from "../errors.js";
+import type { CallClient } from "../ledger/CallClient.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
 
 /** How a request ended. `withdrawn`: the bridge shut down or the caller went away before anyone decided. */
@@ -18,6 +19,8 @@ export interface ApprovalView {
   readonly why: string;
   readonly requested_at: number;
   readonly expires_at: number;
+  /** Who sent the call; null when the caller said nothing. */
+  readonly client: CallClient | null;
 }
 
 /** A request once it ended. */
@@ -35,6 +38,7 @@ export interface ApprovalRequest {
   readonly resources: readonly string[];
   readonly targets: Readonly<Record<string, number>>;
   readonly why: string;
+  readonly client?: CallClient | undefined;
 }
 
 export interface ApprovalDeskOptions {
@@ -108,6 +112,7 @@ export class ApprovalDesk {
       why: r.why,
       requested_at: requestedAt,
       expires_at: requestedAt + this.#timeoutMs,
+      client: r.client ?? null,
     };
     return new Promise<DecidedApprovalView>((resolve) => {
       const onAbort = (): void => end({ decision: "withdrawn", operator: null, note: signalReason(signal) });

@@ -64,6 +64,21 @@ export class CallAdmission {
   }
 
   /**
+   * A motion call by id, without running anything: the call under way with
+   * this id (its result when it settles), or the recorded result of one that
+   * finished — both marked `replayed` — or undefined when no motion runs or
+   * was recorded under this id. What a caller whose request died uses to get
+   * its outcome back.
+   */
+  attach(callId: string): { readonly tool: string; readonly result: Promise<CallResult> } | undefined {
+    const running = this.#inFlight.get(callId);
+    if (running) return { tool: running.tool, result: running.result.then((r) => ({ ...r, replayed: true })) };
+    const recorded = this.#ledger.findByCallId(callId);
+    if (recorded) return { tool: recorded.tool, result: Promise.resolve({ ...resultFromRow(recorded), replayed: true }) };
+    return undefined;
+  }
+
+  /**
    * A motion call by id: joins the call already under way with this id,
    * returns the recorded result of one that finished (marked `replayed`), or
    * runs it. The same id with other arguments is rejected, never run.

@@ -8,13 +8,16 @@
 export class CallDeadline {
   readonly #controller = new AbortController();
   readonly #run: AbortSignal;
+  readonly #motion: AbortSignal;
   readonly #now: () => number;
   #at: number;
   #timer: NodeJS.Timeout | undefined;
   readonly #onRunAbort = (): void => this.#controller.abort();
 
-  constructor(run: AbortSignal, at: number, now: () => number) {
+  /** `motion`: what ends a sent motion's wait (default `run`); a caller that went away ends the waits before a send only. */
+  constructor(run: AbortSignal, at: number, now: () => number, motion: AbortSignal = run) {
     this.#run = run;
+    this.#motion = motion;
     this.#now = now;
     this.#at = at;
     if (run.aborted) this.#controller.abort();
@@ -30,6 +33,15 @@ export class CallDeadline {
   /** The run alone (shutdown, caller gone), without the deadline's timer: what an approval wait listens to. */
   get runSignal(): AbortSignal {
     return this.#run;
+  }
+
+  /**
+   * What ends the wait for a motion already sent (shutdown, the run's own
+   * signal), without the deadline's timer (the motion's budget is its own)
+   * and without the caller going away: a sent motion is followed to its end.
+   */
+  get motionSignal(): AbortSignal {
+    return this.#motion;
   }
 
   /** Epoch ms (our clock). */

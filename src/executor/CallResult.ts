@@ -1,6 +1,7 @@
 import type { ResultImage } from "../cameras/CameraImage.js";
 import type { ErrorCode } from "../errors.js";
 import type { SettledBy } from "../ledger/ActionRow.js";
+import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
 import type { ArgIssue } from "../validation/formatIssues.js";
 
 type Pose = Readonly<Record<string, number>>;
@@ -49,7 +50,16 @@ export type CallResult =
   /** We could not tell what happened. Never re-run; a person must confirm. The joints are quarantined until then. */
   | (Common & { readonly status: "unknown"; readonly action_id: string; readonly pose?: Pose; readonly resources: readonly string[] })
   /** Invalid call: nothing was recorded or sent. */
-  | (Common & { readonly status: "rejected"; readonly error_code: ErrorCode; readonly issues: readonly ArgIssue[]; readonly action_id?: string })
+  | (Common & {
+      readonly status: "rejected";
+      readonly error_code: ErrorCode;
+      readonly issues: readonly ArgIssue[];
+      readonly action_id?: string;
+      /** The safety envelope's refusal: the link, what it would meet, where along the path, the clearance (ARMB_ERR_ENVELOPE_VIOLATION, ARMB_ERR_SELF_COLLISION). */
+      readonly envelope?: EnvelopeContact;
+      /** limits.motions_per_minute: how long until a motion may start (ARMB_ERR_MOTION_RATE_LIMITED). */
+      readonly retry_after_ms?: number;
+    })
   /** The run deadline was spent before the call could start: nothing was sent. */
   | (Common & { readonly status: "skipped"; readonly error_code: ErrorCode })
   /** A resource is quarantined by an unresolved unknown action: nothing was sent. */

@@ -1,10 +1,14 @@
 import { setMaxListeners } from "node:events";
+import { EnvelopeModel } from "../safety/EnvelopeModel.js";
+import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
 import { InFlightMotions } from "../safety/InFlightMotions.js";
+import { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { withoutData, type CameraImage, type ResultImage } from "../cameras/CameraImage.js";
 import { base64Bytes, ImageBudget } from "../cameras/ImageBudget.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, type ActionRow } from "../ledger/ActionRow.js";
+import type { CallClient } from "../ledger/CallClient.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
@@ -23,6 +27,7 @@ import { CONFIRM_OUTCOME_RULES } from "../ledger/confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
+import { HaltLog } from "./HaltLog.js";
 import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
@@ -61,8 +66,22 @@ const ATTACH_IMAGES_MS = 3000;
 export interface ExecuteOptions {
   /** The run deadline, in ms from now, that every call inherits. */
   readonly deadlineMs?: number | undefined;
-  /** Ends waiting for the whole run (e.g. the caller went away); motions are not stopped. */
+  /**
+   * Ends waiting for the whole run (the agent's deadline, a cancellation):
+   * calls not yet sent end (`skipped`, an approval request withdrawn), a
+   * motion's wait ends and the motion is settled by observation. Motions are
+   * never stopped.
+   */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The caller went away (its connection closed): calls not yet sent end as
+   * with `signal`, but a motion already sent is followed to its end as if the
+   * caller were still there — settled by completion, recorded in the ledger —
+   * for a caller re-attaching by call id (`attach`, or the same call again).
+   */
+  readonly detach?: AbortSignal | undefined;
+  /** Who sent these calls: recorded with each motion in the ledger and carried by every event about them. */
+  readonly client?: CallClient | undefined;
   /**
    * The picture budget of the response these results go into. Default: one
    * per `execute` (an HTTP answer, an MCP result, a unary agent turn); a
@@ -73,6 +92,9 @@ export interface ExecuteOptions {
 }
 
 const DEFAULT_RUN_DEADLINE_MS = 60_000;
+
+/** An envelope refusal with the call that met it and when (epoch ms). */
+export type EnvelopeRefusalRecord = EnvelopeContact & { readonly call_id: string; readonly tool: string; readonly at_ms: number };
 
 /**
  * Turns function calls into arm commands, and never lies about what the arm did.
@@ -98,6 +120,9 @@ export class Executor {
   readonly quarantine: Quarantine;
   /** Calls waiting for an operator's approve / decline (config `approval`). */
   readonly approvals: ApprovalDesk;
+  /** limits.motions_per_minute: the bridge's one bucket, undefined when not configured. */
+  readonly motionRate: MotionRateLimit | undefined;
+  #lastEnvelopeRefusal: EnvelopeRefusalRecord | undefined;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
@@ -108,6 +133,7 @@ export class Executor {
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
   readonly #imagesAfterMotion: ExecutorOptions["imagesAfterMotion"];
+  readonly #halts = new HaltLog();
   /** Motions that may be moving the arm now: the envelope check of every new motion accounts for them. */
   readonly #inFlight = new InFlightMotions();
   #unwatch: (() => void) | undefined;
@@ -126,6 +152,10 @@ export class Executor {
     this.#imagesAfterMotion = options.imagesAfterMotion;
     this.quarantine = Quarantine.fromLedger(this.ledger);
     for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
+    // Built now, once: the first motion should not pay for compiling the envelope (link volumes, pairs).
+    EnvelopeModel.of(this.config);
+    const perMinute = this.config.limits.motionsPerMinute;
+    this.motionRate = perMinute === undefined ? undefined : new MotionRateLimit(perMinute, this.#now());
     this.#ctx = {
       config: this.config,
       latestStatus: () => this.transport.latestStatus(),
@@ -138,8 +168,8 @@ export class Executor {
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
       now: this.#now,
-      onRequested: (approval) => emit({ type: "approval_requested", callId: approval.call_id, tool: approval.tool, approval }),
-      onResolved: (approval) => emit({ type: "approval_resolved", callId: approval.call_id, tool: approval.tool, approval }),
+      onRequested: (approval) => emit({ type: "approval_requested", callId: approval.call_id, tool: approval.tool, approval, client: approval.client ?? undefined }),
+      onResolved: (approval) => emit({ type: "approval_resolved", callId: approval.call_id, tool: approval.tool, approval, client: approval.client ?? undefined }),
     });
     this.#admission = new CallAdmission(this.ledger, this.#log);
     this.#settler = new ActionSettler({
@@ -165,6 +195,11 @@ export class Executor {
       emit,
       shutdown: this.#shutdown.signal,
       inFlight: this.#inFlight,
+      halts: this.#halts,
+      motionRate: this.motionRate,
+      onEnvelopeRefusal: (r) => {
+        this.#lastEnvelopeRefusal = { call_id: r.callId, tool: r.tool, at_ms: this.#now(), ...r.contact };
+      },
     });
     this.restoreInFlightFromLedger();
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
@@ -201,6 +236,11 @@ export class Executor {
     }).catch((error: unknown) => this.#log.error({ err: asArmbridgeError(error).toJSON() }, "looking again at unknown actions after the link came back failed"));
   }
 
+  /** The newest refusal by the safety envelope (link, obstacle, where, clearance), for GET /v1/state and a 3D view; undefined before any. */
+  get lastEnvelopeRefusal(): EnvelopeRefusalRecord | undefined {
+    return this.#lastEnvelopeRefusal;
+  }
+
   /** Subscribe to progress events; returns the unsubscribe function. */
   onEvent(listener: (e: ExecutorEvent) => void): () => void {
     this.#listeners.add(listener);
@@ -220,18 +260,20 @@ export class Executor {
     const onShutdown = (): void => run.abort();
     if (this.#shutdown.signal.aborted) run.abort();
     else this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-    const runSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
+    // A motion's wait ends with the run (shutdown, `signal`); the waits before a send end with the caller too.
+    const waitSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
+    const runSignal = options.detach ? AbortSignal.any([waitSignal, options.detach]) : waitSignal;
     // Every call of the batch listens on the run signal (its deadline, an approval wait): up to MAX_BATCH × 2 listeners is expected, not a leak.
-    setMaxListeners(MAX_BATCH * 2 + 8, run.signal, runSignal);
+    setMaxListeners(MAX_BATCH * 2 + 8, run.signal, waitSignal, runSignal);
     const images = options.imageBudget ?? new ImageBudget();
     try {
       const admitted = this.#admission.admitBatch(calls);
       return await Promise.all(
         admitted.map(async ({ id, name, refusal }, i): Promise<CallResponse> => {
           if (refusal) return { id, name, result: refusal };
-          const deadline = new CallDeadline(runSignal, deadlineAt, this.#now);
+          const deadline = new CallDeadline(runSignal, deadlineAt, this.#now, waitSignal);
           try {
-            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline, images) };
+            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline, options.client, images) };
           } finally {
             deadline.dispose();
           }
@@ -240,6 +282,18 @@ export class Executor {
     } finally {
       this.#shutdown.signal.removeEventListener("abort", onShutdown);
     }
+  }
+
+  /**
+   * Re-attaches to a motion call by its id, running nothing: waits for the
+   * call under way with this id, or returns the recorded result of one that
+   * finished (both `replayed`); undefined when no motion runs or was recorded
+   * under the id (reads and halts are never recorded: send those again).
+   */
+  async attach(callId: string): Promise<CallResponse | undefined> {
+    const found = this.#admission.attach(callId);
+    if (!found) return undefined;
+    return { id: callId, name: found.tool, result: await found.result };
   }
 
   /**
@@ -315,7 +369,7 @@ export class Executor {
     this.#unwatchLink = undefined;
   }
 
-  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline, images: ImageBudget): Promise<CallResult> {
+  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline, client: CallClient | undefined, images: ImageBudget): Promise<CallResult> {
     const startedAt = this.#now();
     const tool = this.registry.get(name);
     let result: CallResult;
@@ -331,24 +385,35 @@ export class Executor {
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
       } else if (tool.blocking) {
         // Whatever fails before the intent is durable failed before anything was sent.
-        result = await this.#runMotionCall(callId, tool, parsed.data, deadline).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
+        result = await this.#runMotionCall(callId, tool, parsed.data, deadline, client).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
         result = await this.#annotateMotion(tool, parsed.data, result, images);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltCtx }, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client) }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;
     this.metrics.record(name, { durationMs, status: result.status, timedOut: result.timed_out, settledBy: result.settled_by });
-    this.#emit({ type: "settled", callId, tool: name, result, durationMs });
+    this.#emit({ type: "settled", callId, tool: name, result, durationMs, client });
     return result;
   }
 
-  #runMotionCall(callId: string, tool: MotionTool, args: unknown, deadline: CallDeadline): Promise<CallResult> {
+  /** The halt context of one call: its halts are recorded (with who sent them) before they leave, for the motions they cut short. */
+  #haltContextFor(callId: string, client: CallClient | undefined): HaltContext {
+    return {
+      ...this.#haltCtx,
+      halt: (o) => {
+        this.#halts.record({ at: this.#now(), axes: o.axes, callId, client });
+        return this.#haltCtx.halt(o);
+      },
+    };
+  }
+
+  #runMotionCall(callId: string, tool: MotionTool, args: unknown, deadline: CallDeadline, client: CallClient | undefined): Promise<CallResult> {
     return this.#admission.joinOrRun(callId, tool.name, args, async (argsHash) => {
       // A replayed or joined call never gets here: its precheck ran (or not) the first time.
       const refusal = tool.precheck ? await this.#precheck(tool, args, deadline.signal, deadline.at) : undefined;
-      return refusal ?? this.#motions.run(callId, tool, args, argsHash, deadline);
+      return refusal ?? this.#motions.run(callId, tool, args, argsHash, deadline, client);
     });
   }
 

@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { asArmbridgeError } from "../errors.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
+import type { CallClient } from "../ledger/CallClient.js";
 import type { Logger } from "../observability/logger.js";
 import type { MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
@@ -9,12 +10,21 @@ import type { ApprovalDesk, DecidedApprovalView } from "./ApprovalDesk.js";
 import { approvalNeeded } from "./approvalRules.js";
 import type { CallDeadline } from "./CallDeadline.js";
 import { admitPlan } from "./admitPlan.js";
+import { actuatorsOf } from "../config/actuators.js";
+import { ArmbridgeError } from "../errors.js";
+import { axisPeaks } from "../motion/axisPeaks.js";
+import { armClock, armTimer, type ArmClock, type ArmTimerEnd } from "./ArmClock.js";
+import { paceWords, reportPace } from "./reportPace.js";
 import { checkMotionEnvelope } from "../safety/checkMotionEnvelope.js";
-import type { InFlightMotions } from "../safety/InFlightMotions.js";
+import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
+import type { InFlightMotion, InFlightMotions } from "../safety/InFlightMotions.js";
+import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
+import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
 import { blocked, linkDown, notApproved, rejected, skipped } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
+import type { HaltLog } from "./HaltLog.js";
 import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
 import { observeUntilSettled } from "./observeUntilSettled.js";
 import type { Quarantine } from "./Quarantine.js";
@@ -39,6 +49,20 @@ export interface MotionRunnerDeps {
   readonly shutdown: AbortSignal;
   /** Motions that may be moving the arm now; a new one's envelope check accounts for them. */
   readonly inFlight: InFlightMotions;
+  /** Halts sent through the executor: a motion one cut short says so when it settles. */
+  readonly halts: HaltLog;
+  /** limits.motions_per_minute, one bucket for the bridge; undefined when not configured. */
+  readonly motionRate: MotionRateLimit | undefined;
+  /** Told of every envelope refusal (GET /v1/state keeps the last one for a 3D view). */
+  readonly onEnvelopeRefusal: (refusal: { readonly callId: string; readonly tool: string; readonly contact: EnvelopeContact }) => void;
+}
+
+/** What admission lets through: the speed to send (maybe lowered for the tool-speed limit) and what it means per axis. */
+interface Admitted {
+  readonly speed: number;
+  readonly peakVelocity: InFlightMotion["peakVelocity"];
+  /** Set when the tool-speed limit lowered the speed: the plan's own, and the bounds either side (m/s). */
+  readonly slowed: { readonly requested: number; readonly requestedMps: number; readonly toolMps: number } | undefined;
 }
 
 /**
@@ -54,7 +78,7 @@ export class MotionRunner {
     this.#d = deps;
   }
 
-  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, deadline: CallDeadline): Promise<CallResult> {
+  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, deadline: CallDeadline, client: CallClient | undefined): Promise<CallResult> {
     const d = this.#d;
     const runSignal = deadline.signal;
     const resources = [...new Set(tool.resources(args))].sort();
@@ -67,7 +91,7 @@ export class MotionRunner {
     if (blockedBefore) return blockedBefore;
     if (runSignal.aborted || deadline.at - d.now() <= 0) return skipped(tool.name);
 
-    d.emit({ type: "queued", callId, tool: tool.name, resources });
+    d.emit({ type: "queued", callId, tool: tool.name, resources, client });
     let lease;
     try {
       lease = await d.locks.acquire(resources, runSignal);
@@ -95,14 +119,14 @@ export class MotionRunner {
       if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
-      const refusal = this.#admit(callId, tool, plan);
-      if (refusal) return refusal;
+      let admitted = this.#admit(callId, tool, plan);
+      if ("refusal" in admitted) return admitted.refusal;
 
       // An operator's approval, when the config asks for it: waited for here, holding the locks,
       // before anything is recorded or sent. The wait stops the call's deadline clock.
       const why = approvalNeeded(d.config.approval[tool.name], plan.targets);
       if (why !== undefined) {
-        const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why };
+        const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why, client };
         d.log.info({ call_id: callId, tool: tool.name, targets: plan.targets, why }, "waiting for an operator's approval; nothing sent");
         const decided = await deadline.paused(() => d.approvals.request(request, deadline.runSignal));
         if (decided.decision !== "approved") return this.#notApproved(tool.name, decided);
@@ -110,8 +134,8 @@ export class MotionRunner {
         // The world may have moved on while the operator looked: the same checks again, on the arm's pose now.
         const blockedNow = isBlocked();
         if (blockedNow) return blockedNow;
-        const again = this.#admit(callId, tool, plan);
-        if (again) return again;
+        admitted = this.#admit(callId, tool, plan);
+        if ("refusal" in admitted) return admitted.refusal;
         const unlinkedNow = this.#linkDown(tool.name);
         if (unlinkedNow) return unlinkedNow;
         // The paused clock moved the deadline back by the wait: the budget is what was left before it.
@@ -121,24 +145,44 @@ export class MotionRunner {
       // Every motion, whatever tool planned it, passed the workspace envelope in #admit on this pose,
       // in the same tick: nothing can have moved in between.
       const pose = poseOf(d.transport.latestStatus());
-      const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: plan.speed };
+      // The motion rate's token, taken in that same tick, once nothing else can refuse the motion.
+      const rate = d.motionRate?.take(d.now());
+      if (rate && !rate.ok) return this.#rateLimited(callId, tool.name, rate.retryAfterMs);
+      const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: admitted.speed };
       // Registered before the intent is written: from here on the motion may be moving the arm.
-      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets });
+      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets, ...(admitted.peakVelocity ? { peakVelocity: admitted.peakVelocity } : {}) });
       admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
       // The ledger keeps the pose the motion starts from beside what was sent: an operator judging an
       // unknown later needs "where was it before" as much as "where was it going" (the console draws both),
       // and a later start rebuilds the motion's whole path from it for the envelope (inFlightOfRow).
-      const recorded = { ...command, from: pose ?? null };
-      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation }, d.now());
+      const slowed = admitted.slowed;
+      const recorded = { ...command, from: pose ?? null, ...(slowed ? { requested_speed: slowed.requested } : {}) };
+      const sentAt = d.now();
+      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client }, sentAt);
       sentActionId = command.actionId;
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
+      if (slowed) {
+        log.info(
+          { requested_speed: slowed.requested, speed: command.speed, tool_mps_requested: slowed.requestedMps, tool_mps: slowed.toolMps, limit_mps: d.config.limits.maxToolSpeedMps },
+          "slowed for limits.max_tool_speed_mps",
+        );
+      }
       log.info({ targets: command.targets, speed: command.speed, budget_ms: budgetMs, resources }, "motion sent");
-      d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs });
+      d.emit({ type: "started", callId, tool: tool.name, actionId: command.actionId, resources, budgetMs, client });
 
-      const end = await this.#awaitMotion(command, budgetMs, runSignal);
-      outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, log });
+      // The budget and the observation after it are counted in the arm's time: a speed slider stretches them, a pause stops them.
+      const clock = armClock(d.transport, Object.keys(command.targets), d.now);
+      const stopReporting = reportPace(clock, { callId, tool: tool.name, actionId: command.actionId, client }, d.emit, log);
+      try {
+        // A sent motion is followed to its end: the caller going away does not end this wait (motionSignal).
+        const { end, waitEnd } = await this.#awaitMotion(command, budgetMs, deadline.motionSignal, clock);
+        outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, waitEnd, clock, log, sentAt, client });
+      } finally {
+        stopReporting();
+        clock.dispose();
+      }
       return outcome;
     } catch (error) {
       if (sentActionId === undefined) throw error;
@@ -151,19 +195,56 @@ export class MotionRunner {
     }
   }
 
-  /** Plan admission and the workspace envelope, on the arm's latest pose: a refusal, or undefined to go on. */
-  #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): CallResult | undefined {
+  /**
+   * Plan admission, the workspace envelope, the tool-speed limit and the
+   * motion rate, on the arm's latest pose: a refusal, or the speed to send.
+   */
+  #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): { readonly refusal: CallResult } | Admitted {
     const d = this.#d;
     const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus(), wire: d.transport.wire });
     if (refusals.length > 0) {
       d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
-      return rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals);
+      return { refusal: rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals) };
     }
     // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
     // recorded — together with every motion still in flight on other joints, at any progress of theirs.
     const inFlight = d.inFlight.current((id) => stillUnsettled(id, d));
-    const envelope = checkMotionEnvelope(d.config, poseOf(d.transport.latestStatus()), plan.targets, tool.name, inFlight);
-    return envelope.ok ? undefined : rejected(tool.name, envelope.code, envelope.issues);
+    const pose = poseOf(d.transport.latestStatus());
+    const envelope = checkMotionEnvelope(d.config, pose, plan.targets, tool.name, inFlight);
+    if (!envelope.ok) {
+      if (envelope.contact) d.onEnvelopeRefusal({ callId, tool: tool.name, contact: envelope.contact });
+      d.log.info({ call_id: callId, tool: tool.name, code: envelope.code, contact: envelope.contact }, "call rejected by the safety envelope; nothing sent");
+      const result = rejected(tool.name, envelope.code, envelope.issues);
+      return { refusal: envelope.contact && result.status === "rejected" ? { ...result, envelope: envelope.contact } : result };
+    }
+    const timing = d.transport.motionTiming?.();
+    const limited = limitToolSpeed({ config: d.config, pose, targets: plan.targets, speed: plan.speed, inFlight, timing, transport: d.transport.kind, tool: tool.name });
+    if (!limited.ok) {
+      d.log.info({ call_id: callId, tool: tool.name, issues: limited.issues }, "call rejected: limits.max_tool_speed_mps; nothing sent");
+      return { refusal: rejected(tool.name, limited.code, limited.issues) };
+    }
+    const slowed = limited.requestedMps !== undefined && limited.toolMps !== undefined ? { requested: plan.speed, requestedMps: limited.requestedMps, toolMps: limited.toolMps } : undefined;
+    if (slowed) {
+      // Slower is longer: the slowed motion must still be one whose outcome can be confirmed in time.
+      const tooSlow = admitPlan({ tool, plan: { ...plan, speed: limited.speed }, config: d.config, status: d.transport.latestStatus() });
+      if (tooSlow.length > 0) {
+        const reason = `slowed to speed ${limited.speed.toFixed(3)} to stay under it, ${tooSlow.map((i) => i.message).join("; ")}`;
+        const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", { tool: tool.name, speed: slowed.requestedMps.toFixed(3), limit: d.config.limits.maxToolSpeedMps ?? "", reason });
+        return { refusal: rejected(tool.name, e.code, [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }]) };
+      }
+    }
+    const rate = d.motionRate?.check(d.now());
+    if (rate && !rate.ok) return { refusal: this.#rateLimited(callId, tool.name, rate.retryAfterMs) };
+    const peakVelocity = timing && pose ? axisPeaks(timing, plan.targets, pose, limited.speed, new Map(actuatorsOf(d.config).map((a) => [a.name, a]))).velocity : undefined;
+    return { speed: limited.speed, peakVelocity, slowed };
+  }
+
+  #rateLimited(callId: string, toolName: string, retryAfterMs: number): CallResult {
+    const limit = this.#d.motionRate?.perMinute ?? 0;
+    const e = new ArmbridgeError("ARMB_ERR_MOTION_RATE_LIMITED", { tool: toolName, limit, retryAfterMs });
+    this.#d.log.info({ call_id: callId, tool: toolName, retry_after_ms: retryAfterMs }, "call rejected: limits.motions_per_minute; nothing sent");
+    const result = rejected(toolName, e.code, [{ path: "(rate)", code: "rate_limited", message: e.message }]);
+    return result.status === "rejected" ? { ...result, retry_after_ms: retryAfterMs } : result;
   }
 
   #linkDown(toolName: string): CallResult | undefined {
@@ -179,15 +260,21 @@ export class MotionRunner {
     return notApproved(toolName, decided, this.#d.approvals.timeoutMs);
   }
 
-  async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal): Promise<MotionEnd> {
+  /** Waits on the motion for `budgetMs` of the arm's time (or a pause of observe.pause_max_ms), or until the run ends. */
+  async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal, clock: ArmClock): Promise<{ end: MotionEnd; waitEnd: ArmTimerEnd | undefined }> {
     const wait = new AbortController();
-    const timer = setTimeout(() => wait.abort(), budgetMs);
+    let waitEnd: ArmTimerEnd | undefined;
+    const timer = armTimer(clock, () => budgetMs, this.#d.config.observe.pauseMaxMs, (why) => {
+      waitEnd = why;
+      wait.abort();
+    });
     const onRunAbort = (): void => wait.abort();
     runSignal.addEventListener("abort", onRunAbort, { once: true });
     try {
-      return await this.#d.transport.runMotion(command, wait.signal);
+      const end = await this.#d.transport.runMotion(command, wait.signal);
+      return { end, waitEnd };
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       runSignal.removeEventListener("abort", onRunAbort);
     }
   }
@@ -200,10 +287,17 @@ export class MotionRunner {
     budgetMs: number;
     armIncarnation: string | undefined;
     end: MotionEnd;
+    /** Why our wait ended, when our own budget ended it. */
+    waitEnd: ArmTimerEnd | undefined;
+    clock: ArmClock;
     log: Logger;
+    sentAt: number;
+    client: CallClient | undefined;
   }): Promise<CallResult> {
     const d = this.#d;
     const { command, tool, end, log } = m;
+    /** The newest halt sent since this motion left that covers its axes, looked up when its verdict is written. */
+    const halt = (): ReturnType<HaltLog["latestSince"]> => d.halts.latestSince(m.sentAt, Object.keys(command.targets));
     if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
     let timedOut = false;
     let initialRecord;
@@ -211,10 +305,10 @@ export class MotionRunner {
       case "ended": {
         // The arm's terminal report: a record that can no longer start again.
         const o = tool.observe({ command, config: d.config, status: d.transport.latestStatus(), record: end.record, nowMs: d.now() });
-        const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes } as const;
+        const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes, halt: halt() } as const;
         switch (o.verdict) {
           case "reached":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached" }, ctx));
+            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, ctx));
           case "not_moved":
             return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
           case "interrupted":
@@ -232,13 +326,13 @@ export class MotionRunner {
             command.actionId,
             // The transport's own refusal (the link dropped between admission and sending) is not the arm's.
             { kind: "not_moved", reason: end.error.code === "ARMB_ERR_LINK_DOWN" ? end.reason : `the arm refused it (${end.reason})` },
-            { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason } },
+            { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason }, halt: halt() },
           ),
         );
       case "wait_ended":
         timedOut = true;
-        log.info({ budget_ms: m.budgetMs }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
-        d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId });
+        log.info({ budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run ended" }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
+        d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId, client: m.client });
         break;
       case "link_error":
         log.warn({ err: end.error.toJSON() }, "link failed while waiting; observing");
@@ -254,19 +348,24 @@ export class MotionRunner {
       mayVoid: sameIncarnation(m.armIncarnation, d.transport.armIncarnation?.()),
       signal: d.shutdown,
       now: d.now,
+      clock: m.clock,
     });
     log.info({ verdict: outcome.verdict.kind, observed_ms: outcome.waitedMs }, "observation finished");
     if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
+    const pace = m.clock.pace();
+    const paused = outcome.pausedForMs !== undefined || m.waitEnd === "paused";
     const verdict =
       outcome.verdict.kind === "undetermined"
         ? {
             kind: "undetermined" as const,
-            why: timedOut
-              ? `our wait timed out after ${m.budgetMs} ms (a timeout is not a failure) and observing the arm for ${outcome.waitedMs} ms was inconclusive`
-              : "the link failed and observing the arm was inconclusive",
+            why: paused
+              ? `the arm is ${pace ? paceWords(pace) : "paused"} and has been for ${Math.round((m.clock.pausedForMs() ?? 0) / 1000)} s: the motion stands where it stopped and goes on when it is resumed (a pause is neither a timeout nor a failure)`
+              : timedOut
+                ? `our wait timed out after ${m.budgetMs} ms of the arm's time${pace && pace.factor < 0.95 ? ` (it was ${paceWords(pace)})` : ""} (a timeout is not a failure) and observing the arm for ${outcome.waitedMs} ms was inconclusive`
+                : "the link failed and observing the arm was inconclusive",
           }
         : outcome.verdict;
-    return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes }));
+    return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes, halt: halt() }));
   }
 
   /**

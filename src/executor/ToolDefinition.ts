@@ -52,6 +52,8 @@ export type ObserveVerdict = "reached" | "not_moved" | "interrupted" | "in_progr
 export interface Observation {
   readonly verdict: ObserveVerdict;
   readonly notes: readonly string[];
+  /** With `reached`: how it was reached, in words for the model (a gripper that closed on an object). */
+  readonly detail?: string;
 }
 
 export type ObserveFn = (input: ObserveInput) => Observation;

@@ -16,7 +16,8 @@ import type { ActionRowState } from "../ledger/ActionRow.js";
  * - `undetermined`: no conclusive evidence.
  */
 export type Verdict =
-  | { readonly kind: "reached" }
+  /** `detail`: how it was reached, when that matters to the model (a gripper closed on an object). */
+  | { readonly kind: "reached"; readonly detail?: string }
   | { readonly kind: "target_holds"; readonly ran: "never" | "unknowable" }
   | { readonly kind: "not_moved"; readonly reason: string }
   | { readonly kind: "interrupted"; readonly detail: string }

@@ -37,7 +37,7 @@ export function judgeAction(observe: ObserveFn, input: ObserveInput, options: Ju
   switch (o.verdict) {
     case "reached":
       if (record?.state === "voided") return targetHolds(o.notes, "never");
-      if (ended) return { kind: "settled", verdict: { kind: "reached" }, notes: o.notes };
+      if (ended) return { kind: "settled", verdict: { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, notes: o.notes };
       if (record?.state === "executing") return { kind: "running", notes: o.notes };
       if (options.armRestarted) return targetHolds(o.notes, "unknowable");
       return { kind: "waiting", notes: [...o.notes, unaccounted] };

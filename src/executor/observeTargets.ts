@@ -3,10 +3,11 @@ import type { ArmActionState } from "../transport/Transport.js";
 import type { Observation, ObserveInput, ObserveVerdict } from "./ToolDefinition.js";
 
 /** How each device-reported action state reads as evidence, before looking at `moved`. */
-const RECORD_VERDICT: Readonly<Record<ArmActionState, "reached" | "in_progress" | "ended_short" | "not_known">> = {
+const RECORD_VERDICT: Readonly<Record<ArmActionState, "reached" | "grasped" | "in_progress" | "ended_short" | "not_known">> = {
   unknown: "not_known",
   executing: "in_progress",
   reached: "reached",
+  grasped: "grasped",
   stopped: "ended_short",
   stalled: "ended_short",
   rejected: "ended_short",
@@ -18,7 +19,9 @@ const RECORD_VERDICT: Readonly<Record<ArmActionState, "reached" | "in_progress" 
  * The observation path of every motion tool: judge an action by the arm's
  * own record of it first, and by the reported pose second.
  *
- * - The record settles it when the arm keeps one: `reached`; ended short with
+ * - The record settles it when the arm keeps one: `reached`; `grasped` (a
+ *   gripper that closed on an object) is the close the call asked for, so
+ *   `reached` too, with words saying where it stopped; ended short with
  *   `moved: false` (rejected, voided, faulted before moving) is positive
  *   evidence of no effect; ended short after moving is `interrupted`.
  * - Otherwise a fresh pose with every target within tolerance and every
@@ -34,6 +37,14 @@ export function observeTargets(input: ObserveInput): Observation {
     switch (reading) {
       case "reached":
         return { verdict: "reached", notes: [`the arm reports action ${record.actionId} reached`] };
+      case "grasped": {
+        // The call asked the gripper to close, and it did: on an object. A transport's detail starts
+        // with the words for the model, up to the first ";" ("closed on an object at width 0.031 m and
+        // holds it; …"): only the transport knows whether its gripper goes on pressing.
+        const first = record.detail?.split(";")[0]?.trim();
+        const where = first?.startsWith("closed on an object") ? first : "closed on an object, short of the commanded opening";
+        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`], detail: `the gripper ${where}` };
+      }
       case "in_progress":
         notes.push(`the arm reports action ${record.actionId} executing`);
         break;

@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ObserveFn } from "./ToolDefinition.js";
 import type { ActionRecord, ArmStatus, MotionCommand, Transport } from "../transport/Transport.js";
+import { armClock, armTimer, type ArmClock } from "./ArmClock.js";
 import { judgeAction } from "./judgeAction.js";
 import type { Verdict } from "./Verdict.js";
 
@@ -20,6 +21,12 @@ export interface ObserveOptions {
   /** Ends the observation early (shutdown); the result is then `undetermined`. */
   readonly signal?: AbortSignal | undefined;
   readonly now?: () => number;
+  /**
+   * The arm's time, which the windows are counted in (a motion at 30 % speed
+   * gets 3.3× the wall time); one over the command's axes by default. A
+   * pause longer than observe.pause_max_ms ends the observation.
+   */
+  readonly clock?: ArmClock | undefined;
 }
 
 export interface ObserveOutcome {
@@ -30,6 +37,8 @@ export interface ObserveOutcome {
   readonly status: ArmStatus | undefined;
   /** How long we observed, in ms. */
   readonly waitedMs: number;
+  /** Set when the observation ended because the arm stayed paused (speed scaling 0) longer than observe.pause_max_ms. */
+  readonly pausedForMs?: number;
 }
 
 /**
@@ -44,6 +53,8 @@ export interface ObserveOutcome {
  * `budgetMs`; while the arm shows it running we keep watching up to `maxMs`,
  * because a motion in progress is not ambiguous — it will end, and declaring
  * it `unknown` would only hand the operator a question the arm answers itself.
+ * Both are counted in the arm's time (ArmClock): a speed slider at 30 %
+ * stretches them, a pause stops them — for at most observe.pause_max_ms.
  * A link that is not connected is no evidence either way: while it is down
  * the watch lasts up to `maxMs` too, and the arm is asked again the moment it
  * is back. (A link down for longer leaves the action `unknown`; the executor
@@ -61,8 +72,11 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
   const now = options.now ?? Date.now;
   const mayVoid = options.mayVoid ?? true;
   const startedAt = now();
-  const softEnd = startedAt + config.observe.budgetMs;
-  const hardEnd = startedAt + config.observe.maxMs;
+  const ownClock = options.clock === undefined;
+  const clock = options.clock ?? armClock(transport, Object.keys(command.targets), now);
+  const armStart = clock.elapsed();
+  const softEnd = armStart + config.observe.budgetMs;
+  const hardEnd = armStart + config.observe.maxMs;
   // Ends this observation's queries when it finishes or the caller's signal fires. Not
   // AbortSignal.any over the caller's (long-lived) signal: on Node 20 that keeps every
   // composed signal referenced from it.
@@ -75,8 +89,10 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
     let deadline = softEnd;
     let settled = false;
     let queryTimer: NodeJS.Timeout | undefined;
-    let deadlineTimer: NodeJS.Timeout | undefined;
+    // Set once the listeners exist (below); finish() may run before that only through an abort.
+    const deadlineTimer: { current?: { rearm(): void; cancel(): void } } = {};
     let queryInFlight = false;
+    let pausedForMs: number | undefined;
 
     const finish = (verdict: Verdict, notes: readonly string[]): void => {
       if (settled) return;
@@ -84,10 +100,11 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       unsubscribe();
       unsubscribeLink();
       clearTimeout(queryTimer);
-      clearTimeout(deadlineTimer);
+      deadlineTimer.current?.cancel();
+      if (ownClock) clock.dispose();
       options.signal?.removeEventListener("abort", onExternalAbort);
       controller.abort();
-      resolve({ verdict, notes, record, status: transport.latestStatus(), waitedMs: now() - startedAt });
+      resolve({ verdict, notes, record, status: transport.latestStatus(), waitedMs: now() - startedAt, ...(pausedForMs === undefined ? {} : { pausedForMs }) });
     };
 
     const judge = (): void => {
@@ -99,10 +116,10 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
           finish(j.verdict, j.notes);
           return;
         case "running": {
-          const extended = Math.min(hardEnd, now() + config.observe.budgetMs);
+          const extended = Math.min(hardEnd, clock.elapsed() + config.observe.budgetMs);
           if (extended > deadline) {
             deadline = extended;
-            armDeadline();
+            deadlineTimer.current?.rearm();
           }
           return;
         }
@@ -137,12 +154,9 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       if (!settled) queryTimer = setTimeout(() => void query(), config.observe.queryIntervalMs);
     };
 
-    const onDeadline = async (): Promise<void> => {
+    const onDeadline = async (end: "elapsed" | "paused"): Promise<void> => {
       if (settled) return;
-      if (now() < deadline) {
-        armDeadline();
-        return;
-      }
+      if (end === "paused") pausedForMs = clock.pausedForMs();
       // Last word: ask once more, voiding the action if the arm never heard of it.
       const answer = await transport
         .queryAction(command.actionId, {
@@ -152,18 +166,15 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
         .catch(() => undefined);
       if (answer) record = answer;
       judge();
-      const notes = [...lastNotes, `no conclusive evidence within ${now() - startedAt} ms of observation`];
+      const paused = pausedForMs === undefined ? [] : [`the arm has been paused for ${Math.round(pausedForMs / 1000)} s (${clock.pace()?.source ?? "speed scaling 0"})`];
+      const notes = [...lastNotes, ...paused, `no conclusive evidence within ${now() - startedAt} ms of observation`];
       finish({ kind: "undetermined", why: notes.join("; ") }, notes);
-    };
-
-    const armDeadline = (): void => {
-      clearTimeout(deadlineTimer);
-      deadlineTimer = setTimeout(() => void onDeadline(), Math.max(0, deadline - now()));
     };
 
     const shuttingDown = "observation ended early: the bridge is shutting down";
     const onExternalAbort = (): void => finish({ kind: "undetermined", why: shuttingDown }, [...lastNotes, shuttingDown]);
     if (options.signal?.aborted) {
+      if (ownClock) clock.dispose();
       resolve({ verdict: { kind: "undetermined", why: shuttingDown }, notes: [shuttingDown], record, status: transport.latestStatus(), waitedMs: 0 });
       return;
     }
@@ -176,7 +187,7 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
     const linkDown = (): void => {
       if (hardEnd > deadline) {
         deadline = hardEnd;
-        armDeadline();
+        deadlineTimer.current?.rearm();
       }
     };
     const unsubscribeLink = transport.onLinkState((link) => {
@@ -184,8 +195,8 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       if (link.state !== "connected") return linkDown();
       // Back: the patience the outage bought ends; evidence now gets the usual budget from here
       // (a motion the arm shows running extends it again). And ask at once, not at the next tick.
-      deadline = Math.min(hardEnd, Math.max(softEnd, now() + config.observe.budgetMs));
-      armDeadline();
+      deadline = Math.min(hardEnd, Math.max(softEnd, clock.elapsed() + config.observe.budgetMs));
+      deadlineTimer.current?.rearm();
       clearTimeout(queryTimer);
       void query();
     });
@@ -193,7 +204,7 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
 
     const latest = transport.latestStatus();
     if (latest) takeRecordFrom(latest);
-    armDeadline();
+    deadlineTimer.current = armTimer(clock, () => deadline, config.observe.pauseMaxMs, (end) => void onDeadline(end));
     judge();
     void query();
   });

@@ -5,14 +5,16 @@
  * a timeout, not an empty result and not a failure.
  */
 export const resultMessages = {
-  done(tool: string, actionId: string | undefined, how: "completion" | "observation" | "operator", timedOut: boolean): string {
+  done(tool: string, actionId: string | undefined, how: "completion" | "observation" | "operator", timedOut: boolean, detail?: string): string {
     const id = actionId ? ` (action_id=${actionId})` : "";
+    // A gripper that closed on an object did what it was asked, short of the commanded width: say where.
+    const what = detail ?? "the target was reached";
     switch (how) {
       case "completion":
-        return `${tool} completed${id}: the target was reached. Proceed to the next step.`;
+        return `${tool} completed${id}: ${what}. Proceed to the next step.`;
       case "observation":
         return (
-          `${tool} completed${id}: the target was reached, confirmed by observing the arm` +
+          `${tool} completed${id}: ${what}, confirmed by observing the arm` +
           (timedOut ? " after our wait timed out (a timeout only ended our waiting; the motion went on)." : ".") +
           " Proceed to the next step."
         );

@@ -8,14 +8,21 @@ export interface SettlementWords {
   readonly verdict: Verdict;
   readonly by: "completion" | "observation";
   readonly timedOut: boolean;
+  /** Set when a halt was sent while the motion ran (haltWords): said first, so the model knows why it ended where it did. */
+  readonly halted?: string | undefined;
 }
 
 /** The words a model reads for a settled motion: a function of the verdict alone, so they can never contradict the state. */
 export function settlementMessage(w: SettlementWords): string {
+  const words = verdictWords(w);
+  return w.halted ? `${w.halted.charAt(0).toUpperCase()}${w.halted.slice(1)}. ${words}` : words;
+}
+
+function verdictWords(w: SettlementWords): string {
   const v = w.verdict;
   switch (v.kind) {
     case "reached":
-      return resultMessages.done(w.tool, w.actionId, w.by, w.timedOut);
+      return resultMessages.done(w.tool, w.actionId, w.by, w.timedOut, v.detail);
     case "target_holds":
       return resultMessages.targetHolds(w.tool, w.actionId, v.ran);
     case "not_moved":

@@ -116,6 +116,15 @@ export class ChainKernel {
     mul34(acc, this.#post, 0, this.tip);
   }
 
+  /**
+   * Per moving joint k, the frame after its motion (its child link's frame,
+   * base coordinates) for the last `forward`: 3×4 row-major at 12·k. Read
+   * only; the envelope places link volumes with it.
+   */
+  get jointFrames(): Float64Array {
+    return this.#after;
+  }
+
   /** Fills `links` with every chain link's origin (base frame) for the last `forward`. */
   linkPositions(): Float64Array {
     const out = this.links, after = this.#after, off = this.#linkOffset;

@@ -120,6 +120,28 @@ export class KinematicChain {
     return r;
   }
 
+  /**
+   * An upper bound, in any configuration, on the distance from variable
+   * `from`'s joint origin to the origin of the frame after variable `to`
+   * (from ≤ to): the joint offsets in between (triangle inequality) plus the
+   * travel of prismatic joints in between. 0 when from = to.
+   */
+  originDistanceBound(from: number, to: number): number {
+    const first = this.#variableJoint[from] ?? 0;
+    const last = this.#variableJoint[to] ?? 0;
+    let r = 0;
+    for (let i = first + 1; i <= last; i++) {
+      const j = this.#joints[i];
+      if (!j) continue;
+      r += Math.hypot(j.origin[12] ?? 0, j.origin[13] ?? 0, j.origin[14] ?? 0);
+      if (j.type === "prismatic") {
+        const v = this.variables[j.variable];
+        r += Math.max(Math.abs(v?.lower ?? 0), Math.abs(v?.upper ?? 0));
+      }
+    }
+    return r;
+  }
+
   get dof(): number {
     return this.variables.length;
   }

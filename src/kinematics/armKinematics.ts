@@ -3,6 +3,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError } from "../errors.js";
 import { KinematicChain } from "./KinematicChain.js";
 import { parseUrdf } from "./parseUrdf.js";
+import { buildArmBodies, type ArmBodies } from "./volumes/ArmBodies.js";
+import { parseUrdfCollisions } from "./volumes/parseUrdfCollisions.js";
 
 /** The arm's kinematic chain, tied to the config's joint names and limits. */
 export interface ArmKinematics {
@@ -11,6 +13,8 @@ export interface ArmKinematics {
   readonly source: string;
   /** Config joint names in chain order (index k ↔ `chain.variables[k]`). */
   readonly jointNames: readonly string[];
+  /** The links' collision volumes on the chain (URDF `<collision>` or config `link_volumes`), and the pairs checked for self-collision. */
+  readonly bodies: ArmBodies;
 }
 
 const cache = new WeakMap<ArmConfig, ArmKinematics | undefined>();
@@ -34,7 +38,7 @@ function build(config: ArmConfig): ArmKinematics | undefined {
   let text: string;
   let urdf: string;
   if (robotDescription !== undefined) {
-    // Read from the ROS topic at start (createRos2Transport); any other transport has no topic to read.
+    // Read from the ROS topic at start (Ros2Host.start); any other transport has no topic to read.
     if (urdfText === undefined) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: `arm.robot_description (the URDF from ${robotDescription.topic})` });
     text = urdfText;
     urdf = `topic ${robotDescription.topic}`;
@@ -48,7 +52,8 @@ function build(config: ArmConfig): ArmKinematics | undefined {
     }
   }
   const joints = new Map(config.arm.joints.map((j) => [j.name, j]));
-  const chain = new KinematicChain(parseUrdf(text, urdf), baseLink, tipLink, urdf, (name) => joints.get(name));
+  const model = parseUrdf(text, urdf);
+  const chain = new KinematicChain(model, baseLink, tipLink, urdf, (name) => joints.get(name));
   const missing = chain.variables.filter((v) => !joints.has(v.name)).map((v) => v.name);
   if (missing.length > 0) {
     throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", {
@@ -65,7 +70,16 @@ function build(config: ArmConfig): ArmKinematics | undefined {
       reason: `workspace.frame ${frame} is not a link rigidly attached to ${baseLink} (such links: ${[...chain.fixedFrames.keys()].join(", ")})`,
     });
   }
-  return { chain, source: urdf, jointNames: chain.variables.map((v) => v.name) };
+  const bodies = buildArmBodies({
+    model,
+    collisions: parseUrdfCollisions(text, urdf),
+    chain,
+    urdfPath: robotDescription === undefined ? urdf : undefined,
+    linkVolumes: config.linkVolumes,
+    allowedContacts: config.workspace?.allowedContacts ?? [],
+    source: urdf,
+  });
+  return { chain, source: urdf, jointNames: chain.variables.map((v) => v.name), bodies };
 }
 
 /** The chain's joint vector from a pose by name; undefined when a chain joint is missing from it. */

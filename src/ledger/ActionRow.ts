@@ -1,4 +1,5 @@
 import type { ActionRecord } from "../transport/Transport.js";
+import type { CallClient } from "./CallClient.js";
 import type { RecordedCommand } from "./RecordedCommand.js";
 
 /**
@@ -57,6 +58,8 @@ export interface ActionRow {
   readonly command: RecordedCommand | undefined;
   /** The arm's incarnation (firmware boot id) when the command was sent. */
   readonly armIncarnation: string | undefined;
+  /** Who sent the call (schema 3); undefined for rows written before, and for callers that said nothing. */
+  readonly client: CallClient | undefined;
   readonly state: ActionRowState;
   readonly timedOut: boolean;
   readonly settledBy: SettledBy;

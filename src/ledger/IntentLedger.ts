@@ -5,6 +5,7 @@ import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import type { ActionRow, ActionRowState, ConfirmOutcome, ConfirmOutcomeInput, Evidence, ObservedPose, SettledBy } from "./ActionRow.js";
 import { canonicalOutcome } from "./ActionRow.js";
+import { isClientKind, normalizeClient, type CallClient, type ClientKind } from "./CallClient.js";
 import type { ArmBinding } from "./ArmBinding.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
 import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
@@ -42,6 +43,9 @@ interface RawRow {
   operator_outcome: string | null;
   observed_pose_json: string | null;
   observed_at: number | null;
+  client_kind: string | null;
+  client_name: string | null;
+  client_session: string | null;
 }
 
 export interface NewIntent {
@@ -54,6 +58,23 @@ export interface NewIntent {
   readonly command: RecordedCommand;
   /** The arm's incarnation when the command was sent (Transport.armIncarnation). */
   readonly armIncarnation?: string | undefined;
+  /** Who sent the call. */
+  readonly client?: CallClient | undefined;
+}
+
+/** Which client's rows to list: every field given must match exactly. */
+export interface ClientFilter {
+  readonly kind?: ClientKind | undefined;
+  readonly name?: string | undefined;
+  readonly session?: string | undefined;
+}
+
+/** One client as the ledger has seen it: how many motions it sent, and when the last one was recorded. */
+export interface ClientSeen {
+  readonly client: CallClient;
+  readonly actions: number;
+  readonly firstAt: number;
+  readonly lastAt: number;
 }
 
 export interface Settlement {
@@ -283,6 +304,9 @@ export class IntentLedger {
         resources_json: JSON.stringify(intent.resources),
         command_json: JSON.stringify(intent.command),
         arm_incarnation: intent.armIncarnation ?? null,
+        client_kind: intent.client?.kind ?? null,
+        client_name: intent.client?.name ?? null,
+        client_session: intent.client?.session ?? null,
         state: "started",
         created_at: now,
         updated_at: now,
@@ -387,10 +411,15 @@ export class IntentLedger {
    * many rows share a millisecond. `before` (epoch ms) is the older, coarser
    * filter: rows created at or after it are left out.
    */
-  list(filter: { state?: ActionRowState | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {}): ActionRow[] {
+  list(
+    filter: { state?: ActionRowState | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
+  ): ActionRow[] {
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
     const rows = this.#stmts.list.all({
       state: filter.state ?? null,
+      client_kind: filter.client?.kind ?? null,
+      client_name: filter.client?.name ?? null,
+      client_session: filter.client?.session ?? null,
       before: filter.before ?? null,
       after_at: filter.after?.createdAt ?? null,
       after_id: filter.after?.actionId ?? null,
@@ -402,6 +431,15 @@ export class IntentLedger {
   inState(state: ActionRowState): ActionRow[] {
     return (this.#stmts.inState.all(state) as RawRow[]).map(toRow);
   }
+
+  /** Every client that sent a motion, the most recent first (the history's filter). Rows without a client are left out. */
+  clients(limit = 200): ClientSeen[] {
+    const raws = this.#stmts.clients.all(Math.max(1, Math.min(limit, 1000))) as { client_kind: string; client_name: string; client_session: string | null; n: number; first_at: number; last_at: number }[];
+    return raws.flatMap((r) => {
+      const client = clientOf(r);
+      return client ? [{ client, actions: r.n, firstAt: r.first_at, lastAt: r.last_at }] : [];
+    });
+  }
 }
 
 export type { ActionRow, ActionRowState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
@@ -409,8 +447,8 @@ export type { ActionRow, ActionRowState, ConfirmOutcome, Evidence, SettledBy } f
 function prepare(db: Database.Database) {
   return {
     insert: db.prepare(
-      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, arm_incarnation, state, created_at, updated_at)
-       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @arm_incarnation, @state, @created_at, @updated_at)`,
+      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, arm_incarnation, client_kind, client_name, client_session, state, created_at, updated_at)
+       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @arm_incarnation, @client_kind, @client_name, @client_session, @state, @created_at, @updated_at)`,
     ),
     settle: db.prepare(
       `UPDATE actions SET state = @state, timed_out = @timed_out, settled_by = @settled_by, message = @message,
@@ -430,8 +468,15 @@ function prepare(db: Database.Database) {
     inState: db.prepare(`SELECT * FROM actions WHERE state = ? ORDER BY created_at, action_id`),
     list: db.prepare(
       `SELECT * FROM actions WHERE (@state IS NULL OR state = @state) AND (@before IS NULL OR created_at < @before)
+         AND (@client_kind IS NULL OR client_kind = @client_kind) AND (@client_name IS NULL OR client_name = @client_name)
+         AND (@client_session IS NULL OR client_session = @client_session)
          AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND action_id < @after_id))
        ORDER BY created_at DESC, action_id DESC LIMIT @limit`,
+    ),
+    clients: db.prepare(
+      `SELECT client_kind, client_name, client_session, COUNT(*) AS n, MIN(created_at) AS first_at, MAX(created_at) AS last_at FROM actions
+       WHERE client_kind IS NOT NULL AND client_name IS NOT NULL
+       GROUP BY client_kind, client_name, client_session ORDER BY last_at DESC LIMIT ?`,
     ),
   };
 }
@@ -446,6 +491,7 @@ function toRow(r: RawRow): ActionRow {
     resources: JSON.parse(r.resources_json) as string[],
     command: r.command_json === null ? undefined : parseRecordedCommand(JSON.parse(r.command_json)),
     armIncarnation: r.arm_incarnation ?? undefined,
+    client: clientOf(r),
     state: r.state as ActionRowState,
     timedOut: r.timed_out === 1,
     settledBy: (r.settled_by ?? "none") as SettledBy,
@@ -461,6 +507,12 @@ function toRow(r: RawRow): ActionRow {
     confirmedAt: r.confirmed_at ?? undefined,
     updatedAt: r.updated_at,
   };
+}
+
+/** A stored client, or undefined for rows without one (and a kind this version does not know, written by a newer one). */
+function clientOf(r: Pick<RawRow, "client_kind" | "client_name" | "client_session">): CallClient | undefined {
+  if (r.client_kind === null || r.client_name === null || !isClientKind(r.client_kind)) return undefined;
+  return normalizeClient({ kind: r.client_kind, name: r.client_name, session: r.client_session ?? undefined });
 }
 
 /**

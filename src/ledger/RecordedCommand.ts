@@ -7,7 +7,11 @@ import type { MotionCommand } from "../transport/Transport.js";
  * rows recorded before it was kept). An operator judging an unknown needs
  * both, and the console draws both.
  */
-export type RecordedCommand = MotionCommand & { readonly from?: Readonly<Record<string, number>> | null | undefined };
+export type RecordedCommand = MotionCommand & {
+  readonly from?: Readonly<Record<string, number>> | null | undefined;
+  /** The speed the plan asked for, when limits.max_tool_speed_mps sent it slower (`speed` is what was sent). */
+  readonly requested_speed?: number | undefined;
+};
 
 const pose = z.record(z.string(), z.number());
 
@@ -17,6 +21,7 @@ const RECORDED_COMMAND = z.looseObject({
   targets: pose,
   speed: z.number(),
   from: pose.nullable().optional(),
+  requested_speed: z.number().optional(),
 });
 
 /** A command as read back from the ledger, or undefined when what is stored is not one (the row then has no command to observe by). */

@@ -12,15 +12,22 @@ import { ACTION_STATES } from "./ActionRow.js";
  * 2. `confirmed_partial` (an operator saw the arm stop part-way), and the
  *    operator's word with the pose observed when they gave it
  *    (`operator_outcome`, `observed_pose_json`, `observed_at`).
+ * 3. who asked: the client that sent each call (`client_kind`,
+ *    `client_name`, `client_session`; null on rows written before), indexed
+ *    for the history's filter.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const STATE_CHECK = `CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")}))`;
+const V2_STATE_CHECK = `CHECK (state IN ('started', 'done', 'failed', 'unknown', 'confirmed_done', 'confirmed_not_done', 'confirmed_partial'))`;
 
-/** The actions table as of SCHEMA_VERSION, under `name` (a migration builds it beside the old one). */
-function actionsTable(name: string): string {
-  return `
-CREATE TABLE ${name} (
+/**
+ * The columns of version 2, in order: the table a version-1 file is rebuilt
+ * into, and the first columns of the current one. `stateCheck` is the states'
+ * CHECK: version 2's own, frozen, for the rebuild; the current states for a
+ * fresh file (a new state needs a rebuild step of its own).
+ */
+const columnsDdl = (stateCheck: string): string => `
   action_id      TEXT PRIMARY KEY,
   call_id        TEXT NOT NULL UNIQUE,
   tool           TEXT NOT NULL,
@@ -29,7 +36,7 @@ CREATE TABLE ${name} (
   resources_json TEXT NOT NULL,
   command_json   TEXT,
   arm_incarnation TEXT,
-  state          TEXT NOT NULL ${STATE_CHECK},
+  state          TEXT NOT NULL ${stateCheck},
   timed_out      INTEGER NOT NULL DEFAULT 0,
   settled_by     TEXT,
   message        TEXT,
@@ -42,9 +49,12 @@ CREATE TABLE ${name} (
   updated_at     INTEGER NOT NULL,
   operator_outcome   TEXT CHECK (operator_outcome IN ('reached', 'partial', 'not_moved')),
   observed_pose_json TEXT,
-  observed_at        INTEGER
-) STRICT;`;
-}
+  observed_at        INTEGER`;
+
+/** What version 3 adds, each a column `ALTER TABLE … ADD COLUMN` can add to a version-2 table as it is. */
+const V3_COLUMNS = ["client_kind TEXT", "client_name TEXT", "client_session TEXT"] as const;
+
+const V3_INDEXES = `CREATE INDEX actions_client ON actions (client_name, client_kind, client_session);`;
 
 const INDEXES = `
 CREATE INDEX actions_state ON actions (state);
@@ -53,8 +63,11 @@ CREATE INDEX actions_created ON actions (created_at);
 
 export const FRESH_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-${actionsTable("actions")}
-${INDEXES}`;
+CREATE TABLE actions (${columnsDdl(STATE_CHECK)},
+  ${V3_COLUMNS.join(",\n  ")}
+) STRICT;
+${INDEXES}
+${V3_INDEXES}`;
 
 /** Columns every version has had: what a rebuild copies over. */
 const V1_COLUMNS = [
@@ -63,19 +76,25 @@ const V1_COLUMNS = [
 ].join(", ");
 
 /**
- * Migration from version N to N+1, keyed by N. SQLite cannot change a CHECK
- * constraint in place, so a new state means rebuilding the table: create the
- * new one beside it, copy every row, drop the old, rename
- * (https://www.sqlite.org/lang_altertable.html#otheralter, the "making other
- * kinds of table schema changes" procedure).
+ * Migration from version N to N+1, keyed by N. Each step builds exactly the
+ * next version's shape (never "the current one"), so a file several versions
+ * old steps through every one in turn.
  */
 const MIGRATIONS: Readonly<Record<number, (db: Database.Database) => void>> = {
+  // SQLite cannot change a CHECK constraint in place, so a new state means rebuilding the table:
+  // create the new one beside it, copy every row, drop the old, rename
+  // (https://www.sqlite.org/lang_altertable.html#otheralter, "making other kinds of table schema changes").
   1: (db) => {
-    db.exec(actionsTable("actions_v2"));
+    db.exec(`CREATE TABLE actions_v2 (${columnsDdl(V2_STATE_CHECK)}\n) STRICT;`);
     db.exec(`INSERT INTO actions_v2 (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM actions`);
     db.exec(`DROP TABLE actions`);
     db.exec(`ALTER TABLE actions_v2 RENAME TO actions`);
     db.exec(INDEXES);
+  },
+  // Nullable columns without a default: ADD COLUMN leaves every existing row as it was (null: not recorded).
+  2: (db) => {
+    for (const column of V3_COLUMNS) db.exec(`ALTER TABLE actions ADD COLUMN ${column}`);
+    db.exec(V3_INDEXES);
   },
 };
 

@@ -8,6 +8,12 @@ export interface InFlightMotion {
   readonly actionId: string;
   readonly from: Readonly<Record<string, number>>;
   readonly to: Readonly<Record<string, number>>;
+  /**
+   * The fastest each of its axes moves (rad/s), as sent: the tool-speed limit
+   * adds it to a new motion's. Absent (a motion recorded before, or on a
+   * transport that does not say): each axis's max_velocity is assumed.
+   */
+  readonly peakVelocity?: Readonly<Record<string, number>>;
 }
 
 interface Entry {
@@ -58,7 +64,7 @@ export class InFlightMotions {
   /** The segments to account for; `stillUnsettled(actionId)` prunes unresolved motions that were settled or confirmed since. */
   current(stillUnsettled: (actionId: string) => boolean): InFlightMotion[] {
     for (const [id, e] of this.#entries) if (e.unresolved && !stillUnsettled(id)) this.#entries.delete(id);
-    return [...this.#entries.values()].flatMap((e) => e.segments.map(({ actionId, from, to }) => ({ actionId, from, to })));
+    return [...this.#entries.values()].flatMap((e) => e.segments.map(({ actionId, from, to, peakVelocity }) => (peakVelocity === undefined ? { actionId, from, to } : { actionId, from, to, peakVelocity })));
   }
 
   /** The action ids counted in flight now (without pruning). */

@@ -1,4 +1,5 @@
 import type { ArmbridgeError } from "../errors.js";
+import type { MotionTiming } from "../motion/MotionTiming.js";
 import type { WireNumbers } from "./WireNumbers.js";
 
 /**
@@ -92,6 +93,15 @@ export interface Transport {
   armIdentity?(): string | undefined;
 
   /**
+   * How this transport turns a motion's speed into each axis's motion
+   * (MotionTiming): what `limits.max_tool_speed_mps` needs to bound the
+   * tool's speed and to slow a motion down. A transport without it (or that
+   * answers undefined) cannot be held to a tool-speed limit: motions are
+   * refused while one is configured.
+   */
+  motionTiming?(): MotionTiming | undefined;
+
+  /**
    * An operator's deliberate recovery of axes whose servos shut down on a
    * hardware error (servo buses): reboot where the protocol has one, then
    * torque back on holding the present position, so nothing moves. Never
@@ -100,6 +110,33 @@ export interface Transport {
    * axis. Never rejects; each axis gets its own outcome.
    */
   recoverServos?(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]>;
+
+  /**
+   * How fast motions on these axes run now, against their plan: a speed
+   * slider (UR's speed scaling), a program paused on a teach pendant, a
+   * simulation slower than real time. Undefined when the arm does not say
+   * (then motions are taken to run at their planned speed). The executor
+   * counts its wait budgets in this time, so a correct motion at 30 % speed
+   * is not taken for a lost one, and a paused one is reported as paused.
+   */
+  pace?(axes: readonly string[]): MotionPace | undefined;
+
+  /** Called when `pace` may have changed (a slider moved, a pause began or ended). Returns an unsubscribe function. */
+  onPace?(listener: () => void): () => void;
+}
+
+/** The arm's pace now (see Transport.pace). */
+export interface MotionPace {
+  /** Planned seconds the arm covers per wall second: 1 at full speed, 0.3 with the slider at 30 %, 0 while paused. */
+  readonly factor: number;
+  /** The arm was paused, not slowed: its speed scaling is 0 (UR: the teach pendant's speed slider at 0, or its program paused). */
+  readonly paused: boolean;
+  /** The speed scaling the controller reports, when it reports one (0..1). */
+  readonly speedScaling?: number;
+  /** Where this comes from, in words for an operator. */
+  readonly source: string;
+  /** Epoch ms (our clock) of the reading. */
+  readonly stampMs: number;
 }
 
 /** What recovering one axis's servo came to. */
@@ -146,6 +183,12 @@ export type ArmActionState =
   | "executing"
   /** Every axis reached its target. */
   | "reached"
+  /**
+   * A gripper asked to close stopped short of its target because it closed
+   * on an object, and holds it: what a close is for, so not a stall. `detail`
+   * says where it stopped.
+   */
+  | "grasped"
   /** Halted by a stop before reaching the target. */
   | "stopped"
   /** An axis could not move on (blocked, overload). */
@@ -208,6 +251,7 @@ export const TERMINAL_ACTION_STATES: Readonly<Record<ArmActionState, boolean>> =
   unknown: false,
   executing: false,
   reached: true,
+  grasped: true,
   stopped: true,
   stalled: true,
   rejected: true,

@@ -8,6 +8,7 @@ import { parseUrdf } from "../../src/kinematics/parseUrdf.js";
 import { planCartesianMove } from "../../src/kinematics/planCartesianMove.js";
 import { positionOf } from "../../src/kinematics/rigidTransform.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
+import { EnvelopeModel } from "../../src/safety/EnvelopeModel.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 
 /** Every shipped arm config: its URDF, chain and envelope as the bridge loads them. */
@@ -48,7 +49,14 @@ describe.each(SHIPPED)("shipped config $file", ({ file, urdf, dof, wider }) => {
     }
   });
 
-  it("the envelope contains home (every link frame of the home pose) and a move to every named pose from home stays inside", () => {
+  it("every moving link of the chain has a collision volume, and no checked pair of volumes touches in every configuration", () => {
+    // Each moving joint's frame carries at least one volume (its link's, or a link fixed to it).
+    for (const [k, v] of kin!.chain.variables.entries()) expect(kin!.bodies.volumes.some((b) => b.ref === k), `a volume after ${v.name}`).toBe(true);
+    expect(EnvelopeModel.of(config)!.alwaysInContact).toEqual([]);
+    expect(kin!.bodies.unplaced).toEqual([]);
+  });
+
+  it("the envelope contains home (every link frame and volume of the home pose) and a move to every named pose from home stays inside", () => {
     const home = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home]));
     expect(checkMotionEnvelope(config, home, home, "move_to_named_pose")).toMatchObject({ ok: true });
     for (const [name, pose] of Object.entries(config.arm.namedPoses)) {

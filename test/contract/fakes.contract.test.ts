@@ -14,12 +14,21 @@ import { transportContract, type ContractArm, type ContractArmOptions } from "./
  * timed like the simulated arm's, since the contract needs motions that take
  * a while).
  */
-const MOVES = { slowMove: { elbow: 0.4 }, quickMove: { elbow: 1.2 }, otherJointMove: { wrist_2: 0.4 } };
+// The other joint is the wrist roll: wrist_2 turned with the elbow at 1.2 rad (the quick move, in
+// flight beside it) brings wrist_2_link within the envelope's margin of forearm_link, and is refused.
+const MOVES = { slowMove: { elbow: 0.4 }, quickMove: { elbow: 1.2 }, otherJointMove: { wrist_3: 0.4 } };
 const LINK_LOSS = {
   idleDropMs: 400,
   midMotion: { move: { elbow: 0.4 }, speed: 0.5, dropAfterMs: 150, dropMs: 900 },
   powerLoss: { move: { elbow: 0.4 }, speed: 0.2, afterMs: 400, outageMs: 500 },
 };
+
+/**
+ * The motions are timed as firmware-sim times them (one shared duration), and
+ * the fakes say so as the serial transport does: the envelope bounds a motion
+ * in flight by that timing, not by every joint's max_velocity.
+ */
+const SHARED_DURATION = { kind: "shared_duration" } as const;
 
 /** The simulated arm's own profile (firmware-sim runs the same model). */
 function profileMs(config: ArmConfig): (command: MotionCommand, from: Readonly<Record<string, number>>) => number {
@@ -50,14 +59,14 @@ function onFake(make: (config: ArmConfig, options: ContractArmOptions) => FakeAr
 
 transportContract(
   "test FakeArm (executor unit tests)",
-  onFake((config, { reconnect }) => new FakeArm(config, { motionMs: profileMs(config), reconnect })),
+  onFake((config, { reconnect }) => new FakeArm(config, { motionMs: profileMs(config), timing: SHARED_DURATION, reconnect })),
   MOVES,
   LINK_LOSS,
 );
 
 transportContract(
   "test FakeArm of the route tests (timed)",
-  onFake((config, { reconnect }) => new RouteFakeArm(config, { motionMs: profileMs(config), reconnect })),
+  onFake((config, { reconnect }) => new RouteFakeArm(config, { motionMs: profileMs(config), timing: SHARED_DURATION, reconnect })),
   MOVES,
   LINK_LOSS,
 );

@@ -43,7 +43,7 @@ describe("arm.urdf, arm.base_link, arm.tip_link and workspace in the config", ()
   it("the shipped default config has kinematics and an envelope", () => {
     const config = loadConfig();
     expect(armKinematicsOf(config)?.chain.tipLink).toBe("tool0");
-    expect(config.workspace).toMatchObject({ frame: "base_link", floorZ: -0.35, keepIn: { min: [-0.95, -0.95, -0.4], max: [0.95, 0.95, 1.2] } });
+    expect(config.workspace).toMatchObject({ frame: "base_link", floorZ: -0.39, keepIn: { min: [-0.95, -0.95, -0.4], max: [0.95, 0.95, 1.2] } });
   });
 
   it.each([
@@ -119,7 +119,9 @@ describe("the start-up report", () => {
 
   it("says loudly (warn) when no envelope is configured, and quietly (info) when one is", () => {
     const none = capture();
-    const noWorkspace = { ...loadConfig(), workspace: undefined };
+    // No keep_in, floor or keep-out zone (the allowed contacts stay, so self-collision is still checked).
+    const shipped = loadConfig();
+    const noWorkspace = { ...shipped, workspace: { ...shipped.workspace!, keepIn: undefined, floorZ: undefined, maxStepM: undefined } };
     expect(reportEnvelope(noWorkspace, none.logger)).toBe("no_envelope");
     expect(none.lines).toEqual([expect.objectContaining({ level: 40, msg: expect.stringMatching(/^NO SAFETY ENVELOPE/) as unknown })]);
 

@@ -43,7 +43,7 @@ describe("Ros2Transport on the rclnodejs double", () => {
   });
 
   it("judges a cancelled goal by its status: CANCELED with error_code 0 is stopped, not reached", async () => {
-    const o = await start();
+    const o = await start({ halt_own_goals: "cancel" });
     const running = o.transport.runMotion({ actionId: "c1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
     await until(o, (s) => s.axes.elbow!.position < 0.8);
     const halt = await o.transport.halt({ signal: AbortSignal.timeout(2000) });

@@ -173,7 +173,7 @@ describe("6. params files apply as rclnodejs applies them", () => {
 
 describe("7. a cancel that lands after the success request", () => {
   it("leaves the goal CANCELING (succeed suppressed); the motion is settled by observation as reached", async () => {
-    const o = await start({}, { actionMonitorPeriodMs: 600 });
+    const o = await start({ halt_own_goals: "cancel" }, { actionMonitorPeriodMs: 600 });
     const running = o.transport.runMotion({ actionId: "ce1", targets: { wrist_3: 0.3 }, speed: 1 }, AbortSignal.timeout(20_000));
     // The control loop has asked for success; the goal handle timer has not sent it yet.
     const deadline = Date.now() + 5000;

@@ -141,7 +141,7 @@ describe("arm.robot_description — the URDF from the /robot_description topic (
     expect(kin.chain.dof).toBe(6);
     expect(createDefaultTools(o.transport.config).names()).toContain("move_to_pose");
     // The subscription is gone once read.
-    expect(o.double.world.stringSubscribers.size).toBe(0);
+    expect(o.double.world.bus.subscriptionCount("/robot_description")).toBe(0);
   });
 
   it.each([

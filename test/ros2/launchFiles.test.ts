@@ -173,6 +173,20 @@ describe("launch files parse on Humble and Jazzy", () => {
     });
   });
 
+  it("the armbridge command is one executable; a runner such as npx goes in launch_prefix, which launch splits (shlex)", () => {
+    // ros2/launch humble @ f31c1ff1 and jazzy @ 09403fce, launch/descriptions/executable.py: `cmd = shlex.split(
+    // perform_substitutions(context, self.__prefix)) + cmd`, while each cmd element (Python) or each
+    // substitution in cmd (XML, ExecuteProcess._parse_cmdline) stays one argv element.
+    const py = readFileSync(join(launchDir, "armbridge.launch.py"), "utf8");
+    const xml = readFileSync(join(launchDir, "armbridge.launch.xml"), "utf8");
+    for (const source of [py, xml]) {
+      expect(source).not.toMatch(/e\.g\. '?npx armbridge/);
+      expect(source).toMatch(/launch_prefix/);
+    }
+    expect(py).toMatch(/prefix=LaunchConfiguration\("launch_prefix"\)/);
+    expect(xml).toMatch(/launch-prefix="\$\(var launch_prefix\)"/);
+  });
+
   it("the checker catches what Humble refuses: sigterm_timeout on <executable>", () => {
     const tags = xmlTags('<launch><executable cmd="x" sigterm_timeout="10"/></launch>');
     const humble = tags.flatMap((t) => t.attributes.filter((a) => !(XML_ATTRIBUTES.humble[t.tag] ?? []).includes(a)));

@@ -102,13 +102,24 @@ describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
 
   it("a sim clock at 0.5×: node.now() under use_sim_time starts near 0 and runs at about half the wall clock", async () => {
     const { node } = await graph({ simTimeRate: 0.5 }, ["node", "t", "--ros-args", "-p", "use_sim_time:=true", "--"]);
-    const sim0 = Number(node.now().nanoseconds) / 1e6;
-    const wall0 = Date.now();
+    // node.now() is the last /clock received: compare it with the wall clock at the moments /clock
+    // arrived, not at arbitrary moments a loaded machine may put a tick's worth after one.
+    const arrivals: Array<{ simMs: number; nowMs: number; wallMs: number }> = [];
+    node.createSubscription("rosgraph_msgs/msg/Clock", "/clock", { qos: { reliability: "reliable" } }, (m) => {
+      const { sec, nanosec } = (m as { clock: { sec: number; nanosec: number } }).clock;
+      arrivals.push({ simMs: sec * 1000 + nanosec / 1e6, nowMs: Number(node.now().nanoseconds) / 1e6, wallMs: Date.now() });
+    });
     await new Promise((r) => setTimeout(r, 400));
-    const sim = Number(node.now().nanoseconds) / 1e6 - sim0;
-    const wall = Date.now() - wall0;
-    expect(sim0).toBeLessThan(60_000);
-    // Never ahead of half the wall clock; behind it by at most the ticks a loaded machine delays.
+    const first = arrivals[0]!;
+    const last = arrivals.at(-1)!;
+    const sim = last.simMs - first.simMs;
+    const wall = last.wallMs - first.wallMs;
+    expect(first.simMs).toBeLessThan(60_000);
+    expect(wall).toBeGreaterThan(200);
+    // node.now() follows /clock: never ahead of the newest message.
+    for (const a of arrivals) expect(a.nowMs).toBeLessThanOrEqual(a.simMs + 1e-6);
+    expect(Math.abs(last.nowMs - last.simMs)).toBeLessThan(50);
+    // Never ahead of half the wall clock; behind it by at most the delivery jitter of two messages.
     expect(sim).toBeLessThanOrEqual(0.5 * wall + 10);
     expect(sim).toBeGreaterThan(0.25 * wall);
   });

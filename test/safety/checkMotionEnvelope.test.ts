@@ -2,19 +2,22 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { armKinematicsOf } from "../../src/kinematics/armKinematics.js";
+import type { ChainFrames } from "../../src/kinematics/KinematicChain.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
-import { testConfig } from "../support/testConfig.js";
+import { framesOnly, testConfig } from "../support/testConfig.js";
 
-const config = testConfig();
+// Link frames only: the oracle below checks frames; test/safety/linkVolumes*.test.ts check the volumes.
+const config = framesOnly(testConfig());
 const kin = armKinematicsOf(config)!;
 const { chain } = kin;
 const ws = config.workspace!;
 const HOME: Record<string, number> = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home] as const));
 const byName = (q: readonly number[]): Record<string, number> => Object.fromEntries(kin.jointNames.map((n, k) => [n, q[k]!]));
 
+let scratch: ChainFrames | undefined;
 /** Where each moving link frame is outside the envelope (no sampling margin: the true envelope). */
 function outside(q: readonly number[]): string | undefined {
-  const frames = chain.frames(q);
+  const frames = (scratch = chain.frames(q, scratch));
   for (const [i, m] of frames.links.entries()) {
     if (!chain.linkMoves[i]) continue;
     const p = [m[12]!, m[13]!, m[14]!];
@@ -35,16 +38,18 @@ describe("checkMotionEnvelope on the default simulated arm", () => {
         if (!verdict.ok) return;
         accepted++;
         const n = 3000;
-        for (let s = 0; s <= n; s++) {
-          const q = from.map((v, k) => v + (s / n) * (to[k]! - v));
-          expect(outside(q)).toBeUndefined();
+        let first: string | undefined;
+        for (let s = 0; s <= n && first === undefined; s++) {
+          const where = outside(from.map((v, k) => v + (s / n) * (to[k]! - v)));
+          if (where !== undefined) first = `${where} at ${s / n}`;
         }
+        expect(first).toBeUndefined();
       }),
       { numRuns: 150, seed: 11 },
     );
     // Random moves across the full range often leave it; enough must pass for the property to mean something.
     expect(accepted).toBeGreaterThan(10);
-  });
+  }, 120_000);
 
   it("property: a motion whose sampled path does leave the envelope is never accepted", () => {
     fc.assert(
@@ -70,11 +75,12 @@ describe("checkMotionEnvelope on the default simulated arm", () => {
     expect(verdict.issues[0]!.message).toContain("floor_z");
   });
 
-  it("a move within the envelope passes, and its samples are ≤ 2 mm of link travel apart", () => {
+  it("a move far from every wall passes after a handful of evaluations, not one every 2 mm of travel", () => {
     const verdict = checkMotionEnvelope(config, HOME, { shoulder_pan: 1.0 }, "move_joints");
     expect(verdict.ok).toBe(true);
-    // Pan of 1 rad: the farthest frame is at most the sum of downstream offsets (~1.1 m) from the axis → ≥ 550 samples.
-    if (verdict.ok) expect(verdict.samples).toBeGreaterThan(500);
+    // Pan of 1 rad sweeps the tool ~0.6 m; 2 mm samples would be ~550. Each frame is ≥ 0.2 m from the walls,
+    // so conservative advancement certifies the path in a few steps.
+    if (verdict.ok) expect(verdict.samples).toBeLessThan(50);
   });
 
   it("gripper-only targets need no pose and pass; chain targets without a pose are refused (ARMB_ERR_POSE_UNKNOWN)", () => {

@@ -53,15 +53,15 @@ describe("the envelope's motions in flight are rebuilt from the ledger", () => {
     bridge = await Bridge.start({ transport: { kind: "serial", link: sim.link }, dataDir });
 
     expect((await call(bridge, "c1", { elbow: -0.899, wrist_1: 1.184 })).status).toBe("done");
-    const stalled = await call(bridge, "c2", { shoulder_lift: 1.091 });
+    const stalled = await call(bridge, "c2", { shoulder_lift: 0.5 });
     expect(stalled.status).toBe("unknown");
-    const before = await call(bridge, "c3", { elbow: -0.002 });
+    const before = await call(bridge, "c3", { elbow: 0.4 });
     expect(before).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ENVELOPE_VIOLATION" });
 
     await bridge.close();
     bridge = await restart(sim.link, dataDir);
     const starts = readEffects(effectsLog).filter((e) => e.event === "motion_start").length;
-    const after = await call(bridge, "c4", { elbow: -0.002 });
+    const after = await call(bridge, "c4", { elbow: 0.4 });
     expect(after).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ENVELOPE_VIOLATION" });
     expect(JSON.stringify(after)).toContain("in flight");
     // Ground truth: nothing reached the arm for it.
@@ -71,6 +71,6 @@ describe("the envelope's motions in flight are rebuilt from the ledger", () => {
     // Once an operator has confirmed the unknown one, it no longer counts, and the same motion runs.
     const stalledId = "action_id" in stalled ? stalled.action_id : "";
     bridge.executor.confirm(stalledId, { outcome: "partial", operator: "tester" });
-    expect((await call(bridge, "c5", { elbow: -0.002 })).status).toBe("done");
+    expect((await call(bridge, "c5", { elbow: 0.4 })).status).toBe("done");
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import { pino } from "pino";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../src/config/actuators.js";
 import { ArmbridgeError } from "../../src/errors.js";
+import type { MotionTiming } from "../../src/motion/MotionTiming.js";
 import { LinkLifecycle, type LinkReturn } from "../../src/transport/link/LinkLifecycle.js";
 import { refuseUnsendable } from "../../src/transport/motionProblem.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../../src/transport/Transport.js";
@@ -42,6 +43,8 @@ export interface FakeArmOptions {
   readonly answersQueries?: boolean;
   /** Try to get a lost link back (default true). */
   readonly reconnect?: boolean;
+  /** How it says it times motions (Transport.motionTiming); absent: it does not say. */
+  readonly timing?: MotionTiming;
 }
 
 interface Motion {
@@ -97,6 +100,11 @@ export class FakeArm implements Transport {
       inFlight: () => [...this.#active.keys()],
       attempt: async () => this.#tryReturn(),
     });
+  }
+
+  /** Only when the test gives one: a transport that does not say how it times motions is a case of its own. */
+  motionTiming(): MotionTiming | undefined {
+    return this.#options.timing;
   }
 
   async open(): Promise<void> {

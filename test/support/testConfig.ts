@@ -23,3 +23,16 @@ export function testConfig(
     "test config",
   );
 }
+
+/**
+ * The same config with no link volumes at all (every URDF link's volumes
+ * replaced by none, as `link_volumes: {link: []}` does): the envelope checks
+ * link frames only, as it did before volumes. For tests about how paths and
+ * motions in flight are certified, with envelopes sized to the frames.
+ */
+export function framesOnly(config: ArmConfig): ArmConfig {
+  const urdf = config.arm.urdf;
+  if (urdf === undefined) return config;
+  const links = [...readFileSync(urdf, "utf8").matchAll(/<link\s+name="([^"]+)"/g)].map((m) => m[1]!);
+  return { ...config, linkVolumes: Object.fromEntries(links.map((l) => [l, []])) };
+}

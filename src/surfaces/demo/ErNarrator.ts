@@ -5,6 +5,7 @@ import type { CallResult } from "../../executor/CallResult.js";
 import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
 import type { AgentEvent } from "../gemini/AgentEvent.js";
 import { progressLine } from "../gemini/progressLine.js";
+import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
 
 /** A frame the session delivered to the model, as saved. */
 export interface SavedFrame {
@@ -68,6 +69,8 @@ export class ErNarrator {
         this.#onCall(event.event);
         break;
       case "responses":
+        for (const r of event.responses) this.#saveDelivered(r);
+        break;
       case "cancelled":
       case "cancelled_settled":
       case "interrupted":
@@ -89,13 +92,6 @@ export class ErNarrator {
       return;
     }
     this.results.set(e.callId, { tool: e.tool, result: e.result });
-    // The executor's result still holds the bytes; the surface moves them into image parts when it answers the model.
-    const saved = (e.result.images ?? []).flatMap((image, k) => (image.data === undefined ? [] : [this.#save(e.callId, { ...image, data: image.data }, k)]));
-    for (const f of saved) {
-      this.#write(
-        `  ${e.callId} ${e.tool}: frame from ${f.camera} (${f.width}×${f.height}, captured ${f.capturedAt}${f.stale ? ", STALE" : ""}) sent to the model; saved to ${this.#shown(f.path)}`,
-      );
-    }
     if (e.tool === "move_to_image_point") {
       const move = this.#imagePointMove(e.callId, e.result);
       this.moves.push(move);
@@ -104,7 +100,25 @@ export class ErNarrator {
       this.#write(`  ${e.callId} move_to_image_point: point [${move.point.join(", ")}] of ${move.camera} ${from}${table}`);
     }
     const line = progressLine(e);
-    if (line !== undefined && saved.length === 0) this.#write(`  ${line}`);
+    // A result with pictures is told when they reach the model (#saveDelivered), with where they were saved.
+    if (line !== undefined && (e.result.images ?? []).length === 0) this.#write(`  ${line}`);
+  }
+
+  /**
+   * The pictures exactly as the model got them: a response's image parts, in
+   * the order of its result's image descriptions. Wherever the bridge runs
+   * (in process or a serve this session is attached to), this is what was sent.
+   */
+  #saveDelivered(r: FunctionResponse): void {
+    const parts = r.parts ?? [];
+    if (parts.length === 0) return;
+    const described = (resultOf(r.response).images ?? []).filter((image) => image.delivered_as !== undefined);
+    parts.forEach((part, k) => {
+      const image = described[k];
+      if (!image) return;
+      const f = this.#save(r.id, { ...image, mime_type: part.inlineData.mimeType, data: part.inlineData.data }, k);
+      this.#write(`  ${r.id} ${r.name}: frame from ${f.camera} (${f.width}×${f.height}, captured ${f.capturedAt}${f.stale ? ", STALE" : ""}) sent to the model; saved to ${this.#shown(f.path)}`);
+    });
   }
 
   #save(callId: string, image: ResultImage & { readonly data: string }, k: number): SavedFrame {

@@ -1,5 +1,6 @@
 import type { CallResult } from "../../executor/CallResult.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
+import { paceWords } from "../../executor/reportPace.js";
 import type { ActionRow } from "../../ledger/ActionRow.js";
 import type { AgentEvent } from "../gemini/AgentEvent.js";
 import { describeModelLinkEvent } from "../gemini/ModelLinkEvent.js";
@@ -174,6 +175,9 @@ export class SessionNarrator {
         c.budgetMs = e.budgetMs;
         c.resources = e.resources;
         this.#line(t, c, `starts ${e.actionId} on ${e.resources.map(shortName).join(", ")} (waits up to ${e.budgetMs} ms)`);
+        break;
+      case "paced":
+        this.#line(t, c, `the arm is ${paceWords(e.pace)}`);
         break;
       case "timed_out":
         c.timedOutAt = t;

@@ -14,6 +14,8 @@ import { GeminiModelClient } from "../gemini/GeminiModelClient.js";
 import type { ModelClient } from "../gemini/ModelClient.js";
 import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
 import { runAgent } from "../gemini/runAgent.js";
+import { agentClient } from "../gemini/agentClient.js";
+import { RemoteBridge } from "../attach/RemoteBridge.js";
 import { bindHttpPort, type BoundHttpPort } from "../http/bindHttpPort.js";
 import { serveHttpOnPort, type RunningHttpServer } from "../http/startHttpServer.js";
 import { runErSession } from "./erSession.js";
@@ -37,17 +39,20 @@ export const DEMO_HELP = `Usage: armbridge demo [--exit-after-session] [--sessio
                      [--seed N] [--link pty|tcp] [--bus PROTOCOL] [--http HOST:PORT] [--token T] [--data DIR] [--config FILE]
 
 The whole thing in one command (\`npm start\`): starts firmware-sim as a child
-process (PTY when socat is installed, else TCP), the bridge on it with a
-SQLite ledger under ${DEFAULT_DATA_DIR}/demo-<time>/ (or --data DIR), the HTTP API
-and the operator console; then runs an agent session and narrates it on stdout:
-with GEMINI_API_KEY, a Gemini model on --instruction; without it, the bundled
-scripted session (config/demo-session.jsonl) through the same agent loop.
-Then it keeps serving the console until Ctrl-C.
+process (PTY when socat is installed, else TCP) and one serve on it — the
+bridge with a SQLite ledger under ${DEFAULT_DATA_DIR}/demo-<time>/ (or --data DIR), the
+HTTP API and the operator console — then attaches an agent session to that
+serve over its HTTP API, as \`armbridge agent --bridge\` does, and narrates it
+on stdout: with GEMINI_API_KEY, a Gemini model on --instruction; without it,
+the bundled scripted session (config/demo-session.jsonl) through the same
+agent loop. Everything it does is in the console the demo prints. Then it
+keeps serving the console until Ctrl-C.
 The agent session is preceded by a Gemini Robotics-ER session on a simulated
 arm of its own and its overhead camera (config/er-session.jsonl, or the real
-ER model with GEMINI_API_KEY): look, point at a block, move above it, close
-the gripper; its ledger, ground truth and the pictures it was given are under
-<data>/er/ (frames in <data>/er/frames/).
+ER model with GEMINI_API_KEY), attached the same way to a serve of its own
+whose console URL is printed too: look, point at a block, move above it,
+close the gripper; its ledger, ground truth and the pictures it was given are
+under <data>/er/ (frames in <data>/er/frames/).
 
   --exit-after-session   stop after the session instead of serving (tests, CI)
   --session FILE         scripted session to replay (default config/demo-session.jsonl)
@@ -137,6 +142,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let httpPort: BoundHttpPort | undefined;
   let http: RunningHttpServer | undefined;
   let unsubscribe: (() => void) | undefined;
+  let remote: RemoteBridge | undefined;
   let exitCode = 0;
   let closeFailed = false;
   let stoppingSim = false;
@@ -193,7 +199,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     // command line has no simulated camera, and a bus arm's config ships none (the bus demo is about the bus).
     if (options.bus) say("ER session skipped: it runs on the simulated 6-axis arm and its overhead camera; `armbridge demo` without --bus shows it.\n");
     else if (!options.transport) {
-      const er = await runErSession({ dataDir: join(options.dataDir, "er"), config: options.config, link: options.link, seed: options.seed, logger, say, shown, env: io.env, signal: shutdown.signal, baseUrl: options.baseUrl });
+      const er = await runErSession({ dataDir: join(options.dataDir, "er"), config: options.config, link: options.link, seed: options.seed, logger, say, shown, env: io.env, signal: shutdown.signal, baseUrl: options.baseUrl, token: options.token });
       if (er.failed) exitCode = 1;
     }
     if (shutdown.signal.aborted) return exitCode;
@@ -205,10 +211,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     });
     const { model, what } = chooseModel(options, io.env);
     say(what);
+    // The session is a client of the serve above, over its HTTP API, as `armbridge agent --bridge` is.
+    remote = await RemoteBridge.connect({ url: http.url, token: options.token, client: agentClient({ model: model.model }), logger });
+    say(`  attached   to ${remote.url} as ${remote.client.kind} ${remote.client.name} (session ${remote.client.session ?? "-"}): its calls, progress and outcomes are in the console above`);
     say();
     try {
       const result = await runAgent({
-        bridge,
+        bridge: remote,
         model,
         instruction: options.instruction,
         transcriptPath: join(options.dataDir, "transcript.jsonl"),
@@ -238,6 +247,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return 1;
   } finally {
     unsubscribe?.();
+    await remote?.close();
     // Order matters: stop taking requests, then release the arm, then stop the arm.
     const failed = (what: string) => (error: unknown): void => {
       closeFailed = true;

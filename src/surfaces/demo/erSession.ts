@@ -12,6 +12,9 @@ import { DEFAULT_GEMINI_MODEL, GeminiModelClient } from "../gemini/GeminiModelCl
 import type { ModelClient } from "../gemini/ModelClient.js";
 import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
 import { runAgent } from "../gemini/runAgent.js";
+import { agentClient } from "../gemini/agentClient.js";
+import { RemoteBridge } from "../attach/RemoteBridge.js";
+import { startHttpServer, type RunningHttpServer } from "../http/startHttpServer.js";
 import { ErNarrator, type ImagePointMove } from "./ErNarrator.js";
 
 /** The scripted ER session `npm start` replays without GEMINI_API_KEY. */
@@ -37,6 +40,8 @@ export interface ErSessionOptions {
   readonly baseUrl?: string | undefined;
   /** The replay file (default config/er-session.jsonl). */
   readonly session?: string | undefined;
+  /** The bearer token of this session's own console (the demo's). */
+  readonly token: string;
 }
 
 export interface ErSessionOutcome {
@@ -51,8 +56,10 @@ export interface ErSessionOutcome {
  * replayed model reads the point out of the delivered picture itself
  * (config/er-session.jsonl, `locate`); with GEMINI_API_KEY the same session
  * runs with the real ER model (DEFAULT_GEMINI_MODEL) on the simulated camera.
- * It runs on a simulated arm of its own (firmware-sim + bridge, under
- * `dataDir`), so the scripted session after it keeps its arm's effects log.
+ * It runs on a simulated arm of its own (firmware-sim + a serve of its own,
+ * bridge and console, under `dataDir`), so the scripted session after it
+ * keeps its arm's effects log; like every model, it is a client of that
+ * serve over its HTTP API, and its console URL is printed.
  * The frames it was given are saved under `dataDir/frames/` and the narrative
  * prints their paths and the path of each point: frame → table → arm.
  */
@@ -61,6 +68,8 @@ export async function runErSession(options: ErSessionOptions): Promise<ErSession
   mkdirSync(options.dataDir, { recursive: true });
   let sim: SimChild | undefined;
   let bridge: Bridge | undefined;
+  let http: RunningHttpServer | undefined;
+  let remote: RemoteBridge | undefined;
   let failed = false;
   try {
     // An arm of its own: the scripted session that follows judges its arm's effects log, and its
@@ -82,13 +91,17 @@ export async function runErSession(options: ErSessionOptions): Promise<ErSession
       return { ran: false, failed: false };
     }
     const { model, what } = chooseErModel(options);
+    const logger = options.logger.child({ component: "er_session" });
+    http = await startHttpServer(bridge, { port: 0, token: options.token, logger });
+    remote = await RemoteBridge.connect({ url: http.url, token: options.token, client: agentClient({ model: model.model, name: "er-session" }), logger });
     say(what);
     say(`  ER arm     a simulated arm of its own (sim pid ${sim.pid}); ground truth ${options.shown(effects)}, ledger ${options.shown(join(options.dataDir, "ledger.sqlite"))}`);
+    say(`  ER console ${http.url}/console#token=${encodeURIComponent(options.token)} (this arm's own; the session is attached to it as ${remote.client.kind} ${remote.client.name})`);
     say();
     const narrator = new ErNarrator({ framesDir: join(options.dataDir, "frames"), write: (l) => say(l), shown: options.shown });
     try {
       const result = await runAgent({
-        bridge,
+        bridge: remote,
         model,
         instruction: ER_DEMO_INSTRUCTION,
         systemInstruction: ER_SYSTEM_INSTRUCTION,
@@ -113,6 +126,8 @@ export async function runErSession(options: ErSessionOptions): Promise<ErSession
     say();
     return { ran: false, failed: true };
   } finally {
+    await remote?.close();
+    await http?.close().catch((error: unknown) => options.logger.error({ err: String(error) }, "ER console close failed"));
     await bridge?.close().catch((error: unknown) => options.logger.error({ err: String(error) }, "ER bridge close failed"));
     await sim?.stop();
   }

@@ -1,7 +1,7 @@
 import { CALL_STATUSES, type CallResult } from "../../executor/CallResult.js";
 import { hashArgs } from "../../executor/hashArgs.js";
-import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
+import type { AgentToolCatalog } from "./AgentBridge.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
 
 /**
@@ -80,12 +80,12 @@ export interface UndeliveredMotionsOptions {
  * again knowing what happened.
  */
 export class UndeliveredMotions {
-  readonly #registry: Pick<ToolRegistry, "get">;
+  readonly #registry: Pick<AgentToolCatalog, "get">;
   readonly #entries = new Map<string, Entry>();
   readonly #joinWindowMs: number;
   readonly #now: () => number;
 
-  constructor(registry: Pick<ToolRegistry, "get">, options: UndeliveredMotionsOptions = {}) {
+  constructor(registry: Pick<AgentToolCatalog, "get">, options: UndeliveredMotionsOptions = {}) {
     this.#registry = registry;
     this.#joinWindowMs = options.joinWindowMs ?? DEFAULT_JOIN_WINDOW_MS;
     this.#now = options.now ?? Date.now;

@@ -1,14 +1,16 @@
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
-import { Bridge } from "../../bridge/Bridge.js";
-import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
 import { resultOf } from "../toFunctionResponse.js";
 import { createLogger } from "../../observability/logger.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../cli/bridgeFlags.js";
 import type { CliIo } from "../cli/CliIo.js";
+import { parseHostPort } from "../cli/serveCommand.js";
+import { EMBEDDED_CONSOLE_DEFAULT } from "../http/EmbeddedConsole.js";
+import { agentClient } from "./agentClient.js";
+import { openAgentBridge, type AgentTarget, type OpenedAgentBridge } from "./openAgentBridge.js";
 import type { AgentEnd, AgentResult } from "./AgentEvent.js";
-import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE, type CameraFeed } from "./CameraStreamer.js";
+import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "./CameraStreamer.js";
 import { createGoogleGenAI, DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelClient } from "./GeminiModelClient.js";
 import type { ModelClient } from "./ModelClient.js";
 import { parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
@@ -19,12 +21,29 @@ import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAge
 import { runLiveAgent } from "./runLiveAgent.js";
 import { DEFAULT_JOIN_WINDOW_MS } from "./UndeliveredMotions.js";
 
-export const AGENT_USAGE = `usage: armbridge agent "<instruction>" [options] (--serial LINK | --ros ...)
+export const AGENT_USAGE = `usage: armbridge agent "<instruction>" [options] --bridge URL [--token T]
+       armbridge agent "<instruction>" [options] (--serial LINK | --ros ...) [--http HOST:PORT]
 
 Runs a Gemini agent on the arm: the model's function calls go through the
 bridge (per-joint locks, timeouts settled by observation, the intent ledger).
 Progress goes to stderr, one line per motion event; the outcome is one JSON
 line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...,"metrics":{...}}.
+
+Attached (--bridge URL): the calls go to a running \`armbridge serve\` over its
+HTTP API; the arm, the ledger, the locks, approvals and the console stay
+there, shared with every other agent and MCP client of that serve. This
+process holds nothing that matters: killed mid-motion, serve settles the
+motion as usual, and a run with the same call ids gets the recorded results.
+  --bridge URL            the serve to attach to (its "http" in the ready line)
+  --token T               serve's bearer token (default $ARMBRIDGE_TOKEN)
+  --client NAME           the name this run is recorded under (default the model id);
+                          each run also gets a session id of its own
+
+Embedded (--serial LINK or --ros): a bridge of its own in this process, with
+its own operator console (the same API and console as serve, HALT included),
+whose URL and token are printed on stderr:
+  --http HOST:PORT        where the console listens (default ${EMBEDDED_CONSOLE_DEFAULT}: loopback, a free port)
+  --token T               the console's token (default $ARMBRIDGE_TOKEN, else a new one)
 
   --model ID|replay:FILE  Gemini model (default ${DEFAULT_GEMINI_MODEL}; with --live ${DEFAULT_GEMINI_LIVE_MODEL}), or
                           replay:FILE to replay recorded model turns offline (JSONL;
@@ -61,18 +80,19 @@ whose result was lost with a connection is never run twice (docs/reliability.md)
 
 ${BRIDGE_FLAGS_HELP}
 
-The bridge runs in this process, with no HTTP API or console: no operator
-could approve a call, so a config with approval gates (approval: {tool: always},
-or joints) is refused at start (ARMB_ERR_APPROVAL_UNANSWERABLE, exit 2). To
-gate calls on approval, run the arm under \`armbridge serve\` (console, \`armbridge approve\`).
+Approval gates (config approval) are answered in the console: serve's when
+attached, this process's own when embedded.
 
 Exit codes: 0 the model answered; 3 stopped at max turns or the deadline;
 2 bad usage (including no GEMINI_API_KEY); 1 any other failure, stdout closed
-before the outcome line could be written (EPIPE) included; 128+N stopped by
-signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: a closed terminal), with
-"stopped_by" in the outcome line; a signal ends every wait at once, so a call
-in flight reads unknown until the next start reconciles it. However it ends,
-the arm link and the ledger are closed; motions under way are not stopped.`;
+before the outcome line could be written (EPIPE) included, and a serve lost
+for good (ARMB_ERR_BRIDGE_LOST); 128+N stopped by signal N (130 SIGINT, 143
+SIGTERM, 129 SIGHUP: a closed terminal), with "stopped_by" in the outcome
+line. Embedded, a signal ends every wait at once, so a call in flight reads
+unknown until the next start reconciles it; attached, serve ends the waits
+and settles the motions by observation, as after any timeout. However it
+ends, the arm link and the ledger (embedded) or the connection to serve
+(attached) are closed; motions under way are not stopped.`;
 
 /** Each ends the run cleanly; SIGHUP is a closed terminal. */
 const AGENT_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -84,25 +104,22 @@ const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID", "ARMB_ERR_APPROVAL_UNANSWERABLE"]);
 
 
-/** The embedded agent serves no HTTP API or console: nobody could answer an approval request (its gates are refused at start). */
-const AGENT_OPERATOR_SURFACE = { kind: "none", why: "`armbridge agent` runs its bridge without an HTTP API or console where an operator could approve" } as const;
-
 /** `armbridge agent`: exit code per AGENT_USAGE. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     io.stdout.write(AGENT_USAGE + "\n");
     return 0;
   }
-  let bridge: Bridge | undefined;
+  let opened: OpenedAgentBridge | undefined;
   const interrupt = new AbortController();
   let stoppedBy: StopSignal | undefined;
   const onSignal = (signal: StopSignal): void => {
     stoppedBy ??= signal;
     interrupt.abort(signal);
-    // Every wait ends now, observation too (as serve and mcp do): a call in flight answers
+    // Embedded, every wait ends now, observation too (as serve and mcp do): a call in flight answers
     // `unknown` and its row stays `started` for the next start to reconcile. Otherwise a closed
     // terminal would keep the process observing a long motion for up to observe.max_ms.
-    bridge?.executor.close();
+    opened?.stopWaits();
   };
   // Nobody reading progress (stderr closed) must not kill a run that is driving an arm: an
   // unhandled EPIPE is an uncaught error that would skip closing the ledger. Never removed: a
@@ -119,17 +136,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const flags = parseBridgeFlags(argv, { transport: "optional" });
     const args = parseAgentArgs(flags.rest);
     const model = modelClient(args, io.env);
-    if (flags.options.transport === undefined) parseBridgeFlags(argv, { transport: "required" });
-    const transport = flags.options.transport;
-    if (transport === undefined) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "no arm given" });
+    const target = agentTarget(args, flags.options, argv, io.env);
+    const client = agentClient({ model: args.model, name: args.clientName });
 
     const logger = createLogger({ level: io.env.ARMBRIDGE_LOG_LEVEL ?? "warn" });
     // Before the start: a signal while the arm link opens ends the run before its first turn.
     for (const s of AGENT_STOP_SIGNALS) process.once(s, onSignal);
-    bridge = await Bridge.start({ config: flags.options.config, transport, dataDir: flags.options.dataDir, otherArm: flags.options.otherArm, logger, operatorSurface: AGENT_OPERATOR_SURFACE });
-    for (const w of bridge.startupWarnings) progress(`armbridge agent: WARNING: ${w}\n`);
+    opened = await openAgentBridge(target, client, logger, (line) => progress(`${line}\n`));
     const common = {
-      bridge,
+      bridge: opened.bridge,
       instruction: args.instruction,
       images: args.images,
       maxTurns: args.maxTurns,
@@ -141,7 +156,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     let result: AgentResult;
     if (args.live) {
       const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
-      const streamCamera = args.streamCamera ? cameraFeed(bridge, args.streamCamera) : undefined;
+      const streamCamera = args.streamCamera ? opened.cameraFeed(args.streamCamera) : undefined;
       // Only a terminal: piped stdin is whatever a script feeds it, not a person talking to the model.
       const typed = io.stdin?.isTTY === true ? createInterface({ input: io.stdin, terminal: false }) : undefined;
       try {
@@ -165,11 +180,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const note of result.notes) progress(`[agent] note: ${note}\n`);
     for (const r of result.responses) {
       const out = resultOf(r.response);
-      if (out.status === "unknown" && stoppedBy !== undefined && bridge.ledger.get(out.action_id)?.state === "started") {
-        progress(`[agent] ${out.action_id} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm\n`);
-      } else if (out.status === "unknown") {
-        progress(`[agent] ${out.action_id} is unknown: check the arm, then \`armbridge confirm ${out.action_id} --outcome reached|partial|not_moved --operator NAME\`\n`);
-      }
+      if (out.status === "unknown") progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
     }
     const delivered = await writeLine(
       io.stdout,
@@ -178,6 +189,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         ended: result.ended,
         ...(stoppedBy === undefined ? {} : { stopped_by: stoppedBy }),
         turns: result.turns,
+        client,
+        ...(target.kind === "attached" ? { bridge: target.url } : {}),
         text: result.text,
         responses: result.responses.map((r) => ({ id: r.id, name: r.name, status: resultOf(r.response).status })),
         notes: result.notes,
@@ -196,8 +209,33 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return USAGE_CODES.has(e.code) ? 2 : 1;
   } finally {
     for (const s of AGENT_STOP_SIGNALS) process.removeListener(s, onSignal);
-    await bridge?.close();
+    await opened?.close();
   }
+}
+
+const EMBEDDED_ONLY = ["--serial", "--ros", "--ros-args", "--params-file", "--config", "--data", "--adopt-ledger"] as const;
+
+/**
+ * Attached to a serve (--bridge), or embedded with a console of its own.
+ * Flags of the other mode are refused by name, and a missing arm or token is
+ * said before anything is reached.
+ */
+function agentTarget(args: AgentArgs, flags: BridgeFlagOptions<BridgeFlagOptions["transport"] | undefined>, argv: readonly string[], env: NodeJS.ProcessEnv): AgentTarget {
+  const token = args.token ?? (env.ARMBRIDGE_TOKEN || undefined);
+  if (args.bridgeUrl !== undefined) {
+    const given = EMBEDDED_ONLY.filter((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)));
+    if (given.length > 0) throw usage(`--bridge attaches to a running serve, which owns the arm, its config and its ledger: drop ${given.join(", ")}`);
+    if (args.http !== undefined) throw usage("--http serves an embedded bridge's console; attached (--bridge), the console is serve's own");
+    // serve's API has no camera stream; a frame a second through /v1/calls would fill its ledger.
+    if (args.streamCamera !== undefined) throw usage("--stream-camera streams a camera of an embedded bridge (--serial or --ros); attached (--bridge), the model can still call get_camera_image");
+    if (!/^https?:\/\/[^/]+/.test(args.bridgeUrl)) throw usage(`--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(args.bridgeUrl)})`);
+    if (!token) throw usage("--bridge needs serve's token: --token T or ARMBRIDGE_TOKEN (serve prints it at start, and its console link ends in #token=...)");
+    return { kind: "attached", url: args.bridgeUrl, token };
+  }
+  if (flags.transport === undefined) throw usage("no arm given: attach to a running serve with --bridge URL, or drive an arm of its own with --serial LINK (a device path or tcp://HOST:PORT) or --ros");
+  const { host, port } = parseHostPort(args.http ?? EMBEDDED_CONSOLE_DEFAULT);
+  if (token !== undefined && token.length === 0) throw usage("--token must not be empty");
+  return { kind: "embedded", flags: { ...flags, transport: flags.transport }, host, port, token };
 }
 
 /**
@@ -218,21 +256,6 @@ function writeLine(stream: NodeJS.WritableStream, text: string): Promise<true | 
   });
 }
 
-/** --stream-camera: the bridge's camera, checked to exist before the session opens. */
-function cameraFeed(bridge: Bridge, chosen: { readonly name: string; readonly fps: number }): CameraFeed {
-  if (bridge.cameras.get(chosen.name) === undefined) {
-    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--stream-camera ${JSON.stringify(chosen.name)}: no such camera; configured: ${bridge.cameras.names().join(", ") || "none"}` });
-  }
-  return {
-    camera: chosen.name,
-    fps: chosen.fps,
-    grab: async (signal) => {
-      const frame = await bridge.cameras.capture(chosen.name, signal);
-      return { bytes: frame.bytes, mimeType: MIME_TYPES[frame.format] };
-    },
-  };
-}
-
 /** The replay client, or undefined for the API (checked for a key here, before any arm is touched). */
 function modelClient(args: AgentArgs, env: NodeJS.ProcessEnv): ModelClient | undefined {
   if (args.model.startsWith("replay:")) return ReplayModelClient.fromFile(args.model.slice("replay:".length));
@@ -244,4 +267,8 @@ function apiKey(env: NodeJS.ProcessEnv): string {
   const key = env.GEMINI_API_KEY;
   if (key === undefined || key.trim() === "") throw new ArmbridgeError("ARMB_ERR_GEMINI_NO_KEY");
   return key;
+}
+
+function usage(message: string): ArmbridgeError {
+  return new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
 }

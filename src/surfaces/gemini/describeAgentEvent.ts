@@ -12,8 +12,11 @@ export function describeAgentEvent(event: AgentEvent): string | undefined {
     }
     case "call":
       return progressLine(event.event);
-    case "responses":
-      return undefined;
+    case "responses": {
+      // Said so a listener sees what reached the model (the pictures exist only here when the bridge is remote).
+      const pictures = event.responses.reduce((n, r) => n + (r.parts?.length ?? 0), 0);
+      return `turn ${event.turn}: ${event.responses.length} response(s) sent to the model${pictures > 0 ? `, with ${pictures} picture(s)` : ""}`;
+    }
     case "cancelled":
       return `server cancelled ${event.callIds.join(", ")}: our wait ends; the motion is not stopped or re-sent, and is settled by observation`;
     case "interrupted":

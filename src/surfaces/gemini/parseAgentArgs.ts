@@ -29,6 +29,14 @@ export interface AgentArgs {
   readonly joinWindowMs: number;
   /** Live: a camera streamed as realtime video input. */
   readonly streamCamera: { readonly name: string; readonly fps: number } | undefined;
+  /** --bridge URL: attach to a running serve. */
+  readonly bridgeUrl: string | undefined;
+  /** serve's token (attached) or the embedded console's. */
+  readonly token: string | undefined;
+  /** Embedded: where the console listens. */
+  readonly http: string | undefined;
+  /** The name this run's calls are recorded under. */
+  readonly clientName: string | undefined;
 }
 
 /** Flags that only a Live session uses. */
@@ -58,6 +66,10 @@ export function parseAgentArgs(rest: readonly string[]): AgentArgs {
         "join-window-ms": { type: "string" },
         "stream-camera": { type: "string" },
         fps: { type: "string" },
+        bridge: { type: "string" },
+        token: { type: "string" },
+        http: { type: "string" },
+        client: { type: "string" },
       },
     });
   } catch (error) {
@@ -95,6 +107,10 @@ export function parseAgentArgs(rest: readonly string[]): AgentArgs {
     reconnectAttempts: positiveInt("--reconnect-attempts", v["reconnect-attempts"], DEFAULT_RECONNECT_POLICY.attempts, 1000),
     joinWindowMs: positiveInt("--join-window-ms", v["join-window-ms"], DEFAULT_JOIN_WINDOW_MS, 86_400_000),
     streamCamera: v["stream-camera"] === undefined ? undefined : { name: v["stream-camera"], fps: fps(v.fps) },
+    bridgeUrl: v.bridge,
+    token: v.token,
+    http: v.http,
+    clientName: v.client,
   };
 }
 

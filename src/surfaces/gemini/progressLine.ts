@@ -1,5 +1,6 @@
 import type { CallResult } from "../../executor/CallResult.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
+import { paceWords } from "../../executor/reportPace.js";
 
 /**
  * One short line per executor event of a call, for people watching a run
@@ -14,6 +15,8 @@ export function progressLine(event: ExecutorEvent): string | undefined {
       return `${event.callId} ${event.tool}: started ${event.actionId} on ${event.resources.join(", ")} (wait budget ${event.budgetMs} ms)`;
     case "timed_out":
       return `${event.callId} ${event.tool}: wait for ${event.actionId} timed out; the motion is neither stopped nor re-sent; observing the arm`;
+    case "paced":
+      return `${event.callId} ${event.tool}: ${event.actionId} ${paceWords(event.pace)}${event.pace.paused ? "; waiting for it to resume" : "; the wait is stretched to match"}`;
     case "settled":
       return `${event.callId} ${event.tool}: ${settledText(event.result)} (${event.durationMs} ms)`;
     case "action_resolved":

@@ -183,20 +183,21 @@ function sseFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** The wire shape of an executor event: ledger rows as views, camera pictures as descriptions, no undefined fields. */
+/** The wire shape of an executor event: ledger rows as views, camera pictures as descriptions, who asked (null when nobody said), no undefined fields. */
 function executorEventView(e: ExecutorEvent): ExecutorEventView {
   switch (e.type) {
     case "action_resolved":
       return { type: e.type, action: actionView(e.row) };
     case "settled":
-      return { ...e, result: splitImages(e.result, "only in the call's own response").result };
+      return { ...e, client: e.client ?? null, result: splitImages(e.result, "only in the call's own response").result };
     case "link_returned":
       return { type: e.type, loss: e.loss, reobserving: e.reobserving, ...(e.incarnation === undefined ? {} : { incarnation: e.incarnation }) };
     case "queued":
     case "started":
     case "timed_out":
+    case "paced":
     case "approval_requested":
     case "approval_resolved":
-      return e;
+      return { ...e, client: e.client ?? null };
   }
 }

@@ -17,6 +17,7 @@ export function actionView(row: ActionRow): ActionView {
     tool: row.tool,
     args: row.args,
     resources: row.resources,
+    client: row.client ?? null,
     command: row.command ?? null,
     state: row.state,
     timed_out: row.timedOut,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
 import { ACTION_STATES, CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
+import { CLIENT_KINDS, CLIENT_NAME_MAX, CLIENT_SESSION_MAX } from "../../ledger/CallClient.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
@@ -10,6 +11,10 @@ import type { ActionsPage } from "./wire/ActionView.js";
 
 const listQuery = z.strictObject({
   state: z.enum(ACTION_STATES).optional(),
+  /** Only actions sent by this client (each field given must match; GET /v1/clients lists them). */
+  client_kind: z.enum(CLIENT_KINDS).optional(),
+  client_name: z.string().max(CLIENT_NAME_MAX).optional(),
+  client_session: z.string().max(CLIENT_SESSION_MAX).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   /** Only actions created before this epoch ms. */
   before: z.coerce.number().int().nonnegative().optional(),
@@ -35,7 +40,8 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): voi
     const q = parseInput(listQuery, raw, "query");
     const limit = q.limit ?? 100;
     const after = q.cursor === undefined ? undefined : decodePageCursor(q.cursor);
-    const rows = bridge.ledger.list({ state: q.state, limit, before: q.before, after });
+    const client = { kind: q.client_kind, name: q.client_name, session: q.client_session };
+    const rows = bridge.ledger.list({ state: q.state, client, limit, before: q.before, after });
     const last = rows.length === limit ? rows.at(-1) : undefined;
     const page: ActionsPage = {
       actions: rows.map(actionView),

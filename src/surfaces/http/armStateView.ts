@@ -1,6 +1,7 @@
 import type { Bridge } from "../../bridge/Bridge.js";
 import { explainFault } from "../../transport/explainFault.js";
 import { actionViewWithOptions } from "./actionView.js";
+import { envelopeStateView } from "./envelopeView.js";
 import type { ArmStateView } from "./wire/ArmStateView.js";
 
 export type { ArmStateView } from "./wire/ArmStateView.js";
@@ -24,8 +25,18 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     fault_help: (status?.faults ?? []).map(explainFault),
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
     approvals_pending: bridge.executor.approvals.pendingCount,
+    in_flight: bridge.ledger.inState("started").map((row) => ({
+      action_id: row.actionId,
+      call_id: row.callId,
+      tool: row.tool,
+      resources: row.resources,
+      targets: row.command?.targets ?? {},
+      client: row.client ?? null,
+      started_at: row.createdAt,
+    })),
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
+    envelope: envelopeStateView(bridge, pose, now),
   };
 }
 

@@ -1,12 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError } from "../../errors.js";
+import { type ClientKind, CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../ledger/CallClient.js";
 import { toFunctionResponse } from "../toFunctionResponse.js";
+import { CallWaits } from "./CallWaits.js";
+import { callerGone, holdOpen } from "./holdOpen.js";
 import { parseInput } from "./parseInput.js";
-import type { CallsResponse } from "./wire/CallResultView.js";
+import type { CallAnswer, CallsCancelled, CallsResponse } from "./wire/CallResultView.js";
 
 /** The executor's own batch ceiling; refusing more here gives one clear 400 instead of 64+ rejections. */
 const MAX_CALLS = 64;
+
+/** Kinds a caller of /v1/calls may say it is; `mcp` is the MCP endpoint's own, taken from the session. */
+const HTTP_CLIENT_KINDS = ["agent", "http", "console", "cli"] as const satisfies readonly Exclude<ClientKind, "mcp">[];
 
 // Calls are Gemini functionCall objects, which may carry fields we do not use,
 // so they are not strict; the envelope is, so `deadlineMs` is caught as a typo.
@@ -23,30 +30,73 @@ const callsBody = z.strictObject({
     .min(1)
     .max(MAX_CALLS),
   deadline_ms: z.number().int().positive().max(3_600_000).optional(),
+  /** Who is calling: recorded with each motion and shown in the console (default `{kind: "http", name: "http"}`). */
+  client: z
+    .strictObject({
+      kind: z.enum(HTTP_CLIENT_KINDS).optional(),
+      name: z.string().max(CLIENT_NAME_MAX * 4),
+      session: z.string().max(CLIENT_SESSION_MAX * 4).optional(),
+    })
+    .optional(),
 });
 
+const cancelBody = z.strictObject({ ids: z.array(z.string().min(1).max(1000)).min(1).max(MAX_CALLS) });
+
+const idParams = z.strictObject({ id: z.string().min(1).max(1000) });
+
 /**
- * POST /v1/calls — one model turn: `{calls:[{id,name,args}], deadline_ms?}` →
- * `{responses:[{id,name,response}]}` in call order (Gemini FunctionResponse
- * shapes). An unknown tool or bad args is not an HTTP error: it is the call's
- * own result, under `response.error`, for the model to read.
+ * The calls API. A call may wait for minutes (an approval, a slow move): the
+ * server never cuts it (holdOpen), and a client that loses its connection
+ * loses nothing — motions it started are followed to their end and recorded,
+ * and it gets their outcome back by call id.
+ *
+ * - `POST /v1/calls` — one model turn: `{calls:[{id,name,args}], deadline_ms?,
+ *   client?}` → `{responses:[{id,name,response}]}` in call order (Gemini
+ *   FunctionResponse shapes). An unknown tool or bad args is not an HTTP
+ *   error: it is the call's own result, under `response.error`. The caller
+ *   going away withdraws what has not been sent; a motion already sent is
+ *   seen through and recorded.
+ * - `POST /v1/calls/cancel {ids}` — ends the waits of calls under way (not
+ *   yet sent: skipped; a motion: our wait ends and it is settled by
+ *   observation, never stopped); their own request answers with the results.
+ * - `GET /v1/calls/:id` — re-attach: waits for the motion call under way with
+ *   this id, or answers its recorded result (`replayed`); 404
+ *   ARMB_ERR_CALL_NOT_FOUND when no motion runs or was recorded under it.
  */
 export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
+  const waits = new CallWaits();
+
   app.post("/v1/calls", async (request, reply) => {
     const body = parseInput(callsBody, request.body, "body");
-    // The caller going away ends our waiting (motions already sent are not
-    // stopped, and still settle by observation into the ledger).
-    const gone = new AbortController();
-    const onClose = (): void => {
-      if (!reply.raw.writableFinished) gone.abort();
-    };
-    reply.raw.on("close", onClose);
+    holdOpen(request, reply);
+    const gone = callerGone(reply);
+    const cancel = new AbortController();
+    const forget = waits.register(
+      body.calls.flatMap((c) => (c.id === undefined ? [] : [c.id])),
+      cancel,
+    );
+    const client = normalizeClient({ kind: body.client?.kind ?? "http", name: body.client?.name, session: body.client?.session });
     try {
-      const responses = await bridge.executor.execute(body.calls, { deadlineMs: body.deadline_ms, signal: gone.signal });
+      const responses = await bridge.executor.execute(body.calls, { deadlineMs: body.deadline_ms, signal: cancel.signal, detach: gone.signal, client });
       const answer: CallsResponse = { responses: responses.map(toFunctionResponse) };
       return answer;
     } finally {
-      reply.raw.off("close", onClose);
+      forget();
+      gone.dispose();
     }
+  });
+
+  app.post("/v1/calls/cancel", async (request): Promise<CallsCancelled> => {
+    const body = parseInput(cancelBody, request.body, "body");
+    const found = waits.cancel(body.ids, "cancelled by its caller (POST /v1/calls/cancel)");
+    return { cancelled: found, not_waiting: body.ids.filter((id) => !found.includes(id)) };
+  });
+
+  app.get("/v1/calls/:id", async (request, reply): Promise<CallAnswer> => {
+    const { id } = parseInput(idParams, request.params, "params");
+    holdOpen(request, reply);
+    const found = await bridge.executor.attach(id);
+    if (!found) throw new ArmbridgeError("ARMB_ERR_CALL_NOT_FOUND", { callId: id });
+    return toFunctionResponse(found);
   });
 }

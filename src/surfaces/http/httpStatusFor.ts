@@ -28,6 +28,9 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_URDF_MISMATCH: 500,
   ARMB_ERR_TARGET_UNREACHABLE: 422,
   ARMB_ERR_ENVELOPE_VIOLATION: 422,
+  ARMB_ERR_SELF_COLLISION: 422,
+  ARMB_ERR_TOOL_SPEED_LIMIT: 422,
+  ARMB_ERR_MOTION_RATE_LIMITED: 429,
   // an IK service (MoveIt) that fails or is silent is upstream's fault; start-time kinematics errors are the server's
   ARMB_ERR_IK_SERVICE: 502,
   ARMB_ERR_ROBOT_DESCRIPTION_MISSING: 500,
@@ -92,6 +95,13 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_HTTP_PORT_IN_USE: 500,
   ARMB_ERR_HTTP_LISTEN: 500,
   ARMB_ERR_HTTP_STARTING: 503,
+  // re-attaching to a call id that never ran a motion
+  ARMB_ERR_CALL_NOT_FOUND: 404,
+  // the client side of attaching: the bridge went away, or is too old for it
+  ARMB_ERR_BRIDGE_LOST: 502,
+  ARMB_ERR_BRIDGE_INCOMPATIBLE: 502,
+  // the session cap: another may be admitted once a call ends
+  ARMB_ERR_MCP_TOO_MANY_SESSIONS: 503,
   ARMB_ERR_CLI_USAGE: 400,
   ARMB_ERR_GEMINI_NO_KEY: 500,
   ARMB_ERR_GEMINI_REPLAY: 500,

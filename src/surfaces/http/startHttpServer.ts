@@ -9,12 +9,15 @@ import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort, type HttpPortLimits } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
+import { registerClientsRoute } from "./clientsRoute.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
 import { EventStreamHub, type EventStreamHubOptions } from "./EventStreamHub.js";
 import { registerHealthzRoute } from "./healthzRoute.js";
 import { HostAllowList } from "./hostAllowList.js";
 import { httpStatusFor } from "./httpStatusFor.js";
+import { registerMcpRoute } from "./mcpRoute.js";
+import type { McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { registerMetricsRoute } from "./metricsRoute.js";
 import "./publicRoute.js";
 import { securityReport, type SecurityReport } from "./securityReport.js";
@@ -39,6 +42,8 @@ export interface HttpAppOptions {
   readonly allowHosts?: readonly string[] | undefined;
   /** The server's own request handler goes here instead of a server fastify creates (a port bound before the bridge). */
   readonly port?: BoundHttpPort | undefined;
+  /** MCP over Streamable HTTP at /mcp (sessions open at once, each call's deadline). */
+  readonly mcp?: McpHttpSessionsOptions | undefined;
 }
 
 export interface HttpServerOptions extends Omit<HttpAppOptions, "port" | "bindHost"> {
@@ -127,6 +132,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerToolsRoute(app, bridge);
   registerCallsRoute(app, bridge);
   registerActionsRoutes(app, bridge);
+  registerClientsRoute(app, bridge);
   registerServosRoute(app, bridge);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
@@ -134,6 +140,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerEventsRoute(app, hub);
   registerMetricsRoute(app, bridge);
   registerSecurityRoute(app, security);
+  registerMcpRoute(app, bridge, { logger: options.logger ?? bridge.logger, ...options.mcp });
   app.decorate(SECURITY, security);
   await app.ready();
   if (port && portHandler) port.serveWith(portHandler);

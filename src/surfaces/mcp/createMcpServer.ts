@@ -5,6 +5,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
+import { paceWords } from "../../executor/reportPace.js";
+import { normalizeClient, type CallClient } from "../../ledger/CallClient.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
@@ -20,7 +22,27 @@ export interface McpServerOptions {
   readonly logger?: Logger | undefined;
   /** The run deadline each tools/call inherits (ms). Default: the executor's. */
   readonly deadlineMs?: number | undefined;
+  /**
+   * The MCP session this server answers (Streamable HTTP's `mcp-session-id`,
+   * or `stdio`): recorded with every call as the client's session, and, over
+   * HTTP, part of each call's default id (see MCP_CALL_ID_META).
+   */
+  readonly session?: (() => string | undefined) | undefined;
+  /**
+   * True when the session id is unique to this session (Streamable HTTP): a
+   * tools/call without `_meta["armbridge/call_id"]` then gets the id
+   * `mcp:<session>:<JSON-RPC id>`, so a request the client re-sends after a
+   * lost connection (same session, same JSON-RPC id, which MCP forbids
+   * reusing for another request) is answered from the ledger instead of
+   * moving again. Over stdio ids restart with every process: random ids.
+   */
+  readonly sessionScopedIds?: boolean | undefined;
+  /** Told when a tools/call starts (+1) and ends (-1): a session with a call under way is not evicted. */
+  readonly onCallCount?: ((delta: 1 | -1) => void) | undefined;
 }
+
+/** Longest call id the executor takes (CallAdmission); a longer session-scoped id falls back to a random one. */
+const MAX_CALL_ID = 128;
 
 /**
  * A host may name its call with `_meta["armbridge/call_id"]`. The executor
@@ -72,7 +94,10 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
     const { name, arguments: args } = request.params;
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const hostCallId = meta?.[MCP_CALL_ID_META];
-    const callId = typeof hostCallId === "string" && hostCallId.length > 0 ? hostCallId : `mcp_${randomUUID()}`;
+    const session = options.session?.();
+    const scoped = options.sessionScopedIds === true && session !== undefined ? `mcp:${session}:${String(extra.requestId)}` : undefined;
+    const callId = typeof hostCallId === "string" && hostCallId.length > 0 ? hostCallId : scoped !== undefined && scoped.length <= MAX_CALL_ID ? scoped : `mcp_${randomUUID()}`;
+    const client = clientOf(server.getClientVersion(), session);
     const progressToken = meta?.progressToken;
 
     // Progress notifications (queued → started → timed out) let a host show
@@ -89,24 +114,33 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
             });
           })
         : undefined;
+    options.onCallCount?.(1);
     try {
       // `extra.signal` fires when the host cancels the request: that ends our
       // waiting, never the motion, which is still settled by observation.
       const [response] = await bridge.executor.execute([{ id: callId, name, args: args ?? {} }], {
         signal: extra.signal,
+        client,
         ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       });
       if (!response) throw new Error("the executor returned no response");
       const result = toCallToolResult(response);
       const action = "action_id" in response.result ? response.result.action_id : undefined;
-      log.info({ call_id: callId, tool: name, status: response.result.status, ...(action ? { action_id: action } : {}) }, "mcp tool call answered");
+      log.info({ call_id: callId, tool: name, client: client.name, status: response.result.status, ...(action ? { action_id: action } : {}) }, "mcp tool call answered");
       return result;
     } finally {
       unsubscribe?.();
+      options.onCallCount?.(-1);
     }
   });
 
   return server;
+}
+
+/** The MCP client as its `initialize` named itself (`clientInfo`), in its session. */
+function clientOf(info: { readonly name: string; readonly version?: string } | undefined, session: string | undefined): CallClient {
+  const name = info ? `${info.name}${info.version ? ` ${info.version}` : ""}` : "unnamed MCP client";
+  return normalizeClient({ kind: "mcp", name, session });
 }
 
 function progressText(e: ExecutorEvent, callId: string): string | undefined {
@@ -117,6 +151,8 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
       return e.callId === callId ? `started action ${e.actionId} (waiting up to ${e.budgetMs} ms)` : undefined;
     case "timed_out":
       return e.callId === callId ? `wait timed out for action ${e.actionId}; observing the arm (the motion is not re-sent)` : undefined;
+    case "paced":
+      return e.callId === callId ? `action ${e.actionId}: the arm is ${paceWords(e.pace)}` : undefined;
     case "approval_requested":
       return e.callId === callId ? `waiting for an operator's approval (${e.approval.id}); nothing sent yet` : undefined;
     case "approval_resolved":

@@ -2,19 +2,39 @@ import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
-import { createLogger } from "../../observability/logger.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "../cli/bridgeFlags.js";
+import { createLogger, type Logger } from "../../observability/logger.js";
+import { BridgeHttpClient } from "../attach/BridgeHttpClient.js";
+import { McpStdioProxy } from "../attach/McpStdioProxy.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../cli/bridgeFlags.js";
 import type { CliIo } from "../cli/CliIo.js";
+import { parseHostPort } from "../cli/serveCommand.js";
+import { EMBEDDED_CONSOLE_DEFAULT, EmbeddedConsole } from "../http/EmbeddedConsole.js";
 import { createMcpServer } from "./createMcpServer.js";
 
-export const MCP_HELP = `Usage: armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS]
+export const MCP_HELP = `Usage: armbridge mcp --bridge URL [--token T]
+       armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS] [--http HOST:PORT] [--token T]
 
 Serves the arm's tools to an MCP host over stdio (stdout is the MCP channel;
-logs go to stderr). Ends cleanly (ledger and arm link closed, exit 0) when the
-host goes away — stdin closed, or stdout closed (EPIPE) — and on SIGINT,
-SIGTERM or SIGHUP. Calls still waiting end as unknown; motions under way are
-not stopped and settle at the next start.
+logs go to stderr). Ends cleanly (exit 0) when the host goes away — stdin
+closed, or stdout closed (EPIPE) — and on SIGINT, SIGTERM or SIGHUP.
 
+With --bridge URL, a relay to a running \`armbridge serve\` for hosts that
+only speak stdio: every message goes to serve's own MCP endpoint (URL/mcp,
+Streamable HTTP), where the arm, its ledger, locks, approvals and console
+are, shared with every other client. A host that speaks HTTP can use that
+endpoint directly. A request whose answer is lost (serve restarted, the
+connection dropped) is sent again with the same call id: serve answers a
+motion it already ran from its ledger, never moving twice.
+  --bridge URL         the serve to relay to (its "http" in the ready line)
+  --token T            serve's bearer token (default $ARMBRIDGE_TOKEN)
+Example host entry: {"command": "armbridge", "args": ["mcp", "--bridge", "http://127.0.0.1:8640"], "env": {"ARMBRIDGE_TOKEN": "..."}}
+
+Without --bridge (embedded), a bridge of its own in this process, with its
+own operator console (the same API and console as serve, HALT included)
+whose URL and token are printed on stderr. Calls still waiting when it ends
+answer unknown; motions under way are not stopped and settle at the next start.
+  --http HOST:PORT     where the console listens (default ${EMBEDDED_CONSOLE_DEFAULT}: loopback, a free port)
+  --token T            the console's token (default $ARMBRIDGE_TOKEN, else a new one)
 Example host entry: {"command": "armbridge", "args": ["mcp", "--serial", "/dev/ttyACM0"]}
 
 Results: structuredContent is the call's result (status, action_id, message,
@@ -25,10 +45,8 @@ that no host retries them: an operator must confirm the action first.
 A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
 return the recorded result instead of moving again.
 
-Over stdio there is no HTTP API or console where an operator could approve a
-call: a config with approval gates (approval: {tool: always}, or joints) is
-refused at start (ARMB_ERR_APPROVAL_UNANSWERABLE). To gate calls on approval,
-run the arm under \`armbridge serve\` (console, \`armbridge approve\`).
+Approval gates (config approval) are answered in the console: serve's with
+--bridge, this process's own when embedded.
 
   --deadline-ms MS     run deadline each tool call inherits (default 60000)
 
@@ -41,38 +59,44 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
     io.stdout.write(MCP_HELP);
     return 0;
   }
-  let parsed;
-  let deadlineMs: number | undefined;
+  let mode: McpMode;
   try {
-    parsed = parseBridgeFlags(argv, { transport: "required" });
-    const rest = [...parsed.rest];
-    const at = rest.indexOf("--deadline-ms");
-    if (at !== -1) {
-      const value = Number(rest[at + 1]);
-      if (!Number.isInteger(value) || value <= 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--deadline-ms needs a positive integer (milliseconds)" });
-      deadlineMs = value;
-      rest.splice(at, 2);
-    }
-    if (rest.length > 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `unexpected argument ${JSON.stringify(rest[0])}; see armbridge mcp --help` });
+    mode = parseMcpArgs(argv, io.env);
   } catch (error) {
     const e = asArmbridgeError(error);
     io.stderr.write(`armbridge mcp: ${e.message} [${e.code}]\n`);
     return 2;
   }
-
   const logger = createLogger().child({ command: "mcp" });
+  if (mode.kind === "relay") return relay(mode, io, logger);
+  const { flags, deadlineMs } = mode;
+
+  let surface: EmbeddedConsole | undefined;
   let bridge: Bridge;
   try {
-    bridge = await Bridge.start({ config: parsed.options.config, transport: parsed.options.transport, dataDir: parsed.options.dataDir, otherArm: parsed.options.otherArm, logger, operatorSurface: MCP_OPERATOR_SURFACE });
+    surface = await EmbeddedConsole.bind({ host: mode.host, port: mode.port, token: mode.token });
+    bridge = await Bridge.start({ config: flags.config, transport: flags.transport, dataDir: flags.dataDir, otherArm: flags.otherArm, logger });
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge mcp: WARNING: ${w}\n`);
   } catch (error) {
+    await surface?.close();
     const e = asArmbridgeError(error);
     io.stderr.write(`armbridge mcp: cannot start the bridge: ${e.message} [${e.code}]\n`);
     return 1;
   }
+  const operator = surface;
+  try {
+    for (const w of await operator.serve(bridge, logger)) io.stderr.write(`armbridge mcp: warning: ${w}\n`);
+  } catch (error) {
+    await bridge.close();
+    await operator.close();
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge mcp: cannot serve the console: ${e.message} [${e.code}]\n`);
+    return 1;
+  }
+  io.stderr.write(`armbridge mcp: console ${operator.consoleUrl} (watch, HALT, approve, confirm while the host drives the arm)\n`);
 
   const stdin = io.stdin ?? process.stdin;
-  const server = createMcpServer(bridge, { logger, deadlineMs });
+  const server = createMcpServer(bridge, { logger, deadlineMs, session: () => "stdio" });
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);
   let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
   let hostGone: ((why: string) => void) | undefined;
@@ -103,16 +127,16 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   } finally {
     if (onSignal) for (const s of MCP_STOP_SIGNALS) process.off(s, onSignal);
   }
-  if (!(await closeWithin(SHUTDOWN_LIMIT_MS, bridge, () => server.close()))) {
+  if (!(await closeWithin(SHUTDOWN_LIMIT_MS, bridge, async () => {
+    await server.close();
+    await operator.close();
+  }))) {
     logger.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "MCP shutdown did not finish in time");
     io.stderr.write(`armbridge mcp: shutdown did not finish within ${SHUTDOWN_LIMIT_MS} ms\n`);
     return 1;
   }
   return code;
 }
-
-/** Over stdio there is no HTTP API or console: nobody could answer an approval request (its gates are refused at start). */
-const MCP_OPERATOR_SURFACE = { kind: "none", why: "`armbridge mcp` over stdio has no HTTP API or console where an operator could approve" } as const;
 
 /** SIGHUP too: a host (or terminal) that closed must shut the bridge down as cleanly as Ctrl-C. */
 const MCP_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -139,5 +163,81 @@ async function closeWithin(limitMs: number, bridge: Bridge, closeServer: () => P
     return await Promise.race([closed, late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+type McpMode =
+  | { readonly kind: "relay"; readonly url: string; readonly token: string }
+  | { readonly kind: "embedded"; readonly flags: BridgeFlagOptions; readonly deadlineMs: number | undefined; readonly host: string; readonly port: number; readonly token: string | undefined };
+
+const EMBEDDED_ONLY = ["--serial", "--ros", "--ros-args", "--params-file", "--config", "--data", "--adopt-ledger", "--deadline-ms", "--http"] as const;
+
+function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): McpMode {
+  const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
+  const bridgeAt = argv.findIndex((a) => a === "--bridge" || a.startsWith("--bridge="));
+  const rest: string[] = [];
+  const values = new Map<string, string>();
+  const parsed = bridgeAt === -1 ? parseBridgeFlags(argv, { transport: "required" }) : undefined;
+  const args = parsed ? parsed.rest : [...argv];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? "";
+    const eq = a.indexOf("=");
+    const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+    if (["--bridge", "--token", "--http", "--deadline-ms"].includes(name)) {
+      const value = name === a ? args[++i] : a.slice(eq + 1);
+      if (value === undefined || value === "") throw usage(`${name} needs a value`);
+      if (values.has(name)) throw usage(`${name} was given twice`);
+      values.set(name, value);
+    } else rest.push(a);
+  }
+  const token = values.get("--token") ?? (env.ARMBRIDGE_TOKEN || undefined);
+  const url = values.get("--bridge");
+  if (url !== undefined) {
+    const given = EMBEDDED_ONLY.filter((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)));
+    if (given.length > 0) throw usage(`--bridge relays to a running serve, which owns the arm, its config, its ledger and its console: drop ${given.join(", ")}`);
+    if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}; see armbridge mcp --help`);
+    if (!/^https?:\/\/[^/]+/.test(url)) throw usage(`--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(url)})`);
+    if (!token) throw usage("--bridge needs serve's token: --token T or ARMBRIDGE_TOKEN (serve prints it at start)");
+    return { kind: "relay", url, token };
+  }
+  if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}; see armbridge mcp --help`);
+  const deadline = values.get("--deadline-ms");
+  let deadlineMs: number | undefined;
+  if (deadline !== undefined) {
+    deadlineMs = Number(deadline);
+    if (!Number.isInteger(deadlineMs) || deadlineMs <= 0) throw usage("--deadline-ms needs a positive integer (milliseconds)");
+  }
+  const { host, port } = parseHostPort(values.get("--http") ?? EMBEDDED_CONSOLE_DEFAULT);
+  return { kind: "embedded", flags: (parsed as NonNullable<typeof parsed>).options, deadlineMs, host, port, token };
+}
+
+/** `mcp --bridge`: stdio on one side, serve's /mcp on the other, until the host goes away. */
+async function relay(mode: Extract<McpMode, { kind: "relay" }>, io: CliIo & { readonly stdin?: Readable }, logger: Logger): Promise<number> {
+  const http = new BridgeHttpClient(mode.url, mode.token);
+  const stdin = io.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, io.stdout as Writable);
+  const proxy = new McpStdioProxy({ http, log: logger, toHost: (m) => transport.send(m) });
+  let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  const ended = new Promise<string>((resolve) => {
+    onSignal = (signal) => resolve(signal);
+    for (const s of MCP_STOP_SIGNALS) process.once(s, onSignal);
+    stdin.once("end", () => resolve("stdin closed"));
+    stdin.once("close", () => resolve("stdin closed"));
+    transport.onclose = () => resolve("transport closed");
+    io.stdout.on("error", (error: NodeJS.ErrnoException) => resolve(`stdout closed (${error.code ?? error.message})`));
+  });
+  transport.onmessage = (message) => void proxy.fromHost(message);
+  transport.onerror = (error) => logger.warn({ err: error.message }, "a message from the host could not be read");
+  try {
+    await transport.start();
+    io.stderr.write(`armbridge mcp: relaying to ${http.url}/mcp; watch and stop the arm in that serve's console\n`);
+    const why = await ended;
+    logger.info({ why }, "MCP relay stopping: the session on serve ends; motions under way there are not stopped");
+    return 0;
+  } finally {
+    if (onSignal) for (const s of MCP_STOP_SIGNALS) process.off(s, onSignal);
+    await proxy.close();
+    await transport.close().catch(() => undefined);
+    await http.close();
   }
 }

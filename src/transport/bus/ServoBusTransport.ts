@@ -1,3 +1,4 @@
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import type { ArmConfig } from "../../config/ArmConfig.js";
@@ -167,6 +168,18 @@ export class ServoBusTransport implements Transport {
   /** Status loop cycles completed, for rate figures. */
   get cycles(): number {
     return this.#loop.cycles;
+  }
+
+  /**
+   * Each servo runs its own profile (Profile_Velocity / Goal_Speed from
+   * speed × max_velocity, at max_acceleration) with no common duration, and
+   * cannot be told to move slower than one velocity unit.
+   */
+  motionTiming(): MotionTiming {
+    const t = this.#protocol.table;
+    const minVelocity: Record<string, number> = {};
+    for (const s of this.#servos.list) minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
+    return { kind: "independent", minVelocity };
   }
 
   /** This process's session with the bus and the power losses its servos have had: each one is a new incarnation. */

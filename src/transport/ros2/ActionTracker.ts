@@ -136,6 +136,8 @@ export class ActionTracker {
     let state: ArmActionState;
     if (states.some((s) => s === undefined)) state = "executing";
     else if (states.every((s) => s === "reached")) state = "reached";
+    // The arm reached its targets and the gripper closed on an object: what was asked.
+    else if (states.every((s) => s === "reached" || s === "grasped")) state = "grasped";
     else if (states.every((s) => s === "rejected")) state = "rejected";
     else if (states.includes("faulted")) state = "faulted";
     else if (states.includes("stalled")) state = "stalled";

@@ -1,6 +1,5 @@
-import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryResult, type GripperResult, type RclActionClient, type RclClientGoalHandle } from "./rclTypes.js";
 import type { ArmActionState } from "../Transport.js";
-import { deviceText } from "../../validation/deviceText.js";
+import type { RclActionClient, RclClientGoalHandle } from "./rclTypes.js";
 
 export type GoalServer = { readonly kind: "trajectory"; readonly controller: string } | { readonly kind: "gripper" };
 
@@ -24,18 +23,12 @@ export type GoalRunPhase =
 export interface RunOutcome {
   readonly state: ArmActionState;
   readonly detail: string;
+  /** The reason is not in the result but in the server node's /rosout (franka_gripper's libfranka errors). */
+  readonly causeOnRosout?: boolean;
 }
 
-/**
- * JTC's result strings for a goal preempted by a newer goal: Jazzy ≥ 4.41.0
- * aborts it with the first, Humble and Jazzy < 4.41.0 cancel it with the
- * second (ros-controls/ros2_controllers joint_trajectory_controller.cpp,
- * preempt_active_goal, tags 4.41.0 @ b69445a5 and 4.40.1 @ 31015e0a). The
- * same INVALID_GOAL code also ends a goal when the controller is deactivated
- * ("Current goal cancelled during deactivate transition.", on_deactivate):
- * that one is a fault, not a stop.
- */
-const PREEMPTION_TEXTS = ["preempted by new incoming action", "cancelled due to new incoming action"];
+/** Turns a terminal status and result into an outcome: trajectoryOutcome or gripperOutcome, with what each needs. */
+export type ResultInterpreter = (status: number | undefined, result: unknown, run: GoalRun) => RunOutcome;
 
 /**
  * One goal on one action server, tracked from the moment it is sent until
@@ -50,15 +43,32 @@ export class GoalRun {
   status: number | undefined;
   result: unknown;
   failure: unknown;
-  /** Local ms of the last feedback for this goal (JTC publishes feedback only while the goal executes). */
+  /** Local ms of the last feedback for this goal, fresh or republished. */
   lastFeedbackMs: number | undefined;
+  /**
+   * Local ms of the last feedback that said something new. realtime_tools
+   * republishes a goal's last feedback on every goal-handle tick while it
+   * executes (RealtimeServerGoalHandle::runNonRealtime never clears
+   * req_feedback_, ros-controls/realtime_tools jazzy @ 0a483005), so feedback
+   * arriving proves only that the goal is executing; JTC's control loop
+   * stamps each update, and a stamp that stops advancing means the loop
+   * stopped working for this goal.
+   */
+  lastFreshFeedbackMs: number | undefined;
+  /** The last feedback message (FJT: its error names the joint off its path). */
+  lastFeedback: unknown;
+  /** Local ms when the goal was sent. */
+  sentAtMs: number | undefined;
   /** Local ms when the goal response said accepted. */
   acceptedMs: number | undefined;
   /** Local ms when a cancel request for this goal was accepted (return_code 0). */
   cancelAcceptedMs: number | undefined;
+  /** Local ms when we preempted this goal ourselves with a hold goal (halt). */
+  haltedByUsMs: number | undefined;
   #now: () => number = Date.now;
   #presumed: RunOutcome | undefined;
   #amended: RunOutcome | undefined;
+  #lastStampKey: string | undefined;
   /** Resolves when the goal response arrived (or the run was lost). */
   readonly responded: Promise<void>;
   /** Resolves when the run reached a terminal phase. */
@@ -66,11 +76,13 @@ export class GoalRun {
   #resolveResponded!: () => void;
   #resolveFinished!: () => void;
   readonly #onChange: () => void;
+  readonly #interpret: ResultInterpreter;
 
-  constructor(server: GoalServer, actionName: string, onChange: () => void) {
+  constructor(server: GoalServer, actionName: string, onChange: () => void, interpret: ResultInterpreter) {
     this.server = server;
     this.actionName = actionName;
     this.#onChange = onChange;
+    this.#interpret = interpret;
     this.responded = new Promise((resolve) => (this.#resolveResponded = resolve));
     this.finished = new Promise((resolve) => (this.#resolveFinished = resolve));
   }
@@ -94,7 +106,7 @@ export class GoalRun {
     this.#onChange();
   }
 
-  /** Replaces the controller's verdict with a stricter one from /joint_states (a gripper short of our tolerance). */
+  /** Replaces the controller's verdict with a stricter one from /joint_states or /rosout. */
   amend(outcome: RunOutcome): void {
     this.#amended = outcome;
   }
@@ -102,10 +114,16 @@ export class GoalRun {
   /** Sends the goal; every later step is driven by rclnodejs's promises, never awaited here. */
   start(client: RclActionClient, goal: object, onFeedback: (feedback: unknown) => void, now: () => number = Date.now): void {
     this.#now = now;
+    this.sentAtMs = now();
     let sent: Promise<RclClientGoalHandle>;
     try {
       sent = client.sendGoal(goal, (feedback: unknown) => {
-        this.lastFeedbackMs = now();
+        const t = now();
+        this.lastFeedbackMs = t;
+        this.lastFeedback = feedback;
+        const key = stampKey(feedback);
+        if (key === undefined || key !== this.#lastStampKey) this.lastFreshFeedbackMs = t;
+        this.#lastStampKey = key;
         onFeedback(feedback);
       });
     } catch (error) {
@@ -162,11 +180,7 @@ export class GoalRun {
     this.#onChange();
   }
 
-  /**
-   * The ArmActionState this run ended in, judged by goal status, never by
-   * error_code alone: JTC answers a cancelled goal with error_code 0 too.
-   * Undefined while running or when lost.
-   */
+  /** The ArmActionState this run ended in, and why. Undefined while running or when lost. */
   outcome(): RunOutcome | undefined {
     if (this.#amended) return this.#amended;
     switch (this.phase) {
@@ -181,37 +195,13 @@ export class GoalRun {
         return this.status === undefined ? p : { state: p.state, detail: `${p.detail}; result later: status ${this.status}` };
       }
       case "ended":
-        return this.server.kind === "trajectory" ? this.#trajectoryOutcome() : this.#gripperOutcome();
+        return this.#interpret(this.status, this.result ?? {}, this);
     }
   }
+}
 
-  #trajectoryOutcome(): RunOutcome {
-    const r = (this.result ?? {}) as Partial<FollowJointTrajectoryResult>;
-    const code = r.error_code ?? 0;
-    const text = `${this.actionName}: status ${this.status ?? "?"}, error_code ${code}${r.error_string ? ` ${deviceText(`the controller behind ${this.actionName}`, r.error_string)}` : ""}`;
-    // `status` is a number from the wire: anything but the three terminal codes is a fault.
-    if (this.status === GoalStatus.SUCCEEDED) {
-      return code === FjtErrorCode.SUCCESSFUL ? { state: "reached", detail: text } : { state: "faulted", detail: text };
-    }
-    if (this.status === GoalStatus.CANCELED) return { state: "stopped", detail: text };
-    if (this.status === GoalStatus.ABORTED) {
-      if (code === FjtErrorCode.PATH_TOLERANCE_VIOLATED || code === FjtErrorCode.GOAL_TOLERANCE_VIOLATED) return { state: "stalled", detail: text };
-      // INVALID_GOAL is a preemption only with JTC's preemption text; a deactivated controller
-      // (controller switch, E-stop) sends the same code, and that is a fault.
-      if (code === FjtErrorCode.INVALID_GOAL && PREEMPTION_TEXTS.some((t) => r.error_string?.includes(t))) return { state: "stopped", detail: text };
-    }
-    return { state: "faulted", detail: text };
-  }
-
-  #gripperOutcome(): RunOutcome {
-    const r = (this.result ?? {}) as Partial<GripperResult>;
-    const text = `${this.actionName}: status ${this.status ?? "?"}, reached_goal ${String(r.reached_goal)}, stalled ${String(r.stalled)}`;
-    if (this.status === GoalStatus.SUCCEEDED) {
-      // With allow_stalling the gripper controller reports a stall (an object in the way) as success.
-      return r.stalled && !r.reached_goal ? { state: "stalled", detail: text } : { state: "reached", detail: text };
-    }
-    if (this.status === GoalStatus.CANCELED) return { state: "stopped", detail: text };
-    if (this.status === GoalStatus.ABORTED && r.stalled) return { state: "stalled", detail: text };
-    return { state: "faulted", detail: text };
-  }
+/** A feedback message's header stamp as a key (undefined when it has none: franka_gripper's feedback). */
+function stampKey(feedback: unknown): string | undefined {
+  const stamp = (feedback as { header?: { stamp?: { sec?: number; nanosec?: number } } } | undefined)?.header?.stamp;
+  return stamp && typeof stamp.sec === "number" ? `${stamp.sec}.${stamp.nanosec ?? 0}` : undefined;
 }

@@ -29,16 +29,30 @@ export interface HalterDeps {
   readonly log: Logger;
   readonly now: () => number;
   readonly bounded: <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  /** Whether this controller ramps down on a cancel (constraints.decelerate_on_cancel, read at start); undefined: not known. */
+  readonly decelerateOnCancel: (controller: string) => boolean | undefined;
+  /** The controller's speed scaling now, when known (the hold goal's timing depends on it). */
+  readonly speedScaling: (controller: string) => number | undefined;
 }
 
+/** The trajectory header frame of our hold goals: JTC ignores it; a bag or the double's record shows who braked. */
+export const HALT_FRAME_ID = "armbridge/halt";
+
 /**
- * Stops motion. Cancels the goals we own on the affected controllers: JTC
- * then holds the current position itself (or decelerates, with
- * decelerate_on_cancel), which is smoother and more exact than a hold goal
- * built from a /joint_states sample that already lags the arm. Only when a
- * controller is moving under a goal we do not own (another client, e.g.
- * MoveIt) do we preempt it with a hold goal, aimed at where the arm can stop
- * under its acceleration limit (stoppingPlan), since we cannot cancel that goal.
+ * Stops motion.
+ *
+ * A cancel is an abrupt stop on JTC: goal_cancelled_callback adds
+ * set_hold_position(), the measured position with time_from_start 0
+ * (joint_trajectory_controller.cpp, ros2_controllers 4.42.1), so the arm is
+ * asked to stop within one control period — |v| / 2 ms on a UR, hundreds of
+ * rad/s². Only with constraints.decelerate_on_cancel (Jazzy ≥ 4.39, off by
+ * default) does it ramp down at max_deceleration_on_cancel. So a trajectory
+ * motion — ours or another client's — is stopped with a hold goal aimed at
+ * where the arm can stop under its configured max_acceleration
+ * (stoppingPlan): it preempts the goal under way, and ours then ends
+ * `stopped`. We cancel instead when told to (`halt_own_goals: cancel`), or,
+ * with `auto`, when the controller's parameters show decelerate_on_cancel.
+ * Gripper goals are cancelled (their controllers hold where they are).
  */
 export class Halter {
   readonly #d: HalterDeps;
@@ -64,8 +78,10 @@ export class Halter {
       const requests: Promise<string | undefined>[] = [];
       for (const server of targets) {
         const ours = this.#d.tracker.activeRuns(server);
-        if (ours.length > 0) {
+        if (ours.length > 0 && this.#cancels(server)) {
           for (const run of ours) requests.push(this.#cancel(run, wait));
+        } else if (ours.length > 0) {
+          requests.push(this.#holdOver(ours, server, wait));
         } else if (servers.axesOf(server).some((a) => this.#d.observer.latest()?.axes[a]?.moving)) {
           requests.push(this.#sendHold(server, wait));
         }
@@ -80,6 +96,36 @@ export class Halter {
       return { halted: false, status, error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: "halt", reason: failures.join("; ") }) };
     }
     return { halted: stopped !== undefined, status };
+  }
+
+  /** Whether our goals on this server are stopped by a cancel rather than a decelerating hold goal. */
+  #cancels(server: GoalServer): boolean {
+    if (server.kind === "gripper") return true;
+    switch (this.#d.setup.options.haltOwnGoals) {
+      case "cancel":
+        return true;
+      case "decelerate":
+        return false;
+      case "auto":
+        return this.#d.decelerateOnCancel(server.controller) === true;
+    }
+  }
+
+  /** Preempts our own goals on a trajectory controller with a hold goal, once each has been answered. */
+  async #holdOver(runs: readonly GoalRun[], server: GoalServer, signal: AbortSignal): Promise<string | undefined> {
+    for (const run of runs) {
+      if (!run.handle && run.phase === "sending") {
+        // The goal may yet be accepted and move the arm: hold after it, or the hold would be preempted.
+        const answered = await awaitWithin(run.responded, signal);
+        if (answered.kind === "aborted") return `${run.actionName} had not answered our goal request when the halt stopped waiting; the goal may still start`;
+      }
+      if (run.phase === "lost") return `lost track of our goal on ${run.actionName}; it may still run`;
+    }
+    const live = runs.filter((r) => !r.terminal);
+    if (live.length === 0) return undefined;
+    const t = this.#d.now();
+    for (const run of live) run.haltedByUsMs ??= t;
+    return this.#sendHold(server, signal);
   }
 
   async #cancel(run: GoalRun, signal: AbortSignal): Promise<string | undefined> {
@@ -118,9 +164,10 @@ export class Halter {
     if (controller) {
       const joints = controller.joints.map((j) => this.#d.actuators.get(j));
       if (joints.some((j) => j === undefined)) return `no limits for every joint of ${controller.name}`;
-      const plan = stoppingPlan(joints as Actuator[], status.axes, (this.#d.now() - status.stampMs) / 1000, setup.options.minMotionS);
+      const plan = stoppingPlan(joints as Actuator[], status.axes, (this.#d.now() - status.stampMs) / 1000, setup.options.minMotionS, this.#d.speedScaling(controller.name));
       if (!plan) return `no position for every joint of ${controller.name}`;
       goal = buildTrajectoryGoal({
+        frameId: HALT_FRAME_ID,
         joints: controller.joints,
         targets: plan.targets,
         current: plan.targets,
@@ -138,7 +185,7 @@ export class Halter {
       if (!g || p === undefined) return "no gripper position to hold at";
       goal = buildGripperGoal(g, p);
     }
-    this.#d.log.warn({ server: name }, "moving under a goal we do not own: preempting it with a hold goal at the stopping point");
+    this.#d.log.warn({ server: name }, "halting: preempting the goal under way with a hold goal at the stopping point");
     let sent: Promise<{ isAccepted(): boolean }>;
     try {
       sent = client.sendGoal(goal);

@@ -28,6 +28,13 @@ export interface JointStateObserverOptions {
    */
   readonly actions: (sample: JointSample) => readonly ActionRecord[];
   readonly now?: () => number;
+  /**
+   * The shortest time between two statuses (ms). A joint_state_broadcaster
+   * publishes on every control update — 1 kHz on a Franka — and each status
+   * is judged by every waiter; samples in between are merged, and the last
+   * one is published at the end of the interval.
+   */
+  readonly minStatusIntervalMs?: number;
 }
 
 /**
@@ -50,6 +57,14 @@ export class JointStateObserver {
   /** Every joint name any /joint_states message carried, ours or not, with when it last did: who is publishing. */
   readonly #namesSeen = new Map<string, number>();
   #latest: ArmStatus | undefined;
+  #lastPublishedMs = -Infinity;
+  #trailing: NodeJS.Timeout | undefined;
+  /**
+   * Whether the gripper's reported velocity means anything. franka_gripper
+   * publishes velocity 0.0 for both fingers, always (gripper_action_server.cpp
+   * publishGripperState): its velocity is estimated from positions instead.
+   */
+  #gripperVelocity: "reported" | "estimated" = "reported";
 
   constructor(options: JointStateObserverOptions) {
     this.#options = options;
@@ -58,6 +73,16 @@ export class JointStateObserver {
 
   latest(): ArmStatus | undefined {
     return this.#latest;
+  }
+
+  setGripperVelocity(source: "reported" | "estimated"): void {
+    this.#gripperVelocity = source;
+  }
+
+  /** Clears the pending status timer (close). */
+  close(): void {
+    clearTimeout(this.#trailing);
+    this.#trailing = undefined;
   }
 
   onStatus(listener: (status: ArmStatus) => void): () => void {
@@ -81,8 +106,9 @@ export class JointStateObserver {
       const axis = gripper && name === gripper.joint ? gripper.axis : name;
       if (axis !== gripper?.axis && !this.#options.joints.includes(axis)) return;
       const position = gripper && axis === gripper.axis ? gripperFromController(gripper, raw) : raw;
-      let velocity = msg.velocity?.[i];
-      if (velocity !== undefined && gripper && axis === gripper.axis) velocity = velocity / (gripper.openPosition - gripper.closedPosition);
+      const isGripper = gripper !== undefined && axis === gripper.axis;
+      let velocity = isGripper && this.#gripperVelocity === "estimated" ? undefined : msg.velocity?.[i];
+      if (velocity !== undefined && gripper && isGripper) velocity = velocity / (gripper.openPosition - gripper.closedPosition);
       if (velocity === undefined || !Number.isFinite(velocity)) {
         // Some drivers publish positions only: estimate from the previous sample.
         const prev = this.#samples.get(axis);
@@ -92,7 +118,23 @@ export class JointStateObserver {
       this.#samples.set(axis, { position, velocity, receivedMs, headerMs });
       touched = true;
     });
-    if (touched) this.publish();
+    if (touched) this.#publishThrottled();
+  }
+
+  #publishThrottled(): void {
+    const interval = this.#options.minStatusIntervalMs ?? 0;
+    const wait = this.#lastPublishedMs + interval - this.#now();
+    if (wait <= 0) {
+      clearTimeout(this.#trailing);
+      this.#trailing = undefined;
+      this.publish();
+      return;
+    }
+    this.#trailing ??= setTimeout(() => {
+      this.#trailing = undefined;
+      this.publish();
+    }, wait);
+    this.#trailing.unref();
   }
 
   /** The joint names /joint_states has carried since `sinceMs` (local ms), ours or not, sorted. */
@@ -111,6 +153,7 @@ export class JointStateObserver {
     }
     const status: ArmStatus = { stampMs: oldest, axes, faults: [], actions: this.#options.actions({ stampMs: oldest, axes }) };
     this.#latest = status;
+    this.#lastPublishedMs = this.#now();
     for (const listener of [...this.#listeners]) listener(status);
   }
 

@@ -8,6 +8,7 @@ import { awaitWithin } from "./awaitWithin.js";
 import type { GoalRun } from "./GoalRun.js";
 import type { JointStateObserver } from "./JointStateObserver.js";
 import type { Ros2Options } from "./Ros2Options.js";
+import type { OutcomeConfirmer } from "./OutcomeConfirmer.js";
 import { serverKey, type ServerRegistry } from "./ServerRegistry.js";
 import { refusal } from "./planMotion.js";
 
@@ -27,6 +28,7 @@ export interface MotionWaiterDeps {
   /** A signal that ends with any of `signals` or with close(). */
   readonly bounded: <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>) => Promise<T>;
   readonly closing: AbortSignal;
+  readonly confirmer: OutcomeConfirmer;
 }
 
 type Watch = { readonly kind: "finished" } | { readonly kind: "aborted" } | { readonly kind: "timeout"; readonly operation: string; readonly ms: number };
@@ -41,15 +43,24 @@ type Watch = { readonly kind: "finished" } | { readonly kind: "aborted" } | { re
  *   Gazebo slower than real time stretches every motion.
  * - Without feedback (gripper controllers send none) the plan bounds the wait,
  *   counted on the node clock, so sim time stretches it too.
- * - Feedback that stops without a result means the controller dropped the
- *   goal; an accepted cancel with no result soon after means the same. The
+ * - Feedback whose stamps stop advancing without a result means the
+ *   controller dropped the goal (realtime_tools republishes the last
+ *   feedback on every tick while the goal is executing, so arriving feedback
+ *   alone proves nothing); an accepted cancel with no result soon after means
+ *   the same. The
  *   result may come much later (Humble / Jazzy < 4.41 preemption; a cancel that
  *   landed after the success request leaves the goal CANCELING until the next
  *   goal, realtime_server_goal_handle.hpp runNonRealtime, ros-controls/realtime_tools
  *   jazzy @ 0a483005): such a run is settled by observation.
- * - A gripper's "reached" is confirmed against tolerances.gripper on
- *   /joint_states: its controller's own goal_tolerance (0.01 in controller
- *   units) can be a quarter of a stroke.
+ * - A gripper goal past its plan bound whose gripper /joint_states shows
+ *   still and short of the target has met something the controller has not
+ *   noticed: gripper_action_controller ends a goal on a stall only after
+ *   |velocity| ≤ stall_velocity_threshold (0.001) for stall_timeout (1 s)
+ *   (check_for_success, ros2_controllers 4.42.1), which a noisy velocity
+ *   never satisfies. Closing, it holds an object (`grasped`); opening, it is
+ *   `stalled`. Its goal stays active on the controller, pushing at
+ *   max_effort, until the next gripper goal preempts it.
+ * - Then OutcomeConfirmer checks what a result does not settle alone.
  */
 export class MotionWaiter {
   readonly #d: MotionWaiterDeps;
@@ -76,10 +87,9 @@ export class MotionWaiter {
     if (watched.kind !== "finished") return this.#waitEnd(signal, watched.kind === "timeout" ? watched.operation : "", watched.kind === "timeout" ? watched.ms : 0, log);
     const lost = lostEnd(track);
     if (lost) return lost;
-    await this.#confirmGripper(track, signal);
-    // A gripper "reached" not yet confirmed is no outcome to report: the caller's wait simply ended.
+    await this.#d.bounded([signal], (s) => this.#d.confirmer.confirm(track, s));
+    // An outcome not yet confirmed is no outcome to report: the caller's wait simply ended.
     if (signal.aborted) return this.#waitEnd(signal, "", 0, log);
-    await this.#awaitSampleAfterEnd(track, signal);
     const record = this.#d.tracker.recordOf(track);
     if (!record) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: serverNames(track), reason: "outcome lost" }) };
     log.info({ state: record.state, detail: record.detail }, "goal ended");
@@ -121,12 +131,17 @@ export class MotionWaiter {
         if (run.lastFeedbackMs !== undefined) this.#feedbackServers.add(serverKey(run.server));
         // From a server known to send feedback, none at all since acceptance is silence too
         // (a goal preempted before its first feedback).
-        const heard = run.lastFeedbackMs ?? (this.#feedbackServers.has(serverKey(run.server)) ? run.acceptedMs : undefined);
+        const heard = run.lastFreshFeedbackMs ?? (this.#feedbackServers.has(serverKey(run.server)) ? run.acceptedMs : undefined);
         if (run.cancelAcceptedMs !== undefined && t - run.cancelAcceptedMs > options.settleMs) {
           if (!(await this.#settle(track, run, "a cancel was accepted but no result followed", signal, log))) return this.#aborted(signal);
         } else if (heard !== undefined && t - heard > options.feedbackIdleMs && available) {
-          if (!(await this.#settle(track, run, "its feedback stopped: the controller dropped the goal (preempted)", signal, log))) return this.#aborted(signal);
+          if (!(await this.#settle(track, run, "its feedback stopped: the controller no longer works for the goal (preempted by another goal, or switched off)", signal, log))) return this.#aborted(signal);
         } else if (heard === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
+          if (run.server.kind === "gripper") {
+            const quiet = this.#quietGripper(track, run);
+            if (quiet === "moving") continue;
+            if (quiet === "settled") continue;
+          }
           return { kind: "timeout", operation: `getResult ${serverNames(track)}`, ms: budgetMs };
         }
       }
@@ -191,34 +206,30 @@ export class MotionWaiter {
     );
   }
 
-  async #confirmGripper(track: ActionTrack, signal: AbortSignal): Promise<void> {
-    const run = track.runs.find((r) => r.server.kind === "gripper" && r.outcome()?.state === "reached" && r.phase === "ended");
-    const endedAt = track.endedAtMs;
-    if (!run || endedAt === undefined) return;
-    const axes = this.#d.servers.axesOf(run.server);
-    const ms = track.planMs + this.#d.options.goalTimeToleranceS * 1000 + this.#d.options.settleMs;
-    const confirmed = await this.#d.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
-      this.#d.observer.waitFor((s) => s.stampMs >= endedAt && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
-    );
-    if (confirmed || signal.aborted) return;
-    const p = this.#d.observer.latest()?.axes[axes[0] ?? ""]?.position;
-    run.amend({
-      state: "stalled",
-      detail: `${run.outcome()?.detail ?? run.actionName}; but /joint_states shows ${p?.toFixed(3) ?? "?"}, not within tolerances.gripper ${this.#d.config.tolerances.gripper} of ${track.targets[axes[0] ?? ""] ?? "?"}`,
-    });
-    this.#d.tracker.refreeze(track);
-  }
-
   /**
-   * Whether an action that ended short moved can only be told from a sample
-   * received after it ended: wait (briefly: /joint_states is a fast stream) for
-   * one. Without it the record says `moved: undefined`, never a guess.
+   * A gripper goal with no result past its plan bound: still moving → keep
+   * waiting (a slow gripper); at rest short of the target on a fresh sample →
+   * settled by observation (see the class comment); no fresh sample → the
+   * caller reports a timeout.
    */
-  async #awaitSampleAfterEnd(track: ActionTrack, signal: AbortSignal): Promise<void> {
-    const endedAt = track.endedAtMs;
-    const final = track.final;
-    if (endedAt === undefined || !final || final.moved !== undefined || final.state === "reached") return;
-    await this.#d.bounded([signal, AbortSignal.timeout(this.#d.config.staleAfterMs)], (wait) => this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait));
+  #quietGripper(track: ActionTrack, run: GoalRun): "moving" | "settled" | "unknown" {
+    const axis = this.#d.servers.axesOf(run.server)[0];
+    const latest = this.#d.observer.latest();
+    const target = axis === undefined ? undefined : track.targets[axis];
+    const s = axis === undefined ? undefined : latest?.axes[axis];
+    if (!latest || !s || target === undefined || this.#d.now() - latest.stampMs > this.#d.config.staleAfterMs) return "unknown";
+    if (s.moving) return "moving";
+    const start = track.start[axis ?? ""] ?? s.position;
+    const closing = target < start - this.#d.config.tolerances.gripper;
+    const why = "no result from the controller, whose stall check needs |velocity| ≤ stall_velocity_threshold for stall_timeout (a noisy velocity never does); /joint_states shows the gripper at rest";
+    if (closing && s.position > target + this.#d.config.tolerances.gripper) {
+      run.presume({ state: "grasped", detail: `closed on an object at ${s.position.toFixed(3)} of its opening and holds it; ${why}; the goal stays active, pressing on it` });
+    } else if (Math.abs(s.position - target) <= this.#d.config.tolerances.gripper) {
+      run.presume({ state: "reached", detail: `${run.actionName}: ${why}, at the target` });
+    } else {
+      run.presume({ state: "stalled", detail: `${run.actionName}: ${why}, at ${s.position.toFixed(3)}, short of ${target.toFixed(3)}` });
+    }
+    return "settled";
   }
 }
 

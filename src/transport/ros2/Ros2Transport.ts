@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pino, { type Logger } from "pino";
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
@@ -7,21 +8,30 @@ import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 import { LinkLifecycle, type LinkReturn } from "../link/LinkLifecycle.js";
 import { linkSignals } from "../linkSignals.js";
 import { refuseUnsendable } from "../motionProblem.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, MotionPace, Transport } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
 import type { JointLimits } from "./buildTrajectoryGoal.js";
 import { GoalRun, type GoalServer } from "./GoalRun.js";
 import { Halter } from "./Halter.js";
 import { JointStateObserver } from "./JointStateObserver.js";
+import { MotionPaceMonitor } from "./MotionPaceMonitor.js";
 import { MotionWaiter } from "./MotionWaiter.js";
+import { OutcomeConfirmer } from "./OutcomeConfirmer.js";
 import { planMotion, refusal } from "./planMotion.js";
+import { probeRosGraph, type ProbeDeps } from "./probeRosGraph.js";
+import { interpreterFor } from "./resultInterpreters.js";
+import { RosClock } from "./RosClock.js";
+import type { RosFacts } from "./RosFacts.js";
+import { RosoutWatcher } from "./RosoutWatcher.js";
 import { MSG_JOINT_STATE, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Setup } from "./resolveRos2Setup.js";
 import { ServerRegistry } from "./ServerRegistry.js";
 
 /** How often the ROS link is judged (servers available, /joint_states fresh): a console hears of a change within this. */
 const LINK_POLL_MS = 200;
+/** At most one status per this many ms: a 1 kHz joint_state_broadcaster (Franka) is merged down to 200 Hz. */
+const MIN_STATUS_INTERVAL_MS = 5;
 
 export interface Ros2TransportDeps {
   readonly rcl: Rclnodejs;
@@ -36,6 +46,8 @@ export interface Ros2TransportDeps {
   readonly backoff?: BackoffOptions | undefined;
   /** Try to get a lost graph back (default true). false: a lost graph stays `down` until the bridge restarts. */
   readonly reconnect?: boolean | undefined;
+  /** Replaces where package versions are read from (tests); see probeRosGraph. */
+  readonly packageVersion?: ProbeDeps["packageVersion"];
 }
 
 /** FollowJointTrajectory / gripper feedback for progress reporting. */
@@ -48,8 +60,7 @@ export interface Ros2Feedback {
 
 /**
  * The Transport over ROS 2 (made by Ros2Host, which owns the node): arm
- * joints through joint_trajectory_controller
- * FollowJointTrajectory goals, the gripper through GripperCommand (or
+ * joints through joint_trajectory_controller FollowJointTrajectory goals, the gripper through GripperCommand (or
  * ParallelGripperCommand), observation through /joint_states.
  *
  * The work is split along its seams: ServerRegistry (which server drives
@@ -81,10 +92,14 @@ export class Ros2Transport implements Transport {
   readonly #sending = new Map<string, Promise<MotionEnd | ActionTrack>>();
   readonly #feedbackListeners = new Set<(feedback: Ros2Feedback) => void>();
   readonly #closing = new AbortController();
-  #subscription: RclSubscription | undefined;
+  readonly #subscriptions: RclSubscription[] = [];
+  readonly #pace: MotionPaceMonitor;
+  readonly #clock: RosClock;
+  #rosout: RosoutWatcher | undefined;
+  #facts: RosFacts | undefined;
   readonly #link: LinkLifecycle;
   #linkPoll: NodeJS.Timeout | undefined;
-  /** The joint names /joint_states carried when the transport opened: which robot this is. */
+  /** The joint names the JointState topics carried when the transport opened: which robot this is. */
   #identity: readonly string[] = [];
   /** Action servers that went away since the link was lost: a controller that restarted has forgotten its goals. */
   readonly #gone = new Set<string>();
@@ -123,8 +138,29 @@ export class Ros2Transport implements Transport {
       stoppedVelocity: deps.config.tolerances.stoppedVelocity,
       actions: (sample) => this.#tracker.recentRecords(sample),
       now: this.#now,
+      minStatusIntervalMs: MIN_STATUS_INTERVAL_MS,
+    });
+    this.#clock = new RosClock(deps.rcl, deps.node, this.#log);
+    this.#pace = new MotionPaceMonitor({
+      rcl: deps.rcl,
+      node: deps.node,
+      broadcasterTopic: deps.setup.options.speedScalingTopic,
+      now: this.#now,
+      simTime: this.#clock.simTime,
+      warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
     });
     const bounded = <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> => this.#bounded(signals, fn);
+    const confirmer = new OutcomeConfirmer({
+      options: deps.setup.options,
+      config: deps.config,
+      servers: this.#servers,
+      tracker: this.#tracker,
+      observer: this.#observer,
+      now: this.#now,
+      bounded,
+      goalTolerancesHonoured: () => this.#facts?.goalTolerancesHonoured,
+      rosout: () => this.#rosout,
+    });
     this.#waiter = new MotionWaiter({
       options: deps.setup.options,
       config: deps.config,
@@ -132,9 +168,10 @@ export class Ros2Transport implements Transport {
       tracker: this.#tracker,
       observer: this.#observer,
       now: this.#now,
-      nodeNow: () => Number(deps.node.now().nanoseconds) / 1e6,
+      nodeNow: () => this.#clock.nowMs(),
       bounded,
       closing: this.#closing.signal,
+      confirmer,
     });
     this.#halter = new Halter({
       config: deps.config,
@@ -147,24 +184,53 @@ export class Ros2Transport implements Transport {
       log: this.#log,
       now: this.#now,
       bounded,
+      decelerateOnCancel: (controller) => this.#facts?.controllers.get(controller)?.decelerateOnCancel,
+      speedScaling: (controller) => this.#pace.speedScalingOf(controller),
     });
   }
 
+  /**
+   * Creates the action clients, reads what the graph says of the controllers
+   * (RosFacts: versions, speed scaling, path tolerances, gripper kind, the
+   * JointState sources) within probe_timeout_ms and logs every fact and
+   * assumption, subscribes, and waits for the first status naming every axis.
+   */
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
     const { rcl, node, setup } = this.#deps;
     if (!this.#opened) {
       this.#opened = true;
       this.#servers.createClients(rcl, node);
-      this.#subscription = node.createSubscription(MSG_JOINT_STATE, setup.options.jointStatesTopic, (msg) => this.#observer.handle(msg));
+      const facts = await probeRosGraph({
+        node,
+        setup,
+        timeoutMs: setup.options.probeTimeoutMs,
+        signal: AbortSignal.any([this.#closing.signal, ...(signal ? [signal] : [])]),
+        ...(this.#deps.packageVersion ? { packageVersion: this.#deps.packageVersion } : {}),
+      });
+      this.#facts = facts;
+      this.#log.info({ facts: facts.lines }, "ROS 2 controller facts (read, or assumed where the graph did not say)");
+      if (facts.gripper?.behaviour === "franka") {
+        this.#observer.setGripperVelocity("estimated");
+        try {
+          this.#rosout = new RosoutWatcher(rcl, node, "franka_gripper", this.#now);
+        } catch (error) {
+          this.#log.warn({ err: error }, "cannot subscribe to /rosout: a franka_gripper failure will be reported without its logged cause");
+        }
+      }
+      for (const topic of facts.jointStates.topics) {
+        this.#subscriptions.push(node.createSubscription(MSG_JOINT_STATE, topic, (msg) => this.#observer.handle(msg)));
+      }
+      this.#pace.start(facts.controllers);
     }
     const axes = [...this.#actuators.keys()];
     const ms = setup.options.jointStatesTimeoutMs;
+    const topics = this.#facts?.jointStates.topics.join(", ") ?? setup.options.jointStatesTopic;
     const wait = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(ms), ...(signal ? [signal] : [])]);
     const first = await this.#observer.waitFor((s) => axes.every((a) => a in s.axes), wait);
     if (!first) {
-      this.#link.down(`no ${setup.options.jointStatesTopic} naming ${axes.join(", ")} within ${ms} ms`);
-      throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${setup.options.jointStatesTopic} naming ${axes.join(", ")}`, ms });
+      this.#link.down(`no ${topics} naming ${axes.join(", ")} within ${ms} ms`);
+      throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${topics} naming ${axes.join(", ")}`, ms });
     }
     this.#identity = this.#observer.namesSince(0);
     for (const [name, client] of this.#servers.clients()) {
@@ -177,6 +243,20 @@ export class Ros2Transport implements Transport {
     this.#linkPoll.unref();
   }
 
+  /** What start-up read (or assumed) of the controllers; undefined before open(). */
+  get facts(): RosFacts | undefined {
+    return this.#facts;
+  }
+
+  pace(axes: readonly string[]): MotionPace | undefined {
+    const controllers = this.#servers.serversFor(axes).flatMap((s) => (s.kind === "trajectory" ? [s.controller] : []));
+    return controllers.length === 0 ? undefined : this.#pace.pace(controllers);
+  }
+
+  onPace(listener: () => void): () => void {
+    return this.#pace.onChange(listener);
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing.abort();
@@ -184,13 +264,17 @@ export class Ros2Transport implements Transport {
       this.#linkPoll = undefined;
       await this.#link.close();
       this.#servers.destroyClients(this.#log);
-      if (this.#subscription) {
+      for (const subscription of this.#subscriptions.splice(0)) {
         try {
-          this.#deps.node.destroySubscription(this.#subscription);
+          this.#deps.node.destroySubscription(subscription);
         } catch (error) {
-          this.#log.warn({ err: error }, "destroying the joint_states subscription failed");
+          this.#log.warn({ err: error }, "destroying a joint_states subscription failed");
         }
       }
+      this.#observer.close();
+      this.#pace.close();
+      this.#clock.close();
+      this.#rosout?.close();
       this.#feedbackListeners.clear();
     })();
     return this.#closed;
@@ -199,6 +283,18 @@ export class Ros2Transport implements Transport {
   /** The resolved arm config (controllers from ROS parameters): use it for lock keys (resourcesFor). */
   get config(): ArmConfig {
     return this.#deps.config;
+  }
+
+  /**
+   * One FollowJointTrajectory goal per controller with a single point and
+   * zero end velocities, which JTC interpolates as a cubic (position and
+   * velocity given: ros-controls/ros2_controllers,
+   * joint_trajectory_controller/doc/trajectory.rst @ 0e684b55), timed by
+   * buildTrajectoryGoal (speed scales velocity and acceleration, never under
+   * min_motion_s). Controllers run side by side, each on its own time.
+   */
+  motionTiming(): MotionTiming {
+    return { kind: "synchronized_cubic", groups: this.#deps.config.arm.controllers.map((c) => c.joints), minDurationS: this.#deps.setup.options.minMotionS };
   }
 
   /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
@@ -224,12 +320,12 @@ export class Ros2Transport implements Transport {
     return this.#link.subscribe(listener);
   }
 
-  /** What keeps the link from being `connected` now: servers not available, /joint_states stale. */
+  /** What keeps the link from being `connected` now: servers not available, JointState topics stale. */
   #problems(): string[] {
     const missing = [...this.#servers.clients()].filter(([, c]) => !c.isActionServerAvailable()).map(([name]) => name);
     const latest = this.#observer.latest();
     const age = latest ? this.#now() - latest.stampMs : Infinity;
-    const topic = this.#deps.setup.options.jointStatesTopic;
+    const topic = this.#jointStatesTopics();
     // Stable words (no running age): listeners hear of a change only.
     return [
       ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),
@@ -237,10 +333,15 @@ export class Ros2Transport implements Transport {
     ];
   }
 
+  /** The JointState topics the arm is read from, as start-up found them. */
+  #jointStatesTopics(): string {
+    return this.#facts?.jointStates.topics.join(" / ") ?? this.#deps.setup.options.jointStatesTopic;
+  }
+
   /**
    * Judged every LINK_POLL_MS: connected while every action server we drive
-   * is available and /joint_states is fresher than stale_after_ms. A server
-   * seen gone is remembered until the link is back: it may have been
+   * is available and the JointState topics are fresher than stale_after_ms.
+   * A server seen gone is remembered until the link is back: it may have been
    * restarted, forgetting our goals.
    */
   #watchLink(): void {
@@ -255,15 +356,15 @@ export class Ros2Transport implements Transport {
 
   /**
    * One check of a lost graph (LinkLifecycle): the link is back once every
-   * server is available and /joint_states fresh again, naming no joint it did
-   * not name at open (another robot answering is refused, never driven). A
-   * server that went away meanwhile makes a new incarnation: a restarted
-   * controller has forgotten our goals and will never send their results, so
-   * those goals are settled from /joint_states (MotionWaiter.settleForgotten),
-   * never re-sent.
+   * server is available and the JointState topics are fresh again, naming no
+   * joint they did not name at open (another robot answering is refused,
+   * never driven). A server that went away meanwhile makes a new incarnation:
+   * a restarted controller has forgotten our goals and will never send their
+   * results, so those goals are settled from the JointState topics
+   * (MotionWaiter.settleForgotten), never re-sent.
    */
   async #tryReturn(): Promise<LinkReturn> {
-    const topic = this.#deps.setup.options.jointStatesTopic;
+    const topic = this.#jointStatesTopics();
     const strangers = this.#observer.namesSince(this.#lostAt).filter((n) => !this.#identity.includes(n));
     if (strangers.length > 0) {
       throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", {
@@ -348,12 +449,26 @@ export class Ros2Transport implements Transport {
     if ("refused" in plan) return plan.refused;
 
     const id = command.actionId;
+    const gripperFacts = this.#facts?.gripper;
+    const interpreting = {
+      gripper: this.#deps.setup.gripper,
+      behaviour: gripperFacts?.behaviour ?? (this.#deps.setup.gripper?.kind === "parallel_gripper" ? "parallel_gripper" : "gripper_command"),
+      graspEpsilonOuter: gripperFacts?.graspEpsilonOuter ?? 0.005,
+      gripperTolerance: this.#deps.config.tolerances.gripper,
+      start: plan.start,
+      targets: command.targets,
+    } as const;
     const runs = plan.goals.map(
       (g) =>
-        new GoalRun(g.server, g.actionName, () => {
-          this.#tracker.onRunChange(id);
-          this.#observer.publish();
-        }),
+        new GoalRun(
+          g.server,
+          g.actionName,
+          () => {
+            this.#tracker.onRunChange(id);
+            this.#observer.publish();
+          },
+          interpreterFor(g.server, interpreting),
+        ),
     );
     const track: ActionTrack = {
       actionId: id,
@@ -362,7 +477,7 @@ export class Ros2Transport implements Transport {
       targets: { ...command.targets },
       runs,
       planMs: Math.max(...plan.goals.map((g) => g.durationS)) * 1000,
-      sentAtNodeMs: Number(this.#deps.node.now().nanoseconds) / 1e6,
+      sentAtNodeMs: this.#clock.nowMs(),
       final: undefined,
       endedAtMs: undefined,
     };
@@ -402,9 +517,9 @@ export class Ros2Transport implements Transport {
     const link = this.#link.snapshot();
     const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
     // Cancels were sent where a server could hear them, but with the link not connected no
-    // fresh /joint_states shows the arm still: a halt nobody saw is not reported as one.
+    // fresh JointState shows the arm still: a halt nobody saw is not reported as one.
     if (link.state !== "connected" || this.#link.state !== "connected") {
-      return { halted: false, status: result.status, error: result.error ?? new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: this.kind, state: this.#link.state, detail: link.detail ?? "no fresh /joint_states" }) };
+      return { halted: false, status: result.status, error: result.error ?? new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: this.kind, state: this.#link.state, detail: link.detail ?? "no fresh JointState" }) };
     }
     return result;
   }
@@ -424,6 +539,7 @@ export class Ros2Transport implements Transport {
   }
 
   #emitFeedback(feedback: Ros2Feedback): void {
+    if (feedback.server.kind === "trajectory") this.#pace.onFeedback(feedback.server.controller, feedback.feedback);
     for (const listener of [...this.#feedbackListeners]) {
       try {
         listener(feedback);

@@ -9,6 +9,8 @@ export interface JointLimits {
 }
 
 export interface TrajectoryGoalInput {
+  /** The trajectory header's frame_id (JTC ignores it): marks hold goals as ours. */
+  readonly frameId?: string;
   /** Every joint of the controller, in the controller's order. */
   readonly joints: readonly string[];
   /** Absolute targets for the commanded joints (a subset of `joints`). */
@@ -82,7 +84,7 @@ export function buildTrajectoryGoal(input: TrajectoryGoalInput): TrajectoryGoalP
   const goal: FollowJointTrajectoryGoal = {
     trajectory: {
       // A zero stamp means "start now" to JTC; a wall-clock stamp would be wrong under use_sim_time.
-      header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" },
+      header: { stamp: { sec: 0, nanosec: 0 }, frame_id: input.frameId ?? "" },
       joint_names: [...input.joints],
       points: [
         {

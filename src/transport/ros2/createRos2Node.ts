@@ -46,10 +46,15 @@ export interface Ros2NodeHandle {
  *
  *   config_path                          arm config file (YAML/JSON)
  *   joint_states_topic                   default /joint_states
+ *   joint_states_topics                  string[]; read these instead (each driver's own topic)
+ *   joint_states_aggregator              follow_sources (default) | accept
+ *   speed_scaling_topic                  UR speed_scaling_state_broadcaster topic; "" for none
+ *   halt_own_goals                       auto (default) | decelerate | cancel
+ *   probe_timeout_ms                     how long start-up reads the controllers' parameters
  *   controller_names                     string[]; JTC controller names
  *   controllers.<name>.action_name       default /<name>/follow_joint_trajectory
  *   controllers.<name>.joints            string[]; the controller's joints, in its order
- *   gripper_action, gripper_kind (gripper_command | parallel_gripper), gripper_joint,
+ *   gripper_action, gripper_kind (auto | gripper_command | parallel_gripper | franka), gripper_joint,
  *   gripper_closed_position, gripper_open_position, gripper_max_effort
  *   tolerances.position, tolerances.gripper, tolerances.stopped_velocity
  *   tolerances.goal_velocity             rad/s, sent as each joint's goal velocity tolerance
@@ -107,11 +112,16 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
     config = { ...config, tolerances, arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) } };
 
     const g = file.gripper ?? {};
+    const topics = params.stringArray("joint_states_topics", file.joint_states_topics ?? []);
     const merged: Ros2OptionsFile = {
       ...file,
       node_name: nodeName,
       joint_states_topic: params.string("joint_states_topic", file.joint_states_topic ?? "/joint_states"),
+      ...(topics.length > 0 ? { joint_states_topics: topics } : {}),
+      joint_states_aggregator: params.string("joint_states_aggregator", file.joint_states_aggregator ?? "follow_sources") as Ros2OptionsFile["joint_states_aggregator"],
       controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
+      speed_scaling_topic: params.string("speed_scaling_topic", file.speed_scaling_topic ?? "/speed_scaling_state_broadcaster/speed_scaling"),
+      halt_own_goals: params.string("halt_own_goals", file.halt_own_goals ?? "auto") as Ros2OptionsFile["halt_own_goals"],
       goal_time_tolerance_s: params.number("goal_time_tolerance", file.goal_time_tolerance_s ?? 1.0),
       goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goal_velocity_tolerance ?? 0.05),
       feedback_idle_ms: params.number("feedback_idle_ms", file.feedback_idle_ms ?? 1000),
@@ -121,11 +131,12 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
       cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancel_timeout_ms ?? 1000),
       result_margin_ms: params.number("result_margin_ms", file.result_margin_ms ?? 2000),
       joint_states_timeout_ms: params.number("joint_states_timeout_ms", file.joint_states_timeout_ms ?? 5000),
+      probe_timeout_ms: params.number("probe_timeout_ms", file.probe_timeout_ms ?? 1500),
       ...(config.arm.gripper
         ? {
             gripper: {
               action_name: params.string("gripper_action", g.action_name ?? "/gripper_controller/gripper_cmd"),
-              kind: params.string("gripper_kind", g.kind ?? "gripper_command") as "gripper_command",
+              kind: params.string("gripper_kind", g.kind ?? "auto") as NonNullable<Ros2OptionsFile["gripper"]>["kind"],
               joint: params.string("gripper_joint", g.joint ?? "gripper_joint"),
               closed_position: params.number("gripper_closed_position", g.closed_position ?? 0),
               open_position: params.number("gripper_open_position", g.open_position ?? 0.04),

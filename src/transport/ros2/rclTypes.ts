@@ -56,8 +56,14 @@ export interface FollowJointTrajectoryResult {
   error_string: string;
 }
 
-/** control_msgs/action/FollowJointTrajectory feedback. */
+/**
+ * control_msgs/action/FollowJointTrajectory feedback. JTC stamps it with the
+ * control update's time and sets `desired.time_from_start` to the trajectory
+ * time sampled (joint_trajectory_controller.cpp update, 4.42.1): the rate of
+ * one against the other is the speed scaling in force.
+ */
 export interface FollowJointTrajectoryFeedback {
+  header?: { stamp: RosTime; frame_id: string };
   joint_names: readonly string[];
   desired: JointTrajectoryPoint;
   actual: JointTrajectoryPoint;
@@ -139,6 +145,11 @@ export interface RclNode {
   /** A service client (lib/node.js createClient; lib/client.js sendRequest / waitForService). */
   createClient(typeClass: string, serviceName: string): RclServiceClient;
   destroyClient(client: RclServiceClient): void;
+  /**
+   * Who publishes on a topic (lib/node.js getPublishersInfoByTopic →
+   * TopicEndpointInfo): used to recognise a joint_state_publisher.
+   */
+  getPublishersInfoByTopic?(topic: string, noDemangle?: boolean): ReadonlyArray<{ readonly node_name: string; readonly node_namespace: string; readonly topic_type: string }>;
   declareParameter(parameter: RclParameter, descriptor?: unknown, ignoreOverride?: boolean): RclParameter;
   getParameter(name: string): RclParameter;
   hasParameter(name: string): boolean;
@@ -201,6 +212,7 @@ export const FjtErrorCode = {
 export const QosPolicy = {
   HISTORY_KEEP_LAST: 1,
   RELIABILITY_RELIABLE: 1,
+  RELIABILITY_BEST_EFFORT: 2,
   DURABILITY_TRANSIENT_LOCAL: 1,
   DURABILITY_VOLATILE: 2,
 } as const;

@@ -26,19 +26,28 @@ export interface StoppingPlan {
  * zero end velocity is exactly a constant deceleration v/T ≤ a. The measured
  * positions are first carried forward by the sample's age, since
  * /joint_states lags the arm.
+ *
+ * Under speed scaling s, JTC takes the measured velocity v as the spline's
+ * *trajectory-time* start velocity and samples the spline at s × wall time:
+ * the arm's velocity steps to s·v and the cubic's deceleration v/T in
+ * trajectory time is s²·v/T in wall time. So T = s²·|v|/a brakes at exactly
+ * a over the same distance the arm needs from s·v. An s read too low would
+ * ask for more than a, so `speedScaling` is padded upwards (never above 1):
+ * an s too high only brakes more gently.
  */
-export function stoppingPlan(joints: readonly StoppingJoint[], axes: Readonly<Record<string, AxisState>>, sampleAgeS: number, minMotionS: number): StoppingPlan | undefined {
+export function stoppingPlan(joints: readonly StoppingJoint[], axes: Readonly<Record<string, AxisState>>, sampleAgeS: number, minMotionS: number, speedScaling = 1): StoppingPlan | undefined {
+  const s = Math.min(1, Math.max(0, speedScaling) * 1.25 + 0.05);
   let durationS = minMotionS;
   for (const j of joints) {
-    const s = axes[j.name];
-    if (!s) return undefined;
-    durationS = Math.max(durationS, Math.abs(s.velocity) / j.maxAcceleration);
+    const a = axes[j.name];
+    if (!a) return undefined;
+    durationS = Math.max(durationS, (s * s * Math.abs(a.velocity)) / j.maxAcceleration);
   }
   const targets: Record<string, number> = {};
   for (const j of joints) {
-    const s = axes[j.name] as AxisState;
-    const now = s.position + s.velocity * Math.max(0, sampleAgeS);
-    targets[j.name] = Math.min(j.max, Math.max(j.min, now + (s.velocity * durationS) / 2));
+    const a = axes[j.name] as AxisState;
+    const now = a.position + a.velocity * Math.max(0, sampleAgeS);
+    targets[j.name] = Math.min(j.max, Math.max(j.min, now + (a.velocity * durationS) / 2));
   }
   return { targets, durationS };
 }

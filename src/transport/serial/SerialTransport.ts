@@ -1,3 +1,4 @@
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { silentLogger } from "../../observability/logger.js";
@@ -116,6 +117,16 @@ export class SerialTransport implements Transport {
 
   async close(): Promise<void> {
     return this.connection.close();
+  }
+
+  /**
+   * The firmware times a MOVE as one duration for every axis — the slowest
+   * axis's rest-to-rest time at speed × max_velocity — and runs each axis on
+   * its own trapezoid at max_acceleration within it (docs/serial-protocol.md,
+   * MOVE; firmware-sim's SimulatedArm does exactly that).
+   */
+  motionTiming(): MotionTiming {
+    return { kind: "shared_duration" };
   }
 
   /** The device's boot id: a reboot wipes its action memory. */

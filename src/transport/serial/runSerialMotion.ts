@@ -86,6 +86,7 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
           finish(refuse(record.detail ?? "the action was voided before it ran"));
           return;
         case "reached":
+        case "grasped":
         case "stopped":
         case "stalled":
         case "rejected":

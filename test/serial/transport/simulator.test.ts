@@ -75,6 +75,9 @@ function disagreement(effects: readonly EffectEvent[], actionId: string, record:
       return effects.some((e) => e.event === "reboot") ? undefined : `${actionId}: unknown without a reboot`;
     case "executing":
       return `${actionId}: still executing`;
+    case "grasped":
+      // The firmware has no grasp report; a transport that says so invents it.
+      return `${actionId}: transport says grasped, which firmware never reports`;
   }
 }
 

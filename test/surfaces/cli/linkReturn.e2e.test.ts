@@ -55,6 +55,7 @@ describe.skipIf(!built).each([
   const config = join(ROOT, "config", file);
   const sim = (dir: string, port: number, name: string, extra: readonly string[] = []) =>
     startReady(SIM, ["--bus", protocol, "--config", config, "--link", "tcp", "--port", String(port), "--effects-log", join(dir, `${name}.jsonl`), ...extra]);
+  // Every move bends the elbow up (negative): bent down, the gripper's volume meets the table (floor_z) on these arms.
   const serve = (dir: string, link: string) => startReady(CLI, ["serve", "--config", config, "--serial", link, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
 
   it("killed and started again on the same port: connected again, nothing moved meanwhile, the next move_joints runs once", async () => {
@@ -66,7 +67,7 @@ describe.skipIf(!built).each([
     const bridge = await serve(dir, link);
     running.push(bridge);
     const url = String(bridge.ready.http);
-    expect(await move(url, "before", { elbow_flex: 0.5 })).toMatchObject({ status: "done" });
+    expect(await move(url, "before", { elbow_flex: -0.5 })).toMatchObject({ status: "done" });
 
     first.child.kill("SIGKILL");
     await first.exited;
@@ -79,7 +80,7 @@ describe.skipIf(!built).each([
     await new Promise((r) => setTimeout(r, 300));
     expect(readEffects(join(dir, "second.jsonl")).filter((e) => e.event === "motion_start"), "nothing moved when the servos were armed again").toEqual([]);
 
-    expect(await move(url, "after", { elbow_flex: -0.3 })).toMatchObject({ status: "done", settled_by: "completion" });
+    expect(await move(url, "after", { elbow_flex: -0.2 })).toMatchObject({ status: "done", settled_by: "completion" });
     const starts = readEffects(join(dir, "second.jsonl")).filter((e) => e.event === "motion_start");
     expect(starts).toHaveLength(1);
     expect(starts[0]).toMatchObject({ joints: ["elbow_flex"] });
@@ -94,7 +95,7 @@ describe.skipIf(!built).each([
     running.push(bridge);
     const url = String(bridge.ready.http);
 
-    const cut = await move(url, "cut", { elbow_flex: 1.0 });
+    const cut = await move(url, "cut", { elbow_flex: -1.0 });
     const back = await linkUntil(url, (l) => l.state === "connected" && l.last_loss?.incarnation_changed === true, 15_000);
     expect(back.last_loss?.returned_at).toBeGreaterThan(0);
     // Cut short: never "done by completion"; whatever the evidence says, it says by observation or leaves it to an operator.
@@ -111,7 +112,7 @@ describe.skipIf(!built).each([
     expect(effects.find((e) => e.event === "motion_end")).toMatchObject({ outcome: "faulted" });
 
     if (row.state === "unknown") await api(url, `/v1/actions/${actionId}/confirm`, { outcome: "partial", operator: "e2e" });
-    expect(await move(url, "next", { elbow_flex: 0.2 })).toMatchObject({ status: "done" });
+    expect(await move(url, "next", { elbow_flex: -0.2 })).toMatchObject({ status: "done" });
     expect(readEffects(join(dir, "effects.jsonl")).filter((e) => e.event === "motion_start")).toHaveLength(2);
   }, 90_000);
 });

@@ -21,6 +21,7 @@ describe("the ER session with the real Gemini Robotics-ER model", () => {
         shown: (p) => p,
         env: process.env,
         signal: AbortSignal.timeout(170_000),
+        token: "er-session-test-token",
       });
       expect(outcome, lines.join("\n")).toEqual({ ran: true, failed: false });
       // It asked for at least one picture, and every picture it was given is on disk.

@@ -184,6 +184,9 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     const auth = { authorization: `Bearer ${token}` };
     const listed: unknown = await (await fetch(`${base}/v1/actions?state=unknown`, { headers: auth })).json();
     expect(JSON.stringify(listed)).toContain(unknownId);
+    // The session is a client of this serve: every motion it made is in this console's history, under its name.
+    const byAgent = (await (await fetch(`${base}/v1/actions?client_kind=agent&limit=100`, { headers: auth })).json()) as { actions: { call_id: string }[] };
+    expect(byAgent.actions.map((a) => a.call_id).sort()).toEqual(["d1", "d2", "q1", "q2", "t1", "u1"]);
 
     const confirm = await fetch(`${base}/v1/actions/${unknownId}/confirm`, {
       method: "POST",

@@ -1,13 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import { startSimulator, type RunningSimulator } from "../../../firmware-sim/startSimulator.js";
 import { run } from "../../../src/surfaces/gemini/agentCommand.js";
 import { decodeImage } from "../../../src/cameras/encodeImage.js";
 import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
+import { readEffects } from "../../firmware-sim/readEffects.js";
 
 const DEMO = `replay:${join(import.meta.dirname, "../../../config/demo-session.jsonl")}`;
 
@@ -62,6 +65,11 @@ describe("armbridge agent", () => {
     ["compression thresholds with compression off", ["a", "--live", "--context-compression", "off", "--compression-trigger-tokens", "1000", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
     ["--model-attempts with --live", ["a", "--live", "--model-attempts", "3", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
     ["--reconnect-attempts 0", ["a", "--live", "--reconnect-attempts", "0", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--bridge with an arm of its own", ["a", "--bridge", "http://127.0.0.1:1", "--token", "t", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--bridge without a token", ["a", "--bridge", "http://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    ["--bridge that is not an http URL", ["a", "--bridge", "127.0.0.1:8640", "--token", "t"], "ARMB_ERR_CLI_USAGE"],
+    ["--bridge with --http (the console is serve's)", ["a", "--bridge", "http://127.0.0.1:1", "--token", "t", "--http", "127.0.0.1:0"], "ARMB_ERR_CLI_USAGE"],
+    ["--bridge with --stream-camera", ["a", "--live", "--stream-camera", "overhead", "--bridge", "http://127.0.0.1:1", "--token", "t"], "ARMB_ERR_CLI_USAGE"],
   ])("%s: exit 2 with the code", async (_what, argv, code) => {
     const r = await agent(argv, { GEMINI_API_KEY: "k" });
     expect(r.code).toBe(2);
@@ -91,6 +99,49 @@ describe("armbridge agent", () => {
       expect(r.stderr).toMatch(/\[agent\] q2 move_joints: queued/);
       expect(r.stderr).toMatch(/armbridge confirm act_\w+ --outcome/);
       expect(readFileSync(transcript, "utf8")).toContain('"type":"run_ended"');
+    });
+
+    it("embedded, it serves its own console while it drives (URL and token on stderr): an approval gate there is answerable, and the motion runs once", async () => {
+      const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
+      raw.arm!.urdf = join(dirname(DEFAULT_CONFIG_PATH), String(raw.arm!.urdf));
+      const config = join(dir, "gated.yaml");
+      writeFileSync(config, stringify({ ...raw, approval: { set_gripper: "always" }, approval_timeout_s: 60 }));
+      const script = join(dir, "grip.jsonl");
+      writeFileSync(script, `${JSON.stringify({ calls: [{ id: "g1", name: "set_gripper", args: { position: 0.4 } }] })}\n${JSON.stringify({ text: "ok" })}\n`);
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = "";
+      let err = "";
+      stdout.on("data", (c: Buffer) => (out += c.toString()));
+      const consoleUrl = new Promise<URL>((resolve) =>
+        stderr.on("data", (c: Buffer) => {
+          err += c.toString();
+          const m = /console (http:\/\/127\.0\.0\.1:\d+\/console#token=\S+)/.exec(err);
+          if (m) resolve(new URL(m[1]!));
+        }),
+      );
+      const effectsLog = join(dir, "effects.jsonl");
+      const gatedSim = await startSimulator({ link: "tcp", port: 0, logger: pino({ level: "silent" }), effectsLog });
+      try {
+        const running = run(["grip", "--model", `replay:${script}`, "--serial", gatedSim.link, "--config", config, "--data", join(dir, "data")], { stdout, stderr, env: { ARMBRIDGE_LOG_LEVEL: "silent" } });
+        const url = await consoleUrl;
+        const auth = { authorization: `Bearer ${decodeURIComponent(url.hash.slice("#token=".length))}`, "content-type": "application/json" };
+        let approval: { id: string; call_id: string; client: { kind: string } | null } | undefined;
+        for (let i = 0; i < 400 && !approval; i++) {
+          const r = (await (await fetch(`${url.origin}/v1/approvals`, { headers: auth })).json()) as { approvals: { id: string; call_id: string; client: { kind: string } | null }[] };
+          approval = r.approvals.find((a) => a.call_id === "g1");
+          if (!approval) await new Promise((res) => setTimeout(res, 25));
+        }
+        expect(approval?.client, err).toMatchObject({ kind: "agent" });
+        const decided = await fetch(`${url.origin}/v1/approvals/${approval!.id}/approve`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "ana" }) });
+        expect(decided.status).toBe(200);
+        expect(await running, err).toBe(0);
+        expect(JSON.parse(out.trim())).toMatchObject({ ended: "answered", responses: [{ id: "g1", status: "done" }] });
+        // Ground truth: the simulator started exactly one gripper motion.
+        expect(readEffects(effectsLog).filter((e) => e.event === "motion_start" && e.joints.includes("gripper"))).toHaveLength(1);
+      } finally {
+        await gatedSim.close();
+      }
     });
 
     it("--max-turns short of the session: exit 3 and ended max_turns", async () => {

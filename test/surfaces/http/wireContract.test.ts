@@ -187,7 +187,7 @@ describe("the HTTP API's answers fit the wire contract the console is built agai
   });
 
   it("refuses an answer with a field the contract does not name (the check is strict)", () => {
-    const view = { name: "arm", axes: [], named_poses: {}, stale_after_ms: 1000 };
+    const view = { name: "arm", axes: [], named_poses: {}, stale_after_ms: 1000, envelope: null };
     expect(ARM_DESCRIPTION_VIEW.safeParse(view).success).toBe(true);
     expect(ARM_DESCRIPTION_VIEW.safeParse({ ...view, renamed_field: 1 }).success).toBe(false);
     const { stale_after_ms: _dropped, ...withoutOne } = view;

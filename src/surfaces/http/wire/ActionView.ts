@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_STATES, CONFIRM_OUTCOMES } from "../../../ledger/ActionRow.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
+import { CLIENT_VIEW } from "./ClientView.js";
 
 const pose = z.record(z.string(), z.number());
 
@@ -26,7 +27,7 @@ export type ConfirmOption = WireOf<typeof CONFIRM_OPTION>;
 /** The arm's own record of an action, as the transport reported it. */
 export const ARM_ACTION_RECORD = z.strictObject({
   actionId: z.string(),
-  state: z.enum(["unknown", "executing", "reached", "stopped", "stalled", "rejected", "faulted", "voided"]),
+  state: z.enum(["unknown", "executing", "reached", "grasped", "stopped", "stalled", "rejected", "faulted", "voided"]),
   moved: z.boolean().optional(),
   detail: z.string().optional(),
 });
@@ -38,8 +39,10 @@ export const ACTION_VIEW = z.strictObject({
   tool: z.string(),
   args: z.unknown(),
   resources: z.array(z.string()),
+  /** Who sent the call; null for rows recorded before clients were (ledger schema 3) and callers that said nothing. */
+  client: CLIENT_VIEW.nullable(),
   /** What was sent to the arm (absolute targets, speed) and the pose it started from; null when the row has none. */
-  command: z.object({ actionId: z.string(), targets: pose, speed: z.number(), from: pose.nullable().optional() }).nullable(),
+  command: z.object({ actionId: z.string(), targets: pose, speed: z.number(), from: pose.nullable().optional(), requested_speed: z.number().optional() }).nullable(),
   state: ACTION_ROW_STATE,
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),

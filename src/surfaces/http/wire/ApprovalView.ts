@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
+import { CLIENT_VIEW } from "./ClientView.js";
 
 /** A call waiting for an operator's approve / decline (GET /v1/approvals), as src/executor's ApprovalDesk shows it. */
 export const APPROVAL_VIEW = z.strictObject({
@@ -14,6 +15,8 @@ export const APPROVAL_VIEW = z.strictObject({
   why: z.string(),
   requested_at: z.number(),
   expires_at: z.number(),
+  /** Who sent the call that waits; null when the caller said nothing. */
+  client: CLIENT_VIEW.nullable(),
 });
 export type ApprovalView = WireOf<typeof APPROVAL_VIEW>;
 

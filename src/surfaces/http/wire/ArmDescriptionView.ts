@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENVELOPE_DESCRIPTION_VIEW } from "./EnvelopeView.js";
 import type { WireOf } from "./WireOf.js";
 
 /** One axis as the console draws it: the gripper on its 0 (closed) .. 1 (open) scale. */
@@ -21,5 +22,7 @@ export const ARM_DESCRIPTION_VIEW = z.strictObject({
   named_poses: z.record(z.string(), z.record(z.string(), z.number())),
   /** A status older than this is stale (the config's stale_after_ms). */
   stale_after_ms: z.number(),
+  /** The safety envelope's parts, for a 3D view; null without kinematics. */
+  envelope: ENVELOPE_DESCRIPTION_VIEW.nullable(),
 });
 export type ArmDescriptionView = WireOf<typeof ARM_DESCRIPTION_VIEW>;

@@ -1,6 +1,22 @@
 import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
+import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
+import { CLIENT_VIEW } from "./ClientView.js";
+
+/** A motion sent to the arm and not settled yet, and who sent it: what is moving the arm now. */
+export const IN_FLIGHT_VIEW = z.strictObject({
+  action_id: z.string(),
+  call_id: z.string(),
+  tool: z.string(),
+  resources: z.array(z.string()),
+  /** The absolute targets sent. */
+  targets: z.record(z.string(), z.number()),
+  client: CLIENT_VIEW.nullable(),
+  /** Epoch ms the intent was recorded (just before the command left). */
+  started_at: z.number(),
+});
+export type InFlightView = WireOf<typeof IN_FLIGHT_VIEW>;
 
 /**
  * The newest loss of the arm link (or restart of the arm behind a link that
@@ -62,6 +78,8 @@ export const ARM_STATE_VIEW = z.strictObject({
   quarantined: z.record(z.string(), z.array(z.string())),
   /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
   approvals_pending: z.number(),
+  /** Motions under way now (ledger rows still `started`), oldest first, each with who sent it. */
+  in_flight: z.array(IN_FLIGHT_VIEW),
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
   pending_unknowns: z.array(ACTION_VIEW),
   /** The intent ledger: its file, and `lost` once that file was deleted or replaced under the running bridge. */
@@ -69,5 +87,7 @@ export const ARM_STATE_VIEW = z.strictObject({
     path: z.string(),
     lost: z.strictObject({ code: z.string(), message: z.string(), detected_at: z.number() }).nullable(),
   }),
+  /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate. */
+  envelope: ENVELOPE_STATE_VIEW,
 });
 export type ArmStateView = WireOf<typeof ARM_STATE_VIEW>;

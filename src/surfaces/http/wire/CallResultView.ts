@@ -17,15 +17,20 @@ export const CALL_RESULT_VIEW = z.object({
 });
 export type CallResultView = WireOf<typeof CALL_RESULT_VIEW>;
 
-/** POST /v1/calls: one response per call, in call order (Gemini FunctionResponse shapes). */
-export const CALLS_RESPONSE = z.strictObject({
-  responses: z.array(
-    z.strictObject({
-      id: z.string(),
-      name: z.string(),
-      response: z.union([z.strictObject({ output: CALL_RESULT_VIEW }), z.strictObject({ error: CALL_RESULT_VIEW })]),
-      parts: z.array(z.strictObject({ inlineData: z.strictObject({ mimeType: z.string(), data: z.string() }) })).optional(),
-    }),
-  ),
+/** One call's answer, a Gemini FunctionResponse: the result under `output`, a rejection under `error`; pictures as inline-data parts. */
+export const CALL_ANSWER = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  response: z.union([z.strictObject({ output: CALL_RESULT_VIEW }), z.strictObject({ error: CALL_RESULT_VIEW })]),
+  parts: z.array(z.strictObject({ inlineData: z.strictObject({ mimeType: z.string(), data: z.string() }) })).optional(),
 });
+/** GET /v1/calls/:id (re-attach): the motion call's result once it settles, `replayed`. */
+export type CallAnswer = WireOf<typeof CALL_ANSWER>;
+
+/** POST /v1/calls: one response per call, in call order (Gemini FunctionResponse shapes). */
+export const CALLS_RESPONSE = z.strictObject({ responses: z.array(CALL_ANSWER) });
 export type CallsResponse = WireOf<typeof CALLS_RESPONSE>;
+
+/** POST /v1/calls/cancel: which ids had a request waiting (now ended), and which did not (not arrived yet, or answered already). */
+export const CALLS_CANCELLED = z.strictObject({ cancelled: z.array(z.string()), not_waiting: z.array(z.string()) });
+export type CallsCancelled = WireOf<typeof CALLS_CANCELLED>;

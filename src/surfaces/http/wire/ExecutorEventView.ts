@@ -4,14 +4,26 @@ import { ACTION_VIEW } from "./ActionView.js";
 import { APPROVAL_VIEW, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
 import { LINK_LOSS_VIEW } from "./ArmStateView.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
+import { CLIENT_VIEW } from "./ClientView.js";
 
-const call = { callId: z.string(), tool: z.string() };
+/** Every event about one call names it, its tool, and who sent it (null when the caller said nothing). */
+const call = { callId: z.string(), tool: z.string(), client: CLIENT_VIEW.nullable() };
+
+/** The arm's pace (Transport.pace): how fast it runs a motion against its plan; paused at speed scaling 0. */
+export const MOTION_PACE_VIEW = z.strictObject({
+  factor: z.number(),
+  paused: z.boolean(),
+  speedScaling: z.number().optional(),
+  source: z.string(),
+  stampMs: z.number(),
+});
 
 /** The SSE `executor` event: what the executor reports as calls move along, one variant per `type`. */
 export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("queued"), ...call, resources: z.array(z.string()) }),
   z.strictObject({ type: z.literal("started"), ...call, actionId: z.string(), resources: z.array(z.string()), budgetMs: z.number() }),
   z.strictObject({ type: z.literal("timed_out"), ...call, actionId: z.string() }),
+  z.strictObject({ type: z.literal("paced"), ...call, actionId: z.string(), pace: MOTION_PACE_VIEW }),
   z.strictObject({ type: z.literal("settled"), ...call, result: CALL_RESULT_VIEW, durationMs: z.number() }),
   z.strictObject({ type: z.literal("action_resolved"), action: ACTION_VIEW }),
   z.strictObject({ type: z.literal("approval_requested"), ...call, approval: APPROVAL_VIEW }),

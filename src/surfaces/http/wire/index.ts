@@ -11,6 +11,8 @@ export * from "./ApprovalView.js";
 export * from "./ArmDescriptionView.js";
 export * from "./ArmStateView.js";
 export * from "./CallResultView.js";
+export * from "./ClientView.js";
+export * from "./EnvelopeView.js";
 export * from "./ExecutorEventView.js";
 export * from "./SecurityReport.js";
 export type { WireOf } from "./WireOf.js";

@@ -1,0 +1,193 @@
+import { randomBytes } from "node:crypto";
+import type { Dispatcher } from "undici";
+import { isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../../observability/logger.js";
+import { MCP_CALL_ID_META } from "../mcp/createMcpServer.js";
+import { BridgeApiError, connectionLost, type BridgeHttpClient } from "./BridgeHttpClient.js";
+import { sseBlocks } from "./RemoteEvents.js";
+
+/** Waits between attempts to reach serve again; the last repeats. */
+const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000] as const;
+/** How long a request is tried again before the host is told serve is gone. */
+const DEFAULT_RETRY_FOR_MS = 120_000;
+/** A protocol version every MCP server of this SDK answers, for the header before the host's own is known. */
+const PROTOCOL_HEADER = "mcp-protocol-version";
+
+export interface McpStdioProxyOptions {
+  readonly http: BridgeHttpClient;
+  readonly log: Logger;
+  /** Where messages for the host go (the stdio transport's send). */
+  readonly toHost: (message: JSONRPCMessage) => Promise<void>;
+  readonly retryForMs?: number | undefined;
+}
+
+/**
+ * `armbridge mcp --bridge URL`: an MCP host that only speaks stdio, relayed
+ * to serve's MCP endpoint (`/mcp`, Streamable HTTP). Each message from the
+ * host is POSTed as it is; what serve answers (JSON or an SSE stream of
+ * progress notifications and the response) goes back to the host. The host's
+ * own `initialize` opens the session, so serve records its calls under the
+ * host's name.
+ *
+ * What a relay adds is re-attaching. Every tools/call leaves with a call id
+ * (`_meta["armbridge/call_id"]`, unless the host set one) made of this
+ * relay's id and the host's JSON-RPC id, which the host never reuses. When
+ * the connection is lost before the answer, or serve restarted and forgot
+ * the session, the relay opens a session again (replaying the host's
+ * `initialize`) and sends the same request: serve answers a motion it
+ * already ran from its ledger, or joins it while it runs — never a second
+ * motion.
+ */
+export class McpStdioProxy {
+  readonly #o: McpStdioProxyOptions;
+  readonly #relayId = randomBytes(4).toString("hex");
+  #session: string | undefined;
+  #protocolVersion: string | undefined;
+  /** The host's initialize, replayed to open a new session after serve forgot the old one. */
+  #initialize: JSONRPCRequest | undefined;
+  #reopening: Promise<void> | undefined;
+  /** Settles once the host's initialize was answered: nothing else may go before the session exists. */
+  #initialized: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: McpStdioProxyOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * One message from the host. Never rejects: a request that cannot be
+   * delivered is answered with a JSON-RPC error. Messages after `initialize`
+   * wait for its answer (the session id); after that each goes at once, so a
+   * long tools/call holds up nothing else.
+   */
+  fromHost(message: JSONRPCMessage): Promise<void> {
+    const outgoing = this.#withCallId(message);
+    if (!isInitializeRequest(outgoing)) return (this.#initialized ?? Promise.resolve()).then(() => this.#deliver(outgoing));
+    this.#initialize = outgoing as JSONRPCRequest;
+    const sent = this.#deliver(outgoing);
+    this.#initialized = sent;
+    return sent;
+  }
+
+  async #deliver(outgoing: JSONRPCMessage): Promise<void> {
+    const giveUpAt = Date.now() + (this.#o.retryForMs ?? DEFAULT_RETRY_FOR_MS);
+    for (let attempt = 0; !this.#closed; attempt++) {
+      try {
+        await this.#reopening;
+        await this.#post(outgoing);
+        return;
+      } catch (error) {
+        const sessionGone = error instanceof BridgeApiError && error.status === 404 && this.#session !== undefined && !isInitializeRequest(outgoing);
+        const retry = sessionGone || connectionLost(error) || (error instanceof BridgeApiError && (error.status === 502 || error.status === 503 || error.status === 504));
+        if (!retry || Date.now() >= giveUpAt) return this.#failed(outgoing, error);
+        this.#o.log.warn({ attempt: attempt + 1, err: String(error), session_gone: sessionGone }, "lost serve's MCP endpoint; sending the same request again");
+        if (sessionGone) this.#reopenSession();
+        await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]));
+      }
+    }
+  }
+
+  /** Ends the session on serve (DELETE), best effort. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#session === undefined) return;
+    try {
+      const res = await this.#o.http.send("DELETE", "/mcp", this.#headers());
+      await res.body.dump();
+    } catch {
+      // serve is gone already: nothing to end.
+    }
+  }
+
+  /** A tools/call without a host call id gets one that survives a new session: this relay's id and the host's JSON-RPC id. */
+  #withCallId(message: JSONRPCMessage): JSONRPCMessage {
+    if (!isJSONRPCRequest(message) || message.method !== "tools/call") return message;
+    const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };
+    if (typeof params._meta?.[MCP_CALL_ID_META] === "string") return message;
+    const callId = `mcpx:${this.#relayId}:${String(message.id)}`;
+    return { ...message, params: { ...params, _meta: { ...params._meta, [MCP_CALL_ID_META]: callId } } };
+  }
+
+  #headers(): Record<string, string> {
+    return {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(this.#session === undefined ? {} : { "mcp-session-id": this.#session }),
+      ...(this.#protocolVersion === undefined ? {} : { [PROTOCOL_HEADER]: this.#protocolVersion }),
+    };
+  }
+
+  /** POSTs one message and relays every message of the answer; throws when the answer to a request did not arrive whole. */
+  async #post(message: JSONRPCMessage, relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m)): Promise<void> {
+    const res = await this.#o.http.send("POST", "/mcp", this.#headers(), JSON.stringify(message));
+    const session = header(res, "mcp-session-id");
+    if (isInitializeRequest(message) && session !== undefined) this.#session = session;
+    if (res.statusCode === 202) return void (await res.body.dump());
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const text = await res.body.text().catch(() => "");
+      throw new BridgeApiError(res.statusCode, `HTTP_${res.statusCode}`, text.slice(0, 300));
+    }
+    const wanted = isJSONRPCRequest(message) ? message.id : undefined;
+    let answered = false;
+    const deliver = async (m: unknown): Promise<void> => {
+      if (!isMessage(m)) return;
+      if ((isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m)) && m.id === wanted) {
+        answered = true;
+        const version = isInitializeRequest(message) && isJSONRPCResultResponse(m) ? (m.result as { protocolVersion?: unknown }).protocolVersion : undefined;
+        if (typeof version === "string") this.#protocolVersion = version;
+      }
+      await relay(m);
+    };
+    try {
+      if ((header(res, "content-type") ?? "").includes("text/event-stream")) {
+        for await (const block of sseBlocks(res.body as AsyncIterable<Buffer>)) await deliver(block.data);
+      } else {
+        const body = JSON.parse(await res.body.text()) as unknown;
+        for (const m of Array.isArray(body) ? body : [body]) await deliver(m);
+      }
+    } catch (error) {
+      if (wanted !== undefined && !answered) throw this.#o.http.lost(error);
+    }
+    if (wanted !== undefined && !answered) throw this.#o.http.lost(new Error("the answer's stream ended before the response"));
+  }
+
+  /** serve forgot the session (a restart, an eviction): open a new one with the host's own initialize, its answer kept from the host. */
+  #reopenSession(): void {
+    if (this.#reopening) return;
+    const init = this.#initialize;
+    this.#session = undefined;
+    this.#reopening = (async () => {
+      if (!init) return;
+      await this.#post({ ...init, id: `armbridge-relay-init-${this.#relayId}` }, async () => undefined);
+      await this.#post({ jsonrpc: "2.0", method: "notifications/initialized" }, async () => undefined);
+      this.#o.log.info({ session: this.#session }, "opened a new MCP session on serve for the host");
+    })()
+      .catch((error: unknown) => this.#o.log.warn({ err: String(error) }, "could not open a new MCP session yet"))
+      .finally(() => {
+        this.#reopening = undefined;
+      });
+  }
+
+  /** Tells the host its request could not be delivered (notifications are only logged). */
+  async #failed(message: JSONRPCMessage, error: unknown): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#o.log.error({ err: reason }, "could not deliver a message to serve's MCP endpoint");
+    if (!isJSONRPCRequest(message)) return;
+    await this.#o
+      .toHost({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32603, message: `armbridge serve at ${this.#o.http.url} could not be reached (${reason}); any motion it took goes on there and is in its ledger. Calling again with the same request re-attaches to it.` },
+      })
+      .catch(() => undefined);
+  }
+}
+
+function header(res: Dispatcher.ResponseData, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function isMessage(m: unknown): m is JSONRPCMessage {
+  return typeof m === "object" && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === "2.0";
+}

@@ -1,0 +1,107 @@
+import { ArmbridgeError } from "../../errors.js";
+import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
+import type { FunctionDeclaration } from "../../executor/ToolRegistry.js";
+import type { CallClient } from "../../ledger/CallClient.js";
+import { silentLogger, type Logger } from "../../observability/logger.js";
+import type { AgentBridge } from "../gemini/AgentBridge.js";
+import type { ArmStateView } from "../http/wire/ArmStateView.js";
+import { BridgeApiError, BridgeHttpClient } from "./BridgeHttpClient.js";
+import { RemoteEvents } from "./RemoteEvents.js";
+import { RemoteExecutor } from "./RemoteExecutor.js";
+import { RemoteToolCatalog } from "./RemoteToolCatalog.js";
+
+export interface RemoteBridgeOptions {
+  /** The serve's base URL, `http://HOST:PORT`. */
+  readonly url: string;
+  readonly token: string;
+  /** Who is calling: every motion is recorded on serve under it. */
+  readonly client: CallClient;
+  readonly logger?: Logger | undefined;
+  /** How long a serve that went away is tried again before a run fails (ARMB_ERR_BRIDGE_LOST). */
+  readonly reattachForMs?: number | undefined;
+}
+
+/** How long a call's answer waits for its `settled` event from the stream (which normally arrives first). */
+const EVENT_ORDER_WAIT_MS = 1000;
+
+/**
+ * A running `armbridge serve` as an agent's bridge (`agent --bridge URL`):
+ * the calls go to its executor over HTTP, its tools are the ones declared,
+ * its progress events come from its event stream. The arm, the ledger, the
+ * locks, the quarantine, the approvals and the operator console all stay in
+ * serve; this process holds nothing that matters when it dies — a motion it
+ * started is seen through by serve, and a run started again with the same
+ * call ids gets the recorded results back.
+ */
+export class RemoteBridge implements AgentBridge {
+  readonly url: string;
+  readonly executor: Pick<RemoteExecutor, "execute">;
+  readonly registry: RemoteToolCatalog;
+  readonly client: CallClient;
+  readonly #http: BridgeHttpClient;
+  readonly #events: RemoteEvents;
+
+  private constructor(parts: { url: string; http: BridgeHttpClient; executor: RemoteExecutor; registry: RemoteToolCatalog; events: RemoteEvents; client: CallClient }) {
+    this.url = parts.url;
+    this.#http = parts.http;
+    const events = parts.events;
+    this.executor = {
+      execute: async (calls, options) => {
+        const watch = events.watchSettled(calls.flatMap((c) => (typeof c.id === "string" ? [c.id] : [])));
+        const responses = await parts.executor.execute(calls, options);
+        await watch.until(EVENT_ORDER_WAIT_MS);
+        return responses;
+      },
+    };
+    this.registry = parts.registry;
+    this.#events = parts.events;
+    this.client = parts.client;
+  }
+
+  /** Reaches serve, reads its tools, and opens its event stream; throws ARMB_ERR_HTTP_UNREACHABLE / ARMB_ERR_HTTP_UNAUTHORIZED before any call. */
+  static async connect(options: RemoteBridgeOptions): Promise<RemoteBridge> {
+    if (!/^https?:\/\/[^/]+/.test(options.url)) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(options.url)})` });
+    const log = (options.logger ?? silentLogger).child({ component: "remote_bridge" });
+    const http = new BridgeHttpClient(options.url, options.token);
+    const events = new RemoteEvents(http, log);
+    try {
+      let tools: { functionDeclarations: FunctionDeclaration[] };
+      try {
+        tools = await http.json<{ functionDeclarations: FunctionDeclaration[] }>("GET", "/v1/tools");
+      } catch (error) {
+        if (error instanceof BridgeApiError && error.status === 401) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
+        if (error instanceof BridgeApiError) throw new ArmbridgeError("ARMB_ERR_BRIDGE_INCOMPATIBLE", { url: http.url, reason: `GET /v1/tools answered ${error.status} ${error.code}: ${error.message}` }, { cause: error });
+        throw error;
+      }
+      if (!Array.isArray(tools.functionDeclarations)) throw new ArmbridgeError("ARMB_ERR_BRIDGE_INCOMPATIBLE", { url: http.url, reason: "GET /v1/tools did not list functionDeclarations" });
+      const registry = new RemoteToolCatalog(tools.functionDeclarations, log);
+      await events.open();
+      const executor = new RemoteExecutor({ http, client: options.client, log, reattachForMs: options.reattachForMs });
+      log.info({ url: http.url, tools: registry.names(), client: options.client }, "attached to serve");
+      return new RemoteBridge({ url: http.url, http, executor, registry, events, client: options.client });
+    } catch (error) {
+      await events.close();
+      await http.close();
+      throw error;
+    }
+  }
+
+  onEvent(listener: (e: ExecutorEvent) => void): () => void {
+    return this.#events.onEvent(listener);
+  }
+
+  /** The arm as serve reported it last (its event stream's newest `state`). */
+  get state(): ArmStateView | undefined {
+    return this.#events.state;
+  }
+
+  /** The console of this serve, for people (the token is not known to it: serve printed it). */
+  consoleUrl(token: string): string {
+    return `${this.url}/console#token=${encodeURIComponent(token)}`;
+  }
+
+  async close(): Promise<void> {
+    await this.#events.close();
+    await this.#http.close();
+  }
+}

@@ -1,0 +1,99 @@
+import { Bridge } from "../../bridge/Bridge.js";
+import { MIME_TYPES } from "../../cameras/encodeImage.js";
+import { ArmbridgeError } from "../../errors.js";
+import type { CallClient } from "../../ledger/CallClient.js";
+import type { Logger } from "../../observability/logger.js";
+import { RemoteBridge } from "../attach/RemoteBridge.js";
+import type { BridgeFlagOptions } from "../cli/bridgeFlags.js";
+import { EmbeddedConsole } from "../http/EmbeddedConsole.js";
+import type { AgentBridge } from "./AgentBridge.js";
+import { agentBridgeOf } from "./agentBridgeOf.js";
+import type { CameraFeed } from "./CameraStreamer.js";
+
+/** Where an agent's calls go: a running serve (`--bridge`), or a bridge of its own in this process with its own console. */
+export type AgentTarget =
+  | { readonly kind: "attached"; readonly url: string; readonly token: string }
+  | { readonly kind: "embedded"; readonly flags: BridgeFlagOptions; readonly host: string; readonly port: number; readonly token: string | undefined };
+
+export interface OpenedAgentBridge {
+  readonly bridge: AgentBridge;
+  /**
+   * Ends every wait at once (a stop signal). Embedded: the executor's waits
+   * end, calls in flight answer unknown and stay `started` for the next
+   * start. Attached: nothing here — the run's own signal asks serve to end
+   * the waits, and serve settles the motions.
+   */
+  stopWaits(): void;
+  /** --stream-camera: the bridge's camera as a Live video feed, checked to exist before the session opens. */
+  cameraFeed(chosen: { readonly name: string; readonly fps: number }): CameraFeed;
+  /** What to tell a person about an unknown result, naming where to confirm it. */
+  unknownAdvice(actionId: string, stoppedBy: string | undefined): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the agent's bridge. Attached: reaches serve and says so. Embedded:
+ * binds the console's port first, starts the bridge (its approval gates are
+ * answerable: the console is there), serves the console on it, and prints its
+ * URL with the token — no mode moves an arm without an operator surface.
+ */
+export async function openAgentBridge(target: AgentTarget, client: CallClient, logger: Logger, say: (line: string) => void): Promise<OpenedAgentBridge> {
+  if (target.kind === "attached") {
+    const remote = await RemoteBridge.connect({ url: target.url, token: target.token, client, logger });
+    say(`armbridge agent: attached to ${remote.url} as ${client.kind} ${client.name} (session ${client.session ?? "-"}); watch it and stop it in that serve's console`);
+    return {
+      bridge: remote,
+      stopWaits: () => undefined,
+      cameraFeed: () => {
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--stream-camera needs an embedded bridge (--serial or --ros)" });
+      },
+      unknownAdvice: (actionId) => `${actionId} is unknown: check the arm, then confirm it in the console of ${remote.url} (or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME --url ${remote.url}\`)`,
+      close: () => remote.close(),
+    };
+  }
+  const surface = await EmbeddedConsole.bind({ host: target.host, port: target.port, token: target.token });
+  let bridge: Bridge;
+  try {
+    bridge = await Bridge.start({ config: target.flags.config, transport: target.flags.transport, dataDir: target.flags.dataDir, otherArm: target.flags.otherArm, logger });
+  } catch (error) {
+    await surface.close();
+    throw error;
+  }
+  try {
+    for (const w of bridge.startupWarnings) say(`armbridge agent: WARNING: ${w}`);
+    for (const w of await surface.serve(bridge, logger)) say(`armbridge agent: warning: ${w}`);
+  } catch (error) {
+    await bridge.close();
+    await surface.close();
+    throw error;
+  }
+  say(`armbridge agent: console ${surface.consoleUrl} (watch, HALT, approve, confirm while this agent drives the arm)`);
+  const local = bridge;
+  return {
+    bridge: agentBridgeOf(local, client),
+    stopWaits: () => local.executor.close(),
+    cameraFeed: (chosen) => {
+      if (local.cameras.get(chosen.name) === undefined) {
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--stream-camera ${JSON.stringify(chosen.name)}: no such camera; configured: ${local.cameras.names().join(", ") || "none"}` });
+      }
+      return {
+        camera: chosen.name,
+        fps: chosen.fps,
+        grab: async (signal) => {
+          const frame = await local.cameras.capture(chosen.name, signal);
+          return { bytes: frame.bytes, mimeType: MIME_TYPES[frame.format] };
+        },
+      };
+    },
+    unknownAdvice: (actionId, stoppedBy) =>
+      stoppedBy !== undefined && local.ledger.get(actionId)?.state === "started"
+        ? `${actionId} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm`
+        : `${actionId} is unknown: check the arm, then confirm it (the console above while this runs; afterwards \`armbridge serve\` on this arm and its console, or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME\`)`,
+    close: async () => {
+      // Waits end first, so the console's server is not held open by a call.
+      local.executor.close();
+      await surface.close();
+      await local.close();
+    },
+  };
+}

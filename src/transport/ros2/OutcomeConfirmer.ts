@@ -1,0 +1,113 @@
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import { deviceText } from "../../validation/deviceText.js";
+import type { ActionTrack, ActionTracker } from "./ActionTracker.js";
+import type { JointStateObserver } from "./JointStateObserver.js";
+import type { Ros2Options } from "./Ros2Options.js";
+import type { RosoutWatcher } from "./RosoutWatcher.js";
+import type { ServerRegistry } from "./ServerRegistry.js";
+
+export interface OutcomeConfirmerDeps {
+  readonly options: Ros2Options;
+  readonly config: ArmConfig;
+  readonly servers: ServerRegistry;
+  readonly tracker: ActionTracker;
+  readonly observer: JointStateObserver;
+  readonly now: () => number;
+  readonly bounded: <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  /** Whether JTC reads our goals' tolerances (RosFacts.goalTolerancesHonoured); undefined: not known. */
+  readonly goalTolerancesHonoured: () => boolean | undefined;
+  /** The gripper node's /rosout errors, when its failures are reported only there (franka_gripper). */
+  readonly rosout: () => RosoutWatcher | undefined;
+}
+
+/**
+ * What a controller's result does not settle alone, checked before a
+ * motion's outcome is reported:
+ *
+ * - a gripper's "reached" within the controller's own goal_tolerance (0.01
+ *   in controller units: a quarter of a 0.04 m stroke) → confirmed against
+ *   tolerances.gripper on /joint_states;
+ * - a JTC "reached" from a controller that may not read our goal tolerances
+ *   (before 2.37.0 / 4.11.0 its constraints apply, goal tolerance 0 =
+ *   unchecked) → confirmed against tolerances.position the same way;
+ * - a franka_gripper failure, whose reason only its /rosout carries → the
+ *   logged error becomes the cause;
+ * - any end short of the target (a path tolerance abort, a stop, a stall) →
+ *   the pose is observed at rest after the end, so the record's `moved` and
+ *   the settled pose are what the arm did, not a sample from mid-brake.
+ */
+export class OutcomeConfirmer {
+  readonly #d: OutcomeConfirmerDeps;
+
+  constructor(deps: OutcomeConfirmerDeps) {
+    this.#d = deps;
+  }
+
+  async confirm(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    await this.#confirmReached(track, signal);
+    if (signal.aborted) return;
+    await this.#explainFromRosout(track, signal);
+    if (signal.aborted) return;
+    await this.#awaitRestAfterEnd(track, signal);
+  }
+
+  async #confirmReached(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    const { options } = this.#d;
+    const honoured = this.#d.goalTolerancesHonoured();
+    const toConfirm = track.runs.filter((r) => r.phase === "ended" && r.outcome()?.state === "reached" && (r.server.kind === "gripper" || honoured !== true));
+    const endedAt = track.endedAtMs;
+    if (toConfirm.length === 0 || endedAt === undefined) return;
+    for (const run of toConfirm) {
+      const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
+      // AbortSignal.timeout takes whole milliseconds only.
+      const ms = Math.ceil((run.server.kind === "gripper" ? track.planMs : 0) + options.goalTimeToleranceS * 1000 + options.settleMs);
+      const confirmed = await this.#d.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
+        this.#d.observer.waitFor((s) => s.stampMs >= endedAt && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
+      );
+      if (confirmed || signal.aborted) continue;
+      const latest = this.#d.observer.latest();
+      const where = axes.map((a) => `${a} ${latest?.axes[a]?.position.toFixed(3) ?? "?"} (target ${track.targets[a]?.toFixed(3) ?? "?"})`).join(", ");
+      const tolerance = run.server.kind === "gripper" ? `tolerances.gripper ${this.#d.config.tolerances.gripper}` : `tolerances.position ${this.#d.config.tolerances.position} (this JTC may ignore goal tolerances)`;
+      run.amend({ state: "stalled", detail: `${run.outcome()?.detail ?? run.actionName}; but /joint_states shows ${where}: not within ${tolerance} and still` });
+      this.#d.tracker.refreeze(track);
+    }
+  }
+
+  async #explainFromRosout(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    const watcher = this.#d.rosout();
+    if (!watcher) return;
+    for (const run of track.runs) {
+      const o = run.outcome();
+      if (!o?.causeOnRosout || run.sentAtMs === undefined) continue;
+      // The log and the result travel on different topics: give the log a moment to catch up.
+      const errors = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(Math.min(500, this.#d.options.settleMs)))], (wait) => watcher.waitForError(run.sentAtMs ?? 0, wait));
+      if (errors.length === 0) {
+        if (o.state === "faulted") run.amend({ state: o.state, detail: `${o.detail}; its node logged no error` });
+        continue;
+      }
+      // What a node logged is its text, not ours: quoted and bounded as device text.
+      const cause = errors.map((e) => deviceText(`${e.node} on /rosout`, e.msg)).join("; ");
+      run.amend({ state: "faulted", detail: `${run.actionName}: the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}` });
+      this.#d.tracker.refreeze(track);
+    }
+  }
+
+  /**
+   * After an end short of the target: waits (up to settle_ms) for a sample
+   * received after the end that shows the run's axes at rest, else (briefly:
+   * /joint_states is a fast stream) for any sample after the end. Without one
+   * the record says `moved: undefined`, never a guess.
+   */
+  async #awaitRestAfterEnd(track: ActionTrack, signal: AbortSignal): Promise<void> {
+    const endedAt = track.endedAtMs;
+    const final = track.final;
+    if (endedAt === undefined || !final || final.state === "reached" || final.state === "rejected") return;
+    const axes = track.axes;
+    const atRest = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.options.settleMs))], (wait) =>
+      this.#d.observer.waitFor((s) => s.stampMs >= endedAt && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
+    );
+    if (atRest || signal.aborted || final.moved !== undefined) return;
+    await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.config.staleAfterMs))], (wait) => this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait));
+  }
+}
+
