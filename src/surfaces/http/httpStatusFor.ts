@@ -70,6 +70,13 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_LINK_OPEN: 503,
   ARMB_ERR_LINK_LOST: 503,
   ARMB_ERR_LINK_URL: 500,
+  // bring-up commands (bus scan, set-id, calibrate) are CLI-only; should one reach HTTP it is the arm's set-up, not the request
+  ARMB_ERR_LINK_BAUD: 500,
+  ARMB_ERR_BUS_NO_SERVO: 503,
+  ARMB_ERR_BUS_NOT_ALONE: 409,
+  ARMB_ERR_BUS_WRITE: 502,
+  ARMB_ERR_BUS_NOT_CALIBRATED: 503,
+  ARMB_ERR_CALIBRATION_STEP: 409,
   ARMB_ERR_DEVICE_NACK: 502,
   ARMB_ERR_DEVICE_TIMEOUT: 504,
   ARMB_ERR_DEVICE_MISMATCH: 502,
