@@ -43,19 +43,6 @@ export const FIRMWARE_SIM_MAY_USE = [
 /** The operator console (browser code) stands apart: it takes the server's wire types and nothing else of src/. */
 export const CONSOLE_MAY_USE = ["src/surfaces/http/wire/"];
 
-/**
- * Imports that still run up a floor while the work that removes them is in
- * flight: kinematics' MoveIt client takes rclnodejs types from the ROS
- * transport (until one ROS host hands out compute_ik), and the cameras take
- * poseOf from the ledger (until it sits beside the transport contract). Each
- * entry lets one file reach one file and nothing else above its floor;
- * delete the entry when the import goes.
- */
-export const KNOWN_UPWARD = [
-  { from: "src/kinematics/moveitComputeIk.ts", to: "src/transport/ros2/rclTypes.ts" },
-  { from: "src/cameras/freshPose.ts", to: "src/ledger/ActionRow.ts" },
-];
-
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A path of the table as an anchored regular expression. */
 export const pathPattern = (p) => (p.endsWith("/") ? `^${escape(p)}` : `^${escape(p)}$`);
@@ -63,28 +50,18 @@ const anyOf = (paths) => paths.map(pathPattern);
 
 const floorRules = FLOORS.slice(0, -1).map((f, i) => {
   const above = FLOORS.slice(i + 1);
-  const exceptions = KNOWN_UPWARD.filter((k) => f.paths.some((p) => k.from.startsWith(p)));
   return {
     name: `floor-${f.floor}`,
     severity: "error",
     comment: `The ${f.floor} floor may not import from a floor above it (${above.map((a) => a.floor).join(", ")}): move the shared part down, or the importer up (docs/architecture.md, "Floors").`,
-    from: { path: anyOf(f.paths), ...(exceptions.length > 0 ? { pathNot: anyOf(exceptions.map((k) => k.from)) } : {}) },
+    from: { path: anyOf(f.paths) },
     to: { path: anyOf(above.flatMap((a) => a.paths)) },
   };
 });
 
-const knownUpwardRules = KNOWN_UPWARD.map((k) => ({
-  name: `floor-known-upward`,
-  severity: "error",
-  comment: `${k.from} may reach ${k.to} until that import goes (KNOWN_UPWARD); anything else above its floor is refused.`,
-  from: { path: pathPattern(k.from) },
-  to: { path: anyOf(FLOORS.slice(FLOORS.findIndex((f) => f.paths.some((p) => k.from.startsWith(p))) + 1).flatMap((a) => a.paths)), pathNot: pathPattern(k.to) },
-}));
-
 export default {
   forbidden: [
     ...floorRules,
-    ...knownUpwardRules,
     {
       name: "firmware-sim-beside",
       severity: "error",

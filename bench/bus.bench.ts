@@ -27,7 +27,7 @@ import type { ServoRecovery } from "../src/transport/Transport.js";
 import { protocolNamed, statusCycleWireBytes, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
 import { servoAxesOf } from "../src/transport/bus/servoAxes.js";
 import { overlapsIn, quantile, readEffects, type EffectLine } from "../firmware-sim/effectsJudge.js";
-import { linkForUrl } from "../src/transport/serial/link/openLink.js";
+import { linkForUrl } from "../src/transport/link/openLink.js";
 import { TimedLink } from "./bus/TimedLink.js";
 import { killLiveSims, startSimProcess } from "./seed/SimProcess.js";
 import { formatTable, ms } from "./seed/table.js";

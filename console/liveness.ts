@@ -49,10 +49,16 @@ export function valuesStale(l: Liveness): boolean {
 
 function linkText(link: LinkView): Pill {
   switch (link.state) {
-    case "connected":
-      return { tone: "ok", text: "ARM LINK: CONNECTED" };
-    case "reconnecting":
-      return { tone: "bad", text: `ARM LINK: RECONNECTING since ${clockTime(link.since)}${link.attempt !== undefined ? ` (attempt ${link.attempt})` : ""}` };
+    case "connected": {
+      // An arm that came back as a new incarnation (a power loss, a reboot) says so: what was in flight was cut short.
+      const back = link.last_loss?.incarnation_changed && link.last_loss.returned_at !== undefined ? ` (back after a power loss or restart at ${clockTime(link.last_loss.returned_at)})` : "";
+      return { tone: "ok", text: `ARM LINK: CONNECTED${back}` };
+    }
+    case "reconnecting": {
+      if (link.error_code === "ARMB_ERR_DEVICE_REPLACED") return { tone: "bad", text: `ARM LINK: ANOTHER DEVICE ANSWERED since ${clockTime(link.since)} — not driven; reconnect the arm` };
+      const next = link.next_attempt_at !== undefined ? `, next try ${clockTime(link.next_attempt_at)}` : "";
+      return { tone: "bad", text: `ARM LINK: RECONNECTING since ${clockTime(link.since)}${link.attempt !== undefined ? ` (attempt ${link.attempt}${next})` : ""}` };
+    }
     case "down":
       return { tone: "bad", text: `ARM LINK: DOWN since ${clockTime(link.since)}` };
   }

@@ -199,6 +199,8 @@ class OperatorConsole {
         break;
       case "halted":
       case "halt_released":
+      case "link_returned":
+        // The link pill reads the state that follows; the unknown actions looked at again settle as action_resolved.
         void this.#refreshState();
         break;
       case "queued":

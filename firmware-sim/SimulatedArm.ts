@@ -38,6 +38,10 @@ export interface SimulatedArmOptions {
   readonly bootMs?: number;
   /** Axis names whose next motion stalls half-way, once each: a fault on cue (demo, tests). */
   readonly stallJoints?: readonly string[];
+  /** Axis names whose next motion loses power half-way, once each (--power-loss-joint). */
+  readonly powerLossJoints?: readonly string[];
+  /** How long a power loss on cue lasts (ms). Default 500. */
+  readonly powerLossMs?: number;
 }
 
 interface StoredAction {
@@ -96,6 +100,9 @@ export class SimulatedArm {
   private readonly rebootListeners: (() => void)[] = [];
   private readonly extraFaults = new Set<string>();
   private readonly stallOnCue: Set<string>;
+  private readonly powerLossOnCue: Set<string>;
+  private readonly powerLossMs: number;
+  private readonly powerLossListeners: ((outageMs: number) => void)[] = [];
   private readonly actionEndListeners: ((actionId: string) => void)[] = [];
   /**
    * Action ids in the order their records last changed, oldest first, at most
@@ -119,9 +126,13 @@ export class SimulatedArm {
     this.actionMemory = options.actionMemory ?? 4096;
     this.statusActionCount = options.statusActions ?? 16;
     this.bootMs = options.bootMs ?? 50;
-    const unknownAxes = (options.stallJoints ?? []).filter((n) => !this.axes.some((a) => a.name === n));
-    if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "--stall-joint", issues: `no axis named ${unknownAxes.join(", ")}` });
+    for (const [flag, list] of [["--stall-joint", options.stallJoints], ["--power-loss-joint", options.powerLossJoints]] as const) {
+      const unknownAxes = (list ?? []).filter((n) => !this.axes.some((a) => a.name === n));
+      if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
+    }
     this.stallOnCue = new Set(options.stallJoints ?? []);
+    this.powerLossOnCue = new Set(options.powerLossJoints ?? []);
+    this.powerLossMs = options.powerLossMs ?? 500;
     this.positions = this.axes.map((a) => a.home);
     this.owner = this.axes.map(() => undefined);
     this.stalled = this.axes.map(() => false);
@@ -226,7 +237,9 @@ export class SimulatedArm {
     const seeded = this.plan.midMotion();
     const cued = axes.find((i) => this.stallOnCue.has(this.axes[i]?.name ?? ""));
     if (cued !== undefined) this.stallOnCue.delete(this.axes[cued]?.name ?? "");
-    const faults = cued === undefined ? seeded : { stall: { fraction: 0.5, pick: (axes.indexOf(cued) + 0.5) / axes.length } };
+    const powerCued = cued === undefined ? axes.find((i) => this.powerLossOnCue.delete(this.axes[i]?.name ?? "")) : undefined;
+    const faults = cued !== undefined ? { stall: { fraction: 0.5, pick: (axes.indexOf(cued) + 0.5) / axes.length } } : powerCued !== undefined ? {} : seeded;
+    if (powerCued !== undefined) motion.faultTimer = this.clock.setTimer(durationMs * 0.5, () => this.powerLoss(this.powerLossMs));
     if (faults.freezeMs !== undefined) this.frozenUntil = Math.max(this.frozenUntil, now + faults.freezeMs);
     motion.timer = this.clock.setTimer(durationMs, () => this.finishMotion(motion, "reached", "target reached", now + durationMs));
     if (faults.stall) {
@@ -315,6 +328,23 @@ export class SimulatedArm {
 
   activeActionIds(): string[] {
     return [...this.active.keys()];
+  }
+
+  /** Called when the device loses power (after its reboot is recorded), with how long it stays off. */
+  onPowerLoss(listener: (outageMs: number) => void): void {
+    this.powerLossListeners.push(listener);
+  }
+
+  /**
+   * Power off for `outageMs`, then a boot: every motion ends where it is,
+   * the device neither hears nor speaks until it is back (off, then booting),
+   * and comes up with a new boot id and no memory of actions. The axes stay
+   * where they stopped (brakes, or an absolute encoder read at boot).
+   */
+  powerLoss(outageMs: number): void {
+    this.reboot();
+    this.bootingUntil = this.clock.now() + outageMs + this.bootMs;
+    for (const listener of this.powerLossListeners) listener(outageMs);
   }
 
   /** Cuts power now: every motion ends where it is (`stopped`), action memory is lost, a new bootId. */

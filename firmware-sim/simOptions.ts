@@ -16,6 +16,10 @@ export interface SimOptions extends FaultRates {
   readonly motionTime: MotionTime;
   /** Axes whose next motion stalls half-way, once each (a fault on cue, for demos and tests). */
   readonly stallJoints?: readonly string[] | undefined;
+  /** Axes whose next motion loses power half-way, once each: the device (or the bus's servo supply) is off for `powerLossMs`. */
+  readonly powerLossJoints?: readonly string[] | undefined;
+  /** How long a power loss on cue lasts (ms). Default 500. */
+  readonly powerLossMs?: number | undefined;
   readonly ackDelayMs: number;
   /** Extra delay of a late reply (`--late-reply-rate`); undefined = DeviceSession's default. */
   readonly lateReplyMs?: number | undefined;
@@ -52,6 +56,13 @@ A simulated arm controller speaking armbridge serial protocol v1
   --stall-rate P            per motion: one axis stalls part-way
   --reboot-rate P           per motion: the device reboots part-way (action memory lost)
   --stall-joint A[,B...]    the next motion driving each named axis stalls half-way, once (a fault on cue)
+  --power-loss-joint A[,B...]
+                            the next motion driving each named axis loses power half-way, once (a fault on cue):
+                            with --bus, the servo supply of the whole bus drops (every servo stops where it is,
+                            torque off, RAM registers back to power-on values, present position kept); the
+                            firmware reboots (a new boot id, its action memory lost) and, on --link tcp, its
+                            host connection drops meanwhile, as a USB device's does
+  --power-loss-ms N         how long a power loss on cue lasts (default 500): deaf and mute meanwhile
   --ack-delay-ms N          delay every reply by N ms (default 0)
   --late-reply-rate P       per reply: it leaves --late-reply-ms late, after the host's ACK timeout, so the
                             host re-sends a request the device already acted on (de-duplication path)
@@ -101,6 +112,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "stall-rate",
     "reboot-rate",
     "stall-joint",
+    "power-loss-joint",
+    "power-loss-ms",
     "ack-delay-ms",
     "late-reply-rate",
     "late-reply-ms",
@@ -170,6 +183,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     stallRate: probability("stall-rate"),
     rebootRate: probability("reboot-rate"),
     ...(values["stall-joint"] === undefined ? {} : { stallJoints: values["stall-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["power-loss-joint"] === undefined ? {} : { powerLossJoints: values["power-loss-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["power-loss-ms"] === undefined ? {} : { powerLossMs: integer("power-loss-ms", 500, 0, 600_000) }),
     ackDelayMs: integer("ack-delay-ms", 0, 0, 600_000),
     ...(values["late-reply-rate"] === undefined ? {} : { lateReplyRate: probability("late-reply-rate") }),
     ...(values["late-reply-ms"] === undefined ? {} : { lateReplyMs: integer("late-reply-ms", 400, 0, 600_000) }),

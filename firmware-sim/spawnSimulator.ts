@@ -16,6 +16,8 @@ export interface SimChildOptions {
   readonly flags?: readonly string[] | undefined;
   /** How long to wait for the ready line. */
   readonly readyTimeoutMs?: number | undefined;
+  /** TCP port on 127.0.0.1 (a simulator restarted where the last one was); default 0, any free port. */
+  readonly port?: number | undefined;
   /** The simulator's log level (pino); default $ARMBRIDGE_LOG_LEVEL, else info. `debug` also logs frames answered from the reply cache. */
   readonly logLevel?: string | undefined;
 }
@@ -48,7 +50,7 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
     main,
     "--link",
     options.link,
-    ...(options.link === "tcp" ? ["--port", "0"] : []),
+    ...(options.link === "tcp" ? ["--port", String(options.port ?? 0)] : []),
     "--seed",
     String(options.seed),
     "--effects-log",
@@ -71,6 +73,9 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
     if (child.exitCode === null) child.kill("SIGTERM");
   };
   process.once("exit", killOnExit);
+  // A child that ended on its own (killed by a test, crashed) needs no net: a
+  // caller that restarts simulators would otherwise pile up exit listeners.
+  void exited.then(() => process.off("exit", killOnExit));
 
   const lines = createInterface({ input: child.stdout! });
   const timeoutMs = options.readyTimeoutMs ?? 15_000;

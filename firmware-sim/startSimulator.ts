@@ -15,6 +15,8 @@ export interface RunningSimulator {
   readonly arm: SimulatedArm;
   /** The camera snapshot URL, with `cameraPort`. */
   readonly camera?: string;
+  /** The wire goes away for `ms`, the arm running on (--link tcp only): see DeviceLink.interrupt. */
+  interruptLink(ms: number, onBack?: (at: number) => void): Promise<void>;
   /** Stops streaming, closes the link (and socat) and the effects log; idempotent. */
   close(): Promise<void>;
 }
@@ -32,6 +34,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       motionTime: options.motionTime ?? { kind: "profile" },
       logger,
       ...(options.stallJoints === undefined ? {} : { stallJoints: options.stallJoints }),
+      ...(options.powerLossJoints === undefined ? {} : { powerLossJoints: options.powerLossJoints }),
+      ...(options.powerLossMs === undefined ? {} : { powerLossMs: options.powerLossMs }),
     });
     arm = simArm;
     const session = new DeviceSession({
@@ -55,6 +59,11 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     };
   });
   const simArm = arm!;
+  // Firmware on a USB board vanishes from the host while it has no power: on --link tcp the
+  // host's connection drops for the outage; a PTY pair cannot be cut, so there the device is only deaf.
+  simArm.onPowerLoss((outageMs) => {
+    running.link.interrupt(outageMs).catch((error: unknown) => logger.info({ err: String(error) }, "power loss: link kept (PTY)"));
+  });
   // Snapshots drawn from the simulator's true joints (not what a bridge was told), served as an IP camera would.
   let cameras: CameraServer | undefined;
   if (options.cameraPort !== undefined) {
@@ -71,6 +80,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     link: running.link.url,
     arm: simArm,
     ...(cameras ? { camera: cameras.url } : {}),
+    interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack),
     close() {
       closing ??= (async () => {
         await cameras?.close();

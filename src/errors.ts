@@ -99,6 +99,9 @@ export const ERROR_CODES = {
   ARMB_ERR_DEVICE_NACK: "The device refused frame {op} (seq {seq}): {reason}",
   ARMB_ERR_DEVICE_TIMEOUT: "The device did not answer {op} within {ms} ms",
   ARMB_ERR_DEVICE_MISMATCH: "The device reports {detail}, which does not match the arm config",
+  ARMB_ERR_DEVICE_REPLACED:
+    "Another device answered on {link} when the link came back: {detail}. It is not driven; the link keeps trying for the arm this bridge was started for (reconnect it), or restart the bridge with a config for this one",
+  ARMB_ERR_LINK_DOWN: "The {transport} link to the arm is {state} ({detail}); nothing was sent",
   ARMB_ERR_FRAME_ENCODE: "Cannot encode a {op} frame: {reason}",
   ARMB_ERR_DEVICE_REBOOTED: "The device rebooted (boot {from} -> {to}) and lost its memory of actions in flight",
   ARMB_ERR_SERVO_TRIPPED:

@@ -24,9 +24,9 @@ export { observeTargets } from "./executor/observeTargets.js";
 export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./executor/ToolDefinition.js";
 export { ToolMetrics } from "./executor/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
-export type { Transport, MotionCommand, MotionEnd, ActionRecord, ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName } from "./transport/Transport.js";
+export type { Transport, MotionCommand, MotionEnd, ActionRecord, ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName, LinkLoss } from "./transport/Transport.js";
 // For third-party transports: keeps a LinkState and tells listeners of changes only.
-export { LinkStateTracker } from "./transport/LinkStateTracker.js";
+export { LinkStateTracker } from "./transport/link/LinkStateTracker.js";
 export { motionProblem, type AxisRange, type AxisRangeLookup } from "./transport/motionProblem.js";
 export { createSerialTransport, SerialTransport } from "./transport/serial/index.js";
 export { toFunctionResponse, type FunctionResponse } from "./surfaces/toFunctionResponse.js";

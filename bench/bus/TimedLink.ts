@@ -1,4 +1,4 @@
-import type { ByteLink } from "../../src/transport/serial/link/ByteLink.js";
+import type { ByteLink } from "../../src/transport/link/ByteLink.js";
 
 /**
  * A ByteLink that notes when each request leaves and when the first bytes of

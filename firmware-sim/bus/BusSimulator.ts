@@ -26,6 +26,12 @@ export interface BusSimulatorOptions {
   readonly bootMs?: number;
   /** Axes whose next motion stalls half-way, once each (a fault on cue, as the serial sim's --stall-joint). */
   readonly stallJoints?: readonly string[];
+  /** Axes whose next motion loses power half-way, once each: the whole bus's servo supply drops (--power-loss-joint). */
+  readonly powerLossJoints?: readonly string[];
+  /** How long a power loss on cue lasts (ms). Default 500. */
+  readonly powerLossMs?: number;
+  /** The model number every servo reports (default: the table's first); another one makes another arm. */
+  readonly modelNumber?: number;
   /** What is on the bus, when it is not the config's servos mounted as the config says (BusLayout.ts). */
   readonly layout?: BusLayoutFile | undefined;
 }
@@ -76,18 +82,24 @@ export class BusSimulator implements ByteStreamEndpoint {
   #nextMotion = 1;
   #closed = false;
   readonly #stallOnCue: Set<string>;
+  readonly #powerLossOnCue: Set<string>;
 
   constructor(options: BusSimulatorOptions) {
     this.#o = options;
     this.#decoder = options.protocol.createDecoder();
     const table = options.protocol.table;
     const now = options.clock.now();
-    this.all = layOutServos(options.config, options.protocol, options.layout).map((l) => new SimServo(l.axis, table, l, l.startCount, now));
+    this.all = layOutServos(options.config, options.protocol, options.layout).map(
+      (l) => new SimServo(l.axis, table, options.modelNumber === undefined ? l : { ...l, modelNumber: options.modelNumber }, l.startCount, now),
+    );
     this.#lineBaud = options.baud ?? options.config.bus?.baud ?? table.setup.factoryBaud;
     const names = new Set(this.all.map((s) => s.axis.name));
-    const unknownAxes = (options.stallJoints ?? []).filter((n) => !names.has(n));
-    if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "--stall-joint", issues: `no axis named ${unknownAxes.join(", ")}` });
+    for (const [flag, list] of [["--stall-joint", options.stallJoints], ["--power-loss-joint", options.powerLossJoints]] as const) {
+      const unknownAxes = (list ?? []).filter((n) => !names.has(n));
+      if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
+    }
     this.#stallOnCue = new Set(options.stallJoints ?? []);
+    this.#powerLossOnCue = new Set(options.powerLossJoints ?? []);
   }
 
   /** The servos by the id the config gave their axis (the first, where a layout repeats one): for tests. */
@@ -354,11 +366,14 @@ export class BusSimulator implements ByteStreamEndpoint {
     }
     const seeded = this.#o.faults.midMotion();
     const onCue = joining.find((s) => this.#stallOnCue.delete(s.axis.name));
-    // A stall on cue wins over the seeded faults of this motion (drawn all the same, so the seed's later draws do not shift).
-    const plan = onCue ? { stall: { fraction: 0.5, pick: 0 }, ...(seeded.freezeMs === undefined ? {} : { freezeMs: seeded.freezeMs }) } : seeded;
+    const powerCue = onCue ? undefined : joining.find((s) => this.#powerLossOnCue.delete(s.axis.name));
+    // A fault on cue wins over the seeded faults of this motion (drawn all the same, so the seed's later draws do not shift).
+    const plan = onCue ? { stall: { fraction: 0.5, pick: 0 }, ...(seeded.freezeMs === undefined ? {} : { freezeMs: seeded.freezeMs }) } : powerCue ? {} : seeded;
     const victim = onCue ?? joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
     if (plan.freezeMs !== undefined) this.#frozenUntil = now + plan.freezeMs;
-    if (plan.stall && victim) {
+    if (powerCue) {
+      motion.faultTimer = this.#after(longest * 0.5, () => this.powerLoss(this.#o.powerLossMs ?? 500, `power loss on cue (${powerCue.axis.name})`));
+    } else if (plan.stall && victim) {
       motion.faultTimer = this.#after(longest * plan.stall.fraction, () => {
         const t = this.#o.clock.now();
         if (victim.motionKey !== key) return;
@@ -445,6 +460,45 @@ export class BusSimulator implements ByteStreamEndpoint {
     s.bootingUntil = now + bootMs;
     this.#o.effects.append({ event: "reboot", action_id: null, joints: [s.axis.name], interrupted: key === undefined ? [] : [key], old_boot_id: 0, boot_id: 0 });
     this.#o.logger.info({ servo: s.axis.id, why }, "servo power cycled");
+  }
+
+  /**
+   * The servo supply of the whole bus drops for `outageMs` (a browned-out
+   * supply, a pulled power lead), the USB adapter staying up: every servo
+   * stops where it is, answers nothing until power is back and it has
+   * booted, and comes up as after any power-on. On a real servo that means
+   * the volatile registers are back at their initial values while the
+   * encoder still reads where the horn is:
+   * - Dynamixel X: "Data in the RAM Area is reset to initial values when the
+   *   power is reset" (Torque Enable 0, Goal Position, profiles), while the
+   *   EEPROM area (ID, Operating Mode, limits) is kept (e-Manual X-series
+   *   control table, "Area (EEPROM, RAM)" and "Torque Enable(64)": default 0;
+   *   ROBOTIS-GIT/emanual _includes/en/dxl/x/control_table.md @
+   *   add0d1dabec2202f8ae9848b7eda8e98f9a44b0f, torque_enable.md @
+   *   9148f160983dcfb479b19cac1f29f85ffefdf820). A servo whose Startup
+   *   Configuration(60) has "Startup Torque On" would come back holding
+   *   torque (startup_configuration.md @ 9d6b128d); the simulated ones do not.
+   * - Feetech STS: torque enable (40), acceleration, goal position, goal time
+   *   and speed, torque limit (40–55) are the runtime (SRAM) area; ID, limits,
+   *   offset and mode (5–33) the persistent one (ftservo/ftservo-wiki
+   *   docs/en/reference/memory-sms-sts.md @ a1c18bd4df9c845c3027703ed0b13b2093147afb,
+   *   after the SDK's SMS_STS.h "SRAM" / "EPROM" sections).
+   * SimServo.powerOn puts the goal register away from the horn on purpose: a
+   * host that switches torque on before writing the goal is caught moving
+   * the arm. One `reboot` effect names every servo and the motions cut short.
+   */
+  powerLoss(outageMs: number, why = "power loss on cue"): void {
+    const now = this.#o.clock.now();
+    const interrupted = new Set<string>();
+    for (const s of this.servos.values()) {
+      if (s.motionKey !== undefined) interrupted.add(s.motionKey);
+      s.freeze(now);
+      this.#endServo(s, now, "faulted", `${why}: the servo supply dropped`);
+      s.powerOn();
+      s.bootingUntil = now + outageMs + (this.#o.bootMs ?? 50);
+    }
+    this.#o.effects.append({ event: "reboot", action_id: null, joints: [...this.servos.values()].map((s) => s.axis.name), interrupted: [...interrupted], old_boot_id: 0, boot_id: 0 });
+    this.#o.logger.warn({ outage_ms: outageMs, interrupted: [...interrupted], why }, "the bus lost power");
   }
 
   /**

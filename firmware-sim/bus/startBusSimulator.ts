@@ -7,6 +7,8 @@ import { BusSimulator } from "./BusSimulator.js";
 
 export interface StartBusSimulatorOptions extends SimStartOptions {
   readonly bus: BusProtocolName;
+  /** The model number every servo reports (tests: another arm on the same port). */
+  readonly modelNumber?: number;
   /** What is on the bus (BusLayout.ts), given in code (tests); wins over `busLayout`, a file. */
   readonly layout?: BusLayoutFile | undefined;
 }
@@ -14,6 +16,8 @@ export interface StartBusSimulatorOptions extends SimStartOptions {
 export interface RunningBusSimulator {
   readonly link: string;
   readonly bus: BusSimulator;
+  /** The wire goes away for `ms`, the servos running on (--link tcp only): see DeviceLink.interrupt. */
+  interruptLink(ms: number, onBack?: (at: number) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,9 +39,12 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
       baud: options.baud,
       layout: options.layout ?? (options.busLayout === undefined ? undefined : readBusLayout(options.busLayout)),
       ...(options.stallJoints === undefined ? {} : { stallJoints: options.stallJoints }),
+      ...(options.powerLossJoints === undefined ? {} : { powerLossJoints: options.powerLossJoints }),
+      ...(options.powerLossMs === undefined ? {} : { powerLossMs: options.powerLossMs }),
+      ...(options.modelNumber === undefined ? {} : { modelNumber: options.modelNumber }),
     });
     return { endpoint: bus, close: () => bus.close() };
   });
   logger.info({ link: running.link.url, servos: running.endpoint.all.map((s) => ({ id: s.id, baud: s.baud, axis: s.axis.name })) }, "bus simulator ready");
-  return { link: running.link.url, bus: running.endpoint, close: () => running.close() };
+  return { link: running.link.url, bus: running.endpoint, interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack), close: () => running.close() };
 }

@@ -3,6 +3,14 @@ export interface DeviceLink {
   /** What the bridge opens: `tcp://127.0.0.1:PORT` or a PTY device path. */
   readonly url: string;
   close(): Promise<void>;
+  /**
+   * The wire goes away for `ms`, the device behind it running on: the host's
+   * connection is dropped and new ones are refused until then, as when a USB
+   * cable is pulled or a ser2net bridge restarts. Resolves once the wire is
+   * gone; `onBack` is called with the epoch ms it listens again (benches
+   * measure from there).
+   */
+  interrupt(ms: number, onBack?: (at: number) => void): Promise<void>;
 }
 
 /** The device side of a byte stream (DeviceSession). */

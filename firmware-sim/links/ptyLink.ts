@@ -61,6 +61,10 @@ export async function startPtyLink(options: {
       }
       rmSync(dir, { recursive: true, force: true });
     },
+    interrupt() {
+      // socat ends when either PTY closes: a PTY pair cannot be cut and rejoined on the same path.
+      return Promise.reject(new Error("a link interruption needs --link tcp; a PTY pair cannot be cut and rejoined"));
+    },
   };
 }
 

@@ -17,9 +17,8 @@ import type { ToolRegistry } from "../executor/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
 import { freshPoseOf } from "../cameras/freshPose.js";
 import { imagesAfterMotion } from "../cameras/imagesAfterMotion.js";
-import type { Ros2Transport } from "../transport/ros2/Ros2Transport.js";
 import { bindLedgerToArm, type OtherArmPolicy } from "./bindLedgerToArm.js";
-import { createTransport, type TransportChoice } from "./createTransport.js";
+import { createTransport, type CreatedTransport, type TransportChoice } from "./createTransport.js";
 import { defaultDataDir } from "./defaultDataDir.js";
 
 export interface BridgeOptions {
@@ -76,12 +75,15 @@ export class Bridge {
   /** Things an operator must read at start (a fresh ledger where records were expected, an adopted ledger); surfaces print them on stderr. */
   readonly startupWarnings: readonly string[];
   readonly #ledgerWatch: NodeJS.Timeout | undefined;
+  /** Closes the transport and whatever hosts it (a ROS host's node). */
+  readonly #closeArm: () => Promise<void>;
   #closed = false;
 
   private constructor(parts: {
     config: ArmConfig;
     ledger: IntentLedger;
     transport: Transport;
+    closeArm: () => Promise<void>;
     registry: ToolRegistry;
     metrics: ToolMetrics;
     executor: Executor;
@@ -94,6 +96,7 @@ export class Bridge {
     this.config = parts.config;
     this.ledger = parts.ledger;
     this.transport = parts.transport;
+    this.#closeArm = parts.closeArm;
     this.registry = parts.registry;
     this.metrics = parts.metrics;
     this.executor = parts.executor;
@@ -122,11 +125,11 @@ export class Bridge {
       startupWarnings.push(expected);
       logger.warn({ path: ledgerPath }, expected);
     }
-    let transport: Transport | undefined;
+    let created: CreatedTransport | undefined;
     let cameras: Cameras | undefined;
     try {
-      const created = await createTransport(fileConfig, options.transport, logger, { configLabel: typeof options.config === "string" ? options.config : "FILE" });
-      transport = created.transport;
+      created = await createTransport(fileConfig, options.transport, logger, { configLabel: typeof options.config === "string" ? options.config : "FILE" });
+      const transport = created.transport;
       const config = created.config;
       if (config.kinematics === "moveit" && !created.remoteIk) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: "kinematics: moveit (MoveIt's compute_ik service)" });
       reportEnvelope(config, logger);
@@ -140,25 +143,18 @@ export class Bridge {
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
       const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
       if (adopted) startupWarnings.push(adopted);
-      const armLink = transport;
-      const poses = freshPoseOf(armLink);
-      cameras = new Cameras({
-        config,
-        pose: poses.latest,
-        freshPose: poses.fresh,
-        // A type-only import: the ROS module is loaded only when the ros2 transport is chosen (createTransport).
-        rosNode: armLink.kind === "ros2" ? (armLink as Ros2Transport).node : undefined,
-        logger,
-      });
+      const poses = freshPoseOf(transport);
+      cameras = new Cameras({ config, pose: poses.latest, freshPose: poses.fresh, imageTopics: created.imageTopics, logger });
       const registry = options.registry ?? createDefaultTools(config, { cameras, remoteIk: created.remoteIk });
       const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
       const executor = new Executor({ config, registry, transport, ledger, logger, metrics, imagesAfterMotion: imagesAfterMotion(config, cameras, logger) });
       const reconciled = await executor.reconcile();
       if (reconciled.length) logger.warn({ actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) }, "reconciled actions left started by a previous run");
-      return new Bridge({ config, ledger, transport, registry, metrics, executor, logger, cameras, dataDir, startupWarnings, ledgerCheckMs: options.ledgerCheckMs ?? 1000 });
+      const arm = created;
+      return new Bridge({ config, ledger, transport, closeArm: () => arm.close(), registry, metrics, executor, logger, cameras, dataDir, startupWarnings, ledgerCheckMs: options.ledgerCheckMs ?? 1000 });
     } catch (error) {
       cameras?.close();
-      await transport?.close().catch(() => undefined);
+      await created?.close().catch(() => undefined);
       ledger.close();
       throw error instanceof ArmbridgeError ? error : asArmbridgeError(error);
     }
@@ -179,9 +175,9 @@ export class Bridge {
     this.#closed = true;
     clearInterval(this.#ledgerWatch);
     this.executor.close();
-    // Before the transport: a ROS camera's subscription lives on the transport's node.
+    // Before the transport: a ROS camera's subscription lives on the ROS host's node.
     this.cameras.close();
-    await this.transport.close();
+    await this.#closeArm();
     this.ledger.close();
   }
 }

@@ -2,9 +2,9 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { CameraConfig } from "../config/cameraConfig.js";
 import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
-import type { RclNode } from "../transport/ros2/rclTypes.js";
 import type { LabelledFrame } from "./CameraFrame.js";
 import type { CameraSource } from "./sources/CameraSource.js";
+import type { CompressedImageTopics } from "./sources/CompressedImageTopics.js";
 import { FileSource } from "./sources/FileSource.js";
 import { HttpSnapshotSource } from "./sources/HttpSnapshotSource.js";
 import { RosCompressedImageSource } from "./sources/RosCompressedImageSource.js";
@@ -17,8 +17,8 @@ export interface CamerasOptions {
   readonly pose: () => StampedPose | undefined;
   /** A fresh pose worth a short wait (the next status), when the newest is old. */
   readonly freshPose?: ((signal: AbortSignal) => Promise<StampedPose | undefined>) | undefined;
-  /** The ros2 transport's node, when the bridge runs on ROS: ROS cameras subscribe on it. */
-  readonly rosNode?: RclNode | undefined;
+  /** Camera topics of the bridge's ROS host, when the bridge runs on ROS: ROS cameras subscribe through it. */
+  readonly imageTopics?: CompressedImageTopics | undefined;
   readonly now?: () => number;
   readonly logger?: Logger | undefined;
 }
@@ -71,7 +71,7 @@ function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | Armbridge
     case "v4l2":
       return new V4l2Source({ camera: c.name, device: c.source.device, width: c.source.width, height: c.source.height, fps: c.source.fps, ...(o.now ? { now: o.now } : {}) });
     case "ros":
-      if (!o.rosNode) {
+      if (!o.imageTopics) {
         return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
           camera: c.name,
           source: `ros topic ${c.source.topic}`,
@@ -79,7 +79,7 @@ function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | Armbridge
         });
       }
       try {
-        return new RosCompressedImageSource({ camera: c.name, topic: c.source.topic, node: o.rosNode });
+        return new RosCompressedImageSource({ camera: c.name, topic: c.source.topic, topics: o.imageTopics });
       } catch (error) {
         o.logger?.warn({ camera: c.name, err: (error as Error).message }, "cannot subscribe to the camera topic");
         return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: c.name, source: `ros topic ${c.source.topic}`, reason: (error as Error).message }, { cause: error });

@@ -1,4 +1,4 @@
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { Transport } from "../transport/Transport.js";
 import type { StampedPose } from "./sources/SimCameraSource.js";
 

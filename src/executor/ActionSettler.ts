@@ -1,5 +1,5 @@
 import type { ActionRow, Evidence, SettledBy } from "../ledger/ActionRow.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
 import type { ActionRecord, ArmStatus, Transport } from "../transport/Transport.js";

@@ -7,8 +7,9 @@ import { withoutData, type CameraImage, type ResultImage } from "../cameras/Came
 import { base64Bytes, ImageBudget } from "../cameras/ImageBudget.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
-import { canonicalOutcome, poseOf, type ActionRow } from "../ledger/ActionRow.js";
+import { canonicalOutcome, type ActionRow } from "../ledger/ActionRow.js";
 import type { CallClient } from "../ledger/CallClient.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
@@ -16,7 +17,7 @@ import { ToolMetrics } from "./ToolMetrics.js";
 import { toArgIssues } from "../validation/formatIssues.js";
 import type { HaltContext, MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { ToolRegistry } from "./ToolRegistry.js";
-import type { Transport } from "../transport/Transport.js";
+import type { LinkLoss, LinkState, Transport } from "../transport/Transport.js";
 import { ActionSettler } from "./ActionSettler.js";
 import { ApprovalDesk } from "./ApprovalDesk.js";
 import { CallAdmission, MAX_BATCH } from "./CallAdmission.js";
@@ -36,6 +37,7 @@ import { inFlightOfRow } from "./inFlightOfRow.js";
 import { newActionId } from "./newActionId.js";
 import { Quarantine } from "./Quarantine.js";
 import { reconcileStarted } from "./reconcileStarted.js";
+import { reobserveAfterReturn } from "./reobserveAfterReturn.js";
 import { resolveUnknownsFrom } from "./resolveLater.js";
 import { resultMessages } from "./resultMessages.js";
 import { runNonBlocking } from "./runNonBlocking.js";
@@ -140,6 +142,9 @@ export class Executor {
   /** Motions that may be moving the arm now: the envelope check of every new motion accounts for them. */
   readonly #inFlight = new InFlightMotions();
   #unwatch: (() => void) | undefined;
+  #unwatchLink: (() => void) | undefined;
+  /** The newest link loss (or arm restart) already answered, so each return is looked at once. */
+  #answeredLoss: LinkLoss | undefined;
 
   constructor(options: ExecutorOptions) {
     this.config = options.config;
@@ -212,6 +217,36 @@ export class Executor {
     this.restoreInFlightFromLedger();
     const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
+    // A loss from before this executor existed was answered by reconciliation at start.
+    this.#answeredLoss = this.transport.linkState().last_loss;
+    this.#unwatchLink = this.transport.onLinkState((state) => this.#onLinkState(state));
+  }
+
+  /**
+   * The arm answers again after a loss of its link, or came back as a new
+   * incarnation behind a link that stayed up: say so, and look again at
+   * every unknown action (reobserveAfterReturn). What was in flight was
+   * never re-sent; calls still waiting on it settle by their own observation.
+   */
+  #onLinkState(state: LinkState): void {
+    const loss = state.last_loss;
+    if (state.state !== "connected" || !loss || loss.returned_at === undefined || loss === this.#answeredLoss || this.#shutdown.signal.aborted) return;
+    if (this.#answeredLoss && this.#answeredLoss.lost_at === loss.lost_at && this.#answeredLoss.returned_at === loss.returned_at) return;
+    this.#answeredLoss = loss;
+    const unknown = this.ledger.inState("unknown").map((r) => r.actionId);
+    this.#log.warn({ loss, reobserving: unknown }, "the arm's link came back: nothing is re-sent; unknown actions are looked at again");
+    this.#emit({ type: "link_returned", loss, incarnation: state.incarnation, reobserving: unknown });
+    if (unknown.length === 0) return;
+    void reobserveAfterReturn({
+      config: this.config,
+      registry: this.registry,
+      transport: this.transport,
+      ledger: this.ledger,
+      settler: this.#settler,
+      log: this.#log,
+      now: this.#now,
+      signal: this.#shutdown.signal,
+    }).catch((error: unknown) => this.#log.error({ err: asArmbridgeError(error).toJSON() }, "looking again at unknown actions after the link came back failed"));
   }
 
   /** The newest refusal by the safety envelope (link, obstacle, where, clearance), for GET /v1/state and a 3D view; undefined before any. */
@@ -362,6 +397,8 @@ export class Executor {
     this.#shutdown.abort();
     this.#unwatch?.();
     this.#unwatch = undefined;
+    this.#unwatchLink?.();
+    this.#unwatchLink = undefined;
   }
 
   async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline, client: CallClient | undefined, images: ImageBudget): Promise<CallResult> {

@@ -1,7 +1,7 @@
 import type { ActionRow } from "../ledger/ActionRow.js";
 import type { CallClient } from "../ledger/CallClient.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
-import type { MotionPace } from "../transport/Transport.js";
+import type { LinkLoss, MotionPace } from "../transport/Transport.js";
 import type { ApprovalView, DecidedApprovalView } from "./ApprovalDesk.js";
 import type { CallResult } from "./CallResult.js";
 
@@ -26,7 +26,14 @@ export type ExecutorEvent =
   /** A halt was sent (the bridge is latched), or the arm answered it: `halt.confirmed` says which; `halt.client` says who asked. */
   | { readonly type: "halted"; readonly halt: HaltRow }
   /** An operator released the latch: motion is accepted again. */
-  | { readonly type: "halt_released"; readonly halts: readonly HaltRow[] };
+  | { readonly type: "halt_released"; readonly halts: readonly HaltRow[] }
+  /**
+   * The arm answers again after its link was lost, or came back as a new
+   * incarnation (a power loss, a reboot, a restarted controller): what it went
+   * through, and the `unknown` actions being looked at again (their
+   * settlements follow as `action_resolved`). Nothing is re-sent.
+   */
+  | { readonly type: "link_returned"; readonly loss: LinkLoss; readonly incarnation: string | undefined; readonly reobserving: readonly string[] };
 
 /** The events about one call (they carry its call id). */
 export type CallEvent = Extract<ExecutorEvent, { readonly callId: string }>;

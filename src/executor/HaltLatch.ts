@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { asArmbridgeError } from "../errors.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import { normalizeClient, type CallClient } from "../ledger/CallClient.js";
 import type { HaltRow, HaltSource } from "../ledger/HaltRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";

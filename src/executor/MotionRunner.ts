@@ -20,9 +20,9 @@ import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
 import type { InFlightMotion, InFlightMotions } from "../safety/InFlightMotions.js";
 import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, blockedByHalt, notApproved, rejected, skipped } from "./callResults.js";
+import { blocked, blockedByHalt, linkDown, notApproved, rejected, skipped } from "./callResults.js";
 import type { HaltLatch } from "./HaltLatch.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
 import type { Verdict } from "./Verdict.js";
@@ -115,6 +115,9 @@ export class MotionRunner {
       // An action on these joints may have become unknown while we queued.
       const blockedAfter = isBlocked();
       if (blockedAfter) return blockedAfter;
+      // No motion is recorded or sent while the arm's link is not connected (nothing could tell what it did).
+      const unlinked = this.#linkDown(tool.name);
+      if (unlinked) return unlinked;
       if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name);
 
       const plan = await tool.plan(args, d.ctx, runSignal);
@@ -140,6 +143,8 @@ export class MotionRunner {
         if (blockedNow) return blockedNow;
         admitted = this.#admit(callId, tool, plan);
         if ("refusal" in admitted) return admitted.refusal;
+        const unlinkedNow = this.#linkDown(tool.name);
+        if (unlinkedNow) return unlinkedNow;
         // The paused clock moved the deadline back by the wait: the budget is what was left before it.
         budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
         if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
@@ -209,7 +214,7 @@ export class MotionRunner {
    */
   #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): { readonly refusal: CallResult } | Admitted {
     const d = this.#d;
-    const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus() });
+    const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus(), wire: d.transport.wire });
     if (refusals.length > 0) {
       d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
       return { refusal: rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals) };
@@ -253,6 +258,13 @@ export class MotionRunner {
     this.#d.log.info({ call_id: callId, tool: toolName, retry_after_ms: retryAfterMs }, "call rejected: limits.motions_per_minute; nothing sent");
     const result = rejected(toolName, e.code, [{ path: "(rate)", code: "rate_limited", message: e.message }]);
     return result.status === "rejected" ? { ...result, retry_after_ms: retryAfterMs } : result;
+  }
+
+  #linkDown(toolName: string): CallResult | undefined {
+    const link = this.#d.transport.linkState();
+    if (link.state === "connected") return undefined;
+    this.#d.log.info({ tool: toolName, link }, "call failed: the arm's link is not connected; nothing recorded or sent");
+    return linkDown(toolName, this.#d.transport.kind, link);
   }
 
   /** Declined, expired or withdrawn: `rejected`, nothing recorded or sent, in words that say what happened. */
@@ -325,7 +337,8 @@ export class MotionRunner {
         return resultFromRow(
           d.settler.settle(
             command.actionId,
-            { kind: "not_moved", reason: `the arm refused it (${end.reason})` },
+            // The transport's own refusal (the link dropped between admission and sending) is not the arm's.
+            { kind: "not_moved", reason: end.error.code === "ARMB_ERR_LINK_DOWN" ? end.reason : `the arm refused it (${end.reason})` },
             { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason }, halt: halt() },
           ),
         );

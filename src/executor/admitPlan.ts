@@ -4,7 +4,9 @@ import { plannedMotionSeconds } from "../motion/plannedMotionSeconds.js";
 import type { ArgIssue } from "../validation/formatIssues.js";
 import type { MotionPlan } from "../motion/MotionPlan.js";
 import type { MotionTool } from "./ToolDefinition.js";
+import { motionIssues } from "../transport/motionProblem.js";
 import type { ArmStatus } from "../transport/Transport.js";
+import type { WireNumbers } from "../transport/WireNumbers.js";
 
 export interface PlanAdmissionInput {
   readonly tool: MotionTool;
@@ -12,6 +14,8 @@ export interface PlanAdmissionInput {
   readonly config: ArmConfig;
   /** The arm's newest status: where each axis starts from. */
   readonly status: ArmStatus | undefined;
+  /** How the transport carries numbers (Transport.wire); float64 when omitted. */
+  readonly wire?: WireNumbers | undefined;
 }
 
 /**
@@ -20,10 +24,10 @@ export interface PlanAdmissionInput {
  * check here judges the plan as the arm will receive it, whatever tool made
  * it (arguments a model typed, a named pose, an inverse-kinematics solution):
  *
- * - every target names a known axis and lies within its limits, compared at
- *   the precision the wire carries (float32 on the serial link, where the
- *   device compares the float32 target with its float32 limits);
- * - the speed is at least `limits.min_speed` and survives as a float32;
+ * - the transports' own rule set (motionIssues): every target names a known
+ *   axis and lies within its limits, compared as the transport's wire carries
+ *   numbers (float32 on the serial link, whole counts on a servo bus, float64
+ *   on ROS 2); the speed is at least `limits.min_speed` and survives the wire;
  * - the motion can settle: its duration (plannedMotionSeconds) is within the
  *   tool's timeout plus `observe.max_ms`, the longest the bridge watches a
  *   motion in progress. A longer plan could only end `unknown`.
@@ -34,28 +38,10 @@ export interface PlanAdmissionInput {
 export function admitPlan(input: PlanAdmissionInput): ArgIssue[] {
   const { plan, config, tool } = input;
   const actuators = new Map<string, Actuator>(actuatorsOf(config).map((a) => [a.name, a]));
-  const issues: ArgIssue[] = [];
-  const axes = Object.keys(plan.targets);
-  if (axes.length === 0) issues.push({ path: "plan.targets", code: "empty_plan", message: "the plan moves no axis" });
-  for (const axis of axes) {
-    const value = plan.targets[axis];
-    const a = actuators.get(axis);
-    const path = `plan.targets.${axis}`;
-    if (!a) {
-      issues.push({ path, code: "unknown_axis", message: `the arm has no axis ${axis}` });
-    } else if (typeof value !== "number" || !Number.isFinite(value) || !Number.isFinite(Math.fround(value))) {
-      issues.push({ path, code: "not_finite", message: `target ${String(value)} is not a finite number` });
-    } else if (value < a.min || value > a.max || Math.fround(value) < Math.fround(a.min) || Math.fround(value) > Math.fround(a.max)) {
-      issues.push({ path, code: "outside_limits", message: `target ${value} is outside [${a.min}, ${a.max}]` });
-    }
-  }
-  const speed = plan.speed;
-  const minSpeed = config.limits.minSpeed;
-  if (typeof speed !== "number" || !Number.isFinite(speed) || speed > 1 || speed < minSpeed || !(Math.fround(speed) > 0)) {
-    issues.push({ path: "plan.speed", code: "speed_out_of_range", message: `speed ${String(speed)} is not in [${minSpeed}, 1] (limits.min_speed)` });
-  }
+  const issues: ArgIssue[] = motionIssues(plan, (axis) => actuators.get(axis), { wire: input.wire, minSpeed: config.limits.minSpeed });
   if (issues.length > 0) return issues;
 
+  const speed = plan.speed;
   const positions = input.status ? Object.fromEntries(Object.entries(input.status.axes).map(([n, s]) => [n, s.position])) : undefined;
   const estimate = plannedMotionSeconds(plan.targets, speed, actuators, positions);
   const budgetMs = tool.timeoutMs + config.observe.maxMs;

@@ -1,4 +1,5 @@
-import type { ErrorCode } from "../errors.js";
+import { ArmbridgeError, type ErrorCode } from "../errors.js";
+import type { LinkState } from "../transport/Transport.js";
 import type { DecidedApprovalView } from "./ApprovalDesk.js";
 import type { ArgIssue } from "../validation/formatIssues.js";
 import type { CallResult } from "./CallResult.js";
@@ -20,6 +21,13 @@ export function rejected(tool: string, code: ErrorCode, issues: readonly ArgIssu
 /** The run's time was spent before the call could start: nothing was sent. */
 export function skipped(tool: string): CallResult {
   return { status: "skipped", error_code: "ARMB_ERR_DEADLINE_SPENT", message: resultMessages.skipped(tool), timed_out: false, settled_by: "none" };
+}
+
+/** The link to the arm is not connected: nothing was recorded or sent, and a re-run once it is back is safe. */
+export function linkDown(tool: string, transport: string, link: LinkState): CallResult {
+  const detail = link.detail ?? (link.attempt === undefined ? "no answer from the arm" : `reconnection attempt ${link.attempt}`);
+  const e = new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport, state: link.state, detail });
+  return { status: "failed", error_code: e.code, reason: e.message, message: resultMessages.failed(tool, undefined, e.message), timed_out: false, settled_by: "none" };
 }
 
 /** Resources held by unconfirmed actions: nothing was sent. */

@@ -55,6 +55,10 @@ export interface ObserveOutcome {
  * it `unknown` would only hand the operator a question the arm answers itself.
  * Both are counted in the arm's time (ArmClock): a speed slider at 30 %
  * stretches them, a pause stops them — for at most observe.pause_max_ms.
+ * A link that is not connected is no evidence either way: while it is down
+ * the watch lasts up to `maxMs` too, and the arm is asked again the moment it
+ * is back. (A link down for longer leaves the action `unknown`; the executor
+ * looks at it again when the link returns.)
  *
  * Every query asks the arm to void the action if it has never heard of it,
  * until the arm has accounted for the id: a command lost on the wire then
@@ -94,6 +98,7 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       if (settled) return;
       settled = true;
       unsubscribe();
+      unsubscribeLink();
       clearTimeout(queryTimer);
       deadlineTimer.current?.cancel();
       if (ownClock) clock.dispose();
@@ -179,6 +184,23 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       takeRecordFrom(status);
       judge();
     });
+    const linkDown = (): void => {
+      if (hardEnd > deadline) {
+        deadline = hardEnd;
+        deadlineTimer.current?.rearm();
+      }
+    };
+    const unsubscribeLink = transport.onLinkState((link) => {
+      if (settled) return;
+      if (link.state !== "connected") return linkDown();
+      // Back: the patience the outage bought ends; evidence now gets the usual budget from here
+      // (a motion the arm shows running extends it again). And ask at once, not at the next tick.
+      deadline = Math.min(hardEnd, Math.max(softEnd, clock.elapsed() + config.observe.budgetMs));
+      deadlineTimer.current?.rearm();
+      clearTimeout(queryTimer);
+      void query();
+    });
+    if (transport.linkState().state !== "connected") linkDown();
 
     const latest = transport.latestStatus();
     if (latest) takeRecordFrom(latest);

@@ -1,6 +1,6 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ArmKinematics } from "./armKinematics.js";
-import { computeIkWithMoveIt, type ComputeIkOutcome, type RclServiceClient } from "./moveitComputeIk.js";
+import { computeIkWithMoveIt, type ComputeIkOutcome, type IkServiceClient } from "./moveitComputeIk.js";
 import type { Quaternion } from "./rigidTransform.js";
 
 /** An IK answer from outside the bridge (`kinematics: moveit`), asked per Cartesian call. */
@@ -22,7 +22,7 @@ export interface RemoteIkSolver {
  * moveit_ros/move_group/src/default_capabilities/kinematics_service_capability.cpp
  * @ 065602a9, computeIK / computeIKService.
  */
-export function moveitIkSolver(client: RclServiceClient, moveit: NonNullable<ArmConfig["moveit"]>, kin: ArmKinematics): RemoteIkSolver {
+export function moveitIkSolver(client: IkServiceClient, moveit: NonNullable<ArmConfig["moveit"]>, kin: ArmKinematics): RemoteIkSolver {
   return {
     label: `MoveIt compute_ik (${moveit.service}, group ${moveit.group})`,
     solve: (request, signal) =>

@@ -38,7 +38,7 @@ function build(config: ArmConfig): ArmKinematics | undefined {
   let text: string;
   let urdf: string;
   if (robotDescription !== undefined) {
-    // Read from the ROS topic at start (createRos2Transport); any other transport has no topic to read.
+    // Read from the ROS topic at start (Ros2Host.start); any other transport has no topic to read.
     if (urdfText === undefined) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: `arm.robot_description (the URDF from ${robotDescription.topic})` });
     text = urdfText;
     urdf = `topic ${robotDescription.topic}`;

@@ -1,9 +1,14 @@
 import { ArmbridgeError } from "../errors.js";
 import type { Quaternion } from "./rigidTransform.js";
 
-import type { RclServiceClient } from "../transport/ros2/rclTypes.js";
-
-export type { RclServiceClient };
+/**
+ * The one thing a compute_ik call needs of ROS: a service client that takes a
+ * request and calls back with the answer (the ROS 2 host hands one out,
+ * Ros2Host.serviceClient). Kinematics never sees a node.
+ */
+export interface IkServiceClient {
+  sendRequest(request: object, callback: (response: unknown) => void): void;
+}
 
 /** MoveIt's IK service and its type (moveit_msgs/srv/GetPositionIK, served by move_group). */
 export const COMPUTE_IK_SERVICE = "/compute_ik";
@@ -68,7 +73,7 @@ interface GetPositionIkResponse {
  * unreachable target; other codes are reported by name.
  */
 export async function computeIkWithMoveIt(
-  client: RclServiceClient,
+  client: IkServiceClient,
   request: ComputeIkRequest,
   options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined },
 ): Promise<ComputeIkOutcome> {

@@ -1,4 +1,4 @@
-import type { ActionRecord, ArmStatus } from "../transport/Transport.js";
+import type { ActionRecord } from "../transport/Transport.js";
 import type { CallClient } from "./CallClient.js";
 import type { RecordedCommand } from "./RecordedCommand.js";
 
@@ -89,10 +89,3 @@ export const QUARANTINES: Readonly<Record<ActionRowState, boolean>> = {
   // Stopped by a halt the arm confirmed, at a pose it reported: nothing is in doubt. (The halt's own latch holds every joint.)
   halted: false,
 };
-
-export function poseOf(status: ArmStatus | undefined): Record<string, number> | undefined {
-  if (!status) return undefined;
-  const pose: Record<string, number> = {};
-  for (const [name, axis] of Object.entries(status.axes)) pose[name] = axis.position;
-  return pose;
-}

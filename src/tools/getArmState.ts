@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { endEffectorOf } from "../kinematics/endEffectorOf.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `get_arm_state {}`: pose, moving axes, staleness, actions awaiting an operator. Read-only. */

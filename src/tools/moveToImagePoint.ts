@@ -4,7 +4,7 @@ import type { Cameras } from "../cameras/Cameras.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
 import { ArmbridgeError } from "../errors.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove } from "../kinematics/planCartesianMove.js";
 import { CARTESIAN_RESULT_GUIDE } from "./moveToPoint.js";

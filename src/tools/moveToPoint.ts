@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";

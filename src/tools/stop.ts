@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf, resourcesFor } from "../config/actuators.js";
 import { resultMessages } from "../executor/resultMessages.js";
-import { poseOf } from "../ledger/ActionRow.js";
+import { poseOf } from "../transport/poseOf.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */

@@ -1,5 +1,6 @@
 import type { ArmbridgeError } from "../errors.js";
 import type { MotionTiming } from "../motion/MotionTiming.js";
+import type { WireNumbers } from "./WireNumbers.js";
 
 /**
  * The one contract between the executor and an arm. The executor never
@@ -16,6 +17,14 @@ import type { MotionTiming } from "../motion/MotionTiming.js";
 export interface Transport {
   /** Short name for logs and errors, e.g. "serial" or "ros2". */
   readonly kind: string;
+
+  /**
+   * How this transport's wire carries targets and speed (float32 on the
+   * serial protocol, whole encoder counts on a servo bus, float64 on ROS 2).
+   * Plan admission compares targets with limits as the arm will see them.
+   * Omitted: float64.
+   */
+  readonly wire?: WireNumbers;
 
   /** Connects and waits for the first status from the arm. */
   open(signal?: AbortSignal): Promise<void>;
@@ -191,9 +200,6 @@ export type ArmActionState =
   /** Voided by `queryAction({ voidIfUnknown: true })`: it will never run. */
   | "voided";
 
-/** @deprecated The old name of ArmActionState, kept while the transports move over to it. */
-export type ActionState = ArmActionState;
-
 export interface ActionRecord {
   readonly actionId: string;
   readonly state: ArmActionState;
@@ -274,4 +280,47 @@ export interface LinkState {
   readonly last_status_at?: number;
   /** Why, in words for an operator (the error that dropped the link, what is missing). */
   readonly detail?: string;
+  /** Epoch ms of the next reconnection attempt, while `reconnecting` and waiting between attempts. */
+  readonly next_attempt_at?: number;
+  /**
+   * The coded reason the newest attempt was refused, while `reconnecting`:
+   * `ARMB_ERR_DEVICE_REPLACED` when another device answered on the link (it is
+   * never driven), `ARMB_ERR_LINK_OPEN` when the port could not be opened, ….
+   */
+  readonly error_code?: string;
+  /**
+   * The arm's incarnation now, when the transport names one (the firmware's
+   * boot, the servos' power cycles, the controllers' restarts): a new one
+   * means the arm lost its memory of what was in flight.
+   */
+  readonly incarnation?: string;
+  /** The newest loss of the link (or restart of the arm) and how it came back; kept after the return. */
+  readonly last_loss?: LinkLoss;
+}
+
+/**
+ * One loss of the link to the arm, or one restart of the arm behind a link
+ * that stayed up (a reboot seen in its status, a servo found with torque off).
+ * What was in flight is never re-sent: it is settled by observation once the
+ * arm answers again.
+ */
+export interface LinkLoss {
+  /** Epoch ms the loss (or restart) was noticed. */
+  readonly lost_at: number;
+  /** What was noticed, in words for an operator. */
+  readonly reason: string;
+  /** Action ids of the motions the transport had in flight at that moment. */
+  readonly in_flight: readonly string[];
+  /** Epoch ms the arm answered again (`connected`); absent while it has not. */
+  readonly returned_at?: number;
+  /** Reconnection attempts it took (0 for a restart behind a link that stayed up). */
+  readonly attempts: number;
+  /**
+   * Whether the arm came back as a new incarnation: after a power loss (servo
+   * torque off, registers at power-on values), a new firmware boot, a
+   * restarted controller. What was in flight may then have been cut short.
+   */
+  readonly incarnation_changed?: boolean;
+  /** What the return found, in words for an operator. */
+  readonly returned_detail?: string;
 }

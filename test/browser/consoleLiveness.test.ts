@@ -54,3 +54,30 @@ describe.skipIf(!HAVE_CHROMIUM)(`console liveness: the browser's stream and the 
     expect(problems.filter((p) => !/ERR_CONNECTION_REFUSED|ERR_INCOMPLETE_CHUNKED_ENCODING|Failed to fetch/.test(p))).toEqual([]);
   });
 });
+
+describe.skipIf(!HAVE_CHROMIUM)(`console liveness: an arm that loses power mid-motion and comes back (skipped when ${NO_CHROMIUM_REASON})`, () => {
+  let powerRig: ConsoleRig;
+  beforeAll(async () => {
+    powerRig = await ConsoleRig.start("power-loss", { simArgs: ["--power-loss-joint", "elbow", "--power-loss-ms", "2500"] });
+  }, 60_000);
+  afterAll(async () => powerRig?.stop());
+
+  it("the link pill says when the next try is while the arm is away, then that it came back after a power loss; the motion was never re-sent", async () => {
+    const { page, problems } = await powerRig.open({ width: 1280, height: 800 });
+    await page.locator("#link", { hasText: "ARM LINK: CONNECTED" }).waitFor();
+    const call = powerRig.call("pl-1", "move_joints", { positions: { elbow: 1.2 }, speed: 0.3 });
+    await page.locator("#link", { hasText: /ARM LINK: RECONNECTING since .* \(attempt \d+, next try \d/ }).waitFor({ timeout: 10_000 });
+    await powerRig.shot(page, "reconnecting.png");
+    await page.locator("#link", { hasText: /ARM LINK: CONNECTED \(back after a power loss or restart at / }).waitFor({ timeout: 15_000 });
+    expect(await page.locator("#link").getAttribute("class")).toContain("ok");
+    await powerRig.shot(page, "back-after-power-loss.png");
+    const out = await call;
+    // Cut short by the power loss: never done by completion, whatever the observation found.
+    expect(out).not.toMatchObject({ status: "done", settled_by: "completion" });
+    // Ground truth: one motion, one reboot; nothing sent again when the arm came back.
+    const effects = powerRig.effects();
+    expect(effects.filter((e) => e.event === "motion_start")).toHaveLength(1);
+    expect(effects.filter((e) => e.event === "reboot")).toHaveLength(1);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});

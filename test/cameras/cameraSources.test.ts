@@ -206,8 +206,8 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
   }
 
   it("header.stamp on the sim clock is the capture time, aged on the node's (sim) clock; an old stamp is stale", async () => {
-    const { transport, double } = await onSimTime();
-    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    const { host, double } = await onSimTime();
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, topics: host.imageTopics });
     try {
       const pending = source.grab(AbortSignal.timeout(5000));
       const publishedAt = Date.now();
@@ -226,8 +226,8 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
   });
 
   it("a stamp 5 s behind the sim clock is 5 s old, whatever the wall clock did (sim clock at 20×)", async () => {
-    const { transport, double } = await onSimTime(20);
-    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    const { host, double } = await onSimTime(20);
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, topics: host.imageTopics });
     try {
       for (const until = Date.now() + 10_000; double.world.now() < 6000 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
       double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, stampMs: double.world.now() - 5000 });
@@ -242,23 +242,25 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
   });
 
   it("subscribes with sensor-data QoS: a best-effort camera publisher reaches it, where a default (RELIABLE) subscription gets nothing", async () => {
-    const { transport, double } = await onSimTime();
-    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    const { host, double } = await onSimTime();
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, topics: host.imageTopics });
     let reliableGot = 0;
-    const reliable = transport.node.createSubscription("sensor_msgs/msg/CompressedImage", TOPIC, () => reliableGot++);
+    // A default (RELIABLE) subscription on the host's node, for comparison.
+    const node = [...double.rcl.nodes][0]!;
+    const reliable = node.createSubscription("sensor_msgs/msg/CompressedImage", TOPIC, () => reliableGot++);
     try {
       expect(double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, reliability: "best_effort" })).toBe(1);
       expect((await source.grab(AbortSignal.timeout(5000))).bytes.equals(jpeg)).toBe(true);
       expect(reliableGot).toBe(0);
     } finally {
-      transport.node.destroySubscription(reliable);
+      node.destroySubscription(reliable);
       source.close();
     }
   });
 
   it("a zero stamp or one ahead of the node's clock falls back to the receive time, saying why", async () => {
-    const { transport, double } = await onSimTime();
-    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    const { host, double } = await onSimTime();
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, topics: host.imageTopics });
     try {
       double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, stampMs: 0 });
       await new Promise((r) => setTimeout(r, 50));
@@ -274,8 +276,8 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
   });
 
   it("no message yet → ARMB_ERR_CAMERA_UNAVAILABLE when the wait ends; a truncated JPEG → ARMB_ERR_CAMERA_FRAME_INVALID", async () => {
-    const { transport, double } = await onSimTime();
-    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, node: transport.node });
+    const { host, double } = await onSimTime();
+    const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, topics: host.imageTopics });
     try {
       expect(await codeOf(source.grab(AbortSignal.timeout(200)))).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
       double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg.subarray(0, 500) });
@@ -286,7 +288,7 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
     }
   });
 
-  it("a Bridge on the ros2 transport gives a ros_topic camera the transport's node: get_camera_image returns the published frame", async () => {
+  it("a Bridge on a ROS host gives a ros_topic camera the host's camera topics: get_camera_image returns the published frame", async () => {
     const rosConfig = parseConfig(
       {
         arm: { name: "ros_cam_arm", joints: config.arm.joints.map((j) => ({ name: j.name, min: j.min, max: j.max, max_velocity: j.maxVelocity, max_acceleration: j.maxAcceleration, home: j.home })) },
@@ -295,7 +297,7 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
       "ros camera config",
     );
     ros = await createRos2TransportOnDouble(rosConfig);
-    const bridge = await Bridge.start({ config: rosConfig, transport: { kind: "custom", transport: ros.transport }, dataDir: ":memory:" });
+    const bridge = await Bridge.start({ config: rosConfig, transport: { kind: "custom", transport: ros.transport, imageTopics: ros.host.imageTopics }, dataDir: ":memory:" });
     try {
       ros.double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg });
       const [r] = await bridge.executor.execute([{ id: "ros-cam-1", name: "get_camera_image", args: { camera: "wrist" } }]);

@@ -5,16 +5,19 @@ import { createRos2TransportOnDouble } from "../doubles/createRos2TransportOnDou
 import { motionGoals, preemptedByOthers, type RclnodejsDoubleOptions } from "../doubles/rclnodejsDouble.js";
 import { urDriverDouble } from "../doubles/robotDoubles.js";
 import { testConfig } from "../support/testConfig.js";
-import { transportContract } from "./transportContract.js";
+import { transportContract, type ContractArmOptions } from "./transportContract.js";
 
 const MOVES = { slowMove: { elbow: 0.4 }, quickMove: { elbow: 1.2 }, otherJointMove: { wrist_2: 0.4 } };
 
 /** The ROS path on the double, with the controllers set up as `sim` says. */
 function onDouble(sim: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[] }, config = testConfig()) {
-  return async () => {
-    const ros = await createRos2TransportOnDouble(config, config.ros2 ?? {}, sim);
+  return async ({ reconnect }: ContractArmOptions) => {
+    const ros = await createRos2TransportOnDouble(config, config.ros2 ?? {}, { ...sim, reconnect });
     await ros.transport.open(AbortSignal.timeout(10_000));
-    const servers = () => [...ros.double.world.servers.values()];
+    const world = ros.double.world;
+    const servers = () => [...world.servers.values()];
+    const goalsReceived = () => servers().reduce((n, s) => n + s.received.length, 0);
+    let receivedBeforeReplacement = 0;
     return {
       // The ROS path's config adds the controller: a lock resource, since JTC preempts.
       config: ros.transport.config,
@@ -23,12 +26,28 @@ function onDouble(sim: Partial<RclnodejsDoubleOptions> & { readonly argv?: reado
       motionStarts: () => servers().reduce((n, s) => n + motionGoals(s.goals).length, 0),
       // A goal another goal preempted, unless that was one of our hold goals (a stop).
       conflicts: () => servers().reduce((n, s) => n + preemptedByOthers(s.goals).length, 0),
+      faults: {
+        // A network partition: the controllers run on, nothing reaches us or them.
+        dropLink: async (ms: number) => world.partition(ms),
+        // controller_manager restarted: goals forgotten with no result, the hardware holding where it stopped.
+        powerLoss: async (ms: number) => world.restartControllers(ms),
+        replaceWithOtherDevice: async () => {
+          receivedBeforeReplacement = goalsReceived();
+          world.replaceRobot(["other_joint_1", "other_joint_2", "other_joint_3"]);
+        },
+        otherDeviceMotions: () => goalsReceived() - receivedBeforeReplacement,
+      },
       close: () => ros.close(),
     };
   };
 }
 
-transportContract("ros2 (rclnodejs double: joint_trajectory_controller + gripper, Jazzy preemption)", onDouble({ distro: "jazzy" }), MOVES);
+transportContract("ros2 (rclnodejs double: joint_trajectory_controller + gripper, Jazzy preemption)", onDouble({ distro: "jazzy" }), MOVES, {
+  idleDropMs: 600,
+  // JTC's plan for this move is about 1.2 s: the partition outlasts it.
+  midMotion: { move: { elbow: 0.4 }, speed: 0.5, dropAfterMs: 150, dropMs: 1600 },
+  powerLoss: { move: { elbow: 0.4 }, speed: 0.2, afterMs: 400, outageMs: 700 },
+});
 
 // Every budget below is the config's own: the executor counts them in the arm's time (its pace,
 // read from the controllers), so a slowed arm needs no operator to scale observe.max_ms by hand.

@@ -4,6 +4,7 @@ import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import type { ArmStatus, Transport } from "../../src/transport/Transport.js";
+import { linkLossCases, type LinkLossCases } from "./linkLossCases.js";
 
 /** One arm behind a Transport, with the arm's own ground truth to judge the bridge by. */
 export interface ContractArm {
@@ -15,8 +16,34 @@ export interface ContractArm {
   motionStarts(): number;
   /** Motions that overlapped on a shared axis, or were cut short by another motion (preemption). */
   conflicts(): number;
+  /** The arm's own ways to lose its link, for the link-loss cases; absent: those cases do not apply (said in their names). */
+  readonly faults?: LinkFaults;
   close(): Promise<void>;
 }
+
+/** How an arm loses its link and comes back, as the link-loss cases need it. */
+export interface LinkFaults {
+  /** The link goes away for `ms`, the arm running on (a pulled cable, a killed bridge process, a network partition). */
+  dropLink(ms: number): Promise<void>;
+  /** The arm loses power for `ms` and comes back as a new incarnation (torque off, a new boot, restarted controllers). */
+  powerLoss(ms: number): Promise<void>;
+  /** Another arm answers where this one was (other ids, models, joints or limits), from now on. */
+  replaceWithOtherDevice(): Promise<void>;
+  /** Motions the replacement started: it must never be driven. */
+  otherDeviceMotions(): number;
+}
+
+/** What the factory is asked for. */
+export interface ContractArmOptions {
+  /**
+   * Whether the transport tries to get a lost link back. The suite always
+   * asks for true; `ARMBRIDGE_CONTRACT_NO_RECONNECT=1` asks for false, to
+   * prove the link-loss cases fail without it.
+   */
+  readonly reconnect: boolean;
+}
+
+const RECONNECT = process.env.ARMBRIDGE_CONTRACT_NO_RECONNECT !== "1";
 
 /**
  * The transport contract: the same guarantees, checked the same way, on every
@@ -29,8 +56,9 @@ export interface ContractArm {
  */
 export function transportContract(
   name: string,
-  create: () => Promise<ContractArm>,
+  create: (options: ContractArmOptions) => Promise<ContractArm>,
   moves: { readonly slowMove: Record<string, number>; readonly quickMove: Record<string, number>; readonly otherJointMove: Record<string, number> },
+  linkLoss: LinkLossCases | undefined = undefined,
 ): void {
   describe(`transport contract: ${name}`, () => {
     let arm: ContractArm;
@@ -38,7 +66,7 @@ export function transportContract(
     let executor: Executor;
 
     beforeEach(async () => {
-      arm = await create();
+      arm = await create({ reconnect: RECONNECT });
       ledger = IntentLedger.open(":memory:");
       executor = new Executor({ config: arm.config, registry: createDefaultTools(arm.config), transport: arm.transport, ledger });
     });
@@ -126,5 +154,7 @@ export function transportContract(
       // The interrupted motion was not re-sent, and nothing moved while latched: one start for it, one for the move after release.
       expect(arm.motionStarts()).toBe(2);
     });
+
+    linkLossCases(() => ({ arm, ledger, executor }), moves, linkLoss);
   });
 }

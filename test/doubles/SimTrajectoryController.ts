@@ -314,6 +314,11 @@ export class SimTrajectoryController extends SimActionServer {
     this.hold(reason);
   }
 
+  /** A dying controller_manager decelerates nothing: the hardware interface holds at once. */
+  protected override holdForCrash(): void {
+    this.hold();
+  }
+
   /** set_hold_position: the measured position with time_from_start 0, reached within one control period. */
   hold(reason?: StopReason): void {
     this.plan = undefined;

@@ -117,6 +117,11 @@ export class SimulatedRosGraph implements SimWorld {
   readonly #rosout: SimPublisher;
   readonly #robotDescription: SimPublisher | undefined;
   #publishing = true;
+  /** Joint names a replacement robot publishes instead of ours (replaceRobot). */
+  #publishAs: readonly string[] | undefined;
+  readonly #faultTimers = new Set<NodeJS.Timeout>();
+  /** False while the graph is partitioned from our node (partition): nothing of ours reaches it, nothing of its reaches us. */
+  reachable = true;
   /** JointState messages the joint_state_broadcaster published so far. */
   published = 0;
   /** Everything logged to /rosout, for assertions. */
@@ -295,6 +300,50 @@ export class SimulatedRosGraph implements SimWorld {
     this.#publishing = true;
   }
 
+  /**
+   * Our node is cut off from the graph for `ms` (a network partition, a
+   * pulled Ethernet cable to the robot PC): our clients see no server, no
+   * JointState reaches us, and every response in flight to us is lost. The
+   * controllers run on: a goal under way finishes while we cannot see it.
+   */
+  partition(ms: number, onHealed?: (at: number) => void): void {
+    this.reachable = false;
+    this.#after(ms, () => {
+      this.reachable = true;
+      onHealed?.(Date.now());
+    });
+  }
+
+  /**
+   * Every controller goes down for `ms` and comes back as a new incarnation
+   * (controller_manager restarted): goals in flight are forgotten with no
+   * result ever sent, the hardware holds where it stopped, the
+   * joint_state_broadcaster (one of the controllers) stops meanwhile.
+   */
+  restartControllers(ms: number, onBack?: (at: number) => void): void {
+    for (const server of this.servers.values()) server.crash();
+    this.#publishing = false;
+    this.#after(ms, () => {
+      for (const server of this.servers.values()) server.alive = true;
+      this.#publishing = true;
+      onBack?.(Date.now());
+    });
+  }
+
+  /** Another robot answers where ours was: our action servers are gone and the broadcaster names `joints` instead of ours. */
+  replaceRobot(joints: readonly string[]): void {
+    for (const server of this.servers.values()) server.crash();
+    this.#publishAs = joints;
+  }
+
+  #after(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.#faultTimers.delete(t);
+      fn();
+    }, ms);
+    this.#faultTimers.add(t);
+  }
+
   /** The parameters of a node, as its parameter services answer; undefined when no such node runs. */
   parametersOf(node: string): Record<string, unknown> | undefined {
     return this.#parameters.get(topicName(node))?.();
@@ -329,6 +378,8 @@ export class SimulatedRosGraph implements SimWorld {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     this.jointStatePublisher?.close();
+    for (const t of this.#faultTimers) clearTimeout(t);
+    this.#faultTimers.clear();
   }
 
   #random(): number {
@@ -358,7 +409,7 @@ export class SimulatedRosGraph implements SimWorld {
     // speed_scaling_state_broadcaster.cpp, Universal_Robots_ROS2_Driver jazzy @ a16a2687). Percent, not a fraction.
     this.#speedScalingPublisher?.publish({ data: this.speedScaling * 100 });
     if (this.#publishing) {
-      const names = this.#broadcasterJoints;
+      const names = this.#publishAs ?? this.#broadcasterJoints;
       const stampMs = nowMs + this.clockSkewMs;
       this.published++;
       this.#broadcaster.publish({

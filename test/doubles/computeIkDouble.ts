@@ -1,5 +1,5 @@
 import type { ArmKinematics } from "../../src/kinematics/armKinematics.js";
-import type { RclServiceClient } from "../../src/kinematics/moveitComputeIk.js";
+import type { IkServiceClient } from "../../src/kinematics/moveitComputeIk.js";
 import { fromPositionQuaternion } from "../../src/kinematics/rigidTransform.js";
 import { solveIk } from "../../src/kinematics/solveIk.js";
 
@@ -39,7 +39,7 @@ export class ComputeIkServiceDouble {
     this.#delayMs = options.delayMs ?? 5;
   }
 
-  createClient(typeClass: string, serviceName: string): RclServiceClient {
+  createClient(typeClass: string, serviceName: string): IkServiceClient & { waitForService(timeout?: number): Promise<boolean> } {
     if (typeClass !== "moveit_msgs/srv/GetPositionIK" || serviceName.replace(/^\//, "") !== "compute_ik") throw new Error(`no such service ${serviceName} (${typeClass})`);
     return {
       waitForService: () => Promise.resolve(true),

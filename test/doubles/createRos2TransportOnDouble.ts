@@ -1,10 +1,12 @@
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { createRos2Transport, resolveRos2Setup, ros2OptionsFileSchema, type Ros2OptionsFile, type Ros2Transport } from "../../src/transport/ros2/index.js";
+import { Ros2Host, resolveRos2Setup, ros2OptionsFileSchema, type Ros2OptionsFile, type Ros2Transport } from "../../src/transport/ros2/index.js";
 import { createRclnodejsDouble, type RclnodejsDoubleHandle, type RclnodejsDoubleOptions } from "./rclnodejsDouble.js";
 
 export interface Ros2OnDouble {
   /** Not opened yet: call `transport.open()`. Use `transport.config` for lock keys. */
   readonly transport: Ros2Transport;
+  /** The host that owns the node: camera topics, service clients, the resolved config. */
+  readonly host: Ros2Host;
   readonly double: RclnodejsDoubleHandle;
   close(): Promise<void>;
 }
@@ -20,7 +22,7 @@ export interface Ros2OnDouble {
 export async function createRos2TransportOnDouble(
   config: ArmConfig,
   options: Ros2OptionsFile = config.ros2 ?? {},
-  simulation: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[] } = {},
+  simulation: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[]; readonly reconnect?: boolean } = {},
 ): Promise<Ros2OnDouble> {
   const { setup } = resolveRos2Setup(config, ros2OptionsFileSchema.parse(options));
   const positions: Record<string, number> = {};
@@ -50,15 +52,17 @@ export async function createRos2TransportOnDouble(
     ...simulation,
   });
   try {
-    const transport = await createRos2Transport(config, options, {
+    const host = await Ros2Host.start(config, options, {
       rclnodejs: double.rcl,
       argv: simulation.argv ?? ["node", "armbridge"],
+      ...(simulation.reconnect === undefined ? {} : { reconnect: simulation.reconnect }),
     });
     return {
-      transport,
+      transport: host.transport,
+      host,
       double,
       close: async () => {
-        await transport.close();
+        await host.close();
         double.close();
       },
     };

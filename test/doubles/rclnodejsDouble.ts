@@ -122,7 +122,7 @@ export class ActionClientDouble {
   }
 
   isActionServerAvailable(): boolean {
-    return !this.#destroyed && this.server?.alive === true;
+    return !this.#destroyed && this.server?.alive === true && this.node.rcl.world.reachable;
   }
 
   async waitForServer(timeout?: number): Promise<boolean> {
@@ -277,17 +277,21 @@ export class NodeDouble {
     return this.#spinning;
   }
 
-  /** Work reaches callbacks only while the node spins; a destroyed node delivers nothing, ever. */
+  /**
+   * Work reaches callbacks only while the node spins; a destroyed node
+   * delivers nothing, ever; a node partitioned from the graph loses what
+   * was sent to it, in flight included.
+   */
   deliverer(): Deliver {
     return (fn) => {
-      if (this.#destroyed) return;
+      if (this.#destroyed || !this.rcl.world.reachable) return;
       if (!this.#spinning) {
         this.#queue.push(fn);
         return;
       }
       const t = setTimeout(() => {
         this.#timers.delete(t);
-        if (!this.#destroyed) fn();
+        if (!this.#destroyed && this.rcl.world.reachable) fn();
       }, this.rcl.world.responseDelayMs);
       this.#timers.add(t);
     };

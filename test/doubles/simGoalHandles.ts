@@ -140,6 +140,26 @@ export abstract class SimActionServer {
     });
   }
 
+  /**
+   * The controller process goes down (a restart of controller_manager, an
+   * E-stop that power-cycles the drives): its goals are forgotten — no result
+   * is ever sent for them — and the hardware holds where it is. When it is
+   * `alive` again it is a new incarnation with no goal (JTC's on_activate
+   * holds the current position).
+   */
+  crash(): void {
+    this.alive = false;
+    this.holdForCrash();
+    this.active = undefined;
+    this.monitored = undefined;
+    this.orphans.length = 0;
+  }
+
+  /** What the hardware does when the controller dies under it: by default what a cancel does. */
+  protected holdForCrash(): void {
+    this.stopForCancel();
+  }
+
   abstract emptyResult(): Record<string, unknown>;
   abstract validate(goal: unknown): string | undefined;
   /** What the controller does with a new goal besides the goal-handle bookkeeping. */

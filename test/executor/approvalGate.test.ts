@@ -171,7 +171,7 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     try {
       for (const approval of [{ move_joint: "always" }, { get_arm_state: "always" }]) {
         const config = testConfig({ approval });
-        expect(() => new Executor({ config, registry: createDefaultTools(config), transport: { latestStatus: () => undefined, onStatus: () => () => undefined } as never, ledger })).toThrow(
+        expect(() => new Executor({ config, registry: createDefaultTools(config), transport: { latestStatus: () => undefined, onStatus: () => () => undefined, linkState: () => ({ state: "connected", since: 0 }), onLinkState: () => () => undefined } as never, ledger })).toThrow(
           expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }),
         );
       }
@@ -180,7 +180,7 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
       const noGripper = { ...raw, arm: { ...raw.arm, gripper: undefined } };
       const registry = createDefaultTools(noGripper);
       expect(registry.get("set_gripper")).toBeUndefined();
-      const e = new Executor({ config: noGripper, registry, transport: { latestStatus: () => undefined, onStatus: () => () => undefined } as never, ledger });
+      const e = new Executor({ config: noGripper, registry, transport: { latestStatus: () => undefined, onStatus: () => () => undefined, linkState: () => ({ state: "connected", since: 0 }), onLinkState: () => () => undefined } as never, ledger });
       e.close();
     } finally {
       ledger.close();

@@ -46,7 +46,7 @@ describe("no verdict releases a joint while the arm could still start the action
     h = await createHarness({ arm: { behaviour: () => "drop" } });
     // A row left `started` by a crash, its command never delivered; the elbow already at its target.
     const command = { actionId: "act_lost", targets: { elbow: ELBOW_HOME }, speed: 0.5 };
-    await ledger.recordIntentDurably({ actionId: command.actionId, callId: "c-crash", tool: "move_joints", args: { positions: { elbow: ELBOW_HOME } }, argsHash: "x", resources: ["joint:elbow"], command, armIncarnation: undefined });
+    await ledger.recordIntentDurably({ actionId: command.actionId, callId: "c-crash", tool: "move_joints", args: { positions: { elbow: ELBOW_HOME } }, argsHash: "x", resources: ["joint:elbow"], command, armIncarnation: h.arm.armIncarnation() });
     const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
     try {
       const [row] = await next.reconcile();
@@ -63,7 +63,7 @@ describe("no verdict releases a joint while the arm could still start the action
     const ledger = IntentLedger.open(":memory:");
     h = await createHarness({ arm: { behaviour: () => "drop", answersQueries: false } });
     const command = { actionId: "act_lost", targets: { elbow: ELBOW_HOME }, speed: 0.5 };
-    await ledger.recordIntentDurably({ actionId: command.actionId, callId: "c-crash", tool: "move_joints", args: { positions: { elbow: ELBOW_HOME } }, argsHash: "x", resources: ["joint:elbow"], command, armIncarnation: undefined });
+    await ledger.recordIntentDurably({ actionId: command.actionId, callId: "c-crash", tool: "move_joints", args: { positions: { elbow: ELBOW_HOME } }, argsHash: "x", resources: ["joint:elbow"], command, armIncarnation: h.arm.armIncarnation() });
     const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
     try {
       const [row] = await next.reconcile();

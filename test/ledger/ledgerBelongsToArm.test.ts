@@ -24,9 +24,9 @@ class NamedArm extends FakeArm {
   armIdentity(): string {
     return this.identity;
   }
-  override async queryAction(actionId: string): Promise<ActionRecord | undefined> {
+  override async queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
     this.queried.push(actionId);
-    return super.queryAction(actionId);
+    return super.queryAction(actionId, options);
   }
 }
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
 import { isArmbridgeError } from "../../src/errors.js";
-import { createRos2Transport } from "../../src/transport/ros2/index.js";
+import { Ros2Host } from "../../src/transport/ros2/index.js";
 import { loadRclnodejs } from "../../src/transport/ros2/loadRclnodejs.js";
 import { createRos2TransportOnDouble, type Ros2OnDouble } from "../doubles/createRos2TransportOnDouble.js";
 
@@ -108,7 +108,7 @@ describe("ROS unavailable", () => {
     );
   });
 
-  it.skipIf(Boolean(process.env.ROS_DISTRO))("createRos2Transport without rclnodejs fails with the coded error (skipped where ROS_DISTRO is set: ROS may load)", async () => {
-    await expect(createRos2Transport(loadConfig())).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_ROS_UNAVAILABLE"));
+  it.skipIf(Boolean(process.env.ROS_DISTRO))("starting the ROS host without rclnodejs fails with the coded error (skipped where ROS_DISTRO is set: ROS may load)", async () => {
+    await expect(Ros2Host.start(loadConfig())).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_ROS_UNAVAILABLE"));
   });
 });

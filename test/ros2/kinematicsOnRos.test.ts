@@ -4,6 +4,8 @@ import { Bridge } from "../../src/bridge/Bridge.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { Executor } from "../../src/executor/Executor.js";
+import { remoteIkOn } from "../../src/bridge/createTransport.js";
+import { silentLogger } from "../../src/observability/logger.js";
 import { armKinematicsOf, type ArmKinematics } from "../../src/kinematics/armKinematics.js";
 import { positionOf } from "../../src/kinematics/rigidTransform.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
@@ -31,7 +33,7 @@ async function onRos(config: ArmConfig, answer: (kin: ArmKinematics) => ComputeI
   const service = new ComputeIkServiceDouble(answer(kin));
   const o = await start({}, { services: { "/compute_ik": service } }, config);
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config, { remoteIk: o.transport.remoteIk }), transport: o.transport, ledger });
+  const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config, { remoteIk: await remoteIkOn(o.host, silentLogger) }), transport: o.transport, ledger });
   onCleanup(() => {
     executor.close();
     ledger.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { createRos2Transport, loadRclnodejs, type Rclnodejs } from "../../src/transport/ros2/index.js";
+import { loadRclnodejs, Ros2Host, type Rclnodejs } from "../../src/transport/ros2/index.js";
 
 /**
  * Against a real ROS 2 graph: ros2_control with mock hardware (or Gazebo)
@@ -25,7 +25,8 @@ describe("ROS 2 transport against a real controller", () => {
   it.skipIf(skip !== undefined)(`moves one joint there and back through JTC${skip ? ` (skipped: ${skip})` : ""}`, async () => {
     if ("skip" in found) return;
     const config = loadConfig(process.env.ARMBRIDGE_ROS_TEST_CONFIG);
-    const transport = await createRos2Transport(config, {}, { rclnodejs: found.rcl, argv: ["node", "armbridge", "--ros-args", "--"] });
+    const host = await Ros2Host.start(config, {}, { rclnodejs: found.rcl, argv: ["node", "armbridge", "--ros-args", "--"] });
+    const transport = host.transport;
     try {
       await transport.open(AbortSignal.timeout(10_000));
       const joint = config.arm.joints[0]!;
@@ -36,7 +37,7 @@ describe("ROS 2 transport against a real controller", () => {
       const back = await transport.runMotion({ actionId: `real-back-${Date.now()}`, targets: { [joint.name]: from }, speed: 0.5 }, AbortSignal.timeout(20_000));
       expect(back).toMatchObject({ kind: "ended", record: { state: "reached" } });
     } finally {
-      await transport.close();
+      await host.close();
     }
   });
 });

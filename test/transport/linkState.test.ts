@@ -5,7 +5,7 @@ import { startBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
-import { LinkStateTracker } from "../../src/transport/LinkStateTracker.js";
+import { LinkStateTracker } from "../../src/transport/link/LinkStateTracker.js";
 import type { LinkState, LinkStateName, Transport } from "../../src/transport/Transport.js";
 import { createRos2TransportOnDouble } from "../doubles/createRos2TransportOnDouble.js";
 import { busTestConfig } from "../support/busTestConfig.js";
@@ -96,8 +96,11 @@ describe("ROS 2 transport link state (rclnodejs double)", () => {
 
     await o.transport.close();
     expect(o.transport.linkState()).toMatchObject({ state: "down", detail: "the transport is closed" });
-    // One announcement per change, not one per poll.
-    expect(seen.map((s) => s.state)).toEqual(["reconnecting", "connected", "reconnecting", "down"]);
+    // One announcement per change (a loss, each attempt, a return), not one per poll.
+    const states = seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
+    expect(states).toEqual(["reconnecting", "connected", "reconnecting", "down"]);
+    expect(seen[0]).toMatchObject({ state: "reconnecting", last_loss: { reason: expect.stringMatching(/joint_states/) } });
+    for (let i = 1; i < seen.length; i++) expect(JSON.stringify(seen[i]), "an announcement that changed nothing").not.toBe(JSON.stringify(seen[i - 1]));
   });
 });
 
@@ -118,7 +121,7 @@ describe("servo-bus transport link state (bus firmware-sim)", () => {
     await sim.close();
     simOpen = false;
     const lost = await until(transport, "reconnecting");
-    expect(lost.detail).toMatch(/no answer from servo id\(s\) 1/);
+    expect(lost.detail).toMatch(/lost|no answer from servo id\(s\) 1/);
     await transport.close();
     expect(transport.linkState().state).toBe("down");
   });

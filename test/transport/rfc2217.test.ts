@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import { baudRateReply, decodeBaud, encodeBaud, setBaudRateCommand } from "../../src/transport/link/rfc2217/protocol/comPort.js";
 import { Rfc2217Link } from "../../src/transport/link/rfc2217/Rfc2217Link.js";
 import { escapeTelnetData, IAC, TelnetDecoder, TELNET_OPTION, WILL } from "../../src/transport/link/rfc2217/protocol/telnet.js";
-import { linkForUrl } from "../../src/transport/serial/link/openLink.js";
+import { linkForUrl } from "../../src/transport/link/openLink.js";
 import { isArmbridgeError } from "../../src/errors.js";
 
 describe("Telnet / RFC 2217 codec", () => {

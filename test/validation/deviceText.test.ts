@@ -66,7 +66,7 @@ describe("where device text enters", () => {
     const ros = await createRos2TransportOnDouble(loadConfig());
     const topic = "/overhead/image_raw/compressed";
     await ros.transport.open(AbortSignal.timeout(10_000));
-    const source = new RosCompressedImageSource({ camera: "overhead", topic, node: ros.transport.node });
+    const source = new RosCompressedImageSource({ camera: "overhead", topic, topics: ros.host.imageTopics });
     try {
       ros.double.world.publishCompressedImage(topic, { format: `jpeg\n${INJECTION.repeat(3)}`, data: Buffer.from("not a picture") });
       const error = await source.grab(AbortSignal.timeout(2000)).then(() => undefined, (e: unknown) => e as { code: string; message: string });

@@ -1,20 +1,9 @@
 import { ArmbridgeError } from "../../errors.js";
-import type { RclNode, RclSubscription } from "../../transport/ros2/rclTypes.js";
 import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
+import type { CompressedImageTopics } from "./CompressedImageTopics.js";
 import { deviceText } from "../../validation/deviceText.js";
-
-export const MSG_COMPRESSED_IMAGE = "sensor_msgs/msg/CompressedImage";
-
-/**
- * Best effort, keep last 5 (rclnodejs 2.2.0 lib/qos.js `QoS.profileSensorData`).
- * Camera drivers often publish best effort, and a RELIABLE subscription — the
- * rclnodejs default — is incompatible with a best-effort publisher and gets
- * nothing (docs.ros.org/en/jazzy/Concepts/Intermediate/About-Quality-of-Service-Settings.html,
- * "QoS compatibilities"); a best-effort subscription receives from both.
- */
-export const CAMERA_QOS = "qos_profile_sensor_data";
 
 /** A header stamp further ahead of the node's clock than this is a skewed publisher clock. */
 const FUTURE_TOLERANCE_MS = 1000;
@@ -36,27 +25,27 @@ interface Latest {
  * stamps are. A zero stamp (publishers that do not fill it), or one ahead of
  * the node's clock (a skewed host), falls back to the receive time.
  *
- * It subscribes on the bridge's own ROS node (the ros2 transport's), so the
- * camera and the arm share one clock.
+ * It subscribes through the bridge's ROS host (its one node), so the camera
+ * and the arm share one clock.
  */
 export class RosCompressedImageSource implements CameraSource {
   readonly #camera: string;
   readonly #topic: string;
-  readonly #node: RclNode;
-  readonly #subscription: RclSubscription;
+  readonly #topics: CompressedImageTopics;
+  readonly #unsubscribe: () => void;
   readonly #waiters = new Set<() => void>();
   #latest: Latest | undefined;
   #closed = false;
 
-  constructor(options: { readonly camera: string; readonly topic: string; readonly node: RclNode }) {
+  constructor(options: { readonly camera: string; readonly topic: string; readonly topics: CompressedImageTopics }) {
     this.#camera = options.camera;
     this.#topic = options.topic;
-    this.#node = options.node;
-    this.#subscription = options.node.createSubscription(MSG_COMPRESSED_IMAGE, options.topic, { qos: CAMERA_QOS }, (msg) => this.#handle(msg));
+    this.#topics = options.topics;
+    this.#unsubscribe = options.topics.subscribe(options.topic, (msg) => this.#handle(msg));
   }
 
   #nowMs(): number {
-    return Number(this.#node.now().nanoseconds) / 1e6;
+    return this.#topics.nowMs();
   }
 
   #handle(raw: unknown): void {
@@ -127,10 +116,6 @@ export class RosCompressedImageSource implements CameraSource {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    try {
-      this.#node.destroySubscription(this.#subscription);
-    } catch {
-      // The node may already be destroyed with the transport; its subscriptions went with it.
-    }
+    this.#unsubscribe();
   }
 }

@@ -137,7 +137,8 @@ export class RemoteEvents {
 }
 
 /**
- * An SSE `executor` event as the in-process executor would have reported it;
+ * An SSE `executor` event as the in-process executor would have reported it
+ * (`link_returned` included);
  * undefined for `action_resolved` and the halt latch's events (rows the serve
  * keeps: an attached agent follows its calls, and a halt reaches it in the
  * result of the motion it stopped or refused).
@@ -155,6 +156,21 @@ export function toExecutorEvent(v: ExecutorEventView): ExecutorEvent | undefined
       // The view writes an absent speedScaling as undefined; MotionPace leaves it out.
       const { speedScaling, ...pace } = v.pace;
       return { ...v, client: v.client ?? undefined, pace: speedScaling === undefined ? pace : { ...pace, speedScaling } };
+    }
+    case "link_returned": {
+      // The view writes absent optional fields as undefined; LinkLoss leaves them out.
+      const { returned_at, incarnation_changed, returned_detail, ...loss } = v.loss;
+      return {
+        type: v.type,
+        incarnation: v.incarnation,
+        reobserving: v.reobserving,
+        loss: {
+          ...loss,
+          ...(returned_at === undefined ? {} : { returned_at }),
+          ...(incarnation_changed === undefined ? {} : { incarnation_changed }),
+          ...(returned_detail === undefined ? {} : { returned_detail }),
+        },
+      };
     }
     case "queued":
     case "started":

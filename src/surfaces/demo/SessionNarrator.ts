@@ -149,6 +149,10 @@ export class SessionNarrator {
   }
 
   #onCallEvent(e: ExecutorEvent): void {
+    if (e.type === "link_returned") {
+      this.#say(`  ! the arm's link came back${e.loss.incarnation_changed ? " as a new incarnation (it lost power or restarted)" : ""}: ${e.loss.returned_detail ?? e.loss.reason}; nothing is re-sent`);
+      return;
+    }
     if (!isCallEvent(e)) return;
     const t = this.#now();
     const c = this.#calls.get(e.callId) ?? { id: e.callId, tool: e.tool, turn: this.#turn, resources: [] };

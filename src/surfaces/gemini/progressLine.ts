@@ -25,11 +25,18 @@ export function progressLine(event: ExecutorEvent): string | undefined {
       return `HALT ${event.halt.haltId} (${event.halt.source}${event.halt.operator ? ` ${event.halt.operator}` : ""}): ${event.halt.confirmed === undefined ? "sent; every motion is refused until an operator releases it" : event.halt.confirmed ? "confirmed by the arm" : `NOT confirmed by the arm${event.halt.detail ? ` (${event.halt.detail})` : ""}`}`;
     case "halt_released":
       return `halt released by ${event.halts[0]?.releasedBy ?? "an operator"}: motion is accepted again`;
+    case "link_returned":
+      return `arm link back after ${linkDownText(event.loss)}${event.loss.incarnation_changed ? " as a new incarnation (it lost power or restarted)" : ""}; in flight: ${event.loss.in_flight.join(", ") || "nothing"}; not re-sent, settled by observation`;
     case "approval_requested":
       return `${event.callId} ${event.tool}: waiting for an operator's approval (${event.approval.id}, ${event.approval.why}); nothing sent`;
     case "approval_resolved":
       return `${event.callId} ${event.tool}: approval ${event.approval.id} ${event.approval.decision}${event.approval.operator ? ` by ${event.approval.operator}` : ""}`;
   }
+}
+
+function linkDownText(loss: { readonly lost_at: number; readonly returned_at?: number; readonly attempts: number }): string {
+  const ms = loss.returned_at === undefined ? undefined : loss.returned_at - loss.lost_at;
+  return ms === undefined || ms === 0 ? "a restart behind a link that stayed up" : `${ms} ms (${loss.attempts} attempt${loss.attempts === 1 ? "" : "s"})`;
 }
 
 function settledText(r: CallResult): string {

@@ -191,6 +191,8 @@ function eventView(e: ExecutorEvent): ExecutorEventView {
       return { type: e.type, halt: haltView(e.halt) };
     case "halt_released":
       return { type: e.type, halts: e.halts.map(haltView) };
+    case "link_returned":
+      return { type: e.type, loss: e.loss, reobserving: e.reobserving, ...(e.incarnation === undefined ? {} : { incarnation: e.incarnation }) };
     case "queued":
     case "started":
     case "timed_out":

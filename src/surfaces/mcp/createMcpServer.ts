@@ -161,6 +161,7 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
     case "action_resolved":
     case "halted":
     case "halt_released":
+    case "link_returned":
       return undefined;
   }
 }

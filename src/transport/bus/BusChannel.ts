@@ -1,4 +1,4 @@
-import type { ByteLink } from "../serial/link/ByteLink.js";
+import type { ByteLink } from "../link/ByteLink.js";
 import type { BusProtocol, PacketDecoder, StatusReply } from "./protocol/index.js";
 
 export type BusPriority = "command" | "status";
@@ -43,14 +43,27 @@ export class BusChannel {
    * Sends `packet` and collects one status reply from each of `expect` (none for a
    * sync write or a broadcast). Replies whose data is not `length` bytes are ignored.
    */
-  exchange(packet: Uint8Array, expect: readonly number[], priority: BusPriority, length?: number): Promise<Map<number, StatusReply>> {
+  async exchange(packet: Uint8Array, expect: readonly number[], priority: BusPriority, length?: number): Promise<Map<number, StatusReply>> {
+    return (await this.#enqueue(packet, expect, priority, length)).replies;
+  }
+
+  /**
+   * Sends a packet nobody answers (a sync write): true once its bytes went
+   * to an open link, false when the link was closed and nothing left — then
+   * positive evidence that the servos never heard it.
+   */
+  async send(packet: Uint8Array, priority: BusPriority): Promise<boolean> {
+    return (await this.#enqueue(packet, [], priority, undefined)).sent;
+  }
+
+  #enqueue(packet: Uint8Array, expect: readonly number[], priority: BusPriority, length: number | undefined): Promise<{ replies: Map<number, StatusReply>; sent: boolean }> {
     return new Promise((resolve) => {
       const job: Job = {
         priority,
         run: async () => {
           const got = new Map<number, StatusReply>();
           if (!this.#link.isOpen) {
-            resolve(got);
+            resolve({ replies: got, sent: false });
             return;
           }
           const ids = new Set(expect);
@@ -72,7 +85,7 @@ export class BusChannel {
             this.timeouts++;
             await new Promise((r) => setTimeout(r, this.options.quietAfterTimeoutMs));
           }
-          resolve(got);
+          resolve({ replies: got, sent: true });
         },
       };
       if (priority === "command") {

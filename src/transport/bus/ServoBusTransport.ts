@@ -1,18 +1,27 @@
 import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
-import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
-import type { ByteLink } from "../serial/link/ByteLink.js";
-import { LinkStateTracker } from "../LinkStateTracker.js";
-import type { ActionRecord, ActionState, ArmStatus, AxisState, HaltResult, LinkState, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
+import type { ByteLink } from "../link/ByteLink.js";
+import type { BackoffOptions } from "../link/ExponentialBackoff.js";
+import { LinkLifecycle } from "../link/LinkLifecycle.js";
+import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
+import type { WireNumbers } from "../WireNumbers.js";
 import { BusChannel } from "./BusChannel.js";
-import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register, type StatusReply } from "./protocol/index.js";
-import { countOf, positionOf, servoAxesOf } from "./servoAxes.js";
+import { BusMotions } from "./BusMotions.js";
+import { readModelNumbers, reconnectBus, type BusReturnContext } from "./BusReturn.js";
+import { BusServos } from "./BusServos.js";
+import { BusStatusLoop } from "./BusStatusLoop.js";
+import { haltBusAxes, type BusHaltContext } from "./haltBusAxes.js";
+import type { BusProtocol } from "./protocol/index.js";
+import { sendBusMotion, type BusMotionContext } from "./sendBusMotion.js";
 import { ServoArming } from "./ServoArming.js";
-import { newServoState, type ServoState } from "./ServoState.js";
+import type { ServoState } from "./ServoState.js";
 import { StatusSchedule } from "./StatusSchedule.js";
+
+/** Reads in a row a servo must miss, besides stale_after_ms passing, before the bus counts as lost. */
+const SILENT_READS = 3;
 
 export interface ServoBusTransportOptions {
   readonly logger?: Logger;
@@ -25,68 +34,54 @@ export interface ServoBusTransportOptions {
   readonly now?: () => number;
   /** Longest gap between reads of an alert-gated health block (StatusSchedule, HEALTH_PERIOD_MS). */
   readonly healthPeriodMs?: number;
+  /** Delays between reconnection attempts. Default 100 ms doubling to 2 s, half jittered. */
+  readonly backoff?: BackoffOptions;
+  /** Try to get a lost bus back (default true). false: a lost bus stays `down` until the bridge restarts. */
+  readonly reconnect?: boolean;
+  /** Longest one reconnection attempt may take (reopen, ping, read, arm). Default 3000 ms. */
+  readonly attemptTimeoutMs?: number;
 }
-
-type TrackPhase = "sending" | "unconfirmed" | "running" | "ended";
-
-interface Track {
-  readonly actionId: string;
-  readonly axes: readonly string[];
-  readonly goals: ReadonlyMap<number, number>;
-  readonly start: Readonly<Record<string, number>>;
-  readonly targets: Readonly<Record<string, number>>;
-  readonly incarnation: string;
-  phase: TrackPhase;
-  confirmedAt: number;
-  stillSamples: number;
-  halted: boolean;
-  record: ActionRecord;
-  readonly ended: Promise<void>;
-  end: () => void;
-}
-
-const MAX_TRACKS = 256;
-const STATUS_ACTIONS = 16;
 
 /**
  * The Transport over a Dynamixel 2.0 or Feetech STS servo bus. A bus has no
  * action ids and no device-side de-duplication: a goal written while a servo
- * moves simply replaces the old one. So:
- * - one sync write carries a motion's goals (with profile velocity and
- *   acceleration from `speed`), and it is never sent again;
- * - after it, the goal registers are read back (reads may be retried): not
- *   our target on any servo, none moved → positive evidence nothing was
- *   commanded (`refused`); our target → observed like any motion;
- * - a servo found with torque off that we had enabled lost power: the
- *   incarnation changes and motions on it become `unknown`;
- * - queryAction answers only from this process's own records: it can void
- *   nothing, never says "never heard of it" (it answers `undefined`), and says
- *   `moved: false` only from a read-back or a post-end sample.
+ * moves simply replaces the old one. The jobs live beside it:
+ * - BusStatusLoop: the back-to-back status reads;
+ * - BusMotions: what was written, the read-back, and the judgement of each
+ *   motion from the status cycle (queryAction answers only from these: it can
+ *   void nothing, never says "never heard of it");
+ * - sendBusMotion: the one goal write per motion, never repeated;
+ * - haltBusAxes: hold where each servo is;
+ * - ServoArming: torque on without moving, trips, the operator's recovery;
+ * - LinkLifecycle + reconnectBus: a bus that stops answering (a bumped USB
+ *   cable, a killed TCP bridge, a browned-out servo supply) is reopened,
+ *   pinged, checked to be the same servos, read, and armed again without
+ *   moving; a servo that came back with torque off lost power (a new
+ *   incarnation): the motions on it are cut short, never re-sent.
  */
 export class ServoBusTransport implements Transport {
   readonly kind: string;
+  readonly wire: WireNumbers;
   readonly #config: ArmConfig;
   readonly #link: ByteLink;
   readonly #protocol: BusProtocol;
   readonly #channel: BusChannel;
   readonly #log: Logger;
   readonly #now: () => number;
-  readonly #servos: ServoState[];
-  readonly #byName: ReadonlyMap<string, ServoState>;
-  readonly #actuators: ReadonlyMap<string, Actuator>;
-  readonly #tracks = new Map<string, Track>();
+  readonly #servos: BusServos;
   readonly #listeners = new Set<(status: ArmStatus) => void>();
   readonly #session = randomBytes(4).toString("hex");
-  readonly #readAttempts: number;
   readonly #arming: ServoArming;
   readonly #schedule: StatusSchedule;
+  readonly #loop: BusStatusLoop;
+  readonly #motions: BusMotions;
+  readonly #lifecycle: LinkLifecycle;
+  readonly #unsubscribeLink: () => void;
+  /** Aborted when the link is lost: the waits of motions under way end then (link_error). */
+  #interrupt = new AbortController();
+  readonly #models = new Map<number, number>();
   #latest: ArmStatus | undefined;
-  readonly #linkState: LinkStateTracker;
-  #loop: Promise<void> | undefined;
-  #running = false;
   #closed: Promise<void> | undefined;
-  /** Status loop cycles completed, for rate figures. */
-  cycles = 0;
 
   constructor(config: ArmConfig, link: ByteLink, protocol: BusProtocol, options: ServoBusTransportOptions = {}) {
     this.kind = `bus:${protocol.name}`;
@@ -95,18 +90,69 @@ export class ServoBusTransport implements Transport {
     this.#protocol = protocol;
     this.#log = (options.logger ?? pino({ level: "silent" })).child({ component: "bus-transport", protocol: protocol.name });
     this.#now = options.now ?? Date.now;
-    this.#readAttempts = options.readAttempts ?? 3;
+    const readAttempts = options.readAttempts ?? 3;
     const baud = options.baud ?? config.bus?.baud ?? 1_000_000;
-    const axes = servoAxesOf(config);
+    this.#servos = new BusServos(config, protocol);
+    this.wire = this.#servos.wire;
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
-    const wireMs = ((axes.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
+    const wireMs = ((this.#servos.list.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
-    this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts: this.#readAttempts });
+    this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts });
     this.#schedule = new StatusSchedule(protocol.table, { now: this.#now, ...(options.healthPeriodMs === undefined ? {} : { periodMs: options.healthPeriodMs }) });
-    this.#servos = axes.map((axis) => newServoState(axis, protocol.table.statusBlocks.length));
-    this.#byName = new Map(this.#servos.map((s) => [s.axis.name, s]));
-    this.#actuators = new Map(actuatorsOf(config).map((a) => [a.name, a]));
-    this.#linkState = new LinkStateTracker({ now: this.#now, lastStatusAt: () => this.#latest?.stampMs, onListenerError: (err) => this.#log.error({ err }, "link state listener threw") });
+    this.#motions = new BusMotions({
+      protocol,
+      channel: this.#channel,
+      servos: this.#servos,
+      schedule: this.#schedule,
+      log: this.#log,
+      now: this.#now,
+      readAttempts,
+      incarnation: () => this.armIncarnation(),
+      readAll: () => this.#loop.readAll(),
+      transportKind: this.kind,
+    });
+    this.#loop = new BusStatusLoop({
+      protocol,
+      channel: this.#channel,
+      servos: this.#servos,
+      schedule: this.#schedule,
+      now: this.#now,
+      motionAtRest: () => this.#motions.atRest(),
+      onCycle: () => this.#afterCycle(),
+    });
+    const returning: BusReturnContext = {
+      link,
+      protocol,
+      channel: this.#channel,
+      servos: this.#servos,
+      loop: this.#loop,
+      arming: this.#arming,
+      log: this.#log,
+      now: this.#now,
+      readAttempts,
+      models: this.#models,
+      notePowerLoss: (s, why) => this.#notePowerLoss(s, why),
+    };
+    this.#lifecycle = new LinkLifecycle({
+      describe: link.url,
+      logger: this.#log,
+      now: this.#now,
+      backoff: options.backoff,
+      reconnect: options.reconnect,
+      attemptTimeoutMs: options.attemptTimeoutMs ?? 3000,
+      lastStatusAt: () => this.#latest?.stampMs,
+      incarnation: () => this.armIncarnation(),
+      inFlight: () => this.#motions.inFlight(),
+      attempt: async (signal) => {
+        const found = await reconnectBus(returning, signal);
+        this.#publish();
+        return found;
+      },
+    });
+    // undefined: closed by us (close(), or an attempt starting afresh).
+    this.#unsubscribeLink = link.onClose((error) => {
+      if (error !== undefined) this.#lose(`link ${link.url} lost: ${error.message}`);
+    });
   }
 
   /** Bus traffic so far (bench figures). */
@@ -119,6 +165,11 @@ export class ServoBusTransport implements Transport {
     return [...this.#schedule.reads];
   }
 
+  /** Status loop cycles completed, for rate figures. */
+  get cycles(): number {
+    return this.#loop.cycles;
+  }
+
   /**
    * Each servo runs its own profile (Profile_Velocity / Goal_Speed from
    * speed × max_velocity, at max_acceleration) with no common duration, and
@@ -127,40 +178,46 @@ export class ServoBusTransport implements Transport {
   motionTiming(): MotionTiming {
     const t = this.#protocol.table;
     const minVelocity: Record<string, number> = {};
-    for (const s of this.#servos) minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
+    for (const s of this.#servos.list) minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
     return { kind: "independent", minVelocity };
   }
 
+  /** This process's session with the bus and the power losses its servos have had: each one is a new incarnation. */
   armIncarnation(): string {
-    return `${this.#session}:${this.#servos.reduce((n, s) => n + s.powerLosses, 0)}`;
+    return `${this.#session}:${this.#servos.list.reduce((n, s) => n + s.powerLosses, 0)}`;
   }
 
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
+    this.#lifecycle.down(`opening ${this.#link.url}`);
     await this.#link.open(signal);
-    const ids = this.#servos.map((s) => s.axis.id);
-    let missing = ids;
+    let missing: number[] = this.#servos.ids;
     for (let attempt = 0; attempt < 5 && missing.length > 0 && !signal?.aborted; attempt++) {
-      await this.#readStatus();
-      missing = this.#servos.filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0)).map((s) => s.axis.id);
+      await this.#loop.readAll();
+      missing = this.#servos.list.filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0)).map((s) => s.axis.id);
     }
     if (missing.length > 0) {
-      this.#linkState.set("down", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
-      throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}` });
+      const detail = `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}`;
+      this.#lifecycle.down(detail);
+      throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail });
     }
-    for (const s of this.#servos) await this.#arming.arm(s);
+    // Who this arm is, for every return: the same ids must answer with the same models.
+    for (const [id, model] of await readModelNumbers({ protocol: this.#protocol, channel: this.#channel, servos: this.#servos, readAttempts: 3, link: this.#link })) this.#models.set(id, model);
+    for (const s of this.#servos.list) await this.#arming.arm(s);
+    // Arming takes a few exchanges per servo: the status published at open is read after it, not before.
+    await this.#loop.readAll();
     this.#publish();
-    this.#running = true;
-    this.#linkState.set("connected");
-    this.#loop = this.#statusLoop();
+    this.#lifecycle.opened();
+    this.#loop.start();
   }
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      this.#running = false;
-      this.#linkState.set("down", { detail: "the transport is closed" });
-      await this.#loop;
-      for (const t of this.#tracks.values()) t.end();
+      await this.#lifecycle.close();
+      await this.#loop.stop();
+      this.#interrupt.abort();
+      this.#motions.endAll();
+      this.#unsubscribeLink();
       this.#channel.dispose();
       this.#listeners.clear();
       await this.#link.close();
@@ -177,93 +234,46 @@ export class ServoBusTransport implements Transport {
     return () => this.#listeners.delete(listener);
   }
 
-  // ---- status loop ----------------------------------------------------------
-
-  /**
-   * Back-to-back status reads. The next read goes on the wire as soon as the
-   * last reply of this one is in — still one request on the bus at a time —
-   * and this cycle is judged and published while it travels: the host's work
-   * hides inside the wire time instead of adding to every cycle.
-   */
-  async #statusLoop(): Promise<void> {
-    let reading = this.#readCycle();
-    while (this.#running) {
-      await reading;
-      if (!this.#running) break;
-      this.cycles++;
-      reading = this.#readCycle();
-      this.#afterRead();
-      // Yield to I/O and timers (the bus is busy with the next read meanwhile).
-      await new Promise((r) => setImmediate(r));
-    }
-    await reading;
+  linkState(): LinkState {
+    return this.#lifecycle.snapshot();
   }
 
-  /** Every status block of every servo (opening, re-arming, recovery, a motion's read-back). */
-  async #readStatus(): Promise<void> {
-    for (const b of this.#protocol.table.statusBlocks.keys()) await this.#readBlock(b);
+  onLinkState(listener: (state: LinkState) => void): () => void {
+    return this.#lifecycle.subscribe(listener);
   }
 
-  /**
-   * One status-loop cycle: the every-cycle blocks, then the health block when
-   * the schedule says so — in the same cycle when a reply's alert bit is set,
-   * a servo missed a reply or a motion's servos have come to rest.
-   */
-  async #readCycle(): Promise<void> {
-    const health = this.#schedule.healthBlock;
-    for (const b of this.#schedule.everyCycle) {
-      const { replies } = await this.#readBlock(b);
-      this.#schedule.reads[b] = (this.#schedule.reads[b] ?? 0) + 1;
-      if (health === undefined) continue;
-      if (replies.size < this.#servos.length) this.#schedule.want();
-      for (const r of replies.values()) if (this.#protocol.hardwareAlert(r.error)) this.#schedule.want();
-      if (this.#motionAtRest()) this.#schedule.want();
-    }
-    if (health !== undefined && this.#schedule.healthDue()) {
-      const { replies, at } = await this.#readBlock(health);
-      this.#schedule.reads[health] = (this.#schedule.reads[health] ?? 0) + 1;
-      this.#schedule.healthRead(at, replies.size === this.#servos.length);
-    }
+  /** The link dropped, or every servo went silent: stop reading, end the waits, try to get it back. */
+  #lose(reason: string): void {
+    if (this.#closed || this.#lifecycle.state !== "connected") return;
+    // Told first, so the loss records what was in flight.
+    this.#lifecycle.lost(reason);
+    void this.#loop.stop();
+    this.#interrupt.abort();
+    this.#interrupt = new AbortController();
   }
 
-  async #readBlock(b: number): Promise<{ replies: Map<number, StatusReply>; at: number }> {
-    const ids = this.#servos.map((s) => s.axis.id);
-    const block = this.#protocol.table.statusBlocks[b]!;
-    const sentAt = this.#now();
-    const replies = await this.#channel.exchange(this.#protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
-    const at = this.#now();
-    for (const s of this.#servos) {
-      const r = replies.get(s.axis.id);
-      if (!r) continue;
-      s.memory.set(r.data, block.address);
-      s.blockStamps[b] = at;
-      s.stampMs = this.#schedule.sampleStamp(s);
-    }
-    return { replies, at: sentAt };
+  #notePowerLoss(s: ServoState, why: string): void {
+    s.armed = false;
+    s.powerLosses++;
+    this.#log.warn({ servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() }, "servo came back with torque off: power loss; motions on it are unknown");
+    this.#motions.loseOn(s, why);
   }
 
-  /** Some running motion's servos all read still: its verdict is near and needs fresh torque readings. */
-  #motionAtRest(): boolean {
-    const moving = this.#protocol.table.moving;
-    for (const track of this.#tracks.values()) {
-      if (track.phase === "running" && track.axes.every((a) => this.#get(this.#byName.get(a)!, moving) === 0)) return true;
-    }
-    return false;
-  }
-
-  #afterRead(): void {
+  #afterCycle(): void {
     const t = this.#protocol.table;
     const torqueBlock = t.statusBlocks.findIndex((b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size);
-    for (const s of this.#servos) {
-      if (this.#get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
+    for (const s of this.#servos.list) {
+      if (this.#servos.get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
       // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
-      if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#get(s, t.torqueEnable) === 0) {
-        s.armed = false;
-        if (!s.tripped) {
-          // Torque off that we did not ask for, with no error: the servo lost power and came back.
-          s.powerLosses++;
-          this.#log.warn({ servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() }, "servo came back with torque off: power loss; motions on it are unknown");
-          this.#loseTracksOn(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
+      if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#servos.get(s, t.torqueEnable) === 0) {
+        if (s.tripped) {
+          s.armed = false;
+        } else {
+          // Torque off that we did not ask for, with no error, and no gap in the replies
+          // long enough to drop the link: the servo browned out and came back.
+          const inFlight = this.#motions.inFlight();
+          this.#notePowerLoss(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
+          this.#lifecycle.restarted(`servo ${s.axis.id} (${s.axis.name}) came back with torque off: a power loss the replies showed no gap for`, inFlight);
         }
       }
       // A servo that came back from a power loss holds where it is again (that cannot move the arm);
@@ -271,51 +281,31 @@ export class ServoBusTransport implements Transport {
       if (!s.armed && !s.arming && !s.tripped) {
         s.arming = true;
         // A fresh read first, so the hold is not a stale position.
-        void this.#readStatus()
+        void this.#loop
+          .readAll()
           .then(() => this.#arming.arm(s))
           .finally(() => (s.arming = false));
       }
     }
-    for (const track of this.#tracks.values()) if (track.phase === "running") this.#judge(track);
+    this.#motions.judgeAll();
     this.#publish();
-    this.#judgeLink();
+    this.#judgeSilence();
   }
 
-  linkState(): LinkState {
-    return this.#linkState.snapshot();
-  }
-
-  onLinkState(listener: (state: LinkState) => void): () => void {
-    return this.#linkState.subscribe(listener);
-  }
-
-  /** Connected while every servo answered within stale_after_ms; the status loop itself is the retry. */
-  #judgeLink(): void {
-    if (!this.#running) return;
+  /**
+   * Every servo must have answered within stale_after_ms; one that has not
+   * means the bus is not whole. Counted in reads it missed too, not only in
+   * time: a stall of this process's own event loop (a busy start-up) makes a
+   * read time out once, a silent servo makes every read time out.
+   */
+  #judgeSilence(): void {
     const at = this.#now();
-    const silent = this.#servos.filter((s) => at - s.stampMs > this.#config.staleAfterMs).map((s) => s.axis.id);
-    if (silent.length === 0) this.#linkState.set("connected");
-    else this.#linkState.set("reconnecting", { detail: `no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url}` });
+    const silent = this.#servos.list.filter((s) => s.missedReads >= SILENT_READS && at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs).map((s) => s.axis.id);
+    if (silent.length > 0) this.#lose(`no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url} for more than ${this.#config.staleAfterMs} ms`);
   }
 
   #publish(): void {
-    const t = this.#protocol.table;
-    const axes: Record<string, AxisState> = {};
-    const faults: string[] = [];
-    let stamp = Infinity;
-    for (const s of this.#servos) {
-      const position = positionOf(s.axis, this.#get(s, t.presentPosition));
-      const velocity = (this.#get(s, t.presentVelocity) * t.presentVelocityUnit) / s.axis.countsPerUnit;
-      axes[s.axis.name] = { position, velocity, moving: this.#get(s, t.moving) !== 0 };
-      stamp = Math.min(stamp, s.stampMs);
-      const hw = this.#get(s, t.hardwareError);
-      if (hw !== 0) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, hw).join(", ")}`);
-      else if (s.tripped) faults.push(`servo ${s.axis.id} (${s.axis.name}): shut down on ${s.tripped}, torque off until recovered`);
-      else if (!s.armed) faults.push(`servo ${s.axis.id} (${s.axis.name}): torque off`);
-      if (s.gripLimitProblem) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${s.gripLimitProblem}`);
-    }
-    const actions = [...this.#tracks.values()].slice(-STATUS_ACTIONS).map((tr) => tr.record);
-    const status: ArmStatus = { stampMs: Number.isFinite(stamp) ? stamp : 0, axes, faults, actions };
+    const status = this.#servos.status(this.#motions.records());
     this.#latest = status;
     for (const l of [...this.#listeners]) {
       try {
@@ -326,242 +316,56 @@ export class ServoBusTransport implements Transport {
     }
   }
 
-  #get(s: ServoState, reg: Register): number {
-    return decodeRegister(reg, s.memory, reg.address) ?? 0;
+  #motionContext(): BusMotionContext & BusHaltContext {
+    return {
+      kind: this.kind,
+      protocol: this.#protocol,
+      channel: this.#channel,
+      servos: this.#servos,
+      motions: this.#motions,
+      link: this.#lifecycle,
+      log: this.#log,
+      now: this.#now,
+      staleAfterMs: this.#config.staleAfterMs,
+      latest: () => this.#latest,
+      nextStatus: (signal) => this.#nextStatus(signal),
+      onStatus: (listener) => this.onStatus(listener),
+      interrupted: () => this.#interrupt.signal,
+      closed: () => this.#closed !== undefined,
+    };
   }
 
-  // ---- motions --------------------------------------------------------------
+  /** The next status published, or undefined if `signal` fires first. */
+  #nextStatus(signal: AbortSignal): Promise<ArmStatus | undefined> {
+    return new Promise((resolve) => {
+      const done = (status: ArmStatus | undefined): void => {
+        off();
+        signal.removeEventListener("abort", onAbort);
+        resolve(status);
+      };
+      const onAbort = (): void => done(undefined);
+      const off = this.onStatus((status) => done(status));
+      if (signal.aborted) done(undefined);
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
 
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
-    if (this.#closed) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
-    // The same id again is the same motion: wait on it, never write its goals twice.
-    const existing = this.#tracks.get(command.actionId);
-    if (existing) return this.#await(existing, signal);
-    const invalid = this.#validate(command);
-    if (invalid) return invalid;
-    const status = this.#latest;
-    if (!status || this.#now() - status.stampMs > this.#config.staleAfterMs) {
-      return { kind: "refused", reason: "no fresh servo readings to plan from", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: this.kind }) };
-    }
-    const t = this.#protocol.table;
-    const entries: { id: number; data: Uint8Array }[] = [];
-    const goals = new Map<number, number>();
-    const start: Record<string, number> = {};
-    for (const [axis, target] of Object.entries(command.targets)) {
-      const s = this.#byName.get(axis)!;
-      const a = this.#actuators.get(axis)!;
-      if (s.tripped) {
-        const error = new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: s.axis.id, joint: axis, errors: s.tripped });
-        return { kind: "refused", reason: error.message, error };
-      }
-      if (!s.armed) return this.#refused(command.actionId, `servo ${s.axis.id} (${axis}) has torque off`);
-      const goal = Math.round(countOf(s.axis, target));
-      const perUnit = Math.abs(s.axis.countsPerUnit);
-      const velocity = clampUnits((command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit, t.maxProfileVelocityUnits);
-      const acceleration = clampUnits((a.maxAcceleration * perUnit) / t.profileAccelerationUnit, t.maxProfileAccelerationUnits);
-      entries.push({ id: s.axis.id, data: t.encodeMotion(goal, velocity, acceleration) });
-      goals.set(s.axis.id, goal);
-      start[axis] = status.axes[axis]?.position ?? Number.NaN;
-    }
-    let end: () => void = () => undefined;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    const track: Track = {
-      actionId: command.actionId,
-      axes: Object.keys(command.targets),
-      goals,
-      start,
-      targets: command.targets,
-      incarnation: this.armIncarnation(),
-      phase: "sending",
-      confirmedAt: Infinity,
-      stillSamples: 0,
-      halted: false,
-      record: { actionId: command.actionId, state: "executing", moved: undefined },
-      ended,
-      end,
-    };
-    this.#remember(track);
-    const log = this.#log.child({ action_id: command.actionId });
-    // Once, and never again: a bus has no de-duplication, so a second write could be a second motion.
-    await this.#channel.exchange(this.#protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, entries), [], "command");
-    log.info({ goals: Object.fromEntries(goals) }, "goals written (sync write, not repeated)");
-    track.phase = "unconfirmed";
-    const verdict = await this.#confirm(track);
-    if (verdict === "not_commanded") {
-      return { kind: "refused", reason: track.record.detail ?? "goal registers do not hold our targets", error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: track.record.detail ?? "goal not taken" }) };
-    }
-    if (verdict === "no_answer") {
-      return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: "goal read-back", ms: this.#channel.options.replyTimeoutMs * this.#readAttempts }) };
-    }
-    return this.#await(track, signal);
-  }
-
-  /**
-   * Reads the goal registers back after the one write. Reads may be retried.
-   * `not_commanded` only when no servo holds our goal, none moved and none lost
-   * power: then the write never landed and never will (a bus has no queue).
-   */
-  async #confirm(track: Track): Promise<"commanded" | "not_commanded" | "no_answer" | "lost"> {
-    const t = this.#protocol.table;
-    const ids = [...track.goals.keys()];
-    const got = new Map<number, number>();
-    for (let attempt = 0; attempt < this.#readAttempts && got.size < ids.length; attempt++) {
-      const missing = ids.filter((id) => !got.has(id));
-      const replies = await this.#channel.exchange(this.#protocol.syncRead(t.goalPosition.address, t.goalPosition.size, missing), missing, "command", t.goalPosition.size);
-      for (const [id, r] of replies) got.set(id, decodeRegister(t.goalPosition, r.data) ?? Number.NaN);
-    }
-    if (track.phase !== "unconfirmed") return track.phase === "ended" ? "lost" : "commanded";
-    if (track.incarnation !== this.armIncarnation()) return "lost";
-    if (got.size < ids.length) return "no_answer";
-    const ours = ids.filter((id) => got.get(id) === track.goals.get(id));
-    if (ours.length === 0) {
-      // Still-ness from a sample read after the read-back: nothing moved.
-      await this.#readStatus();
-      const moved = this.#movedFromStart(track);
-      if (moved !== true && track.incarnation === this.armIncarnation()) {
-        track.phase = "ended";
-        track.record = { actionId: track.actionId, state: "rejected", moved: false, detail: `goal registers read back ${ids.map((id) => `${id}:${got.get(id)}`).join(", ")}, not our targets: the goal write was lost` };
-        track.end();
-        return "not_commanded";
-      }
-    }
-    track.phase = "running";
-    track.confirmedAt = this.#now();
-    if (ours.length < ids.length) track.record = { ...track.record, detail: `servo(s) ${ids.filter((id) => !ours.includes(id)).join(", ")} did not take the goal` };
-    return "commanded";
-  }
-
-  async #await(track: Track, signal: AbortSignal): Promise<MotionEnd> {
-    if (track.phase === "unconfirmed") {
-      const v = await this.#confirm(track);
-      if (v === "no_answer") return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: "goal read-back", ms: this.#channel.options.replyTimeoutMs }) };
-    }
-    if (track.phase !== "ended") {
-      const aborted = new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await Promise.race([track.ended, aborted]);
-    }
-    if (track.phase !== "ended") return this.#closed ? { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) } : { kind: "wait_ended" };
-    if (track.record.state === "unknown") {
-      return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: track.incarnation, to: this.armIncarnation() }) };
-    }
-    if (track.record.state === "rejected") return { kind: "refused", reason: track.record.detail ?? "rejected", error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: track.actionId, reason: track.record.detail ?? "" }) };
-    return { kind: "ended", record: track.record };
-  }
-
-  /** Judges a running motion on a status read after its goals were confirmed. */
-  #judge(track: Track): void {
-    const t = this.#protocol.table;
-    const servos = track.axes.map((a) => this.#byName.get(a)!);
-    if (servos.some((s) => s.stampMs <= track.confirmedAt)) return;
-    // A shut-down servo ends the motion as faulted; whether it moved is read from the pose (#finish).
-    const hw = servos.filter((s) => s.tripped !== undefined);
-    if (hw.length > 0) {
-      this.#finish(track, "faulted", hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${s.tripped ?? ""}`).join("; "));
-      return;
-    }
-    if (servos.some((s) => this.#get(s, t.moving) !== 0)) {
-      track.stillSamples = 0;
-      return;
-    }
-    // At rest — reached, stalled or stopped — or did a servo lose power? Only a torque
-    // reading taken with this sample tells (a power-cycled servo reads still too).
-    if (!servos.every((s) => this.#schedule.healthFresh(s))) {
-      this.#schedule.want();
-      return;
-    }
-    const atTarget = track.axes.every((axis) => {
-      const s = this.#byName.get(axis)!;
-      const tol = this.#actuators.get(axis)?.tolerance ?? this.#config.tolerances.position;
-      return Math.abs(positionOf(s.axis, this.#get(s, t.presentPosition)) - (track.targets[axis] ?? Number.NaN)) <= tol;
-    });
-    if (atTarget) {
-      this.#finish(track, "reached", "");
-      return;
-    }
-    // A servo may report still for a sample before its profile starts: ask for a second still sample.
-    track.stillSamples++;
-    if (track.stillSamples < 3) return;
-    this.#finish(track, track.halted ? "stopped" : "stalled", track.halted ? "halted" : "servo(s) came to rest short of the goal");
-  }
-
-  #finish(track: Track, state: ActionState, detail: string): void {
-    if (track.phase === "ended") return;
-    track.phase = "ended";
-    const moved = state === "reached" ? true : this.#movedFromStart(track);
-    track.record = { actionId: track.actionId, state, moved, ...(detail ? { detail } : track.record.detail ? { detail: track.record.detail } : {}) };
-    this.#log.info({ action_id: track.actionId, state, moved }, "motion ended");
-    track.end();
-  }
-
-  /** Displaced beyond tolerance → true; every axis still and in place (read now) → false; else unknown. */
-  #movedFromStart(track: Track): boolean | undefined {
-    const t = this.#protocol.table;
-    let still = true;
-    for (const axis of track.axes) {
-      const s = this.#byName.get(axis)!;
-      const from = track.start[axis];
-      if (from === undefined || Number.isNaN(from) || s.stampMs === 0) return undefined;
-      const tol = this.#actuators.get(axis)?.tolerance ?? this.#config.tolerances.position;
-      if (Math.abs(positionOf(s.axis, this.#get(s, t.presentPosition)) - from) > tol) return true;
-      if (this.#get(s, t.moving) !== 0) still = false;
-    }
-    return still ? false : undefined;
-  }
-
-  #loseTracksOn(s: ServoState, why: string): void {
-    for (const track of this.#tracks.values()) {
-      if (track.phase === "ended" || !track.axes.includes(s.axis.name)) continue;
-      track.phase = "ended";
-      track.record = { actionId: track.actionId, state: "unknown", moved: undefined, detail: why };
-      track.end();
-    }
+    return sendBusMotion(this.#motionContext(), command, signal);
   }
 
   async queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
     // Nothing can be voided on a bus, and a servo keeps no record of ids: an id
     // this process did not send is "cannot be asked" (undefined), never "unknown, not moved".
-    const track = this.#tracks.get(actionId);
+    const track = this.#motions.get(actionId);
     if (!track) return undefined;
-    if (track.phase === "unconfirmed" && !options.signal.aborted) await this.#confirm(track);
+    if (track.phase === "unconfirmed" && !options.signal.aborted && this.#lifecycle.state === "connected") await this.#motions.confirm(track);
     return track.phase === "unconfirmed" ? undefined : track.record;
   }
 
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
     if (this.#closed) return { halted: false, status: this.#latest, error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
-    const names = options.axes ?? [...this.#byName.keys()];
-    const servos = names.map((n) => this.#byName.get(n)).filter((s): s is ServoState => s !== undefined && s.armed);
-    for (const track of this.#tracks.values()) if (track.phase !== "ended" && track.axes.some((a) => names.includes(a))) track.halted = true;
-    const t = this.#protocol.table;
-    const ids = servos.map((s) => s.axis.id);
-    if (ids.length > 0) {
-      // Hold where each servo is now: a fresh read, then one goal write at those positions.
-      const replies = await this.#channel.exchange(this.#protocol.syncRead(t.presentPosition.address, t.presentPosition.size, ids), ids, "command", t.presentPosition.size);
-      const entries = servos.map((s) => {
-        const r = replies.get(s.axis.id);
-        const present = r ? (decodeRegister(t.presentPosition, r.data) ?? this.#get(s, t.presentPosition)) : this.#get(s, t.presentPosition);
-        return { id: s.axis.id, data: encodeRegister(t.goalPosition, present) };
-      });
-      await this.#channel.exchange(this.#protocol.syncWrite(t.goalPosition.address, t.goalPosition.size, entries), [], "command");
-    }
-    const still = await new Promise<ArmStatus | undefined>((resolve) => {
-      const check = (s: ArmStatus): boolean => names.every((n) => s.axes[n] && !s.axes[n].moving);
-      const done = (s: ArmStatus | undefined): void => {
-        unsubscribe();
-        options.signal.removeEventListener("abort", onAbort);
-        resolve(s);
-      };
-      const onAbort = (): void => done(undefined);
-      let seen = 0;
-      const unsubscribe = this.onStatus((s) => {
-        if (++seen >= 2 && check(s)) done(s);
-      });
-      if (options.signal.aborted) done(undefined);
-      else options.signal.addEventListener("abort", onAbort, { once: true });
-    });
-    return { halted: still !== undefined, status: still ?? this.#latest };
+    return haltBusAxes(this.#motionContext(), options);
   }
 
   /**
@@ -576,61 +380,32 @@ export class ServoBusTransport implements Transport {
    *   error must read clear (the load is gone) before torque goes back on.
    * Then the usual arming: goal := present position, then torque on, so the
    * horn does not jump. Not automatic, and never while a motion on the servo
-   * is still being judged.
+   * is still being judged or the bus is not answering.
    */
   async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
     const t = this.#protocol.table;
     // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
     // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
-    if (!this.#closed && !options.signal.aborted) {
-      await this.#readStatus();
-      this.#afterRead();
+    if (!this.#closed && !options.signal.aborted && this.#lifecycle.state === "connected") {
+      await this.#loop.readAll();
+      this.#afterCycle();
     }
-    const names = options.axes ?? this.#servos.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
+    const names = options.axes ?? this.#servos.list.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
     const out: ServoRecovery[] = [];
     for (const name of names) {
-      const s = this.#byName.get(name);
+      const s = this.#servos.byName.get(name);
       if (!s) {
         out.push({ axis: name, outcome: "no_answer", detail: `no servo drives an axis named ${JSON.stringify(name)}` });
         continue;
       }
       const was = s.tripped;
-      const busy = [...this.#tracks.values()].some((tr) => tr.phase !== "ended" && tr.axes.includes(name));
       if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
-      else if (busy) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
-      else if (s.armed && !was && this.#get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
-      else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#readStatus())) });
+      else if (this.#lifecycle.state !== "connected") out.push({ axis: name, outcome: "no_answer", detail: `the bus is ${this.#lifecycle.state}: nothing can reach the servo` });
+      else if (this.#motions.busyOn(name)) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
+      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
+      else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#loop.readAll())) });
     }
     this.#publish();
     return out;
   }
-
-  #validate(command: MotionCommand): MotionEnd | undefined {
-    if (!(command.speed > 0 && command.speed <= 1)) return this.#refused(command.actionId, `speed ${command.speed} is not in (0, 1]`);
-    const entries = Object.entries(command.targets);
-    if (entries.length === 0) return this.#refused(command.actionId, "no targets");
-    for (const [axis, value] of entries) {
-      const a = this.#actuators.get(axis);
-      if (!a || !this.#byName.has(axis)) return this.#refused(command.actionId, `unknown axis ${axis}`);
-      if (!Number.isFinite(value) || value < a.min || value > a.max) return this.#refused(command.actionId, `${axis} target ${value} is outside [${a.min}, ${a.max}]`);
-    }
-    return undefined;
-  }
-
-  #refused(actionId: string, reason: string): MotionEnd {
-    return { kind: "refused", reason, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId, reason }) };
-  }
-
-  #remember(track: Track): void {
-    this.#tracks.set(track.actionId, track);
-    if (this.#tracks.size <= MAX_TRACKS) return;
-    for (const [id, t] of this.#tracks) {
-      if (this.#tracks.size <= MAX_TRACKS) break;
-      if (t.phase === "ended") this.#tracks.delete(id);
-    }
-  }
-}
-
-function clampUnits(units: number, max: number): number {
-  return Math.min(max, Math.max(1, Math.round(units)));
 }

@@ -15,6 +15,8 @@ export interface ServoState {
   /** An operator's recovery of this servo is under way: a second one waits for nothing and sends nothing (ServoArming.recover). */
   recovering: boolean;
   powerLosses: number;
+  /** Status reads in a row this servo did not answer (a stall of our own event loop costs one, a silent servo every one). */
+  missedReads: number;
   /**
    * The hardware error this servo shut down on, from the first read that showed
    * it until an operator recovers it. Kept after the bits clear (a Feetech
@@ -27,5 +29,5 @@ export interface ServoState {
 }
 
 export function newServoState(axis: ServoAxis, statusBlocks: number): ServoState {
-  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, recovering: false, powerLosses: 0, tripped: undefined, gripLimitProblem: undefined };
+  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, recovering: false, powerLosses: 0, missedReads: 0, tripped: undefined, gripLimitProblem: undefined };
 }

@@ -1,7 +1,7 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
-import type { ByteLink } from "../serial/link/ByteLink.js";
-import { linkForUrl } from "../serial/link/openLink.js";
+import type { ByteLink } from "../link/ByteLink.js";
+import { linkForUrl } from "../link/openLink.js";
 import { protocolNamed } from "./protocol/index.js";
 import { ServoBusTransport, type ServoBusTransportOptions } from "./ServoBusTransport.js";
 

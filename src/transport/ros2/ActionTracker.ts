@@ -1,5 +1,5 @@
 import type { Actuator } from "../../config/actuators.js";
-import type { ActionRecord, ActionState } from "../Transport.js";
+import type { ActionRecord, ArmActionState } from "../Transport.js";
 import type { GoalRun, GoalServer } from "./GoalRun.js";
 import type { JointSample } from "./JointStateObserver.js";
 import { sameServer } from "./ServerRegistry.js";
@@ -78,6 +78,18 @@ export class ActionTracker {
     if (track.final) track.final = this.#computeRecord(track, this.#options.latest());
   }
 
+  /** Action ids of the motions with a goal not yet ended (what a loss of the link leaves in flight). */
+  activeIds(): string[] {
+    return [...this.#tracks.values()].filter((t) => t.runs.some((r) => !r.terminal)).map((t) => t.actionId);
+  }
+
+  /** Every goal of ours that has not ended, with its motion. */
+  unfinishedRuns(): Array<{ readonly track: ActionTrack; readonly run: GoalRun }> {
+    const out: Array<{ track: ActionTrack; run: GoalRun }> = [];
+    for (const t of this.#tracks.values()) for (const r of t.runs) if (!r.terminal) out.push({ track: t, run: r });
+    return out;
+  }
+
   /** Our goals on this server that have not ended. */
   activeRuns(server: GoalServer): GoalRun[] {
     const runs: GoalRun[] = [];
@@ -121,7 +133,7 @@ export class ActionTracker {
     const outcomes = track.runs.map((r) => r.outcome());
     const detail = outcomes.map((o, i) => o?.detail ?? `${track.runs[i]?.actionName ?? "?"}: ${track.runs[i]?.phase ?? "?"}`).join("; ");
     const states = outcomes.map((o) => o?.state);
-    let state: ActionState;
+    let state: ArmActionState;
     if (states.some((s) => s === undefined)) state = "executing";
     else if (states.every((s) => s === "reached")) state = "reached";
     // The arm reached its targets and the gripper closed on an object: what was asked.

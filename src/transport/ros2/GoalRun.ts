@@ -1,4 +1,4 @@
-import type { ActionState } from "../Transport.js";
+import type { ArmActionState } from "../Transport.js";
 import type { RclActionClient, RclClientGoalHandle } from "./rclTypes.js";
 
 export type GoalServer = { readonly kind: "trajectory"; readonly controller: string } | { readonly kind: "gripper" };
@@ -19,9 +19,9 @@ export type GoalRunPhase =
    */
   | "presumed";
 
-/** The ActionState a run ended in, and why. */
+/** The ArmActionState a run ended in, and why. */
 export interface RunOutcome {
-  readonly state: ActionState;
+  readonly state: ArmActionState;
   readonly detail: string;
   /** The reason is not in the result but in the server node's /rosout (franka_gripper's libfranka errors). */
   readonly causeOnRosout?: boolean;
@@ -180,7 +180,7 @@ export class GoalRun {
     this.#onChange();
   }
 
-  /** The ActionState this run ended in, and why. Undefined while running or when lost. */
+  /** The ArmActionState this run ended in, and why. Undefined while running or when lost. */
   outcome(): RunOutcome | undefined {
     if (this.#amended) return this.#amended;
     switch (this.phase) {

@@ -54,6 +54,8 @@ export class JointStateObserver {
   readonly #now: () => number;
   readonly #samples = new Map<string, AxisSample>();
   readonly #listeners = new Set<(status: ArmStatus) => void>();
+  /** Every joint name any /joint_states message carried, ours or not, with when it last did: who is publishing. */
+  readonly #namesSeen = new Map<string, number>();
   #latest: ArmStatus | undefined;
   #lastPublishedMs = -Infinity;
   #trailing: NodeJS.Timeout | undefined;
@@ -97,6 +99,7 @@ export class JointStateObserver {
     const headerMs = stamp ? stamp.sec * 1000 + stamp.nanosec / 1e6 : receivedMs;
     const gripper = this.#options.gripper;
     let touched = false;
+    for (const name of msg.name) if (typeof name === "string") this.#namesSeen.set(name, receivedMs);
     msg.name.forEach((name: string, i: number) => {
       const raw = msg.position?.[i];
       if (raw === undefined || !Number.isFinite(raw)) return;
@@ -132,6 +135,11 @@ export class JointStateObserver {
       this.publish();
     }, wait);
     this.#trailing.unref();
+  }
+
+  /** The joint names /joint_states has carried since `sinceMs` (local ms), ours or not, sorted. */
+  namesSince(sinceMs: number): string[] {
+    return [...this.#namesSeen].filter(([, at]) => at >= sinceMs).map(([name]) => name).sort();
   }
 
   /** Re-emits the status (e.g. when an action record changed). */

@@ -180,6 +180,33 @@ export class MotionWaiter {
   }
 
   /**
+   * A goal whose controller went away and came back (a restart forgets its
+   * goals; no result will ever come): settled from /joint_states received
+   * from now on. Once its axes read still — the controller holds where it
+   * stopped, or the goal, if it survived, finished — at the target → reached,
+   * elsewhere → stopped (cut short). Bounded by the goal's own time budget; a
+   * goal still moving past it is left as it is (the executor's observation
+   * then ends `unknown`). Nothing is sent.
+   */
+  async settleForgotten(track: ActionTrack, run: GoalRun, log: Logger): Promise<void> {
+    const { options } = this.#d;
+    const from = this.#d.now();
+    const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
+    const budgetMs = Math.ceil(track.planMs + options.goalTimeToleranceS * 1000 + options.resultMarginMs);
+    const still = await this.#d.bounded([AbortSignal.timeout(budgetMs)], (wait) =>
+      this.#d.observer.waitFor((s) => s.stampMs >= from && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
+    );
+    if (!still || run.terminal) return;
+    const reached = this.#d.tracker.atTargetAndStill(track, axes, still);
+    log.warn({ server: run.actionName, reached }, "its controller went away and came back without a result; settled from /joint_states");
+    run.presume(
+      reached
+        ? { state: "reached", detail: `${run.actionName}: the controller restarted without a result; /joint_states: at target and still` }
+        : { state: "stopped", detail: `${run.actionName}: the controller restarted without a result; /joint_states: still, not at target (cut short)` },
+    );
+  }
+
+  /**
    * A gripper goal with no result past its plan bound: still moving → keep
    * waiting (a slow gripper); at rest short of the target on a fresh sample →
    * settled by observation (see the class comment); no fresh sample → the

@@ -1,12 +1,13 @@
-import type { MotionTiming } from "../../motion/MotionTiming.js";
+import { randomBytes } from "node:crypto";
 import pino, { type Logger } from "pino";
-import type { ArmKinematics } from "../../kinematics/armKinematics.js";
-import type { RemoteIkSolver } from "../../kinematics/RemoteIkSolver.js";
+import type { MotionTiming } from "../../motion/MotionTiming.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
+import type { BackoffOptions } from "../link/ExponentialBackoff.js";
+import { LinkLifecycle, type LinkReturn } from "../link/LinkLifecycle.js";
 import { linkSignals } from "../linkSignals.js";
-import { LinkStateTracker } from "../LinkStateTracker.js";
+import { refuseUnsendable } from "../motionProblem.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, MotionPace, Transport } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
@@ -17,7 +18,7 @@ import { JointStateObserver } from "./JointStateObserver.js";
 import { MotionPaceMonitor } from "./MotionPaceMonitor.js";
 import { MotionWaiter } from "./MotionWaiter.js";
 import { OutcomeConfirmer } from "./OutcomeConfirmer.js";
-import { planMotion, refusal, validateMotion } from "./planMotion.js";
+import { planMotion, refusal } from "./planMotion.js";
 import { probeRosGraph, type ProbeDeps } from "./probeRosGraph.js";
 import { interpreterFor } from "./resultInterpreters.js";
 import { RosClock } from "./RosClock.js";
@@ -40,11 +41,11 @@ export interface Ros2TransportDeps {
   readonly config: ArmConfig;
   readonly setup: Ros2Setup;
   readonly logger?: Logger;
-  /** Runs once in close(), after our handles are destroyed: shuts the node and rclnodejs down. */
-  readonly onClose?: () => void | Promise<void>;
   readonly now?: () => number;
-  /** `kinematics: moveit`: MoveIt's compute_ik, for the Cartesian tools. */
-  readonly remoteIk?: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
+  /** Delays between checks of a lost graph. Default 100 ms doubling to 500 ms (a check is cheap). */
+  readonly backoff?: BackoffOptions | undefined;
+  /** Try to get a lost graph back (default true). false: a lost graph stays `down` until the bridge restarts. */
+  readonly reconnect?: boolean | undefined;
   /** Replaces where package versions are read from (tests); see probeRosGraph. */
   readonly packageVersion?: ProbeDeps["packageVersion"];
 }
@@ -58,8 +59,8 @@ export interface Ros2Feedback {
 }
 
 /**
- * The Transport over ROS 2: arm joints through joint_trajectory_controller
- * FollowJointTrajectory goals, the gripper through GripperCommand (or
+ * The Transport over ROS 2 (made by Ros2Host, which owns the node): arm
+ * joints through joint_trajectory_controller FollowJointTrajectory goals, the gripper through GripperCommand (or
  * ParallelGripperCommand), observation through /joint_states.
  *
  * The work is split along its seams: ServerRegistry (which server drives
@@ -78,8 +79,6 @@ export interface Ros2Feedback {
  */
 export class Ros2Transport implements Transport {
   readonly kind = "ros2";
-  /** `kinematics: moveit`: the IK service the Cartesian tools ask instead of the local solver. */
-  readonly remoteIk: ((kin: ArmKinematics) => RemoteIkSolver) | undefined;
   readonly #deps: Ros2TransportDeps;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -98,24 +97,39 @@ export class Ros2Transport implements Transport {
   readonly #clock: RosClock;
   #rosout: RosoutWatcher | undefined;
   #facts: RosFacts | undefined;
-  readonly #link: LinkStateTracker;
+  readonly #link: LinkLifecycle;
   #linkPoll: NodeJS.Timeout | undefined;
+  /** The joint names the JointState topics carried when the transport opened: which robot this is. */
+  #identity: readonly string[] = [];
+  /** Action servers that went away since the link was lost: a controller that restarted has forgotten its goals. */
+  readonly #gone = new Set<string>();
+  #lostAt = 0;
+  /** Returns after which a server had gone away: each is a new incarnation of the controllers. */
+  #restarts = 0;
+  readonly #session = randomBytes(4).toString("hex");
   #opened = false;
   #closed: Promise<void> | undefined;
 
   constructor(deps: Ros2TransportDeps) {
     this.#deps = deps;
-    this.remoteIk = deps.remoteIk;
     this.#log = (deps.logger ?? pino({ level: "silent" })).child({ component: "ros2-transport" });
     this.#now = deps.now ?? Date.now;
     const actuators = actuatorsOf(deps.config);
     this.#actuators = new Map(actuators.map((a) => [a.name, a]));
     this.#limits = new Map(actuators.map((a) => [a.name, { maxVelocity: a.maxVelocity, maxAcceleration: a.maxAcceleration }]));
     this.#servers = new ServerRegistry(deps.setup);
-    this.#link = new LinkStateTracker({
+    this.#link = new LinkLifecycle({
+      describe: "the ROS graph",
+      logger: this.#log,
       now: this.#now,
+      // DDS discovery brings servers back by itself; a check costs nothing, so look often.
+      backoff: deps.backoff ?? { initialMs: 100, maxMs: 500 },
+      reconnect: deps.reconnect,
+      attemptTimeoutMs: 2000,
       lastStatusAt: () => this.#observer.latest()?.stampMs,
-      onListenerError: (err) => this.#log.error({ err }, "link state listener threw"),
+      incarnation: () => `ros2:${this.#session}:${this.#restarts}`,
+      inFlight: () => this.#tracker.activeIds(),
+      attempt: async () => this.#tryReturn(),
     });
     this.#tracker = new ActionTracker({ actuators: this.#actuators, staleAfterMs: deps.config.staleAfterMs, now: this.#now, latest: () => this.latestStatus() });
     this.#observer = new JointStateObserver({
@@ -175,11 +189,6 @@ export class Ros2Transport implements Transport {
     });
   }
 
-  /** The transport's spinning node: other subscribers that must share its clock (ROS cameras) use it. */
-  get node(): RclNode {
-    return this.#deps.node;
-  }
-
   /**
    * Creates the action clients, reads what the graph says of the controllers
    * (RosFacts: versions, speed scaling, path tolerances, gripper kind, the
@@ -220,15 +229,17 @@ export class Ros2Transport implements Transport {
     const wait = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(ms), ...(signal ? [signal] : [])]);
     const first = await this.#observer.waitFor((s) => axes.every((a) => a in s.axes), wait);
     if (!first) {
-      this.#link.set("down", { detail: `no ${topics} naming ${axes.join(", ")} within ${ms} ms` });
+      this.#link.down(`no ${topics} naming ${axes.join(", ")} within ${ms} ms`);
       throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${topics} naming ${axes.join(", ")}`, ms });
     }
+    this.#identity = this.#observer.namesSince(0);
     for (const [name, client] of this.#servers.clients()) {
-      if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; motions will wait for it");
+      if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; the link is reconnecting until it is");
     }
-    this.#judgeLink();
+    this.#link.opened();
+    this.#watchLink();
     // Neither a vanished action server nor silent /joint_states produces a callback, so the link is judged on a clock.
-    this.#linkPoll ??= setInterval(() => this.#judgeLink(), LINK_POLL_MS);
+    this.#linkPoll ??= setInterval(() => this.#watchLink(), LINK_POLL_MS);
     this.#linkPoll.unref();
   }
 
@@ -251,7 +262,7 @@ export class Ros2Transport implements Transport {
       this.#closing.abort();
       clearInterval(this.#linkPoll);
       this.#linkPoll = undefined;
-      this.#link.set("down", { detail: "the transport is closed" });
+      await this.#link.close();
       this.#servers.destroyClients(this.#log);
       for (const subscription of this.#subscriptions.splice(0)) {
         try {
@@ -265,7 +276,6 @@ export class Ros2Transport implements Transport {
       this.#clock.close();
       this.#rosout?.close();
       this.#feedbackListeners.clear();
-      await this.#deps.onClose?.();
     })();
     return this.#closed;
   }
@@ -275,7 +285,6 @@ export class Ros2Transport implements Transport {
     return this.#deps.config;
   }
 
-  /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
   /**
    * One FollowJointTrajectory goal per controller with a single point and
    * zero end velocities, which JTC interpolates as a cubic (position and
@@ -288,6 +297,7 @@ export class Ros2Transport implements Transport {
     return { kind: "synchronized_cubic", groups: this.#deps.config.arm.controllers.map((c) => c.joints), minDurationS: this.#deps.setup.options.minMotionS };
   }
 
+  /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
   armIdentity(): string | undefined {
     const { setup } = this.#deps;
     const controllers = setup.controllers.map((c) => `${c.name}@${c.actionName}`).join(",");
@@ -310,25 +320,73 @@ export class Ros2Transport implements Transport {
     return this.#link.subscribe(listener);
   }
 
-  /**
-   * Connected while every action server we drive is available and
-   * /joint_states is fresher than stale_after_ms. Otherwise `reconnecting`:
-   * DDS discovery brings a restarted controller manager or driver back by
-   * itself (no attempts to count), and the detail names what is missing.
-   */
-  #judgeLink(): void {
-    if (this.#closed) return;
+  /** What keeps the link from being `connected` now: servers not available, JointState topics stale. */
+  #problems(): string[] {
     const missing = [...this.#servers.clients()].filter(([, c]) => !c.isActionServerAvailable()).map(([name]) => name);
     const latest = this.#observer.latest();
     const age = latest ? this.#now() - latest.stampMs : Infinity;
-    const topic = this.#facts?.jointStates.topics.join(" / ") ?? this.#deps.setup.options.jointStatesTopic;
-    // Stable words (no running age): the tracker tells listeners only when they change.
-    const problems = [
+    const topic = this.#jointStatesTopics();
+    // Stable words (no running age): listeners hear of a change only.
+    return [
       ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),
       ...(age > this.#deps.config.staleAfterMs ? [latest ? `no ${topic} for more than ${this.#deps.config.staleAfterMs} ms` : `no ${topic} yet`] : []),
     ];
-    if (problems.length === 0) this.#link.set("connected");
-    else this.#link.set("reconnecting", { detail: problems.join("; ") });
+  }
+
+  /** The JointState topics the arm is read from, as start-up found them. */
+  #jointStatesTopics(): string {
+    return this.#facts?.jointStates.topics.join(" / ") ?? this.#deps.setup.options.jointStatesTopic;
+  }
+
+  /**
+   * Judged every LINK_POLL_MS: connected while every action server we drive
+   * is available and the JointState topics are fresher than stale_after_ms.
+   * A server seen gone is remembered until the link is back: it may have been
+   * restarted, forgetting our goals.
+   */
+  #watchLink(): void {
+    if (this.#closed) return;
+    for (const [name, client] of this.#servers.clients()) if (!client.isActionServerAvailable()) this.#gone.add(name);
+    if (this.#link.state !== "connected") return;
+    const problems = this.#problems();
+    if (problems.length === 0) return;
+    this.#lostAt = this.#now();
+    this.#link.lost(problems.join("; "));
+  }
+
+  /**
+   * One check of a lost graph (LinkLifecycle): the link is back once every
+   * server is available and the JointState topics are fresh again, naming no
+   * joint they did not name at open (another robot answering is refused,
+   * never driven). A server that went away meanwhile makes a new incarnation:
+   * a restarted controller has forgotten our goals and will never send their
+   * results, so those goals are settled from the JointState topics
+   * (MotionWaiter.settleForgotten), never re-sent.
+   */
+  async #tryReturn(): Promise<LinkReturn> {
+    const topic = this.#jointStatesTopics();
+    const strangers = this.#observer.namesSince(this.#lostAt).filter((n) => !this.#identity.includes(n));
+    if (strangers.length > 0) {
+      throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", {
+        link: "the ROS graph",
+        detail: `${topic} names ${strangers.join(", ")}, joints it did not name when the bridge started (${this.#identity.join(", ")})`,
+      });
+    }
+    const problems = this.#problems();
+    if (problems.length > 0) throw new Error(problems.join("; "));
+    const gone = [...this.#gone];
+    this.#gone.clear();
+    if (gone.length === 0) return { incarnation: "same", detail: `every action server stayed available; ${topic} is fresh again` };
+    this.#restarts++;
+    // Named as clients() names them: a controller's name, or "gripper".
+    // Only goals the controller had accepted: a request still without an answer may yet be delivered
+    // late, so it is left to the executor's observation (unknown if nothing accounts for it).
+    const forgotten = this.#tracker.unfinishedRuns().filter(({ run }) => run.phase === "accepted" && gone.includes(run.server.kind === "gripper" ? "gripper" : run.server.controller));
+    for (const { track, run } of forgotten) void this.#waiter.settleForgotten(track, run, this.#log.child({ action_id: track.actionId }));
+    return {
+      incarnation: "new",
+      detail: `action server(s) ${gone.join(", ")} went away and came back: a restarted controller forgets its goals; ${forgotten.length} goal(s) in flight on them settled from ${topic}, never re-sent`,
+    };
   }
 
   /** FollowJointTrajectory (desired/actual/error) and gripper feedback, for progress. */
@@ -344,6 +402,10 @@ export class Ros2Transport implements Transport {
     // also while the first call is still waiting for a server.
     const existing = this.#tracker.get(command.actionId);
     if (existing) return this.#waiter.awaitEnd(existing, signal, log);
+    if (!this.#sending.has(command.actionId)) {
+      const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), { transport: this.kind, link: this.#link.snapshot() });
+      if (unsendable) return unsendable;
+    }
     let sending = this.#sending.get(command.actionId);
     if (!sending) {
       const id = command.actionId;
@@ -364,8 +426,6 @@ export class Ros2Transport implements Transport {
 
   /** Validates, waits for the servers, plans from fresh /joint_states and sends: a track, or why nothing was sent. */
   async #send(command: MotionCommand, signal: AbortSignal, log: Logger): Promise<MotionEnd | ActionTrack> {
-    const invalid = validateMotion(command, this.#actuators);
-    if (invalid) return invalid;
     const targetServers = this.#servers.serversFor(Object.keys(command.targets));
     const haltsBefore = targetServers.map((sv) => this.#halter.count(sv));
     const unavailable = await this.#awaitServers(targetServers, command, signal);
@@ -454,7 +514,14 @@ export class Ros2Transport implements Transport {
   /** See Halter: cancels our goals; preempts a foreign motion with a hold at its stopping point. */
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
     if (this.#closed) return { halted: false, status: this.latestStatus(), error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
-    return this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
+    const link = this.#link.snapshot();
+    const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
+    // Cancels were sent where a server could hear them, but with the link not connected no
+    // fresh JointState shows the arm still: a halt nobody saw is not reported as one.
+    if (link.state !== "connected" || this.#link.state !== "connected") {
+      return { halted: false, status: result.status, error: result.error ?? new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: this.kind, state: this.#link.state, detail: link.detail ?? "no fresh JointState" }) };
+    }
+    return result;
   }
 
   /**

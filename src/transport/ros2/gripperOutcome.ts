@@ -1,4 +1,4 @@
-import type { ActionState } from "../Transport.js";
+import type { ArmActionState } from "../Transport.js";
 import { gripperFromController, gripperResultPosition } from "./gripperMapping.js";
 import { GoalStatus, type GripperResult } from "./rclTypes.js";
 import type { GripperSetup } from "./resolveRos2Setup.js";
@@ -20,7 +20,7 @@ export interface GripperRunContext {
 }
 
 export interface GripperOutcome {
-  readonly state: ActionState;
+  readonly state: ArmActionState;
   readonly detail: string;
   /**
    * franka_gripper only: the command failed without a reason in the result.

@@ -37,20 +37,6 @@ export function refusal(actionId: string, reason: string, code: "ARMB_ERR_MOTION
   return { kind: "refused", reason, error };
 }
 
-/** Local checks before anything goes to ROS: speed, known axes, targets within limits. */
-export function validateMotion(command: MotionCommand, actuators: ReadonlyMap<string, Actuator>): MotionEnd | undefined {
-  const id = command.actionId;
-  if (!(command.speed > 0 && command.speed <= 1)) return refusal(id, `speed ${command.speed} is not in (0, 1]`);
-  const entries = Object.entries(command.targets);
-  if (entries.length === 0) return refusal(id, "no targets");
-  for (const [axis, value] of entries) {
-    const a = actuators.get(axis);
-    if (!a) return refusal(id, `unknown axis ${axis}`);
-    if (!Number.isFinite(value) || value < a.min || value > a.max) return refusal(id, `${axis} target ${value} is outside [${a.min}, ${a.max}]`);
-  }
-  return undefined;
-}
-
 /**
  * One goal per server from the freshest /joint_states: every joint of a
  * controller named (the untouched ones held where they are), explicit goal

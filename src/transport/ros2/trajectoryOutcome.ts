@@ -1,5 +1,5 @@
 import { deviceText } from "../../validation/deviceText.js";
-import type { ActionState } from "../Transport.js";
+import type { ArmActionState } from "../Transport.js";
 import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryFeedback, type FollowJointTrajectoryResult } from "./rclTypes.js";
 
 /**
@@ -19,7 +19,7 @@ const PREEMPTION_TEXTS = ["preempted by new incoming action", "cancelled due to 
 const DEACTIVATION_TEXT = "during deactivate transition";
 
 export interface TrajectoryOutcome {
-  readonly state: ActionState;
+  readonly state: ArmActionState;
   readonly detail: string;
 }
 

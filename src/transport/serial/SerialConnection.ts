@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import { ArmbridgeError } from "../../errors.js";
-import { LinkStateTracker } from "../LinkStateTracker.js";
+import { ArmbridgeError, isArmbridgeError } from "../../errors.js";
+import type { ByteLink } from "../link/ByteLink.js";
+import type { BackoffOptions } from "../link/ExponentialBackoff.js";
+import { LinkLifecycle, type LinkReturn } from "../link/LinkLifecycle.js";
 import type { ArmStatus } from "../Transport.js";
 import { checkHello, type ConnectedDevice, type HelloExpectation } from "./checkHello.js";
 import type { FrameCodec } from "./FrameCodec.js";
-import type { ByteLink } from "./link/ByteLink.js";
-import { ExponentialBackoff, type BackoffOptions } from "./link/ExponentialBackoff.js";
 import { MotionWatches } from "./MotionWatches.js";
 import type { DecodeResult, MessageOf } from "./protocol/index.js";
 import { RequestChannel } from "./RequestChannel.js";
@@ -27,6 +27,8 @@ export interface SerialConnectionOptions {
   readonly heartbeatMs: number | undefined;
   readonly openTimeoutMs: number;
   readonly backoff: BackoffOptions | undefined;
+  /** Whether a lost link is tried again (default true). */
+  readonly reconnect: boolean | undefined;
   readonly hostVersion: string;
   readonly now: () => number;
   /** What the device's HELLO must match (the arm config's axes and staleness). */
@@ -36,24 +38,26 @@ export interface SerialConnectionOptions {
 }
 
 /**
- * The connection lifecycle of one serial link: open, handshake, heartbeat,
- * reconnection with backoff, and the incoming frame stream (replies to the
- * request channel, STATUS to the status cache and the waiting motions).
- * It owns what a lost link or a device reboot interrupts: the pending
- * requests and the waiting motions.
+ * One serial link to the firmware: open, handshake, heartbeat, and the
+ * incoming frame stream (replies to the request channel, STATUS to the
+ * status cache and the waiting motions). Reconnection is the shared
+ * LinkLifecycle's; a reconnection attempt here is the handshake again, and a
+ * device whose HELLO no longer matches the config (other axes, other limits)
+ * is refused with ARMB_ERR_DEVICE_REPLACED and never driven. It owns what a
+ * lost link or a device reboot interrupts: the pending requests and the
+ * waiting motions.
  */
 export class SerialConnection {
   readonly channel: RequestChannel;
   readonly statuses: StatusCache;
   readonly motions = new MotionWatches();
-  /** What a console shows of this link: connected, reconnecting (attempt N, as logged), down. */
-  readonly linkState: LinkStateTracker;
+  /** What a console shows of this link (connected, reconnecting with attempt and next try, down), and its losses. */
+  readonly lifecycle: LinkLifecycle;
 
   private readonly options: SerialConnectionOptions;
   private readonly link: ByteLink;
   private readonly codec: FrameCodec;
   private readonly logger: Logger;
-  private readonly backoff: ExponentialBackoff;
   private readonly lifetime = new AbortController();
   private readonly unsubscribeLink: (() => void)[];
   private readonly connectedWaiters = new Set<(connected: boolean) => void>();
@@ -67,14 +71,9 @@ export class SerialConnection {
   private closePromise: Promise<void> | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private pingInFlight = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private reconnectAttempt: AbortController | undefined;
-  private reconnectTask: Promise<void> | undefined;
   private garbageFrames = 0;
   private acceptedStatuses = 0;
   private lastStatusAcceptedAt = -Infinity;
-  /** Why the link is not connected, for the link state's detail. */
-  private lastLossReason: string | undefined;
 
   constructor(options: SerialConnectionOptions) {
     this.options = options;
@@ -83,12 +82,18 @@ export class SerialConnection {
     this.logger = options.logger;
     this.channel = new RequestChannel(this.codec, (bytes) => this.link.write(bytes), this.logger);
     this.statuses = new StatusCache(this.logger);
-    this.linkState = new LinkStateTracker({
+    this.lifecycle = new LinkLifecycle({
+      describe: this.link.url,
+      logger: this.logger,
       now: options.now,
+      backoff: options.backoff,
+      reconnect: options.reconnect,
+      attemptTimeoutMs: options.openTimeoutMs,
       lastStatusAt: () => this.statuses.latest()?.stampMs,
-      onListenerError: (err) => this.logger.error({ err }, "link state listener threw"),
+      incarnation: () => (this.currentBootId === undefined ? undefined : `boot:${this.currentBootId}`),
+      inFlight: () => this.motions.actionIds(),
+      attempt: (signal) => this.reconnect(signal),
     });
-    this.backoff = new ExponentialBackoff(options.backoff);
     this.decoder = this.codec.createDecoder();
     this.unsubscribeLink = [
       this.link.onData((chunk) => this.handleData(chunk)),
@@ -179,7 +184,7 @@ export class SerialConnection {
 
   private async firstOpen(signal: AbortSignal | undefined): Promise<void> {
     this.currentState = "opening";
-    this.linkState.set("down", { detail: `opening ${this.link.url}` });
+    this.lifecycle.down(`opening ${this.link.url}`);
     const deadline = AbortSignal.any([signal ?? AbortSignal.timeout(this.options.openTimeoutMs), this.lifetime.signal]);
     try {
       await this.connect(deadline);
@@ -189,27 +194,53 @@ export class SerialConnection {
       this.stopHeartbeat();
       if ((this.currentState as SerialConnectionState) !== "closed") {
         this.currentState = "idle";
-        this.linkState.set("down", { detail: `could not open ${this.link.url}: ${(error as Error).message}` });
+        this.lifecycle.down(`could not open ${this.link.url}: ${(error as Error).message}`);
       }
       await this.link.close();
       throw error;
     }
+    this.lifecycle.opened();
+    this.notifyConnected(true);
+  }
+
+  /**
+   * One reconnection attempt (LinkLifecycle): the handshake again. A HELLO
+   * that no longer matches the config is another device on this link:
+   * refused, never driven. A new boot id is a new incarnation: the device
+   * lost its memory of actions (a power loss, a reset), and what was in
+   * flight is settled by observation, never re-sent.
+   */
+  private async reconnect(signal: AbortSignal): Promise<LinkReturn> {
+    const previousBoot = this.currentBootId;
+    try {
+      await this.connect(signal);
+    } catch (error) {
+      this.connected = undefined;
+      this.stopHeartbeat();
+      if (this.currentState !== "closed") this.currentState = "reconnecting";
+      await this.link.close();
+      if (isArmbridgeError(error, "ARMB_ERR_DEVICE_MISMATCH")) {
+        throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", { link: this.link.url, detail: String(error.details.detail ?? error.message) }, { cause: error });
+      }
+      throw error;
+    }
+    this.notifyConnected(true);
+    const boot = this.currentBootId;
+    return previousBoot !== undefined && boot !== previousBoot
+      ? { incarnation: "new", detail: `the device came back with a new boot (${previousBoot} -> ${boot}): it restarted and lost its memory of actions in flight` }
+      : { incarnation: "same", detail: `the device came back in the same boot (${boot ?? "?"})` };
   }
 
   private async shutdown(): Promise<void> {
     this.currentState = "closed";
     this.lifetime.abort();
     this.stopHeartbeat();
-    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    this.reconnectAttempt?.abort();
     const closed = this.closedError();
     this.channel.interruptAll(closed);
     this.motions.interruptAll({ kind: "link_error", error: closed });
     this.notifyConnected(false);
-    this.linkState.set("down", { detail: "the transport is closed" });
     // Let a reconnection or first open that is under way unwind before the link goes.
-    await this.reconnectTask;
+    await this.lifecycle.close();
     await this.openPromise?.catch(() => undefined);
     for (const unsubscribe of this.unsubscribeLink) unsubscribe();
     await this.link.close();
@@ -242,57 +273,22 @@ export class SerialConnection {
     if (previousBootId !== undefined && previousBootId !== hello.bootId) this.reportReboot(previousBootId, hello.bootId);
     const first = await this.statuses.next(signal);
     if (!first) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: this.options.transportKind });
-    this.linkState.set("connected");
-    this.notifyConnected(true);
   }
 
   private handleLinkClose(error: Error | undefined): void {
     // undefined: we closed it ourselves (close(), or a failed connection attempt being cleaned up).
     if (error === undefined || this.currentState === "closed") return;
     const lost = new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: error.message }, { cause: error });
-    this.logger.warn({ err: error, inFlight: this.motions.actionIds() }, "link lost");
     const wasConnected = this.currentState === "connected";
+    // Told before the waits end, so the loss records what was in flight.
+    if (wasConnected) {
+      this.currentState = "reconnecting";
+      this.lifecycle.lost(`link lost: ${error.message}`);
+    }
     this.connected = undefined;
     this.stopHeartbeat();
     this.channel.interruptAll(lost);
     this.motions.interruptAll({ kind: "link_error", error: lost });
-    if (wasConnected) {
-      this.currentState = "reconnecting";
-      this.lastLossReason = `link lost: ${error.message}`;
-      this.scheduleReconnect();
-    }
-  }
-
-  private scheduleReconnect(): void {
-    if (this.currentState !== "reconnecting") return;
-    const delay = this.backoff.next();
-    this.logger.info({ delayMs: delay, attempt: this.backoff.attempts }, "reconnecting");
-    this.linkState.set("reconnecting", { attempt: this.backoff.attempts, detail: this.lastLossReason });
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.reconnectTask = this.tryReconnect();
-    }, delay);
-  }
-
-  private async tryReconnect(): Promise<void> {
-    const attempt = new AbortController();
-    this.reconnectAttempt = attempt;
-    try {
-      await this.connect(AbortSignal.any([attempt.signal, AbortSignal.timeout(this.options.openTimeoutMs), this.lifetime.signal]));
-      this.backoff.reset();
-      this.logger.info("reconnected");
-    } catch (error) {
-      if (this.currentState === "closed") return;
-      this.logger.warn({ err: error }, "reconnection attempt failed");
-      this.lastLossReason = `reconnection attempt ${this.backoff.attempts} failed: ${(error as Error).message}`;
-      this.connected = undefined;
-      this.stopHeartbeat();
-      this.currentState = "reconnecting";
-      await this.link.close();
-      this.scheduleReconnect();
-    } finally {
-      this.reconnectAttempt = undefined;
-    }
   }
 
   private notifyConnected(connected: boolean): void {
@@ -355,8 +351,11 @@ export class SerialConnection {
     const device = this.connected;
     if (!device) return;
     if (this.currentBootId !== undefined && frame.bootId !== this.currentBootId) {
-      this.reportReboot(this.currentBootId, frame.bootId);
+      const previous = this.currentBootId;
+      const inFlight = this.motions.actionIds();
+      this.reportReboot(previous, frame.bootId);
       this.currentBootId = frame.bootId;
+      this.lifecycle.restarted(`the device rebooted behind a link that stayed up (boot ${previous} -> ${frame.bootId}): it lost its memory of actions in flight`, inFlight);
     }
     const status: ArmStatus | undefined = toArmStatus(frame, device.axisNames, this.options.now());
     if (!status) {

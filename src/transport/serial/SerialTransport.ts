@@ -2,10 +2,11 @@ import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { silentLogger } from "../../observability/logger.js";
+import { FLOAT32_WIRE } from "../WireNumbers.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
 import { PROTOCOL_V1_CODEC } from "./FrameCodec.js";
 import { haltSerialAxes, type SerialHaltContext } from "./haltSerialAxes.js";
-import type { ByteLink } from "./link/ByteLink.js";
+import type { ByteLink } from "../link/ByteLink.js";
 import { querySerialAction, type SerialQueryContext } from "./querySerialAction.js";
 import { runSerialMotion, type SerialMotionContext } from "./runSerialMotion.js";
 import { SentBootMemory } from "./SentBootMemory.js";
@@ -37,6 +38,8 @@ export { SERIAL_TRANSPORT_DEFAULTS, type DeviceInfo, type DeviceReboot, type Ser
  */
 export class SerialTransport implements Transport {
   readonly kind = "serial";
+  /** Protocol v1 carries targets and speed as float32 (docs/serial-protocol.md §2). */
+  readonly wire = FLOAT32_WIRE;
 
   private readonly connection: SerialConnection;
   /** What the motion, query and halt jobs share. */
@@ -57,6 +60,7 @@ export class SerialTransport implements Transport {
       heartbeatMs: options.heartbeatMs,
       openTimeoutMs: options.openTimeoutMs ?? SERIAL_TRANSPORT_DEFAULTS.openTimeoutMs,
       backoff: options.backoff,
+      reconnect: options.reconnect,
       hostVersion: options.hostVersion ?? SERIAL_TRANSPORT_DEFAULTS.hostVersion,
       now,
       expected: { axes: actuatorsOf(config), staleAfterMs: config.staleAfterMs },
@@ -67,6 +71,7 @@ export class SerialTransport implements Transport {
       bootMemory: new SentBootMemory(),
       timing,
       completionPollMs: options.completionPollMs ?? SERIAL_TRANSPORT_DEFAULTS.completionPollMs,
+      ranges: new Map(actuatorsOf(config).map((a) => [a.name, { min: a.min, max: a.max }])),
       logger,
       now,
     };
@@ -152,11 +157,11 @@ export class SerialTransport implements Transport {
   }
 
   linkState(): LinkState {
-    return this.connection.linkState.snapshot();
+    return this.connection.lifecycle.snapshot();
   }
 
   onLinkState(listener: (state: LinkState) => void): () => void {
-    return this.connection.linkState.subscribe(listener);
+    return this.connection.lifecycle.subscribe(listener);
   }
 
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {

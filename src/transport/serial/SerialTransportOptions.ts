@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { FrameCodec } from "./FrameCodec.js";
-import type { BackoffOptions } from "./link/ExponentialBackoff.js";
+import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 
 export interface SerialTransportOptions {
   /** Wire codec; default protocol v1 (docs/serial-protocol.md). */
@@ -19,8 +19,10 @@ export interface SerialTransportOptions {
    * long, ask the device with QUERY_ACTION (which never moves anything). Default 500 ms.
    */
   readonly completionPollMs?: number;
-  /** Reconnection delays after the link is lost. Default 100 ms doubling to 5 s, half jittered. */
+  /** Reconnection delays after the link is lost. Default 100 ms doubling to 2 s, half jittered. */
   readonly backoff?: BackoffOptions;
+  /** Try to get a lost link back (default true). false: a lost link stays `down` until the bridge restarts. */
+  readonly reconnect?: boolean;
   /** Sent in HELLO_REQ. */
   readonly hostVersion?: string;
   /** Local clock for status stamps. Default Date.now. */

@@ -1,6 +1,6 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
-import type { ByteLink } from "./link/ByteLink.js";
-import { linkForUrl, type LinkOptions } from "./link/openLink.js";
+import type { ByteLink } from "../link/ByteLink.js";
+import { linkForUrl, type LinkOptions } from "../link/openLink.js";
 import { SerialTransport, type SerialTransportOptions } from "./SerialTransport.js";
 
 /**

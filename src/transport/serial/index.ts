@@ -11,4 +11,4 @@ export { PROTOCOL_V1_CODEC, type FrameCodec } from "./FrameCodec.js";
 export { RequestChannel, type RequestOutcome, type RequestOptions } from "./RequestChannel.js";
 export { StatusCache, toArmStatus, toActionRecord } from "./StatusCache.js";
 export type { HostRequest, DeviceReply } from "./wireTypes.js";
-export * from "./link/index.js";
+export * from "../link/index.js";

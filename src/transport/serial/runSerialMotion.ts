@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../errors.js";
-import { motionProblem } from "../motionProblem.js";
+import { refuseUnsendable, type AxisRange } from "../motionProblem.js";
+import { FLOAT32_WIRE } from "../WireNumbers.js";
 import type { ActionRecord, MotionCommand, MotionEnd } from "../Transport.js";
 import type { MotionWatch } from "./MotionWatches.js";
 import { actionIdProblem } from "./protocol/index.js";
@@ -18,6 +19,8 @@ export interface SerialMotionContext {
   readonly timing: RequestTiming;
   /** QUERY_ACTION after this long without the status stream mentioning the action. */
   readonly completionPollMs: number;
+  /** Each axis's limits from the config (the device's, at float32). */
+  readonly ranges: ReadonlyMap<string, AxisRange>;
   readonly logger: Logger;
 }
 
@@ -44,12 +47,17 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
   const device = connection.device;
   // The boot this MOVE is addressed to: the device refuses it in any other (NACK BOOT_MISMATCH).
   const expectBootId = connection.bootId;
+  // Nothing leaves while the link is not connected, and nothing the device would refuse: its
+  // limits are the config's at float32 (checkHello), the precision it compares at (§3.2).
+  const unsendable = refuseUnsendable(command, (axis) => (device?.axisIndex.has(axis) ? context.ranges.get(axis) : undefined), {
+    transport: "serial",
+    link: connection.lifecycle.snapshot(),
+    wire: FLOAT32_WIRE,
+  });
+  if (unsendable) return unsendable;
   if (connection.state !== "connected" || !device || expectBootId === undefined) {
     return { kind: "link_error", error: connection.notConnectedError() };
   }
-  // The device enforces its own limits (NACK OUT_OF_LIMITS, docs/serial-protocol.md §3.2).
-  const problem = motionProblem(command, (axis) => (device.axisIndex.has(axis) ? "device_enforced" : undefined));
-  if (problem) return refuse(problem);
   const targets = Object.entries(command.targets).map(([name, position]) => ({ axis: device.axisIndex.get(name) ?? 0, position }));
 
   return new Promise<MotionEnd>((resolve) => {

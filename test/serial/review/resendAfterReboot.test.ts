@@ -8,7 +8,7 @@ import { SimulatedArm } from "../../../firmware-sim/SimulatedArm.js";
 import { actuatorsOf } from "../../../src/config/actuators.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
-import { createMemoryLinkPair } from "../../../src/transport/serial/link/MemoryLink.js";
+import { createMemoryLinkPair } from "../../../src/transport/link/MemoryLink.js";
 import { FrameDecoder, type Message } from "../../../src/transport/serial/protocol/index.js";
 import { scriptedRig } from "../transport/scriptedRig.js";
 

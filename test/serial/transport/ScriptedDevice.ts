@@ -1,6 +1,6 @@
 import { actuatorsOf } from "../../../src/config/actuators.js";
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
-import type { MemoryDeviceEnd } from "../../../src/transport/serial/link/MemoryLink.js";
+import type { MemoryDeviceEnd } from "../../../src/transport/link/MemoryLink.js";
 import {
   FrameDecoder,
   PROTOCOL_VERSION,

@@ -126,8 +126,9 @@ describe("SerialTransport against a scripted device", () => {
   it("NACK → refused, with positive evidence and an error code", async () => {
     const { transport, device } = setup();
     await transport.open();
-    device.nackMoves = { code: "OUT_OF_LIMITS", reason: "elbow 9 outside [-2.6, 2.6]" };
-    const end = await transport.runMotion(move("a-nack", { elbow: 9 }), AbortSignal.timeout(10_000));
+    // Within the config's limits (the transport refuses others unsent): the device's own word decides.
+    device.nackMoves = { code: "OUT_OF_LIMITS", reason: "elbow 1 outside the device's own limits" };
+    const end = await transport.runMotion(move("a-nack", { elbow: 1 }), AbortSignal.timeout(10_000));
     expect(end.kind).toBe("refused");
     if (end.kind === "refused") {
       expect(end.error.code).toBe("ARMB_ERR_MOTION_REFUSED");
@@ -210,8 +211,10 @@ describe("SerialTransport against a scripted device", () => {
     expect(end.kind).toBe("link_error");
     if (end.kind === "link_error") expect(end.error.code).toBe("ARMB_ERR_LINK_LOST");
     expect(transport.connectionState).toBe("reconnecting");
-    // While the device is away, new motions are not sent.
-    expect((await transport.runMotion(move("a-while-down"), AbortSignal.timeout(1000))).kind).toBe("link_error");
+    // While the device is away, new motions are not sent: refused, positive evidence nothing left.
+    const whileDown = await transport.runMotion(move("a-while-down"), AbortSignal.timeout(1000));
+    expect(whileDown).toMatchObject({ kind: "refused", error: { code: "ARMB_ERR_LINK_DOWN" } });
+    expect(transport.linkState()).toMatchObject({ state: "reconnecting", last_loss: { in_flight: ["a-drop"] } });
     await sleep(100);
     device.end.available = true;
     await until(() => transport.connectionState === "connected", "reconnected");

@@ -1,10 +1,10 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { isArmbridgeError } from "../../../src/errors.js";
-import { ExponentialBackoff } from "../../../src/transport/serial/link/ExponentialBackoff.js";
-import { linkForUrl, openLink } from "../../../src/transport/serial/link/openLink.js";
-import { SerialPortLink } from "../../../src/transport/serial/link/SerialPortLink.js";
-import { TcpLink } from "../../../src/transport/serial/link/TcpLink.js";
+import { ExponentialBackoff } from "../../../src/transport/link/ExponentialBackoff.js";
+import { linkForUrl, openLink } from "../../../src/transport/link/openLink.js";
+import { SerialPortLink } from "../../../src/transport/link/SerialPortLink.js";
+import { TcpLink } from "../../../src/transport/link/TcpLink.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

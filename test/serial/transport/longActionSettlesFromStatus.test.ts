@@ -7,7 +7,7 @@ import { FaultPlan, NO_FAULTS } from "../../../firmware-sim/faults.js";
 import { SimulatedArm } from "../../../firmware-sim/SimulatedArm.js";
 import { actuatorsOf } from "../../../src/config/actuators.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
-import { createMemoryLinkPair } from "../../../src/transport/serial/link/MemoryLink.js";
+import { createMemoryLinkPair } from "../../../src/transport/link/MemoryLink.js";
 import { FrameDecoder, type Message } from "../../../src/transport/serial/protocol/index.js";
 import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 

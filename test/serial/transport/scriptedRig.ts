@@ -1,5 +1,5 @@
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
-import { createMemoryLinkPair } from "../../../src/transport/serial/link/MemoryLink.js";
+import { createMemoryLinkPair } from "../../../src/transport/link/MemoryLink.js";
 import { SerialTransport, type SerialTransportOptions } from "../../../src/transport/serial/SerialTransport.js";
 import { ScriptedDevice } from "./ScriptedDevice.js";
 

@@ -43,7 +43,7 @@ describe.skipIf(!built).each([
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { responses: { response: { output: { status: string } } }[] };
-    expect(body.responses[0]!.response.output.status).toBe("done");
+    expect(body.responses[0]!.response.output.status, JSON.stringify(body.responses[0])).toBe("done");
     const starts = readEffects(join(dir, "effects.jsonl")).filter((e) => e.event === "motion_start");
     expect(starts).toHaveLength(1);
     expect(starts[0]).toMatchObject({ action_id: null, joints: [joint] });

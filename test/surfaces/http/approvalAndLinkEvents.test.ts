@@ -72,11 +72,13 @@ describe("the event stream", () => {
     const stream = readEvents(server.url);
     try {
       await stream.until((e) => e.event === "state");
-      arm.link.set("reconnecting", { attempt: 3, detail: "link lost: ECONNRESET" });
+      await arm.dropLink(300);
       const lost = await stream.until((e) => e.event === "state" && (e.data.link as { state: string }).state === "reconnecting", 1000);
-      expect(lost.data.link).toMatchObject({ state: "reconnecting", attempt: 3, detail: "link lost: ECONNRESET" });
-      arm.link.set("connected");
-      await stream.until((e) => e.event === "state" && (e.data.link as { state: string }).state === "connected" && stream.events.indexOf(e) > stream.events.indexOf(lost), 1000);
+      expect(lost.data.link).toMatchObject({ state: "reconnecting", attempt: 1, detail: "link dropped (fake)", last_loss: { reason: "link dropped (fake)", in_flight: [] } });
+      const back = await stream.until((e) => e.event === "state" && (e.data.link as { state: string }).state === "connected" && stream.events.indexOf(e) > stream.events.indexOf(lost), 2000);
+      expect(back.data.link).toMatchObject({ state: "connected", last_loss: { incarnation_changed: false } });
+      // The executor says so on the stream too: what the link went through, and what it looks at again.
+      await stream.until((e) => e.event === "executor" && (e.data as { type: string }).type === "link_returned", 1000);
     } finally {
       await stream.close();
     }

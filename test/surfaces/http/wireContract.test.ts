@@ -149,6 +149,43 @@ describe("the HTTP API's answers fit the wire contract the console is built agai
     }
   });
 
+  it("the link's loss, its next try, a new incarnation and the executor's link_returned parse strictly", async () => {
+    const stream = readEvents();
+    try {
+      await until(() => stream.events.find((e) => e.event === "state"));
+      // Lost for a while with a motion in flight (the arm loses power: a new incarnation), then another device answers.
+      const elbow = bridge.config.arm.joints.find((j) => j.name === "elbow") ?? bridge.config.arm.joints[0]!;
+      arm.nextEndings.push("reach");
+      const call = request("POST", "/v1/calls", { calls: [{ id: "w-link", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.1 } } }] });
+      await until(() => stream.events.find((e) => e.event === "executor" && (e.data as { type: string }).type === "settled"));
+      await arm.powerLoss(250);
+      const lost = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state while reconnecting");
+      expect(lost.link.state).toBe("reconnecting");
+      expect(lost.link.last_loss?.reason).toBe("the arm lost power (fake)");
+      const returned = await until(() => stream.events.find((e) => e.event === "executor" && (e.data as { type: string }).type === "link_returned"));
+      const event = fits(EXECUTOR_EVENT_VIEW, returned.data, "the SSE executor event link_returned");
+      expect(event.type === "link_returned" && event.loss.incarnation_changed).toBe(true);
+      fits(CALLS_RESPONSE, (await call).json, "POST /v1/calls");
+      const back = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state after the return");
+      expect(back.link).toMatchObject({ state: "connected", last_loss: { incarnation_changed: true } });
+      expect(back.link.last_loss?.returned_at).toBeGreaterThanOrEqual(back.link.last_loss?.lost_at ?? Infinity);
+
+      await arm.replaceWithOtherDevice();
+      const refused = await until(async () => {
+        const s = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state with another device on the link");
+        return s.link.error_code === undefined ? undefined : s;
+      });
+      expect(refused.link).toMatchObject({ state: "reconnecting", error_code: "ARMB_ERR_DEVICE_REPLACED" });
+      for (const e of stream.events) {
+        if (e.event === "executor") fits(EXECUTOR_EVENT_VIEW, e.data, `the SSE executor event ${(e.data as { type: string }).type}`);
+        if (e.event === "state") fits(ARM_STATE_VIEW, e.data, "the SSE state event");
+      }
+      expect(stream.events.some((e) => e.event === "state" && (e.data as { link: { next_attempt_at?: number } }).link.next_attempt_at !== undefined)).toBe(true);
+    } finally {
+      await stream.close();
+    }
+  });
+
   it("refuses an answer with a field the contract does not name (the check is strict)", () => {
     const view = { name: "arm", axes: [], named_poses: {}, stale_after_ms: 1000, envelope: null };
     expect(ARM_DESCRIPTION_VIEW.safeParse(view).success).toBe(true);

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { protocolNamed, type BusProtocolName } from "../../../transport/bus/protocol/index.js";
-import { linkForUrl } from "../../../transport/serial/link/openLink.js";
+import { linkForUrl } from "../../../transport/link/openLink.js";
 
 /** Opens LINK at `baud` for the set-up tools; close the exchange's link when done. */
 export async function openBusExchange(link: string, protocol: BusProtocolName, baud: number, signal?: AbortSignal): Promise<BusExchange> {

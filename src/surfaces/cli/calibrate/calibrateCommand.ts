@@ -8,7 +8,7 @@ import { isArmbridgeError } from "../../../errors.js";
 import { protocolNamed } from "../../../transport/bus/protocol/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
-import { linkForUrl } from "../../../transport/serial/link/openLink.js";
+import { linkForUrl } from "../../../transport/link/openLink.js";
 import type { CliIo } from "../CliIo.js";
 import { cliUsageError } from "../cliUsageError.js";
 import { parseCommandFlags } from "../parseCommandFlags.js";

@@ -6,7 +6,7 @@ import { isArmbridgeError } from "../../../errors.js";
 import { protocolNamed } from "../../../transport/bus/protocol/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import type { RclnodejsImporter } from "../../../transport/ros2/index.js";
-import { linkForUrl } from "../../../transport/serial/link/openLink.js";
+import { linkForUrl } from "../../../transport/link/openLink.js";
 import { wantsJson } from "../bus/printRecords.js";
 import type { CliIo } from "../CliIo.js";
 import { cliUsageError } from "../cliUsageError.js";

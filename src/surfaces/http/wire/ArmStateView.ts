@@ -19,16 +19,46 @@ export const IN_FLIGHT_VIEW = z.strictObject({
 });
 export type InFlightView = WireOf<typeof IN_FLIGHT_VIEW>;
 
-/** The arm connection as the bridge sees it (connected / reconnecting since … attempt N / down). */
+/**
+ * The newest loss of the arm link (or restart of the arm behind a link that
+ * stayed up) and how it came back; kept after the return.
+ */
+export const LINK_LOSS_VIEW = z.strictObject({
+  /** Epoch ms the loss (or restart) was noticed. */
+  lost_at: z.number(),
+  /** What was noticed, in words for an operator. */
+  reason: z.string(),
+  /** Action ids of the motions in flight at that moment: never re-sent, settled by observation. */
+  in_flight: z.array(z.string()),
+  /** Epoch ms the arm answered again; absent while it has not. */
+  returned_at: z.number().optional(),
+  /** Reconnection attempts it took (0 for a restart behind a link that stayed up). */
+  attempts: z.number(),
+  /** The arm came back as a new incarnation (power loss, new boot, restarted controller). */
+  incarnation_changed: z.boolean().optional(),
+  /** What the return found, in words for an operator. */
+  returned_detail: z.string().optional(),
+});
+export type LinkLossView = WireOf<typeof LINK_LOSS_VIEW>;
+
+/** The arm connection as the bridge sees it (connected / reconnecting since … attempt N, next try at … / down). */
 export const LINK_VIEW = z.strictObject({
   state: z.enum(["connected", "reconnecting", "down"]),
   /** Epoch ms the link entered this state. */
   since: z.number(),
+  /** Reconnection attempt under way or just failed (1, 2, …), while `reconnecting`. */
   attempt: z.number().optional(),
   /** Epoch ms of the newest status received from the arm, if any ever was. */
   last_status_at: z.number().optional(),
   /** Why, in words for an operator. */
   detail: z.string().optional(),
+  /** Epoch ms of the next reconnection attempt, while waiting between attempts. */
+  next_attempt_at: z.number().optional(),
+  /** The coded reason the newest attempt was refused (ARMB_ERR_DEVICE_REPLACED: another device answered, never driven). */
+  error_code: z.string().optional(),
+  /** The arm's incarnation now, when the transport names one; a new one means the arm lost its memory of what was in flight. */
+  incarnation: z.string().optional(),
+  last_loss: LINK_LOSS_VIEW.optional(),
 });
 export type LinkView = WireOf<typeof LINK_VIEW>;
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
 import { APPROVAL_VIEW, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
+import { LINK_LOSS_VIEW } from "./ArmStateView.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 import { HALT_VIEW } from "./HaltView.js";
@@ -30,5 +31,7 @@ export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("approval_resolved"), ...call, approval: DECIDED_APPROVAL_VIEW }),
   z.strictObject({ type: z.literal("halted"), halt: HALT_VIEW }),
   z.strictObject({ type: z.literal("halt_released"), halts: z.array(HALT_VIEW) }),
+  /** The arm answers again after a lost link or a restart: what it went through, the unknown actions looked at again (their settlements follow as action_resolved). */
+  z.strictObject({ type: z.literal("link_returned"), loss: LINK_LOSS_VIEW, incarnation: z.string().optional(), reobserving: z.array(z.string()) }),
 ]);
 export type ExecutorEventView = WireOf<typeof EXECUTOR_EVENT_VIEW>;

@@ -1,5 +1,5 @@
 import { ArmbridgeError } from "../../../errors.js";
-import type { ByteLink } from "../../serial/link/ByteLink.js";
+import type { ByteLink } from "../../link/ByteLink.js";
 import type { BusProtocol, StatusReply } from "../protocol/index.js";
 
 /** What came back for one instruction: the status packets, and the bytes that made no packet (noise, collisions). */

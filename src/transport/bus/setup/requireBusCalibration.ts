@@ -1,6 +1,6 @@
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../../errors.js";
-import type { ByteLink } from "../../serial/link/ByteLink.js";
+import type { ByteLink } from "../../link/ByteLink.js";
 import { protocolNamed } from "../protocol/index.js";
 import { servoAxesOf } from "../servoAxes.js";
 import { BusExchange } from "./BusExchange.js";

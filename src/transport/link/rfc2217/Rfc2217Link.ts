@@ -1,7 +1,7 @@
 import { ArmbridgeError } from "../../../errors.js";
-import type { ByteLink } from "../../serial/link/ByteLink.js";
-import { LinkListeners } from "../../serial/link/LinkListeners.js";
-import { TcpLink } from "../../serial/link/TcpLink.js";
+import type { ByteLink } from "../ByteLink.js";
+import { LinkListeners } from "../LinkListeners.js";
+import { TcpLink } from "../TcpLink.js";
 import { COM_PORT_COMMAND, COM_PORT_REPLY_OFFSET, decodeBaud, setBaudRateCommand } from "./protocol/comPort.js";
 import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT, type TelnetEvent } from "./protocol/telnet.js";
 

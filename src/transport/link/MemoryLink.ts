@@ -1,4 +1,4 @@
-import { ArmbridgeError } from "../../../errors.js";
+import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "./ByteLink.js";
 import { LinkListeners } from "./LinkListeners.js";
 

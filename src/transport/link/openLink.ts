@@ -1,5 +1,5 @@
-import { ArmbridgeError } from "../../../errors.js";
-import { Rfc2217Link } from "../../link/rfc2217/Rfc2217Link.js";
+import { ArmbridgeError } from "../../errors.js";
+import { Rfc2217Link } from "./rfc2217/Rfc2217Link.js";
 import type { ByteLink } from "./ByteLink.js";
 import { DEFAULT_BAUD_RATE, SerialPortLink } from "./SerialPortLink.js";
 import { TcpLink } from "./TcpLink.js";

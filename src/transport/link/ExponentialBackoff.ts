@@ -1,7 +1,7 @@
 export interface BackoffOptions {
   /** First delay (ms). Default 100. */
   readonly initialMs?: number;
-  /** Cap on the delay (ms). Default 5000. */
+  /** Cap on the delay (ms). Default 2000: an arm that is back answers within about that (plus one attempt). */
   readonly maxMs?: number;
   /** Growth per attempt. Default 2. */
   readonly factor?: number;
@@ -15,7 +15,7 @@ export interface BackoffOptions {
   readonly random?: () => number;
 }
 
-export const DEFAULT_BACKOFF = { initialMs: 100, maxMs: 5000, factor: 2, jitter: 0.5 } as const;
+export const DEFAULT_BACKOFF = { initialMs: 100, maxMs: 2000, factor: 2, jitter: 0.5 } as const;
 
 /** Capped, jittered exponential delays for reconnection attempts. */
 export class ExponentialBackoff {

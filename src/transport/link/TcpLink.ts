@@ -1,5 +1,5 @@
 import { Socket } from "node:net";
-import { ArmbridgeError } from "../../../errors.js";
+import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "./ByteLink.js";
 import { LinkListeners } from "./LinkListeners.js";
 

@@ -1,0 +1,114 @@
+import type { BusChannel } from "./BusChannel.js";
+import type { BusServos } from "./BusServos.js";
+import type { BusProtocol, StatusReply } from "./protocol/index.js";
+import type { StatusSchedule } from "./StatusSchedule.js";
+
+export interface BusStatusLoopDeps {
+  readonly protocol: BusProtocol;
+  readonly channel: BusChannel;
+  readonly servos: BusServos;
+  readonly schedule: StatusSchedule;
+  readonly now: () => number;
+  /** Some running motion's servos all read still (its verdict needs fresh torque readings). */
+  readonly motionAtRest: () => boolean;
+  /** After each completed cycle, while the next one is on the wire. */
+  readonly onCycle: () => void;
+}
+
+/**
+ * The status reads of a bus, back to back: one request on the wire at a
+ * time, the next sent as soon as the last reply of this one is in, and this
+ * cycle judged and published while it travels — the host's work hides
+ * inside the wire time instead of adding to every cycle.
+ */
+export class BusStatusLoop {
+  readonly #d: BusStatusLoopDeps;
+  #loop: Promise<void> | undefined;
+  #running = false;
+  /** Cycles completed, for rate figures. */
+  cycles = 0;
+
+  constructor(deps: BusStatusLoopDeps) {
+    this.#d = deps;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Epoch ms the loop last started: silence is counted from here, not across a time nothing was read. */
+  startedAt = 0;
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.startedAt = this.#d.now();
+    this.#loop = this.#run();
+  }
+
+  /** Ends the loop after the read on the wire; resolves once it has. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    let reading = this.#readCycle();
+    while (this.#running) {
+      await reading;
+      if (!this.#running) break;
+      this.cycles++;
+      reading = this.#readCycle();
+      this.#d.onCycle();
+      // Yield to I/O and timers (the bus is busy with the next read meanwhile).
+      await new Promise((r) => setImmediate(r));
+    }
+    await reading;
+  }
+
+  /** Every status block of every servo (opening, a return, re-arming, recovery, a motion's read-back). */
+  async readAll(): Promise<void> {
+    for (const b of this.#d.protocol.table.statusBlocks.keys()) await this.readBlock(b);
+  }
+
+  /**
+   * One cycle: the every-cycle blocks, then the health block when the
+   * schedule says so — in the same cycle when a reply's alert bit is set, a
+   * servo missed a reply or a motion's servos have come to rest.
+   */
+  async #readCycle(): Promise<void> {
+    const { schedule, servos, protocol } = this.#d;
+    const health = schedule.healthBlock;
+    for (const b of schedule.everyCycle) {
+      const { replies } = await this.readBlock(b);
+      schedule.reads[b] = (schedule.reads[b] ?? 0) + 1;
+      if (health === undefined) continue;
+      if (replies.size < servos.list.length) schedule.want();
+      for (const r of replies.values()) if (protocol.hardwareAlert(r.error)) schedule.want();
+      if (this.#d.motionAtRest()) schedule.want();
+    }
+    if (health !== undefined && schedule.healthDue()) {
+      const { replies, at } = await this.readBlock(health);
+      schedule.reads[health] = (schedule.reads[health] ?? 0) + 1;
+      schedule.healthRead(at, replies.size === servos.list.length);
+    }
+  }
+
+  async readBlock(b: number): Promise<{ replies: Map<number, StatusReply>; at: number }> {
+    const { protocol, channel, servos, schedule } = this.#d;
+    const ids = servos.ids;
+    const block = protocol.table.statusBlocks[b]!;
+    const sentAt = this.#d.now();
+    const replies = await channel.exchange(protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
+    const at = this.#d.now();
+    for (const s of servos.list) {
+      const r = replies.get(s.axis.id);
+      s.missedReads = r ? 0 : s.missedReads + 1;
+      if (!r) continue;
+      s.memory.set(r.data, block.address);
+      s.blockStamps[b] = at;
+      s.stampMs = schedule.sampleStamp(s);
+    }
+    return { replies, at: sentAt };
+  }
+}

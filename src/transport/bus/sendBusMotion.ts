@@ -1,0 +1,99 @@
+import type { Logger } from "pino";
+import { ArmbridgeError } from "../../errors.js";
+import type { LinkLifecycle } from "../link/LinkLifecycle.js";
+import { refuseUnsendable } from "../motionProblem.js";
+import type { ArmStatus, MotionCommand, MotionEnd } from "../Transport.js";
+import type { BusChannel } from "./BusChannel.js";
+import type { BusMotions } from "./BusMotions.js";
+import type { BusServos } from "./BusServos.js";
+import type { BusProtocol } from "./protocol/index.js";
+import { countOf } from "./servoAxes.js";
+
+export interface BusMotionContext {
+  readonly kind: string;
+  readonly protocol: BusProtocol;
+  readonly channel: BusChannel;
+  readonly servos: BusServos;
+  readonly motions: BusMotions;
+  readonly link: LinkLifecycle;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly staleAfterMs: number;
+  readonly latest: () => ArmStatus | undefined;
+  /** The next status the status cycle publishes, or undefined if `signal` fires first. */
+  readonly nextStatus: (signal: AbortSignal) => Promise<ArmStatus | undefined>;
+  /** Aborted when the link drops: every wait on a motion ends then (link_error), the motions are left to observation. */
+  readonly interrupted: () => AbortSignal;
+  readonly closed: () => boolean;
+}
+
+/**
+ * One motion on a servo bus: checked like on every transport (the link
+ * connected, the targets within limits as whole counts), one sync write of
+ * the goals with profile velocity and acceleration from `speed` — never sent
+ * again, since a bus has no de-duplication and a second write could be a
+ * second motion — then the goal registers read back, then the status cycle's
+ * judgement. Never rejects.
+ */
+export async function sendBusMotion(c: BusMotionContext, command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
+  if (c.closed()) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: c.kind }) };
+  // The same id again is the same motion: wait on it, never write its goals twice.
+  const existing = c.motions.get(command.actionId);
+  if (existing) return c.motions.await(existing, signal, c.interrupted(), c.closed);
+  const unsendable = refuseUnsendable(command, (axis) => (c.servos.byName.has(axis) ? c.servos.actuators.get(axis) : undefined), {
+    transport: c.kind,
+    link: c.link.snapshot(),
+    wire: c.servos.wire,
+  });
+  if (unsendable) return unsendable;
+  const fresh = (s: ArmStatus | undefined): s is ArmStatus => s !== undefined && c.now() - s.stampMs <= c.staleAfterMs;
+  let status = c.latest();
+  // A status older than stale_after_ms is no start to plan from; a fresh one is a cycle or two away
+  // (a read missed while this process was busy leaves one servo's sample old for a cycle).
+  if (!fresh(status)) {
+    const wait = AbortSignal.any([signal, AbortSignal.timeout(2 * c.staleAfterMs)]);
+    while (!fresh(status) && !wait.aborted) status = (await c.nextStatus(wait)) ?? status;
+  }
+  if (!fresh(status)) {
+    return { kind: "refused", reason: "no fresh servo readings to plan from", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: c.kind }) };
+  }
+  const t = c.protocol.table;
+  const entries: { id: number; data: Uint8Array }[] = [];
+  const goals = new Map<number, number>();
+  const start: Record<string, number> = {};
+  for (const [axis, target] of Object.entries(command.targets)) {
+    const s = c.servos.byName.get(axis)!;
+    const a = c.servos.actuators.get(axis)!;
+    if (s.tripped) {
+      const error = new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: s.axis.id, joint: axis, errors: s.tripped });
+      return { kind: "refused", reason: error.message, error };
+    }
+    if (!s.armed) {
+      const reason = `servo ${s.axis.id} (${axis}) has torque off`;
+      return { kind: "refused", reason, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason }) };
+    }
+    const goal = Math.round(countOf(s.axis, target));
+    const perUnit = Math.abs(s.axis.countsPerUnit);
+    const velocity = clampUnits((command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit, t.maxProfileVelocityUnits);
+    const acceleration = clampUnits((a.maxAcceleration * perUnit) / t.profileAccelerationUnit, t.maxProfileAccelerationUnits);
+    entries.push({ id: s.axis.id, data: t.encodeMotion(goal, velocity, acceleration) });
+    goals.set(s.axis.id, goal);
+    start[axis] = status.axes[axis]?.position ?? Number.NaN;
+  }
+  const track = c.motions.create(command, goals, start);
+  const log = c.log.child({ action_id: command.actionId });
+  // Once, and never again: a bus has no de-duplication, so a second write could be a second motion.
+  const sent = await c.channel.send(c.protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, entries), "command");
+  if (!sent) {
+    // The port closed before the bytes left: no servo heard them.
+    c.motions.unsent(track, "the link closed before the goals were written; nothing was sent");
+    return { kind: "refused", reason: track.record.detail ?? "not sent", error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: c.kind, state: c.link.state, detail: "the link closed before the goals were written" }) };
+  }
+  log.info({ goals: Object.fromEntries(goals) }, "goals written (sync write, not repeated)");
+  track.phase = "unconfirmed";
+  return c.motions.await(track, signal, c.interrupted(), c.closed);
+}
+
+function clampUnits(units: number, max: number): number {
+  return Math.min(max, Math.max(1, Math.round(units)));
+}
