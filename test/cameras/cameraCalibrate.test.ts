@@ -16,8 +16,13 @@ import { CLI, interrupt, runCli, SIM, startReady, type ReadyProcess } from "../s
 
 const built = existsSync(CLI) && existsSync(SIM);
 const TOKEN = "camera-calibrate-test-token";
-/** Tip height of every mark: 1 cm above the table the overhead camera looks at (z −0.4). */
-const MARK_Z = -0.39;
+/**
+ * Tip height of every mark: 10 cm above the table the overhead camera looks at (z −0.4). Lower, the
+ * wrist and finger volumes of the position-only IK poses come down through the table (the shipped
+ * floor_z, −0.39) — a contact the envelope rightly refuses; the table mapping is fitted at the marks'
+ * height (calibrate's --table-z default), so the height does not change what the test proves.
+ */
+const MARK_Z = -0.3;
 /** Four marks spread over the camera's view of the table, and a fifth held out of the fit to judge it. */
 const MARKS: readonly (readonly [number, number])[] = [
   [-0.28, 0.22],
@@ -36,11 +41,9 @@ describe.skipIf(!built)("armbridge camera calibrate on the simulated overhead ca
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-camcal-"));
-    // The default arm, its overhead camera uncalibrated and lossless (PNG: pixels as drawn), the floor lowered so the tip can reach the table.
-    const raw = parse(readFileSync("config/sim-arm.yaml", "utf8")) as { arm: { urdf: string }; workspace: { floor_z: number; keep_in: { min: number[] } }; cameras: { table?: unknown; sim: { format: string } }[] };
+    // The default arm with its shipped envelope, its overhead camera uncalibrated and lossless (PNG: pixels as drawn).
+    const raw = parse(readFileSync("config/sim-arm.yaml", "utf8")) as { arm: { urdf: string }; cameras: { table?: unknown; sim: { format: string } }[] };
     raw.arm.urdf = resolve("config", raw.arm.urdf);
-    raw.workspace.floor_z = -0.41;
-    raw.workspace.keep_in.min[2] = -0.45;
     delete raw.cameras[0]!.table;
     raw.cameras[0]!.sim.format = "png";
     config = join(dir, "arm.yaml");
