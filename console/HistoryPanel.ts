@@ -1,17 +1,10 @@
 import { describeError, type ApiClient } from "./api.js";
 import { $, el, setText } from "./dom.js";
 import { clientLabel, clockTime } from "./format.js";
+import { stateLabel } from "./stateWords.js";
 import { ACTION_STATES, type ActionRowState, type ActionView, type ClientsList, type ClientView } from "./wire.js";
 
-const STATE_LABEL: Readonly<Record<ActionRowState, string>> = {
-  started: "RUNNING",
-  done: "DONE",
-  failed: "FAILED",
-  unknown: "UNKNOWN",
-  confirmed_done: "CONFIRMED REACHED",
-  confirmed_partial: "CONFIRMED PART-WAY",
-  confirmed_not_done: "CONFIRMED NOT MOVED",
-};
+const STATE_LABEL: Readonly<Record<ActionRowState, string>> = Object.fromEntries(ACTION_STATES.map((s) => [s, stateLabel(s)])) as Record<ActionRowState, string>;
 
 /** Who or what settled a row, and when: "settled by ana at 12:03:04 (partial)", "settled by completion at 12:01:00". */
 export function settledText(a: ActionView): string {

@@ -44,6 +44,17 @@ export class ApiClient {
     return this.#call<T>("GET", path, undefined);
   }
 
+  /** Bytes (a camera frame) with the response's headers. */
+  async getBlob(path: string, signal?: AbortSignal): Promise<{ blob: Blob; headers: Headers }> {
+    const response = await fetch(path, { headers: this.headers, cache: "no-store", ...(signal ? { signal } : {}) });
+    if (response.status === 401) this.#onRefused();
+    if (!response.ok) {
+      const json: unknown = await response.json().catch(() => null);
+      throw new ApiError(response.status, errorBodyOf(response.status, response.statusText, json));
+    }
+    return { blob: await response.blob(), headers: response.headers };
+  }
+
   async post<T>(path: string, body: unknown): Promise<T> {
     return this.#call<T>("POST", path, body);
   }

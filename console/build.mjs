@@ -45,7 +45,7 @@ const contentSecurityPolicy = [
   `script-src ${sha256(script)}`,
   `style-src ${sha256(style)}`,
   "connect-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",

@@ -8,6 +8,8 @@ import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
+import { HaltBar } from "./HaltBar.js";
+import { CameraPanel } from "./CameraPanel.js";
 import { clientLabel, clockTime } from "./format.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
 import { howFaultClears } from "./faultAdvice.js";
@@ -58,6 +60,8 @@ interface ActiveMotion {
 class OperatorConsole {
   readonly #api: ApiClient;
   readonly #history: HistoryPanel;
+  readonly #haltBar: HaltBar;
+  readonly #cameras: CameraPanel;
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
   readonly #approvalCards = new Map<string, ApprovalCard>();
@@ -80,7 +84,11 @@ class OperatorConsole {
       localStorage.setItem(NAME_KEY, this.#operator.value.trim());
       this.#syncButtons();
     });
-    $("halt").addEventListener("click", () => void this.#halt());
+    this.#cameras = new CameraPanel(api);
+    this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
+      void this.#refreshState();
+      this.#history.refresh(0);
+    });
   }
 
   get #ctx(): CardContext {
@@ -108,6 +116,7 @@ class OperatorConsole {
           this.#stream = s;
           if (s.state === "live") {
             if (!this.#arm) void this.#loadArm();
+            this.#cameras.load().catch(() => undefined);
             void this.#loadSecurity();
             this.#history.refresh(0);
             this.#refreshApprovals(0);
@@ -188,6 +197,10 @@ class OperatorConsole {
       case "approval_resolved":
         this.#refreshApprovals(0);
         break;
+      case "halted":
+      case "halt_released":
+        void this.#refreshState();
+        break;
       case "queued":
       case "timed_out":
       case "paced":
@@ -235,6 +248,7 @@ class OperatorConsole {
     const pendingBefore = this.#approvalCount(this.#state);
     this.#state = s;
     this.#sampleAt = sampleAt;
+    this.#haltBar.update(s);
     if (this.#approvalCount(s) !== pendingBefore) this.#refreshApprovals(0);
     if (!this.#arm) return this.#render();
     const ids = new Set<string>();
@@ -356,20 +370,6 @@ class OperatorConsole {
     b.className = `banner ${tone}`;
     b.hidden = false;
     setText(b, message);
-  }
-
-  async #halt(): Promise<void> {
-    try {
-      const r = await this.#api.post<{ responses: { response: { output?: { status: string; message: string }; error?: { status: string; message: string } } }[] }>("/v1/calls", {
-        calls: [{ id: `console-stop-${Date.now()}`, name: "stop", args: {} }],
-        // The halt is recorded under who pressed it, and a motion it cuts short names them to its model.
-        client: { kind: "console", name: ($("operator") as HTMLInputElement).value.trim() || "console" },
-      });
-      const o = r.responses[0]?.response.output ?? r.responses[0]?.response.error;
-      this.#banner(o?.status === "done" ? "ok" : "bad", `Halt: ${o?.message ?? "no answer"}`);
-    } catch (error) {
-      this.#banner("bad", `Halt failed: ${describeError(error)}`);
-    }
   }
 }
 

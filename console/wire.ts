@@ -13,13 +13,19 @@ export type {
   ApprovalView,
   ArmAxisView as ArmAxis,
   ArmDescriptionView as ArmDescription,
+  CamerasList,
+  CameraView,
   ClientView,
   ClientsList,
   InFlightView,
   ConfirmOption,
   ExecutorEventView,
+  HaltAnswer,
+  HaltReleaseAnswer,
+  HaltView,
   LinkView,
   SecurityReport,
+  TablePointView,
 } from "../src/surfaces/http/wire/index.js";
 
 /** GET /v1/state and the SSE `state` event. */
@@ -37,6 +43,7 @@ const STATE_ORDER: Readonly<Record<ActionRowState, number>> = {
   confirmed_done: 4,
   confirmed_partial: 5,
   confirmed_not_done: 6,
+  halted: 7,
 };
 export const ACTION_STATES: readonly ActionRowState[] = (Object.keys(STATE_ORDER) as ActionRowState[]).sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]);
 

@@ -27,6 +27,10 @@ export const ERROR_CODES = {
     "Resources {resources} are quarantined by unresolved action(s) {actionIds}; an operator must confirm them first",
   ARMB_ERR_DEADLINE_SPENT: "The run deadline was spent before {tool} could start; nothing was sent",
   ARMB_ERR_MOTION_REFUSED: "The arm refused action {actionId}: {reason}",
+  ARMB_ERR_HALTED:
+    "The bridge is halted ({haltId}, {why}) and refuses every motion until an operator releases the halt (console, `armbridge release --operator NAME`, POST /v1/halt/release); nothing was sent",
+  ARMB_ERR_NOT_HALTED: "The bridge is not halted: there is nothing to release",
+  ARMB_ERR_RELEASE_OPERATOR_REQUIRED: "Releasing the halt needs an operator name: the person at the arm says it is safe to move again",
 
   // kinematics and the safety envelope
   ARMB_ERR_URDF_INVALID: "URDF {path} cannot be used: {reason}",

@@ -3,6 +3,7 @@ import { poseOf } from "../ledger/ActionRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
 import type { ActionRecord, ArmStatus, Transport } from "../transport/Transport.js";
+import { whoHalted } from "../ledger/HaltRow.js";
 import { haltWords, type HaltRecord } from "./HaltLog.js";
 import type { Quarantine } from "./Quarantine.js";
 import { settlementMessage } from "./settlementMessage.js";
@@ -51,7 +52,9 @@ export class ActionSettler {
     const halted = ctx.halt ? haltWords(ctx.halt) : undefined;
     const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: halted ? [...ctx.notes, halted] : ctx.notes };
     const state = STATE_OF_VERDICT[verdict.kind];
-    const settledBy: SettledBy = state === "unknown" ? "none" : ctx.by;
+    // A halt a person asked for settles by the operator; a model's own stop by the arm's report of it.
+    const settledBy: SettledBy = state === "unknown" ? "none" : verdict.kind === "halted" && verdict.halt.source !== "tool" ? "operator" : ctx.by;
+    const evidencePose = evidence.pose;
     const message = settlementMessage({
       tool: before?.tool ?? "motion",
       actionId,
@@ -59,9 +62,14 @@ export class ActionSettler {
       verdict,
       by: ctx.by,
       timedOut: ctx.timedOut,
-      halted,
+      pose: evidencePose,
+      targets: before?.command?.targets,
+      // A halted verdict's own words already name who halted it (from the latch's record).
+      halted: verdict.kind === "halted" ? undefined : halted,
     });
-    const row = ledger.settle(actionId, { state, timedOut: ctx.timedOut, settledBy, message, evidence }, this.#d.now());
+    const operator = verdict.kind === "halted" ? (verdict.halt.operator ?? whoHalted(verdict.halt)) : undefined;
+    const notes = verdict.kind === "halted" ? [...(evidence.notes ?? []), `halted by ${whoHalted(verdict.halt)} (${verdict.halt.haltId}); the arm confirmed the halt`] : evidence.notes;
+    const row = ledger.settle(actionId, { state, timedOut: ctx.timedOut, settledBy, message, evidence: { ...evidence, notes }, operator }, this.#d.now());
     quarantine.update(row);
     if (row.state === "unknown") log.warn({ action_id: actionId, resources: row.resources }, "action unknown: its resources are quarantined until an operator confirms");
     if (before?.state === "unknown" && row.state !== "unknown") {

@@ -47,8 +47,28 @@ export type CallResult =
       /** Set when the bridge itself refused before sending anything (e.g. ARMB_ERR_LEDGER_LOST). */
       readonly error_code?: ErrorCode;
     })
-  /** We could not tell what happened. Never re-run; a person must confirm. The joints are quarantined until then. */
-  | (Common & { readonly status: "unknown"; readonly action_id: string; readonly pose?: Pose; readonly resources: readonly string[] })
+  /**
+   * The motion moved, then ended part-way at a known pose, short of its
+   * target: halted by a halt the arm confirmed, or an operator saw it stop
+   * part-way. Never `done` (the target was not reached) and never `failed`
+   * (the arm moved). A next motion plans from `pose` — after a halt only once
+   * an operator has released it.
+   */
+  | (Common & {
+      readonly status: "stopped";
+      readonly action_id: string;
+      /** Where it stopped (axis → position), as the arm reported it; absent only when the bridge had no pose then. */
+      readonly pose?: Pose;
+      /** Why it stopped, in words: who halted it, or who saw it stop. */
+      readonly reason: string;
+    })
+  /**
+   * We could not tell what happened. Never re-run; a person must confirm. The
+   * joints are quarantined until then. `action_id` names the motion to
+   * confirm; a `stop` whose halt the arm did not confirm has none (the halt's
+   * latch is what an operator releases).
+   */
+  | (Common & { readonly status: "unknown"; readonly action_id?: string; readonly pose?: Pose; readonly resources: readonly string[] })
   /** Invalid call: nothing was recorded or sent. */
   | (Common & {
       readonly status: "rejected";
@@ -77,6 +97,8 @@ export type ResultOf<S extends CallStatus> = Extract<CallResult, { status: S }>;
 export const CALL_STATUSES: Readonly<Record<CallStatus, { readonly terminalForModel: boolean; readonly mayRerun: boolean }>> = {
   done: { terminalForModel: true, mayRerun: false },
   failed: { terminalForModel: true, mayRerun: true },
+  // From where it stopped; after a halt, only once an operator released it (until then motions are `blocked`).
+  stopped: { terminalForModel: true, mayRerun: true },
   unknown: { terminalForModel: false, mayRerun: false },
   rejected: { terminalForModel: true, mayRerun: true },
   skipped: { terminalForModel: true, mayRerun: true },

@@ -26,6 +26,8 @@ import { CONFIRM_OUTCOME_RULES } from "../ledger/confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
 import { rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
+import { clientOfHalt, HaltLatch, type HaltOutcome, type HaltRequest } from "./HaltLatch.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
 import { HaltLog } from "./HaltLog.js";
 import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
@@ -118,6 +120,8 @@ export class Executor {
   readonly quarantine: Quarantine;
   /** Calls waiting for an operator's approve / decline (config `approval`). */
   readonly approvals: ApprovalDesk;
+  /** The halt latch: on from any halt until an operator releases it; every motion is refused meanwhile. */
+  readonly halts: HaltLatch;
   /** limits.motions_per_minute: the bridge's one bucket, undefined when not configured. */
   readonly motionRate: MotionRateLimit | undefined;
   #lastEnvelopeRefusal: EnvelopeRefusalRecord | undefined;
@@ -131,7 +135,8 @@ export class Executor {
   readonly #settler: ActionSettler;
   readonly #motions: MotionRunner;
   readonly #imagesAfterMotion: ExecutorOptions["imagesAfterMotion"];
-  readonly #halts = new HaltLog();
+  /** Every halt sent, with the client that asked for it: a motion a halt cut short names them. */
+  readonly #haltLog = new HaltLog();
   /** Motions that may be moving the arm now: the envelope check of every new motion accounts for them. */
   readonly #inFlight = new InFlightMotions();
   #unwatch: (() => void) | undefined;
@@ -158,8 +163,15 @@ export class Executor {
       quarantined: () => this.quarantine.byResource(),
       now: this.#now,
     };
-    this.#haltCtx = { ...this.#ctx, halt: (o) => this.transport.halt({ ...(o.axes ? { axes: o.axes } : {}), signal: o.signal }) };
     const emit = (e: ExecutorEvent): void => this.#emit(e);
+    this.halts = new HaltLatch({
+      ledger: this.ledger,
+      transport: this.transport,
+      log: this.#log,
+      now: this.#now,
+      onChange: (c) => emit(c.kind === "halted" ? { type: "halted", halt: c.halt } : { type: "halt_released", halts: c.halts }),
+    });
+    this.#haltCtx = { ...this.#ctx, halt: (o) => this.halts.halt({ source: "tool", callId: o.callId, axes: o.axes, client: o.client }, o.signal) };
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
       now: this.#now,
@@ -190,7 +202,8 @@ export class Executor {
       emit,
       shutdown: this.#shutdown.signal,
       inFlight: this.#inFlight,
-      halts: this.#halts,
+      halts: this.halts,
+      haltLog: this.#haltLog,
       motionRate: this.motionRate,
       onEnvelopeRefusal: (r) => {
         this.#lastEnvelopeRefusal = { call_id: r.callId, tool: r.tool, at_ms: this.#now(), ...r.contact };
@@ -292,6 +305,25 @@ export class Executor {
   }
 
   /**
+   * A halt asked by a person (console, CLI, HTTP): sent at once, latching the
+   * bridge until an operator releases it. Resolves once the arm answered, or
+   * after the stop tool's timeout (then it counts as not confirmed).
+   * The `stop` tool goes the same way.
+   */
+  halt(request: HaltRequest): Promise<HaltOutcome> {
+    // Logged before it leaves, under who asked (the console's HALT as the console client): a motion it cuts short names them.
+    this.#haltLog.record({ at: this.#now(), axes: request.axes, callId: request.callId, client: clientOfHalt(request) });
+    return this.halts.halt(request, AbortSignal.timeout(this.config.timeoutsMs.stop));
+  }
+
+  /** An operator's release of the halt latch, by name (ARMB_ERR_OPERATOR_REQUIRED without one, ARMB_ERR_NOT_HALTED when there is none). */
+  releaseHalt(release: { readonly operator: string; readonly note?: string | undefined }): HaltRow[] {
+    const operator = normaliseOperatorName(release.operator);
+    if (operator === undefined) throw new ArmbridgeError("ARMB_ERR_RELEASE_OPERATOR_REQUIRED");
+    return this.halts.release(operator, release.note);
+  }
+
+  /**
    * Counts every motion the ledger holds `started` or `unknown` as in flight
    * for the envelope, over its whole recorded path (inFlightOfRow), until it
    * is settled or confirmed. Runs at construction — a start, an adopted
@@ -352,7 +384,7 @@ export class Executor {
         result = await this.#annotateMotion(tool, parsed.data, result, images);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client) }, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId }, deadline.signal, deadline.at);
       }
     }
     const durationMs = this.#now() - startedAt;
@@ -366,8 +398,8 @@ export class Executor {
     return {
       ...this.#haltCtx,
       halt: (o) => {
-        this.#halts.record({ at: this.#now(), axes: o.axes, callId, client });
-        return this.#haltCtx.halt(o);
+        this.#haltLog.record({ at: this.#now(), axes: o.axes, callId, client });
+        return this.#haltCtx.halt({ ...o, client });
       },
     };
   }

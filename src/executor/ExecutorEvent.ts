@@ -1,5 +1,6 @@
 import type { ActionRow } from "../ledger/ActionRow.js";
 import type { CallClient } from "../ledger/CallClient.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
 import type { MotionPace } from "../transport/Transport.js";
 import type { ApprovalView, DecidedApprovalView } from "./ApprovalDesk.js";
 import type { CallResult } from "./CallResult.js";
@@ -21,4 +22,15 @@ export type ExecutorEvent =
   /** A call holds its locks and waits for an operator's approve / decline; nothing is sent or recorded yet. */
   | ({ readonly type: "approval_requested"; readonly callId: string; readonly tool: string; readonly approval: ApprovalView } & FromClient)
   /** The request ended: approved (the motion goes on), declined, expired or withdrawn (the call is rejected). */
-  | ({ readonly type: "approval_resolved"; readonly callId: string; readonly tool: string; readonly approval: DecidedApprovalView } & FromClient);
+  | ({ readonly type: "approval_resolved"; readonly callId: string; readonly tool: string; readonly approval: DecidedApprovalView } & FromClient)
+  /** A halt was sent (the bridge is latched), or the arm answered it: `halt.confirmed` says which; `halt.client` says who asked. */
+  | { readonly type: "halted"; readonly halt: HaltRow }
+  /** An operator released the latch: motion is accepted again. */
+  | { readonly type: "halt_released"; readonly halts: readonly HaltRow[] };
+
+/** The events about one call (they carry its call id). */
+export type CallEvent = Extract<ExecutorEvent, { readonly callId: string }>;
+
+export function isCallEvent(e: ExecutorEvent): e is CallEvent {
+  return "callId" in e;
+}

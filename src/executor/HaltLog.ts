@@ -1,12 +1,13 @@
 import { describeClient, type CallClient } from "../ledger/CallClient.js";
 
-/** One halt asked of the arm through the executor (the `stop` tool): when, of which axes, by whom. */
+/** One halt asked of the arm through the executor (the `stop` tool, or a person's HALT: console, CLI, HTTP): when, of which axes, by whom. */
 export interface HaltRecord {
   /** Epoch ms the halt was sent. */
   readonly at: number;
   /** The axes halted; undefined for every axis. */
   readonly axes: readonly string[] | undefined;
-  readonly callId: string;
+  /** The `stop` call that sent it; undefined for a person's HALT (console, CLI, HTTP), which is no call. */
+  readonly callId: string | undefined;
   readonly client: CallClient | undefined;
 }
 
@@ -38,9 +39,10 @@ export class HaltLog {
   }
 }
 
-/** "halted while it ran: stop (call console-stop-1) from console ana at 2026-12-01T12:03:04.120Z, of all axes". */
+/** "a halt was sent while it ran: HALT from console ana at 2026-12-01T12:03:04.120Z, of all axes" (or "stop (call c-7) from agent …"). */
 export function haltWords(h: HaltRecord): string {
   const who = h.client ? ` from ${describeClient(h.client)}` : "";
   const axes = h.axes === undefined ? "all axes" : h.axes.join(", ");
-  return `a halt was sent while it ran: stop (call ${h.callId})${who} at ${new Date(h.at).toISOString()}, of ${axes}`;
+  const what = h.callId === undefined ? "HALT" : `stop (call ${h.callId})`;
+  return `a halt was sent while it ran: ${what}${who} at ${new Date(h.at).toISOString()}, of ${axes}`;
 }

@@ -22,7 +22,10 @@ import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, notApproved, rejected, skipped } from "./callResults.js";
+import { blocked, blockedByHalt, notApproved, rejected, skipped } from "./callResults.js";
+import type { HaltLatch } from "./HaltLatch.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
+import type { Verdict } from "./Verdict.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
 import type { HaltLog } from "./HaltLog.js";
 import { LockWaitAborted, type JointLockTable } from "./JointLockTable.js";
@@ -49,8 +52,10 @@ export interface MotionRunnerDeps {
   readonly shutdown: AbortSignal;
   /** Motions that may be moving the arm now; a new one's envelope check accounts for them. */
   readonly inFlight: InFlightMotions;
-  /** Halts sent through the executor: a motion one cut short says so when it settles. */
-  readonly halts: HaltLog;
+  /** The halt latch: while it is on, nothing is sent; a halt the arm confirmed explains a motion it cut short. */
+  readonly halts: HaltLatch;
+  /** Halts sent through the executor, with who sent them: a motion one cut short names them when it settles. */
+  readonly haltLog: HaltLog;
   /** limits.motions_per_minute, one bucket for the bridge; undefined when not configured. */
   readonly motionRate: MotionRateLimit | undefined;
   /** Told of every envelope refusal (GET /v1/state keeps the last one for a 3D view). */
@@ -83,6 +88,8 @@ export class MotionRunner {
     const runSignal = deadline.signal;
     const resources = [...new Set(tool.resources(args))].sort();
     const isBlocked = (): CallResult | undefined => {
+      const halt = d.halts.engaged;
+      if (halt) return blockedByHalt(tool.name, resources, halt);
       const b = d.quarantine.blocking(resources);
       return b.actionIds.length === 0 ? undefined : blocked(tool.name, b.resources, b.actionIds);
     };
@@ -157,6 +164,12 @@ export class MotionRunner {
       const sentAt = d.now();
       await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client }, sentAt);
       sentActionId = command.actionId;
+      // A halt that came while the intent was being written: recorded, never sent.
+      const haltNow = d.halts.engaged;
+      if (haltNow) {
+        outcome = this.#notSentForHalt(command, haltNow);
+        return outcome;
+      }
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       if (slowed) {
         log.info(
@@ -285,7 +298,7 @@ export class MotionRunner {
     const d = this.#d;
     const { command, tool, end, log } = m;
     /** The newest halt sent since this motion left that covers its axes, looked up when its verdict is written. */
-    const halt = (): ReturnType<HaltLog["latestSince"]> => d.halts.latestSince(m.sentAt, Object.keys(command.targets));
+    const halt = (): ReturnType<HaltLog["latestSince"]> => d.haltLog.latestSince(m.sentAt, Object.keys(command.targets));
     if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
     let timedOut = false;
     let initialRecord;
@@ -300,7 +313,7 @@ export class MotionRunner {
           case "not_moved":
             return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
           case "interrupted":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "interrupted", detail: o.notes.join("; ") }, ctx));
+            return resultFromRow(d.settler.settle(command.actionId, await this.#haltExplains({ kind: "interrupted", detail: o.notes.join("; ") }, m.sentAt), ctx));
           case "in_progress":
           case "no_evidence":
             initialRecord = end.record;
@@ -341,7 +354,7 @@ export class MotionRunner {
     if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
     const pace = m.clock.pace();
     const paused = outcome.pausedForMs !== undefined || m.waitEnd === "paused";
-    const verdict =
+    const judged =
       outcome.verdict.kind === "undetermined"
         ? {
             kind: "undetermined" as const,
@@ -352,7 +365,36 @@ export class MotionRunner {
                 : "the link failed and observing the arm was inconclusive",
           }
         : outcome.verdict;
+    const verdict = await this.#haltExplains(judged, m.sentAt);
     return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes, halt: halt() }));
+  }
+
+  /**
+   * A motion that moved and ended short of its target while a halt sent after
+   * it started was open: once the arm confirmed that halt, the halt explains
+   * it — it stopped where the arm reports it, by the halt (`halted`), and no
+   * one need be asked. A halt the arm did not confirm explains nothing: the
+   * verdict stands (`unknown`, joints quarantined).
+   */
+  async #haltExplains(verdict: Verdict, sentAt: number): Promise<Verdict> {
+    if (verdict.kind !== "interrupted") return verdict;
+    const answer = this.#d.halts.answerSince(sentAt);
+    if (!answer) return verdict;
+    const halt = await answer;
+    return halt.confirmed === true ? { kind: "halted", halt } : verdict;
+  }
+
+  /** The intent is durable but a halt came first: nothing was sent, and the row says so (positive evidence: it never left). */
+  #notSentForHalt(command: MotionCommand, halt: HaltRow): CallResult {
+    const reason = `the bridge was halted (${halt.haltId}) before it was sent; nothing left for the arm`;
+    this.#d.log.warn({ action_id: command.actionId, halt_id: halt.haltId }, "halt latched while the intent was written: not sent");
+    return resultFromRow(
+      this.#d.settler.settle(
+        command.actionId,
+        { kind: "not_moved", reason },
+        { by: "completion", timedOut: false, notes: [reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: reason } },
+      ),
+    );
   }
 
   /**

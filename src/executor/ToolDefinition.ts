@@ -4,6 +4,8 @@ import type { CameraImage } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ErrorCode } from "../errors.js";
 import type { ActionRow } from "../ledger/ActionRow.js";
+import type { CallClient } from "../ledger/CallClient.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
 import type { MotionPlan } from "../motion/MotionPlan.js";
 import type { ActionRecord, ArmStatus, HaltResult, MotionCommand } from "../transport/Transport.js";
 
@@ -25,9 +27,15 @@ export interface ReadContext {
   readonly imageBudget?: ImageBudget | undefined;
 }
 
-/** What a halt tool may use: the reads, and halting. */
+/** What a halt tool may use: the reads, and halting (which latches the bridge until an operator releases it). */
 export interface HaltContext extends ReadContext {
-  readonly halt: (options: { readonly axes?: readonly string[]; readonly signal: AbortSignal }) => Promise<HaltResult>;
+  readonly halt: (options: {
+    readonly axes?: readonly string[] | undefined;
+    readonly signal: AbortSignal;
+    readonly callId?: string | undefined;
+    /** Who sent the `stop` call, when it said. */
+    readonly client?: CallClient | undefined;
+  }) => Promise<{ readonly halt: HaltRow; readonly result: HaltResult }>;
 }
 
 /** Everything an observation may look at. */
@@ -120,6 +128,11 @@ export interface HaltTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
 
 export interface ReadOutput {
   readonly message: string;
+  /**
+   * Set by a halt the arm did not confirm: the call's outcome is unknown (the
+   * arm may still be moving), never `done`. Names the resources it concerns.
+   */
+  readonly unconfirmed?: { readonly resources: readonly string[] } | undefined;
   readonly data: Readonly<Record<string, unknown>>;
   readonly pose?: Readonly<Record<string, number>> | undefined;
   /** Pictures for the model (get_camera_image); surfaces deliver them as image content. */

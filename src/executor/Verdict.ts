@@ -1,4 +1,5 @@
 import type { ActionRowState } from "../ledger/ActionRow.js";
+import type { HaltRow } from "../ledger/HaltRow.js";
 
 /**
  * What the evidence says about one motion, whoever gathered it (the arm's
@@ -14,6 +15,8 @@ import type { ActionRowState } from "../ledger/ActionRow.js";
  * - `not_moved`: positive evidence that nothing moved.
  * - `interrupted`: it moved, then ended short of its target.
  * - `undetermined`: no conclusive evidence.
+ * - `halted`: it moved and ended short of its target because of a halt the
+ *   arm confirmed, at the pose the arm reported (`who` halted it).
  */
 export type Verdict =
   /** `detail`: how it was reached, when that matters to the model (a gripper closed on an object). */
@@ -21,15 +24,17 @@ export type Verdict =
   | { readonly kind: "target_holds"; readonly ran: "never" | "unknowable" }
   | { readonly kind: "not_moved"; readonly reason: string }
   | { readonly kind: "interrupted"; readonly detail: string }
-  | { readonly kind: "undetermined"; readonly why: string };
+  | { readonly kind: "undetermined"; readonly why: string }
+  | { readonly kind: "halted"; readonly halt: HaltRow };
 
 export type VerdictKind = Verdict["kind"];
 
 /** The ledger state each verdict settles an action in. */
-export const STATE_OF_VERDICT: Readonly<Record<VerdictKind, Extract<ActionRowState, "done" | "failed" | "unknown">>> = {
+export const STATE_OF_VERDICT: Readonly<Record<VerdictKind, Extract<ActionRowState, "done" | "failed" | "unknown" | "halted">>> = {
   reached: "done",
   target_holds: "done",
   not_moved: "failed",
   interrupted: "unknown",
   undetermined: "unknown",
+  halted: "halted",
 };

@@ -2,6 +2,7 @@ import type { ErrorCode } from "../errors.js";
 import type { DecidedApprovalView } from "./ApprovalDesk.js";
 import type { ArgIssue } from "../validation/formatIssues.js";
 import type { CallResult } from "./CallResult.js";
+import { whoHalted, type HaltRow } from "../ledger/HaltRow.js";
 import { resultMessages } from "./resultMessages.js";
 
 /** Nothing was recorded or sent: the call itself was wrong. */
@@ -29,6 +30,20 @@ export function blocked(tool: string, resources: readonly string[], actionIds: r
     blocked_by: actionIds,
     resources,
     message: resultMessages.blocked(tool, resources, actionIds),
+    timed_out: false,
+    settled_by: "none",
+  };
+}
+
+/** The halt latch is on: nothing was sent; an operator must release it first. */
+export function blockedByHalt(tool: string, resources: readonly string[], halt: HaltRow): CallResult {
+  const why = `${whoHalted(halt)} halted it at ${new Date(halt.haltedAt).toISOString()}`;
+  return {
+    status: "blocked",
+    error_code: "ARMB_ERR_HALTED",
+    blocked_by: [halt.haltId],
+    resources,
+    message: resultMessages.refusedWhileHalted(tool, halt.haltId, why),
     timed_out: false,
     settled_by: "none",
   };

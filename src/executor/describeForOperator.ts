@@ -25,6 +25,11 @@ const DESCRIBE: Readonly<Record<ActionRowState, (row: ActionRow) => string>> = {
   confirmed_done: (row) => confirmed(row),
   confirmed_partial: (row) => confirmed(row),
   confirmed_not_done: (row) => confirmed(row),
+  halted: (row) => {
+    const pose = row.evidence?.pose;
+    const at = pose ? Object.entries(pose).filter(([k]) => row.command === undefined || k in row.command.targets).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(", ") : "";
+    return `Stopped part-way by a halt the arm confirmed${at ? `, at ${at}` : ""}${row.operator ? ` (halted by ${row.operator})` : ""}. No confirmation needed.`;
+  },
 };
 
 function confirmed(row: ActionRow): string {

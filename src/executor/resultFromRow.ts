@@ -38,10 +38,17 @@ export function resultFromRow(row: ActionRow): CallResult {
     }),
     confirmed_partial: () => ({
       ...base,
-      status: "failed",
+      status: "stopped",
       settled_by: "operator",
       reason: `an operator (${row.operator ?? "?"}) confirmed the arm stopped part-way`,
       message: CONFIRM_OUTCOME_RULES.partial.modelIsTold(factsOfRow(row)),
+    }),
+    halted: () => ({
+      ...base,
+      status: "stopped",
+      settled_by: row.settledBy,
+      reason: row.evidence?.notes?.at(-1) ?? "a halt stopped it part-way",
+      message: row.message ?? resultMessages.stoppedByHalt(row.tool, row.actionId, "a halt", pose),
     }),
     unknown: () => ({
       ...base,

@@ -42,6 +42,21 @@ export const resultMessages = {
       "Ask the user (the operator) to check the arm and confirm what happened, and wait until they do."
     );
   },
+  /** A motion a confirmed halt stopped part-way: where it is, and that nothing moves until an operator releases the halt. */
+  stoppedByHalt(tool: string, actionId: string, who: string, pose: Readonly<Record<string, number>> | undefined): string {
+    const at = pose && Object.keys(pose).length > 0 ? `at ${Object.entries(pose).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(", ")}` : "at a pose the bridge did not receive (read get_arm_state)";
+    return (
+      `${tool} (action_id=${actionId}) was stopped part-way: ${who} halted the arm ${at}, short of its target. ` +
+      "It may not move until an operator releases the halt: every motion is refused (blocked) until then. Once released, plan the next motion from this pose."
+    );
+  },
+  /** A halt the arm did not confirm: the arm may still be moving. */
+  haltUnconfirmed(what: string, why: string): string {
+    return (
+      `The halt of ${what} was NOT confirmed by the arm (${why}): the arm may still be moving. ` +
+      "Do not send motion; ask the user (the operator) to check the arm now and use the emergency stop if it moves. Every motion is refused until an operator releases the halt."
+    );
+  },
   rejected(tool: string, issues: string): string {
     return `${tool} was rejected before anything was sent: ${issues}. Fix the arguments and call again.`;
   },
@@ -57,6 +72,9 @@ export const resultMessages = {
   },
   skipped(tool: string): string {
     return `${tool} was skipped: the run's time budget was spent before it could start. Nothing was sent to the arm. This is a timeout, not a failure of the arm.`;
+  },
+  refusedWhileHalted(tool: string, haltId: string, why: string): string {
+    return `${tool} is refused: the bridge is halted (${haltId}: ${why}). Nothing was sent. Do not retry until the user (the operator) releases the halt; ask them to.`;
   },
   blocked(tool: string, resources: readonly string[], actionIds: readonly string[]): string {
     return (

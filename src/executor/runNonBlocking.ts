@@ -8,7 +8,7 @@ import { resultMessages } from "./resultMessages.js";
 export async function runNonBlocking(
   tool: ReadTool | HaltTool,
   args: unknown,
-  ctx: { readonly read: ReadContext; readonly halt: HaltContext },
+  ctx: { readonly read: ReadContext; readonly halt: HaltContext; readonly callId?: string | undefined },
   runSignal: AbortSignal,
   deadlineAt: number,
 ): Promise<CallResult> {
@@ -18,7 +18,12 @@ export async function runNonBlocking(
   const timer = setTimeout(() => wait.abort(), budget);
   try {
     // A read tool gets the reads only: nothing in its context can move or stop the arm.
-    const out = tool.kind === "halt" ? await tool.run(args, ctx.halt, wait.signal) : await tool.run(args, ctx.read, wait.signal);
+    const haltCtx: HaltContext = { ...ctx.halt, halt: (o) => ctx.halt.halt({ ...o, callId: ctx.callId }) };
+    const out = tool.kind === "halt" ? await tool.run(args, haltCtx, wait.signal) : await tool.run(args, ctx.read, wait.signal);
+    // A halt the arm did not confirm is not done: the arm may still be moving.
+    if (out.unconfirmed) {
+      return { status: "unknown", resources: out.unconfirmed.resources, message: out.message, timed_out: false, settled_by: "none", ...(out.pose ? { pose: out.pose } : {}) };
+    }
     return {
       status: "done",
       message: out.message,

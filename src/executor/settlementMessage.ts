@@ -1,3 +1,4 @@
+import { whoHalted } from "../ledger/HaltRow.js";
 import { resultMessages } from "./resultMessages.js";
 import type { Verdict } from "./Verdict.js";
 
@@ -8,6 +9,10 @@ export interface SettlementWords {
   readonly verdict: Verdict;
   readonly by: "completion" | "observation";
   readonly timedOut: boolean;
+  /** The pose the verdict was judged on (where a halted motion stopped). */
+  readonly pose?: Readonly<Record<string, number>> | undefined;
+  /** The axes the motion commanded: the pose words name these. */
+  readonly targets?: Readonly<Record<string, number>> | undefined;
   /** Set when a halt was sent while the motion ran (haltWords): said first, so the model knows why it ended where it did. */
   readonly halted?: string | undefined;
 }
@@ -31,5 +36,12 @@ function verdictWords(w: SettlementWords): string {
       return resultMessages.unknown(w.tool, w.actionId, `${v.detail} — short of its target`, w.resources);
     case "undetermined":
       return resultMessages.unknown(w.tool, w.actionId, v.why, w.resources);
+    case "halted":
+      return resultMessages.stoppedByHalt(w.tool, w.actionId, whoHalted(v.halt), commandedOnly(w.pose, w.targets));
   }
+}
+
+function commandedOnly(pose: Readonly<Record<string, number>> | undefined, targets: Readonly<Record<string, number>> | undefined): Readonly<Record<string, number>> | undefined {
+  if (!pose || !targets) return pose;
+  return Object.fromEntries(Object.entries(pose).filter(([axis]) => axis in targets));
 }

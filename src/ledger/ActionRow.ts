@@ -8,7 +8,7 @@ import type { RecordedCommand } from "./RecordedCommand.js";
  * `unknown` means the bridge could not tell what happened and an operator must
  * confirm; there it means the arm has no record of the id.
  */
-export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial"] as const;
+export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial", "halted"] as const;
 export type ActionRowState = (typeof ACTION_STATES)[number];
 
 /**
@@ -86,6 +86,8 @@ export const QUARANTINES: Readonly<Record<ActionRowState, boolean>> = {
   confirmed_done: false,
   confirmed_not_done: false,
   confirmed_partial: false,
+  // Stopped by a halt the arm confirmed, at a pose it reported: nothing is in doubt. (The halt's own latch holds every joint.)
+  halted: false,
 };
 
 export function poseOf(status: ArmStatus | undefined): Record<string, number> | undefined {

@@ -7,6 +7,7 @@ import type { ActionRow, ActionRowState, ConfirmOutcome, ConfirmOutcomeInput, Ev
 import { canonicalOutcome } from "./ActionRow.js";
 import { isClientKind, normalizeClient, type CallClient, type ClientKind } from "./CallClient.js";
 import type { ArmBinding } from "./ArmBinding.js";
+import type { HaltRow, HaltSource } from "./HaltRow.js";
 import { fileChange, fileIdentityOf, type FileIdentity } from "./FileIdentity.js";
 import { CONFIRM_OUTCOME_RULES } from "./confirmOutcomes.js";
 import { FRESH_SCHEMA, migrateLedger, SCHEMA_VERSION } from "./ledgerSchema.js";
@@ -78,7 +79,9 @@ export interface ClientSeen {
 }
 
 export interface Settlement {
-  readonly state: "done" | "failed" | "unknown";
+  readonly state: "done" | "failed" | "unknown" | "halted";
+  /** Who settled it, when a person did (a halt's operator). */
+  readonly operator?: string | undefined;
   readonly timedOut: boolean;
   readonly settledBy: SettledBy;
   readonly message: string;
@@ -341,6 +344,7 @@ export class IntentLedger {
         settled_by: s.settledBy,
         message: s.message,
         evidence_json: s.evidence === undefined ? null : JSON.stringify(s.evidence),
+        operator: s.operator ?? null,
         now,
       });
     } finally {
@@ -387,6 +391,56 @@ export class IntentLedger {
     }
     this.#log.info({ action_id: actionId, state, outcome, operator }, "action confirmed by operator");
     return this.mustGet(actionId);
+  }
+
+  /** Records a halt (the latch is on from here until released); written durably. */
+  recordHalt(h: Pick<HaltRow, "haltId" | "haltedAt" | "source" | "operator" | "callId" | "client" | "axes" | "note">): HaltRow {
+    const client = h.client ? normalizeClient(h.client) : undefined;
+    this.#stmts.haltInsert.run({
+      client_kind: client?.kind ?? null,
+      client_name: client?.name ?? null,
+      client_session: client?.session ?? null,
+      halt_id: h.haltId,
+      halted_at: h.haltedAt,
+      source: h.source,
+      operator: h.operator ?? null,
+      call_id: h.callId ?? null,
+      axes_json: h.axes ? JSON.stringify(h.axes) : null,
+      note: h.note ?? null,
+    });
+    this.#log.warn({ halt_id: h.haltId, source: h.source, operator: h.operator, axes: h.axes }, "halt recorded: every motion is refused until an operator releases it");
+    return this.mustGetHalt(h.haltId);
+  }
+
+  /** What the arm said to a halt: confirmed (with the pose it reported) or not (with why). */
+  answerHalt(haltId: string, a: { readonly confirmed: boolean; readonly detail?: string | undefined; readonly pose?: Readonly<Record<string, number>> | undefined }, now = Date.now()): HaltRow {
+    this.#stmts.haltAnswer.run({ halt_id: haltId, confirmed: a.confirmed ? 1 : 0, detail: a.detail ?? null, pose_json: a.pose ? JSON.stringify(a.pose) : null, now });
+    return this.mustGetHalt(haltId);
+  }
+
+  /** Releases every open halt in one write; returns them. Throws ARMB_ERR_NOT_HALTED when none is open. */
+  releaseHalts(r: { readonly operator: string; readonly note?: string | undefined }, now = Date.now()): HaltRow[] {
+    const open = this.openHalts();
+    if (open.length === 0) throw new ArmbridgeError("ARMB_ERR_NOT_HALTED");
+    this.#stmts.haltRelease.run({ operator: r.operator, note: r.note ?? null, now });
+    this.#log.warn({ halts: open.map((h) => h.haltId), operator: r.operator }, "halt released by an operator: motion is accepted again");
+    return open.map((h) => this.mustGetHalt(h.haltId));
+  }
+
+  /** Halts not released yet, oldest first: the latch is on while there is one. */
+  openHalts(): HaltRow[] {
+    return (this.#stmts.haltsOpen.all() as RawHalt[]).map(toHalt);
+  }
+
+  /** The newest halts, newest first (released or not). */
+  recentHalts(limit = 20): HaltRow[] {
+    return (this.#stmts.haltsRecent.all(Math.max(1, Math.min(limit, 1000))) as RawHalt[]).map(toHalt);
+  }
+
+  mustGetHalt(haltId: string): HaltRow {
+    const raw = this.#stmts.haltById.get(haltId) as RawHalt | undefined;
+    if (!raw) throw new ArmbridgeError("ARMB_ERR_INTERNAL", { reason: `no halt ${haltId} in the ledger` });
+    return toHalt(raw);
   }
 
   get(actionId: string): ActionRow | undefined {
@@ -452,7 +506,7 @@ function prepare(db: Database.Database) {
     ),
     settle: db.prepare(
       `UPDATE actions SET state = @state, timed_out = @timed_out, settled_by = @settled_by, message = @message,
-         evidence_json = COALESCE(@evidence_json, evidence_json), settled_at = @now, updated_at = @now
+         evidence_json = COALESCE(@evidence_json, evidence_json), operator = COALESCE(@operator, operator), settled_at = @now, updated_at = @now
        WHERE action_id = @action_id AND (state = 'started' OR (state = 'unknown' AND @state != 'unknown'))`,
     ),
     confirm: db.prepare(
@@ -462,6 +516,15 @@ function prepare(db: Database.Database) {
        WHERE action_id = @action_id AND state = 'unknown'`,
     ),
     byAction: db.prepare(`SELECT * FROM actions WHERE action_id = ?`),
+    haltInsert: db.prepare(
+      `INSERT INTO halts (halt_id, halted_at, source, operator, call_id, client_kind, client_name, client_session, axes_json, note)
+       VALUES (@halt_id, @halted_at, @source, @operator, @call_id, @client_kind, @client_name, @client_session, @axes_json, @note)`,
+    ),
+    haltAnswer: db.prepare(`UPDATE halts SET confirmed = @confirmed, detail = @detail, pose_json = @pose_json, answered_at = @now WHERE halt_id = @halt_id`),
+    haltRelease: db.prepare(`UPDATE halts SET released_at = @now, released_by = @operator, release_note = @note WHERE released_at IS NULL`),
+    haltsOpen: db.prepare(`SELECT * FROM halts WHERE released_at IS NULL ORDER BY halted_at, halt_id`),
+    haltsRecent: db.prepare(`SELECT * FROM halts ORDER BY halted_at DESC, halt_id DESC LIMIT ?`),
+    haltById: db.prepare(`SELECT * FROM halts WHERE halt_id = ?`),
     metaGet: db.prepare(`SELECT value FROM meta WHERE key = ?`),
     metaPut: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     byCall: db.prepare(`SELECT * FROM actions WHERE call_id = ?`),
@@ -478,6 +541,46 @@ function prepare(db: Database.Database) {
        WHERE client_kind IS NOT NULL AND client_name IS NOT NULL
        GROUP BY client_kind, client_name, client_session ORDER BY last_at DESC LIMIT ?`,
     ),
+  };
+}
+
+interface RawHalt {
+  halt_id: string;
+  halted_at: number;
+  source: string;
+  operator: string | null;
+  call_id: string | null;
+  client_kind: string | null;
+  client_name: string | null;
+  client_session: string | null;
+  axes_json: string | null;
+  note: string | null;
+  confirmed: number | null;
+  detail: string | null;
+  pose_json: string | null;
+  answered_at: number | null;
+  released_at: number | null;
+  released_by: string | null;
+  release_note: string | null;
+}
+
+function toHalt(r: RawHalt): HaltRow {
+  return {
+    haltId: r.halt_id,
+    haltedAt: r.halted_at,
+    source: r.source as HaltSource,
+    operator: r.operator ?? undefined,
+    callId: r.call_id ?? undefined,
+    ...(isClientKind(r.client_kind) && r.client_name !== null ? { client: r.client_session === null ? { kind: r.client_kind, name: r.client_name } : { kind: r.client_kind, name: r.client_name, session: r.client_session } } : {}),
+    axes: r.axes_json === null ? undefined : (JSON.parse(r.axes_json) as string[]),
+    note: r.note ?? undefined,
+    confirmed: r.confirmed === null ? undefined : r.confirmed === 1,
+    detail: r.detail ?? undefined,
+    pose: r.pose_json === null ? undefined : (JSON.parse(r.pose_json) as Record<string, number>),
+    answeredAt: r.answered_at ?? undefined,
+    releasedAt: r.released_at ?? undefined,
+    releasedBy: r.released_by ?? undefined,
+    releaseNote: r.release_note ?? undefined,
   };
 }
 

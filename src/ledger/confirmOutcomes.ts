@@ -19,7 +19,7 @@ export interface ConfirmOutcomeRule {
   /** The button's words: what the operator saw. */
   readonly label: string;
   /** The result status the model gets from now on. */
-  readonly status: "done" | "failed";
+  readonly status: "done" | "stopped" | "failed";
   /** The resources the confirmation lifts from quarantine. */
   readonly releases: (row: Pick<ActionRow, "resources">) => readonly string[];
   /** The result message the model reads (get_action_status, a replayed call id). */
@@ -55,7 +55,7 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
   partial: {
     state: "confirmed_partial",
     label: "Stopped short / moved part-way",
-    status: "failed",
+    status: "stopped",
     releases: (row) => row.resources,
     modelIsTold: (f) =>
       `${byOperator(f)} confirmed that ${f.tool} (action_id=${f.actionId}) stopped part-way: the arm moved but did not reach its target. ` +

@@ -15,10 +15,14 @@ import { ACTION_STATES } from "./ActionRow.js";
  * 3. who asked: the client that sent each call (`client_kind`,
  *    `client_name`, `client_session`; null on rows written before), indexed
  *    for the history's filter.
+ * 4. the halt latch: `halted` (a motion a confirmed halt stopped part-way, at
+ *    the pose the arm reported) and the `halts` table (every halt, what the
+ *    arm said to it, and who released it).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const STATE_CHECK = `CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")}))`;
+/** The states of versions 2 and 3, frozen: what a version-1 file is rebuilt into (each step builds its own version, never "the current one"). */
 const V2_STATE_CHECK = `CHECK (state IN ('started', 'done', 'failed', 'unknown', 'confirmed_done', 'confirmed_not_done', 'confirmed_partial'))`;
 
 /**
@@ -56,24 +60,59 @@ const V3_COLUMNS = ["client_kind TEXT", "client_name TEXT", "client_session TEXT
 
 const V3_INDEXES = `CREATE INDEX actions_client ON actions (client_name, client_kind, client_session);`;
 
+/** The actions table as of version 3 and after (version 2's columns, then who asked) under `name`, with the states' CHECK `stateCheck`. */
+const actionsTable = (name: string, stateCheck: string): string => `CREATE TABLE ${name} (${columnsDdl(stateCheck)},
+  ${V3_COLUMNS.join(",\n  ")}
+) STRICT;`;
+
 const INDEXES = `
 CREATE INDEX actions_state ON actions (state);
 CREATE INDEX actions_created ON actions (created_at);
 `;
 
+/**
+ * Every halt asked of the arm (console, the stop tool, `armbridge halt`,
+ * HTTP), with the client that asked in the actions table's terms: the latch
+ * is on while any row has no `released_at`. `confirmed` is
+ * null until the arm answered (1: it reports the axes halted; 0: it did not
+ * confirm, `detail` says why).
+ */
+const HALTS_TABLE = `
+CREATE TABLE halts (
+  halt_id      TEXT PRIMARY KEY,
+  halted_at    INTEGER NOT NULL,
+  source       TEXT NOT NULL,
+  operator     TEXT,
+  call_id      TEXT,
+  client_kind    TEXT,
+  client_name    TEXT,
+  client_session TEXT,
+  axes_json    TEXT,
+  note         TEXT,
+  confirmed    INTEGER CHECK (confirmed IN (0, 1)),
+  detail       TEXT,
+  pose_json    TEXT,
+  answered_at  INTEGER,
+  released_at  INTEGER,
+  released_by  TEXT,
+  release_note TEXT
+) STRICT;
+CREATE INDEX halts_open ON halts (released_at);`;
+
 export const FRESH_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-CREATE TABLE actions (${columnsDdl(STATE_CHECK)},
-  ${V3_COLUMNS.join(",\n  ")}
-) STRICT;
+${actionsTable("actions", STATE_CHECK)}
 ${INDEXES}
-${V3_INDEXES}`;
+${V3_INDEXES}
+${HALTS_TABLE}`;
 
 /** Columns every version has had: what a rebuild copies over. */
 const V1_COLUMNS = [
   "action_id", "call_id", "tool", "args_json", "args_hash", "resources_json", "command_json", "arm_incarnation", "state", "timed_out",
   "settled_by", "message", "evidence_json", "operator", "operator_note", "created_at", "settled_at", "confirmed_at", "updated_at",
 ].join(", ");
+/** The columns of version 3: what the version-4 rebuild copies over. */
+const V3_COPIED = `${V1_COLUMNS}, operator_outcome, observed_pose_json, observed_at, client_kind, client_name, client_session`;
 
 /**
  * Migration from version N to N+1, keyed by N. Each step builds exactly the
@@ -95,6 +134,16 @@ const MIGRATIONS: Readonly<Record<number, (db: Database.Database) => void>> = {
   2: (db) => {
     for (const column of V3_COLUMNS) db.exec(`ALTER TABLE actions ADD COLUMN ${column}`);
     db.exec(V3_INDEXES);
+  },
+  // A new state (halted) is a new CHECK: rebuilt as in step 1, who-asked columns and all; the halts table is new.
+  3: (db) => {
+    db.exec(actionsTable("actions_v4", STATE_CHECK));
+    db.exec(`INSERT INTO actions_v4 (${V3_COPIED}) SELECT ${V3_COPIED} FROM actions`);
+    db.exec(`DROP TABLE actions`);
+    db.exec(`ALTER TABLE actions_v4 RENAME TO actions`);
+    db.exec(INDEXES);
+    db.exec(V3_INDEXES);
+    db.exec(HALTS_TABLE);
   },
 };
 

@@ -11,7 +11,8 @@ import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js
 
 export const CARTESIAN_RESULT_GUIDE =
   "Blocks until the motion ends. Results: status done (reached), failed (nothing moved; you may re-run), " +
-  "unknown (do NOT re-run; a person must confirm), blocked (a joint awaits an operator's confirmation), " +
+  "stopped (it moved and stopped part-way, at the pose given, short of its target: plan the next motion from that pose; after a halt, only once an operator released it), " +
+  "unknown (do NOT re-run; a person must confirm), blocked (a joint awaits an operator's confirmation, or the bridge is halted until an operator releases it), " +
   "rejected (nothing moved: out of reach, or the path would leave the safety envelope — the message names the closest reachable point or the offending link; pick another target), " +
   "skipped (no time left; nothing was sent).";
 

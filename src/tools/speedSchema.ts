@@ -31,5 +31,6 @@ export function speedOf(args: { readonly speed?: number | undefined }): number {
 /** What a motion tool's description tells the model about its results. */
 export const MOTION_RESULT_GUIDE =
   "Blocks until the motion ends. Results: status done (target reached), failed (nothing moved; you may re-run), " +
-  "unknown (do NOT re-run; a person must confirm), blocked (a joint awaits an operator's confirmation), " +
+  "stopped (it moved and stopped part-way, at the pose given, short of its target: plan the next motion from that pose; after a halt, only once an operator released it), " +
+  "unknown (do NOT re-run; a person must confirm), blocked (a joint awaits an operator's confirmation, or the bridge is halted until an operator releases it), " +
   "rejected (fix the arguments), skipped (no time left; nothing was sent).";

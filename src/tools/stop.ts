@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
-import { actuatorsOf } from "../config/actuators.js";
+import { actuatorsOf, resourcesFor } from "../config/actuators.js";
+import { resultMessages } from "../executor/resultMessages.js";
 import { poseOf } from "../ledger/ActionRow.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
 
@@ -11,7 +12,9 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
     name: "stop",
     description:
       "Halt motion now and hold position: the named joints, or every axis when none are named. Always allowed, never queued. " +
-      "Returns the pose observed after halting. Interrupted motions end with status unknown and need an operator's confirmation.",
+      "A halt LATCHES the bridge: every motion is refused (status blocked) until an operator releases it at the arm. " +
+      "Returns the pose observed after halting: status done when the arm confirmed the halt; unknown when it did not (the arm may still be moving: ask the operator). " +
+      "Motions it cut short end with status stopped, at the pose where they stopped.",
     args: z
       .object({
         joints: z
@@ -26,13 +29,19 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
     kind: "halt",
     timeoutMs: config.timeoutsMs.stop,
     run: async (args, ctx, signal) => {
-      const halted = await ctx.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
+      const { halt, result: halted } = await ctx.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
       const pose = poseOf(halted.status);
+      const axes = args.joints ?? axisNames;
       const what = args.joints ? args.joints.join(", ") : "all axes";
       const message = halted.halted
-        ? `Halted ${what}.${pose ? "" : " No pose was reported after the halt."}`
-        : `The halt of ${what} was not confirmed by the arm${halted.error ? ` (${halted.error.message})` : ""}. Check the arm.`;
-      return { message, pose, data: { halted: halted.halted, axes: args.joints ?? axisNames, pose: pose ?? null, error: halted.error?.toJSON() ?? null } };
+        ? `Halted ${what}.${pose ? "" : " No pose was reported after the halt."} The bridge is latched (${halt.haltId}): every motion is refused until an operator releases it; tell the user.`
+        : resultMessages.haltUnconfirmed(what, halted.error?.message ?? "no answer from the arm in time");
+      return {
+        message,
+        pose,
+        data: { halted: halted.halted, halt_id: halt.haltId, axes, pose: pose ?? null, error: halted.error?.toJSON() ?? null },
+        ...(halted.halted ? {} : { unconfirmed: { resources: resourcesFor(config, axes) } }),
+      };
     },
   });
 }

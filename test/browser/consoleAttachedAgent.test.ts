@@ -38,8 +38,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`the console while an attached agent drives (ski
     await page.locator("#arm", { hasText: "MOVING: shoulder_pan" }).waitFor();
     await page.locator('.hrow[data-state="started"] .h-client', { hasText: "asked by agent browser-test-agent" }).waitFor();
     await rig.shot(page, "agent-moving-1280x800.png");
+    // HALT latches the bridge, recorded as the console's (no name typed: nothing waits for an answer, the name field is hidden).
     await page.click("#halt");
-    await page.locator("#banner", { hasText: "Halt:" }).waitFor();
+    await page.locator("#halt-outcome.ok", { hasText: "HALTED" }).waitFor();
+    await page.locator("#latch.held", { hasText: "HALTED by an operator (console)" }).waitFor();
 
     expect(await exited, stderr).toBe(0);
     await page.locator("#moving-now", { hasText: "Nothing is moving the arm now." }).waitFor();
@@ -51,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the console while an attached agent drives (ski
     // The model was told the motion was halted, by whom.
     const lines = readFileSync(transcript, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; responses?: { id: string; response: { output?: { message: string } } }[] });
     const told = lines.find((l) => l.type === "responses")?.responses?.find((r) => r.id === "slow-pan")?.response.output?.message ?? "";
-    expect(told, stdout).toMatch(/a halt was sent while it ran: stop \(call console-stop-\d+\) from console/i);
+    expect(told, stdout).toMatch(/was stopped part-way: an operator \(console\) halted the arm at shoulder_pan=/);
     await page.locator('.hrow .h-client', { hasText: "asked by agent browser-test-agent" }).first().waitFor();
     await rig.shot(page, "agent-halted-1280x800.png");
     expect(problems).toEqual([]);

@@ -6,7 +6,7 @@ let rig: ConsoleRig;
 /** Each outcome on its own joint: the simulator stalls the next motion of each half-way, once. */
 const CASES = [
   { outcome: "reached", joint: "wrist_1", state: "confirmed_done", status: "done" },
-  { outcome: "partial", joint: "wrist_2", state: "confirmed_partial", status: "failed" },
+  { outcome: "partial", joint: "wrist_2", state: "confirmed_partial", status: "stopped" },
   { outcome: "not_moved", joint: "wrist_3", state: "confirmed_not_done", status: "failed" },
 ] as const;
 

@@ -60,7 +60,7 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
         const startsBefore = effects.events.filter((e) => e.event === "motion_start").length;
         const [r] = await executor.execute([{ id: `f${i}`, name: "move_joints", args: { positions: { shoulder_pan: i % 2 === 0 ? 0.5 : -0.5 } } }], { deadlineMs: 8000 });
         const status = r!.result.status;
-        if (status === "unknown" && r!.result.status === "unknown") executor.confirm(r!.result.action_id, { outcome: "not_done", operator: "test" });
+        if (status === "unknown" && r!.result.status === "unknown") executor.confirm(r!.result.action_id!, { outcome: "not_done", operator: "test" });
         // Let a motion that is still under way end before the next call.
         await new Promise((res) => setTimeout(res, 100));
         results.push({ status, startsBefore, startsAfter: effects.events.filter((e) => e.event === "motion_start").length });

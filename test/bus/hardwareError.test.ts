@@ -37,7 +37,7 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     expect(sim.bus.servos.get(ELBOW_SERVO)!.hardwareError !== 0).toBe(protocol === "dynamixel_2");
     expect(transport.latestStatus()!.faults.join(" ")).toMatch(/servo 3 \(elbow\)/);
 
-    const unknownId = m!.result.status === "unknown" ? m!.result.action_id : "";
+    const unknownId = m!.result.status === "unknown" ? m!.result.action_id! : "";
     executor.confirm(unknownId, { outcome: "not_done", operator: "test", note: "stopped part-way on an overload" });
     const startsBefore = starts(effects);
     const [refused] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 5000 });

@@ -103,7 +103,7 @@ export function transportContract(
       expect(arm.motionStarts()).toBe(out.length);
     });
 
-    it("stop halts a motion under way: the interrupted call is unknown, its joints quarantined until an operator confirms", async () => {
+    it("stop halts a motion under way: the halt latches, the cut-short call is stopped at the reported pose, nothing moves until an operator releases it", async () => {
       const start = arm.transport.latestStatus()!;
       const moving = executor.execute([{ id: "m", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }], { deadlineMs: 20_000 });
       // Until the arm has visibly moved (beyond the position tolerance): soon on a full-speed arm, later behind a speed slider.
@@ -114,14 +114,16 @@ export function transportContract(
       const [stop] = await executor.execute([{ id: "s", name: "stop", args: {} }]);
       expect(stop!.result).toMatchObject({ status: "done" });
       const [m] = await moving;
-      expect(m!.result.status).toBe("unknown");
-      const unknownId = m!.result.status === "unknown" ? m!.result.action_id : "";
+      // The arm confirmed the halt: it explains the short motion, no operator is asked.
+      expect(m!.result.status).toBe("stopped");
+      expect(m!.result.status === "stopped" && m!.result.pose).toBeTruthy();
+      expect(executor.quarantine.byResource().size).toBe(0);
       const [blocked] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: moves.slowMove } }]);
-      expect(blocked!.result).toMatchObject({ status: "blocked", blocked_by: [unknownId] });
-      executor.confirm(unknownId, { outcome: "not_done", operator: "contract-suite" });
+      expect(blocked!.result).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED" });
+      executor.releaseHalt({ operator: "contract-suite" });
       const [after] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 20_000 });
       expect(after!.result.status).toBe("done");
-      // The interrupted motion was not re-sent: one start for it, one for the move after confirmation.
+      // The interrupted motion was not re-sent, and nothing moved while latched: one start for it, one for the move after release.
       expect(arm.motionStarts()).toBe(2);
     });
   });

@@ -113,7 +113,7 @@ describe("executor: one test per result status", () => {
     h = await createHarness({ arm: { behaviour: () => behaviour, motionMs: () => 400 } });
     const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5, wrist_1: 0.1 } } }], { deadlineMs: 150 }));
     expect(first.status).toBe("unknown");
-    const unknownId = first.status === "unknown" ? first.action_id : "";
+    const unknownId = first.status === "unknown" ? first.action_id! : "";
 
     const blocked = only(await h.executor.execute([{ id: "c2", name: "move_joints", args: { positions: { elbow: 0.7 } } }]));
     expect(blocked).toMatchObject({ status: "blocked", blocked_by: [unknownId], resources: ["joint:elbow"], error_code: "ARMB_ERR_QUARANTINED" });
@@ -131,7 +131,7 @@ describe("executor: one test per result status", () => {
     h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 400 }, ledgerPath });
     const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 150 }));
     expect(first.status).toBe("unknown");
-    const unknownId = first.status === "unknown" ? first.action_id : "";
+    const unknownId = first.status === "unknown" ? first.action_id! : "";
     await h.close();
 
     h = await createHarness({ arm: { motionMs: () => 20 }, ledgerPath });
@@ -224,8 +224,8 @@ describe("executor: locks", () => {
     expect(stop.status).toBe("done");
     expect(stop.status === "done" && stop.output?.halted).toBe(true);
     const m = only(await moving);
-    // Interrupted after moving: short of the target, so an operator must confirm.
-    expect(m.status).toBe("unknown");
+    // Interrupted after moving, by a halt the arm confirmed: stopped where it is, nobody is asked.
+    expect(m.status).toBe("stopped");
     expect(h.arm.effects[0]!.outcome).toBe("stopped");
   });
 });

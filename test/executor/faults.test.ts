@@ -47,7 +47,7 @@ describe("executor: internal faults and shutdown never reject, never lie", () =>
     expect(h.arm.effects[0]!.endedAt).toBeUndefined();
     expect(r!.result.status).toBe("unknown");
     expect(r!.result.message).toMatch(/checked against the arm when the bridge starts again/);
-    const actionId = r!.result.status === "unknown" ? r!.result.action_id : "";
+    const actionId = r!.result.status === "unknown" ? r!.result.action_id! : "";
     expect(h.ledger.get(actionId)?.state).toBe("started");
 
     // The arm (still the same FakeArm, its motion going on) is checked by the next executor.

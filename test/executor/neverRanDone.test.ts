@@ -44,7 +44,7 @@ describe("a motion to where the joint already is, over a lossy link", () => {
       results.push(r!.result);
       // An unknown would block the next call: settle it from the ground truth, as an operator would.
       if (r!.result.status === "unknown") {
-        const id = r!.result.action_id;
+        const id = r!.result.action_id!;
         const ran = (effects.events as EffectLine[]).some((e) => e.event === "motion_end" && e.action_id === id && e.outcome === "reached");
         bridge.executor.confirm(id, { outcome: ran ? "done" : "not_done", operator: "test" });
       }

@@ -26,7 +26,7 @@ describe("a confirmed row reads as confirmed everywhere", () => {
     h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 300 } });
     const [r] = await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 100 });
     expect(r!.result.status).toBe("unknown");
-    const id = r!.result.status === "unknown" ? r!.result.action_id : "";
+    const id = r!.result.status === "unknown" ? r!.result.action_id! : "";
     expect(h.ledger.get(id)?.message).toMatch(/Do NOT re-run/);
 
     h.executor.confirm(id, { outcome, operator: " ana ", note: "checked" });

@@ -74,7 +74,7 @@ describe("tool contexts", () => {
             // @ts-expect-error a halt tool cannot send a motion
             void ctx.runMotion;
             const halted = await ctx.halt({ signal });
-            return { message: "halted", data: { halted: halted.halted } };
+            return { message: "halted", data: { halted: halted.result.halted } };
           },
         }),
       )
@@ -97,11 +97,12 @@ describe("tool contexts", () => {
         }),
       );
     const { executor, arm } = await executorWith(registry);
-    const responses = await executor.execute([
+    // The halt goes last: it latches the bridge, and a motion after it would be refused.
+    const first = await executor.execute([
       { id: "r", name: "peek", args: {} },
-      { id: "h", name: "halt_all", args: {} },
       { id: "m", name: "nudge", args: {} },
     ]);
+    const responses = [first[0]!, ...(await executor.execute([{ id: "h", name: "halt_all", args: {} }])), first[1]!];
     expect(responses.map((r) => r.result.status)).toEqual(["done", "done", "done"]);
 
     // A read tool's call also carries its response's picture budget (a counter, not a way to the arm).

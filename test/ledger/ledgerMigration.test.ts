@@ -9,6 +9,7 @@ import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { SCHEMA_VERSION } from "../../src/ledger/ledgerSchema.js";
 import { writeV1Ledger } from "../fixtures/ledgerV1.js";
 import { writeV2Ledger } from "../fixtures/ledgerV2.js";
+import { writeV3Ledger } from "../fixtures/ledgerV3.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,12 +30,24 @@ function v1File(): string {
   return path;
 }
 
-describe("the ledger schema migration (a ledger file from the landed version 1, through 2, to 3)", () => {
+function v3File(): string {
+  const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-v3-"));
+  dirs.push(dir);
+  const path = join(dir, "ledger.sqlite");
+  writeV3Ledger(path, [
+    { action_id: "act_done", state: "done", client: { kind: "agent", name: "gemini-2.5-flash", session: "s1" }, created_at: 3000 },
+    { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], client: { kind: "mcp", name: "inspector 1.0" }, created_at: 3001 },
+    { action_id: "act_partial", state: "confirmed_partial", operator: "ana", operator_outcome: "partial", observed_pose: { elbow: 0.2 }, observed_at: 3050, created_at: 3002 },
+  ]);
+  return path;
+}
+
+describe("the ledger schema migration (a ledger file from the landed version 1, through 2 and 3, to 4)", () => {
   it("opens a version-1 file, upgrades it in place to the current version, and keeps every row as it was", () => {
     const path = v1File();
     const ledger = IntentLedger.open(path);
     try {
-      expect(SCHEMA_VERSION).toBe(3);
+      expect(SCHEMA_VERSION).toBe(4);
       expect(ledger.list({ limit: 100 }).map((r) => [r.actionId, r.state])).toEqual([
         ["act_cnot", "confirmed_not_done"],
         ["act_cdone", "confirmed_done"],
@@ -57,7 +70,7 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     const db = new Database(path, { readonly: true });
     try {
       const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
-      expect(meta.schema_version).toBe("3");
+      expect(meta.schema_version).toBe("4");
       expect(meta.migrated_at).toMatch(/\(from 1, 6 rows\)$/);
       const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql;
       expect(sql).toContain("'confirmed_partial'");
@@ -89,21 +102,67 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql).not.toContain("confirmed_partial");
     check.close();
   });
+
+  it("opens a version-2 file (the landed shape), upgrades it through 3 to 4: rows kept, the halted state and the halts table work", () => {
+    const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-v2-"));
+    dirs.push(dir);
+    const path = join(dir, "ledger.sqlite");
+    writeV2Ledger(path, [
+      { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], created_at: 2000 },
+      { action_id: "act_partial", state: "confirmed_partial", resources: ["joint:wrist_2"], operator: "ana", operator_outcome: "partial", observed_pose: { wrist_2: 0.45 }, observed_at: 3000, created_at: 3001 },
+    ]);
+    const ledger = IntentLedger.open(path);
+    try {
+      expect(ledger.get("act_partial")).toMatchObject({ state: "confirmed_partial", operator: "ana", operatorOutcome: "partial", observed: { pose: { wrist_2: 0.45 }, stampMs: 3000 } });
+      // A part-way stop reads as `stopped` now, with the pose it stopped at: never `failed`.
+      expect(resultFromRow(ledger.mustGet("act_partial"))).toMatchObject({ status: "stopped", pose: { wrist_2: 0.45 } });
+      expect(ledger.openHalts()).toEqual([]);
+      ledger.recordHalt({ haltId: "halt_1", haltedAt: 4000, source: "console", operator: "ana", callId: undefined, axes: undefined, note: undefined });
+      ledger.answerHalt("halt_1", { confirmed: true, pose: { wrist_2: 0.6 } }, 4010);
+      const row = ledger.settle("act_unknown", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { wrist_2: 0.6 } } }, 4020);
+      expect(row).toMatchObject({ state: "halted", operator: "ana", settledBy: "operator" });
+      expect(resultFromRow(row)).toMatchObject({ status: "stopped", pose: { wrist_2: 0.6 } });
+    } finally {
+      ledger.close();
+    }
+    const again = IntentLedger.open(path);
+    try {
+      expect(again.openHalts()).toMatchObject([{ haltId: "halt_1", confirmed: true, pose: { wrist_2: 0.6 }, operator: "ana" }]);
+      expect(again.releaseHalts({ operator: "bo" }, 5000)).toMatchObject([{ haltId: "halt_1", releasedBy: "bo", releasedAt: 5000 }]);
+      expect(again.openHalts()).toEqual([]);
+    } finally {
+      again.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("4");
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'migrated_at'").get() as { value: string }).value).toMatch(/\(from 2, 2 rows\)$/);
+    } finally {
+      db.close();
+    }
+  });
 });
 
-/** Columns (name, type, not null, default, primary key) and indexes of the actions table: the shape a file has, however it got it. */
-function shapeOf(path: string): { columns: unknown[]; indexes: unknown[] } {
+/**
+ * Columns (name, type, not null, default, primary key), indexes and the
+ * states' CHECK of the actions table, and the halts table's columns and
+ * indexes: the shape a file has, however it got it.
+ */
+function shapeOf(path: string): { columns: unknown[]; indexes: unknown[]; stateCheck: string | undefined; halts: unknown[]; haltIndexes: unknown[] } {
   const db = new Database(path, { readonly: true });
   try {
-    const columns = (db.pragma("table_info(actions)") as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[]).map((c) => [c.name, c.type, c.notnull, c.dflt_value, c.pk]);
-    const indexes = (db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string; sql: string }[]).map((i) => [i.name, i.sql]);
-    return { columns, indexes };
+    const columnsOf = (table: string): unknown[] =>
+      (db.pragma(`table_info(${table})`) as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[]).map((c) => [c.name, c.type, c.notnull, c.dflt_value, c.pk]);
+    const indexesOf = (table: string): unknown[] =>
+      (db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%' ORDER BY name").all(table) as { name: string; sql: string }[]).map((i) => [i.name, i.sql]);
+    const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql;
+    return { columns: columnsOf("actions"), indexes: indexesOf("actions"), stateCheck: /state\s+TEXT NOT NULL (CHECK \([^)]*\)\))/.exec(sql)?.[1], halts: columnsOf("halts"), haltIndexes: indexesOf("halts") };
   } finally {
     db.close();
   }
 }
 
-describe("the ledger schema migration to version 3 (a ledger file from the landed version 2): who asked", () => {
+describe("the ledger schema migration from version 2 (a ledger file from the landed version 2): who asked, then the halt latch", () => {
   function v2File(): string {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-v2-"));
     dirs.push(dir);
@@ -145,14 +204,14 @@ describe("the ledger schema migration to version 3 (a ledger file from the lande
     const db = new Database(path, { readonly: true });
     try {
       const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
-      expect(meta.schema_version).toBe("3");
+      expect(meta.schema_version).toBe("4");
       expect(meta.migrated_at).toMatch(/\(from 2, 3 rows\)$/);
     } finally {
       db.close();
     }
   });
 
-  it("a file upgraded from version 1 or 2 has the same columns and indexes as a fresh one", () => {
+  it("a file upgraded from version 1, 2 or 3 has the same columns, indexes, states and halts table as a fresh one", () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-fresh-"));
     dirs.push(dir);
     const fresh = join(dir, "fresh.sqlite");
@@ -161,8 +220,13 @@ describe("the ledger schema migration to version 3 (a ledger file from the lande
     IntentLedger.open(fromV2).close();
     const fromV1 = v1File();
     IntentLedger.open(fromV1).close();
+    const fromV3 = v3File();
+    IntentLedger.open(fromV3).close();
     const expected = shapeOf(fresh);
     expect(expected.columns.map((c) => (c as unknown[])[0])).toContain("client_session");
+    expect(expected.stateCheck).toContain("'halted'");
+    expect(expected.halts.map((c) => (c as unknown[])[0])).toContain("released_by");
+    expect(shapeOf(fromV3)).toEqual(expected);
     expect(shapeOf(fromV2)).toEqual(expected);
     expect(shapeOf(fromV1)).toEqual(expected);
   });
@@ -180,6 +244,60 @@ describe("the ledger schema migration to version 3 (a ledger file from the lande
       const columns = (check.pragma("table_info(actions)") as { name: string }[]).map((c) => c.name);
       expect(columns).not.toContain("client_kind");
       expect((check.prepare("SELECT COUNT(*) AS n FROM actions").get() as { n: number }).n).toBe(3);
+    } finally {
+      check.close();
+    }
+  });
+});
+
+describe("the ledger schema migration to version 4 (a ledger file from the landed version 3): the halt latch beside who asked", () => {
+  it("upgrades in place: every row kept with its client, the halted state and the halts table work", () => {
+    const path = v3File();
+    const ledger = IntentLedger.open(path);
+    try {
+      expect(ledger.list({ limit: 10 }).map((r) => [r.actionId, r.state, r.client])).toEqual([
+        ["act_partial", "confirmed_partial", undefined],
+        ["act_unknown", "unknown", { kind: "mcp", name: "inspector 1.0" }],
+        ["act_done", "done", { kind: "agent", name: "gemini-2.5-flash", session: "s1" }],
+      ]);
+      expect(ledger.get("act_partial")).toMatchObject({ operator: "ana", operatorOutcome: "partial", observed: { pose: { elbow: 0.2 }, stampMs: 3050 }, message: "v3 words for confirmed_partial" });
+      expect(ledger.list({ client: { kind: "mcp" } }).map((r) => r.actionId)).toEqual(["act_unknown"]);
+      expect(ledger.inState("unknown").map((r) => r.resources)).toEqual([["joint:wrist_2"]]);
+      expect(ledger.openHalts()).toEqual([]);
+      ledger.recordHalt({ haltId: "halt_1", haltedAt: 4000, source: "console", operator: "ana", callId: undefined, axes: undefined, note: undefined });
+      ledger.answerHalt("halt_1", { confirmed: true, pose: { wrist_2: 0.6 } }, 4010);
+      const row = ledger.settle("act_unknown", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { wrist_2: 0.6 } } }, 4020);
+      // The motion a halt stopped keeps who asked for it.
+      expect(row).toMatchObject({ state: "halted", operator: "ana", client: { kind: "mcp", name: "inspector 1.0" } });
+      expect(resultFromRow(row)).toMatchObject({ status: "stopped", pose: { wrist_2: 0.6 } });
+    } finally {
+      ledger.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+      expect(meta.schema_version).toBe("4");
+      expect(meta.migrated_at).toMatch(/\(from 3, 3 rows\)$/);
+      // The rebuilt table kept the client index.
+      const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((i) => i.name);
+      expect(indexes.sort()).toEqual(["actions_client", "actions_created", "actions_state"]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("a failed upgrade leaves the version-3 file as it was (one transaction)", () => {
+    const path = v3File();
+    // A halts table already there: the step fails after rebuilding actions and must roll back whole.
+    const db = new Database(path);
+    db.exec("CREATE TABLE halts (halt_id TEXT PRIMARY KEY) STRICT");
+    db.close();
+    expect(() => IntentLedger.open(path)).toThrow();
+    const check = new Database(path, { readonly: true });
+    try {
+      expect((check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("3");
+      expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql).not.toContain("'halted'");
+      expect((check.prepare("SELECT COUNT(*) AS n FROM actions WHERE client_name IS NOT NULL").get() as { n: number }).n).toBe(2);
     } finally {
       check.close();
     }

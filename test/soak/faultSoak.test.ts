@@ -93,8 +93,8 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
         if (r.result.status === "unknown") {
           unknowns++;
           await new Promise((res) => setTimeout(res, 400));
-          const truth = groundTruthOf(effects.events, r.result.action_id);
-          bridge.executor.confirm(r.result.action_id, { outcome: truth === "reached" ? "done" : "not_done", operator: "soak" });
+          const truth = groundTruthOf(effects.events, r.result.action_id!);
+          bridge.executor.confirm(r.result.action_id!, { outcome: truth === "reached" ? "done" : "not_done", operator: "soak" });
         }
       }
     }
@@ -123,6 +123,12 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
             expect(end?.outcome, `${call.id} failed but the arm moved`).toBe("faulted");
             expect(end?.to, `${call.id} failed but the arm moved`).toEqual(end?.from);
           }
+          break;
+        }
+        case "stopped": {
+          // Moved and ended part-way: never at the target.
+          const truth = groundTruthOf(events, result.action_id);
+          expect(truth, `${call.id} stopped but the arm says ${truth}`).not.toBe("reached");
           break;
         }
         case "unknown":

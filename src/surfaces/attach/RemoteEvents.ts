@@ -136,10 +136,17 @@ export class RemoteEvents {
   }
 }
 
-/** An SSE `executor` event as the in-process executor would have reported it; undefined for `action_resolved`. */
+/**
+ * An SSE `executor` event as the in-process executor would have reported it;
+ * undefined for `action_resolved` and the halt latch's events (rows the serve
+ * keeps: an attached agent follows its calls, and a halt reaches it in the
+ * result of the motion it stopped or refused).
+ */
 export function toExecutorEvent(v: ExecutorEventView): ExecutorEvent | undefined {
   switch (v.type) {
     case "action_resolved":
+    case "halted":
+    case "halt_released":
       return undefined;
     case "settled":
       // The server built it from a CallResult; the view only checks the contract's own fields.

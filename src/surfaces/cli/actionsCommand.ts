@@ -1,70 +1,107 @@
-import { ACTION_STATES, type ActionRowState } from "../../ledger/ActionRow.js";
+import type { ActionRowState } from "../../ledger/ActionRow.js";
+import { STATE_INPUTS, STATE_WORDS, stateOfWord } from "../../ledger/stateWords.js";
+import type { ActionsPage, ActionView } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
+import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 
-export const ACTIONS_HELP = `Usage: armbridge actions [ACTION_ID] [--state S] [--limit N] [--cursor C | --all] [--url URL] [--token T]
+export const ACTIONS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, state: { type: "string" }, limit: { type: "string" }, cursor: { type: "string" }, all: { type: "boolean" } } as const;
 
-Prints the intent ledger of a running \`armbridge serve\` as JSON: newest first
-({"actions":[...],"next_cursor":...}), or one action when ACTION_ID is given.
-A full page ends with next_cursor; pass it as --cursor for the next page.
+export const ACTIONS_HELP = `Usage: armbridge actions [ACTION_ID] [--state S] [--limit N] [--cursor C | --all] [--json] [--url URL] [--token T]
 
-  --state S      only actions in state S: ${ACTION_STATES.join(", ")}
-  --limit N      at most N actions per page (default 100)
-  --cursor C     the page after the one that answered next_cursor C
-  --all          follow next_cursor to the end and print every action in one list
+Lists the intent ledger of a running \`armbridge serve\`, newest first, or one
+action when ACTION_ID is given. On a terminal: a table (one action: what
+happened, what the model is told, its targets and evidence). With --json, or
+whenever stdout is not a terminal: the API's JSON, {"actions":[...],
+"next_cursor":...} or the one action. A full page ends with next_cursor; pass
+it as --cursor for the next page.
+
+Flags:
+  --state S          only actions in state S: ${STATE_INPUTS.join(", ")}
+  --limit N          at most N actions per page (default 100)
+  --cursor C         the page after the one that answered next_cursor C
+  --all              follow next_cursor to the end and print every action in one list
+${JSON_FLAG_HELP}
 ${CLIENT_FLAGS_HELP}`;
 
-interface ActionsPage {
-  readonly actions: unknown[];
-  readonly next_cursor: string | null;
-}
-
 export async function actionsCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandFlags(argv, {
-    ...CLIENT_FLAG_OPTIONS,
-    state: { type: "string" },
-    limit: { type: "string" },
-    cursor: { type: "string" },
-    all: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandFlags(argv, ACTIONS_FLAGS);
   const [actionId, extra] = positionals;
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  if (values.state !== undefined && !ACTION_STATES.includes(values.state as ActionRowState)) {
-    throw cliUsageError(`--state must be one of ${ACTION_STATES.join(", ")} (got ${JSON.stringify(values.state)})`);
+  const state: ActionRowState | undefined = values.state === undefined ? undefined : stateOfWord(values.state);
+  if (values.state !== undefined && state === undefined) {
+    throw cliUsageError(`--state must be one of ${STATE_INPUTS.join(", ")} (got ${JSON.stringify(values.state)})`);
   }
   if (values.cursor !== undefined && values.all === true) throw cliUsageError("--cursor and --all cannot be combined: --all starts at the newest action");
   const limit = positiveInt("--limit", values.limit);
   const client = ApiClient.fromFlags(values, io);
-  let answer: unknown;
+  const json = wantsJson(io, values.json);
   if (actionId !== undefined) {
     if (values.state !== undefined || limit !== undefined || values.cursor !== undefined || values.all === true) {
       throw cliUsageError("--state, --limit, --cursor and --all apply to the list, not to one ACTION_ID");
     }
-    answer = await client.request("GET", `/v1/actions/${encodeURIComponent(actionId)}`);
-  } else {
-    const page = (cursor: string | undefined): Promise<ActionsPage> => {
-      const q = new URLSearchParams();
-      if (values.state !== undefined) q.set("state", values.state);
-      if (limit !== undefined) q.set("limit", String(limit));
-      if (cursor !== undefined) q.set("cursor", cursor);
-      const qs = q.toString();
-      return client.request("GET", `/v1/actions${qs ? `?${qs}` : ""}`) as Promise<ActionsPage>;
-    };
-    if (values.all === true) {
-      const actions: unknown[] = [];
-      let cursor: string | undefined;
-      do {
-        const p = await page(cursor);
-        actions.push(...p.actions);
-        cursor = p.next_cursor ?? undefined;
-      } while (cursor !== undefined);
-      answer = { actions, next_cursor: null };
-    } else {
-      answer = await page(values.cursor);
-    }
+    const action = (await client.request("GET", `/v1/actions/${encodeURIComponent(actionId)}`)) as ActionView;
+    printRecord(io, json, action, () => describeAction(action));
+    return 0;
   }
-  io.stdout.write(JSON.stringify(answer) + "\n");
+  const page = (cursor: string | undefined): Promise<ActionsPage> => {
+    const q = new URLSearchParams();
+    if (state !== undefined) q.set("state", state);
+    if (limit !== undefined) q.set("limit", String(limit));
+    if (cursor !== undefined) q.set("cursor", cursor);
+    const qs = q.toString();
+    return client.request("GET", `/v1/actions${qs ? `?${qs}` : ""}`) as Promise<ActionsPage>;
+  };
+  let answer: { actions: readonly ActionView[]; next_cursor: string | null; next_before?: number | null };
+  if (values.all === true) {
+    const actions: ActionView[] = [];
+    let cursor: string | undefined;
+    do {
+      const p = await page(cursor);
+      actions.push(...p.actions);
+      cursor = p.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    answer = { actions, next_cursor: null };
+  } else {
+    answer = await page(values.cursor);
+  }
+  printRecord(io, json, answer, () => actionsTable(answer.actions, answer.next_cursor));
   return 0;
+}
+
+/** One line per action: when, id, tool, state (the shared words), who settled it, what happened. */
+export function actionsTable(actions: readonly ActionView[], nextCursor: string | null): string {
+  if (actions.length === 0) return "No actions.\n";
+  const rows = actions.map((a) => [
+    clockOf(a.created_at),
+    a.action_id,
+    a.tool,
+    STATE_WORDS[a.state].word,
+    settledBy(a),
+    a.description.length > 90 ? `${a.description.slice(0, 89)}…` : a.description,
+  ]);
+  const more = nextCursor ? `More: armbridge actions --cursor ${nextCursor}\n` : "";
+  return formatTable(["CREATED", "ACTION", "TOOL", "STATE", "SETTLED BY", "WHAT HAPPENED"], rows) + more;
+}
+
+function settledBy(a: ActionView): string {
+  if (a.settled_by === "operator") return `operator ${a.operator ?? "?"}`;
+  return a.settled_by === "none" ? "-" : a.settled_by;
+}
+
+/** One action in sentences: what happened, what the model is told, and, for an unknown one, what each answer does. */
+export function describeAction(a: ActionView): string {
+  const lines = [
+    `${a.action_id}  ${a.tool}  ${STATE_WORDS[a.state].word} (${STATE_WORDS[a.state].means})`,
+    `  call ${a.call_id}, created ${clockOf(a.created_at)}${a.settled_at ? `, settled ${clockOf(a.settled_at)} by ${settledBy(a)}` : ""}${a.timed_out ? "; our wait timed out" : ""}`,
+    `  What happened: ${a.description}`,
+    `  The model is told: ${a.message ?? a.result.message}`,
+  ];
+  if (a.command) lines.push(`  Targets: ${poseText(a.command.targets)}`, `  From: ${poseText(a.command.from ?? null)}`);
+  if (a.operator_note) lines.push(`  Note: ${a.operator_note}`);
+  for (const n of a.evidence?.notes ?? []) lines.push(`  Evidence: ${n}`);
+  for (const o of a.confirm_options ?? []) lines.push(`  armbridge confirm ${a.action_id} --outcome ${o.outcome} --operator NAME: ${o.label}. ${o.what_follows}`);
+  return lines.join("\n");
 }

@@ -5,8 +5,8 @@ import { cliUsageError } from "./cliUsageError.js";
 export const DEFAULT_SERVE_URL = "http://127.0.0.1:8640";
 
 export const CLIENT_FLAGS_HELP = `Connection (to a running \`armbridge serve\`):
-  --url URL      default $ARMBRIDGE_URL, else ${DEFAULT_SERVE_URL}
-  --token T      default $ARMBRIDGE_TOKEN (serve prints its token at start)`;
+  --url URL          default $ARMBRIDGE_URL, else ${DEFAULT_SERVE_URL}
+  --token T          default $ARMBRIDGE_TOKEN (serve prints its token at start)`;
 
 export const CLIENT_FLAG_OPTIONS = {
   url: { type: "string" },

@@ -43,6 +43,9 @@ export const BRIDGE_FLAGS_HELP = `Bridge flags:
 
 const VALUE_FLAGS = new Set(["--config", "--serial", "--data", "--params-file"]);
 
+/** Every bridge flag by name (without the dashes), for the help checks. */
+export const BRIDGE_FLAG_NAMES: readonly string[] = ["serial", "ros", "ros-args", "params-file", "config", "data", "adopt-ledger"];
+
 /**
  * Takes the shared bridge flags out of `argv` and leaves the rest to the
  * subcommand. Throws ARMB_ERR_CLI_USAGE naming the flag at fault.

@@ -3,26 +3,29 @@ import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.j
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
+import { JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
+import type { CallAnswerLine } from "./callAnswer.js";
 
-export const CALL_HELP = `Usage: armbridge call <tool> [--args '<json>'] [--id ID] [--deadline-ms N] [--url URL] [--token T]
+export const CALL_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, args: { type: "string" }, id: { type: "string" }, "deadline-ms": { type: "string" } } as const;
 
-Sends one function call to a running \`armbridge serve\` and prints its
-FunctionResponse as one JSON line: {"id","name","response":{"output"|"error":{status,...}}}.
+export const CALL_HELP = `Usage: armbridge call <tool> [--args '<json>'] [--id ID] [--deadline-ms N] [--json] [--url URL] [--token T]
+
+Sends one function call to a running \`armbridge serve\`. On a terminal: the
+result's status and the message the model reads. With --json, or whenever
+stdout is not a terminal: its FunctionResponse as one JSON line,
+{"id","name","response":{"output"|"error":{status,...}}}.
 Exit 0 whenever a result came back (read response.*.status); 1 if the server
-could not be asked.
+could not be asked. \`armbridge tools\` lists the tools and their arguments.
 
+Flags:
   --args JSON        the tool's arguments (default {}), e.g. '{"positions":{"elbow":1.2}}'
   --id ID            call id (default a new one); re-sending an id returns its recorded result
   --deadline-ms N    run deadline for the call
+${JSON_FLAG_HELP}
 ${CLIENT_FLAGS_HELP}`;
 
 export async function callCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandFlags(argv, {
-    ...CLIENT_FLAG_OPTIONS,
-    args: { type: "string" },
-    id: { type: "string" },
-    "deadline-ms": { type: "string" },
-  });
+  const { values, positionals } = parseCommandFlags(argv, CALL_FLAGS);
   const [tool, extra] = positionals;
   if (!tool) throw cliUsageError("name the tool, e.g. `armbridge call move_joints --args '{\"positions\":{\"elbow\":1.2}}'`");
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)} (one tool per call; put arguments in --args)`);
@@ -40,7 +43,20 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
   const answer = (await client.request("POST", "/v1/calls", {
     calls: [{ id, name: tool, args }],
     ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
-  })) as { responses: unknown[] };
-  io.stdout.write(JSON.stringify(answer.responses[0]) + "\n");
+  })) as { responses: CallAnswerLine[] };
+  const line = answer.responses[0];
+  printRecord(io, wantsJson(io, values.json), line, () => describeCallAnswer(line));
   return 0;
+}
+
+/** The status (in capitals, it is what matters), then the model's own words, then what it carries. */
+export function describeCallAnswer(line: CallAnswerLine | undefined): string {
+  if (!line) return "No answer.";
+  const r = line.response.output ?? line.response.error;
+  if (!r) return `${line.name} ${line.id}: no result`;
+  const lines = [`${line.name} ${line.id}: ${r.status.toUpperCase()}${r.action_id ? ` (${r.action_id})` : ""}`, `  ${r.message}`];
+  if (r.pose) lines.push(`  Pose: ${poseText(r.pose)}`);
+  if (r.error_code) lines.push(`  Code: ${r.error_code}`);
+  for (const i of r.issues ?? []) lines.push(`  ${i.path}: ${i.message}`);
+  return lines.join("\n");
 }

@@ -1,6 +1,7 @@
 import { isArmbridgeError } from "../../errors.js";
 import { ApiError } from "./apiClient.js";
 import type { CliIo, SubcommandRun } from "./CliIo.js";
+import { packageVersion } from "./packageVersion.js";
 
 /** Exit codes: 0 success, 1 runtime error (printed with its code), 2 bad command line. */
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
@@ -10,30 +11,38 @@ interface LocalCommand {
   /**
    * Loaded on use: `serve` pulls in the bridge, SQLite, serialport and
    * fastify (~0.4 s of start-up) that `call` or `--help` should not pay for.
+   * `flags` are the names the command parses (a test holds its help to naming each).
    */
-  readonly load: () => Promise<{ readonly help: string; readonly run: SubcommandRun }>;
+  readonly load: () => Promise<LoadedCommand>;
 }
 
-const LOCAL: Readonly<Record<string, LocalCommand>> = {
+export interface LoadedCommand {
+  readonly help: string;
+  readonly run: SubcommandRun;
+  /** The flags it parses, each named in its help (test/surfaces/cli/cliConventions.test.ts); commands with their own subcommand parsers (bus, calibrate, doctor, camera) do not list them yet. */
+  readonly flags?: readonly string[];
+}
+
+export const LOCAL: Readonly<Record<string, LocalCommand>> = {
   serve: {
     summary: "run the bridge, the HTTP API and the operator console",
-    load: async () => import("./serveCommand.js").then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand })),
+    load: async () => import("./serveCommand.js").then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand, flags: m.SERVE_FLAG_NAMES })),
   },
   call: {
     summary: "send one function call to a running serve",
-    load: async () => import("./callCommand.js").then((m) => ({ help: m.CALL_HELP, run: m.callCommand })),
+    load: async () => import("./callCommand.js").then((m) => ({ help: m.CALL_HELP, run: m.callCommand, flags: Object.keys(m.CALL_FLAGS) })),
   },
   actions: {
     summary: "list the intent ledger of a running serve",
-    load: async () => import("./actionsCommand.js").then((m) => ({ help: m.ACTIONS_HELP, run: m.actionsCommand })),
+    load: async () => import("./actionsCommand.js").then((m) => ({ help: m.ACTIONS_HELP, run: m.actionsCommand, flags: Object.keys(m.ACTIONS_FLAGS) })),
   },
   confirm: {
     summary: "confirm an unknown action: reached, partial or not_moved",
-    load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand })),
+    load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand, flags: Object.keys(m.CONFIRM_FLAGS) })),
   },
   recover: {
     summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
-    load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand })),
+    load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand, flags: Object.keys(m.RECOVER_FLAGS) })),
   },
   bus: {
     summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
@@ -53,15 +62,27 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
   },
   approvals: {
     summary: "list calls waiting for an operator's approval",
-    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand })),
+    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand, flags: Object.keys(m.APPROVALS_FLAGS) })),
   },
   approve: {
     summary: "approve a waiting call: its motion runs",
-    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVE_HELP, run: m.approveCommand })),
+    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVE_HELP, run: m.approveCommand, flags: Object.keys(m.DECISION_FLAGS) })),
+  },
+  halt: {
+    summary: "halt the arm now and latch the bridge until an operator releases it",
+    load: async () => import("./haltCommand.js").then((m) => ({ help: m.HALT_HELP, run: m.haltCommand, flags: Object.keys(m.HALT_FLAGS) })),
+  },
+  release: {
+    summary: "release the halt latch (an operator, by name): motion is accepted again",
+    load: async () => import("./haltCommand.js").then((m) => ({ help: m.RELEASE_HELP, run: m.releaseCommand, flags: Object.keys(m.RELEASE_FLAGS) })),
+  },
+  tools: {
+    summary: "list the tools a model can call, with their arguments",
+    load: async () => import("./toolsCommand.js").then((m) => ({ help: m.TOOLS_HELP, run: m.toolsCommand, flags: Object.keys(m.TOOLS_FLAGS) })),
   },
   decline: {
     summary: "decline a waiting call: rejected, nothing sent",
-    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.DECLINE_HELP, run: m.declineCommand })),
+    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.DECLINE_HELP, run: m.declineCommand, flags: Object.keys(m.DECISION_FLAGS) })),
   },
 };
 
@@ -71,7 +92,7 @@ const LOCAL: Readonly<Record<string, LocalCommand>> = {
  * to this file's compiled location and kept in variables so tsc does not try
  * to resolve them.
  */
-const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly module: string }>> = {
+export const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly module: string }>> = {
   agent: { summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"', module: "../gemini/agentCommand.js" },
   mcp: { summary: "serve the tools over MCP (stdio) for MCP agent hosts", module: "../mcp/mcpCommand.js" },
   demo: { summary: "start the simulator and the bridge and run the scripted session (npm start)", module: "../demo/demoCommand.js" },
@@ -86,9 +107,14 @@ Drive a robot arm from an LLM agent's function calls, safely.
 Commands:
 ${rows.join("\n")}
 
+Flags:
+  --version          print armbridge's version
+  -h, --help         this help
+
+Commands that print records print tables and sentences on a terminal, and JSON
+with --json or whenever stdout is not a terminal (a pipe, a file, a script).
+Messages and logs go to stderr.
 Exit codes: 0 ok, 1 runtime error (printed with its ARMB_ERR_* code), 2 bad command line.
-stdout carries JSON (bus scan and doctor: a table when stdout is a terminal, --json for JSON);
-messages and logs go to stderr.
 `;
 }
 
@@ -103,6 +129,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   if (name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(topHelp());
+    return EXIT.ok;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    io.stdout.write(`armbridge ${packageVersion()}\n`);
     return EXIT.ok;
   }
   try {

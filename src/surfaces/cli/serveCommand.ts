@@ -6,14 +6,24 @@ import { DEFAULT_MAX_EVENT_STREAMS } from "../http/EventStreamHub.js";
 import { normalizeHost } from "../http/hostAllowList.js";
 import { MIN_TOKEN_LENGTH } from "../http/securityReport.js";
 import { serveHttpOnPort } from "../http/startHttpServer.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags } from "./bridgeFlags.js";
+import { BRIDGE_FLAG_NAMES, BRIDGE_FLAGS_HELP, parseBridgeFlags } from "./bridgeFlags.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
 
 export const DEFAULT_HTTP = "127.0.0.1:8640";
 
-export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--allow-host NAME]... [--config FILE] [--data DIR]
+const SERVE_FLAGS = {
+  http: { type: "string" },
+  token: { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+  "max-event-streams": { type: "string" },
+} as const;
+
+/** Every flag serve takes: its own and the bridge's. */
+export const SERVE_FLAG_NAMES: readonly string[] = [...Object.keys(SERVE_FLAGS), ...BRIDGE_FLAG_NAMES];
+
+export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--allow-host NAME]... [--max-event-streams N] [--config FILE] [--data DIR] [--adopt-ledger]
 
 Starts the bridge, the HTTP API and the operator console. The HTTP port is
 bound first, before the arm is touched: a taken port is ARMB_ERR_HTTP_PORT_IN_USE.
@@ -21,6 +31,7 @@ When ready, prints one JSON line on stdout (data: the ledger's folder, absolute)
   {"event":"ready","http":"http://127.0.0.1:PORT","console":"http://127.0.0.1:PORT/console#token=...","data":"/abs/folder"}
 Logs go to stderr. SIGINT / SIGTERM / SIGHUP shut down cleanly (exit 0).
 
+Flags:
   --http HOST:PORT     where the API listens (default ${DEFAULT_HTTP}; port 0 = any free port).
                        Beyond loopback (0.0.0.0, a LAN address) a warning is printed on stderr
                        and shown by GET /v1/security
@@ -42,12 +53,7 @@ const SHUTDOWN_LIMIT_MS = 10_000;
 
 export async function serveCommand(argv: readonly string[], io: CliIo, controls: ServeControls = {}): Promise<number> {
   const { options, rest } = parseBridgeFlags(argv);
-  const { values, positionals } = parseCommandFlags(rest, {
-    http: { type: "string" },
-    token: { type: "string" },
-    "allow-host": { type: "string", multiple: true },
-    "max-event-streams": { type: "string" },
-  });
+  const { values, positionals } = parseCommandFlags(rest, SERVE_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const { host, port } = parseHostPort(values.http ?? DEFAULT_HTTP);
   const allowHosts = (values["allow-host"] ?? []).map(parseAllowedHost);

@@ -1,5 +1,6 @@
 import type { CallResult } from "../../executor/CallResult.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
+import { isCallEvent } from "../../executor/ExecutorEvent.js";
 import { paceWords } from "../../executor/reportPace.js";
 import type { ActionRow } from "../../ledger/ActionRow.js";
 import type { AgentEvent } from "../gemini/AgentEvent.js";
@@ -148,7 +149,7 @@ export class SessionNarrator {
   }
 
   #onCallEvent(e: ExecutorEvent): void {
-    if (e.type === "action_resolved") return;
+    if (!isCallEvent(e)) return;
     const t = this.#now();
     const c = this.#calls.get(e.callId) ?? { id: e.callId, tool: e.tool, turn: this.#turn, resources: [] };
     this.#calls.set(e.callId, c);
@@ -245,7 +246,7 @@ export class SessionNarrator {
       }
     }
     for (const c of calls) {
-      if (c.result?.status !== "unknown") continue;
+      if (c.result?.status !== "unknown" || c.result.action_id === undefined) continue;
       this.#say(`  => ${c.id}: ${c.result.action_id} is UNKNOWN — the bridge cannot tell whether it had its effect, so it neither reports success nor retries`);
       this.#findings.unknown ??= { call: c.id, actionId: c.result.action_id, resources: c.result.resources };
     }
@@ -276,6 +277,8 @@ function settledWords(r: CallResult): string {
       return id ? `${id}done (settled by ${r.settled_by}${r.timed_out ? ", after a timeout" : ""})` : `done: ${r.message}`;
     case "failed":
       return `${id}failed: ${r.reason} (nothing moved; a re-run is allowed)`;
+    case "stopped":
+      return `${id}stopped part-way: ${r.reason}`;
     case "unknown":
       return `${id}UNKNOWN: ${r.message}`;
     case "rejected":

@@ -54,6 +54,7 @@ whose console URL is printed too: look, point at a block, move above it,
 close the gripper; its ledger, ground truth and the pictures it was given are
 under <data>/er/ (frames in <data>/er/frames/).
 
+Flags:
   --exit-after-session   stop after the session instead of serving (tests, CI)
   --session FILE         scripted session to replay (default config/demo-session.jsonl)
   --instruction TEXT     what the model is asked (with GEMINI_API_KEY)
@@ -281,6 +282,21 @@ function chooseModel(options: DemoOptions, env: NodeJS.ProcessEnv): { model: Mod
   };
 }
 
+/** The demo's own flags (the bridge flags are taken first); its help names each. */
+export const DEMO_FLAGS = {
+  "exit-after-session": { type: "boolean" },
+  session: { type: "string" },
+  instruction: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  seed: { type: "string" },
+  link: { type: "string" },
+  "stall-joint": { type: "string" },
+  http: { type: "string" },
+  token: { type: "string" },
+  bus: { type: "string" },
+} as const;
+
 function parseDemoArgs(argv: readonly string[]): DemoOptions {
   const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
   const bridgeFlags = parseBridgeFlags(argv, { transport: "optional" });
@@ -290,19 +306,7 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
       args: bridgeFlags.rest,
       strict: true,
       allowPositionals: false,
-      options: {
-        "exit-after-session": { type: "boolean" },
-        session: { type: "string" },
-        instruction: { type: "string" },
-        model: { type: "string" },
-        "base-url": { type: "string" },
-        seed: { type: "string" },
-        link: { type: "string" },
-        "stall-joint": { type: "string" },
-        http: { type: "string" },
-        token: { type: "string" },
-        bus: { type: "string" },
-      },
+      options: DEMO_FLAGS,
     }).values;
   } catch (error) {
     throw usage(`${(error as Error).message}; see armbridge demo --help`);

@@ -1,3 +1,4 @@
+import { isCallEvent } from "../../executor/ExecutorEvent.js";
 import type { AgentBridge } from "./AgentBridge.js";
 import type { AgentEvent, ProgressListener } from "./AgentEvent.js";
 import { describeAgentEvent } from "./describeAgentEvent.js";
@@ -18,7 +19,7 @@ export class AgentReporter {
     this.#transcript = options.transcriptPath ? new TranscriptWriter(options.transcriptPath) : undefined;
     this.#onProgress = options.onProgress;
     this.#unsubscribe = bridge.onEvent((e) => {
-      if (e.type === "action_resolved" || !this.#ours.has(e.callId)) return;
+      if (!isCallEvent(e) || !this.#ours.has(e.callId)) return;
       this.write("call_event", { event: e });
       this.report({ type: "call", event: e });
     });

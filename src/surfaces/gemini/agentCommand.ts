@@ -21,14 +21,15 @@ import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAge
 import { runLiveAgent } from "./runLiveAgent.js";
 import { DEFAULT_JOIN_WINDOW_MS } from "./UndeliveredMotions.js";
 
-export const AGENT_USAGE = `usage: armbridge agent "<instruction>" [options] --bridge URL [--token T]
-       armbridge agent "<instruction>" [options] (--serial LINK | --ros ...) [--http HOST:PORT]
+export const AGENT_USAGE = `Usage: armbridge agent "<instruction>" --bridge URL [--token T] [flags]
+       armbridge agent "<instruction>" (--serial LINK | --ros ...) [--http HOST:PORT] [flags]
 
 Runs a Gemini agent on the arm: the model's function calls go through the
 bridge (per-joint locks, timeouts settled by observation, the intent ledger).
 Progress goes to stderr, one line per motion event; the outcome is one JSON
 line on stdout: {"event":"agent_finished","ended":"answered"|"max_turns"|"deadline",...,"metrics":{...}}.
 
+Flags:
 Attached (--bridge URL): the calls go to a running \`armbridge serve\` over its
 HTTP API; the arm, the ledger, the locks, approvals and the console stay
 there, shared with every other agent and MCP client of that serve. This
@@ -60,7 +61,7 @@ whose URL and token are printed on stderr:
   --model-attempts N      without --live: attempts per model request (default ${DEFAULT_MODEL_RETRY_POLICY.attempts}); 408, 429,
                           5xx and reset connections are retried after the server's Retry-After /
                           RetryInfo delay or a back-off, never past the deadline; tools never re-run
-  --help                  this text
+  -h, --help              this text
 
 Live sessions (--live) outlive their connections: after the server's goAway or
 a dropped socket the session resumes from its newest handle (a fresh session,
@@ -180,7 +181,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const note of result.notes) progress(`[agent] note: ${note}\n`);
     for (const r of result.responses) {
       const out = resultOf(r.response);
-      if (out.status === "unknown") progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
+      // An unconfirmed halt is unknown with no action of its own: nothing to confirm.
+      if (out.status === "unknown" && out.action_id !== undefined) progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
     }
     const delivered = await writeLine(
       io.stdout,

@@ -39,6 +39,30 @@ export interface AgentArgs {
   readonly clientName: string | undefined;
 }
 
+/** The agent's own flags (the bridge flags are taken first); its help names each. */
+export const AGENT_FLAGS = {
+    model: { type: "string" },
+    live: { type: "boolean" },
+    "max-turns": { type: "string" },
+    "deadline-ms": { type: "string" },
+    image: { type: "string", multiple: true },
+    transcript: { type: "string" },
+    "base-url": { type: "string" },
+    "api-version": { type: "string" },
+    "model-attempts": { type: "string" },
+    "context-compression": { type: "string" },
+    "compression-trigger-tokens": { type: "string" },
+    "compression-target-tokens": { type: "string" },
+    "reconnect-attempts": { type: "string" },
+    "join-window-ms": { type: "string" },
+    "stream-camera": { type: "string" },
+    fps: { type: "string" },
+    bridge: { type: "string" },
+    token: { type: "string" },
+    http: { type: "string" },
+    client: { type: "string" },
+} as const;
+
 /** Flags that only a Live session uses. */
 const LIVE_ONLY = ["context-compression", "compression-trigger-tokens", "compression-target-tokens", "reconnect-attempts", "join-window-ms", "stream-camera", "fps"] as const;
 
@@ -49,28 +73,7 @@ export function parseAgentArgs(rest: readonly string[]): AgentArgs {
       args: [...rest],
       allowPositionals: true,
       strict: true,
-      options: {
-        model: { type: "string" },
-        live: { type: "boolean" },
-        "max-turns": { type: "string" },
-        "deadline-ms": { type: "string" },
-        image: { type: "string", multiple: true },
-        transcript: { type: "string" },
-        "base-url": { type: "string" },
-        "api-version": { type: "string" },
-        "model-attempts": { type: "string" },
-        "context-compression": { type: "string" },
-        "compression-trigger-tokens": { type: "string" },
-        "compression-target-tokens": { type: "string" },
-        "reconnect-attempts": { type: "string" },
-        "join-window-ms": { type: "string" },
-        "stream-camera": { type: "string" },
-        fps: { type: "string" },
-        bridge: { type: "string" },
-        token: { type: "string" },
-        http: { type: "string" },
-        client: { type: "string" },
-      },
+      options: AGENT_FLAGS,
     });
   } catch (error) {
     throw usage((error as Error).message);

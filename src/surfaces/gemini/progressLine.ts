@@ -21,6 +21,10 @@ export function progressLine(event: ExecutorEvent): string | undefined {
       return `${event.callId} ${event.tool}: ${settledText(event.result)} (${event.durationMs} ms)`;
     case "action_resolved":
       return undefined;
+    case "halted":
+      return `HALT ${event.halt.haltId} (${event.halt.source}${event.halt.operator ? ` ${event.halt.operator}` : ""}): ${event.halt.confirmed === undefined ? "sent; every motion is refused until an operator releases it" : event.halt.confirmed ? "confirmed by the arm" : `NOT confirmed by the arm${event.halt.detail ? ` (${event.halt.detail})` : ""}`}`;
+    case "halt_released":
+      return `halt released by ${event.halts[0]?.releasedBy ?? "an operator"}: motion is accepted again`;
     case "approval_requested":
       return `${event.callId} ${event.tool}: waiting for an operator's approval (${event.approval.id}, ${event.approval.why}); nothing sent`;
     case "approval_resolved":
@@ -36,6 +40,8 @@ function settledText(r: CallResult): string {
       return `done${id}, settled by ${r.settled_by}${after}`;
     case "failed":
       return `failed${id}, settled by ${r.settled_by}${after}: ${r.reason}`;
+    case "stopped":
+      return `stopped part-way${id}${after}: ${r.reason}`;
     case "unknown":
       return `UNKNOWN${id}${after}: ${r.resources.join(", ")} quarantined until an operator confirms (do not re-run)`;
     case "rejected":

@@ -5,6 +5,7 @@ import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { Logger } from "../../observability/logger.js";
 import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
+import { haltView } from "./haltView.js";
 import type { ExecutorEventView } from "./wire/ExecutorEventView.js";
 import { armStateView } from "./armStateView.js";
 
@@ -120,15 +121,10 @@ export class EventStreamHub {
 
   #onExecutorEvent(e: ExecutorEvent): void {
     if (this.#clients.size === 0) return;
-    // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
-    const data: ExecutorEventView =
-      e.type === "action_resolved"
-        ? { type: e.type, action: actionView(e.row) }
-        : e.type === "settled"
-          ? { ...e, client: e.client ?? null, result: splitImages(e.result, "only in the call's own response").result }
-          : { ...e, client: e.client ?? null };
-    this.#broadcast("executor", data);
-    this.#scheduleState();
+    this.#broadcast("executor", eventView(e));
+    // A halt latched or released is news an operator needs now, not at the next throttle.
+    if (e.type === "halted" || e.type === "halt_released") this.#sendStateNow();
+    else this.#scheduleState();
   }
 
   #scheduleState(): void {
@@ -181,6 +177,27 @@ export class EventStreamHub {
     this.#stateTimer = undefined;
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
+  }
+}
+
+function eventView(e: ExecutorEvent): ExecutorEventView {
+  switch (e.type) {
+    case "action_resolved":
+      return { type: e.type, action: actionView(e.row) };
+    // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
+    case "settled":
+      return { ...e, client: e.client ?? null, result: splitImages(e.result, "only in the call's own response").result };
+    case "halted":
+      return { type: e.type, halt: haltView(e.halt) };
+    case "halt_released":
+      return { type: e.type, halts: e.halts.map(haltView) };
+    case "queued":
+    case "started":
+    case "timed_out":
+    case "paced":
+    case "approval_requested":
+    case "approval_resolved":
+      return { ...e, client: e.client ?? null };
   }
 }
 

@@ -2,15 +2,20 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { ACTION_STATES, CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
+import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES, type ActionRowState } from "../../ledger/ActionRow.js";
 import { CLIENT_KINDS, CLIENT_NAME_MAX, CLIENT_SESSION_MAX } from "../../ledger/CallClient.js";
+import { STATE_INPUTS, stateOfWord } from "../../ledger/stateWords.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
 import type { ActionsPage } from "./wire/ActionView.js";
 
 const listQuery = z.strictObject({
-  state: z.enum(ACTION_STATES).optional(),
+  // The ledger's name of a state or its shared word (confirmed_reached for confirmed_done, …).
+  state: z
+    .enum(STATE_INPUTS as [string, ...string[]])
+    .transform((w) => stateOfWord(w) as ActionRowState)
+    .optional(),
   /** Only actions sent by this client (each field given must match; GET /v1/clients lists them). */
   client_kind: z.enum(CLIENT_KINDS).optional(),
   client_name: z.string().max(CLIENT_NAME_MAX).optional(),

@@ -2,6 +2,7 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { explainFault } from "../../transport/explainFault.js";
 import { actionViewWithOptions } from "./actionView.js";
 import { envelopeStateView } from "./envelopeView.js";
+import { haltView } from "./haltView.js";
 import type { ArmStateView } from "./wire/ArmStateView.js";
 
 export type { ArmStateView } from "./wire/ArmStateView.js";
@@ -15,6 +16,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     if (axis.moving) moving.push(name);
   }
   const ageMs = status ? Math.max(0, now - status.stampMs) : null;
+  const halt = bridge.executor.halts.engaged;
   return {
     link: bridge.transport.linkState(),
     pose,
@@ -25,6 +27,8 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     fault_help: (status?.faults ?? []).map(explainFault),
     quarantined: Object.fromEntries(bridge.executor.quarantine.byResource()),
     approvals_pending: bridge.executor.approvals.pendingCount,
+    halted: halt !== undefined,
+    halt: halt ? haltView(halt) : null,
     in_flight: bridge.ledger.inState("started").map((row) => ({
       action_id: row.actionId,
       call_id: row.callId,

@@ -159,6 +159,8 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
       return e.callId === callId ? `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}` : undefined;
     case "settled":
     case "action_resolved":
+    case "halted":
+    case "halt_released":
       return undefined;
   }
 }

@@ -11,6 +11,8 @@ import { parseHostPort } from "../cli/serveCommand.js";
 import { EMBEDDED_CONSOLE_DEFAULT, EmbeddedConsole } from "../http/EmbeddedConsole.js";
 import { createMcpServer } from "./createMcpServer.js";
 
+export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
+
 export const MCP_HELP = `Usage: armbridge mcp --bridge URL [--token T]
        armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS] [--http HOST:PORT] [--token T]
 
@@ -48,6 +50,7 @@ return the recorded result instead of moving again.
 Approval gates (config approval) are answered in the console: serve's with
 --bridge, this process's own when embedded.
 
+Flags:
   --deadline-ms MS     run deadline each tool call inherits (default 60000)
 
 ${BRIDGE_FLAGS_HELP}

@@ -13,16 +13,21 @@ import { splitImages } from "../splitImages.js";
  * physical happened: `rejected` (fix the arguments), `failed` (positive
  * evidence nothing moved), `skipped` (nothing was sent).
  *
+ * `stopped` is not an error either: the arm moved (it ended part-way, at a
+ * known pose); a re-run plans from there, and after a halt only once an
+ * operator released it.
+ *
  * `unknown` is deliberately NOT an error: the motion may have happened, and a
  * host that re-runs "failed" calls must not re-run it. Nor is `blocked`: a
  * person has to confirm first, re-trying achieves nothing. Both carry their
  * "do not re-run" instruction in the message and in `structuredContent`.
  *
- * This is `CALL_STATUSES[status].mayRerun`, spelled out per status so that a
- * new status breaks the build here until someone decides.
+ * Spelled out per status so that a new status breaks the build here until
+ * someone decides.
  */
 export const MCP_IS_ERROR: Readonly<Record<CallStatus, boolean>> = {
   done: false,
+  stopped: false,
   failed: true,
   unknown: false,
   rejected: true,

@@ -77,7 +77,7 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
 
   it.each([
     ["reached", "confirmed_done", "done"],
-    ["partial", "confirmed_partial", "failed"],
+    ["partial", "confirmed_partial", "stopped"],
     ["not_moved", "confirmed_not_done", "failed"],
     ["done", "confirmed_done", "done"],
     ["not_done", "confirmed_not_done", "failed"],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
+import { HALT_VIEW } from "./HaltView.js";
 import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 
@@ -48,6 +49,10 @@ export const ARM_STATE_VIEW = z.strictObject({
   quarantined: z.record(z.string(), z.array(z.string())),
   /** Calls waiting for an operator's approval (GET /v1/approvals lists them). */
   approvals_pending: z.number(),
+  /** True while the bridge is latched by a halt: every motion is refused until an operator releases it. */
+  halted: z.boolean(),
+  /** The newest open halt (who, when, whether the arm confirmed it), or null. */
+  halt: HALT_VIEW.nullable(),
   /** Motions under way now (ledger rows still `started`), oldest first, each with who sent it. */
   in_flight: z.array(IN_FLIGHT_VIEW),
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */

@@ -9,7 +9,7 @@ import type { WireOf } from "./WireOf.js";
  * while every CallResult is one of these.
  */
 export const CALL_RESULT_VIEW = z.object({
-  status: z.enum(["done", "failed", "unknown", "rejected", "skipped", "blocked"]),
+  status: z.enum(["done", "stopped", "failed", "unknown", "rejected", "skipped", "blocked"]),
   message: z.string(),
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),

@@ -4,6 +4,7 @@ import { ACTION_VIEW } from "./ActionView.js";
 import { APPROVAL_VIEW, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
+import { HALT_VIEW } from "./HaltView.js";
 
 /** Every event about one call names it, its tool, and who sent it (null when the caller said nothing). */
 const call = { callId: z.string(), tool: z.string(), client: CLIENT_VIEW.nullable() };
@@ -27,5 +28,7 @@ export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("action_resolved"), action: ACTION_VIEW }),
   z.strictObject({ type: z.literal("approval_requested"), ...call, approval: APPROVAL_VIEW }),
   z.strictObject({ type: z.literal("approval_resolved"), ...call, approval: DECIDED_APPROVAL_VIEW }),
+  z.strictObject({ type: z.literal("halted"), halt: HALT_VIEW }),
+  z.strictObject({ type: z.literal("halt_released"), halts: z.array(HALT_VIEW) }),
 ]);
 export type ExecutorEventView = WireOf<typeof EXECUTOR_EVENT_VIEW>;

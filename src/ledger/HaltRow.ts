@@ -1,0 +1,49 @@
+import { describeClient, type CallClient } from "./CallClient.js";
+
+/**
+ * Who asked for a halt: the operator console's HALT button, a model's `stop`
+ * call, `armbridge halt`, the HTTP API (POST /v1/halt), or the bridge itself
+ * when a required operator's console went quiet mid-motion (operator_presence).
+ */
+export const HALT_SOURCES = ["console", "tool", "cli", "http", "presence"] as const;
+export type HaltSource = (typeof HALT_SOURCES)[number];
+
+/** One halt as the ledger keeps it: the latch is on while any halt has no `releasedAt`. */
+export interface HaltRow {
+  readonly haltId: string;
+  /** Epoch ms the halt was sent. */
+  readonly haltedAt: number;
+  readonly source: HaltSource;
+  /** The operator's name, when one was given (console, CLI, HTTP); for the stop tool, undefined. */
+  readonly operator: string | undefined;
+  /** The call id of a `stop` call. */
+  readonly callId: string | undefined;
+  /** The client that asked, as the actions table names them (the console under its operator, a model's `stop` under its model); undefined for the bridge's own halt. */
+  readonly client?: CallClient | undefined;
+  /** The axes halted; undefined for every axis. */
+  readonly axes: readonly string[] | undefined;
+  readonly note: string | undefined;
+  /** Undefined until the arm answered: true, it reports the axes halted; false, it did not confirm (see `detail`). */
+  readonly confirmed: boolean | undefined;
+  readonly detail: string | undefined;
+  /** The pose the arm reported after the halt. */
+  readonly pose: Readonly<Record<string, number>> | undefined;
+  readonly answeredAt: number | undefined;
+  readonly releasedAt: number | undefined;
+  readonly releasedBy: string | undefined;
+  readonly releaseNote: string | undefined;
+}
+
+/** "the operator ana (console)", "a stop call (call c-7)": who halted, in words. */
+export function whoHalted(h: Pick<HaltRow, "source" | "operator" | "callId" | "client">): string {
+  switch (h.source) {
+    case "tool":
+      return `a stop call${h.callId ? ` (call ${h.callId})` : ""}${h.client ? ` from ${describeClient(h.client)}` : ""}`;
+    case "presence":
+      return "the bridge, because the operator's console stopped answering (operator_presence)";
+    case "console":
+    case "cli":
+    case "http":
+      return `${h.operator ? `the operator ${h.operator}` : "an operator"} (${h.source})`;
+  }
+}

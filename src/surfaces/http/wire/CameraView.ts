@@ -1,0 +1,36 @@
+import { z } from "zod";
+import type { WireOf } from "./WireOf.js";
+
+/** One configured camera as the console lists it. */
+export const CAMERA_VIEW = z.strictObject({
+  name: z.string(),
+  /** sim, file, http, ros … (the config's `source`). */
+  source: z.string(),
+  /** A frame older than this is labelled stale. */
+  stale_after_ms: z.number(),
+  /** True when the camera has a table calibration: a point of its image maps to table coordinates. */
+  calibrated: z.boolean(),
+});
+export type CameraView = WireOf<typeof CAMERA_VIEW>;
+
+/** GET /v1/cameras. */
+export const CAMERAS_LIST = z.strictObject({ cameras: z.array(CAMERA_VIEW) });
+export type CamerasList = WireOf<typeof CAMERAS_LIST>;
+
+/** GET /v1/cameras/:name/table-point?y=&x=: where on the table a point of the image ([y, x], 0–1000) lies. */
+export const TABLE_POINT_VIEW = z.strictObject({
+  camera: z.string(),
+  point: z.tuple([z.number(), z.number()]),
+  /** Base frame x, y, z in metres (z: the table's height). */
+  table: z.tuple([z.number(), z.number(), z.number()]),
+  /** Outside the calibration points' hull the homography extrapolates: less accurate. */
+  extrapolated: z.boolean(),
+});
+export type TablePointView = WireOf<typeof TABLE_POINT_VIEW>;
+
+/** The headers a frame (GET /v1/cameras/:name/frame) carries beside its bytes. */
+export const FRAME_HEADERS = {
+  capturedAt: "x-captured-at",
+  ageMs: "x-frame-age-ms",
+  stale: "x-frame-stale",
+} as const;
