@@ -11,12 +11,15 @@ async function pageWidths(page: Page): Promise<{ scroll: number; client: number;
 
 describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped when ${NO_CHROMIUM_REASON})`, () => {
   beforeAll(async () => {
-    rig = await ConsoleRig.start("layout", { simArgs: ["--stall-joint", "wrist_2"] });
+    // wrist_3 stalls, not wrist_2: the unknown stays in flight over its whole path, and with #20's link
+    // volumes a wrist_2 swing passes within 3 mm of forearm_link's box, so the envelope refused the
+    // shoulder_pan move beside it (the later cases waited for a motion that never came).
+    rig = await ConsoleRig.start("layout", { simArgs: ["--stall-joint", "wrist_3"] });
   }, 60_000);
   afterAll(async () => rig?.stop());
 
   it("puts a pending unknown above the fold at 1280x800 and never scrolls sideways at 390x844", async () => {
-    const result = await rig.call("layout-1", "move_joints", { positions: { wrist_2: 0.9, elbow: 1.3 } });
+    const result = await rig.call("layout-1", "move_joints", { positions: { wrist_3: 0.9, elbow: 1.3 } });
     expect(result.status).toBe("unknown");
     const actionId = result.action_id!;
 

@@ -32,8 +32,12 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-mcp-"));
-    // wrist_2's first motion stalls half-way: the arm ends it short after moving, so its outcome is unknown.
-    sim = await startSimProcess(["--effects-log", effectsPath(), "--stall-joint", "wrist_2"]);
+    // wrist_3's first motion stalls half-way: the arm ends it short after moving, so its outcome is unknown.
+    // wrist_3, not wrist_2: an unknown motion counts as in flight over its whole path, and with #20's link
+    // volumes a wrist_2 swing (either way, elbow at 0.3) passes within 3-5 mm of forearm_link's box, so
+    // the envelope would refuse this file's later moves beside it; +0.9 on wrist_2 would also swing the
+    // fingers past keep_in. A wrist_3 turn is clear of every other link.
+    sim = await startSimProcess(["--effects-log", effectsPath(), "--stall-joint", "wrist_3"]);
     transport = new StdioClientTransport({
       command: process.execPath,
       args: mcpArgv(["--serial", sim.link, "--data", join(dir, "data")]),
@@ -118,16 +122,16 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
   });
 
   it("answers an unknown as not an error (no host may retry it), and then blocks the joint, also not as an error", async () => {
-    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.9 } } });
+    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_3: 0.9 } } });
     const out = first.structuredContent as { status: string; action_id: string; resources: string[]; message: string };
     expect(out.status).toBe("unknown");
-    expect(out.resources).toEqual(["joint:wrist_2"]);
+    expect(out.resources).toEqual(["joint:wrist_3"]);
     expect(first.isError).toBe(false);
     expect(out.message).toMatch(/Do NOT re-run/);
-    const again = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_2: 0.9 } } });
+    const again = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_3: 0.9 } } });
     expect(again.structuredContent).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_QUARANTINED", blocked_by: [out.action_id] });
     expect(again.isError).toBe(false);
-    expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_2"))).toHaveLength(1);
+    expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_3"))).toHaveLength(1);
   });
 
   it("reports a motion's progress to a host that asks for it", async () => {
