@@ -58,7 +58,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console injection: strings from the model, oper
     // A string, evaluated in the page: this file is type-checked without the DOM's types.
     const dom = await page.evaluate(`({
       pwned: window.__pwned ?? null,
-      imgs: document.querySelectorAll("img").length,
+      // The camera panel's own frames carry data-camera; any other <img> came from an injected string.
+      imgs: document.querySelectorAll("img:not([data-camera])").length,
       scripts: document.querySelectorAll("script").length,
       svgOnload: document.querySelectorAll("svg[onload]").length,
       bold: [...document.querySelectorAll("b")].filter((b) => b.textContent === "bold?").length,
