@@ -4,6 +4,7 @@ import { baudRateReply, COM_PORT_COMMAND, decodeBaud, signatureReply } from "../
 import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT } from "../../src/transport/link/rfc2217/protocol/telnet.js";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
 import { admitOneHost } from "./admitOneHost.js";
+import { interruptibleListener } from "./interruptibleListener.js";
 import { listenOnLoopback } from "./listenOnLoopback.js";
 
 /** What the simulator calls itself when a client asks for the access server's signature (RFC 2217 SIGNATURE). */
@@ -73,35 +74,8 @@ export async function startRfc2217Link(options: { readonly port: number; readonl
     });
   }, refuse));
   const port = await listenOnLoopback(server, options.port);
-  let closed = false;
-  let reopen: NodeJS.Timeout | undefined;
   return {
     url: `rfc2217://127.0.0.1:${port}`,
-    async close() {
-      closed = true;
-      clearTimeout(reopen);
-      current?.destroy();
-      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-    async interrupt(ms, onBack) {
-      if (closed) return;
-      clearTimeout(reopen);
-      // As a ser2net bridge restarting: the host's connection drops and a connect is refused until it is back.
-      const stopped = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      current?.destroy();
-      await stopped;
-      logger.info({ ms }, "link interrupted on cue");
-      reopen = setTimeout(() => {
-        reopen = undefined;
-        if (closed) return;
-        const onError = (error: Error): void => logger.error({ err: error.message, port }, "could not listen again after the interruption");
-        server.once("error", onError);
-        server.listen(port, "127.0.0.1", () => {
-          server.off("error", onError);
-          logger.info("link back after the interruption");
-          onBack?.(Date.now());
-        });
-      }, ms);
-    },
+    ...interruptibleListener(server, port, () => current, logger),
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
 import { admitOneHost } from "./admitOneHost.js";
+import { interruptibleListener } from "./interruptibleListener.js";
 import { listenOnLoopback } from "./listenOnLoopback.js";
 
 /**
@@ -34,36 +35,8 @@ export async function startTcpLink(options: { readonly port: number; readonly en
     });
   }, refuse));
   const port = await listenOnLoopback(server, options.port);
-  let closed = false;
-  let reopen: NodeJS.Timeout | undefined;
   return {
     url: `tcp://127.0.0.1:${port}`,
-    async close() {
-      closed = true;
-      clearTimeout(reopen);
-      current?.destroy();
-      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-    async interrupt(ms, onBack) {
-      if (closed) return;
-      clearTimeout(reopen);
-      // Not listening, so a host's connect is refused (ECONNREFUSED), as with the process gone.
-      // close() calls back once the open connection is gone too: stop listening, then drop it.
-      const stopped = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      current?.destroy();
-      await stopped;
-      logger.info({ ms }, "link interrupted on cue");
-      reopen = setTimeout(() => {
-        reopen = undefined;
-        if (closed) return;
-        const onError = (error: Error): void => logger.error({ err: error.message, port }, "could not listen again after the interruption");
-        server.once("error", onError);
-        server.listen(port, "127.0.0.1", () => {
-          server.off("error", onError);
-          logger.info("link back after the interruption");
-          onBack?.(Date.now());
-        });
-      }, ms);
-    },
+    ...interruptibleListener(server, port, () => current, logger),
   };
 }
