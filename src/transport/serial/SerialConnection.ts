@@ -102,6 +102,10 @@ export class SerialConnection {
   }
 
   get state(): SerialConnectionState {
+    // A returning link is connected once the lifecycle has taken the return, not at the
+    // HELLO: until then a motion's pre-send check (which reads the lifecycle) refuses it,
+    // and this state must not say otherwise.
+    if (this.currentState === "connected" && this.lifecycle.state === "reconnecting") return "reconnecting";
     return this.currentState;
   }
 

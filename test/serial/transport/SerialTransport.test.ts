@@ -231,6 +231,28 @@ describe("SerialTransport against a scripted device", () => {
     expect(device.executions.get("a-drop")).toBe(1);
   });
 
+  it("a returning link is called connected only once a motion would be sent on it (after the first status)", async () => {
+    const { transport, device } = setup();
+    await transport.open();
+    device.end.available = false;
+    device.end.drop("cable bumped");
+    await until(() => transport.connectionState === "reconnecting", "reconnecting");
+    device.streamStatus = false;
+    device.end.available = true;
+    // The device has answered HELLO, but the handshake still waits for its first status.
+    await until(() => device.framesOf("HELLO_REQ").length === 2, "second HELLO_REQ");
+    await sleep(50);
+    expect(transport.connectionState).not.toBe("connected");
+    expect(transport.linkState().state).toBe("reconnecting");
+    device.streamStatus = true;
+    await until(() => transport.connectionState === "connected", "reconnected");
+    // Whenever it says connected, a motion is sent: no window where the two disagree.
+    const next = transport.runMotion(move("a-first-after"), AbortSignal.timeout(10_000));
+    await until(() => device.records.has("a-first-after"), "record after reconnect");
+    device.finish("a-first-after", "reached");
+    expect((await next).kind).toBe("ended");
+  });
+
   it("queryAction waits for a reconnection within its signal, and answers undefined when it cannot ask", async () => {
     const { transport, device } = setup();
     await transport.open();
