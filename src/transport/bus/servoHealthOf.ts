@@ -92,11 +92,12 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
 
   const { temperature_c: t, temperature_limit_c: tl, voltage_v: v, voltage_min_v: vlo, voltage_max_v: vhi, load_pct: load } = out;
   const has = (e: HardwareErrorKind): boolean => out.hardware_errors.includes(e);
-  if (t !== undefined && tl !== undefined && !has("overheating")) {
+  // A limit register reading 0 (or a voltage range that is no range) is no limit to judge against.
+  if (t !== undefined && tl !== undefined && tl > 0 && !has("overheating")) {
     const level = LEVEL_OF[judgeTemperature(t, tl)];
     if (level) alerts.push({ kind: "temperature", level, message: `${who}: ${t} °C, ${level === "alarm" ? "at" : "near"} its limit of ${tl} °C`, advice: "Let it rest with less load (a lower pose, no payload) before it shuts down on overheating; a servo that runs hot at rest is holding against a load." });
   }
-  if (v !== undefined && vlo !== undefined && vhi !== undefined && !has("input_voltage")) {
+  if (v !== undefined && vlo !== undefined && vhi !== undefined && vhi > vlo && !has("input_voltage")) {
     const level = LEVEL_OF[judgeVoltage(v, vlo, vhi)];
     if (level) alerts.push({ kind: "voltage", level, message: `${who}: supply ${v.toFixed(1)} V, ${level === "alarm" ? "outside" : "near"} its limits ${vlo.toFixed(1)}–${vhi.toFixed(1)} V`, advice: HARDWARE_ERROR.input_voltage.advice });
   }
