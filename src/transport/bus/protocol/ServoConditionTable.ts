@@ -1,5 +1,10 @@
-import type { RegisterBlock } from "./BusProtocol.js";
 import type { Register } from "./wordCodec.js";
+
+/** A contiguous run of registers read in one instruction (the same shape as BusProtocol's RegisterBlock). */
+interface ConditionBlock {
+  readonly address: number;
+  readonly size: number;
+}
 
 /** What a hardware-error bit means, whatever the family calls it. */
 export type HardwareErrorKind = "input_voltage" | "overheating" | "overload" | "overcurrent" | "electrical_shock" | "encoder";
@@ -25,9 +30,9 @@ export type EffortRegister =
  */
 export interface ServoConditionTable {
   /** Present input voltage and temperature, when the status blocks do not cover them (Dynamixel X: 144..146); undefined = read every cycle already. */
-  readonly presentBlock: RegisterBlock | undefined;
+  readonly presentBlock: ConditionBlock | undefined;
   /** The servo's own limits (EEPROM): temperature, voltage, and Current_Limit where effort is a current. */
-  readonly limitsBlock: RegisterBlock;
+  readonly limitsBlock: ConditionBlock;
   /** How a servo of this model number reports effort; undefined when it does not (or the model is not known). */
   effort(modelNumber: number | undefined): EffortRegister | undefined;
   /** What each hardware-error bit means (bit → kind). */
