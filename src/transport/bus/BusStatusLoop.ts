@@ -42,6 +42,8 @@ export class BusStatusLoop {
   cycles = 0;
   #conditionAt = -Infinity;
   #conditionReads = 0;
+  /** Condition sync reads so far, present block and limits block (bench: the wire bytes they add to the cycles). */
+  readonly conditionBlockReads = { present: 0, limits: 0 };
 
   constructor(deps: BusStatusLoopDeps) {
     this.#d = deps;
@@ -122,10 +124,12 @@ export class BusStatusLoop {
     this.#conditionAt = this.#d.now();
     const limitsDue = this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0);
     if (condition.presentBlock) {
+      this.conditionBlockReads.present++;
       const replies = await this.#syncRead(condition.presentBlock);
       for (const [s, at] of replies) s.conditionAt = at;
     }
     if (limitsDue) {
+      this.conditionBlockReads.limits++;
       const replies = await this.#syncRead(condition.limitsBlock);
       for (const [s, at] of replies) s.limitsAt = at;
     }

@@ -169,6 +169,11 @@ export class ServoBusTransport implements Transport {
     return [...this.#schedule.reads];
   }
 
+  /** Condition reads so far (temperature and voltage where not in the status blocks; the servos' own limits): bench figures. */
+  get conditionBlockReads(): { readonly present: number; readonly limits: number } {
+    return { ...this.#loop.conditionBlockReads };
+  }
+
   /** Status loop cycles completed, for rate figures. */
   get cycles(): number {
     return this.#loop.cycles;
