@@ -32,7 +32,7 @@ export interface ServoHealth {
   readonly current_ma?: number;
   /** Hardware-error bits set now. */
   readonly hardware_errors: readonly HardwareErrorKind[];
-  /** The servo shut down on a hardware error and stays torque-off until an operator recovers it (kept after a Feetech's bits clear). */
+  /** It tripped on a hardware error: no motion is sent to it until an operator recovers it (torque off, unless the error is outside its shutdown set); kept after a Feetech's bits clear. */
   readonly shut_down: boolean;
   /** What needs the operator's eye, worst first. */
   readonly alerts: readonly ServoAlert[];

@@ -58,9 +58,16 @@ describe("decoding a servo's condition registers (golden bytes, vendor layouts)"
     expect(h.shut_down).toBe(true);
     expect(h.alerts.map((a) => [a.kind, a.level, a.error])).toEqual(kinds.map((k) => ["hardware_error", "alarm", k]));
     for (const a of h.alerts) {
-      expect(a.message).toMatch(/^servo 3 \(elbow\): .*shut down, torque off until recovered$/);
+      expect(a.message).toMatch(/^servo 3 \(elbow\): .*; shut down, torque off until recovered$/);
       expect(a.advice.length).toBeGreaterThan(20);
     }
+  });
+
+  it("an error that left the servo's torque on is not called a shutdown (a Dynamixel's input voltage is outside its default Shutdown)", () => {
+    const s = servoWith(X_SERIES_TABLE, { 64: [1], 70: [0b1] });
+    s.tripped = "input voltage error";
+    const [alert] = servoHealthOf({ table: X_SERIES_TABLE, servo: s, modelNumber: XL430 }).alerts;
+    expect(alert!.message).toBe("servo 3 (elbow): input voltage outside its limits; no motion is sent to it until recovered");
   });
 
   it("a Feetech whose Status bits cleared after a trip is still an alarm until it is recovered", () => {

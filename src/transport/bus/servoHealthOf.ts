@@ -54,9 +54,11 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
 
   const bits = s.stampMs > 0 ? (read(table.hardwareError) ?? 0) : 0;
   out.hardware_errors = hardwareErrorKinds(table.condition, bits);
+  // An error outside the servo's shutdown set (a Dynamixel's input voltage, by default) leaves its torque on; the bridge still sends it nothing until recovered.
+  const tripNote = !s.tripped ? "" : read(table.torqueEnable) === 0 ? "; shut down, torque off until recovered" : "; no motion is sent to it until recovered";
   for (const error of out.hardware_errors) {
     const e = HARDWARE_ERROR[error];
-    alerts.push({ kind: "hardware_error", level: "alarm", error, message: `${who}: ${e.what}${s.tripped ? "; shut down, torque off until recovered" : ""}`, advice: e.advice });
+    alerts.push({ kind: "hardware_error", level: "alarm", error, message: `${who}: ${e.what}${tripNote}`, advice: e.advice });
   }
   if (out.hardware_errors.length === 0 && s.tripped) {
     alerts.push({ kind: "hardware_error", level: "alarm", message: `${who}: shut down on ${s.tripped}; torque off until recovered`, advice: "The condition has cleared; look at the arm for its cause, then recover the servo (console, `armbridge recover`)." });

@@ -40,7 +40,7 @@ export const SERVO_HEALTH_VIEW = z.strictObject({
   current_ma: z.number().optional(),
   /** Hardware-error bits set now. */
   hardware_errors: z.array(HARDWARE_ERROR_KIND),
-  /** Shut down on a hardware error: torque off until an operator recovers it. */
+  /** Tripped on a hardware error: no motion is sent to it until an operator recovers it (usually torque off). */
   shut_down: z.boolean(),
   /** Worst first. */
   alerts: z.array(SERVO_ALERT_VIEW),
