@@ -9,6 +9,7 @@ import type { FaultPlan } from "../faults.js";
 import type { ByteStreamEndpoint } from "../links/DeviceLink.js";
 import { layOutServos, type BusLayoutFile } from "./BusLayout.js";
 import { mergeCollidingReplies } from "./mergeCollidingReplies.js";
+import { servoProtection } from "./servoProtection.js";
 import { SimServo } from "./SimServo.js";
 
 export interface BusSimulatorOptions {
@@ -150,33 +151,11 @@ export class BusSimulator implements ByteStreamEndpoint {
     for (const s of this.all) this.setCondition(s.axis.name, { voltage: volts });
   }
 
-  /**
-   * A servo's own protections on its temperature and supply, as its control
-   * table says (see the condition tables in xSeriesTable.ts and stsTable.ts):
-   * - past Temperature_Limit the overheating bit is set; Dynamixel X shuts
-   *   down (overheating is in the default Shutdown) and keeps the bit until a
-   *   REBOOT; a Feetech unloads (overheating is in the factory
-   *   Unloading_Condition) and its bit follows the temperature;
-   * - outside the voltage limits the input-voltage bit is set and clears when
-   *   the supply is back (in neither family's default shutdown): torque stays on.
-   */
+  /** Lets a servo's own protections act on its temperature and supply (servoProtection). */
   #applyCondition(s: SimServo, now: number): void {
-    const table = this.#o.protocol.table;
-    const bitOf = (kind: string): number => {
-      const entry = Object.entries(table.condition.hardwareErrorKinds).find(([, k]) => k === kind);
-      return entry ? 1 << Number(entry[0]) : 0;
-    };
-    const heat = bitOf("overheating");
-    const volt = bitOf("input_voltage");
-    let bits = s.hardwareError;
-    bits = s.voltageOutOfRange ? bits | volt : bits & ~volt;
-    const latches = table.family === "dynamixel_x";
-    if (s.overheated && (bits & heat) === 0) {
-      this.#shutDown(s, now, bits | heat, `overheating: ${s.temperature} °C past its limit`, { clears: false });
-      return;
-    }
-    if (!s.overheated && !latches) bits &= ~heat;
-    s.set(table.hardwareError, bits);
+    const verdict = servoProtection(s, this.#o.protocol.table);
+    if (verdict.kind === "trip") this.#shutDown(s, now, verdict.bits, verdict.detail, { clears: false });
+    else s.set(this.#o.protocol.table.hardwareError, verdict.bits);
   }
 
   /** The servos by the id the config gave their axis (the first, where a layout repeats one): for tests. */
