@@ -115,14 +115,15 @@ export class BusStatusLoop {
   /**
    * The servos' condition registers (ServoConditionTable): present
    * temperature and voltage where the status blocks do not hold them, and
-   * their own limits on the first read, after a servo missed one, and every
+   * their own limits on the first read, once a servo that missed it answers, and every
    * LIMITS_EVERY-th read. For the operator only: nothing about motion waits on these.
    */
   async readCondition(): Promise<void> {
     const { protocol, servos } = this.#d;
     const condition = protocol.table.condition;
     this.#conditionAt = this.#d.now();
-    const limitsDue = this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0);
+    // A servo that answers but has no limits read yet (it was silent at the last one) is read again now, not in 5 s.
+    const limitsDue = this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0 && s.missedReads === 0);
     if (condition.presentBlock) {
       this.conditionBlockReads.present++;
       const replies = await this.#syncRead(condition.presentBlock);
