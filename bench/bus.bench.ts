@@ -13,9 +13,10 @@
  *
  * Prints figures; asserts nothing. BENCH_SEED changes the seed.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse, stringify } from "yaml";
 import { packageRoot } from "../src/config/packageRoot.js";
 import { loadConfig } from "../src/config/loadConfig.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
@@ -44,10 +45,25 @@ function configFor(file: string, baud: number, moveTimeoutMs: number): ArmConfig
   });
 }
 
+/**
+ * The config file the simulator reads, its servos set to `baud`: a servo
+ * listens at its own Baud_Rate, which the simulator takes from the config's
+ * bus.baud (--baud only paces the line), so a row at another baud needs the
+ * servos there too. Relative paths (the URDF) are made absolute.
+ */
+function simConfigAt(dir: string, file: string, baud: number): string {
+  const raw = parse(readFileSync(join(packageRoot(), "config", file), "utf8")) as { bus: Record<string, unknown>; arm: Record<string, unknown> };
+  raw.bus = { ...raw.bus, baud };
+  if (typeof raw.arm.urdf === "string") raw.arm = { ...raw.arm, urdf: join(packageRoot(), "config", raw.arm.urdf) };
+  const path = join(dir, file);
+  writeFileSync(path, stringify(raw));
+  return path;
+}
+
 async function withBus<T>(protocol: BusProtocolName, file: string, baud: number, moveTimeoutMs: number, flags: readonly string[], body: (w: { executor: Executor; link: TimedLink; config: ArmConfig; cycles: () => number; blockReads: () => readonly number[]; conditionReads: () => { readonly present: number; readonly limits: number }; effects: () => EffectLine[]; faults: () => readonly string[]; recover: () => Promise<readonly ServoRecovery[]> }) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "armbridge-bus-bench-"));
   const effectsLog = join(dir, "effects.jsonl");
-  const sim = await startSimProcess({ link: "tcp", seed: SEED, effectsLog, logFile: join(dir, "sim.log"), flags: ["--bus", protocol, "--config", join(packageRoot(), "config", file), "--baud", String(baud), ...flags] });
+  const sim = await startSimProcess({ link: "tcp", seed: SEED, effectsLog, logFile: join(dir, "sim.log"), flags: ["--bus", protocol, "--config", simConfigAt(dir, file, baud), "--baud", String(baud), ...flags] });
   const config = configFor(file, baud, moveTimeoutMs);
   const link = new TimedLink(linkForUrl(sim.link, { baudRate: baud }));
   const transport = createServoBusTransport(config, link);
