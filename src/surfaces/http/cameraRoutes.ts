@@ -19,7 +19,7 @@ const FRAME_WAIT_MS = 5000;
  * taken, its age and whether it is stale in headers), and
  * `GET /v1/cameras/:name/table-point?y=&x=` maps a point of a calibrated
  * camera's image ([y, x], 0–1000, the model's convention) to the table.
- * An unknown camera name is refused naming the configured ones.
+ * An unknown camera name is a 404 (ARMB_ERR_CAMERA_UNKNOWN) naming the configured ones.
  */
 export function registerCameraRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/cameras", async (): Promise<CamerasList> => ({
@@ -45,7 +45,7 @@ export function registerCameraRoutes(app: FastifyInstance, bridge: Bridge): void
     const { name } = parseInput(cameraParams, request.params, "params");
     const { y, x } = parseInput(pointQuery, request.query, "query");
     const camera = bridge.cameras.get(name);
-    if (!camera) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: name, source: "none", reason: `no such camera; configured: ${bridge.cameras.names().join(", ") || "none"}` });
+    if (!camera) throw bridge.cameras.unknown(name);
     if (!camera.table) throw new ArmbridgeError("ARMB_ERR_CAMERA_NOT_CALIBRATED", { camera: name });
     const mapped = imagePointToTable(camera.table, [y, x]);
     if (!mapped.ok) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `query: image point [${y}, ${x}] of camera ${name} cannot be mapped to the table: ${mapped.reason}` });
