@@ -16,6 +16,7 @@ import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
 import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
+import { ServoHealthPanel } from "./ServoHealthPanel.js";
 import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, InFlightView, Pose, SecurityReport, StateView } from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
@@ -62,6 +63,7 @@ class OperatorConsole {
   readonly #history: HistoryPanel;
   readonly #haltBar: HaltBar;
   readonly #cameras: CameraPanel;
+  readonly #servoHealth = new ServoHealthPanel($("gauges"));
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
   readonly #approvalCards = new Map<string, ApprovalCard>();
@@ -335,6 +337,7 @@ class OperatorConsole {
     setText($("age"), ageText);
     $("arm-panel").classList.toggle("stale", stale);
     for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
+    this.#servoHealth.update(s?.servo_health, stale, (axis) => this.#gauges.get(axis)?.root);
     for (const c of this.#cards.values()) c.update(view, now);
     for (const c of this.#approvalCards.values()) c.update(view, now);
   }

@@ -25,6 +25,8 @@ export type {
   HaltView,
   LinkView,
   SecurityReport,
+  ServoAlertView,
+  ServoHealthView,
   TablePointView,
 } from "../src/surfaces/http/wire/index.js";
 
