@@ -15,7 +15,7 @@ import type { IntentLedger } from "../ledger/IntentLedger.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "./ToolMetrics.js";
-import { toArgIssues } from "../validation/formatIssues.js";
+import { parseUntrusted } from "../validation/parseUntrusted.js";
 import type { HaltContext, MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { ToolRegistry } from "./ToolRegistry.js";
 import type { LinkLoss, LinkState, Transport } from "../transport/Transport.js";
@@ -408,9 +408,9 @@ export class Executor {
         { path: "name", code: "unknown_tool", message: new ArmbridgeError("ARMB_ERR_TOOL_UNKNOWN", { tool: name, known: this.registry.names() }).message },
       ]);
     } else {
-      const parsed = tool.args.safeParse(rawArgs ?? {});
+      const parsed = parseUntrusted(tool.args, rawArgs ?? {});
       if (!parsed.success) {
-        const issues = toArgIssues(parsed.error.issues).slice(0, 20);
+        const issues = parsed.issues.slice(0, 20);
         result = rejected(name, "ARMB_ERR_ARGS_INVALID", issues);
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
       } else if (tool.blocking) {
