@@ -26,6 +26,8 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_HALTED: 409,
   ARMB_ERR_NOT_HALTED: 409,
   ARMB_ERR_RELEASE_OPERATOR_REQUIRED: 400,
+  ARMB_ERR_OPERATOR_ABSENT: 409,
+  ARMB_ERR_PRESENCE_NOT_REQUIRED: 404,
   // kinematics: a bad URDF is the server's; an unreachable or unsafe target the caller's (inside response.error)
   ARMB_ERR_URDF_INVALID: 500,
   ARMB_ERR_URDF_MISMATCH: 500,

@@ -21,6 +21,7 @@ import { httpStatusFor } from "./httpStatusFor.js";
 import { registerMcpRoute } from "./mcpRoute.js";
 import type { McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { registerMetricsRoute } from "./metricsRoute.js";
+import { registerPresenceRoutes } from "./presenceRoutes.js";
 import "./publicRoute.js";
 import { securityReport, type SecurityReport } from "./securityReport.js";
 import { registerSecurityRoute } from "./securityRoute.js";
@@ -137,6 +138,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerClientsRoute(app, bridge);
   registerServosRoute(app, bridge);
   registerHaltRoutes(app, bridge);
+  registerPresenceRoutes(app, bridge);
   registerCameraRoutes(app, bridge);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
