@@ -170,7 +170,7 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
       req.on("error", reject);
       req.end(JSON.stringify({ session: "sneaky-session", operator: "Mallory" }));
     });
-    expect(hostile).toBe(403);
+    expect(hostile).toBe(421);
     const p = await api<{ consoles: { session: string }[] }>("GET", "/v1/presence");
     expect(p.json.consoles.map((c) => c.session)).not.toContain("sneaky-session");
   });
