@@ -24,6 +24,7 @@ export type {
   HaltReleaseAnswer,
   HaltView,
   LinkView,
+  PresenceView,
   SecurityReport,
   TablePointView,
 } from "../src/surfaces/http/wire/index.js";
