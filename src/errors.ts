@@ -58,6 +58,8 @@ export const ERROR_CODES = {
     "Camera {camera} sent something that is not a whole JPEG or PNG image: {reason}",
   ARMB_ERR_CAMERA_STALE:
     "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
+  ARMB_ERR_FRAME_NOT_KEPT:
+    "No {which} frame of {subject} is kept{camera}: {reason}",
   ARMB_ERR_CAMERA_NOT_CALIBRATED:
     "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
   ARMB_ERR_IMAGE_BUDGET:
