@@ -14,6 +14,8 @@ export type {
   ArmAxisView as ArmAxis,
   ArmDescriptionView as ArmDescription,
   CamerasList,
+  CardFrameView,
+  CardFramesList,
   CameraView,
   ClientView,
   ClientsList,

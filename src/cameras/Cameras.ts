@@ -55,6 +55,23 @@ export class Cameras {
     return { ...frame, stale: frame.ageMs > config.staleAfterMs, staleAfterMs: config.staleAfterMs };
   }
 
+  /**
+   * The newest frame there is without waiting for a fresher one: the
+   * simulated camera draws the newest pose at once (no wait for the next
+   * status), so a picture asked for before a motion is sent shows the arm
+   * before it. A real camera's grab takes what it takes; the frame's
+   * `capturedAtMs` tells the truth either way.
+   */
+  async captureLatest(name: string, signal: AbortSignal): Promise<LabelledFrame> {
+    const config = this.#configs.get(name);
+    const source = this.#sources.get(name);
+    if (config && source instanceof SimCameraSource) {
+      const frame = source.render();
+      return { ...frame, stale: frame.ageMs > config.staleAfterMs, staleAfterMs: config.staleAfterMs };
+    }
+    return this.capture(name, signal);
+  }
+
   close(): void {
     for (const s of this.#sources.values()) if (!(s instanceof ArmbridgeError)) s.close();
   }

@@ -75,7 +75,8 @@ export class ActionFrameRecorder {
     const cameras = this.#bridge.cameras;
     void Promise.all(
       cameras.names().map((camera) =>
-        cameras.capture(camera, signal).then(
+        // Before: the newest frame at once, so that it is taken before the motion can leave; after: a fresh one.
+        (moment === "before" ? cameras.captureLatest(camera, signal) : cameras.capture(camera, signal)).then(
           (frame) => ({ camera, frame }),
           (error: unknown) => ({ camera, error: asArmbridgeError(error).message }),
         ),
