@@ -4,6 +4,8 @@ import { ActionFrames, type CallFrames } from "../../../src/cameras/ActionFrames
 import type { LabelledFrame } from "../../../src/cameras/CameraFrame.js";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
+import type { ArmConfig } from "../../../src/config/ArmConfig.js";
+import { testConfig } from "../../support/testConfig.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
 import { CARD_FRAMES_LIST } from "../../../src/surfaces/http/wire/CameraView.js";
 import { FakeArm } from "./FakeArm.js";
@@ -20,8 +22,7 @@ afterEach(async () => {
   bridge = undefined;
 });
 
-async function start(cardFrames?: { maxCalls: number; maxBytes: number }): Promise<{ app: FastifyInstance; arm: FakeArm }> {
-  const config = loadConfig();
+async function start(cardFrames?: { maxCalls: number; maxBytes: number }, config: ArmConfig = loadConfig()): Promise<{ app: FastifyInstance; arm: FakeArm }> {
   const arm = new FakeArm(config);
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
   app = await buildHttpApp(bridge, { token: TOKEN, ...(cardFrames ? { cardFrames } : {}) });
@@ -93,6 +94,38 @@ describe("GET /v1/actions/:id/frames/:which", () => {
     expect(oldest.statusCode).toBe(404);
     expect(oldest.json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_FRAME_NOT_KEPT");
     expect((await a.inject({ method: "GET", url: `/v1/actions/${ids[1]!}/frames/before`, headers: auth })).statusCode).toBe(200);
+  });
+});
+
+describe("GET /v1/approvals/:id/frames", () => {
+  it("keeps the frame from before an approval request (nothing moved yet); a declined call keeps nothing", async () => {
+    const { app: a, arm } = await start(undefined, testConfig({ approval: { move_joints: "always" } }));
+    const call = a.inject({ method: "POST", url: "/v1/calls", headers: auth, payload: { calls: [{ id: "ask-1", name: "move_joints", args: { positions: { elbow: 0.8 } } }] } });
+    let approvalId: string | undefined;
+    for (let i = 0; approvalId === undefined; i++) {
+      expect(i, "the request is pending within 5 s").toBeLessThan(100);
+      approvalId = (await a.inject({ method: "GET", url: "/v1/approvals", headers: auth })).json<{ approvals: { id: string }[] }>().approvals[0]?.id;
+      if (approvalId === undefined) await new Promise((res) => setTimeout(res, 50));
+    }
+    let list: ReturnType<typeof CARD_FRAMES_LIST.parse> | undefined;
+    for (let i = 0; !list?.frames.length; i++) {
+      expect(i, "the before frame is kept within 5 s").toBeLessThan(100);
+      const r = await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames`, headers: auth });
+      if (r.statusCode === 200) list = CARD_FRAMES_LIST.parse(r.json());
+      else await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(list).toMatchObject({ call_id: "ask-1", approval_id: approvalId, action_id: null, sent_at: null });
+    expect(list.frames.map((f) => `${f.which}:${f.camera}`)).toEqual(["before:overhead"]);
+    const bytes = await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames/before`, headers: auth });
+    expect(bytes.statusCode).toBe(200);
+    expect(bytes.headers["content-type"]).toMatch(/^image\//);
+    // An approval has no after: nothing has moved for it.
+    expect((await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames/after`, headers: auth })).statusCode).toBe(400);
+
+    expect((await a.inject({ method: "POST", url: `/v1/approvals/${approvalId}/decline`, headers: auth, payload: { operator: "ana" } })).statusCode).toBe(200);
+    expect((await call).json<{ responses: { response: { error?: { status: string } } }[] }>().responses[0]!.response.error?.status).toBe("rejected");
+    expect(arm.sent).toHaveLength(0);
+    expect((await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames`, headers: auth })).statusCode).toBe(404);
   });
 });
 
