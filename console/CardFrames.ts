@@ -16,14 +16,15 @@ const NOW_MS = 2000;
  * The camera pictures on an operator's card, mounted by one call: what the
  * cameras showed as the call was queued (before anything was sent) and once
  * it settled (unknown cards), or before and now (approval cards: nothing
- * has moved yet). Placed above the card's note; stops asking once the card
- * leaves the page.
+ * has moved yet). Placed at the card's end, below its buttons; stops asking
+ * once the card leaves the page.
  */
 export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: FramesSubject): void {
   const box = el("div", { cls: "card-frames", attrs: { "data-frames-for": subject.kind } });
   const status = el("p", { cls: "frames-status", text: "Camera frames: loading…" });
   box.appendChild(status);
-  card.insertBefore(box, card.querySelector(".note-row"));
+  // At the card's end: the answer buttons stay where the operator expects them (above the fold), the pictures right below.
+  card.appendChild(box);
   const shown = new Map<string, HTMLElement>();
   const urls = new Map<string, string>();
   let seen = false;

@@ -31,8 +31,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console operator presence (skipped when ${NO_CH
 
   it("shows no operator present until one is named, says why a motion was refused, then admits it once named; closing the page ends presence", async () => {
     const { page, problems } = await rig.open({ width: 390, height: 844 });
-    await page.locator("#presence.bad", { hasText: "NO OPERATOR PRESENT" }).waitFor();
-    expect(await page.locator("#presence-text").textContent()).toMatch(/no operator has typed their name/);
+    // Once its first heartbeat is in, the bridge knows a console is open, without a name.
+    await page.locator("#presence.bad", { hasText: /NO OPERATOR PRESENT.*no operator has typed their name/ }).waitFor();
     // The name field is on screen even with nothing waiting: hold-to-run needs it.
     expect(await page.locator("#operator").isVisible()).toBe(true);
 
