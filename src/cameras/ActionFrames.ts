@@ -1,21 +1,15 @@
-import type { ImageFormat } from "./encodeImage.js";
-import type { LabelledFrame } from "./CameraFrame.js";
+import type { KeepableFrame } from "./Cameras.js";
 
 /** Before the call was sent (as it was queued), or after it settled. */
 export const FRAME_MOMENTS = ["before", "after"] as const;
 export type FrameMoment = (typeof FRAME_MOMENTS)[number];
 
-/** One camera's picture at one moment of a call, as kept. */
-export interface KeptFrame {
-  readonly camera: string;
-  readonly format: ImageFormat;
-  readonly bytes: Buffer;
-  readonly width: number;
-  readonly height: number;
-  /** Epoch ms (or ROS ms for a ROS camera, see `clock`) it was taken. */
-  readonly capturedAtMs: number;
-  readonly clock: "wall" | "ros";
-  readonly stale: boolean;
+/** One camera's picture at one moment of a call, as kept: bytes, or (the simulated camera) how to draw them from the pose kept. */
+export type KeptFrame = KeepableFrame;
+
+/** A kept frame's bytes, drawn now when only its pose was kept. */
+export function bytesOf(frame: KeptFrame): Buffer {
+  return typeof frame.bytes === "function" ? frame.bytes() : frame.bytes;
 }
 
 /** The frames of one motion call: keyed by its call id, found by its action id or approval request id too. */
@@ -45,7 +39,8 @@ export const DEFAULT_ACTION_FRAMES_LIMITS: ActionFramesLimits = { maxCalls: 32, 
 /**
  * The camera pictures around each motion call, for the operator's cards:
  * what the cameras showed as the call was queued (before anything was sent)
- * and once it settled. Kept in memory, bounded by call count and bytes; the
+ * and once it settled — bytes for a real camera, the pose for the simulated
+ * one (drawn on request). Kept in memory, bounded by call count and bytes; the
  * oldest go first, except that calls an operator still has to answer about
  * (`isWanted`: an unknown outcome, a pending approval) are kept while
  * anything else can go. Not kept across a restart: a card for an action
@@ -87,19 +82,17 @@ export class ActionFrames {
   }
 
   /** Keeps the frames a capture gave (an entry evicted or restarted meanwhile takes nothing). */
-  keep(entry: CallFrames, moment: FrameMoment, results: readonly ({ readonly camera: string } & ({ readonly frame: LabelledFrame } | { readonly error: string }))[]): void {
+  keep(entry: CallFrames, moment: FrameMoment, results: readonly ({ readonly camera: string } & ({ readonly frame: KeepableFrame } | { readonly error: string }))[]): void {
     if (this.#byCall.get(entry.callId) !== entry) return;
     for (const r of results) {
       if ("error" in r) {
         entry.missing.set(`${moment}:${r.camera}`, r.error);
         continue;
       }
-      const f = r.frame;
-      const kept: KeptFrame = { camera: r.camera, format: f.format, bytes: f.bytes, width: f.width, height: f.height, capturedAtMs: f.capturedAtMs, clock: f.clock, stale: f.stale };
       const old = entry[moment].get(r.camera);
-      if (old) this.#bytes -= old.bytes.length;
-      entry[moment].set(r.camera, kept);
-      this.#bytes += kept.bytes.length;
+      if (old) this.#bytes -= heldBytes(old);
+      entry[moment].set(r.camera, r.frame);
+      this.#bytes += heldBytes(r.frame);
     }
     this.#evict();
   }
@@ -131,9 +124,14 @@ export class ActionFrames {
   }
 }
 
+/** Bytes held in memory: a drawn-on-request frame holds a pose, not a picture. */
+function heldBytes(f: KeptFrame): number {
+  return typeof f.bytes === "function" ? 0 : f.bytes.length;
+}
+
 function sizeOf(e: CallFrames): number {
   let n = 0;
-  for (const f of e.before.values()) n += f.bytes.length;
-  for (const f of e.after.values()) n += f.bytes.length;
+  for (const f of e.before.values()) n += heldBytes(f);
+  for (const f of e.after.values()) n += heldBytes(f);
   return n;
 }

@@ -75,8 +75,7 @@ export class ActionFrameRecorder {
     const cameras = this.#bridge.cameras;
     void Promise.all(
       cameras.names().map((camera) =>
-        // Before: the newest frame at once, so that it is taken before the motion can leave; after: a fresh one.
-        (moment === "before" ? cameras.captureLatest(camera, signal) : cameras.capture(camera, signal)).then(
+        cameras.captureForKeeping(camera, signal).then(
           (frame) => ({ camera, frame }),
           (error: unknown) => ({ camera, error: asArmbridgeError(error).message }),
         ),

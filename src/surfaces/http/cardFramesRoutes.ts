@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import { FRAME_MOMENTS, type CallFrames, type FrameMoment } from "../../cameras/ActionFrames.js";
+import { bytesOf, FRAME_MOMENTS, type CallFrames, type FrameMoment } from "../../cameras/ActionFrames.js";
 import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ActionFrameRecorder } from "./ActionFrameRecorder.js";
@@ -83,5 +83,5 @@ function sendFrame(reply: FastifyReply, e: CallFrames, which: FrameMoment, camer
     .header("cache-control", "no-store")
     .header(FRAME_HEADERS.capturedAt, String(frame.capturedAtMs))
     .header(FRAME_HEADERS.stale, String(frame.stale))
-    .send(frame.bytes);
+    .send(bytesOf(frame));
 }
