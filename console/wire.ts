@@ -28,6 +28,8 @@ export type {
   LinkView,
   PresenceView,
   SecurityReport,
+  ServoAlertView,
+  ServoHealthView,
   TablePointView,
 } from "../src/surfaces/http/wire/index.js";
 

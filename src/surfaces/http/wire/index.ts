@@ -18,4 +18,5 @@ export * from "./ExecutorEventView.js";
 export * from "./HaltView.js";
 export * from "./PresenceView.js";
 export * from "./SecurityReport.js";
+export * from "./ServoHealthView.js";
 export type { WireOf } from "./WireOf.js";
