@@ -1,5 +1,6 @@
 import { describeError } from "./api.js";
 import { compactGauges, type AxisGauge } from "./AxisGauge.js";
+import { mountCardFrames } from "./CardFrames.js";
 import { el, setText } from "./dom.js";
 import { clientLabel, clockTime, elapsed, json } from "./format.js";
 import type { CardContext, LiveView } from "./OutcomeCard.js";
@@ -60,6 +61,7 @@ export class ApprovalCard {
       this.#hint,
       this.#error,
     ]);
+    mountCardFrames(this.root, ctx.api, { kind: "approval", id: approval.id });
     this.sync();
   }
 

@@ -1,5 +1,6 @@
 import { describeError, type ApiClient } from "./api.js";
 import { compactGauges, type AxisGauge } from "./AxisGauge.js";
+import { mountCardFrames } from "./CardFrames.js";
 import { el, setText } from "./dom.js";
 import { clientLabel, clockTime, json } from "./format.js";
 import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS, type ShownOption } from "./outcomeOptions.js";
@@ -80,6 +81,7 @@ export class OutcomeCard {
       this.#hint,
       this.#error,
     ]);
+    mountCardFrames(this.root, ctx.api, { kind: "action", id });
     this.#setOptions(action.confirm_options ?? null);
   }
 

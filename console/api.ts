@@ -55,13 +55,14 @@ export class ApiClient {
     return { blob: await response.blob(), headers: response.headers };
   }
 
-  async post<T>(path: string, body: unknown): Promise<T> {
-    return this.#call<T>("POST", path, body);
+  /** `keepalive`: the request is sent even as the page closes (a console's goodbye). */
+  async post<T>(path: string, body: unknown, options: { readonly keepalive?: boolean } = {}): Promise<T> {
+    return this.#call<T>("POST", path, body, options.keepalive === true);
   }
 
-  async #call<T>(method: string, path: string, body: unknown): Promise<T> {
+  async #call<T>(method: string, path: string, body: unknown, keepalive = false): Promise<T> {
     const headers = this.headers;
-    const init: RequestInit = { method, headers, cache: "no-store" };
+    const init: RequestInit = { method, headers, cache: "no-store", ...(keepalive ? { keepalive } : {}) };
     if (body !== undefined) {
       headers["content-type"] = "application/json";
       init.body = JSON.stringify(body);

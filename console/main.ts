@@ -16,6 +16,7 @@ import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
 import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
+import { PresencePanel } from "./PresencePanel.js";
 import { ServoHealthPanel } from "./ServoHealthPanel.js";
 import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, InFlightView, Pose, SecurityReport, StateView } from "./wire.js";
 
@@ -63,6 +64,7 @@ class OperatorConsole {
   readonly #history: HistoryPanel;
   readonly #haltBar: HaltBar;
   readonly #cameras: CameraPanel;
+  readonly #presence: PresencePanel;
   readonly #servoHealth = new ServoHealthPanel($("gauges"));
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
@@ -85,7 +87,9 @@ class OperatorConsole {
     this.#operator.addEventListener("input", () => {
       localStorage.setItem(NAME_KEY, this.#operator.value.trim());
       this.#syncButtons();
+      void this.#presence.beat();
     });
+    this.#presence = new PresencePanel(api, () => this.#operator.value.trim(), () => this.#render());
     this.#cameras = new CameraPanel(api);
     this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
       void this.#refreshState();
@@ -119,6 +123,7 @@ class OperatorConsole {
           if (s.state === "live") {
             if (!this.#arm) void this.#loadArm();
             this.#cameras.load().catch(() => undefined);
+            this.#presence.load().catch(() => undefined);
             void this.#loadSecurity();
             this.#history.refresh(0);
             this.#refreshApprovals(0);
@@ -191,6 +196,7 @@ class OperatorConsole {
         break;
       case "settled":
         if (e.result?.action_id) this.#active.delete(e.result.action_id);
+        this.#presence.onSettled(e);
         break;
       case "action_resolved":
         if (e.action) this.#active.delete(e.action.action_id);
@@ -253,6 +259,7 @@ class OperatorConsole {
     this.#state = s;
     this.#sampleAt = sampleAt;
     this.#haltBar.update(s);
+    this.#presence.update(s);
     if (this.#approvalCount(s) !== pendingBefore) this.#refreshApprovals(0);
     if (!this.#arm) return this.#render();
     const ids = new Set<string>();
@@ -306,7 +313,7 @@ class OperatorConsole {
     for (const c of this.#cards.values()) c.sync();
     for (const c of this.#approvalCards.values()) c.sync();
     const waiting = this.#cards.size + this.#approvalCards.size > 0;
-    this.#operator.classList.toggle("missing", waiting && this.#operator.value.trim() === "");
+    this.#operator.classList.toggle("missing", (waiting || this.#presence.required) && this.#operator.value.trim() === "");
   }
 
   #liveness(now: number): Liveness {
@@ -324,7 +331,8 @@ class OperatorConsole {
     const live = this.#stream.state === "live" && this.#state !== undefined;
     setPill("need", decisionsPill(this.#cards.size, this.#approvalCards.size, live));
     $("nothing").hidden = waiting > 0 || !live;
-    $("who").hidden = waiting === 0;
+    // Hold-to-run needs a name whether or not anything waits: the field stays.
+    $("who").hidden = waiting === 0 && !this.#presence.required;
     $("decisions").classList.toggle("has", waiting > 0);
     this.#renderFaults(l);
     this.#syncButtons();

@@ -31,6 +31,9 @@ export const ERROR_CODES = {
     "The bridge is halted ({haltId}, {why}) and refuses every motion until an operator releases the halt (console, `armbridge release --operator NAME`, POST /v1/halt/release); nothing was sent",
   ARMB_ERR_NOT_HALTED: "The bridge is not halted: there is nothing to release",
   ARMB_ERR_RELEASE_OPERATOR_REQUIRED: "Releasing the halt needs an operator name: the person at the arm says it is safe to move again",
+  ARMB_ERR_OPERATOR_ABSENT:
+    "{tool} is refused: operator_presence is required and {missing}; nothing was sent. An operator must open the console, type their name and keep it open while the arm moves",
+  ARMB_ERR_PRESENCE_NOT_REQUIRED: "This bridge does not use operator presence (operator_presence.required is not set); there is no heartbeat to send",
 
   // kinematics and the safety envelope
   ARMB_ERR_URDF_INVALID: "URDF {path} cannot be used: {reason}",
@@ -56,6 +59,8 @@ export const ERROR_CODES = {
   ARMB_ERR_CAMERA_STALE:
     "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
   ARMB_ERR_CAMERA_UNKNOWN: "No camera named {camera}; the configured cameras: {list}",
+  ARMB_ERR_FRAME_NOT_KEPT:
+    "No {which} frame of {subject} is kept{camera}: {reason}",
   ARMB_ERR_CAMERA_NOT_CALIBRATED:
     "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
   ARMB_ERR_IMAGE_BUDGET:

@@ -3,6 +3,7 @@ import type { CameraConfig } from "../config/cameraConfig.js";
 import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import type { LabelledFrame } from "./CameraFrame.js";
+import type { ImageFormat } from "./encodeImage.js";
 import type { CameraSource } from "./sources/CameraSource.js";
 import type { CompressedImageTopics } from "./sources/CompressedImageTopics.js";
 import { FileSource } from "./sources/FileSource.js";
@@ -21,6 +22,18 @@ export interface CamerasOptions {
   readonly imageTopics?: CompressedImageTopics | undefined;
   readonly now?: () => number;
   readonly logger?: Logger | undefined;
+}
+
+/** A frame kept for later: its bytes, or (the simulated camera) how to draw them. */
+export interface KeepableFrame {
+  readonly camera: string;
+  readonly format: ImageFormat;
+  readonly width: number;
+  readonly height: number;
+  readonly capturedAtMs: number;
+  readonly clock: "wall" | "ros";
+  readonly stale: boolean;
+  readonly bytes: Buffer | (() => Buffer);
 }
 
 /**
@@ -59,6 +72,26 @@ export class Cameras {
   unknown(name: string): ArmbridgeError {
     const choices = this.names();
     return new ArmbridgeError("ARMB_ERR_CAMERA_UNKNOWN", { camera: JSON.stringify(name), list: choices.join(", ") || "none", choices });
+  }
+
+  /**
+   * A frame of now for keeping: the simulated camera keeps the newest pose
+   * at once (no wait for the next status) and draws it only when asked
+   * (`bytes` is then a function), so a picture taken as a motion is queued
+   * shows the arm before it is sent, costs the motion nothing, and holds no
+   * bytes until someone looks. A real camera is grabbed as usual; its
+   * `capturedAtMs` tells the truth about when.
+   */
+  async captureForKeeping(name: string, signal: AbortSignal): Promise<KeepableFrame> {
+    const config = this.#configs.get(name);
+    const source = this.#sources.get(name);
+    if (config && source instanceof SimCameraSource) {
+      const later = source.deferred();
+      const { width, height, format } = config.sim;
+      return { camera: name, format, width, height, capturedAtMs: later.capturedAtMs, clock: "wall", stale: false, bytes: () => later.draw().bytes };
+    }
+    const f = await this.capture(name, signal);
+    return { camera: name, format: f.format, width: f.width, height: f.height, capturedAtMs: f.capturedAtMs, clock: f.clock, stale: f.stale, bytes: f.bytes };
   }
 
   close(): void {

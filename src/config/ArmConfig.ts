@@ -285,6 +285,19 @@ export const armConfigFileSchema = z
     approval: namedRecord(approvalRuleFile).default({}),
     /** How long a call waits for an operator's approval before it is rejected (expired). */
     approval_timeout_s: positive.max(86_400).default(120),
+    /**
+     * Hold-to-run (docs/architecture.md, "Operator presence"): with
+     * `required: true`, motions are admitted only while an operator console
+     * with a named operator is open and heartbeating; when the last one goes
+     * quiet for `timeout_ms` mid-motion, the bridge halts the arm.
+     */
+    operator_presence: z
+      .object({
+        required: z.boolean(),
+        timeout_ms: z.number().int().min(250).max(60_000).default(2000),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         /**
@@ -467,6 +480,8 @@ export const armConfigFileSchema = z
       Object.entries(f.approval).map(([tool, rule]): [string, ApprovalRule] => [tool, typeof rule === "string" ? { kind: rule } : { kind: "joints", joints: rule.joints }]),
     ),
     approvalTimeoutMs: f.approval_timeout_s * 1000,
+    /** Undefined unless `operator_presence.required` is true: the default bridge needs no console. */
+    operatorPresence: f.operator_presence?.required === true ? { timeoutMs: f.operator_presence.timeout_ms } : undefined,
     limits: {
       minSpeed: f.limits.min_speed,
       maxToolSpeedMps: f.limits.max_tool_speed_mps,

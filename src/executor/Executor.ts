@@ -36,6 +36,7 @@ import { messageOf } from "./messageOf.js";
 import { MotionRunner } from "./MotionRunner.js";
 import { inFlightOfRow } from "./inFlightOfRow.js";
 import { newActionId } from "./newActionId.js";
+import { OperatorPresence, type PresenceLapse } from "./OperatorPresence.js";
 import { Quarantine } from "./Quarantine.js";
 import type { RecordedObservationDeps } from "./observeRecordedAction.js";
 import { reconcileStarted } from "./reconcileStarted.js";
@@ -128,6 +129,8 @@ export class Executor {
   readonly halts: HaltLatch;
   /** limits.motions_per_minute: the bridge's one bucket, undefined when not configured. */
   readonly motionRate: MotionRateLimit | undefined;
+  /** Hold-to-run (config operator_presence.required): consoles' heartbeats; undefined when not configured. */
+  readonly presence: OperatorPresence | undefined;
   #lastEnvelopeRefusal: EnvelopeRefusalRecord | undefined;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -178,6 +181,16 @@ export class Executor {
       now: this.#now,
       onChange: (c) => emit(c.kind === "halted" ? { type: "halted", halt: c.halt } : { type: "halt_released", halts: c.halts }),
     });
+    const presence = this.config.operatorPresence;
+    this.presence = presence
+      ? new OperatorPresence({
+          timeoutMs: presence.timeoutMs,
+          now: this.#now,
+          log: this.#log,
+          onLapse: (lapse) => this.#onPresenceLapse(lapse),
+          onChange: () => emit({ type: "presence_changed" }),
+        })
+      : undefined;
     this.#haltCtx = { ...this.#ctx, halt: (o) => this.halts.halt({ source: "tool", callId: o.callId, axes: o.axes, client: o.client }, o.signal) };
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
@@ -212,6 +225,7 @@ export class Executor {
       halts: this.halts,
       haltLog: this.#haltLog,
       motionRate: this.motionRate,
+      presence: this.presence,
       onEnvelopeRefusal: (r) => {
         this.#lastEnvelopeRefusal = { call_id: r.callId, tool: r.tool, at_ms: this.#now(), ...r.contact };
       },
@@ -344,6 +358,19 @@ export class Executor {
     return this.halts.halt(request, AbortSignal.timeout(this.config.timeoutsMs.stop));
   }
 
+  /**
+   * Presence was lost: with a motion under way (sent, or about to be) the
+   * arm is halted and the bridge latched, as by a HALT; with none, nothing
+   * moves and the next motion is refused by the gate itself.
+   */
+  #onPresenceLapse(lapse: PresenceLapse): void {
+    if (lapse.motions.length === 0 || this.#shutdown.signal.aborted) return;
+    const note = `operator_presence: ${lapse.reason}; motions under way: ${lapse.motions.join(", ")}`;
+    this.#log.error({ motions: lapse.motions, operator: lapse.operator, reason: lapse.reason }, "operator presence lost mid-motion: halting the arm");
+    // halt() never rejects; its outcome reaches the console as `halted` events.
+    void this.halt({ source: "presence", operator: lapse.operator, note });
+  }
+
   /** An operator's release of the halt latch, by name (ARMB_ERR_OPERATOR_REQUIRED without one, ARMB_ERR_NOT_HALTED when there is none). */
   releaseHalt(release: { readonly operator: string; readonly note?: string | undefined }): HaltRow[] {
     const operator = normaliseOperatorName(release.operator);
@@ -393,6 +420,7 @@ export class Executor {
   /** Stops watching the arm and ends observations in progress. Motions are not stopped. */
   close(): void {
     this.#shutdown.abort();
+    this.presence?.close();
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.#unwatchLink?.();

@@ -25,6 +25,8 @@ export type ExecutorEvent =
   | ({ readonly type: "approval_resolved"; readonly callId: string; readonly tool: string; readonly approval: DecidedApprovalView } & FromClient)
   /** A halt was sent (the bridge is latched), or the arm answered it: `halt.confirmed` says which; `halt.client` says who asked. */
   | { readonly type: "halted"; readonly halt: HaltRow }
+  /** Operator presence (operator_presence.required) was gained, lost or passed to another operator: /v1/state's `presence` says how it stands. */
+  | { readonly type: "presence_changed" }
   /** An operator released the latch: motion is accepted again. */
   | { readonly type: "halt_released"; readonly halts: readonly HaltRow[] }
   /**

@@ -22,8 +22,9 @@ import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, blockedByHalt, linkDown, notApproved, rejected, skipped } from "./callResults.js";
+import { blocked, blockedByHalt, blockedForPresence, linkDown, notApproved, rejected, skipped } from "./callResults.js";
 import type { HaltLatch } from "./HaltLatch.js";
+import type { OperatorPresence } from "./OperatorPresence.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
 import type { Verdict } from "./Verdict.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
@@ -58,6 +59,8 @@ export interface MotionRunnerDeps {
   readonly haltLog: HaltLog;
   /** limits.motions_per_minute, one bucket for the bridge; undefined when not configured. */
   readonly motionRate: MotionRateLimit | undefined;
+  /** Hold-to-run (operator_presence.required); undefined when not configured. */
+  readonly presence: OperatorPresence | undefined;
   /** Told of every envelope refusal (GET /v1/state keeps the last one for a 3D view). */
   readonly onEnvelopeRefusal: (refusal: { readonly callId: string; readonly tool: string; readonly contact: EnvelopeContact }) => void;
 }
@@ -90,6 +93,11 @@ export class MotionRunner {
     const isBlocked = (): CallResult | undefined => {
       const halt = d.halts.engaged;
       if (halt) return blockedByHalt(tool.name, resources, halt);
+      const absent = d.presence?.missing();
+      if (absent !== undefined) {
+        d.log.info({ call_id: callId, tool: tool.name, missing: absent }, "call refused: operator_presence is required and no operator is present; nothing sent");
+        return blockedForPresence(tool.name, resources, absent);
+      }
       const b = d.quarantine.blocking(resources);
       return b.actionIds.length === 0 ? undefined : blocked(tool.name, b.resources, b.actionIds);
     };
@@ -110,6 +118,8 @@ export class MotionRunner {
     let sentActionId: string | undefined;
     /** Set once the motion passed the envelope and counts as in flight. */
     let admittedActionId: string | undefined;
+    /** Set while the motion counts as under way for operator presence. */
+    let presenceHeld: string | undefined;
     let outcome: CallResult | undefined;
     try {
       // An action on these joints may have become unknown while we queued.
@@ -155,7 +165,12 @@ export class MotionRunner {
       // The motion rate's token, taken in that same tick, once nothing else can refuse the motion.
       const rate = d.motionRate?.take(d.now());
       if (rate && !rate.ok) return this.#rateLimited(callId, tool.name, rate.retryAfterMs);
+      // Presence again in this same tick: from here on a lapse halts the arm (the halt check after the intent catches it).
+      const absentNow = d.presence?.missing();
+      if (absentNow !== undefined) return blockedForPresence(tool.name, resources, absentNow);
       const command: MotionCommand = { actionId: d.newActionId(), targets: plan.targets, speed: admitted.speed };
+      d.presence?.motionBegins(command.actionId);
+      presenceHeld = command.actionId;
       // Registered before the intent is written: from here on the motion may be moving the arm.
       d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets, ...(admitted.peakVelocity ? { peakVelocity: admitted.peakVelocity } : {}) });
       admittedActionId = command.actionId;
@@ -202,6 +217,7 @@ export class MotionRunner {
       outcome = this.#faultAfterIntent(sentActionId, tool.name, resources, error);
       return outcome;
     } finally {
+      if (presenceHeld !== undefined) d.presence?.motionEnds(presenceHeld);
       // A motion whose end is unknown may still be moving: it stays in flight until resolved.
       if (admittedActionId !== undefined) d.inFlight.end(admittedActionId, { unresolved: outcome === undefined ? sentActionId !== undefined : outcome.status === "unknown" });
       lease.release();

@@ -57,6 +57,20 @@ export function blockedByHalt(tool: string, resources: readonly string[], halt: 
   };
 }
 
+/** operator_presence is required and no named operator's console heartbeats: nothing was sent; a re-run once one does is safe. */
+export function blockedForPresence(tool: string, resources: readonly string[], missing: string): CallResult {
+  const e = new ArmbridgeError("ARMB_ERR_OPERATOR_ABSENT", { tool, missing });
+  return {
+    status: "blocked",
+    error_code: e.code,
+    blocked_by: ["operator_presence"],
+    resources,
+    message: `${e.message}. Do not retry until the user (the operator) is at the console; ask them to.`,
+    timed_out: false,
+    settled_by: "none",
+  };
+}
+
 /** An approval request that ended without approval: `rejected`, nothing recorded or sent. */
 export function notApproved(tool: string, d: DecidedApprovalView, timeoutMs: number): CallResult {
   const table: Record<DecidedApprovalView["decision"], () => { code: ErrorCode; message: string }> = {

@@ -58,8 +58,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console injection: strings from the model, oper
     // A string, evaluated in the page: this file is type-checked without the DOM's types.
     const dom = await page.evaluate(`({
       pwned: window.__pwned ?? null,
-      // The camera panel's own frames carry data-camera; any other <img> came from an injected string.
-      imgs: document.querySelectorAll("img:not([data-camera])").length,
+      // The camera panel's own frames carry data-camera, a card's data-card-frame; any other <img> came from an injected string.
+      imgs: document.querySelectorAll("img:not([data-camera]):not([data-card-frame])").length,
       scripts: document.querySelectorAll("script").length,
       svgOnload: document.querySelectorAll("svg[onload]").length,
       bold: [...document.querySelectorAll("b")].filter((b) => b.textContent === "bold?").length,

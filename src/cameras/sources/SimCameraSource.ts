@@ -70,6 +70,17 @@ export class SimCameraSource implements CameraSource {
     };
   }
 
+  /**
+   * The pose as it is now, drawn only when `draw` is called: the picture is a
+   * function of the pose, so keeping the pose keeps the picture, without the
+   * drawing and encoding (tens to hundreds of ms) holding up the caller — a
+   * motion about to be sent — or memory holding bytes nobody looks at.
+   */
+  deferred(): { readonly capturedAtMs: number; readonly draw: () => CameraFrame } {
+    const stamped = this.#pose();
+    return { capturedAtMs: stamped ? Math.min(stamped.stampMs, this.#now()) : this.#now(), draw: () => this.render(stamped) };
+  }
+
   close(): void {
     // Renders on demand; nothing to release.
   }

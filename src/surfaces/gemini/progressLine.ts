@@ -20,6 +20,7 @@ export function progressLine(event: ExecutorEvent): string | undefined {
     case "settled":
       return `${event.callId} ${event.tool}: ${settledText(event.result)} (${event.durationMs} ms)`;
     case "action_resolved":
+    case "presence_changed":
       return undefined;
     case "halted":
       return `HALT ${event.halt.haltId} (${event.halt.source}${event.halt.operator ? ` ${event.halt.operator}` : ""}): ${event.halt.confirmed === undefined ? "sent; every motion is refused until an operator releases it" : event.halt.confirmed ? "confirmed by the arm" : `NOT confirmed by the arm${event.halt.detail ? ` (${event.halt.detail})` : ""}`}`;

@@ -121,6 +121,8 @@ export class EventStreamHub {
 
   #onExecutorEvent(e: ExecutorEvent): void {
     if (this.#clients.size === 0) return;
+    // Presence is part of the state, not a call's story: the consoles get the state that says it, now.
+    if (e.type === "presence_changed") return this.#sendStateNow();
     this.#broadcast("executor", eventView(e));
     // A halt latched or released is news an operator needs now, not at the next throttle.
     if (e.type === "halted" || e.type === "halt_released") this.#sendStateNow();
@@ -180,7 +182,7 @@ export class EventStreamHub {
   }
 }
 
-function eventView(e: ExecutorEvent): ExecutorEventView {
+function eventView(e: Exclude<ExecutorEvent, { readonly type: "presence_changed" }>): ExecutorEventView {
   switch (e.type) {
     case "action_resolved":
       return { type: e.type, action: actionView(e.row) };

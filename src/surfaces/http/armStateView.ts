@@ -3,6 +3,7 @@ import { explainFault } from "../../transport/explainFault.js";
 import { actionViewWithOptions } from "./actionView.js";
 import { envelopeStateView } from "./envelopeView.js";
 import { haltView } from "./haltView.js";
+import { presenceView } from "./presenceView.js";
 import type { ArmStateView } from "./wire/ArmStateView.js";
 
 export type { ArmStateView } from "./wire/ArmStateView.js";
@@ -30,6 +31,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     approvals_pending: bridge.executor.approvals.pendingCount,
     halted: halt !== undefined,
     halt: halt ? haltView(halt) : null,
+    ...(bridge.executor.presence ? { presence: presenceView(bridge, now) } : {}),
     in_flight: bridge.ledger.inState("started").map((row) => ({
       action_id: row.actionId,
       call_id: row.callId,

@@ -10,6 +10,9 @@ import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort, type HttpPortLimits } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
 import { registerCameraRoutes } from "./cameraRoutes.js";
+import { registerCardFramesRoutes } from "./cardFramesRoutes.js";
+import { ActionFrameRecorder } from "./ActionFrameRecorder.js";
+import type { ActionFramesLimits } from "../../cameras/ActionFrames.js";
 import { registerClientsRoute } from "./clientsRoute.js";
 import { registerConsoleRoute } from "./consoleRoute.js";
 import { registerEventsRoute } from "./eventsRoute.js";
@@ -21,6 +24,7 @@ import { httpStatusFor } from "./httpStatusFor.js";
 import { registerMcpRoute } from "./mcpRoute.js";
 import type { McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { registerMetricsRoute } from "./metricsRoute.js";
+import { registerPresenceRoutes } from "./presenceRoutes.js";
 import "./publicRoute.js";
 import { securityReport, type SecurityReport } from "./securityReport.js";
 import { registerSecurityRoute } from "./securityRoute.js";
@@ -47,6 +51,8 @@ export interface HttpAppOptions {
   readonly port?: BoundHttpPort | undefined;
   /** MCP over Streamable HTTP at /mcp (sessions open at once, each call's deadline). */
   readonly mcp?: McpHttpSessionsOptions | undefined;
+  /** How many calls' camera frames serve keeps for the operator's cards (default 32 calls, 32 MiB). */
+  readonly cardFrames?: ActionFramesLimits | undefined;
 }
 
 export interface HttpServerOptions extends Omit<HttpAppOptions, "port" | "bindHost"> {
@@ -115,6 +121,8 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   });
   // Streams are ended before the server waits for its connections to drain.
   app.addHook("preClose", async () => hub.close());
+  const recorder = new ActionFrameRecorder(bridge, { logger: (options.logger ?? bridge.logger).child({ component: "card-frames" }), limits: options.cardFrames });
+  app.addHook("onClose", async () => recorder.close());
 
   app.setErrorHandler((error: FastifyError | ArmbridgeError, request, reply) => {
     const e = toArmbridgeError(error, bodyLimit);
@@ -138,7 +146,9 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerClientsRoute(app, bridge);
   registerServosRoute(app, bridge);
   registerHaltRoutes(app, bridge);
+  registerPresenceRoutes(app, bridge);
   registerCameraRoutes(app, bridge);
+  registerCardFramesRoutes(app, recorder);
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
   registerArmDescriptionRoute(app, bridge);

@@ -162,6 +162,7 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
     case "halted":
     case "halt_released":
     case "link_returned":
+    case "presence_changed":
       return undefined;
   }
 }

@@ -4,6 +4,7 @@ import { ACTION_VIEW } from "./ActionView.js";
 import { HALT_VIEW } from "./HaltView.js";
 import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
+import { PRESENCE_VIEW } from "./PresenceView.js";
 import { SERVO_HEALTH_VIEW } from "./ServoHealthView.js";
 
 /** A motion sent to the arm and not settled yet, and who sent it: what is moving the arm now. */
@@ -84,6 +85,8 @@ export const ARM_STATE_VIEW = z.strictObject({
   halted: z.boolean(),
   /** The newest open halt (who, when, whether the arm confirmed it), or null. */
   halt: HALT_VIEW.nullable(),
+  /** Hold-to-run (operator_presence): who holds it or what is missing; absent on a bridge without it. */
+  presence: PRESENCE_VIEW.optional(),
   /** Motions under way now (ledger rows still `started`), oldest first, each with who sent it. */
   in_flight: z.array(IN_FLIGHT_VIEW),
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */

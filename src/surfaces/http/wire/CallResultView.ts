@@ -14,6 +14,8 @@ export const CALL_RESULT_VIEW = z.object({
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),
   action_id: z.string().optional(),
+  /** The registry code (src/errors.ts) of a result that is not a success: why it was refused, blocked or failed. */
+  error_code: z.string().optional(),
 });
 export type CallResultView = WireOf<typeof CALL_RESULT_VIEW>;
 

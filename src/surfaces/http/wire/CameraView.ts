@@ -54,3 +54,32 @@ export const FRAME_HEADERS_VIEW = z.strictObject({
   [FRAME_HEADERS.stale]: z.enum(["true", "false"]),
 });
 export type FrameHeadersView = WireOf<typeof FRAME_HEADERS_VIEW>;
+
+/** One kept picture of a call: GET its `url` for the bytes. */
+export const CARD_FRAME_VIEW = z.strictObject({
+  /** before: as the call was queued, before anything was sent; after: once it settled. */
+  which: z.enum(["before", "after"]),
+  camera: z.string(),
+  format: z.string(),
+  width: z.number(),
+  height: z.number(),
+  /** Epoch ms it was taken (ROS ms for a ROS camera, see `clock`). */
+  captured_at: z.number(),
+  clock: z.enum(["wall", "ros"]),
+  stale: z.boolean(),
+  url: z.string(),
+});
+export type CardFrameView = WireOf<typeof CARD_FRAME_VIEW>;
+
+/** GET /v1/actions/:id/frames and GET /v1/approvals/:id/frames: the pictures kept around one motion call. */
+export const CARD_FRAMES_LIST = z.strictObject({
+  call_id: z.string(),
+  action_id: z.string().nullable(),
+  approval_id: z.string().nullable(),
+  /** Epoch ms the motion was sent, once it was: a `before` frame taken later says so. */
+  sent_at: z.number().nullable(),
+  frames: z.array(CARD_FRAME_VIEW),
+  /** Cameras that gave no frame (`before:overhead` → why). */
+  missing: z.record(z.string(), z.string()),
+});
+export type CardFramesList = WireOf<typeof CARD_FRAMES_LIST>;

@@ -16,6 +16,7 @@ export * from "./ClientView.js";
 export * from "./EnvelopeView.js";
 export * from "./ExecutorEventView.js";
 export * from "./HaltView.js";
+export * from "./PresenceView.js";
 export * from "./SecurityReport.js";
 export * from "./ServoHealthView.js";
 export type { WireOf } from "./WireOf.js";

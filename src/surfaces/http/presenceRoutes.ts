@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { Bridge } from "../../bridge/Bridge.js";
+import { ArmbridgeError } from "../../errors.js";
+import { parseInput } from "./parseInput.js";
+import { presenceView } from "./presenceView.js";
+import type { PresenceView } from "./wire/PresenceView.js";
+
+const heartbeatBody = z.strictObject({
+  /** The console page's own id for its life (random): each open console counts once. */
+  session: z.string().min(8).max(100).regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only"),
+  /** The name the operator typed; absent or blank while they have not (then the console is open but nobody is named). */
+  operator: z.string().max(200).optional(),
+  /** The page is closing: its presence ends now instead of after timeout_ms. */
+  leaving: z.boolean().optional(),
+});
+
+/**
+ * Hold-to-run (config `operator_presence`): `GET /v1/presence` says how it
+ * stands; `POST /v1/presence` is an open console's heartbeat, with the
+ * operator's name. Both behind the bearer token and the Host allow-list,
+ * as every other route. A bridge without it refuses the heartbeat
+ * (ARMB_ERR_PRESENCE_NOT_REQUIRED) and answers GET with `required: false`.
+ */
+export function registerPresenceRoutes(app: FastifyInstance, bridge: Bridge): void {
+  app.get("/v1/presence", async (): Promise<PresenceView> => presenceView(bridge));
+
+  app.post("/v1/presence", async (request): Promise<PresenceView> => {
+    const presence = bridge.executor.presence;
+    if (!presence) throw new ArmbridgeError("ARMB_ERR_PRESENCE_NOT_REQUIRED");
+    const body = parseInput(heartbeatBody, request.body, "body");
+    if (body.leaving === true) presence.leave(body.session);
+    else presence.beat(body.session, body.operator);
+    return presenceView(bridge);
+  });
+}

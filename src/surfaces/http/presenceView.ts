@@ -1,0 +1,16 @@
+import type { Bridge } from "../../bridge/Bridge.js";
+import type { PresenceView } from "./wire/PresenceView.js";
+
+/** Operator presence as the API shows it; `required: false` on a bridge without it. */
+export function presenceView(bridge: Bridge, now = Date.now()): PresenceView {
+  const presence = bridge.executor.presence;
+  if (!presence) return { required: false, timeout_ms: null, operator: null, missing: null, consoles: [] };
+  const s = presence.snapshot();
+  return {
+    required: true,
+    timeout_ms: s.timeoutMs,
+    operator: s.operator ?? null,
+    missing: s.missing ?? null,
+    consoles: s.consoles.map((c) => ({ session: c.sessionId, operator: c.operator ?? null, last_beat_ms_ago: Math.max(0, now - c.lastBeatAt) })),
+  };
+}

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import type { WireOf } from "./WireOf.js";
+
+/**
+ * Hold-to-run as it stands (config `operator_presence`): GET /v1/presence,
+ * the answer to a console's heartbeat (POST /v1/presence), and `presence` in
+ * GET /v1/state and the SSE `state` event.
+ */
+export const PRESENCE_VIEW = z.strictObject({
+  /** False on a bridge without `operator_presence.required`: motion needs no console, and the fields below are null/empty. */
+  required: z.boolean(),
+  /** A console counts as gone this long after its last heartbeat (ms). */
+  timeout_ms: z.number().nullable(),
+  /** The named operator whose console heartbeats (the newest), or null. */
+  operator: z.string().nullable(),
+  /** Why motion is refused now (ARMB_ERR_OPERATOR_ABSENT's words), or null when an operator is present. */
+  missing: z.string().nullable(),
+  /** The consoles heartbeating now; a console sees its own by `session`. */
+  consoles: z.array(z.strictObject({ session: z.string(), operator: z.string().nullable(), last_beat_ms_ago: z.number() })),
+});
+export type PresenceView = WireOf<typeof PRESENCE_VIEW>;
