@@ -82,11 +82,12 @@ export class BridgeHttpClient {
    * Any request, its answer as it arrives (status, headers, a body to read
    * or to stream); the bearer token is added. For protocols over this
    * server's HTTP (MCP's Streamable HTTP) that read headers and bodies
-   * themselves. A connection failure throws ARMB_ERR_HTTP_UNREACHABLE.
+   * themselves. A connection failure throws ARMB_ERR_HTTP_UNREACHABLE; an
+   * aborted `signal` the AbortError, as does reading the body after it.
    */
-  async send(method: "GET" | "POST" | "DELETE", path: string, headers: Readonly<Record<string, string>>, body?: string): Promise<Dispatcher.ResponseData> {
+  async send(method: "GET" | "POST" | "DELETE", path: string, headers: Readonly<Record<string, string>>, body?: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
     try {
-      return await request(this.url + path, { method, dispatcher: this.#dispatcher, headers: { ...headers, authorization: `Bearer ${this.#token}` }, ...(body === undefined ? {} : { body }) });
+      return await request(this.url + path, { method, dispatcher: this.#dispatcher, headers: { ...headers, authorization: `Bearer ${this.#token}` }, ...(body === undefined ? {} : { body }), ...(signal ? { signal } : {}) });
     } catch (error) {
       throw this.#unreachable(error);
     }

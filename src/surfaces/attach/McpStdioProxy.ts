@@ -1,6 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { Dispatcher } from "undici";
-import { isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../observability/logger.js";
 import { MCP_CALL_ID_META } from "../mcp/createMcpServer.js";
 import { BridgeApiError, connectionLost, type BridgeHttpClient } from "./BridgeHttpClient.js";
@@ -37,6 +46,12 @@ export interface McpStdioProxyOptions {
  * `initialize`) and sends the same request: serve answers a motion it
  * already ran from its ledger, or joins it while it runs — never a second
  * motion.
+ *
+ * A request the host cancels (notifications/cancelled) is done with here:
+ * the cancellation goes on to serve, which ends the call's wait (never its
+ * motion), and the relay stops waiting for the answer and never sends the
+ * request again — a call cancelled while it queued must not start because
+ * serve restarted under the relay afterwards.
  */
 export class McpStdioProxy {
   readonly #o: McpStdioProxyOptions;
@@ -49,6 +64,8 @@ export class McpStdioProxy {
   /** Settles once the host's initialize was answered: nothing else may go before the session exists. */
   #initialized: Promise<void> | undefined;
   #closed = false;
+  /** The host's requests under way, each with what ends the relay's part in it (the host cancelled it). */
+  readonly #underWay = new Map<RequestId, AbortController>();
 
   constructor(options: McpStdioProxyOptions) {
     this.#o = options;
@@ -61,6 +78,7 @@ export class McpStdioProxy {
    * long tools/call holds up nothing else.
    */
   fromHost(message: JSONRPCMessage): Promise<void> {
+    this.#noteCancellation(message);
     const outgoing = this.#withCallId(message);
     if (!isInitializeRequest(outgoing)) return (this.#initialized ?? Promise.resolve()).then(() => this.#deliver(outgoing));
     this.#initialize = outgoing as JSONRPCRequest;
@@ -70,13 +88,27 @@ export class McpStdioProxy {
   }
 
   async #deliver(outgoing: JSONRPCMessage): Promise<void> {
+    const id = isJSONRPCRequest(outgoing) ? outgoing.id : undefined;
+    const cancel = new AbortController();
+    if (id !== undefined) this.#underWay.set(id, cancel);
+    try {
+      await this.#deliverUntil(outgoing, cancel.signal);
+    } finally {
+      if (id !== undefined && this.#underWay.get(id) === cancel) this.#underWay.delete(id);
+    }
+  }
+
+  async #deliverUntil(outgoing: JSONRPCMessage, cancelled: AbortSignal): Promise<void> {
     const giveUpAt = Date.now() + (this.#o.retryForMs ?? DEFAULT_RETRY_FOR_MS);
-    for (let attempt = 0; !this.#closed; attempt++) {
+    for (let attempt = 0; !this.#closed && !cancelled.aborted; attempt++) {
       try {
         await this.#reopening;
-        await this.#post(outgoing);
+        if (cancelled.aborted) return;
+        await this.#post(outgoing, (m) => this.#o.toHost(m), cancelled);
         return;
       } catch (error) {
+        // The host cancelled it: no answer is owed, and it must not be sent again.
+        if (cancelled.aborted) return;
         const sessionGone = error instanceof BridgeApiError && error.status === 404 && this.#session !== undefined && !isInitializeRequest(outgoing);
         const retry = sessionGone || connectionLost(error) || (error instanceof BridgeApiError && (error.status === 502 || error.status === 503 || error.status === 504));
         if (!retry || Date.now() >= giveUpAt) return this.#failed(outgoing, error);
@@ -85,6 +117,14 @@ export class McpStdioProxy {
         await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]));
       }
     }
+  }
+
+  /** notifications/cancelled from the host: the relay's part in that request ends (the notification itself still goes to serve). */
+  #noteCancellation(message: JSONRPCMessage): void {
+    if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return;
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    this.#underWay.get(requestId)?.abort(new Error("the host cancelled the request"));
   }
 
   /** Ends the session on serve (DELETE), best effort. */
@@ -118,8 +158,8 @@ export class McpStdioProxy {
   }
 
   /** POSTs one message and relays every message of the answer; throws when the answer to a request did not arrive whole. */
-  async #post(message: JSONRPCMessage, relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m)): Promise<void> {
-    const res = await this.#o.http.send("POST", "/mcp", this.#headers(), JSON.stringify(message));
+  async #post(message: JSONRPCMessage, relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m), signal?: AbortSignal): Promise<void> {
+    const res = await this.#o.http.send("POST", "/mcp", this.#headers(), JSON.stringify(message), signal);
     const session = header(res, "mcp-session-id");
     if (isInitializeRequest(message) && session !== undefined) this.#session = session;
     if (res.statusCode === 202) return void (await res.body.dump());
@@ -130,7 +170,8 @@ export class McpStdioProxy {
     const wanted = isJSONRPCRequest(message) ? message.id : undefined;
     let answered = false;
     const deliver = async (m: unknown): Promise<void> => {
-      if (!isMessage(m)) return;
+      // Nothing more goes to the host about a request it cancelled.
+      if (!isMessage(m) || signal?.aborted === true) return;
       if ((isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m)) && m.id === wanted) {
         answered = true;
         const version = isInitializeRequest(message) && isJSONRPCResultResponse(m) ? (m.result as { protocolVersion?: unknown }).protocolVersion : undefined;
