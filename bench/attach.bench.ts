@@ -2,10 +2,13 @@
  * npm run bench:attach — what attaching to serve costs per call: the same
  * move_joints calls made in process (the executor of the bridge), by an agent
  * attached over HTTP (`agent --bridge`: RemoteBridge, POST /v1/calls plus the
- * event stream) and by an MCP client over Streamable HTTP (`/mcp`, the
- * official SDK client), one call at a time, on firmware-sim as its own process
- * over TCP with every motion taking 1 ms (--motion-time fixed:1). Each mode
- * runs in interleaved blocks so drift on a shared machine falls on all alike.
+ * event stream) and by MCP clients over Streamable HTTP (`/mcp`): the
+ * official SDK client, and the HTTP leg of `armbridge mcp --bridge`
+ * (McpStdioProxy, the JSON-RPC posted as it comes, over undici's request like
+ * the agent), which shows what serve's MCP costs apart from the SDK client's
+ * own share. One call at a time, on firmware-sim as its own process over TCP
+ * with every motion taking 1 ms (--motion-time fixed:1). Each mode runs in
+ * interleaved blocks so drift on a shared machine falls on all alike.
  *
  * Target (issue: one bridge owns the arm): p50 added by attaching ≤ 2 ms.
  * Prints figures; asserts nothing (machines are noisy: compare within a run).
@@ -19,6 +22,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { pino } from "pino";
 import { Bridge } from "../src/bridge/Bridge.js";
 import { loadConfig } from "../src/config/loadConfig.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { BridgeHttpClient } from "../src/surfaces/attach/BridgeHttpClient.js";
+import { McpStdioProxy } from "../src/surfaces/attach/McpStdioProxy.js";
 import { RemoteBridge } from "../src/surfaces/attach/RemoteBridge.js";
 import { agentClient } from "../src/surfaces/gemini/agentClient.js";
 import { startHttpServer } from "../src/surfaces/http/startHttpServer.js";
@@ -29,7 +35,7 @@ const BLOCK = 25;
 const WARMUP = 30;
 const TOKEN = "bench-attach-token";
 
-type Mode = "in_process" | "agent_http" | "mcp_http";
+type Mode = "in_process" | "agent_http" | "mcp_http" | "mcp_relay";
 
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
@@ -60,6 +66,8 @@ async function main(): Promise<void> {
   let bridge: Bridge | undefined;
   let remote: RemoteBridge | undefined;
   let mcp: Client | undefined;
+  let relayHttp: BridgeHttpClient | undefined;
+  let relay: McpStdioProxy | undefined;
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   try {
     bridge = await Bridge.start({ config: loadConfig(), transport: { kind: "serial", link: sim.link }, dataDir: join(dir, "data"), logger });
@@ -67,6 +75,26 @@ async function main(): Promise<void> {
     remote = await RemoteBridge.connect({ url: server.url, token: TOKEN, client: agentClient({ model: "bench" }), logger });
     mcp = new Client({ name: "bench-attach", version: "1.0" });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    // The relay as `mcp --bridge` runs it, its host's messages handed in and its answers taken by JSON-RPC id.
+    const answers = new Map<number, (m: JSONRPCMessage) => void>();
+    relayHttp = new BridgeHttpClient(server.url, TOKEN);
+    relay = new McpStdioProxy({
+      http: relayHttp,
+      log: logger,
+      toHost: async (m) => {
+        if ("id" in m && typeof m.id === "number") answers.get(m.id)?.(m);
+      },
+    });
+    const viaRelay = relay;
+    let rpcId = 0;
+    const ask = (method: string, params: Record<string, unknown>): Promise<JSONRPCMessage> => {
+      const id = ++rpcId;
+      const answered = new Promise<JSONRPCMessage>((resolve) => answers.set(id, resolve));
+      void viaRelay.fromHost({ jsonrpc: "2.0", id, method, params });
+      return answered.finally(() => answers.delete(id));
+    };
+    await ask("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-relay", version: "1.0" } });
+    await viaRelay.fromHost({ jsonrpc: "2.0", method: "notifications/initialized" });
 
     const local = bridge;
     const agent = remote;
@@ -78,10 +106,14 @@ async function main(): Promise<void> {
       in_process: async () => (await local.executor.execute([{ id: `in-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
       agent_http: async () => (await agent.executor.execute([{ id: `ag-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
       mcp_http: async () => ((await host.callTool({ name: "move_joints", arguments: args() })).structuredContent as { status: string }).status,
+      mcp_relay: async () => {
+        const answer = (await ask("tools/call", { name: "move_joints", arguments: args() })) as { result?: { structuredContent?: { status?: string } } };
+        return answer.result?.structuredContent?.status ?? "no answer";
+      },
     };
     const modes = Object.keys(run) as Mode[];
-    const samples: Record<Mode, number[]> = { in_process: [], agent_http: [], mcp_http: [] };
-    const notDone: Record<Mode, number> = { in_process: 0, agent_http: 0, mcp_http: 0 };
+    const samples: Record<Mode, number[]> = { in_process: [], agent_http: [], mcp_http: [], mcp_relay: [] };
+    const notDone: Record<Mode, number> = { in_process: 0, agent_http: 0, mcp_http: 0, mcp_relay: 0 };
     for (const mode of modes) for (let i = 0; i < WARMUP; i++) await run[mode]();
     for (let done = 0; done < CALLS; done += BLOCK) {
       for (const mode of modes) {
@@ -111,6 +143,8 @@ async function main(): Promise<void> {
     console.log(`target: p50 added ≤ 2 ms — ${worst <= 2 ? "met" : "NOT met"} (worst added p50 ${worst.toFixed(2)} ms)`);
   } finally {
     await mcp?.close().catch(() => undefined);
+    await relay?.close().catch(() => undefined);
+    await relayHttp?.close().catch(() => undefined);
     await remote?.close().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await bridge?.close().catch(() => undefined);
