@@ -12,6 +12,7 @@ import {
   CALLS_RESPONSE,
   DECIDED_APPROVAL_VIEW,
   EXECUTOR_EVENT_VIEW,
+  PLACED_VOLUMES_VIEW,
   SECURITY_REPORT,
 } from "../../../src/surfaces/http/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
@@ -102,6 +103,7 @@ describe("the HTTP API's answers fit the wire contract the console is built agai
     const stream = readEvents();
     try {
       fits(ARM_DESCRIPTION_VIEW, (await request("GET", "/v1/arm")).json, "GET /v1/arm");
+      fits(PLACED_VOLUMES_VIEW, (await request("GET", "/v1/arm/volumes?elbow=0.5")).json, "GET /v1/arm/volumes");
       fits(SECURITY_REPORT, (await request("GET", "/v1/security")).json, "GET /v1/security");
       fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state before any motion");
 
