@@ -59,6 +59,7 @@ export class ApprovalCard {
       row,
       this.#hint,
       this.#error,
+      ctx.armGhost(approval.targets, "requested"),
     ]);
     this.sync();
   }

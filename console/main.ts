@@ -6,6 +6,7 @@
  */
 import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";
+import { ArmViews } from "./ArmViews.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
 import { HaltBar } from "./HaltBar.js";
@@ -62,6 +63,7 @@ class OperatorConsole {
   readonly #history: HistoryPanel;
   readonly #haltBar: HaltBar;
   readonly #cameras: CameraPanel;
+  readonly #arm3d: ArmViews;
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
   readonly #approvalCards = new Map<string, ApprovalCard>();
@@ -85,6 +87,7 @@ class OperatorConsole {
       this.#syncButtons();
     });
     this.#cameras = new CameraPanel(api);
+    this.#arm3d = new ArmViews(api, $("arm3d"));
     this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
       void this.#refreshState();
       this.#history.refresh(0);
@@ -103,6 +106,7 @@ class OperatorConsole {
         this.#refreshApprovals(0);
       },
       showRow: (id) => this.#history.show(id),
+      armGhost: (targets, look) => this.#arm3d.ghost(targets, look),
     };
   }
 
@@ -151,6 +155,7 @@ class OperatorConsole {
       const arm = await this.#api.get<ArmDescription>("/v1/arm");
       this.#arm = arm;
       setText($("arm-name"), arm.name);
+      this.#arm3d.setArm(arm);
       const box = $("gauges");
       box.replaceChildren();
       this.#gauges.clear();
@@ -334,6 +339,7 @@ class OperatorConsole {
     const ageText = !s || this.#sampleAt === undefined ? "no status yet" : stale ? "STALE: these are the last values seen, not the arm now" : "live";
     setText($("age"), ageText);
     $("arm-panel").classList.toggle("stale", stale);
+    this.#arm3d.update(s, stale);
     for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
     for (const c of this.#cards.values()) c.update(view, now);
     for (const c of this.#approvalCards.values()) c.update(view, now);

@@ -19,12 +19,16 @@ export type {
   ClientsList,
   InFlightView,
   ConfirmOption,
+  EnvelopeDescriptionView,
+  EnvelopeStateView,
   ExecutorEventView,
   HaltAnswer,
   HaltReleaseAnswer,
   HaltView,
   LinkView,
+  PlacedVolumesView,
   SecurityReport,
+  ShapeView,
   TablePointView,
 } from "../src/surfaces/http/wire/index.js";
 

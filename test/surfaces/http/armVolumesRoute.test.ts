@@ -79,8 +79,8 @@ describe("GET /v1/arm/volumes", () => {
 
   it("answers ARMB_ERR_NO_KINEMATICS (404) for an arm without a URDF", async () => {
     const config = testConfig();
-    const { urdf: _urdf, baseLink: _base, tipLink: _tip, ...arm } = config.arm;
-    await start({ ...config, arm, workspace: undefined, linkVolumes: undefined } as ArmConfig);
+    const config2: ArmConfig = { ...config, arm: { ...config.arm, urdf: undefined, baseLink: undefined, tipLink: undefined }, workspace: undefined, linkVolumes: {} };
+    await start(config2);
     const r = await get<{ error: { code: string } }>("/v1/arm/volumes?elbow=0.1");
     expect(r.status).toBe(404);
     expect(r.json.error.code).toBe("ARMB_ERR_NO_KINEMATICS");
