@@ -20,6 +20,9 @@ export class ArmScene {
   readonly #live = new Group();
   readonly #ghost = new Group();
   readonly #refusal = new Group();
+  #liveVolumes: PlacedVolumes = [];
+  #ghostVolumes: PlacedVolumes = [];
+  #ghostLook: "target" | "requested" = "target";
 
   constructor(envelope: EnvelopeDescriptionView, firstSeen: PlacedVolumes) {
     this.bounds = boundsOf(envelope, firstSeen);
@@ -30,11 +33,24 @@ export class ArmScene {
   }
 
   setLive(volumes: PlacedVolumes | null, look: "live" | "stale"): void {
-    replace(this.#live, (volumes ?? []).map((v) => shapeObject(v.shape, look)));
+    this.#liveVolumes = volumes ?? [];
+    replace(this.#live, this.#liveVolumes.map((v) => shapeObject(v.shape, look)));
+    this.#drawGhost();
   }
 
   setGhost(volumes: PlacedVolumes | null, look: "target" | "requested"): void {
-    replace(this.#ghost, (volumes ?? []).map((v) => shapeObject(v.shape, look)));
+    this.#ghostVolumes = volumes ?? [];
+    this.#ghostLook = look;
+    this.#drawGhost();
+  }
+
+  /** Only the volumes the target puts elsewhere: a ghost laid over the links that stay would tint the whole arm. */
+  #drawGhost(): void {
+    const moved = this.#ghostVolumes.filter((v, i) => {
+      const now = this.#liveVolumes[i];
+      return !now || now.link !== v.link || !sameShape(now.shape, v.shape);
+    });
+    replace(this.#ghost, moved.map((v) => shapeObject(v.shape, this.#ghostLook)));
   }
 
   setRefusal(refusal: LastRefusal | null): void {
@@ -53,6 +69,14 @@ export class ArmScene {
     });
     this.scene.clear();
   }
+}
+
+/** Within a millimetre everywhere (a ghost that close to the live link adds nothing to see). */
+function sameShape(a: ShapeView, b: ShapeView): boolean {
+  const flat = (s: ShapeView): number[] => (s.kind === "box" ? [...s.center, ...s.axes.flat(), ...s.half] : [...s.a, ...s.b, s.radius]);
+  const x = flat(a);
+  const y = flat(b);
+  return a.kind === b.kind && x.length === y.length && x.every((v, i) => Math.abs(v - (y[i] ?? Number.NaN)) < 1e-3);
 }
 
 function replace(group: Group, parts: readonly Object3D[]): void {

@@ -64,9 +64,17 @@ async function frames(canvas: Locator): Promise<number> {
   return Number(await canvas.getAttribute("data-frames"));
 }
 
+/** Until the view has drawn once. (Polled from here: the page's CSP forbids the string evaluation waitForFunction uses.) */
+async function drawn(page: Page, canvas: Locator): Promise<void> {
+  for (let i = 0; (await frames(canvas)) === 0; i++) {
+    expect(i, "the view draws within 10 s").toBeLessThan(100);
+    await page.waitForTimeout(100);
+  }
+}
+
 /** Waits until the view has drawn and then stayed unchanged for `quietMs` (nothing moving, no frame pending). */
 async function settled(page: Page, canvas: Locator, quietMs = 600): Promise<Pixels> {
-  await page.waitForFunction(`Number(document.querySelector("#arm3d canvas")?.dataset.frames ?? 0) > 0`);
+  await drawn(page, canvas);
   let last = await frames(canvas);
   for (let tries = 0; tries < 40; tries++) {
     await page.waitForTimeout(quietMs);
@@ -75,6 +83,21 @@ async function settled(page: Page, canvas: Locator, quietMs = 600): Promise<Pixe
     last = now;
   }
   throw new Error("the 3D view never stopped drawing");
+}
+
+/**
+ * The live view, settled, judged while the arm's state is live: a loaded
+ * machine can starve the state stream past stale_after_ms for a moment, and
+ * a greyed picture is not the one being judged.
+ */
+async function settledLive(page: Page, figure: Locator): Promise<Pixels> {
+  const canvas = figure.locator("canvas");
+  for (let tries = 0; tries < 10; tries++) {
+    await page.locator("#arm3d figure.arm3d-live:not(.stale)").waitFor();
+    const pixels = await settled(page, canvas);
+    if (!(await figure.getAttribute("class"))?.includes("stale")) return pixels;
+  }
+  throw new Error("the arm's state never stayed live long enough to judge the picture");
 }
 
 describe.skipIf(!HAVE_CHROMIUM)(`console 3D view: the arm from its link volumes, its target as a ghost (skipped when ${NO_CHROMIUM_REASON})`, () => {
@@ -93,15 +116,21 @@ describe.skipIf(!HAVE_CHROMIUM)(`console 3D view: the arm from its link volumes,
     await canvas.waitFor();
     expect(await figure.locator("figcaption").textContent()).toContain("keep_in box");
     // The camera's first frame lengthens the page (a scroll bar narrows the canvas, which draws again): let it land first.
-    await page.waitForFunction(`[...document.querySelectorAll("#cameras img")].every((i) => i.naturalWidth > 0)`);
+    for (let i = 0; !(await page.evaluate(`[...document.querySelectorAll("#cameras img")].every((i) => i.naturalWidth > 0)`)); i++) {
+      expect(i, "the camera's first frame arrives within 10 s").toBeLessThan(100);
+      await page.waitForTimeout(100);
+    }
     await canvas.scrollIntoViewIfNeeded();
-    const before = await settled(page, canvas);
+    const before = await settledLive(page, figure);
     expect(count(before, "blue"), "the live arm's volumes are drawn (blue)").toBeGreaterThan(200);
 
-    // Still means still: no frames while nothing changes (the view draws on change, not in a loop).
+    // Still means (nearly) still: a render loop would draw ~180 frames in 3 s, a redraw per state event 15;
+    // drawing on change draws none, or a few if a loaded machine starves the stream into stale and back.
     const idle = await frames(canvas);
-    await page.waitForTimeout(1500);
-    expect(await frames(canvas)).toBe(idle);
+    await page.waitForTimeout(3000);
+    const idleFrames = (await frames(canvas)) - idle;
+    console.log(`3D view at ${width}x${height}: ${idleFrames} frames drawn in 3 s with the arm still`);
+    expect(idleFrames).toBeLessThan(8);
     await figure.screenshot({ path: join(OUTPUT_DIR, "3d", `live-before-${width}x${height}.png`) });
 
     const startsBefore = rig.effects().filter((e) => e.event === "motion_start").length;
@@ -114,7 +143,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console 3D view: the arm from its link volumes,
     expect(end?.to?.shoulder_pan).toBeCloseTo(pan, 1);
 
     await page.locator('#gauges [data-axis="shoulder_pan"]:not(.is-moving)').waitFor();
-    const after = await settled(page, canvas);
+    // The change is the pose's, not a greying: both pictures are of the live arm.
+    const after = await settledLive(page, figure);
     const share = changedShare(before, after);
     console.log(`3D view at ${width}x${height}: ${(share * 100).toFixed(1)} % of ${after.width}x${after.height} pixels changed when shoulder_pan moved to ${pan}`);
     expect(share).toBeGreaterThan(0.005);
@@ -134,10 +164,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`console 3D view: the arm from its link volumes,
     await ghost.waitFor();
     const canvas = ghost.locator("canvas");
     await ghost.scrollIntoViewIfNeeded();
-    await page.waitForFunction(`Number(document.querySelector("[data-approval-id] canvas")?.dataset.frames ?? 0) > 0`);
+    await drawn(page, canvas);
+    await card.locator("figure.arm3d:not(.stale)").waitFor();
     await page.waitForTimeout(300);
     const seen = await pixelsOf(canvas);
-    expect(count(seen, "purple"), "the ghost (translucent purple) is drawn on the card").toBeGreaterThan(150);
+    // Only the volumes the call moves (wrist_1 and after): a small patch of the picture.
+    expect(count(seen, "purple"), "the ghost (translucent purple) is drawn on the card").toBeGreaterThan(50);
     expect(count(seen, "blue"), "beside the live arm (blue)").toBeGreaterThan(150);
     expect(count(await pixelsOf(page.locator("#arm3d figure.arm3d-live canvas")), "purple"), "the arm panel's view has no ghost").toBe(0);
     expect(await ghost.locator("figcaption").textContent()).toContain("where this call would take it");
@@ -164,7 +196,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`console 3D view: the arm from its link volumes,
     const ghost = page.locator(`[data-action-id="${result.action_id}"] figure[data-ghost="target"][data-ghost-placed="true"]`);
     await ghost.waitFor();
     await ghost.scrollIntoViewIfNeeded();
-    await page.waitForFunction(`Number(document.querySelector('[data-action-id] figure[data-ghost="target"] canvas')?.dataset.frames ?? 0) > 0`);
+    await drawn(page, ghost.locator("canvas"));
     const widths = await page.evaluate<{ scroll: number; client: number }>(`({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })`);
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     expect(await ghost.locator("figcaption").textContent()).toContain("the target it was asked to reach");
@@ -205,7 +237,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`console 3D view: the arm from its link volumes,
     const canvas = figure.locator("canvas");
     await canvas.waitFor();
     await canvas.scrollIntoViewIfNeeded();
-    const live = await settled(page, canvas);
+    const live = await settledLive(page, figure);
     expect(count(live, "blue")).toBeGreaterThan(200);
     rig.sim.child.kill("SIGKILL");
     await page.locator("#arm3d figure.arm3d-live.stale").waitFor({ timeout: 5000 });
