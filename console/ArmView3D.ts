@@ -11,8 +11,8 @@ const TURN_PER_PX = 0.008;
 /**
  * One 3D picture of an ArmScene on a 2D canvas, drawn only when asked
  * (`invalidate`: the pose, the staleness or the refusal changed, the canvas
- * was resized, the operator turned the view) and at most once per animation
- * frame: no render loop. A horizontal drag turns the view about the vertical
+ * was resized, the operator turned the view), at most once per animation
+ * frame and only while on screen: no render loop. A horizontal drag turns the view about the vertical
  * axis (a vertical one, with a mouse, tilts it); a finger's vertical swipe
  * still scrolls the page. Without WebGL it says why, in words.
  */
@@ -24,6 +24,10 @@ export class ArmView3D {
   readonly #off: HTMLElement;
   readonly #camera = new PerspectiveCamera(FOV_DEG, 1, 0.01, 100);
   readonly #resize: ResizeObserver;
+  readonly #onScreen: IntersectionObserver;
+  /** Off screen (scrolled away, a card below the fold) nothing is drawn; it draws once it comes into view, if anything changed. */
+  #visible = false;
+  #pending = false;
   readonly #unlisten: () => void;
   #azimuth = -0.62 * Math.PI;
   #elevation = 0.42;
@@ -42,6 +46,11 @@ export class ArmView3D {
     this.#camera.up.set(0, 0, 1);
     this.#resize = new ResizeObserver(() => this.invalidate());
     this.#resize.observe(this.canvas);
+    this.#onScreen = new IntersectionObserver((entries) => {
+      this.#visible = entries.some((e) => e.isIntersecting);
+      if (this.#visible && this.#pending) this.invalidate();
+    });
+    this.#onScreen.observe(this.root);
     this.#unlisten = onRendererChange(() => this.invalidate());
     this.canvas.addEventListener("pointerdown", this.#onDown);
     this.canvas.addEventListener("pointermove", this.#onMove);
@@ -56,7 +65,8 @@ export class ArmView3D {
 
   /** Draws again at the next animation frame (several changes in one frame draw once). */
   invalidate(): void {
-    if (this.#disposed || this.#frame !== undefined) return;
+    this.#pending = true;
+    if (this.#disposed || this.#frame !== undefined || !this.#visible) return;
     this.#frame = requestAnimationFrame(() => {
       this.#frame = undefined;
       this.#draw();
@@ -68,6 +78,7 @@ export class ArmView3D {
     this.#disposed = true;
     if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
     this.#resize.disconnect();
+    this.#onScreen.disconnect();
     this.#unlisten();
     this.canvas.removeEventListener("pointerdown", this.#onDown);
     this.canvas.removeEventListener("pointermove", this.#onMove);
@@ -80,7 +91,8 @@ export class ArmView3D {
   }
 
   #draw(): void {
-    if (this.#disposed || !this.canvas.isConnected) return;
+    if (this.#disposed || !this.canvas.isConnected || !this.#visible) return;
+    this.#pending = false;
     const r = sharedRenderer();
     this.#off.hidden = r.ok;
     this.canvas.hidden = !r.ok;
