@@ -13,9 +13,10 @@
  *
  * Prints figures; asserts nothing. BENCH_SEED changes the seed.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse, stringify } from "yaml";
 import { packageRoot } from "../src/config/packageRoot.js";
 import { loadConfig } from "../src/config/loadConfig.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
@@ -24,7 +25,7 @@ import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
 import { createServoBusTransport } from "../src/transport/bus/index.js";
 import type { ServoRecovery } from "../src/transport/Transport.js";
-import { protocolNamed, statusCycleWireBytes, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
+import { protocolNamed, statusCycleWireBytes, syncReadWireBytes, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
 import { servoAxesOf } from "../src/transport/bus/servoAxes.js";
 import { overlapsIn, quantile, readEffects, type EffectLine } from "../firmware-sim/effectsJudge.js";
 import { linkForUrl } from "../src/transport/link/openLink.js";
@@ -44,10 +45,25 @@ function configFor(file: string, baud: number, moveTimeoutMs: number): ArmConfig
   });
 }
 
-async function withBus<T>(protocol: BusProtocolName, file: string, baud: number, moveTimeoutMs: number, flags: readonly string[], body: (w: { executor: Executor; link: TimedLink; config: ArmConfig; cycles: () => number; blockReads: () => readonly number[]; effects: () => EffectLine[]; faults: () => readonly string[]; recover: () => Promise<readonly ServoRecovery[]> }) => Promise<T>): Promise<T> {
+/**
+ * The config file the simulator reads, its servos set to `baud`: a servo
+ * listens at its own Baud_Rate, which the simulator takes from the config's
+ * bus.baud (--baud only paces the line), so a row at another baud needs the
+ * servos there too. Relative paths (the URDF) are made absolute.
+ */
+function simConfigAt(dir: string, file: string, baud: number): string {
+  const raw = parse(readFileSync(join(packageRoot(), "config", file), "utf8")) as { bus: Record<string, unknown>; arm: Record<string, unknown> };
+  raw.bus = { ...raw.bus, baud };
+  if (typeof raw.arm.urdf === "string") raw.arm = { ...raw.arm, urdf: join(packageRoot(), "config", raw.arm.urdf) };
+  const path = join(dir, file);
+  writeFileSync(path, stringify(raw));
+  return path;
+}
+
+async function withBus<T>(protocol: BusProtocolName, file: string, baud: number, moveTimeoutMs: number, flags: readonly string[], body: (w: { executor: Executor; link: TimedLink; config: ArmConfig; cycles: () => number; blockReads: () => readonly number[]; conditionReads: () => { readonly present: number; readonly limits: number }; effects: () => EffectLine[]; faults: () => readonly string[]; recover: () => Promise<readonly ServoRecovery[]> }) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "armbridge-bus-bench-"));
   const effectsLog = join(dir, "effects.jsonl");
-  const sim = await startSimProcess({ link: "tcp", seed: SEED, effectsLog, logFile: join(dir, "sim.log"), flags: ["--bus", protocol, "--config", join(packageRoot(), "config", file), "--baud", String(baud), ...flags] });
+  const sim = await startSimProcess({ link: "tcp", seed: SEED, effectsLog, logFile: join(dir, "sim.log"), flags: ["--bus", protocol, "--config", simConfigAt(dir, file, baud), "--baud", String(baud), ...flags] });
   const config = configFor(file, baud, moveTimeoutMs);
   const link = new TimedLink(linkForUrl(sim.link, { baudRate: baud }));
   const transport = createServoBusTransport(config, link);
@@ -56,7 +72,7 @@ async function withBus<T>(protocol: BusProtocolName, file: string, baud: number,
     await transport.open(AbortSignal.timeout(10_000));
     const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
-      return await body({ executor, link, config, cycles: () => transport.cycles, blockReads: () => transport.statusBlockReads, effects: () => readEffects(effectsLog), faults: () => transport.latestStatus()?.faults ?? [], recover: () => transport.recoverServos({ signal: AbortSignal.timeout(10_000) }) });
+      return await body({ executor, link, config, cycles: () => transport.cycles, blockReads: () => transport.statusBlockReads, conditionReads: () => transport.conditionBlockReads, effects: () => readEffects(effectsLog), faults: () => transport.latestStatus()?.faults ?? [], recover: () => transport.recoverServos({ signal: AbortSignal.timeout(10_000) }) });
     } finally {
       executor.close();
     }
@@ -75,8 +91,12 @@ async function withBus<T>(protocol: BusProtocolName, file: string, baud: number,
  * the measured window (its period, alerts, gaps), from the transport's own
  * per-block read counts.
  */
-function ceilingHz(protocol: BusProtocolName, servos: number, baud: number, readsPerCycle: readonly number[]): number {
-  return baud / (statusCycleWireBytes(protocolNamed(protocol), servos, readsPerCycle) * 10);
+function ceilingHz(protocol: BusProtocolName, servos: number, baud: number, readsPerCycle: readonly number[], condition: { readonly present: number; readonly limits: number }): number {
+  const p = protocolNamed(protocol);
+  const c = p.table.condition;
+  // The servo-health reads (temperature and voltage, the servos' own limits) ride between cycles: their share of bytes per cycle.
+  const conditionBytes = (c.presentBlock ? condition.present * syncReadWireBytes(p, c.presentBlock.size, servos) : 0) + condition.limits * syncReadWireBytes(p, c.limitsBlock.size, servos);
+  return baud / ((statusCycleWireBytes(p, servos, readsPerCycle) + conditionBytes) * 10);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -90,15 +110,18 @@ async function main(): Promise<void> {
   const split: string[][] = [];
   for (const [protocol, file, joint] of BUSES) {
     for (const baud of [1_000_000, 115_200]) {
-      const row = await withBus(protocol, file, baud, 5000, [], async ({ executor, link, config, cycles, blockReads, effects }) => {
+      const row = await withBus(protocol, file, baud, 5000, [], async ({ executor, link, config, cycles, blockReads, conditionReads, effects }) => {
         link.reset();
         const c0 = cycles();
         const r0 = blockReads();
+        const k0 = conditionReads();
         const t0 = performance.now();
         await new Promise((r) => setTimeout(r, 2000));
         const done = cycles() - c0;
         const rate = (done * 1000) / (performance.now() - t0);
         const readsPerCycle = blockReads().map((n, i) => (n - (r0[i] ?? 0)) / done);
+        const k1 = conditionReads();
+        const conditionPerCycle = { present: (k1.present - k0.present) / done, limits: (k1.limits - k0.limits) / done };
         const hostMs = mean(link.hostGapsMs);
         // A cycle starts with the sync read of the first block read every cycle.
         const p = protocolNamed(protocol);
@@ -119,9 +142,9 @@ async function main(): Promise<void> {
           { deadlineMs: 20_000 },
         );
         const all = effects();
-        return { rate, readsPerCycle, medianCycleMs, hostMs, roundTripMs, lags, e1Overlaps: overlapsIn(all), e1Preempted: all.filter((e) => e.event === "motion_end" && String((e as { detail?: string }).detail).startsWith("preempted")).length, e1Done: e1.filter((r) => r.result.status === "done").length };
+        return { rate, readsPerCycle, conditionPerCycle, medianCycleMs, hostMs, roundTripMs, lags, e1Overlaps: overlapsIn(all), e1Preempted: all.filter((e) => e.event === "motion_end" && String((e as { detail?: string }).detail).startsWith("preempted")).length, e1Done: e1.filter((r) => r.result.status === "done").length };
       });
-      const ceiling = ceilingHz(protocol, 6, baud, row.readsPerCycle);
+      const ceiling = ceilingHz(protocol, 6, baud, row.readsPerCycle, row.conditionPerCycle);
       const requestsPerCycle = row.readsPerCycle.reduce((a, b) => a + b, 0);
       const medianRate = 1000 / row.medianCycleMs;
       rows.push([protocol, String(baud), `${row.rate.toFixed(0)} Hz`, `${ceiling.toFixed(0)} Hz (${requestsPerCycle.toFixed(2)} reads/cycle)`, `${((100 * row.rate) / ceiling).toFixed(0)} %`, `${medianRate.toFixed(0)} Hz (${((100 * medianRate) / ceiling).toFixed(0)} %)`, ms(quantile(row.lags, 0.5)), ms(quantile(row.lags, 0.99)), `${row.e1Done}/4 done, ${row.e1Overlaps} overlaps, ${row.e1Preempted} preempted`]);

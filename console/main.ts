@@ -17,6 +17,7 @@ import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
 import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
+import { ServoHealthPanel } from "./ServoHealthPanel.js";
 import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, InFlightView, Pose, SecurityReport, StateView } from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
@@ -64,6 +65,7 @@ class OperatorConsole {
   readonly #haltBar: HaltBar;
   readonly #cameras: CameraPanel;
   readonly #arm3d: ArmViews;
+  readonly #servoHealth = new ServoHealthPanel($("gauges"));
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
   readonly #approvalCards = new Map<string, ApprovalCard>();
@@ -341,6 +343,7 @@ class OperatorConsole {
     $("arm-panel").classList.toggle("stale", stale);
     this.#arm3d.update(s, stale);
     for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
+    this.#servoHealth.update(s?.servo_health, stale, (axis) => this.#gauges.get(axis)?.root);
     for (const c of this.#cards.values()) c.update(view, now);
     for (const c of this.#approvalCards.values()) c.update(view, now);
   }

@@ -29,6 +29,8 @@ export type {
   PlacedVolumesView,
   SecurityReport,
   ShapeView,
+  ServoAlertView,
+  ServoHealthView,
   TablePointView,
 } from "../src/surfaces/http/wire/index.js";
 

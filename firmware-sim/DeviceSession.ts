@@ -239,14 +239,22 @@ export class DeviceSession {
     if (watchdogMs <= 0) return;
     this.arm.setFault("watchdog", false);
     if (this.watchdogTimer) this.clock.clearTimer(this.watchdogTimer);
+    // A controller's UART takes bytes in while its main loop is busy, so a frame already on the wire
+    // when the time runs out was heard. This process may have been starved past the deadline with
+    // frames waiting in its socket, and an expired timer runs before they are read: the verdict waits
+    // one more turn of the event loop, whose input phase reads them (hostHeard then clears it).
     this.watchdogTimer = this.clock.setTimer(watchdogMs, () => {
-      this.watchdogTimer = undefined;
-      const halted = this.arm.activeActionIds();
-      if (halted.length === 0) return;
-      this.log.warn({ action_ids: halted, watchdog_ms: watchdogMs }, "host silent: watchdog halts motion");
-      this.arm.setFault("watchdog", true);
-      this.arm.stop("all", `watchdog: host silent for ${watchdogMs} ms`);
+      this.watchdogTimer = this.clock.setTimer(0, () => this.watchdogExpired(watchdogMs));
     });
+  }
+
+  private watchdogExpired(watchdogMs: number): void {
+    this.watchdogTimer = undefined;
+    const halted = this.arm.activeActionIds();
+    if (halted.length === 0) return;
+    this.log.warn({ action_ids: halted, watchdog_ms: watchdogMs }, "host silent: watchdog halts motion");
+    this.arm.setFault("watchdog", true);
+    this.arm.stop("all", `watchdog: host silent for ${watchdogMs} ms`);
   }
 
   // ------------------------------------------------------------ outbound

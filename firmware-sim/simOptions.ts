@@ -32,6 +32,12 @@ export interface SimOptions extends FaultRates {
   readonly bus?: BusProtocolName | undefined;
   /** Servo-bus mode: what is physically on the bus, when not the config's servos as mounted by the config (YAML/JSON). */
   readonly busLayout?: string | undefined;
+  /** Servo-bus mode: servos that warm 1 °C/s while holding torque until they trip on overheating (a fault on cue). */
+  readonly heatJoints?: readonly string[] | undefined;
+  /** Servo-bus mode: start temperatures (°C) by axis. */
+  readonly servoTemperatures?: Readonly<Record<string, number>> | undefined;
+  /** Servo-bus mode: the supply voltage every servo reads (V), instead of each model's nominal supply. */
+  readonly supplyVoltage?: number | undefined;
   /** Serve the config's simulated cameras as HTTP snapshots on 127.0.0.1:PORT (0 = any free port); undefined = no camera server. */
   readonly cameraPort?: number | undefined;
 }
@@ -76,6 +82,13 @@ A simulated arm controller speaking armbridge serial protocol v1
   --bus-layout FILE         with --bus: the servos physically on the bus (ids, bauds, models, how each is
                             mounted on its joint, loose servos), when not the config's servos as the config
                             mounts them (docs/bring-up.md); without it the bus is calibrated by construction
+  --heat-joint A[,B...]     with --bus: each named servo warms 1 °C/s while it holds torque, until it passes its
+                            Temperature_Limit (70 °C) and trips on overheating (Dynamixel: shut down until a
+                            REBOOT; Feetech: unloaded, its Status bit following the temperature)
+  --servo-temperature A=C[,B=C...]
+                            with --bus: the named servos start at C °C (past the limit: tripped from power-on)
+  --supply-voltage V        with --bus: the servo supply every servo reads (V); outside a servo's Min/Max
+                            Voltage Limit its input-voltage bit is set (torque stays on)
   --camera-port N           serve the config's sim cameras as mjpg-streamer-style HTTP snapshots on
                             127.0.0.1:N (0 = any free port), rendered from the TRUE joint state;
                             the ready line then has "camera":"http://127.0.0.1:N/?action=snapshot"
@@ -124,6 +137,9 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     "bus",
     "bus-layout",
     "camera-port",
+    "heat-joint",
+    "servo-temperature",
+    "supply-voltage",
   ] as const;
   let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
   try {
@@ -195,9 +211,24 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     ...(values["camera-port"] === undefined ? {} : { cameraPort: integer("camera-port", 0, 0, 65535) }),
     ...(values["bus-layout"] === undefined ? {} : { busLayout: values["bus-layout"] }),
   };
+  const temperatures: Record<string, number> = {};
+  for (const entry of (values["servo-temperature"] ?? "").split(",").filter((e) => e !== "")) {
+    const m = /^([^=]+)=(-?\d+(\.\d+)?)$/.exec(entry);
+    if (m?.[1] !== undefined && m[2] !== undefined) temperatures[m[1]] = Number(m[2]);
+    else problems.push(`--servo-temperature ${JSON.stringify(entry)} must be AXIS=CELSIUS`);
+  }
+  const supplyText = values["supply-voltage"];
+  const supply = supplyText === undefined ? undefined : /^\d+(\.\d+)?$/.test(supplyText) ? Number(supplyText) : NaN;
+  if (supply !== undefined && !(supply > 0 && supply <= 60)) problems.push(`--supply-voltage ${JSON.stringify(supplyText)} must be a voltage in (0, 60]`);
+  const servoCues = {
+    ...(values["heat-joint"] === undefined ? {} : { heatJoints: values["heat-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["servo-temperature"] === undefined ? {} : { servoTemperatures: temperatures }),
+    ...(supply === undefined ? {} : { supplyVoltage: supply }),
+  };
+  for (const flag of ["heat-joint", "servo-temperature", "supply-voltage"] as const) if (values[flag] !== undefined && bus === undefined) problems.push(`--${flag} needs --bus`);
   if (values["bus-layout"] !== undefined && bus === undefined) problems.push("--bus-layout needs --bus");
   if (values["camera-port"] !== undefined && bus !== undefined) problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
   if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp or rfc2217, not --link pty");
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
-  return { kind: "options", options };
+  return { kind: "options", options: { ...options, ...servoCues } };
 }

@@ -56,6 +56,7 @@ export const ERROR_CODES = {
     "Camera {camera} sent something that is not a whole JPEG or PNG image: {reason}",
   ARMB_ERR_CAMERA_STALE:
     "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
+  ARMB_ERR_CAMERA_UNKNOWN: "No camera named {camera}; the configured cameras: {list}",
   ARMB_ERR_CAMERA_NOT_CALIBRATED:
     "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
   ARMB_ERR_IMAGE_BUDGET:
@@ -122,6 +123,7 @@ export const ERROR_CODES = {
   // surfaces
   ARMB_ERR_HTTP_UNAUTHORIZED: "Missing or wrong bearer token",
   ARMB_ERR_HTTP_BAD_REQUEST: "Bad request: {issues}",
+  ARMB_ERR_AXIS_UNKNOWN: "{where}: no axis named {names}; the arm's axes: {list}",
   ARMB_ERR_HTTP_NOT_FOUND: "No route {method} {url}",
   ARMB_ERR_HTTP_BODY_TOO_LARGE: "Request body is larger than {limit} bytes",
   ARMB_ERR_HTTP_UNREACHABLE: "Cannot reach armbridge at {url}: {reason}. Is `armbridge serve` running there?",

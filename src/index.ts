@@ -17,7 +17,10 @@ export { ApprovalDesk, type ApprovalDecision, type ApprovalView, type DecidedApp
 export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
 export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
 // ActionRowState is the ledger's state of an action; ActionState, its first exported name, is kept for library users.
-export { IntentLedger, type ActionRow, type ActionRowState, type ActionRowState as ActionState, type Evidence, type LedgerCursor, type LedgerLoss, type SettledBy } from "./ledger/IntentLedger.js";
+export type { ActionRow, ActionRowState, ActionRowState as ActionState, Evidence, SettledBy } from "./ledger/ActionRow.js";
+export { IntentLedger } from "./ledger/IntentLedger.js";
+export type { LedgerCursor } from "./ledger/LedgerQueries.js";
+export type { LedgerLoss } from "./ledger/LedgerFileWatch.js";
 export { ToolRegistry, type FunctionDeclaration } from "./executor/ToolRegistry.js";
 export { createDefaultTools } from "./tools/defaultTools.js";
 export { observeTargets } from "./executor/observeTargets.js";

@@ -9,6 +9,7 @@ import type { FaultPlan } from "../faults.js";
 import type { ByteStreamEndpoint } from "../links/DeviceLink.js";
 import { layOutServos, type BusLayoutFile } from "./BusLayout.js";
 import { mergeCollidingReplies } from "./mergeCollidingReplies.js";
+import { servoProtection } from "./servoProtection.js";
 import { SimServo } from "./SimServo.js";
 
 export interface BusSimulatorOptions {
@@ -30,6 +31,12 @@ export interface BusSimulatorOptions {
   readonly powerLossJoints?: readonly string[];
   /** How long a power loss on cue lasts (ms). Default 500. */
   readonly powerLossMs?: number;
+  /** Servos that heat up (HEAT_RATE_C_PER_S while their torque is on) until they trip on overheating (--heat-joint). */
+  readonly heatJoints?: readonly string[];
+  /** Start temperatures (°C) by axis (--servo-temperature). */
+  readonly servoTemperatures?: Readonly<Record<string, number>>;
+  /** The servo supply (V) every servo reads, when not each model's nominal (--supply-voltage). */
+  readonly supplyVoltage?: number;
   /** The model number every servo reports (default: the table's first); another one makes another arm. */
   readonly modelNumber?: number;
   /** What is on the bus, when it is not the config's servos mounted as the config says (BusLayout.ts). */
@@ -57,6 +64,9 @@ const OVERLOAD_CLEARS_MS = 200;
 const ACCESS_ERROR = 7;
 /** Overload is bit 5 of both families' hardware-error register. */
 const OVERLOAD_BIT = 1 << 5;
+/** How fast a servo on --heat-joint warms while it holds torque (°C/s), and how often that is applied. */
+const HEAT_RATE_C_PER_S = 1;
+const HEAT_TICK_MS = 1000;
 /** A UART decodes a byte sent within about 3 % of its own rate (e-Manual: "less than 3% of the baud rate error margin will not affect UART communication"). */
 const BAUD_TOLERANCE = 0.03;
 
@@ -100,6 +110,52 @@ export class BusSimulator implements ByteStreamEndpoint {
     }
     this.#stallOnCue = new Set(options.stallJoints ?? []);
     this.#powerLossOnCue = new Set(options.powerLossJoints ?? []);
+    const heated = Object.keys(options.servoTemperatures ?? {});
+    for (const [flag, list] of [["--heat-joint", options.heatJoints ?? []], ["--servo-temperature", heated]] as const) {
+      const unknownAxes = list.filter((n) => !names.has(n));
+      if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
+    }
+    for (const s of this.all) {
+      const t = options.servoTemperatures?.[s.axis.name];
+      if (t !== undefined) s.temperature = t;
+      if (options.supplyVoltage !== undefined) s.voltage = options.supplyVoltage;
+      this.#applyCondition(s, now);
+    }
+    const heating = this.all.filter((s) => options.heatJoints?.includes(s.axis.name));
+    if (heating.length > 0) this.#heat(heating);
+  }
+
+  /** Warms the servos on --heat-joint while they hold torque, once a second, until they trip. */
+  #heat(servos: readonly SimServo[]): void {
+    this.#after(HEAT_TICK_MS, () => {
+      for (const s of servos) if (s.torque) this.setCondition(s.axis.name, { temperature: s.temperature + (HEAT_RATE_C_PER_S * HEAT_TICK_MS) / 1000 });
+      this.#heat(servos);
+    });
+  }
+
+  /**
+   * Sets what a servo's sensors read (tests, cues): its temperature (°C)
+   * and/or its supply (V), then lets its protections act on them as the
+   * real servo's do (#applyCondition).
+   */
+  setCondition(axis: string, reading: { readonly temperature?: number; readonly voltage?: number }): void {
+    const s = this.all.find((x) => x.axis.name === axis);
+    if (!s) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "axis", issues: `no servo on an axis named ${axis}` });
+    if (reading.temperature !== undefined) s.temperature = reading.temperature;
+    if (reading.voltage !== undefined) s.voltage = reading.voltage;
+    this.#applyCondition(s, this.#o.clock.now());
+  }
+
+  /** The servo supply of the whole bus is now `volts` (a sagging or over-voltage supply). */
+  setSupplyVoltage(volts: number): void {
+    for (const s of this.all) this.setCondition(s.axis.name, { voltage: volts });
+  }
+
+  /** Lets a servo's own protections act on its temperature and supply (servoProtection). */
+  #applyCondition(s: SimServo, now: number): void {
+    const verdict = servoProtection(s, this.#o.protocol.table);
+    if (verdict.kind === "trip") this.#shutDown(s, now, verdict.bits, verdict.detail, { clears: false });
+    else s.set(this.#o.protocol.table.hardwareError, verdict.bits);
   }
 
   /** The servos by the id the config gave their axis (the first, where a layout repeats one): for tests. */
@@ -435,12 +491,12 @@ export class BusSimulator implements ByteStreamEndpoint {
    * @ 0558acc97b50079ffe184f2e0c4e2a93ed5b7f8f): once the load is gone the bit
    * clears, and torque stays off until a host enables it again.
    */
-  #shutDown(s: SimServo, now: number, bits: number, detail: string): void {
+  #shutDown(s: SimServo, now: number, bits: number, detail: string, options: { readonly clears: boolean } = { clears: true }): void {
     const table = this.#o.protocol.table;
     s.set(table.hardwareError, bits);
     s.set(table.torqueEnable, 0);
     this.#endServo(s, now, "faulted", detail);
-    if (table.family === "feetech_sts") {
+    if (table.family === "feetech_sts" && options.clears) {
       this.#after(OVERLOAD_CLEARS_MS, () => s.set(table.hardwareError, 0));
     }
   }
@@ -458,6 +514,8 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#endServo(s, now, "faulted", why);
     s.powerOn();
     s.bootingUntil = now + bootMs;
+    // A reboot clears the latch, not the cause: a servo still too hot trips again as it comes up.
+    this.#applyCondition(s, now);
     this.#o.effects.append({ event: "reboot", action_id: null, joints: [s.axis.name], interrupted: key === undefined ? [] : [key], old_boot_id: 0, boot_id: 0 });
     this.#o.logger.info({ servo: s.axis.id, why }, "servo power cycled");
   }
@@ -496,6 +554,7 @@ export class BusSimulator implements ByteStreamEndpoint {
       this.#endServo(s, now, "faulted", `${why}: the servo supply dropped`);
       s.powerOn();
       s.bootingUntil = now + outageMs + (this.#o.bootMs ?? 50);
+      this.#applyCondition(s, now);
     }
     this.#o.effects.append({ event: "reboot", action_id: null, joints: [...this.servos.values()].map((s) => s.axis.name), interrupted: [...interrupted], old_boot_id: 0, boot_id: 0 });
     this.#o.logger.warn({ outage_ms: outageMs, interrupted: [...interrupted], why }, "the bus lost power");

@@ -9,6 +9,15 @@ const FASTEST_ACCELERATION = 60000;
 export const POWER_ON_GOAL_OFFSET = 700;
 /** A hand moving a joint: how hard it accelerates (counts/s²). */
 const HAND_ACCELERATION = 20000;
+/**
+ * Effort (% of maximum output) the simulated servo reports: a little to hold
+ * its pose, more while it drives a profile. Not a dynamics model: enough that
+ * the load register moves with the servo and reads 0 with torque off.
+ */
+const HOLD_LOAD_PCT = 4;
+const MOVING_LOAD_PCT = 18;
+/** The simulator's Temperature_Limit: the XL330/STS3215 factory value (e-Manual xl330-m288 "Temperature Limit(31)", 70 °C). */
+export const SIM_TEMPERATURE_LIMIT_C = 70;
 
 /** What one simulated servo is, beyond its joint: what it reports and how the line reaches it. */
 export interface SimServoSpec {
@@ -45,6 +54,8 @@ export class SimServo {
   /** Supply voltage (V) and temperature (°C): what the health registers read. */
   voltage: number;
   temperature: number;
+  /** Extra effort (% of maximum output) something pushing on the horn adds (tests); signed. */
+  pushLoadPct = 0;
   readonly #eeprom: Uint8Array;
 
   constructor(
@@ -73,7 +84,7 @@ export class SimServo {
     const unit = setup.voltageUnit;
     this.set(setup.minVoltageLimit, Math.round((spec.voltage * 0.6) / unit));
     this.set(setup.maxVoltageLimit, Math.round((spec.voltage * 1.4) / unit));
-    this.set(setup.temperatureLimit, 70);
+    this.set(setup.temperatureLimit, SIM_TEMPERATURE_LIMIT_C);
     this.#eeprom = this.memory.slice(0, setup.ramStart);
     this.powerOn();
   }
@@ -140,6 +151,33 @@ export class SimServo {
     this.set(this.table.moving, this.moving(now) ? 1 : 0);
     this.set(setup.presentVoltage, Math.round(this.voltage / setup.voltageUnit));
     this.set(setup.presentTemperature, Math.round(this.temperature));
+    const effort = this.table.condition.effort(this.get(this.table.modelNumber));
+    if (effort) {
+      const pct = this.loadPct(now);
+      // A current register reads the share of Current_Limit in its own unit; a load register in 0.1 %.
+      const limitMa = effort.kind === "current" ? this.get(effort.limit) * effort.milliampsPerUnit : 0;
+      this.set(effort.register, effort.kind === "load" ? Math.round(pct / effort.percentPerUnit) : Math.round((pct / 100) * limitMa / effort.milliampsPerUnit));
+    }
+  }
+
+  /** The effort it makes now (% of maximum output, signed by direction): none with torque off. */
+  loadPct(now: number): number {
+    if (!this.torque) return 0;
+    const v = this.trajectory.velocityAt(now);
+    const drive = this.moving(now) && v !== 0 ? Math.sign(v) * MOVING_LOAD_PCT : HOLD_LOAD_PCT;
+    return Math.max(-100, Math.min(100, drive + this.pushLoadPct));
+  }
+
+  /** Whether its temperature is past its own Temperature_Limit (the overheating condition). */
+  get overheated(): boolean {
+    return this.temperature > this.get(this.table.setup.temperatureLimit);
+  }
+
+  /** Whether its supply is outside its own Min / Max_Voltage_Limit (the input-voltage condition). */
+  get voltageOutOfRange(): boolean {
+    const setup = this.table.setup;
+    const v = this.voltage / setup.voltageUnit;
+    return v < this.get(setup.minVoltageLimit) || v > this.get(setup.maxVoltageLimit);
   }
 
   /** Plans the move to the goal register from where the horn is now. */

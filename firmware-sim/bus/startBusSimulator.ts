@@ -42,6 +42,9 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
       ...(options.powerLossJoints === undefined ? {} : { powerLossJoints: options.powerLossJoints }),
       ...(options.powerLossMs === undefined ? {} : { powerLossMs: options.powerLossMs }),
       ...(options.modelNumber === undefined ? {} : { modelNumber: options.modelNumber }),
+      ...(options.heatJoints === undefined ? {} : { heatJoints: options.heatJoints }),
+      ...(options.servoTemperatures === undefined ? {} : { servoTemperatures: options.servoTemperatures }),
+      ...(options.supplyVoltage === undefined ? {} : { supplyVoltage: options.supplyVoltage }),
     });
     return { endpoint: bus, close: () => bus.close() };
   });

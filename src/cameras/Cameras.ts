@@ -45,14 +45,20 @@ export class Cameras {
     return this.#configs.get(name);
   }
 
-  /** One frame from `name`, whole and labelled; throws ArmbridgeError (CAMERA_UNAVAILABLE, CAMERA_FRAME_INVALID). */
+  /** One frame from `name`, whole and labelled; throws ArmbridgeError (CAMERA_UNKNOWN, CAMERA_UNAVAILABLE, CAMERA_FRAME_INVALID). */
   async capture(name: string, signal: AbortSignal): Promise<LabelledFrame> {
     const config = this.#configs.get(name);
     const source = this.#sources.get(name);
-    if (!config || !source) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: name, source: "none", reason: `no such camera; configured: ${this.names().join(", ") || "none"}` });
+    if (!config || !source) throw this.unknown(name);
     if (source instanceof ArmbridgeError) throw source;
     const frame = await source.grab(signal);
     return { ...frame, stale: frame.ageMs > config.staleAfterMs, staleAfterMs: config.staleAfterMs };
+  }
+
+  /** ARMB_ERR_CAMERA_UNKNOWN for `name`, naming the configured cameras. */
+  unknown(name: string): ArmbridgeError {
+    const choices = this.names();
+    return new ArmbridgeError("ARMB_ERR_CAMERA_UNKNOWN", { camera: JSON.stringify(name), list: choices.join(", ") || "none", choices });
   }
 
   close(): void {

@@ -4,7 +4,7 @@ import type { RawImage } from "./sim/renderScene.js";
 
 export type ImageFormat = "jpeg" | "png";
 
-export const MIME_TYPES: Readonly<Record<ImageFormat, string>> = { jpeg: "image/jpeg", png: "image/png" };
+export const MIME_TYPES = { jpeg: "image/jpeg", png: "image/png" } as const satisfies Readonly<Record<ImageFormat, string>>;
 
 /** RGBA → JPEG (jpeg-js, baseline) or PNG (pngjs, lossless). */
 export function encodeImage(image: RawImage, format: ImageFormat, jpegQuality = 90): Buffer {

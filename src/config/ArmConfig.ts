@@ -324,11 +324,13 @@ export const armConfigFileSchema = z
       ctx.addIssue({ code: "custom", path: ["arm", "gripper", "name"], message: `gripper name ${cfg.arm.gripper.name} is also a joint` });
     }
     const jointsByName = new Map(cfg.arm.joints.map((j) => [j.name, j]));
+    const jointList = [...jointsByName.keys()].join(", ");
+    const axisList = [...jointsByName.keys(), ...(cfg.arm.gripper ? [cfg.arm.gripper.name] : [])].join(", ");
     for (const [pose, targets] of Object.entries(cfg.arm.named_poses)) {
       for (const [joint, value] of Object.entries(targets)) {
         const j = jointsByName.get(joint);
         if (!j) {
-          ctx.addIssue({ code: "custom", path: ["arm", "named_poses", pose, joint], message: `unknown joint ${joint}` });
+          ctx.addIssue({ code: "custom", path: ["arm", "named_poses", pose, joint], message: `no joint named ${JSON.stringify(joint)}; the arm's joints: ${jointList}` });
         } else if (value < j.min || value > j.max) {
           ctx.addIssue({ code: "custom", path: ["arm", "named_poses", pose, joint], message: `${value} is outside [${j.min}, ${j.max}]` });
         }
@@ -360,14 +362,14 @@ export const armConfigFileSchema = z
       if (tool === "stop" && rule !== "never") ctx.addIssue({ code: "custom", path: ["approval", tool], message: "stop is never gated: stopping must always be possible" });
       if (typeof rule === "object") {
         for (const joint of rule.joints) {
-          if (!jointsByName.has(joint) && joint !== cfg.arm.gripper?.name) ctx.addIssue({ code: "custom", path: ["approval", tool, "joints"], message: `unknown joint ${joint}` });
+          if (!jointsByName.has(joint) && joint !== cfg.arm.gripper?.name) ctx.addIssue({ code: "custom", path: ["approval", tool, "joints"], message: `no axis named ${JSON.stringify(joint)}; the arm's axes: ${axisList}` });
         }
       }
     }
     for (const [i, c] of cfg.arm.controllers.entries()) {
       for (const joint of c.joints) {
         if (!jointsByName.has(joint) && joint !== cfg.arm.gripper?.name) {
-          ctx.addIssue({ code: "custom", path: ["arm", "controllers", i, "joints"], message: `unknown joint ${joint}` });
+          ctx.addIssue({ code: "custom", path: ["arm", "controllers", i, "joints"], message: `no axis named ${JSON.stringify(joint)}; the arm's axes: ${axisList}` });
         }
       }
     }

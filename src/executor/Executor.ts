@@ -10,11 +10,12 @@ import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { canonicalOutcome, type ActionRow } from "../ledger/ActionRow.js";
 import type { CallClient } from "../ledger/CallClient.js";
 import { poseOf } from "../transport/poseOf.js";
-import type { Confirmation, IntentLedger } from "../ledger/IntentLedger.js";
+import type { Confirmation } from "../ledger/ActionSettlements.js";
+import type { IntentLedger } from "../ledger/IntentLedger.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
 import { ToolMetrics } from "./ToolMetrics.js";
-import { toArgIssues } from "../validation/formatIssues.js";
+import { parseUntrusted } from "../validation/parseUntrusted.js";
 import type { HaltContext, MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { ToolRegistry } from "./ToolRegistry.js";
 import type { LinkLoss, LinkState, Transport } from "../transport/Transport.js";
@@ -36,6 +37,7 @@ import { MotionRunner } from "./MotionRunner.js";
 import { inFlightOfRow } from "./inFlightOfRow.js";
 import { newActionId } from "./newActionId.js";
 import { Quarantine } from "./Quarantine.js";
+import type { RecordedObservationDeps } from "./observeRecordedAction.js";
 import { reconcileStarted } from "./reconcileStarted.js";
 import { reobserveAfterReturn } from "./reobserveAfterReturn.js";
 import { resolveUnknownsFrom } from "./resolveLater.js";
@@ -237,16 +239,7 @@ export class Executor {
     this.#log.warn({ loss, reobserving: unknown }, "the arm's link came back: nothing is re-sent; unknown actions are looked at again");
     this.#emit({ type: "link_returned", loss, incarnation: state.incarnation, reobserving: unknown });
     if (unknown.length === 0) return;
-    void reobserveAfterReturn({
-      config: this.config,
-      registry: this.registry,
-      transport: this.transport,
-      ledger: this.ledger,
-      settler: this.#settler,
-      log: this.#log,
-      now: this.#now,
-      signal: this.#shutdown.signal,
-    }).catch((error: unknown) => this.#log.error({ err: asArmbridgeError(error).toJSON() }, "looking again at unknown actions after the link came back failed"));
+    void reobserveAfterReturn(this.#recordedObservationDeps()).catch((error: unknown) => this.#log.error({ err: asArmbridgeError(error).toJSON() }, "looking again at unknown actions after the link came back failed"));
   }
 
   /** The newest refusal by the safety envelope (link, obstacle, where, clearance), for GET /v1/state and a 3D view; undefined before any. */
@@ -380,7 +373,12 @@ export class Executor {
    * or become `unknown` (quarantined). Nothing is ever re-sent.
    */
   async reconcile(): Promise<ActionRow[]> {
-    return reconcileStarted({
+    return reconcileStarted(this.#recordedObservationDeps());
+  }
+
+  /** What reconciliation at start and re-observation after a link returns share: the one path that observes recorded actions. */
+  #recordedObservationDeps(): RecordedObservationDeps {
+    return {
       config: this.config,
       registry: this.registry,
       transport: this.transport,
@@ -389,7 +387,7 @@ export class Executor {
       log: this.#log,
       now: this.#now,
       signal: this.#shutdown.signal,
-    });
+    };
   }
 
   /** Stops watching the arm and ends observations in progress. Motions are not stopped. */
@@ -410,9 +408,9 @@ export class Executor {
         { path: "name", code: "unknown_tool", message: new ArmbridgeError("ARMB_ERR_TOOL_UNKNOWN", { tool: name, known: this.registry.names() }).message },
       ]);
     } else {
-      const parsed = tool.args.safeParse(rawArgs ?? {});
+      const parsed = parseUntrusted(tool.args, rawArgs ?? {});
       if (!parsed.success) {
-        const issues = toArgIssues(parsed.error.issues).slice(0, 20);
+        const issues = parsed.issues.slice(0, 20);
         result = rejected(name, "ARMB_ERR_ARGS_INVALID", issues);
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
       } else if (tool.blocking) {

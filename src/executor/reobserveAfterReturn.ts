@@ -1,25 +1,5 @@
-import type { ArmConfig } from "../config/ArmConfig.js";
 import type { ActionRowState } from "../ledger/ActionRow.js";
-import type { IntentLedger } from "../ledger/IntentLedger.js";
-import type { Logger } from "../observability/logger.js";
-import type { ToolRegistry } from "./ToolRegistry.js";
-import type { MotionCommand, Transport } from "../transport/Transport.js";
-import type { ActionSettler } from "./ActionSettler.js";
-import { observeUntilSettled } from "./observeUntilSettled.js";
-import { observeFnOf } from "./resolveLater.js";
-import { sameIncarnation } from "./sameIncarnation.js";
-
-export interface ReturnObservationDeps {
-  readonly config: ArmConfig;
-  readonly registry: ToolRegistry;
-  readonly transport: Transport;
-  readonly ledger: IntentLedger;
-  readonly settler: ActionSettler;
-  readonly log: Logger;
-  readonly now: () => number;
-  /** Ends the observations (shutdown). */
-  readonly signal: AbortSignal;
-}
+import { observeRecordedAction, type RecordedObservationDeps } from "./observeRecordedAction.js";
 
 /** What looking again at one action came to. */
 export interface ReobservedAction {
@@ -37,21 +17,11 @@ export interface ReobservedAction {
  * Motions still `started` are being observed by their own call and are left
  * to it. Nothing is ever re-sent.
  */
-export async function reobserveAfterReturn(d: ReturnObservationDeps): Promise<ReobservedAction[]> {
-  const rows = d.ledger.inState("unknown");
+export async function reobserveAfterReturn(d: RecordedObservationDeps): Promise<ReobservedAction[]> {
   return Promise.all(
-    rows.map(async (row): Promise<ReobservedAction> => {
-      const command = row.command as MotionCommand | undefined;
-      if (!command || typeof command !== "object" || typeof command.actionId !== "string") return { actionId: row.actionId, state: row.state };
-      const outcome = await observeUntilSettled({
-        transport: d.transport,
-        observe: observeFnOf(d.registry, row.tool),
-        command,
-        config: d.config,
-        mayVoid: sameIncarnation(row.armIncarnation, d.transport.armIncarnation?.()),
-        signal: d.signal,
-        now: d.now,
-      });
+    d.ledger.inState("unknown").map(async (row): Promise<ReobservedAction> => {
+      const outcome = await observeRecordedAction(d, row);
+      if (!outcome) return { actionId: row.actionId, state: row.state };
       const v = outcome.verdict;
       // Still unknown, or settled meanwhile by someone else (an operator, a later status): leave it.
       if (v.kind === "interrupted" || v.kind === "undetermined" || d.ledger.get(row.actionId)?.state !== "unknown") {

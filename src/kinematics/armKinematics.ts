@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError } from "../errors.js";
 import { KinematicChain } from "./KinematicChain.js";
-import { parseUrdf } from "./parseUrdf.js";
+import { urdfModelOf } from "./parseUrdf.js";
+import { readUrdfDocument } from "./readUrdfDocument.js";
 import { buildArmBodies, type ArmBodies } from "./volumes/ArmBodies.js";
-import { parseUrdfCollisions } from "./volumes/parseUrdfCollisions.js";
+import { urdfCollisionsOf } from "./volumes/parseUrdfCollisions.js";
 
 /** The arm's kinematic chain, tied to the config's joint names and limits. */
 export interface ArmKinematics {
@@ -52,7 +53,8 @@ function build(config: ArmConfig): ArmKinematics | undefined {
     }
   }
   const joints = new Map(config.arm.joints.map((j) => [j.name, j]));
-  const model = parseUrdf(text, urdf);
+  const document = readUrdfDocument(text, urdf);
+  const model = urdfModelOf(document);
   const chain = new KinematicChain(model, baseLink, tipLink, urdf, (name) => joints.get(name));
   const missing = chain.variables.filter((v) => !joints.has(v.name)).map((v) => v.name);
   if (missing.length > 0) {
@@ -72,7 +74,7 @@ function build(config: ArmConfig): ArmKinematics | undefined {
   }
   const bodies = buildArmBodies({
     model,
-    collisions: parseUrdfCollisions(text, urdf),
+    collisions: urdfCollisionsOf(document),
     chain,
     urdfPath: robotDescription === undefined ? urdf : undefined,
     linkVolumes: config.linkVolumes,

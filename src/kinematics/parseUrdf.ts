@@ -1,6 +1,5 @@
-import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { ArmbridgeError } from "../errors.js";
 import { unitVector } from "../geometry/unitVector.js";
+import { asArray, attr, readUrdfDocument, tripleAt, type UrdfDocument } from "./readUrdfDocument.js";
 
 export type UrdfJointType = "revolute" | "continuous" | "prismatic" | "fixed";
 
@@ -33,36 +32,17 @@ const MAX_OFFSET_M = 10_000;
 const SUPPORTED: Readonly<Record<UrdfJointType, true>> = { revolute: true, continuous: true, prismatic: true, fixed: true };
 
 /**
- * Parses the kinematic part of a URDF (links, joints, origins, axes, limits)
- * with fast-xml-parser. Geometry, inertia and transmissions are ignored.
- * Anything malformed is an `ARMB_ERR_URDF_INVALID` naming the element.
+ * Parses the kinematic part of a URDF (links, joints, origins, axes, limits).
+ * Geometry, inertia and transmissions are ignored here (the collision
+ * geometry is parseUrdfCollisions'). Anything malformed is an
+ * `ARMB_ERR_URDF_INVALID` naming the element.
  */
 export function parseUrdf(text: string, source: string): UrdfModel {
-  const fail = (reason: string, joints?: readonly string[]): never => {
-    throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: source, reason, ...(joints ? { joints } : {}) });
-  };
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) fail(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  // xacro expands its macros before a URDF is written, so a URDF needs no DTD
-  // entities; one that declares them (a billion-laughs bomb, an external file
-  // to read) is refused, and nothing is ever expanded.
-  if (declaresEntities(text)) fail("it declares XML entities (<!ENTITY …>); a URDF needs none, and they are never expanded");
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: "",
-    parseAttributeValue: false,
-    processEntities: false,
-    isArray: (_name, jPath) => jPath === "robot.link" || jPath === "robot.joint",
-  });
-  let doc: Record<string, unknown>;
-  try {
-    doc = parser.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    // The validator passes some documents the parser then refuses (DOCTYPE forms, tag names): still the file's fault, not ours.
-    return fail(`not a usable XML document: ${(error as Error).message}`);
-  }
-  const robot = doc.robot as Record<string, unknown> | undefined;
-  if (!robot || typeof robot !== "object") return fail("no <robot> element");
+  return urdfModelOf(readUrdfDocument(text, source));
+}
+
+/** The kinematic tree of a URDF already read (see parseUrdf). */
+export function urdfModelOf({ robot, fail }: UrdfDocument): UrdfModel {
   const name = typeof robot.name === "string" ? robot.name : "robot";
 
   const links = new Set<string>();
@@ -87,11 +67,11 @@ export function parseUrdf(text: string, source: string): UrdfModel {
     const child = attr(j.child, "link") ?? fail(`${where} has no <child link>`);
     if (!links.has(parent)) fail(`${where}: parent link ${parent} is not defined`);
     if (!links.has(child)) fail(`${where}: child link ${child} is not defined`);
-    const xyz = vector(attr(j.origin, "xyz"), [0, 0, 0], `${where} <origin xyz>`, fail);
+    const xyz = tripleAt(attr(j.origin, "xyz"), [0, 0, 0], `${where} <origin xyz>`, fail);
     // Lengths along a chain are summed (FK, the envelope's sweep bound): an absurd offset would overflow them to Infinity or NaN.
     if (xyz.some((v) => Math.abs(v) > MAX_OFFSET_M)) fail(`${where} <origin xyz="${attr(j.origin, "xyz") ?? ""}"> is more than ${MAX_OFFSET_M} m from its parent; a URDF is in metres`);
-    const rpy = vector(attr(j.origin, "rpy"), [0, 0, 0], `${where} <origin rpy>`, fail);
-    let axis = vector(attr(j.axis, "xyz"), [1, 0, 0], `${where} <axis xyz>`, fail);
+    const rpy = tripleAt(attr(j.origin, "rpy"), [0, 0, 0], `${where} <origin rpy>`, fail);
+    let axis = tripleAt(attr(j.axis, "xyz"), [1, 0, 0], `${where} <axis xyz>`, fail);
     if (type !== "fixed") {
       const unit = unitVector(axis, 1e-9);
       if (!unit.ok) return fail(`${where}'s <axis xyz="${attr(j.axis, "xyz") ?? ""}"> ${unit.message}`);
@@ -118,12 +98,6 @@ export function parseUrdf(text: string, source: string): UrdfModel {
   return { name, links, joints };
 }
 
-/** An `<!ENTITY` after a `<!DOCTYPE` (two scans: linear, whatever the text). */
-function declaresEntities(text: string): boolean {
-  const doctype = text.search(/<!DOCTYPE/i);
-  return doctype >= 0 && /<!ENTITY/i.test(text.slice(doctype));
-}
-
 /**
  * The joints of a cycle in the parent relation, or undefined for a forest.
  * Each link is walked up its parents once (links already known to reach a
@@ -147,22 +121,4 @@ function findCycle(links: ReadonlySet<string>, parentJoint: ReadonlyMap<string, 
     for (const l of onWalk.keys()) done.add(l);
   }
   return undefined;
-}
-
-function asArray(v: unknown): unknown[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
-}
-
-function attr(el: unknown, key: string): string | undefined {
-  if (!el || typeof el !== "object") return undefined;
-  const v = (el as Record<string, unknown>)[key];
-  return typeof v === "string" ? v : undefined;
-}
-
-function vector(text: string | undefined, fallback: [number, number, number], where: string, fail: (reason: string) => never): [number, number, number] {
-  if (text === undefined) return fallback;
-  const parts = text.trim().split(/\s+/).map(Number);
-  if (parts.length !== 3 || parts.some((p) => !Number.isFinite(p))) fail(`${where} is "${text}", not three numbers`);
-  return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0];
 }

@@ -6,6 +6,7 @@ import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { describeImage, toCameraImage, withoutData } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
+import { namesOf } from "../validation/nameChoices.js";
 
 /** `get_camera_image {camera}`: one fresh picture from a configured camera, to look at. Read-only. */
 export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadTool | HaltTool {
@@ -20,7 +21,7 @@ export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadToo
         ? `Camera(s) ${calibrated.join(", ")} are calibrated to the table: point at something in their picture as [y, x], each normalised to 0-1000, and pass it to move_to_image_point. `
         : "") +
       "Read-only: nothing moves.",
-    args: z.object({ camera: z.enum(names).describe(`The camera: one of ${names.join(", ")}.`) }).strict(),
+    args: z.object({ camera: namesOf(z.enum(names).describe(`The camera: one of ${names.join(", ")}.`), { what: "camera", among: "the configured cameras" }) }).strict(),
     blocking: false,
     kind: "read",
     timeoutMs: config.timeoutsMs.getCameraImage,

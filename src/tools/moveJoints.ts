@@ -4,6 +4,7 @@ import { resourcesFor } from "../config/actuators.js";
 import { observeTargets } from "../executor/observeTargets.js";
 import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
 import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { namesOf } from "../validation/nameChoices.js";
 
 /** `move_joints {positions: {joint: rad}, speed?}`: absolute joint targets (a contract other tools rely on). */
 export function moveJoints(config: ArmConfig): MotionTool {
@@ -20,10 +21,17 @@ export function moveJoints(config: ArmConfig): MotionTool {
   }
   const args = z
     .object({
-      positions: z
-        .strictObject(positionsShape)
-        .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "name at least one joint" })
-        .describe(`Absolute joint targets in radians, by joint name. Joints: ${joints.map((j) => j.name).join(", ")}.`),
+      positions: namesOf(
+        z
+          .strictObject(positionsShape)
+          // An unknown joint is its own issue (naming the arm's joints); "none named" would only repeat it.
+          .refine((p) => Object.values(p).some((v) => v !== undefined), {
+            message: `name at least one joint; the arm's joints: ${joints.map((j) => j.name).join(", ")}`,
+            when: (payload) => payload.issues.length === 0,
+          })
+          .describe(`Absolute joint targets in radians, by joint name. Joints: ${joints.map((j) => j.name).join(", ")}.`),
+        { what: "joint", among: "the arm's joints" },
+      ),
       speed: speedSchema(config),
     })
     .strict();

@@ -11,6 +11,7 @@ import { CARTESIAN_RESULT_GUIDE } from "./moveToPoint.js";
 import { speedOf, speedSchema } from "./speedSchema.js";
 import { observeTargets } from "../executor/observeTargets.js";
 import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { namesOf } from "../validation/nameChoices.js";
 
 /** The highest a call may ask to hover above the table: beyond it, a point is no longer "at" the image point. */
 const MAX_HEIGHT_M = 1.0;
@@ -29,7 +30,10 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
   const names = calibrated as [string, ...string[]];
   const args = z
     .object({
-      camera: z.enum(names).describe(`The calibrated camera whose picture the point is in: one of ${names.join(", ")}.`),
+      camera: namesOf(z.enum(names).describe(`The calibrated camera whose picture the point is in: one of ${names.join(", ")}.`), {
+        what: "calibrated camera",
+        among: "the calibrated cameras",
+      }),
       // An array of exactly two (items + minItems/maxItems), not a tuple: `prefixItems` is not in every model's schema subset.
       point: z
         .array(z.number().finite().min(0).max(1000))

@@ -4,6 +4,7 @@ import { resourcesFor } from "../config/actuators.js";
 import { observeTargets } from "../executor/observeTargets.js";
 import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
 import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { namesOf } from "../validation/nameChoices.js";
 
 /** `move_to_named_pose {pose, speed?}`: a pose from the arm config. */
 export function moveToNamedPose(config: ArmConfig): MotionTool {
@@ -11,7 +12,10 @@ export function moveToNamedPose(config: ArmConfig): MotionTool {
   const names = [...poses.keys()];
   const args = z
     .object({
-      pose: (names.length > 0 ? z.enum(names as [string, ...string[]]) : z.never()).describe(`One of: ${names.join(", ") || "(none configured)"}.`),
+      pose: namesOf((names.length > 0 ? z.enum(names as [string, ...string[]]) : z.never()).describe(`One of: ${names.join(", ") || "(none configured)"}.`), {
+        what: "named pose",
+        among: "the arm's named poses",
+      }),
       speed: speedSchema(config),
     })
     .strict();

@@ -4,6 +4,7 @@ import { actuatorsOf, resourcesFor } from "../config/actuators.js";
 import { resultMessages } from "../executor/resultMessages.js";
 import { poseOf } from "../transport/poseOf.js";
 import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
+import { namesOf } from "../validation/nameChoices.js";
 
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */
 export function stop(config: ArmConfig): ReadTool | HaltTool {
@@ -18,7 +19,7 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
     args: z
       .object({
         joints: z
-          .array(z.enum(axisNames as [string, ...string[]]))
+          .array(namesOf(z.enum(axisNames as [string, ...string[]]), { what: "joint", among: "the arm's axes (joints and gripper)" }))
           .min(1)
           .max(axisNames.length)
           .optional()

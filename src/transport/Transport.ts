@@ -1,5 +1,6 @@
 import type { ArmbridgeError } from "../errors.js";
 import type { MotionTiming } from "../motion/MotionTiming.js";
+import type { ServoHealth } from "./ServoHealth.js";
 import type { WireNumbers } from "./WireNumbers.js";
 
 /**
@@ -120,6 +121,15 @@ export interface Transport {
    * is not taken for a lost one, and a paused one is reported as paused.
    */
   pace?(axes: readonly string[]): MotionPace | undefined;
+
+  /**
+   * Each servo's condition — temperature, supply voltage, load, hardware
+   * errors — against its own limits, where the arm's servos report them
+   * (servo buses). For the operator only: the executor never reads it.
+   * A transport without such data leaves this out (the HTTP state then has
+   * no `servo_health`, rather than zeros).
+   */
+  servoHealth?(): readonly ServoHealth[];
 
   /** Called when `pace` may have changed (a slider moved, a pause began or ended). Returns an unsubscribe function. */
   onPace?(listener: () => void): () => void;

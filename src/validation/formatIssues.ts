@@ -5,6 +5,8 @@ export interface ArgIssue {
   readonly path: string;
   readonly code: string;
   readonly message: string;
+  /** For a name that is not one of the valid ones (an unknown joint, pose, camera or field): the valid ones. */
+  readonly choices?: readonly string[];
 }
 
 export function toArgIssues(issues: readonly z.core.$ZodIssue[]): ArgIssue[] {

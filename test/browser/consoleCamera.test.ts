@@ -62,9 +62,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`console camera (skipped when ${NO_CHROMIUM_REAS
   }, 60_000);
 
   it("refuses an unknown camera naming the configured ones", async () => {
-    const r = await rig.api<{ error: { code: string; message: string } }>("GET", "/v1/cameras/nope/frame");
-    expect(r.status).toBe(503);
-    expect(r.json.error.code).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
-    expect(r.json.error.message).toContain("configured: overhead");
+    const r = await rig.api<{ error: { code: string; message: string; choices?: string[] } }>("GET", "/v1/cameras/nope/frame");
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("ARMB_ERR_CAMERA_UNKNOWN");
+    expect(r.json.error.choices).toEqual(["overhead"]);
+    expect(r.json.error.message).toContain("the configured cameras: overhead");
   });
 });

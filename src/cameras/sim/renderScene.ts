@@ -19,7 +19,8 @@ export interface ArmView {
   readonly gripper: number | undefined;
 }
 
-const ARM_RGB = [70, 70, 78] as const;
+/** The colour the arm's links are drawn in (nothing else in a scene is drawn in it). */
+export const ARM_RGB = [70, 70, 78] as const;
 const FINGER_RGB = [25, 25, 25] as const;
 const TIP_RGB = [255, 255, 255] as const;
 /** Finger gap at gripper 0 and 1 (m), and finger size: a parallel gripper of the SO-101 / UR-hand class. */

@@ -19,8 +19,8 @@ interface LocalCommand {
 export interface LoadedCommand {
   readonly help: string;
   readonly run: SubcommandRun;
-  /** The flags it parses, each named in its help (test/surfaces/cli/cliConventions.test.ts); commands with their own subcommand parsers (bus, calibrate, doctor, camera) do not list them yet. */
-  readonly flags?: readonly string[];
+  /** The flags it parses, each named in its help (test/surfaces/cli/cliConventions.test.ts). */
+  readonly flags: readonly string[];
 }
 
 export const LOCAL: Readonly<Record<string, LocalCommand>> = {
@@ -46,19 +46,19 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
   },
   bus: {
     summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
-    load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand })),
+    load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand, flags: m.BUS_FLAG_NAMES })),
   },
   calibrate: {
     summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
-    load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand })),
+    load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand, flags: Object.keys(m.CALIBRATE_FLAGS) })),
   },
   doctor: {
     summary: "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
-    load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand })),
+    load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand, flags: Object.keys(m.DOCTOR_FLAGS) })),
   },
   camera: {
     summary: "touch-off calibration of a camera's table mapping: tip positions from FK, pixels from you",
-    load: async () => import("./camera/cameraCalibrateCommand.js").then((m) => ({ help: m.CAMERA_HELP, run: m.cameraCommand })),
+    load: async () => import("./camera/cameraCalibrateCommand.js").then((m) => ({ help: m.CAMERA_HELP, run: m.cameraCommand, flags: Object.keys(m.CAMERA_FLAGS) })),
   },
   approvals: {
     summary: "list calls waiting for an operator's approval",

@@ -17,6 +17,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
   }
   const ageMs = status ? Math.max(0, now - status.stampMs) : null;
   const halt = bridge.executor.halts.engaged;
+  const servoHealth = bridge.transport.servoHealth?.();
   return {
     link: bridge.transport.linkState(),
     pose,
@@ -41,6 +42,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
     pending_unknowns: bridge.ledger.inState("unknown").map((row) => actionViewWithOptions(row, status)),
     ledger: { path: bridge.ledger.path, lost: ledgerLost(bridge) },
     envelope: envelopeStateView(bridge, pose, now),
+    ...(servoHealth === undefined ? {} : { servo_health: servoHealth }),
   };
 }
 

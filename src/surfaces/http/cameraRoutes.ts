@@ -5,7 +5,7 @@ import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { imagePointToTable } from "../../cameras/imagePointToTable.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
-import { FRAME_HEADERS, type CamerasList, type TablePointView } from "./wire/CameraView.js";
+import { FRAME_HEADERS, type CamerasList, type FrameHeadersView, type TablePointView } from "./wire/CameraView.js";
 
 const cameraParams = z.strictObject({ name: z.string().min(1).max(200) });
 const pointQuery = z.strictObject({ y: z.coerce.number().min(0).max(1000), x: z.coerce.number().min(0).max(1000) });
@@ -19,7 +19,7 @@ const FRAME_WAIT_MS = 5000;
  * taken, its age and whether it is stale in headers), and
  * `GET /v1/cameras/:name/table-point?y=&x=` maps a point of a calibrated
  * camera's image ([y, x], 0–1000, the model's convention) to the table.
- * An unknown camera name is refused naming the configured ones.
+ * An unknown camera name is a 404 (ARMB_ERR_CAMERA_UNKNOWN) naming the configured ones.
  */
 export function registerCameraRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/cameras", async (): Promise<CamerasList> => ({
@@ -32,20 +32,21 @@ export function registerCameraRoutes(app: FastifyInstance, bridge: Bridge): void
   app.get("/v1/cameras/:name/frame", async (request, reply) => {
     const { name } = parseInput(cameraParams, request.params, "params");
     const frame = await bridge.cameras.capture(name, AbortSignal.timeout(FRAME_WAIT_MS));
-    return reply
-      .header("content-type", MIME_TYPES[frame.format])
-      .header("cache-control", "no-store")
-      .header(FRAME_HEADERS.capturedAt, String(frame.capturedAtMs))
-      .header(FRAME_HEADERS.ageMs, String(Math.round(frame.ageMs)))
-      .header(FRAME_HEADERS.stale, String(frame.stale))
-      .send(frame.bytes);
+    const headers: FrameHeadersView = {
+      "content-type": MIME_TYPES[frame.format],
+      "cache-control": "no-store",
+      [FRAME_HEADERS.capturedAt]: String(Math.round(frame.capturedAtMs)),
+      [FRAME_HEADERS.ageMs]: String(Math.max(0, Math.round(frame.ageMs))),
+      [FRAME_HEADERS.stale]: frame.stale ? "true" : "false",
+    };
+    return reply.headers(headers).send(frame.bytes);
   });
 
   app.get("/v1/cameras/:name/table-point", async (request): Promise<TablePointView> => {
     const { name } = parseInput(cameraParams, request.params, "params");
     const { y, x } = parseInput(pointQuery, request.query, "query");
     const camera = bridge.cameras.get(name);
-    if (!camera) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: name, source: "none", reason: `no such camera; configured: ${bridge.cameras.names().join(", ") || "none"}` });
+    if (!camera) throw bridge.cameras.unknown(name);
     if (!camera.table) throw new ArmbridgeError("ARMB_ERR_CAMERA_NOT_CALIBRATED", { camera: name });
     const mapped = imagePointToTable(camera.table, [y, x]);
     if (!mapped.ok) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `query: image point [${y}, ${x}] of camera ${name} cannot be mapped to the table: ${mapped.reason}` });

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
-import { actuatorsOf } from "../../config/actuators.js";
-import { ArmbridgeError } from "../../errors.js";
 import { normaliseOperatorName } from "../../ledger/operatorName.js";
 import { haltView } from "./haltView.js";
 import { parseInput } from "./parseInput.js";
+import { requireKnownAxes } from "./requireKnownAxes.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "./wire/HaltView.js";
 
 const haltBody = z.strictObject({
@@ -33,9 +32,7 @@ const releaseBody = z.strictObject({
 export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.post("/v1/halt", async (request) => {
     const body = parseInput(haltBody, request.body ?? {}, "body");
-    const known = new Set(actuatorsOf(bridge.config).map((a) => a.name));
-    const unknown = (body.joints ?? []).filter((j) => !known.has(j));
-    if (unknown.length > 0) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `body.joints: no axis named ${unknown.map((j) => JSON.stringify(j)).join(", ")}; the arm's axes: ${[...known].join(", ")}` });
+    requireKnownAxes(bridge.config, body.joints, "body.joints");
     // HALT never waits for a name: one that is only invisible characters counts as none.
     const operator = body.operator === undefined ? undefined : normaliseOperatorName(body.operator);
     const { halt, result } = await bridge.executor.halt({ source: body.source ?? "http", operator, note: body.note, axes: body.joints });

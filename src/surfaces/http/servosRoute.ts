@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
-import { actuatorsOf } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { parseInput } from "./parseInput.js";
+import { requireKnownAxes } from "./requireKnownAxes.js";
 
 const recoverBody = z.strictObject({
   /** Axes (joint or gripper names) to recover; omitted → every servo that shut down. */
@@ -30,9 +30,7 @@ export function registerServosRoute(app: FastifyInstance, bridge: Bridge): void 
     const body = parseInput(recoverBody, request.body, "body");
     const transport = bridge.transport;
     if (!transport.recoverServos) throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
-    const known = new Set(actuatorsOf(bridge.config).map((a) => a.name));
-    const unknown = (body.joints ?? []).filter((j) => !known.has(j));
-    if (unknown.length > 0) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `body.joints: no axis named ${unknown.map((j) => JSON.stringify(j)).join(", ")}; known: ${[...known].join(", ")}` });
+    requireKnownAxes(bridge.config, body.joints, "body.joints");
     const results = await transport.recoverServos({ ...(body.joints ? { axes: body.joints } : {}), signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS) });
     request.log.warn({ operator: body.operator, note: body.note, results }, "operator recovered servos");
     return { operator: body.operator, results };

@@ -28,6 +28,7 @@ import { registerSecurityRoute } from "./securityRoute.js";
 import { registerServosRoute } from "./servosRoute.js";
 import { registerStateRoute } from "./stateRoute.js";
 import { registerToolsRoute } from "./toolsRoute.js";
+import { apiErrorBody } from "./apiErrorBody.js";
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
@@ -123,7 +124,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     // A caller without the token, or asking by a name we do not answer to, gets its answer and no
     // kept-alive connection to try again on (a body it is still sending is not read).
     if (CLOSE_AFTER.has(e.code)) void reply.header("connection", "close");
-    return reply.status(status).send({ error: { code: e.code, message: e.message } });
+    return reply.status(status).send(apiErrorBody(e));
   });
   app.setNotFoundHandler((request, reply) => {
     const e = new ArmbridgeError("ARMB_ERR_HTTP_NOT_FOUND", { method: request.method, url: request.url.split("?")[0] });

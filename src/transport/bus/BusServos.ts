@@ -4,6 +4,8 @@ import type { ActionRecord, ArmStatus, AxisState } from "../Transport.js";
 import { decodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
 import { countOf, positionOf, servoAxesOf } from "./servoAxes.js";
 import { newServoState, type ServoState } from "./ServoState.js";
+import { servoHealthOf } from "./servoHealthOf.js";
+import type { ServoHealth } from "../ServoHealth.js";
 import type { WireNumbers } from "../WireNumbers.js";
 
 /**
@@ -72,5 +74,10 @@ export class BusServos {
       if (s.gripLimitProblem) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${s.gripLimitProblem}`);
     }
     return { stampMs: Number.isFinite(stamp) ? stamp : 0, axes, faults, actions };
+  }
+
+  /** Each servo's condition and alerts (ServoHealth), given the model number each id answered with. */
+  health(models: ReadonlyMap<number, number>): ServoHealth[] {
+    return this.list.map((servo) => servoHealthOf({ table: this.#protocol.table, servo, modelNumber: models.get(servo.axis.id) }));
   }
 }

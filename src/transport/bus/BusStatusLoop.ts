@@ -1,6 +1,7 @@
 import type { BusChannel } from "./BusChannel.js";
 import type { BusServos } from "./BusServos.js";
-import type { BusProtocol, StatusReply } from "./protocol/index.js";
+import type { BusProtocol, RegisterBlock, StatusReply } from "./protocol/index.js";
+import type { ServoState } from "./ServoState.js";
 import type { StatusSchedule } from "./StatusSchedule.js";
 
 export interface BusStatusLoopDeps {
@@ -13,7 +14,19 @@ export interface BusStatusLoopDeps {
   readonly motionAtRest: () => boolean;
   /** After each completed cycle, while the next one is on the wire. */
   readonly onCycle: () => void;
+  /** How often the servos' temperature, voltage (and, every LIMITS_EVERY-th time, their own limits) are read. Default CONDITION_PERIOD_MS. */
+  readonly conditionPeriodMs?: number;
 }
+
+/**
+ * Temperature and supply change over seconds, not cycles: a read of them a
+ * few times a second costs one short sync read (≈ 60 bytes for six servos)
+ * instead of a longer block every cycle. A supply that collapses sets the
+ * servo's input-voltage bit, which the every-cycle reads see at once.
+ */
+export const CONDITION_PERIOD_MS = 250;
+/** The servos' own limits live in EEPROM: re-read every this many condition reads (≈ 5 s), in case a tool changed them. */
+const LIMITS_EVERY = 20;
 
 /**
  * The status reads of a bus, back to back: one request on the wire at a
@@ -27,6 +40,10 @@ export class BusStatusLoop {
   #running = false;
   /** Cycles completed, for rate figures. */
   cycles = 0;
+  #conditionAt = -Infinity;
+  #conditionReads = 0;
+  /** Condition sync reads so far, present block and limits block (bench: the wire bytes they add to the cycles). */
+  readonly conditionBlockReads = { present: 0, limits: 0 };
 
   constructor(deps: BusStatusLoopDeps) {
     this.#d = deps;
@@ -92,6 +109,47 @@ export class BusStatusLoop {
       schedule.reads[health] = (schedule.reads[health] ?? 0) + 1;
       schedule.healthRead(at, replies.size === servos.list.length);
     }
+    if (this.#d.now() - this.#conditionAt >= (this.#d.conditionPeriodMs ?? CONDITION_PERIOD_MS)) await this.readCondition();
+  }
+
+  /**
+   * The servos' condition registers (ServoConditionTable): present
+   * temperature and voltage where the status blocks do not hold them, and
+   * their own limits on the first read, once a servo that missed it answers, and every
+   * LIMITS_EVERY-th read. For the operator only: nothing about motion waits on these.
+   */
+  async readCondition(): Promise<void> {
+    const { protocol, servos } = this.#d;
+    const condition = protocol.table.condition;
+    this.#conditionAt = this.#d.now();
+    // A servo that answers but has no limits read yet (it was silent at the last one) is read again now, not in 5 s.
+    const limitsDue = this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0 && s.missedReads === 0);
+    if (condition.presentBlock) {
+      this.conditionBlockReads.present++;
+      const replies = await this.#syncRead(condition.presentBlock);
+      for (const [s, at] of replies) s.conditionAt = at;
+    }
+    if (limitsDue) {
+      this.conditionBlockReads.limits++;
+      const replies = await this.#syncRead(condition.limitsBlock);
+      for (const [s, at] of replies) s.limitsAt = at;
+    }
+  }
+
+  /** A sync read of a block outside the status blocks into each servo's register copy; returns who answered, and when. */
+  async #syncRead(block: RegisterBlock): Promise<Map<ServoState, number>> {
+    const { protocol, channel, servos } = this.#d;
+    const ids = servos.ids;
+    const replies = await channel.exchange(protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
+    const at = this.#d.now();
+    const answered = new Map<ServoState, number>();
+    for (const s of servos.list) {
+      const r = replies.get(s.axis.id);
+      if (!r || r.data.length !== block.size) continue;
+      s.memory.set(r.data, block.address);
+      answered.set(s, at);
+    }
+    return answered;
   }
 
   async readBlock(b: number): Promise<{ replies: Map<number, StatusReply>; at: number }> {

@@ -6,6 +6,7 @@ import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../link/ByteLink.js";
 import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 import { LinkLifecycle } from "../link/LinkLifecycle.js";
+import type { ServoHealth } from "../ServoHealth.js";
 import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
 import type { WireNumbers } from "../WireNumbers.js";
 import { BusChannel } from "./BusChannel.js";
@@ -34,6 +35,8 @@ export interface ServoBusTransportOptions {
   readonly now?: () => number;
   /** Longest gap between reads of an alert-gated health block (StatusSchedule, HEALTH_PERIOD_MS). */
   readonly healthPeriodMs?: number;
+  /** How often temperature, voltage and the servos' own limits are read (BusStatusLoop, CONDITION_PERIOD_MS). */
+  readonly conditionPeriodMs?: number;
   /** Delays between reconnection attempts. Default 100 ms doubling to 2 s, half jittered. */
   readonly backoff?: BackoffOptions;
   /** Try to get a lost bus back (default true). false: a lost bus stays `down` until the bridge restarts. */
@@ -119,6 +122,7 @@ export class ServoBusTransport implements Transport {
       now: this.#now,
       motionAtRest: () => this.#motions.atRest(),
       onCycle: () => this.#afterCycle(),
+      ...(options.conditionPeriodMs === undefined ? {} : { conditionPeriodMs: options.conditionPeriodMs }),
     });
     const returning: BusReturnContext = {
       link,
@@ -165,6 +169,11 @@ export class ServoBusTransport implements Transport {
     return [...this.#schedule.reads];
   }
 
+  /** Condition reads so far (temperature and voltage where not in the status blocks; the servos' own limits): bench figures. */
+  get conditionBlockReads(): { readonly present: number; readonly limits: number } {
+    return { ...this.#loop.conditionBlockReads };
+  }
+
   /** Status loop cycles completed, for rate figures. */
   get cycles(): number {
     return this.#loop.cycles;
@@ -206,6 +215,7 @@ export class ServoBusTransport implements Transport {
     for (const s of this.#servos.list) await this.#arming.arm(s);
     // Arming takes a few exchanges per servo: the status published at open is read after it, not before.
     await this.#loop.readAll();
+    await this.#loop.readCondition();
     this.#publish();
     this.#lifecycle.opened();
     this.#loop.start();
@@ -223,6 +233,11 @@ export class ServoBusTransport implements Transport {
       await this.#link.close();
     })();
     return this.#closed;
+  }
+
+  /** Each servo's temperature, voltage, load and hardware errors against its own limits, as last read; empty before open. */
+  servoHealth(): readonly ServoHealth[] {
+    return this.#models.size === 0 ? [] : this.#servos.health(this.#models);
   }
 
   latestStatus(): ArmStatus | undefined {

@@ -24,10 +24,14 @@ export interface ServoState {
    * one that lost power and re-armed behind the operator's back.
    */
   tripped: string | undefined;
+  /** When its present temperature and voltage were last read (where they are not in the status blocks); 0 = never. */
+  conditionAt: number;
+  /** When its own limits (temperature, voltage, current) were last read; 0 = never. */
+  limitsAt: number;
   /** Set when the gripper's configured force cap could not be put in force. */
   gripLimitProblem: string | undefined;
 }
 
 export function newServoState(axis: ServoAxis, statusBlocks: number): ServoState {
-  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, recovering: false, powerLosses: 0, missedReads: 0, tripped: undefined, gripLimitProblem: undefined };
+  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, recovering: false, powerLosses: 0, missedReads: 0, tripped: undefined, conditionAt: 0, limitsAt: 0, gripLimitProblem: undefined };
 }

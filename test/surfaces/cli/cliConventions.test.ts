@@ -30,16 +30,17 @@ function io(options: { tty: boolean; env?: NodeJS.ProcessEnv }): { io: CliIo; ou
 const names = (help: string, flag: string): boolean => new RegExp(`(^|[\\s\\[(|])--${flag}(?![\\w-])`, "m").test(help);
 
 describe("one CLI convention for every command", () => {
-  // Landed from main after this convention: their helps are not in the one format yet (known, reported).
-  const NOT_YET = new Set(["bus", "calibrate", "doctor", "camera"]);
-  it.skip.each(Object.keys(LOCAL).filter((n) => NOT_YET.has(n)))("`%s --help` (skipped: landed with its own help format, not yet converted to Usage:/Flags:)", (name) => {
-    expect(LOCAL[name]).toBeDefined();
-  });
-  it.each(Object.keys(LOCAL).filter((n) => !NOT_YET.has(n)))("`%s --help`: one Usage: line, a Flags: section, every flag it parses named", async (name) => {
+  it.each(Object.keys(LOCAL))("`%s --help`: one Usage: line, a Flags: section, every flag it parses named", async (name) => {
     const command = await LOCAL[name]!.load();
     expect(command.help.startsWith(`Usage: armbridge ${name}`)).toBe(true);
+    expect(command.help.match(/^Usage:/gm)).toHaveLength(1);
     expect(command.help).toMatch(/^Flags:$/m);
-    for (const flag of command.flags ?? []) expect(names(command.help, flag), `${name} --help names --${flag}`).toBe(true);
+    expect(command.flags.length).toBeGreaterThan(0);
+    for (const flag of command.flags) {
+      expect(names(command.help, flag), `${name} --help names --${flag}`).toBe(true);
+      // Listed in the Flags: section itself, not only mentioned in the prose.
+      expect(command.help.slice(command.help.search(/^Flags:$/m)), `${name} --help lists --${flag} under Flags:`).toMatch(new RegExp(`^ +--${flag}(?![\\w-])`, "m"));
+    }
   });
 
   it.each([

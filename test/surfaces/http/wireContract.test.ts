@@ -10,10 +10,16 @@ import {
   ARM_DESCRIPTION_VIEW,
   ARM_STATE_VIEW,
   CALLS_RESPONSE,
+  CAMERAS_LIST,
   DECIDED_APPROVAL_VIEW,
   EXECUTOR_EVENT_VIEW,
   PLACED_VOLUMES_VIEW,
+  FRAME_HEADERS,
+  FRAME_HEADERS_VIEW,
+  HALT_ANSWER,
+  HALT_RELEASE_ANSWER,
   SECURITY_REPORT,
+  TABLE_POINT_VIEW,
 } from "../../../src/surfaces/http/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
 import { FakeArm } from "./FakeArm.js";
@@ -105,7 +111,10 @@ describe("the HTTP API's answers fit the wire contract the console is built agai
       fits(ARM_DESCRIPTION_VIEW, (await request("GET", "/v1/arm")).json, "GET /v1/arm");
       fits(PLACED_VOLUMES_VIEW, (await request("GET", "/v1/arm/volumes?elbow=0.5")).json, "GET /v1/arm/volumes");
       fits(SECURITY_REPORT, (await request("GET", "/v1/security")).json, "GET /v1/security");
-      fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state before any motion");
+      const before = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state before any motion");
+      // A transport with no servo data (this fake, serial firmware, ROS 2) leaves servo_health out: absent, not zeros.
+      // Its bus shape is parsed against this contract on the simulator (test/bus/servoHealthOverHttp.test.ts).
+      expect("servo_health" in before).toBe(false);
 
       const elbow = bridge.config.arm.joints.find((j) => j.name === "elbow") ?? bridge.config.arm.joints[0]!;
       arm.nextEndings.push("stall_after_moving");
@@ -188,11 +197,67 @@ describe("the HTTP API's answers fit the wire contract the console is built agai
     }
   });
 
+  it("the halt and camera routes' answers, a frame's headers, and the halt events parse strictly", async () => {
+    const stream = readEvents();
+    try {
+      // HALT with a motion under way: the answer, the latched state, the refusal, the release.
+      const elbow = bridge.config.arm.joints.find((j) => j.name === "elbow") ?? bridge.config.arm.joints[0]!;
+      arm.nextEndings.push("stall_after_moving");
+      const moving = request("POST", "/v1/calls", { calls: [{ id: "w-halted", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.2 } } }] });
+      await until(() => stream.events.find((e) => e.event === "executor" && (e.data as { type: string }).type === "started"));
+      const halt = fits(HALT_ANSWER, (await request("POST", "/v1/halt", { operator: "ana", note: "wire contract", source: "console" })).json, "POST /v1/halt");
+      expect(halt).toMatchObject({ halted: true, halt: { source: "console", operator: "ana", confirmed: true } });
+      fits(CALLS_RESPONSE, (await moving).json, "POST /v1/calls, a motion the halt cut short");
+      const latched = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state while halted");
+      expect(latched).toMatchObject({ halted: true, halt: { halt_id: halt.halt.halt_id } });
+      fits(CALLS_RESPONSE, (await request("POST", "/v1/calls", { calls: [{ id: "w-refused", name: "move_joints", args: { positions: { [elbow.name]: elbow.home } } }] })).json, "POST /v1/calls, refused while halted");
+      const released = fits(HALT_RELEASE_ANSWER, (await request("POST", "/v1/halt/release", { operator: "ana", note: "clear" })).json, "POST /v1/halt/release");
+      expect(released.released.map((h) => h.halt_id)).toEqual([halt.halt.halt_id]);
+      const notHalted = await request("POST", "/v1/halt/release", { operator: "ana" });
+      expect(notHalted.status).toBe(409);
+      fits(API_ERROR_BODY, notHalted.json, "POST /v1/halt/release with nothing latched");
+      await until(() => stream.events.find((e) => e.event === "executor" && (e.data as { type: string }).type === "halt_released"));
+
+      // The cameras: the list, a frame's headers, a table point, and the errors.
+      const cameras = fits(CAMERAS_LIST, (await request("GET", "/v1/cameras")).json, "GET /v1/cameras");
+      const calibrated = cameras.cameras.find((c) => c.calibrated);
+      expect(calibrated).toBeDefined();
+      const frame = await fetch(`${server.url}/v1/cameras/${calibrated!.name}/frame`, { headers: auth });
+      expect(frame.status).toBe(200);
+      const headers = Object.fromEntries(frame.headers.entries());
+      const own = Object.fromEntries(Object.entries(headers).filter(([k]) => k.startsWith("x-") || k === "content-type" || k === "cache-control"));
+      const parsed = fits(FRAME_HEADERS_VIEW, own, `GET /v1/cameras/${calibrated!.name}/frame headers`);
+      expect(Buffer.from(await frame.arrayBuffer()).length).toBeGreaterThan(0);
+      expect(Math.abs(Number(parsed[FRAME_HEADERS.capturedAt]) - Date.now())).toBeLessThan(60_000);
+      const point = fits(TABLE_POINT_VIEW, (await request("GET", `/v1/cameras/${calibrated!.name}/table-point?y=500&x=500`)).json, "GET /v1/cameras/:name/table-point");
+      expect(point).toMatchObject({ camera: calibrated!.name, point: [500, 500] });
+      for (const path of [`/v1/cameras/nope/frame`, `/v1/cameras/nope/table-point?y=1&x=1`, `/v1/cameras/${calibrated!.name}/table-point?y=2000&x=1`]) {
+        const bad = await request("GET", path);
+        expect(bad.status).toBeGreaterThanOrEqual(400);
+        fits(API_ERROR_BODY, bad.json, `GET ${path}`);
+      }
+
+      for (const e of stream.events) {
+        if (e.event === "executor") fits(EXECUTOR_EVENT_VIEW, e.data, `the SSE executor event ${(e.data as { type: string }).type}`);
+        if (e.event === "state") fits(ARM_STATE_VIEW, e.data, "the SSE state event");
+      }
+      const types = new Set(stream.events.filter((e) => e.event === "executor").map((e) => (e.data as { type: string }).type));
+      expect([...types]).toEqual(expect.arrayContaining(["halted", "halt_released"]));
+      expect(stream.events.some((e) => e.event === "state" && (e.data as { halted: boolean }).halted)).toBe(true);
+    } finally {
+      await stream.close();
+    }
+  });
+
   it("refuses an answer with a field the contract does not name (the check is strict)", () => {
     const view = { name: "arm", axes: [], named_poses: {}, stale_after_ms: 1000, envelope: null };
     expect(ARM_DESCRIPTION_VIEW.safeParse(view).success).toBe(true);
     expect(ARM_DESCRIPTION_VIEW.safeParse({ ...view, renamed_field: 1 }).success).toBe(false);
     const { stale_after_ms: _dropped, ...withoutOne } = view;
     expect(ARM_DESCRIPTION_VIEW.safeParse(withoutOne).success).toBe(false);
+    const frame = { "content-type": "image/jpeg", "cache-control": "no-store", "x-captured-at": "1", "x-frame-age-ms": "0", "x-frame-stale": "false" };
+    expect(FRAME_HEADERS_VIEW.safeParse(frame).success).toBe(true);
+    expect(FRAME_HEADERS_VIEW.safeParse({ ...frame, "x-frame-source": "sim" }).success).toBe(false);
+    expect(FRAME_HEADERS_VIEW.safeParse({ ...frame, "x-frame-age-ms": "12.5" }).success).toBe(false);
   });
 });

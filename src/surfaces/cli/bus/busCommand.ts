@@ -6,32 +6,39 @@ import { cliUsageError } from "../cliUsageError.js";
 import { parseCommandFlags } from "../parseCommandFlags.js";
 import { isPseudoTerminal, openBusExchange } from "./openBusExchange.js";
 import { formatTable, wantsJson } from "./printRecords.js";
+import { JSON_FLAG_HELP } from "../printRecords.js";
 
-export const BUS_HELP = `Usage: armbridge bus <scan | set-id | set-baud> --serial LINK [flags]
+export const BUS_HELP = `Usage: armbridge bus scan --serial LINK [--protocol P] [--baud B]... [--sweep] [--json]
+       armbridge bus set-id --serial LINK --protocol P --id N [--from ID] [--baud B]... [--json]
+       armbridge bus set-baud --serial LINK --protocol P --to B [--baud B]... [--json]
 
 Finds and sets up the servos on a Dynamixel (Protocol 2.0) or Feetech STS bus.
-LINK is the adapter's device path (/dev/ttyUSB0, /dev/ttyACM0) or rfc2217://HOST:PORT
-(ser2net in telnet mode: armbridge sets the baud); a raw tcp:// link stays at the
-baud its server was given. Records print as a table on a terminal, else as JSON.
+Records print as a table on a terminal, else as JSON.
 
-  armbridge bus scan --serial LINK [--protocol dynamixel_2|feetech_sts] [--baud B]... [--sweep] [--json]
-      every servo that answers: protocol, id, model, firmware, the baud it answered at,
-      its position; a hint when two servos seem to share an id. Default: both protocols,
-      every baud the family can be set to (the factory rate first). Exit 1 when none answers.
-      --sweep   ping every id one by one instead of one broadcast ping per baud
-
-  armbridge bus set-id --serial LINK --protocol P --id N [--from ID] [--baud B]... [--json]
-      gives the one servo on the bus the id N (EEPROM), then checks it answers there.
-      Refuses, writing nothing, unless exactly one servo answers (at any --baud).
-      --from ID  also refuse unless the lone servo has this id now
-
-  armbridge bus set-baud --serial LINK --protocol P --to B [--baud B]... [--json]
-      sets the one servo on the bus to B baud, follows it there and checks it answers.
-      Needs a link whose baud armbridge can set (a device path or rfc2217://).
+  scan      every servo that answers: protocol, id, model, firmware, the baud it
+            answered at, its position; a hint when two servos seem to share an id.
+            Default: both protocols, every baud the family can be set to (the
+            factory rate first). Exit 1 when none answers.
+  set-id    gives the one servo on the bus the id N (EEPROM), then checks it answers
+            there. Refuses, writing nothing, unless exactly one servo answers (at any --baud).
+  set-baud  sets the one servo on the bus to B baud, follows it there and checks it
+            answers. Needs a link whose baud armbridge can set (a device path or rfc2217://).
 
 New servos ship as id 1 (both families), at 57 600 baud (Dynamixel X) or 1 000 000
 (Feetech STS): connect them one at a time and give each the id and baud the arm
-config names (docs/bring-up.md).`;
+config names (docs/bring-up.md).
+
+Flags:
+  --serial LINK      the adapter's device path (/dev/ttyUSB0, /dev/ttyACM0) or
+                     rfc2217://HOST:PORT (ser2net in telnet mode: armbridge sets the baud);
+                     a raw tcp:// link stays at the baud its server was given
+  --protocol P       dynamixel_2 or feetech_sts (scan: default both; set-id, set-baud: required)
+  --baud B           a baud to try; repeat for more (default: every baud the family can be set to)
+  --sweep            scan: ping every id one by one instead of one broadcast ping per baud
+  --id N             set-id: the new id
+  --from ID          set-id: also refuse unless the lone servo has this id now
+  --to B             set-baud: the new baud
+${JSON_FLAG_HELP}`;
 
 const SCAN_FLAGS = {
   serial: { type: "string" },
@@ -40,6 +47,11 @@ const SCAN_FLAGS = {
   sweep: { type: "boolean" },
   json: { type: "boolean" },
 } as const;
+
+const SET_UP_FLAGS = { ...SCAN_FLAGS, id: { type: "string" }, from: { type: "string" }, to: { type: "string" } } as const;
+
+/** Every flag of every bus subcommand, each named in BUS_HELP. */
+export const BUS_FLAG_NAMES: readonly string[] = Object.keys(SET_UP_FLAGS);
 
 export async function busCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -99,12 +111,7 @@ async function scan(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function setUp(argv: readonly string[], io: CliIo, what: "id" | "baud"): Promise<number> {
-  const { values, positionals } = parseCommandFlags(argv, {
-    ...SCAN_FLAGS,
-    id: { type: "string" },
-    from: { type: "string" },
-    to: { type: "string" },
-  });
+  const { values, positionals } = parseCommandFlags(argv, SET_UP_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const command = what === "id" ? "set-id" : "set-baud";
   const link = required(values.serial, "--serial LINK");

@@ -20,7 +20,7 @@ import { rangeStep } from "./rangeStep.js";
 import { summarizeCalibration } from "./summarizeCalibration.js";
 import { zeroStep } from "./zeroStep.js";
 
-export const CALIBRATE_HELP = `Usage: armbridge calibrate --config FILE --serial LINK [--step zero|range|direction]... [flags]
+export const CALIBRATE_HELP = `Usage: armbridge calibrate --config FILE --serial LINK [--step zero|range|direction]... [--yes] [--range-seconds S] [--range J=MIN:MAX]... [--sign J=+1|-1]... [--jog-deg D] [--jog-speed D] [--out FILE] [--import-lerobot FILE] [--export-lerobot FILE] [--json]
 
 Measures a servo-bus arm (SO-101, Koch, any Dynamixel or Feetech arm) and writes
 the calibration file its config names (bus.calibration; if it names none, FILE's
@@ -36,14 +36,20 @@ step can be run again alone:
   direction  with your go-ahead, each joint in turn: torque on, a slow jog of a few
              degrees and back, and "did it move the way the URDF says?" (the
              motion described in words): the joint's sign
+The jog's question is read from stdin (a line: y, n or s). With --yes, --range-seconds
+and --range/--sign every step runs without a person at the keyboard.
 
-Every step can run without a person at the keyboard:
+A finished calibration is checked as serve checks it (ids, and each joint's min..max
+inside the travel measured); exit 1, naming each joint, when serve would refuse it.
+
+Flags:
+  --config FILE          the arm's config (its bus, joints and servos)
+  --serial LINK          the bus adapter (device path, tcp://, rfc2217://)
+  --step S               zero, range or direction; repeat for more (default: all three, in that order)
   --yes                  do not wait for Enter, do not ask before the jogs (the arm is in place)
   --range-seconds S      record the range for S seconds instead of until Enter
   --range J=MIN:MAX      a joint's range in counts, measured some other way (repeatable)
   --sign J=+1|-1         a joint's sign, known already: no jog for it (repeatable)
-The jog's question is read from stdin (a line: y, n or s).
-
   --jog-deg D            how far each joint is jogged (default 5)
   --jog-speed D          degrees per second of the jog (default 10)
   --out FILE             write here instead of the config's bus.calibration
@@ -51,27 +57,26 @@ The jog's question is read from stdin (a line: y, n or s).
                          (LeRobot keeps it in ~/.cache/huggingface/lerobot/calibration/
                          robots/<robot type>/<id>.json; see docs/servo-bus.md)
   --export-lerobot FILE  also write LeRobot's JSON (its zero is the middle of each range)
-  --json                 progress, questions and the result as JSON lines on stdout
+  --json                 progress, questions and the result as JSON lines on stdout`;
 
-A finished calibration is checked as serve checks it (ids, and each joint's min..max
-inside the travel measured); exit 1, naming each joint, when serve would refuse it.`;
+export const CALIBRATE_FLAGS = {
+  config: { type: "string" },
+  serial: { type: "string" },
+  step: { type: "string", multiple: true },
+  yes: { type: "boolean" },
+  "range-seconds": { type: "string" },
+  range: { type: "string", multiple: true },
+  sign: { type: "string", multiple: true },
+  "jog-deg": { type: "string" },
+  "jog-speed": { type: "string" },
+  out: { type: "string" },
+  "import-lerobot": { type: "string" },
+  "export-lerobot": { type: "string" },
+  json: { type: "boolean" },
+} as const;
 
 export async function calibrateCommand(argv: readonly string[], io: CliIo, controls: { readonly signal?: AbortSignal } = {}): Promise<number> {
-  const { values, positionals } = parseCommandFlags(argv, {
-    config: { type: "string" },
-    serial: { type: "string" },
-    step: { type: "string", multiple: true },
-    yes: { type: "boolean" },
-    "range-seconds": { type: "string" },
-    range: { type: "string", multiple: true },
-    sign: { type: "string", multiple: true },
-    "jog-deg": { type: "string" },
-    "jog-speed": { type: "string" },
-    out: { type: "string" },
-    "import-lerobot": { type: "string" },
-    "export-lerobot": { type: "string" },
-    json: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandFlags(argv, CALIBRATE_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const configPath = values.config;
   if (!configPath) throw cliUsageError("--config FILE is required: the arm to calibrate");

@@ -11,7 +11,7 @@ import { parseCommandFlags } from "../parseCommandFlags.js";
 import { BridgeArm } from "./BridgeArm.js";
 import { writeTableCalibration } from "./writeTableCalibration.js";
 
-export const CAMERA_HELP = `Usage: armbridge camera calibrate --camera NAME --config FILE [flags] [--url URL] [--token T]
+export const CAMERA_HELP = `Usage: armbridge camera calibrate --camera NAME --config FILE [--pose J=RAD,… --pixel COL,ROW]... [--speed S] [--table-z Z] [--write] [--json] [--url URL] [--token T]
 
 Touch-off calibration of a camera's table mapping (docs/cameras.md), through a
 running \`armbridge serve\` of FILE's arm: the tool tip is put on four or more marks
@@ -23,17 +23,31 @@ you. The homography is fitted, its residual reported in mm on the table, and wit
 Interactive (no --pose): for each mark, jog the tip onto it (armbridge call
 move_joints …, the console, or by hand), press Enter; a frame is saved beside FILE;
 type the mark's pixel as COL,ROW in that image. Type "done" after four or more.
+Non-interactive: one --pose and one --pixel per mark, in order.
 
-Non-interactive, per mark (repeat, in order):
-  --pose J=RAD,J=RAD,…   the arm is moved there (move_joints, --speed) and waits done
-  --pixel COL,ROW        where the tip's mark is in the camera's image (pixels)
-
-  --speed S       speed of those moves (default 0.3)
-  --table-z Z     the table's height in the base frame (default: the mean height of the
-                  tip positions — the tip touching the table)
-  --write         write table.points and table.z into FILE (copy a shipped config first)
-  --json          the fit and the points as JSON on stdout
+Flags:
+  --camera NAME          the camera to calibrate (one of the config's cameras)
+  --config FILE          the config serve runs, whose camera is calibrated
+  --pose J=RAD,J=RAD,…   a mark: the arm is moved there (move_joints, --speed) and waits done (repeat per mark)
+  --pixel COL,ROW        where that mark's tip is in the camera's image, in pixels (repeat per mark)
+  --speed S              speed of those moves (default 0.3)
+  --table-z Z            the table's height in the base frame (default: the mean height of the
+                         tip positions — the tip touching the table)
+  --write                write table.points and table.z into FILE (copy a shipped config first)
+  --json                 the fit and the points as JSON on stdout
 ${CLIENT_FLAGS_HELP}`;
+
+export const CAMERA_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  camera: { type: "string" },
+  config: { type: "string" },
+  pose: { type: "string", multiple: true },
+  pixel: { type: "string", multiple: true },
+  speed: { type: "string" },
+  "table-z": { type: "string" },
+  write: { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
 
 const MIN_POINTS = 4;
 /** Tip heights this far apart are not one plane: the fit would be off by the parallax. */
@@ -42,17 +56,7 @@ const PLANE_SPREAD_M = 0.005;
 export async function cameraCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "calibrate") throw cliUsageError(sub === undefined ? "camera needs a subcommand: calibrate" : `unknown camera subcommand ${JSON.stringify(sub)}: calibrate`);
-  const { values, positionals } = parseCommandFlags(rest, {
-    ...CLIENT_FLAG_OPTIONS,
-    camera: { type: "string" },
-    config: { type: "string" },
-    pose: { type: "string", multiple: true },
-    pixel: { type: "string", multiple: true },
-    speed: { type: "string" },
-    "table-z": { type: "string" },
-    write: { type: "boolean" },
-    json: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandFlags(rest, CAMERA_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const cameraName = values.camera;
   if (!cameraName) throw cliUsageError("--camera NAME is required");

@@ -4,10 +4,11 @@ import type { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
 import { identifyServo, modelNumberOf } from "../../../transport/bus/setup/identifyServo.js";
 import { servoAxesOf, type ServoAxis } from "../../../transport/bus/servoAxes.js";
+import { judgeTemperature, judgeVoltage, type LimitStanding } from "../../../transport/bus/servoConditionLimits.js";
 import { fail, ok, warn, type DoctorCheck } from "./DoctorCheck.js";
 
-/** A reading this close to a servo's own limit (as a share of the limit) is a warning. */
-const NEAR_LIMIT = 0.08;
+/** A reading past a servo's own limit fails, one near it warns (the running bridge's servo health judges the same way). */
+const STATUS_OF: Readonly<Record<LimitStanding, DoctorCheck["status"]>> = { inside: "OK", near: "WARN", past: "FAIL" };
 const PINGS = 10;
 
 /** Round trip of a ping, then each configured servo: there, the configured model, no hardware error, supply and temperature inside its own limits. Returns the axes that answered. */
@@ -80,11 +81,11 @@ async function checkHealth(exchange: BusExchange, axes: readonly ServoAxis[], si
     if (v !== undefined && lo !== undefined && hi !== undefined) {
       const [V, L, H] = [v * setup.voltageUnit, lo * setup.voltageUnit, hi * setup.voltageUnit];
       const text = `${a.name} ${V.toFixed(1)} V (its limits ${L.toFixed(1)}–${H.toFixed(1)} V)`;
-      volts.push({ text, value: V, status: V < L || V > H ? "FAIL" : V < L * (1 + NEAR_LIMIT) || V > H * (1 - NEAR_LIMIT) ? "WARN" : "OK" });
+      volts.push({ text, value: V, status: STATUS_OF[judgeVoltage(V, L, H)] });
     }
     const [t, limit] = [await read(a, setup.presentTemperature), await read(a, setup.temperatureLimit)];
     if (t !== undefined && limit !== undefined) {
-      temps.push({ text: `${a.name} ${t} °C (its limit ${limit} °C)`, value: t, status: t >= limit ? "FAIL" : t >= limit - 10 ? "WARN" : "OK" });
+      temps.push({ text: `${a.name} ${t} °C (its limit ${limit} °C)`, value: t, status: STATUS_OF[judgeTemperature(t, limit)] });
     }
   }
   const out: DoctorCheck[] = [];

@@ -8,6 +8,7 @@ import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import type { RclnodejsImporter } from "../../../transport/ros2/index.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";
 import { wantsJson } from "../bus/printRecords.js";
+import { JSON_FLAG_HELP } from "../printRecords.js";
 import type { CliIo } from "../CliIo.js";
 import { cliUsageError } from "../cliUsageError.js";
 import { parseCommandFlags } from "../parseCommandFlags.js";
@@ -35,10 +36,20 @@ One line per check, OK / WARN / FAIL, with the fix for anything not OK:
 Exit 1 when any check FAILs, else 0. A table on a terminal, else (or with --json) JSON.
 A bridge holding the arm's ledger is using its bus: the bus checks are then skipped.
 
-  --config FILE   arm config (default: the simulated arm)
-  --serial LINK   the bus adapter or firmware link (device path, tcp://, rfc2217://)
-  --ros           check the ROS 2 side instead of a serial link
-  --data DIR      the ledger's folder, if serve is given --data`;
+Flags:
+  --config FILE      arm config (default: the simulated arm)
+  --serial LINK      the bus adapter or firmware link (device path, tcp://, rfc2217://)
+  --ros              check the ROS 2 side instead of a serial link
+  --data DIR         the ledger's folder, if serve is given --data
+${JSON_FLAG_HELP}`;
+
+export const DOCTOR_FLAGS = {
+  config: { type: "string" },
+  serial: { type: "string" },
+  ros: { type: "boolean" },
+  data: { type: "string" },
+  json: { type: "boolean" },
+} as const;
 
 export interface DoctorControls {
   /** Where sysfs is mounted (tests give a tree of their own). */
@@ -47,13 +58,7 @@ export interface DoctorControls {
 }
 
 export async function doctorCommand(argv: readonly string[], io: CliIo, controls: DoctorControls = {}): Promise<number> {
-  const { values, positionals } = parseCommandFlags(argv, {
-    config: { type: "string" },
-    serial: { type: "string" },
-    ros: { type: "boolean" },
-    data: { type: "string" },
-    json: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandFlags(argv, DOCTOR_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.serial !== undefined && values.ros === true) throw cliUsageError("--serial and --ros were both given; doctor checks one arm connection");
   const checks: DoctorCheck[] = [];

@@ -4,6 +4,7 @@ import { ACTION_VIEW } from "./ActionView.js";
 import { HALT_VIEW } from "./HaltView.js";
 import { ENVELOPE_STATE_VIEW } from "./EnvelopeView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
+import { SERVO_HEALTH_VIEW } from "./ServoHealthView.js";
 
 /** A motion sent to the arm and not settled yet, and who sent it: what is moving the arm now. */
 export const IN_FLIGHT_VIEW = z.strictObject({
@@ -94,5 +95,11 @@ export const ARM_STATE_VIEW = z.strictObject({
   }),
   /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate. */
   envelope: ENVELOPE_STATE_VIEW,
+  /**
+   * Each bus servo's temperature, voltage, load and hardware errors against
+   * its own limits, with warnings and alarms. Absent where the arm's
+   * transport has no such data (serial firmware, ROS 2): absent, not zeros.
+   */
+  servo_health: z.array(SERVO_HEALTH_VIEW).optional(),
 });
 export type ArmStateView = WireOf<typeof ARM_STATE_VIEW>;

@@ -34,3 +34,23 @@ export const FRAME_HEADERS = {
   ageMs: "x-frame-age-ms",
   stale: "x-frame-stale",
 } as const;
+
+const decimal = z.string().regex(/^\d+$/, "a whole number in decimal");
+
+/**
+ * A frame's own headers, as sent (header values are strings): its image type,
+ * never cached, and when it was taken, its age and whether it is stale. The
+ * `x-` headers are exactly these: one the server adds or drops without this
+ * contract fails test/surfaces/http/wireContract.test.ts.
+ */
+export const FRAME_HEADERS_VIEW = z.strictObject({
+  "content-type": z.enum(["image/jpeg", "image/png"]),
+  "cache-control": z.literal("no-store"),
+  /** Epoch ms the frame was taken (or, for a source that does not say, received). */
+  [FRAME_HEADERS.capturedAt]: decimal,
+  /** How old the frame was when sent, in ms. */
+  [FRAME_HEADERS.ageMs]: decimal,
+  /** "true" when older than the camera's stale_after_ms. */
+  [FRAME_HEADERS.stale]: z.enum(["true", "false"]),
+});
+export type FrameHeadersView = WireOf<typeof FRAME_HEADERS_VIEW>;

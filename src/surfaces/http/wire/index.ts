@@ -17,4 +17,5 @@ export * from "./EnvelopeView.js";
 export * from "./ExecutorEventView.js";
 export * from "./HaltView.js";
 export * from "./SecurityReport.js";
+export * from "./ServoHealthView.js";
 export type { WireOf } from "./WireOf.js";

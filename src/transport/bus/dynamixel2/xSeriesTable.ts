@@ -1,5 +1,6 @@
 import type { ServoControlTable } from "../protocol/BusProtocol.js";
 import { encodeRegister, register, twosComplement } from "../protocol/wordCodec.js";
+import type { EffortRegister, ServoConditionTable } from "../protocol/ServoConditionTable.js";
 import { X_SERIES_SETUP } from "./xSeriesSetup.js";
 
 /**
@@ -19,6 +20,40 @@ const PROFILE_ACCELERATION = register(108, 4);
 const PROFILE_VELOCITY = register(112, 4);
 const GOAL_POSITION = register(116, 4, twosComplement);
 const RPM_UNIT = 0.229;
+
+/**
+ * Address 126 is Present_Load on models without current sensing (XL430,
+ * XC430: 0.1 % of the maximum output, -1000..1000, "an inferred value based
+ * on the internal output value"; ROBOTIS-GIT/emanual
+ * _includes/en/dxl/x/present_load.md @ add0d1dabec2202f8ae9848b7eda8e98f9a44b0f)
+ * and Present_Current on those with it (XL330: 1 mA per unit; XM430, XM540:
+ * 2.69 mA; e-Manual xl330-m288 / xm430-w350 control tables), read against
+ * Current_Limit (38) in the same unit.
+ */
+const PRESENT_LOAD = register(126, 2, twosComplement);
+const CURRENT_LIMIT = register(38, 2);
+const LOAD: EffortRegister = { kind: "load", register: PRESENT_LOAD, percentPerUnit: 0.1 };
+const current = (milliampsPerUnit: number): EffortRegister => ({ kind: "current", register: PRESENT_LOAD, milliampsPerUnit, limit: CURRENT_LIMIT });
+const EFFORT_BY_MODEL: Readonly<Record<number, EffortRegister>> = { 1190: current(1), 1200: current(1), 1020: current(2.69), 1120: current(2.69), 1060: LOAD, 1070: LOAD };
+
+/**
+ * Temperature_Limit (31), Max / Min_Voltage_Limit (32 / 34) and Current_Limit
+ * (38) in one read of 31..39; Present_Input_Voltage (144, 0.1 V) and
+ * Present_Temperature (146, °C) in one of 144..146 (xSeriesSetup.ts). When
+ * Present_Temperature passes Temperature_Limit the Overheating bit (0x04) and
+ * the Alert bit are set, and with it in Shutdown(63) (a default) torque goes
+ * off; leaving the voltage range sets the Input Voltage bit, which is not in
+ * the default Shutdown (ROBOTIS-GIT/emanual _includes/en/dxl/x/temperature_limit.md
+ * @ 048ec0de57bc856b9f127ef854243fb44c86d428, voltage_limit.md @ 51542429,
+ * _includes/dxl/control_table_shutdown.md: overload, electrical shock and
+ * overheating are the defaults).
+ */
+const X_SERIES_CONDITION: ServoConditionTable = {
+  presentBlock: { address: 144, size: 3 },
+  limitsBlock: { address: 31, size: 9 },
+  effort: (model) => (model === undefined ? undefined : EFFORT_BY_MODEL[model]),
+  hardwareErrorKinds: { 0: "input_voltage", 2: "overheating", 3: "encoder", 4: "electrical_shock", 5: "overload" },
+};
 
 export const X_SERIES_TABLE: ServoControlTable = {
   family: "dynamixel_x",
@@ -60,4 +95,5 @@ export const X_SERIES_TABLE: ServoControlTable = {
   maxProfileAccelerationUnits: 32767,
   presentVelocityUnit: (RPM_UNIT / 60) * 4096,
   setup: X_SERIES_SETUP,
+  condition: X_SERIES_CONDITION,
 };

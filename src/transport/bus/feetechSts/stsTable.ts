@@ -1,5 +1,6 @@
 import type { ServoControlTable } from "../protocol/BusProtocol.js";
 import { encodeRegister, register, signMagnitude } from "../protocol/wordCodec.js";
+import type { EffortRegister, ServoConditionTable } from "../protocol/ServoConditionTable.js";
 import { STS_SETUP } from "./stsSetup.js";
 
 /**
@@ -21,6 +22,25 @@ const ACCELERATION = register(41, 1);
 const GOAL_POSITION = register(42, 2, signMagnitude(15));
 const GOAL_TIME = register(44, 2);
 const GOAL_VELOCITY = register(46, 2, signMagnitude(15));
+
+/**
+ * Present_Load (60, 2 bytes, 0.1 %, sign-magnitude with the sign in bit 10:
+ * LeRobot STS_SMS_SERIES_ENCODINGS_TABLE), Present_Voltage (62) and
+ * Present_Temperature (63) all sit inside the status block read every cycle;
+ * the limits are Max_Temperature_Limit (13), Max / Min_Voltage_Limit (14 / 15)
+ * (ftservo/ftservo-wiki docs/en/reference/memory-sms-sts.md @
+ * a1c18bd4df9c845c3027703ed0b13b2093147afb; stsSetup.ts). Status bits follow
+ * the condition; the factory Unloading_Condition (19) is 44 — overheating,
+ * overcurrent and overload unload the servo (torque off) — while a voltage
+ * outside the limits only sets its bit.
+ */
+const STS_EFFORT: EffortRegister = { kind: "load", register: register(60, 2, signMagnitude(10)), percentPerUnit: 0.1 };
+const STS_CONDITION: ServoConditionTable = {
+  presentBlock: undefined,
+  limitsBlock: { address: 13, size: 3 },
+  effort: () => STS_EFFORT,
+  hardwareErrorKinds: { 0: "input_voltage", 1: "encoder", 2: "overheating", 3: "overcurrent", 5: "overload" },
+};
 
 export const STS_TABLE: ServoControlTable = {
   family: "feetech_sts",
@@ -51,4 +71,5 @@ export const STS_TABLE: ServoControlTable = {
   maxProfileAccelerationUnits: 254,
   presentVelocityUnit: 1,
   setup: STS_SETUP,
+  condition: STS_CONDITION,
 };

@@ -1,4 +1,5 @@
 import type { BusPacket, PacketDecoder, StatusReply } from "./BusPacket.js";
+import type { ServoConditionTable } from "./ServoConditionTable.js";
 import type { ServoSetupTable } from "./ServoSetupTable.js";
 import type { Register } from "./wordCodec.js";
 
@@ -61,6 +62,8 @@ export interface ServoControlTable {
   readonly presentVelocityUnit: number;
   /** The registers of setting a servo up (id, baud, EEPROM guard, health), for the bring-up tools. */
   readonly setup: ServoSetupTable;
+  /** Where the servo reports temperature, supply and effort, its own limits, and what its error bits mean (ServoHealth). */
+  readonly condition: ServoConditionTable;
 }
 
 /** One protocol: its framing, its instructions and the servo family the bridge drives with it. */

@@ -4,3 +4,4 @@ export { decodeRegister, encodeRegister, register, signMagnitude, twosComplement
 export { protocolNamed } from "./protocolNamed.js";
 export { broadcastPingWaitMs, type ServoSetupTable } from "./ServoSetupTable.js";
 export { decodeSimMount, encodeSimMount, SIM_MOUNT_BLOCK, type SimMount } from "./simMountBlock.js";
+export { hardwareErrorKinds, type EffortRegister, type HardwareErrorKind, type ServoConditionTable } from "./ServoConditionTable.js";
