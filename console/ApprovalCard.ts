@@ -60,6 +60,7 @@ export class ApprovalCard {
       row,
       this.#hint,
       this.#error,
+      ctx.armGhost(approval.targets, "requested"),
     ]);
     mountCardFrames(this.root, ctx.api, { kind: "approval", id: approval.id });
     this.sync();

@@ -13,6 +13,8 @@ export interface CardContext {
   /** After a decision was recorded: a line for the banner. */
   readonly done: (message: string) => void;
   readonly showRow: (actionId: string) => void;
+  /** The arm in 3D now, with `targets` as a ghost (ArmViews.ghost). */
+  readonly armGhost: (targets: Pose, look: "target" | "requested") => HTMLElement;
 }
 
 export interface LiveView {
@@ -80,6 +82,7 @@ export class OutcomeCard {
       this.#buttonRow,
       this.#hint,
       this.#error,
+      ctx.armGhost(targets, "target"),
     ]);
     mountCardFrames(this.root, ctx.api, { kind: "action", id });
     this.#setOptions(action.confirm_options ?? null);

@@ -6,6 +6,7 @@
  */
 import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";
+import { ArmViews } from "./ArmViews.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
 import { HaltBar } from "./HaltBar.js";
@@ -65,6 +66,7 @@ class OperatorConsole {
   readonly #haltBar: HaltBar;
   readonly #cameras: CameraPanel;
   readonly #presence: PresencePanel;
+  readonly #arm3d: ArmViews;
   readonly #servoHealth = new ServoHealthPanel($("gauges"));
   readonly #operator = $("operator") as HTMLInputElement;
   readonly #cards = new Map<string, OutcomeCard>();
@@ -91,6 +93,7 @@ class OperatorConsole {
     });
     this.#presence = new PresencePanel(api, () => this.#operator.value.trim(), () => this.#render());
     this.#cameras = new CameraPanel(api);
+    this.#arm3d = new ArmViews(api, $("arm3d"));
     this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
       void this.#refreshState();
       this.#history.refresh(0);
@@ -109,6 +112,7 @@ class OperatorConsole {
         this.#refreshApprovals(0);
       },
       showRow: (id) => this.#history.show(id),
+      armGhost: (targets, look) => this.#arm3d.ghost(targets, look),
     };
   }
 
@@ -158,6 +162,7 @@ class OperatorConsole {
       const arm = await this.#api.get<ArmDescription>("/v1/arm");
       this.#arm = arm;
       setText($("arm-name"), arm.name);
+      this.#arm3d.setArm(arm);
       const box = $("gauges");
       box.replaceChildren();
       this.#gauges.clear();
@@ -344,6 +349,7 @@ class OperatorConsole {
     const ageText = !s || this.#sampleAt === undefined ? "no status yet" : stale ? "STALE: these are the last values seen, not the arm now" : "live";
     setText($("age"), ageText);
     $("arm-panel").classList.toggle("stale", stale);
+    this.#arm3d.update(s, stale);
     for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
     this.#servoHealth.update(s?.servo_health, stale, (axis) => this.#gauges.get(axis)?.root);
     for (const c of this.#cards.values()) c.update(view, now);

@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   ARMB_ERR_IK_SERVICE: "{tool}: the IK service could not answer: {reason}; nothing was sent",
   ARMB_ERR_ROBOT_DESCRIPTION_MISSING: "No URDF arrived on {topic} within {ms} ms: {reason}",
   ARMB_ERR_KINEMATICS_UNAVAILABLE: "The config asks for {what}, which only the ROS 2 transport provides; start with the ROS transport or remove it",
+  ARMB_ERR_NO_KINEMATICS: "{what} needs the arm's kinematics, and the config has none: name a URDF (arm.urdf, or arm.robot_description on ROS 2) with arm.base_link and arm.tip_link",
   ARMB_ERR_ENVELOPE_VIOLATION: "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
   ARMB_ERR_POSE_UNKNOWN: "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
   ARMB_ERR_SELF_COLLISION:

@@ -22,6 +22,9 @@ const LAUNCH_FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  // WebGL for the console's 3D view on a machine without a GPU: SwiftShader,
+  // asked for by name (chromium's silent fallback to it is deprecated).
+  "--enable-unsafe-swiftshader",
 ];
 
 export const TOKEN = "browser-test-token-0123456789";

@@ -40,6 +40,8 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_IK_SERVICE: 502,
   ARMB_ERR_ROBOT_DESCRIPTION_MISSING: 500,
   ARMB_ERR_KINEMATICS_UNAVAILABLE: 500,
+  // nothing to place: this arm has no kinematics to place volumes with
+  ARMB_ERR_NO_KINEMATICS: 404,
   ARMB_ERR_POSE_UNKNOWN: 503,
   // cameras: a camera that cannot be read is a dependency down; a bad image point the caller's (inside response.error)
   ARMB_ERR_CAMERA_UNAVAILABLE: 503,

@@ -6,6 +6,7 @@ import type { Logger } from "../../observability/logger.js";
 import { registerActionsRoutes } from "./actionsRoutes.js";
 import { registerApprovalsRoutes } from "./approvalsRoutes.js";
 import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
+import { registerArmVolumesRoute } from "./armVolumesRoute.js";
 import { bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort, type HttpPortLimits } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
@@ -152,6 +153,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerApprovalsRoutes(app, bridge);
   registerStateRoute(app, bridge);
   registerArmDescriptionRoute(app, bridge);
+  registerArmVolumesRoute(app, bridge);
   registerEventsRoute(app, hub);
   registerMetricsRoute(app, bridge);
   registerSecurityRoute(app, security);

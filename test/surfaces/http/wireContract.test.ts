@@ -13,6 +13,7 @@ import {
   CAMERAS_LIST,
   DECIDED_APPROVAL_VIEW,
   EXECUTOR_EVENT_VIEW,
+  PLACED_VOLUMES_VIEW,
   FRAME_HEADERS,
   FRAME_HEADERS_VIEW,
   HALT_ANSWER,
@@ -108,6 +109,7 @@ describe("the HTTP API's answers fit the wire contract the console is built agai
     const stream = readEvents();
     try {
       fits(ARM_DESCRIPTION_VIEW, (await request("GET", "/v1/arm")).json, "GET /v1/arm");
+      fits(PLACED_VOLUMES_VIEW, (await request("GET", "/v1/arm/volumes?elbow=0.5")).json, "GET /v1/arm/volumes");
       fits(SECURITY_REPORT, (await request("GET", "/v1/security")).json, "GET /v1/security");
       const before = fits(ARM_STATE_VIEW, (await request("GET", "/v1/state")).json, "GET /v1/state before any motion");
       // A transport with no servo data (this fake, serial firmware, ROS 2) leaves servo_health out: absent, not zeros.

@@ -67,3 +67,15 @@ export const ENVELOPE_STATE_VIEW = z.strictObject({
   motion_rate: z.strictObject({ per_minute: z.number(), tokens: z.number() }).nullable(),
 });
 export type EnvelopeStateView = WireOf<typeof ENVELOPE_STATE_VIEW>;
+
+/** GET /v1/arm/volumes: every link volume placed for a pose that need not be the arm's (a target drawn as a ghost). */
+export const PLACED_VOLUMES_VIEW = z.strictObject({
+  /** The workspace frame the volumes are in (as `envelope.frame`). */
+  frame: z.string(),
+  /** The whole chain pose placed: the joints named in the query, the rest as the arm last reported them. */
+  joints: z.record(z.string(), z.number()),
+  /** Chain joints the query did not name, taken from the arm's latest status. */
+  from_status: z.array(z.string()),
+  volumes: z.array(z.strictObject({ link: z.string(), shape: SHAPE_VIEW })),
+});
+export type PlacedVolumesView = WireOf<typeof PLACED_VOLUMES_VIEW>;
