@@ -40,7 +40,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console servo health on a Dynamixel bus (chromi
     await rig.shot(page, `${name}-warning.png`);
 
     // wrist_roll passes 70 °C within a few seconds of the simulator's start: its protection shuts it down.
-    const alarm = page.locator('#servo-alerts p[data-level="alarm"]', { hasText: "servo 5 (wrist_roll)" });
+    // At exactly its limit it is already an alarm ("at its limit"); the shutdown follows, so wait for that one.
+    const alarm = page.locator('#servo-alerts p[data-level="alarm"]', { hasText: "servo 5 (wrist_roll): overheating" });
     await alarm.waitFor({ timeout: 20_000 });
     const text = (await alarm.textContent()) ?? "";
     expect(text).toMatch(/^SERVO ALARM: servo 5 \(wrist_roll\): overheating \(past its temperature limit\); shut down, torque off until recovered\. /);
