@@ -8,6 +8,7 @@ import { ARM_STATE_VIEW, type ArmStateView, type ServoHealthView } from "../../s
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
+import { readEventStream } from "../support/readEventStream.js";
 
 // Servo health end to end on the simulator: a servo heated and a supply
 // dropped through firmware-sim reach GET /v1/state and the SSE `state` event
@@ -51,30 +52,14 @@ async function state(server: RunningHttpServer): Promise<ArmStateView> {
   return fits(ARM_STATE_VIEW, await res.json());
 }
 
-function streamStates(server: RunningHttpServer): { states: ArmStateView[]; close(): Promise<void> } {
-  const states: ArmStateView[] = [];
-  const abort = new AbortController();
-  const done = (async () => {
-    const res = await fetch(`${server.url}/v1/events`, { headers: auth, signal: abort.signal });
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of res.body!) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (/^event: state$/m.test(block) && data) states.push(fits(ARM_STATE_VIEW, JSON.parse(data)));
-      }
-    }
-  })().catch(() => undefined);
+/** The stream's `state` events, each held to the wire contract as it is read. */
+function streamStates(server: RunningHttpServer): { readonly states: ArmStateView[]; close(): Promise<void> } {
+  const stream = readEventStream(`${server.url}/v1/events`, auth);
   return {
-    states,
-    async close() {
-      abort.abort();
-      await done;
+    get states() {
+      return stream.events.filter((e) => e.event === "state").map((e) => fits(ARM_STATE_VIEW, e.data));
     },
+    close: () => stream.close(),
   };
 }
 

@@ -23,6 +23,7 @@ import {
 } from "../../../src/surfaces/http/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
 import { FakeArm } from "./FakeArm.js";
+import { readEventStream } from "../../support/readEventStream.js";
 
 // The HTTP API's answers against its wire contract (src/surfaces/http/wire/),
 // the schemas whose types the console is built against. Every answer the
@@ -49,37 +50,8 @@ function fits<S extends z.ZodType>(schema: S, value: unknown, what: string): z.o
   return parsed.data;
 }
 
-interface SseEvent {
-  readonly event: string;
-  readonly data: unknown;
-}
-
-function readEvents(): { events: SseEvent[]; close(): Promise<void> } {
-  const events: SseEvent[] = [];
-  const abort = new AbortController();
-  const done = (async () => {
-    const res = await fetch(`${server.url}/v1/events`, { headers: auth, signal: abort.signal });
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of res.body!) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event && data) events.push({ event, data: JSON.parse(data) as unknown });
-      }
-    }
-  })().catch(() => undefined);
-  return {
-    events,
-    async close() {
-      abort.abort();
-      await done;
-    },
-  };
+function readEvents(): ReturnType<typeof readEventStream> {
+  return readEventStream(`${server.url}/v1/events`, auth);
 }
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, ms = 5000): Promise<T> {
