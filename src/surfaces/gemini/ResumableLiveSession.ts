@@ -85,8 +85,8 @@ export interface ResumableLiveSessionOptions<R> {
  *
  * It also keeps what was sent that the newest resumable handle may not hold
  * (records of type R, the conversation's own): the server resumes from the
- * handle's state, so on a loss those are handed back as `unconfirmed` — a
- * tool response there never reached the resumed session. The Gemini
+ * handle's state, so on a loss those are handed back as `unconfirmed`, each
+ * saying whether the model had read it on the lost connection. The Gemini
  * Developer API offers no `lastConsumedClientMessageIndex` to say which
  * messages a handle holds (the SDK allows `transparent` only on Vertex), so
  * a message counts as held once the model has said something after it was
