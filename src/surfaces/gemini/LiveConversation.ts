@@ -13,6 +13,7 @@ import type { SessionStart } from "./ModelLinkEvent.js";
 import type { ResumableLiveSession, SessionLoss } from "./ResumableLiveSession.js";
 import type { RunMotionLog } from "./RunMotionLog.js";
 import { missedOutcomesNote, type UndeliveredMotions } from "./UndeliveredMotions.js";
+import { UNREPEATED_USER_TURN_NOTE } from "./unrepeatedUserTurnNote.js";
 
 export interface LiveConversationOptions {
   readonly run: LiveRun;
@@ -46,8 +47,10 @@ export class LiveConversation {
   readonly #awaiting = new AwaitedCalls();
   /** Later user turns so far, for a fresh session's opening. */
   readonly #userTurns: Content[] = [];
-  /** User content to send once connected (lost with a connection before a handle covered it, or typed while disconnected). */
+  /** User turns typed while disconnected, to send once connected. */
   #toSend: Content[] = [];
+  /** User content went with a lost connection before a resumable handle was known to hold it: the resumed session is told, never sent it again. */
+  #userContentUnheld = false;
   readonly sent: FunctionResponse[] = [];
   turns = 0;
   text = "";
@@ -122,7 +125,10 @@ export class LiveConversation {
    * next one (the resumed session predates them: the Live API is not
    * resumable while function calls run): they become undelivered, their
    * motions going on as dispatched. So do motion outcomes sent since the
-   * newest resumable handle; user content sent since then is sent again.
+   * newest resumable handle that the model had not yet read; one it had read
+   * (it said something after) was delivered, and is neither announced as
+   * lost nor joined again. User content sent since then is never sent again
+   * to a resumed session (it may hold it): the session is told instead.
    */
   onLost(loss: SessionLoss<LiveSentRecord>): void {
     const { undelivered } = this.#o;
@@ -134,15 +140,14 @@ export class LiveConversation {
       undelivered.miss(a.joined?.call ?? a.call, a.joined?.response ?? a.response, "connection_lost");
       lost.push(a.call.id);
     }
-    const resend: Content[] = [];
-    for (const r of loss.unconfirmed) {
-      if (r.kind === "user_content") resend.push(r.content);
-      else for (const m of r.motions) {
-        undelivered.miss(m.call, m.response, "connection_lost");
-        lost.push(m.call.id);
-      }
+    for (const { record: r, answered } of loss.unconfirmed) {
+      if (r.kind === "user_content") this.#userContentUnheld = true;
+      else if (!answered)
+        for (const m of r.motions) {
+          undelivered.miss(m.call, m.response, "connection_lost");
+          lost.push(m.call.id);
+        }
     }
-    this.#toSend = [...resend, ...this.#toSend];
     const event = { kind: "connection_lost", cause: loss.cause, detail: loss.detail, undeliveredCallIds: [...new Set(lost)], handle: loss.handle } as const;
     this.#o.reporter.write("connection_lost", { ...event });
     this.#o.reporter.report({ type: "link", event });
@@ -157,15 +162,22 @@ export class LiveConversation {
         this.#sendHeld();
         return;
       case "resumed": {
+        const noted = this.#userContentUnheld && this.#sendUser({ role: "user", parts: [{ text: UNREPEATED_USER_TURN_NOTE }] });
+        if (noted) {
+          this.#userContentUnheld = false;
+          this.#o.reporter.write("user_turn_not_repeated", { text: UNREPEATED_USER_TURN_NOTE });
+        }
         const held = this.#sendHeld();
         // The handle was taken at a resumable point, which the Live API never marks while the model generates or runs calls;
         // what the resumed model already said (handled before this) or what we send now decides otherwise.
-        if (held.length > 0) this.#idle = false;
+        if (held.length > 0 || noted) this.#idle = false;
         else if (!this.#heardSinceLoss) this.#idle = true;
         this.#tellMissed();
         return;
       }
       case "fresh":
+        // The fresh session's opening carries the instruction and every later turn.
+        this.#userContentUnheld = false;
         this.#o.run.track(this.#openFresh());
         return;
     }
@@ -260,7 +272,8 @@ export class LiveConversation {
       return;
     }
     this.#idle = false;
-    for (const a of answered) if (a.joined) undelivered.told(a.call);
+    // A delivered result leaves the undelivered set at once: a later identical call is a new request.
+    for (const a of answered) if (a.joined) undelivered.told(a.joined.call);
     // Kept for the run's result without their pictures: those went to the model, and an afternoon of them would only grow the heap.
     this.sent.push(...answers.map((r) => ({ id: r.id, name: r.name, response: r.response })));
     reporter.write("tool_response", { turn, responses: answers });

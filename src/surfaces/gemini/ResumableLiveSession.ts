@@ -19,16 +19,23 @@ export interface ReconnectPolicy {
 
 export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = { attempts: 10, backoff: { initialMs: 250, maxMs: 10_000 }, setupTimeoutMs: 15_000, goAwayMarginMs: 2_000 };
 
+/** A message sent that no resumable handle is known to hold. */
+export interface UnconfirmedSend<R> {
+  readonly record: R;
+  /** The model said something after it was sent on the lost connection: it had read it (the server handles a connection's messages in order). */
+  readonly answered: boolean;
+}
+
 /** What the session learnt when a connection ended, for the conversation to account for. */
 export interface SessionLoss<R> {
   readonly cause: LinkLossCause;
   readonly detail: string;
   /**
    * What was sent since the newest resumable handle: the session the next
-   * connection resumes does not contain it. Empty when there is no handle
+   * connection resumes may not contain it. Empty when there is no handle
    * (a fresh session follows; it is told the run from the ledger).
    */
-  readonly unconfirmed: readonly R[];
+  readonly unconfirmed: readonly UnconfirmedSend<R>[];
   readonly handle: string | undefined;
 }
 
@@ -78,8 +85,8 @@ export interface ResumableLiveSessionOptions<R> {
  *
  * It also keeps what was sent that the newest resumable handle may not hold
  * (records of type R, the conversation's own): the server resumes from the
- * handle's state, so on a loss those are handed back as `unconfirmed` — a
- * tool response there never reached the resumed session. The Gemini
+ * handle's state, so on a loss those are handed back as `unconfirmed`, each
+ * saying whether the model had read it on the lost connection. The Gemini
  * Developer API offers no `lastConsumedClientMessageIndex` to say which
  * messages a handle holds (the SDK allows `transparent` only on Vertex), so
  * a message counts as held once the model has said something after it was
@@ -224,7 +231,7 @@ export class ResumableLiveSession<R> {
       this.#o.on.event({ kind: "resume_refused", handle: link.offeredHandle, detail: end.detail });
       this.#forgetHandle();
     }
-    const unconfirmed = this.#handle === undefined ? [] : this.#outbox.splice(0).map((e) => e.record);
+    const unconfirmed = this.#handle === undefined ? [] : this.#outbox.splice(0).map((e) => ({ record: e.record, answered: e.answered }));
     this.#o.on.lost({ cause, detail: end.detail, unconfirmed, handle: this.#handle });
     this.#track(this.#connect({ cause, since, first: false }));
   }

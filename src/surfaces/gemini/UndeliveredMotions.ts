@@ -19,12 +19,10 @@ const CAUSE_WORDS: Readonly<Record<MissCause, string>> = {
 
 /**
  * How long after a missed motion settles a repeat of it still joins it, if
- * the model has not been told its outcome by then. The window opens when the
- * result is known lost and closes at the first of: the model is told the
- * outcome (a joined result or a note it received), this long after the
- * motion settled, the end of the run. Past it the motion is still told in a
- * note, but an identical call is a new motion: by then it is as likely a
- * deliberate new request as a blind repeat. See docs/reliability.md.
+ * the model has not been told its outcome and has asked for nothing new by
+ * then. Past it the motion is still told in a note, but an identical call
+ * is a new motion: by then it is as likely a deliberate new request as a
+ * blind repeat. See docs/reliability.md.
  */
 export const DEFAULT_JOIN_WINDOW_MS = 600_000;
 
@@ -40,11 +38,14 @@ export interface UndeliveredMotion {
 }
 
 interface Entry {
+  readonly key: string;
   readonly call: IdentifiedCall;
   readonly cause: MissCause;
   readonly response: Promise<FunctionResponse>;
   settled: FunctionResponse | undefined;
   settledAt: number | undefined;
+  /** A repeat may still join it: no newer motion request has come since its result was lost. */
+  joinable: boolean;
 }
 
 export interface UndeliveredMotionsOptions {
@@ -54,13 +55,14 @@ export interface UndeliveredMotionsOptions {
 }
 
 /**
- * The motions a Live run started whose results the model never got,
- * keyed by what makes two calls the same motion: the tool and its PARSED
- * arguments in canonical JSON (`hashArgs`, as the executor's idempotency
- * uses), so `{speed, positions}` and `{positions, speed}` are one motion.
- * An argument written out at its default value is a different argument
- * here, as it is for the executor's call-id check: the repeat then runs as
- * its own motion to the same absolute targets, queued behind the first.
+ * The motions a Live run started whose results the model never got, each
+ * under its first call's id. Two calls are the same motion when the tool
+ * and its PARSED arguments are, in canonical JSON (`hashArgs`, as the
+ * executor's idempotency uses), so `{speed, positions}` and `{positions,
+ * speed}` are one motion. An argument written out at its default value is a
+ * different argument here, as it is for the executor's call-id check: the
+ * repeat then runs as its own motion to the same absolute targets, queued
+ * behind the first.
  *
  * Why it lives in the Live layer, not the executor: only the session knows
  * whether the model received a result. A report on Google's developer forum
@@ -74,13 +76,17 @@ export interface UndeliveredMotionsOptions {
  * function calls — @google/genai `LiveServerSessionResumptionUpdate.resumable`).
  *
  * A repeat joins the motion (waits for its settlement, no second motion)
- * within the join window (DEFAULT_JOIN_WINDOW_MS): until the model has been
- * told the outcome, by the joined result or by a note; after that the entry
- * is gone, and the same call is a new motion, because then the model asks
- * again knowing what happened.
+ * only while the model is replaying what it lost: from the loss until the
+ * first motion request that repeats nothing (`repeatsIn`), within the join
+ * window after the motion settled, and until the model is told the outcome
+ * (`told`: the motion leaves the set at once). After that the same call is a
+ * new motion: the model asks again knowing, or having moved on — the arm may
+ * have been elsewhere since, and an old result for a new request would leave
+ * the model believing a pose the arm does not hold.
  */
 export class UndeliveredMotions {
   readonly #registry: Pick<AgentToolCatalog, "get">;
+  /** By the first call's id, in the order the results were lost. */
   readonly #entries = new Map<string, Entry>();
   readonly #joinWindowMs: number;
   readonly #now: () => number;
@@ -100,15 +106,21 @@ export class UndeliveredMotions {
   }
 
   /**
-   * Records that the model will not receive this call's result. A motion
-   * already recorded under the same key (a joined repeat that was itself
-   * interrupted) keeps its first call: that is still the one motion.
+   * Records that the model will not receive this call's result: a repeat
+   * may join it again. A motion recorded already (a joined repeat that was
+   * itself lost) keeps its first call and cause: that is still the one motion.
    */
   miss(call: IdentifiedCall, response: Promise<FunctionResponse>, cause: MissCause): void {
+    const known = this.#entries.get(call.id);
+    if (known !== undefined) {
+      // A call reusing an id started nothing of its own (the executor replays or rejects it): the first stays.
+      if (known.call === call) known.joinable = true;
+      return;
+    }
     const key = this.keyOf(call);
-    if (key === undefined || this.#entries.has(key)) return;
-    const entry: Entry = { call, cause, response, settled: undefined, settledAt: undefined };
-    this.#entries.set(key, entry);
+    if (key === undefined) return;
+    const entry: Entry = { key, call, cause, response, settled: undefined, settledAt: undefined, joinable: true };
+    this.#entries.set(call.id, entry);
     // The executor never rejects; a rejection here would be a bug elsewhere, surfaced by the run's own await of the same promise.
     response.then(
       (r) => {
@@ -119,13 +131,24 @@ export class UndeliveredMotions {
     );
   }
 
-  /** The untold motion this call repeats, if any and if its join window is still open. */
-  repeatOf(call: Pick<IdentifiedCall, "name" | "args">): UndeliveredMotion | undefined {
-    const key = this.keyOf(call);
-    const entry = key === undefined ? undefined : this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.settledAt !== undefined && this.#now() - entry.settledAt > this.#joinWindowMs) return undefined;
-    return entry;
+  /**
+   * The untold motion each call of one toolCall repeats, in the model's
+   * order. A motion request that repeats nothing is a newer request: it and
+   * every call after it are new, and from then on nothing recorded so far
+   * joins (a later loss opens its own motions to repeats again).
+   */
+  repeatsIn(calls: readonly Pick<IdentifiedCall, "name" | "args">[]): (UndeliveredMotion | undefined)[] {
+    let newer = false;
+    const repeats = calls.map((call) => {
+      if (newer) return undefined;
+      const key = this.keyOf(call);
+      if (key === undefined) return undefined;
+      const motion = this.#joinableBy(key);
+      if (motion === undefined) newer = true;
+      return motion;
+    });
+    if (newer) for (const e of this.#entries.values()) e.joinable = false;
+    return repeats;
   }
 
   /**
@@ -145,10 +168,9 @@ export class UndeliveredMotions {
     return { id: repeat.id, name: repeat.name, response: "error" in original.response ? { error: joined } : { output: joined } };
   }
 
-  /** The model has now been told this motion's outcome: a later identical call is a new motion. */
-  told(call: Pick<IdentifiedCall, "name" | "args">): void {
-    const key = this.keyOf(call);
-    if (key !== undefined) this.#entries.delete(key);
+  /** The model has now been told the outcome of the motion this call started: it leaves the set, and no repeat joins it any more. */
+  told(call: Pick<IdentifiedCall, "id">): void {
+    this.#entries.delete(call.id);
   }
 
   /** Every motion whose outcome the model has not been told. */
@@ -159,6 +181,13 @@ export class UndeliveredMotions {
   /** Resolves once every untold motion recorded so far has settled. */
   async allSettled(): Promise<void> {
     await Promise.allSettled([...this.#entries.values()].map((e) => e.response));
+  }
+
+  /** The newest motion under this key a repeat may join now. */
+  #joinableBy(key: string): Entry | undefined {
+    const now = this.#now();
+    const open = [...this.#entries.values()].filter((e) => e.key === key && e.joinable && (e.settledAt === undefined || now - e.settledAt <= this.#joinWindowMs));
+    return open.at(-1);
   }
 }
 

@@ -22,7 +22,8 @@ export interface DispatchLiveCallsOptions {
 
 /**
  * Sends one toolCall's calls on their way: a repeat of an undelivered motion
- * (same tool, same parsed arguments, any id) joins it; every other call goes
+ * (same tool, same parsed arguments, any id) that comes before any new
+ * motion request joins it (`repeatsIn`); every other call goes
  * to the executor, all in this tick and in the model's order, each under its
  * own signal (`respondEach`). Calls repeating an id share one controller, so
  * the executor sees them together and rejects the duplicate as in a batch.
@@ -31,7 +32,7 @@ export function dispatchLiveCalls(calls: readonly IdentifiedCall[], options: Dis
   const controllers = new Map<string, AbortController>();
   for (const c of calls) if (!controllers.has(c.id)) controllers.set(c.id, new AbortController());
   const controllerOf = (id: string): AbortController => controllers.get(id) as AbortController;
-  const repeats = calls.map((c) => options.undelivered.repeatOf(c));
+  const repeats = options.undelivered.repeatsIn(calls);
   const fresh = calls.filter((_, i) => repeats[i] === undefined);
   const freshResponses = options.adapter.respondEach(fresh, {
     deadlineMs: Math.max(0, options.deadlineAt - Date.now()),

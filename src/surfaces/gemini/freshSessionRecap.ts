@@ -14,7 +14,7 @@ export const RECAP_MAX_ACTIONS = 40;
  * the intent ledger has it now (`get_action_status`, through the executor, so
  * it works on any bridge the agent drives), oldest first. An action still
  * `started` is under way: the run tells its outcome once it settles, and a
- * repeat of it joins it. An afternoon's run lists its newest RECAP_MAX_ACTIONS
+ * repeat of it joins it if no other motion request comes first. An afternoon's run lists its newest RECAP_MAX_ACTIONS
  * actions and counts the older ones, which the ledger keeps.
  */
 export async function freshSessionRecap(executor: CallExecutor, motions: readonly RunMotion[], signal: AbortSignal): Promise<string> {
@@ -32,7 +32,7 @@ export async function freshSessionRecap(executor: CallExecutor, motions: readonl
     const state = result?.status === "done" && typeof result.output?.state === "string" ? result.output.state : undefined;
     const what = `- call ${m.call.id} ${m.call.name} ${JSON.stringify(m.call.args ?? {})}, action ${m.actionId}`;
     if (state === undefined) return `${what}: not readable from the ledger now (${result?.message ?? "no answer"})`;
-    if (state === "started") return `${what}: still under way; you will be told its outcome when it settles (calling it again joins it, it does not move twice)`;
+    if (state === "started") return `${what}: still under way; you will be told its outcome when it settles (calling it again joins it, it does not move twice, as long as you ask for no other motion first)`;
     return `${what}: ${state}. ${result?.message ?? ""}`.trim();
   });
   return [

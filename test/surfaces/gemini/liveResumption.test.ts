@@ -128,8 +128,8 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     });
   }
 
-  it("a result delivered after the newest handle is lost with its connection: the instruction is sent again, the repeat joins, nothing moves twice", async () => {
-    let resent: Content | undefined;
+  it("a result delivered after the newest handle is lost with its connection: the repeat joins, nothing moves twice, and the instruction is not sent again", async () => {
+    let told: Content | undefined;
     let joinedAnswer: ClientMessage | undefined;
     server.liveScript = async (conn) => {
       if (server.connections.length === 1) {
@@ -143,7 +143,7 @@ describe("Live resumption: the run goes on across connections, and no motion hap
         conn.terminate();
         return;
       }
-      resent = (await conn.next("clientContent")).clientContent as Content;
+      told = (await conn.next("clientContent")).clientContent as Content;
       conn.send({ toolCall: { functionCalls: [{ id: "fc2", name: "move_joints", args: PAN_AGAIN }] } });
       joinedAnswer = await conn.next("toolResponse");
       text(conn, "Already there.");
@@ -153,7 +153,10 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");
     expect(server.connections[1]!.offeredHandle).toBe("handle-at-setup");
-    expect(resent!.turns[0]!.parts[0]!.text).toBe("pan to 0.8");
+    // The session may hold the instruction or not; a second copy could be carried out twice, so it is told instead.
+    expect(clientContents(server.connections[1]!)).toHaveLength(1);
+    expect(told!.turns[0]!.parts[0]!.text).not.toContain("pan to 0.8");
+    expect(told!.turns[0]!.parts[0]!.text).toContain("it is not sent again");
     const first = sb.bridge.ledger.findByCallId("fc1")!;
     expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([first.actionId]);
     expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: "fc2", response: { output: { status: "done", joined_call_id: "fc1" } } });
