@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
 import { isArmbridgeCalibration, mergeArmbridgeCalibration, parseBusCalibrationFile, type BusCalibrationFile } from "./busCalibrationFile.js";
 import { configPath, type ConfigOrigins } from "./ConfigOrigins.js";
+import { readBoundedJson } from "./files/readBoundedFile.js";
 
 /**
  * LeRobot's per-motor calibration file (SO-100/101, Koch):
@@ -46,7 +46,7 @@ export type BusCalibration =
 export function readBusCalibration(path: string, label: string): BusCalibration {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = readBoundedJson(path, "calibration");
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: `bus.calibration: ${(error as Error).message}` }, { cause: error });
   }

@@ -1,8 +1,9 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../validation/formatIssues.js";
 import { configPath, type ConfigOrigins } from "./ConfigOrigins.js";
+import { readBoundedJson } from "./files/readBoundedFile.js";
+import { writeFileAtomic } from "./files/writeFileAtomic.js";
 
 /**
  * armbridge's own bus calibration file, written by `armbridge calibrate`
@@ -95,7 +96,7 @@ export function parseBusCalibrationFile(raw: unknown, path: string): BusCalibrat
 export function readBusCalibrationFile(path: string): BusCalibrationFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = readBoundedJson(path, "calibration");
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }
@@ -105,9 +106,7 @@ export function readBusCalibrationFile(path: string): BusCalibrationFile {
 /** Writes the file whole or not at all (a temporary file renamed over it), after checking it. */
 export function writeBusCalibrationFile(path: string, file: BusCalibrationFile): void {
   const checked = parseBusCalibrationFile(file, path);
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(checked, null, 2) + "\n");
-  renameSync(temporary, path);
+  writeFileAtomic(path, JSON.stringify(checked, null, 2) + "\n");
 }
 
 /** The axes a calibration is for: the arm's joint names and its gripper's (an ArmConfig, or a config file not yet checked). */

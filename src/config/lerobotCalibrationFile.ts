@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ArmbridgeError } from "../errors.js";
 import { formatIssues } from "../validation/formatIssues.js";
 import type { ArmConfig } from "./ArmConfig.js";
 import { ARMBRIDGE_CALIBRATION_FORMAT, type BusCalibrationFile, type CalibrationAxis } from "./busCalibrationFile.js";
+import { readBoundedJson } from "./files/readBoundedFile.js";
 
 /**
  * LeRobot's calibration JSON, `{motor: {id, drive_mode, homing_offset,
@@ -32,7 +32,7 @@ export type LerobotCalibration = z.output<typeof lerobotFile>;
 export function readLerobotCalibration(path: string): LerobotCalibration {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = readBoundedJson(path, "calibration");
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }

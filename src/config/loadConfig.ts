@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ArmbridgeError } from "../errors.js";
@@ -7,6 +6,7 @@ import { mergeBusCalibration, readBusCalibration } from "./busCalibration.js";
 import { ConfigOrigins } from "./ConfigOrigins.js";
 import { packageRoot } from "./packageRoot.js";
 import { resolveConfigPaths } from "./resolveConfigPaths.js";
+import { readBoundedText } from "./files/readBoundedFile.js";
 
 /** The simulated arm shipped with armbridge: 6 joints and a gripper. */
 export const DEFAULT_CONFIG_PATH = join(packageRoot(), "config", "sim-arm.yaml");
@@ -54,7 +54,7 @@ export interface LoadConfigOptions {
 export function loadConfig(path: string = DEFAULT_CONFIG_PATH, options: LoadConfigOptions = {}): ArmConfig {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBoundedText(path, "config");
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { ArmbridgeError } from "../errors.js";
 import { KinematicChain } from "./KinematicChain.js";
@@ -6,6 +5,7 @@ import { urdfModelOf } from "./parseUrdf.js";
 import { readUrdfDocument } from "./readUrdfDocument.js";
 import { buildArmBodies, type ArmBodies } from "./volumes/ArmBodies.js";
 import { urdfCollisionsOf } from "./volumes/parseUrdfCollisions.js";
+import { readBoundedText } from "../config/files/readBoundedFile.js";
 
 /** The arm's kinematic chain, tied to the config's joint names and limits. */
 export interface ArmKinematics {
@@ -47,7 +47,7 @@ function build(config: ArmConfig): ArmKinematics | undefined {
     if (config.arm.urdf === undefined) return undefined;
     urdf = config.arm.urdf;
     try {
-      text = readFileSync(urdf, "utf8");
+      text = readBoundedText(urdf, "urdf");
     } catch (error) {
       throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: urdf, reason: `cannot read it: ${(error as Error).message}` }, { cause: error });
     }

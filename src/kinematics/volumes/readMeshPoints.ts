@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import type { Vec3 } from "./VolumeShape.js";
+import { readBoundedFile } from "../../config/files/readBoundedFile.js";
 
 /**
  * The vertices of a mesh file, in the file's units: STL (binary or ASCII)
@@ -9,7 +9,7 @@ import type { Vec3 } from "./VolumeShape.js";
  * Error saying what is wrong; the caller names the link and the fix.
  */
 export function readMeshPoints(path: string): Vec3[] {
-  const data = readFileSync(path);
+  const data = readBoundedFile(path, "mesh");
   const ext = extname(path).toLowerCase();
   if (ext === ".stl") return stlPoints(data);
   if (ext === ".obj") return objPoints(data.toString("utf8"));

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { ARMBRIDGE_CALIBRATION_FORMAT, isArmbridgeCalibration, missingSteps, parseBusCalibrationFile, writeBusCalibrationFile, type BusCalibrationFile, type CalibrationAxis, type CalibrationStep } from "../../../config/busCalibrationFile.js";
 import { ArmbridgeError } from "../../../errors.js";
@@ -6,6 +6,7 @@ import type { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { servoAxesOf, type ServoAxis } from "../../../transport/bus/servoAxes.js";
 import type { CliIo } from "../CliIo.js";
 import type { LineReader } from "./LineReader.js";
+import { readBoundedJson } from "../../../config/files/readBoundedFile.js";
 
 /** Everything one `armbridge calibrate` run works with: the arm, the bus, the operator, and the file taking shape. */
 export class CalibrationRun {
@@ -106,7 +107,7 @@ function existingOrNew(config: ArmConfig, path: string, link: string | undefined
   if (!existsSync(path)) return fresh();
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = readBoundedJson(path, "calibration");
   } catch (error) {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { CALIBRATION_STEPS, missingSteps, writeBusCalibrationFile, type CalibrationStep } from "../../../config/busCalibrationFile.js";
@@ -19,6 +18,7 @@ import { defaultCalibrationPath, pointConfigAt, refuseShippedConfig } from "./po
 import { rangeStep } from "./rangeStep.js";
 import { summarizeCalibration } from "./summarizeCalibration.js";
 import { zeroStep } from "./zeroStep.js";
+import { writeFileAtomic } from "../../../config/files/writeFileAtomic.js";
 
 export const CALIBRATE_HELP = `Usage: armbridge calibrate --config FILE --serial LINK [--step zero|range|direction]... [--yes] [--range-seconds S] [--range J=MIN:MAX]... [--sign J=+1|-1]... [--jog-deg D] [--jog-speed D] [--out FILE] [--import-lerobot FILE] [--export-lerobot FILE] [--json]
 
@@ -226,7 +226,7 @@ async function exportLerobot(run: CalibrationRun, config: ArmConfig, to: string)
     }
   }
   const { lerobot, zeroShifts } = toLerobot(run.draft, offsets);
-  writeFileSync(to, JSON.stringify(lerobot, null, 4) + "\n");
+  writeFileAtomic(to, JSON.stringify(lerobot, null, 4) + "\n");
   run.say(`exported LeRobot's calibration to ${to}${run.exchange ? "" : " (homing_offset 0: no --serial to read the servos' own)"}`, { event: "exported", path: to });
   for (const [joint, shift] of Object.entries(zeroShifts)) {
     run.say(`export: note: LeRobot's zero for ${joint} is the middle of its range, ${shift.toFixed(1)} counts from its zero pose here: the two tools read the same pose ${((shift / 4096) * 360).toFixed(1)}° apart`, { event: "zero_shift", joint, counts: shift });

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from "node:fs";
 import { isMap, isSeq, parseDocument } from "yaml";
 import { cliUsageError } from "../cliUsageError.js";
 import { setYamlKey } from "../yamlEdit.js";
+import { readBoundedText } from "../../../config/files/readBoundedFile.js";
+import { writeFileAtomic } from "../../../config/files/writeFileAtomic.js";
 
 export interface TableCalibrationText {
   readonly z: number;
@@ -10,13 +11,13 @@ export interface TableCalibrationText {
 
 /** Writes a camera's `table` ({z, points}, one point per line as the shipped configs have them) into the config file, changing nothing else. */
 export function writeTableCalibration(configPath: string, camera: string, table: TableCalibrationText): void {
-  const text = readFileSync(configPath, "utf8");
+  const text = readBoundedText(configPath, "config");
   if (configPath.endsWith(".json")) {
     const raw = JSON.parse(text) as { cameras?: { name?: string; table?: unknown }[] };
     const c = raw.cameras?.find((x) => x.name === camera);
     if (!c) throw cliUsageError(`${configPath} has no camera ${JSON.stringify(camera)} (cameras: ${raw.cameras?.map((x) => x.name).join(", ") || "none"})`);
     c.table = table;
-    writeFileSync(configPath, JSON.stringify(raw, null, 2) + "\n");
+    writeFileAtomic(configPath, JSON.stringify(raw, null, 2) + "\n");
     return;
   }
   const cameras = parseDocument(text).get("cameras", true);
@@ -27,5 +28,5 @@ export function writeTableCalibration(configPath: string, camera: string, table:
   }
   const render = (indent: string): string =>
     [``, `${indent}  z: ${table.z}`, `${indent}  points:`, ...table.points.map((p) => `${indent}    - { image: [${p.image.join(", ")}], table: [${p.table.join(", ")}] }`)].join("\n");
-  writeFileSync(configPath, setYamlKey(text, ["cameras", index], "table", render, configPath));
+  writeFileAtomic(configPath, setYamlKey(text, ["cameras", index], "table", render, configPath));
 }

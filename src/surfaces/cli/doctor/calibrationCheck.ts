@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { isArmbridgeCalibration, parseBusCalibrationFile } from "../../../config/busCalibrationFile.js";
@@ -9,6 +8,7 @@ import { readPositions } from "../../../transport/bus/setup/handCalibration.js";
 import { checkSimulatorMount } from "../../../transport/bus/setup/simulatorMount.js";
 import type { ServoAxis } from "../../../transport/bus/servoAxes.js";
 import { fail, ok, warn, type DoctorCheck } from "./DoctorCheck.js";
+import { readBoundedJson } from "../../../config/files/readBoundedFile.js";
 
 /** Counts a joint may read past its calibrated travel before it is implausible (a hand can push a little past what was swept). */
 const SLACK = 40;
@@ -36,7 +36,7 @@ export async function checkCalibration(exchange: BusExchange | undefined, base: 
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = readBoundedJson(path, "calibration");
   } catch {
     raw = undefined;
   }
