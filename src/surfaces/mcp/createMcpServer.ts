@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
 import { paceWords } from "../../executor/reportPace.js";
@@ -92,6 +92,11 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
+    // A tool that does not exist is a protocol error, not a tool result: MCP
+    // (revision 2025-11-25, server/tools, "Error Handling") lists unknown
+    // tools among the JSON-RPC errors, its example -32602. Bad arguments to
+    // a known tool stay a tool result (isError) the model can correct.
+    if (!bridge.registry.get(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}; tools/list names the tools`);
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const hostCallId = meta?.[MCP_CALL_ID_META];
     const session = options.session?.();
