@@ -59,7 +59,9 @@ JSON. isError is true only for rejected, failed and skipped: nothing happened
 and a corrected or later re-run is safe. unknown and blocked are NOT errors, so
 that no host retries them: an operator must confirm the action first.
 A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
-return the recorded result instead of moving again.
+return the recorded result instead of moving again: a random id (another
+client could take one it can guess); ids beginning mcp: are an MCP session's
+own and refused.
 
 Host entries name this install explicitly (node and the absolute path of
 its built CLI, as above; \`npm run build\` first), never \`npx armbridge\`:
