@@ -12,10 +12,12 @@ ROS node (parameters, params file, remaps), and the node still appears as
 Requires a shell where ROS 2 is sourced. `armbridge` must name one
 executable: ExecuteProcess runs it without a shell, so a value with a space
 ("npx armbridge") would be looked up as a program of that whole name. Use it
-on PATH (`npm install -g armbridge`), a path (`armbridge:=$PWD/node_modules/.bin/armbridge`),
-or put a runner in front with `launch_prefix` (`launch_prefix:=npx`, from a
-directory where armbridge is installed): launch splits the prefix like a
-shell would (shlex) and puts it before the command.
+on PATH (`npm link` in the armbridge checkout), or name this checkout's built
+CLI with a runner in front: `launch_prefix:=node
+armbridge:=/path/to/armbridge/dist/src/surfaces/cli/main.js`. launch splits
+the prefix like a shell would (shlex) and puts it before the command. Never
+`npx`: outside the checkout it fetches a package of that name from the
+public npm registry.
 """
 import os
 
@@ -36,7 +38,7 @@ def generate_launch_description():
         DeclareLaunchArgument("armbridge", default_value="armbridge",
                               description="the armbridge executable: one program name or path, no spaces"),
         DeclareLaunchArgument("launch_prefix", default_value="",
-                              description="a runner put before it, split like a shell would (e.g. 'npx')"),
+                              description="a runner put before it, split like a shell would (e.g. 'node', with armbridge:= the path of dist/src/surfaces/cli/main.js)"),
         DeclareLaunchArgument("command", default_value="serve",
                               description="armbridge subcommand: serve (HTTP/console) or mcp"),
         DeclareLaunchArgument("use_sim_time", default_value="false",

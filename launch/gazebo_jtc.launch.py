@@ -80,7 +80,7 @@ def generate_launch_description():
         DeclareLaunchArgument("world", default_value="empty.sdf"),
         DeclareLaunchArgument("params_file", default_value=os.path.join(HERE, "armbridge_params.yaml")),
         DeclareLaunchArgument("armbridge", default_value="armbridge", description="one executable (no spaces)"),
-        DeclareLaunchArgument("launch_prefix", default_value="", description="a runner before it, e.g. npx"),
+        DeclareLaunchArgument("launch_prefix", default_value="", description="a runner before it, e.g. node (armbridge:= the built CLI's path)"),
         gazebo, robot_state_publisher, spawn, clock_bridge,
         # Controllers can only load once the entity (and its controller_manager) exists.
         RegisterEventHandler(OnProcessExit(target_action=spawn, on_exit=[jsb])),

@@ -134,6 +134,7 @@ export const ERROR_CODES = {
   ARMB_ERR_HTTP_UNREACHABLE: "Cannot reach armbridge at {url}: {reason}. Is `armbridge serve` running there?",
   ARMB_ERR_HTTP_TOO_MANY_STREAMS: "{limit} event streams are already open; close one (another console tab?) or raise serve --max-event-streams",
   ARMB_ERR_HTTP_HOST_NOT_ALLOWED: "Host {host} is not a name this server answers to (allowed: {allowed}); to reach it by that name, start serve with --allow-host NAME",
+  ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED: "Origin {origin} may not call this server: only its own pages (the console) and names given with --allow-host may; other programs send no Origin",
   ARMB_ERR_HTTP_PORT_IN_USE: "Cannot listen on {address}: the port is in use (another armbridge?); choose a free one, e.g. --http 127.0.0.1:0 for any free port",
   ARMB_ERR_HTTP_LISTEN: "Cannot listen on {address}: {reason}",
   ARMB_ERR_HTTP_STARTING: "The bridge is still starting (opening the arm link, reconciling the ledger); retry shortly",

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { ArmbridgeError } from "../errors.js";
+import type { CallClient } from "../ledger/CallClient.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
 import type { Logger } from "../observability/logger.js";
 import type { CallResult, FunctionCall } from "./CallResult.js";
+import { callIdNamespaceProblem } from "./callIdNamespace.js";
 import { callIdProblem } from "./callIdProblem.js";
 import { rejected } from "./callResults.js";
 import { hashArgs } from "./hashArgs.js";
@@ -35,8 +37,8 @@ export class CallAdmission {
     this.#log = log;
   }
 
-  /** Batch-level checks, before any call runs: size, id hygiene, ids repeated within the batch. */
-  admitBatch(calls: readonly FunctionCall[]): AdmittedCall[] {
+  /** Batch-level checks, before any call runs: size, id hygiene, ids in another client's namespace, ids repeated within the batch. */
+  admitBatch(calls: readonly FunctionCall[], client?: CallClient): AdmittedCall[] {
     const ids = calls.map((c, i) => (typeof c.id === "string" && c.id.length > 0 ? c.id : `call_${i}_${randomBytes(4).toString("hex")}`));
     const firstIndex = new Map<string, number>();
     ids.forEach((id, i) => {
@@ -45,13 +47,13 @@ export class CallAdmission {
     return calls.map((call, i) => {
       const id = ids[i] ?? "";
       const name = typeof call.name === "string" ? call.name : String(call.name);
-      return { id, name, refusal: this.#batchRefusal(id, name, i, firstIndex.get(id) !== i) };
+      return { id, name, refusal: this.#batchRefusal(id, name, i, firstIndex.get(id) !== i, client) };
     });
   }
 
-  #batchRefusal(id: string, name: string, index: number, repeated: boolean): CallResult | undefined {
+  #batchRefusal(id: string, name: string, index: number, repeated: boolean, client: CallClient | undefined): CallResult | undefined {
     if (index >= MAX_BATCH) return rejected(name, "ARMB_ERR_ARGS_INVALID", [{ path: "(batch)", code: "too_big", message: `at most ${MAX_BATCH} calls per batch` }]);
-    const problem = callIdProblem(id);
+    const problem = callIdProblem(id) ?? callIdNamespaceProblem(id, client);
     if (problem) {
       this.#log.info({ tool: name, id_length: id.length }, "call rejected: invalid call id");
       // The id is not echoed into the message: it is the very thing that cannot be stored or shown safely.

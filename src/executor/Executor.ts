@@ -287,7 +287,7 @@ export class Executor {
     setMaxListeners(MAX_BATCH * 2 + 8, run.signal, waitSignal, runSignal);
     const images = options.imageBudget ?? new ImageBudget();
     try {
-      const admitted = this.#admission.admitBatch(calls);
+      const admitted = this.#admission.admitBatch(calls, options.client);
       return await Promise.all(
         admitted.map(async ({ id, name, refusal }, i): Promise<CallResponse> => {
           if (refusal) return { id, name, result: refusal };

@@ -1,4 +1,5 @@
 import type { CallResponse, CallResult } from "../executor/CallResult.js";
+import { withoutDeviceTextIn } from "../validation/deviceText.js";
 import { splitImages } from "./splitImages.js";
 
 /**
@@ -21,8 +22,16 @@ export interface FunctionResponse {
   readonly parts?: readonly { readonly inlineData: { readonly mimeType: string; readonly data: string } }[];
 }
 
+/**
+ * The model's copy of a call's result. Device text (a camera's reason
+ * phrase, a controller's error_string, a device's refusal reason) is
+ * withheld here, the one place every model-facing surface takes results
+ * from: a model reads the codes and our sentences, the operator the device's
+ * words (console events, the log and the ledger keep the result as it was).
+ */
 export function toFunctionResponse(r: CallResponse): FunctionResponse {
-  const { result, parts } = splitImages(r.result);
+  const { result: described, parts } = splitImages(r.result);
+  const result = withoutDeviceTextIn(described);
   return { id: r.id, name: r.name, response: result.status === "rejected" ? { error: result } : { output: result }, ...(parts.length > 0 ? { parts } : {}) };
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpSnapshotSource } from "../../src/cameras/sources/HttpSnapshotSource.js";
-import { deviceText, DEVICE_TEXT_MAX_CHARS } from "../../src/validation/deviceText.js";
+import { deviceText, DEVICE_TEXT_MAX_CHARS, withoutDeviceText, withoutDeviceTextIn } from "../../src/validation/deviceText.js";
 import { RosCompressedImageSource } from "../../src/cameras/sources/RosCompressedImageSource.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { toActionRecord } from "../../src/transport/serial/StatusCache.js";
@@ -35,6 +35,34 @@ describe("deviceText", () => {
   it("cuts by characters, never inside one", () => {
     const emoji = "\u{1F916}".repeat(DEVICE_TEXT_MAX_CHARS + 1);
     expect(deviceText("x", emoji)).toContain(`"${"\u{1F916}".repeat(DEVICE_TEXT_MAX_CHARS)}"`);
+  });
+});
+
+describe("withoutDeviceText: what a model gets instead", () => {
+  const WITHHELD = "withheld from the model; the operator's console and log show it]";
+
+  it("keeps our words and codes around each span and names only where it came from", () => {
+    const text = `FJT error_code -4 ${deviceText("the controller", INJECTION)}; then ${deviceText("the arm", 'a "quoted" ] reason')} (code 7)`;
+    expect(withoutDeviceText(text)).toBe(`FJT error_code -4 [text from the controller ${WITHHELD}; then [text from the arm ${WITHHELD} (code 7)`);
+  });
+
+  it("withholds a span quoted inside another span whole, and whatever follows a span cut short by a later bound", () => {
+    const nested = deviceText("the file system", `EIO ${deviceText("the arm", INJECTION)}`);
+    expect(withoutDeviceText(`read failed: ${nested}`)).toBe(`read failed: [text from the file system ${WITHHELD}`);
+    const cut = `short: ${deviceText("the camera", INJECTION)}`.slice(0, 60);
+    expect(withoutDeviceText(cut)).not.toContain("IGNORE");
+  });
+
+  it("an origin cannot close or fake a span (a node name is the device's)", () => {
+    const text = deviceText('node"]: "IGNORE', "x");
+    expect(withoutDeviceText(text)).not.toContain("IGNORE\"");
+    expect(withoutDeviceText(text)).toMatch(/^\[text from node''' 'IGNORE withheld/);
+  });
+
+  it("goes through every string of a result, keeping its shape", () => {
+    const result = { status: "failed", message: deviceText("the arm", INJECTION), issues: [{ message: deviceText("the arm", INJECTION) }], timed_out: false };
+    expect(JSON.stringify(withoutDeviceTextIn(result))).not.toContain("IGNORE");
+    expect(withoutDeviceTextIn(result)).toMatchObject({ status: "failed", timed_out: false, issues: [{}] });
   });
 });
 

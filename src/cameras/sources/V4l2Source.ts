@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { deviceText } from "../../validation/deviceText.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { CameraFrame } from "../CameraFrame.js";
 import { inspectImage } from "../inspectImage.js";
@@ -135,7 +136,8 @@ export class V4l2Source implements CameraSource {
       if (this.#child !== child) return;
       this.#child = undefined;
       const said = this.#stderr.trim().split("\n").slice(-3).join(" / ");
-      this.#exit = `${why}${said ? `: ${said}` : ""}`;
+      // ffmpeg relays what the device and its driver said: device text, the operator's to read, not a model's.
+      this.#exit = `${why}${said ? `: ${deviceText("ffmpeg's error output", said)}` : ""}`;
       // A camera with no MJPEG at this size: ffmpeg gives up before the first frame. Capture raw and encode instead, at once.
       if (this.#mode === "copy" && frames === 0 && !this.#closed && !this.#o.input) {
         this.#mode = "encode";

@@ -40,7 +40,7 @@ export interface McpStdioProxyOptions {
  *
  * What a relay adds is re-attaching. Every tools/call leaves with a call id
  * (`_meta["armbridge/call_id"]`, unless the host set one) made of this
- * relay's id and the host's JSON-RPC id, which the host never reuses. When
+ * relay's id and a random part, kept with the request. When
  * the connection is lost before the answer, or serve restarted and forgot
  * the session, the relay opens a session again (replaying the host's
  * `initialize`) and sends the same request: serve answers a motion it
@@ -139,12 +139,19 @@ export class McpStdioProxy {
     }
   }
 
-  /** A tools/call without a host call id gets one that survives a new session: this relay's id and the host's JSON-RPC id. */
+  /**
+   * A tools/call without a host call id gets one that survives a new
+   * session: this relay's id and a random part, made once per request (every
+   * re-send carries the same message). Random, not the host's JSON-RPC id:
+   * ids others could predict (the relay's id is in the ledger) could be taken
+   * by another client first, and the host's next call refused or answered
+   * with that client's result.
+   */
   #withCallId(message: JSONRPCMessage): JSONRPCMessage {
     if (!isJSONRPCRequest(message) || message.method !== "tools/call") return message;
     const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };
     if (typeof params._meta?.[MCP_CALL_ID_META] === "string") return message;
-    const callId = `mcpx:${this.#relayId}:${String(message.id)}`;
+    const callId = `mcpx:${this.#relayId}:${randomBytes(12).toString("hex")}`;
     return { ...message, params: { ...params, _meta: { ...params._meta, [MCP_CALL_ID_META]: callId } } };
   }
 

@@ -13,6 +13,20 @@ export function bearerOf(header: string | undefined): string | undefined {
 }
 
 /**
+ * The `WWW-Authenticate` value of a 401. RFC 9110 §11.6.1 requires the
+ * header on every 401, and RFC 6750 §3 names the scheme: `Bearer`, with
+ * `error="invalid_token"` when a token was sent and refused (§3.1), none
+ * when no credentials came at all. MCP's authorization spec (revision
+ * 2025-11-25, basic/authorization) adds `resource_metadata` (RFC 9728 §5.1)
+ * for servers that implement its OAuth flow; armbridge does not — its token
+ * is handed out by the operator, like stdio credentials "from the
+ * environment" — so there is no protected-resource metadata to point to.
+ */
+export function bearerChallenge(authorization: string | undefined): string {
+  return authorization === undefined ? 'Bearer realm="armbridge"' : 'Bearer realm="armbridge", error="invalid_token"';
+}
+
+/**
  * Compares in time independent of where the strings differ. Both sides are
  * hashed first so that their lengths are equal too (timingSafeEqual requires
  * it, and comparing lengths first would leak the token's length).

@@ -31,6 +31,8 @@ export function isWildcardHost(host: string): boolean {
  */
 export class HostAllowList {
   readonly #names: ReadonlySet<string>;
+  /** The names given with --allow-host: a page served under one of them (a proxy in front) may call the API. */
+  readonly #extra: ReadonlySet<string>;
 
   constructor(options: { readonly bindHost: string; readonly extra?: readonly string[] | undefined }) {
     const names = new Set<string>(LOOPBACK_NAMES);
@@ -39,11 +41,37 @@ export class HostAllowList {
     } else names.add(normalizeHost(options.bindHost));
     for (const name of options.extra ?? []) names.add(normalizeHost(name));
     this.#names = names;
+    this.#extra = new Set((options.extra ?? []).map(normalizeHost));
   }
 
   /** Allowed names, IPv6 in brackets as they appear in a Host header. */
   get names(): string[] {
     return [...this.#names].map((n) => (isIP(n) === 6 ? `[${n}]` : n));
+  }
+
+  /**
+   * Whether a request's Origin header may call this server. MCP's Streamable
+   * HTTP transport (spec revision 2025-11-25, basic/transports, "Security
+   * Warning") requires a server to validate `Origin` on every request and to
+   * answer 403 Forbidden when it is present and invalid: a page of another
+   * origin on this machine (a dev server on localhost:5173) would otherwise
+   * reach the API under an allowed Host name. Valid: no Origin (processes —
+   * MCP hosts, agents, curl — send none), the server's own origin (the
+   * console, same scheme-less host and port as the Host header), or an origin
+   * under a name given with --allow-host (a proxy in front serving the
+   * console). `null` (sandboxed frames, file: pages) never is.
+   */
+  allowsOrigin(originHeader: string | undefined, hostHeader: string | undefined): boolean {
+    if (originHeader === undefined) return true;
+    let url: URL;
+    try {
+      url = new URL(originHeader.trim());
+    } catch {
+      return false;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+    if (hostHeader !== undefined && url.host === withoutDefaultPort(hostHeader.trim().toLowerCase(), url.protocol)) return true;
+    return this.#extra.has(normalizeHost(url.hostname));
   }
 
   /** Whether a Host header (`name`, `name:port`, `[v6]:port`) names this server. An absent header never does. */
@@ -59,6 +87,12 @@ export function hostOf(hostHeader: string | undefined): string | undefined {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::\d{1,5})?$/.exec(hostHeader.trim());
   const host = m?.[1] ?? m?.[2];
   return host === undefined || host === "" ? undefined : normalizeHost(host);
+}
+
+/** `name:80` as an http origin writes it (`name`), `name:443` likewise for https. */
+function withoutDefaultPort(host: string, protocol: string): string {
+  const port = protocol === "https:" ? ":443" : ":80";
+  return host.endsWith(port) ? host.slice(0, -port.length) : host;
 }
 
 /** Lower case, no brackets, no trailing dot (`LocalHost.` is `localhost`). */

@@ -7,7 +7,7 @@ import { registerActionsRoutes } from "./actionsRoutes.js";
 import { registerApprovalsRoutes } from "./approvalsRoutes.js";
 import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { registerArmVolumesRoute } from "./armVolumesRoute.js";
-import { bearerOf, tokensMatch } from "./bearerToken.js";
+import { bearerChallenge, bearerOf, tokensMatch } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort, type HttpPortLimits } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
 import { registerCameraRoutes } from "./cameraRoutes.js";
@@ -109,6 +109,9 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     if (!hosts.allows(request.headers.host)) {
       throw new ArmbridgeError("ARMB_ERR_HTTP_HOST_NOT_ALLOWED", { host: JSON.stringify(request.headers.host ?? ""), allowed: hosts.names.join(", ") });
     }
+    if (!hosts.allowsOrigin(request.headers.origin, request.headers.host)) {
+      throw new ArmbridgeError("ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED", { origin: JSON.stringify(request.headers.origin ?? "").slice(0, 200) });
+    }
   });
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true) return;
@@ -132,6 +135,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     // A caller without the token, or asking by a name we do not answer to, gets its answer and no
     // kept-alive connection to try again on (a body it is still sending is not read).
     if (CLOSE_AFTER.has(e.code)) void reply.header("connection", "close");
+    if (e.code === "ARMB_ERR_HTTP_UNAUTHORIZED") void reply.header("www-authenticate", bearerChallenge(request.headers.authorization));
     return reply.status(status).send(apiErrorBody(e));
   });
   app.setNotFoundHandler((request, reply) => {
@@ -167,7 +171,7 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
 const SECURITY = "armbridgeSecurity";
 
 /** Refusals after which the connection is closed once the answer is sent. */
-const CLOSE_AFTER: ReadonlySet<string> = new Set(["ARMB_ERR_HTTP_UNAUTHORIZED", "ARMB_ERR_HTTP_HOST_NOT_ALLOWED"]);
+const CLOSE_AFTER: ReadonlySet<string> = new Set(["ARMB_ERR_HTTP_UNAUTHORIZED", "ARMB_ERR_HTTP_HOST_NOT_ALLOWED", "ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED"]);
 
 /**
  * Serves the app on a port bound beforehand (`bindHttpPort`), so that a

@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
 import { paceWords } from "../../executor/reportPace.js";
+import { mcpSessionCallId } from "../../executor/callIdNamespace.js";
 import { normalizeClient, type CallClient } from "../../ledger/CallClient.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { ToolRegistry } from "../../executor/ToolRegistry.js";
@@ -31,10 +32,13 @@ export interface McpServerOptions {
   /**
    * True when the session id is unique to this session (Streamable HTTP): a
    * tools/call without `_meta["armbridge/call_id"]` then gets the id
-   * `mcp:<session>:<JSON-RPC id>`, so a request the client re-sends after a
-   * lost connection (same session, same JSON-RPC id, which MCP forbids
-   * reusing for another request) is answered from the ledger instead of
-   * moving again. Over stdio ids restart with every process: random ids.
+   * `mcp:<session>:<JSON-RPC id as JSON>` (mcpSessionCallId: the number 7 and
+   * the string "7" are two requests, so two ids), so a request the client
+   * re-sends after a lost connection (same session, same JSON-RPC id, which
+   * MCP forbids reusing for another request) is answered from the ledger
+   * instead of moving again. No other client may take an id of that form
+   * (callIdNamespaceProblem). Over stdio ids restart with every process:
+   * random ids.
    */
   readonly sessionScopedIds?: boolean | undefined;
   /** Told when a tools/call starts (+1) and ends (-1): a session with a call under way is not evicted. */
@@ -49,7 +53,10 @@ const MAX_CALL_ID = 128;
  * keys idempotency on the call id: a host that re-sends the same call after a
  * lost connection then gets the recorded result and nothing moves twice.
  * Without it every tools/call is a new call (JSON-RPC ids restart with each
- * session, so they cannot serve).
+ * session, so they cannot serve). The id is the host's to choose, except one
+ * in another MCP session's namespace (`mcp:<session>:…`), which is refused;
+ * ids that others could guess can be taken by them, so a host uses random
+ * ones.
  */
 export const MCP_CALL_ID_META = "armbridge/call_id";
 
@@ -92,10 +99,15 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
+    // A tool that does not exist is a protocol error, not a tool result: MCP
+    // (revision 2025-11-25, server/tools, "Error Handling") lists unknown
+    // tools among the JSON-RPC errors, its example -32602. Bad arguments to
+    // a known tool stay a tool result (isError) the model can correct.
+    if (!bridge.registry.get(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}; tools/list names the tools`);
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const hostCallId = meta?.[MCP_CALL_ID_META];
     const session = options.session?.();
-    const scoped = options.sessionScopedIds === true && session !== undefined ? `mcp:${session}:${String(extra.requestId)}` : undefined;
+    const scoped = options.sessionScopedIds === true && session !== undefined ? mcpSessionCallId(session, extra.requestId) : undefined;
     const callId = typeof hostCallId === "string" && hostCallId.length > 0 ? hostCallId : scoped !== undefined && scoped.length <= MAX_CALL_ID ? scoped : `mcp_${randomUUID()}`;
     const client = clientOf(server.getClientVersion(), session);
     const progressToken = meta?.progressToken;

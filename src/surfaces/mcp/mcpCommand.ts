@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Bridge } from "../../bridge/Bridge.js";
+import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import { createLogger, type Logger } from "../../observability/logger.js";
 import { BridgeHttpClient } from "../attach/BridgeHttpClient.js";
@@ -12,6 +14,16 @@ import { EMBEDDED_CONSOLE_DEFAULT, EmbeddedConsole } from "../http/EmbeddedConso
 import { createMcpServer } from "./createMcpServer.js";
 
 export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
+
+/**
+ * This install's built CLI, as a host entry must name it. A host starts its
+ * servers outside this folder, where `npx armbridge` would look the name up
+ * on the public npm registry (and, with no terminal to ask, run whatever is
+ * published under it): host entries name `node` and this absolute path.
+ */
+export const CLI_MAIN_PATH = join(packageRoot(), "dist", "src", "surfaces", "cli", "main.js");
+const hostEntry = (args: readonly string[], env?: Record<string, string>): string =>
+  JSON.stringify({ command: "node", args: [CLI_MAIN_PATH, ...args], ...(env ? { env } : {}) });
 
 export const MCP_HELP = `Usage: armbridge mcp --bridge URL [--token T]
        armbridge mcp (--serial LINK | --ros) [--config FILE] [--data DIR] [--deadline-ms MS] [--http HOST:PORT] [--token T]
@@ -29,7 +41,8 @@ connection dropped) is sent again with the same call id: serve answers a
 motion it already ran from its ledger, never moving twice.
   --bridge URL         the serve to relay to (its "http" in the ready line)
   --token T            serve's bearer token (default $ARMBRIDGE_TOKEN)
-Example host entry: {"command": "armbridge", "args": ["mcp", "--bridge", "http://127.0.0.1:8640"], "env": {"ARMBRIDGE_TOKEN": "..."}}
+Example host entry (this install's own CLI, by absolute path):
+  ${hostEntry(["mcp", "--bridge", "http://127.0.0.1:8640"], { ARMBRIDGE_TOKEN: "..." })}
 
 Without --bridge (embedded), a bridge of its own in this process, with its
 own operator console (the same API and console as serve, HALT included)
@@ -37,7 +50,8 @@ whose URL and token are printed on stderr. Calls still waiting when it ends
 answer unknown; motions under way are not stopped and settle at the next start.
   --http HOST:PORT     where the console listens (default ${EMBEDDED_CONSOLE_DEFAULT}: loopback, a free port)
   --token T            the console's token (default $ARMBRIDGE_TOKEN, else a new one)
-Example host entry: {"command": "armbridge", "args": ["mcp", "--serial", "/dev/ttyACM0"]}
+Example host entry:
+  ${hostEntry(["mcp", "--serial", "/dev/ttyACM0"])}
 
 Results: structuredContent is the call's result (status, action_id, message,
 timed_out, settled_by, ...); the text content is the message and the same
@@ -45,7 +59,15 @@ JSON. isError is true only for rejected, failed and skipped: nothing happened
 and a corrected or later re-run is safe. unknown and blocked are NOT errors, so
 that no host retries them: an operator must confirm the action first.
 A host may pass _meta {"armbridge/call_id": "..."} to make a re-sent call
-return the recorded result instead of moving again.
+return the recorded result instead of moving again: a random id (another
+client could take one it can guess); ids beginning mcp: are an MCP session's
+own and refused.
+
+Host entries name this install explicitly (node and the absolute path of
+its built CLI, as above; \`npm run build\` first), never \`npx armbridge\`:
+a host starts servers outside this folder, where npx would fetch a package
+of that name from the public registry. (\`npm link\` in the armbridge folder
+puts \`armbridge\` on PATH, for hosts that take a bare command.)
 
 Approval gates (config approval) are answered in the console: serve's with
 --bridge, this process's own when embedded.

@@ -3,6 +3,7 @@ import pino, { type Logger } from "pino";
 import type { MotionTiming } from "../../motion/MotionTiming.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
+import { deviceText } from "../../validation/deviceText.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 import { LinkLifecycle, type LinkReturn } from "../link/LinkLifecycle.js";
@@ -369,7 +370,8 @@ export class Ros2Transport implements Transport {
     if (strangers.length > 0) {
       throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", {
         link: "the ROS graph",
-        detail: `${topic} names ${strangers.join(", ")}, joints it did not name when the bridge started (${this.#identity.join(", ")})`,
+        // The names are whatever the other publisher chose: device text.
+        detail: `${topic} names ${deviceText(`the publishers of ${topic}`, strangers.join(", "))}, joints it did not name when the bridge started (${this.#identity.join(", ")})`,
       });
     }
     const problems = this.#problems();

@@ -108,6 +108,41 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     expect(arm.sent).toHaveLength(0);
   });
 
+  it("an Origin other than the server's own is refused 403 and opens no session; its own origin and none are served", async () => {
+    const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "page", version: "0" } } };
+    for (const origin of ["http://evil.example", "http://localhost:5173", "null", `${server.url}.evil.example`]) {
+      const refused = await rawPost(init, { origin });
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers.get("mcp-session-id"), origin).toBeNull();
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED");
+    }
+    const own = await rawPost(init, { origin: server.url });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("mcp-session-id")).toBeTruthy();
+    await own.text();
+    const none = await rawPost(init);
+    expect(none.status).toBe(200);
+    await none.text();
+  });
+
+  it("a 401 carries the Bearer challenge (WWW-Authenticate), with and without a token sent", async () => {
+    const wrong = await rawPost({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }, { authorization: "Bearer nope" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toMatch(/^Bearer realm="armbridge", error="invalid_token"$/);
+    const missing = await fetch(`${server.url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+  });
+
+  it("an unknown tool is the JSON-RPC error -32602, not a tool result; nothing is sent", async () => {
+    const client = await connect("typo-host");
+    await expect(client.callTool({ name: "move_jionts", arguments: { positions: { elbow: 0.1 } } })).rejects.toMatchObject({ code: -32602 });
+    const known = await client.callTool({ name: "move_joints", arguments: { positions: { elbow: 9 } } });
+    // Bad arguments to a tool that exists stay a tool result the model can correct.
+    expect(known).toMatchObject({ isError: true, structuredContent: { status: "rejected" } });
+    expect(arm.sent).toHaveLength(0);
+  });
+
   it("a request without a session that is not initialize is refused; an unknown session is 404", async () => {
     expect((await rawPost({ jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(400);
     expect((await rawPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-session-id": "no-such-session" })).status).toBe(404);

@@ -106,10 +106,10 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
     expect(effects().length).toBe(before);
   });
 
-  it("rejects an unknown tool by code", async () => {
-    const result = await client.callTool({ name: "fly", arguments: {} });
-    expect(result.structuredContent).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TOOL_UNKNOWN" });
-    expect(result.isError).toBe(true);
+  it("answers an unknown tool with the protocol error -32602 (Invalid params), not a tool result", async () => {
+    const before = effects().length;
+    await expect(client.callTool({ name: "fly", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    expect(effects().length).toBe(before);
   });
 
   it("reads the arm state: the pose the motion left", async () => {
