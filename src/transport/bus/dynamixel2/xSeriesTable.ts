@@ -50,7 +50,8 @@ const EFFORT_BY_MODEL: Readonly<Record<number, EffortRegister>> = { 1190: curren
  */
 const X_SERIES_CONDITION: ServoConditionTable = {
   presentBlock: { address: 144, size: 3 },
-  limitsBlock: { address: 31, size: 9 },
+  // 31..55: the limits above, and Max / Min Position Limit (48 / 52), which bound every goal in position mode.
+  limitsBlock: { address: 31, size: 25 },
   effort: (model) => (model === undefined ? undefined : EFFORT_BY_MODEL[model]),
   hardwareErrorKinds: { 0: "input_voltage", 2: "overheating", 3: "encoder", 4: "electrical_shock", 5: "overload" },
 };
