@@ -11,6 +11,7 @@ import { layOutServos, type BusLayoutFile } from "./BusLayout.js";
 import { mergeCollidingReplies } from "./mergeCollidingReplies.js";
 import { servoProtection } from "./servoProtection.js";
 import { SimServo } from "./SimServo.js";
+import { answersReads, answersWrites } from "./statusReturnLevel.js";
 
 export interface BusSimulatorOptions {
   readonly config: ArmConfig;
@@ -220,7 +221,7 @@ export class BusSimulator implements ByteStreamEndpoint {
       }
       case i.read: {
         if (broadcast) return;
-        const heard = this.#hearing(packet.id, now);
+        const heard = this.#hearing(packet.id, now).filter((s) => answersReads(s));
         const address = addr(packet.params, 0);
         const length = addr(packet.params, a);
         this.#reply([{ id: packet.id, answers: heard.map((servo) => this.#readAnswer(servo, address, length, now)) }], inBytes, arrivedAt);
@@ -234,9 +235,12 @@ export class BusSimulator implements ByteStreamEndpoint {
         // Dynamixel X takes EEPROM writes only with torque off: otherwise Access Error and the old value stays
         // (e-Manual Protocol 2.0, status packet error 0x07; X-series "EEPROM Area").
         const locked = (s: SimServo): boolean => setup.eepromNeedsTorqueOff && s.torque && address < setup.ramStart;
-        this.#applyWrites(heard.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
+        // Status_Return_Level as it was when the write arrived: a write that lowers it is still answered.
+        const answering = heard.filter((s) => answersWrites(s));
+        const refused = this.#applyWrites(heard.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
+        const errorOf = (s: SimServo): number | undefined => (locked(s) ? ACCESS_ERROR : refused.has(s) && setup.goalOutsideLimits.kind === "refused" ? setup.goalOutsideLimits.statusError : undefined);
         // Replies go out with the id and at the baud the servo had when it heard the write; a new ID or Baud_Rate holds from the next packet.
-        if (!broadcast) this.#reply([{ id: packet.id, answers: heard.map((servo) => ({ servo, data: new Uint8Array(0), ...(locked(servo) ? { error: ACCESS_ERROR } : {}) })) }], inBytes, arrivedAt);
+        if (!broadcast) this.#reply([{ id: packet.id, answers: answering.map((servo) => ({ servo, data: new Uint8Array(0), ...withError(errorOf(servo)) })) }], inBytes, arrivedAt);
         return;
       }
       case i.syncWrite: {
@@ -252,14 +256,14 @@ export class BusSimulator implements ByteStreamEndpoint {
       case i.syncRead: {
         const address = addr(packet.params, 0);
         const length = addr(packet.params, a);
-        const slots = [...packet.params.subarray(2 * a)].map((id) => ({ id, answers: this.#hearing(id, now).map((servo) => this.#readAnswer(servo, address, length, now)) }));
+        const slots = [...packet.params.subarray(2 * a)].map((id) => ({ id, answers: this.#hearing(id, now).filter((s) => answersReads(s)).map((servo) => this.#readAnswer(servo, address, length, now)) }));
         this.#reply(slots, inBytes, arrivedAt);
         return;
       }
       default:
         if (i.reboot !== undefined && packet.code === i.reboot && !broadcast) {
           const heard = this.#hearing(packet.id, now);
-          this.#reply([{ id: packet.id, answers: heard.map((servo) => ({ servo, data: new Uint8Array(0) })) }], inBytes, arrivedAt);
+          this.#reply([{ id: packet.id, answers: heard.filter((s) => answersWrites(s)).map((servo) => ({ servo, data: new Uint8Array(0) })) }], inBytes, arrivedAt);
           for (const s of heard) this.#powerLoss(s, now, "reboot instruction");
         }
     }
@@ -268,7 +272,8 @@ export class BusSimulator implements ByteStreamEndpoint {
   /** What a servo answers to a read: its registers, or the simulator's mount block at its own address. */
   #readAnswer(servo: SimServo, address: number, length: number, now: number): { servo: SimServo; data: Uint8Array; error?: number } {
     const block = SIM_MOUNT_BLOCK[this.#o.protocol.name];
-    if (address === block.address && length === block.size) return { servo, data: encodeSimMount({ kind: servo.axis.kind, zeroCount: servo.axis.zeroCount, countsPerUnit: servo.axis.countsPerUnit }) };
+    // The mount in the frame the host reads positions in: through the servo's Homing_Offset.
+    if (address === block.address && length === block.size) return { servo, data: encodeSimMount({ kind: servo.axis.kind, zeroCount: servo.axis.zeroCount + servo.homingOffset(), countsPerUnit: servo.axis.countsPerUnit }) };
     if (address + length > servo.memory.length) return { servo, data: new Uint8Array(0), error: ACCESS_ERROR };
     servo.refresh(now);
     return { servo, data: servo.memory.slice(address, address + length) };
@@ -325,10 +330,12 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#after(sendAt - now, () => this.#write?.(bytes), { precise: true });
   }
 
-  #applyWrites(writes: readonly { servo: SimServo; address: number; data: Uint8Array }[], now: number): void {
+  /** Applies writes as the servos take them; returns the servos that refused theirs for a goal outside their position limits. */
+  #applyWrites(writes: readonly { servo: SimServo; address: number; data: Uint8Array }[], now: number): Set<SimServo> {
     const table = this.#o.protocol.table;
     const goalChanged: SimServo[] = [];
     const torqueOn: SimServo[] = [];
+    const refused = new Set<SimServo>();
     for (const { servo, address, data } of writes) {
       const end = address + data.length;
       const covers = (reg: { address: number; size: number }): boolean => address <= reg.address && reg.address + reg.size <= end;
@@ -336,6 +343,13 @@ export class BusSimulator implements ByteStreamEndpoint {
       const oldGoal = servo.get(table.goalPosition);
       if (covers(table.torqueEnable) && (data[table.torqueEnable.address - address] ?? 0) === 1 && servo.hardwareError !== 0) {
         // A servo in hardware error refuses torque until it is rebooted (e-Manual, Hardware_Error_Status).
+        continue;
+      }
+      const newGoal = covers(table.goalPosition) ? decodeRegister(table.goalPosition, data, table.goalPosition.address - address) : undefined;
+      if (newGoal !== undefined && table.setup.goalOutsideLimits.kind === "refused" && !servo.goalWithinLimits(newGoal)) {
+        // A Dynamixel X takes nothing of a write whose goal is outside Min/Max_Position_Limit: Data Limit Error, old goal kept, no motion.
+        refused.add(servo);
+        this.#o.logger.info({ servo: servo.axis.id, goal: newGoal }, "goal outside the position limits refused (Data Limit Error)");
         continue;
       }
       servo.memory.set(data, address);
@@ -353,6 +367,7 @@ export class BusSimulator implements ByteStreamEndpoint {
     // Enabling torque drives the horn to whatever the goal register holds: a careless host moves the arm here.
     const movers = [...new Set([...goalChanged, ...torqueOn])];
     if (movers.length > 0) this.#startMotion(movers, now);
+    return refused;
   }
 
   /**
@@ -373,7 +388,7 @@ export class BusSimulator implements ByteStreamEndpoint {
     const joining: SimServo[] = [];
     for (const s of servos) {
       s.sample(now);
-      const goal = s.get(table.goalPosition);
+      const goal = s.goalActual();
       const moving = s.moving(now);
       if (!moving && Math.abs(goal - s.position) < 1) continue;
       if (moving && Math.abs(goal - s.position) <= HOLD_COUNTS) {
@@ -389,7 +404,7 @@ export class BusSimulator implements ByteStreamEndpoint {
     const failure = this.#o.faults.genuineFailure();
     if (failure === "refused") {
       // Nothing moves and the goals do not take: as if every servo refused the value (Data Limit Error).
-      for (const s of joining) s.set(table.goalPosition, Math.round(s.position));
+      for (const s of joining) s.set(table.goalPosition, s.registerCount(s.position));
       this.#o.logger.info({ servos: joining.map((s) => s.axis.id) }, "simulated refusal: goals not taken");
       return;
     }
@@ -399,7 +414,7 @@ export class BusSimulator implements ByteStreamEndpoint {
       servos: new Set(joining),
       joints: joining.map((s) => s.axis.name),
       from: Object.fromEntries(joining.map((s) => [s.axis.name, positionOf(s.axis, s.position)])),
-      to: Object.fromEntries(joining.map((s) => [s.axis.name, positionOf(s.axis, s.get(table.goalPosition))])),
+      to: Object.fromEntries(joining.map((s) => [s.axis.name, positionOf(s.axis, s.goalActual())])),
       outcome: "reached",
       detail: "",
       faultTimer: undefined,
@@ -627,3 +642,5 @@ export class BusSimulator implements ByteStreamEndpoint {
     this.#timers.delete(timer);
   }
 }
+
+const withError = (error: number | undefined): { error?: number } => (error === undefined ? {} : { error });

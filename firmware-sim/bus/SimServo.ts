@@ -1,6 +1,7 @@
 import { decodeRegister, encodeRegister, type Register, type ServoControlTable } from "../../src/transport/bus/protocol/index.js";
 import type { ServoAxis } from "../../src/transport/bus/servoAxes.js";
 import { hold, minimumDuration, trapezoid, type Trajectory } from "../Trajectory.js";
+import { servoFactoryValues, type ServoFactoryValues } from "./servoFactoryValues.js";
 
 /** Speeds a servo uses when its profile registers say 0 ("as fast as it can"), in counts/s and counts/s². */
 const FASTEST_VELOCITY = 6000;
@@ -16,8 +17,8 @@ const HAND_ACCELERATION = 20000;
  */
 const HOLD_LOAD_PCT = 4;
 const MOVING_LOAD_PCT = 18;
-/** The simulator's Temperature_Limit: the XL330/STS3215 factory value (e-Manual xl330-m288 "Temperature Limit(31)", 70 °C). */
-export const SIM_TEMPERATURE_LIMIT_C = 70;
+/** Dynamixel X in position mode ignores a Homing_Offset outside ±1,024 (e-Manual control_table_homingoffset.md). */
+const X_POSITION_MODE_HOMING_LIMIT = 1024;
 
 /** What one simulated servo is, beyond its joint: what it reports and how the line reaches it. */
 export interface SimServoSpec {
@@ -57,6 +58,7 @@ export class SimServo {
   /** Extra effort (% of maximum output) something pushing on the horn adds (tests); signed. */
   pushLoadPct = 0;
   readonly #eeprom: Uint8Array;
+  readonly #factory: ServoFactoryValues;
 
   constructor(
     /** How the servo is mounted on its joint: the simulator's truth, which the effects log reports in. */
@@ -80,11 +82,17 @@ export class SimServo {
     this.set(setup.baudRate, setup.baudValues[spec.baud] ?? 0);
     this.set(table.operatingMode, table.positionMode);
     if (table.gripLimitNeedsTorqueOff) this.set(table.gripLimit, 1750);
-    // The simulator's own factory limits: the doctor compares the readings against whatever the servo says.
-    const unit = setup.voltageUnit;
-    this.set(setup.minVoltageLimit, Math.round((spec.voltage * 0.6) / unit));
-    this.set(setup.maxVoltageLimit, Math.round((spec.voltage * 1.4) / unit));
-    this.set(setup.temperatureLimit, SIM_TEMPERATURE_LIMIT_C);
+    // The model's factory values (servoFactoryValues.ts cites each): what a new servo tells a host.
+    const f = servoFactoryValues(table.family, spec.modelNumber);
+    this.#factory = f;
+    this.set(setup.minVoltageLimit, f.minVoltageLimit);
+    this.set(setup.maxVoltageLimit, f.maxVoltageLimit);
+    this.set(setup.temperatureLimit, f.temperatureLimit);
+    this.set(setup.minPositionLimit, f.minPositionLimit);
+    this.set(setup.maxPositionLimit, f.maxPositionLimit);
+    this.set(setup.returnDelayTime, f.returnDelayTime);
+    this.set(setup.statusReturnLevel.register, f.statusReturnLevel);
+    if (setup.movingThreshold && f.movingThreshold !== undefined) this.set(setup.movingThreshold, f.movingThreshold);
     this.#eeprom = this.memory.slice(0, setup.ramStart);
     this.powerOn();
   }
@@ -94,7 +102,10 @@ export class SimServo {
     const { table } = this;
     this.memory.fill(0);
     this.memory.set(this.#eeprom, 0);
-    this.set(table.goalPosition, Math.round(this.position) + POWER_ON_GOAL_OFFSET);
+    // Dynamixel keeps Status_Return_Level in RAM: it comes back at its initial value.
+    const srl = table.setup.statusReturnLevel.register;
+    if (srl.address >= table.setup.ramStart) this.set(srl, this.#factory.statusReturnLevel);
+    this.set(table.goalPosition, this.registerCount(this.position) + POWER_ON_GOAL_OFFSET);
     if (!table.gripLimitNeedsTorqueOff) this.set(table.gripLimit, 1000);
     const lock = table.setup.eepromLock;
     if (lock) this.set(lock.register, lock.locked);
@@ -146,7 +157,7 @@ export class SimServo {
   refresh(now: number): void {
     this.sample(now);
     const setup = this.table.setup;
-    this.set(this.table.presentPosition, Math.round(this.position));
+    this.set(this.table.presentPosition, this.registerCount(this.position));
     this.set(this.table.presentVelocity, Math.round(this.trajectory.velocityAt(now) / this.table.presentVelocityUnit));
     this.set(this.table.moving, this.moving(now) ? 1 : 0);
     this.set(setup.presentVoltage, Math.round(this.voltage / setup.voltageUnit));
@@ -180,10 +191,44 @@ export class SimServo {
     return v < this.get(setup.minVoltageLimit) || v > this.get(setup.maxVoltageLimit);
   }
 
+  /**
+   * The Homing_Offset in force: Present_Position = actual + sign × offset
+   * (ServoSetupTable.homingOffsetSign). A Dynamixel in position mode ignores
+   * one outside ±1,024.
+   */
+  homingOffset(): number {
+    const setup = this.table.setup;
+    const h = this.get(setup.homingOffset);
+    const xPositionMode = this.table.family === "dynamixel_x" && this.get(this.table.operatingMode) === this.table.positionMode;
+    return xPositionMode && Math.abs(h) > X_POSITION_MODE_HOMING_LIMIT ? 0 : setup.homingOffsetSign * h;
+  }
+
+  /** The position register's count for where the horn truly is (counts). */
+  registerCount(actual: number): number {
+    return Math.round(actual + this.homingOffset());
+  }
+
+  /** Whether a goal (register frame) lies within Min / Max_Position_Limit, which bound goals in position mode only. */
+  goalWithinLimits(goal: number): boolean {
+    const setup = this.table.setup;
+    if (this.get(this.table.operatingMode) !== this.table.positionMode) return true;
+    return goal >= this.get(setup.minPositionLimit) && goal <= this.get(setup.maxPositionLimit);
+  }
+
+  /** Where the goal register sends the horn (counts): through the Homing_Offset, no further than a Feetech's limits. */
+  goalActual(): number {
+    const setup = this.table.setup;
+    let goal = this.get(this.table.goalPosition);
+    if (setup.goalOutsideLimits.kind === "stops_at_limit" && this.get(this.table.operatingMode) === this.table.positionMode) {
+      goal = Math.min(this.get(setup.maxPositionLimit), Math.max(this.get(setup.minPositionLimit), goal));
+    }
+    return goal - this.homingOffset();
+  }
+
   /** Plans the move to the goal register from where the horn is now. */
   planToGoal(now: number): Trajectory {
     this.sample(now);
-    const goal = this.get(this.table.goalPosition);
+    const goal = this.goalActual();
     const { velocityUnits, accelerationUnits } = this.profileUnits();
     const v = velocityUnits === 0 ? FASTEST_VELOCITY : velocityUnits * this.table.profileVelocityUnit;
     const a = accelerationUnits === 0 ? FASTEST_ACCELERATION : accelerationUnits * this.table.profileAccelerationUnit;

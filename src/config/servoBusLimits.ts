@@ -11,12 +11,15 @@
  * Communication Protocol" manual V1.01, Instruction Packet, ID No.).
  *
  * Positions — both buses drive position mode, where one turn is
- * 0..counts_per_rev − 1 and the servo clamps any goal to its
+ * 0..counts_per_rev − 1 and a goal is bounded by the servo's own
  * Min/Max_Position_Limit (Dynamixel X: Goal Position 116, "Min Position
- * Limit(52) ~ Max Position Limit(48)", initial 0–4,095; Feetech STS3215:
- * 0–4095). LeRobot writes a calibration's range_min/range_max into those two
- * registers (motors_bus.py write_calibration), so a joint's travel must map
- * inside them or its goals are silently cut short.
+ * Limit(52) ~ Max Position Limit(48)", initial 0–4,095, and a goal outside
+ * is refused with a Data Limit Error; Feetech STS3215: 0–4095, and the
+ * servo stops at the limit). LeRobot writes a calibration's
+ * range_min/range_max into those two registers (motors_bus.py
+ * write_calibration), so a joint's travel must map inside them or its goals
+ * are refused or cut short (the transport also refuses, unsent, a goal
+ * outside the limits it reads from the servo).
  */
 export const SERVO_ID_RANGE = {
   dynamixel_2: { min: 0, max: 252 },

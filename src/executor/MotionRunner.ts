@@ -22,7 +22,7 @@ import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, blockedByHalt, blockedForPresence, linkDown, notApproved, rejected, skipped } from "./callResults.js";
+import { blocked, blockedByHalt, blockedByShutDown, blockedForPresence, linkDown, notApproved, rejected, skipped } from "./callResults.js";
 import type { HaltLatch } from "./HaltLatch.js";
 import type { OperatorPresence } from "./OperatorPresence.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
@@ -136,6 +136,9 @@ export class MotionRunner {
       if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
+      // A servo that shut down answers nothing until an operator recovers it: blocked before any intent.
+      const shutDown = this.#servosShutDown(tool.name, resources, plan.targets);
+      if (shutDown) return shutDown;
       let admitted = this.#admit(callId, tool, plan);
       if ("refusal" in admitted) return admitted.refusal;
 
@@ -151,6 +154,8 @@ export class MotionRunner {
         // The world may have moved on while the operator looked: the same checks again, on the arm's pose now.
         const blockedNow = isBlocked();
         if (blockedNow) return blockedNow;
+        const shutDownNow = this.#servosShutDown(tool.name, resources, plan.targets);
+        if (shutDownNow) return shutDownNow;
         admitted = this.#admit(callId, tool, plan);
         if ("refusal" in admitted) return admitted.refusal;
         const unlinkedNow = this.#linkDown(tool.name);
@@ -349,8 +354,8 @@ export class MotionRunner {
         }
         break;
       }
-      case "refused":
-        return resultFromRow(
+      case "refused": {
+        const row = resultFromRow(
           d.settler.settle(
             command.actionId,
             // The transport's own refusal (the link dropped between admission and sending) is not the arm's.
@@ -358,6 +363,9 @@ export class MotionRunner {
             { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason }, halt: halt() },
           ),
         );
+        // A servo that shut down between admission and sending: the row says nothing moved, the model is told to wait for its recovery.
+        return end.error.code === "ARMB_ERR_SERVO_TRIPPED" ? (this.#servosShutDown(tool.name, m.resources, command.targets) ?? row) : row;
+      }
       case "wait_ended":
         timedOut = true;
         log.info({ budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run ended" }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
@@ -396,6 +404,14 @@ export class MotionRunner {
         : outcome.verdict;
     const verdict = await this.#haltExplains(judged, m.sentAt);
     return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes, halt: halt() }));
+  }
+
+  /** `blocked` when a servo of these axes shut down on a hardware error (servo buses report it; other arms never do). */
+  #servosShutDown(tool: string, resources: readonly string[], targets: Readonly<Record<string, number>>): CallResult | undefined {
+    const down = (this.#d.transport.servoHealth?.() ?? []).filter((h) => h.shut_down && h.axis in targets);
+    if (down.length === 0) return undefined;
+    this.#d.log.warn({ tool, servos: down.map((h) => h.servo_id), axes: down.map((h) => h.axis) }, "motion refused: a servo shut down and awaits an operator's recovery; nothing sent");
+    return blockedByShutDown(tool, resources, down);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ArmbridgeError, type ErrorCode } from "../errors.js";
 import type { LinkState } from "../transport/Transport.js";
+import type { ServoHealth } from "../transport/ServoHealth.js";
 import type { DecidedApprovalView } from "./ApprovalDesk.js";
 import type { ArgIssue } from "../validation/formatIssues.js";
 import type { CallResult } from "./CallResult.js";
@@ -52,6 +53,30 @@ export function blockedByHalt(tool: string, resources: readonly string[], halt: 
     blocked_by: [halt.haltId],
     resources,
     message: resultMessages.refusedWhileHalted(tool, halt.haltId, why),
+    timed_out: false,
+    settled_by: "none",
+  };
+}
+
+/**
+ * A servo of the motion shut down on a hardware error (overload,
+ * overheating, …): nothing was recorded or sent, and re-running cannot help
+ * until an operator has found the cause and recovered the servo — so
+ * `blocked`, never `failed` (which invites a retry). Names each servo, what
+ * it shut down on, and the recovery its vendor's servo needs.
+ */
+export function blockedByShutDown(tool: string, resources: readonly string[], servos: readonly ServoHealth[]): CallResult {
+  const errors = servos.map((h) => new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: h.servo_id, joint: h.axis, errors: h.hardware_errors.join(", ").replace(/_/g, " ") || "a hardware error that has since cleared" }));
+  const advice = [...new Set(servos.map((h) => h.alerts.find((a) => a.kind === "hardware_error")?.advice).filter((a): a is string => a !== undefined))];
+  return {
+    status: "blocked",
+    error_code: "ARMB_ERR_SERVO_TRIPPED",
+    blocked_by: servos.map((h) => `servo:${h.servo_id}`),
+    resources,
+    message:
+      `${tool} is blocked: ${errors.map((e) => e.message).join("; ")}. ` +
+      "Do not retry until the user (the operator) has recovered it; ask them to." +
+      (advice.length > 0 ? ` What they need to do: ${advice.join(" ")}` : ""),
     timed_out: false,
     settled_by: "none",
   };

@@ -6,10 +6,10 @@ export type { HardwareErrorKind } from "./bus/protocol/index.js";
  * One servo's condition as its own registers report it, with what is near
  * or past the servo's own limits. The HTTP API carries this shape unchanged
  * (`GET /v1/state` → `servo_health`, the SSE `state` event). It is for the
- * operator: the executor never reads it, and it never admits or refuses a
- * motion (a servo that shut down is refused by the transport on its torque
- * and error bits, as before). A reading the servo has not given yet is
- * absent, never 0.
+ * operator, except `shut_down`: the executor answers a motion on a servo
+ * that shut down `blocked` before recording anything (the transport refuses
+ * it too, on its torque and error bits). A reading the servo has not given
+ * yet is absent, never 0.
  */
 export interface ServoHealth {
   readonly axis: string;

@@ -125,7 +125,8 @@ export interface Transport {
   /**
    * Each servo's condition — temperature, supply voltage, load, hardware
    * errors — against its own limits, where the arm's servos report them
-   * (servo buses). For the operator only: the executor never reads it.
+   * (servo buses). For the operator, save `shut_down`, which the executor
+   * reads to answer motions on such a servo `blocked` until it is recovered.
    * A transport without such data leaves this out (the HTTP state then has
    * no `servo_health`, rather than zeros).
    */

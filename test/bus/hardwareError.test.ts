@@ -41,7 +41,7 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     executor.confirm(unknownId, { outcome: "not_done", operator: "test", note: "stopped part-way on an overload" });
     const startsBefore = starts(effects);
     const [refused] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 5000 });
-    expect(refused!.result.status).toBe("failed");
+    expect(refused!.result.status).toBe("blocked");
     // The transport's refusal names the trip with its code (the call's message carries its text).
     const end2 = await transport.runMotion({ actionId: "direct", targets: { elbow: 0.5 }, speed: 0.5 }, AbortSignal.timeout(2000));
     expect(end2.kind === "refused" ? end2.error.code : end2.kind).toBe("ARMB_ERR_SERVO_TRIPPED");

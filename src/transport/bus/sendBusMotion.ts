@@ -7,7 +7,9 @@ import type { BusChannel } from "./BusChannel.js";
 import type { BusMotions } from "./BusMotions.js";
 import type { BusServos } from "./BusServos.js";
 import type { BusProtocol } from "./protocol/index.js";
+import { decodeRegister, type ServoControlTable } from "./protocol/index.js";
 import { countOf } from "./servoAxes.js";
+import type { ServoState } from "./ServoState.js";
 
 export interface BusMotionContext {
   readonly kind: string;
@@ -73,6 +75,8 @@ export async function sendBusMotion(c: BusMotionContext, command: MotionCommand,
       return { kind: "refused", reason, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason }) };
     }
     const goal = Math.round(countOf(s.axis, target));
+    const outside = outsidePositionLimits(t, s, goal);
+    if (outside) return { kind: "refused", reason: outside, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: outside }) };
     const perUnit = Math.abs(s.axis.countsPerUnit);
     const velocity = clampUnits((command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit, t.maxProfileVelocityUnits);
     const acceleration = clampUnits((a.maxAcceleration * perUnit) / t.profileAccelerationUnit, t.maxProfileAccelerationUnits);
@@ -96,4 +100,24 @@ export async function sendBusMotion(c: BusMotionContext, command: MotionCommand,
 
 function clampUnits(units: number, max: number): number {
   return Math.min(max, Math.max(1, Math.round(units)));
+}
+
+/**
+ * A goal the servo itself would not take, in words; undefined when it would.
+ * In position mode a servo bounds goals by its own Min / Max_Position_Limit
+ * (read with its limits on the status loop's slow schedule): a Dynamixel X
+ * refuses the write (Data Limit Error — after a sync write, silently), a
+ * Feetech stops at the limit. Either way the arm would not do what the
+ * bridge was asked, so nothing is sent. LeRobot writes a calibration's
+ * range into these registers (write_calibration); a servo in current-based
+ * position mode (a Dynamixel gripper with a current cap) is not bounded by them.
+ */
+function outsidePositionLimits(t: ServoControlTable, s: ServoState, goal: number): string | undefined {
+  if (s.limitsAt === 0) return undefined;
+  if (s.axis.gripLimit?.currentLimit !== undefined && t.currentBasedPositionMode !== undefined) return undefined;
+  const lo = decodeRegister(t.setup.minPositionLimit, s.memory, t.setup.minPositionLimit.address);
+  const hi = decodeRegister(t.setup.maxPositionLimit, s.memory, t.setup.maxPositionLimit.address);
+  if (lo === undefined || hi === undefined || lo > hi || (goal >= lo && goal <= hi)) return undefined;
+  const does = t.setup.goalOutsideLimits.kind === "refused" ? "would refuse" : "would stop short of";
+  return `servo ${s.axis.id} (${s.axis.name}) ${does} count ${goal}: its own Min/Max_Position_Limit are ${lo}..${hi}; nothing was sent (narrow the joint's travel in the config, or set the servo's limits to cover it)`;
 }

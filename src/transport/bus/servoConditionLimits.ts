@@ -6,8 +6,13 @@
  */
 export type LimitStanding = "inside" | "near" | "past";
 
-/** A voltage this close to a limit, as a share of the limit, is near it. */
-export const VOLTAGE_NEAR_SHARE = 0.08;
+/**
+ * A voltage this close to a limit, as a share of the limit, is near it.
+ * Narrow enough that a servo on its rated supply is not "near" its factory
+ * limit: an STS3215 (7.4 V version) ships with Max_Voltage_Limit 8.0 V
+ * (Feetech memory table), and 7.4 V is 7.5 % below it.
+ */
+export const VOLTAGE_NEAR_SHARE = 0.05;
 /**
  * Degrees below Temperature_Limit that count as near it. The e-Manual asks
  * for 20 minutes of cooling after an overheating shutdown

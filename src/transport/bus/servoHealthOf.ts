@@ -3,31 +3,58 @@ import { decodeRegister, hardwareErrorKinds, type HardwareErrorKind, type Regist
 import { judgeLoad, judgeTemperature, judgeVoltage, type LimitStanding } from "./servoConditionLimits.js";
 import type { ServoState } from "./ServoState.js";
 
-/** What each hardware error is, in an operator's words, and what to do about it. */
-const HARDWARE_ERROR: Readonly<Record<HardwareErrorKind, { readonly what: string; readonly advice: string }>> = {
+/**
+ * How a servo that shut down comes back, per vendor: the advice names only
+ * what armbridge itself offers (`armbridge recover`; the console has no
+ * recover button) and what the vendor's servo needs.
+ * - Dynamixel X latches the error and keeps torque off until the servo is
+ *   rebooted or power-cycled (ROBOTIS e-Manual, X-series "Hardware Error
+ *   Status(70)" and "Shutdown(63)", ROBOTIS-GIT/emanual
+ *   _includes/en/dxl/x/shutdown.md @ 53247968); `recover` sends the
+ *   Protocol 2.0 REBOOT instruction.
+ * - Feetech STS has no reboot instruction (its protocol's instructions are
+ *   ping, read, write, reg write, action, sync read/write, and reset to
+ *   factory values — not a restart). A condition enabled in
+ *   Unloading_Condition (19) turns torque off and its Status (65) bit stays
+ *   set while the condition lasts (Feetech STS/SMS memory table, as in LeRobot
+ *   feetech/tables.py @ 0558acc9): once it is gone `recover` switches torque
+ *   back on; a bit that stays set needs the servo power switched off and on.
+ */
+export const RECOVERY_ADVICE: Readonly<Record<string, (joint: string) => string>> = {
+  dynamixel_x: (joint) =>
+    `Then run \`armbridge recover --joint ${joint} --operator NAME\`: it sends the servo the REBOOT instruction (a Dynamixel keeps the error until it is rebooted or power-cycled) and switches torque back on holding the present position.`,
+  feetech_sts: (joint) =>
+    `Then run \`armbridge recover --joint ${joint} --operator NAME\`: a Feetech servo has no reboot instruction; once the condition is gone its Status bit clears and the recovery switches torque back on holding the present position. If the bit stays set, switch the servo power off and on.`,
+};
+
+/** What each hardware error is, in an operator's words, and what to do about it (per vendor where it differs). */
+const HARDWARE_ERROR: Readonly<Record<HardwareErrorKind, { readonly what: string; readonly advice: (family: string) => string }>> = {
   overheating: {
     what: "overheating (past its temperature limit)",
-    advice: "Let it cool for 20 minutes or more before using it again (ROBOTIS e-Manual); a servo that runs hot is holding against a load — check the arm's balance and what it carries. Then recover it (console, `armbridge recover`).",
+    advice: (family) =>
+      family === "dynamixel_x"
+        ? "Let it cool for 20 minutes or more before using it again (ROBOTIS e-Manual); a servo that runs hot is holding against a load — check the arm's balance and what it carries."
+        : "Let it cool below its temperature limit (its Status bit follows the temperature); a servo that runs hot is holding against a load — check the arm's balance and what it carries.",
   },
   overload: {
     what: "overload (a load beyond its maximum output)",
-    advice: "Look at the arm first: something — a person included — may be in the way, or the payload is too heavy. Clear it, then recover the servo (console, `armbridge recover`).",
+    advice: () => "Look at the arm first: something — a person included — may be in the way, or the payload is too heavy. Clear it.",
   },
   overcurrent: {
     what: "overcurrent",
-    advice: "Look at the arm first: a blocked joint or a jammed gear draws too much current. Clear it, then recover the servo (console, `armbridge recover`).",
+    advice: () => "Look at the arm first: a blocked joint or a jammed gear draws too much current. Clear it.",
   },
   input_voltage: {
     what: "input voltage outside its limits",
-    advice: "Check the servo supply: its voltage, its current rating (a supply that sags under load trips servos) and the power leads of the daisy chain.",
+    advice: () => "Check the servo supply: its voltage, its current rating (a supply that sags under load trips servos) and the power leads of the daisy chain.",
   },
   electrical_shock: {
     what: "electrical shock (or too little power to drive the motor)",
-    advice: "Switch the servo power off and check the wiring and the supply before powering on again; then recover the servo.",
+    advice: () => "Switch the servo power off and check the wiring and the supply before powering on again.",
   },
   encoder: {
     what: "position sensor error",
-    advice: "The servo cannot tell where its horn is: power-cycle the servos; if it comes back, replace the servo.",
+    advice: () => "The servo cannot tell where its horn is: power-cycle the servos; if it comes back, replace the servo.",
   },
 };
 
@@ -56,12 +83,15 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
   out.hardware_errors = hardwareErrorKinds(table.condition, bits);
   // An error outside the servo's shutdown set (a Dynamixel's input voltage, by default) leaves its torque on; the bridge still sends it nothing until recovered.
   const tripNote = !s.tripped ? "" : read(table.torqueEnable) === 0 ? "; shut down, torque off until recovered" : "; no motion is sent to it until recovered";
+  const recovery = RECOVERY_ADVICE[table.family]?.(s.axis.name) ?? "";
+  // A servo that has not shut down (an input-voltage bit, outside the default shutdown set) needs no recovery step.
+  const then = (advice: string): string => (s.tripped ? `${advice} ${recovery}`.trim() : advice);
   for (const error of out.hardware_errors) {
     const e = HARDWARE_ERROR[error];
-    alerts.push({ kind: "hardware_error", level: "alarm", error, message: `${who}: ${e.what}${tripNote}`, advice: e.advice });
+    alerts.push({ kind: "hardware_error", level: "alarm", error, message: `${who}: ${e.what}${tripNote}`, advice: then(e.advice(table.family)) });
   }
   if (out.hardware_errors.length === 0 && s.tripped) {
-    alerts.push({ kind: "hardware_error", level: "alarm", message: `${who}: shut down on ${s.tripped}; torque off until recovered`, advice: "The condition has cleared; look at the arm for its cause, then recover the servo (console, `armbridge recover`)." });
+    alerts.push({ kind: "hardware_error", level: "alarm", message: `${who}: shut down on ${s.tripped}; torque off until recovered`, advice: then("The condition has cleared; look at the arm for its cause.") });
   }
 
   // Feetech reports temperature and voltage in the block read every cycle; Dynamixel X in one read on its own schedule.
@@ -101,7 +131,7 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
   }
   if (v !== undefined && vlo !== undefined && vhi !== undefined && vhi > vlo && !has("input_voltage")) {
     const level = LEVEL_OF[judgeVoltage(v, vlo, vhi)];
-    if (level) alerts.push({ kind: "voltage", level, message: `${who}: supply ${v.toFixed(1)} V, ${level === "alarm" ? "outside" : "near"} its limits ${vlo.toFixed(1)}–${vhi.toFixed(1)} V`, advice: HARDWARE_ERROR.input_voltage.advice });
+    if (level) alerts.push({ kind: "voltage", level, message: `${who}: supply ${v.toFixed(1)} V, ${level === "alarm" ? "outside" : "near"} its limits ${vlo.toFixed(1)}–${vhi.toFixed(1)} V`, advice: HARDWARE_ERROR.input_voltage.advice(table.family) });
   }
   if (load !== undefined && !has("overload") && !has("overcurrent")) {
     const level = LEVEL_OF[judgeLoad(load)];

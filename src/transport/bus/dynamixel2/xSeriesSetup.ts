@@ -27,6 +27,17 @@ import { register, twosComplement } from "../protocol/wordCodec.js";
  *   time of 14 bytes per id plus 3 ms per id plus 16 ms
  *   (ROBOTIS-GIT/DynamixelSDK python/src/dynamixel_sdk/protocol2_packet_handler.py
  *   @ 27f7f06882d0a8882340043327e19f93eedb70e1).
+ * - Homing Offset: "Present Position(132) = Actual Position + Homing
+ *   Offset(20)"; in position mode only −1,024..1,024 is valid, other values
+ *   are ignored (ROBOTIS-GIT/emanual _includes/en/dxl/control_table_homingoffset.md;
+ *   LeRobot dynamixel.py _get_half_turn_homings says the same).
+ * - Return Delay Time (9, 2 µs), Moving Threshold (24, 4 bytes), Max / Min
+ *   Position Limit (48 / 52, 4 bytes), Status Return Level (68, RAM: 2 =
+ *   answer every instruction) (xl330-m288.md control table). Goal Position's
+ *   range is "Min Position Limit(52) ~ Max Position Limit(48)"; a value
+ *   outside a register's limit is refused with status error 0x06, Data Limit
+ *   Error (e-Manual Protocol 2.0 "Status Packet" error table; DynamixelSDK
+ *   ERRNUM_DATA_LIMIT = 6).
  */
 export const X_SERIES_SETUP: ServoSetupTable = {
   id: register(7, 1),
@@ -46,6 +57,13 @@ export const X_SERIES_SETUP: ServoSetupTable = {
   presentTemperature: register(146, 1),
   temperatureLimit: register(31, 1),
   homingOffset: register(20, 4, twosComplement),
+  homingOffsetSign: 1,
+  minPositionLimit: register(52, 4),
+  maxPositionLimit: register(48, 4),
+  goalOutsideLimits: { kind: "refused", statusError: 6 },
+  returnDelayTime: register(9, 1),
+  statusReturnLevel: { register: register(68, 1), answersAll: 2 },
+  movingThreshold: register(24, 4),
   pingReportsModel: true,
   pingReplyBytes: 14,
   broadcastPingSlotMs: 3,

@@ -38,7 +38,7 @@ const EFFORT_BY_MODEL: Readonly<Record<number, EffortRegister>> = { 1190: curren
 
 /**
  * Temperature_Limit (31), Max / Min_Voltage_Limit (32 / 34) and Current_Limit
- * (38) in one read of 31..39; Present_Input_Voltage (144, 0.1 V) and
+ * (38) in one read of 31..55 (with the position limits); Present_Input_Voltage (144, 0.1 V) and
  * Present_Temperature (146, °C) in one of 144..146 (xSeriesSetup.ts). When
  * Present_Temperature passes Temperature_Limit the Overheating bit (0x04) and
  * the Alert bit are set, and with it in Shutdown(63) (a default) torque goes
@@ -50,7 +50,8 @@ const EFFORT_BY_MODEL: Readonly<Record<number, EffortRegister>> = { 1190: curren
  */
 const X_SERIES_CONDITION: ServoConditionTable = {
   presentBlock: { address: 144, size: 3 },
-  limitsBlock: { address: 31, size: 9 },
+  // 31..55: the limits above, and Max / Min Position Limit (48 / 52), which bound every goal in position mode.
+  limitsBlock: { address: 31, size: 25 },
   effort: (model) => (model === undefined ? undefined : EFFORT_BY_MODEL[model]),
   hardwareErrorKinds: { 0: "input_voltage", 2: "overheating", 3: "encoder", 4: "electrical_shock", 5: "overload" },
 };

@@ -23,6 +23,17 @@ import { register, signMagnitude } from "../protocol/wordCodec.js";
  *   from Model_Number. A broadcast ping is answered by every servo (LeRobot's
  *   `_broadcast_ping` for protocol 0, the STS protocol, listens for 6 bytes
  *   per id plus 3 ms per id plus 16 ms, as DynamixelSDK does).
+ * - Homing_Offset enters with the opposite sign to Dynamixel's: "On Feetech
+ *   Motors: Present_Position = Actual_Position - Homing_Offset" (LeRobot
+ *   feetech.py _get_half_turn_homings, which computes offset = position −
+ *   half turn). Its range is −2047..2047 (sign in bit 11).
+ * - Return_Delay_Time (7, 2 µs), Response_Status_Level (8, EEPROM: 1 =
+ *   answer every instruction, 0 = only reads and pings), Min / Max_
+ *   Position_Limit (9 / 11, 2 bytes) (LeRobot tables.py
+ *   STS_SMS_SERIES_CONTROL_TABLE; the Feetech memory table calls them the
+ *   minimum / maximum angle limits, which "set the limit of motion stroke":
+ *   a goal beyond one is not refused, the servo goes no further than the
+ *   limit). The STS table has no Moving_Threshold in its user area.
  */
 export const STS_SETUP: ServoSetupTable = {
   id: register(5, 1),
@@ -42,6 +53,13 @@ export const STS_SETUP: ServoSetupTable = {
   presentTemperature: register(63, 1),
   temperatureLimit: register(13, 1),
   homingOffset: register(31, 2, signMagnitude(11)),
+  homingOffsetSign: -1,
+  minPositionLimit: register(9, 2),
+  maxPositionLimit: register(11, 2),
+  goalOutsideLimits: { kind: "stops_at_limit" },
+  returnDelayTime: register(7, 1),
+  statusReturnLevel: { register: register(8, 1), answersAll: 1 },
+  movingThreshold: undefined,
   pingReportsModel: false,
   pingReplyBytes: 6,
   broadcastPingSlotMs: 3,

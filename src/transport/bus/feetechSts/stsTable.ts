@@ -37,7 +37,8 @@ const GOAL_VELOCITY = register(46, 2, signMagnitude(15));
 const STS_EFFORT: EffortRegister = { kind: "load", register: register(60, 2, signMagnitude(10)), percentPerUnit: 0.1 };
 const STS_CONDITION: ServoConditionTable = {
   presentBlock: undefined,
-  limitsBlock: { address: 13, size: 3 },
+  // 9..15: Min / Max_Position_Limit (9 / 11), which bound every goal in position mode, and the limits above.
+  limitsBlock: { address: 9, size: 7 },
   effort: () => STS_EFFORT,
   hardwareErrorKinds: { 0: "input_voltage", 1: "encoder", 2: "overheating", 3: "overcurrent", 5: "overload" },
 };

@@ -31,7 +31,7 @@ export type EffortRegister =
 export interface ServoConditionTable {
   /** Present input voltage and temperature, when the status blocks do not cover them (Dynamixel X: 144..146); undefined = read every cycle already. */
   readonly presentBlock: ConditionBlock | undefined;
-  /** The servo's own limits (EEPROM): temperature, voltage, and Current_Limit where effort is a current. */
+  /** The servo's own limits (EEPROM): temperature, voltage, Current_Limit where effort is a current, and Min / Max_Position_Limit. */
   readonly limitsBlock: ConditionBlock;
   /** How a servo of this model number reports effort; undefined when it does not (or the model is not known). */
   effort(modelNumber: number | undefined): EffortRegister | undefined;

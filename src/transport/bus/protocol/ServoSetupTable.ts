@@ -34,6 +34,28 @@ export interface ServoSetupTable {
   readonly temperatureLimit: Register;
   /** The servo's own zero offset (LeRobot writes it when it calibrates): Present_Position already includes it. */
   readonly homingOffset: Register;
+  /**
+   * How Homing_Offset enters the position registers: Present_Position =
+   * actual + sign × Homing_Offset, and a Goal_Position is read in the same
+   * frame. Dynamixel +1, Feetech −1 (each table cites its source).
+   */
+  readonly homingOffsetSign: 1 | -1;
+  /** Min / Max_Position_Limit (EEPROM): a servo's own bounds on a goal in position mode, in the Present_Position frame. */
+  readonly minPositionLimit: Register;
+  readonly maxPositionLimit: Register;
+  /**
+   * What a servo in position mode does with a goal outside its position
+   * limits: refuses the write with this status error and keeps its old goal
+   * (Dynamixel X: Data Limit Error), or goes no further than the limit
+   * (Feetech STS).
+   */
+  readonly goalOutsideLimits: { readonly kind: "refused"; readonly statusError: number } | { readonly kind: "stops_at_limit" };
+  /** Return_Delay_Time (2 µs per unit): how long a servo waits before its status packet. */
+  readonly returnDelayTime: Register;
+  /** Which instructions get a status packet (Dynamixel Status_Return_Level, RAM; Feetech Response_Status_Level, EEPROM); at `answersAll` every one does. */
+  readonly statusReturnLevel: { readonly register: Register; readonly answersAll: number };
+  /** Moving_Threshold (velocity below which Moving reads 0), where the family keeps one in its user table. */
+  readonly movingThreshold: Register | undefined;
   /** Whether a ping's status packet carries the model number and firmware (Dynamixel 2.0); otherwise they are read. */
   readonly pingReportsModel: boolean;
   /** Bytes on the wire of one servo's answer to a broadcast ping. */
