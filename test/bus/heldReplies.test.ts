@@ -7,7 +7,9 @@ import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import type { DoctorCheck } from "../../src/surfaces/cli/doctor/DoctorCheck.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
+import { createServoBusTransport } from "../../src/transport/bus/index.js";
 import { protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { busTestConfig } from "../support/busTestConfig.js";
 import { captureIo } from "../support/captureIo.js";
 import { startReplyShapingProxy, type ReplyShaping, type ReplyShapingProxy } from "../support/ReplyShapingProxy.js";
 
@@ -36,10 +38,10 @@ async function simulated(protocol: BusProtocolName, shaping: ReplyShaping): Prom
   return { sim, proxy };
 }
 
-/** Every `every`-th reply from `from` held back HELD_MS. */
-function holding(from: number, every: number, upTo: number): Map<number, number> {
+/** Every `every`-th reply from `from` held back `ms`. */
+function holding(from: number, every: number, upTo: number, ms = HELD_MS): Map<number, number> {
   const out = new Map<number, number>();
-  for (let n = from; n < upTo; n += every) out.set(n, HELD_MS);
+  for (let n = from; n < upTo; n += every) out.set(n, ms);
   return out;
 }
 
@@ -115,5 +117,35 @@ describe.each(["feetech_sts", "dynamixel_2"] as const)("set-up tools on a %s bus
       .find((e) => e.event === "zero");
     const truth = Object.fromEntries(sim.bus.all.map((s) => [s.axis.name, s.get(table.presentPosition)]));
     expect(zero?.counts).toEqual(truth);
+  }, 60_000);
+});
+
+describe.each(["feetech_sts", "dynamixel_2"] as const)("the servo-bus transport on a %s bus whose replies are held, split, reordered and repeated", (protocol) => {
+  it("reads every joint where the simulator has it and drives a motion to its target", async () => {
+    const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
+    const effects = new MemoryEffects();
+    const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: 7, effects });
+    cleanup.push(() => sim.close());
+    // Past the transport's 60 ms reply margin, so each held reply arrives after its instruction's time ran out.
+    const proxy = await startReplyShapingProxy(sim.link, protocolNamed(protocol), { hold: holding(40, 41, 600, 75), splitBytes: 3, reorderWindowMs: 1, duplicate: new Set(Array.from({ length: 60 }, (_, i) => 31 + i * 7)) });
+    cleanup.push(() => proxy.close());
+    const transport = createServoBusTransport(config, proxy.link);
+    cleanup.push(() => transport.close());
+    await transport.open(AbortSignal.timeout(8000));
+    const joints = config.arm.joints.map((j) => j.name);
+    const [a, b] = [joints[1]!, joints[2]!];
+    const moved = await transport.runMotion({ actionId: "act_held_1", targets: { [a]: 0.4, [b]: -0.3 }, speed: 0.5 }, AbortSignal.timeout(10_000));
+    expect(moved.kind === "ended" && moved.record.state, JSON.stringify(moved)).toBe("reached");
+    expect(sim.bus.truePosition(a)).toBeCloseTo(0.4, 2);
+    expect(sim.bus.truePosition(b)).toBeCloseTo(-0.3, 2);
+    expect(effects.events.filter((e) => e.event === "motion_start")).toHaveLength(1);
+    // At rest, every status the transport reports must be the simulator's truth, read after read.
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 60));
+      const status = transport.latestStatus()!;
+      for (const j of joints) expect(status.axes[j]?.position, `${j} in status ${i}`).toBeCloseTo(sim.bus.truePosition(j)!, 2);
+      expect(status.faults).toEqual([]);
+    }
+    expect(proxy.replies).toBeGreaterThan(60);
   }, 60_000);
 });

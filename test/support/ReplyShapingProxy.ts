@@ -11,7 +11,7 @@ import type { BusProtocol, StatusReply } from "../../src/transport/bus/protocol/
 export interface ReplyShaping {
   /** Reply number → ms it is held back; what follows waits behind it. */
   readonly hold?: ReadonlyMap<number, number>;
-  /** Deliver every reply in pieces of at most this many bytes, a few ms apart. */
+  /** Deliver every reply in pieces of at most this many bytes, each written on its own. */
   readonly splitBytes?: number;
   /** Replies that arrive within `reorderWindowMs` of each other (a sync read's) are delivered last first. */
   readonly reorderWindowMs?: number;
@@ -49,23 +49,25 @@ export async function startReplyShapingProxy(target: string, protocol: BusProtoc
     // One queue out, in order: a held reply holds back what follows it, as on a byte stream.
     const queue: { at: number; bytes: Uint8Array }[] = [];
     let releaseAt = 0;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+    // One piece per turn of the event loop, so each leaves as its own TCP segment.
     const pump = (): void => {
       timer = undefined;
-      while (queue.length > 0 && queue[0]!.at <= performance.now()) {
-        const next = queue.shift()!;
+      const next = queue[0];
+      if (next === undefined) return;
+      if (next.at <= performance.now()) {
+        queue.shift();
         if (!host.destroyed) host.write(next.bytes);
+        timer = setImmediate(pump);
+      } else {
+        timer = setTimeout(pump, next.at - performance.now());
       }
-      if (queue.length > 0) timer = setTimeout(pump, Math.max(0, queue[0]!.at - performance.now()));
     };
     const deliver = (bytes: Uint8Array, delayMs: number): void => {
       releaseAt = Math.max(releaseAt, performance.now() + delayMs);
       const size = shaping.splitBytes ?? bytes.length;
-      for (let i = 0; i < bytes.length; i += size) {
-        queue.push({ at: releaseAt, bytes: bytes.subarray(i, i + size) });
-        if (size < bytes.length) releaseAt += 1;
-      }
-      if (timer === undefined) timer = setTimeout(pump, Math.max(0, (queue[0]?.at ?? 0) - performance.now()));
+      for (let i = 0; i < bytes.length; i += size) queue.push({ at: releaseAt, bytes: bytes.subarray(i, i + size) });
+      if (timer === undefined) timer = setTimeout(pump, Math.max(0, releaseAt - performance.now()));
     };
     const send = (reply: StatusReply & { readonly n: number }): void => {
       const bytes = protocol.status(reply.id, reply.error, reply.data);
@@ -92,7 +94,8 @@ export async function startReplyShapingProxy(target: string, protocol: BusProtoc
       }
     });
     const end = (): void => {
-      clearTimeout(timer);
+      clearTimeout(timer as NodeJS.Timeout);
+      clearImmediate(timer as NodeJS.Immediate);
       host.destroy();
       device.destroy();
     };
