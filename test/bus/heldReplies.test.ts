@@ -104,7 +104,7 @@ describe.each(["feetech_sts", "dynamixel_2"] as const)("set-up tools on a %s bus
   }, 60_000);
 
   it("calibrate's zero step records each servo's true count as its centre", async () => {
-    const { sim, proxy } = await simulated(protocol, { hold: holding(2, 7, 40), splitBytes: 4, reorderWindowMs: 1 });
+    const { sim, proxy } = await simulated(protocol, { hold: holding(2, 11, 40), splitBytes: 4, reorderWindowMs: 1 });
     const configPath = configCopy(protocol);
     const io = captureIo();
     const code = await runCli(["calibrate", "--config", configPath, "--serial", proxy.link, "--step", "zero", "--yes", "--json"], io);

@@ -100,7 +100,8 @@ export class BusReplies {
   async exchange(send: () => void, shape: ReplyShape, timeoutMs: number, options: { readonly signal?: AbortSignal | undefined; readonly watchClose?: boolean } = {}): Promise<Awaited> {
     const ids = shape.ids === "any" ? undefined : new Set(shape.ids);
     await this.#drain(ids);
-    const discardedBefore = this.#decoder.discardedBytes;
+    // Bytes already held (debris of an earlier collision) are the first thrown away: they are not this instruction's garbling.
+    const discardedBefore = this.#decoder.discardedBytes + this.#decoder.bufferedBytes;
     const replies: StatusReply[] = [];
     let lost: Error | undefined;
     let finish: () => void = () => undefined;
@@ -125,7 +126,7 @@ export class BusReplies {
       const until = performance.now() + this.#lateMs;
       for (const id of ids) if (!waiting.answered.has(id)) this.#owed.set(id, until);
     }
-    const garbledBytes = this.#decoder.discardedBytes - discardedBefore;
+    const garbledBytes = Math.max(0, this.#decoder.discardedBytes - discardedBefore);
     return { replies, complete, garbledBytes, lost };
   }
 
