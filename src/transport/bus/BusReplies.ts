@@ -4,11 +4,13 @@ import type { BusProtocol, PacketDecoder, StatusReply } from "./protocol/index.j
 /**
  * What can answer one instruction. A status packet carries no instruction
  * or address, only the servo id, its error byte and its data (Dynamixel
- * Protocol 2.0 status packet: header, ID, length, 0x55, error, parameters,
- * CRC — ROBOTIS e-Manual, "DYNAMIXEL Protocol 2.0", Status Packet; Feetech
- * STS/SCS: 0xFF 0xFF, ID, length, error, parameters, checksum — Feetech's
- * communication protocol manual, "Response packet", the layout of Protocol
- * 1.0). So a reply is matched by who sent it and how many data bytes it has:
+ * Protocol 2.0 status packet: header FF FF FD 00, ID, length, 0x55, error,
+ * parameters, CRC — https://emanual.robotis.com/docs/en/dxl/protocol2,
+ * "Status Packet"; Feetech STS/SCS answers in the Protocol 1.0 layout
+ * FF FF, ID, length, error, parameters, ~sum checksum — Feetech's SCServo
+ * SDK (SCS.cpp) and https://emanual.robotis.com/docs/en/dxl/protocol1).
+ * Neither carries a sequence number. So a reply is matched by who sent it
+ * and how many data bytes it has:
  * a read of N bytes is answered with N, a ping with the model and firmware
  * on Dynamixel 2.0 (3 bytes) and nothing on Feetech, a write with nothing.
  */
