@@ -1,5 +1,6 @@
 import type { ByteLink } from "../link/ByteLink.js";
-import type { BusProtocol, PacketDecoder, StatusReply } from "./protocol/index.js";
+import { BusReplies } from "./BusReplies.js";
+import type { BusProtocol, StatusReply } from "./protocol/index.js";
 
 export type BusPriority = "command" | "status";
 
@@ -11,37 +12,42 @@ interface Job {
 /**
  * The half-duplex bus as a queue: one instruction on the wire at a time, its
  * replies collected before the next goes out. Commands (goal writes, halts)
- * jump ahead of status reads. A reply arriving when nothing waits for it (a
- * late status packet) is dropped, and after a timeout the bus is left quiet
- * for a moment so a late reply cannot be taken for the next request's.
+ * jump ahead of status reads. Replies are matched to their instruction by
+ * BusReplies (the set-up tools' BusExchange uses the same): one that cannot
+ * be this instruction's is dropped, and a servo that did not answer in time
+ * is given `quietAfterTimeoutMs` for its late reply before it is asked again,
+ * so that reply cannot be taken for the next request's.
  */
 export class BusChannel {
   readonly #link: ByteLink;
-  readonly #protocol: BusProtocol;
-  readonly #decoder: PacketDecoder;
+  readonly #replies: BusReplies;
   readonly #queue: Job[] = [];
   #busy = false;
-  #waiting: { readonly ids: ReadonlySet<number>; readonly length: number | undefined; readonly got: Map<number, StatusReply>; done: () => void } | undefined;
-  readonly #unsubscribe: () => void;
   /** Wire bytes both ways, for rate figures. */
   bytesOut = 0;
-  bytesIn = 0;
   timeouts = 0;
 
   constructor(link: ByteLink, protocol: BusProtocol, readonly options: { readonly replyTimeoutMs: number; readonly quietAfterTimeoutMs: number }) {
     this.#link = link;
-    this.#protocol = protocol;
-    this.#decoder = protocol.createDecoder();
-    this.#unsubscribe = link.onData((chunk) => this.#onData(chunk));
+    this.#replies = new BusReplies(link, protocol, { lateMs: options.quietAfterTimeoutMs });
+  }
+
+  get bytesIn(): number {
+    return this.#replies.bytesIn;
+  }
+
+  /** Replies dropped because they could not answer the instruction on the wire (late, repeated, another id or length). */
+  get staleReplies(): number {
+    return this.#replies.stale;
   }
 
   dispose(): void {
-    this.#unsubscribe();
+    this.#replies.dispose();
   }
 
   /**
    * Sends `packet` and collects one status reply from each of `expect` (none for a
-   * sync write or a broadcast). Replies whose data is not `length` bytes are ignored.
+   * sync write or a broadcast). Replies whose data is not `length` bytes are dropped.
    */
   async exchange(packet: Uint8Array, expect: readonly number[], priority: BusPriority, length?: number): Promise<Map<number, StatusReply>> {
     return (await this.#enqueue(packet, expect, priority, length)).replies;
@@ -61,31 +67,17 @@ export class BusChannel {
       const job: Job = {
         priority,
         run: async () => {
-          const got = new Map<number, StatusReply>();
           if (!this.#link.isOpen) {
-            resolve({ replies: got, sent: false });
+            resolve({ replies: new Map(), sent: false });
             return;
           }
-          const ids = new Set(expect);
-          let timer: NodeJS.Timeout | undefined;
-          const finished = new Promise<boolean>((done) => {
-            if (ids.size === 0) {
-              done(true);
-              return;
-            }
-            this.#waiting = { ids, length, got, done: () => done(true) };
-            timer = setTimeout(() => done(false), this.options.replyTimeoutMs);
-          });
-          this.bytesOut += packet.length;
-          this.#link.write(packet);
-          const complete = await finished;
-          clearTimeout(timer);
-          this.#waiting = undefined;
-          if (!complete) {
-            this.timeouts++;
-            await new Promise((r) => setTimeout(r, this.options.quietAfterTimeoutMs));
-          }
-          resolve({ replies: got, sent: true });
+          const send = (): void => {
+            this.bytesOut += packet.length;
+            this.#link.write(packet);
+          };
+          const r = await this.#replies.exchange(send, { ids: expect, length }, this.options.replyTimeoutMs);
+          if (!r.complete && expect.length > 0) this.timeouts++;
+          resolve({ replies: new Map(r.replies.map((x) => [x.id, x])), sent: true });
         },
       };
       if (priority === "command") {
@@ -105,18 +97,6 @@ export class BusChannel {
       for (let job = this.#queue.shift(); job; job = this.#queue.shift()) await job.run();
     } finally {
       this.#busy = false;
-    }
-  }
-
-  #onData(chunk: Uint8Array): void {
-    this.bytesIn += chunk.length;
-    for (const packet of this.#decoder.push(chunk)) {
-      const w = this.#waiting;
-      const reply = this.#protocol.statusOf(packet);
-      if (!w || !reply || !w.ids.has(reply.id) || w.got.has(reply.id)) continue;
-      if (w.length !== undefined && reply.data.length !== w.length) continue;
-      w.got.set(reply.id, reply);
-      if (w.got.size === w.ids.size) w.done();
     }
   }
 }

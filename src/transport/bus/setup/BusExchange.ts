@@ -1,5 +1,6 @@
 import { ArmbridgeError } from "../../../errors.js";
 import type { ByteLink } from "../../link/ByteLink.js";
+import { BusReplies, type ReplyShape } from "../BusReplies.js";
 import type { BusProtocol, StatusReply } from "../protocol/index.js";
 
 /** What came back for one instruction: the status packets, and the bytes that made no packet (noise, collisions). */
@@ -23,11 +24,16 @@ export interface BusExchangeOptions {
  * instruction's time, and a count of bytes that were not a packet — what a
  * scan needs to see two servos answering at once. (The transport's
  * BusChannel drives a configured arm; this one knows nothing of an arm.)
+ * Replies are matched to their instruction by BusReplies, as the
+ * transport's are: a reply later than its instruction's time is waited for
+ * (one more latency margin) before that servo is asked anything else, and
+ * dropped, so it is never read as the answer to the next question.
  */
 export class BusExchange {
   readonly link: ByteLink;
   readonly protocol: BusProtocol;
   readonly #latencyMarginMs: number;
+  readonly #replies: BusReplies;
   #baud: number;
   #busy = false;
 
@@ -36,6 +42,22 @@ export class BusExchange {
     this.protocol = protocol;
     this.#baud = baud;
     this.#latencyMarginMs = options.latencyMarginMs ?? 40;
+    this.#replies = new BusReplies(link, protocol, { lateMs: this.#latencyMarginMs });
+  }
+
+  /** Replies dropped so far because they could not answer the instruction on the wire (late, another id or length). */
+  get staleReplies(): number {
+    return this.#replies.stale;
+  }
+
+  /** Stops listening to the link (the link itself stays open). */
+  dispose(): void {
+    this.#replies.dispose();
+  }
+
+  /** Data bytes of a servo's answer to a ping: Dynamixel 2.0 sends model number and firmware (3), Feetech nothing. */
+  get pingReplyLength(): number {
+    return this.protocol.table.setup.pingReplyBytes - this.protocol.statusOverhead;
   }
 
   get baud(): number {
@@ -68,55 +90,36 @@ export class BusExchange {
 
   ping(id: number, signal?: AbortSignal): Promise<Exchanged> {
     const packet = this.protocol.ping(id);
-    return this.transact(packet, { expect: 1, timeoutMs: this.replyTimeoutMs(packet.length, 3), signal });
+    return this.transact(packet, { expect: { ids: [id], length: this.pingReplyLength, keepDuplicates: true, refusalsAnyLength: true }, timeoutMs: this.replyTimeoutMs(packet.length, 3), signal });
   }
 
   read(id: number, address: number, length: number, signal?: AbortSignal): Promise<Exchanged> {
     const packet = this.protocol.read(id, address, length);
-    return this.transact(packet, { expect: 1, timeoutMs: this.replyTimeoutMs(packet.length, length), signal });
+    return this.transact(packet, { expect: { ids: [id], length, keepDuplicates: true, refusalsAnyLength: true }, timeoutMs: this.replyTimeoutMs(packet.length, length), signal });
   }
 
   write(id: number, address: number, data: Uint8Array, signal?: AbortSignal): Promise<Exchanged> {
     const packet = this.protocol.write(id, address, data);
-    return this.transact(packet, { expect: 1, timeoutMs: this.replyTimeoutMs(packet.length, 0), signal });
+    return this.transact(packet, { expect: { ids: [id], length: 0, keepDuplicates: true, refusalsAnyLength: true }, timeoutMs: this.replyTimeoutMs(packet.length, 0), signal });
   }
 
   /**
-   * Sends one instruction and collects status packets until `expect` of
-   * them arrived (undefined: until `timeoutMs`, for a broadcast ping) or the
-   * time is up. Bytes from before the instruction are dropped.
+   * Sends one instruction and collects the status packets that can answer
+   * it (`expect`: which ids, how many data bytes) until each expected id
+   * answered (ids "any": until `timeoutMs`, for a broadcast ping) or the
+   * time is up. Anything else that arrives is dropped (`staleReplies`).
    */
-  async transact(packet: Uint8Array, options: { readonly expect: number | undefined; readonly timeoutMs: number; readonly signal?: AbortSignal | undefined }): Promise<Exchanged> {
+  async transact(packet: Uint8Array, options: { readonly expect: ReplyShape; readonly timeoutMs: number; readonly signal?: AbortSignal | undefined }): Promise<Exchanged> {
     if (this.#busy) throw new ArmbridgeError("ARMB_ERR_INTERNAL", { reason: "two instructions at once on a half-duplex bus" });
     if (!this.link.isOpen) throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "the link is closed" });
     options.signal?.throwIfAborted();
     this.#busy = true;
-    const decoder = this.protocol.createDecoder();
-    const replies: StatusReply[] = [];
-    let finish: (lost?: Error) => void = () => undefined;
-    const finished = new Promise<Error | undefined>((resolve) => (finish = resolve));
-    const offData = this.link.onData((chunk) => {
-      for (const p of decoder.push(chunk)) {
-        const reply = this.protocol.statusOf(p);
-        if (reply) replies.push(reply);
-      }
-      if (options.expect !== undefined && replies.length >= options.expect) finish();
-    });
-    const offClose = this.link.onClose((error) => finish(error ?? new Error("closed")));
-    const timer = setTimeout(() => finish(), options.timeoutMs);
-    const onAbort = (): void => finish();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      this.link.write(packet);
-      const lost = await finished;
-      if (lost) throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: lost.message }, { cause: lost });
+      const r = await this.#replies.exchange(() => this.link.write(packet), options.expect, options.timeoutMs, { signal: options.signal, watchClose: true });
+      if (r.lost) throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: r.lost.message }, { cause: r.lost });
       options.signal?.throwIfAborted();
-      return { replies, garbledBytes: decoder.discardedBytes + decoder.bufferedBytes };
+      return { replies: r.replies, garbledBytes: r.garbledBytes };
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      offData();
-      offClose();
       this.#busy = false;
     }
   }

@@ -8,17 +8,23 @@ import type { BusExchange } from "./BusExchange.js";
  * every position, and a short, slow jog that never jumps.
  */
 
-/** Reads each id's present position with one sync read; a servo that did not answer is missing from the map. */
+/**
+ * Reads each id's present position with a sync read, asking again (up to
+ * three reads, as readRegister) those whose answer did not come in time; a
+ * servo that never answered is missing from the map.
+ */
 export async function readPositions(exchange: BusExchange, ids: readonly number[], signal?: AbortSignal): Promise<Map<number, number>> {
   const { protocol } = exchange;
   const reg = protocol.table.presentPosition;
-  const packet = protocol.syncRead(reg.address, reg.size, ids);
-  const r = await exchange.transact(packet, { expect: ids.length, timeoutMs: exchange.replyTimeoutMs(packet.length, ids.length * (reg.size + protocol.statusOverhead)), signal });
   const out = new Map<number, number>();
-  for (const reply of r.replies) {
-    if (!ids.includes(reply.id) || reply.data.length !== reg.size) continue;
-    const v = decodeRegister(reg, reply.data, 0);
-    if (v !== undefined) out.set(reply.id, v);
+  for (let attempt = 0; attempt < 3 && out.size < ids.length; attempt++) {
+    const asked = ids.filter((id) => !out.has(id));
+    const packet = protocol.syncRead(reg.address, reg.size, asked);
+    const r = await exchange.transact(packet, { expect: { ids: asked, length: reg.size }, timeoutMs: exchange.replyTimeoutMs(packet.length, asked.length * (reg.size + protocol.statusOverhead)), signal });
+    for (const reply of r.replies) {
+      const v = decodeRegister(reg, reply.data, 0);
+      if (v !== undefined) out.set(reply.id, v);
+    }
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { decodeRegister, type BusProtocol, type Register } from "../protocol/index.js";
+import { decodeRegister, type BusProtocol, type Register, type StatusReply } from "../protocol/index.js";
 import type { BusExchange } from "./BusExchange.js";
 
 /** What one id on the bus says it is. */
@@ -40,9 +40,13 @@ export async function identifyServo(exchange: BusExchange, id: number, signal?: 
     if (r.garbledBytes > 0) evidence.push(`${r.garbledBytes} garbled bytes in the answer to ${what}`);
     if (r.replies.length > 1) evidence.push(`${r.replies.length} answers to one ${what}`);
   };
-  const ping = await exchange.ping(id, signal);
-  note("a ping", ping);
-  const pong = ping.replies.find((r) => r.id === id);
+  // Three tries, as a register read gets (readRegister): a ping answered past its time is no proof of absence.
+  let pong: StatusReply | undefined;
+  for (let attempt = 0; attempt < 3 && !pong && evidence.length === 0; attempt++) {
+    const ping = await exchange.ping(id, signal);
+    note("a ping", ping);
+    pong = ping.replies.find((r) => r.id === id);
+  }
   if (!pong && evidence.length === 0) return undefined;
   let modelNumber: number | undefined;
   let firmware: string | undefined;
@@ -52,9 +56,12 @@ export async function identifyServo(exchange: BusExchange, id: number, signal?: 
   } else {
     const first = Math.min(table.modelNumber.address, ...setup.firmware.map((r) => r.address));
     const last = Math.max(table.modelNumber.address + table.modelNumber.size, ...setup.firmware.map((r) => r.address + r.size));
-    const info = await exchange.read(id, first, last - first, signal);
-    note("a read of its model", info);
-    const data = info.replies.find((r) => r.id === id)?.data;
+    let data: Uint8Array | undefined;
+    for (let attempt = 0; attempt < 3 && !data && evidence.length === 0; attempt++) {
+      const info = await exchange.read(id, first, last - first, signal);
+      note("a read of its model", info);
+      data = info.replies.find((r) => r.id === id)?.data;
+    }
     if (data) {
       modelNumber = decodeRegister(table.modelNumber, data, table.modelNumber.address - first);
       firmware = firmwareOf(setup.firmware, data, first);

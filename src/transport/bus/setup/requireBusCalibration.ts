@@ -26,7 +26,9 @@ export async function requireBusCalibration(config: ArmConfig, link: ByteLink, o
   const refuse = (reason: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_BUS_NOT_CALIBRATED", { arm: config.arm.name, protocol: bus.protocol, reason, config: options.configLabel, link: link.url });
   await link.open(options.signal);
   try {
-    const checks = await checkSimulatorMount(new BusExchange(link, protocolNamed(bus.protocol), bus.baud), servoAxesOf(config), options.signal);
+    const exchange = new BusExchange(link, protocolNamed(bus.protocol), bus.baud);
+    // The transport goes on using this link with its own listener.
+    const checks = await checkSimulatorMount(exchange, servoAxesOf(config), options.signal).finally(() => exchange.dispose());
     const silent = checks.flatMap((c) => (c.kind === "silent" ? [`${c.id} (${c.axis})`] : []));
     // Every servo must speak before any is judged: one that answers later would otherwise be driven unchecked.
     if (silent.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail: `no answer from servo id(s) ${silent.join(", ")} on ${link.url}` });

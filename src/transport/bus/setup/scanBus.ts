@@ -52,7 +52,7 @@ export async function scanBus(exchange: BusExchange, options: ScanOptions): Prom
     const ids = new Set<number>();
     let garbled = 0;
     if (options.method === "broadcast") {
-      const r = await exchange.transact(protocol.ping(protocol.broadcastId), { expect: undefined, timeoutMs: broadcastPingWaitMs(setup, baud), signal: options.signal });
+      const r = await exchange.transact(protocol.ping(protocol.broadcastId), { expect: { ids: "any", length: exchange.pingReplyLength, keepDuplicates: true }, timeoutMs: broadcastPingWaitMs(setup, baud), signal: options.signal });
       for (const reply of r.replies) ids.add(reply.id);
       garbled += r.garbledBytes;
     } else {
