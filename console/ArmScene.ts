@@ -14,7 +14,9 @@ export type LastRefusal = NonNullable<EnvelopeStateView["last_refusal"]>;
  */
 export class ArmScene {
   readonly scene = new Scene();
-  /** What the camera frames: the keep_in box when there is one, else the arm where it was first seen. */
+  /** What the camera frames: the keep_in box (down to the floor) when there is one, else room around the arm where it was first seen. */
+  readonly box: Box3;
+  /** The arm's reach: every link volume stays within it. */
   readonly bounds: Sphere;
   readonly #workspace: Object3D;
   readonly #live = new Group();
@@ -25,7 +27,10 @@ export class ArmScene {
   #ghostLook: "target" | "requested" = "target";
 
   constructor(envelope: EnvelopeDescriptionView, firstSeen: PlacedVolumes) {
-    this.bounds = boundsOf(envelope, firstSeen);
+    this.box = framedBox(envelope, firstSeen);
+    // The box's longest half-side, not its half-diagonal: the arm stays within it in every pose.
+    const size = this.box.getSize(new Vector3());
+    this.bounds = new Sphere(this.box.getCenter(new Vector3()), 0.58 * Math.max(size.x, size.y, size.z));
     this.#workspace = workspaceObject(envelope, this.bounds);
     const sun = new DirectionalLight(0xffffff, 2.2);
     sun.position.set(0.6, -0.9, 1.6);
@@ -84,7 +89,7 @@ function replace(group: Group, parts: readonly Object3D[]): void {
   if (parts.length) group.add(...parts);
 }
 
-function boundsOf(envelope: EnvelopeDescriptionView, firstSeen: PlacedVolumes): Sphere {
+function framedBox(envelope: EnvelopeDescriptionView, firstSeen: PlacedVolumes): Box3 {
   const box = new Box3();
   const k = envelope.keep_in;
   if (k) box.set(vec(k.min), vec(k.max));
@@ -98,9 +103,7 @@ function boundsOf(envelope: EnvelopeDescriptionView, firstSeen: PlacedVolumes): 
     box.expandByScalar(0.5 * box.getSize(new Vector3()).length());
   }
   if (envelope.floor_z !== null) box.expandByPoint(new Vector3(box.min.x, box.min.y, envelope.floor_z));
-  // The box's longest half-side, not its half-diagonal: the arm fills the picture and the box's corners may leave it.
-  const size = box.getSize(new Vector3());
-  return new Sphere(box.getCenter(new Vector3()), 0.58 * Math.max(size.x, size.y, size.z));
+  return box;
 }
 
 export type { Look };

@@ -1,11 +1,12 @@
 import { PerspectiveCamera, Vector3 } from "three";
 import type { ArmScene } from "./ArmScene.js";
 import { el, setText } from "./dom.js";
+import { distanceToFrameBox } from "./frameBox.js";
 import { drawInto, onRendererChange, sharedRenderer } from "./sharedRenderer.js";
 
 const FOV_DEG = 35;
-/** A little room around the framed sphere. */
-const ZOOM = 1.05;
+/** A little room around the framed box. */
+const ZOOM = 1.03;
 const TURN_PER_PX = 0.008;
 
 /**
@@ -103,12 +104,12 @@ export class ArmView3D {
     const { center, radius } = this.arm.bounds;
     const drawn = drawInto(this.canvas, this.arm.scene, this.#camera, (aspect) => {
       this.#camera.aspect = aspect;
-      // Fit the sphere in the narrower of the two angles of view.
-      const half = (FOV_DEG * Math.PI) / 360;
-      const narrow = aspect < 1 ? Math.atan(Math.tan(half) * aspect) : half;
-      const distance = (ZOOM * radius) / Math.sin(narrow);
+      // The whole box in the picture, every corner, from wherever the view has been turned.
+      const tanHalf = Math.tan((FOV_DEG * Math.PI) / 360);
       const c = Math.cos(this.#elevation);
-      this.#camera.position.copy(center).add(new Vector3(c * Math.cos(this.#azimuth), c * Math.sin(this.#azimuth), Math.sin(this.#elevation)).multiplyScalar(distance));
+      const toCamera = new Vector3(c * Math.cos(this.#azimuth), c * Math.sin(this.#azimuth), Math.sin(this.#elevation));
+      const distance = ZOOM * distanceToFrameBox(this.arm.box, toCamera, tanHalf * aspect, tanHalf);
+      this.#camera.position.copy(center).add(toCamera.multiplyScalar(distance));
       this.#camera.near = Math.max(0.005, distance - 3 * radius);
       this.#camera.far = distance + 3 * radius;
       this.#camera.lookAt(center);

@@ -4,6 +4,7 @@ import { mountCardFrames } from "./CardFrames.js";
 import { el, setText } from "./dom.js";
 import { clientLabel, clockTime, json } from "./format.js";
 import { fallbackOptions, isOutcome, releasesText, WHERE_THE_ARM_IS, type ShownOption } from "./outcomeOptions.js";
+import { axisReport, reachedQuestion, reportsReached, type AxisReport } from "./poseAgainstTarget.js";
 import type { ActionView, ArmAxis, Pose } from "./wire.js";
 
 export interface CardContext {
@@ -27,6 +28,9 @@ export interface LiveView {
 /**
  * An `unknown` motion waiting for the operator. It asks what can be seen at
  * the arm — reached, part-way, not moved — and each button says what follows.
+ * The three answers look alike: the card does not suggest one. What the arm
+ * reports is written against the target, and where that report does not put
+ * the arm at the target, "reached" takes a second, deliberate step.
  * Kept across updates (not rebuilt), so a note being typed survives.
  */
 export class OutcomeCard {
@@ -41,6 +45,11 @@ export class OutcomeCard {
   readonly #note: HTMLTextAreaElement;
   readonly #error: HTMLElement;
   readonly #hint: HTMLElement;
+  readonly #reported: HTMLElement;
+  readonly #second: HTMLElement;
+  readonly #secondText: HTMLElement;
+  readonly #secondYes: HTMLButtonElement;
+  #reports: readonly AxisReport[] = [];
   #busy = false;
 
   constructor(action: ActionView, ctx: CardContext) {
@@ -71,15 +80,27 @@ export class OutcomeCard {
     this.#buttonRow = el("div", { cls: "outcomes" });
     this.#hint = el("p", { cls: "hint", text: "Type your name above to answer." });
     this.#error = el("p", { cls: "err", attrs: { role: "alert" } });
+    this.#reported = el("div", { cls: "reported", attrs: { "data-role": "reported", role: "status" } });
+    this.#secondText = el("p", { cls: "second-text" });
+    this.#secondYes = el("button", { cls: "second-yes", text: "Yes, I see it at the target \u2014 record \u201creached\u201d", attrs: { type: "button", "data-role": "confirm-reached" } });
+    const secondNo = el("button", { cls: "second-no", text: "Back", attrs: { type: "button", "data-role": "cancel-reached" } });
+    this.#second = el("div", { cls: "second-step", attrs: { role: "alertdialog", "aria-label": "Confirm reached", hidden: "" } }, [this.#secondText, el("div", { cls: "second-buttons" }, [this.#secondYes, secondNo])]);
+    this.#secondYes.addEventListener("click", () => {
+      const reached = this.#options.find((o) => o.outcome === "reached");
+      if (reached) void this.#answer(reached);
+    });
+    secondNo.addEventListener("click", () => (this.#second.hidden = true));
     this.root = el("article", { cls: "card unknown", attrs: { "data-action-id": id, id: `card-${id}` } }, [
       el("h3", { text: `Did this ${action.tool} happen? Look at the arm.` }),
       el("p", { cls: "lead", text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target; ${releasesText(action.resources)} accept no motion until you answer.` }),
       meta,
       el("div", { cls: "args", text: `${action.tool} ${json(action.args)}` }),
       gaugeBox,
+      this.#reported,
       details,
       el("div", { cls: "note-row" }, [el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }), this.#note]),
       this.#buttonRow,
+      this.#second,
       this.#hint,
       this.#error,
       ctx.armGhost(targets, "target"),
@@ -110,7 +131,7 @@ export class OutcomeCard {
         const i = this.#buttons.length;
         b.addEventListener("click", () => {
           const chosen = this.#options[i];
-          if (chosen) void this.#answer(chosen);
+          if (chosen) this.#choose(chosen);
         });
         // The model's own words, verbatim, folded under the button: the button
         // already says in the operator's words what the model is told.
@@ -141,7 +162,20 @@ export class OutcomeCard {
   sync(): void {
     const named = this.#ctx.operator().length > 0;
     for (const b of this.#buttons) b.disabled = !named || this.#busy;
+    this.#secondYes.disabled = !named || this.#busy;
     this.#hint.hidden = named;
+  }
+
+  /** "Reached" against the arm's own report asks once more; the other answers are recorded at once. */
+  #choose(option: ShownOption): void {
+    if (option.outcome === "reached" && !reportsReached(this.#reports)) {
+      setText(this.#secondText, reachedQuestion(this.#reports));
+      this.#second.hidden = false;
+      this.#secondYes.focus();
+      return;
+    }
+    this.#second.hidden = true;
+    void this.#answer(option);
   }
 
   update(live: LiveView, now = Date.now()): void {
@@ -151,6 +185,21 @@ export class OutcomeCard {
       const n = g.axis.name;
       g.update({ live: live.pose[n], liveAt: live.poseAt, stale: live.stale, moving: live.moving.includes(n), before: from[n], target: targets[n] }, now);
     }
+    const reports: AxisReport[] = [];
+    for (const [name, target] of Object.entries(targets)) {
+      const axis = this.#ctx.axes.find((a) => a.name === name);
+      if (axis) reports.push(axisReport(axis, live.pose[name], target, from[name], live.stale));
+    }
+    this.#reports = reports;
+    const key = reports.map((r) => r.text).join("\n");
+    if (this.#reported.dataset.text !== key) {
+      this.#reported.dataset.text = key;
+      this.#reported.replaceChildren(
+        el("span", { cls: "reported-head", text: "The arm reports " }),
+        ...reports.map((r) => el("span", { cls: `reported-axis ${r.standing.kind === "at" && !r.stale ? "at" : "off"}`, text: r.text, attrs: { "data-axis": r.axis } })),
+      );
+    }
+    if (!this.#second.hidden && !reportsReached(reports)) setText(this.#secondText, reachedQuestion(reports));
   }
 
   async #answer(option: ShownOption): Promise<void> {

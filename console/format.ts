@@ -1,3 +1,5 @@
+import type { InFlightView } from "./wire.js";
+
 /** Numbers and times as an operator reads them. */
 
 export function fixed(x: number | undefined | null, digits = 3): string {
@@ -37,4 +39,11 @@ export function json(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** Which client is moving the arm right now (GET /v1/state in_flight); nothing claimed without the live stream. */
+export function movingNowText(inFlight: readonly InFlightView[] | undefined): string {
+  if (inFlight === undefined) return "";
+  if (inFlight.length === 0) return "Nothing is moving the arm now.";
+  return `Moving the arm now: ${inFlight.map((f) => `${f.tool} on ${f.resources.map((r) => r.replace(/^joint:/, "")).join(", ")} for ${clientLabel(f.client)}, since ${clockTime(f.started_at)}`).join("; ")}`;
 }

@@ -11,18 +11,19 @@ import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
 import { HaltBar } from "./HaltBar.js";
 import { CameraPanel } from "./CameraPanel.js";
-import { clientLabel, clockTime } from "./format.js";
+import { movingNowText } from "./format.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
 import { howFaultClears } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
-import { armPill, decisionsPill, linkPill, streamPill, valuesStale, type Liveness, type Pill } from "./liveness.js";
+import { armPill, decisionsPill, linkPill, setPill, streamPill, valuesStale, type Liveness } from "./liveness.js";
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
 import { PresencePanel } from "./PresencePanel.js";
 import { ServoHealthPanel } from "./ServoHealthPanel.js";
-import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, InFlightView, Pose, SecurityReport, StateView } from "./wire.js";
+import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, Pose, SecurityReport, StateView } from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
+const NOTHING_WAITING = "Nothing is waiting for you: every motion has a known outcome and none asks for approval.";
 const REFUSED = "The token was refused. Open the console link that armbridge serve printed (it ends in #token=...).";
 
 function fatal(message: string): void {
@@ -45,13 +46,6 @@ function readToken(): string | null {
     history.replaceState(null, "", location.pathname + location.search);
   }
   return sessionStorage.getItem(TOKEN_KEY);
-}
-
-function setPill(id: string, pill: Pill): void {
-  const p = $(id);
-  const cls = `pill ${pill.tone}`;
-  if (p.className !== cls) p.className = cls;
-  setText(p, pill.text);
 }
 
 /** A motion in flight, drawn on the arm's gauges: where it started and where it goes. */
@@ -210,8 +204,11 @@ class OperatorConsole {
       case "approval_resolved":
         this.#refreshApprovals(0);
         break;
-      case "halted":
       case "halt_released":
+        this.#haltBar.released(e.halts);
+        void this.#refreshState();
+        break;
+      case "halted":
       case "link_returned":
         // The link pill reads the state that follows; the unknown actions looked at again settle as action_resolved.
         void this.#refreshState();
@@ -334,8 +331,13 @@ class OperatorConsole {
     const waiting = this.#cards.size + this.#approvalCards.size;
     // "Nothing waiting" is a claim about now: only the live stream can make it.
     const live = this.#stream.state === "live" && this.#state !== undefined;
-    setPill("need", decisionsPill(this.#cards.size, this.#approvalCards.size, live));
+    const halted = live && this.#state?.halted === true;
+    setPill("need", decisionsPill({ unknowns: this.#cards.size, approvals: this.#approvalCards.size, known: live, halted }));
     $("nothing").hidden = waiting > 0 || !live;
+    // The halt's bar says it; this line only says that nothing else waits.
+    setText($("nothing"), halted ? "Nothing else is waiting for you." : NOTHING_WAITING);
+    // When nothing waits, the arm takes the room (console.css main.idle).
+    $("main").classList.toggle("idle", waiting === 0);
     // Hold-to-run needs a name whether or not anything waits: the field stays.
     $("who").hidden = waiting === 0 && !this.#presence.required;
     $("decisions").classList.toggle("has", waiting > 0);
@@ -395,10 +397,3 @@ class OperatorConsole {
 const token = readToken();
 if (!token) fatal("No token. Open the console link that armbridge serve printed: it ends in #token=...");
 else new OperatorConsole(new ApiClient(token, () => fatal(REFUSED))).start(new AbortController().signal);
-
-/** Which client is moving the arm right now (GET /v1/state in_flight); nothing claimed without the live stream. */
-function movingNowText(inFlight: readonly InFlightView[] | undefined): string {
-  if (inFlight === undefined) return "";
-  if (inFlight.length === 0) return "Nothing is moving the arm now.";
-  return `Moving the arm now: ${inFlight.map((f) => `${f.tool} on ${f.resources.map((r) => r.replace(/^joint:/, "")).join(", ")} for ${clientLabel(f.client)}, since ${clockTime(f.started_at)}`).join("; ")}`;
-}

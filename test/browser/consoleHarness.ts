@@ -10,8 +10,8 @@ export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 export const NO_CHROMIUM_REASON = `${CHROMIUM} is missing (apt-get install -y chromium)`;
 if (!HAVE_CHROMIUM) console.warn(`skipping the console browser tests: ${NO_CHROMIUM_REASON}`);
 
-/** Screenshots land here, one folder per test file: look at them. */
-export const OUTPUT_DIR = join(ROOT, "test-output", "browser");
+/** Screenshots land here, one folder per test file: look at them (ARMBRIDGE_BROWSER_SHOTS puts them elsewhere, e.g. under /tmp). */
+export const OUTPUT_DIR = process.env.ARMBRIDGE_BROWSER_SHOTS ?? join(ROOT, "test-output", "browser");
 
 const LAUNCH_FLAGS = [
   "--headless",

@@ -47,6 +47,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console: the three truthful outcomes (skipped w
     await page.fill("#operator", "Ada Lovelace");
     await card.locator('textarea[data-role="note"]').fill(`saw ${outcome}`);
     await button.click();
+    // The stall left the joint half-way: "reached" against that report takes a second, deliberate step.
+    if (outcome === "reached") await card.locator('[data-role="confirm-reached"]').click();
     await page.locator("#banner", { hasText: actionId }).waitFor();
     await card.waitFor({ state: "detached" });
     const row = page.locator(`[id="row-${actionId}"]`);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Bridge } from "../../bridge/Bridge.js";
+import { actuatorsOf } from "../../config/actuators.js";
 import { envelopeDescriptionView } from "./envelopeView.js";
 import type { ArmAxisView, ArmDescriptionView } from "./wire/ArmDescriptionView.js";
 
@@ -7,8 +8,15 @@ export type { ArmDescriptionView } from "./wire/ArmDescriptionView.js";
 
 export function armDescriptionView(bridge: Bridge): ArmDescriptionView {
   const arm = bridge.config.arm;
-  const axes: ArmAxisView[] = arm.joints.map((j) => ({ name: j.name, kind: "joint", min: j.min, max: j.max, home: j.home, unit: "rad" }));
-  if (arm.gripper) axes.push({ name: arm.gripper.name, kind: "gripper", min: 0, max: 1, home: arm.gripper.home, unit: "fraction" });
+  const axes: ArmAxisView[] = actuatorsOf(bridge.config).map((a) => ({
+    name: a.name,
+    kind: a.kind,
+    min: a.min,
+    max: a.max,
+    home: a.home,
+    unit: a.kind === "joint" ? "rad" : "fraction",
+    tolerance: a.tolerance,
+  }));
   return { name: arm.name, axes, named_poses: arm.namedPoses, stale_after_ms: bridge.config.staleAfterMs, envelope: envelopeDescriptionView(bridge) };
 }
 

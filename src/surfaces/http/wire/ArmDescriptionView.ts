@@ -11,6 +11,8 @@ export const ARM_AXIS_VIEW = z.strictObject({
   home: z.number(),
   /** "rad" for joints; the gripper's scale has no unit. */
   unit: z.enum(["rad", "fraction"]),
+  /** |target - reported| at or below this counts as reached (config tolerances): the console's unknown card judges "reached" by it. */
+  tolerance: z.number(),
 });
 export type ArmAxisView = WireOf<typeof ARM_AXIS_VIEW>;
 
