@@ -87,7 +87,7 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
     expect(starts("wrist_1")).toBe(0);
 
     const approved = await runCli(["approve", req!.id, "--operator", "ana", "--note", "area clear"], env());
-    expect(approved.code).toBe(0);
+    expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ id: req!.id, decision: "approved", operator: "ana", note: "area clear" });
     expect((await running).status).toBe("done");
     expect(starts("wrist_1")).toBe(1);
