@@ -20,8 +20,10 @@ export class PresencePanel {
   readonly #api: ApiClient;
   readonly #operator: () => string;
   readonly #onRequired: () => void;
-  /** This page's own id for its life: the bridge counts each open console once. */
+  /** This page's own id for its life: the bridge counts each open console once. It is this console's key, never shown. */
   readonly #session = randomSession();
+  /** The tag the bridge lists this console under (from its heartbeat answer); the id itself is never listed. */
+  #tag: string | undefined;
   #view: PresenceView | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #beatError: string | undefined;
@@ -68,7 +70,9 @@ export class PresencePanel {
     if (document.visibilityState !== "visible") return this.#render();
     const operator = this.#operator();
     try {
-      this.#show(await this.#api.post<PresenceView>("/v1/presence", { session: this.#session, ...(operator ? { operator } : {}) }));
+      const view = await this.#api.post<PresenceView>("/v1/presence", { session: this.#session, ...(operator ? { operator } : {}) });
+      this.#tag = view.yours ?? this.#tag;
+      this.#show(view);
       this.#beatError = undefined;
     } catch (error) {
       this.#beatError = describeError(error);
@@ -101,7 +105,7 @@ export class PresencePanel {
     const v = this.#view;
     bar.hidden = v?.required !== true;
     if (!v?.required) return;
-    const mine = v.consoles.find((c) => c.session === this.#session);
+    const mine = v.consoles.find((c) => c.session === this.#tag);
     const hidden = document.visibilityState !== "visible";
     const present = v.operator !== null;
     let text: string;

@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   ARMB_ERR_OPERATOR_ABSENT:
     "{tool} is refused: operator_presence is required and {missing}; nothing was sent. An operator must open the console, type their name and keep it open while the arm moves",
   ARMB_ERR_PRESENCE_NOT_REQUIRED: "This bridge does not use operator presence (operator_presence.required is not set); there is no heartbeat to send",
+  ARMB_ERR_PRESENCE_CONSOLES_FULL:
+    "{limit} operator consoles already heartbeat on this bridge; close one, or wait {timeoutMs} ms for a closed one to lapse, then open this one again",
 
   // kinematics and the safety envelope
   ARMB_ERR_URDF_INVALID: "URDF {path} cannot be used: {reason}",
@@ -127,6 +129,9 @@ export const ERROR_CODES = {
 
   // surfaces
   ARMB_ERR_HTTP_UNAUTHORIZED: "Missing or wrong bearer token",
+  ARMB_ERR_HTTP_OPERATOR_ONLY:
+    "{method} {url} is the operator's: it needs the operator token (the one in the console link serve printed), not the API token an agent or MCP client holds",
+  ARMB_ERR_HTTP_BUSY: "The server already holds {limit} connections; retry in a moment on a new connection",
   ARMB_ERR_HTTP_BAD_REQUEST: "Bad request: {issues}",
   ARMB_ERR_AXIS_UNKNOWN: "{where}: no axis named {names}; the arm's axes: {list}",
   ARMB_ERR_HTTP_NOT_FOUND: "No route {method} {url}",

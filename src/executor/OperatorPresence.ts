@@ -1,3 +1,4 @@
+import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
 
@@ -38,7 +39,16 @@ export interface OperatorPresenceOptions {
   readonly onLapse: (lapse: PresenceLapse) => void;
   /** Presence changed (gained, lost, another operator): for the console's state. */
   readonly onChange?: (() => void) | undefined;
+  /** Consoles counted at once (default MAX_PRESENCE_CONSOLES). */
+  readonly maxConsoles?: number | undefined;
 }
+
+/**
+ * Consoles counted at once. Every console is listed in /v1/state and in each
+ * SSE state event, so the list is bounded: a few people at an arm, each with
+ * a phone and a laptop, fit well within it.
+ */
+export const MAX_PRESENCE_CONSOLES = 16;
 
 /**
  * Hold-to-run (config `operator_presence: {required: true, timeout_ms}`):
@@ -70,10 +80,17 @@ export class OperatorPresence {
     this.#o = options;
   }
 
-  /** A console's heartbeat (the page's session id, the name typed, if any). */
+  /**
+   * A console's heartbeat (the page's session id, the name typed, if any). A
+   * console not yet counted is refused with ARMB_ERR_PRESENCE_CONSOLES_FULL
+   * while the cap is reached; those counted keep beating.
+   */
   beat(sessionId: string, operator: string | undefined): PresenceSnapshot {
     const now = this.#o.now();
+    this.#prune();
     const before = this.#consoles.get(sessionId);
+    const limit = this.#o.maxConsoles ?? MAX_PRESENCE_CONSOLES;
+    if (!before && this.#consoles.size >= limit) throw new ArmbridgeError("ARMB_ERR_PRESENCE_CONSOLES_FULL", { limit, timeoutMs: this.timeoutMs });
     this.#consoles.set(sessionId, { sessionId, operator: operator === undefined ? undefined : normaliseOperatorName(operator), firstBeatAt: before?.firstBeatAt ?? now, lastBeatAt: now });
     this.#evaluate();
     return this.snapshot();

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { commandLineWithoutSecrets } from "./commandLineWithoutSecrets.js";
 
 /**
  * Who holds a ledger, as its holder wrote it in `<ledger>.owner.json`.
@@ -14,7 +15,7 @@ export interface LedgerOwnerRecord {
   readonly host: string;
   /** ISO time the holder took the ledger. */
   readonly since: string;
-  /** The holder's command line, shortened. */
+  /** The holder's command line without its secrets (commandLineWithoutSecrets), shortened. */
   readonly command: string;
 }
 
@@ -23,17 +24,26 @@ export function ownerFileOf(ledgerPath: string): string {
   return `${ledgerPath.replace(/\.sqlite$/, "")}.owner.json`;
 }
 
-export function thisProcessAsOwner(now = new Date()): LedgerOwnerRecord {
-  return { pid: process.pid, host: hostname(), since: now.toISOString(), command: process.argv.slice(1).join(" ").slice(0, 300) };
+export function thisProcessAsOwner(now = new Date(), argv: readonly string[] = process.argv): LedgerOwnerRecord {
+  return { pid: process.pid, host: hostname(), since: now.toISOString(), command: commandLineWithoutSecrets(argv.slice(1)).slice(0, 300) };
 }
 
-/** Written atomically (rename), so a reader never sees half a file. */
+/**
+ * Written atomically (rename), so a reader never sees half a file, and
+ * readable by its owner only (0600): it names a process and its command,
+ * which is nobody else's business on a shared machine. The mode is given at
+ * creation (the umask can only take bits away) and set again, since a
+ * leftover temporary file would keep its old mode.
+ */
 export function writeOwnerFile(ledgerPath: string, record: LedgerOwnerRecord): void {
   const file = ownerFileOf(ledgerPath);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(record) + "\n");
+  writeFileSync(tmp, JSON.stringify(record) + "\n", { mode: OWNER_FILE_MODE });
+  chmodSync(tmp, OWNER_FILE_MODE);
   renameSync(tmp, file);
 }
+
+export const OWNER_FILE_MODE = 0o600;
 
 export function readOwnerFile(ledgerPath: string): LedgerOwnerRecord | undefined {
   const file = ownerFileOf(ledgerPath);

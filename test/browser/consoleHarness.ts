@@ -28,6 +28,8 @@ const LAUNCH_FLAGS = [
 ];
 
 export const TOKEN = "browser-test-token-0123456789";
+/** The operator's token: the console is opened with it, as with the link serve prints. */
+export const OPERATOR_TOKEN = "browser-test-operator-token-0123456789";
 
 export interface EffectLine {
   readonly event: string;
@@ -66,7 +68,7 @@ export class ConsoleRig {
     mkdirSync(join(OUTPUT_DIR, name), { recursive: true });
     const configArgs = options.serveConfig ? ["--config", options.serveConfig(rig.dir)] : [];
     rig.sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", rig.effectsPath, ...(options.simArgs ?? [])]);
-    rig.serve = await startReady(CLI, ["serve", "--serial", String(rig.sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(rig.dir, "data"), ...configArgs], {
+    rig.serve = await startReady(CLI, ["serve", "--serial", String(rig.sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--operator-token", OPERATOR_TOKEN, "--data", join(rig.dir, "data"), ...configArgs], {
       XDG_STATE_HOME: join(rig.dir, "xdg"),
     });
     rig.url = String(rig.serve.ready.http);
@@ -83,7 +85,7 @@ export class ConsoleRig {
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`console: ${m.text()}`);
     });
-    await page.goto(`${this.url}/console#token=${TOKEN}`);
+    await page.goto(`${this.url}/console#token=${OPERATOR_TOKEN}`);
     await page.locator("#stream", { hasText: "EVENTS: LIVE" }).waitFor();
     await page.locator("#link.ok").waitFor();
     return { page, problems };

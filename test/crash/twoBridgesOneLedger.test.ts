@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -68,6 +68,12 @@ describe.skipIf(!built)("two bridges on one data folder (needs dist: npm run bui
     expect(refusal).toContain("exited 1 before its ready line");
     expect(refusal).toContain("ARMB_ERR_LEDGER_LOCKED");
     expect(refusal).toContain(`pid ${serveA.child.pid}`);
+    // The holder is named by its command, never with its credentials; its record is for its owner's eyes.
+    expect(refusal).toContain("--token ***");
+    expect(refusal).not.toContain(TOKEN);
+    const ownerFile = join(data, "ledger.owner.json");
+    expect(readFileSync(ownerFile, "utf8")).not.toContain(TOKEN);
+    expect(statSync(ownerFile).mode & 0o777).toBe(0o600);
 
     // Ground truth: arm A ran the motion to its target, once; arm B never heard of it.
     const answer = (await (await call).json()) as { responses: { response: { output: { status: string; action_id: string } } }[] };

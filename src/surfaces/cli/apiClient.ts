@@ -8,6 +8,12 @@ export const CLIENT_FLAGS_HELP = `Connection (to a running \`armbridge serve\`):
   --url URL          default $ARMBRIDGE_URL, else ${DEFAULT_SERVE_URL}
   --token T          default $ARMBRIDGE_TOKEN (serve prints its token at start)`;
 
+/** The same flags for a command that acts as the operator (approve, decline): its token is the operator's. */
+export const OPERATOR_CLIENT_FLAGS_HELP = `Connection (to a running \`armbridge serve\`):
+  --url URL          default $ARMBRIDGE_URL, else ${DEFAULT_SERVE_URL}
+  --token T          the operator token (default $ARMBRIDGE_OPERATOR_TOKEN, else $ARMBRIDGE_TOKEN;
+                     serve prints it, and its console link carries it); the API token is refused`;
+
 export const CLIENT_FLAG_OPTIONS = {
   url: { type: "string" },
   token: { type: "string" },
@@ -35,10 +41,11 @@ export class ApiClient {
     this.#token = token;
   }
 
-  static fromFlags(flags: { url?: string | undefined; token?: string | undefined }, io: CliIo): ApiClient {
+  /** `as: "operator"` prefers $ARMBRIDGE_OPERATOR_TOKEN when no --token is given (approve, decline). */
+  static fromFlags(flags: { url?: string | undefined; token?: string | undefined }, io: CliIo, as: "api" | "operator" = "api"): ApiClient {
     const url = flags.url ?? (io.env.ARMBRIDGE_URL || DEFAULT_SERVE_URL);
     if (!/^https?:\/\/[^/]+/.test(url)) throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
-    const token = flags.token ?? (io.env.ARMBRIDGE_TOKEN || undefined);
+    const token = flags.token ?? ((as === "operator" ? io.env.ARMBRIDGE_OPERATOR_TOKEN : undefined) || io.env.ARMBRIDGE_TOKEN || undefined);
     if (!token) throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
     return new ApiClient(url, token);
   }

@@ -1,4 +1,4 @@
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, OPERATOR_CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { cliUsageError } from "./cliUsageError.js";
@@ -32,7 +32,7 @@ Flags:
   --operator NAME    who decides (required; named in the answer to the model)
   --note N           why, for the record${verb === "decline" ? " (the model is told it)" : ""}
 ${JSON_FLAG_HELP}
-${CLIENT_FLAGS_HELP}`;
+${OPERATOR_CLIENT_FLAGS_HELP}`;
 
 export const APPROVE_HELP = decisionHelp("approve", "Approves a waiting call (see `armbridge approvals`): its motion runs as usual, once.");
 export const DECLINE_HELP = decisionHelp("decline", "Declines a waiting call: it is rejected, nothing is sent, and the model is told who declined and why.");
@@ -61,7 +61,7 @@ async function decide(verb: "approve" | "decline", argv: readonly string[], io: 
   if (!id) throw cliUsageError(`name the request, e.g. \`armbridge ${verb} apr_... --operator Ada\` (\`armbridge approvals\` lists them)`);
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
   if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who ${verb}s (${OPERATOR_NAME_RULE})`);
-  const answer = (await ApiClient.fromFlags(values, io).request("POST", `/v1/approvals/${encodeURIComponent(id)}/${verb}`, {
+  const answer = (await ApiClient.fromFlags(values, io, "operator").request("POST", `/v1/approvals/${encodeURIComponent(id)}/${verb}`, {
     operator: values.operator,
     ...(values.note === undefined ? {} : { note: values.note }),
   })) as DecidedApprovalView;

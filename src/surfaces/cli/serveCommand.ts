@@ -16,6 +16,7 @@ export const DEFAULT_HTTP = "127.0.0.1:8640";
 const SERVE_FLAGS = {
   http: { type: "string" },
   token: { type: "string" },
+  "operator-token": { type: "string" },
   "allow-host": { type: "string", multiple: true },
   "max-event-streams": { type: "string" },
 } as const;
@@ -23,12 +24,13 @@ const SERVE_FLAGS = {
 /** Every flag serve takes: its own and the bridge's. */
 export const SERVE_FLAG_NAMES: readonly string[] = [...Object.keys(SERVE_FLAGS), ...BRIDGE_FLAG_NAMES];
 
-export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--allow-host NAME]... [--max-event-streams N] [--config FILE] [--data DIR] [--adopt-ledger]
+export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--operator-token T] [--allow-host NAME]... [--max-event-streams N] [--config FILE] [--data DIR] [--adopt-ledger]
 
 Starts the bridge, the HTTP API and the operator console. The HTTP port is
 bound first, before the arm is touched: a taken port is ARMB_ERR_HTTP_PORT_IN_USE.
 When ready, prints one JSON line on stdout (data: the ledger's folder, absolute):
   {"event":"ready","http":"http://127.0.0.1:PORT","console":"http://127.0.0.1:PORT/console#token=...","data":"/abs/folder"}
+The console link carries the operator token, not the API token.
 Logs go to stderr. SIGINT / SIGTERM / SIGHUP shut down cleanly (exit 0).
 
 Flags:
@@ -36,7 +38,11 @@ Flags:
                        Beyond loopback (0.0.0.0, a LAN address) a warning is printed on stderr
                        and shown by GET /v1/security
   --token T            bearer token for the API (default $ARMBRIDGE_TOKEN, else a new one,
-                       printed on stderr); under ${MIN_TOKEN_LENGTH} characters is warned about
+                       printed on stderr); under ${MIN_TOKEN_LENGTH} characters is warned about. Agents and
+                       MCP clients use it; it cannot heartbeat presence or decide approvals
+  --operator-token T   the operator's token (default $ARMBRIDGE_OPERATOR_TOKEN, else a new one,
+                       printed on stderr): the console link carries it; presence heartbeats and
+                       approve/decline need it. Give it to people, never to an agent
   --allow-host NAME    a Host name the API answers to besides localhost, 127.0.0.1, [::1] and
                        the --http address (repeatable); other names get 421 ARMB_ERR_HTTP_HOST_NOT_ALLOWED
   --max-event-streams N  GET /v1/events streams open at once (default ${DEFAULT_MAX_EVENT_STREAMS}); more get 503
@@ -64,6 +70,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
     token = generateToken();
     io.stderr.write(`armbridge: no --token or ARMBRIDGE_TOKEN given; generated token: ${token}\n`);
   }
+  const operatorToken = operatorTokenOfFlags(values["operator-token"], token, io);
 
   const logger = controls.logger ?? createLogger();
   const log = logger.child({ component: "serve" });
@@ -82,7 +89,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
     let server;
     try {
-      server = await serveHttpOnPort(bridge, httpPort, { token, allowHosts, events: maxStreams === undefined ? undefined : { maxStreams } });
+      server = await serveHttpOnPort(bridge, httpPort, { token, operatorToken, allowHosts, events: maxStreams === undefined ? undefined : { maxStreams } });
     } catch (error) {
       await bridge.close();
       throw error;
@@ -91,7 +98,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
       io.stderr.write(`armbridge: warning: ${w.message}\n`);
       log.warn({ kind: w.kind }, w.message);
     }
-    const consoleUrl = `${server.url}/console#token=${encodeURIComponent(token)}`;
+    const consoleUrl = `${server.url}/console#token=${encodeURIComponent(operatorToken)}`;
     io.stdout.write(JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n");
     log.info({ http: server.url, transport: options.transport.kind, data: bridge.dataDir }, "armbridge serving");
 
@@ -120,6 +127,18 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
   } finally {
     stop.dispose();
   }
+}
+
+/** --operator-token, else $ARMBRIDGE_OPERATOR_TOKEN, else a new one (said on stderr); never the API token itself. */
+function operatorTokenOfFlags(flag: string | undefined, apiToken: string, io: CliIo): string {
+  if (flag !== undefined && flag.length === 0) throw cliUsageError("--operator-token must not be empty");
+  let operatorToken = flag ?? (io.env.ARMBRIDGE_OPERATOR_TOKEN || undefined);
+  if (operatorToken === apiToken) throw cliUsageError("--operator-token must differ from the API token (--token): the operator's token is what an agent must not hold");
+  if (!operatorToken) {
+    operatorToken = generateToken();
+    io.stderr.write(`armbridge: no --operator-token or ARMBRIDGE_OPERATOR_TOKEN given; generated operator token (the console link carries it; armbridge approve/decline need it): ${operatorToken}\n`);
+  }
+  return operatorToken;
 }
 
 /** A bare host name or address for --allow-host (no scheme, port or path). */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { parseInput } from "./parseInput.js";
+import { OPERATOR_ROUTE } from "./publicRoute.js";
 import type { ApprovalsList, DecidedApprovalView } from "./wire/ApprovalView.js";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
@@ -16,18 +17,20 @@ const decisionBody = z.strictObject({
  * The approval gate (config `approval`): calls waiting, holding their locks
  * with nothing sent, for an operator's approve or decline.
  * Unknown id → 404 ARMB_ERR_APPROVAL_NOT_FOUND; already ended → 409 ARMB_ERR_APPROVAL_DECIDED.
+ * Deciding takes the operator token: an agent holding the API token could
+ * otherwise approve its own motions (403 ARMB_ERR_HTTP_OPERATOR_ONLY).
  */
 export function registerApprovalsRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/approvals", async (): Promise<ApprovalsList> => ({ approvals: bridge.executor.approvals.pending() }));
 
-  app.post("/v1/approvals/:id/approve", async (request) => {
+  app.post("/v1/approvals/:id/approve", OPERATOR_ROUTE, async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
     const decided: DecidedApprovalView = bridge.executor.approvals.approve(id, { operator: body.operator, note: body.note });
     return decided;
   });
 
-  app.post("/v1/approvals/:id/decline", async (request) => {
+  app.post("/v1/approvals/:id/decline", OPERATOR_ROUTE, async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
     const decided: DecidedApprovalView = bridge.executor.approvals.decline(id, { operator: body.operator, note: body.note });

@@ -36,3 +36,14 @@ export function tokensMatch(given: string | undefined, expected: string): boolea
   const b = createHash("sha256").update(expected).digest();
   return timingSafeEqual(a, b) && given !== undefined;
 }
+
+/** Who a request speaks for: the API token (agents, MCP clients, scripts) or the operator token (the console, a person). */
+export type Credential = "api" | "operator";
+
+/** The credential an `Authorization` header carries, or undefined when it carries neither token. Both are always compared. */
+export function credentialOf(header: string | undefined, tokens: { readonly api: string; readonly operator: string }): Credential | undefined {
+  const given = bearerOf(header);
+  const operator = tokensMatch(given, tokens.operator);
+  const api = tokensMatch(given, tokens.api);
+  return operator ? "operator" : api ? "api" : undefined;
+}

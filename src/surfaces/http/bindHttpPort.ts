@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { ArmbridgeError } from "../../errors.js";
 
 /**
@@ -35,11 +35,21 @@ export const HTTP_REQUEST_TIMEOUT_MS = 10_000;
 /** How often Node looks for requests past those timeouts (its default, 30 s, would let one live 30 s longer). */
 const TIMEOUT_CHECK_MS = 1_000;
 /**
- * Connections open at once; beyond it Node closes new ones at once
- * (net.Server.maxConnections). Room for the event streams (--max-event-streams,
+ * Connections served at once. Room for the event streams (--max-event-streams,
  * default 16), a few consoles and CLI calls, and blocking calls in flight.
+ * A connection beyond it is still read up to its request's headers and then
+ * answered 503 ARMB_ERR_HTTP_BUSY with `Retry-After` and `Connection: close`,
+ * never dropped: a reset tells a client nothing, and its pool may hold the
+ * socket for the next request (RFC 9110 §15.6.4: 503 with Retry-After is how
+ * a server says it is overloaded for now). A HALT is served even then.
  */
 export const DEFAULT_MAX_HTTP_CONNECTIONS = 64;
+/**
+ * Beyond this many times the cap, Node closes new connections at once
+ * (net.Server.maxConnections): a flood that will not even send headers is
+ * bounded, and those answered busy close after their answer.
+ */
+const HARD_CAP_FACTOR = 4;
 
 export interface HttpPortLimits {
   /** Connections open at once (default DEFAULT_MAX_HTTP_CONNECTIONS). */
@@ -57,9 +67,15 @@ export async function bindHttpPort(options: { readonly host: string; readonly po
       requestTimeout: options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, options.headersTimeoutMs ?? TIMEOUT_CHECK_MS),
     },
-    answerStarting,
   );
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_HTTP_CONNECTIONS;
+  const cap = options.maxConnections ?? DEFAULT_MAX_HTTP_CONNECTIONS;
+  server.maxConnections = cap * HARD_CAP_FACTOR;
+  const overCap = countConnections(server, cap);
+  let handler: RequestListener = answerStarting;
+  server.on("request", (request, response) => {
+    if (overCap.has(request.socket) && !servedOverCap(request)) answerBusy(response, cap);
+    else handler(request, response);
+  });
   const address = options.host.includes(":") ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
@@ -82,9 +98,8 @@ export async function bindHttpPort(options: { readonly host: string; readonly po
     host: options.host,
     url: `http://${shownHost}:${bound.port}`,
     server,
-    serveWith(handler) {
-      server.removeListener("request", answerStarting);
-      server.on("request", handler);
+    serveWith(h) {
+      handler = h;
     },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
@@ -93,6 +108,31 @@ export async function bindHttpPort(options: { readonly host: string; readonly po
         server.closeIdleConnections();
       })),
   };
+}
+
+/** Counts open connections; those opened while `cap` were already open are returned marked. */
+function countConnections(server: Server, cap: number): WeakSet<Socket> {
+  const overCap = new WeakSet<Socket>();
+  let open = 0;
+  server.on("connection", (socket: Socket) => {
+    open++;
+    socket.once("close", () => open--);
+    if (open > cap) overCap.add(socket);
+  });
+  return overCap;
+}
+
+/** A stop request always stops: HALT is served on a connection beyond the cap too. */
+function servedOverCap(request: IncomingMessage): boolean {
+  return request.method === "POST" && request.url?.split("?")[0] === "/v1/halt";
+}
+
+/** 503 and the connection closed after it (its body, if any, is not read), so no client sends on it again. */
+function answerBusy(response: ServerResponse, limit: number): void {
+  const e = new ArmbridgeError("ARMB_ERR_HTTP_BUSY", { limit });
+  response
+    .writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1", connection: "close" })
+    .end(JSON.stringify({ error: { code: e.code, message: e.message } }));
 }
 
 function answerStarting(_request: IncomingMessage, response: ServerResponse): void {

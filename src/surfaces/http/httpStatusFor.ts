@@ -28,6 +28,8 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_RELEASE_OPERATOR_REQUIRED: 400,
   ARMB_ERR_OPERATOR_ABSENT: 409,
   ARMB_ERR_PRESENCE_NOT_REQUIRED: 404,
+  // the console cap: another console may beat once one leaves or lapses
+  ARMB_ERR_PRESENCE_CONSOLES_FULL: 429,
   // kinematics: a bad URDF is the server's; an unreachable or unsafe target the caller's (inside response.error)
   ARMB_ERR_URDF_INVALID: 500,
   ARMB_ERR_URDF_MISMATCH: 500,
@@ -100,6 +102,10 @@ export const HTTP_STATUS_BY_CODE = {
   ARMB_ERR_ROS_GOAL: 502,
   // surfaces
   ARMB_ERR_HTTP_UNAUTHORIZED: 401,
+  // a valid credential, but not the operator's: RFC 9110 §15.5.4 403 Forbidden
+  ARMB_ERR_HTTP_OPERATOR_ONLY: 403,
+  // the connection cap: answered, never dropped, so no client reuses the socket
+  ARMB_ERR_HTTP_BUSY: 503,
   ARMB_ERR_HTTP_BAD_REQUEST: 400,
   ARMB_ERR_AXIS_UNKNOWN: 400,
   ARMB_ERR_HTTP_NOT_FOUND: 404,

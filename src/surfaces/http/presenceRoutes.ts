@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
-import { presenceView } from "./presenceView.js";
+import { consoleTag, presenceView } from "./presenceView.js";
+import { OPERATOR_ROUTE } from "./publicRoute.js";
 import type { PresenceView } from "./wire/PresenceView.js";
 
 const heartbeatBody = z.strictObject({
@@ -17,20 +18,24 @@ const heartbeatBody = z.strictObject({
 
 /**
  * Hold-to-run (config `operator_presence`): `GET /v1/presence` says how it
- * stands; `POST /v1/presence` is an open console's heartbeat, with the
- * operator's name. Both behind the bearer token and the Host allow-list,
- * as every other route. A bridge without it refuses the heartbeat
+ * stands (any token); `POST /v1/presence` is an open console's heartbeat,
+ * with the operator's name, and takes the operator token only: a heartbeat
+ * says a person watches the arm, which an agent holding the API token must
+ * not be able to claim (ARMB_ERR_HTTP_OPERATOR_ONLY). A console is known by
+ * the session id it beats with, which is listed to others only as a tag, and
+ * the consoles counted are bounded (ARMB_ERR_PRESENCE_CONSOLES_FULL). A
+ * bridge without presence refuses the heartbeat
  * (ARMB_ERR_PRESENCE_NOT_REQUIRED) and answers GET with `required: false`.
  */
 export function registerPresenceRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/presence", async (): Promise<PresenceView> => presenceView(bridge));
 
-  app.post("/v1/presence", async (request): Promise<PresenceView> => {
+  app.post("/v1/presence", OPERATOR_ROUTE, async (request): Promise<PresenceView> => {
     const presence = bridge.executor.presence;
     if (!presence) throw new ArmbridgeError("ARMB_ERR_PRESENCE_NOT_REQUIRED");
     const body = parseInput(heartbeatBody, request.body, "body");
     if (body.leaving === true) presence.leave(body.session);
     else presence.beat(body.session, body.operator);
-    return presenceView(bridge);
+    return { ...presenceView(bridge), yours: consoleTag(body.session) };
   });
 }

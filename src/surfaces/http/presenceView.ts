@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Bridge } from "../../bridge/Bridge.js";
 import type { PresenceView } from "./wire/PresenceView.js";
 
@@ -11,6 +12,15 @@ export function presenceView(bridge: Bridge, now = Date.now()): PresenceView {
     timeout_ms: s.timeoutMs,
     operator: s.operator ?? null,
     missing: s.missing ?? null,
-    consoles: s.consoles.map((c) => ({ session: c.sessionId, operator: c.operator ?? null, last_beat_ms_ago: Math.max(0, now - c.lastBeatAt) })),
+    consoles: s.consoles.map((c) => ({ session: consoleTag(c.sessionId), operator: c.operator ?? null, last_beat_ms_ago: Math.max(0, now - c.lastBeatAt) })),
   };
+}
+
+/**
+ * How a console is listed to everyone: a digest of its session id. The id is
+ * what a heartbeat or a leave names, so it works as the console's own key;
+ * listing it would let any reader of /v1/state end or rename that console.
+ */
+export function consoleTag(sessionId: string): string {
+  return `t-${createHash("sha256").update(sessionId).digest("hex").slice(0, 16)}`;
 }

@@ -7,7 +7,7 @@ import { registerActionsRoutes } from "./actionsRoutes.js";
 import { registerApprovalsRoutes } from "./approvalsRoutes.js";
 import { registerArmDescriptionRoute } from "./armDescriptionRoute.js";
 import { registerArmVolumesRoute } from "./armVolumesRoute.js";
-import { bearerChallenge, bearerOf, tokensMatch } from "./bearerToken.js";
+import { bearerChallenge, credentialOf, generateToken } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort, type HttpPortLimits } from "./bindHttpPort.js";
 import { registerCallsRoute } from "./callsRoute.js";
 import { registerCameraRoutes } from "./cameraRoutes.js";
@@ -37,8 +37,14 @@ import { apiErrorBody } from "./apiErrorBody.js";
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 export interface HttpAppOptions {
-  /** The bearer token every route but /healthz and /console requires. */
+  /** The API's bearer token (agents, MCP clients, scripts): every route but /healthz, /console and the operator's. */
   readonly token: string;
+  /**
+   * The operator's token (the console's): every route, the operator's too
+   * (presence heartbeats, approval decisions). Default: a fresh one, in
+   * `RunningHttpServer.operatorToken` / `operatorTokenOf(app)`. Must differ from `token`.
+   */
+  readonly operatorToken?: string | undefined;
   /** Largest request body in bytes (default 64 KiB). */
   readonly bodyLimit?: number | undefined;
   /** Default: the bridge's logger. */
@@ -71,12 +77,18 @@ export interface RunningHttpServer {
   readonly app: FastifyInstance;
   /** What GET /v1/security answers: bind, allowed Host names, warnings. */
   readonly security: SecurityReport;
+  /** The operator's token (given, or made at start): the console link carries it. */
+  readonly operatorToken: string;
   close(): Promise<void>;
 }
 
 /** The app without a socket: routes, auth, errors. Tests drive it with `inject`. */
 export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Promise<FastifyInstance> {
   if (options.token.length === 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
+  const operatorToken = options.operatorToken ?? generateToken();
+  if (operatorToken.length === 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must not be empty" });
+  // The same string for both would give every agent the operator's word.
+  if (operatorToken === options.token) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must differ from the API token" });
   const bindHost = options.port?.host ?? options.bindHost ?? "127.0.0.1";
   const hosts = new HostAllowList({ bindHost, extra: options.allowHosts });
   const security = securityReport({ bindHost, token: options.token, hosts });
@@ -114,8 +126,13 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     }
   });
   app.addHook("onRequest", async (request) => {
-    if (request.routeOptions.config.public === true) return;
-    if (!tokensMatch(bearerOf(request.headers.authorization), options.token)) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED");
+    const config = request.routeOptions.config;
+    if (config.public === true) return;
+    const credential = credentialOf(request.headers.authorization, { api: options.token, operator: operatorToken });
+    if (credential === undefined) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED");
+    if (config.operator === true && credential !== "operator") {
+      throw new ArmbridgeError("ARMB_ERR_HTTP_OPERATOR_ONLY", { method: request.method, url: request.url.split("?")[0] });
+    }
   });
   // One line per request, without the fastify default pair: reads are debug (the
   // console and scrapers poll), changes and errors are info.
@@ -163,12 +180,19 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
   registerSecurityRoute(app, security);
   registerMcpRoute(app, bridge, { logger: options.logger ?? bridge.logger, ...options.mcp });
   app.decorate(SECURITY, security);
+  app.decorate(OPERATOR_TOKEN, operatorToken);
   await app.ready();
   if (port && portHandler) port.serveWith(portHandler);
   return app;
 }
 
 const SECURITY = "armbridgeSecurity";
+const OPERATOR_TOKEN = "armbridgeOperatorToken";
+
+/** The operator token an app was built with (given, or made at start). */
+export function operatorTokenOf(app: FastifyInstance): string {
+  return app.getDecorator<string>(OPERATOR_TOKEN);
+}
 
 /** Refusals after which the connection is closed once the answer is sent. */
 const CLOSE_AFTER: ReadonlySet<string> = new Set(["ARMB_ERR_HTTP_UNAUTHORIZED", "ARMB_ERR_HTTP_HOST_NOT_ALLOWED", "ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED"]);
@@ -191,6 +215,7 @@ export async function serveHttpOnPort(bridge: Bridge, port: BoundHttpPort, optio
     url: port.url,
     app,
     security: app.getDecorator<SecurityReport>(SECURITY),
+    operatorToken: operatorTokenOf(app),
     // fastify does not close a server it did not listen on itself.
     close: () => (closing ??= app.close().finally(() => port.close())),
   };

@@ -20,6 +20,7 @@ if (!built) console.warn(`skipping attached clients end-to-end: ${CLI} or ${SIM}
 
 const TOKEN = "attach-e2e-token-0123";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+const OPERATOR_TOKEN = "attach-e2e-operator-token-0123";
 
 interface Output {
   status: string;
@@ -53,7 +54,7 @@ describe.skipIf(!built)("one serve owns the arm; an agent --bridge and an MCP cl
     const configPath = join(dir, "arm.yaml");
     writeFileSync(configPath, stringify({ ...raw, approval: { set_gripper: "always" }, approval_timeout_s: 60 }));
     sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "7", "--effects-log", effectsLog]);
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--config", configPath, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")], { XDG_STATE_HOME: join(dir, "xdg") });
+    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--config", configPath, "--http", "127.0.0.1:0", "--token", TOKEN, "--operator-token", OPERATOR_TOKEN, "--data", join(dir, "data")], { XDG_STATE_HOME: join(dir, "xdg") });
     url = String(serve.ready.http);
   }, 60_000);
 
@@ -178,7 +179,7 @@ describe.skipIf(!built)("one serve owns the arm; an agent --bridge and an MCP cl
     const run = agent(script("gated", [{ id: "ag-grip", name: "set_gripper", args: { position: 0.3 } }]), join(dir, "gated.transcript.jsonl"));
     const pending = await until("the agent's approval request", async () => (await get<{ approvals: { id: string; call_id: string; client: { kind: string } | null }[] }>("/v1/approvals")).approvals.find((a) => a.call_id === "ag-grip"));
     expect(pending.client).toMatchObject({ kind: "agent" });
-    const approved = await runCli(["approve", pending.id, "--operator", "ana", "--url", url, "--token", TOKEN]);
+    const approved = await runCli(["approve", pending.id, "--operator", "ana", "--url", url, "--token", OPERATOR_TOKEN]);
     expect(approved.code, approved.stderr).toBe(0);
     const outcome = await run.done;
     expect(outcome.code, outcome.stderr).toBe(0);

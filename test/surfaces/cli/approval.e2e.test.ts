@@ -15,6 +15,8 @@ if (!built) console.warn(`skipping approval end-to-end: ${CLI} or ${SIM} is miss
 
 const TOKEN = "approval-e2e-token";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+const OPERATOR_TOKEN = "approval-e2e-operator-token";
+const asOperator = { ...auth, authorization: `Bearer ${OPERATOR_TOKEN}` };
 
 interface Output {
   status: string;
@@ -30,10 +32,10 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
   let sim: ReadyProcess;
   let serve: ReadyProcess | undefined;
   let url: string;
-  const env = (): NodeJS.ProcessEnv => ({ ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN });
+  const env = (): NodeJS.ProcessEnv => ({ ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN, ARMBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN });
 
   const startServe = async (): Promise<void> => {
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--config", configPath, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")], {
+    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--config", configPath, "--http", "127.0.0.1:0", "--token", TOKEN, "--operator-token", OPERATOR_TOKEN, "--data", join(dir, "data")], {
       XDG_STATE_HOME: join(dir, "xdg"),
     });
     url = String(serve.ready.http);
@@ -85,7 +87,7 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
     expect(starts("wrist_1")).toBe(0);
 
     const approved = await runCli(["approve", req!.id, "--operator", "ana", "--note", "area clear"], env());
-    expect(approved.code).toBe(0);
+    expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ id: req!.id, decision: "approved", operator: "ana", note: "area clear" });
     expect((await running).status).toBe("done");
     expect(starts("wrist_1")).toBe(1);
@@ -93,7 +95,7 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
     const twice = await runCli(["approve", req!.id, "--operator", "ana"], env());
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain("ARMB_ERR_APPROVAL_DECIDED");
-    const unknown = await fetch(`${url}/v1/approvals/apr_nope/decline`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "ana" }) });
+    const unknown = await fetch(`${url}/v1/approvals/apr_nope/decline`, { method: "POST", headers: asOperator, body: JSON.stringify({ operator: "ana" }) });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_APPROVAL_NOT_FOUND");
   });
@@ -102,7 +104,7 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
     const before = readEffects(effectsLog).length;
     const running = call("dc-1", "set_gripper", { position: 0.2 });
     const [req] = await waitPending(1);
-    const res = await fetch(`${url}/v1/approvals/${req!.id}/decline`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "ana", note: "holding a part" }) });
+    const res = await fetch(`${url}/v1/approvals/${req!.id}/decline`, { method: "POST", headers: asOperator, body: JSON.stringify({ operator: "ana", note: "holding a part" }) });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ decision: "declined", operator: "ana", note: "holding a part" });
     const out = await running;

@@ -32,6 +32,8 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
   let sim: ReadyProcess;
   let serve: ReadyProcess;
   let url: string;
+  /** The operator's token, as the console link serve printed carries it. */
+  let operatorAuth: Record<string, string>;
   let beating: NodeJS.Timeout | undefined;
 
   beforeAll(async () => {
@@ -46,6 +48,10 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
       XDG_STATE_HOME: join(dir, "xdg"),
     });
     url = String(serve.ready.http);
+    const operatorToken = decodeURIComponent(/#token=(.+)$/.exec(String(serve.ready.console))?.[1] ?? "");
+    expect(operatorToken).not.toBe("");
+    expect(operatorToken).not.toBe(TOKEN);
+    operatorAuth = { ...auth, authorization: `Bearer ${operatorToken}` };
   });
 
   afterEach(() => stopBeating());
@@ -62,15 +68,18 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
     beating = undefined;
   }
 
-  async function api<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: T }> {
-    const r = await fetch(`${url}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  async function api<T>(method: "GET" | "POST", path: string, body?: unknown, headers: Record<string, string> = auth): Promise<{ status: number; json: T }> {
+    const r = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     return { status: r.status, json: (await r.json()) as T };
   }
 
+  /** The console's heartbeat (or leave), with the operator's token. */
+  const beatAs = (body: unknown): Promise<{ status: number; json: unknown }> => api("POST", "/v1/presence", body, operatorAuth);
+
   /** What an open console does: a heartbeat now and every timeout/4. */
   async function startBeating(session: string, operator: string | undefined): Promise<void> {
-    const beat = (): Promise<unknown> => api("POST", "/v1/presence", { session, ...(operator === undefined ? {} : { operator }) });
-    expect((await api<{ required: boolean }>("POST", "/v1/presence", { session, ...(operator === undefined ? {} : { operator }) })).status).toBe(200);
+    const beat = (): Promise<unknown> => beatAs({ session, ...(operator === undefined ? {} : { operator }) });
+    expect((await beatAs({ session, ...(operator === undefined ? {} : { operator }) })).status).toBe(200);
     beating = setInterval(() => void beat().catch(() => undefined), TIMEOUT_MS / 4);
   }
 
@@ -94,6 +103,19 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
     expect(starts()).toBe(before);
   });
 
+  it("a heartbeat with the API token (what an agent holds) is refused with a coded 403, and the next motion does not move the arm", async () => {
+    const forged = await api<{ error: { code: string } }>("POST", "/v1/presence", { session: "agent-forged-0001", operator: "ana" });
+    expect(forged.status).toBe(403);
+    expect(forged.json.error.code).toBe("ARMB_ERR_HTTP_OPERATOR_ONLY");
+    const p = await api<{ operator: string | null; consoles: unknown[] }>("GET", "/v1/presence");
+    expect(p.json).toMatchObject({ operator: null, consoles: [] });
+    const before = starts();
+    const r = await call("after-forged-beat", "move_joints", { positions: { elbow: 0.35 } });
+    expect(r).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_OPERATOR_ABSENT" });
+    await new Promise((res) => setTimeout(res, 300));
+    expect(starts()).toBe(before);
+  });
+
   it("a console open without a name admits nothing either, and says the name is what is missing", async () => {
     await startBeating("unnamed-console-1", undefined);
     const before = starts();
@@ -103,7 +125,7 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
     await new Promise((res) => setTimeout(res, 300));
     expect(starts()).toBe(before);
     stopBeating();
-    await api("POST", "/v1/presence", { session: "unnamed-console-1", leaving: true });
+    await beatAs({ session: "unnamed-console-1", leaving: true });
   });
 
   it("with a heartbeating named operator a motion runs exactly once", async () => {
@@ -116,7 +138,7 @@ describe.skipIf(!built)("operator_presence (hold-to-run) under a real serve, jud
     expect(mine.filter((e) => e.event === "motion_start")).toHaveLength(1);
     expect(mine.find((e) => e.event === "motion_end")?.outcome).toBe("reached");
     stopBeating();
-    await api("POST", "/v1/presence", { session: "named-console-1", leaving: true });
+    await beatAs({ session: "named-console-1", leaving: true });
   });
 
   it("the heartbeat stopping mid-motion halts the arm: latched (source presence), the motion cut short, nothing after until released", async () => {

@@ -7,7 +7,7 @@ export const CLI = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
 export const SIM = join(ROOT, "dist", "firmware-sim", "main.js");
 
 /** Quiet logs unless the caller asks otherwise. */
-const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ARMBRIDGE_LOG_LEVEL: process.env.ARMBRIDGE_LOG_LEVEL ?? "warn", ARMBRIDGE_TOKEN: "", ARMBRIDGE_URL: "" });
+const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ARMBRIDGE_LOG_LEVEL: process.env.ARMBRIDGE_LOG_LEVEL ?? "warn", ARMBRIDGE_TOKEN: "", ARMBRIDGE_OPERATOR_TOKEN: "", ARMBRIDGE_URL: "" });
 
 /** Runs the CLI to completion. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -43,7 +43,11 @@ describe.skipIf(!built)("armbridge serve against firmware-sim (needs dist: npm r
     expect(Object.keys(serve.ready).sort()).toEqual(["console", "data", "event", "http"]);
     expect(serve.ready.data).toBe(join(dir, "data"));
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(serve.ready.console).toBe(`${url}/console#token=${TOKEN}`);
+    // The console link carries the operator's token (made at start), never the API token agents hold.
+    const m = /^(.*)\/console#token=(.+)$/.exec(String(serve.ready.console));
+    expect(m?.[1]).toBe(url);
+    expect(m?.[2]).not.toBe(TOKEN);
+    expect(m?.[2]?.length).toBeGreaterThanOrEqual(32);
   });
 
   it("moves a joint: POST /v1/calls move_joints is done", async () => {

@@ -6,6 +6,8 @@ import { FakeArm } from "./FakeArm.js";
 
 const TOKEN = "events-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+const OPERATOR_TOKEN = "events-operator-token-0123456789";
+const asOperator = { ...auth, authorization: `Bearer ${OPERATOR_TOKEN}` };
 
 interface SseEvent {
   readonly event: string;
@@ -59,7 +61,7 @@ beforeEach(async () => {
   arm = new FakeArm(config);
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
   // A state throttle of a minute: any state event seen within the test was not sent by the throttle.
-  server = await startHttpServer(bridge, { token: TOKEN, port: 0, events: { stateIntervalMs: 60_000 } });
+  server = await startHttpServer(bridge, { token: TOKEN, operatorToken: OPERATOR_TOKEN, port: 0, events: { stateIntervalMs: 60_000 } });
 });
 
 afterEach(async () => {
@@ -96,13 +98,13 @@ describe("the event stream", () => {
       expect(approval).toMatchObject({ call_id: "sse-1", targets: { elbow: 0.8 } });
       expect(((await (await fetch(`${server.url}/v1/state`, { headers: auth })).json()) as { approvals_pending: number }).approvals_pending).toBe(1);
       expect(arm.sent).toHaveLength(0);
-      const res = await fetch(`${server.url}/v1/approvals/${approval.id}/approve`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "ana" }) });
+      const res = await fetch(`${server.url}/v1/approvals/${approval.id}/approve`, { method: "POST", headers: asOperator, body: JSON.stringify({ operator: "ana" }) });
       expect(res.status).toBe(200);
       const resolved = await stream.until((e) => e.event === "executor" && e.data.type === "approval_resolved");
       expect(resolved.data.approval).toMatchObject({ id: approval.id, decision: "approved", operator: "ana" });
       expect((await call).responses[0]!.response.output.status).toBe("done");
       expect(arm.sent).toHaveLength(1);
-      const again = await fetch(`${server.url}/v1/approvals/${approval.id}/decline`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "ana" }) });
+      const again = await fetch(`${server.url}/v1/approvals/${approval.id}/decline`, { method: "POST", headers: asOperator, body: JSON.stringify({ operator: "ana" }) });
       expect(again.status).toBe(409);
       expect(((await again.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_APPROVAL_DECIDED");
     } finally {

@@ -12,6 +12,7 @@ import { FakeArm } from "./FakeArm.js";
 
 const TOKEN = "card-frames-token";
 const auth = { authorization: `Bearer ${TOKEN}` };
+const OPERATOR_TOKEN = "card-frames-operator-token";
 
 let bridge: Bridge | undefined;
 let app: FastifyInstance | undefined;
@@ -25,7 +26,7 @@ afterEach(async () => {
 async function start(cardFrames?: { maxCalls: number; maxBytes: number }, config: ArmConfig = loadConfig()): Promise<{ app: FastifyInstance; arm: FakeArm }> {
   const arm = new FakeArm(config);
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
-  app = await buildHttpApp(bridge, { token: TOKEN, ...(cardFrames ? { cardFrames } : {}) });
+  app = await buildHttpApp(bridge, { token: TOKEN, operatorToken: OPERATOR_TOKEN, ...(cardFrames ? { cardFrames } : {}) });
   return { app, arm };
 }
 
@@ -122,7 +123,7 @@ describe("GET /v1/approvals/:id/frames", () => {
     // An approval has no after: nothing has moved for it.
     expect((await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames/after`, headers: auth })).statusCode).toBe(400);
 
-    expect((await a.inject({ method: "POST", url: `/v1/approvals/${approvalId}/decline`, headers: auth, payload: { operator: "ana" } })).statusCode).toBe(200);
+    expect((await a.inject({ method: "POST", url: `/v1/approvals/${approvalId}/decline`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, payload: { operator: "ana" } })).statusCode).toBe(200);
     expect((await call).json<{ responses: { response: { error?: { status: string } } }[] }>().responses[0]!.response.error?.status).toBe("rejected");
     expect(arm.sent).toHaveLength(0);
     expect((await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames`, headers: auth })).statusCode).toBe(404);

@@ -33,6 +33,16 @@ async function start(limits: { headersTimeoutMs?: number; requestTimeoutMs?: num
   return new URL(server.url);
 }
 
+/** Waits until the server holds `n` connections. */
+async function connectionsOpen(n: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const open = await new Promise<number>((resolve) => server?.app.server.getConnections((_e, c) => resolve(c)));
+    if (open >= n) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`never ${n} connections open`);
+}
+
 /** A raw connection that sends `text` and reports what came back and when it was closed (ms after connecting), or "open" after `waitMs`. */
 function rawExchange(url: URL, text: string, waitMs: number): Promise<{ reply: string; closedAfterMs: number | "open" }> {
   return new Promise((resolve) => {
@@ -93,13 +103,35 @@ describe("HTTP limits on a real socket", () => {
     expect(body.responses[0]?.response.output?.status).toBe("done");
   });
 
-  it("connections beyond the cap are closed at once; those within it are served", async () => {
+  it("connections beyond the cap are answered 503 with Retry-After and Connection: close, never reset; those within it are served", async () => {
     const url = await start({ maxConnections: 2 });
     const idle = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
     const kept = await Promise.all([rawExchange(url, idle, 800), rawExchange(url, idle, 800)]);
     for (const k of kept) expect(k.reply).toMatch(/^HTTP\/1\.1 200/);
     const third = await rawExchange(url, idle, 2000);
-    expect(third.reply).toBe("");
+    expect(third.reply).toMatch(/^HTTP\/1\.1 503/);
+    expect(third.reply.toLowerCase()).toContain("retry-after: 1");
+    expect(third.reply.toLowerCase()).toContain("connection: close");
+    expect(third.reply).toContain("ARMB_ERR_HTTP_BUSY");
     expect(third.closedAfterMs).not.toBe("open");
+  });
+
+  it("under slow bodies holding every connection, a client's POST is answered 503 (not reset) and a HALT is still served", async () => {
+    const url = await start({ maxConnections: 2, headersTimeoutMs: 2000, requestTimeoutMs: 4000 });
+    const slow = `POST /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"calls":`;
+    const held = [rawExchange(url, slow, 6000), rawExchange(url, slow, 6000)];
+    await connectionsOpen(2);
+    const post = (path: string, body: unknown): Promise<Response> =>
+      fetch(new URL(path, url), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const busy = await post("/v1/calls", { calls: [{ id: "while-busy", name: "get_arm_state", args: {} }] });
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get("retry-after")).toBe("1");
+    expect(busy.headers.get("connection")).toBe("close");
+    expect(((await busy.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_HTTP_BUSY");
+    const halt = await post("/v1/halt", { operator: "h4" });
+    expect(halt.status).toBe(200);
+    expect(((await halt.json()) as { halted: boolean }).halted).toBe(true);
+    for (const s of sockets) s.destroy();
+    await Promise.all(held);
   });
 });

@@ -32,7 +32,9 @@ import { readEventStream } from "../../support/readEventStream.js";
 // change to the contract changes the console's types with it.
 
 const TOKEN = "wire-contract-token-0123456789";
-const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+const OPERATOR_TOKEN = "wire-contract-operator-token-0123456789";
+/** The console's credential: it reads what the console reads and decides approvals. */
+const auth = { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" };
 
 let bridge: Bridge;
 let arm: FakeArm;
@@ -68,7 +70,7 @@ beforeEach(async () => {
   const config = testConfig({ approval: { set_gripper: "always" } });
   arm = new FakeArm(config);
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
-  server = await startHttpServer(bridge, { token: TOKEN, port: 0, events: { stateIntervalMs: 50 } });
+  server = await startHttpServer(bridge, { token: TOKEN, operatorToken: OPERATOR_TOKEN, port: 0, events: { stateIntervalMs: 50 } });
 });
 
 afterEach(async () => {

@@ -15,7 +15,13 @@ export const PRESENCE_VIEW = z.strictObject({
   operator: z.string().nullable(),
   /** Why motion is refused now (ARMB_ERR_OPERATOR_ABSENT's words), or null when an operator is present. */
   missing: z.string().nullable(),
-  /** The consoles heartbeating now; a console sees its own by `session`. */
+  /**
+   * The consoles heartbeating now (at most MAX_PRESENCE_CONSOLES). `session` is a
+   * console's public tag, a digest of the id it beats with: the id itself is
+   * never shown, so knowing a console's tag does not let anyone end or rename it.
+   */
   consoles: z.array(z.strictObject({ session: z.string(), operator: z.string().nullable(), last_beat_ms_ago: z.number() })),
+  /** Only in the answer to a heartbeat: the tag the beating console is listed under, so it can find itself in `consoles`. */
+  yours: z.string().optional(),
 });
 export type PresenceView = WireOf<typeof PRESENCE_VIEW>;
