@@ -42,6 +42,8 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
   const id = values.id ?? `cli_${randomBytes(6).toString("hex")}`;
   const answer = (await client.request("POST", "/v1/calls", {
     calls: [{ id, name: tool, args }],
+    // Recorded with the motion as who asked: without it the server takes the caller for a bare HTTP client.
+    client: { kind: "cli", name: "armbridge call" },
     ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
   })) as { responses: CallAnswerLine[] };
   const line = answer.responses[0];
