@@ -241,7 +241,8 @@ export class MotionRunner {
     }
     // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
     // recorded — together with every motion still in flight on other joints, at any progress of theirs.
-    const inFlight = d.inFlight.current((id) => stillUnsettled(id, d));
+    // A motion whose outcome is unknown is in flight until an operator answers: refusals beside it say so, naming it.
+    const inFlight = d.inFlight.current((id) => stillUnsettled(id, d)).map((m) => (awaitsOperator(m.actionId, d) ? { ...m, awaitingOperator: true } : m));
     const pose = poseOf(d.transport.latestStatus());
     const envelope = checkMotionEnvelope(d.config, pose, plan.targets, tool.name, inFlight);
     if (!envelope.ok) {
@@ -479,5 +480,15 @@ function stillUnsettled(actionId: string, d: Pick<MotionRunnerDeps, "quarantine"
     return state === undefined || state === "started" || state === "unknown";
   } catch {
     return true;
+  }
+}
+
+/** Whether an action's outcome is unknown and waits for an operator's confirmation (it will not end by itself). */
+function awaitsOperator(actionId: string, d: Pick<MotionRunnerDeps, "quarantine" | "ledger">): boolean {
+  if (d.quarantine.holds(actionId)) return true;
+  try {
+    return d.ledger.get(actionId)?.state === "unknown";
+  } catch {
+    return false;
   }
 }
