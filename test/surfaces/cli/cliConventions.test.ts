@@ -72,6 +72,13 @@ describe("one CLI convention for every command", () => {
     expect(human.out()).toMatch(/^ {4}positions: \{shoulder_pan\?: number -3\.14\.\.3\.14/m);
     expect(human.out()).toMatch(/^ {4}pose: "home" \| "ready" \| "stow"/m);
     expect(human.out()).toMatch(/^stop \(read or halt: never queued\)$/m);
+    // The paragraph every motion tool shares is said once, as a note each of them points to; bounds are rounded for a person.
+    expect(human.out().match(/Blocks until the motion ends\./g)).toHaveLength(1);
+    expect(human.out().match(/unknown \(do NOT re-run; a person must confirm\)/g)?.length).toBeLessThanOrEqual(2);
+    expect(human.out()).toMatch(/^move_joints \(motion[^\n]*\n(?: {4}[^\n]*\n)+ {2}Move one or more arm joints[^\n]*\(notes 1, 2\)$/m);
+    expect(human.out()).toMatch(/^ {2}1\. Blocks until the motion ends\.$/m);
+    expect(human.out()).not.toContain("6.283185307179586");
+    expect(human.out()).toContain("roll: number -6.283..6.283");
     const piped = io({ tty: false });
     expect(await runCli(["tools"], piped.io)).toBe(0);
     const json = JSON.parse(piped.out()) as { functionDeclarations: { name: string }[] };
