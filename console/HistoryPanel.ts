@@ -16,6 +16,11 @@ export function settledText(a: ActionView): string {
   return `settled by ${a.settled_by === "none" ? "nobody" : a.settled_by}${when}`;
 }
 
+/** Who approved a gated motion, when, and what they said: "approved by ana at 12:01:00: clear of the fixture". */
+export function approvedText(approval: NonNullable<ActionView["approval"]>): string {
+  return `approved by ${approval.operator} at ${clockTime(approval.at)}${approval.note ? `: ${approval.note}` : ""}`;
+}
+
 const LIMIT = 30;
 
 /**
@@ -118,6 +123,7 @@ export class HistoryPanel {
       el("span", { cls: "h-tool", text: a.tool }),
       el("span", { cls: "h-client", text: `asked by ${clientLabel(a.client)}` }),
       el("span", { cls: `badge s-${a.state}`, text: STATE_LABEL[a.state] ?? a.state }),
+      ...(a.approval ? [el("span", { cls: "h-approved", text: approvedText(a.approval) })] : []),
       el("span", { cls: "h-who", text: settledText(a) }),
       el("span", { cls: "h-id", text: `${a.action_id} \u00b7 call ${a.call_id}` }),
       ...(what ? [el("span", { cls: "h-what", text: what })] : []),

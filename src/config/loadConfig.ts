@@ -7,6 +7,7 @@ import { ConfigOrigins } from "./ConfigOrigins.js";
 import { packageRoot } from "./packageRoot.js";
 import { resolveConfigPaths } from "./resolveConfigPaths.js";
 import { readBoundedText } from "./files/readBoundedFile.js";
+import { boundIssueMessage } from "../validation/boundIssueMessage.js";
 
 /** The simulated arm shipped with armbridge: 6 joints and a gripper. */
 export const DEFAULT_CONFIG_PATH = join(packageRoot(), "config", "sim-arm.yaml");
@@ -35,7 +36,7 @@ export function parseConfig(raw: unknown, source = "<inline>", options: ParseCon
     merged = m.raw;
     issues.push(...m.issues);
   }
-  const parsed = armConfigFileSchema.safeParse(merged);
+  const parsed = armConfigFileSchema.safeParse(merged, { error: (issue) => boundIssueMessage(issue) });
   if (!parsed.success) issues.push(...origins.describe(parsed.error.issues));
   if (issues.length > 0 || !parsed.success) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: issues.join("; ") });
   return parsed.data;

@@ -6,6 +6,7 @@ import type { Logger } from "../observability/logger.js";
 import type { MotionTool, ReadContext } from "./ToolDefinition.js";
 import type { MotionCommand, MotionEnd, Transport } from "../transport/Transport.js";
 import type { ActionSettler } from "./ActionSettler.js";
+import type { ApprovalRecord } from "../ledger/ActionRow.js";
 import type { ApprovalDesk, DecidedApprovalView } from "./ApprovalDesk.js";
 import { approvalNeeded } from "./approvalRules.js";
 import type { CallDeadline } from "./CallDeadline.js";
@@ -145,12 +146,15 @@ export class MotionRunner {
       // An operator's approval, when the config asks for it: waited for here, holding the locks,
       // before anything is recorded or sent. The wait stops the call's deadline clock.
       const why = approvalNeeded(d.config.approval[tool.name], plan.targets);
+      /** Who approved, recorded with the intent: the only durable record of the operator's yes. */
+      let approval: ApprovalRecord | undefined;
       if (why !== undefined) {
         const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why, client };
         d.log.info({ call_id: callId, tool: tool.name, targets: plan.targets, why }, "waiting for an operator's approval; nothing sent");
         const decided = await deadline.paused(() => d.approvals.request(request, deadline.runSignal));
         if (decided.decision !== "approved") return this.#notApproved(tool.name, decided);
         d.log.info({ call_id: callId, tool: tool.name, approval: decided.id, operator: decided.operator }, "approved by an operator");
+        approval = { approvalId: decided.id, operator: decided.operator ?? "", at: decided.decided_at, note: decided.note ?? undefined };
         // The world may have moved on while the operator looked: the same checks again, on the arm's pose now.
         const blockedNow = isBlocked();
         if (blockedNow) return blockedNow;
@@ -187,7 +191,7 @@ export class MotionRunner {
       const slowed = admitted.slowed;
       const recorded = { ...command, from: pose ?? null, ...(slowed ? { requested_speed: slowed.requested } : {}) };
       const sentAt = d.now();
-      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client }, sentAt);
+      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client, approval }, sentAt);
       sentActionId = command.actionId;
       // A halt that came while the intent was being written: recorded, never sent.
       const haltNow = d.halts.engaged;
@@ -242,7 +246,8 @@ export class MotionRunner {
     }
     // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
     // recorded — together with every motion still in flight on other joints, at any progress of theirs.
-    const inFlight = d.inFlight.current((id) => stillUnsettled(id, d));
+    // A motion whose outcome is unknown is in flight until an operator answers: refusals beside it say so, naming it.
+    const inFlight = d.inFlight.current((id) => stillUnsettled(id, d)).map((m) => (awaitsOperator(m.actionId, d) ? { ...m, awaitingOperator: true } : m));
     const pose = poseOf(d.transport.latestStatus());
     const envelope = checkMotionEnvelope(d.config, pose, plan.targets, tool.name, inFlight);
     if (!envelope.ok) {
@@ -491,5 +496,15 @@ function stillUnsettled(actionId: string, d: Pick<MotionRunnerDeps, "quarantine"
     return state === undefined || state === "started" || state === "unknown";
   } catch {
     return true;
+  }
+}
+
+/** Whether an action's outcome is unknown and waits for an operator's confirmation (it will not end by itself). */
+function awaitsOperator(actionId: string, d: Pick<MotionRunnerDeps, "quarantine" | "ledger">): boolean {
+  if (d.quarantine.holds(actionId)) return true;
+  try {
+    return d.ledger.get(actionId)?.state === "unknown";
+  } catch {
+    return false;
   }
 }

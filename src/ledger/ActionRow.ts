@@ -33,6 +33,18 @@ export interface ObservedPose {
   readonly stampMs: number;
 }
 
+/**
+ * An operator's approval of a gated motion (config `approval`): the request
+ * it answered, who approved, when (local epoch ms) and what they said. Given
+ * before the intent was written, so it is recorded with it.
+ */
+export interface ApprovalRecord {
+  readonly approvalId: string;
+  readonly operator: string;
+  readonly at: number;
+  readonly note: string | undefined;
+}
+
 /** What ended our uncertainty about an action. */
 export type SettledBy = "completion" | "observation" | "operator" | "none";
 
@@ -60,6 +72,8 @@ export interface ActionRow {
   readonly armIncarnation: string | undefined;
   /** Who sent the call (schema 3); undefined for rows written before, and for callers that said nothing. */
   readonly client: CallClient | undefined;
+  /** Who approved the motion (schema 5); undefined when no approval was asked, and for rows written before. */
+  readonly approval: ApprovalRecord | undefined;
   readonly state: ActionRowState;
   readonly timedOut: boolean;
   readonly settledBy: SettledBy;

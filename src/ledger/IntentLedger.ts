@@ -181,7 +181,7 @@ export class IntentLedger {
 
   /** Newest first, paged by `after` (see LedgerQueries.list). */
   list(
-    filter: { state?: ActionRowState | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
+    filter: { state?: ActionRowState | readonly ActionRowState[] | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
   ): ActionRow[] {
     return this.#queries.list(filter);
   }

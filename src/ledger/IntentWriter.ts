@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
+import type { ApprovalRecord } from "./ActionRow.js";
 import type { CallClient } from "./CallClient.js";
 import { classifySqliteError } from "./classifySqliteError.js";
 import type { LedgerFileWatch } from "./LedgerFileWatch.js";
@@ -19,6 +20,8 @@ export interface NewIntent {
   readonly armIncarnation?: string | undefined;
   /** Who sent the call. */
   readonly client?: CallClient | undefined;
+  /** The operator's approval the motion waited for (config `approval`); absent when none was asked. */
+  readonly approval?: ApprovalRecord | undefined;
 }
 
 /**
@@ -46,8 +49,8 @@ export class IntentWriter {
     this.#file = d.file;
     this.#queries = d.queries;
     this.#insertStmt = d.db.prepare(
-      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, arm_incarnation, client_kind, client_name, client_session, state, created_at, updated_at)
-       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @arm_incarnation, @client_kind, @client_name, @client_session, @state, @created_at, @updated_at)`,
+      `INSERT INTO actions (action_id, call_id, tool, args_json, args_hash, resources_json, command_json, arm_incarnation, client_kind, client_name, client_session, approval_id, approved_by, approved_at, approval_note, state, created_at, updated_at)
+       VALUES (@action_id, @call_id, @tool, @args_json, @args_hash, @resources_json, @command_json, @arm_incarnation, @client_kind, @client_name, @client_session, @approval_id, @approved_by, @approved_at, @approval_note, @state, @created_at, @updated_at)`,
     );
   }
 
@@ -127,6 +130,10 @@ export class IntentWriter {
         client_kind: intent.client?.kind ?? null,
         client_name: intent.client?.name ?? null,
         client_session: intent.client?.session ?? null,
+        approval_id: intent.approval?.approvalId ?? null,
+        approved_by: intent.approval?.operator ?? null,
+        approved_at: intent.approval?.at ?? null,
+        approval_note: intent.approval?.note ?? null,
         state: "started",
         created_at: now,
         updated_at: now,

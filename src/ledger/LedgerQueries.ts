@@ -53,14 +53,16 @@ export class LedgerQueries {
    * Newest first, ordered by (created_at, action_id) — a total order, so
    * `after` (the last row of the previous page) pages without loss even when
    * many rows share a millisecond. `before` (epoch ms) is the older, coarser
-   * filter: rows created at or after it are left out.
+   * filter: rows created at or after it are left out. `state` may name
+   * several states: a row in any of them is listed.
    */
   list(
-    filter: { state?: ActionRowState | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
+    filter: { state?: ActionRowState | readonly ActionRowState[] | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
   ): ActionRow[] {
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
     const rows = this.#stmts.list.all({
-      state: filter.state ?? null,
+      // One state or several (the model's `stopped` is two): a JSON list either way, read by json_each.
+      states: filter.state === undefined ? null : JSON.stringify(typeof filter.state === "string" ? [filter.state] : filter.state),
       client_kind: filter.client?.kind ?? null,
       client_name: filter.client?.name ?? null,
       client_session: filter.client?.session ?? null,
@@ -92,7 +94,7 @@ function prepare(db: Database.Database) {
     byCall: db.prepare(`SELECT * FROM actions WHERE call_id = ?`),
     inState: db.prepare(`SELECT * FROM actions WHERE state = ? ORDER BY created_at, action_id`),
     list: db.prepare(
-      `SELECT * FROM actions WHERE (@state IS NULL OR state = @state) AND (@before IS NULL OR created_at < @before)
+      `SELECT * FROM actions WHERE (@states IS NULL OR state IN (SELECT value FROM json_each(@states))) AND (@before IS NULL OR created_at < @before)
          AND (@client_kind IS NULL OR client_kind = @client_kind) AND (@client_name IS NULL OR client_name = @client_name)
          AND (@client_session IS NULL OR client_session = @client_session)
          AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND action_id < @after_id))

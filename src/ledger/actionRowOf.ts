@@ -1,4 +1,4 @@
-import type { ActionRow, ActionRowState, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
+import type { ActionRow, ActionRowState, ApprovalRecord, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
 import { isClientKind, normalizeClient, type CallClient } from "./CallClient.js";
 import { parseRecordedCommand } from "./RecordedCommand.js";
 
@@ -29,6 +29,10 @@ export interface RawActionRow {
   client_kind: string | null;
   client_name: string | null;
   client_session: string | null;
+  approval_id: string | null;
+  approved_by: string | null;
+  approved_at: number | null;
+  approval_note: string | null;
 }
 
 /** A stored action as the rest of the bridge sees it. */
@@ -43,6 +47,7 @@ export function actionRowOf(r: RawActionRow): ActionRow {
     command: r.command_json === null ? undefined : parseRecordedCommand(JSON.parse(r.command_json)),
     armIncarnation: r.arm_incarnation ?? undefined,
     client: storedClientOf(r),
+    approval: storedApprovalOf(r),
     state: r.state as ActionRowState,
     timedOut: r.timed_out === 1,
     settledBy: (r.settled_by ?? "none") as SettledBy,
@@ -64,4 +69,10 @@ export function actionRowOf(r: RawActionRow): ActionRow {
 export function storedClientOf(r: Pick<RawActionRow, "client_kind" | "client_name" | "client_session">): CallClient | undefined {
   if (r.client_kind === null || r.client_name === null || !isClientKind(r.client_kind)) return undefined;
   return normalizeClient({ kind: r.client_kind, name: r.client_name, session: r.client_session ?? undefined });
+}
+
+/** A stored approval, or undefined for a motion no one had to approve (and rows written before schema 5). */
+function storedApprovalOf(r: Pick<RawActionRow, "approval_id" | "approved_by" | "approved_at" | "approval_note">): ApprovalRecord | undefined {
+  if (r.approval_id === null || r.approved_by === null || r.approved_at === null) return undefined;
+  return { approvalId: r.approval_id, operator: r.approved_by, at: r.approved_at, note: r.approval_note ?? undefined };
 }

@@ -18,10 +18,16 @@ import { ACTION_STATES } from "./ActionRow.js";
  * 4. the halt latch: `halted` (a motion a confirmed halt stopped part-way, at
  *    the pose the arm reported) and the `halts` table (every halt, what the
  *    arm said to it, and who released it).
+ * 5. who approved: for a motion the config gates behind an operator's
+ *    approval, the request's id, the operator, when they decided and their
+ *    note (`approval_id`, `approved_by`, `approved_at`, `approval_note`;
+ *    null on rows written before and on motions no one had to approve).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const STATE_CHECK = `CHECK (state IN (${ACTION_STATES.map((s) => `'${s}'`).join(", ")}))`;
+/** The states of version 4 (and 5), frozen: what a version-3 file is rebuilt into. */
+const V4_STATE_CHECK = `CHECK (state IN ('started', 'done', 'failed', 'unknown', 'confirmed_done', 'confirmed_not_done', 'confirmed_partial', 'halted'))`;
 /** The states of versions 2 and 3, frozen: what a version-1 file is rebuilt into (each step builds its own version, never "the current one"). */
 const V2_STATE_CHECK = `CHECK (state IN ('started', 'done', 'failed', 'unknown', 'confirmed_done', 'confirmed_not_done', 'confirmed_partial'))`;
 
@@ -60,9 +66,16 @@ const V3_COLUMNS = ["client_kind TEXT", "client_name TEXT", "client_session TEXT
 
 const V3_INDEXES = `CREATE INDEX actions_client ON actions (client_name, client_kind, client_session);`;
 
-/** The actions table as of version 3 and after (version 2's columns, then who asked) under `name`, with the states' CHECK `stateCheck`. */
-const actionsTable = (name: string, stateCheck: string): string => `CREATE TABLE ${name} (${columnsDdl(stateCheck)},
-  ${V3_COLUMNS.join(",\n  ")}
+/** What version 5 adds: who approved a gated motion, when, and what they said (ADD COLUMN, like version 3). */
+const V5_COLUMNS = ["approval_id TEXT", "approved_by TEXT", "approved_at INTEGER", "approval_note TEXT"] as const;
+
+/**
+ * The actions table as of version 3 and after (version 2's columns, then who
+ * asked, then `later` — the columns of versions after the one being built)
+ * under `name`, with the states' CHECK `stateCheck`.
+ */
+const actionsTable = (name: string, stateCheck: string, later: readonly string[]): string => `CREATE TABLE ${name} (${columnsDdl(stateCheck)},
+  ${[...V3_COLUMNS, ...later].join(",\n  ")}
 ) STRICT;`;
 
 const INDEXES = `
@@ -101,7 +114,7 @@ CREATE INDEX halts_open ON halts (released_at);`;
 
 export const FRESH_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-${actionsTable("actions", STATE_CHECK)}
+${actionsTable("actions", STATE_CHECK, V5_COLUMNS)}
 ${INDEXES}
 ${V3_INDEXES}
 ${HALTS_TABLE}`;
@@ -137,13 +150,17 @@ const MIGRATIONS: Readonly<Record<number, (db: Database.Database) => void>> = {
   },
   // A new state (halted) is a new CHECK: rebuilt as in step 1, who-asked columns and all; the halts table is new.
   3: (db) => {
-    db.exec(actionsTable("actions_v4", STATE_CHECK));
+    db.exec(actionsTable("actions_v4", V4_STATE_CHECK, []));
     db.exec(`INSERT INTO actions_v4 (${V3_COPIED}) SELECT ${V3_COPIED} FROM actions`);
     db.exec(`DROP TABLE actions`);
     db.exec(`ALTER TABLE actions_v4 RENAME TO actions`);
     db.exec(INDEXES);
     db.exec(V3_INDEXES);
     db.exec(HALTS_TABLE);
+  },
+  // Nullable columns again: rows written before say nothing about an approval, which is what they recorded.
+  4: (db) => {
+    for (const column of V5_COLUMNS) db.exec(`ALTER TABLE actions ADD COLUMN ${column}`);
   },
 };
 

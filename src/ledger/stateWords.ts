@@ -21,11 +21,19 @@ export const STATE_WORDS: Readonly<Record<ActionRowState, { readonly word: strin
   halted: { word: "halted", means: "a halt stopped it part-way, at the pose the arm reported" },
 };
 
-/** Every word a state may be typed as: the shared word first, then the ledger's name where it differs. */
-export const STATE_INPUTS: readonly string[] = [...new Set(ACTION_STATES.flatMap((s) => [STATE_WORDS[s].word, s]))];
+/**
+ * Words for what the model was told rather than what the ledger stores: a
+ * motion a halt cut short (`halted`) and one an operator confirmed stopped
+ * part-way (`confirmed_partial`) both reach the model as status `stopped`, so
+ * an operator who reads "stopped" in a transcript can type it.
+ */
+export const RESULT_WORDS: Readonly<Record<string, readonly ActionRowState[]>> = { stopped: ["halted", "confirmed_partial"] };
 
-/** The ledger state a typed word names (a shared word or the ledger's own name), or undefined. */
-export function stateOfWord(word: string): ActionRowState | undefined {
-  for (const s of ACTION_STATES) if (s === word || STATE_WORDS[s].word === word) return s;
-  return undefined;
+/** Every word a state may be typed as: the shared word first, then the ledger's name where it differs, then the model's words. */
+export const STATE_INPUTS: readonly string[] = [...new Set([...ACTION_STATES.flatMap((s) => [STATE_WORDS[s].word, s]), ...Object.keys(RESULT_WORDS)])];
+
+/** The ledger states a typed word names (a shared word, the ledger's own name, or a status the model was told), or undefined. */
+export function statesOfWord(word: string): readonly ActionRowState[] | undefined {
+  for (const s of ACTION_STATES) if (s === word || STATE_WORDS[s].word === word) return [s];
+  return Object.hasOwn(RESULT_WORDS, word) ? RESULT_WORDS[word] : undefined;
 }

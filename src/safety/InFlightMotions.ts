@@ -14,6 +14,8 @@ export interface InFlightMotion {
    * transport that does not say): each axis's max_velocity is assumed.
    */
   readonly peakVelocity?: Readonly<Record<string, number>>;
+  /** Its outcome is unknown and waits for an operator: it will not end by itself (refusals say so). */
+  readonly awaitingOperator?: boolean;
 }
 
 interface Entry {

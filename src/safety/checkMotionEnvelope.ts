@@ -7,6 +7,7 @@ import { envelopeRefusal } from "./envelopeRefusal.js";
 import type { EnvelopeVerdict } from "./EnvelopeVerdict.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
 import { IN_FLIGHT_RESOLUTION_M, MARGIN_M } from "./margins.js";
+import { whenInFlightEnd } from "./inFlightWords.js";
 
 /** FK evaluations one check may spend before it refuses as unverifiable. */
 const MAX_EVALUATIONS = 200_000;
@@ -69,7 +70,7 @@ export function checkMotionEnvelope(
   }
 
   // Each in-flight motion's segment over the chain joints it moves (and the new one does not).
-  const moving: Array<{ readonly actionId: string; readonly joints: number[]; readonly a: Float64Array; readonly b: Float64Array }> = [];
+  const moving: Array<{ readonly actionId: string; readonly joints: number[]; readonly a: Float64Array; readonly b: Float64Array; readonly motion: InFlightMotion }> = [];
   for (const m of inFlight) {
     const joints: number[] = [];
     const a = new Float64Array(dof), b = new Float64Array(dof);
@@ -80,7 +81,7 @@ export function checkMotionEnvelope(
       a[k] = from ?? to;
       b[k] = to;
     }
-    if (joints.length > 0) moving.push({ actionId: m.actionId, joints, a, b });
+    if (joints.length > 0) moving.push({ actionId: m.actionId, joints, a, b, motion: m });
   }
 
   const T = model.tests.length;
@@ -148,12 +149,12 @@ export function checkMotionEnvelope(
     if (walk.reason === "budget") {
       const rule =
         moving.length > 0
-          ? `the path cannot be verified alongside the ${moving.length} motion(s) in flight in ${MAX_EVALUATIONS} evaluations; retry when they end, or move in smaller steps`
+          ? `the path cannot be verified alongside the ${moving.length} motion(s) in flight in ${MAX_EVALUATIONS} evaluations; ${whenInFlightEnd(moving.map((g) => g.motion))}, or move in smaller steps`
           : `the path cannot be verified in ${MAX_EVALUATIONS} evaluations; split it into smaller moves`;
       const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule });
       return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
     }
-    return envelopeRefusal({ model, tool, test: walk.test, s: walk.s, start, delta, bound: bounds[walk.test] ?? 0, inFlight: moving.map((g) => g.actionId) });
+    return envelopeRefusal({ model, tool, test: walk.test, s: walk.s, start, delta, bound: bounds[walk.test] ?? 0, inFlight: moving.map((g) => g.actionId), whenTheyEnd: whenInFlightEnd(moving.map((g) => g.motion)) });
   }
   return { ok: true, samples: evaluations, pairChecks };
 }

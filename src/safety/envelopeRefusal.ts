@@ -3,6 +3,7 @@ import type { EnvelopeVerdict } from "./EnvelopeVerdict.js";
 import { STRIDE } from "./EnvelopeItems.js";
 import type { EnvelopeContact } from "./EnvelopeContact.js";
 import type { Contact, EnvelopeModel } from "./EnvelopeModel.js";
+import { apart } from "./inFlightWords.js";
 import { placedShape } from "./placedVolumes.js";
 
 export interface RefusalInput {
@@ -14,6 +15,8 @@ export interface RefusalInput {
   readonly delta: Float64Array;
   readonly bound: number;
   readonly inFlight: readonly string[];
+  /** What to do about those motions, in words (whenInFlightEnd): wait for them, or ask the operator about an unknown one. */
+  readonly whenTheyEnd: string;
 }
 
 /** The refusal for a test that failed at s: the contact measured again with its details, in words and in data. */
@@ -57,7 +60,7 @@ export function envelopeRefusal(r: RefusalInput): EnvelopeVerdict {
   const where = `(at ${Math.round(s * 100)}% of the path)`;
   const why =
     r.inFlight.length > 0
-      ? ` with the ${r.inFlight.length} motion(s) in flight on other joints at some point of theirs; retry when they end`
+      ? ` with the ${r.inFlight.length} motion(s) in flight on other joints at some point of theirs; ${r.whenTheyEnd}`
       : s === 0
         ? test?.kind === "pair"
           ? "; the arm is already in that configuration: move it apart with joint moves that separate the links"
@@ -69,28 +72,43 @@ export function envelopeRefusal(r: RefusalInput): EnvelopeVerdict {
     const e = new ArmbridgeError("ARMB_ERR_SELF_COLLISION", { tool, link, other: c.obstacle.name, point, clearance: c.clearance.toFixed(4), rule: `${needed}${why}` });
     return { ok: false, code: e.code, issues: [{ path: "(envelope)", code: "self_collision", message: `${e.message} ${where}` }], link, point: c.point, at: s, contact };
   }
-  const rule = c.obstacle.kind === "max_step" ? `${ruleText(c, part, model)}${why}` : `${ruleText(c, part, model)}: ${needed}${why}`;
+  const rule = c.obstacle.kind === "max_step" ? `${ruleText(c, part, model, required)}${why}` : `${ruleText(c, part, model, required)}: ${needed}${why}`;
   const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link, point, rule });
   return { ok: false, code: e.code, issues: [{ path: "(envelope)", code: "outside_envelope", message: `${e.message} ${where}` }], link, point: c.point, at: s, contact };
 }
 
-function ruleText(c: Contact, part: "volume" | "frame", model: EnvelopeModel): string {
+/**
+ * The rule the contact breaks, in words. The check keeps a margin (`required`,
+ * metres) from every limit, so a point can be refused while still inside it:
+ * the words say "within … of" then, never "below"/"more than", and print the
+ * numbers to the precision that shows which side of the limit they are on.
+ */
+function ruleText(c: Contact, part: "volume" | "frame", model: EnvelopeModel, required: number): string {
   const [x, y, z] = c.point;
   const whose = part === "volume" ? "its collision volume's" : "its frame's";
+  const near = `within ${mm(required)} of`;
   switch (c.obstacle.kind) {
-    case "floor":
-      return part === "frame" ? `z ${z.toFixed(3)} is below floor_z ${model.floorZ}` : `${whose} lowest point, z ${z.toFixed(3)}, comes down to floor_z ${model.floorZ}`;
+    case "floor": {
+      const n = apart(z, model.floorZ ?? 0);
+      if (part === "volume") return `${whose} lowest point, z ${n.value}, comes down to floor_z ${n.limit}`;
+      return `z ${n.value} is ${z < (model.floorZ ?? 0) ? "below" : near} floor_z ${n.limit}`;
+    }
     case "keep_in": {
       const axis = c.obstacle.name.slice(-1);
       const value = axis === "x" ? x : axis === "y" ? y : z;
       const low = c.obstacle.name.startsWith("keep_in.min");
-      const limit = low ? model.keepIn?.min[axisIndex(axis)] : model.keepIn?.max[axisIndex(axis)];
-      return `${part === "volume" ? `${whose} ` : ""}${axis} ${value.toFixed(3)} is ${low ? "below" : "above"} ${low ? "keep_in.min" : "keep_in.max"} ${limit}`;
+      const limit = (low ? model.keepIn?.min[axisIndex(axis)] : model.keepIn?.max[axisIndex(axis)]) ?? 0;
+      const n = apart(value, limit);
+      const beyond = low ? value < limit : value > limit;
+      return `${part === "volume" ? `${whose} ` : ""}${axis} ${n.value} is ${beyond ? (low ? "below" : "above") : near} ${low ? "keep_in.min" : "keep_in.max"} ${n.limit}`;
     }
     case "keep_out":
       return `${part === "volume" ? "its collision volume" : "its frame"} ${c.clearance < 0 ? "enters" : "comes to"} keep_out zone ${c.obstacle.name}`;
-    case "max_step":
-      return `it would travel ${((model.maxStepM ?? 0) - c.clearance).toFixed(3)} m from where it started, more than max_step_m ${model.maxStepM}; move in smaller steps`;
+    case "max_step": {
+      const max = model.maxStepM ?? 0;
+      const n = apart(max - c.clearance, max);
+      return `it would travel ${n.value} m from where it started, ${c.clearance < 0 ? "more than" : near} max_step_m ${n.limit}; move in smaller steps`;
+    }
     case "link":
       return `it comes to ${c.obstacle.name}`;
   }

@@ -6,6 +6,7 @@ import { axisPeaks } from "../motion/axisPeaks.js";
 import type { MotionTiming } from "../motion/MotionTiming.js";
 import type { MotionRefusal } from "../motion/MotionPlan.js";
 import type { InFlightMotion } from "./InFlightMotions.js";
+import { apart, whenInFlightEnd } from "./inFlightWords.js";
 
 export type ToolSpeedVerdict =
   | {
@@ -61,7 +62,7 @@ export function limitToolSpeed(input: ToolSpeedInput): ToolSpeedVerdict {
   if (cap === undefined || !kin) return { ok: true, speed: input.speed, toolMps: undefined, requestedMps: undefined };
   if (!kin.jointNames.some((n) => input.targets[n] !== undefined)) return { ok: true, speed: input.speed, toolMps: undefined, requestedMps: undefined };
   const refuse = (reason: string, toolMps?: number): ToolSpeedVerdict => {
-    const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", { tool, speed: toolMps === undefined ? "an unknown speed" : toolMps.toFixed(3), limit: cap, reason });
+    const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", { tool, speed: toolMps === undefined ? "an unknown speed" : apart(toolMps, cap).value, limit: apart(toolMps ?? 0, cap).limit, reason });
     return { ok: false, code: e.code, issues: [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }], ...(toolMps === undefined ? {} : { toolMps }) };
   };
   const timing = input.timing;
@@ -81,9 +82,9 @@ export function limitToolSpeed(input: ToolSpeedInput): ToolSpeedVerdict {
   if (requested <= cap) return { ok: true, speed: input.speed, toolMps: requested, requestedMps: undefined };
   const floor = config.limits.minSpeed;
   const slowest = at(floor);
-  const along = flights.length > 0 ? ` with the ${flights.length} motion(s) in flight on other joints (retry when they end)` : "";
+  const along = flights.length > 0 ? ` with the ${flights.length} motion(s) in flight on other joints (${whenInFlightEnd(flights.map((f) => f.m))})` : "";
   if (slowest > cap) {
-    const why = timing.kind === "independent" && at(floor / 2) >= slowest ? "the servos cannot move slower" : `even at limits.min_speed ${floor} it would move at ${slowest.toFixed(3)} m/s`;
+    const why = timing.kind === "independent" && at(floor / 2) >= slowest ? "the servos cannot move slower" : `even at limits.min_speed ${floor} it would move at ${apart(slowest, cap).value} m/s`;
     return refuse(`cannot be slowed enough: ${why}${along}`, requested);
   }
   let lo = floor, hi = input.speed;

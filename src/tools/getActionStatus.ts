@@ -7,7 +7,9 @@ import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDe
 export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
   return defineReadTool({
     name: "get_action_status",
-    description: "Look up an earlier action by its action_id in the intent ledger: its state (started, done, failed, unknown, confirmed_done, confirmed_partial, confirmed_not_done) and evidence. Read-only.",
+    description:
+      "Look up an earlier action by its action_id in the intent ledger. Returns its status now, with the meanings a motion's own result gives them (done, stopped, failed, or unknown: do NOT re-run, ask the operator), " +
+      "the ledger's state behind it (started: still under way; done; failed; unknown; halted: a halt stopped it part-way; confirmed_done, confirmed_partial, confirmed_not_done: an operator's word) and the evidence. Read-only.",
     args: z.object({ action_id: z.string().min(1).max(128).describe("The action_id from an earlier result.") }).strict(),
     blocking: false,
     kind: "read",
@@ -24,6 +26,8 @@ export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {
           call_id: row.callId,
           tool: row.tool,
           args: row.args,
+          // What a result would say now (README "Results a model sees"), beside the ledger's own word.
+          status: resultFromRow(row).status,
           state: row.state,
           timed_out: row.timedOut,
           settled_by: row.settledBy,

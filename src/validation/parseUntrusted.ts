@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { boundIssueMessage } from "./boundIssueMessage.js";
 import { toArgIssues, type ArgIssue } from "./formatIssues.js";
 import { nameIssueOf } from "./nameChoices.js";
 
@@ -15,7 +16,7 @@ export function parseUntrusted<S extends z.ZodType>(schema: S, value: unknown): 
   const parsed = schema.safeParse(value, {
     error: (issue) => {
       const named = nameIssueOf(issue);
-      if (!named) return undefined;
+      if (!named) return boundIssueMessage(issue);
       choicesAt.set(issueKey(issue.code, issue.path ?? []), named.choices);
       return named.message;
     },

@@ -61,6 +61,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`console approvals: asked live, approved runs on
     const starts = rig.effects().filter((e) => e.event === "motion_start");
     expect(starts).toHaveLength(1);
     expect(starts[0]).toMatchObject({ action_id: result.action_id, joints: ["elbow"] });
+    // The history row says who approved it and what they said, from the ledger.
+    await page.locator(`#row-${result.action_id} .h-approved`, { hasText: /^approved by Grace Hopper at .*: area clear$/ }).waitFor();
     await rig.shot(page, "approved.png");
     expect(problems).toEqual([]);
     await page.close();

@@ -47,6 +47,8 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     expect(r!.result.status).toBe("done");
     expect(x.arm.effects.map((e) => e.axes)).toEqual([["wrist_1"]]);
     expect(x.arm.sent).toHaveLength(1);
+    // Who approved is recorded with the intent, not only in the log.
+    expect(x.ledger.list()[0]!.approval).toEqual({ approvalId: req!.id, operator: "ana", at: decided.decided_at, note: "clear" });
     expect(events.map((e) => e.type)).toEqual(["queued", "approval_requested", "approval_resolved", "started", "settled"]);
     expect(() => x.executor.approvals.approve(req!.id, { operator: "bob" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_DECIDED" }));
     expect(() => x.executor.approvals.decline("apr_nope", { operator: "bob" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_NOT_FOUND" }));

@@ -14,6 +14,7 @@ function row(state: ActionRowState, patch: Partial<ActionRow> = {}): ActionRow {
     command: { actionId: "act_1", targets: { wrist_2: 0.9 }, speed: 0.5 },
     armIncarnation: undefined,
     client: undefined,
+    approval: undefined,
     state,
     timedOut: false,
     settledBy: state.startsWith("confirmed") ? "operator" : "completion",

@@ -84,6 +84,11 @@ describe("an executor started on a ledger with an unknown motion counts it in fl
     const [b] = await executor.execute([{ id: "b", name: "move_joints", args: { positions: { elbow: home.elbow! - 1 } } }]);
     expect(b!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ENVELOPE_VIOLATION" });
     expect(JSON.stringify(b!.result)).toContain("in flight");
+    // It never ends by itself: the refusal names it and sends the model to the operator, not round a retry loop.
+    const said = b!.result.status === "rejected" ? b!.result.issues.map((i) => i.message).join(" ") : "";
+    expect(said).toContain("action act_earlier (shoulder_lift) has an unknown outcome and waits for an operator's confirmation");
+    expect(said).toContain("ask the operator to confirm what the arm did");
+    expect(said).not.toContain("retry when they end");
     expect(arm.sent).toEqual([]);
     // A motion clear of it at every progress of the unknown one is admitted.
     const [c] = await executor.execute([{ id: "c", name: "move_joints", args: { positions: { wrist_3: 0.5 } } }]);

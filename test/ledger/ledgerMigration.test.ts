@@ -10,6 +10,7 @@ import { SCHEMA_VERSION } from "../../src/ledger/ledgerSchema.js";
 import { writeV1Ledger } from "../fixtures/ledgerV1.js";
 import { writeV2Ledger } from "../fixtures/ledgerV2.js";
 import { writeV3Ledger } from "../fixtures/ledgerV3.js";
+import { writeV4Ledger } from "../fixtures/ledgerV4.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -42,12 +43,24 @@ function v3File(): string {
   return path;
 }
 
-describe("the ledger schema migration (a ledger file from the landed version 1, through 2 and 3, to 4)", () => {
+function v4File(): string {
+  const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-v4-"));
+  dirs.push(dir);
+  const path = join(dir, "ledger.sqlite");
+  writeV4Ledger(path, [
+    { action_id: "act_done", state: "done", client: { kind: "agent", name: "gemini-2.5-flash", session: "s1" }, created_at: 4000 },
+    { action_id: "act_halted", state: "halted", operator: "ana", client: { kind: "cli", name: "armbridge call" }, created_at: 4001 },
+    { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], created_at: 4002 },
+  ]);
+  return path;
+}
+
+describe("the ledger schema migration (a ledger file from the landed version 1, through every version, to the current one)", () => {
   it("opens a version-1 file, upgrades it in place to the current version, and keeps every row as it was", () => {
     const path = v1File();
     const ledger = IntentLedger.open(path);
     try {
-      expect(SCHEMA_VERSION).toBe(4);
+      expect(SCHEMA_VERSION).toBe(5);
       expect(ledger.list({ limit: 100 }).map((r) => [r.actionId, r.state])).toEqual([
         ["act_cnot", "confirmed_not_done"],
         ["act_cdone", "confirmed_done"],
@@ -70,7 +83,7 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     const db = new Database(path, { readonly: true });
     try {
       const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
-      expect(meta.schema_version).toBe("4");
+      expect(meta.schema_version).toBe(String(SCHEMA_VERSION));
       expect(meta.migrated_at).toMatch(/\(from 1, 6 rows\)$/);
       const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql;
       expect(sql).toContain("'confirmed_partial'");
@@ -135,7 +148,7 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     }
     const db = new Database(path, { readonly: true });
     try {
-      expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("4");
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe(String(SCHEMA_VERSION));
       expect((db.prepare("SELECT value FROM meta WHERE key = 'migrated_at'").get() as { value: string }).value).toMatch(/\(from 2, 2 rows\)$/);
     } finally {
       db.close();
@@ -204,14 +217,14 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
     const db = new Database(path, { readonly: true });
     try {
       const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
-      expect(meta.schema_version).toBe("4");
+      expect(meta.schema_version).toBe(String(SCHEMA_VERSION));
       expect(meta.migrated_at).toMatch(/\(from 2, 3 rows\)$/);
     } finally {
       db.close();
     }
   });
 
-  it("a file upgraded from version 1, 2 or 3 has the same columns, indexes, states and halts table as a fresh one", () => {
+  it("a file upgraded from version 1, 2, 3 or 4 has the same columns, indexes, states and halts table as a fresh one", () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-ledger-fresh-"));
     dirs.push(dir);
     const fresh = join(dir, "fresh.sqlite");
@@ -222,7 +235,11 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
     IntentLedger.open(fromV1).close();
     const fromV3 = v3File();
     IntentLedger.open(fromV3).close();
+    const fromV4 = v4File();
+    IntentLedger.open(fromV4).close();
     const expected = shapeOf(fresh);
+    expect(expected.columns.map((c) => (c as unknown[])[0])).toEqual(expect.arrayContaining(["approval_id", "approved_by", "approved_at", "approval_note"]));
+    expect(shapeOf(fromV4)).toEqual(expected);
     expect(expected.columns.map((c) => (c as unknown[])[0])).toContain("client_session");
     expect(expected.stateCheck).toContain("'halted'");
     expect(expected.halts.map((c) => (c as unknown[])[0])).toContain("released_by");
@@ -276,7 +293,7 @@ describe("the ledger schema migration to version 4 (a ledger file from the lande
     const db = new Database(path, { readonly: true });
     try {
       const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
-      expect(meta.schema_version).toBe("4");
+      expect(meta.schema_version).toBe(String(SCHEMA_VERSION));
       expect(meta.migrated_at).toMatch(/\(from 3, 3 rows\)$/);
       // The rebuilt table kept the client index.
       const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((i) => i.name);
@@ -298,6 +315,72 @@ describe("the ledger schema migration to version 4 (a ledger file from the lande
       expect((check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("3");
       expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql).not.toContain("'halted'");
       expect((check.prepare("SELECT COUNT(*) AS n FROM actions WHERE client_name IS NOT NULL").get() as { n: number }).n).toBe(2);
+    } finally {
+      check.close();
+    }
+  });
+});
+
+describe("the ledger schema migration to version 5 (a ledger file from the landed version 4): who approved a gated motion", () => {
+  const approvedIntent = {
+    actionId: "act_gated",
+    callId: "c_gated",
+    tool: "move_joints",
+    args: { positions: { elbow: 1 } },
+    argsHash: "hg",
+    resources: ["joint:elbow"],
+    command: { actionId: "act_gated", targets: { elbow: 1 }, speed: 0.5 },
+    approval: { approvalId: "apr_1", operator: "ana", at: 5000, note: "area clear" },
+  } as const;
+
+  it("upgrades in place: every row and halt kept, no approval on old rows, and a new row keeps who approved it across a reopen", () => {
+    const path = v4File();
+    const ledger = IntentLedger.open(path);
+    try {
+      expect(ledger.list({ limit: 10 }).map((r) => [r.actionId, r.state, r.client?.name, r.approval])).toEqual([
+        ["act_unknown", "unknown", undefined, undefined],
+        ["act_halted", "halted", "armbridge call", undefined],
+        ["act_done", "done", "gemini-2.5-flash", undefined],
+      ]);
+      expect(ledger.get("act_halted")).toMatchObject({ operator: "ana", message: "v4 words for halted", command: { from: { elbow: 0 } } });
+      expect(ledger.inState("unknown").map((r) => r.resources)).toEqual([["joint:wrist_2"]]);
+      expect(ledger.openHalts()).toEqual([]);
+      ledger.recordIntent(approvedIntent, 5001);
+      ledger.recordIntent({ ...approvedIntent, actionId: "act_free", callId: "c_free", approval: undefined }, 5002);
+    } finally {
+      ledger.close();
+    }
+    const again = IntentLedger.open(path);
+    try {
+      expect(again.get("act_gated")?.approval).toEqual({ approvalId: "apr_1", operator: "ana", at: 5000, note: "area clear" });
+      expect(again.get("act_free")?.approval).toBeUndefined();
+    } finally {
+      again.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+      expect(meta.schema_version).toBe("5");
+      expect(meta.migrated_at).toMatch(/\(from 4, 3 rows\)$/);
+      expect((db.prepare("SELECT released_by FROM halts WHERE halt_id = 'halt_v4'").get() as { released_by: string }).released_by).toBe("bo");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("a failed upgrade leaves the version-4 file as it was (one transaction)", () => {
+    const path = v4File();
+    // A column the upgrade adds last already exists: the step fails after adding the others and must roll back whole.
+    const db = new Database(path);
+    db.exec("ALTER TABLE actions ADD COLUMN approval_note TEXT");
+    db.close();
+    expect(() => IntentLedger.open(path)).toThrow();
+    const check = new Database(path, { readonly: true });
+    try {
+      expect((check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("4");
+      const columns = (check.pragma("table_info(actions)") as { name: string }[]).map((c) => c.name);
+      expect(columns).not.toContain("approved_by");
+      expect((check.prepare("SELECT COUNT(*) AS n FROM actions").get() as { n: number }).n).toBe(3);
     } finally {
       check.close();
     }

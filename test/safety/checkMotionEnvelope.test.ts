@@ -105,6 +105,28 @@ describe("checkMotionEnvelope on the default simulated arm", () => {
     if (!verdict.ok) expect(verdict.issues[0]!.message).toMatch(/max_step_m 0.05/);
   });
 
+  it("a travel refused inside the check's margin says so, with numbers that show it under max_step_m (never 'more than')", () => {
+    const tight: ArmConfig = { ...config, workspace: { ...ws, maxStepM: 0.3 } };
+    const pan = HOME.shoulder_pan!;
+    const ok = (to: number): boolean => checkMotionEnvelope(tight, HOME, { shoulder_pan: to }, "move_joints").ok;
+    // The largest pan the check admits, to 1e-7 rad: a little past it the tip travels just under 0.3 m, inside the margin.
+    let lo = pan, hi = pan + 2;
+    expect(ok(lo) && !ok(hi)).toBe(true);
+    while (hi - lo > 1e-7) {
+      const mid = (lo + hi) / 2;
+      if (ok(mid)) lo = mid;
+      else hi = mid;
+    }
+    const verdict = checkMotionEnvelope(tight, HOME, { shoulder_pan: hi + 1e-5 }, "move_joints");
+    expect(verdict.ok).toBe(false);
+    const message = verdict.ok ? "" : verdict.issues[0]!.message;
+    const m = /travel (\S+) m from where it started, (.+?) max_step_m (\S+);/.exec(message);
+    expect(m, message).not.toBeNull();
+    expect(m![2]).toBe("within 1.0 mm of");
+    expect(Number(m![1])).toBeLessThan(Number(m![3]));
+    expect(m![3]).toBe("0.3");
+  });
+
   it("with no workspace configured, nothing is checked", () => {
     const open: ArmConfig = { ...config, workspace: undefined };
     expect(checkMotionEnvelope(open, HOME, { shoulder_lift: 1.6, elbow: 0 }, "move_joints").ok).toBe(true);

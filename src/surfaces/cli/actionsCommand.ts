@@ -1,5 +1,6 @@
 import type { ActionRowState } from "../../ledger/ActionRow.js";
-import { STATE_INPUTS, STATE_WORDS, stateOfWord } from "../../ledger/stateWords.js";
+import { describeClient } from "../../ledger/CallClient.js";
+import { STATE_INPUTS, STATE_WORDS, statesOfWord } from "../../ledger/stateWords.js";
 import type { ActionsPage, ActionView } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
@@ -20,6 +21,7 @@ it as --cursor for the next page.
 
 Flags:
   --state S          only actions in state S: ${STATE_INPUTS.join(", ")}
+                     (stopped: what the model was told of a halted or confirmed_partial motion)
   --limit N          at most N actions per page (default 100)
   --cursor C         the page after the one that answered next_cursor C
   --all              follow next_cursor to the end and print every action in one list
@@ -30,7 +32,7 @@ export async function actionsCommand(argv: readonly string[], io: CliIo): Promis
   const { values, positionals } = parseCommandFlags(argv, ACTIONS_FLAGS);
   const [actionId, extra] = positionals;
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  const state: ActionRowState | undefined = values.state === undefined ? undefined : stateOfWord(values.state);
+  const state: readonly ActionRowState[] | undefined = values.state === undefined ? undefined : statesOfWord(values.state);
   if (values.state !== undefined && state === undefined) {
     throw cliUsageError(`--state must be one of ${STATE_INPUTS.join(", ")} (got ${JSON.stringify(values.state)})`);
   }
@@ -48,7 +50,8 @@ export async function actionsCommand(argv: readonly string[], io: CliIo): Promis
   }
   const page = (cursor: string | undefined): Promise<ActionsPage> => {
     const q = new URLSearchParams();
-    if (state !== undefined) q.set("state", state);
+    // The word as typed: the server reads the same words (stopped is two states).
+    if (values.state !== undefined) q.set("state", values.state);
     if (limit !== undefined) q.set("limit", String(limit));
     if (cursor !== undefined) q.set("cursor", cursor);
     const qs = q.toString();
@@ -71,19 +74,21 @@ export async function actionsCommand(argv: readonly string[], io: CliIo): Promis
   return 0;
 }
 
-/** One line per action: when, id, tool, state (the shared words), who settled it, what happened. */
+/** One line per action: when, id, tool, who asked, state (the shared words), who approved and who settled it, what happened. */
 export function actionsTable(actions: readonly ActionView[], nextCursor: string | null): string {
   if (actions.length === 0) return "No actions.\n";
   const rows = actions.map((a) => [
     clockOf(a.created_at),
     a.action_id,
     a.tool,
+    a.client ? describeClient(a.client) : "-",
     STATE_WORDS[a.state].word,
+    a.approval?.operator ?? "-",
     settledBy(a),
     a.description.length > 90 ? `${a.description.slice(0, 89)}…` : a.description,
   ]);
   const more = nextCursor ? `More: armbridge actions --cursor ${nextCursor}\n` : "";
-  return formatTable(["CREATED", "ACTION", "TOOL", "STATE", "SETTLED BY", "WHAT HAPPENED"], rows) + more;
+  return formatTable(["CREATED", "ACTION", "TOOL", "ASKED BY", "STATE", "APPROVED BY", "SETTLED BY", "WHAT HAPPENED"], rows) + more;
 }
 
 function settledBy(a: ActionView): string {
@@ -96,6 +101,8 @@ export function describeAction(a: ActionView): string {
   const lines = [
     `${a.action_id}  ${a.tool}  ${STATE_WORDS[a.state].word} (${STATE_WORDS[a.state].means})`,
     `  call ${a.call_id}, created ${clockOf(a.created_at)}${a.settled_at ? `, settled ${clockOf(a.settled_at)} by ${settledBy(a)}` : ""}${a.timed_out ? "; our wait timed out" : ""}`,
+    `  Asked by: ${a.client ? describeClient(a.client) : "not recorded"}`,
+    ...(a.approval ? [`  Approved by ${a.approval.operator} at ${clockOf(a.approval.at)}${a.approval.note ? `: ${a.approval.note}` : ""}`] : []),
     `  What happened: ${a.description}`,
     `  The model is told: ${a.message ?? a.result.message}`,
   ];

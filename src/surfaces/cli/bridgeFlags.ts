@@ -41,6 +41,10 @@ export const BRIDGE_FLAGS_HELP = `Bridge flags:
   --adopt-ledger       take over a ledger recorded against another arm identity (the same arm,
                        renamed or with new firmware); otherwise such a ledger is refused`;
 
+/** What a command that drives an arm says when it was given none: what is missing, and the flags that give it. */
+export const NO_ARM_GIVEN =
+  "no arm given: say which arm to drive with --serial LINK (a device path, or tcp://HOST:PORT as `armbridge-sim --link tcp` prints it) or --ros (ros2_control)";
+
 const VALUE_FLAGS = new Set(["--config", "--serial", "--data", "--params-file"]);
 
 /** Every bridge flag by name (without the dashes), for the help checks. */
@@ -107,7 +111,7 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
   if (serial !== undefined) transport = { kind: "serial", link: serial };
   else if (ros) transport = { kind: "ros2", argv: ["armbridge", ...(rosArgs ?? [])], paramsFile };
   else if (options.transport === "required") {
-    throw cliUsageError("no arm given: pass --serial LINK (a device path or tcp://HOST:PORT, e.g. from `armbridge-sim --link tcp`) or --ros");
+    throw cliUsageError(NO_ARM_GIVEN);
   }
   return { options: { config: values.get("--config"), transport, dataDir: values.get("--data"), otherArm: adopt ? "adopt" : "refuse" }, rest };
 }

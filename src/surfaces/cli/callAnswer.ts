@@ -11,5 +11,5 @@ interface CallResultLine {
   readonly action_id?: string;
   readonly pose?: Readonly<Record<string, number>>;
   readonly error_code?: string;
-  readonly issues?: readonly { readonly path: string; readonly message: string }[];
+  readonly issues?: readonly { readonly path: string; readonly code?: string; readonly message: string }[];
 }

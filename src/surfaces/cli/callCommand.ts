@@ -42,6 +42,8 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
   const id = values.id ?? `cli_${randomBytes(6).toString("hex")}`;
   const answer = (await client.request("POST", "/v1/calls", {
     calls: [{ id, name: tool, args }],
+    // Recorded with the motion as who asked: without it the server takes the caller for a bare HTTP client.
+    client: { kind: "cli", name: "armbridge call" },
     ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
   })) as { responses: CallAnswerLine[] };
   const line = answer.responses[0];
@@ -54,9 +56,19 @@ export function describeCallAnswer(line: CallAnswerLine | undefined): string {
   if (!line) return "No answer.";
   const r = line.response.output ?? line.response.error;
   if (!r) return `${line.name} ${line.id}: no result`;
-  const lines = [`${line.name} ${line.id}: ${r.status.toUpperCase()}${r.action_id ? ` (${r.action_id})` : ""}`, `  ${r.message}`];
+  const issues = r.issues ?? [];
+  // The model's message lists the issues too: a person gets them once, one coded line each, after the message's lead.
+  const repeated = issues.length > 0 && issues.every((i) => r.message.includes(i.message));
+  const lead = repeated ? messageLead(r.message, issues[0]?.path ?? "") : r.message;
+  const lines = [`${line.name} ${line.id}: ${r.status.toUpperCase()}${r.action_id ? ` (${r.action_id})` : ""}`, `  ${lead}`];
   if (r.pose) lines.push(`  Pose: ${poseText(r.pose)}`);
   if (r.error_code) lines.push(`  Code: ${r.error_code}`);
-  for (const i of r.issues ?? []) lines.push(`  ${i.path}: ${i.message}`);
+  for (const i of issues) lines.push(`  ${i.path}${i.code ? ` [${i.code}]` : ""}: ${i.message}`);
   return lines.join("\n");
+}
+
+/** The message up to where its list of issues begins ("move_joints was rejected before anything was sent"). */
+function messageLead(message: string, firstPath: string): string {
+  const at = firstPath ? message.indexOf(`: ${firstPath}: `) : -1;
+  return at > 0 ? `${message.slice(0, at)}:` : message;
 }

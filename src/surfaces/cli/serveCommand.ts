@@ -6,7 +6,7 @@ import { DEFAULT_MAX_EVENT_STREAMS } from "../http/EventStreamHub.js";
 import { normalizeHost } from "../http/hostAllowList.js";
 import { MIN_TOKEN_LENGTH } from "../http/securityReport.js";
 import { serveHttpOnPort } from "../http/startHttpServer.js";
-import { BRIDGE_FLAG_NAMES, BRIDGE_FLAGS_HELP, parseBridgeFlags } from "./bridgeFlags.js";
+import { BRIDGE_FLAG_NAMES, BRIDGE_FLAGS_HELP, NO_ARM_GIVEN, parseBridgeFlags, type BridgeFlagOptions } from "./bridgeFlags.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
@@ -58,8 +58,8 @@ export interface ServeControls {
 const SHUTDOWN_LIMIT_MS = 10_000;
 
 export async function serveCommand(argv: readonly string[], io: CliIo, controls: ServeControls = {}): Promise<number> {
-  const { options, rest } = parseBridgeFlags(argv);
-  const { values, positionals } = parseCommandFlags(rest, SERVE_FLAGS);
+  const { options, rest } = parseServeArgs(argv);
+  const { values, positionals } = rest;
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const { host, port } = parseHostPort(values.http ?? DEFAULT_HTTP);
   const allowHosts = (values["allow-host"] ?? []).map(parseAllowedHost);
@@ -170,3 +170,32 @@ function processSignals(): { signal: AbortSignal; dispose: () => void } {
 }
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** Flags people reach for that serve spells another way: the hint follows the "unknown option" error. */
+const FLAG_HINTS: Readonly<Record<string, string>> = {
+  "--port": "the API's address is --http HOST:PORT, e.g. --http 127.0.0.1:1234",
+  "--host": "the API's address is --http HOST:PORT, e.g. --http 0.0.0.0:8640",
+  "--listen": "the API's address is --http HOST:PORT",
+};
+
+/**
+ * The bridge flags and serve's own, every problem in one message: an unknown
+ * flag (with the spelling serve uses, when it is a usual slip) and a missing
+ * arm are both said, so `serve --port 1234` does not answer only "no arm".
+ */
+function parseServeArgs(argv: readonly string[]): { options: BridgeFlagOptions; rest: ReturnType<typeof parseCommandFlags<typeof SERVE_FLAGS>> } {
+  const { options, rest } = parseBridgeFlags(argv, { transport: "optional" });
+  const problems: string[] = [];
+  let parsed: ReturnType<typeof parseCommandFlags<typeof SERVE_FLAGS>> | undefined;
+  try {
+    parsed = parseCommandFlags(rest, SERVE_FLAGS);
+  } catch (error) {
+    const message = (error as { details?: { message?: unknown } }).details?.message;
+    const text = typeof message === "string" ? message : String(error);
+    const hint = Object.entries(FLAG_HINTS).find(([flag]) => text.includes(`'${flag}'`))?.[1];
+    problems.push(hint ? `${text} (${hint})` : text);
+  }
+  if (options.transport === undefined) problems.push(NO_ARM_GIVEN);
+  if (problems.length > 0 || !parsed || !options.transport) throw cliUsageError(problems.join("; and "));
+  return { options: { ...options, transport: options.transport }, rest: parsed };
+}

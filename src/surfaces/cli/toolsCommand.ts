@@ -42,7 +42,7 @@ export async function toolsCommand(argv: readonly string[], io: CliIo): Promise<
       cameras.close();
     }
   }
-  printRecord(io, wantsJson(io, values.json), { functionDeclarations: declarations }, () => declarations.map(describeTool).join("\n"));
+  printRecord(io, wantsJson(io, values.json), { functionDeclarations: declarations }, () => describeTools(declarations));
   return 0;
 }
 
@@ -59,14 +59,62 @@ interface JsonSchema {
   readonly description?: string;
 }
 
-/** A tool for a person: name and kind, its arguments one per line, then its description. */
-export function describeTool(d: FunctionDeclaration): string {
+/**
+ * Every tool for a person. The models get each tool's description whole (a
+ * model reads one declaration at a time), so the sentences several tools
+ * share — how a motion blocks, what each result status means — are in each;
+ * a person reading the list gets them once, as numbered notes at the end,
+ * each tool pointing at its notes.
+ */
+export function describeTools(declarations: readonly FunctionDeclaration[]): string {
+  const sentencesOf = new Map(declarations.map((d) => [d, sentences(d.description)]));
+  const uses = new Map<string, number>();
+  for (const list of sentencesOf.values()) for (const s of new Set(list)) uses.set(s, (uses.get(s) ?? 0) + 1);
+  const notes: string[] = [];
+  const noteOf = (s: string): number | undefined => {
+    if ((uses.get(s) ?? 0) < 2 || s.length < SHARED_MIN_LENGTH) return undefined;
+    const at = notes.indexOf(s);
+    return at >= 0 ? at + 1 : notes.push(s);
+  };
+  const tools = declarations.map((d) => {
+    const own: string[] = [];
+    const refs: number[] = [];
+    for (const s of sentencesOf.get(d) ?? []) {
+      const n = noteOf(s);
+      if (n === undefined) own.push(s);
+      else refs.push(n);
+    }
+    const see = refs.length === 0 ? "" : ` (${refs.length === 1 ? "note" : "notes"} ${refs.join(", ")})`;
+    return describeTool(d, `${own.join(" ")}${see}`);
+  });
+  const shared = notes.length === 0 ? [] : ["Notes shared by several tools:", ...notes.map((n, i) => `  ${i + 1}. ${n}`), ""];
+  return [...tools, ...shared].join("\n");
+}
+
+/** A sentence at least this long, said by two tools or more, becomes a note (short ones such as "Read-only." stay in place). */
+const SHARED_MIN_LENGTH = 25;
+
+/** A description's sentences: split after a full stop followed by a capital (so "e.g. 0.10" stays whole). */
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=\.)\s+(?=[A-Z])/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** A tool for a person: name and kind, its arguments one per line, then its description (or `text` in its place). */
+export function describeTool(d: FunctionDeclaration, text: string = d.description): string {
   const kind = d.behavior === "BLOCKING" ? "motion: blocks until it settles" : "read or halt: never queued";
   const schema = d.parametersJsonSchema as JsonSchema;
   const props = Object.entries(schema.properties ?? {});
   const required = new Set(schema.required ?? []);
   const args = props.length === 0 ? ["    (no arguments)"] : props.map(([name, p]) => `    ${name}${required.has(name) ? "" : "?"}: ${typeText(p)}${p.description ? ` \u2014 ${p.description}` : ""}`);
-  return [`${d.name} (${kind})`, ...args, `  ${d.description}`, ""].join("\n");
+  return [`${d.name} (${kind})`, ...args, `  ${text}`, ""].join("\n");
+}
+
+/** A bound for a person: as configured when short, else to three decimals (6.283 for 2π, not 6.283185307179586). */
+function boundText(n: number): string {
+  return String(n).length <= 6 ? String(n) : String(Number(n.toFixed(3)));
 }
 
 function typeText(p: JsonSchema): string {
@@ -79,6 +127,6 @@ function typeText(p: JsonSchema): string {
     return `{${Object.entries(p.properties).map(([k, v]) => `${k}${req.has(k) ? "" : "?"}: ${typeText(v)}`).join(", ")}}`;
   }
   if (type === "array" && p.items) return `[${typeText(p.items)}, …]`;
-  const range = p.minimum !== undefined || p.maximum !== undefined ? ` ${p.minimum ?? "…"}..${p.maximum ?? "…"}` : "";
+  const range = p.minimum !== undefined || p.maximum !== undefined ? ` ${p.minimum === undefined ? "…" : boundText(p.minimum)}..${p.maximum === undefined ? "…" : boundText(p.maximum)}` : "";
   return `${type}${range}`;
 }

@@ -18,6 +18,7 @@ export function actionView(row: ActionRow): ActionView {
     args: row.args,
     resources: row.resources,
     client: row.client ?? null,
+    approval: row.approval ? { id: row.approval.approvalId, operator: row.approval.operator, at: row.approval.at, note: row.approval.note ?? null } : null,
     command: row.command ?? null,
     state: row.state,
     timed_out: row.timedOut,

@@ -4,17 +4,17 @@ import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
 import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES, type ActionRowState } from "../../ledger/ActionRow.js";
 import { CLIENT_KINDS, CLIENT_NAME_MAX, CLIENT_SESSION_MAX } from "../../ledger/CallClient.js";
-import { STATE_INPUTS, stateOfWord } from "../../ledger/stateWords.js";
+import { STATE_INPUTS, statesOfWord } from "../../ledger/stateWords.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
 import type { ActionsPage } from "./wire/ActionView.js";
 
 const listQuery = z.strictObject({
-  // The ledger's name of a state or its shared word (confirmed_reached for confirmed_done, …).
+  // The ledger's name of a state, its shared word (confirmed_reached for confirmed_done, …), or the model's word (stopped).
   state: z
     .enum(STATE_INPUTS as [string, ...string[]])
-    .transform((w) => stateOfWord(w) as ActionRowState)
+    .transform((w) => statesOfWord(w) as readonly ActionRowState[])
     .optional(),
   /** Only actions sent by this client (each field given must match; GET /v1/clients lists them). */
   client_kind: z.enum(CLIENT_KINDS).optional(),

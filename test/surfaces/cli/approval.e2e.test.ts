@@ -89,8 +89,14 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
     const approved = await runCli(["approve", req!.id, "--operator", "ana", "--note", "area clear"], env());
     expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ id: req!.id, decision: "approved", operator: "ana", note: "area clear" });
-    expect((await running).status).toBe("done");
+    const done = await running;
+    expect(done.status).toBe("done");
     expect(starts("wrist_1")).toBe(1);
+    // Who approved is in the ledger: the route, and `armbridge actions ID` (its JSON) beside the table.
+    const row = (await (await fetch(`${url}/v1/actions/${done.action_id}`, { headers: auth })).json()) as { approval: unknown };
+    expect(row.approval).toEqual({ id: req!.id, operator: "ana", at: expect.any(Number), note: "area clear" });
+    const shown = await runCli(["actions", done.action_id!], env());
+    expect(JSON.parse(shown.stdout)).toMatchObject({ action_id: done.action_id, approval: { id: req!.id, operator: "ana", note: "area clear" } });
 
     const twice = await runCli(["approve", req!.id, "--operator", "ana"], env());
     expect(twice.code).toBe(1);
@@ -132,8 +138,10 @@ describe.skipIf(!built)("approval gate under a real serve, judged by the simulat
     serve = undefined;
     await running;
     await startServe();
-    const actions = (await (await fetch(`${url}/v1/actions`, { headers: auth })).json()) as { actions: { call_id: string }[] };
+    const actions = (await (await fetch(`${url}/v1/actions`, { headers: auth })).json()) as { actions: { call_id: string; approval: { operator: string } | null }[] };
     expect(actions.actions.map((a) => a.call_id)).not.toContain("cr-1");
+    // The approval given before the restart is still on its row: the ledger kept it, not serve's memory.
+    expect(actions.actions.find((a) => a.call_id === "ap-1")?.approval).toMatchObject({ operator: "ana", note: "area clear" });
     const state = (await (await fetch(`${url}/v1/state`, { headers: auth })).json()) as { approvals_pending: number; pending_unknowns: unknown[] };
     expect(state).toMatchObject({ approvals_pending: 0, pending_unknowns: [] });
     expect(readEffects(effectsLog).length).toBe(before);

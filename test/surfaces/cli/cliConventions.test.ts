@@ -72,6 +72,13 @@ describe("one CLI convention for every command", () => {
     expect(human.out()).toMatch(/^ {4}positions: \{shoulder_pan\?: number -3\.14\.\.3\.14/m);
     expect(human.out()).toMatch(/^ {4}pose: "home" \| "ready" \| "stow"/m);
     expect(human.out()).toMatch(/^stop \(read or halt: never queued\)$/m);
+    // The paragraph every motion tool shares is said once, as a note each of them points to; bounds are rounded for a person.
+    expect(human.out().match(/Blocks until the motion ends\./g)).toHaveLength(1);
+    expect(human.out().match(/unknown \(do NOT re-run; a person must confirm\)/g)?.length).toBeLessThanOrEqual(2);
+    expect(human.out()).toMatch(/^move_joints \(motion[^\n]*\n(?: {4}[^\n]*\n)+ {2}Move one or more arm joints[^\n]*\(notes 1, 2\)$/m);
+    expect(human.out()).toMatch(/^ {2}1\. Blocks until the motion ends\.$/m);
+    expect(human.out()).not.toContain("6.283185307179586");
+    expect(human.out()).toContain("roll: number -6.283..6.283");
     const piped = io({ tty: false });
     expect(await runCli(["tools"], piped.io)).toBe(0);
     const json = JSON.parse(piped.out()) as { functionDeclarations: { name: string }[] };
@@ -97,20 +104,30 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
     const [r] = await bridge.executor.execute([{ id: "c-2", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.3 } } }]);
     if (r?.result.status !== "unknown") throw new Error("expected an unknown");
     bridge.executor.confirm(r.result.action_id!, { outcome: "partial", operator: "ana" });
+    // `armbridge call` itself, through the API: recorded as the CLI's call.
+    const called = io({ tty: false, env });
+    expect(await runCli(["call", "move_joints", "--args", JSON.stringify({ positions: { [elbow.name]: elbow.home } }), "--id", "c-3"], called.io)).toBe(0);
+    // A gated motion an operator approved, which a halt then cut short (written as the executor writes them).
+    const command = { actionId: "act_gated", targets: { [elbow.name]: elbow.home + 0.2 }, speed: 0.5 };
+    const approval = { approvalId: "apr_1", operator: "bo", at: Date.now(), note: "cell clear" };
+    bridge.ledger.recordIntent({ actionId: "act_gated", callId: "c-4", tool: "move_joints", args: {}, argsHash: "h4", resources: [`joint:${elbow.name}`], command, approval });
+    bridge.ledger.settle("act_gated", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { [elbow.name]: elbow.home + 0.1 } } });
   });
   afterAll(async () => {
     await server.close();
     await bridge.close();
   });
 
-  it("on a terminal: one line per action with the shared words for its state", async () => {
+  it("on a terminal: one line per action with who asked, the shared words for its state, and who approved", async () => {
     const m = io({ tty: true, env });
     expect(await runCli(["actions"], m.io)).toBe(0);
     const lines = m.out().trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^CREATED +ACTION +TOOL +STATE +SETTLED BY +WHAT HAPPENED$/);
-    expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(/act_\S+ +move_joints +confirmed_partial +operator ana +ana confirmed it stopped part-way/);
-    expect(lines[2]).toMatch(/act_\S+ +move_joints +done +completion +Reached the target/);
+    expect(lines[0]).toMatch(/^CREATED +ACTION +TOOL +ASKED BY +STATE +APPROVED BY +SETTLED BY +WHAT HAPPENED$/);
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(/act_gated +move_joints +- +halted +bo +operator ana +/);
+    expect(lines[2]).toMatch(/act_\S+ +move_joints +cli armbridge call +done +- +completion +Reached the target/);
+    expect(lines[3]).toMatch(/act_\S+ +move_joints +- +confirmed_partial +- +operator ana +ana confirmed it stopped part-way/);
+    expect(lines[4]).toMatch(/act_\S+ +move_joints +- +done +- +completion +Reached the target/);
     expect(() => {
       JSON.parse(m.out());
     }).toThrow();
@@ -137,8 +154,29 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
     }
   });
 
+  it("--state stopped lists what the model was told `stopped` (halted and confirmed_partial); halted still names the ledger's state", async () => {
+    for (const [word, expected] of [["stopped", ["halted", "confirmed_partial"]], ["halted", ["halted"]]] as const) {
+      const m = io({ tty: false, env });
+      expect(await runCli(["actions", "--state", word], m.io)).toBe(0);
+      expect((JSON.parse(m.out()) as { actions: { state: string }[] }).actions.map((a) => a.state)).toEqual(expected);
+    }
+    const res = await fetch(`${server.url}/v1/actions?state=stopped`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(((await res.json()) as { actions: { action_id: string }[] }).actions[0]?.action_id).toBe("act_gated");
+  });
+
+  it("one approved action in sentences: who asked, who approved, when and their note; its JSON carries the approval", async () => {
+    const m = io({ tty: true, env });
+    expect(await runCli(["actions", "act_gated"], m.io)).toBe(0);
+    expect(m.out()).toMatch(/^ {2}Approved by bo at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: cell clear$/m);
+    const j = io({ tty: false, env });
+    expect(await runCli(["actions", "act_gated"], j.io)).toBe(0);
+    expect(JSON.parse(j.out())).toMatchObject({ approval: { id: "apr_1", operator: "bo", note: "cell clear" }, client: null });
+    const cli = bridge.ledger.list({ limit: 10 }).find((r) => r.callId === "c-3");
+    expect(cli?.client).toEqual({ kind: "cli", name: "armbridge call" });
+  });
+
   it("one action in sentences, with what the model is told", async () => {
-    const id = bridge.ledger.list({ limit: 1 })[0]!.actionId;
+    const id = bridge.ledger.list({ state: "confirmed_partial", limit: 1 })[0]!.actionId;
     const m = io({ tty: true, env });
     expect(await runCli(["actions", id], m.io)).toBe(0);
     expect(m.out()).toContain(`${id}  move_joints  confirmed_partial`);

@@ -22,6 +22,8 @@ describe.skipIf(!built)("armbridge exit codes (needs dist: npm run build)", () =
 
   it.each([
     ["serve with no arm", ["serve"], "--serial"],
+    ["serve --port (a flag serve spells --http), naming it and how to give the address", ["serve", "--port", "1234"], "Unknown option '--port' (the API's address is --http HOST:PORT"],
+    ["serve --port with no arm, saying the arm is missing too", ["serve", "--port", "1234"], "no arm given: say which arm to drive with --serial LINK"],
     ["serve --serial without a value", ["serve", "--serial"], "--serial needs a value"],
     ["serve with both arms", ["serve", "--serial", "tcp://127.0.0.1:1", "--ros"], "both"],
     ["serve with a bad --http", ["serve", "--serial", "tcp://127.0.0.1:1", "--http", "localhost"], "--http"],

@@ -42,6 +42,12 @@ export const ACTION_VIEW = z.strictObject({
   /** Who sent the call; null for rows recorded before clients were (ledger schema 3) and callers that said nothing. */
   client: CLIENT_VIEW.nullable(),
   /** What was sent to the arm (absolute targets, speed) and the pose it started from; null when the row has none. */
+  /**
+   * Who approved the motion, for one the config gates behind an operator's approval (config `approval`):
+   * the request's id, the operator, when (epoch ms) and their note. Null when no approval was asked, and
+   * on rows recorded before approvals were (ledger schema 5).
+   */
+  approval: z.strictObject({ id: z.string(), operator: z.string(), at: z.number(), note: z.string().nullable() }).nullable(),
   command: z.object({ actionId: z.string(), targets: pose, speed: z.number(), from: pose.nullable().optional(), requested_speed: z.number().optional() }).nullable(),
   state: ACTION_ROW_STATE,
   timed_out: z.boolean(),
