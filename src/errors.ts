@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   ARMB_ERR_QUARANTINED:
     "Resources {resources} are quarantined by unresolved action(s) {actionIds}; an operator must confirm them first",
   ARMB_ERR_DEADLINE_SPENT: "The run deadline was spent before {tool} could start; nothing was sent",
+  ARMB_ERR_CALL_ENDED: "{tool} ended before it started ({reason}): cancelled by its caller, or the bridge shut down; nothing was sent",
   ARMB_ERR_MOTION_REFUSED: "The arm refused action {actionId}: {reason}",
   ARMB_ERR_HALTED:
     "The bridge is halted ({haltId}, {why}) and refuses every motion until an operator releases the halt (console, `armbridge release --operator NAME`, POST /v1/halt/release); nothing was sent",

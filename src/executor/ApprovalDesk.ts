@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { ArmbridgeError } from "../errors.js";
 import type { CallClient } from "../ledger/CallClient.js";
 import { normaliseOperatorName } from "../ledger/operatorName.js";
+import { reasonOf } from "./reasonOf.js";
 
 /** How a request ended. `withdrawn`: the bridge shut down or the caller went away before anyone decided. */
 export type ApprovalDecision = "approved" | "declined" | "expired" | "withdrawn";
@@ -29,6 +30,8 @@ export interface DecidedApprovalView extends ApprovalView {
   readonly operator: string | null;
   readonly note: string | null;
   readonly decided_at: number;
+  /** Set when a HALT declined the request: the halt that did (a motion asked before a halt is never run after it). */
+  readonly halt_id?: string | undefined;
 }
 
 export interface ApprovalRequest {
@@ -115,14 +118,14 @@ export class ApprovalDesk {
       client: r.client ?? null,
     };
     return new Promise<DecidedApprovalView>((resolve) => {
-      const onAbort = (): void => end({ decision: "withdrawn", operator: null, note: signalReason(signal) });
+      const onAbort = (): void => end({ decision: "withdrawn", operator: null, note: reasonOf(signal) });
       const timer = setTimeout(() => end({ decision: "expired", operator: null, note: null }), this.#timeoutMs);
-      const end = (d: Pick<DecidedApprovalView, "decision" | "operator" | "note">): void => {
+      const end = (d: Pick<DecidedApprovalView, "decision" | "operator" | "note" | "halt_id">): void => {
         if (!this.#pending.has(view.id)) return;
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         this.#pending.delete(view.id);
-        const decided: DecidedApprovalView = { ...view, ...d, decided_at: this.#now() };
+        const decided: DecidedApprovalView = { ...view, decision: d.decision, operator: d.operator, note: d.note, decided_at: this.#now(), ...(d.halt_id === undefined ? {} : { halt_id: d.halt_id }) };
         this.#remember(decided);
         this.#options.onResolved?.(decided);
         resolve(decided);
@@ -143,6 +146,22 @@ export class ApprovalDesk {
 
   decline(id: string, by: { readonly operator: string; readonly note?: string | undefined }): DecidedApprovalView {
     return this.#decide(id, "declined", by);
+  }
+
+  /**
+   * Declines every pending request at once: a HALT does, so that nothing
+   * asked before it can be approved into a motion after its release. Each
+   * request says why (`note`) and which halt (`halt_id`); the calls waiting
+   * on them are answered at once. Returns the requests it declined.
+   */
+  declineAll(by: { readonly operator: string | null; readonly note: string; readonly haltId: string }): DecidedApprovalView[] {
+    const declined: DecidedApprovalView[] = [];
+    for (const [id, pending] of [...this.#pending]) {
+      pending.settle({ ...pending.view, decision: "declined", operator: by.operator, note: by.note, decided_at: this.#now(), halt_id: by.haltId });
+      const decided = this.#decided.get(id);
+      if (decided) declined.push(decided);
+    }
+    return declined;
   }
 
   #decide(id: string, decision: "approved" | "declined", by: { readonly operator: string; readonly note?: string | undefined }): DecidedApprovalView {
@@ -170,11 +189,4 @@ export class ApprovalDesk {
       this.#decided.delete(oldest);
     }
   }
-}
-
-function signalReason(signal: AbortSignal): string {
-  const r: unknown = signal.reason;
-  if (typeof r === "string") return r;
-  if (r instanceof Error && r.name !== "AbortError") return r.message;
-  return "the call's wait ended";
 }

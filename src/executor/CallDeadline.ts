@@ -1,3 +1,5 @@
+import { reasonOf } from "./reasonOf.js";
+
 /**
  * One call's share of the run deadline: a signal that fires at `at`, or when
  * the run itself ends (shutdown, the caller went away). The clock can be
@@ -5,6 +7,9 @@
  * against the approval deadline only — and the time it took is added to
  * `at` when it resumes.
  */
+/** Why a call's wait ended before anything was sent: its deadline, or its run ended (cancelled, shut down, caller gone) for the reason given. */
+export type CallEnd = { readonly kind: "deadline" } | { readonly kind: "ended"; readonly reason: string };
+
 export class CallDeadline {
   readonly #controller = new AbortController();
   readonly #run: AbortSignal;
@@ -12,7 +17,9 @@ export class CallDeadline {
   readonly #now: () => number;
   #at: number;
   #timer: NodeJS.Timeout | undefined;
-  readonly #onRunAbort = (): void => this.#controller.abort();
+  /** What fired first; undefined while nothing has. */
+  #end: CallEnd | undefined;
+  readonly #onRunAbort = (): void => this.#fire({ kind: "ended", reason: reasonOf(this.#run) });
 
   /** `motion`: what ends a sent motion's wait (default `run`); a caller that went away ends the waits before a send only. */
   constructor(run: AbortSignal, at: number, now: () => number, motion: AbortSignal = run) {
@@ -20,9 +27,18 @@ export class CallDeadline {
     this.#motion = motion;
     this.#now = now;
     this.#at = at;
-    if (run.aborted) this.#controller.abort();
+    if (run.aborted) this.#onRunAbort();
     else run.addEventListener("abort", this.#onRunAbort, { once: true });
     this.#arm();
+  }
+
+  /**
+   * Why the signal fired: the run ended (with the reason it was ended for:
+   * a cancel names its call, a shutdown says so), or the deadline passed.
+   * Only the deadline is a spent time budget.
+   */
+  get end(): CallEnd {
+    return this.#end ?? { kind: "deadline" };
   }
 
   /** Fires at the deadline or when the run ends. */
@@ -70,6 +86,12 @@ export class CallDeadline {
 
   #arm(): void {
     if (this.#controller.signal.aborted) return;
-    this.#timer = setTimeout(() => this.#controller.abort(), Math.max(0, this.#at - this.#now()));
+    this.#timer = setTimeout(() => this.#fire({ kind: "deadline" }), Math.max(0, this.#at - this.#now()));
+  }
+
+  #fire(end: CallEnd): void {
+    if (this.#controller.signal.aborted) return;
+    this.#end = end;
+    this.#controller.abort();
   }
 }

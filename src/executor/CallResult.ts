@@ -27,6 +27,16 @@ interface Common {
 }
 
 /**
+ * A stop is never refused for its arguments: it acts on what can be
+ * understood of them (every axis when the joints are unclear) and then
+ * reports what was wrong, under the same code and issues a rejection carries.
+ */
+interface ActedAround {
+  readonly error_code?: ErrorCode;
+  readonly issues?: readonly ArgIssue[];
+}
+
+/**
  * One call's outcome, a union on `status`. Every consumer switches over
  * `status` exhaustively; adding a status breaks the build until each does.
  */
@@ -37,7 +47,7 @@ export type CallResult =
       readonly action_id?: string;
       readonly pose?: Pose;
       readonly output?: Readonly<Record<string, unknown>>;
-    })
+    } & ActedAround)
   /** Positive evidence that no effect landed: re-running is allowed. */
   | (Common & {
       readonly status: "failed";
@@ -68,7 +78,7 @@ export type CallResult =
    * confirm; a `stop` whose halt the arm did not confirm has none (the halt's
    * latch is what an operator releases).
    */
-  | (Common & { readonly status: "unknown"; readonly action_id?: string; readonly pose?: Pose; readonly resources: readonly string[] })
+  | (Common & { readonly status: "unknown"; readonly action_id?: string; readonly pose?: Pose; readonly resources: readonly string[] } & ActedAround)
   /** Invalid call: nothing was recorded or sent. */
   | (Common & {
       readonly status: "rejected";

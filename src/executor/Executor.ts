@@ -26,10 +26,10 @@ import { CallDeadline } from "./CallDeadline.js";
 import { checkApprovalRules } from "./approvalRules.js";
 import { CONFIRM_OUTCOME_RULES } from "../ledger/confirmOutcomes.js";
 import type { CallResponse, CallResult, FunctionCall } from "./CallResult.js";
-import { rejected } from "./callResults.js";
+import { actedAround, rejected } from "./callResults.js";
 import type { ExecutorEvent } from "./ExecutorEvent.js";
 import { clientOfHalt, HaltLatch, type HaltOutcome, type HaltRequest } from "./HaltLatch.js";
-import type { HaltRow } from "../ledger/HaltRow.js";
+import { whoHalted, type HaltRow } from "../ledger/HaltRow.js";
 import { HaltLog } from "./HaltLog.js";
 import { JointLockTable } from "./JointLockTable.js";
 import { messageOf } from "./messageOf.js";
@@ -85,6 +85,13 @@ export interface ExecuteOptions {
    * for a caller re-attaching by call id (`attach`, or the same call again).
    */
   readonly detach?: AbortSignal | undefined;
+  /**
+   * Per call id, what ends that call's waits alone, as `signal` ends the
+   * run's (POST /v1/calls/cancel names calls): nothing sent yet, it ends
+   * `skipped` with the signal's reason; a motion's wait ends and the motion
+   * is settled by observation, never stopped. Its batch goes on.
+   */
+  readonly callSignals?: ReadonlyMap<string, AbortSignal> | undefined;
   /** Who sent these calls: recorded with each motion in the ledger and carried by every event about them. */
   readonly client?: CallClient | undefined;
   /**
@@ -171,6 +178,8 @@ export class Executor {
       latestStatus: () => this.transport.latestStatus(),
       action: (actionId) => this.ledger.get(actionId),
       quarantined: () => this.quarantine.byResource(),
+      // Read when a tool runs, after the latch below exists.
+      halted: () => this.halts.engaged,
       now: this.#now,
     };
     const emit = (e: ExecutorEvent): void => this.#emit(e);
@@ -179,7 +188,11 @@ export class Executor {
       transport: this.transport,
       log: this.#log,
       now: this.#now,
-      onChange: (c) => emit(c.kind === "halted" ? { type: "halted", halt: c.halt } : { type: "halt_released", halts: c.halts }),
+      onChange: (c) => {
+        // A HALT ends every approval request first: none may be approved into a motion after its release.
+        if (c.kind === "halted") this.#declineApprovalsFor(c.halt);
+        emit(c.kind === "halted" ? { type: "halted", halt: c.halt } : { type: "halt_released", halts: c.halts });
+      },
     });
     const presence = this.config.operatorPresence;
     this.presence = presence
@@ -277,8 +290,8 @@ export class Executor {
     // Shutting down ends every wait too (never a motion): in-flight rows stay `started` for the next start to reconcile.
     // A listener removed in `finally`, not AbortSignal.any: on Node 20 every signal composed
     // from the long-lived shutdown signal stays referenced by it, growing with each call.
-    const onShutdown = (): void => run.abort();
-    if (this.#shutdown.signal.aborted) run.abort();
+    const onShutdown = (): void => run.abort("the bridge is shutting down");
+    if (this.#shutdown.signal.aborted) onShutdown();
     else this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
     // A motion's wait ends with the run (shutdown, `signal`); the waits before a send end with the caller too.
     const waitSignal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
@@ -291,7 +304,11 @@ export class Executor {
       return await Promise.all(
         admitted.map(async ({ id, name, refusal }, i): Promise<CallResponse> => {
           if (refusal) return { id, name, result: refusal };
-          const deadline = new CallDeadline(runSignal, deadlineAt, this.#now, waitSignal);
+          // A call's own cancel ends its waits alone, never its batch's.
+          const own = options.callSignals?.get(id);
+          const deadline = own
+            ? new CallDeadline(AbortSignal.any([runSignal, own]), deadlineAt, this.#now, AbortSignal.any([waitSignal, own]))
+            : new CallDeadline(runSignal, deadlineAt, this.#now, waitSignal);
           try {
             return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline, options.client, images) };
           } finally {
@@ -371,6 +388,19 @@ export class Executor {
     void this.halt({ source: "presence", operator: lapse.operator, note });
   }
 
+  /**
+   * Declines every pending approval request because of `halt`: each waiting
+   * call is answered (rejected, nothing sent) with the halt's id and who
+   * halted. The HALT is their operator's word too, even before the arm answers it.
+   */
+  #declineApprovalsFor(halt: HaltRow): void {
+    if (this.approvals.pendingCount === 0) return;
+    const who = whoHalted(halt);
+    const note = `${who} halted the arm at ${new Date(halt.haltedAt).toISOString()} before anyone approved it`;
+    const declined = this.approvals.declineAll({ operator: halt.operator ?? who, note, haltId: halt.haltId });
+    this.#log.warn({ halt_id: halt.haltId, approvals: declined.map((a) => a.id), calls: declined.map((a) => a.call_id) }, "the halt declined every pending approval request; nothing of them was sent");
+  }
+
   /** An operator's release of the halt latch, by name (ARMB_ERR_OPERATOR_REQUIRED without one, ARMB_ERR_NOT_HALTED when there is none). */
   releaseHalt(release: { readonly operator: string; readonly note?: string | undefined }): HaltRow[] {
     const operator = normaliseOperatorName(release.operator);
@@ -437,7 +467,13 @@ export class Executor {
       ]);
     } else {
       const parsed = parseUntrusted(tool.args, rawArgs ?? {});
-      if (!parsed.success) {
+      if (!parsed.success && !tool.blocking && tool.kind === "halt") {
+        // A stop request always stops: what can be understood of it first, what was wrong after.
+        const issues = parsed.issues.slice(0, 20);
+        this.#log.warn({ call_id: callId, tool: name, issues }, "halt call with invalid arguments: halting as far as they can be understood");
+        const args = tool.understood(rawArgs ?? {});
+        result = actedAround(await runNonBlocking(tool, args, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId }, deadline), issues);
+      } else if (!parsed.success) {
         const issues = parsed.issues.slice(0, 20);
         result = rejected(name, "ARMB_ERR_ARGS_INVALID", issues);
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
@@ -447,7 +483,7 @@ export class Executor {
         result = await this.#annotateMotion(tool, parsed.data, result, images);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId }, deadline.signal, deadline.at);
+        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId }, deadline);
       }
     }
     const durationMs = this.#now() - startedAt;

@@ -105,14 +105,14 @@ export class MotionRunner {
 
     const blockedBefore = isBlocked();
     if (blockedBefore) return blockedBefore;
-    if (runSignal.aborted || deadline.at - d.now() <= 0) return skipped(tool.name);
+    if (runSignal.aborted || deadline.at - d.now() <= 0) return skipped(tool.name, deadline.end);
 
     d.emit({ type: "queued", callId, tool: tool.name, resources, client });
     let lease;
     try {
       lease = await d.locks.acquire(resources, runSignal);
     } catch (error) {
-      if (error instanceof LockWaitAborted) return skipped(tool.name);
+      if (error instanceof LockWaitAborted) return skipped(tool.name, deadline.end);
       throw error;
     }
     /** Set once the intent is durable: from then on the command may have left. */
@@ -129,12 +129,12 @@ export class MotionRunner {
       // No motion is recorded or sent while the arm's link is not connected (nothing could tell what it did).
       const unlinked = this.#linkDown(tool.name);
       if (unlinked) return unlinked;
-      if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name);
+      if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name, deadline.end);
 
       const plan = await tool.plan(args, d.ctx, runSignal);
       // A remote IK answer took time: the run may have ended meanwhile, and nothing is sent then.
       let budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
-      if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name);
+      if (runSignal.aborted || budgetMs <= 0) return skipped(tool.name, deadline.end);
       // A tool's own refusal (an unreachable Cartesian target) speaks first, with its own code.
       if (plan.refusal && !plan.refusal.ok) return rejected(tool.name, plan.refusal.code, plan.refusal.issues);
       // A servo that shut down answers nothing until an operator recovers it: blocked before any intent.
@@ -149,6 +149,9 @@ export class MotionRunner {
       /** Who approved, recorded with the intent: the only durable record of the operator's yes. */
       let approval: ApprovalRecord | undefined;
       if (why !== undefined) {
+        // A halt that came while it planned: no request is opened under it (a halt declines every open one).
+        const blockedBeforeRequest = isBlocked();
+        if (blockedBeforeRequest) return blockedBeforeRequest;
         const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why, client };
         d.log.info({ call_id: callId, tool: tool.name, targets: plan.targets, why }, "waiting for an operator's approval; nothing sent");
         const decided = await deadline.paused(() => d.approvals.request(request, deadline.runSignal));
@@ -166,7 +169,7 @@ export class MotionRunner {
         if (unlinkedNow) return unlinkedNow;
         // The paused clock moved the deadline back by the wait: the budget is what was left before it.
         budgetMs = Math.min(tool.timeoutMs, deadline.at - d.now());
-        if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name);
+        if (budgetMs <= 0 || runSignal.aborted) return skipped(tool.name, deadline.end);
       }
       // Every motion, whatever tool planned it, passed the workspace envelope in #admit on this pose,
       // in the same tick: nothing can have moved in between.

@@ -22,6 +22,8 @@ export interface ReadContext {
   readonly action: (actionId: string) => ActionRow | undefined;
   /** Resource → unresolved action ids holding it in quarantine. */
   readonly quarantined: () => ReadonlyMap<string, readonly string[]>;
+  /** The newest open halt while the bridge is latched (every motion refused until an operator releases it); undefined when motion is accepted. */
+  readonly halted: () => HaltRow | undefined;
   readonly now: () => number;
   /** The picture budget of the response this call's result goes into (set by the executor per call). */
   readonly imageBudget?: ImageBudget | undefined;
@@ -124,6 +126,12 @@ export interface HaltTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
   readonly kind: "halt";
   readonly timeoutMs: number;
   readonly run: (args: z.output<S>, ctx: HaltContext, signal: AbortSignal) => Promise<ReadOutput>;
+  /**
+   * What to act on when the call's arguments do not parse: a halt is never
+   * refused for them. The widest reading wins where a part is unclear
+   * (`stop`: every axis unless each named joint is one of the arm's).
+   */
+  readonly understood: (raw: unknown) => z.output<S>;
 }
 
 export interface ReadOutput {

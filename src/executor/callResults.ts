@@ -3,6 +3,7 @@ import type { LinkState } from "../transport/Transport.js";
 import type { ServoHealth } from "../transport/ServoHealth.js";
 import type { DecidedApprovalView } from "./ApprovalDesk.js";
 import type { ArgIssue } from "../validation/formatIssues.js";
+import type { CallEnd } from "./CallDeadline.js";
 import type { CallResult } from "./CallResult.js";
 import { whoHalted, type HaltRow } from "../ledger/HaltRow.js";
 import { resultMessages } from "./resultMessages.js";
@@ -19,9 +20,34 @@ export function rejected(tool: string, code: ErrorCode, issues: readonly ArgIssu
   };
 }
 
-/** The run's time was spent before the call could start: nothing was sent. */
-export function skipped(tool: string): CallResult {
-  return { status: "skipped", error_code: "ARMB_ERR_DEADLINE_SPENT", message: resultMessages.skipped(tool), timed_out: false, settled_by: "none" };
+/**
+ * A halt acted on as far as its arguments could be understood: the result
+ * says what was wrong with them after what was done (ARMB_ERR_ARGS_INVALID
+ * and the issues, as a rejection would have said).
+ */
+export function actedAround(result: CallResult, issues: readonly ArgIssue[]): CallResult {
+  const told = `The call's arguments had problems, acted around (a stop is never refused): ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}.`;
+  switch (result.status) {
+    case "done":
+    case "unknown":
+      return { ...result, error_code: "ARMB_ERR_ARGS_INVALID", issues, message: `${result.message} ${told}` };
+    case "failed":
+    case "stopped":
+    case "rejected":
+    case "skipped":
+    case "blocked":
+      return { ...result, message: `${result.message} ${told}` };
+  }
+}
+
+/**
+ * The call ended before anything was sent: its share of the run's time was
+ * spent (ARMB_ERR_DEADLINE_SPENT), or its wait was ended — cancelled by its
+ * caller, the bridge shutting down — which is said as it was (ARMB_ERR_CALL_ENDED).
+ */
+export function skipped(tool: string, end: CallEnd = { kind: "deadline" }): CallResult {
+  if (end.kind === "deadline") return { status: "skipped", error_code: "ARMB_ERR_DEADLINE_SPENT", message: resultMessages.skipped(tool), timed_out: false, settled_by: "none" };
+  return { status: "skipped", error_code: "ARMB_ERR_CALL_ENDED", message: resultMessages.ended(tool, end.reason), timed_out: false, settled_by: "none" };
 }
 
 /** The link to the arm is not connected: nothing was recorded or sent, and a re-run once it is back is safe. */
@@ -100,7 +126,10 @@ export function blockedForPresence(tool: string, resources: readonly string[], m
 export function notApproved(tool: string, d: DecidedApprovalView, timeoutMs: number): CallResult {
   const table: Record<DecidedApprovalView["decision"], () => { code: ErrorCode; message: string }> = {
     approved: () => ({ code: "ARMB_ERR_INTERNAL", message: resultMessages.approvalWithdrawn(tool, "it was approved, yet refused") }),
-    declined: () => ({ code: "ARMB_ERR_APPROVAL_DECLINED", message: resultMessages.approvalDeclined(tool, d.operator ?? "?", d.note) }),
+    declined: () => ({
+      code: "ARMB_ERR_APPROVAL_DECLINED",
+      message: d.halt_id === undefined ? resultMessages.approvalDeclined(tool, d.operator ?? "?", d.note) : resultMessages.approvalDeclinedByHalt(tool, d.halt_id, d.note ?? "the arm was halted"),
+    }),
     expired: () => ({ code: "ARMB_ERR_APPROVAL_EXPIRED", message: resultMessages.approvalExpired(tool, timeoutMs) }),
     withdrawn: () => ({ code: "ARMB_ERR_APPROVAL_WITHDRAWN", message: resultMessages.approvalWithdrawn(tool, d.note ?? "the call's wait ended") }),
   };

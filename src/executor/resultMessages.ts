@@ -63,6 +63,13 @@ export const resultMessages = {
   approvalDeclined(tool: string, operator: string, note: string | null): string {
     return `An operator (${operator}) declined this motion${note ? `: ${note}` : ""}. Nothing was sent (${tool}). Do not retry it unchanged; ask the user what they want instead.`;
   },
+  /** A HALT declined the request while it waited: nothing asked before a halt runs after it. */
+  approvalDeclinedByHalt(tool: string, haltId: string, why: string): string {
+    return (
+      `This motion (${tool}) was waiting for an operator's approval when the arm was halted (${haltId}): ${why}. Nothing was sent, and it will not run. ` +
+      "Every motion is refused until an operator releases the halt; after that, ask the user before asking for this motion again."
+    );
+  },
   approvalExpired(tool: string, timeoutMs: number): string {
     const s = timeoutMs / 1000;
     return `No operator approved within ${Number.isInteger(s) ? s : s.toFixed(1)} s; nothing was sent (${tool}). Ask the user whether someone is at the arm to approve it before calling again.`;
@@ -72,6 +79,9 @@ export const resultMessages = {
   },
   skipped(tool: string): string {
     return `${tool} was skipped: the run's time budget was spent before it could start. Nothing was sent to the arm. This is a timeout, not a failure of the arm.`;
+  },
+  ended(tool: string, reason: string): string {
+    return `${tool} ended before it started: ${reason}. Nothing was sent to the arm. It was not a timeout and not a failure of the arm.`;
   },
   refusedWhileHalted(tool: string, haltId: string, why: string): string {
     return `${tool} is refused: the bridge is halted (${haltId}: ${why}). Nothing was sent. Do not retry until the user (the operator) releases the halt; ask them to.`;

@@ -1,6 +1,7 @@
 import { asArmbridgeError } from "../errors.js";
 import type { HaltContext, HaltTool, ReadContext, ReadTool } from "./ToolDefinition.js";
 import type { CallResult } from "./CallResult.js";
+import type { CallDeadline } from "./CallDeadline.js";
 import { skipped } from "./callResults.js";
 import { resultMessages } from "./resultMessages.js";
 
@@ -9,11 +10,10 @@ export async function runNonBlocking(
   tool: ReadTool | HaltTool,
   args: unknown,
   ctx: { readonly read: ReadContext; readonly halt: HaltContext; readonly callId?: string | undefined },
-  runSignal: AbortSignal,
-  deadlineAt: number,
+  deadline: Pick<CallDeadline, "signal" | "at" | "end">,
 ): Promise<CallResult> {
-  const budget = tool.kind === "halt" ? tool.timeoutMs : Math.min(tool.timeoutMs, deadlineAt - ctx.read.now());
-  if (budget <= 0 || (tool.kind === "read" && runSignal.aborted)) return skipped(tool.name);
+  const budget = tool.kind === "halt" ? tool.timeoutMs : Math.min(tool.timeoutMs, deadline.at - ctx.read.now());
+  if (budget <= 0 || (tool.kind === "read" && deadline.signal.aborted)) return skipped(tool.name, deadline.end);
   const wait = new AbortController();
   const timer = setTimeout(() => wait.abort(), budget);
   try {

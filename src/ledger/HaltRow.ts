@@ -47,3 +47,27 @@ export function whoHalted(h: Pick<HaltRow, "source" | "operator" | "callId" | "c
       return `${h.operator ? `the operator ${h.operator}` : "an operator"} (${h.source})`;
   }
 }
+
+/** What a sentence about the latch needs of a halt: the ledger's row and the API's view both give it. */
+export interface LatchedHalt {
+  readonly haltId: string;
+  readonly haltedAt: number;
+  /** whoHalted's words. */
+  readonly who: string;
+  readonly note: string | null | undefined;
+  /** Undefined/null while the arm has not answered; false: it did not confirm. */
+  readonly confirmed: boolean | null | undefined;
+}
+
+/**
+ * The latch in one sentence, the same for a model (get_arm_state) and a
+ * person (`armbridge status`): halted, by whom, since when, and what releases it.
+ */
+export function latchWords(h: LatchedHalt): string {
+  const note = h.note ? `, note ${JSON.stringify(h.note)}` : "";
+  const arm = h.confirmed === false ? " The arm did NOT confirm the halt: it may still be moving." : h.confirmed === true ? "" : " The arm has not answered the halt yet.";
+  return (
+    `The bridge is HALTED: ${h.who} halted it at ${new Date(h.haltedAt).toISOString()} (${h.haltId}${note}).${arm} ` +
+    "Every motion is refused until an operator releases the halt (the console's release, or `armbridge release --operator NAME`)."
+  );
+}

@@ -9,6 +9,12 @@ import { namesOf } from "../validation/nameChoices.js";
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */
 export function stop(config: ArmConfig): ReadTool | HaltTool {
   const axisNames = actuatorsOf(config).map((a) => a.name);
+  const joints = z
+    .array(namesOf(z.enum(axisNames as [string, ...string[]]), { what: "joint", among: "the arm's axes (joints and gripper)" }))
+    .min(1)
+    .max(axisNames.length)
+    .optional()
+    .describe(`Axes to halt (${axisNames.join(", ")}); omit to halt everything.`);
   return defineReadTool({
     name: "stop",
     description:
@@ -17,18 +23,16 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
       "Returns the pose observed after halting: status done when the arm confirmed the halt; unknown when it did not (the arm may still be moving: ask the operator). " +
       "Motions it cut short end with status stopped, at the pose where they stopped.",
     args: z
-      .object({
-        joints: z
-          .array(namesOf(z.enum(axisNames as [string, ...string[]]), { what: "joint", among: "the arm's axes (joints and gripper)" }))
-          .min(1)
-          .max(axisNames.length)
-          .optional()
-          .describe(`Axes to halt (${axisNames.join(", ")}); omit to halt everything.`),
-      })
+      .object({ joints })
       .strict(),
     blocking: false,
     kind: "halt",
     timeoutMs: config.timeoutsMs.stop,
+    // Arguments that do not parse still halt: the named joints when each is one of the arm's, else every axis.
+    understood: (raw) => {
+      const named = typeof raw === "object" && raw !== null && "joints" in raw ? joints.safeParse(raw.joints) : undefined;
+      return named?.success && named.data ? { joints: [...new Set(named.data)] } : {};
+    },
     run: async (args, ctx, signal) => {
       const { halt, result: halted } = await ctx.halt({ ...(args.joints ? { axes: args.joints } : {}), signal });
       const pose = poseOf(halted.status);

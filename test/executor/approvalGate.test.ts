@@ -101,15 +101,22 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     expect(x.arm.overlaps()).toBe(0);
   });
 
-  it("stop is never gated: it runs at once while a gated call waits, and a rule on stop is refused", async () => {
+  it("stop is never gated: it runs at once while a gated call waits (and, as every halt, declines it), and a rule on stop is refused", async () => {
     const x = await gated({ move_joints: "always" });
     const waiting = x.executor.execute([move("s1", { wrist_1: 0.4 })]);
     const [req] = await pending(x, 1);
     const [stop] = await x.executor.execute([{ id: "s2", name: "stop", args: {} }]);
     expect(stop!.result.status).toBe("done");
-    expect(x.executor.approvals.pendingCount).toBe(1);
-    x.executor.approvals.decline(req!.id, { operator: "ana" });
-    expect((await waiting)[0]!.result.status).toBe("rejected");
+    expect(x.executor.approvals.pendingCount).toBe(0);
+    const halt = x.executor.halts.engaged!;
+    expect(x.executor.approvals.get(req!.id)).toMatchObject({ decision: "declined", halt_id: halt.haltId });
+    const [declined] = await waiting;
+    expect(declined!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_APPROVAL_DECLINED" });
+    expect(declined!.result.message).toContain(halt.haltId);
+    // Released, the old request cannot be approved into a motion.
+    x.executor.releaseHalt({ operator: "ana" });
+    expect(() => x.executor.approvals.approve(req!.id, { operator: "ana" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_DECIDED" }));
+    expect(x.arm.sent).toHaveLength(0);
     expect(() => testConfig({ approval: { stop: "always" } })).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }));
   });
 

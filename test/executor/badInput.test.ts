@@ -1,3 +1,4 @@
+import { actuatorsOf } from "../../src/config/actuators.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
@@ -52,9 +53,22 @@ describe("bad input is rejected with the reason, and nothing is recorded or sent
     const out = await h.executor.execute([
       { id: "p", name: "move_to_named_pose", args: { pose: "dance" } },
       { id: "g", name: "set_gripper", args: { position: 1.5 } },
-      { id: "s", name: "stop", args: { joints: ["elbow", "nope"] } },
     ]);
-    expect(out.map((o) => o.result.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(out.map((o) => o.result.status)).toEqual(["rejected", "rejected"]);
+    expect(h.arm.sent).toHaveLength(0);
+  });
+
+  it("a stop is never refused for its arguments: an unknown joint halts every axis, and the result says what was wrong", async () => {
+    h = await createHarness();
+    const [unclear, extra] = await h.executor.execute([
+      { id: "s", name: "stop", args: { joints: ["elbow", "nope"] } },
+      { id: "t", name: "stop", args: { joints: ["elbow"], why: "hand in the cell" } },
+    ]);
+    expect(unclear!.result).toMatchObject({ status: "done", error_code: "ARMB_ERR_ARGS_INVALID", issues: [expect.objectContaining({ path: expect.stringContaining("joints") })] });
+    expect(unclear!.result).toMatchObject({ output: { axes: actuatorsOf(h.config).map((a) => a.name) } });
+    // Understood joints are acted on as named when only something else was wrong.
+    expect(extra!.result).toMatchObject({ status: "done", error_code: "ARMB_ERR_ARGS_INVALID", output: { axes: ["elbow"] } });
+    expect(h.executor.halts.engaged).toBeDefined();
     expect(h.arm.sent).toHaveLength(0);
   });
 

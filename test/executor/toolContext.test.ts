@@ -15,7 +15,7 @@ import { testConfig } from "../support/testConfig.js";
 // `npm run typecheck` if a context ever grows a way to the transport), and
 // the objects the executor hands out carry nothing else at run time.
 
-const READ_KEYS = ["action", "config", "latestStatus", "now", "quarantined"];
+const READ_KEYS = ["action", "config", "halted", "latestStatus", "now", "quarantined"];
 
 describe("tool contexts", () => {
   const config = testConfig();
@@ -69,6 +69,7 @@ describe("tool contexts", () => {
           blocking: false,
           kind: "halt",
           timeoutMs: 1000,
+          understood: () => ({}),
           run: async (_args, ctx, signal) => {
             seen.halt = ctx;
             // @ts-expect-error a halt tool cannot send a motion

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
@@ -8,7 +8,7 @@ import type { CallResult } from "../../src/executor/CallResult.js";
 import type { CliIo } from "../../src/surfaces/cli/CliIo.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";
-import { API_ERROR_BODY } from "../../src/surfaces/http/wire/index.js";
+import { API_ERROR_BODY, HALT_ANSWER } from "../../src/surfaces/http/wire/index.js";
 import { testConfig } from "../support/testConfig.js";
 import { FakeArm } from "../surfaces/http/FakeArm.js";
 
@@ -33,6 +33,11 @@ beforeAll(async () => {
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
   server = await startHttpServer(bridge, { token: TOKEN, port: 0 });
 });
+// A halt is never refused for a wrong name: it latches, and the next test starts released.
+afterEach(() => {
+  if (bridge.executor.halts.engaged) bridge.executor.releaseHalt({ operator: "test" });
+});
+
 afterAll(async () => {
   await server.close();
   await bridge.close();
@@ -49,7 +54,6 @@ describe("tools: an unknown name is ARMB_ERR_ARGS_INVALID naming it and the vali
     ["move_joints, a joint the arm does not have", "move_joints", { positions: { tail: 0.1 } }, "positions", "tail", JOINTS],
     ["move_joints, an unknown joint beside a known one", "move_joints", { positions: { elbow: 0.1, tail: 0.1 } }, "positions", "tail", JOINTS],
     ["move_to_named_pose, a pose not configured", "move_to_named_pose", { pose: "dance" }, "pose", "dance", POSES],
-    ["stop, an axis the arm does not have", "stop", { joints: ["elbow", "tail"] }, "joints.[1]", "tail", AXES],
     ["get_camera_image, a camera not configured", "get_camera_image", { camera: "rear" }, "camera", "rear", CAMERAS],
     ["move_to_image_point, a camera not calibrated", "move_to_image_point", { camera: "rear", point: [500, 500], height_m: 0.1 }, "camera", "rear", CALIBRATED],
   ] as const)("%s", async (_what, tool, args, path, given, choices) => {
@@ -63,6 +67,13 @@ describe("tools: an unknown name is ARMB_ERR_ARGS_INVALID naming it and the vali
     expect(r.issues[0]!.message).toContain(JSON.stringify(given));
     for (const c of choices) expect(r.message).toContain(c);
     expect(arm.sent.length).toBe(sentBefore);
+  });
+
+  it("stop naming an axis the arm does not have halts every axis all the same, then names it and the valid choices", async () => {
+    const [r] = await bridge.executor.execute([{ id: "stop-tail", name: "stop", args: { joints: ["elbow", "tail"] } }]);
+    expect(r!.result).toMatchObject({ status: "done", error_code: "ARMB_ERR_ARGS_INVALID", issues: [{ path: "joints.[1]", choices: AXES }], output: { axes: AXES } });
+    expect(r!.result.message).toContain('"tail"');
+    expect(bridge.executor.halts.engaged).toBeDefined();
   });
 
   it("move_joints naming no joint at all lists the arm's joints", async () => {
@@ -111,13 +122,14 @@ describe("HTTP routes: the error body's code, message and choices", () => {
     expect(body.error.message).toContain('"rear"');
   });
 
-  it("POST /v1/halt naming an axis the arm does not have: 400 ARMB_ERR_AXIS_UNKNOWN, nothing halted", async () => {
+  it("POST /v1/halt naming an axis the arm does not have: every axis halted first, then ARMB_ERR_AXIS_UNKNOWN with the choices", async () => {
     const r = await post("/v1/halt", { joints: ["elbow", "tail"] });
-    expect(r.status).toBe(400);
-    const body = API_ERROR_BODY.parse(r.json);
-    expect(body.error).toMatchObject({ code: "ARMB_ERR_AXIS_UNKNOWN", choices: AXES });
-    expect(body.error.message).toContain('"tail"');
-    expect(bridge.executor.halts.engaged).toBeUndefined();
+    expect(r.status).toBe(200);
+    const body = HALT_ANSWER.parse(r.json);
+    expect(body).toMatchObject({ halted: true, halt: { axes: null } });
+    expect(body.problems).toEqual([expect.objectContaining({ code: "ARMB_ERR_AXIS_UNKNOWN", choices: AXES })]);
+    expect(body.problems![0]!.message).toContain('"tail"');
+    expect(bridge.executor.halts.engaged).toBeDefined();
   });
 
   it("POST /v1/calls with a tool's unknown joint: the rejection under response.error carries the choices", async () => {
@@ -128,11 +140,19 @@ describe("HTTP routes: the error body's code, message and choices", () => {
   });
 
   it("a request value outside an enum names the valid ones", async () => {
-    const r = await post("/v1/halt", { source: "phone" });
+    const r = await post("/v1/calls", { calls: [{ id: "k", name: "get_arm_state" }], client: { kind: "phone", name: "x" } });
     expect(r.status).toBe(400);
     const body = API_ERROR_BODY.parse(r.json);
-    expect(body.error).toMatchObject({ code: "ARMB_ERR_HTTP_BAD_REQUEST", choices: ["console", "cli", "http"] });
-    expect(body.error.message).toMatch(/body\.source: "phone" is not one of: console, cli, http/);
+    expect(body.error).toMatchObject({ code: "ARMB_ERR_HTTP_BAD_REQUEST", choices: ["agent", "http", "console", "cli"] });
+    expect(body.error.message).toMatch(/body\.client\.kind: "phone" is not one of: agent, http, console, cli/);
+  });
+
+  it("a HALT from a source a request may not claim halts, then names the sources it may", async () => {
+    const r = await post("/v1/halt", { source: "phone" });
+    expect(r.status).toBe(200);
+    const body = HALT_ANSWER.parse(r.json);
+    expect(body).toMatchObject({ halted: true, halt: { source: "http" } });
+    expect(body.problems![0]!.message).toMatch(/body\.source: "phone" is not one a request may claim \(console, cli, http\)/);
   });
 });
 
@@ -150,7 +170,6 @@ describe("the CLI prints what was wrong and the choices", () => {
   it.each([
     ["call move_joints with an unknown joint", ["call", "move_joints", "--args", '{"positions":{"tail":1}}'], JOINTS],
     ["call move_to_named_pose with an unknown pose", ["call", "move_to_named_pose", "--args", '{"pose":"dance"}'], POSES],
-    ["halt --joint with an unknown axis", ["halt", "--joint", "tail"], AXES],
   ])("%s", async (_what, argv, choices) => {
     const m = io({ ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN });
     await runCli(argv, m.io);
@@ -158,6 +177,14 @@ describe("the CLI prints what was wrong and the choices", () => {
     expect(printed).toMatch(/"tail"|"dance"/);
     for (const c of choices) expect(printed).toContain(c);
     expect(bridge.executor.halts.engaged).toBeUndefined();
+  });
+
+  it("halt --joint with an unknown axis halts every axis, then prints what was wrong and the choices (exit 2)", async () => {
+    const m = io({ ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN });
+    expect(await runCli(["halt", "--joint", "tail"], m.io)).toBe(2);
+    expect(m.err()).toContain('"tail"');
+    for (const c of AXES) expect(m.err()).toContain(c);
+    expect(bridge.executor.halts.engaged).toMatchObject({ axes: undefined });
   });
 });
 

@@ -1,3 +1,4 @@
+import { parseArgs } from "node:util";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
@@ -17,6 +18,9 @@ operator releases it (\`armbridge release --operator NAME\`, or the console).
 Motions it cuts short settle as stopped at the pose the arm reports.
 Prints whether the arm confirmed the halt; exit 1 when it did not (the arm may
 still be moving: look at it, and use the emergency stop if it moves).
+A halt is never held back by how it was asked: a flag it does not know, or an
+axis the arm lacks, still halts (every axis), then prints what was wrong and
+exits 2. Only no way to reach serve (no token, a bad --url) keeps it from going.
 
 Flags:
   --joint NAME       an axis to halt; repeat for more; omitted: every axis (the latch holds all)
@@ -37,9 +41,14 @@ Flags:
 ${JSON_FLAG_HELP}
 ${CLIENT_FLAGS_HELP}`;
 
+/**
+ * A HALT is never held back by how it was typed: a command line that does
+ * not parse still halts (every axis, since its joints are unclear), and the
+ * problem is printed after, with exit 2. Only a missing way to reach serve
+ * (no token, a malformed --url) stops it from being sent.
+ */
 export async function haltCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandFlags(argv, HALT_FLAGS);
-  if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; name axes with --joint`);
+  const { values, problem } = readHaltFlags(argv);
   const answer = (await ApiClient.fromFlags(values, io).request("POST", "/v1/halt", {
     source: "cli",
     ...(values.operator === undefined ? {} : { operator: values.operator }),
@@ -49,7 +58,24 @@ export async function haltCommand(argv: readonly string[], io: CliIo): Promise<n
   printRecord(io, wantsJson(io, values.json), answer, () =>
     [`${answer.halted ? "HALTED" : "HALT NOT CONFIRMED"} (${answer.halt.halt_id})`, `  ${answer.message}`, ...(answer.halt.pose ? [`  Pose: ${poseText(answer.halt.pose)}`] : [])].join("\n"),
   );
-  return answer.halted ? 0 : 1;
+  const after = [...(problem ? [`ARMB_ERR_CLI_USAGE: ${problem}; the halt was sent all the same, of every axis`] : []), ...(answer.problems ?? []).map((p) => `${p.code}: ${p.message}`)];
+  for (const line of after) io.stderr.write(`armbridge halt: ${line}\n`);
+  if (!answer.halted) return 1;
+  return after.length > 0 ? 2 : 0;
+}
+
+/** The flags as far as they can be read: a command line that does not parse keeps only how to reach serve, who and why (never the joints). */
+function readHaltFlags(argv: readonly string[]): { values: { url?: string | undefined; token?: string | undefined; json?: boolean | undefined; operator?: string | undefined; note?: string | undefined; joint?: string[] | undefined }; problem: string | undefined } {
+  try {
+    const { values, positionals } = parseCommandFlags(argv, HALT_FLAGS);
+    if (positionals.length === 0) return { values, problem: undefined };
+    return { values: { ...values, joint: undefined }, problem: `unexpected argument ${JSON.stringify(positionals[0])}; name axes with --joint` };
+  } catch (error) {
+    const loose = parseArgs({ args: [...argv], options: HALT_FLAGS, allowPositionals: true, strict: false }).values;
+    const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+    const values = { url: text(loose.url), token: text(loose.token), json: loose.json === true, operator: text(loose.operator), note: text(loose.note) };
+    return { values, problem: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 export async function releaseCommand(argv: readonly string[], io: CliIo): Promise<number> {

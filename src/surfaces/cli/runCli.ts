@@ -76,6 +76,10 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
     summary: "release the halt latch (an operator, by name): motion is accepted again",
     load: async () => import("./haltCommand.js").then((m) => ({ help: m.RELEASE_HELP, run: m.releaseCommand, flags: Object.keys(m.RELEASE_FLAGS) })),
   },
+  status: {
+    summary: "what a running serve is doing: halted (by whom, since), link, in flight, waiting for an operator",
+    load: async () => import("./statusCommand.js").then((m) => ({ help: m.STATUS_HELP, run: m.statusCommand, flags: Object.keys(m.STATUS_FLAGS) })),
+  },
   tools: {
     summary: "list the tools a model can call, with their arguments",
     load: async () => import("./toolsCommand.js").then((m) => ({ help: m.TOOLS_HELP, run: m.toolsCommand, flags: Object.keys(m.TOOLS_FLAGS) })),

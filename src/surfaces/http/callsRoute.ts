@@ -56,9 +56,10 @@ const idParams = z.strictObject({ id: z.string().min(1).max(1000) });
  *   error: it is the call's own result, under `response.error`. The caller
  *   going away withdraws what has not been sent; a motion already sent is
  *   seen through and recorded.
- * - `POST /v1/calls/cancel {ids}` — ends the waits of calls under way (not
- *   yet sent: skipped; a motion: our wait ends and it is settled by
- *   observation, never stopped); their own request answers with the results.
+ * - `POST /v1/calls/cancel {ids}` — ends the waits of the calls named, and
+ *   only those (not yet sent: skipped ARMB_ERR_CALL_ENDED; a motion: our
+ *   wait ends and it is settled by observation, never stopped); the other
+ *   calls of their batch go on, and their request answers with every result.
  * - `GET /v1/calls/:id` — re-attach: waits for the motion call under way with
  *   this id, or answers its recorded result (`replayed`); 404
  *   ARMB_ERR_CALL_NOT_FOUND when no motion runs or was recorded under it.
@@ -70,14 +71,10 @@ export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
     const body = parseInput(callsBody, request.body, "body");
     holdOpen(request, reply);
     const gone = callerGone(reply);
-    const cancel = new AbortController();
-    const forget = waits.register(
-      body.calls.flatMap((c) => (c.id === undefined ? [] : [c.id])),
-      cancel,
-    );
+    const { signals, forget } = waits.register(body.calls.flatMap((c) => (c.id === undefined ? [] : [c.id])));
     const client = normalizeClient({ kind: body.client?.kind ?? "http", name: body.client?.name, session: body.client?.session });
     try {
-      const responses = await bridge.executor.execute(body.calls, { deadlineMs: body.deadline_ms, signal: cancel.signal, detach: gone.signal, client });
+      const responses = await bridge.executor.execute(body.calls, { deadlineMs: body.deadline_ms, callSignals: signals, detach: gone.signal, client });
       const answer: CallsResponse = { responses: responses.map(toFunctionResponse) };
       return answer;
     } finally {
@@ -88,7 +85,7 @@ export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
 
   app.post("/v1/calls/cancel", async (request): Promise<CallsCancelled> => {
     const body = parseInput(cancelBody, request.body, "body");
-    const found = waits.cancel(body.ids, "cancelled by its caller (POST /v1/calls/cancel)");
+    const found = waits.cancel(body.ids, "cancelled by its caller (POST /v1/calls/cancel {ids})");
     return { cancelled: found, not_waiting: body.ids.filter((id) => !found.includes(id)) };
   });
 

@@ -1,21 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
-import { normaliseOperatorName } from "../../ledger/operatorName.js";
 import { haltView } from "./haltView.js";
 import { parseInput } from "./parseInput.js";
-import { requireKnownAxes } from "./requireKnownAxes.js";
+import { readHaltBody, UnreadableBody } from "./readHaltBody.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "./wire/HaltView.js";
-
-const haltBody = z.strictObject({
-  /** Who pressed it, when known: HALT never waits for a name. */
-  operator: z.string().max(200).optional(),
-  note: z.string().max(2000).optional(),
-  /** Axes to halt; omitted → every axis. The latch holds every axis either way. */
-  joints: z.array(z.string().min(1).max(200)).min(1).max(65).optional(),
-  /** Where it was pressed: the console, `armbridge halt`, or another HTTP client (default). */
-  source: z.enum(["console", "cli", "http"]).optional(),
-});
 
 const releaseBody = z.strictObject({
   // Emptiness is the executor's rule (ARMB_ERR_OPERATOR_REQUIRED), checked in one place.
@@ -26,23 +15,19 @@ const releaseBody = z.strictObject({
 /**
  * `POST /v1/halt` (the console's HALT, `armbridge halt`): halts the arm at
  * once and latches the bridge; answers once the arm confirmed the halt, or
- * did not (then `halted: false` and the message says what to do).
+ * did not (then `halted: false` and the message says what to do). A HALT is
+ * never refused for how it was asked: a body that is not JSON, a joint the
+ * arm lacks, an over-long name, an unknown field — what can be understood is
+ * acted on first (every axis when the joints are unclear) and each problem is
+ * in the answer's `problems`, coded, after the fact.
  * `POST /v1/halt/release`: an operator's release of the latch, by name.
  */
 export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
-  app.post("/v1/halt", async (request) => {
-    const body = parseInput(haltBody, request.body ?? {}, "body");
-    requireKnownAxes(bridge.config, body.joints, "body.joints");
-    // HALT never waits for a name: one that is only invisible characters counts as none.
-    const operator = body.operator === undefined ? undefined : normaliseOperatorName(body.operator);
-    const { halt, result } = await bridge.executor.halt({ source: body.source ?? "http", operator, note: body.note, axes: body.joints });
-    const what = body.joints ? body.joints.join(", ") : "all axes";
-    const message = result.halted
-      ? `The arm confirmed the halt of ${what}. The bridge is latched: every motion is refused until an operator releases it.`
-      : `The halt of ${what} was NOT confirmed by the arm (${result.error?.message ?? "no answer in time"}). The arm may still be moving: check it now and use the emergency stop if it moves. The bridge is latched all the same.`;
-    request.log.warn({ halt_id: halt.haltId, source: halt.source, operator, confirmed: result.halted }, "halt");
-    const answer: HaltAnswer = { halted: result.halted, halt: haltView(halt), message };
-    return answer;
+  // Its own scope, so that its body parser (which reads anything) is the HALT's alone.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, text, done) => done(null, readJsonLeniently(String(text))));
+    scope.post("/v1/halt", async (request) => haltNow(bridge, request));
   });
 
   app.post("/v1/halt/release", async (request) => {
@@ -54,4 +39,26 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
     };
     return answer;
   });
+}
+
+async function haltNow(bridge: Bridge, request: FastifyRequest): Promise<HaltAnswer> {
+  const asked = readHaltBody(bridge.config, request.body);
+  const { halt, result } = await bridge.executor.halt({ source: asked.source, operator: asked.operator, note: asked.note, axes: asked.axes });
+  const what = asked.axes ? asked.axes.join(", ") : "all axes";
+  const confirmed = result.halted
+    ? `The arm confirmed the halt of ${what}. The bridge is latched: every motion is refused until an operator releases it.`
+    : `The halt of ${what} was NOT confirmed by the arm (${result.error?.message ?? "no answer in time"}). The arm may still be moving: check it now and use the emergency stop if it moves. The bridge is latched all the same.`;
+  const problems = asked.problems.length === 0 ? "" : ` The request had ${asked.problems.length} problem(s), acted around (see problems): ${asked.problems.map((p) => p.code).join(", ")}.`;
+  request.log.warn({ halt_id: halt.haltId, source: halt.source, operator: asked.operator, confirmed: result.halted, problems: asked.problems }, "halt");
+  return { halted: result.halted, halt: haltView(halt), message: confirmed + problems, ...(asked.problems.length > 0 ? { problems: [...asked.problems] } : {}) };
+}
+
+/** JSON when it is JSON; an empty body is no body; anything else is an UnreadableBody the HALT reports after acting. */
+function readJsonLeniently(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return new UnreadableBody(`not JSON (${error instanceof Error ? error.message.slice(0, 120) : "unreadable"})`);
+  }
 }

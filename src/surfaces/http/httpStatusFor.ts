@@ -22,6 +22,8 @@ export const HTTP_STATUS_BY_CODE = {
   // execution
   ARMB_ERR_QUARANTINED: 409,
   ARMB_ERR_DEADLINE_SPENT: 504,
+  // a call's own result (inside response.output): the wait was ended on purpose, not by the server's fault
+  ARMB_ERR_CALL_ENDED: 409,
   ARMB_ERR_MOTION_REFUSED: 409,
   ARMB_ERR_HALTED: 409,
   ARMB_ERR_NOT_HALTED: 409,

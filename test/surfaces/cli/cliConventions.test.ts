@@ -54,7 +54,7 @@ describe("one CLI convention for every command", () => {
     for (const flag of flags) expect(names(help, flag), `${name} --help names --${flag}`).toBe(true);
   });
 
-  it.each(["call", "actions", "confirm", "approvals", "approve", "decline", "recover", "tools", "halt", "release"])("`%s` prints records and takes --json", async (name) => {
+  it.each(["call", "actions", "confirm", "approvals", "approve", "decline", "recover", "tools", "halt", "release", "status"])("`%s` prints records and takes --json", async (name) => {
     expect((await LOCAL[name]!.load()).flags).toContain("json");
   });
 

@@ -26,6 +26,8 @@ export const DECIDED_APPROVAL_VIEW = APPROVAL_VIEW.extend({
   operator: z.string().nullable(),
   note: z.string().nullable(),
   decided_at: z.number(),
+  /** Set when a HALT declined the request (every pending request is declined by a halt): that halt's id. */
+  halt_id: z.string().optional(),
 });
 export type DecidedApprovalView = WireOf<typeof DECIDED_APPROVAL_VIEW>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HALT_SOURCES } from "../../../ledger/HaltRow.js";
+import { API_ERROR_BODY } from "./ApiErrorBody.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 import type { WireOf } from "./WireOf.js";
 
@@ -38,6 +39,8 @@ export const HALT_ANSWER = z.strictObject({
   halt: HALT_VIEW,
   /** In words for the operator: confirmed, or not (why, and what to do). */
   message: z.string(),
+  /** What was wrong with the request, each coded: a HALT is acted on first (every axis when its joints are unclear) and its problems reported after. */
+  problems: z.array(API_ERROR_BODY.shape.error).optional(),
 });
 export type HaltAnswer = WireOf<typeof HALT_ANSWER>;
 
