@@ -136,3 +136,31 @@ describe("file camera on a FIFO", () => {
     }
   });
 });
+
+describe("simulated camera drawing", () => {
+  it("draws off the event loop (the loop keeps turning while a frame is drawn), the same picture as drawn in this thread", async () => {
+    const camera = { ...overhead, sim: { ...overhead.sim, format: "png" as const } };
+    const pose = { pose: config.arm.namedPoses.home!, stampMs: Date.now() };
+    const source = new SimCameraSource({ camera, arm: config, pose: () => pose });
+    let turns = 0;
+    let drawing = true;
+    const spin = (): void => {
+      if (!drawing) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const frame = await source.grab(AbortSignal.timeout(30_000));
+    drawing = false;
+    expect(turns).toBeGreaterThan(1);
+    expect(frame.bytes.equals(source.render(pose).bytes)).toBe(true);
+  });
+
+  it("requests that come while a frame is drawn share that one drawing", async () => {
+    let poses = 0;
+    const source = new SimCameraSource({ camera: overhead, arm: config, pose: () => (poses++, { pose: config.arm.namedPoses.home!, stampMs: Date.now() }) });
+    const frames = await Promise.all(Array.from({ length: 40 }, () => source.renderShared(AbortSignal.timeout(30_000))));
+    expect(poses).toBe(1);
+    expect(new Set(frames.map((f) => f.bytes)).size).toBe(1);
+  });
+});
