@@ -20,7 +20,8 @@ describe.skipIf(!built)("a burst of camera frames during a motion (needs dist: n
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-frame-burst-"));
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", effects()]);
+    // A tighter watchdog than the default 1000 ms: the link must never go quiet for long, on a busy test machine too.
+    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--watchdog-ms", "500", "--effects-log", effects()]);
     serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
   }, 60_000);
 
