@@ -11,7 +11,12 @@
  * 10 ms). Exit code 1 when the answer is not 200 or carries more picture
  * bytes than the per-response budget.
  *
- *   npm run bench:images [-- --calls N]   (default 24)
+ * With --posts N, N separate POSTs of one call each are sent at once
+ * instead (each its own response budget): the camera's count of snapshots
+ * asked shows the bridge's capture bound (one capture per camera in flight,
+ * shared by every request meanwhile), and the RSS what it holds.
+ *
+ *   npm run bench:images [-- --calls N | --posts N]   (default 24 calls in one POST)
  */
 import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -48,10 +53,16 @@ function rssMb(pid: number): number {
 }
 
 async function main(): Promise<number> {
-  const calls = Number(parseArgs({ options: { calls: { type: "string" } } }).values.calls ?? 24);
+  const args = parseArgs({ options: { calls: { type: "string" }, posts: { type: "string" } } }).values;
+  const calls = Number(args.calls ?? 24);
+  const posts = args.posts === undefined ? undefined : Number(args.posts);
+  let snapshots = 0;
   const dir = mkdtempSync(join(tmpdir(), "armbridge-bench-images-"));
   const png = bigPng(PNG_BYTES);
-  const camera = createServer((_req, res) => res.writeHead(200, { "content-type": "image/png", "content-length": png.length }).end(png));
+  const camera = createServer((_req, res) => {
+    snapshots++;
+    res.writeHead(200, { "content-type": "image/png", "content-length": png.length }).end(png);
+  });
   await new Promise<void>((r) => camera.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(camera.address() as { port: number }).port}/snapshot.png`;
   const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { arm: { urdf: string } } & Record<string, unknown>;
@@ -69,6 +80,7 @@ async function main(): Promise<number> {
     const before = rssMb(serve.pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(serve.pid))), 10);
+    if (posts !== undefined) return await separatePosts(serve.url, token, posts, () => snapshots, () => peak, before, sampler);
     const t0 = performance.now();
     const res = await fetch(`${serve.url}/v1/calls`, {
       method: "POST",
@@ -99,6 +111,25 @@ async function main(): Promise<number> {
     await new Promise<void>((r) => camera.close(() => r()));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function separatePosts(url: string, token: string, posts: number, snapshots: () => number, peak: () => number, before: number, sampler: NodeJS.Timeout): Promise<number> {
+  const t0 = performance.now();
+  const answers = await Promise.all(
+    Array.from({ length: posts }, (_, i) =>
+      fetch(`${url}/v1/calls`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ calls: [{ id: `post-${i}`, name: "get_camera_image", args: { camera: "big" } }], deadline_ms: 120_000 }),
+      }).then(async (r) => ({ status: r.status, length: (await r.text()).length })),
+    ),
+  );
+  const ms = performance.now() - t0;
+  clearInterval(sampler);
+  console.log(`bench:images — ${posts} POSTs of one get_camera_image each, at once, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG`);
+  console.log(`${answers.filter((a) => a.status === 200).length} answered 200 in ${(ms / 1000).toFixed(1)} s; the camera was asked for ${snapshots()} snapshots`);
+  console.log(`bridge RSS: ${before.toFixed(0)} MB before, ${peak().toFixed(0)} MB at the peak (+${(peak() - before).toFixed(0)} MB)`);
+  return answers.every((a) => a.status === 200) ? 0 : 1;
 }
 
 main().then(

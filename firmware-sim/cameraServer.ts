@@ -13,6 +13,8 @@ export interface CameraServer {
 
 /** A request line and headers are never longer than this; anything longer is not a camera client. */
 const MAX_REQUEST_BYTES = 8192;
+/** The longest a snapshot request waits for its frame to be drawn. */
+const FRAME_WAIT_MS = 10_000;
 
 /**
  * The simulator's cameras served the way mjpg-streamer serves a snapshot
@@ -47,14 +49,22 @@ export async function startCameraServer(options: { readonly config: ArmConfig; r
         socket.end(`HTTP/1.0 404 Not Found\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n404: Not Found!\r\nGET /?action=snapshot${sims.length > 1 ? ` [&camera=${sims.map((c) => c.name).join("|")}]` : ""}\r\n`);
         return;
       }
-      const frame = source.render();
-      const seconds = Math.floor(frame.capturedAtMs / 1000);
-      const micros = Math.round((frame.capturedAtMs % 1000) * 1000);
-      socket.write(
-        "HTTP/1.0 200 OK\r\nConnection: close\r\nServer: armbridge-sim\r\nCache-Control: no-store, no-cache, must-revalidate, pre-check=0, post-check=0, max-age=0\r\nPragma: no-cache\r\n" +
-          `Content-type: ${MIME_TYPES[frame.format]}\r\nX-Timestamp: ${seconds}.${String(micros).padStart(6, "0")}\r\n\r\n`,
+      // Drawn off the event loop, and shared by requests that come while it is drawn: the simulator's own link to the bridge (its watchdog) must not wait on pictures.
+      source.renderShared(AbortSignal.timeout(FRAME_WAIT_MS)).then(
+        (frame) => {
+          const seconds = Math.floor(frame.capturedAtMs / 1000);
+          const micros = Math.round((frame.capturedAtMs % 1000) * 1000);
+          socket.write(
+            "HTTP/1.0 200 OK\r\nConnection: close\r\nServer: armbridge-sim\r\nCache-Control: no-store, no-cache, must-revalidate, pre-check=0, post-check=0, max-age=0\r\nPragma: no-cache\r\n" +
+              `Content-type: ${MIME_TYPES[frame.format]}\r\nX-Timestamp: ${seconds}.${String(micros).padStart(6, "0")}\r\n\r\n`,
+          );
+          socket.end(frame.bytes);
+        },
+        (error: unknown) => {
+          options.logger.warn({ err: (error as Error).message }, "no camera frame to serve");
+          socket.end("HTTP/1.0 503 Service Unavailable\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n503: no frame\r\n");
+        },
       );
-      socket.end(frame.bytes);
     });
   });
   const port = await listenOnLoopback(server, options.port);

@@ -2,7 +2,9 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import type { CameraConfig } from "../config/cameraConfig.js";
 import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
-import type { LabelledFrame } from "./CameraFrame.js";
+import type { CameraFrame, LabelledFrame } from "./CameraFrame.js";
+import { PROCESS_CAPTURE_SLOTS, type CaptureSlots } from "./CaptureSlots.js";
+import { SharedCapture } from "./SharedCapture.js";
 import type { ImageFormat } from "./encodeImage.js";
 import type { CameraSource } from "./sources/CameraSource.js";
 import type { CompressedImageTopics } from "./sources/CompressedImageTopics.js";
@@ -22,6 +24,8 @@ export interface CamerasOptions {
   readonly imageTopics?: CompressedImageTopics | undefined;
   readonly now?: () => number;
   readonly logger?: Logger | undefined;
+  /** The bound on captures in flight; the process-wide one unless a test gives its own. */
+  readonly slots?: CaptureSlots | undefined;
 }
 
 /** A frame kept for later: its bytes, or (the simulated camera) how to draw them. */
@@ -44,8 +48,11 @@ export interface KeepableFrame {
 export class Cameras {
   readonly #configs: ReadonlyMap<string, CameraConfig>;
   readonly #sources = new Map<string, CameraSource | ArmbridgeError>();
+  readonly #flights = new Map<string, SharedCapture<CameraFrame>>();
+  readonly #slots: CaptureSlots;
 
   constructor(options: CamerasOptions) {
+    this.#slots = options.slots ?? PROCESS_CAPTURE_SLOTS;
     this.#configs = new Map(options.config.cameras.map((c) => [c.name, c]));
     for (const c of options.config.cameras) this.#sources.set(c.name, sourceFor(c, options));
   }
@@ -64,7 +71,11 @@ export class Cameras {
     const source = this.#sources.get(name);
     if (!config || !source) throw this.unknown(name);
     if (source instanceof ArmbridgeError) throw source;
-    const frame = await source.grab(signal);
+    let flight = this.#flights.get(name);
+    if (!flight) this.#flights.set(name, (flight = new SharedCapture()));
+    const cutShort = (): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: name, source: config.source.kind, reason: "the call's deadline came before the camera's frame" });
+    // One capture per camera at a time, joined by every request meanwhile, and a process-wide bound on captures (their bytes) in flight.
+    const frame = await flight.join(signal, (own) => this.#slots.hold(own, () => source.grab(own)), cutShort);
     return { ...frame, stale: frame.ageMs > config.staleAfterMs, staleAfterMs: config.staleAfterMs };
   }
 

@@ -1,3 +1,5 @@
+import { CaptureSlots } from "./CaptureSlots.js";
+
 /**
  * Bytes of pictures (raw JPEG/PNG bytes, before base64) one response may
  * carry: every get_camera_image frame and every frame attached after a motion
@@ -28,8 +30,7 @@ const CAPTURES_AT_ONCE = 2;
 export class ImageBudget {
   readonly limitBytes: number;
   #used = 0;
-  #capturing = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots = new CaptureSlots(CAPTURES_AT_ONCE);
 
   constructor(limitBytes = RESPONSE_IMAGE_BUDGET_BYTES) {
     this.limitBytes = limitBytes;
@@ -47,30 +48,8 @@ export class ImageBudget {
   }
 
   /** Runs `grab` once fewer than CAPTURES_AT_ONCE captures of this response are under way. Rejects with `signal`'s reason if it ends first. */
-  async capture<T>(signal: AbortSignal, grab: () => Promise<T>): Promise<T> {
-    while (this.#capturing >= CAPTURES_AT_ONCE) {
-      signal.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => {
-          const i = this.#waiting.indexOf(wake);
-          if (i !== -1) this.#waiting.splice(i, 1);
-          reject(signal.reason as Error);
-        };
-        const wake = (): void => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        };
-        this.#waiting.push(wake);
-        signal.addEventListener("abort", onAbort, { once: true });
-      });
-    }
-    this.#capturing++;
-    try {
-      return await grab();
-    } finally {
-      this.#capturing--;
-      this.#waiting.shift()?.();
-    }
+  capture<T>(signal: AbortSignal, grab: () => Promise<T>): Promise<T> {
+    return this.#slots.hold(signal, grab);
   }
 }
 

@@ -17,10 +17,10 @@ import { CLI, interrupt, runCli, SIM, startReady, type ReadyProcess } from "../s
 const built = existsSync(CLI) && existsSync(SIM);
 const TOKEN = "camera-calibrate-test-token";
 /**
- * Tip height of every mark: 10 cm above the table the overhead camera looks at (z −0.4). Lower, the
- * wrist and finger volumes of the position-only IK poses come down through the table (the shipped
- * floor_z, −0.39) — a contact the envelope rightly refuses; the table mapping is fitted at the marks'
- * height (calibrate's --table-z default), so the height does not change what the test proves.
+ * Tip height of every mark, and the test's table: the shipped table (z −0.4) raised 10 cm to it. On the
+ * shipped table the wrist and finger volumes of the position-only IK poses would come down through it
+ * (the shipped floor_z, −0.39) — a contact the envelope rightly refuses — and the tip must touch the
+ * table at each mark (calibrate refuses marks off the scene's table plane).
  */
 const MARK_Z = -0.3;
 /** Four marks spread over the camera's view of the table, and a fifth held out of the fit to judge it. */
@@ -35,6 +35,7 @@ const HELD_OUT: readonly [number, number] = [-0.42, 0.05];
 describe.skipIf(!built)("armbridge camera calibrate on the simulated overhead camera (needs dist: npm run build)", () => {
   let dir = "";
   let config = "";
+  let shippedTable = "";
   let sim: ReadyProcess | undefined;
   let serve: ReadyProcess | undefined;
   let url = "";
@@ -42,10 +43,14 @@ describe.skipIf(!built)("armbridge camera calibrate on the simulated overhead ca
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-camcal-"));
     // The default arm with its shipped envelope, its overhead camera uncalibrated and lossless (PNG: pixels as drawn).
-    const raw = parse(readFileSync("config/sim-arm.yaml", "utf8")) as { arm: { urdf: string }; cameras: { table?: unknown; sim: { format: string } }[] };
+    const raw = parse(readFileSync("config/sim-arm.yaml", "utf8")) as { arm: { urdf: string }; cameras: { table?: unknown; sim: { format: string } }[]; scene: { table: { z: number } } };
     raw.arm.urdf = resolve("config", raw.arm.urdf);
     delete raw.cameras[0]!.table;
     raw.cameras[0]!.sim.format = "png";
+    // The same arm and camera with the shipped table, 10 cm below the marks.
+    shippedTable = join(dir, "arm-shipped-table.yaml");
+    writeFileSync(shippedTable, stringify(raw));
+    raw.scene.table.z = MARK_Z;
     config = join(dir, "arm.yaml");
     writeFileSync(config, stringify(raw));
     sim = await startReady(SIM, ["--link", "tcp", "--config", config, "--seed", "5"]);
@@ -150,5 +155,43 @@ describe.skipIf(!built)("armbridge camera calibrate on the simulated overhead ca
     const tip = positionOf(kin.chain.tip(jointVectorOf(kin, held)!));
     const mapped = applyHomography(fit.h, [(col / 640) * 1000, (row / 480) * 1000])!;
     expect(Math.hypot(mapped[0] - tip[0], mapped[1] - tip[1]) * 1000).toBeLessThan(3);
+  }, 120_000);
+
+  const calibrateArgs = (file: string, poses: readonly Record<string, number>[], pixels: readonly (readonly [number, number])[]): string[] => {
+    const args = ["camera", "calibrate", "--camera", "overhead", "--config", file, "--json"];
+    for (const [i, p] of poses.entries()) args.push("--pose", Object.entries(p).map(([n, v]) => `${n}=${v}`).join(","), "--pixel", pixels[i]!.map((v) => v.toFixed(2)).join(","));
+    return args;
+  };
+
+  it("refuses marks off the table plane: tips 10 cm above the scene's table are not fitted, and nothing is written", async () => {
+    const poses = MARKS.map(([x, y]) => poseFor(x, y));
+    const pixels: [number, number][] = [];
+    for (const p of poses) pixels.push(await tipPixel(p));
+    const before = readFileSync(shippedTable, "utf8");
+    const r = await runCli([...calibrateArgs(shippedTable, poses, pixels), "--write"], env());
+    // Refused as bad input (exit 2), naming no fit and writing nothing.
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(readFileSync(shippedTable, "utf8")).toBe(before);
+  }, 120_000);
+
+  it("checks the fit on marks it did not use: the mark inside the others is predicted by them within 3 mm; its pixel taken off the tip is found, more plainly than by the residual", async () => {
+    const poses = [...MARKS, HELD_OUT].map(([x, y]) => poseFor(x, y));
+    const pixels: [number, number][] = [];
+    for (const p of poses) pixels.push(await tipPixel(p));
+    type Out = { residual: { max_mm: number }; holdout: { rms_mm: number; max_mm: number; marks: number } | null };
+    const good = await runCli(calibrateArgs(config, poses, pixels), env());
+    expect(good.code, good.stderr).toBe(0);
+    const goodOut = JSON.parse(good.stdout.trim().split("\n").pop()!) as Out;
+    expect(goodOut.holdout?.marks).toBe(1);
+    expect(goodOut.holdout?.max_mm).toBeLessThan(3);
+    // The middle mark's pixel 12 px off the drawn tip (where the wrist shows above it).
+    const wrong = pixels.map((p, i) => (i === pixels.length - 1 ? ([p[0] + 12, p[1] - 6] as [number, number]) : p));
+    const bad = await runCli(calibrateArgs(config, poses, wrong), env());
+    expect(bad.code, bad.stderr).toBe(0);
+    const badOut = JSON.parse(bad.stdout.trim().split("\n").pop()!) as Out;
+    expect(badOut.holdout?.max_mm).toBeGreaterThan(10);
+    // The check sees it larger than the fit's own residual, which the bad mark pulls toward itself.
+    expect(badOut.holdout!.max_mm).toBeGreaterThan(badOut.residual.max_mm);
   }, 120_000);
 });

@@ -1,4 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ArmbridgeError } from "../../errors.js";
 import type { CameraFrame } from "../CameraFrame.js";
@@ -29,6 +30,14 @@ export interface FileSourceOptions {
 export class FileSource implements CameraSource {
   readonly #o: FileSourceOptions;
   readonly #now: () => number;
+  /**
+   * The file I/O under way. A read on a stalled network mount never ends and
+   * holds one of libuv's four pool threads while it waits; every camera and
+   * every file operation of the process shares those threads. So one read at
+   * a time per file camera: while it is stuck, later grabs are refused at
+   * once instead of taking the pool's threads one by one.
+   */
+  #io: Promise<unknown> | undefined;
 
   constructor(options: FileSourceOptions) {
     this.#o = options;
@@ -41,20 +50,16 @@ export class FileSource implements CameraSource {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (attempt > 0) await sleep(RETRY_MS, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) break;
-      let before;
-      let bytes: Buffer;
-      let after;
+      let read: FileRead;
       try {
-        before = await stat(path);
-        if (before.size > MAX_FRAME_BYTES) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `${path} is ${before.size} bytes, over ${MAX_FRAME_BYTES}` });
-        bytes = await readFile(path, { signal });
-        after = await stat(path);
+        read = await this.#readOnce(signal);
       } catch (error) {
         if (error instanceof ArmbridgeError) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         if (signal.aborted) break;
         throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: code === "ENOENT" ? "the file does not exist (is the capture program running?)" : deviceText("the file system", (error as Error).message) }, { cause: error });
       }
+      const { before, bytes, after } = read;
       if (before.mtimeMs !== after.mtimeMs || before.size !== after.size || bytes.length !== after.size) {
         lastProblem = "the file changed while it was read";
         continue;
@@ -83,7 +88,70 @@ export class FileSource implements CameraSource {
     throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `${path}: ${lastProblem} (${ATTEMPTS} reads, ${RETRY_MS} ms apart)` });
   }
 
+  /** One read of the file, given up when `signal` ends (the I/O itself runs on, and blocks the next grab until it ends). */
+  #readOnce(signal: AbortSignal): Promise<FileRead> {
+    const { camera, path } = this.#o;
+    if (this.#io) {
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: "an earlier read of the file has not finished: the file system is not answering" });
+    }
+    const io = readWhole(camera, path);
+    this.#io = io;
+    const done = (): void => {
+      if (this.#io === io) this.#io = undefined;
+    };
+    io.then(done, done);
+    return new Promise<FileRead>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason as Error);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      io.then(
+        (read) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(read);
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
   close(): void {
     // Nothing is held open between grabs.
   }
+}
+
+interface FileRead {
+  readonly before: Stats;
+  readonly bytes: Buffer;
+  readonly after: Stats;
+}
+
+/**
+ * Opened non-blocking so that a FIFO (or a character device) does not hold
+ * the open until a writer comes (open(2): O_NONBLOCK on a FIFO opened for
+ * reading returns at once), then refused by fstat: only a regular file is a
+ * frame another program rewrites. The size is checked before any byte is read.
+ */
+async function readWhole(camera: string, path: string): Promise<FileRead> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const before = await handle.stat();
+    if (!before.isFile()) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: `it is ${kindOf(before)}, not a regular file a capture program rewrites` });
+    if (before.size > MAX_FRAME_BYTES) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `${path} is ${before.size} bytes, over ${MAX_FRAME_BYTES}` });
+    const bytes = await handle.readFile();
+    return { before, bytes, after: await stat(path) };
+  } finally {
+    await handle.close();
+  }
+}
+
+function kindOf(s: Stats): string {
+  if (s.isFIFO()) return "a FIFO (named pipe)";
+  if (s.isDirectory()) return "a directory";
+  if (s.isCharacterDevice()) return "a character device";
+  if (s.isBlockDevice()) return "a block device";
+  if (s.isSocket()) return "a socket";
+  return "some other kind of file";
 }

@@ -4,6 +4,8 @@ import type { CameraFrame } from "../CameraFrame.js";
 import { encodeImage } from "../encodeImage.js";
 import { armViewOf } from "../sim/armViewOf.js";
 import { renderScene } from "../sim/renderScene.js";
+import { RENDER_WORKER, type Rendered } from "../sim/RenderWorker.js";
+import { SharedCapture } from "../SharedCapture.js";
 import { TopDownCamera } from "../sim/TopDownCamera.js";
 import type { CameraSource } from "./CameraSource.js";
 
@@ -26,6 +28,8 @@ export class SimCameraSource implements CameraSource {
   readonly #freshPose: ((signal: AbortSignal) => Promise<StampedPose | undefined>) | undefined;
   readonly #now: () => number;
   readonly #view: TopDownCamera;
+  /** Pictures of "now" asked for while one is being drawn share it: a burst of requests is one drawing, not a queue of them. */
+  readonly #drawing = new SharedCapture<CameraFrame>();
 
   constructor(options: {
     readonly camera: CameraConfig;
@@ -44,29 +48,46 @@ export class SimCameraSource implements CameraSource {
     this.#view = new TopDownCamera(options.camera.sim);
   }
 
+  /** A frame drawn off the event loop (the render worker), of the next fresh pose when one is worth waiting for. */
   async grab(signal: AbortSignal): Promise<CameraFrame> {
-    return this.render(this.#freshPose ? await this.#freshPose(signal) : this.#pose());
+    return this.#drawOffThread(this.#freshPose ? await this.#freshPose(signal) : this.#pose());
   }
 
-  /** One frame, synchronously (firmware-sim's HTTP server renders per request), of `stamped` (default: the pose now). */
+  /** A frame of the pose now, drawn off the event loop; requests that come while one is drawn share it (firmware-sim's HTTP server). */
+  renderShared(signal: AbortSignal): Promise<CameraFrame> {
+    return this.#drawing.join(signal, () => this.#drawOffThread(this.#pose()), () => new Error("the request ended before the frame was drawn"));
+  }
+
+  /** One frame, synchronously, in this thread, of `stamped` (default: the pose now): for tests and for kept frames drawn when looked at. */
   render(stamped: StampedPose | undefined = this.#pose()): CameraFrame {
     const now = this.#now();
     const arm = armViewOf(this.#arm, stamped?.pose);
     const { format, jpegQuality } = this.#camera.sim;
     const image = renderScene(this.#view, this.#arm.scene, arm);
+    return this.#frameOf(stamped, now, { bytes: encodeImage(image, format, jpegQuality), width: image.width, height: image.height }, arm !== undefined);
+  }
+
+  async #drawOffThread(stamped: StampedPose | undefined): Promise<CameraFrame> {
+    const now = this.#now();
+    const arm = armViewOf(this.#arm, stamped?.pose);
+    const rendered = await RENDER_WORKER.render({ view: this.#camera.sim, scene: this.#arm.scene, arm });
+    return this.#frameOf(stamped, now, rendered, arm !== undefined);
+  }
+
+  #frameOf(stamped: StampedPose | undefined, now: number, image: Rendered, armDrawn: boolean): CameraFrame {
     const capturedAtMs = stamped ? Math.min(stamped.stampMs, now) : now;
     return {
       camera: this.#camera.name,
       source: "sim",
-      format,
-      bytes: encodeImage(image, format, jpegQuality),
+      format: this.#camera.sim.format,
+      bytes: image.bytes,
       width: image.width,
       height: image.height,
       capturedAtMs,
       clock: "wall",
       captureTimeFrom: "rendered",
       ageMs: Math.max(0, now - capturedAtMs),
-      notes: arm ? [] : ["the arm's pose is unknown (no status yet), so the arm is not drawn"],
+      notes: armDrawn ? [] : ["the arm's pose is unknown (no status yet), so the arm is not drawn"],
     };
   }
 

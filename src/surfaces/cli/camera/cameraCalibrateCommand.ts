@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../../config/loadConfig.js";
-import { fitHomography } from "../../../geometry/fitHomography.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "../apiClient.js";
 import { LineReader } from "../calibrate/LineReader.js";
 import { refuseShippedConfig } from "../calibrate/pointConfigAt.js";
@@ -9,6 +8,7 @@ import type { CliIo } from "../CliIo.js";
 import { cliUsageError } from "../cliUsageError.js";
 import { parseCommandFlags } from "../parseCommandFlags.js";
 import { BridgeArm } from "./BridgeArm.js";
+import { fitTouchOff } from "./fitTouchOff.js";
 import { writeTableCalibration } from "./writeTableCalibration.js";
 
 export const CAMERA_HELP = `Usage: armbridge camera calibrate --camera NAME --config FILE [--pose J=RAD,… --pixel COL,ROW]... [--speed S] [--table-z Z] [--write] [--json] [--url URL] [--token T]
@@ -17,7 +17,8 @@ Touch-off calibration of a camera's table mapping (docs/cameras.md), through a
 running \`armbridge serve\` of FILE's arm: the tool tip is put on four or more marks
 on the table; at each, the tip's position comes from forward kinematics of the
 joints the arm reports (get_arm_state's end_effector), and the mark's pixel from
-you. The homography is fitted, its residual reported in mm on the table, and with
+you. The homography is fitted, its residual reported in mm on the table, each mark
+checked against a fit of the others (five marks or more), and with
 --write the camera's table.points and table.z are written into FILE.
 
 Interactive (no --pose): for each mark, jog the tip onto it (armbridge call
@@ -31,8 +32,9 @@ Flags:
   --pose J=RAD,J=RAD,…   a mark: the arm is moved there (move_joints, --speed) and waits done (repeat per mark)
   --pixel COL,ROW        where that mark's tip is in the camera's image, in pixels (repeat per mark)
   --speed S              speed of those moves (default 0.3)
-  --table-z Z            the table's height in the base frame (default: the mean height of the
-                         tip positions — the tip touching the table)
+  --table-z Z            the table's height in the base frame (default: the config's scene table,
+                         else the mean height of the tips); a tip more than 5 mm off it is refused
+                         (the tip must touch the table)
   --write                write table.points and table.z into FILE (copy a shipped config first)
   --json                 the fit and the points as JSON on stdout
 ${CLIENT_FLAGS_HELP}`;
@@ -50,8 +52,8 @@ export const CAMERA_FLAGS = {
 } as const;
 
 const MIN_POINTS = 4;
-/** Tip heights this far apart are not one plane: the fit would be off by the parallax. */
-const PLANE_SPREAD_M = 0.005;
+/** A mark mapped this far off by the fit of the others is worth a warning: its pixel or its tip is wrong. */
+const HOLDOUT_WARN_MM = 3;
 
 export async function cameraCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -122,17 +124,12 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
     }
   }
 
-  const heights = marks.map((m) => m.tip[2]);
-  const z = tableZ ?? heights.reduce((a, b) => a + b, 0) / heights.length;
-  const spread = Math.max(...heights) - Math.min(...heights);
-  if (spread > PLANE_SPREAD_M) say(`warning: the tip heights differ by ${(spread * 1000).toFixed(1)} mm: the marks are not on one plane, and the fit carries the parallax`);
-  // Gemini's image points: [y, x], each 0–1000 over the image's height and width.
-  const points = marks.map((m) => ({ image: [round((m.pixel[1] / m.size[1]) * 1000), round((m.pixel[0] / m.size[0]) * 1000)] as [number, number], table: [round(m.tip[0], 6), round(m.tip[1], 6)] as [number, number] }));
-  const fit = fitHomography(points.map((p) => ({ from: [p.image[1], p.image[0]], to: p.table })));
-  if (!fit.ok) throw cliUsageError(`the marks do not fix a table mapping: ${fit.reason}; spread them out (no three on a line)`);
-  const residual = { rms_mm: round(fit.rmsResidual * 1000, 2), max_mm: round(fit.maxResidual * 1000, 2) };
+  const { z, points, residual, holdout } = fitTouchOff(marks, tableZ ?? config.scene?.table.z);
   say(`fit: residual ${residual.rms_mm} mm RMS, ${residual.max_mm} mm worst, over ${points.length} marks at table z ${z.toFixed(4)} m`);
-  if (points.length === MIN_POINTS) say(`note: ${MIN_POINTS} marks fix a homography exactly, so their residual is 0 whatever the errors; 6–9 marks spread over the work area give a residual that means something`);
+  if (holdout) {
+    say(`check: ${holdout.marks} mark(s) inside the others, each mapped by the fit of the others, land ${holdout.rms_mm} mm RMS, ${holdout.max_mm} mm worst from the tip`);
+    if (holdout.max_mm > HOLDOUT_WARN_MM) say(`warning: a mark the fit did not use is ${holdout.max_mm} mm off: a pixel is not where its tip is (the drawn tip, not the wrist), or a mark moved; the residual alone cannot show it`);
+  } else say(`note: no mark lies inside the others, so none can be left out to check the fit (${MIN_POINTS} marks fix a homography exactly: their residual is 0 whatever the errors); add marks inside the work area`);
   const table = { z: round(z, 5), points };
   if (values.write) {
     writeTableCalibration(configPath, cameraName, table);
@@ -140,7 +137,7 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   } else if (values.json !== true) {
     io.stdout.write(`# cameras: - name: ${cameraName} … table:\n${JSON.stringify(table)}\n`);
   }
-  if (values.json === true) io.stdout.write(JSON.stringify({ camera: cameraName, residual, table, written: values.write === true }) + "\n");
+  if (values.json === true) io.stdout.write(JSON.stringify({ camera: cameraName, residual, holdout: holdout ?? null, table, written: values.write === true }) + "\n");
   return 0;
 }
 
