@@ -40,8 +40,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the console while an attached agent drives (ski
     await rig.shot(page, "agent-moving-1280x800.png");
     // HALT latches the bridge, recorded as the console's (no name typed: nothing waits for an answer, the name field is hidden).
     await page.click("#halt");
-    await page.locator("#halt-outcome.ok", { hasText: "HALTED" }).waitFor();
-    await page.locator("#latch.held", { hasText: "HALTED by an operator (console)" }).waitFor();
+    await page.locator("#latch.halted:not(.unconfirmed)", { hasText: "by an operator (console)" }).waitFor();
 
     expect(await exited, stderr).toBe(0);
     await page.locator("#moving-now", { hasText: "Nothing is moving the arm now." }).waitFor();

@@ -19,6 +19,9 @@ if (!built) console.warn(`skipping halt end-to-end: ${CLI} or ${SIM} is missing;
 
 const TOKEN = "halt-always-stops-token";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+/** Approval decisions are the operator's: the API token agents hold cannot make them. */
+const OPERATOR_TOKEN = "halt-always-stops-operator";
+const operatorAuth = { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" };
 
 interface Output {
   status: string;
@@ -51,7 +54,7 @@ describe.skipIf(!built)("a stop request always stops; a halt is seen and ends wh
     const configPath = join(dir, "arm.yaml");
     writeFileSync(configPath, stringify({ ...raw, approval: { move_joints: { joints: ["wrist_1"] } } }));
     sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "7", "--motion-time", "fixed:2500", "--effects-log", effectsLog]);
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--config", configPath, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")], {
+    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--config", configPath, "--http", "127.0.0.1:0", "--token", TOKEN, "--operator-token", OPERATOR_TOKEN, "--data", join(dir, "data")], {
       XDG_STATE_HOME: join(dir, "xdg"),
     });
     url = String(serve.ready.http);
@@ -198,7 +201,7 @@ describe.skipIf(!built)("a stop request always stops; a halt is seen and ends wh
     expect(((await (await fetch(`${url}/v1/approvals`, { headers: auth })).json()) as { approvals: unknown[] }).approvals).toEqual([]);
 
     await fetch(`${url}/v1/halt/release`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "Ada" }) });
-    const late = await fetch(`${url}/v1/approvals/${approvals[0]!.id}/approve`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "Ada" }) });
+    const late = await fetch(`${url}/v1/approvals/${approvals[0]!.id}/approve`, { method: "POST", headers: operatorAuth, body: JSON.stringify({ operator: "Ada" }) });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_APPROVAL_DECIDED");
     await new Promise((r) => setTimeout(r, 300));
