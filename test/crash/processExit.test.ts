@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 describe("process lifetime", () => {
-  it("a process that ran calls (including timeouts settled by observation) and closed the bridge and simulator exits by itself", async () => {
+  it("a process that ran calls (including timeouts settled by observation) and drew a simulated camera picture, then closed the bridge and simulator, exits by itself", async () => {
     const child = spawn(process.execPath, ["test/fixtures/exit-child.mjs", join(mkdtempSync(join(tmpdir(), "armbridge-exit-")), "data")], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
@@ -29,7 +29,8 @@ describe("process lifetime", () => {
       });
     });
     expect(code, stderr).toBe(0);
-    const done = JSON.parse(stdout.trim().split("\n").pop()!) as { statuses: [string, string][] };
+    const done = JSON.parse(stdout.trim().split("\n").pop()!) as { statuses: [string, string][]; picture: string };
+    expect(done.picture).toBe("done");
     expect(done.statuses).toEqual([
       ["done", "observation"],
       ["done", "observation"],

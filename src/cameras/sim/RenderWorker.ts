@@ -59,7 +59,6 @@ export class RenderWorker {
       if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
       return undefined;
     }
-    worker.unref();
     if (bundleDir) {
       // Its first answer means its module is loaded ("online" comes before an ES module entry is read).
       const dir = bundleDir;
@@ -76,6 +75,9 @@ export class RenderWorker {
     };
     worker.once("error", fail);
     worker.once("exit", (code) => fail(new Error(`the render worker exited (code ${code})`)));
+    // Last: a "message" listener refs the worker's port again, so an unref before the listeners
+    // were attached left the port holding every process that had drawn a picture open at its end.
+    worker.unref();
     return worker;
   }
 
