@@ -7,9 +7,9 @@ export type FrameMoment = (typeof FRAME_MOMENTS)[number];
 /** One camera's picture at one moment of a call, as kept: bytes, or (the simulated camera) how to draw them from the pose kept. */
 export type KeptFrame = KeepableFrame;
 
-/** A kept frame's bytes, drawn now when only its pose was kept. */
-export function bytesOf(frame: KeptFrame): Buffer {
-  return typeof frame.bytes === "function" ? frame.bytes() : frame.bytes;
+/** A kept frame's bytes, drawn now (off the event loop) when only its pose was kept. */
+export async function bytesOf(frame: KeptFrame): Promise<Buffer> {
+  return typeof frame.bytes === "function" ? await frame.bytes() : frame.bytes;
 }
 
 /** The frames of one motion call: keyed by its call id, found by its action id or approval request id too. */

@@ -37,7 +37,7 @@ export interface KeepableFrame {
   readonly capturedAtMs: number;
   readonly clock: "wall" | "ros";
   readonly stale: boolean;
-  readonly bytes: Buffer | (() => Buffer);
+  readonly bytes: Buffer | (() => Promise<Buffer>);
 }
 
 /**
@@ -99,7 +99,7 @@ export class Cameras {
     if (config && source instanceof SimCameraSource) {
       const later = source.deferred();
       const { width, height, format } = config.sim;
-      return { camera: name, format, width, height, capturedAtMs: later.capturedAtMs, clock: "wall", stale: false, bytes: () => later.draw().bytes };
+      return { camera: name, format, width, height, capturedAtMs: later.capturedAtMs, clock: "wall", stale: false, bytes: async () => (await later.draw()).bytes };
     }
     const f = await this.capture(name, signal);
     return { camera: name, format: f.format, width: f.width, height: f.height, capturedAtMs: f.capturedAtMs, clock: f.clock, stale: f.stale, bytes: f.bytes };

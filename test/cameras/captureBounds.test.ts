@@ -156,6 +156,28 @@ describe("simulated camera drawing", () => {
     expect(frame.bytes.equals(source.render(pose).bytes)).toBe(true);
   });
 
+  it("a kept frame (the pose kept, drawn when an operator's card opens it) is drawn off the event loop too, as kept", async () => {
+    const camera = { ...overhead, sim: { ...overhead.sim, format: "png" as const } };
+    const kept = { pose: config.arm.namedPoses.home!, stampMs: Date.now() };
+    let pose = kept;
+    const source = new SimCameraSource({ camera, arm: config, pose: () => pose });
+    const later = source.deferred();
+    // The arm moves on; the kept frame still shows the pose it was kept at.
+    pose = { pose: config.arm.namedPoses.stow!, stampMs: Date.now() };
+    let turns = 0;
+    let drawing = true;
+    const spin = (): void => {
+      if (!drawing) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const frame = await later.draw();
+    drawing = false;
+    expect(turns).toBeGreaterThan(1);
+    expect(frame.bytes.equals(source.render(kept).bytes)).toBe(true);
+  });
+
   it("requests that come while a frame is drawn share that one drawing", async () => {
     let poses = 0;
     const source = new SimCameraSource({ camera: overhead, arm: config, pose: () => (poses++, { pose: config.arm.namedPoses.home!, stampMs: Date.now() }) });

@@ -95,11 +95,13 @@ export class SimCameraSource implements CameraSource {
    * The pose as it is now, drawn only when `draw` is called: the picture is a
    * function of the pose, so keeping the pose keeps the picture, without the
    * drawing and encoding (tens to hundreds of ms) holding up the caller — a
-   * motion about to be sent — or memory holding bytes nobody looks at.
+   * motion about to be sent — or memory holding bytes nobody looks at. It is
+   * drawn off the event loop when looked at, as every picture of "now" is: an
+   * operator's console opening many cards at once must not hold up the link.
    */
-  deferred(): { readonly capturedAtMs: number; readonly draw: () => CameraFrame } {
+  deferred(): { readonly capturedAtMs: number; readonly draw: () => Promise<CameraFrame> } {
     const stamped = this.#pose();
-    return { capturedAtMs: stamped ? Math.min(stamped.stampMs, this.#now()) : this.#now(), draw: () => this.render(stamped) };
+    return { capturedAtMs: stamped ? Math.min(stamped.stampMs, this.#now()) : this.#now(), draw: () => this.#drawOffThread(stamped) };
   }
 
   close(): void {

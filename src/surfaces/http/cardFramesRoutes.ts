@@ -66,7 +66,7 @@ function listOf(e: CallFrames, base: string): CardFramesList {
   return { call_id: e.callId, action_id: e.actionId ?? null, approval_id: e.approvalId ?? null, sent_at: e.sentAt ?? null, frames: views, missing: Object.fromEntries(e.missing) };
 }
 
-function sendFrame(reply: FastifyReply, e: CallFrames, which: FrameMoment, camera: string | undefined, subject: string): FastifyReply {
+async function sendFrame(reply: FastifyReply, e: CallFrames, which: FrameMoment, camera: string | undefined, subject: string): Promise<FastifyReply> {
   const kept = e[which];
   const frame = camera === undefined ? kept.values().next().value : kept.get(camera);
   if (!frame) {
@@ -83,5 +83,5 @@ function sendFrame(reply: FastifyReply, e: CallFrames, which: FrameMoment, camer
     .header("cache-control", "no-store")
     .header(FRAME_HEADERS.capturedAt, String(frame.capturedAtMs))
     .header(FRAME_HEADERS.stale, String(frame.stale))
-    .send(bytesOf(frame));
+    .send(await bytesOf(frame));
 }
