@@ -2,7 +2,7 @@ import { describeError, type ApiClient } from "./api.js";
 import { $, el, setText } from "./dom.js";
 import { clientLabel, clockTime } from "./format.js";
 import { stateLabel } from "./stateWords.js";
-import { ACTION_STATES, type ActionRowState, type ActionView, type ClientsList, type ClientView } from "./wire.js";
+import { ACTION_STATES, type ActionRowState, type ActionView, type ClientsList, type ClientView, type ExecutorEventView } from "./wire.js";
 
 const STATE_LABEL: Readonly<Record<ActionRowState, string>> = Object.fromEntries(ACTION_STATES.map((s) => [s, stateLabel(s)])) as Record<ActionRowState, string>;
 
@@ -23,6 +23,20 @@ export function approvedText(approval: NonNullable<ActionView["approval"]>): str
 
 const LIMIT = 30;
 
+/** A call the bridge refused before anything was sent: it has no ledger row, so History keeps what the events said. */
+interface Refusal {
+  readonly at: number;
+  readonly callId: string;
+  readonly tool: string;
+  readonly client: ClientView | null;
+  readonly status: "rejected" | "blocked";
+  readonly code: string | undefined;
+  readonly message: string;
+}
+
+/** Refusals kept for History: a model retrying into a refusal must not push every action out of view. */
+const MAX_REFUSALS = 20;
+
 /**
  * Recent actions, newest first: who asked for them, final state, who
  * settled them and when, filterable by state and by client. Each row has the id `row-<action_id>` so an unknown's
@@ -38,6 +52,12 @@ export class HistoryPanel {
   readonly #status: HTMLElement;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #wantRow: string | undefined;
+  /**
+   * Calls refused unsent while this console was open, newest first. A refusal
+   * beside an unknown motion is how an operator learns that the model is
+   * being held back by an answer only they can give.
+   */
+  #refusals: Refusal[] = [];
 
   constructor(api: ApiClient) {
     this.#api = api;
@@ -59,6 +79,13 @@ export class HistoryPanel {
       this.#timer = undefined;
       void this.#load();
     }, delayMs);
+  }
+
+  /** Keeps a call the bridge refused (nothing sent) for History; other settlements are in the ledger. */
+  noteSettled(e: Extract<ExecutorEventView, { type: "settled" }>): void {
+    const status = e.result.status;
+    if ((status !== "rejected" && status !== "blocked") || e.result.action_id !== undefined) return;
+    this.#refusals = [{ at: Date.now(), callId: e.callId, tool: e.tool, client: e.client, status, code: e.result.error_code, message: e.result.message }, ...this.#refusals].slice(0, MAX_REFUSALS);
   }
 
   /** Scrolls to an action's row, widening the filter if it hides the row. */
@@ -92,7 +119,10 @@ export class HistoryPanel {
       }
       const [page, clients] = await Promise.all([this.#api.get<{ actions: ActionView[] }>(`/v1/actions?${q.toString()}`), this.#api.get<ClientsList>("/v1/clients")]);
       this.#offerClients(clients);
-      this.#list.replaceChildren(...page.actions.map((a) => this.#row(a)));
+      // Refusals have no state or client in the ledger: they stand among the rows only when nothing is filtered.
+      const refusals = state || client ? [] : this.#refusals.map((r) => ({ at: r.at, row: this.#refusalRow(r) }));
+      const rows = [...page.actions.map((a) => ({ at: a.created_at, row: this.#row(a) })), ...refusals].sort((x, y) => y.at - x.at);
+      this.#list.replaceChildren(...rows.map((r) => r.row));
       const of = client ? ` from ${clientLabel(client)}` : "";
       setText(this.#status, page.actions.length ? `newest ${page.actions.length}${state ? ` ${STATE_LABEL[state as ActionRowState].toLowerCase()}` : ""}${of}` : client ? `no actions${of}` : "no actions yet");
       const want = this.#wantRow && document.getElementById(`row-${this.#wantRow}`);
@@ -113,6 +143,18 @@ export class HistoryPanel {
     const options = [el("option", { text: "every client", attrs: { value: "" } }), ...[...next].map(([value, c]) => el("option", { text: clientLabel(c), attrs: { value } }))];
     this.#clientFilter.replaceChildren(...options);
     this.#clientFilter.value = next.has(chosen) ? chosen : "";
+  }
+
+  #refusalRow(r: Refusal): HTMLElement {
+    return el("li", { cls: "hrow s-refused", attrs: { "data-state": "refused", "data-call-id": r.callId } }, [
+      el("span", { cls: "h-time", text: clockTime(r.at) }),
+      el("span", { cls: "h-tool", text: r.tool }),
+      el("span", { cls: "h-client", text: `asked by ${r.client ? clientLabel(r.client) : "a caller that gave no name"}` }),
+      el("span", { cls: "badge s-refused", text: r.status === "blocked" ? "Refused: blocked" : "Refused" }),
+      el("span", { cls: "h-who", text: `nothing was sent${r.code ? ` (${r.code})` : ""}` }),
+      el("span", { cls: "h-id", text: `call ${r.callId}` }),
+      el("details", { cls: "h-msg" }, [el("summary", { text: "what the model is told" }), el("p", { text: r.message })]),
+    ]);
   }
 
   #row(a: ActionView): HTMLElement {

@@ -196,6 +196,7 @@ class OperatorConsole {
       case "settled":
         if (e.result?.action_id) this.#active.delete(e.result.action_id);
         this.#presence.onSettled(e);
+        this.#history.noteSettled(e);
         break;
       case "action_resolved":
         if (e.action) this.#active.delete(e.action.action_id);
