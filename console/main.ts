@@ -1,8 +1,7 @@
 /*
  * The operator console, for a person standing at the arm: what waits for
  * them (approvals, unknown outcomes) first, then a picture of the arm, then
- * the history. Bundled by console/build.mjs; dom.ts is the only way data
- * reaches the page.
+ * the history. Bundled by console/build.mjs; dom.ts is the only way data reaches the page.
  */
 import { ApiClient, ApiError, describeError } from "./api.js";
 import { ApprovalCard } from "./ApprovalCard.js";

@@ -7,6 +7,7 @@ import { inspectImage } from "../inspectImage.js";
 import type { CameraSource } from "./CameraSource.js";
 import { MAX_FRAME_BYTES } from "./HttpSnapshotSource.js";
 import { deviceText } from "../../validation/deviceText.js";
+import { fileKindOf } from "../../config/files/readBoundedFile.js";
 
 /** A writer mid-frame gets this many more looks, this far apart, before the frame is called broken. */
 const ATTEMPTS = 6;
@@ -138,20 +139,11 @@ async function readWhole(camera: string, path: string): Promise<FileRead> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const before = await handle.stat();
-    if (!before.isFile()) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: `it is ${kindOf(before)}, not a regular file a capture program rewrites` });
+    if (!before.isFile()) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: `it is ${fileKindOf(before)}, not a regular file a capture program rewrites` });
     if (before.size > MAX_FRAME_BYTES) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `${path} is ${before.size} bytes, over ${MAX_FRAME_BYTES}` });
     const bytes = await handle.readFile();
     return { before, bytes, after: await stat(path) };
   } finally {
     await handle.close();
   }
-}
-
-function kindOf(s: Stats): string {
-  if (s.isFIFO()) return "a FIFO (named pipe)";
-  if (s.isDirectory()) return "a directory";
-  if (s.isCharacterDevice()) return "a character device";
-  if (s.isBlockDevice()) return "a block device";
-  if (s.isSocket()) return "a socket";
-  return "some other kind of file";
 }

@@ -40,7 +40,7 @@ export function readBoundedFile(path: string, kind: BoundedFileKind): Buffer {
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new UnreadableFile(`it is ${kindOf(stats)}, not a regular file`);
+    if (!stats.isFile()) throw new UnreadableFile(`it is ${fileKindOf(stats)}, not a regular file`);
     if (stats.size > limit) throw new UnreadableFile(`it is ${stats.size} bytes; a ${kind} file is at most ${limit} bytes`);
     const bytes = Buffer.alloc(stats.size);
     let at = 0;
@@ -89,7 +89,8 @@ function jsonErrorPlace(text: string, error: unknown): string {
   return ` (at line ${line}, column ${column})`;
 }
 
-function kindOf(stats: Stats): string {
+/** What a file that is not a regular file is, in words: "a FIFO (named pipe)", "a directory", … */
+export function fileKindOf(stats: Stats): string {
   if (stats.isDirectory()) return "a directory";
   if (stats.isFIFO()) return "a FIFO (named pipe)";
   if (stats.isSocket()) return "a socket";
