@@ -137,21 +137,29 @@ describe("file camera on a FIFO", () => {
   });
 });
 
+/** What `work` gave, and how many times the event loop turned while it was under way (0 when it held the loop). */
+async function withLoopTurns<T>(work: Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  const spin = (): void => {
+    if (!running) return;
+    turns++;
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  try {
+    return { value: await work, turns };
+  } finally {
+    running = false;
+  }
+}
+
 describe("simulated camera drawing", () => {
   it("draws off the event loop (the loop keeps turning while a frame is drawn), the same picture as drawn in this thread", async () => {
     const camera = { ...overhead, sim: { ...overhead.sim, format: "png" as const } };
     const pose = { pose: config.arm.namedPoses.home!, stampMs: Date.now() };
     const source = new SimCameraSource({ camera, arm: config, pose: () => pose });
-    let turns = 0;
-    let drawing = true;
-    const spin = (): void => {
-      if (!drawing) return;
-      turns++;
-      setImmediate(spin);
-    };
-    setImmediate(spin);
-    const frame = await source.grab(AbortSignal.timeout(30_000));
-    drawing = false;
+    const { value: frame, turns } = await withLoopTurns(source.grab(AbortSignal.timeout(30_000)));
     expect(turns).toBeGreaterThan(1);
     expect(frame.bytes.equals(source.render(pose).bytes)).toBe(true);
   });
@@ -164,16 +172,7 @@ describe("simulated camera drawing", () => {
     const later = source.deferred();
     // The arm moves on; the kept frame still shows the pose it was kept at.
     pose = { pose: config.arm.namedPoses.stow!, stampMs: Date.now() };
-    let turns = 0;
-    let drawing = true;
-    const spin = (): void => {
-      if (!drawing) return;
-      turns++;
-      setImmediate(spin);
-    };
-    setImmediate(spin);
-    const frame = await later.draw();
-    drawing = false;
+    const { value: frame, turns } = await withLoopTurns(later.draw());
     expect(turns).toBeGreaterThan(1);
     expect(frame.bytes.equals(source.render(kept).bytes)).toBe(true);
   });
