@@ -47,7 +47,9 @@ export function isClientKind(value: unknown): value is ClientKind {
   return typeof value === "string" && (CLIENT_KINDS as readonly string[]).includes(value);
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a log line or a page
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 function clean(text: string, max: number): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a log line or a page
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").replace(/\s+/g, " ").trim().slice(0, max).trim();
+  return text.replace(CONTROL_CHARACTERS, " ").replace(/\s+/g, " ").trim().slice(0, max).trim();
 }
