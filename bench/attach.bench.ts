@@ -56,13 +56,22 @@ async function emptyRoundTripP50(): Promise<number> {
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
-  return quantile(samples.sort((a, b) => a - b), 0.5);
+  return quantile(
+    samples.sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "armbridge-bench-attach-"));
   const logger = pino({ level: "silent" });
-  const sim = await spawnSimulator({ link: "tcp", seed: 1, effectsLog: join(dir, "effects.jsonl"), logFile: join(dir, "sim.log"), flags: ["--motion-time", "fixed:1"] });
+  const sim = await spawnSimulator({
+    link: "tcp",
+    seed: 1,
+    effectsLog: join(dir, "effects.jsonl"),
+    logFile: join(dir, "sim.log"),
+    flags: ["--motion-time", "fixed:1"],
+  });
   let bridge: Bridge | undefined;
   let remote: RemoteBridge | undefined;
   let mcp: Client | undefined;
@@ -70,11 +79,25 @@ async function main(): Promise<void> {
   let relay: McpStdioProxy | undefined;
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   try {
-    bridge = await Bridge.start({ config: loadConfig(), transport: { kind: "serial", link: sim.link }, dataDir: join(dir, "data"), logger });
+    bridge = await Bridge.start({
+      config: loadConfig(),
+      transport: { kind: "serial", link: sim.link },
+      dataDir: join(dir, "data"),
+      logger,
+    });
     server = await startHttpServer(bridge, { port: 0, token: TOKEN, logger });
-    remote = await RemoteBridge.connect({ url: server.url, token: TOKEN, client: agentClient({ model: "bench" }), logger });
+    remote = await RemoteBridge.connect({
+      url: server.url,
+      token: TOKEN,
+      client: agentClient({ model: "bench" }),
+      logger,
+    });
     mcp = new Client({ name: "bench-attach", version: "1.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
     // The relay as `mcp --bridge` runs it, its host's messages handed in and its answers taken by JSON-RPC id.
     const answers = new Map<number, (m: JSONRPCMessage) => void>();
     relayHttp = new BridgeHttpClient(server.url, TOKEN);
@@ -93,7 +116,11 @@ async function main(): Promise<void> {
       void viaRelay.fromHost({ jsonrpc: "2.0", id, method, params });
       return answered.finally(() => answers.delete(id));
     };
-    await ask("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-relay", version: "1.0" } });
+    await ask("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "bench-relay", version: "1.0" },
+    });
     await viaRelay.fromHost({ jsonrpc: "2.0", method: "notifications/initialized" });
 
     const local = bridge;
@@ -101,13 +128,22 @@ async function main(): Promise<void> {
     const host = mcp;
     let n = 0;
     // Each call really moves: wrist_3 goes back and forth between two targets.
-    const args = (): { positions: { wrist_3: number }; speed: number } => ({ positions: { wrist_3: n++ % 2 === 0 ? 0.2 : 0.1 }, speed: 1 });
+    const args = (): { positions: { wrist_3: number }; speed: number } => ({
+      positions: { wrist_3: n++ % 2 === 0 ? 0.2 : 0.1 },
+      speed: 1,
+    });
     const run: Record<Mode, () => Promise<string>> = {
-      in_process: async () => (await local.executor.execute([{ id: `in-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
-      agent_http: async () => (await agent.executor.execute([{ id: `ag-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
-      mcp_http: async () => ((await host.callTool({ name: "move_joints", arguments: args() })).structuredContent as { status: string }).status,
+      in_process: async () =>
+        (await local.executor.execute([{ id: `in-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
+      agent_http: async () =>
+        (await agent.executor.execute([{ id: `ag-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
+      mcp_http: async () =>
+        ((await host.callTool({ name: "move_joints", arguments: args() })).structuredContent as { status: string })
+          .status,
       mcp_relay: async () => {
-        const answer = (await ask("tools/call", { name: "move_joints", arguments: args() })) as { result?: { structuredContent?: { status?: string } } };
+        const answer = (await ask("tools/call", { name: "move_joints", arguments: args() })) as {
+          result?: { structuredContent?: { status?: string } };
+        };
         return answer.result?.structuredContent?.status ?? "no answer";
       },
     };
@@ -129,18 +165,39 @@ async function main(): Promise<void> {
     const base = [...samples.in_process].sort((a, b) => a - b);
     const baseP50 = quantile(base, 0.5);
     const baseP99 = quantile(base, 0.99);
-    console.log(`bench:attach — ${CALLS} move_joints calls per mode, one at a time, firmware-sim over TCP with 1 ms motions (node ${process.version})`);
+    console.log(
+      `bench:attach — ${CALLS} move_joints calls per mode, one at a time, firmware-sim over TCP with 1 ms motions (node ${process.version})`,
+    );
     console.log("mode         p50 ms   p99 ms   added p50   added p99   not done");
     for (const mode of modes) {
       const s = [...samples[mode]].sort((a, b) => a - b);
       const p50 = quantile(s, 0.5);
       const p99 = quantile(s, 0.99);
-      const added = mode === "in_process" ? "       -           -" : `${(p50 - baseP50).toFixed(2).padStart(10)}  ${(p99 - baseP99).toFixed(2).padStart(10)}`;
-      console.log(`${mode.padEnd(11)} ${p50.toFixed(2).padStart(7)}  ${p99.toFixed(2).padStart(7)}  ${added}   ${notDone[mode]}`);
+      const added =
+        mode === "in_process"
+          ? "       -           -"
+          : `${(p50 - baseP50).toFixed(2).padStart(10)}  ${(p99 - baseP99).toFixed(2).padStart(10)}`;
+      console.log(
+        `${mode.padEnd(11)} ${p50.toFixed(2).padStart(7)}  ${p99.toFixed(2).padStart(7)}  ${added}   ${notDone[mode]}`,
+      );
     }
-    const worst = Math.max(quantile([...samples.agent_http].sort((a, b) => a - b), 0.5), quantile([...samples.mcp_http].sort((a, b) => a - b), 0.5)) - baseP50;
-    console.log(`floor: an empty HTTP round trip (bare node:http, fetch) p50 ${(await emptyRoundTripP50()).toFixed(2)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
-    console.log(`target: p50 added ≤ 2 ms — ${worst <= 2 ? "met" : "NOT met"} (worst added p50 ${worst.toFixed(2)} ms)`);
+    const worst =
+      Math.max(
+        quantile(
+          [...samples.agent_http].sort((a, b) => a - b),
+          0.5,
+        ),
+        quantile(
+          [...samples.mcp_http].sort((a, b) => a - b),
+          0.5,
+        ),
+      ) - baseP50;
+    console.log(
+      `floor: an empty HTTP round trip (bare node:http, fetch) p50 ${(await emptyRoundTripP50()).toFixed(2)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
+    );
+    console.log(
+      `target: p50 added ≤ 2 ms — ${worst <= 2 ? "met" : "NOT met"} (worst added p50 ${worst.toFixed(2)} ms)`,
+    );
   } finally {
     await mcp?.close().catch(() => undefined);
     await relay?.close().catch(() => undefined);

@@ -27,7 +27,13 @@ async function main(): Promise<number> {
   let values;
   try {
     values = parseArgs({
-      options: { kills: { type: "string" }, seed: { type: "string" }, "watchdog-ms": { type: "string" }, clean: { type: "boolean" }, help: { type: "boolean" } },
+      options: {
+        kills: { type: "string" },
+        seed: { type: "string" },
+        "watchdog-ms": { type: "string" },
+        clean: { type: "boolean" },
+        help: { type: "boolean" },
+      },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -59,7 +65,9 @@ async function main(): Promise<number> {
   process.once("exit", killLiveServeChildren);
   // A signal's default action skips "exit" handlers; exiting runs them, so no bridge or simulator outlives the script.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => process.exit(130));
-  console.log(`crash loop: ${kills} kills, seed ${seed} (reproduce: npm run crashloop -- --kills ${kills} --seed ${seed}), ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}`);
+  console.log(
+    `crash loop: ${kills} kills, seed ${seed} (reproduce: npm run crashloop -- --kills ${kills} --seed ${seed}), ${cpus().length} cores, node ${process.version}, ${new Date().toISOString()}`,
+  );
   const report = await runCrashLoop({ kills, seed, dir, watchdogMs, progress: (line) => console.log(line) });
   console.log("");
   console.log(formatCrashLoopReport(report));

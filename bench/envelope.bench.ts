@@ -76,7 +76,10 @@ function timed(f: Figures, record: boolean, run: () => ReturnType<typeof checkMo
 
 function report(label: string, f: Figures): void {
   const sorted = (a: readonly number[]): number[] => [...a].sort((x, y) => x - y);
-  const t = sorted(f.times), cpu = sorted(f.cpu), fk = sorted(f.fk), pairs = sorted(f.pairs);
+  const t = sorted(f.times),
+    cpu = sorted(f.cpu),
+    fk = sorted(f.fk),
+    pairs = sorted(f.pairs);
   const n = (v: number, w: number, d = 3): string => v.toFixed(d).padStart(w);
   console.log(
     `  ${label.padEnd(34)} ${n(quantile(t, 0.5), 7)} ${n(quantile(t, 0.99), 8)} ${n(t.at(-1) ?? NaN, 8, 2)} ${n(quantile(cpu, 0.99), 8)}   ${String(f.accepted).padStart(5)}/${String(f.times.length).padEnd(5)} ${String(quantile(fk, 0.5)).padStart(6)} ${String(quantile(fk, 0.99)).padStart(7)} ${String(quantile(pairs, 0.5)).padStart(7)} ${String(quantile(pairs, 0.99)).padStart(8)}`,
@@ -84,15 +87,21 @@ function report(label: string, f: Figures): void {
 }
 
 const root = packageRoot();
-console.log("Envelope check per motion (ms wall), FK and self-collision pair evaluations per accepted motion (p50 / p99)");
+console.log(
+  "Envelope check per motion (ms wall), FK and self-collision pair evaluations per accepted motion (p50 / p99)",
+);
 for (const arm of ARMS) {
   const shipped = loadConfig(join(root, "config", arm.config));
   const kin = armKinematicsOf(shipped);
   if (!kin) throw new Error(`${arm.config} names no URDF`);
   const model = EnvelopeModel.of(shipped);
   const pairCount = model?.tests.filter((t) => t.kind === "pair").length ?? 0;
-  console.log(`\n${arm.name}: ${kin.bodies.volumes.length} link volumes, ${pairCount} self-collision pairs checked, ${model?.tests.length ?? 0} clearances in all`);
-  console.log(`  ${"set".padEnd(34)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"max".padStart(8)} ${"p99 cpu".padStart(8)}   accepted     ${"fk p50".padStart(6)} ${"fk p99".padStart(7)} ${"pairs50".padStart(7)} ${"pairs99".padStart(8)}`);
+  console.log(
+    `\n${arm.name}: ${kin.bodies.volumes.length} link volumes, ${pairCount} self-collision pairs checked, ${model?.tests.length ?? 0} clearances in all`,
+  );
+  console.log(
+    `  ${"set".padEnd(34)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"max".padStart(8)} ${"p99 cpu".padStart(8)}   accepted     ${"fk p50".padStart(6)} ${"fk p99".padStart(7)} ${"pairs50".padStart(7)} ${"pairs99".padStart(8)}`,
+  );
   for (const [variant, config] of [
     ["volumes", shipped],
     ["frames only", framesOnly(shipped, kin)],
@@ -100,7 +109,8 @@ for (const arm of ARMS) {
     const chain = kin.chain;
     const names = kin.jointNames;
     const random = mulberry32(7);
-    const randomJoints = (): Float64Array => Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
+    const randomJoints = (): Float64Array =>
+      Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
     const pose = (q: Float64Array): Record<string, number> => Object.fromEntries(names.map((n, k) => [n, q[k] ?? 0]));
     const validPose = (): Record<string, number> => {
       for (;;) {
@@ -108,11 +118,13 @@ for (const arm of ARMS) {
         if (checkMotionEnvelope(config, p, p, "bench").ok) return p;
       }
     };
-    const move = (p: Record<string, number>, joints: readonly string[]): Record<string, number> => Object.fromEntries(joints.map((n) => [n, (p[n] ?? 0) + (random() - 0.5) * 0.8]));
+    const move = (p: Record<string, number>, joints: readonly string[]): Record<string, number> =>
+      Object.fromEntries(joints.map((n) => [n, (p[n] ?? 0) + (random() - 0.5) * 0.8]));
 
     const full = figures();
     for (let i = 0; i < FULL + 100; i++) {
-      const from = randomJoints(), to = randomJoints();
+      const from = randomJoints(),
+        to = randomJoints();
       timed(full, i >= 100, () => checkMotionEnvelope(config, pose(from), pose(to), "move_joints"));
     }
     report(`full range, ${variant}`, full);
@@ -131,7 +143,11 @@ for (const arm of ARMS) {
     for (let i = 0; i < NEAR + 50; i++) {
       const p = validPose();
       const order = [...names].sort(() => random() - 0.5);
-      const inFlight: InFlightMotion[] = [0, 1, 2].map((m) => ({ actionId: `m${m}`, from: p, to: move(p, order.slice(m, m + 1)) }));
+      const inFlight: InFlightMotion[] = [0, 1, 2].map((m) => ({
+        actionId: `m${m}`,
+        from: p,
+        to: move(p, order.slice(m, m + 1)),
+      }));
       const d = move(p, order.slice(3));
       timed(three, i >= 50, () => checkMotionEnvelope(config, p, d, "move_joints", inFlight));
     }

@@ -18,7 +18,15 @@ import { parseConfig } from "../src/config/loadConfig.js";
 import { Executor } from "../src/executor/Executor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../src/transport/Transport.js";
+import type {
+  ActionRecord,
+  ArmStatus,
+  HaltResult,
+  LinkState,
+  MotionCommand,
+  MotionEnd,
+  Transport,
+} from "../src/transport/Transport.js";
 
 const JOINTS = 64;
 const ROUNDS: Record<number, number> = { 1: 2000, 8: 300, 64: 40 };
@@ -29,7 +37,12 @@ class InstantArm implements Transport {
   readonly kind = "instant";
   #status: ArmStatus;
   constructor(names: string[]) {
-    this.#status = { stampMs: Date.now(), axes: Object.fromEntries(names.map((n) => [n, { position: 0, velocity: 0, moving: false }])), faults: [], actions: [] };
+    this.#status = {
+      stampMs: Date.now(),
+      axes: Object.fromEntries(names.map((n) => [n, { position: 0, velocity: 0, moving: false }])),
+      faults: [],
+      actions: [],
+    };
   }
   async open(): Promise<void> {}
   async close(): Promise<void> {}
@@ -79,14 +92,20 @@ function fsyncFloorUs(dir: string): number {
   } finally {
     closeSync(fd);
   }
-  return quantile(samples.sort((a, b) => a - b), 0.5);
+  return quantile(
+    samples.sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 async function main(): Promise<void> {
   const names = Array.from({ length: JOINTS }, (_, i) => `j${i}`);
   const config = parseConfig(
     {
-      arm: { name: "bench_arm", joints: names.map((name) => ({ name, min: -3, max: 3, max_velocity: 1, max_acceleration: 1 })) },
+      arm: {
+        name: "bench_arm",
+        joints: names.map((name) => ({ name, min: -3, max: 3, max_velocity: 1, max_acceleration: 1 })),
+      },
     },
     "bench",
   );
@@ -97,12 +116,18 @@ async function main(): Promise<void> {
   let seq = 0;
 
   for (let i = 0; i < WARMUP_CALLS; i++) {
-    await executor.execute([{ id: `warm${i}`, name: "move_joints", args: { positions: { [names[i % JOINTS] ?? "j0"]: (i % 10) / 10 } } }]);
+    await executor.execute([
+      { id: `warm${i}`, name: "move_joints", args: { positions: { [names[i % JOINTS] ?? "j0"]: (i % 10) / 10 } } },
+    ]);
   }
   const floor = fsyncFloorUs(dir);
   console.log(`executor overhead over a direct transport call (instantaneous transport, ledger on ${dir} with fsync)`);
-  console.log(`this disk's fdatasync p50: ${floor.toFixed(1)} µs — every call waits for one (its intent; concurrent intents share one by group commit)`);
-  console.log("concurrency | direct p50 µs | executor p50 µs | executor p99 µs | overhead p50 µs | minus fsync µs | wall per call µs | calls");
+  console.log(
+    `this disk's fdatasync p50: ${floor.toFixed(1)} µs — every call waits for one (its intent; concurrent intents share one by group commit)`,
+  );
+  console.log(
+    "concurrency | direct p50 µs | executor p50 µs | executor p99 µs | overhead p50 µs | minus fsync µs | wall per call µs | calls",
+  );
   for (const n of [1, 8, 64]) {
     const rounds = ROUNDS[n] ?? 10;
     const direct: number[] = [];
@@ -117,7 +142,13 @@ async function main(): Promise<void> {
           direct.push(Number(process.hrtime.bigint() - t0) / 1000);
         }),
       );
-      const calls = names.slice(0, n).map((joint) => ({ id: `c${seq++}`, name: "move_joints", args: { positions: { [joint]: ((r + 1) % 10) / 10 } } }));
+      const calls = names
+        .slice(0, n)
+        .map((joint) => ({
+          id: `c${seq++}`,
+          name: "move_joints",
+          args: { positions: { [joint]: ((r + 1) % 10) / 10 } },
+        }));
       const started = new Map<string, bigint>();
       const wall0 = process.hrtime.bigint();
       const unsubscribe = executor.onEvent((e) => {
@@ -142,7 +173,9 @@ async function main(): Promise<void> {
       `${String(n).padStart(11)} | ${d50.toFixed(1).padStart(13)} | ${e50.toFixed(1).padStart(15)} | ${e99.toFixed(1).padStart(15)} | ${(e50 - d50).toFixed(1).padStart(15)} | ${(e50 - d50 - floor).toFixed(1).padStart(14)} | ${(wallTotal / (rounds * n)).toFixed(1).padStart(16)} | ${rounds * n}`,
     );
   }
-  console.log("target: executor p50 under 1000 µs at concurrency 1, fsync included (reachable only where the disk's own fsync is well under 1 ms)");
+  console.log(
+    "target: executor p50 under 1000 µs at concurrency 1, fsync included (reachable only where the disk's own fsync is well under 1 ms)",
+  );
 
   // Memory: a long-running bridge must not grow with the number of calls it
   // has served (the ledger is on disk; in-memory maps are bounded).
@@ -150,7 +183,13 @@ async function main(): Promise<void> {
   if (gc) {
     const heapAfter = async (calls: number): Promise<number> => {
       for (let i = 0; i < calls; i++) {
-        await executor.execute([{ id: `mem${seq++}`, name: "move_joints", args: { positions: { [names[i % JOINTS] ?? "j0"]: (i % 10) / 10 } } }]);
+        await executor.execute([
+          {
+            id: `mem${seq++}`,
+            name: "move_joints",
+            args: { positions: { [names[i % JOINTS] ?? "j0"]: (i % 10) / 10 } },
+          },
+        ]);
       }
       gc();
       return process.memoryUsage().heapUsed;
@@ -158,7 +197,9 @@ async function main(): Promise<void> {
     const base = await heapAfter(2000);
     const after = await heapAfter(10_000);
     const growthPerCallB = (after - base) / 10_000;
-    console.log(`memory: heap ${(base / 1e6).toFixed(1)} MB after 2k more calls, ${(after / 1e6).toFixed(1)} MB after 10k more: ${growthPerCallB.toFixed(1)} B per call`);
+    console.log(
+      `memory: heap ${(base / 1e6).toFixed(1)} MB after 2k more calls, ${(after / 1e6).toFixed(1)} MB after 10k more: ${growthPerCallB.toFixed(1)} B per call`,
+    );
     console.log("target: no growth with calls served (well under 100 B per call; the ledger lives on disk)");
   } else {
     console.log("memory: skipped (run with node --expose-gc, as `npm run bench:executor` does)");

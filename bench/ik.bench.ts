@@ -43,7 +43,12 @@ function randomJoints(chain: KinematicChain, random: () => number): Float64Array
 }
 
 /** A random pose the arm may really be standing in: within the limits and every link inside the envelope. */
-function randomValidPose(config: ArmConfig, chain: KinematicChain, names: readonly string[], random: () => number): Float64Array {
+function randomValidPose(
+  config: ArmConfig,
+  chain: KinematicChain,
+  names: readonly string[],
+  random: () => number,
+): Float64Array {
   for (;;) {
     const q = randomJoints(chain, random);
     const pose = Object.fromEntries(names.map((n, k) => [n, q[k] ?? 0]));
@@ -60,49 +65,57 @@ const STARTS = ["valid pose", "nearby"] as const;
 console.log(`IK: ${TARGETS} random reachable targets per arm and start\n`);
 // Wall time is what a caller waits; CPU time (this process, user + system) is what the solver
 // costs, and does not grow when a loaded machine deschedules the process mid-solve.
-console.log("arm                               mode       start         p50 ms   p99 ms   max ms   p99 cpu ms   success   starts p99   worst error (converged)");
-for (const arm of ARMS) for (const startKind of STARTS) {
-  const armConfig = loadConfig(join(root, "config", arm.config));
-  const armKin = armKinematicsOf(armConfig);
-  if (!armKin) throw new Error(`${arm.config} names no URDF`);
-  const chain = armKin.chain;
-  const full = chain.dof >= 6;
-  const random = mulberry32(42);
-  const times: number[] = [];
-  const cpu: number[] = [];
-  const starts: number[] = [];
-  let ok = 0;
-  let worst = 0;
-  for (let i = 0; i < TARGETS + 200; i++) {
-    const truth = randomJoints(chain, random);
-    const goal = chain.tip(truth);
-    const current =
-      startKind === "valid pose"
-        ? randomValidPose(armConfig, chain, armKin.jointNames, random)
-        : truth.map((v, k) => Math.min(chain.variables[k]?.upper ?? v, Math.max(chain.variables[k]?.lower ?? v, v + (random() - 0.5) * 0.8)));
-    const c0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    const r = solveIk(chain, { position: positionOf(goal), orientation: full ? goal : undefined }, current);
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    const used = process.cpuUsage(c0);
-    if (i < 200) continue; // warm-up: the JIT, not the solver
-    times.push(ms);
-    cpu.push((used.user + used.system) / 1000);
-    starts.push(r.starts);
-    if (r.ok) {
-      ok++;
-      const reached = positionOf(chain.tip(r.q));
-      const g = positionOf(goal);
-      worst = Math.max(worst, Math.hypot(reached[0] - g[0], reached[1] - g[1], reached[2] - g[2]));
+console.log(
+  "arm                               mode       start         p50 ms   p99 ms   max ms   p99 cpu ms   success   starts p99   worst error (converged)",
+);
+for (const arm of ARMS)
+  for (const startKind of STARTS) {
+    const armConfig = loadConfig(join(root, "config", arm.config));
+    const armKin = armKinematicsOf(armConfig);
+    if (!armKin) throw new Error(`${arm.config} names no URDF`);
+    const chain = armKin.chain;
+    const full = chain.dof >= 6;
+    const random = mulberry32(42);
+    const times: number[] = [];
+    const cpu: number[] = [];
+    const starts: number[] = [];
+    let ok = 0;
+    let worst = 0;
+    for (let i = 0; i < TARGETS + 200; i++) {
+      const truth = randomJoints(chain, random);
+      const goal = chain.tip(truth);
+      const current =
+        startKind === "valid pose"
+          ? randomValidPose(armConfig, chain, armKin.jointNames, random)
+          : truth.map((v, k) =>
+              Math.min(
+                chain.variables[k]?.upper ?? v,
+                Math.max(chain.variables[k]?.lower ?? v, v + (random() - 0.5) * 0.8),
+              ),
+            );
+      const c0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      const r = solveIk(chain, { position: positionOf(goal), orientation: full ? goal : undefined }, current);
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const used = process.cpuUsage(c0);
+      if (i < 200) continue; // warm-up: the JIT, not the solver
+      times.push(ms);
+      cpu.push((used.user + used.system) / 1000);
+      starts.push(r.starts);
+      if (r.ok) {
+        ok++;
+        const reached = positionOf(chain.tip(r.q));
+        const g = positionOf(goal);
+        worst = Math.max(worst, Math.hypot(reached[0] - g[0], reached[1] - g[1], reached[2] - g[2]));
+      }
     }
+    times.sort((a, b) => a - b);
+    cpu.sort((a, b) => a - b);
+    starts.sort((a, b) => a - b);
+    console.log(
+      `${arm.name.padEnd(34)}${(full ? "pose" : "position").padEnd(11)}${startKind.padEnd(12)}${quantile(times, 0.5).toFixed(3).padStart(6)}   ${quantile(times, 0.99).toFixed(3).padStart(6)}   ${(times.at(-1) ?? NaN).toFixed(2).padStart(6)}   ${quantile(cpu, 0.99).toFixed(3).padStart(10)}   ${((100 * ok) / TARGETS).toFixed(2).padStart(6)} %   ${String(quantile(starts, 0.99)).padStart(10)}   ${(worst * 1000).toFixed(3)} mm`,
+    );
   }
-  times.sort((a, b) => a - b);
-  cpu.sort((a, b) => a - b);
-  starts.sort((a, b) => a - b);
-  console.log(
-    `${arm.name.padEnd(34)}${(full ? "pose" : "position").padEnd(11)}${startKind.padEnd(12)}${quantile(times, 0.5).toFixed(3).padStart(6)}   ${quantile(times, 0.99).toFixed(3).padStart(6)}   ${(times.at(-1) ?? NaN).toFixed(2).padStart(6)}   ${quantile(cpu, 0.99).toFixed(3).padStart(10)}   ${((100 * ok) / TARGETS).toFixed(2).padStart(6)} %   ${String(quantile(starts, 0.99)).padStart(10)}   ${(worst * 1000).toFixed(3)} mm`,
-  );
-}
 
 const config = loadConfig();
 const kin = armKinematicsOf(config);
@@ -129,9 +142,15 @@ if (kin) {
   }
   times.sort((a, b) => a - b);
   samples.sort((a, b) => a - b);
-  console.log(`\nEnvelope check (sim-arm, ${MOVES} random joint moves across the full limits; ${accepted} passed, the rest stopped at their first violation):`);
-  console.log(`  per motion: p50 ${quantile(times, 0.5).toFixed(3)} ms, p99 ${quantile(times, 0.99).toFixed(3)} ms, max ${(times.at(-1) ?? NaN).toFixed(2)} ms`);
-  console.log(`  samples per accepted path (≤ 2 mm apart): p50 ${quantile(samples, 0.5)}, p99 ${quantile(samples, 0.99)}`);
+  console.log(
+    `\nEnvelope check (sim-arm, ${MOVES} random joint moves across the full limits; ${accepted} passed, the rest stopped at their first violation):`,
+  );
+  console.log(
+    `  per motion: p50 ${quantile(times, 0.5).toFixed(3)} ms, p99 ${quantile(times, 0.99).toFixed(3)} ms, max ${(times.at(-1) ?? NaN).toFixed(2)} ms`,
+  );
+  console.log(
+    `  samples per accepted path (≤ 2 mm apart): p50 ${quantile(samples, 0.5)}, p99 ${quantile(samples, 0.99)}`,
+  );
 
   // Admission alongside a motion in flight: B (other joints) checked over every combination with A's progress.
   const pairTimes: number[] = [];
@@ -158,7 +177,13 @@ if (kin) {
   }
   pairTimes.sort((x, y) => x - y);
   pairSamples.sort((x, y) => x - y);
-  console.log(`\nEnvelope check with one motion in flight (sim-arm, ${PAIRS} random pairs on disjoint joints, ±0.4 rad each from a valid pose; ${pairAccepted} passed):`);
-  console.log(`  per motion: p50 ${quantile(pairTimes, 0.5).toFixed(3)} ms, p99 ${quantile(pairTimes, 0.99).toFixed(3)} ms, max ${(pairTimes.at(-1) ?? NaN).toFixed(2)} ms`);
-  console.log(`  FK evaluations per accepted motion (boxes of in-flight progress × path samples): p50 ${quantile(pairSamples, 0.5)}, p99 ${quantile(pairSamples, 0.99)}`);
+  console.log(
+    `\nEnvelope check with one motion in flight (sim-arm, ${PAIRS} random pairs on disjoint joints, ±0.4 rad each from a valid pose; ${pairAccepted} passed):`,
+  );
+  console.log(
+    `  per motion: p50 ${quantile(pairTimes, 0.5).toFixed(3)} ms, p99 ${quantile(pairTimes, 0.99).toFixed(3)} ms, max ${(pairTimes.at(-1) ?? NaN).toFixed(2)} ms`,
+  );
+  console.log(
+    `  FK evaluations per accepted motion (boxes of in-flight progress × path samples): p50 ${quantile(pairSamples, 0.5)}, p99 ${quantile(pairSamples, 0.99)}`,
+  );
 }

@@ -44,7 +44,12 @@ function bigPng(size: number): Buffer {
   ihdr.writeUInt32BE(3000, 4);
   ihdr[8] = 8;
   ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", Buffer.alloc(size - 57, 7)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", Buffer.alloc(size - 57, 7)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 function rssMb(pid: number): number {
@@ -72,20 +77,50 @@ async function main(): Promise<number> {
   delete raw.scene;
   const configPath = join(dir, "big-camera.yaml");
   writeFileSync(configPath, stringify(raw));
-  const sim = await spawnSimulator({ link: "tcp", seed: 1, effectsLog: join(dir, "effects.jsonl"), logFile: join(dir, "sim.log"), flags: ["--config", configPath] });
+  const sim = await spawnSimulator({
+    link: "tcp",
+    seed: 1,
+    effectsLog: join(dir, "effects.jsonl"),
+    logFile: join(dir, "sim.log"),
+    flags: ["--config", configPath],
+  });
   const token = "bench-images-token-0123456789";
   process.once("exit", killLiveServeChildren);
-  const serve = await spawnServe({ link: sim.link, dataDir: join(dir, "data"), token, logFile: join(dir, "bridge.log"), logLevel: "warn", readyTimeoutMs: 60_000, config: configPath });
+  const serve = await spawnServe({
+    link: sim.link,
+    dataDir: join(dir, "data"),
+    token,
+    logFile: join(dir, "bridge.log"),
+    logLevel: "warn",
+    readyTimeoutMs: 60_000,
+    config: configPath,
+  });
   try {
     const before = rssMb(serve.pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(serve.pid))), 10);
-    if (posts !== undefined) return await separatePosts(serve.url, token, posts, () => snapshots, () => peak, before, sampler);
+    if (posts !== undefined)
+      return await separatePosts(
+        serve.url,
+        token,
+        posts,
+        () => snapshots,
+        () => peak,
+        before,
+        sampler,
+      );
     const t0 = performance.now();
     const res = await fetch(`${serve.url}/v1/calls`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ calls: Array.from({ length: calls }, (_, i) => ({ id: `img-${i}`, name: "get_camera_image", args: { camera: "big" } })), deadline_ms: 120_000 }),
+      body: JSON.stringify({
+        calls: Array.from({ length: calls }, (_, i) => ({
+          id: `img-${i}`,
+          name: "get_camera_image",
+          args: { camera: "big" },
+        })),
+        deadline_ms: 120_000,
+      }),
     });
     const text = await res.text();
     const ms = performance.now() - t0;
@@ -94,16 +129,24 @@ async function main(): Promise<number> {
     let refused = 0;
     let pictureBytes = 0;
     if (res.status === 200) {
-      const body = JSON.parse(text) as { responses: { parts?: { inlineData: { data: string } }[]; response: { output?: { error_code?: string } } }[] };
+      const body = JSON.parse(text) as {
+        responses: { parts?: { inlineData: { data: string } }[]; response: { output?: { error_code?: string } } }[];
+      };
       for (const r of body.responses) {
         if (r.parts) delivered++;
         for (const p of r.parts ?? []) pictureBytes += Buffer.byteLength(p.inlineData.data, "base64");
         if (r.response.output?.error_code === "ARMB_ERR_IMAGE_BUDGET") refused++;
       }
     }
-    console.log(`bench:images — ${calls} get_camera_image calls in one POST /v1/calls, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG each, budget ${RESPONSE_IMAGE_BUDGET_BYTES / 1048576} MiB per response`);
-    console.log(`HTTP ${res.status}, answer ${(text.length / 1e6).toFixed(1)} MB in ${(ms / 1000).toFixed(1)} s; frames delivered ${delivered}, refused over the budget ${refused}, picture bytes ${(pictureBytes / 1e6).toFixed(1)} MB`);
-    console.log(`bridge RSS: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (+${(peak - before).toFixed(0)} MB)`);
+    console.log(
+      `bench:images — ${calls} get_camera_image calls in one POST /v1/calls, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG each, budget ${RESPONSE_IMAGE_BUDGET_BYTES / 1048576} MiB per response`,
+    );
+    console.log(
+      `HTTP ${res.status}, answer ${(text.length / 1e6).toFixed(1)} MB in ${(ms / 1000).toFixed(1)} s; frames delivered ${delivered}, refused over the budget ${refused}, picture bytes ${(pictureBytes / 1e6).toFixed(1)} MB`,
+    );
+    console.log(
+      `bridge RSS: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (+${(peak - before).toFixed(0)} MB)`,
+    );
     return res.status === 200 && pictureBytes <= RESPONSE_IMAGE_BUDGET_BYTES ? 0 : 1;
   } finally {
     await serve.stop(5000);
@@ -113,22 +156,39 @@ async function main(): Promise<number> {
   }
 }
 
-async function separatePosts(url: string, token: string, posts: number, snapshots: () => number, peak: () => number, before: number, sampler: NodeJS.Timeout): Promise<number> {
+async function separatePosts(
+  url: string,
+  token: string,
+  posts: number,
+  snapshots: () => number,
+  peak: () => number,
+  before: number,
+  sampler: NodeJS.Timeout,
+): Promise<number> {
   const t0 = performance.now();
   const answers = await Promise.all(
     Array.from({ length: posts }, (_, i) =>
       fetch(`${url}/v1/calls`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ calls: [{ id: `post-${i}`, name: "get_camera_image", args: { camera: "big" } }], deadline_ms: 120_000 }),
+        body: JSON.stringify({
+          calls: [{ id: `post-${i}`, name: "get_camera_image", args: { camera: "big" } }],
+          deadline_ms: 120_000,
+        }),
       }).then(async (r) => ({ status: r.status, length: (await r.text()).length })),
     ),
   );
   const ms = performance.now() - t0;
   clearInterval(sampler);
-  console.log(`bench:images — ${posts} POSTs of one get_camera_image each, at once, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG`);
-  console.log(`${answers.filter((a) => a.status === 200).length} answered 200 in ${(ms / 1000).toFixed(1)} s; the camera was asked for ${snapshots()} snapshots`);
-  console.log(`bridge RSS: ${before.toFixed(0)} MB before, ${peak().toFixed(0)} MB at the peak (+${(peak() - before).toFixed(0)} MB)`);
+  console.log(
+    `bench:images — ${posts} POSTs of one get_camera_image each, at once, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG`,
+  );
+  console.log(
+    `${answers.filter((a) => a.status === 200).length} answered 200 in ${(ms / 1000).toFixed(1)} s; the camera was asked for ${snapshots()} snapshots`,
+  );
+  console.log(
+    `bridge RSS: ${before.toFixed(0)} MB before, ${peak().toFixed(0)} MB at the peak (+${(peak() - before).toFixed(0)} MB)`,
+  );
   return answers.every((a) => a.status === 200) ? 0 : 1;
 }
 

@@ -46,8 +46,14 @@ import { formatTable, ms } from "./seed/table.js";
 
 const DROPS = Number(process.env.BENCH_DROPS ?? 20);
 const SEED = Number(process.env.BENCH_SEED ?? 42);
-const BUS_FILES: Readonly<Record<BusProtocolName, string>> = { feetech_sts: "so101.yaml", dynamixel_2: "koch-follower.yaml" };
-const BUS_MOVES: readonly [Record<string, number>, Record<string, number>] = [{ elbow_flex: 0.6 }, { elbow_flex: -0.3 }];
+const BUS_FILES: Readonly<Record<BusProtocolName, string>> = {
+  feetech_sts: "so101.yaml",
+  dynamixel_2: "koch-follower.yaml",
+};
+const BUS_MOVES: readonly [Record<string, number>, Record<string, number>] = [
+  { elbow_flex: 0.6 },
+  { elbow_flex: -0.3 },
+];
 const SIM_MOVES: readonly [Record<string, number>, Record<string, number>] = [{ elbow: 0.4 }, { elbow: 1.2 }];
 
 interface Row {
@@ -55,7 +61,10 @@ interface Row {
   readonly samples: readonly DropSample[];
 }
 
-function onExecutor(config: ArmConfig, transport: Transport): { executor: Executor; ledger: IntentLedger; close(): void } {
+function onExecutor(
+  config: ArmConfig,
+  transport: Transport,
+): { executor: Executor; ledger: IntentLedger; close(): void } {
   const ledger = IntentLedger.open(":memory:");
   const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
   return {
@@ -71,12 +80,25 @@ function onExecutor(config: ArmConfig, transport: Transport): { executor: Execut
 async function serialRow(): Promise<Row> {
   const config = loadConfig();
   const effects = new MemoryEffects();
-  const sim = await startSimulator({ armConfig: config, link: "tcp", port: 0, seed: SEED, effects, logger: silentLogger });
+  const sim = await startSimulator({
+    armConfig: config,
+    link: "tcp",
+    port: 0,
+    seed: SEED,
+    effects,
+    logger: silentLogger,
+  });
   const transport = createSerialTransport(config, sim.link);
   await transport.open(AbortSignal.timeout(10_000));
   const e = onExecutor(config, transport);
   try {
-    const rig: DropRig = { transport, ...e, moves: SIM_MOVES, motionStarts: () => starts(effects), drop: (mid) => new Promise((resolve) => void sim.interruptLink(mid ? 900 : 600, resolve)) };
+    const rig: DropRig = {
+      transport,
+      ...e,
+      moves: SIM_MOVES,
+      motionStarts: () => starts(effects),
+      drop: (mid) => new Promise((resolve) => void sim.interruptLink(mid ? 900 : 600, resolve)),
+    };
     return { name: "serial (firmware-sim, TCP cut)", samples: await measureDrops(rig, DROPS) };
   } finally {
     e.close();
@@ -88,7 +110,15 @@ async function serialRow(): Promise<Row> {
 async function busRow(protocol: BusProtocolName, how: "cut" | "power"): Promise<Row> {
   const config = loadConfig(join(packageRoot(), "config", BUS_FILES[protocol]));
   const effects = new MemoryEffects();
-  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: SEED, effects, logger: silentLogger });
+  const sim = await startBusSimulator({
+    bus: protocol,
+    armConfig: config,
+    link: "tcp",
+    port: 0,
+    seed: SEED,
+    effects,
+    logger: silentLogger,
+  });
   const transport = createServoBusTransport(config, sim.link);
   await transport.open(AbortSignal.timeout(10_000));
   const e = onExecutor(config, transport);
@@ -102,7 +132,10 @@ async function busRow(protocol: BusProtocolName, how: "cut" | "power"): Promise<
             setTimeout(() => resolve(Date.now()), 850);
           });
     const rig: DropRig = { transport, ...e, moves: BUS_MOVES, motionStarts: () => starts(effects), drop };
-    return { name: `${protocol} (${how === "cut" ? "TCP cut" : "bus power loss 800 ms"})`, samples: await measureDrops(rig, DROPS) };
+    return {
+      name: `${protocol} (${how === "cut" ? "TCP cut" : "bus power loss 800 ms"})`,
+      samples: await measureDrops(rig, DROPS),
+    };
   } finally {
     e.close();
     await transport.close();
@@ -114,7 +147,14 @@ async function busRestartRow(protocol: BusProtocolName): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), "armbridge-link-bench-"));
   const config = loadConfig(join(packageRoot(), "config", BUS_FILES[protocol]));
   const spawn = (port: number): Promise<SimChild> =>
-    spawnSimulator({ link: "tcp", port, seed: SEED, effectsLog: join(dir, "effects.jsonl"), logFile: join(dir, "sim.log"), flags: ["--bus", protocol, "--config", join(packageRoot(), "config", BUS_FILES[protocol])] });
+    spawnSimulator({
+      link: "tcp",
+      port,
+      seed: SEED,
+      effectsLog: join(dir, "effects.jsonl"),
+      logFile: join(dir, "sim.log"),
+      flags: ["--bus", protocol, "--config", join(packageRoot(), "config", BUS_FILES[protocol])],
+    });
   let sim = await spawn(0);
   const port = Number(new URL(sim.link).port);
   const transport = createServoBusTransport(config, sim.link);
@@ -128,8 +168,17 @@ async function busRestartRow(protocol: BusProtocolName): Promise<Row> {
       return Date.now();
     };
     // Every simulator started on the port appends to the one effects log.
-    const rig: DropRig = { transport, ...e, moves: BUS_MOVES, motionStarts: () => readEffects(join(dir, "effects.jsonl")).filter((x) => x.event === "motion_start").length, drop };
-    return { name: `${protocol} (armbridge-sim killed, restarted on its port)`, samples: await measureDrops(rig, DROPS) };
+    const rig: DropRig = {
+      transport,
+      ...e,
+      moves: BUS_MOVES,
+      motionStarts: () => readEffects(join(dir, "effects.jsonl")).filter((x) => x.event === "motion_start").length,
+      drop,
+    };
+    return {
+      name: `${protocol} (armbridge-sim killed, restarted on its port)`,
+      samples: await measureDrops(rig, DROPS),
+    };
   } finally {
     e.close();
     await transport.close();
@@ -144,8 +193,15 @@ async function rosRow(): Promise<Row> {
   const config = ros.transport.config;
   const e = onExecutor(config, ros.transport);
   try {
-    const goals = (): number => [...ros.double.world.servers.values()].reduce((n, server) => n + server.goals.length, 0);
-    const rig: DropRig = { transport: ros.transport, ...e, moves: SIM_MOVES, motionStarts: goals, drop: (mid) => new Promise((resolve) => ros.double.world.partition(mid ? 1600 : 600, resolve)) };
+    const goals = (): number =>
+      [...ros.double.world.servers.values()].reduce((n, server) => n + server.goals.length, 0);
+    const rig: DropRig = {
+      transport: ros.transport,
+      ...e,
+      moves: SIM_MOVES,
+      motionStarts: goals,
+      drop: (mid) => new Promise((resolve) => ros.double.world.partition(mid ? 1600 : 600, resolve)),
+    };
     return { name: "ros2 (rclnodejs double, partition)", samples: await measureDrops(rig, DROPS) };
   } finally {
     e.close();
@@ -156,16 +212,29 @@ async function rosRow(): Promise<Row> {
 const starts = (effects: MemoryEffects): number => effects.events.filter((x) => x.event === "motion_start").length;
 
 /** A settled row in words: an unknown was settled by nobody yet; it waits for an operator. */
-const settledAs = (c: NonNullable<DropSample["inFlightCall"]>): string => (c.state === "unknown" ? "unknown (for an operator)" : `${c.state} by ${c.settledBy}`);
+const settledAs = (c: NonNullable<DropSample["inFlightCall"]>): string =>
+  c.state === "unknown" ? "unknown (for an operator)" : `${c.state} by ${c.settledBy}`;
 
 function summary(rows: readonly Row[]): string {
-  const table: string[][] = [["link", "drops", "back → connected p50", "max", "attempts p50", "new incarnation", "arm motions / calls sent", "moves in flight: settled as"]];
+  const table: string[][] = [
+    [
+      "link",
+      "drops",
+      "back → connected p50",
+      "max",
+      "attempts p50",
+      "new incarnation",
+      "arm motions / calls sent",
+      "moves in flight: settled as",
+    ],
+  ];
   for (const r of rows) {
     const times = r.samples.map((s) => s.backToConnectedMs);
     const attempts = r.samples.map((s) => s.loss?.attempts ?? 0);
     const incarnations = r.samples.filter((s) => s.loss?.incarnation_changed).length;
     const outcomes = new Map<string, number>();
-    for (const s of r.samples) if (s.inFlightCall) outcomes.set(settledAs(s.inFlightCall), (outcomes.get(settledAs(s.inFlightCall)) ?? 0) + 1);
+    for (const s of r.samples)
+      if (s.inFlightCall) outcomes.set(settledAs(s.inFlightCall), (outcomes.get(settledAs(s.inFlightCall)) ?? 0) + 1);
     const sum = (f: (s: DropSample) => number): number => r.samples.reduce((n, s) => n + f(s), 0);
     table.push([
       r.name,

@@ -45,11 +45,16 @@ async function round(): Promise<Round> {
   const waiters: { id: string; resolve: () => void }[] = [];
   const off = sb.bridge.onEvent((e: ExecutorEvent) => {
     if (e.type !== "started") return;
-    for (const w of waiters.splice(0)) if (w.id === e.callId) w.resolve();
-    else waiters.push(w);
+    for (const w of waiters.splice(0))
+      if (w.id === e.callId) w.resolve();
+      else waiters.push(w);
   });
   const style = (i: number): CloseStyle => (i % 2 === 0 ? "go_away" : "drop");
-  const scenario = reconnectScenario({ reconnects: RECONNECTS, started: (id) => new Promise((resolve) => waiters.push({ id, resolve })), closeStyle: style });
+  const scenario = reconnectScenario({
+    reconnects: RECONNECTS,
+    started: (id) => new Promise((resolve) => waiters.push({ id, resolve })),
+    closeStyle: style,
+  });
   server.liveScript = scenario.script;
   const reconnectMs: { style: CloseStyle; ms: number }[] = [];
   const t0 = performance.now();
@@ -78,9 +83,15 @@ async function round(): Promise<Round> {
       reconnectMs,
       motions: effects.filter((e) => e.event === "motion_start").length,
       startedTwice: [...intervals.values()].filter((m) => m.starts > 1).length,
-      repeatsInLedger: Array.from({ length: RECONNECTS }, (_, i) => sb.bridge.ledger.findByCallId(scenario.repeatId(i))).filter((r) => r !== undefined).length,
+      repeatsInLedger: Array.from({ length: RECONNECTS }, (_, i) =>
+        sb.bridge.ledger.findByCallId(scenario.repeatId(i)),
+      ).filter((r) => r !== undefined).length,
       joined: result.metrics.joined_repeats,
-      reached: firsts.filter((r) => r !== undefined && effects.some((e) => e.event === "motion_end" && e.action_id === r.actionId && e.outcome === "reached")).length,
+      reached: firsts.filter(
+        (r) =>
+          r !== undefined &&
+          effects.some((e) => e.event === "motion_end" && e.action_id === r.actionId && e.outcome === "reached"),
+      ).length,
     };
   } finally {
     off();
@@ -90,11 +101,19 @@ async function round(): Promise<Round> {
 }
 
 function summary(label: string, samples: readonly number[]): string[] {
-  return [label, String(samples.length), ms(quantile(samples, 0.5)), ms(quantile(samples, 0.95)), ms(Math.max(...samples))];
+  return [
+    label,
+    String(samples.length),
+    ms(quantile(samples, 0.5)),
+    ms(quantile(samples, 0.95)),
+    ms(Math.max(...samples)),
+  ];
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:live — ${ROUNDS} round(s) of ${RECONNECTS} reconnects, each mid-motion; Node ${process.version}, ${process.platform} ${process.arch}`);
+  console.log(
+    `bench:live — ${ROUNDS} round(s) of ${RECONNECTS} reconnects, each mid-motion; Node ${process.version}, ${process.platform} ${process.arch}`,
+  );
   const rounds: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const one = await round();
@@ -111,14 +130,28 @@ async function main(): Promise<void> {
   console.log(
     formatTable([
       ["closed by", "n", "p50", "p95", "max"],
-      summary("goAway, then 1001", every.filter((x) => x.style === "go_away").map((x) => x.ms)),
-      summary("dropped (1006)", every.filter((x) => x.style === "drop").map((x) => x.ms)),
-      summary("all", every.map((x) => x.ms)),
+      summary(
+        "goAway, then 1001",
+        every.filter((x) => x.style === "go_away").map((x) => x.ms),
+      ),
+      summary(
+        "dropped (1006)",
+        every.filter((x) => x.style === "drop").map((x) => x.ms),
+      ),
+      summary(
+        "all",
+        every.map((x) => x.ms),
+      ),
     ]),
   );
-  const bad = rounds.reduce((n, r) => n + r.startedTwice + r.repeatsInLedger + (RECONNECTS - r.reached) + (r.ended === "answered" ? 0 : 1), 0);
+  const bad = rounds.reduce(
+    (n, r) => n + r.startedTwice + r.repeatsInLedger + (RECONNECTS - r.reached) + (r.ended === "answered" ? 0 : 1),
+    0,
+  );
   console.log("");
-  console.log(`Ground truth over ${ROUNDS * RECONNECTS} motions: ${bad === 0 ? "every motion started once and reached its target, every repeat joined, every run answered" : `${bad} problem(s) — see the rounds above`}.`);
+  console.log(
+    `Ground truth over ${ROUNDS * RECONNECTS} motions: ${bad === 0 ? "every motion started once and reached its target, every repeat joined, every run answered" : `${bad} problem(s) — see the rounds above`}.`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -49,7 +49,9 @@ function rssMb(pid: number): number {
 function openStuckStream(url: URL, token: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) }, () => {
-      socket.write(`GET /v1/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`);
+      socket.write(
+        `GET /v1/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+      );
       // Never read: the bridge's writes must meet backpressure, not an endless buffer.
       socket.pause();
       resolve(socket);
@@ -79,12 +81,26 @@ interface Round {
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { rounds: { type: "string" } }, strict: true });
   const rounds = values.rounds === undefined ? 2 : Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer (got ${JSON.stringify(values.rounds)})`);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a positive integer (got ${JSON.stringify(values.rounds)})`);
   const dir = mkdtempSync(join(tmpdir(), "armbridge-bench-memory-"));
   const token = "bench-memory-token-0123456789";
   const serveLog = join(dir, "serve.log");
-  const sim = await spawnSimulator({ link: "tcp", seed: 1, effectsLog: join(dir, "effects.jsonl"), logFile: join(dir, "sim.log") });
-  const serve = await spawnServe({ link: sim.link, dataDir: join(dir, "data"), token, logFile: serveLog, logLevel: "warn", readyTimeoutMs: 30_000, nodeArgs: ["--inspect=127.0.0.1:0"] });
+  const sim = await spawnSimulator({
+    link: "tcp",
+    seed: 1,
+    effectsLog: join(dir, "effects.jsonl"),
+    logFile: join(dir, "sim.log"),
+  });
+  const serve = await spawnServe({
+    link: sim.link,
+    dataDir: join(dir, "data"),
+    token,
+    logFile: serveLog,
+    logLevel: "warn",
+    readyTimeoutMs: 30_000,
+    nodeArgs: ["--inspect=127.0.0.1:0"],
+  });
   const probe = await InspectorProbe.fromLog(serveLog, 10_000);
   const url = new URL(serve.url);
   const auth = { authorization: `Bearer ${token}` };
@@ -105,8 +121,16 @@ async function main(): Promise<number> {
       const started = Date.now();
       while (sent < CALLS) {
         const n = Math.min(BATCH, CALLS - sent);
-        const calls = Array.from({ length: n }, (_, k) => ({ id: `mem-${batchNo}-${k}`, name: `invented_tool_${round}_${sent + k}`, args: {} }));
-        const res = await fetch(`${serve.url}/v1/calls`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify({ calls }) });
+        const calls = Array.from({ length: n }, (_, k) => ({
+          id: `mem-${batchNo}-${k}`,
+          name: `invented_tool_${round}_${sent + k}`,
+          args: {},
+        }));
+        const res = await fetch(`${serve.url}/v1/calls`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...auth },
+          body: JSON.stringify({ calls }),
+        });
         await res.arrayBuffer();
         sent += n;
         batchNo++;
@@ -148,20 +172,36 @@ async function main(): Promise<number> {
     const growthPeak = Number((rssPeak - rssBefore).toFixed(1));
     const heapBack = Number((last.heap_used_after_gc_after_close_mb - mb(heapBefore.heapUsed)).toFixed(1));
     // The hub's drops (warn lines in the bridge's log): proof the backpressure bound, not luck, kept the streams small.
-    const drops = readFileSync(serveLog, "utf8").split("\n").filter((l) => l.includes("dropped an event stream whose client stopped reading")).length;
+    const drops = readFileSync(serveLog, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("dropped an event stream whose client stopped reading")).length;
     const out = process.stdout;
-    out.write(`bench:memory: ${rounds} round(s) of ${STREAMS} non-reading GET /v1/events clients + ${CALLS} invented-tool calls (batches of ${BATCH}), node ${process.version}, ${new Date().toISOString()}\n`);
+    out.write(
+      `bench:memory: ${rounds} round(s) of ${STREAMS} non-reading GET /v1/events clients + ${CALLS} invented-tool calls (batches of ${BATCH}), node ${process.version}, ${new Date().toISOString()}\n`,
+    );
     for (const r of results) out.write(`${JSON.stringify(r)}\n`);
-    out.write(`event streams dropped for a backlog past the bound: ${drops} (of ${rounds * STREAMS} connections; the rest were refused 503 over the stream cap)\n`);
+    out.write(
+      `event streams dropped for a backlog past the bound: ${drops} (of ${rounds * STREAMS} connections; the rest were refused 503 over the stream cap)\n`,
+    );
     out.write(`                 before   peak   after close\n`);
     out.write(`RSS (MB)         ${pad(rssBefore)} ${pad(rssPeak)} ${pad(last.rss_after_close_mb)}\n`);
-    out.write(`heap after gc    ${pad(mb(heapBefore.heapUsed))} ${pad(heapPeak)} ${pad(last.heap_used_after_gc_after_close_mb)}   (heapUsed MB; peak = clients still open, after the calls)\n`);
-    out.write(`external after gc ${pad(mb(heapBefore.external))}        ${pad(last.external_after_gc_after_close_mb)}\n`);
+    out.write(
+      `heap after gc    ${pad(mb(heapBefore.heapUsed))} ${pad(heapPeak)} ${pad(last.heap_used_after_gc_after_close_mb)}   (heapUsed MB; peak = clients still open, after the calls)\n`,
+    );
+    out.write(
+      `external after gc ${pad(mb(heapBefore.external))}        ${pad(last.external_after_gc_after_close_mb)}\n`,
+    );
     const growthOk = growthPeak < RSS_GROWTH_LIMIT_MB;
     const backOk = heapBack < HEAP_RETURN_MB;
-    out.write(`verdict: RSS growth at peak ${growthPeak} MB (< ${RSS_GROWTH_LIMIT_MB} MB): ${growthOk ? "PASS" : "FAIL"}\n`);
-    out.write(`verdict: heap after gc after close ${last.heap_used_after_gc_after_close_mb} MB vs ${mb(heapBefore.heapUsed)} MB before (${sign(heapBack)} MB, within ${HEAP_RETURN_MB} MB): ${backOk ? "PASS" : "FAIL"}\n`);
-    out.write(`note: RSS after close is ${sign(Number((last.rss_after_close_mb - rssBefore).toFixed(1)))} MB over before; what the heap after gc does not account for is pages kept by V8 and the allocator, not live objects\n`);
+    out.write(
+      `verdict: RSS growth at peak ${growthPeak} MB (< ${RSS_GROWTH_LIMIT_MB} MB): ${growthOk ? "PASS" : "FAIL"}\n`,
+    );
+    out.write(
+      `verdict: heap after gc after close ${last.heap_used_after_gc_after_close_mb} MB vs ${mb(heapBefore.heapUsed)} MB before (${sign(heapBack)} MB, within ${HEAP_RETURN_MB} MB): ${backOk ? "PASS" : "FAIL"}\n`,
+    );
+    out.write(
+      `note: RSS after close is ${sign(Number((last.rss_after_close_mb - rssBefore).toFixed(1)))} MB over before; what the heap after gc does not account for is pages kept by V8 and the allocator, not live objects\n`,
+    );
     return growthOk && backOk ? 0 : 1;
   } finally {
     probe.close();

@@ -16,5 +16,15 @@ if (!entry) {
 const outDir = join(import.meta.dirname, "..", "dist", "bench");
 mkdirSync(outDir, { recursive: true });
 const outfile = join(outDir, basename(entry).replace(/\.ts$/, ".bundle.mjs"));
-await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node20", packages: "external", outfile, sourcemap: "inline", logLevel: "warning" });
+await build({
+  entryPoints: [entry],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  outfile,
+  sourcemap: "inline",
+  logLevel: "warning",
+});
 await import(pathToFileURL(outfile).href);

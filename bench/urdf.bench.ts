@@ -22,7 +22,10 @@ function urdfWithFixedJoints(n: number): string {
   const parts = ['<robot name="bench">', '<link name="base_link"/>'];
   for (let i = 0; i < n; i++) {
     const parent = i === 0 ? "base_link" : `f${i - 1}`;
-    parts.push(`<link name="f${i}"/>`, `<joint name="fixed_${i}" type="fixed"><parent link="${parent}"/><child link="f${i}"/><origin xyz="0 0 0.001" rpy="0 0 0.01"/></joint>`);
+    parts.push(
+      `<link name="f${i}"/>`,
+      `<joint name="fixed_${i}" type="fixed"><parent link="${parent}"/><child link="f${i}"/><origin xyz="0 0 0.001" rpy="0 0 0.01"/></joint>`,
+    );
   }
   parts.push(
     '<link name="tip"/>',
@@ -40,7 +43,9 @@ function ms(since: bigint): number {
 new KinematicChain(parseUrdf(urdfWithFixedJoints(200), "warm-up.urdf"), "base_link", "tip", "warm-up.urdf");
 
 console.log("URDF load time (parseUrdf + KinematicChain), N fixed joints from the base then one revolute joint");
-console.log(["N joints", "bytes", "parse ms", "chain ms", "total ms", "µs per joint"].map((h) => h.padStart(14)).join(""));
+console.log(
+  ["N joints", "bytes", "parse ms", "chain ms", "total ms", "µs per joint"].map((h) => h.padStart(14)).join(""),
+);
 for (const n of SIZES) {
   const text = urdfWithFixedJoints(n);
   const t0 = process.hrtime.bigint();
@@ -49,7 +54,19 @@ for (const n of SIZES) {
   const t1 = process.hrtime.bigint();
   const chain = new KinematicChain(model, "base_link", "tip", "bench.urdf");
   const chainMs = ms(t1);
-  if (chain.fixedFrames.size !== n + 1) throw new Error(`expected ${n + 1} fixed frames, got ${chain.fixedFrames.size}`);
+  if (chain.fixedFrames.size !== n + 1)
+    throw new Error(`expected ${n + 1} fixed frames, got ${chain.fixedFrames.size}`);
   const total = parseMs + chainMs;
-  console.log([n + 1, text.length, parseMs.toFixed(1), chainMs.toFixed(1), total.toFixed(1), ((total * 1000) / (n + 1)).toFixed(1)].map((c) => String(c).padStart(14)).join(""));
+  console.log(
+    [
+      n + 1,
+      text.length,
+      parseMs.toFixed(1),
+      chainMs.toFixed(1),
+      total.toFixed(1),
+      ((total * 1000) / (n + 1)).toFixed(1),
+    ]
+      .map((c) => String(c).padStart(14))
+      .join(""),
+  );
 }

@@ -9,8 +9,14 @@ import type { ApprovalView } from "./wire.js";
 type Answer = "approve" | "decline";
 
 const ANSWER_TEXT: Readonly<Record<Answer, { readonly label: string; readonly line: string }>> = {
-  approve: { label: "Approve \u2014 run it now", line: "The motion is sent once, as requested; the model gets its result as usual." },
-  decline: { label: "Decline \u2014 send nothing", line: "Nothing moves. The model is told the call was rejected by the operator, with your note." },
+  approve: {
+    label: "Approve \u2014 run it now",
+    line: "The motion is sent once, as requested; the model gets its result as usual.",
+  },
+  decline: {
+    label: "Decline \u2014 send nothing",
+    line: "Nothing moves. The model is told the call was rejected by the operator, with your note.",
+  },
 };
 
 /**
@@ -44,19 +50,33 @@ export class ApprovalCard {
     const row = el("div", { cls: "outcomes two" });
     for (const answer of ["approve", "decline"] as const) {
       const t = ANSWER_TEXT[answer];
-      const b = el("button", { cls: `outcome a-${answer}`, attrs: { type: "button", "data-answer": answer } }, [el("span", { cls: "o-label", text: t.label }), el("span", { cls: "o-line", text: t.line })]);
+      const b = el("button", { cls: `outcome a-${answer}`, attrs: { type: "button", "data-answer": answer } }, [
+        el("span", { cls: "o-label", text: t.label }),
+        el("span", { cls: "o-line", text: t.line }),
+      ]);
       b.addEventListener("click", () => void this.#answer(answer));
       this.#buttons.push(b);
       row.appendChild(b);
     }
     this.root = el("article", { cls: "card approval", attrs: { "data-approval-id": approval.id } }, [
       el("h3", { text: `Approve this ${approval.tool}?` }),
-      el("p", { cls: "lead", text: `It will move ${axes.length ? axes.join(", ") : (approval.resources ?? []).join(", ")}. Nothing has been sent yet; those joints wait for you.` }),
-      el("p", { cls: "meta" }, [document.createTextNode(`request ${approval.id} \u00b7 call ${approval.call_id} \u00b7 asked by ${clientLabel(approval.client)} at ${clockTime(approval.requested_at)} \u00b7 `), this.#expiry]),
+      el("p", {
+        cls: "lead",
+        text: `It will move ${axes.length ? axes.join(", ") : (approval.resources ?? []).join(", ")}. Nothing has been sent yet; those joints wait for you.`,
+      }),
+      el("p", { cls: "meta" }, [
+        document.createTextNode(
+          `request ${approval.id} \u00b7 call ${approval.call_id} \u00b7 asked by ${clientLabel(approval.client)} at ${clockTime(approval.requested_at)} \u00b7 `,
+        ),
+        this.#expiry,
+      ]),
       ...(approval.why ? [el("p", { cls: "meta", text: `asked because: ${approval.why}` })] : []),
       el("div", { cls: "args", text: `${approval.tool} ${json(approval.args)}` }),
       gaugeBox,
-      el("div", { cls: "note-row" }, [el("label", { cls: "note-label", text: "Your note (optional): why", attrs: { for: noteId } }), this.#note]),
+      el("div", { cls: "note-row" }, [
+        el("label", { cls: "note-label", text: "Your note (optional): why", attrs: { for: noteId } }),
+        this.#note,
+      ]),
       row,
       this.#hint,
       this.#error,
@@ -74,10 +94,23 @@ export class ApprovalCard {
 
   update(live: LiveView, now = Date.now()): void {
     const left = this.#approval.expires_at - now;
-    setText(this.#expiry, left > 0 ? `declined by itself in ${elapsed(left)} if nobody answers` : "expired: the bridge declines it");
+    setText(
+      this.#expiry,
+      left > 0 ? `declined by itself in ${elapsed(left)} if nobody answers` : "expired: the bridge declines it",
+    );
     for (const g of this.#gauges) {
       const n = g.axis.name;
-      g.update({ live: live.pose[n], liveAt: live.poseAt, stale: live.stale, moving: live.moving.includes(n), before: live.pose[n], requested: this.#approval.targets[n] }, now);
+      g.update(
+        {
+          live: live.pose[n],
+          liveAt: live.poseAt,
+          stale: live.stale,
+          moving: live.moving.includes(n),
+          before: live.pose[n],
+          requested: this.#approval.targets[n],
+        },
+        now,
+      );
     }
   }
 
@@ -92,7 +125,9 @@ export class ApprovalCard {
       const body: Record<string, string> = { operator };
       if (note) body.note = note;
       await this.#ctx.api.post(`/v1/approvals/${encodeURIComponent(this.#approval.id)}/${answer}`, body);
-      this.#ctx.done(`${clockTime(Date.now())} \u2014 ${answer === "approve" ? "approved" : "declined"}: ${this.#approval.tool} (call ${this.#approval.call_id}) by ${operator}.`);
+      this.#ctx.done(
+        `${clockTime(Date.now())} \u2014 ${answer === "approve" ? "approved" : "declined"}: ${this.#approval.tool} (call ${this.#approval.call_id}) by ${operator}.`,
+      );
       this.root.remove();
     } catch (error) {
       this.#busy = false;

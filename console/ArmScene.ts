@@ -39,7 +39,10 @@ export class ArmScene {
 
   setLive(volumes: PlacedVolumes | null, look: "live" | "stale"): void {
     this.#liveVolumes = volumes ?? [];
-    replace(this.#live, this.#liveVolumes.map((v) => shapeObject(v.shape, look)));
+    replace(
+      this.#live,
+      this.#liveVolumes.map((v) => shapeObject(v.shape, look)),
+    );
     this.#drawGhost();
   }
 
@@ -55,7 +58,10 @@ export class ArmScene {
       const now = this.#liveVolumes[i];
       return !now || now.link !== v.link || !sameShape(now.shape, v.shape);
     });
-    replace(this.#ghost, moved.map((v) => shapeObject(v.shape, this.#ghostLook)));
+    replace(
+      this.#ghost,
+      moved.map((v) => shapeObject(v.shape, this.#ghostLook)),
+    );
   }
 
   setRefusal(refusal: LastRefusal | null): void {
@@ -78,7 +84,8 @@ export class ArmScene {
 
 /** Within a millimetre everywhere (a ghost that close to the live link adds nothing to see). */
 function sameShape(a: ShapeView, b: ShapeView): boolean {
-  const flat = (s: ShapeView): number[] => (s.kind === "box" ? [...s.center, ...s.axes.flat(), ...s.half] : [...s.a, ...s.b, s.radius]);
+  const flat = (s: ShapeView): number[] =>
+    s.kind === "box" ? [...s.center, ...s.axes.flat(), ...s.half] : [...s.a, ...s.b, s.radius];
   const x = flat(a);
   const y = flat(b);
   return a.kind === b.kind && x.length === y.length && x.every((v, i) => Math.abs(v - (y[i] ?? Number.NaN)) < 1e-3);

@@ -39,7 +39,10 @@ export class ArmView3D {
 
   constructor(arm: ArmScene, options: { readonly cls: string; readonly label: string }) {
     this.arm = arm;
-    this.canvas = el("canvas", { cls: "arm3d-canvas", attrs: { role: "img", "aria-label": options.label, "data-frames": "0" } });
+    this.canvas = el("canvas", {
+      cls: "arm3d-canvas",
+      attrs: { role: "img", "aria-label": options.label, "data-frames": "0" },
+    });
     this.#caption = el("figcaption");
     this.#off = el("p", { cls: "arm3d-off", attrs: { role: "status" } });
     this.#off.hidden = true;
@@ -129,7 +132,8 @@ export class ArmView3D {
     if (!d || d.id !== e.pointerId) return;
     this.#azimuth -= (e.clientX - d.x) * TURN_PER_PX;
     // A finger's vertical movement scrolls the page (touch-action: pan-y), so only a mouse or pen tilts.
-    if (e.pointerType !== "touch") this.#elevation = Math.min(1.5, Math.max(-0.1, this.#elevation + (e.clientY - d.y) * TURN_PER_PX));
+    if (e.pointerType !== "touch")
+      this.#elevation = Math.min(1.5, Math.max(-0.1, this.#elevation + (e.clientY - d.y) * TURN_PER_PX));
     d.x = e.clientX;
     d.y = e.clientY;
     this.invalidate();

@@ -53,10 +53,18 @@ export class ArmViews {
     this.#axes = arm.axes;
     this.#envelope = arm.envelope ?? undefined;
     if (!this.#envelope) {
-      this.#box.replaceChildren(el("p", { cls: "arm3d-off", text: "3D view unavailable: this arm's config names no URDF, so the bridge has no link volumes to draw (docs/kinematics.md)." }));
+      this.#box.replaceChildren(
+        el("p", {
+          cls: "arm3d-off",
+          text: "3D view unavailable: this arm's config names no URDF, so the bridge has no link volumes to draw (docs/kinematics.md).",
+        }),
+      );
       return;
     }
-    const main = new ArmView3D(this.#scene(), { cls: "arm3d-live", label: `the arm ${arm.name} in 3D, where it is now` });
+    const main = new ArmView3D(this.#scene(), {
+      cls: "arm3d-live",
+      label: `the arm ${arm.name} in 3D, where it is now`,
+    });
     this.#main = main;
     this.#box.replaceChildren(main.root);
     this.#key = "";
@@ -88,7 +96,10 @@ export class ArmViews {
   ghost(targets: Pose, look: GhostLook): HTMLElement {
     const joints = Object.keys(targets).filter((n) => this.#axes.some((a) => a.name === n && a.kind === "joint"));
     if (!this.#envelope || joints.length === 0) return el("div", { cls: "arm3d-none", attrs: { hidden: "" } });
-    const view = new ArmView3D(this.#scene(), { cls: `arm3d-ghost ghost-${look}`, label: `the arm in 3D now, and ${GHOST_WORDS[look]}` });
+    const view = new ArmView3D(this.#scene(), {
+      cls: `arm3d-ghost ghost-${look}`,
+      label: `the arm in 3D now, and ${GHOST_WORDS[look]}`,
+    });
     view.root.setAttribute("data-ghost", look);
     const ghost: Ghost = { view, seen: false };
     this.#ghosts.add(ghost);
@@ -100,10 +111,14 @@ export class ArmViews {
       .then((placed) => {
         view.arm.setGhost(placed.volumes, look);
         view.root.dataset.ghostPlaced = "true";
-        view.setCaption(`In 3D \u2014 the arm now (blue), and ${GHOST_WORDS[look]}${placed.from_status.length ? `; ${placed.from_status.length} joint${placed.from_status.length === 1 ? "" : "s"} it does not move drawn where ${placed.from_status.length === 1 ? "it is" : "they are"}` : ""}.`);
+        view.setCaption(
+          `In 3D \u2014 the arm now (blue), and ${GHOST_WORDS[look]}${placed.from_status.length ? `; ${placed.from_status.length} joint${placed.from_status.length === 1 ? "" : "s"} it does not move drawn where ${placed.from_status.length === 1 ? "it is" : "they are"}` : ""}.`,
+        );
         view.invalidate();
       })
-      .catch((error: unknown) => view.setCaption(`In 3D \u2014 the arm now (blue); its target could not be placed: ${describeError(error)}`));
+      .catch((error: unknown) =>
+        view.setCaption(`In 3D \u2014 the arm now (blue); its target could not be placed: ${describeError(error)}`),
+      );
     return view.root;
   }
 
@@ -136,7 +151,9 @@ export class ArmViews {
     const r = this.#refusal;
     if (r) {
       const clearance = `${(r.clearance_m * 1000).toFixed(0)} mm`;
-      parts.push(`last refusal (red outline): ${r.tool} call ${r.call_id} at ${clockTime(r.at_ms)} \u2014 ${r.link} against ${r.obstacle.kind} ${r.obstacle.name}, clearance ${clearance}`);
+      parts.push(
+        `last refusal (red outline): ${r.tool} call ${r.call_id} at ${clockTime(r.at_ms)} \u2014 ${r.link} against ${r.obstacle.kind} ${r.obstacle.name}, clearance ${clearance}`,
+      );
     }
     return `${parts.join(" \u00b7 ")}. Drag to turn.`;
   }

@@ -66,7 +66,11 @@ export class AxisGauge {
     hi.textContent = axis.kind === "gripper" ? "open 1" : fixed(axis.max, 2);
     s.append(lo, hi);
     this.#svg = s;
-    const head = el("div", { cls: "gauge-head" }, [el("span", { cls: "axis-name", text: axis.name }), this.#badge, this.#value]);
+    const head = el("div", { cls: "gauge-head" }, [
+      el("span", { cls: "axis-name", text: axis.name }),
+      this.#badge,
+      this.#value,
+    ]);
     this.root = el("div", { cls: "gauge", attrs: { "data-axis": axis.name } }, [head, s, this.#detail]);
   }
 
@@ -97,7 +101,11 @@ export class AxisGauge {
     this.root.classList.toggle("is-moving", r.moving && !r.stale);
     this.#badge.hidden = !(r.moving && !r.stale);
     if (r.live === undefined) setText(this.#value, "no reading yet");
-    else if (r.stale) setText(this.#value, `${this.#text(r.live)} \u2014 last seen ${r.liveAt === undefined ? "never" : ago(r.liveAt, now)}`);
+    else if (r.stale)
+      setText(
+        this.#value,
+        `${this.#text(r.live)} \u2014 last seen ${r.liveAt === undefined ? "never" : ago(r.liveAt, now)}`,
+      );
     else setText(this.#value, this.#text(r.live));
 
     const out = r.live !== undefined && (r.live < this.#axis.min || r.live > this.#axis.max);
@@ -123,14 +131,22 @@ export class AxisGauge {
       parts.push(off <= 0.01 ? "at target" : `${fixed(off)} from target`);
     }
     if (out) parts.push("OUTSIDE ITS LIMITS");
-    const shown = this.#compact ? parts : [...parts, `limits ${fixed(this.#axis.min, 2)} .. ${fixed(this.#axis.max, 2)}`];
+    const shown = this.#compact
+      ? parts
+      : [...parts, `limits ${fixed(this.#axis.min, 2)} .. ${fixed(this.#axis.max, 2)}`];
     setText(this.#detail, shown.join(" \u00b7 "));
-    this.#svg.setAttribute("aria-label", `${this.#axis.name}: ${this.#value.textContent ?? ""}; ${parts.join(", ")}; limits ${fixed(this.#axis.min, 2)} to ${fixed(this.#axis.max, 2)}`);
+    this.#svg.setAttribute(
+      "aria-label",
+      `${this.#axis.name}: ${this.#value.textContent ?? ""}; ${parts.join(", ")}; limits ${fixed(this.#axis.min, 2)} to ${fixed(this.#axis.max, 2)}`,
+    );
   }
 }
 
 /** A card's compact gauges, one per axis it moves that the arm describes (an axis the arm does not list is left out). */
-export function compactGauges(axisNames: readonly string[], axes: readonly ArmAxis[]): { readonly box: HTMLElement; readonly gauges: AxisGauge[] } {
+export function compactGauges(
+  axisNames: readonly string[],
+  axes: readonly ArmAxis[],
+): { readonly box: HTMLElement; readonly gauges: AxisGauge[] } {
   const box = el("div", { cls: "gauges compact" });
   const gauges: AxisGauge[] = [];
   for (const name of axisNames) {

@@ -49,8 +49,23 @@ export class CameraPanel {
       const img = el("img", { attrs: { alt: `camera ${view.name}`, "data-camera": view.name } });
       const caption = el("span");
       const where = el("span", { cls: "where" });
-      const root = el("figure", { cls: `camera${view.calibrated ? " calibrated" : ""}`, attrs: { "data-camera": view.name } }, [img, el("figcaption", {}, [caption, document.createTextNode(" "), where])]);
-      const shown: Shown = { view, root, img, caption, where, url: undefined, takenAt: undefined, stale: false, error: undefined, busy: false };
+      const root = el(
+        "figure",
+        { cls: `camera${view.calibrated ? " calibrated" : ""}`, attrs: { "data-camera": view.name } },
+        [img, el("figcaption", {}, [caption, document.createTextNode(" "), where])],
+      );
+      const shown: Shown = {
+        view,
+        root,
+        img,
+        caption,
+        where,
+        url: undefined,
+        takenAt: undefined,
+        stale: false,
+        error: undefined,
+        busy: false,
+      };
       if (view.calibrated) img.addEventListener("click", (e) => void this.#pointAt(shown, e));
       this.#shown.push(shown);
       box.appendChild(root);
@@ -70,7 +85,10 @@ export class CameraPanel {
   async #fetch(s: Shown): Promise<void> {
     s.busy = true;
     try {
-      const { blob, headers } = await this.#api.getBlob(`/v1/cameras/${encodeURIComponent(s.view.name)}/frame`, AbortSignal.timeout(8000));
+      const { blob, headers } = await this.#api.getBlob(
+        `/v1/cameras/${encodeURIComponent(s.view.name)}/frame`,
+        AbortSignal.timeout(8000),
+      );
       const url = URL.createObjectURL(blob);
       await new Promise<void>((resolve) => {
         s.img.addEventListener("load", () => resolve(), { once: true });
@@ -91,10 +109,14 @@ export class CameraPanel {
   }
 
   #caption(s: Shown): void {
-    const age = s.takenAt === undefined ? "no frame yet" : `taken ${((Date.now() - s.takenAt) / 1000).toFixed(1)} s ago`;
+    const age =
+      s.takenAt === undefined ? "no frame yet" : `taken ${((Date.now() - s.takenAt) / 1000).toFixed(1)} s ago`;
     const stale = s.stale || (s.takenAt !== undefined && Date.now() - s.takenAt > s.view.stale_after_ms);
     s.root.classList.toggle("stale", stale);
-    setText(s.caption, `${s.view.name}: ${age}${stale ? " (STALE)" : ""}${s.error ? ` — could not refresh: ${s.error}` : ""}${s.view.calibrated ? " — click a point for its table coordinates" : ""}`);
+    setText(
+      s.caption,
+      `${s.view.name}: ${age}${stale ? " (STALE)" : ""}${s.error ? ` — could not refresh: ${s.error}` : ""}${s.view.calibrated ? " — click a point for its table coordinates" : ""}`,
+    );
   }
 
   async #pointAt(s: Shown, e: MouseEvent): Promise<void> {
@@ -103,9 +125,14 @@ export class CameraPanel {
     const y = Math.round(((e.clientY - r.top) / r.height) * 1000);
     const x = Math.round(((e.clientX - r.left) / r.width) * 1000);
     try {
-      const p = await this.#api.get<TablePointView>(`/v1/cameras/${encodeURIComponent(s.view.name)}/table-point?y=${y}&x=${x}`);
+      const p = await this.#api.get<TablePointView>(
+        `/v1/cameras/${encodeURIComponent(s.view.name)}/table-point?y=${y}&x=${x}`,
+      );
       const [tx = Number.NaN, ty = Number.NaN, tz = Number.NaN] = p.table;
-      setText(s.where, `[${y}, ${x}] → table x=${tx.toFixed(3)} m, y=${ty.toFixed(3)} m, z=${tz.toFixed(3)} m${p.extrapolated ? " (outside the calibration points: less accurate)" : ""}`);
+      setText(
+        s.where,
+        `[${y}, ${x}] → table x=${tx.toFixed(3)} m, y=${ty.toFixed(3)} m, z=${tz.toFixed(3)} m${p.extrapolated ? " (outside the calibration points: less accurate)" : ""}`,
+      );
     } catch (error) {
       setText(s.where, `[${y}, ${x}]: ${describeError(error)}`);
     }

@@ -4,7 +4,8 @@ import { clockTime } from "./format.js";
 import type { CardFrameView, CardFramesList } from "./wire.js";
 
 /** Whose pictures: an action (unknown card: before and after) or an approval request (before, and the camera now). */
-export type FramesSubject = { readonly kind: "action"; readonly id: string } | { readonly kind: "approval"; readonly id: string };
+export type FramesSubject =
+  { readonly kind: "action"; readonly id: string } | { readonly kind: "approval"; readonly id: string };
 
 /** The after frame is taken once the motion settled: asked again this often, this many times. */
 const RETRY_MS = 1000;
@@ -36,7 +37,12 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
   const show = async (key: string, camera: string, path: string, caption: string): Promise<void> => {
     let fig = shown.get(key);
     if (!fig) {
-      fig = el("figure", { cls: "card-frame", attrs: { "data-frame": key.split(":")[0] ?? key } }, [el("img", { attrs: { alt: `${camera}, ${caption}`, "data-card-frame": camera, "data-frame": key.split(":")[0] ?? key } }), el("figcaption")]);
+      fig = el("figure", { cls: "card-frame", attrs: { "data-frame": key.split(":")[0] ?? key } }, [
+        el("img", {
+          attrs: { alt: `${camera}, ${caption}`, "data-card-frame": camera, "data-frame": key.split(":")[0] ?? key },
+        }),
+        el("figcaption"),
+      ]);
       shown.set(key, fig);
       box.appendChild(fig);
     }
@@ -54,7 +60,10 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
     setText(fig.querySelector("figcaption")!, `${camera}: ${caption}`);
   };
 
-  const base = subject.kind === "action" ? `/v1/actions/${encodeURIComponent(subject.id)}` : `/v1/approvals/${encodeURIComponent(subject.id)}`;
+  const base =
+    subject.kind === "action"
+      ? `/v1/actions/${encodeURIComponent(subject.id)}`
+      : `/v1/approvals/${encodeURIComponent(subject.id)}`;
   const load = async (attempt: number): Promise<void> => {
     if (!alive()) return;
     let list: CardFramesList;
@@ -62,16 +71,29 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
       list = await api.get<CardFramesList>(`${base}/frames`);
     } catch (error) {
       // Not kept yet (the capture is under way) or not at all (a restart, no camera): say which.
-      if (attempt < RETRIES && error instanceof ApiError && error.status === 404) return void setTimeout(() => void load(attempt + 1), RETRY_MS);
-      setText(status, `No camera frames for this ${subject.kind === "action" ? "action" : "request"}: ${describeError(error)}`);
+      if (attempt < RETRIES && error instanceof ApiError && error.status === 404)
+        return void setTimeout(() => void load(attempt + 1), RETRY_MS);
+      setText(
+        status,
+        `No camera frames for this ${subject.kind === "action" ? "action" : "request"}: ${describeError(error)}`,
+      );
       return;
     }
-    for (const f of list.frames) if (!shown.has(`${f.which}:${f.camera}`)) await show(`${f.which}:${f.camera}`, f.camera, f.url, captionOf(f, list.sent_at)).catch((e: unknown) => setText(status, describeError(e)));
+    for (const f of list.frames)
+      if (!shown.has(`${f.which}:${f.camera}`))
+        await show(`${f.which}:${f.camera}`, f.camera, f.url, captionOf(f, list.sent_at)).catch((e: unknown) =>
+          setText(status, describeError(e)),
+        );
     const cameras = [...new Set(list.frames.map((f) => f.camera))];
     const missing = Object.entries(list.missing).map(([k, why]) => `${k}: ${why}`);
     if (subject.kind === "action") {
       const afterMissing = cameras.some((c) => !list.frames.some((f) => f.which === "after" && f.camera === c));
-      setText(status, afterMissing ? "Camera frames: the one after it settled is being taken…" : "Camera frames: before the call, and after it settled. Compare them with the arm itself.");
+      setText(
+        status,
+        afterMissing
+          ? "Camera frames: the one after it settled is being taken…"
+          : "Camera frames: before the call, and after it settled. Compare them with the arm itself.",
+      );
       if (afterMissing && attempt < RETRIES) setTimeout(() => void load(attempt + 1), RETRY_MS);
     } else {
       setText(status, "Camera frames: as the call arrived, and now. Nothing has moved for this request yet.");
@@ -82,7 +104,12 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
 
   const refreshNow = async (camera: string): Promise<void> => {
     if (!alive()) return;
-    await show(`now:${camera}`, camera, `/v1/cameras/${encodeURIComponent(camera)}/frame`, `now (${clockTime(Date.now())})`).catch(() => undefined);
+    await show(
+      `now:${camera}`,
+      camera,
+      `/v1/cameras/${encodeURIComponent(camera)}/frame`,
+      `now (${clockTime(Date.now())})`,
+    ).catch(() => undefined);
     setTimeout(() => void refreshNow(camera), NOW_MS);
   };
 
@@ -95,7 +122,10 @@ function captionOf(f: CardFrameView, sentAt: number | null): string {
   let relation = "";
   if (sentAt !== null && f.clock === "wall") {
     const lead = sentAt - f.captured_at;
-    relation = lead >= 0 ? `, ${Math.round(lead)} ms before it was sent` : `, ${Math.round(-lead)} ms AFTER it was sent: it may show the motion's start`;
+    relation =
+      lead >= 0
+        ? `, ${Math.round(lead)} ms before it was sent`
+        : `, ${Math.round(-lead)} ms AFTER it was sent: it may show the motion's start`;
   }
   return `before the call, taken ${when}${relation}${f.stale ? " (STALE)" : ""}`;
 }

@@ -54,7 +54,10 @@ export class HaltBar {
     } catch (error) {
       if (n !== this.#sent) return;
       this.#unsentAt = Date.now();
-      this.#outcome("bad", `HALT NOT SENT: the bridge did not take it (${describeError(error)}). The arm may still be moving: use the emergency stop if it moves.`);
+      this.#outcome(
+        "bad",
+        `HALT NOT SENT: the bridge did not take it (${describeError(error)}). The arm may still be moving: use the emergency stop if it moves.`,
+      );
     }
     this.#changed();
   }
@@ -64,7 +67,11 @@ export class HaltBar {
     if (s && this.#unsentAt !== undefined && !s.halted) {
       const at = this.#unsentAt;
       this.#unsentAt = undefined;
-      this.#receipt("warn", `The bridge answers again (${clockTime(Date.now())}), and your HALT at ${clockTime(at)} never reached it: nothing is halted. Press HALT again if the arm must stop.`, NOT_REACHED_MS);
+      this.#receipt(
+        "warn",
+        `The bridge answers again (${clockTime(Date.now())}), and your HALT at ${clockTime(at)} never reached it: nothing is halted. Press HALT again if the arm must stop.`,
+        NOT_REACHED_MS,
+      );
     }
     if (s?.halted && s.halt) this.#showLatch(s.halt);
     else this.#hideLatch();
@@ -73,7 +80,12 @@ export class HaltBar {
   /** A halt_released event: whoever released it, from whichever console, the newest release is the receipt. */
   released(halts: readonly HaltView[]): void {
     const newest = [...halts].sort((a, b) => (b.released_at ?? 0) - (a.released_at ?? 0))[0];
-    if (newest?.released_by) this.#receipt("ok", `Released by ${newest.released_by} at ${clockTime(newest.released_at ?? Date.now())}: motions are accepted again.`, RECEIPT_MS);
+    if (newest?.released_by)
+      this.#receipt(
+        "ok",
+        `Released by ${newest.released_by} at ${clockTime(newest.released_at ?? Date.now())}: motions are accepted again.`,
+        RECEIPT_MS,
+      );
   }
 
   #showLatch(h: HaltView): void {
@@ -87,7 +99,12 @@ export class HaltBar {
     bar.hidden = false;
     this.#unsentAt = undefined;
     this.#hideOutcome();
-    const answer = h.confirmed === null ? "waiting for the arm's answer" : h.confirmed ? "the arm confirmed it" : "the arm did NOT confirm it: it may still be moving \u2014 use the emergency stop if it moves";
+    const answer =
+      h.confirmed === null
+        ? "waiting for the arm's answer"
+        : h.confirmed
+          ? "the arm confirmed it"
+          : "the arm did NOT confirm it: it may still be moving \u2014 use the emergency stop if it moves";
     const cls = `latch halted${h.confirmed === false ? " unconfirmed" : ""}`;
     if (bar.className !== cls) bar.className = cls;
     setText($("latch-text"), `HALTED at ${clockTime(h.halted_at)} by ${h.who}; ${answer}.`);

@@ -64,7 +64,9 @@ export class OutcomeCard {
       ctx.showRow(id);
     });
     const meta = el("p", { cls: "meta" }, [
-      document.createTextNode(`action ${id} \u00b7 call ${action.call_id} \u00b7 asked by ${clientLabel(action.client)} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `),
+      document.createTextNode(
+        `action ${id} \u00b7 call ${action.call_id} \u00b7 asked by ${clientLabel(action.client)} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `,
+      ),
       rowLink,
     ]);
     const { box: gaugeBox, gauges } = compactGauges(moved, ctx.axes);
@@ -73,7 +75,15 @@ export class OutcomeCard {
     const details = el("details", { cls: "evidence" }, [
       el("summary", { text: "What the bridge saw" }),
       el("p", { text: action.description ?? action.message ?? "No conclusive evidence." }),
-      ...(notes.length ? [el("ul", {}, notes.map((n) => el("li", { text: n })))] : []),
+      ...(notes.length
+        ? [
+            el(
+              "ul",
+              {},
+              notes.map((n) => el("li", { text: n })),
+            ),
+          ]
+        : []),
     ]);
     const noteId = `note-${id}`;
     this.#note = el("textarea", { attrs: { id: noteId, rows: "1", maxlength: "2000", "data-role": "note" } });
@@ -82,9 +92,21 @@ export class OutcomeCard {
     this.#error = el("p", { cls: "err", attrs: { role: "alert" } });
     this.#reported = el("div", { cls: "reported", attrs: { "data-role": "reported", role: "status" } });
     this.#secondText = el("p", { cls: "second-text" });
-    this.#secondYes = el("button", { cls: "second-yes", text: "Yes, I see it at the target \u2014 record \u201creached\u201d", attrs: { type: "button", "data-role": "confirm-reached" } });
-    const secondNo = el("button", { cls: "second-no", text: "Back", attrs: { type: "button", "data-role": "cancel-reached" } });
-    this.#second = el("div", { cls: "second-step", attrs: { role: "alertdialog", "aria-label": "Confirm reached", hidden: "" } }, [this.#secondText, el("div", { cls: "second-buttons" }, [this.#secondYes, secondNo])]);
+    this.#secondYes = el("button", {
+      cls: "second-yes",
+      text: "Yes, I see it at the target \u2014 record \u201creached\u201d",
+      attrs: { type: "button", "data-role": "confirm-reached" },
+    });
+    const secondNo = el("button", {
+      cls: "second-no",
+      text: "Back",
+      attrs: { type: "button", "data-role": "cancel-reached" },
+    });
+    this.#second = el(
+      "div",
+      { cls: "second-step", attrs: { role: "alertdialog", "aria-label": "Confirm reached", hidden: "" } },
+      [this.#secondText, el("div", { cls: "second-buttons" }, [this.#secondYes, secondNo])],
+    );
     this.#secondYes.addEventListener("click", () => {
       const reached = this.#options.find((o) => o.outcome === "reached");
       if (reached) void this.#answer(reached);
@@ -92,13 +114,19 @@ export class OutcomeCard {
     secondNo.addEventListener("click", () => (this.#second.hidden = true));
     this.root = el("article", { cls: "card unknown", attrs: { "data-action-id": id, id: `card-${id}` } }, [
       el("h3", { text: `Did this ${action.tool} happen? Look at the arm.` }),
-      el("p", { cls: "lead", text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target; ${releasesText(action.resources)} accept no motion until you answer.` }),
+      el("p", {
+        cls: "lead",
+        text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target; ${releasesText(action.resources)} accept no motion until you answer.`,
+      }),
       meta,
       el("div", { cls: "args", text: `${action.tool} ${json(action.args)}` }),
       gaugeBox,
       this.#reported,
       details,
-      el("div", { cls: "note-row" }, [el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }), this.#note]),
+      el("div", { cls: "note-row" }, [
+        el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }),
+        this.#note,
+      ]),
       this.#buttonRow,
       this.#second,
       this.#hint,
@@ -120,7 +148,9 @@ export class OutcomeCard {
 
   #setOptions(options: readonly ShownOption[] | null): void {
     const list = options?.length ? options : fallbackOptions(this.#action);
-    const same = list.length === this.#buttons.length && list.every((o, i) => this.#buttons[i]?.getAttribute("data-outcome") === o.outcome);
+    const same =
+      list.length === this.#buttons.length &&
+      list.every((o, i) => this.#buttons[i]?.getAttribute("data-outcome") === o.outcome);
     if (!same) {
       this.#buttonRow.replaceChildren();
       this.#buttons.length = 0;
@@ -147,7 +177,9 @@ export class OutcomeCard {
       const b = this.#buttons[i];
       const told = this.#told[i];
       if (!b || !told) return;
-      const follows = o.what_follows ?? `${isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : ""} The model is told: \u201c${o.model_is_told}\u201d`;
+      const follows =
+        o.what_follows ??
+        `${isOutcome(o.outcome) ? WHERE_THE_ARM_IS[o.outcome] : ""} The model is told: \u201c${o.model_is_told}\u201d`;
       const lines = [o.label, `Releases: ${releasesText(o.releases)}`, follows.trim()];
       const key = lines.join("\n");
       if (b.dataset.text !== key) {
@@ -183,7 +215,17 @@ export class OutcomeCard {
     const from = this.#action.command?.from ?? {};
     for (const g of this.#gauges) {
       const n = g.axis.name;
-      g.update({ live: live.pose[n], liveAt: live.poseAt, stale: live.stale, moving: live.moving.includes(n), before: from[n], target: targets[n] }, now);
+      g.update(
+        {
+          live: live.pose[n],
+          liveAt: live.poseAt,
+          stale: live.stale,
+          moving: live.moving.includes(n),
+          before: from[n],
+          target: targets[n],
+        },
+        now,
+      );
     }
     const reports: AxisReport[] = [];
     for (const [name, target] of Object.entries(targets)) {
@@ -196,7 +238,13 @@ export class OutcomeCard {
       this.#reported.dataset.text = key;
       this.#reported.replaceChildren(
         el("span", { cls: "reported-head", text: "The arm reports " }),
-        ...reports.map((r) => el("span", { cls: `reported-axis ${r.standing.kind === "at" && !r.stale ? "at" : "off"}`, text: r.text, attrs: { "data-axis": r.axis } })),
+        ...reports.map((r) =>
+          el("span", {
+            cls: `reported-axis ${r.standing.kind === "at" && !r.stale ? "at" : "off"}`,
+            text: r.text,
+            attrs: { "data-axis": r.axis },
+          }),
+        ),
       );
     }
     if (!this.#second.hidden && !reportsReached(reports)) setText(this.#secondText, reachedQuestion(reports));
@@ -213,7 +261,9 @@ export class OutcomeCard {
       const body: Record<string, string> = { outcome: option.outcome, operator };
       if (note) body.note = note;
       await this.#ctx.api.post(`/v1/actions/${encodeURIComponent(this.#action.action_id)}/confirm`, body);
-      this.#ctx.done(`${clockTime(Date.now())} \u2014 recorded for ${this.#action.tool} ${this.#action.action_id}: \u201c${option.label}\u201d (by ${operator}). Released: ${releasesText(option.releases)}.`);
+      this.#ctx.done(
+        `${clockTime(Date.now())} \u2014 recorded for ${this.#action.tool} ${this.#action.action_id}: \u201c${option.label}\u201d (by ${operator}). Released: ${releasesText(option.releases)}.`,
+      );
       this.root.remove();
     } catch (error) {
       this.#busy = false;

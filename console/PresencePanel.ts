@@ -60,7 +60,13 @@ export class PresencePanel {
     this.#timer = setInterval(() => void this.beat(), every);
     document.addEventListener("visibilitychange", () => void this.beat());
     // keepalive: the request outlives the page that sends it.
-    window.addEventListener("pagehide", () => void this.#api.post("/v1/presence", { session: this.#session, leaving: true }, { keepalive: true }).catch(() => undefined));
+    window.addEventListener(
+      "pagehide",
+      () =>
+        void this.#api
+          .post("/v1/presence", { session: this.#session, leaving: true }, { keepalive: true })
+          .catch(() => undefined),
+    );
     await this.beat();
   }
 
@@ -70,7 +76,10 @@ export class PresencePanel {
     if (document.visibilityState !== "visible") return this.#render();
     const operator = this.#operator();
     try {
-      const view = await this.#api.post<PresenceView>("/v1/presence", { session: this.#session, ...(operator ? { operator } : {}) });
+      const view = await this.#api.post<PresenceView>("/v1/presence", {
+        session: this.#session,
+        ...(operator ? { operator } : {}),
+      });
       this.#tag = view.yours ?? this.#tag;
       this.#show(view);
       this.#beatError = undefined;
@@ -110,9 +119,12 @@ export class PresencePanel {
     const present = v.operator !== null;
     let text: string;
     if (hidden) text = "HOLD-TO-RUN: this page is hidden, so it does not count as an operator at the arm.";
-    else if (this.#beatError) text = `HOLD-TO-RUN: this console cannot reach the bridge (${this.#beatError}); it does not count as present.`;
-    else if (present) text = `HOLD-TO-RUN: ${v.operator} is present${mine?.operator === v.operator ? " (this console)" : ""}. Motions are admitted while a named operator's console stays open; if it goes quiet for ${v.timeout_ms} ms mid-motion, the arm is halted.`;
-    else text = `HOLD-TO-RUN: NO OPERATOR PRESENT. Motions are refused: ${v.missing ?? "no operator"}.${this.#operator() ? "" : " Type your name to be the operator at the arm."}`;
+    else if (this.#beatError)
+      text = `HOLD-TO-RUN: this console cannot reach the bridge (${this.#beatError}); it does not count as present.`;
+    else if (present)
+      text = `HOLD-TO-RUN: ${v.operator} is present${mine?.operator === v.operator ? " (this console)" : ""}. Motions are admitted while a named operator's console stays open; if it goes quiet for ${v.timeout_ms} ms mid-motion, the arm is halted.`;
+    else
+      text = `HOLD-TO-RUN: NO OPERATOR PRESENT. Motions are refused: ${v.missing ?? "no operator"}.${this.#operator() ? "" : " Type your name to be the operator at the arm."}`;
     bar.className = `presence ${present && !hidden && !this.#beatError ? "ok" : "bad"}`;
     bar.dataset.operator = v.operator ?? "";
     setText($("presence-text"), text);

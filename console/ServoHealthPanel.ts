@@ -23,7 +23,11 @@ export class ServoHealthPanel {
   }
 
   /** `gaugeOf`: the gauge element of an axis, where its health line goes. `stale`: the values are the last seen, not now. */
-  update(health: readonly ServoHealthView[] | undefined, stale: boolean, gaugeOf: (axis: string) => HTMLElement | undefined): void {
+  update(
+    health: readonly ServoHealthView[] | undefined,
+    stale: boolean,
+    gaugeOf: (axis: string) => HTMLElement | undefined,
+  ): void {
     const seen = new Set<string>();
     for (const h of health ?? []) {
       const gauge = gaugeOf(h.axis);
@@ -39,7 +43,10 @@ export class ServoHealthPanel {
       const level = worst(h.alerts);
       line.className = `servo-health${level ? ` ${level}` : ""}${stale ? " stale" : ""}`;
       line.dataset.level = level ?? "ok";
-      setText(line, `servo ${h.servo_id}: ${readings(h).join(" \u00b7 ") || "no reading yet"}${stale ? " (last seen)" : ""}`);
+      setText(
+        line,
+        `servo ${h.servo_id}: ${readings(h).join(" \u00b7 ") || "no reading yet"}${stale ? " (last seen)" : ""}`,
+      );
     }
     for (const [axis, line] of this.#lines) {
       if (seen.has(axis)) continue;
@@ -55,10 +62,16 @@ export class ServoHealthPanel {
     if (key === this.#alertsKey) return;
     this.#alertsKey = key;
     this.#alerts.hidden = sorted.length === 0;
-    this.#alerts.classList.toggle("has-alarm", sorted.some((a) => a.level === "alarm"));
+    this.#alerts.classList.toggle(
+      "has-alarm",
+      sorted.some((a) => a.level === "alarm"),
+    );
     this.#alerts.replaceChildren(
       ...sorted.map((a) =>
-        el("p", { cls: `servo-alert ${a.level}`, attrs: { "data-level": a.level } }, [el("b", { text: `${a.level === "alarm" ? "SERVO ALARM" : "Servo warning"}: ${a.message}. ` }), document.createTextNode(a.advice)]),
+        el("p", { cls: `servo-alert ${a.level}`, attrs: { "data-level": a.level } }, [
+          el("b", { text: `${a.level === "alarm" ? "SERVO ALARM" : "Servo warning"}: ${a.message}. ` }),
+          document.createTextNode(a.advice),
+        ]),
       ),
     );
   }
@@ -71,8 +84,14 @@ function worst(alerts: readonly ServoAlertView[]): ServoAlertView["level"] | und
 /** The readings, each with the servo's own limit beside it where it has one. */
 function readings(h: ServoHealthView): string[] {
   const out: string[] = [];
-  if (h.temperature_c !== undefined) out.push(`${h.temperature_c} \u00b0C${h.temperature_limit_c === undefined ? "" : ` (limit ${h.temperature_limit_c})`}`);
-  if (h.voltage_v !== undefined) out.push(`${h.voltage_v.toFixed(1)} V${h.voltage_min_v === undefined || h.voltage_max_v === undefined ? "" : ` (${h.voltage_min_v.toFixed(1)}\u2013${h.voltage_max_v.toFixed(1)})`}`);
+  if (h.temperature_c !== undefined)
+    out.push(
+      `${h.temperature_c} \u00b0C${h.temperature_limit_c === undefined ? "" : ` (limit ${h.temperature_limit_c})`}`,
+    );
+  if (h.voltage_v !== undefined)
+    out.push(
+      `${h.voltage_v.toFixed(1)} V${h.voltage_min_v === undefined || h.voltage_max_v === undefined ? "" : ` (${h.voltage_min_v.toFixed(1)}\u2013${h.voltage_max_v.toFixed(1)})`}`,
+    );
   if (h.load_pct !== undefined) out.push(`load ${Math.abs(h.load_pct).toFixed(0)} %`);
   if (h.hardware_errors.length > 0) out.push(`ERROR: ${h.hardware_errors.join(", ").replace(/_/g, " ")}`);
   else if (h.shut_down) out.push("SHUT DOWN: torque off until recovered");

@@ -45,7 +45,13 @@ const MATERIALS: Readonly<Record<Look, Material>> = {
   target: solid(0xe07a10, 0.42),
   // ... or where a motion awaiting approval would go (the gauges' "requested" purple).
   requested: solid(0x8e3fc0, 0.42),
-  keep_out: new MeshBasicMaterial({ color: 0xd0021b, transparent: true, opacity: 0.16, depthWrite: false, side: DoubleSide }),
+  keep_out: new MeshBasicMaterial({
+    color: 0xd0021b,
+    transparent: true,
+    opacity: 0.16,
+    depthWrite: false,
+    side: DoubleSide,
+  }),
   refusal: new MeshBasicMaterial({ color: 0xd0021b, wireframe: true }),
 };
 const EDGES: Readonly<Record<Look, LineBasicMaterial>> = {
@@ -57,7 +63,13 @@ const EDGES: Readonly<Record<Look, LineBasicMaterial>> = {
   refusal: new LineBasicMaterial({ color: 0xd0021b }),
 };
 const KEEP_IN_LINE = new LineBasicMaterial({ color: 0x2e7d32 });
-const FLOOR = new MeshBasicMaterial({ color: 0xe8e4da, side: DoubleSide, transparent: true, opacity: 0.85, depthWrite: false });
+const FLOOR = new MeshBasicMaterial({
+  color: 0xe8e4da,
+  side: DoubleSide,
+  transparent: true,
+  opacity: 0.85,
+  depthWrite: false,
+});
 
 const Y = new Vector3(0, 1, 0);
 
@@ -109,7 +121,10 @@ export function markerObject(at: readonly number[], radius: number): Object3D {
 }
 
 /** The workspace as the envelope checks it: the keep_in box (green edges), the floor (a plane with a 10 cm grid) and the keep-out zones (translucent red). */
-export function workspaceObject(envelope: EnvelopeDescriptionView, around: { readonly center: Vector3; readonly radius: number }): Object3D {
+export function workspaceObject(
+  envelope: EnvelopeDescriptionView,
+  around: { readonly center: Vector3; readonly radius: number },
+): Object3D {
   const group = new Group();
   const keepIn = envelope.keep_in ? { min: vec(envelope.keep_in.min), max: vec(envelope.keep_in.max) } : undefined;
   if (keepIn) {
@@ -122,7 +137,12 @@ export function workspaceObject(envelope: EnvelopeDescriptionView, around: { rea
     const cx = keepIn ? (keepIn.min.x + keepIn.max.x) / 2 : around.center.x;
     const cy = keepIn ? (keepIn.min.y + keepIn.max.y) / 2 : around.center.y;
     // Whole decimetres, so the grid's lines fall every 10 cm.
-    const span = Math.max(0.2, Math.ceil(10 * (keepIn ? Math.max(keepIn.max.x - keepIn.min.x, keepIn.max.y - keepIn.min.y) : 2 * around.radius)) / 10);
+    const span = Math.max(
+      0.2,
+      Math.ceil(
+        10 * (keepIn ? Math.max(keepIn.max.x - keepIn.min.x, keepIn.max.y - keepIn.min.y) : 2 * around.radius),
+      ) / 10,
+    );
     const floor = new Mesh(UNIT_PLANE, FLOOR);
     floor.position.set(cx, cy, envelope.floor_z);
     floor.scale.set(span, span, 1);

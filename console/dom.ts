@@ -17,7 +17,11 @@ export interface ElOptions {
   readonly attrs?: Readonly<Record<string, string>>;
 }
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, options: ElOptions = {}, children: readonly Node[] = []): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  options: ElOptions = {},
+  children: readonly Node[] = [],
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (options.cls) e.className = options.cls;
   if (options.text !== undefined) e.textContent = String(options.text);
@@ -28,7 +32,10 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, options: ElOpt
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Readonly<Record<string, string | number>> = {}): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Readonly<Record<string, string | number>> = {},
+): SVGElementTagNameMap[K] {
   const e = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;

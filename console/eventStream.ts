@@ -38,7 +38,11 @@ export function parseEventBlock(block: string): { event: string; data: string } 
 }
 
 /** Reads the stream until `signal` aborts, reconnecting every second after a drop; stops for good on 401. */
-export async function runEventStream(api: ApiClient, handlers: EventStreamHandlers, signal: AbortSignal): Promise<void> {
+export async function runEventStream(
+  api: ApiClient,
+  handlers: EventStreamHandlers,
+  signal: AbortSignal,
+): Promise<void> {
   let attempt = 0;
   let downSince = Date.now();
   handlers.onStatus({ state: "connecting", since: downSince });

@@ -27,7 +27,9 @@ export function clockTime(at: number): string {
 }
 
 /** Who sent a call, as the operator reads it: "agent gemini-2.5-flash (session 3f2a…)"; rows from before clients were recorded say so. */
-export function clientLabel(client: { readonly kind: string; readonly name: string; readonly session?: string | undefined } | null | undefined): string {
+export function clientLabel(
+  client: { readonly kind: string; readonly name: string; readonly session?: string | undefined } | null | undefined,
+): string {
   if (!client) return "a caller not recorded";
   return `${client.kind} ${client.name}${client.session ? ` (session ${client.session})` : ""}`;
 }

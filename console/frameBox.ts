@@ -13,7 +13,8 @@ export function distanceToFrameBox(box: Box3, toCamera: Vector3, tanHalfWidth: n
   const forward = toCamera.clone().negate();
   const right = new Vector3().crossVectors(forward, new Vector3(0, 0, 1));
   // Looking straight down there is no "sideways" from z-up: frame the box's bounding sphere instead.
-  if (right.lengthSq() < 1e-9) return box.getSize(new Vector3()).length() / 2 / Math.sin(Math.atan(Math.min(tanHalfWidth, tanHalfHeight)));
+  if (right.lengthSq() < 1e-9)
+    return box.getSize(new Vector3()).length() / 2 / Math.sin(Math.atan(Math.min(tanHalfWidth, tanHalfHeight)));
   right.normalize();
   const up = new Vector3().crossVectors(right, forward).normalize();
   let distance = 0;
@@ -22,7 +23,11 @@ export function distanceToFrameBox(box: Box3, toCamera: Vector3, tanHalfWidth: n
       for (const z of [box.min.z, box.max.z]) {
         const q = new Vector3(x, y, z).sub(center);
         const towards = q.dot(toCamera);
-        distance = Math.max(distance, towards + Math.abs(q.dot(right)) / tanHalfWidth, towards + Math.abs(q.dot(up)) / tanHalfHeight);
+        distance = Math.max(
+          distance,
+          towards + Math.abs(q.dot(right)) / tanHalfWidth,
+          towards + Math.abs(q.dot(up)) / tanHalfHeight,
+        );
       }
   return distance;
 }

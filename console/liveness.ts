@@ -54,13 +54,24 @@ function linkText(link: LinkView): Pill {
   switch (link.state) {
     case "connected": {
       // An arm that came back as a new incarnation (a power loss, a reboot) says so: what was in flight was cut short.
-      const back = link.last_loss?.incarnation_changed && link.last_loss.returned_at !== undefined ? ` (back after a power loss or restart at ${clockTime(link.last_loss.returned_at)})` : "";
+      const back =
+        link.last_loss?.incarnation_changed && link.last_loss.returned_at !== undefined
+          ? ` (back after a power loss or restart at ${clockTime(link.last_loss.returned_at)})`
+          : "";
       return { tone: "ok", text: "ARM LINK: CONNECTED", detail: back };
     }
     case "reconnecting": {
-      if (link.error_code === "ARMB_ERR_DEVICE_REPLACED") return { tone: "bad", text: `ARM LINK: ANOTHER DEVICE ANSWERED since ${clockTime(link.since)} — not driven; reconnect the arm` };
+      if (link.error_code === "ARMB_ERR_DEVICE_REPLACED")
+        return {
+          tone: "bad",
+          text: `ARM LINK: ANOTHER DEVICE ANSWERED since ${clockTime(link.since)} — not driven; reconnect the arm`,
+        };
       const next = link.next_attempt_at !== undefined ? `, next try ${clockTime(link.next_attempt_at)}` : "";
-      return { tone: "bad", text: "ARM LINK: RECONNECTING", detail: ` since ${clockTime(link.since)}${link.attempt !== undefined ? ` (attempt ${link.attempt}${next})` : ""}` };
+      return {
+        tone: "bad",
+        text: "ARM LINK: RECONNECTING",
+        detail: ` since ${clockTime(link.since)}${link.attempt !== undefined ? ` (attempt ${link.attempt}${next})` : ""}`,
+      };
     }
     case "down":
       return { tone: "bad", text: "ARM LINK: DOWN", detail: ` since ${clockTime(link.since)}` };
@@ -73,12 +84,21 @@ export function linkPill(l: Liveness): Pill {
   if (!l.state) return { tone: "unknown", text: "ARM LINK: NOT KNOWN YET" };
   if (l.state.link) {
     const p = linkText(l.state.link);
-    if (l.state.link.state === "connected" && valuesStale(l)) return { tone: "bad", text: "ARM LINK: CONNECTED, NO STATUS", detail: ` since ${l.sampleAt === undefined ? "start" : clockTime(l.sampleAt)}` };
+    if (l.state.link.state === "connected" && valuesStale(l))
+      return {
+        tone: "bad",
+        text: "ARM LINK: CONNECTED, NO STATUS",
+        detail: ` since ${l.sampleAt === undefined ? "start" : clockTime(l.sampleAt)}`,
+      };
     return p;
   }
   // A bridge without the link field: the status age is all there is.
   return valuesStale(l)
-    ? { tone: "bad", text: "ARM LINK: NO STATUS", detail: ` since ${l.sampleAt === undefined ? "start" : clockTime(l.sampleAt)}` }
+    ? {
+        tone: "bad",
+        text: "ARM LINK: NO STATUS",
+        detail: ` since ${l.sampleAt === undefined ? "start" : clockTime(l.sampleAt)}`,
+      }
     : { tone: "ok", text: "ARM LINK: STATUS ARRIVING" };
 }
 
@@ -87,11 +107,21 @@ export function armPill(l: Liveness): Pill {
   if (!s || l.sampleAt === undefined) return { tone: "unknown", text: "ARM: NO DATA YET" };
   // A latched bridge is the first thing to know about the arm: it takes no motion until released (the bar below says by whom).
   const halted = s.halted ? "ARM: HALTED" : "";
-  if (valuesStale(l)) return halted ? { tone: "bad", text: halted, detail: ` \u00b7 LAST SEEN ${clockTime(l.sampleAt)}` } : { tone: "unknown", text: `ARM: LAST SEEN ${clockTime(l.sampleAt)}`, detail: " (values below are old)" };
+  if (valuesStale(l))
+    return halted
+      ? { tone: "bad", text: halted, detail: ` \u00b7 LAST SEEN ${clockTime(l.sampleAt)}` }
+      : { tone: "unknown", text: `ARM: LAST SEEN ${clockTime(l.sampleAt)}`, detail: " (values below are old)" };
   const moving = s.moving.length ? `MOVING: ${s.moving.join(", ")}` : "";
-  if (halted) return { tone: "bad", text: [halted, ...(s.faults.length ? [`FAULT: ${s.faults.join(", ")}`] : []), ...(moving ? [moving] : [])].join(" \u00b7 ") };
+  if (halted)
+    return {
+      tone: "bad",
+      text: [halted, ...(s.faults.length ? [`FAULT: ${s.faults.join(", ")}`] : []), ...(moving ? [moving] : [])].join(
+        " \u00b7 ",
+      ),
+    };
   // A fault on one axis must not hide another axis in motion.
-  if (s.faults.length) return { tone: "bad", text: `ARM FAULT: ${s.faults.join(", ")}${moving ? ` \u00b7 ${moving}` : ""}` };
+  if (s.faults.length)
+    return { tone: "bad", text: `ARM FAULT: ${s.faults.join(", ")}${moving ? ` \u00b7 ${moving}` : ""}` };
   if (moving) return { tone: "moving", text: `ARM ${moving}` };
   return { tone: "ok", text: "ARM: STILL" };
 }
@@ -111,7 +141,9 @@ export function decisionsPill({ unknowns, approvals, known, halted }: Decisions)
   if (halted) parts.push("RELEASE");
   if (approvals) parts.push(`${approvals} TO APPROVE`);
   if (unknowns) parts.push(`${unknowns} TO CONFIRM`);
-  return parts.length ? { tone: "warn", text: `WAITING FOR YOU: ${parts.join(", ")}` } : { tone: "ok", text: "NOTHING WAITING" };
+  return parts.length
+    ? { tone: "warn", text: `WAITING FOR YOU: ${parts.join(", ")}` }
+    : { tone: "ok", text: "NOTHING WAITING" };
 }
 
 /** A pill on the page: its text, and its detail in a span a phone leaves off. */
@@ -121,5 +153,8 @@ export function setPill(id: string, pill: Pill): void {
   if (p.className !== cls) p.className = cls;
   const full = pill.text + (pill.detail ?? "");
   if (p.textContent === full) return;
-  p.replaceChildren(document.createTextNode(pill.text), ...(pill.detail ? [el("span", { cls: "pill-detail", text: pill.detail })] : []));
+  p.replaceChildren(
+    document.createTextNode(pill.text),
+    ...(pill.detail ? [el("span", { cls: "pill-detail", text: pill.detail })] : []),
+  );
 }

@@ -18,7 +18,15 @@ import { armPill, decisionsPill, linkPill, setPill, streamPill, valuesStale, typ
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
 import { PresencePanel } from "./PresencePanel.js";
 import { ServoHealthPanel } from "./ServoHealthPanel.js";
-import type { ActionView, ApprovalView, ArmDescription, ExecutorEventView, Pose, SecurityReport, StateView } from "./wire.js";
+import type {
+  ActionView,
+  ApprovalView,
+  ArmDescription,
+  ExecutorEventView,
+  Pose,
+  SecurityReport,
+  StateView,
+} from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
@@ -84,13 +92,21 @@ class OperatorConsole {
       this.#syncButtons();
       void this.#presence.beat();
     });
-    this.#presence = new PresencePanel(api, () => this.#operator.value.trim(), () => this.#render());
+    this.#presence = new PresencePanel(
+      api,
+      () => this.#operator.value.trim(),
+      () => this.#render(),
+    );
     this.#cameras = new CameraPanel(api);
     this.#arm3d = new ArmViews(api, $("arm3d"));
-    this.#haltBar = new HaltBar(api, () => this.#operator.value.trim(), () => {
-      void this.#refreshState();
-      this.#history.refresh(0);
-    });
+    this.#haltBar = new HaltBar(
+      api,
+      () => this.#operator.value.trim(),
+      () => {
+        void this.#refreshState();
+        this.#history.refresh(0);
+      },
+    );
   }
 
   get #ctx(): CardContext {
@@ -139,7 +155,11 @@ class OperatorConsole {
     const box = $("security-warnings");
     try {
       const report = await this.#api.get<SecurityReport>("/v1/security");
-      box.replaceChildren(...report.warnings.map((w) => el("p", { text: `SECURITY WARNING: ${w.message}`, attrs: { "data-kind": w.kind } })));
+      box.replaceChildren(
+        ...report.warnings.map((w) =>
+          el("p", { text: `SECURITY WARNING: ${w.message}`, attrs: { "data-kind": w.kind } }),
+        ),
+      );
       box.hidden = report.warnings.length === 0;
     } catch (error) {
       // An older bridge has no such route; anything else is worth saying.
@@ -224,7 +244,8 @@ class OperatorConsole {
   async #trackMotion(actionId: string): Promise<void> {
     try {
       const a = await this.#api.get<ActionView>(`/v1/actions/${encodeURIComponent(actionId)}`);
-      if (a.state === "started") this.#active.set(actionId, { targets: a.command?.targets ?? {}, from: a.command?.from ?? {} });
+      if (a.state === "started")
+        this.#active.set(actionId, { targets: a.command?.targets ?? {}, from: a.command?.from ?? {} });
     } catch {
       // The gauges still show the live pose; only the before/target marks are missing.
     }
@@ -283,7 +304,11 @@ class OperatorConsole {
     const lost = s.ledger?.lost;
     const lostBox = $("ledger-lost");
     lostBox.hidden = !lost;
-    if (lost) setText(lostBox, `THE LEDGER IS LOST (${lost.code}): ${lost.message} Motion calls fail until the bridge is restarted.`);
+    if (lost)
+      setText(
+        lostBox,
+        `THE LEDGER IS LOST (${lost.code}): ${lost.message} Motion calls fail until the bridge is restarted.`,
+      );
     this.#render();
   }
 
@@ -315,11 +340,20 @@ class OperatorConsole {
     for (const c of this.#cards.values()) c.sync();
     for (const c of this.#approvalCards.values()) c.sync();
     const waiting = this.#cards.size + this.#approvalCards.size > 0;
-    this.#operator.classList.toggle("missing", (waiting || this.#presence.required) && this.#operator.value.trim() === "");
+    this.#operator.classList.toggle(
+      "missing",
+      (waiting || this.#presence.required) && this.#operator.value.trim() === "",
+    );
   }
 
   #liveness(now: number): Liveness {
-    return { stream: this.#stream, state: this.#state, sampleAt: this.#sampleAt, staleAfterMs: this.#arm?.stale_after_ms ?? 500, now };
+    return {
+      stream: this.#stream,
+      state: this.#state,
+      sampleAt: this.#sampleAt,
+      staleAfterMs: this.#arm?.stale_after_ms ?? 500,
+      now,
+    };
   }
 
   #render(): void {
@@ -332,7 +366,10 @@ class OperatorConsole {
     // "Nothing waiting" is a claim about now: only the live stream can make it.
     const live = this.#stream.state === "live" && this.#state !== undefined;
     const halted = live && this.#state?.halted === true;
-    setPill("need", decisionsPill({ unknowns: this.#cards.size, approvals: this.#approvalCards.size, known: live, halted }));
+    setPill(
+      "need",
+      decisionsPill({ unknowns: this.#cards.size, approvals: this.#approvalCards.size, known: live, halted }),
+    );
     $("nothing").hidden = waiting > 0 || !live;
     // The halt's bar says it; this line only says that nothing else waits.
     setText($("nothing"), halted ? "Nothing else is waiting for you." : NOTHING_WAITING);
@@ -347,21 +384,47 @@ class OperatorConsole {
 
     const s = this.#state;
     const stale = valuesStale(l);
-    const view: LiveView = { pose: s?.pose ?? {}, poseAt: this.#sampleAt, stale, moving: stale ? [] : (s?.moving ?? []) };
-    const ageText = !s || this.#sampleAt === undefined ? "no status yet" : stale ? "STALE: these are the last values seen, not the arm now" : "live";
+    const view: LiveView = {
+      pose: s?.pose ?? {},
+      poseAt: this.#sampleAt,
+      stale,
+      moving: stale ? [] : (s?.moving ?? []),
+    };
+    const ageText =
+      !s || this.#sampleAt === undefined
+        ? "no status yet"
+        : stale
+          ? "STALE: these are the last values seen, not the arm now"
+          : "live";
     setText($("age"), ageText);
     $("arm-panel").classList.toggle("stale", stale);
     this.#arm3d.update(s, stale);
-    for (const [name, g] of this.#gauges) g.update({ live: view.pose[name], liveAt: view.poseAt, stale, moving: view.moving.includes(name), ...this.#marksFor(name) }, now);
+    for (const [name, g] of this.#gauges)
+      g.update(
+        {
+          live: view.pose[name],
+          liveAt: view.poseAt,
+          stale,
+          moving: view.moving.includes(name),
+          ...this.#marksFor(name),
+        },
+        now,
+      );
     this.#servoHealth.update(s?.servo_health, stale, (axis) => this.#gauges.get(axis)?.root);
     for (const c of this.#cards.values()) c.update(view, now);
     for (const c of this.#approvalCards.values()) c.update(view, now);
   }
 
   /** Before/target of whatever concerns this axis now: a motion in flight, else an approval request, else an unknown. */
-  #marksFor(axis: string): { before?: number | undefined; target?: number | undefined; requested?: number | undefined } {
-    for (const m of this.#active.values()) if (axis in m.targets) return { before: m.from[axis], target: m.targets[axis] };
-    for (const a of this.#approvals) if (axis in a.targets) return { before: this.#state?.pose[axis], requested: a.targets[axis] };
+  #marksFor(axis: string): {
+    before?: number | undefined;
+    target?: number | undefined;
+    requested?: number | undefined;
+  } {
+    for (const m of this.#active.values())
+      if (axis in m.targets) return { before: m.from[axis], target: m.targets[axis] };
+    for (const a of this.#approvals)
+      if (axis in a.targets) return { before: this.#state?.pose[axis], requested: a.targets[axis] };
     for (const a of this.#state?.pending_unknowns ?? []) {
       const t = a.command?.targets;
       if (t && axis in t) return { before: a.command?.from?.[axis], target: t[axis] };
@@ -383,7 +446,11 @@ class OperatorConsole {
       const clears = help.get(f) ?? howFaultClears(f);
       byAdvice.set(clears, [...(byAdvice.get(clears) ?? []), f]);
     }
-    box.replaceChildren(...[...byAdvice].map(([advice, fs]) => el("p", {}, [el("b", { text: `Arm fault: ${fs.join(", ")}. ` }), document.createTextNode(advice)])));
+    box.replaceChildren(
+      ...[...byAdvice].map(([advice, fs]) =>
+        el("p", {}, [el("b", { text: `Arm fault: ${fs.join(", ")}. ` }), document.createTextNode(advice)]),
+      ),
+    );
   }
 
   #banner(tone: "ok" | "bad", message: string): void {

@@ -17,7 +17,8 @@ export const WHERE_THE_ARM_IS: Readonly<Record<Outcome, string>> = {
 };
 
 /** A choice as the card shows it: the bridge's confirm option, or a fallback that lacks its longer words. */
-export type ShownOption = Omit<ConfirmOption, "what_follows" | "state"> & Partial<Pick<ConfirmOption, "what_follows" | "state">>;
+export type ShownOption = Omit<ConfirmOption, "what_follows" | "state"> &
+  Partial<Pick<ConfirmOption, "what_follows" | "state">>;
 
 export function isOutcome(s: string): s is Outcome {
   return (OUTCOMES as readonly string[]).includes(s);
@@ -26,9 +27,24 @@ export function isOutcome(s: string): s is Outcome {
 export function fallbackOptions(a: ActionView): readonly ShownOption[] {
   const releases = a.resources;
   return [
-    { outcome: "reached", label: "It reached the target", releases, model_is_told: "the motion happened; no need to repeat it" },
-    { outcome: "partial", label: "It stopped short / moved part-way", releases, model_is_told: "the motion happened only in part; read the arm's state before deciding what to do next" },
-    { outcome: "not_moved", label: "It did not move", releases, model_is_told: "the motion did not happen; re-running it is allowed" },
+    {
+      outcome: "reached",
+      label: "It reached the target",
+      releases,
+      model_is_told: "the motion happened; no need to repeat it",
+    },
+    {
+      outcome: "partial",
+      label: "It stopped short / moved part-way",
+      releases,
+      model_is_told: "the motion happened only in part; read the arm's state before deciding what to do next",
+    },
+    {
+      outcome: "not_moved",
+      label: "It did not move",
+      releases,
+      model_is_told: "the motion did not happen; re-running it is allowed",
+    },
   ];
 }
 

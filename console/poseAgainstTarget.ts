@@ -23,7 +23,12 @@ export interface AxisReport {
  * "short" when the axis stopped between where it started and the target,
  * "past" when it went beyond, "off" when where it started is not known.
  */
-export function standingOf(reported: number | undefined, target: number, from: number | undefined, tolerance: number): Standing {
+export function standingOf(
+  reported: number | undefined,
+  target: number,
+  from: number | undefined,
+  tolerance: number,
+): Standing {
   if (reported === undefined || !Number.isFinite(reported)) return { kind: "no_reading" };
   const off = Math.abs(reported - target);
   if (off <= tolerance) return { kind: "at", off };
@@ -49,10 +54,17 @@ function standingWords(s: Standing, tolerance: number): string {
 }
 
 /** One axis of a motion, reported against its target in words. */
-export function axisReport(axis: ArmAxis, reported: number | undefined, target: number, from: number | undefined, stale: boolean): AxisReport {
+export function axisReport(
+  axis: ArmAxis,
+  reported: number | undefined,
+  target: number,
+  from: number | undefined,
+  stale: boolean,
+): AxisReport {
   const standing = standingOf(reported, target, from, axis.tolerance);
   const unit = axis.unit === "rad" ? " rad" : "";
-  const where = standing.kind === "no_reading" ? `target ${fixed(target)}` : `${fixed(reported)}${unit} of ${fixed(target)}`;
+  const where =
+    standing.kind === "no_reading" ? `target ${fixed(target)}` : `${fixed(reported)}${unit} of ${fixed(target)}`;
   const text = `${axis.name}: ${where}${stale ? " (last seen, not now)" : ""}: ${standingWords(standing, axis.tolerance)}`;
   return { axis: axis.name, standing, stale, text };
 }

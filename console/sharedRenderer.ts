@@ -9,7 +9,8 @@ import { disposeShapes } from "./armShapes.js";
  * drawing buffer need not be preserved).
  */
 
-type RendererState = { readonly ok: true; readonly renderer: WebGLRenderer } | { readonly ok: false; readonly reason: string };
+type RendererState =
+  { readonly ok: true; readonly renderer: WebGLRenderer } | { readonly ok: false; readonly reason: string };
 
 let state: RendererState | undefined;
 const lostListeners = new Set<() => void>();
@@ -18,19 +19,35 @@ function create(): RendererState {
   const canvas = document.createElement("canvas");
   let gl: WebGL2RenderingContext | null;
   try {
-    gl = canvas.getContext("webgl2", { antialias: true, alpha: false, depth: true, stencil: false, powerPreference: "low-power" });
+    gl = canvas.getContext("webgl2", {
+      antialias: true,
+      alpha: false,
+      depth: true,
+      stencil: false,
+      powerPreference: "low-power",
+    });
   } catch (error) {
-    return { ok: false, reason: `the browser refused a WebGL 2 context (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      ok: false,
+      reason: `the browser refused a WebGL 2 context (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   // Asked first, so that three.js never logs its own error for a browser without WebGL.
-  if (!gl) return { ok: false, reason: "this browser gives the page no WebGL 2 (turned off in its settings or policy, or no graphics driver)" };
+  if (!gl)
+    return {
+      ok: false,
+      reason: "this browser gives the page no WebGL 2 (turned off in its settings or policy, or no graphics driver)",
+    };
   try {
     const renderer = new WebGLRenderer({ canvas, context: gl, antialias: true });
     renderer.setClearColor(new Color(0xffffff), 1);
     canvas.addEventListener("webglcontextlost", (e) => {
       // Asking for a restore: the browser gives the context back when it can.
       e.preventDefault();
-      state = { ok: false, reason: "the graphics context was lost (the GPU was reset or reclaimed); it comes back by itself" };
+      state = {
+        ok: false,
+        reason: "the graphics context was lost (the GPU was reset or reclaimed); it comes back by itself",
+      };
       for (const l of lostListeners) l();
     });
     canvas.addEventListener("webglcontextrestored", () => {
@@ -61,7 +78,12 @@ export function onRendererChange(listener: () => void): () => void {
 }
 
 /** Renders `scene` into `target` at its size on screen (device pixels, at most 2 per CSS pixel); false when there is nothing to draw with or nowhere to draw. */
-export function drawInto(target: HTMLCanvasElement, scene: Scene, camera: Camera, setAspect: (aspect: number) => void): boolean {
+export function drawInto(
+  target: HTMLCanvasElement,
+  scene: Scene,
+  camera: Camera,
+  setAspect: (aspect: number) => void,
+): boolean {
   const r = sharedRenderer();
   if (!r.ok) return false;
   const ratio = Math.min(2, devicePixelRatio || 1);

@@ -54,7 +54,9 @@ const STATE_ORDER: Readonly<Record<ActionRowState, number>> = {
   confirmed_not_done: 6,
   halted: 7,
 };
-export const ACTION_STATES: readonly ActionRowState[] = (Object.keys(STATE_ORDER) as ActionRowState[]).sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]);
+export const ACTION_STATES: readonly ActionRowState[] = (Object.keys(STATE_ORDER) as ActionRowState[]).sort(
+  (a, b) => STATE_ORDER[a] - STATE_ORDER[b],
+);
 
 export type Pose = Readonly<Record<string, number>>;
 

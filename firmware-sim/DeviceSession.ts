@@ -219,16 +219,30 @@ export class DeviceSession {
     // be a resend of one that already ran there, which this boot forgot. It is
     // not a physical event, so nothing is recorded and nothing is logged.
     if (message.expectBootId !== this.arm.bootId) {
-      this.log.info({ action_id: message.actionId, expect_boot_id: message.expectBootId, boot_id: this.arm.bootId }, "MOVE for another boot refused");
-      return { op: "NACK", code: "BOOT_MISMATCH", reason: `MOVE expects boot ${message.expectBootId}; device is in boot ${this.arm.bootId}` };
+      this.log.info(
+        { action_id: message.actionId, expect_boot_id: message.expectBootId, boot_id: this.arm.bootId },
+        "MOVE for another boot refused",
+      );
+      return {
+        op: "NACK",
+        code: "BOOT_MISMATCH",
+        reason: `MOVE expects boot ${message.expectBootId}; device is in boot ${this.arm.bootId}`,
+      };
     }
     const reply = this.arm.move(message);
-    return reply.kind === "nack" ? { op: "NACK", code: reply.code, reason: reply.reason } : { op: "ACTION", record: reply.record, detail: reply.detail };
+    return reply.kind === "nack"
+      ? { op: "NACK", code: reply.code, reason: reply.reason }
+      : { op: "ACTION", record: reply.record, detail: reply.detail };
   }
 
   private stop(message: MessageOf<"STOP">): ReplyBody {
     const bad = message.axes.find((i) => i >= this.arm.axes.length);
-    if (bad !== undefined) return { op: "NACK", code: "BAD_AXIS", reason: `axis ${bad} does not exist (device has ${this.arm.axes.length})` };
+    if (bad !== undefined)
+      return {
+        op: "NACK",
+        code: "BAD_AXIS",
+        reason: `axis ${bad} does not exist (device has ${this.arm.axes.length})`,
+      };
     this.arm.stop(message.axes.length === 0 ? "all" : message.axes, "stopped by host STOP");
     return { op: "ACK" };
   }

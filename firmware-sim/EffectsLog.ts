@@ -56,7 +56,12 @@ export type EffectEvent =
       readonly existing_state: string;
       readonly boot_id: number;
     }
-  | { readonly event: "voided"; readonly action_id: string; readonly joints: readonly string[]; readonly boot_id: number }
+  | {
+      readonly event: "voided";
+      readonly action_id: string;
+      readonly joints: readonly string[];
+      readonly boot_id: number;
+    }
   /** Someone turned a torque-off servo by hand (bus simulator): no command moved it. */
   | {
       readonly event: "moved_by_hand";

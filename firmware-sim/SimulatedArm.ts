@@ -1,6 +1,11 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../src/errors.js";
-import type { AxisSample, NackCode, WireActionRecord, WireActionState } from "../src/transport/serial/protocol/index.js";
+import type {
+  AxisSample,
+  NackCode,
+  WireActionRecord,
+  WireActionState,
+} from "../src/transport/serial/protocol/index.js";
 import type { Clock, ClockTimer } from "./Clock.js";
 import type { Actuator } from "../src/config/actuators.js";
 import type { EffectsSink, Outcome } from "./EffectsLog.js";
@@ -126,9 +131,16 @@ export class SimulatedArm {
     this.actionMemory = options.actionMemory ?? 4096;
     this.statusActionCount = options.statusActions ?? 16;
     this.bootMs = options.bootMs ?? 50;
-    for (const [flag, list] of [["--stall-joint", options.stallJoints], ["--power-loss-joint", options.powerLossJoints]] as const) {
+    for (const [flag, list] of [
+      ["--stall-joint", options.stallJoints],
+      ["--power-loss-joint", options.powerLossJoints],
+    ] as const) {
       const unknownAxes = (list ?? []).filter((n) => !this.axes.some((a) => a.name === n));
-      if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
+      if (unknownAxes.length > 0)
+        throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+          path: flag,
+          issues: `no axis named ${unknownAxes.join(", ")}`,
+        });
     }
     this.stallOnCue = new Set(options.stallJoints ?? []);
     this.powerLossOnCue = new Set(options.powerLossJoints ?? []);
@@ -180,8 +192,16 @@ export class SimulatedArm {
         existing_state: existing.record.state,
         boot_id: this.currentBootId,
       });
-      this.log.info({ action_id: actionId, state: existing.record.state }, "duplicate MOVE refused; answering with the existing record");
-      if (existing.record.state === "voided") return { kind: "nack", code: "VOIDED", reason: `action ${actionId} was voided by QUERY_ACTION; it will never run` };
+      this.log.info(
+        { action_id: actionId, state: existing.record.state },
+        "duplicate MOVE refused; answering with the existing record",
+      );
+      if (existing.record.state === "voided")
+        return {
+          kind: "nack",
+          code: "VOIDED",
+          reason: `action ${actionId} was voided by QUERY_ACTION; it will never run`,
+        };
       return { kind: "action", record: existing.record, detail: existing.detail };
     }
 
@@ -209,7 +229,11 @@ export class SimulatedArm {
       this.settle(actionId, axes, from, from, "faulted", "simulated drive fault at start; nothing moved");
       this.log.info({ action_id: actionId }, "simulated fault at motion start");
       const stored = this.actions.get(actionId);
-      return { kind: "action", record: stored?.record ?? { actionId, state: "faulted", moved: false }, detail: stored?.detail ?? "" };
+      return {
+        kind: "action",
+        record: stored?.record ?? { actionId, state: "faulted", moved: false },
+        detail: stored?.detail ?? "",
+      };
     }
 
     for (const i of axes) {
@@ -221,7 +245,9 @@ export class SimulatedArm {
       actionId,
       axes,
       from,
-      trajectories: axes.map((axis, k) => trapezoid(from[k] ?? 0, targets[k] ?? 0, now, durationMs, this.axes[axis]?.maxAcceleration ?? 1)),
+      trajectories: axes.map((axis, k) =>
+        trapezoid(from[k] ?? 0, targets[k] ?? 0, now, durationMs, this.axes[axis]?.maxAcceleration ?? 1),
+      ),
       phase: "running",
       timer: undefined,
       faultTimer: undefined,
@@ -231,25 +257,43 @@ export class SimulatedArm {
     for (const i of axes) this.owner[i] = motion;
     const moved = targets.some((t, k) => Math.abs(t - (from[k] ?? 0)) > MOVED_EPSILON);
     this.updateRecord(actionId, { actionId, state: "executing", moved }, `moving for ${Math.round(durationMs)} ms`);
-    this.log.info({ action_id: actionId, axes: this.namesOf(axes), duration_ms: Math.round(durationMs) }, "motion started");
+    this.log.info(
+      { action_id: actionId, axes: this.namesOf(axes), duration_ms: Math.round(durationMs) },
+      "motion started",
+    );
 
     // Drawn even when a stall on cue overrides it, so the seeded faults of later motions stay the same.
     const seeded = this.plan.midMotion();
     const cued = axes.find((i) => this.stallOnCue.has(this.axes[i]?.name ?? ""));
     if (cued !== undefined) this.stallOnCue.delete(this.axes[cued]?.name ?? "");
-    const powerCued = cued === undefined ? axes.find((i) => this.powerLossOnCue.delete(this.axes[i]?.name ?? "")) : undefined;
-    const faults = cued !== undefined ? { stall: { fraction: 0.5, pick: (axes.indexOf(cued) + 0.5) / axes.length } } : powerCued !== undefined ? {} : seeded;
-    if (powerCued !== undefined) motion.faultTimer = this.clock.setTimer(durationMs * 0.5, () => this.powerLoss(this.powerLossMs));
+    const powerCued =
+      cued === undefined ? axes.find((i) => this.powerLossOnCue.delete(this.axes[i]?.name ?? "")) : undefined;
+    const faults =
+      cued !== undefined
+        ? { stall: { fraction: 0.5, pick: (axes.indexOf(cued) + 0.5) / axes.length } }
+        : powerCued !== undefined
+          ? {}
+          : seeded;
+    if (powerCued !== undefined)
+      motion.faultTimer = this.clock.setTimer(durationMs * 0.5, () => this.powerLoss(this.powerLossMs));
     if (faults.freezeMs !== undefined) this.frozenUntil = Math.max(this.frozenUntil, now + faults.freezeMs);
-    motion.timer = this.clock.setTimer(durationMs, () => this.finishMotion(motion, "reached", "target reached", now + durationMs));
+    motion.timer = this.clock.setTimer(durationMs, () =>
+      this.finishMotion(motion, "reached", "target reached", now + durationMs),
+    );
     if (faults.stall) {
       const { fraction, pick } = faults.stall;
       const axis = axes[Math.floor(pick * axes.length)] ?? axes[0] ?? 0;
-      motion.faultTimer = this.clock.setTimer(durationMs * fraction, () => this.stallMotion(motion, axis, now + durationMs * fraction));
+      motion.faultTimer = this.clock.setTimer(durationMs * fraction, () =>
+        this.stallMotion(motion, axis, now + durationMs * fraction),
+      );
     } else if (faults.reboot) {
       motion.faultTimer = this.clock.setTimer(durationMs * faults.reboot.fraction, () => this.reboot());
     }
-    return { kind: "action", record: this.actions.get(actionId)?.record ?? { actionId, state: "executing", moved }, detail: `moving for ${Math.round(durationMs)} ms` };
+    return {
+      kind: "action",
+      record: this.actions.get(actionId)?.record ?? { actionId, state: "executing", moved },
+      detail: `moving for ${Math.round(durationMs)} ms`,
+    };
   }
 
   /**
@@ -275,7 +319,11 @@ export class SimulatedArm {
   query(actionId: string, voidIfUnknown: boolean): { record: WireActionRecord; detail: string } {
     const stored = this.actions.get(actionId);
     if (stored) return { record: stored.record, detail: stored.detail };
-    if (!voidIfUnknown) return { record: { actionId, state: "unknown", moved: undefined }, detail: `no record since boot ${this.currentBootId}` };
+    if (!voidIfUnknown)
+      return {
+        record: { actionId, state: "unknown", moved: undefined },
+        detail: `no record since boot ${this.currentBootId}`,
+      };
     const detail = `voided by QUERY_ACTION in boot ${this.currentBootId}`;
     this.remember(actionId, { record: { actionId, state: "voided", moved: false }, detail, axes: [] });
     this.effects.append({ event: "voided", action_id: actionId, joints: [], boot_id: this.currentBootId });
@@ -364,7 +412,14 @@ export class SimulatedArm {
     this.bootAt = now;
     this.bootingUntil = now + this.bootMs;
     this.frozenUntil = -Infinity;
-    this.effects.append({ event: "reboot", action_id: null, joints: [], interrupted, old_boot_id: oldBootId, boot_id: this.currentBootId });
+    this.effects.append({
+      event: "reboot",
+      action_id: null,
+      joints: [],
+      interrupted,
+      old_boot_id: oldBootId,
+      boot_id: this.currentBootId,
+    });
     this.log.warn({ interrupted, boot_id: this.currentBootId }, "simulated reboot: action memory lost");
     for (const listener of this.rebootListeners) listener();
   }
@@ -378,7 +433,8 @@ export class SimulatedArm {
 
   private validate(request: MoveRequest): { code: NackCode; reason: string } | undefined {
     if (request.targets.length === 0) return { code: "BAD_AXIS", reason: "MOVE names no axis" };
-    if (!(request.speed > 0 && request.speed <= 1)) return { code: "BAD_FRAME", reason: `speed ${request.speed} is not in (0, 1]` };
+    if (!(request.speed > 0 && request.speed <= 1))
+      return { code: "BAD_FRAME", reason: `speed ${request.speed} is not in (0, 1]` };
     const seen = new Set<number>();
     for (const t of request.targets) {
       const axis = this.axes[t.axis];
@@ -387,7 +443,10 @@ export class SimulatedArm {
       seen.add(t.axis);
       // Limits travel as float32 (HELLO); compare at that precision so a target at the limit is accepted.
       if (t.position < Math.fround(axis.min) || t.position > Math.fround(axis.max)) {
-        return { code: "OUT_OF_LIMITS", reason: `${axis.name} target ${t.position} is outside [${axis.min}, ${axis.max}]` };
+        return {
+          code: "OUT_OF_LIMITS",
+          reason: `${axis.name} target ${t.position} is outside [${axis.min}, ${axis.max}]`,
+        };
       }
     }
     for (const t of request.targets) {
@@ -399,19 +458,31 @@ export class SimulatedArm {
 
   private refuse(request: MoveRequest, code: NackCode, reason: string): MoveReply {
     const axes = request.targets.map((t) => t.axis).filter((i) => i < this.axes.length);
-    this.remember(request.actionId, { record: { actionId: request.actionId, state: "rejected", moved: false }, detail: `${code}: ${reason}`, axes });
+    this.remember(request.actionId, {
+      record: { actionId: request.actionId, state: "rejected", moved: false },
+      detail: `${code}: ${reason}`,
+      axes,
+    });
     this.log.info({ action_id: request.actionId, code, reason }, "MOVE refused; nothing moved");
     return { kind: "nack", code, reason };
   }
 
-  private plannedDurationMs(request: MoveRequest, axes: readonly number[], from: readonly number[], targets: readonly number[]): number {
+  private plannedDurationMs(
+    request: MoveRequest,
+    axes: readonly number[],
+    from: readonly number[],
+    targets: readonly number[],
+  ): number {
     const imposed = drawMotionMs(this.motionTime, this.plan);
     if (imposed !== undefined) return imposed;
     let seconds = 0;
     axes.forEach((i, k) => {
       const axis = this.axes[i];
       if (!axis) return;
-      seconds = Math.max(seconds, minimumDuration((targets[k] ?? 0) - (from[k] ?? 0), axis.maxVelocity * request.speed, axis.maxAcceleration));
+      seconds = Math.max(
+        seconds,
+        minimumDuration((targets[k] ?? 0) - (from[k] ?? 0), axis.maxVelocity * request.speed, axis.maxAcceleration),
+      );
     });
     return Math.max(seconds * 1000, request.durationMs);
   }
@@ -468,11 +539,25 @@ export class SimulatedArm {
       this.positions[i] = to[k] ?? this.positions[i] ?? 0;
       if (this.owner[i] === m) this.owner[i] = undefined;
     });
-    this.settle(m.actionId, m.axes, m.from, to, outcome, outcome === "stopped" && m.phase === "braking" ? m.stopReason : detail);
+    this.settle(
+      m.actionId,
+      m.axes,
+      m.from,
+      to,
+      outcome,
+      outcome === "stopped" && m.phase === "braking" ? m.stopReason : detail,
+    );
     this.log.info({ action_id: m.actionId, outcome, detail }, "motion ended");
   }
 
-  private settle(actionId: string, axes: readonly number[], from: readonly number[], to: readonly number[], outcome: Outcome, detail: string): void {
+  private settle(
+    actionId: string,
+    axes: readonly number[],
+    from: readonly number[],
+    to: readonly number[],
+    outcome: Outcome,
+    detail: string,
+  ): void {
     const moved = to.some((p, k) => Math.abs(p - (from[k] ?? 0)) > MOVED_EPSILON);
     const state: WireActionState = outcome;
     this.updateRecord(actionId, { actionId, state, moved }, detail);

@@ -21,7 +21,13 @@ export { restToRestTime as minimumDuration } from "../src/motion/restToRestTime.
  * imposed that the limits cannot meet (--motion-time), the profile becomes a
  * triangle with whatever acceleration that takes: the imposed time wins.
  */
-export function trapezoid(from: number, to: number, startMs: number, durationMs: number, maxAcceleration: number): Trajectory {
+export function trapezoid(
+  from: number,
+  to: number,
+  startMs: number,
+  durationMs: number,
+  maxAcceleration: number,
+): Trajectory {
   const d = Math.abs(to - from);
   const sign = Math.sign(to - from);
   const T = durationMs / 1000;

@@ -26,9 +26,23 @@ const FRAME_WAIT_MS = 10_000;
  * what the bridge believes), so a test can compare the two. `&camera=NAME`
  * picks another `source: sim` camera of the config. 127.0.0.1 only.
  */
-export async function startCameraServer(options: { readonly config: ArmConfig; readonly port: number; readonly positions: () => Readonly<Record<string, number>>; readonly logger: Logger }): Promise<CameraServer> {
+export async function startCameraServer(options: {
+  readonly config: ArmConfig;
+  readonly port: number;
+  readonly positions: () => Readonly<Record<string, number>>;
+  readonly logger: Logger;
+}): Promise<CameraServer> {
   const sims = options.config.cameras.filter((c) => c.source.kind === "sim");
-  const sources = new Map(sims.map((c) => [c.name, new SimCameraSource({ camera: c, arm: options.config, pose: () => ({ pose: options.positions(), stampMs: Date.now() }) })]));
+  const sources = new Map(
+    sims.map((c) => [
+      c.name,
+      new SimCameraSource({
+        camera: c,
+        arm: options.config,
+        pose: () => ({ pose: options.positions(), stampMs: Date.now() }),
+      }),
+    ]),
+  );
   const first = sims[0]?.name;
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -46,7 +60,9 @@ export async function startCameraServer(options: { readonly config: ArmConfig; r
       const name = url.searchParams.get("camera") ?? first;
       const source = name === undefined ? undefined : sources.get(name);
       if (method !== "GET" || url.pathname !== "/" || url.searchParams.get("action") !== "snapshot" || !source) {
-        socket.end(`HTTP/1.0 404 Not Found\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n404: Not Found!\r\nGET /?action=snapshot${sims.length > 1 ? ` [&camera=${sims.map((c) => c.name).join("|")}]` : ""}\r\n`);
+        socket.end(
+          `HTTP/1.0 404 Not Found\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n404: Not Found!\r\nGET /?action=snapshot${sims.length > 1 ? ` [&camera=${sims.map((c) => c.name).join("|")}]` : ""}\r\n`,
+        );
         return;
       }
       // Drawn off the event loop, and shared by requests that come while it is drawn: the simulator's own link to the bridge (its watchdog) must not wait on pictures.
@@ -62,7 +78,9 @@ export async function startCameraServer(options: { readonly config: ArmConfig; r
         },
         (error: unknown) => {
           options.logger.warn({ err: (error as Error).message }, "no camera frame to serve");
-          socket.end("HTTP/1.0 503 Service Unavailable\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n503: no frame\r\n");
+          socket.end(
+            "HTTP/1.0 503 Service Unavailable\r\nContent-type: text/plain\r\nConnection: close\r\n\r\n503: no frame\r\n",
+          );
         },
       );
     });

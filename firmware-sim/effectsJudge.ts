@@ -64,7 +64,8 @@ export function motionIntervals(events: readonly EffectLine[]): MotionInterval[]
       open.delete(key);
     }
   }
-  for (const [actionId, s] of open) out.push({ actionId, joints: s.joints, start: s.start, end: Infinity, outcome: undefined });
+  for (const [actionId, s] of open)
+    out.push({ actionId, joints: s.joints, start: s.start, end: Infinity, outcome: undefined });
   return out;
 }
 
@@ -115,7 +116,10 @@ export function motionStarts(events: readonly EffectLine[]): number {
  * moving) is a legitimate re-run, not a duplicate; a second start of the same
  * id always is one.
  */
-export function duplicateExecutions(events: readonly EffectLine[], logicalCalls: readonly (readonly string[])[]): number {
+export function duplicateExecutions(
+  events: readonly EffectLine[],
+  logicalCalls: readonly (readonly string[])[],
+): number {
   const callOf = new Map<string, number>();
   logicalCalls.forEach((ids, k) => ids.forEach((id) => callOf.set(id, k)));
   const startedIds = new Set<string>();
@@ -174,7 +178,10 @@ export interface TimeoutClassification {
 }
 
 /** The seed's central question: of the timeouts that fired, how many were on motions that had succeeded anyway. */
-export function classifyTimeouts(events: readonly EffectLine[], trials: readonly TimeoutTrial[]): TimeoutClassification {
+export function classifyTimeouts(
+  events: readonly EffectLine[],
+  trials: readonly TimeoutTrial[],
+): TimeoutClassification {
   let fired = 0;
   let succeeded = 0;
   for (const trial of trials) {

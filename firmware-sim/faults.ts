@@ -23,7 +23,14 @@ export interface FaultRates {
   readonly lateReplyRate?: number | undefined;
 }
 
-export const NO_FAULTS: FaultRates = { failRate: 0, dropRate: 0, corruptRate: 0, freezeRate: 0, stallRate: 0, rebootRate: 0 };
+export const NO_FAULTS: FaultRates = {
+  failRate: 0,
+  dropRate: 0,
+  corruptRate: 0,
+  freezeRate: 0,
+  stallRate: 0,
+  rebootRate: 0,
+};
 
 export type GenuineFailure = "refused" | "faulted_at_start";
 

@@ -27,13 +27,22 @@ async function main(): Promise<number> {
   let sim;
   try {
     const bus = parsed.options.bus;
-    sim = bus === undefined ? await startSimulator({ ...parsed.options, onFatal: (reason) => fatal(reason) }) : await startBusSimulator({ ...parsed.options, bus, onFatal: (reason) => fatal(reason) });
+    sim =
+      bus === undefined
+        ? await startSimulator({ ...parsed.options, onFatal: (reason) => fatal(reason) })
+        : await startBusSimulator({ ...parsed.options, bus, onFatal: (reason) => fatal(reason) });
   } catch (error) {
     const e = asArmbridgeError(error);
     process.stderr.write(`armbridge-sim: ${e.message}\n`);
     return e.code === "ARMB_ERR_CONFIG_READ" || e.code === "ARMB_ERR_CONFIG_INVALID" ? 2 : 1;
   }
-  process.stdout.write(JSON.stringify({ event: "ready", link: sim.link, ...("camera" in sim && sim.camera !== undefined ? { camera: sim.camera } : {}) }) + "\n");
+  process.stdout.write(
+    JSON.stringify({
+      event: "ready",
+      link: sim.link,
+      ...("camera" in sim && sim.camera !== undefined ? { camera: sim.camera } : {}),
+    }) + "\n",
+  );
   const why = await Promise.race([signalled, dead.then((reason) => `link lost: ${reason}`)]);
   await sim.close();
   if (why.startsWith("link lost")) {

@@ -21,7 +21,8 @@ export function parseMotionTime(text: string): MotionTime | string {
   if (parts[0] === "lognormal" && parts.length === 3) {
     const medianMs = num(parts[1]);
     const sigma = num(parts[2]);
-    if (Number.isFinite(medianMs) && medianMs > 0 && Number.isFinite(sigma)) return { kind: "lognormal", medianMs, sigma };
+    if (Number.isFinite(medianMs) && medianMs > 0 && Number.isFinite(sigma))
+      return { kind: "lognormal", medianMs, sigma };
   }
   return `--motion-time ${JSON.stringify(text)} is not fixed:MS or lognormal:MEDIAN_MS:SIGMA`;
 }

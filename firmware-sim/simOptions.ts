@@ -95,7 +95,10 @@ A simulated arm controller speaking armbridge serial protocol v1
   --help                    this text
 `;
 
-export type ParsedSimArgs = { readonly kind: "options"; readonly options: SimOptions } | { readonly kind: "help" } | { readonly kind: "error"; readonly message: string };
+export type ParsedSimArgs =
+  | { readonly kind: "options"; readonly options: SimOptions }
+  | { readonly kind: "help" }
+  | { readonly kind: "error"; readonly message: string };
 
 export function socatOnPath(): boolean {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
@@ -147,7 +150,10 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: { ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])), help: { type: "boolean" as const } },
+      options: {
+        ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])),
+        help: { type: "boolean" as const },
+      },
     });
     values = parsed.values;
   } catch (error) {
@@ -160,7 +166,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     const text = values[flag];
     if (text === undefined) return fallback;
     const n = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) problems.push(`--${flag} ${JSON.stringify(text)} must be an integer in ${min}..${max}`);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      problems.push(`--${flag} ${JSON.stringify(text)} must be an integer in ${min}..${max}`);
     return n;
   };
   const probability = (flag: (typeof stringFlags)[number]): number => {
@@ -184,7 +191,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     else motionTime = parsed;
   }
   const bus = BUS_PROTOCOLS.find((p) => p === values.bus);
-  if (values.bus !== undefined && bus === undefined) problems.push(`--bus ${JSON.stringify(values.bus)} must be one of ${BUS_PROTOCOLS.join(", ")}`);
+  if (values.bus !== undefined && bus === undefined)
+    problems.push(`--bus ${JSON.stringify(values.bus)} must be one of ${BUS_PROTOCOLS.join(", ")}`);
   const options: SimOptions = {
     ...(bus === undefined ? {} : { bus }),
     link,
@@ -198,8 +206,12 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     freezeRate: probability("freeze-rate"),
     stallRate: probability("stall-rate"),
     rebootRate: probability("reboot-rate"),
-    ...(values["stall-joint"] === undefined ? {} : { stallJoints: values["stall-joint"].split(",").filter((n) => n !== "") }),
-    ...(values["power-loss-joint"] === undefined ? {} : { powerLossJoints: values["power-loss-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["stall-joint"] === undefined
+      ? {}
+      : { stallJoints: values["stall-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["power-loss-joint"] === undefined
+      ? {}
+      : { powerLossJoints: values["power-loss-joint"].split(",").filter((n) => n !== "") }),
     ...(values["power-loss-ms"] === undefined ? {} : { powerLossMs: integer("power-loss-ms", 500, 0, 600_000) }),
     ackDelayMs: integer("ack-delay-ms", 0, 0, 600_000),
     ...(values["late-reply-rate"] === undefined ? {} : { lateReplyRate: probability("late-reply-rate") }),
@@ -219,16 +231,22 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
   }
   const supplyText = values["supply-voltage"];
   const supply = supplyText === undefined ? undefined : /^\d+(\.\d+)?$/.test(supplyText) ? Number(supplyText) : NaN;
-  if (supply !== undefined && !(supply > 0 && supply <= 60)) problems.push(`--supply-voltage ${JSON.stringify(supplyText)} must be a voltage in (0, 60]`);
+  if (supply !== undefined && !(supply > 0 && supply <= 60))
+    problems.push(`--supply-voltage ${JSON.stringify(supplyText)} must be a voltage in (0, 60]`);
   const servoCues = {
-    ...(values["heat-joint"] === undefined ? {} : { heatJoints: values["heat-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["heat-joint"] === undefined
+      ? {}
+      : { heatJoints: values["heat-joint"].split(",").filter((n) => n !== "") }),
     ...(values["servo-temperature"] === undefined ? {} : { servoTemperatures: temperatures }),
     ...(supply === undefined ? {} : { supplyVoltage: supply }),
   };
-  for (const flag of ["heat-joint", "servo-temperature", "supply-voltage"] as const) if (values[flag] !== undefined && bus === undefined) problems.push(`--${flag} needs --bus`);
+  for (const flag of ["heat-joint", "servo-temperature", "supply-voltage"] as const)
+    if (values[flag] !== undefined && bus === undefined) problems.push(`--${flag} needs --bus`);
   if (values["bus-layout"] !== undefined && bus === undefined) problems.push("--bus-layout needs --bus");
-  if (values["camera-port"] !== undefined && bus !== undefined) problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
-  if (values.port !== undefined && link === "pty") problems.push("--port applies to --link tcp or rfc2217, not --link pty");
+  if (values["camera-port"] !== undefined && bus !== undefined)
+    problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
+  if (values.port !== undefined && link === "pty")
+    problems.push("--port applies to --link tcp or rfc2217, not --link pty");
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
   return { kind: "options", options: { ...options, ...servoCues } };
 }

@@ -60,7 +60,10 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
   const logFd = openSync(options.logFile, "a");
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", logFd], env: { ...process.env, ARMBRIDGE_LOG_LEVEL: options.logLevel ?? process.env.ARMBRIDGE_LOG_LEVEL ?? "info" } });
+    child = spawn(process.execPath, args, {
+      stdio: ["ignore", "pipe", logFd],
+      env: { ...process.env, ARMBRIDGE_LOG_LEVEL: options.logLevel ?? process.env.ARMBRIDGE_LOG_LEVEL ?? "info" },
+    });
   } finally {
     // The child holds its own copy of the descriptor.
     closeSync(logFd);
@@ -82,7 +85,16 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
   let timer: NodeJS.Timeout | undefined;
   try {
     const link = await new Promise<string>((resolve, reject) => {
-      timer = setTimeout(() => reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: "firmware-sim", reason: `no ready line within ${timeoutMs} ms (see ${options.logFile})` })), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
+              link: "firmware-sim",
+              reason: `no ready line within ${timeoutMs} ms (see ${options.logFile})`,
+            }),
+          ),
+        timeoutMs,
+      );
       lines.on("line", (line) => {
         try {
           const msg = JSON.parse(line) as { event?: unknown; link?: unknown };
@@ -92,7 +104,13 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
         }
       });
       exited.then(
-        (code) => reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: "firmware-sim", reason: `it exited with code ${code} before it was ready (see ${options.logFile})` })),
+        (code) =>
+          reject(
+            new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
+              link: "firmware-sim",
+              reason: `it exited with code ${code} before it was ready (see ${options.logFile})`,
+            }),
+          ),
         reject,
       );
     });

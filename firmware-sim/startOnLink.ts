@@ -51,7 +51,11 @@ export interface DeviceOnLink<E extends ByteStreamEndpoint> {
  * if the link cannot start, the device and its log closed again so no timer
  * or file handle outlives the failure.
  */
-export async function startOnLink<E extends ByteStreamEndpoint>(options: SimStartOptions, logger: Logger, build: (parts: SimParts) => BuiltDevice<E>): Promise<DeviceOnLink<E>> {
+export async function startOnLink<E extends ByteStreamEndpoint>(
+  options: SimStartOptions,
+  logger: Logger,
+  build: (parts: SimParts) => BuiltDevice<E>,
+): Promise<DeviceOnLink<E>> {
   const config = options.armConfig ?? loadConfig(...(options.config === undefined ? [] : [options.config]));
   const plan = new FaultPlan(options.seed ?? 1, {
     failRate: options.failRate ?? 0,
@@ -81,7 +85,11 @@ export async function startOnLink<E extends ByteStreamEndpoint>(options: SimStar
     const kind = options.link ?? "tcp";
     link =
       kind === "pty"
-        ? await startPtyLink({ endpoint: device.endpoint, logger, onFatal: options.onFatal ?? ((reason) => logger.error({ reason }, "link lost")) })
+        ? await startPtyLink({
+            endpoint: device.endpoint,
+            logger,
+            onFatal: options.onFatal ?? ((reason) => logger.error({ reason }, "link lost")),
+          })
         : kind === "rfc2217"
           ? await startRfc2217Link({ port: options.port ?? 0, endpoint: device.endpoint, logger })
           : await startTcpLink({ port: options.port ?? 0, endpoint: device.endpoint, logger });

@@ -62,19 +62,29 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   // Firmware on a USB board vanishes from the host while it has no power: on --link tcp the
   // host's connection drops for the outage; a PTY pair cannot be cut, so there the device is only deaf.
   simArm.onPowerLoss((outageMs) => {
-    running.link.interrupt(outageMs).catch((error: unknown) => logger.info({ err: String(error) }, "power loss: link kept (PTY)"));
+    running.link
+      .interrupt(outageMs)
+      .catch((error: unknown) => logger.info({ err: String(error) }, "power loss: link kept (PTY)"));
   });
   // Snapshots drawn from the simulator's true joints (not what a bridge was told), served as an IP camera would.
   let cameras: CameraServer | undefined;
   if (options.cameraPort !== undefined) {
     try {
-      cameras = await startCameraServer({ config: running.parts.config, port: options.cameraPort, positions: () => simArm.positionsByName(), logger });
+      cameras = await startCameraServer({
+        config: running.parts.config,
+        port: options.cameraPort,
+        positions: () => simArm.positionsByName(),
+        logger,
+      });
     } catch (error) {
       await running.close();
       throw error;
     }
   }
-  logger.info({ link: running.link.url, seed: running.parts.plan.seed, boot_id: simArm.bootId, camera: cameras?.url }, "simulator ready");
+  logger.info(
+    { link: running.link.url, seed: running.parts.plan.seed, boot_id: simArm.bootId, camera: cameras?.url },
+    "simulator ready",
+  );
   let closing: Promise<void> | undefined;
   return {
     link: running.link.url,

@@ -26,15 +26,18 @@ export const ERROR_CODES = {
   ARMB_ERR_QUARANTINED:
     "Resources {resources} are quarantined by unresolved action(s) {actionIds}; an operator must confirm them first",
   ARMB_ERR_DEADLINE_SPENT: "The run deadline was spent before {tool} could start; nothing was sent",
-  ARMB_ERR_CALL_ENDED: "{tool} ended before it started ({reason}): cancelled by its caller, or the bridge shut down; nothing was sent",
+  ARMB_ERR_CALL_ENDED:
+    "{tool} ended before it started ({reason}): cancelled by its caller, or the bridge shut down; nothing was sent",
   ARMB_ERR_MOTION_REFUSED: "The arm refused action {actionId}: {reason}",
   ARMB_ERR_HALTED:
     "The bridge is halted ({haltId}, {why}) and refuses every motion until an operator releases the halt (console, `armbridge release --operator NAME`, POST /v1/halt/release); nothing was sent",
   ARMB_ERR_NOT_HALTED: "The bridge is not halted: there is nothing to release",
-  ARMB_ERR_RELEASE_OPERATOR_REQUIRED: "Releasing the halt needs an operator name: the person at the arm says it is safe to move again",
+  ARMB_ERR_RELEASE_OPERATOR_REQUIRED:
+    "Releasing the halt needs an operator name: the person at the arm says it is safe to move again",
   ARMB_ERR_OPERATOR_ABSENT:
     "{tool} is refused: operator_presence is required and {missing}; nothing was sent. An operator must open the console, type their name and keep it open while the arm moves",
-  ARMB_ERR_PRESENCE_NOT_REQUIRED: "This bridge does not use operator presence (operator_presence.required is not set); there is no heartbeat to send",
+  ARMB_ERR_PRESENCE_NOT_REQUIRED:
+    "This bridge does not use operator presence (operator_presence.required is not set); there is no heartbeat to send",
   ARMB_ERR_PRESENCE_CONSOLES_FULL:
     "{limit} operator consoles already heartbeat on this bridge; close one, or wait {timeoutMs} ms for a closed one to lapse, then open this one again",
 
@@ -44,10 +47,14 @@ export const ERROR_CODES = {
   ARMB_ERR_TARGET_UNREACHABLE: "{tool}: the target is out of reach: {reason}",
   ARMB_ERR_IK_SERVICE: "{tool}: the IK service could not answer: {reason}; nothing was sent",
   ARMB_ERR_ROBOT_DESCRIPTION_MISSING: "No URDF arrived on {topic} within {ms} ms: {reason}",
-  ARMB_ERR_KINEMATICS_UNAVAILABLE: "The config asks for {what}, which only the ROS 2 transport provides; start with the ROS transport or remove it",
-  ARMB_ERR_NO_KINEMATICS: "{what} needs the arm's kinematics, and the config has none: name a URDF (arm.urdf, or arm.robot_description on ROS 2) with arm.base_link and arm.tip_link",
-  ARMB_ERR_ENVELOPE_VIOLATION: "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
-  ARMB_ERR_POSE_UNKNOWN: "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
+  ARMB_ERR_KINEMATICS_UNAVAILABLE:
+    "The config asks for {what}, which only the ROS 2 transport provides; start with the ROS transport or remove it",
+  ARMB_ERR_NO_KINEMATICS:
+    "{what} needs the arm's kinematics, and the config has none: name a URDF (arm.urdf, or arm.robot_description on ROS 2) with arm.base_link and arm.tip_link",
+  ARMB_ERR_ENVELOPE_VIOLATION:
+    "{tool}: the motion would take {link} to {point}, outside the workspace envelope ({rule}); nothing was sent",
+  ARMB_ERR_POSE_UNKNOWN:
+    "{tool}: the arm's current pose is unknown ({reason}), so the path cannot be checked against the envelope; nothing was sent",
   ARMB_ERR_SELF_COLLISION:
     "{tool}: the motion would bring {link} to {clearance} m from {other} at {point}, a self-collision ({rule}); nothing was sent",
   ARMB_ERR_TOOL_SPEED_LIMIT:
@@ -56,15 +63,12 @@ export const ERROR_CODES = {
     "{tool}: the bridge has started its limits.motions_per_minute ({limit}) for now; retry in {retryAfterMs} ms; nothing was sent",
 
   // cameras (docs/cameras.md)
-  ARMB_ERR_CAMERA_UNAVAILABLE:
-    "Camera {camera} ({source}) gave no frame: {reason}; nothing was moved",
-  ARMB_ERR_CAMERA_FRAME_INVALID:
-    "Camera {camera} sent something that is not a whole JPEG or PNG image: {reason}",
+  ARMB_ERR_CAMERA_UNAVAILABLE: "Camera {camera} ({source}) gave no frame: {reason}; nothing was moved",
+  ARMB_ERR_CAMERA_FRAME_INVALID: "Camera {camera} sent something that is not a whole JPEG or PNG image: {reason}",
   ARMB_ERR_CAMERA_STALE:
     "Camera {camera}'s newest frame is {ageMs} ms old, older than its stale_after_ms ({limitMs} ms): the scene may have changed since, so no motion is taken from it",
   ARMB_ERR_CAMERA_UNKNOWN: "No camera named {camera}; the configured cameras: {list}",
-  ARMB_ERR_FRAME_NOT_KEPT:
-    "No {which} frame of {subject} is kept{camera}: {reason}",
+  ARMB_ERR_FRAME_NOT_KEPT: "No {which} frame of {subject} is kept{camera}: {reason}",
   ARMB_ERR_CAMERA_NOT_CALIBRATED:
     "Camera {camera} has no table calibration (cameras[].table), so an image point cannot be mapped to the table",
   ARMB_ERR_IMAGE_BUDGET:
@@ -74,17 +78,20 @@ export const ERROR_CODES = {
 
   // ledger
   ARMB_ERR_LEDGER_OPEN: "Cannot open the intent ledger at {path}: {reason}",
-  ARMB_ERR_LEDGER_CORRUPT: "The intent ledger at {path} is corrupt: {reason}. It was not modified; move it aside to start a new one",
+  ARMB_ERR_LEDGER_CORRUPT:
+    "The intent ledger at {path} is corrupt: {reason}. It was not modified; move it aside to start a new one",
   ARMB_ERR_LEDGER_FOREIGN:
     "{path} is a SQLite database but not an armbridge intent ledger ({reason}); refusing to touch it",
-  ARMB_ERR_LEDGER_VERSION: "The intent ledger at {path} has schema version {found}; this armbridge reads version {expected}",
+  ARMB_ERR_LEDGER_VERSION:
+    "The intent ledger at {path} has schema version {found}; this armbridge reads version {expected}",
   ARMB_ERR_LEDGER_LOCKED:
     "The intent ledger at {path} is in use by {holder}; one bridge per ledger: stop that bridge first, or give this one its own folder with --data",
   ARMB_ERR_LEDGER_OTHER_ARM:
     "The intent ledger at {path} belongs to arm {recorded}, not to this arm ({current}); its rows are never reconciled against another arm. Give this arm its own folder with --data, or, if it is the same arm (renamed, new firmware), start once with --adopt-ledger",
   ARMB_ERR_LEDGER_LOST:
     "The intent ledger file {path} was {how} while the bridge was running; no motion is accepted until the bridge is restarted on a ledger it can trust",
-  ARMB_ERR_CURSOR_INVALID: "The paging cursor {cursor} is not one this bridge issued: pass next_cursor from the previous page unchanged",
+  ARMB_ERR_CURSOR_INVALID:
+    "The paging cursor {cursor} is not one this bridge issued: pass next_cursor from the previous page unchanged",
   ARMB_ERR_ACTION_NOT_FOUND: "No action with id {actionId}",
   ARMB_ERR_ACTION_NOT_UNKNOWN: "Action {actionId} is {state}, not unknown: there is nothing to confirm",
   ARMB_ERR_OPERATOR_REQUIRED: "Confirming action {actionId} needs an operator name",
@@ -92,8 +99,10 @@ export const ERROR_CODES = {
   // approval before motion
   ARMB_ERR_APPROVAL_DECLINED: "An operator ({operator}) declined {tool}{note}; nothing was sent",
   ARMB_ERR_APPROVAL_EXPIRED: "No operator approved {tool} within {seconds} s; nothing was sent",
-  ARMB_ERR_APPROVAL_WITHDRAWN: "The approval request for {tool} was withdrawn before anyone decided ({reason}); nothing was sent",
-  ARMB_ERR_APPROVAL_NOT_FOUND: "No approval request with id {id} (it may have been decided, expired or withdrawn and forgotten)",
+  ARMB_ERR_APPROVAL_WITHDRAWN:
+    "The approval request for {tool} was withdrawn before anyone decided ({reason}); nothing was sent",
+  ARMB_ERR_APPROVAL_NOT_FOUND:
+    "No approval request with id {id} (it may have been decided, expired or withdrawn and forgotten)",
   ARMB_ERR_APPROVAL_DECIDED: "Approval request {id} was already {decision}{by}: there is nothing to decide",
   ARMB_ERR_APPROVAL_OPERATOR_REQUIRED: "Deciding approval request {id} needs an operator name",
   ARMB_ERR_APPROVAL_UNANSWERABLE:
@@ -117,12 +126,14 @@ export const ERROR_CODES = {
   ARMB_ERR_SERVO_TRIPPED:
     "Servo {servo} ({joint}) shut down on {errors} and keeps its torque off until an operator has looked at the arm and recovers it (`armbridge recover --joint {joint} --operator NAME`); nothing was sent",
   ARMB_ERR_BUS_NO_SERVO: "No {protocol} servo answered on {link} at {bauds} baud{detail}",
-  ARMB_ERR_BUS_NOT_ALONE: "{action} needs one servo alone on the bus, but on {link} {found}: unplug the others and run it again",
+  ARMB_ERR_BUS_NOT_ALONE:
+    "{action} needs one servo alone on the bus, but on {link} {found}: unplug the others and run it again",
   ARMB_ERR_BUS_WRITE: "Servo {id} on {link} did not take {what}: {reason}",
   ARMB_ERR_BUS_NOT_CALIBRATED:
     "Arm {arm} on its {protocol} bus is not calibrated ({reason}), so it is not driven: a servo's centre and direction are guesses until measured. Run `armbridge calibrate --config {config} --serial {link}` (docs/bring-up.md)",
   ARMB_ERR_CALIBRATION_STEP: "Calibration step {step} cannot go on: {reason}; nothing was written",
-  ARMB_ERR_RECOVERY_UNSUPPORTED: "The {transport} transport has no servo recovery (only servo buses shut servos down on hardware errors)",
+  ARMB_ERR_RECOVERY_UNSUPPORTED:
+    "The {transport} transport has no servo recovery (only servo buses shut servos down on hardware errors)",
   ARMB_ERR_ROS_UNAVAILABLE:
     "rclnodejs could not be loaded ({reason}). Source a ROS 2 installation (e.g. `source /opt/ros/jazzy/setup.bash`), allow rclnodejs's install script in package.json allowScripts, then run `npm rebuild rclnodejs`",
   ARMB_ERR_ROS_TIMEOUT: "ROS 2 {operation} did not complete within {ms} ms",
@@ -138,16 +149,23 @@ export const ERROR_CODES = {
   ARMB_ERR_HTTP_NOT_FOUND: "No route {method} {url}",
   ARMB_ERR_HTTP_BODY_TOO_LARGE: "Request body is larger than {limit} bytes",
   ARMB_ERR_HTTP_UNREACHABLE: "Cannot reach armbridge at {url}: {reason}. Is `armbridge serve` running there?",
-  ARMB_ERR_HTTP_TOO_MANY_STREAMS: "{limit} event streams are already open; close one (another console tab?) or raise serve --max-event-streams",
-  ARMB_ERR_HTTP_HOST_NOT_ALLOWED: "Host {host} is not a name this server answers to (allowed: {allowed}); to reach it by that name, start serve with --allow-host NAME",
-  ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED: "Origin {origin} may not call this server: only its own pages (the console) and names given with --allow-host may; other programs send no Origin",
-  ARMB_ERR_HTTP_PORT_IN_USE: "Cannot listen on {address}: the port is in use (another armbridge?); choose a free one, e.g. --http 127.0.0.1:0 for any free port",
+  ARMB_ERR_HTTP_TOO_MANY_STREAMS:
+    "{limit} event streams are already open; close one (another console tab?) or raise serve --max-event-streams",
+  ARMB_ERR_HTTP_HOST_NOT_ALLOWED:
+    "Host {host} is not a name this server answers to (allowed: {allowed}); to reach it by that name, start serve with --allow-host NAME",
+  ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED:
+    "Origin {origin} may not call this server: only its own pages (the console) and names given with --allow-host may; other programs send no Origin",
+  ARMB_ERR_HTTP_PORT_IN_USE:
+    "Cannot listen on {address}: the port is in use (another armbridge?); choose a free one, e.g. --http 127.0.0.1:0 for any free port",
   ARMB_ERR_HTTP_LISTEN: "Cannot listen on {address}: {reason}",
   ARMB_ERR_HTTP_STARTING: "The bridge is still starting (opening the arm link, reconciling the ledger); retry shortly",
-  ARMB_ERR_CALL_NOT_FOUND: "No motion runs or was recorded under call id {callId}: there is nothing to re-attach to (reads and halts are never recorded; send those again)",
-  ARMB_ERR_BRIDGE_LOST: "Lost armbridge serve at {url} ({reason}) while waiting for {what}; the calls it took go on there and are in its ledger. Re-attach by sending the same call ids again (or GET /v1/calls/ID)",
+  ARMB_ERR_CALL_NOT_FOUND:
+    "No motion runs or was recorded under call id {callId}: there is nothing to re-attach to (reads and halts are never recorded; send those again)",
+  ARMB_ERR_BRIDGE_LOST:
+    "Lost armbridge serve at {url} ({reason}) while waiting for {what}; the calls it took go on there and are in its ledger. Re-attach by sending the same call ids again (or GET /v1/calls/ID)",
   ARMB_ERR_BRIDGE_INCOMPATIBLE: "armbridge serve at {url} cannot take attached clients: {reason}",
-  ARMB_ERR_MCP_TOO_MANY_SESSIONS: "{limit} MCP sessions are already open on this bridge, each with a call under way; close one, or retry when a call ends",
+  ARMB_ERR_MCP_TOO_MANY_SESSIONS:
+    "{limit} MCP sessions are already open on this bridge, each with a call under way; close one, or retry when a call ends",
   ARMB_ERR_CLI_USAGE: "{message}",
   ARMB_ERR_GEMINI_NO_KEY: "GEMINI_API_KEY is not set; set it, or use --model replay:FILE",
   ARMB_ERR_GEMINI_REPLAY: "Replay file {path} is invalid: {reason}",

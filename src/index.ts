@@ -9,25 +9,67 @@ export { loadConfig, parseConfig, DEFAULT_CONFIG_PATH } from "./config/loadConfi
 export type { ApprovalRule, ArmConfig, ArmConfigFile } from "./config/ArmConfig.js";
 export { actuatorsOf, resourcesFor, type Actuator } from "./config/actuators.js";
 export { ArmbridgeError, ERROR_CODES, isArmbridgeError, type ErrorCode } from "./errors.js";
-export { Executor, newActionId, type ExecuteOptions, type ExecutorEvent, type ExecutorOptions } from "./executor/Executor.js";
-export { CALL_STATUSES, type CallResponse, type CallResult, type CallStatus, type FunctionCall } from "./executor/CallResult.js";
+export {
+  Executor,
+  newActionId,
+  type ExecuteOptions,
+  type ExecutorEvent,
+  type ExecutorOptions,
+} from "./executor/Executor.js";
+export {
+  CALL_STATUSES,
+  type CallResponse,
+  type CallResult,
+  type CallStatus,
+  type FunctionCall,
+} from "./executor/CallResult.js";
 export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/JointLockTable.js";
 export { observeUntilSettled } from "./executor/observeUntilSettled.js";
-export { ApprovalDesk, type ApprovalDecision, type ApprovalView, type DecidedApprovalView } from "./executor/ApprovalDesk.js";
+export {
+  ApprovalDesk,
+  type ApprovalDecision,
+  type ApprovalView,
+  type DecidedApprovalView,
+} from "./executor/ApprovalDesk.js";
 export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
 export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
 // ActionRowState is the ledger's state of an action; ActionState, its first exported name, is kept for library users.
-export type { ActionRow, ActionRowState, ActionRowState as ActionState, Evidence, SettledBy } from "./ledger/ActionRow.js";
+export type {
+  ActionRow,
+  ActionRowState,
+  ActionRowState as ActionState,
+  Evidence,
+  SettledBy,
+} from "./ledger/ActionRow.js";
 export { IntentLedger } from "./ledger/IntentLedger.js";
 export type { LedgerCursor } from "./ledger/LedgerQueries.js";
 export type { LedgerLoss } from "./ledger/LedgerFileWatch.js";
 export { ToolRegistry, type FunctionDeclaration } from "./executor/ToolRegistry.js";
 export { createDefaultTools } from "./tools/defaultTools.js";
 export { observeTargets } from "./executor/observeTargets.js";
-export { defineMotionTool, defineReadTool, type MotionTool, type ReadTool, type HaltTool, type ToolDefinition, type ObserveFn } from "./executor/ToolDefinition.js";
+export {
+  defineMotionTool,
+  defineReadTool,
+  type MotionTool,
+  type ReadTool,
+  type HaltTool,
+  type ToolDefinition,
+  type ObserveFn,
+} from "./executor/ToolDefinition.js";
 export { ToolMetrics } from "./executor/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
-export type { Transport, MotionCommand, MotionEnd, ActionRecord, ArmActionState, ArmStatus, HaltResult, LinkState, LinkStateName, LinkLoss } from "./transport/Transport.js";
+export type {
+  Transport,
+  MotionCommand,
+  MotionEnd,
+  ActionRecord,
+  ArmActionState,
+  ArmStatus,
+  HaltResult,
+  LinkState,
+  LinkStateName,
+  LinkLoss,
+} from "./transport/Transport.js";
 // For third-party transports: keeps a LinkState and tells listeners of changes only.
 export { LinkStateTracker } from "./transport/link/LinkStateTracker.js";
 export { motionProblem, type AxisRange, type AxisRangeLookup } from "./transport/motionProblem.js";

@@ -9,7 +9,8 @@ describe("error code registry", () => {
     const doc = readFileSync(new URL("../docs/errors.md", import.meta.url), "utf8");
     for (const code of codes) expect(doc, `${code} missing from docs/errors.md`).toContain(`\`${code}\``);
     const documented = [...doc.matchAll(/`(ARMB_ERR_[A-Z0-9_]+)`/g)].map((m) => m[1]);
-    for (const d of documented) expect(codes, `docs/errors.md documents ${d}, which is not in src/errors.ts`).toContain(d);
+    for (const d of documented)
+      expect(codes, `docs/errors.md documents ${d}, which is not in src/errors.ts`).toContain(d);
   });
 
   it("uses one prefix and distinct message templates", () => {
@@ -20,9 +21,17 @@ describe("error code registry", () => {
 
   it("carries structure: code, details, cause and a JSON form", () => {
     const cause = new Error("EACCES");
-    const e = new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: "/dev/ttyACM0", reason: "permission denied" }, { cause });
+    const e = new ArmbridgeError(
+      "ARMB_ERR_LINK_OPEN",
+      { link: "/dev/ttyACM0", reason: "permission denied" },
+      { cause },
+    );
     expect(e.code).toBe("ARMB_ERR_LINK_OPEN");
     expect(e.message).toContain("/dev/ttyACM0");
-    expect(e.toJSON()).toMatchObject({ code: "ARMB_ERR_LINK_OPEN", details: { link: "/dev/ttyACM0" }, cause: "EACCES" });
+    expect(e.toJSON()).toMatchObject({
+      code: "ARMB_ERR_LINK_OPEN",
+      details: { link: "/dev/ttyACM0" },
+      cause: "EACCES",
+    });
   });
 });

@@ -76,7 +76,8 @@ export class TimedLink implements ByteLink {
   /** Durations of status cycles of `requestsPerCycle` requests each (ms), from the requests' departures. */
   cyclesMs(requestsPerCycle: number): number[] {
     const out: number[] = [];
-    for (let i = requestsPerCycle; i < this.writesAt.length; i += requestsPerCycle) out.push((this.writesAt[i] ?? 0) - (this.writesAt[i - requestsPerCycle] ?? 0));
+    for (let i = requestsPerCycle; i < this.writesAt.length; i += requestsPerCycle)
+      out.push((this.writesAt[i] ?? 0) - (this.writesAt[i - requestsPerCycle] ?? 0));
     return out;
   }
 }

@@ -6,7 +6,9 @@ import type { CallRecord } from "./CallPlanner.js";
 import { ServeStartFailed, spawnServe, type ServeChild } from "./ServeChild.js";
 
 export type WireCall = { readonly id: string; readonly name: "move_joints"; readonly args: CallRecord["args"] };
-export type BatchOutcome = { readonly kind: "answered"; readonly results: readonly CallResult[] } | { readonly kind: "lost"; readonly reason: string };
+export type BatchOutcome =
+  | { readonly kind: "answered"; readonly results: readonly CallResult[] }
+  | { readonly kind: "lost"; readonly reason: string };
 
 export interface BridgeSessionOptions {
   readonly link: string;
@@ -51,7 +53,14 @@ export class BridgeSession {
   async start(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.#bridge = await spawnServe({ link: this.#o.link, dataDir: this.#o.dataDir, token: this.#o.token, logFile: this.#o.logFile, logLevel: "debug", readyTimeoutMs: this.#o.readyTimeoutMs });
+        this.#bridge = await spawnServe({
+          link: this.#o.link,
+          dataDir: this.#o.dataDir,
+          token: this.#o.token,
+          logFile: this.#o.logFile,
+          logLevel: "debug",
+          readyTimeoutMs: this.#o.readyTimeoutMs,
+        });
         this.restartToReadyMs.push(this.#bridge.readyMs);
         return;
       } catch (error) {
@@ -77,7 +86,9 @@ export class BridgeSession {
   async post(batch: readonly WireCall[], deadlineMs: number): Promise<BatchOutcome> {
     this.sent += batch.length;
     try {
-      const body = (await this.api().request("POST", "/v1/calls", { calls: batch, deadline_ms: deadlineMs })) as { responses: FunctionResponse[] };
+      const body = (await this.api().request("POST", "/v1/calls", { calls: batch, deadline_ms: deadlineMs })) as {
+        responses: FunctionResponse[];
+      };
       return { kind: "answered", results: body.responses.map((r) => resultOf(r.response)) };
     } catch (error) {
       return { kind: "lost", reason: error instanceof Error ? error.message : String(error) };

@@ -67,7 +67,8 @@ export class CallPlanner {
     const events = this.#d.effects.read();
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i]!;
-      if ((e.event === "motion_end" || e.event === "motion_start") && e.to?.[joint.name] !== undefined) return e.to[joint.name]!;
+      if ((e.event === "motion_end" || e.event === "motion_start") && e.to?.[joint.name] !== undefined)
+        return e.to[joint.name]!;
     }
     return joint.home;
   }
@@ -85,7 +86,16 @@ export class CallPlanner {
   insideEnvelope(target: Readonly<Record<string, number>>): boolean {
     const inFlight = this.#d.inFlight();
     const config = this.#d.config;
-    return checkMotionEnvelope(config, this.pose(), target, "move_joints", inFlight).ok && checkMotionEnvelope(config, { ...this.pose(), ...Object.fromEntries(this.#planned) }, target, "move_joints", inFlight).ok;
+    return (
+      checkMotionEnvelope(config, this.pose(), target, "move_joints", inFlight).ok &&
+      checkMotionEnvelope(
+        config,
+        { ...this.pose(), ...Object.fromEntries(this.#planned) },
+        target,
+        "move_joints",
+        inFlight,
+      ).ok
+    );
   }
 
   /** `n` different joints no unsettled motion holds, a seeded Fisher–Yates pick. */
@@ -134,7 +144,11 @@ export class CallPlanner {
   }
 
   /** A move to these targets taking about `durationMs` (speed from the farthest joint, at least min_speed). */
-  callTo(positions: Readonly<Record<string, number>>, durationMs: number, kind: { readonly probe: boolean } = { probe: false }): CallRecord {
+  callTo(
+    positions: Readonly<Record<string, number>>,
+    durationMs: number,
+    kind: { readonly probe: boolean } = { probe: false },
+  ): CallRecord {
     let speed = this.#d.config.limits.minSpeed;
     for (const j of this.#joints) {
       const target = positions[j.name];
@@ -146,7 +160,14 @@ export class CallPlanner {
 
   #record(positions: Readonly<Record<string, number>>, speed: number, kind: { readonly probe: boolean }): CallRecord {
     for (const [name, target] of Object.entries(positions)) this.#planned.set(name, target);
-    const record: CallRecord = { id: `cl${this.#d.seed}-${(this.#next++).toString().padStart(4, "0")}`, args: { positions, speed }, knownActionId: undefined, answered: false, resentAfterLoss: false, probe: kind.probe };
+    const record: CallRecord = {
+      id: `cl${this.#d.seed}-${(this.#next++).toString().padStart(4, "0")}`,
+      args: { positions, speed },
+      knownActionId: undefined,
+      answered: false,
+      resentAfterLoss: false,
+      probe: kind.probe,
+    };
     this.calls.set(record.id, record);
     return record;
   }

@@ -51,7 +51,13 @@ export class CrashLoopProbes {
   }
 
   tally(): ProbeTally {
-    return { sent: this.#sent, refused: { ...this.#refused }, accepted: this.#accepted, other: this.#other, notFound: this.#notFound };
+    return {
+      sent: this.#sent,
+      refused: { ...this.#refused },
+      accepted: this.#accepted,
+      other: this.#other,
+      notFound: this.#notFound,
+    };
   }
 
   /**
@@ -68,7 +74,16 @@ export class CrashLoopProbes {
       const others = desk.inFlight().filter((m) => m.actionId !== held.actionId);
       const scenario = this.#d.scenario;
       const first = scenario && held.path.to[scenario.unsettled.joint] !== undefined ? [scenario.probe] : [];
-      const probe = findProbe({ config, pose: planner.pose(), unsettled: held.path, alsoInFlight: others, exclude: desk.heldJoints(), random: this.#d.random, tries: 80, first });
+      const probe = findProbe({
+        config,
+        pose: planner.pose(),
+        unsettled: held.path,
+        alsoInFlight: others,
+        exclude: desk.heldJoints(),
+        random: this.#d.random,
+        tries: 80,
+        first,
+      });
       if (!probe) {
         this.#notFound++;
         continue;
@@ -80,7 +95,11 @@ export class CrashLoopProbes {
       session.absorb([record], outcome);
       const result = outcome.kind === "answered" ? outcome.results[0] : undefined;
       if (result?.status === "rejected") this.#refused[result.error_code] = (this.#refused[result.error_code] ?? 0) + 1;
-      else if ((result?.status === "done" || result?.status === "failed" || result?.status === "unknown") && result.action_id !== undefined) this.#accepted++;
+      else if (
+        (result?.status === "done" || result?.status === "failed" || result?.status === "unknown") &&
+        result.action_id !== undefined
+      )
+        this.#accepted++;
       else this.#other++;
     }
   }

@@ -79,7 +79,13 @@ export class OperatorDesk {
       if (h && !at.final && at.kill < h.releaseAtKill) continue;
       const path = h ? undefined : this.#pathOf(row.action_id);
       if (!h && path && this.#d.holdUnknowns && !at.final) {
-        this.held.set(row.action_id, { actionId: row.action_id, joints: Object.keys(path.to), path, releaseAtKill: at.kill + 1 + Math.floor(this.#d.random() * 2), restartsPending: 0 });
+        this.held.set(row.action_id, {
+          actionId: row.action_id,
+          joints: Object.keys(path.to),
+          path,
+          releaseAtKill: at.kill + 1 + Math.floor(this.#d.random() * 2),
+          restartsPending: 0,
+        });
         continue;
       }
       await this.#confirm(row.action_id);
@@ -91,16 +97,31 @@ export class OperatorDesk {
   #pathOf(actionId: string): InFlightMotion | undefined {
     const start = this.#d.effects.read().find((e) => e.event === "motion_start" && e.action_id === actionId);
     if (!start?.from || !start.to) return undefined;
-    const joints = start.joints.filter((j) => this.#chainJoints.has(j) && start.from?.[j] !== undefined && start.to?.[j] !== undefined);
+    const joints = start.joints.filter(
+      (j) => this.#chainJoints.has(j) && start.from?.[j] !== undefined && start.to?.[j] !== undefined,
+    );
     if (joints.length === 0) return undefined;
-    return { actionId, from: Object.fromEntries(joints.map((j) => [j, start.from![j]!])), to: Object.fromEntries(joints.map((j) => [j, start.to![j]!])) };
+    return {
+      actionId,
+      from: Object.fromEntries(joints.map((j) => [j, start.from![j]!])),
+      to: Object.fromEntries(joints.map((j) => [j, start.to![j]!])),
+    };
   }
 
   async #confirm(actionId: string): Promise<void> {
-    await this.#d.waitFor((events) => !motionIntervals(events).some((m) => m.actionId === actionId && m.end === Infinity), 15_000);
+    await this.#d.waitFor(
+      (events) => !motionIntervals(events).some((m) => m.actionId === actionId && m.end === Infinity),
+      15_000,
+    );
     const outcome = groundTruthOf(this.#d.effects.read(), actionId) === "reached" ? "done" : "not_done";
     try {
-      await this.#d.session.api().request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, { outcome, operator: OPERATOR, note: "from firmware-sim's effects log" });
+      await this.#d.session
+        .api()
+        .request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, {
+          outcome,
+          operator: OPERATOR,
+          note: "from firmware-sim's effects log",
+        });
       this.confirms++;
     } catch (error) {
       // A later observation may have settled it in the meantime; anything else is the harness's problem.

@@ -61,13 +61,27 @@ export function killLiveServeChildren(): void {
  */
 export async function spawnServe(options: ServeChildOptions): Promise<ServeChild> {
   const main = join(packageRoot(), "dist", "src", "surfaces", "cli", "main.js");
-  const args = [...(options.nodeArgs ?? []), main, "serve", "--serial", options.link, "--http", "127.0.0.1:0", "--data", options.dataDir, ...(options.config === undefined ? [] : ["--config", options.config])];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    main,
+    "serve",
+    "--serial",
+    options.link,
+    "--http",
+    "127.0.0.1:0",
+    "--data",
+    options.dataDir,
+    ...(options.config === undefined ? [] : ["--config", options.config]),
+  ];
   const logFd = openSync(options.logFile, "a");
   let child: ChildProcess;
   const startedAt = performance.now();
   try {
     // The token goes by environment, not argv, so it is not in `ps` output.
-    child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", logFd], env: { ...process.env, ARMBRIDGE_TOKEN: options.token, ARMBRIDGE_LOG_LEVEL: options.logLevel } });
+    child = spawn(process.execPath, args, {
+      stdio: ["ignore", "pipe", logFd],
+      env: { ...process.env, ARMBRIDGE_TOKEN: options.token, ARMBRIDGE_LOG_LEVEL: options.logLevel },
+    });
   } finally {
     closeSync(logFd);
   }
@@ -79,7 +93,13 @@ export async function spawnServe(options: ServeChildOptions): Promise<ServeChild
   let timer: NodeJS.Timeout | undefined;
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      timer = setTimeout(() => reject(new ServeStartFailed(null, `no ready line within ${options.readyTimeoutMs} ms (see ${options.logFile})`)), options.readyTimeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new ServeStartFailed(null, `no ready line within ${options.readyTimeoutMs} ms (see ${options.logFile})`),
+          ),
+        options.readyTimeoutMs,
+      );
       lines.on("line", (line) => {
         try {
           const msg = JSON.parse(line) as { event?: unknown; http?: unknown };
@@ -88,7 +108,13 @@ export async function spawnServe(options: ServeChildOptions): Promise<ServeChild
           // not the ready line
         }
       });
-      exited.then((code) => reject(new ServeStartFailed(code, `serve exited with code ${code} before it was ready (see ${options.logFile})`)), reject);
+      exited.then(
+        (code) =>
+          reject(
+            new ServeStartFailed(code, `serve exited with code ${code} before it was ready (see ${options.logFile})`),
+          ),
+        reject,
+      );
     });
     const readyMs = performance.now() - startedAt;
     let ending: Promise<number | null> | undefined;

@@ -40,7 +40,13 @@ export interface MeetingSampling {
  * Undefined when the config has no kinematics or workspace, or when no sample
  * is outside.
  */
-export function deepestMeetingOutside(config: ArmConfig, pose: Readonly<Record<string, number>>, a: JointSegment, b: JointSegment, sampling: MeetingSampling = {}): OutsideMeeting | undefined {
+export function deepestMeetingOutside(
+  config: ArmConfig,
+  pose: Readonly<Record<string, number>>,
+  a: JointSegment,
+  b: JointSegment,
+  sampling: MeetingSampling = {},
+): OutsideMeeting | undefined {
   const workspace = config.workspace;
   const kin = armKinematicsOf(config);
   if (!workspace || !kin) return undefined;
@@ -50,7 +56,9 @@ export function deepestMeetingOutside(config: ArmConfig, pose: Readonly<Record<s
   const maxSamples = sampling.maxSamples ?? 120;
   const base = Float64Array.from(kin.jointNames, (n) => pose[n] ?? homes.get(n) ?? 0);
   const lineOf = (s: JointSegment): { k: number[]; from: number[]; delta: number[]; n: number } => {
-    const k: number[] = [], from: number[] = [], delta: number[] = [];
+    const k: number[] = [],
+      from: number[] = [],
+      delta: number[] = [];
     let sweep = 0;
     for (const [i, name] of kin.jointNames.entries()) {
       const to = s.to[name];
@@ -63,8 +71,10 @@ export function deepestMeetingOutside(config: ArmConfig, pose: Readonly<Record<s
     }
     return { k, from, delta, n: Math.min(maxSamples, Math.max(1, Math.ceil(sweep / spacing))) };
   };
-  const la = lineOf(a), lb = lineOf(b);
-  const toFrame: Transform = workspace.frame === undefined ? identity() : invert(chain.fixedFrames.get(workspace.frame) ?? identity());
+  const la = lineOf(a),
+    lb = lineOf(b);
+  const toFrame: Transform =
+    workspace.frame === undefined ? identity() : invert(chain.fixedFrames.get(workspace.frame) ?? identity());
   const box = workspace.keepIn;
   const floorZ = workspace.floorZ;
   const q = Float64Array.from(base);
@@ -80,14 +90,22 @@ export function deepestMeetingOutside(config: ArmConfig, pose: Readonly<Record<s
       const links = chain.kernel.linkPositions();
       for (let l = 0; l < chain.linkNames.length; l++) {
         if (!chain.linkMoves[l]) continue;
-        const bx = links[3 * l] ?? 0, by = links[3 * l + 1] ?? 0, bz = links[3 * l + 2] ?? 0;
+        const bx = links[3 * l] ?? 0,
+          by = links[3 * l + 1] ?? 0,
+          bz = links[3 * l + 2] ?? 0;
         const px = (m[0] ?? 1) * bx + (m[4] ?? 0) * by + (m[8] ?? 0) * bz + (m[12] ?? 0);
         const py = (m[1] ?? 0) * bx + (m[5] ?? 1) * by + (m[9] ?? 0) * bz + (m[13] ?? 0);
         const pz = (m[2] ?? 0) * bx + (m[6] ?? 0) * by + (m[10] ?? 1) * bz + (m[14] ?? 0);
         const depth = depthOutside(px, py, pz, box, floorZ);
         if (depth > 0 && (!worst || depth > worst.depthM)) {
           const point = [px, py, pz] as const;
-          worst = { depthM: depth, link: chain.linkNames[l] ?? `link ${l}`, point, at: [ta, tb], rule: ruleOf(point, box, floorZ) };
+          worst = {
+            depthM: depth,
+            link: chain.linkNames[l] ?? `link ${l}`,
+            point,
+            at: [ta, tb],
+            rule: ruleOf(point, box, floorZ),
+          };
         }
       }
     }
@@ -98,7 +116,13 @@ export function deepestMeetingOutside(config: ArmConfig, pose: Readonly<Record<s
 const AXES = ["x", "y", "z"] as const;
 
 /** How far outside the envelope a point is (m); 0 or less inside. */
-function depthOutside(x: number, y: number, z: number, box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined): number {
+function depthOutside(
+  x: number,
+  y: number,
+  z: number,
+  box: { min: readonly number[]; max: readonly number[] } | undefined,
+  floorZ: number | undefined,
+): number {
   let d = floorZ === undefined ? -Infinity : floorZ - z;
   if (box) {
     d = Math.max(d, (box.min[0] ?? -Infinity) - x, x - (box.max[0] ?? Infinity));
@@ -109,14 +133,24 @@ function depthOutside(x: number, y: number, z: number, box: { min: readonly numb
 }
 
 /** The rule the point breaks most, in words. */
-function ruleOf(p: readonly [number, number, number], box: { min: readonly number[]; max: readonly number[] } | undefined, floorZ: number | undefined): string {
+function ruleOf(
+  p: readonly [number, number, number],
+  box: { min: readonly number[]; max: readonly number[] } | undefined,
+  floorZ: number | undefined,
+): string {
   const rules: { depth: number; rule: string }[] = [];
   if (floorZ !== undefined) rules.push({ depth: floorZ - p[2], rule: `z ${p[2].toFixed(3)} below floor_z ${floorZ}` });
   if (box) {
     for (let a = 0; a < 3; a++) {
       const v = p[a] ?? 0;
-      rules.push({ depth: (box.min[a] ?? -Infinity) - v, rule: `${AXES[a]} ${v.toFixed(3)} below keep_in.min ${box.min[a]}` });
-      rules.push({ depth: v - (box.max[a] ?? Infinity), rule: `${AXES[a]} ${v.toFixed(3)} above keep_in.max ${box.max[a]}` });
+      rules.push({
+        depth: (box.min[a] ?? -Infinity) - v,
+        rule: `${AXES[a]} ${v.toFixed(3)} below keep_in.min ${box.min[a]}`,
+      });
+      rules.push({
+        depth: v - (box.max[a] ?? Infinity),
+        rule: `${AXES[a]} ${v.toFixed(3)} above keep_in.max ${box.max[a]}`,
+      });
     }
   }
   return rules.reduce((w, r) => (r.depth > w.depth ? r : w), { depth: -Infinity, rule: "" }).rule;

@@ -43,7 +43,13 @@ export function findProbe(s: ProbeSearch): { readonly joint: string; readonly ta
     const from = s.pose[joint];
     if (from === undefined || Math.abs(target - from) < 0.2) return false;
     if (!checkMotionEnvelope(s.config, s.pose, { [joint]: target }, "move_joints", s.alsoInFlight).ok) return false;
-    const meeting = deepestMeetingOutside(s.config, s.pose, { from: { [joint]: from }, to: { [joint]: target } }, s.unsettled, { maxSamples: 40 });
+    const meeting = deepestMeetingOutside(
+      s.config,
+      s.pose,
+      { from: { [joint]: from }, to: { [joint]: target } },
+      s.unsettled,
+      { maxSamples: 40 },
+    );
     return meeting !== undefined && meeting.depthM >= PROBE_DEPTH_M;
   };
   for (const c of s.first ?? []) if (joints.some((j) => j.name === c.joint) && fits(c.joint, c.target)) return c;

@@ -35,7 +35,11 @@ export interface ProbeScenario {
  * qualifies on the default arm (it was far more before): up to 200 000 draws,
  * about 1 s on average and 8 s at most; undefined when none was found.
  */
-export function findProbeScenario(config: ArmConfig, random: () => number, attempts = 200_000): ProbeScenario | undefined {
+export function findProbeScenario(
+  config: ArmConfig,
+  random: () => number,
+  attempts = 200_000,
+): ProbeScenario | undefined {
   const joints = config.arm.joints;
   const home = Object.fromEntries(joints.map((j) => [j.name, j.home]));
   const between = (lo: number, hi: number): number => lo + random() * (hi - lo);
@@ -48,16 +52,19 @@ export function findProbeScenario(config: ArmConfig, random: () => number, attem
     const [a, b] = shuffled;
     if (!a || !b) return undefined;
     const staged: Record<string, number> = { ...home };
-    for (const j of shuffled.slice(0, 2 + Math.floor(random() * 2))) staged[j.name] = Number(between(j.min + 0.1, j.max - 0.1).toFixed(3));
+    for (const j of shuffled.slice(0, 2 + Math.floor(random() * 2)))
+      staged[j.name] = Number(between(j.min + 0.1, j.max - 0.1).toFixed(3));
     const ta = Number(between(a.min + 0.05, a.max - 0.05).toFixed(3));
     const tb = Number(between(b.min + 0.05, b.max - 0.05).toFixed(3));
-    const sa = staged[a.name] ?? a.home, sb = staged[b.name] ?? b.home;
+    const sa = staged[a.name] ?? a.home,
+      sb = staged[b.name] ?? b.home;
     if (Math.abs(ta - sa) < 0.5 || Math.abs(tb - sb) < 0.3) continue;
     if (at(staged, { [a.name]: ta, [b.name]: tb }) < 2 * PROBE_DEPTH_M) continue;
     if (!checkMotionEnvelope(config, home, staged, "move_joints").ok) continue;
     if (!checkMotionEnvelope(config, staged, { [a.name]: ta }, "move_joints").ok) continue;
     // About where the watchdog halts the long move (it runs ~1.5–2.5 s past the watchdog's 3 s).
-    if (!checkMotionEnvelope(config, { ...staged, [a.name]: sa + 0.6 * (ta - sa) }, { [b.name]: tb }, "move_joints").ok) continue;
+    if (!checkMotionEnvelope(config, { ...staged, [a.name]: sa + 0.6 * (ta - sa) }, { [b.name]: tb }, "move_joints").ok)
+      continue;
     return { staged, unsettled: { joint: a.name, target: ta }, probe: { joint: b.name, target: tb } };
   }
   return undefined;

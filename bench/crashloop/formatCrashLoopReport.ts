@@ -41,9 +41,12 @@ export function formatCrashLoopReport(report: CrashLoopReport): string {
     ...INVARIANTS.map((name) => `  ${String(report.verdict[name].length).padStart(4)}  ${INVARIANT_LABELS[name]}`),
   ];
   for (const name of INVARIANTS) {
-    for (const v of report.verdict[name].slice(0, 10)) lines.push(`  ${name}: ${v.callId ?? "-"} ${v.actionId ?? "-"}: ${v.detail}`);
+    for (const v of report.verdict[name].slice(0, 10))
+      lines.push(`  ${name}: ${v.callId ?? "-"} ${v.actionId ?? "-"}: ${v.detail}`);
   }
-  lines.push(`wall ${(report.wallMs / 1000).toFixed(1)} s; logs and ledger in ${report.dir}; sim: armbridge-sim ${report.simArgs.slice(1).join(" ")}`);
+  lines.push(
+    `wall ${(report.wallMs / 1000).toFixed(1)} s; logs and ledger in ${report.dir}; sim: armbridge-sim ${report.simArgs.slice(1).join(" ")}`,
+  );
   return lines.join("\n");
 }
 

@@ -90,7 +90,10 @@ export interface CrashLoopTally {
 }
 
 /** Refusals that say the bridge took a same-args re-send for another call: never right. */
-const IDEMPOTENCY_REFUSALS: ReadonlySet<string> = new Set(["ARMB_ERR_CALL_ID_REUSED", "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH"]);
+const IDEMPOTENCY_REFUSALS: ReadonlySet<string> = new Set([
+  "ARMB_ERR_CALL_ID_REUSED",
+  "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH",
+]);
 
 /** How a `done` row says its command never ran (firmware already at the target, the id voided first). */
 const NEVER_RAN = /\b(never ran|never run|never executed|did not run|was not run|never started)\b/i;
@@ -107,7 +110,12 @@ export interface JudgeOptions {
   readonly config?: ArmConfig | undefined;
 }
 
-export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly LedgerRowView[], resends: readonly ResendRecord[], options: JudgeOptions = {}): { verdict: CrashLoopVerdict; tally: CrashLoopTally } {
+export function judgeCrashLoop(
+  events: readonly EffectLine[],
+  rows: readonly LedgerRowView[],
+  resends: readonly ResendRecord[],
+  options: JudgeOptions = {},
+): { verdict: CrashLoopVerdict; tally: CrashLoopTally } {
   const rowsOfCall = options.rowsOfCall ?? rowsByCall(rows);
   const rowById = new Map(rows.map((r) => [r.action_id, r]));
   const starts = new Map<string, EffectLine[]>();
@@ -134,8 +142,18 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
   const motionsWithoutRow: Violation[] = [];
   for (const [actionId, list] of starts) {
     const row = rowById.get(actionId);
-    if (list.length > 1) duplicateStarts.push({ actionId, callId: row?.call_id, detail: `${list.length} motion_start lines (t=${list.map((s) => s.t).join(", ")}); ledger: ${row ? row.state : "no row"}` });
-    if (!row) motionsWithoutRow.push({ actionId, callId: undefined, detail: `motion_start at t=${list[0]?.t} on ${list[0]?.joints.join(",")}; no ledger row with this action id` });
+    if (list.length > 1)
+      duplicateStarts.push({
+        actionId,
+        callId: row?.call_id,
+        detail: `${list.length} motion_start lines (t=${list.map((s) => s.t).join(", ")}); ledger: ${row ? row.state : "no row"}`,
+      });
+    if (!row)
+      motionsWithoutRow.push({
+        actionId,
+        callId: undefined,
+        detail: `motion_start at t=${list[0]?.t} on ${list[0]?.joints.join(",")}; no ledger row with this action id`,
+      });
   }
 
   const overlaps: Violation[] = overlappingPairs(events).map(([a, b]) => {
@@ -158,7 +176,8 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
     rowsByState[row.state] = (rowsByState[row.state] ?? 0) + 1;
     const started = starts.get(row.action_id) ?? [];
     const end = ends.get(row.action_id);
-    const truth = started.length === 0 ? "no motion_start" : end ? `motion_end ${end.outcome}` : "motion_start, no motion_end yet";
+    const truth =
+      started.length === 0 ? "no motion_start" : end ? `motion_end ${end.outcome}` : "motion_start, no motion_end yet";
     const where = { actionId: row.action_id, callId: row.call_id };
     switch (row.state) {
       case "started":
@@ -173,7 +192,10 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
           doneNeverRan++;
           break;
         }
-        doneWithoutReachedMotion.push({ ...where, detail: `done, but the effects log shows ${truth}${end ? ` (rest ${JSON.stringify(end.to)})` : ""}; message: ${JSON.stringify(row.message)}` });
+        doneWithoutReachedMotion.push({
+          ...where,
+          detail: `done, but the effects log shows ${truth}${end ? ` (rest ${JSON.stringify(end.to)})` : ""}; message: ${JSON.stringify(row.message)}`,
+        });
         break;
       }
       case "failed":
@@ -182,7 +204,10 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
           failedFaultedAtStart++;
           break;
         }
-        failedWithMotion.push({ ...where, detail: `failed, but the effects log shows ${truth}${end ? ` from ${JSON.stringify(end.from)} to ${JSON.stringify(end.to)}` : ""}; message: ${JSON.stringify(row.message)}` });
+        failedWithMotion.push({
+          ...where,
+          detail: `failed, but the effects log shows ${truth}${end ? ` from ${JSON.stringify(end.from)} to ${JSON.stringify(end.to)}` : ""}; message: ${JSON.stringify(row.message)}`,
+        });
         break;
       default:
         break;
@@ -191,7 +216,12 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
 
   const callIdsWithTwoRows: Violation[] = [];
   for (const [callId, ids] of rowsOfCall) {
-    if (ids.length > 1) callIdsWithTwoRows.push({ actionId: ids[0], callId, detail: `${ids.length} rows: ${ids.join(", ")}; motion_starts: ${ids.map((id) => starts.get(id)?.length ?? 0).join(", ")}` });
+    if (ids.length > 1)
+      callIdsWithTwoRows.push({
+        actionId: ids[0],
+        callId,
+        detail: `${ids.length} rows: ${ids.join(", ")}; motion_starts: ${ids.map((id) => starts.get(id)?.length ?? 0).join(", ")}`,
+      });
   }
 
   const resendNotReplayed: Violation[] = [];
@@ -208,15 +238,25 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
       // its own merits it is not an idempotency failure. If it had been recorded, a second row for the
       // call id shows it (callIdsWithTwoRows).
       const notReplayed = r.knownActionId !== undefined && (!r.replayed || r.actionId !== r.knownActionId);
-      const refusedAnew = r.status === "rejected" && r.knownActionId === undefined && recorded.length === 0 && !IDEMPOTENCY_REFUSALS.has(r.errorCode ?? "");
+      const refusedAnew =
+        r.status === "rejected" &&
+        r.knownActionId === undefined &&
+        recorded.length === 0 &&
+        !IDEMPOTENCY_REFUSALS.has(r.errorCode ?? "");
       if (refusedAnew) {
         const code = r.errorCode ?? "(no code)";
         freshRefusals[code] = (freshRefusals[code] ?? 0) + 1;
       } else if (r.status === "rejected" || notReplayed) {
-        resendNotReplayed.push({ ...where, detail: `same-args re-send (earlier answer: ${r.knownActionId ?? "lost or without an action"}) ${answer}; ledger rows for the call: ${recorded.length}` });
+        resendNotReplayed.push({
+          ...where,
+          detail: `same-args re-send (earlier answer: ${r.knownActionId ?? "lost or without an action"}) ${answer}; ledger rows for the call: ${recorded.length}`,
+        });
       }
     } else if (r.status !== "rejected" || r.errorCode !== "ARMB_ERR_CALL_ID_REUSED") {
-      reusedIdNotRejected.push({ ...where, detail: `other-args re-send of a recorded call ${answer}; ledger rows for the call: ${recorded.length}` });
+      reusedIdNotRejected.push({
+        ...where,
+        detail: `other-args re-send of a recorded call ${answer}; ledger rows for the call: ${recorded.length}`,
+      });
     }
   }
 
@@ -225,7 +265,18 @@ export function judgeCrashLoop(events: readonly EffectLine[], rows: readonly Led
   let reached = 0;
   for (const end of ends.values()) if (end.outcome === "reached") reached++;
   return {
-    verdict: { duplicateStarts, overlaps, motionsWithoutRow, rowsLeftStarted, doneWithoutReachedMotion, failedWithMotion, callIdsWithTwoRows, resendNotReplayed, reusedIdNotRejected, unsettledPathsMeet },
+    verdict: {
+      duplicateStarts,
+      overlaps,
+      motionsWithoutRow,
+      rowsLeftStarted,
+      doneWithoutReachedMotion,
+      failedWithMotion,
+      callIdsWithTwoRows,
+      resendNotReplayed,
+      reusedIdNotRejected,
+      unsettledPathsMeet,
+    },
     tally: {
       rows: rows.length,
       rowsByState,

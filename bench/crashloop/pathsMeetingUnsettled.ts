@@ -41,7 +41,12 @@ export const PATH_MEETING_TOLERANCE_M = 0.01;
  * motion started (a joint still moving under a third motion: where that one
  * began, a point of its path the bridge had to allow for too).
  */
-export function pathsMeetingUnsettled(events: readonly EffectLine[], rows: readonly UnsettledRowView[], config: ArmConfig, toleranceM = PATH_MEETING_TOLERANCE_M): PathMeetingViolation[] {
+export function pathsMeetingUnsettled(
+  events: readonly EffectLine[],
+  rows: readonly UnsettledRowView[],
+  config: ArmConfig,
+  toleranceM = PATH_MEETING_TOLERANCE_M,
+): PathMeetingViolation[] {
   const chainJoints = new Set(config.arm.joints.map((j) => j.name));
   const starts = startsWithPose(events, Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home])));
   const moved = rows
@@ -50,7 +55,14 @@ export function pathsMeetingUnsettled(events: readonly EffectLine[], rows: reado
       const s = starts.get(r.action_id)!;
       const joints = s.joints.filter((j) => chainJoints.has(j));
       const segment: JointSegment = { from: pick(s.from, joints), to: pick(s.to, joints) };
-      return { row: r, createdAt: r.created_at!, settledAt: r.settled_at ?? Infinity, joints, segment, poseAtStart: s.pose };
+      return {
+        row: r,
+        createdAt: r.created_at!,
+        settledAt: r.settled_at ?? Infinity,
+        joints,
+        segment,
+        poseAtStart: s.pose,
+      };
     })
     .filter((m) => m.joints.length > 0)
     .sort((a, b) => a.createdAt - b.createdAt);

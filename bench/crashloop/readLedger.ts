@@ -23,12 +23,20 @@ export interface LedgerReadBack {
  * return is fetched by id, so a paging gap can neither hide a row from the
  * judge nor go unreported.
  */
-export async function readLedger(api: ApiClient, alsoIds: Iterable<string>, filter: { readonly state?: string } = {}): Promise<LedgerReadBack> {
+export async function readLedger(
+  api: ApiClient,
+  alsoIds: Iterable<string>,
+  filter: { readonly state?: string } = {},
+): Promise<LedgerReadBack> {
   const byId = new Map<string, LedgerRowView>();
   let cursor: string | null = null;
   const seenCursors = new Set<string>();
   for (;;) {
-    const query = new URLSearchParams({ limit: "1000", ...(filter.state ? { state: filter.state } : {}), ...(cursor === null ? {} : { cursor }) });
+    const query = new URLSearchParams({
+      limit: "1000",
+      ...(filter.state ? { state: filter.state } : {}),
+      ...(cursor === null ? {} : { cursor }),
+    });
     const page = (await api.request("GET", `/v1/actions?${query.toString()}`)) as ActionsPage;
     for (const row of page.actions) byId.set(row.action_id, row);
     if (page.next_cursor === null || page.actions.length === 0) break;

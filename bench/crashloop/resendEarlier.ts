@@ -8,7 +8,12 @@ import type { ResendRecord } from "./judgeCrashLoop.js";
  * answer is recorded in `resends` for the judge: a recorded call must come
  * back as its recorded result, another call under its id as rejected.
  */
-export async function resendEarlier(planner: CallPlanner, session: BridgeSession, random: () => number, resends: ResendRecord[]): Promise<void> {
+export async function resendEarlier(
+  planner: CallPlanner,
+  session: BridgeSession,
+  random: () => number,
+  resends: ResendRecord[],
+): Promise<void> {
   const calls = [...planner.calls.values()].filter((c) => !c.probe);
   const batch: { record: CallRecord; kind: ResendRecord["kind"]; args: CallRecord["args"] }[] = [];
   const lost = calls.filter((c) => !c.answered && !c.resentAfterLoss);
@@ -17,7 +22,11 @@ export async function resendEarlier(planner: CallPlanner, session: BridgeSession
   if (recorded.length > 0 && random() < 0.4) {
     const c = planner.pick(recorded);
     const [joint, p] = Object.entries(c.args.positions)[0]!;
-    batch.push({ record: c, kind: "other_args", args: { ...c.args, positions: { ...c.args.positions, [joint]: Number((p > 0 ? p - 0.1 : p + 0.1).toFixed(3)) } } });
+    batch.push({
+      record: c,
+      kind: "other_args",
+      args: { ...c.args, positions: { ...c.args.positions, [joint]: Number((p > 0 ? p - 0.1 : p + 0.1).toFixed(3)) } },
+    });
   }
   const others = recorded.filter((c) => !batch.some((b) => b.record === c));
   if (others.length > 0 && random() < 0.3) {

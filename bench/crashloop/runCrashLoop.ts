@@ -11,7 +11,13 @@ import { CallPlanner } from "./CallPlanner.js";
 import { CrashLoopProbes, type ProbeTally } from "./CrashLoopProbes.js";
 import { EffectsTail } from "./EffectsTail.js";
 import { findProbeScenario, type ProbeScenario } from "./findProbeScenario.js";
-import { judgeCrashLoop, rowsByCall, type CrashLoopTally, type CrashLoopVerdict, type ResendRecord } from "./judgeCrashLoop.js";
+import {
+  judgeCrashLoop,
+  rowsByCall,
+  type CrashLoopTally,
+  type CrashLoopVerdict,
+  type ResendRecord,
+} from "./judgeCrashLoop.js";
 import { OperatorDesk } from "./OperatorDesk.js";
 import { readLedger } from "./readLedger.js";
 import { resendEarlier } from "./resendEarlier.js";
@@ -31,7 +37,15 @@ export interface CrashLoopFaults {
   readonly lateReplyRate: number;
 }
 
-export const DEFAULT_CRASHLOOP_FAULTS: CrashLoopFaults = { dropRate: 0.04, corruptRate: 0.02, failRate: 0.05, stallRate: 0.04, freezeRate: 0.03, rebootRate: 0, lateReplyRate: 0.12 };
+export const DEFAULT_CRASHLOOP_FAULTS: CrashLoopFaults = {
+  dropRate: 0.04,
+  corruptRate: 0.02,
+  failRate: 0.05,
+  stallRate: 0.04,
+  freezeRate: 0.03,
+  rebootRate: 0,
+  lateReplyRate: 0.12,
+};
 
 export interface CrashLoopOptions {
   readonly kills: number;
@@ -123,7 +137,14 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const effectsLog = join(options.dir, "effects.jsonl");
   const bridgeLog = join(options.dir, "bridge.log");
   const simLog = join(options.dir, "sim.log");
-  const sim: SimChild = await spawnSimulator({ link: "tcp", seed: options.seed, effectsLog, logFile: simLog, flags: simFlagsOf(faults, watchdogMs), logLevel: "debug" });
+  const sim: SimChild = await spawnSimulator({
+    link: "tcp",
+    seed: options.seed,
+    effectsLog,
+    logFile: simLog,
+    flags: simFlagsOf(faults, watchdogMs),
+    logLevel: "debug",
+  });
   const rig = crashLoopRig(options, sim, { effectsLog, bridgeLog, say });
   try {
     await rig.session.start();
@@ -156,11 +177,18 @@ interface CrashLoopRig {
   extraTurns: number;
 }
 
-function crashLoopRig(options: CrashLoopOptions, sim: SimChild, files: { effectsLog: string; bridgeLog: string; say: (line: string) => void }): CrashLoopRig {
+function crashLoopRig(
+  options: CrashLoopOptions,
+  sim: SimChild,
+  files: { effectsLog: string; bridgeLog: string; say: (line: string) => void },
+): CrashLoopRig {
   const config = loadConfig();
   const random = mulberry32(options.seed);
   const effects = new EffectsTail(files.effectsLog);
-  const waitFor = async (predicate: (events: readonly EffectLine[]) => boolean, timeoutMs: number): Promise<boolean> => {
+  const waitFor = async (
+    predicate: (events: readonly EffectLine[]) => boolean,
+    timeoutMs: number,
+  ): Promise<boolean> => {
     const until = performance.now() + timeoutMs;
     while (performance.now() < until) {
       if (predicate(effects.read())) return true;
@@ -168,17 +196,57 @@ function crashLoopRig(options: CrashLoopOptions, sim: SimChild, files: { effects
     }
     return predicate(effects.read());
   };
-  const session = new BridgeSession({ link: sim.link, dataDir: join(options.dir, "data"), token: randomBytes(24).toString("hex"), logFile: files.bridgeLog, readyTimeoutMs: READY_TIMEOUT_MS, say: files.say });
-  const desk = new OperatorDesk({ config, session, effects, random, waitFor, holdUnknowns: options.holdUnknowns ?? true });
-  const planner = new CallPlanner({ config, seed: options.seed, random, effects, heldJoints: () => desk.heldJoints(), inFlight: () => desk.inFlight() });
-  const scenario = options.holdUnknowns ?? true ? findProbeScenario(config, random) : undefined;
-  if ((options.holdUnknowns ?? true) && !scenario) files.say("no probe scenario found for this arm: watchdog kills leave unknowns where probes may not meet them");
+  const session = new BridgeSession({
+    link: sim.link,
+    dataDir: join(options.dir, "data"),
+    token: randomBytes(24).toString("hex"),
+    logFile: files.bridgeLog,
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    say: files.say,
+  });
+  const desk = new OperatorDesk({
+    config,
+    session,
+    effects,
+    random,
+    waitFor,
+    holdUnknowns: options.holdUnknowns ?? true,
+  });
+  const planner = new CallPlanner({
+    config,
+    seed: options.seed,
+    random,
+    effects,
+    heldJoints: () => desk.heldJoints(),
+    inFlight: () => desk.inFlight(),
+  });
+  const scenario = (options.holdUnknowns ?? true) ? findProbeScenario(config, random) : undefined;
+  if ((options.holdUnknowns ?? true) && !scenario)
+    files.say("no probe scenario found for this arm: watchdog kills leave unknowns where probes may not meet them");
   const probes = new CrashLoopProbes({ config, planner, session, desk, random, scenario });
-  return { config, random, effects, session, planner, desk, probes, resends: [], scenario, waitFor, restarts: 0, extraTurns: 0 };
+  return {
+    config,
+    random,
+    effects,
+    session,
+    planner,
+    desk,
+    probes,
+    resends: [],
+    scenario,
+    waitFor,
+    restarts: 0,
+    extraTurns: 0,
+  };
 }
 
 /** The kills: before each, settle (or hold) unknowns, probe held ones, re-send earlier ids; then one turn and the kill. */
-async function killAndRestart(rig: CrashLoopRig, options: CrashLoopOptions, watchdogMs: number, say: (line: string) => void): Promise<{ killsByMoment: Record<KillMoment, number>; downPastWatchdog: number }> {
+async function killAndRestart(
+  rig: CrashLoopRig,
+  options: CrashLoopOptions,
+  watchdogMs: number,
+  say: (line: string) => void,
+): Promise<{ killsByMoment: Record<KillMoment, number>; downPastWatchdog: number }> {
   const { planner, session, desk, random } = rig;
   const watchdogEvery = options.watchdogEvery ?? 10;
   const killsByMoment: Record<KillMoment, number> = { before_request: 0, queued: 0, mid_motion: 0, mid_observation: 0 };
@@ -193,7 +261,9 @@ async function killAndRestart(rig: CrashLoopRig, options: CrashLoopOptions, watc
     // Now and then a turn that is answered in full, so later re-sends have recorded results to hit.
     if (random() < 0.35) {
       planner.newTurn();
-      const records = planner.distinctJoints(1 + Math.floor(random() * 2)).map((j) => planner.newCall([j], planner.between(150, 450), random() < 0.15 ? "at_target" : "away"));
+      const records = planner
+        .distinctJoints(1 + Math.floor(random() * 2))
+        .map((j) => planner.newCall([j], planner.between(150, 450), random() < 0.15 ? "at_target" : "away"));
       session.absorb(records, await session.post(records.map(wire), 15_000));
       await desk.settle({ kill: k });
     }
@@ -205,7 +275,17 @@ async function killAndRestart(rig: CrashLoopRig, options: CrashLoopOptions, watc
     const pastWatchdog = watchdogDue;
     const moment: KillMoment = pastWatchdog ? "mid_motion" : planner.pick(KILL_MOMENTS);
     killsByMoment[moment]++;
-    const turn = await setUpKillTurn(moment, pastWatchdog, { config: rig.config, planner, session, desk, random, effects: () => rig.effects.read(), waitFor: rig.waitFor, watchdogMs, scenario: rig.scenario });
+    const turn = await setUpKillTurn(moment, pastWatchdog, {
+      config: rig.config,
+      planner,
+      session,
+      desk,
+      random,
+      effects: () => rig.effects.read(),
+      waitFor: rig.waitFor,
+      watchdogMs,
+      scenario: rig.scenario,
+    });
 
     const killedAt = performance.now();
     await session.kill();
@@ -218,22 +298,34 @@ async function killAndRestart(rig: CrashLoopRig, options: CrashLoopOptions, watc
         downPastWatchdog++;
         watchdogDue = false;
       }
-      note = byWatchdog.halted ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)` : `, stayed down but the motion ended ${byWatchdog.how}, not by the watchdog`;
+      note = byWatchdog.halted
+        ? `, stayed down until the ${watchdogMs} ms watchdog halted the motion (${Math.round(performance.now() - killedAt)} ms after the kill)`
+        : `, stayed down but the motion ended ${byWatchdog.how}, not by the watchdog`;
     }
     await session.start();
     rig.restarts++;
     desk.noteRestart();
     const ids = turn.records.length ? ` [${turn.records.map((r) => r.id).join(" ")}]` : "";
     const held = desk.held.size ? `; ${desk.held.size} unknown(s) held` : "";
-    say(`kill ${k + 1}/${options.kills} ${moment}${note}: ${turn.records.length} call(s) in the turn${ids}, ${lostHere} answer(s) lost; restart → ready ${Math.round(session.readyMs)} ms${held}`);
+    say(
+      `kill ${k + 1}/${options.kills} ${moment}${note}: ${turn.records.length} call(s) in the turn${ids}, ${lostHere} answer(s) lost; restart → ready ${Math.round(session.readyMs)} ms${held}`,
+    );
   }
   return { killsByMoment, downPastWatchdog };
 }
 
 /** Stays down until the watched motion has ended, then reads from the effects log (not assumes) whether the watchdog ended it. */
-async function stayDownUntilEnded(rig: CrashLoopRig, watched: string, watchdogMs: number): Promise<{ halted: boolean; how: string }> {
-  await rig.waitFor((events) => !motionIntervals(events).some((m) => m.actionId === watched && m.end === Infinity), watchdogMs + 5000);
-  const end = rig.effects.read().find((e) => e.event === "motion_end" && e.action_id === watched) as (EffectLine & { detail?: string }) | undefined;
+async function stayDownUntilEnded(
+  rig: CrashLoopRig,
+  watched: string,
+  watchdogMs: number,
+): Promise<{ halted: boolean; how: string }> {
+  await rig.waitFor(
+    (events) => !motionIntervals(events).some((m) => m.actionId === watched && m.end === Infinity),
+    watchdogMs + 5000,
+  );
+  const end = rig.effects.read().find((e) => e.event === "motion_end" && e.action_id === watched) as
+    (EffectLine & { detail?: string }) | undefined;
   const halted = end?.outcome === "stopped" && /watchdog/.test(end.detail ?? "");
   return { halted, how: end ? `${end.outcome} (${end.detail ?? ""})` : "not at all" };
 }
@@ -267,7 +359,14 @@ async function finalTurns(rig: CrashLoopRig, simLog: string): Promise<void> {
 async function judgeAndReport(
   rig: CrashLoopRig,
   options: CrashLoopOptions,
-  run: { killsByMoment: Record<KillMoment, number>; downPastWatchdog: number; began: number; simArgs: readonly string[]; simLog: string; bridgeLog: string },
+  run: {
+    killsByMoment: Record<KillMoment, number>;
+    downPastWatchdog: number;
+    began: number;
+    simArgs: readonly string[];
+    simLog: string;
+    bridgeLog: string;
+  },
 ): Promise<CrashLoopReport> {
   const { session, desk, resends } = rig;
   const events = rig.effects.read();
@@ -275,7 +374,10 @@ async function judgeAndReport(
   for (const e of events) if (e.action_id !== null) knownIds.add(e.action_id);
   for (const c of rig.planner.calls.values()) if (c.knownActionId) knownIds.add(c.knownActionId);
   const ledger = await readLedger(session.api(), knownIds);
-  const { verdict, tally } = judgeCrashLoop(events, ledger.rows, resends, { rowsOfCall: rowsByCall(ledger.rows), config: rig.config });
+  const { verdict, tally } = judgeCrashLoop(events, ledger.rows, resends, {
+    rowsOfCall: rowsByCall(ledger.rows),
+    config: rig.config,
+  });
   await session.stop(10_000);
   return {
     seed: options.seed,
@@ -309,14 +411,22 @@ async function judgeAndReport(
 
 function simFlagsOf(faults: CrashLoopFaults, watchdogMs: number): string[] {
   return [
-    "--drop-rate", String(faults.dropRate),
-    "--corrupt-rate", String(faults.corruptRate),
-    "--fail-rate", String(faults.failRate),
-    "--stall-rate", String(faults.stallRate),
-    "--freeze-rate", String(faults.freezeRate),
-    "--reboot-rate", String(faults.rebootRate),
-    "--late-reply-rate", String(faults.lateReplyRate),
-    "--watchdog-ms", String(watchdogMs),
+    "--drop-rate",
+    String(faults.dropRate),
+    "--corrupt-rate",
+    String(faults.corruptRate),
+    "--fail-rate",
+    String(faults.failRate),
+    "--stall-rate",
+    String(faults.stallRate),
+    "--freeze-rate",
+    String(faults.freezeRate),
+    "--reboot-rate",
+    String(faults.rebootRate),
+    "--late-reply-rate",
+    String(faults.lateReplyRate),
+    "--watchdog-ms",
+    String(watchdogMs),
   ];
 }
 
@@ -334,7 +444,11 @@ function countLines(path: string, match: (line: string) => boolean): number {
 }
 
 /** p50 / p95 / max of the restart → ready times. */
-export function readyFigures(report: Pick<CrashLoopReport, "restartToReadyMs">): { p50: number; p95: number; max: number } {
+export function readyFigures(report: Pick<CrashLoopReport, "restartToReadyMs">): {
+  p50: number;
+  p95: number;
+  max: number;
+} {
   const ms = report.restartToReadyMs;
   return { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), max: ms.length ? Math.max(...ms) : NaN };
 }

@@ -29,13 +29,17 @@ export interface KillTurn {
 export async function setUpKillTurn(moment: KillMoment, pastWatchdog: boolean, d: KillTurnDeps): Promise<KillTurn> {
   const { planner, session } = d;
   let mark = d.effects().length;
-  const newStarts = (events: readonly EffectLine[]): EffectLine[] => events.slice(mark).filter((e) => e.event === "motion_start");
-  const post = (records: readonly CallRecord[], deadlineMs: number): Promise<BatchOutcome> => session.post(records.map(wire), deadlineMs);
+  const newStarts = (events: readonly EffectLine[]): EffectLine[] =>
+    events.slice(mark).filter((e) => e.event === "motion_start");
+  const post = (records: readonly CallRecord[], deadlineMs: number): Promise<BatchOutcome> =>
+    session.post(records.map(wire), deadlineMs);
   switch (moment) {
     case "before_request": {
       // Half the time nothing is in flight; else the request is on its way or just taken in.
       if (d.random() < 0.5) {
-        const records = planner.distinctJoints(1 + Math.floor(d.random() * 2)).map((j) => planner.newCall([j], planner.between(200, 600), d.random() < 0.3 ? "at_target" : "away"));
+        const records = planner
+          .distinctJoints(1 + Math.floor(d.random() * 2))
+          .map((j) => planner.newCall([j], planner.between(200, 600), d.random() < 0.3 ? "at_target" : "away"));
         const inFlight = post(records, 15_000);
         await sleep(planner.between(0, 25));
         return { records, inFlight, watched: undefined };
@@ -47,7 +51,11 @@ export async function setUpKillTurn(moment: KillMoment, pastWatchdog: boolean, d
       // Three calls on one joint (FIFO behind its lock), perhaps one elsewhere.
       const [j, other] = planner.distinctJoints(2);
       // The last may aim where the one before leaves the joint: when its turn comes there is nothing to do.
-      const records = [planner.newCall([j!], planner.between(250, 550)), planner.newCall([j!], planner.between(250, 550)), planner.newCall([j!], planner.between(250, 550), d.random() < 0.3 ? "at_target" : "away")];
+      const records = [
+        planner.newCall([j!], planner.between(250, 550)),
+        planner.newCall([j!], planner.between(250, 550)),
+        planner.newCall([j!], planner.between(250, 550), d.random() < 0.3 ? "at_target" : "away"),
+      ];
       if (d.random() < 0.5 && other) records.push(planner.newCall([other], planner.between(250, 550)));
       const inFlight = post(records, 15_000);
       await d.waitFor((events) => newStarts(events).length > 0, 5000);
@@ -62,7 +70,9 @@ export async function setUpKillTurn(moment: KillMoment, pastWatchdog: boolean, d
         mark = d.effects().length;
       } else {
         const n = 1 + Math.floor(d.random() * 3);
-        records = Array.from({ length: n }, (_, i) => planner.newCall(planner.distinctJoints(i === 2 ? 2 : 1), planner.between(400, 1200)));
+        records = Array.from({ length: n }, (_, i) =>
+          planner.newCall(planner.distinctJoints(i === 2 ? 2 : 1), planner.between(400, 1200)),
+        );
       }
       const inFlight = post(records, 15_000);
       await d.waitFor((events) => newStarts(events).length > 0, 5000);
@@ -74,7 +84,9 @@ export async function setUpKillTurn(moment: KillMoment, pastWatchdog: boolean, d
       // A run deadline shorter than the motions: the waits end and the bridge observes until they do.
       const deadline = Math.round(planner.between(120, 350));
       const durations = [planner.between(900, 1600), planner.between(900, 1600)];
-      const records = planner.distinctJoints(1 + Math.floor(d.random() * 2)).map((j, i) => planner.newCall([j], durations[i]!, i === 1 && d.random() < 0.3 ? "at_target" : "away"));
+      const records = planner
+        .distinctJoints(1 + Math.floor(d.random() * 2))
+        .map((j, i) => planner.newCall([j], durations[i]!, i === 1 && d.random() < 0.3 ? "at_target" : "away"));
       const inFlight = post(records, deadline);
       await d.waitFor((events) => newStarts(events).length > 0, 5000);
       await sleep(deadline + planner.between(50, 700));

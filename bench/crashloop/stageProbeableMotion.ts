@@ -18,7 +18,8 @@ export async function stageProbeableMotion(d: KillTurnDeps, durationMs: number):
   if (!scenario) return fallback();
   const held = desk.heldJoints();
   const now = planner.pose();
-  const moves = (to: Readonly<Record<string, number>>): Record<string, number> => Object.fromEntries(Object.entries(to).filter(([name, v]) => Math.abs((now[name] ?? v) - v) > 1e-3));
+  const moves = (to: Readonly<Record<string, number>>): Record<string, number> =>
+    Object.fromEntries(Object.entries(to).filter(([name, v]) => Math.abs((now[name] ?? v) - v) > 1e-3));
   const toStaged = moves(scenario.staged);
   if ([...Object.keys(toStaged), scenario.unsettled.joint].some((j) => held.has(j))) return fallback();
   const inFlight = desk.inFlight();
@@ -26,7 +27,12 @@ export async function stageProbeableMotion(d: KillTurnDeps, durationMs: number):
   const route = checkMotionEnvelope(config, now, toStaged, "move_joints", inFlight).ok
     ? [toStaged]
     : checkMotionEnvelope(config, now, moves(home), "move_joints", inFlight).ok
-      ? [moves(home), Object.fromEntries(Object.entries(scenario.staged).filter(([name, v]) => Math.abs((home[name] ?? v) - v) > 1e-3))]
+      ? [
+          moves(home),
+          Object.fromEntries(
+            Object.entries(scenario.staged).filter(([name, v]) => Math.abs((home[name] ?? v) - v) > 1e-3),
+          ),
+        ]
       : [];
   if (route.length === 0) return fallback();
   for (const step of route) {

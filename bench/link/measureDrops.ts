@@ -56,9 +56,14 @@ export async function measureDrops(rig: DropRig, count: number): Promise<DropSam
     const mid = i % 2 === 1;
     const startsBefore = rig.motionStarts();
     const move = rig.moves[Math.floor(i / 2) % 2]!;
-    const call = mid ? rig.executor.execute([{ id: `drop-${i}`, name: "move_joints", args: { positions: move, speed: 0.5 } }], { deadlineMs: 30_000 }) : undefined;
+    const call = mid
+      ? rig.executor.execute([{ id: `drop-${i}`, name: "move_joints", args: { positions: move, speed: 0.5 } }], {
+          deadlineMs: 30_000,
+        })
+      : undefined;
     if (mid) await new Promise((r) => setTimeout(r, 150));
-    const connectedAfter = (back: number): Promise<LinkState> => waitLink(rig.transport, (s) => s.state === "connected" && (s.last_loss?.returned_at ?? 0) >= back - 1, 30_000);
+    const connectedAfter = (back: number): Promise<LinkState> =>
+      waitLink(rig.transport, (s) => s.state === "connected" && (s.last_loss?.returned_at ?? 0) >= back - 1, 30_000);
     const lost = waitLink(rig.transport, (s) => s.state !== "connected", 10_000);
     const back = await rig.drop(mid);
     await lost;
@@ -77,7 +82,13 @@ export async function measureDrops(rig: DropRig, count: number): Promise<DropSam
     }
     // A while after the return: arming the servos again, or a late look, must not have moved anything.
     await new Promise((r) => setTimeout(r, 200));
-    samples.push({ backToConnectedMs: Math.max(0, connectedAt - back), loss: connected.last_loss, inFlightCall, callsSent: mid ? 1 : 0, armMotions: rig.motionStarts() - startsBefore });
+    samples.push({
+      backToConnectedMs: Math.max(0, connectedAt - back),
+      loss: connected.last_loss,
+      inFlightCall,
+      callsSent: mid ? 1 : 0,
+      armMotions: rig.motionStarts() - startsBefore,
+    });
   }
   return samples;
 }

@@ -55,7 +55,8 @@ export class InspectorProbe {
       const all = [...text.matchAll(/Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+)/g)];
       url = all.at(-1)?.[1];
       if (url !== undefined) break;
-      if (performance.now() > until) throw new Error(`no "Debugger listening on ws://…" line in ${logFile} within ${timeoutMs} ms`);
+      if (performance.now() > until)
+        throw new Error(`no "Debugger listening on ws://…" line in ${logFile} within ${timeoutMs} ms`);
       await sleep(20);
     }
     const socket = new WebSocket(url);
@@ -74,7 +75,10 @@ export class InspectorProbe {
 
   /** The child's process.memoryUsage() as it stands, garbage included. */
   async memoryUsage(): Promise<MemoryUsage> {
-    const reply = await this.#call("Runtime.evaluate", { expression: "JSON.stringify(process.memoryUsage())", returnByValue: true });
+    const reply = await this.#call("Runtime.evaluate", {
+      expression: "JSON.stringify(process.memoryUsage())",
+      returnByValue: true,
+    });
     const value = reply.result?.result?.value;
     if (typeof value !== "string") throw new Error(`Runtime.evaluate returned no string: ${JSON.stringify(reply)}`);
     return JSON.parse(value) as MemoryUsage;

@@ -41,18 +41,37 @@ export function removeLiveDirs(): void {
 }
 
 export function benchConfig(moveTimeoutMs: number): ArmConfig {
-  return loadConfig(DEFAULT_CONFIG_PATH, { edit: (raw) => ({ ...raw, timeouts_ms: { ...(raw.timeouts_ms as Record<string, number>), move_joints: moveTimeoutMs } }) });
+  return loadConfig(DEFAULT_CONFIG_PATH, {
+    edit: (raw) => ({
+      ...raw,
+      timeouts_ms: { ...(raw.timeouts_ms as Record<string, number>), move_joints: moveTimeoutMs },
+    }),
+  });
 }
 
 export async function startRig(options: RigOptions): Promise<BenchRig> {
   const dir = mkdtempSync(join(tmpdir(), `armbridge-seed-${options.name}-`));
   liveDirs.add(dir);
   const effectsLog = join(dir, "effects.jsonl");
-  const sim = await startSimProcess({ link: options.link, seed: options.seed, effectsLog, logFile: join(dir, "sim.log"), flags: options.simFlags });
-  const logger = pino({ level: process.env.ARMBRIDGE_LOG_LEVEL ?? "info", base: { app: "armbridge", rig: options.name } }, pino.destination({ dest: join(dir, "bridge.log"), sync: true }));
+  const sim = await startSimProcess({
+    link: options.link,
+    seed: options.seed,
+    effectsLog,
+    logFile: join(dir, "sim.log"),
+    flags: options.simFlags,
+  });
+  const logger = pino(
+    { level: process.env.ARMBRIDGE_LOG_LEVEL ?? "info", base: { app: "armbridge", rig: options.name } },
+    pino.destination({ dest: join(dir, "bridge.log"), sync: true }),
+  );
   let bridge: Bridge;
   try {
-    bridge = await Bridge.start({ config: benchConfig(options.moveTimeoutMs), transport: { kind: "serial", link: sim.link }, dataDir: dir, logger });
+    bridge = await Bridge.start({
+      config: benchConfig(options.moveTimeoutMs),
+      transport: { kind: "serial", link: sim.link },
+      dataDir: dir,
+      logger,
+    });
   } catch (error) {
     await sim.stop();
     throw error;

@@ -43,7 +43,13 @@ export async function stopLiveSims(graceMs = 2000): Promise<void> {
  * real byte link (a socat PTY or TCP), as it would to a microcontroller.
  */
 export async function startSimProcess(options: SimProcessOptions): Promise<SimProcess> {
-  const sim = await spawnSimulator({ link: options.link, seed: options.seed, effectsLog: options.effectsLog, logFile: options.logFile, flags: options.flags });
+  const sim = await spawnSimulator({
+    link: options.link,
+    seed: options.seed,
+    effectsLog: options.effectsLog,
+    logFile: options.logFile,
+    flags: options.flags,
+  });
   live.add(sim);
   return {
     link: sim.link,

@@ -25,7 +25,9 @@ function tally(labels: readonly string[]): string {
 }
 
 function actionIdsOf(responses: readonly CallResponse[]): string[] {
-  return responses.flatMap((r) => ("action_id" in r.result && r.result.action_id !== undefined ? [r.result.action_id] : []));
+  return responses.flatMap((r) =>
+    "action_id" in r.result && r.result.action_id !== undefined ? [r.result.action_id] : [],
+  );
 }
 
 /**
@@ -47,16 +49,36 @@ export async function runE1(rig: BenchRig): Promise<E1Row[]> {
     const t0 = performance.now();
     const responses: CallResponse[] = [];
     for (let i = 0; i < 4; i++) {
-      responses.push(...(await executor.execute([{ id: `e1a_${i}`, name: "move_joints", args: { positions: { shoulder_pan: target(i) } } }])));
+      responses.push(
+        ...(await executor.execute([
+          { id: `e1a_${i}`, name: "move_joints", args: { positions: { shoulder_pan: target(i) } } },
+        ])),
+      );
     }
-    judge("sequential, one joint", performance.now() - t0, actionIdsOf(responses), tally(responses.map((r) => r.result.status)));
+    judge(
+      "sequential, one joint",
+      performance.now() - t0,
+      actionIdsOf(responses),
+      tally(responses.map((r) => r.result.status)),
+    );
   }
 
   // (b) one model turn with four calls on the same joint: the lock table serialises them.
   {
     const t0 = performance.now();
-    const responses = await executor.execute(Array.from({ length: 4 }, (_, i) => ({ id: `e1b_${i}`, name: "move_joints", args: { positions: { shoulder_pan: target(i + 1) } } })));
-    judge("parallel via armbridge, one joint", performance.now() - t0, actionIdsOf(responses), tally(responses.map((r) => r.result.status)));
+    const responses = await executor.execute(
+      Array.from({ length: 4 }, (_, i) => ({
+        id: `e1b_${i}`,
+        name: "move_joints",
+        args: { positions: { shoulder_pan: target(i + 1) } },
+      })),
+    );
+    judge(
+      "parallel via armbridge, one joint",
+      performance.now() - t0,
+      actionIdsOf(responses),
+      tally(responses.map((r) => r.result.status)),
+    );
   }
 
   // (c) four calls on four disjoint joints: nothing to serialise. Each moves ±0.3 rad about its home,
@@ -64,15 +86,30 @@ export async function runE1(rig: BenchRig): Promise<E1Row[]> {
   {
     const home = Object.fromEntries(rig.bridge.config.arm.joints.map((j) => [j.name, j.home]));
     const t0 = performance.now();
-    const responses = await executor.execute(JOINTS.map((joint, i) => ({ id: `e1c_${i}`, name: "move_joints", args: { positions: { [joint]: (home[joint] ?? 0) + target(i + 1) } } })));
-    judge("parallel via armbridge, 4 joints", performance.now() - t0, actionIdsOf(responses), tally(responses.map((r) => r.result.status)));
+    const responses = await executor.execute(
+      JOINTS.map((joint, i) => ({
+        id: `e1c_${i}`,
+        name: "move_joints",
+        args: { positions: { [joint]: (home[joint] ?? 0) + target(i + 1) } },
+      })),
+    );
+    judge(
+      "parallel via armbridge, 4 joints",
+      performance.now() - t0,
+      actionIdsOf(responses),
+      tally(responses.map((r) => r.result.status)),
+    );
   }
 
   // (d) naive baseline: four MOVEs on one joint at once, bypassing the executor's locks.
   {
     const ids = Array.from({ length: 4 }, () => newActionId());
     const t0 = performance.now();
-    const ends = await Promise.all(ids.map((actionId, i) => transport.runMotion({ actionId, targets: { shoulder_pan: target(i) }, speed: 0.5 }, AbortSignal.timeout(5000))));
+    const ends = await Promise.all(
+      ids.map((actionId, i) =>
+        transport.runMotion({ actionId, targets: { shoulder_pan: target(i) }, speed: 0.5 }, AbortSignal.timeout(5000)),
+      ),
+    );
     judge("naive parallel, no locks, one joint", performance.now() - t0, ids, tally(ends.map(describeEnd)));
   }
   return rows;

@@ -41,15 +41,19 @@ export async function runObservedTrials(rig: BenchRig, trials: number, prefix: s
   // Splits settlement lag into "the arm had not said so yet" and "the bridge took its time".
   const unwatch = rig.bridge.transport.onStatus((status) => {
     const at = epochMs();
-    for (const r of status.actions) if (TERMINAL_ACTION_STATES[r.state] && !endSeenAt.has(r.actionId)) endSeenAt.set(r.actionId, at);
+    for (const r of status.actions)
+      if (TERMINAL_ACTION_STATES[r.state] && !endSeenAt.has(r.actionId)) endSeenAt.set(r.actionId, at);
   });
   const out: ObservedTrial[] = [];
   try {
     for (let i = 0; i < trials; i++) {
       const callId = `${prefix}_${i}`;
-      const [response] = await rig.bridge.executor.execute([{ id: callId, name: "move_joints", args: { positions: { shoulder_pan: i % 2 === 0 ? 0.4 : -0.4 } } }]);
+      const [response] = await rig.bridge.executor.execute([
+        { id: callId, name: "move_joints", args: { positions: { shoulder_pan: i % 2 === 0 ? 0.4 : -0.4 } } },
+      ]);
       const result = response?.result;
-      if (!result || !("action_id" in result) || result.action_id === undefined) throw new Error(`trial ${callId} came back without an action id: ${JSON.stringify(result)}`);
+      if (!result || !("action_id" in result) || result.action_id === undefined)
+        throw new Error(`trial ${callId} came back without an action id: ${JSON.stringify(result)}`);
       out.push({
         actionId: result.action_id,
         status: result.status,
@@ -82,7 +86,12 @@ async function confirmAsOperator(rig: BenchRig, actionId: string): Promise<void>
     if (truth !== "still_running" || Date.now() > giveUpAt) {
       const row = rig.bridge.ledger.get(actionId);
       // A later status may already have settled it on its own.
-      if (row?.state === "unknown") rig.bridge.executor.confirm(actionId, { outcome: truth === "reached" ? "done" : "not_done", operator: "seed-bench", note: `effects log: ${truth}` });
+      if (row?.state === "unknown")
+        rig.bridge.executor.confirm(actionId, {
+          outcome: truth === "reached" ? "done" : "not_done",
+          operator: "seed-bench",
+          note: `effects log: ${truth}`,
+        });
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -14,4 +14,5 @@ export function formatTable(rows: readonly (readonly string[])[]): string {
 }
 
 export const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : "—");
-export const pct = (part: number, whole: number): string => (whole === 0 ? "—" : `${((100 * part) / whole).toFixed(1)}%`);
+export const pct = (part: number, whole: number): string =>
+  whole === 0 ? "—" : `${((100 * part) / whole).toFixed(1)}%`;

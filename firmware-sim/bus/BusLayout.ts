@@ -76,29 +76,48 @@ export function readBusLayout(path: string): BusLayoutFile {
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }
   const parsed = busLayoutFileSchema.safeParse(raw);
-  if (!parsed.success) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: formatIssues(parsed.error.issues) });
+  if (!parsed.success)
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: formatIssues(parsed.error.issues) });
   return parsed.data;
 }
 
 /** The servos on the simulated bus: the layout's, or without one every configured axis as the config mounts it. */
-export function layOutServos(config: ArmConfig, protocol: BusProtocol, layout: BusLayoutFile | undefined, where = "--bus-layout"): LaidOutServo[] {
+export function layOutServos(
+  config: ArmConfig,
+  protocol: BusProtocol,
+  layout: BusLayoutFile | undefined,
+  where = "--bus-layout",
+): LaidOutServo[] {
   const table = protocol.table;
   const models = table.modelNumbers;
   const modelOf = (name: string | undefined, what: string): number => {
     if (name === undefined) return Object.values(models)[0] ?? 0;
     const n = models[name.toLowerCase()];
-    if (n === undefined) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: where, issues: `${what}: model ${name} is not a ${table.family} model armbridge knows (${Object.keys(models).join(", ")})` });
+    if (n === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `${what}: model ${name} is not a ${table.family} model armbridge knows (${Object.keys(models).join(", ")})`,
+      });
     return n;
   };
   const baudOk = (baud: number, what: string): number => {
-    if (table.setup.baudValues[baud] === undefined) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: where, issues: `${what}: ${baud} baud is not one a ${table.family} servo can be set to (${Object.keys(table.setup.baudValues).join(", ")})` });
+    if (table.setup.baudValues[baud] === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `${what}: ${baud} baud is not one a ${table.family} servo can be set to (${Object.keys(table.setup.baudValues).join(", ")})`,
+      });
     return baud;
   };
   const bus = config.bus;
   const defaultBaud = bus?.baud ?? table.setup.factoryBaud;
   const axes = servoAxesOf(config);
-  const homes = new Map<string, number>([...config.arm.joints.map((j) => [j.name, j.home] as const), ...(config.arm.gripper ? [[config.arm.gripper.name, config.arm.gripper.home] as const] : [])]);
-  const configModel = (name: string): string | undefined => config.arm.joints.find((j) => j.name === name)?.servo?.model ?? (config.arm.gripper?.name === name ? config.arm.gripper.servo?.model : undefined);
+  const homes = new Map<string, number>([
+    ...config.arm.joints.map((j) => [j.name, j.home] as const),
+    ...(config.arm.gripper ? [[config.arm.gripper.name, config.arm.gripper.home] as const] : []),
+  ]);
+  const configModel = (name: string): string | undefined =>
+    config.arm.joints.find((j) => j.name === name)?.servo?.model ??
+    (config.arm.gripper?.name === name ? config.arm.gripper.servo?.model : undefined);
   const firmware = SIM_FIRMWARE[table.family] ?? [1];
   if (!layout) {
     return axes.map((axis) => {
@@ -119,18 +138,37 @@ export function layOutServos(config: ArmConfig, protocol: BusProtocol, layout: B
   return layout.servos.map((s, i) => {
     const what = `servos[${i}]${s.joint === undefined ? "" : ` (${s.joint})`}`;
     const configured = s.joint === undefined ? undefined : axes.find((a) => a.name === s.joint);
-    if (s.joint !== undefined && !configured) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: where, issues: `${what}: the config has no joint or gripper named ${s.joint}` });
-    if (s.joint !== undefined && seen.has(s.joint)) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: where, issues: `${what}: ${s.joint} is laid out twice` });
+    if (s.joint !== undefined && !configured)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `${what}: the config has no joint or gripper named ${s.joint}`,
+      });
+    if (s.joint !== undefined && seen.has(s.joint))
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `${what}: ${s.joint} is laid out twice`,
+      });
     if (s.joint !== undefined) seen.add(s.joint);
     const cpr = s.counts_per_rev ?? 4096;
     let axis: ServoAxis;
     if (!configured) {
       // A loose servo turns like a plain joint centred mid-turn; its effects name it by its place in the layout.
-      axis = { name: `loose_${i}`, kind: "joint", id: s.id ?? table.setup.factoryId, countsPerUnit: cpr / (2 * Math.PI), zeroCount: cpr / 2, gripLimit: undefined };
+      axis = {
+        name: `loose_${i}`,
+        kind: "joint",
+        id: s.id ?? table.setup.factoryId,
+        countsPerUnit: cpr / (2 * Math.PI),
+        zeroCount: cpr / 2,
+        gripLimit: undefined,
+      };
     } else if (configured.kind === "joint") {
       const sign = s.sign ?? Math.sign(configured.countsPerUnit);
       const perRev = s.counts_per_rev ?? Math.round(Math.abs(configured.countsPerUnit) * 2 * Math.PI);
-      axis = { ...configured, countsPerUnit: (perRev / (2 * Math.PI)) * sign, zeroCount: s.center ?? configured.zeroCount };
+      axis = {
+        ...configured,
+        countsPerUnit: (perRev / (2 * Math.PI)) * sign,
+        zeroCount: s.center ?? configured.zeroCount,
+      };
     } else {
       const closed = s.closed ?? configured.zeroCount;
       const open = s.open ?? configured.zeroCount + configured.countsPerUnit;

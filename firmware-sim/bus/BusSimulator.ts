@@ -1,7 +1,14 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../../src/errors.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { decodeRegister, encodeSimMount, SIM_MOUNT_BLOCK, type BusPacket, type BusProtocol, type PacketDecoder } from "../../src/transport/bus/protocol/index.js";
+import {
+  decodeRegister,
+  encodeSimMount,
+  SIM_MOUNT_BLOCK,
+  type BusPacket,
+  type BusProtocol,
+  type PacketDecoder,
+} from "../../src/transport/bus/protocol/index.js";
 import { countOf, positionOf } from "../../src/transport/bus/servoAxes.js";
 import type { Clock } from "../Clock.js";
 import type { EffectsSink, Outcome } from "../EffectsLog.js";
@@ -101,20 +108,41 @@ export class BusSimulator implements ByteStreamEndpoint {
     const table = options.protocol.table;
     const now = options.clock.now();
     this.all = layOutServos(options.config, options.protocol, options.layout).map(
-      (l) => new SimServo(l.axis, table, options.modelNumber === undefined ? l : { ...l, modelNumber: options.modelNumber }, l.startCount, now),
+      (l) =>
+        new SimServo(
+          l.axis,
+          table,
+          options.modelNumber === undefined ? l : { ...l, modelNumber: options.modelNumber },
+          l.startCount,
+          now,
+        ),
     );
     this.#lineBaud = options.baud ?? options.config.bus?.baud ?? table.setup.factoryBaud;
     const names = new Set(this.all.map((s) => s.axis.name));
-    for (const [flag, list] of [["--stall-joint", options.stallJoints], ["--power-loss-joint", options.powerLossJoints]] as const) {
+    for (const [flag, list] of [
+      ["--stall-joint", options.stallJoints],
+      ["--power-loss-joint", options.powerLossJoints],
+    ] as const) {
       const unknownAxes = (list ?? []).filter((n) => !names.has(n));
-      if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
+      if (unknownAxes.length > 0)
+        throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+          path: flag,
+          issues: `no axis named ${unknownAxes.join(", ")}`,
+        });
     }
     this.#stallOnCue = new Set(options.stallJoints ?? []);
     this.#powerLossOnCue = new Set(options.powerLossJoints ?? []);
     const heated = Object.keys(options.servoTemperatures ?? {});
-    for (const [flag, list] of [["--heat-joint", options.heatJoints ?? []], ["--servo-temperature", heated]] as const) {
+    for (const [flag, list] of [
+      ["--heat-joint", options.heatJoints ?? []],
+      ["--servo-temperature", heated],
+    ] as const) {
       const unknownAxes = list.filter((n) => !names.has(n));
-      if (unknownAxes.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: flag, issues: `no axis named ${unknownAxes.join(", ")}` });
+      if (unknownAxes.length > 0)
+        throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+          path: flag,
+          issues: `no axis named ${unknownAxes.join(", ")}`,
+        });
     }
     for (const s of this.all) {
       const t = options.servoTemperatures?.[s.axis.name];
@@ -129,7 +157,9 @@ export class BusSimulator implements ByteStreamEndpoint {
   /** Warms the servos on --heat-joint while they hold torque, once a second, until they trip. */
   #heat(servos: readonly SimServo[]): void {
     this.#after(HEAT_TICK_MS, () => {
-      for (const s of servos) if (s.torque) this.setCondition(s.axis.name, { temperature: s.temperature + (HEAT_RATE_C_PER_S * HEAT_TICK_MS) / 1000 });
+      for (const s of servos)
+        if (s.torque)
+          this.setCondition(s.axis.name, { temperature: s.temperature + (HEAT_RATE_C_PER_S * HEAT_TICK_MS) / 1000 });
       this.#heat(servos);
     });
   }
@@ -141,7 +171,11 @@ export class BusSimulator implements ByteStreamEndpoint {
    */
   setCondition(axis: string, reading: { readonly temperature?: number; readonly voltage?: number }): void {
     const s = this.all.find((x) => x.axis.name === axis);
-    if (!s) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "axis", issues: `no servo on an axis named ${axis}` });
+    if (!s)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: "axis",
+        issues: `no servo on an axis named ${axis}`,
+      });
     if (reading.temperature !== undefined) s.temperature = reading.temperature;
     if (reading.voltage !== undefined) s.voltage = reading.voltage;
     this.#applyCondition(s, this.#o.clock.now());
@@ -206,7 +240,8 @@ export class BusSimulator implements ByteStreamEndpoint {
     const { protocol } = this.#o;
     const i = protocol.instructions;
     const now = this.#o.clock.now();
-    const addr = (p: Uint8Array, at: number): number => (protocol.addressBytes === 2 ? (p[at] ?? 0) | ((p[at + 1] ?? 0) << 8) : (p[at] ?? 0));
+    const addr = (p: Uint8Array, at: number): number =>
+      protocol.addressBytes === 2 ? (p[at] ?? 0) | ((p[at + 1] ?? 0) << 8) : (p[at] ?? 0);
     const a = protocol.addressBytes;
     const inBytes = packet.params.length + protocol.instructionOverhead;
     const broadcast = packet.id === protocol.broadcastId;
@@ -215,8 +250,22 @@ export class BusSimulator implements ByteStreamEndpoint {
         // To the broadcast id every servo answers, in id order (e-Manual Protocol 2.0, "Ping"); a shared id answers in one slot.
         const heard = broadcast ? this.#hearing(undefined, now) : this.#hearing(packet.id, now);
         const ids = [...new Set(heard.map((s) => s.id))].sort((x, y) => x - y);
-        const pingData = (s: SimServo): Uint8Array => (protocol.table.setup.pingReportsModel ? Uint8Array.from([s.memory[0] ?? 0, s.memory[1] ?? 0, s.get(protocol.table.setup.firmware[0] ?? protocol.table.modelNumber)]) : new Uint8Array(0));
-        this.#reply(ids.map((id) => ({ id, answers: heard.filter((s) => s.id === id).map((servo) => ({ servo, data: pingData(servo) })) })), inBytes, arrivedAt);
+        const pingData = (s: SimServo): Uint8Array =>
+          protocol.table.setup.pingReportsModel
+            ? Uint8Array.from([
+                s.memory[0] ?? 0,
+                s.memory[1] ?? 0,
+                s.get(protocol.table.setup.firmware[0] ?? protocol.table.modelNumber),
+              ])
+            : new Uint8Array(0);
+        this.#reply(
+          ids.map((id) => ({
+            id,
+            answers: heard.filter((s) => s.id === id).map((servo) => ({ servo, data: pingData(servo) })),
+          })),
+          inBytes,
+          arrivedAt,
+        );
         return;
       }
       case i.read: {
@@ -224,7 +273,11 @@ export class BusSimulator implements ByteStreamEndpoint {
         const heard = this.#hearing(packet.id, now).filter((s) => answersReads(s));
         const address = addr(packet.params, 0);
         const length = addr(packet.params, a);
-        this.#reply([{ id: packet.id, answers: heard.map((servo) => this.#readAnswer(servo, address, length, now)) }], inBytes, arrivedAt);
+        this.#reply(
+          [{ id: packet.id, answers: heard.map((servo) => this.#readAnswer(servo, address, length, now)) }],
+          inBytes,
+          arrivedAt,
+        );
         return;
       }
       case i.write: {
@@ -237,10 +290,28 @@ export class BusSimulator implements ByteStreamEndpoint {
         const locked = (s: SimServo): boolean => setup.eepromNeedsTorqueOff && s.torque && address < setup.ramStart;
         // Status_Return_Level as it was when the write arrived: a write that lowers it is still answered.
         const answering = heard.filter((s) => answersWrites(s));
-        const refused = this.#applyWrites(heard.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })), now);
-        const errorOf = (s: SimServo): number | undefined => (locked(s) ? ACCESS_ERROR : refused.has(s) && setup.goalOutsideLimits.kind === "refused" ? setup.goalOutsideLimits.statusError : undefined);
+        const refused = this.#applyWrites(
+          heard.filter((s) => !locked(s)).map((servo) => ({ servo, address, data })),
+          now,
+        );
+        const errorOf = (s: SimServo): number | undefined =>
+          locked(s)
+            ? ACCESS_ERROR
+            : refused.has(s) && setup.goalOutsideLimits.kind === "refused"
+              ? setup.goalOutsideLimits.statusError
+              : undefined;
         // Replies go out with the id and at the baud the servo had when it heard the write; a new ID or Baud_Rate holds from the next packet.
-        if (!broadcast) this.#reply([{ id: packet.id, answers: answering.map((servo) => ({ servo, data: new Uint8Array(0), ...withError(errorOf(servo)) })) }], inBytes, arrivedAt);
+        if (!broadcast)
+          this.#reply(
+            [
+              {
+                id: packet.id,
+                answers: answering.map((servo) => ({ servo, data: new Uint8Array(0), ...withError(errorOf(servo)) })),
+              },
+            ],
+            inBytes,
+            arrivedAt,
+          );
         return;
       }
       case i.syncWrite: {
@@ -248,7 +319,8 @@ export class BusSimulator implements ByteStreamEndpoint {
         const length = addr(packet.params, a);
         const writes: { servo: SimServo; address: number; data: Uint8Array }[] = [];
         for (let at = 2 * a; at + 1 + length <= packet.params.length; at += 1 + length) {
-          for (const servo of this.#hearing(packet.params[at] ?? -1, now)) writes.push({ servo, address, data: packet.params.slice(at + 1, at + 1 + length) });
+          for (const servo of this.#hearing(packet.params[at] ?? -1, now))
+            writes.push({ servo, address, data: packet.params.slice(at + 1, at + 1 + length) });
         }
         this.#applyWrites(writes, now);
         return;
@@ -256,24 +328,51 @@ export class BusSimulator implements ByteStreamEndpoint {
       case i.syncRead: {
         const address = addr(packet.params, 0);
         const length = addr(packet.params, a);
-        const slots = [...packet.params.subarray(2 * a)].map((id) => ({ id, answers: this.#hearing(id, now).filter((s) => answersReads(s)).map((servo) => this.#readAnswer(servo, address, length, now)) }));
+        const slots = [...packet.params.subarray(2 * a)].map((id) => ({
+          id,
+          answers: this.#hearing(id, now)
+            .filter((s) => answersReads(s))
+            .map((servo) => this.#readAnswer(servo, address, length, now)),
+        }));
         this.#reply(slots, inBytes, arrivedAt);
         return;
       }
       default:
         if (i.reboot !== undefined && packet.code === i.reboot && !broadcast) {
           const heard = this.#hearing(packet.id, now);
-          this.#reply([{ id: packet.id, answers: heard.filter((s) => answersWrites(s)).map((servo) => ({ servo, data: new Uint8Array(0) })) }], inBytes, arrivedAt);
+          this.#reply(
+            [
+              {
+                id: packet.id,
+                answers: heard.filter((s) => answersWrites(s)).map((servo) => ({ servo, data: new Uint8Array(0) })),
+              },
+            ],
+            inBytes,
+            arrivedAt,
+          );
           for (const s of heard) this.#powerLoss(s, now, "reboot instruction");
         }
     }
   }
 
   /** What a servo answers to a read: its registers, or the simulator's mount block at its own address. */
-  #readAnswer(servo: SimServo, address: number, length: number, now: number): { servo: SimServo; data: Uint8Array; error?: number } {
+  #readAnswer(
+    servo: SimServo,
+    address: number,
+    length: number,
+    now: number,
+  ): { servo: SimServo; data: Uint8Array; error?: number } {
     const block = SIM_MOUNT_BLOCK[this.#o.protocol.name];
     // The mount in the frame the host reads positions in: through the servo's Homing_Offset.
-    if (address === block.address && length === block.size) return { servo, data: encodeSimMount({ kind: servo.axis.kind, zeroCount: servo.axis.zeroCount + servo.homingOffset(), countsPerUnit: servo.axis.countsPerUnit }) };
+    if (address === block.address && length === block.size)
+      return {
+        servo,
+        data: encodeSimMount({
+          kind: servo.axis.kind,
+          zeroCount: servo.axis.zeroCount + servo.homingOffset(),
+          countsPerUnit: servo.axis.countsPerUnit,
+        }),
+      };
     if (address + length > servo.memory.length) return { servo, data: new Uint8Array(0), error: ACCESS_ERROR };
     servo.refresh(now);
     return { servo, data: servo.memory.slice(address, address + length) };
@@ -286,7 +385,10 @@ export class BusSimulator implements ByteStreamEndpoint {
    */
   #hearing(id: number | undefined, now: number): SimServo[] {
     const line = this.#lineBaud;
-    return this.all.filter((s) => (id === undefined || s.id === id) && now >= s.bootingUntil && Math.abs(s.baud - line) <= line * BAUD_TOLERANCE);
+    return this.all.filter(
+      (s) =>
+        (id === undefined || s.id === id) && now >= s.bootingUntil && Math.abs(s.baud - line) <= line * BAUD_TOLERANCE,
+    );
   }
 
   /**
@@ -294,7 +396,11 @@ export class BusSimulator implements ByteStreamEndpoint {
    * id asked). Servos sharing an id answer in the same slot at the same time
    * and their packets collide on the wire (mergeCollidingReplies).
    */
-  #reply(slots: readonly { id: number; answers: readonly { servo: SimServo; data: Uint8Array; error?: number }[] }[], inBytes: number, arrivedAt: number): void {
+  #reply(
+    slots: readonly { id: number; answers: readonly { servo: SimServo; data: Uint8Array; error?: number }[] }[],
+    inBytes: number,
+    arrivedAt: number,
+  ): void {
     const { protocol, clock, baud, ackDelayMs, faults } = this.#o;
     const now = clock.now();
     if (now < this.#frozenUntil) return;
@@ -338,18 +444,32 @@ export class BusSimulator implements ByteStreamEndpoint {
     const refused = new Set<SimServo>();
     for (const { servo, address, data } of writes) {
       const end = address + data.length;
-      const covers = (reg: { address: number; size: number }): boolean => address <= reg.address && reg.address + reg.size <= end;
+      const covers = (reg: { address: number; size: number }): boolean =>
+        address <= reg.address && reg.address + reg.size <= end;
       const wasTorque = servo.torque;
       const oldGoal = servo.get(table.goalPosition);
-      if (covers(table.torqueEnable) && (data[table.torqueEnable.address - address] ?? 0) === 1 && servo.hardwareError !== 0) {
+      if (
+        covers(table.torqueEnable) &&
+        (data[table.torqueEnable.address - address] ?? 0) === 1 &&
+        servo.hardwareError !== 0
+      ) {
         // A servo in hardware error refuses torque until it is rebooted (e-Manual, Hardware_Error_Status).
         continue;
       }
-      const newGoal = covers(table.goalPosition) ? decodeRegister(table.goalPosition, data, table.goalPosition.address - address) : undefined;
-      if (newGoal !== undefined && table.setup.goalOutsideLimits.kind === "refused" && !servo.goalWithinLimits(newGoal)) {
+      const newGoal = covers(table.goalPosition)
+        ? decodeRegister(table.goalPosition, data, table.goalPosition.address - address)
+        : undefined;
+      if (
+        newGoal !== undefined &&
+        table.setup.goalOutsideLimits.kind === "refused" &&
+        !servo.goalWithinLimits(newGoal)
+      ) {
         // A Dynamixel X takes nothing of a write whose goal is outside Min/Max_Position_Limit: Data Limit Error, old goal kept, no motion.
         refused.add(servo);
-        this.#o.logger.info({ servo: servo.axis.id, goal: newGoal }, "goal outside the position limits refused (Data Limit Error)");
+        this.#o.logger.info(
+          { servo: servo.axis.id, goal: newGoal },
+          "goal outside the position limits refused (Data Limit Error)",
+        );
         continue;
       }
       servo.memory.set(data, address);
@@ -362,7 +482,12 @@ export class BusSimulator implements ByteStreamEndpoint {
         }
         if (wasTorque && !servo.torque) this.#endServo(servo, now, "stopped", "torque disabled");
       }
-      if (covers(table.goalPosition) && servo.torque && (servo.get(table.goalPosition) !== oldGoal || !servo.moving(now))) goalChanged.push(servo);
+      if (
+        covers(table.goalPosition) &&
+        servo.torque &&
+        (servo.get(table.goalPosition) !== oldGoal || !servo.moving(now))
+      )
+        goalChanged.push(servo);
     }
     // Enabling torque drives the horn to whatever the goal register holds: a careless host moves the arm here.
     const movers = [...new Set([...goalChanged, ...torqueOn])];
@@ -420,7 +545,14 @@ export class BusSimulator implements ByteStreamEndpoint {
       faultTimer: undefined,
     };
     this.#motions.set(key, motion);
-    this.#o.effects.append({ event: "motion_start", action_id: null, motion: key, joints: motion.joints, from: motion.from, to: motion.to });
+    this.#o.effects.append({
+      event: "motion_start",
+      action_id: null,
+      motion: key,
+      joints: motion.joints,
+      from: motion.from,
+      to: motion.to,
+    });
     if (failure === "faulted_at_start") {
       for (const s of joining) {
         s.motionKey = key;
@@ -439,11 +571,17 @@ export class BusSimulator implements ByteStreamEndpoint {
     const onCue = joining.find((s) => this.#stallOnCue.delete(s.axis.name));
     const powerCue = onCue ? undefined : joining.find((s) => this.#powerLossOnCue.delete(s.axis.name));
     // A fault on cue wins over the seeded faults of this motion (drawn all the same, so the seed's later draws do not shift).
-    const plan = onCue ? { stall: { fraction: 0.5, pick: 0 }, ...(seeded.freezeMs === undefined ? {} : { freezeMs: seeded.freezeMs }) } : powerCue ? {} : seeded;
+    const plan = onCue
+      ? { stall: { fraction: 0.5, pick: 0 }, ...(seeded.freezeMs === undefined ? {} : { freezeMs: seeded.freezeMs }) }
+      : powerCue
+        ? {}
+        : seeded;
     const victim = onCue ?? joining[Math.floor((plan.stall?.pick ?? 0) * joining.length)] ?? joining[0];
     if (plan.freezeMs !== undefined) this.#frozenUntil = now + plan.freezeMs;
     if (powerCue) {
-      motion.faultTimer = this.#after(longest * 0.5, () => this.powerLoss(this.#o.powerLossMs ?? 500, `power loss on cue (${powerCue.axis.name})`));
+      motion.faultTimer = this.#after(longest * 0.5, () =>
+        this.powerLoss(this.#o.powerLossMs ?? 500, `power loss on cue (${powerCue.axis.name})`),
+      );
     } else if (plan.stall && victim) {
       motion.faultTimer = this.#after(longest * plan.stall.fraction, () => {
         const t = this.#o.clock.now();
@@ -486,11 +624,22 @@ export class BusSimulator implements ByteStreamEndpoint {
     if (motion.servos.size > 0) return;
     this.#motions.delete(key);
     if (motion.faultTimer) this.#clear(motion.faultTimer);
-    const to = Object.fromEntries(motion.joints.map((name) => {
-      const servo = this.all.find((x) => x.axis.name === name);
-      return [name, servo ? positionOf(servo.axis, servo.position) : Number.NaN];
-    }));
-    this.#o.effects.append({ event: "motion_end", action_id: null, motion: key, joints: motion.joints, from: motion.from, to, outcome: motion.outcome, detail: motion.detail });
+    const to = Object.fromEntries(
+      motion.joints.map((name) => {
+        const servo = this.all.find((x) => x.axis.name === name);
+        return [name, servo ? positionOf(servo.axis, servo.position) : Number.NaN];
+      }),
+    );
+    this.#o.effects.append({
+      event: "motion_end",
+      action_id: null,
+      motion: key,
+      joints: motion.joints,
+      from: motion.from,
+      to,
+      outcome: motion.outcome,
+      detail: motion.detail,
+    });
   }
 
   /**
@@ -506,7 +655,13 @@ export class BusSimulator implements ByteStreamEndpoint {
    * @ 0558acc97b50079ffe184f2e0c4e2a93ed5b7f8f): once the load is gone the bit
    * clears, and torque stays off until a host enables it again.
    */
-  #shutDown(s: SimServo, now: number, bits: number, detail: string, options: { readonly clears: boolean } = { clears: true }): void {
+  #shutDown(
+    s: SimServo,
+    now: number,
+    bits: number,
+    detail: string,
+    options: { readonly clears: boolean } = { clears: true },
+  ): void {
     const table = this.#o.protocol.table;
     s.set(table.hardwareError, bits);
     s.set(table.torqueEnable, 0);
@@ -531,7 +686,14 @@ export class BusSimulator implements ByteStreamEndpoint {
     s.bootingUntil = now + bootMs;
     // A reboot clears the latch, not the cause: a servo still too hot trips again as it comes up.
     this.#applyCondition(s, now);
-    this.#o.effects.append({ event: "reboot", action_id: null, joints: [s.axis.name], interrupted: key === undefined ? [] : [key], old_boot_id: 0, boot_id: 0 });
+    this.#o.effects.append({
+      event: "reboot",
+      action_id: null,
+      joints: [s.axis.name],
+      interrupted: key === undefined ? [] : [key],
+      old_boot_id: 0,
+      boot_id: 0,
+    });
     this.#o.logger.info({ servo: s.axis.id, why }, "servo power cycled");
   }
 
@@ -571,7 +733,14 @@ export class BusSimulator implements ByteStreamEndpoint {
       s.bootingUntil = now + outageMs + (this.#o.bootMs ?? 50);
       this.#applyCondition(s, now);
     }
-    this.#o.effects.append({ event: "reboot", action_id: null, joints: [...this.servos.values()].map((s) => s.axis.name), interrupted: [...interrupted], old_boot_id: 0, boot_id: 0 });
+    this.#o.effects.append({
+      event: "reboot",
+      action_id: null,
+      joints: [...this.servos.values()].map((s) => s.axis.name),
+      interrupted: [...interrupted],
+      old_boot_id: 0,
+      boot_id: 0,
+    });
     this.#o.logger.warn({ outage_ms: outageMs, interrupted: [...interrupted], why }, "the bus lost power");
   }
 
@@ -594,12 +763,22 @@ export class BusSimulator implements ByteStreamEndpoint {
    */
   turnByHand(servo: SimServo, toCount: number, durationMs = 300): number {
     if (!this.all.includes(servo)) throw new Error("not a servo of this bus");
-    if (servo.torque) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: servo.axis.name, issues: "the servo holds torque: it cannot be turned by hand" });
+    if (servo.torque)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: servo.axis.name,
+        issues: "the servo holds torque: it cannot be turned by hand",
+      });
     const now = this.#o.clock.now();
     servo.sample(now);
     const from = positionOf(servo.axis, servo.position);
     const trajectory = servo.turnByHand(now, toCount, durationMs);
-    this.#o.effects.append({ event: "moved_by_hand", action_id: null, joints: [servo.axis.name], from: { [servo.axis.name]: from }, to: { [servo.axis.name]: positionOf(servo.axis, toCount) } });
+    this.#o.effects.append({
+      event: "moved_by_hand",
+      action_id: null,
+      joints: [servo.axis.name],
+      from: { [servo.axis.name]: from },
+      to: { [servo.axis.name]: positionOf(servo.axis, toCount) },
+    });
     return trajectory.endMs - now;
   }
 
@@ -621,7 +800,9 @@ export class BusSimulator implements ByteStreamEndpoint {
   /** The goal register of a servo, for tests. */
   goalOf(id: number): number | undefined {
     const s = this.servos.get(id);
-    return s ? decodeRegister(this.#o.protocol.table.goalPosition, s.memory, this.#o.protocol.table.goalPosition.address) : undefined;
+    return s
+      ? decodeRegister(this.#o.protocol.table.goalPosition, s.memory, this.#o.protocol.table.goalPosition.address)
+      : undefined;
   }
 
   #after(ms: number, fn: () => void, options?: { readonly precise: boolean }): { id: number } {

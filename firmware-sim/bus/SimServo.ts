@@ -1,4 +1,9 @@
-import { decodeRegister, encodeRegister, type Register, type ServoControlTable } from "../../src/transport/bus/protocol/index.js";
+import {
+  decodeRegister,
+  encodeRegister,
+  type Register,
+  type ServoControlTable,
+} from "../../src/transport/bus/protocol/index.js";
 import type { ServoAxis } from "../../src/transport/bus/servoAxes.js";
 import { hold, minimumDuration, trapezoid, type Trajectory } from "../Trajectory.js";
 import { servoFactoryValues, type ServoFactoryValues } from "./servoFactoryValues.js";
@@ -167,7 +172,12 @@ export class SimServo {
       const pct = this.loadPct(now);
       // A current register reads the share of Current_Limit in its own unit; a load register in 0.1 %.
       const limitMa = effort.kind === "current" ? this.get(effort.limit) * effort.milliampsPerUnit : 0;
-      this.set(effort.register, effort.kind === "load" ? Math.round(pct / effort.percentPerUnit) : Math.round((pct / 100) * limitMa / effort.milliampsPerUnit));
+      this.set(
+        effort.register,
+        effort.kind === "load"
+          ? Math.round(pct / effort.percentPerUnit)
+          : Math.round(((pct / 100) * limitMa) / effort.milliampsPerUnit),
+      );
     }
   }
 
@@ -199,7 +209,8 @@ export class SimServo {
   homingOffset(): number {
     const setup = this.table.setup;
     const h = this.get(setup.homingOffset);
-    const xPositionMode = this.table.family === "dynamixel_x" && this.get(this.table.operatingMode) === this.table.positionMode;
+    const xPositionMode =
+      this.table.family === "dynamixel_x" && this.get(this.table.operatingMode) === this.table.positionMode;
     return xPositionMode && Math.abs(h) > X_POSITION_MODE_HOMING_LIMIT ? 0 : setup.homingOffsetSign * h;
   }
 
@@ -219,7 +230,10 @@ export class SimServo {
   goalActual(): number {
     const setup = this.table.setup;
     let goal = this.get(this.table.goalPosition);
-    if (setup.goalOutsideLimits.kind === "stops_at_limit" && this.get(this.table.operatingMode) === this.table.positionMode) {
+    if (
+      setup.goalOutsideLimits.kind === "stops_at_limit" &&
+      this.get(this.table.operatingMode) === this.table.positionMode
+    ) {
       goal = Math.min(this.get(setup.maxPositionLimit), Math.max(this.get(setup.minPositionLimit), goal));
     }
     return goal - this.homingOffset();
@@ -240,7 +254,10 @@ export class SimServo {
   /** A hand turns the horn (torque off) to `toCount`, taking `durationMs`. */
   turnByHand(now: number, toCount: number, durationMs: number): Trajectory {
     this.sample(now);
-    const duration = Math.max(durationMs, minimumDuration(toCount - this.position, Number.POSITIVE_INFINITY, HAND_ACCELERATION) * 1000);
+    const duration = Math.max(
+      durationMs,
+      minimumDuration(toCount - this.position, Number.POSITIVE_INFINITY, HAND_ACCELERATION) * 1000,
+    );
     this.trajectory = trapezoid(this.position, toCount, now, duration, HAND_ACCELERATION);
     return this.trajectory;
   }

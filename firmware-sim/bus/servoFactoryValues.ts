@@ -34,7 +34,12 @@ export interface ServoFactoryValues {
  * - XC430-W150 (xc430-w150.md @ 028a13d2): 20, 80, 160/60.
  */
 const X_SERIES: Readonly<Record<number, ServoFactoryValues>> = (() => {
-  const x = (movingThreshold: number, temperatureLimit: number, maxVoltageLimit: number, minVoltageLimit: number): ServoFactoryValues => ({
+  const x = (
+    movingThreshold: number,
+    temperatureLimit: number,
+    maxVoltageLimit: number,
+    minVoltageLimit: number,
+  ): ServoFactoryValues => ({
     returnDelayTime: 250,
     statusReturnLevel: 2,
     movingThreshold,
@@ -45,7 +50,14 @@ const X_SERIES: Readonly<Record<number, ServoFactoryValues>> = (() => {
     maxPositionLimit: 4095,
   });
   const xl330 = x(10, 70, 70, 35);
-  return { 1190: xl330, 1200: xl330, 1060: x(10, 72, 140, 60), 1020: x(10, 80, 160, 95), 1120: x(10, 80, 160, 95), 1070: x(20, 80, 160, 60) };
+  return {
+    1190: xl330,
+    1200: xl330,
+    1060: x(10, 72, 140, 60),
+    1020: x(10, 80, 160, 95),
+    1120: x(10, 80, 160, 95),
+    1070: x(20, 80, 160, 60),
+  };
 })();
 
 /**
@@ -69,7 +81,12 @@ const STS3215: ServoFactoryValues = {
   maxPositionLimit: 4095,
 };
 
-const BY_FAMILY: Readonly<Record<string, { readonly byModel: Readonly<Record<number, ServoFactoryValues>>; readonly otherwise: ServoFactoryValues }>> = {
+const BY_FAMILY: Readonly<
+  Record<
+    string,
+    { readonly byModel: Readonly<Record<number, ServoFactoryValues>>; readonly otherwise: ServoFactoryValues }
+  >
+> = {
   dynamixel_x: { byModel: X_SERIES, otherwise: X_SERIES[1200]! },
   feetech_sts: { byModel: { 777: STS3215 }, otherwise: STS3215 },
 };

@@ -24,7 +24,8 @@ export function servoProtection(s: SimServo, table: ServoControlTable): Protecti
   const volt = bitOf(table, "input_voltage");
   let bits = s.hardwareError;
   bits = s.voltageOutOfRange ? bits | volt : bits & ~volt;
-  if (s.overheated && (bits & heat) === 0) return { kind: "trip", bits: bits | heat, detail: `overheating: ${s.temperature} °C past its limit` };
+  if (s.overheated && (bits & heat) === 0)
+    return { kind: "trip", bits: bits | heat, detail: `overheating: ${s.temperature} °C past its limit` };
   const latches = table.family === "dynamixel_x";
   if (!s.overheated && !latches) bits &= ~heat;
   return { kind: "bits", bits };

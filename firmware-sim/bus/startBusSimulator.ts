@@ -26,8 +26,16 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
   const logger = (options.logger ?? createLogger()).child({ component: "firmware-sim-bus", protocol: options.bus });
   const running = await startOnLink(options, logger, ({ config, clock, plan, effects }) => {
     const where = options.config ?? "<config>";
-    if (!config.bus) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: where, issues: "--bus needs a config with a bus: section and a servo per joint" });
-    if (config.bus.protocol !== options.bus) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: where, issues: `--bus ${options.bus} but the config's bus.protocol is ${config.bus.protocol}` });
+    if (!config.bus)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: "--bus needs a config with a bus: section and a servo per joint",
+      });
+    if (config.bus.protocol !== options.bus)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `--bus ${options.bus} but the config's bus.protocol is ${config.bus.protocol}`,
+      });
     const bus = new BusSimulator({
       config,
       protocol: protocolNamed(options.bus),
@@ -48,6 +56,17 @@ export async function startBusSimulator(options: StartBusSimulatorOptions): Prom
     });
     return { endpoint: bus, close: () => bus.close() };
   });
-  logger.info({ link: running.link.url, servos: running.endpoint.all.map((s) => ({ id: s.id, baud: s.baud, axis: s.axis.name })) }, "bus simulator ready");
-  return { link: running.link.url, bus: running.endpoint, interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack), close: () => running.close() };
+  logger.info(
+    {
+      link: running.link.url,
+      servos: running.endpoint.all.map((s) => ({ id: s.id, baud: s.baud, axis: s.axis.name })),
+    },
+    "bus simulator ready",
+  );
+  return {
+    link: running.link.url,
+    bus: running.endpoint,
+    interruptLink: (ms, onBack) => running.link.interrupt(ms, onBack),
+    close: () => running.close(),
+  };
 }

@@ -10,7 +10,10 @@ const HANDOVER_MS = 250;
  * line — can arrive before this side has seen the first connection close,
  * so a newcomer waits a moment for that before it is refused.
  */
-export function admitOneHost(onHost: (socket: Socket) => void, refuse: (socket: Socket) => void): (socket: Socket) => void {
+export function admitOneHost(
+  onHost: (socket: Socket) => void,
+  refuse: (socket: Socket) => void,
+): (socket: Socket) => void {
   let current: Socket | undefined;
   const take = (socket: Socket): void => {
     current = socket;

@@ -8,10 +8,16 @@ import type { DeviceLink } from "./DeviceLink.js";
  * process gone or a ser2net bridge restarting), drops the open connection,
  * and listens again on the same port after `ms`.
  */
-export function interruptibleListener(server: Server, port: number, current: () => Socket | undefined, logger: Logger): Pick<DeviceLink, "close" | "interrupt"> {
+export function interruptibleListener(
+  server: Server,
+  port: number,
+  current: () => Socket | undefined,
+  logger: Logger,
+): Pick<DeviceLink, "close" | "interrupt"> {
   let closed = false;
   let reopen: NodeJS.Timeout | undefined;
-  const stopListening = (): Promise<void> => (server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve());
+  const stopListening = (): Promise<void> =>
+    server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
   return {
     async close() {
       closed = true;
@@ -30,7 +36,8 @@ export function interruptibleListener(server: Server, port: number, current: () 
       reopen = setTimeout(() => {
         reopen = undefined;
         if (closed) return;
-        const onError = (error: Error): void => logger.error({ err: error.message, port }, "could not listen again after the interruption");
+        const onError = (error: Error): void =>
+          logger.error({ err: error.message, port }, "could not listen again after the interruption");
         server.once("error", onError);
         server.listen(port, "127.0.0.1", () => {
           server.off("error", onError);

@@ -1,7 +1,21 @@
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
-import { baudRateReply, COM_PORT_COMMAND, decodeBaud, signatureReply } from "../../src/transport/link/rfc2217/protocol/comPort.js";
-import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT } from "../../src/transport/link/rfc2217/protocol/telnet.js";
+import {
+  baudRateReply,
+  COM_PORT_COMMAND,
+  decodeBaud,
+  signatureReply,
+} from "../../src/transport/link/rfc2217/protocol/comPort.js";
+import {
+  DO,
+  DONT,
+  escapeTelnetData,
+  negotiation,
+  TelnetDecoder,
+  TELNET_OPTION,
+  WILL,
+  WONT,
+} from "../../src/transport/link/rfc2217/protocol/telnet.js";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
 import { admitOneHost } from "./admitOneHost.js";
 import { interruptibleListener } from "./interruptibleListener.js";
@@ -20,59 +34,69 @@ export const SIM_SIGNATURE = "armbridge-sim";
  * Negotiation: BINARY, SUPPRESS-GO-AHEAD and COM-PORT-OPTION are accepted
  * (what pyserial's rfc2217 client asks for); every other option is refused.
  */
-export async function startRfc2217Link(options: { readonly port: number; readonly endpoint: ByteStreamEndpoint; readonly logger: Logger }): Promise<DeviceLink> {
+export async function startRfc2217Link(options: {
+  readonly port: number;
+  readonly endpoint: ByteStreamEndpoint;
+  readonly logger: Logger;
+}): Promise<DeviceLink> {
   const { endpoint, logger } = options;
   let current: Socket | undefined;
   const refuse = (socket: Socket): void => {
     logger.warn({ remote: socket.remotePort }, "second host refused: one host at a time");
     socket.destroy();
   };
-  const server = createServer(admitOneHost((socket) => {
-    current = socket;
-    socket.setNoDelay(true);
-    logger.info({ remote: socket.remotePort }, "host connected (rfc2217)");
-    const decoder = new TelnetDecoder();
-    endpoint.attach((bytes) => {
-      if (!socket.destroyed) socket.write(escapeTelnetData(bytes));
-    });
-    socket.on("data", (chunk: Buffer) => {
-      for (const e of decoder.push(chunk)) {
-        switch (e.kind) {
-          case "data":
-            endpoint.receive(e.bytes);
-            break;
-          case "negotiation": {
-            const accepted = e.option === TELNET_OPTION.binary || e.option === TELNET_OPTION.suppressGoAhead || e.option === TELNET_OPTION.comPort;
-            if (e.verb === WILL) socket.write(negotiation(accepted ? DO : DONT, e.option));
-            else if (e.verb === DO) socket.write(negotiation(accepted && e.option !== TELNET_OPTION.comPort ? WILL : WONT, e.option));
-            break;
-          }
-          case "subnegotiation": {
-            if (e.option !== TELNET_OPTION.comPort) break;
-            const command = e.payload[0];
-            if (command === COM_PORT_COMMAND.setBaudRate) {
-              const asked = decodeBaud(e.payload.subarray(1)) ?? 0;
-              const now = asked === 0 ? (endpoint.lineBaud?.() ?? 0) : (endpoint.setLineBaud?.(asked) ?? asked);
-              logger.info({ asked, now }, "line baud set by the host (rfc2217)");
-              socket.write(baudRateReply(now));
-            } else if (command === COM_PORT_COMMAND.signature && e.payload.length === 1) {
-              socket.write(signatureReply(SIM_SIGNATURE));
+  const server = createServer(
+    admitOneHost((socket) => {
+      current = socket;
+      socket.setNoDelay(true);
+      logger.info({ remote: socket.remotePort }, "host connected (rfc2217)");
+      const decoder = new TelnetDecoder();
+      endpoint.attach((bytes) => {
+        if (!socket.destroyed) socket.write(escapeTelnetData(bytes));
+      });
+      socket.on("data", (chunk: Buffer) => {
+        for (const e of decoder.push(chunk)) {
+          switch (e.kind) {
+            case "data":
+              endpoint.receive(e.bytes);
+              break;
+            case "negotiation": {
+              const accepted =
+                e.option === TELNET_OPTION.binary ||
+                e.option === TELNET_OPTION.suppressGoAhead ||
+                e.option === TELNET_OPTION.comPort;
+              if (e.verb === WILL) socket.write(negotiation(accepted ? DO : DONT, e.option));
+              else if (e.verb === DO)
+                socket.write(negotiation(accepted && e.option !== TELNET_OPTION.comPort ? WILL : WONT, e.option));
+              break;
             }
-            // Data size, parity, stop bits, control lines: a simulated line is 8N1 and has no modem lines; unanswered.
-            break;
+            case "subnegotiation": {
+              if (e.option !== TELNET_OPTION.comPort) break;
+              const command = e.payload[0];
+              if (command === COM_PORT_COMMAND.setBaudRate) {
+                const asked = decodeBaud(e.payload.subarray(1)) ?? 0;
+                const now = asked === 0 ? (endpoint.lineBaud?.() ?? 0) : (endpoint.setLineBaud?.(asked) ?? asked);
+                logger.info({ asked, now }, "line baud set by the host (rfc2217)");
+                socket.write(baudRateReply(now));
+              } else if (command === COM_PORT_COMMAND.signature && e.payload.length === 1) {
+                socket.write(signatureReply(SIM_SIGNATURE));
+              }
+              // Data size, parity, stop bits, control lines: a simulated line is 8N1 and has no modem lines; unanswered.
+              break;
+            }
           }
         }
-      }
-    });
-    socket.on("error", (error) => logger.info({ err: error.message }, "host socket error"));
-    socket.on("close", () => {
-      if (current === socket) {
-        current = undefined;
-        endpoint.detach();
-        logger.info("host disconnected");
-      }
-    });
-  }, refuse));
+      });
+      socket.on("error", (error) => logger.info({ err: error.message }, "host socket error"));
+      socket.on("close", () => {
+        if (current === socket) {
+          current = undefined;
+          endpoint.detach();
+          logger.info("host disconnected");
+        }
+      });
+    }, refuse),
+  );
   const port = await listenOnLoopback(server, options.port);
   return {
     url: `rfc2217://127.0.0.1:${port}`,

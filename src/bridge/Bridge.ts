@@ -129,10 +129,15 @@ export class Bridge {
     let created: CreatedTransport | undefined;
     let cameras: Cameras | undefined;
     try {
-      created = await createTransport(fileConfig, options.transport, logger, { configLabel: typeof options.config === "string" ? options.config : "FILE" });
+      created = await createTransport(fileConfig, options.transport, logger, {
+        configLabel: typeof options.config === "string" ? options.config : "FILE",
+      });
       const transport = created.transport;
       const config = created.config;
-      if (config.kinematics === "moveit" && !created.remoteIk) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: "kinematics: moveit (MoveIt's compute_ik service)" });
+      if (config.kinematics === "moveit" && !created.remoteIk)
+        throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", {
+          what: "kinematics: moveit (MoveIt's compute_ik service)",
+        });
       reportEnvelope(config, logger);
       const opening = new AbortController();
       const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
@@ -142,17 +147,52 @@ export class Bridge {
         clearTimeout(timer);
       }
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
-      const adopted = bindLedgerToArm(ledger, { name: config.arm.name, identity: transport.armIdentity?.() }, { policy: options.otherArm ?? "refuse", logger });
+      const adopted = bindLedgerToArm(
+        ledger,
+        { name: config.arm.name, identity: transport.armIdentity?.() },
+        { policy: options.otherArm ?? "refuse", logger },
+      );
       if (adopted) startupWarnings.push(adopted);
       const poses = freshPoseOf(transport);
-      cameras = new Cameras({ config, pose: poses.latest, freshPose: poses.fresh, imageTopics: created.imageTopics, logger });
+      cameras = new Cameras({
+        config,
+        pose: poses.latest,
+        freshPose: poses.fresh,
+        imageTopics: created.imageTopics,
+        logger,
+      });
       const registry = options.registry ?? createDefaultTools(config, { cameras, remoteIk: created.remoteIk });
       const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
-      const executor = new Executor({ config, registry, transport, ledger, logger, metrics, imagesAfterMotion: imagesAfterMotion(config, cameras, logger) });
+      const executor = new Executor({
+        config,
+        registry,
+        transport,
+        ledger,
+        logger,
+        metrics,
+        imagesAfterMotion: imagesAfterMotion(config, cameras, logger),
+      });
       const reconciled = await executor.reconcile();
-      if (reconciled.length) logger.warn({ actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) }, "reconciled actions left started by a previous run");
+      if (reconciled.length)
+        logger.warn(
+          { actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) },
+          "reconciled actions left started by a previous run",
+        );
       const arm = created;
-      return new Bridge({ config, ledger, transport, closeArm: () => arm.close(), registry, metrics, executor, logger, cameras, dataDir, startupWarnings, ledgerCheckMs: options.ledgerCheckMs ?? 1000 });
+      return new Bridge({
+        config,
+        ledger,
+        transport,
+        closeArm: () => arm.close(),
+        registry,
+        metrics,
+        executor,
+        logger,
+        cameras,
+        dataDir,
+        startupWarnings,
+        ledgerCheckMs: options.ledgerCheckMs ?? 1000,
+      });
     } catch (error) {
       cameras?.close();
       await created?.close().catch(() => undefined);
@@ -193,6 +233,8 @@ function missingLedgerEvidence(ledgerPath: string): string | undefined {
   const arm = readArmRecordFile(ledgerPath);
   const owner = readOwnerFile(ledgerPath);
   if (!arm && !owner) return undefined;
-  const trace = arm ? `arm ${JSON.stringify(arm.name)} has kept its records here since ${arm.boundAt}` : `a bridge (pid ${owner?.pid}) held a ledger here since ${owner?.since}`;
+  const trace = arm
+    ? `arm ${JSON.stringify(arm.name)} has kept its records here since ${arm.boundAt}`
+    : `a bridge (pid ${owner?.pid}) held a ledger here since ${owner?.since}`;
   return `NO INTENT LEDGER at ${ledgerPath}, although ${trace}. A NEW, EMPTY LEDGER was created: any unresolved (unknown) motions recorded before are forgotten and their joints are no longer quarantined. If the ledger was moved or deleted by mistake, stop this bridge now and put ledger.sqlite (with its -wal file) back.`;
 }

@@ -26,10 +26,17 @@ export function bindLedgerToArm(
   let warning: string | undefined;
   if (recorded && !sameArm(recorded, current)) {
     if (options.policy === "refuse") {
-      throw new ArmbridgeError("ARMB_ERR_LEDGER_OTHER_ARM", { path: ledger.path, recorded: describeArm(recorded), current: describeArm(current) });
+      throw new ArmbridgeError("ARMB_ERR_LEDGER_OTHER_ARM", {
+        path: ledger.path,
+        recorded: describeArm(recorded),
+        current: describeArm(current),
+      });
     }
     warning = `the ledger ${ledger.path} was recorded against arm ${describeArm(recorded)}; adopted for this arm ${describeArm(current)} on the operator's word (--adopt-ledger): its open rows are now judged against this arm`;
-    options.logger.warn({ path: ledger.path, recorded: describeArm(recorded), current: describeArm(current) }, "ledger adopted for another arm identity by operator");
+    options.logger.warn(
+      { path: ledger.path, recorded: describeArm(recorded), current: describeArm(current) },
+      "ledger adopted for another arm identity by operator",
+    );
   }
   const unchanged = recorded !== undefined && recorded.name === current.name && recorded.identity === current.identity;
   if (!unchanged) ledger.bindArm(binding);

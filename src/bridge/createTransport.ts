@@ -25,7 +25,11 @@ export type TransportChoice =
    * A Transport built by the caller (library users, tests), with the camera
    * topics of the ROS host it came from, if any (Ros2Host.imageTopics).
    */
-  | { readonly kind: "custom"; readonly transport: Transport; readonly imageTopics?: CompressedImageTopics | undefined };
+  | {
+      readonly kind: "custom";
+      readonly transport: Transport;
+      readonly imageTopics?: CompressedImageTopics | undefined;
+    };
 
 export interface CreatedTransport {
   readonly transport: Transport;
@@ -44,7 +48,12 @@ export interface CreatedTransport {
   close(): Promise<void>;
 }
 
-export async function createTransport(config: ArmConfig, choice: TransportChoice, logger: Logger, options: { readonly configLabel?: string } = {}): Promise<CreatedTransport> {
+export async function createTransport(
+  config: ArmConfig,
+  choice: TransportChoice,
+  logger: Logger,
+  options: { readonly configLabel?: string } = {},
+): Promise<CreatedTransport> {
   switch (choice.kind) {
     case "serial": {
       // A config with a bus: section names servos, not firmware: the same link speaks their protocol.
@@ -56,7 +65,10 @@ export async function createTransport(config: ArmConfig, choice: TransportChoice
         const bus = createServoBusTransport(config, link, { logger });
         return { config, transport: bus, close: () => bus.close() };
       }
-      const transport = createSerialTransport(config, choice.link, { logger, ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }) });
+      const transport = createSerialTransport(config, choice.link, {
+        logger,
+        ...(choice.baudRate === undefined ? {} : { baudRate: choice.baudRate }),
+      });
       return { config, transport, close: () => transport.close() };
     }
     case "ros2": {
@@ -68,14 +80,25 @@ export async function createTransport(config: ArmConfig, choice: TransportChoice
       if (choice.paramsFile !== undefined) argv.push("--ros-args", "--params-file", choice.paramsFile);
       const host = await Ros2Host.start(config, config.ros2 ?? {}, { argv, logger });
       try {
-        return { config: host.config, transport: host.transport, remoteIk: await remoteIkOn(host, logger), imageTopics: host.imageTopics, close: () => host.close() };
+        return {
+          config: host.config,
+          transport: host.transport,
+          remoteIk: await remoteIkOn(host, logger),
+          imageTopics: host.imageTopics,
+          close: () => host.close(),
+        };
       } catch (error) {
         await host.close();
         throw error;
       }
     }
     case "custom":
-      return { config, transport: choice.transport, imageTopics: choice.imageTopics, close: () => choice.transport.close() };
+      return {
+        config,
+        transport: choice.transport,
+        imageTopics: choice.imageTopics,
+        close: () => choice.transport.close(),
+      };
   }
 }
 
@@ -84,12 +107,18 @@ export async function createTransport(config: ArmConfig, choice: TransportChoice
  * client of the host's node. move_group not answering yet is a warning: it may
  * start after us, and each call then says so.
  */
-export async function remoteIkOn(host: Ros2Host, logger: Logger): Promise<((kin: ArmKinematics) => RemoteIkSolver) | undefined> {
+export async function remoteIkOn(
+  host: Ros2Host,
+  logger: Logger,
+): Promise<((kin: ArmKinematics) => RemoteIkSolver) | undefined> {
   const moveit = host.config.moveit;
   if (host.config.kinematics !== "moveit" || !moveit) return undefined;
   const client = host.serviceClient(COMPUTE_IK_TYPE, moveit.service);
   if (!(await client.waitForService(moveit.callTimeoutMs))) {
-    logger.warn({ component: "ros2-node", service: moveit.service }, "kinematics: moveit, but no compute_ik service answers yet (is move_group running?); Cartesian calls are rejected until it does");
+    logger.warn(
+      { component: "ros2-node", service: moveit.service },
+      "kinematics: moveit, but no compute_ik service answers yet (is move_group running?); Cartesian calls are rejected until it does",
+    );
   }
   return (kin) => moveitIkSolver(client, moveit, kin);
 }

@@ -12,6 +12,9 @@ import { isAbsolute, join } from "node:path";
  */
 export function defaultDataDir(armName: string, env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_STATE_HOME;
-  const base = xdg !== undefined && xdg !== "" && isAbsolute(xdg) ? xdg : join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".local", "state");
+  const base =
+    xdg !== undefined && xdg !== "" && isAbsolute(xdg)
+      ? xdg
+      : join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".local", "state");
   return join(base, "armbridge", armName);
 }

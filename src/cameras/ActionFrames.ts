@@ -53,7 +53,12 @@ export class ActionFrames {
   readonly #byCall = new Map<string, CallFrames>();
   #bytes = 0;
 
-  constructor(options: { readonly limits?: ActionFramesLimits | undefined; readonly isWanted?: ((frames: CallFrames) => boolean) | undefined } = {}) {
+  constructor(
+    options: {
+      readonly limits?: ActionFramesLimits | undefined;
+      readonly isWanted?: ((frames: CallFrames) => boolean) | undefined;
+    } = {},
+  ) {
     this.#limits = options.limits ?? DEFAULT_ACTION_FRAMES_LIMITS;
     this.#isWanted = options.isWanted ?? (() => false);
   }
@@ -61,7 +66,16 @@ export class ActionFrames {
   /** A call queued: starts (or restarts, for a call id seen again) its entry. */
   begin(callId: string, tool: string): CallFrames {
     this.drop(callId);
-    const entry: CallFrames = { callId, tool, actionId: undefined, approvalId: undefined, sentAt: undefined, before: new Map(), after: new Map(), missing: new Map() };
+    const entry: CallFrames = {
+      callId,
+      tool,
+      actionId: undefined,
+      approvalId: undefined,
+      sentAt: undefined,
+      before: new Map(),
+      after: new Map(),
+      missing: new Map(),
+    };
     this.#byCall.set(callId, entry);
     this.#evict();
     return entry;
@@ -82,7 +96,13 @@ export class ActionFrames {
   }
 
   /** Keeps the frames a capture gave (an entry evicted or restarted meanwhile takes nothing). */
-  keep(entry: CallFrames, moment: FrameMoment, results: readonly ({ readonly camera: string } & ({ readonly frame: KeepableFrame } | { readonly error: string }))[]): void {
+  keep(
+    entry: CallFrames,
+    moment: FrameMoment,
+    results: readonly ({ readonly camera: string } & (
+      { readonly frame: KeepableFrame } | { readonly error: string }
+    ))[],
+  ): void {
     if (this.#byCall.get(entry.callId) !== entry) return;
     for (const r of results) {
       if ("error" in r) {
@@ -114,7 +134,11 @@ export class ActionFrames {
     if (!over()) return;
     const newest = [...this.#byCall.keys()].at(-1);
     // Oldest first: what nobody waits on, then anything but the newest call, and the newest only when it alone is over.
-    const passes: ((e: CallFrames) => boolean)[] = [(e) => e.callId !== newest && !this.#isWanted(e), (e) => e.callId !== newest, () => true];
+    const passes: ((e: CallFrames) => boolean)[] = [
+      (e) => e.callId !== newest && !this.#isWanted(e),
+      (e) => e.callId !== newest,
+      () => true,
+    ];
     for (const mayGo of passes) {
       for (const e of [...this.#byCall.values()]) {
         if (!over()) return;

@@ -39,7 +39,10 @@ export function toCameraImage(frame: LabelledFrame): CameraImage {
     data: frame.bytes.toString("base64"),
     width: frame.width,
     height: frame.height,
-    captured_at: frame.clock === "wall" ? new Date(frame.capturedAtMs).toISOString() : `${(frame.capturedAtMs / 1000).toFixed(3)} s (ROS clock)`,
+    captured_at:
+      frame.clock === "wall"
+        ? new Date(frame.capturedAtMs).toISOString()
+        : `${(frame.capturedAtMs / 1000).toFixed(3)} s (ROS clock)`,
     capture_time_from: frame.captureTimeFrom,
     age_ms: Math.round(frame.ageMs),
     stale: frame.stale,
@@ -57,6 +60,8 @@ export function withoutData(image: CameraImage): CameraImageMeta {
 export function describeImage(image: CameraImageMeta): string {
   return (
     `camera ${image.camera}, ${image.width}×${image.height} ${image.mime_type}, ` +
-    (image.stale ? `STALE: captured ${image.age_ms} ms ago (over its ${image.stale_after_ms} ms limit; the scene may have changed)` : `captured ${image.age_ms} ms ago`)
+    (image.stale
+      ? `STALE: captured ${image.age_ms} ms ago (over its ${image.stale_after_ms} ms limit; the scene may have changed)`
+      : `captured ${image.age_ms} ms ago`)
   );
 }

@@ -73,7 +73,12 @@ export class Cameras {
     if (source instanceof ArmbridgeError) throw source;
     let flight = this.#flights.get(name);
     if (!flight) this.#flights.set(name, (flight = new SharedCapture()));
-    const cutShort = (): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: name, source: config.source.kind, reason: "the call's deadline came before the camera's frame" });
+    const cutShort = (): ArmbridgeError =>
+      new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+        camera: name,
+        source: config.source.kind,
+        reason: "the call's deadline came before the camera's frame",
+      });
     // One capture per camera at a time, joined by every request meanwhile, and a process-wide bound on captures (their bytes) in flight.
     const frame = await flight.join(signal, (own) => this.#slots.hold(own, () => source.grab(own)), cutShort);
     return { ...frame, stale: frame.ageMs > config.staleAfterMs, staleAfterMs: config.staleAfterMs };
@@ -82,7 +87,11 @@ export class Cameras {
   /** ARMB_ERR_CAMERA_UNKNOWN for `name`, naming the configured cameras. */
   unknown(name: string): ArmbridgeError {
     const choices = this.names();
-    return new ArmbridgeError("ARMB_ERR_CAMERA_UNKNOWN", { camera: JSON.stringify(name), list: choices.join(", ") || "none", choices });
+    return new ArmbridgeError("ARMB_ERR_CAMERA_UNKNOWN", {
+      camera: JSON.stringify(name),
+      list: choices.join(", ") || "none",
+      choices,
+    });
   }
 
   /**
@@ -99,10 +108,28 @@ export class Cameras {
     if (config && source instanceof SimCameraSource) {
       const later = source.deferred();
       const { width, height, format } = config.sim;
-      return { camera: name, format, width, height, capturedAtMs: later.capturedAtMs, clock: "wall", stale: false, bytes: async () => (await later.draw()).bytes };
+      return {
+        camera: name,
+        format,
+        width,
+        height,
+        capturedAtMs: later.capturedAtMs,
+        clock: "wall",
+        stale: false,
+        bytes: async () => (await later.draw()).bytes,
+      };
     }
     const f = await this.capture(name, signal);
-    return { camera: name, format: f.format, width: f.width, height: f.height, capturedAtMs: f.capturedAtMs, clock: f.clock, stale: f.stale, bytes: f.bytes };
+    return {
+      camera: name,
+      format: f.format,
+      width: f.width,
+      height: f.height,
+      capturedAtMs: f.capturedAtMs,
+      clock: f.clock,
+      stale: f.stale,
+      bytes: f.bytes,
+    };
   }
 
   close(): void {
@@ -113,13 +140,31 @@ export class Cameras {
 function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | ArmbridgeError {
   switch (c.source.kind) {
     case "sim":
-      return new SimCameraSource({ camera: c, arm: o.config, pose: o.pose, freshPose: o.freshPose, ...(o.now ? { now: o.now } : {}) });
+      return new SimCameraSource({
+        camera: c,
+        arm: o.config,
+        pose: o.pose,
+        freshPose: o.freshPose,
+        ...(o.now ? { now: o.now } : {}),
+      });
     case "http":
-      return new HttpSnapshotSource({ camera: c.name, url: c.source.url, timeoutMs: c.source.timeoutMs, ...(o.now ? { now: o.now } : {}) });
+      return new HttpSnapshotSource({
+        camera: c.name,
+        url: c.source.url,
+        timeoutMs: c.source.timeoutMs,
+        ...(o.now ? { now: o.now } : {}),
+      });
     case "file":
       return new FileSource({ camera: c.name, path: c.source.path, ...(o.now ? { now: o.now } : {}) });
     case "v4l2":
-      return new V4l2Source({ camera: c.name, device: c.source.device, width: c.source.width, height: c.source.height, fps: c.source.fps, ...(o.now ? { now: o.now } : {}) });
+      return new V4l2Source({
+        camera: c.name,
+        device: c.source.device,
+        width: c.source.width,
+        height: c.source.height,
+        fps: c.source.fps,
+        ...(o.now ? { now: o.now } : {}),
+      });
     case "ros":
       if (!o.imageTopics) {
         return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
@@ -132,7 +177,11 @@ function sourceFor(c: CameraConfig, o: CamerasOptions): CameraSource | Armbridge
         return new RosCompressedImageSource({ camera: c.name, topic: c.source.topic, topics: o.imageTopics });
       } catch (error) {
         o.logger?.warn({ camera: c.name, err: (error as Error).message }, "cannot subscribe to the camera topic");
-        return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: c.name, source: `ros topic ${c.source.topic}`, reason: (error as Error).message }, { cause: error });
+        return new ArmbridgeError(
+          "ARMB_ERR_CAMERA_UNAVAILABLE",
+          { camera: c.name, source: `ros topic ${c.source.topic}`, reason: (error as Error).message },
+          { cause: error },
+        );
       }
   }
 }

@@ -4,7 +4,9 @@ import type { RawImage } from "./sim/renderScene.js";
 
 export type ImageFormat = "jpeg" | "png";
 
-export const MIME_TYPES = { jpeg: "image/jpeg", png: "image/png" } as const satisfies Readonly<Record<ImageFormat, string>>;
+export const MIME_TYPES = { jpeg: "image/jpeg", png: "image/png" } as const satisfies Readonly<
+  Record<ImageFormat, string>
+>;
 
 /** RGBA → JPEG (jpeg-js, baseline) or PNG (pngjs, lossless). */
 export function encodeImage(image: RawImage, format: ImageFormat, jpegQuality = 90): Buffer {
@@ -26,5 +28,9 @@ export function decodeImage(bytes: Buffer): RawImage {
     return { width: png.width, height: png.height, data: png.data };
   }
   const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true });
-  return { width: img.width, height: img.height, data: Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength) };
+  return {
+    width: img.width,
+    height: img.height,
+    data: Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength),
+  };
 }

@@ -19,7 +19,10 @@ function stamped(transport: Pick<Transport, "latestStatus">): StampedPose | unde
  * previous picture, say — while statuses queued), else, after a short wait,
  * the newest there is, whose age the picture then carries.
  */
-export function freshPoseOf(transport: Pick<Transport, "latestStatus" | "onStatus">, now: () => number = Date.now): { latest: () => StampedPose | undefined; fresh: (signal: AbortSignal) => Promise<StampedPose | undefined> } {
+export function freshPoseOf(
+  transport: Pick<Transport, "latestStatus" | "onStatus">,
+  now: () => number = Date.now,
+): { latest: () => StampedPose | undefined; fresh: (signal: AbortSignal) => Promise<StampedPose | undefined> } {
   const latest = (): StampedPose | undefined => stamped(transport);
   return {
     latest,

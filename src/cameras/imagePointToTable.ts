@@ -16,10 +16,18 @@ export function imagePointToTable(
   const h = calibration.homography;
   const first = calibration.points[0];
   const side = first ? Math.sign(homogeneousW(h, [first.image[1], first.image[0]])) : 1;
-  if (Math.sign(homogeneousW(h, uv)) !== side) return { ok: false, reason: "it lies beyond the table's horizon in this view (no table point is seen there)" };
+  if (Math.sign(homogeneousW(h, uv)) !== side)
+    return { ok: false, reason: "it lies beyond the table's horizon in this view (no table point is seen there)" };
   const mapped = applyHomography(h, uv);
   if (!mapped || !mapped.every(Number.isFinite)) return { ok: false, reason: "it maps to infinity" };
-  return { ok: true, table: [mapped[0], mapped[1], calibration.z], extrapolated: !insideHull(calibration.points.map((p) => p.image), point) };
+  return {
+    ok: true,
+    table: [mapped[0], mapped[1], calibration.z],
+    extrapolated: !insideHull(
+      calibration.points.map((p) => p.image),
+      point,
+    ),
+  };
 }
 
 /**
@@ -29,11 +37,17 @@ export function imagePointToTable(
  */
 function insideHull(points: readonly (readonly [number, number])[], p: readonly [number, number]): boolean {
   const sorted = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const cross = (o: readonly [number, number], a: readonly [number, number], b: readonly [number, number]): number => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const cross = (o: readonly [number, number], a: readonly [number, number], b: readonly [number, number]): number =>
+    (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
   const half = (pts: (readonly [number, number])[]): (readonly [number, number])[] => {
     const out: (readonly [number, number])[] = [];
     for (const q of pts) {
-      while (out.length >= 2 && cross(out[out.length - 2] as readonly [number, number], out[out.length - 1] as readonly [number, number], q) <= 0) out.pop();
+      while (
+        out.length >= 2 &&
+        cross(out[out.length - 2] as readonly [number, number], out[out.length - 1] as readonly [number, number], q) <=
+          0
+      )
+        out.pop();
       out.push(q);
     }
     out.pop();
@@ -42,7 +56,10 @@ function insideHull(points: readonly (readonly [number, number])[], p: readonly 
   const hull = [...half(sorted), ...half([...sorted].reverse())];
   if (hull.length < 3) return false;
   for (let i = 0; i < hull.length; i++) {
-    if (cross(hull[i] as readonly [number, number], hull[(i + 1) % hull.length] as readonly [number, number], p) < -1e-9) return false;
+    if (
+      cross(hull[i] as readonly [number, number], hull[(i + 1) % hull.length] as readonly [number, number], p) < -1e-9
+    )
+      return false;
   }
   return true;
 }

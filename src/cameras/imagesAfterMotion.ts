@@ -13,7 +13,11 @@ import { toCameraImage, type CameraImage } from "./CameraImage.js";
 /** A frame this much older than the settled result is said to predate it. */
 const BEFORE_SETTLE_TOLERANCE_MS = 250;
 
-export function imagesAfterMotion(config: ArmConfig, cameras: Cameras, logger: Logger): ((signal: AbortSignal) => Promise<readonly CameraImage[]>) | undefined {
+export function imagesAfterMotion(
+  config: ArmConfig,
+  cameras: Cameras,
+  logger: Logger,
+): ((signal: AbortSignal) => Promise<readonly CameraImage[]>) | undefined {
   const names = config.cameras.filter((c) => c.attachToResults).map((c) => c.name);
   if (names.length === 0) return undefined;
   return async (signal) => {
@@ -26,7 +30,13 @@ export function imagesAfterMotion(config: ArmConfig, cameras: Cameras, logger: L
           (f) =>
             toCameraImage(
               f.clock === "wall" && f.capturedAtMs < settledAtMs
-                ? { ...f, notes: [...f.notes, `captured over ${Math.round(settledAtMs + BEFORE_SETTLE_TOLERANCE_MS - f.capturedAtMs)} ms before the motion settled (the camera had nothing newer): it may not show where the arm stopped`] }
+                ? {
+                    ...f,
+                    notes: [
+                      ...f.notes,
+                      `captured over ${Math.round(settledAtMs + BEFORE_SETTLE_TOLERANCE_MS - f.capturedAtMs)} ms before the motion settled (the camera had nothing newer): it may not show where the arm stopped`,
+                    ],
+                  }
                 : f,
             ),
           (error: unknown) => {

@@ -17,7 +17,8 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
  * first, every chunk's length inside the buffer, and IEND.
  */
 export function inspectImage(bytes: Uint8Array): ImageInspection {
-  if (bytes.length >= 8 && PNG_SIGNATURE.equals(Buffer.from(bytes.buffer, bytes.byteOffset, 8))) return inspectPng(bytes);
+  if (bytes.length >= 8 && PNG_SIGNATURE.equals(Buffer.from(bytes.buffer, bytes.byteOffset, 8)))
+    return inspectPng(bytes);
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xd8) return inspectJpeg(bytes);
   return { ok: false, reason: bytes.length === 0 ? "it is empty" : "it is neither a JPEG nor a PNG" };
 }
@@ -31,14 +32,18 @@ function inspectPng(b: Uint8Array): ImageInspection {
   while (at + 12 <= b.length) {
     const length = view.getUint32(at);
     const type = String.fromCharCode(b[at + 4] ?? 0, b[at + 5] ?? 0, b[at + 6] ?? 0, b[at + 7] ?? 0);
-    if (at + 12 + length > b.length) return { ok: false, reason: `PNG chunk ${type} runs past the end (${b.length} bytes): the image is incomplete` };
+    if (at + 12 + length > b.length)
+      return { ok: false, reason: `PNG chunk ${type} runs past the end (${b.length} bytes): the image is incomplete` };
     if (first) {
       if (type !== "IHDR" || length < 8) return { ok: false, reason: "PNG without IHDR first" };
       width = view.getUint32(at + 8);
       height = view.getUint32(at + 12);
       first = false;
     }
-    if (type === "IEND") return width > 0 && height > 0 ? { ok: true, format: "png", width, height } : { ok: false, reason: "PNG of zero size" };
+    if (type === "IEND")
+      return width > 0 && height > 0
+        ? { ok: true, format: "png", width, height }
+        : { ok: false, reason: "PNG of zero size" };
     at += 12 + length;
   }
   return { ok: false, reason: "PNG without IEND: the image is incomplete (caught mid-write or cut short)" };
@@ -47,7 +52,11 @@ function inspectPng(b: Uint8Array): ImageInspection {
 function inspectJpeg(b: Uint8Array): ImageInspection {
   let end = b.length;
   while (end > 2 && b[end - 1] === 0x00) end--;
-  if (!(b[end - 2] === 0xff && b[end - 1] === 0xd9)) return { ok: false, reason: "JPEG without its end marker (FF D9): the image is incomplete (caught mid-write or cut short)" };
+  if (!(b[end - 2] === 0xff && b[end - 1] === 0xd9))
+    return {
+      ok: false,
+      reason: "JPEG without its end marker (FF D9): the image is incomplete (caught mid-write or cut short)",
+    };
   let at = 2;
   while (at + 4 <= end) {
     if (b[at] !== 0xff) return { ok: false, reason: `JPEG segment expected at byte ${at}` };
@@ -62,7 +71,9 @@ function inspectJpeg(b: Uint8Array): ImageInspection {
       if (at + 9 > end) break;
       const height = ((b[at + 5] ?? 0) << 8) | (b[at + 6] ?? 0);
       const width = ((b[at + 7] ?? 0) << 8) | (b[at + 8] ?? 0);
-      return width > 0 && height > 0 ? { ok: true, format: "jpeg", width, height } : { ok: false, reason: "JPEG of zero size" };
+      return width > 0 && height > 0
+        ? { ok: true, format: "jpeg", width, height }
+        : { ok: false, reason: "JPEG of zero size" };
     }
     if (marker === 0xda) break;
     at += 2 + length;

@@ -50,10 +50,16 @@ export class ActionSettler {
     const before = ledger.get(actionId);
     const status = ctx.status ?? this.#d.transport.latestStatus();
     const halted = ctx.halt ? haltWords(ctx.halt) : undefined;
-    const evidence: Evidence = { pose: poseOf(status), poseStampMs: status?.stampMs, record: ctx.record, notes: halted ? [...ctx.notes, halted] : ctx.notes };
+    const evidence: Evidence = {
+      pose: poseOf(status),
+      poseStampMs: status?.stampMs,
+      record: ctx.record,
+      notes: halted ? [...ctx.notes, halted] : ctx.notes,
+    };
     const state = STATE_OF_VERDICT[verdict.kind];
     // A halt a person asked for settles by the operator; a model's own stop by the arm's report of it.
-    const settledBy: SettledBy = state === "unknown" ? "none" : verdict.kind === "halted" && verdict.halt.source !== "tool" ? "operator" : ctx.by;
+    const settledBy: SettledBy =
+      state === "unknown" ? "none" : verdict.kind === "halted" && verdict.halt.source !== "tool" ? "operator" : ctx.by;
     const evidencePose = evidence.pose;
     const message = settlementMessage({
       tool: before?.tool ?? "motion",
@@ -68,10 +74,24 @@ export class ActionSettler {
       halted: verdict.kind === "halted" ? undefined : halted,
     });
     const operator = verdict.kind === "halted" ? (verdict.halt.operator ?? whoHalted(verdict.halt)) : undefined;
-    const notes = verdict.kind === "halted" ? [...(evidence.notes ?? []), `halted by ${whoHalted(verdict.halt)} (${verdict.halt.haltId}); the arm confirmed the halt`] : evidence.notes;
-    const row = ledger.settle(actionId, { state, timedOut: ctx.timedOut, settledBy, message, evidence: { ...evidence, notes }, operator }, this.#d.now());
+    const notes =
+      verdict.kind === "halted"
+        ? [
+            ...(evidence.notes ?? []),
+            `halted by ${whoHalted(verdict.halt)} (${verdict.halt.haltId}); the arm confirmed the halt`,
+          ]
+        : evidence.notes;
+    const row = ledger.settle(
+      actionId,
+      { state, timedOut: ctx.timedOut, settledBy, message, evidence: { ...evidence, notes }, operator },
+      this.#d.now(),
+    );
     quarantine.update(row);
-    if (row.state === "unknown") log.warn({ action_id: actionId, resources: row.resources }, "action unknown: its resources are quarantined until an operator confirms");
+    if (row.state === "unknown")
+      log.warn(
+        { action_id: actionId, resources: row.resources },
+        "action unknown: its resources are quarantined until an operator confirms",
+      );
     if (before?.state === "unknown" && row.state !== "unknown") {
       log.info({ action_id: actionId, state: row.state }, "unknown action settled by a later observation");
       this.#d.onResolved(row);

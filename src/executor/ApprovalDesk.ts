@@ -125,7 +125,14 @@ export class ApprovalDesk {
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         this.#pending.delete(view.id);
-        const decided: DecidedApprovalView = { ...view, decision: d.decision, operator: d.operator, note: d.note, decided_at: this.#now(), ...(d.halt_id === undefined ? {} : { halt_id: d.halt_id }) };
+        const decided: DecidedApprovalView = {
+          ...view,
+          decision: d.decision,
+          operator: d.operator,
+          note: d.note,
+          decided_at: this.#now(),
+          ...(d.halt_id === undefined ? {} : { halt_id: d.halt_id }),
+        };
         this.#remember(decided);
         this.#options.onResolved?.(decided);
         resolve(decided);
@@ -154,21 +161,41 @@ export class ApprovalDesk {
    * request says why (`note`) and which halt (`halt_id`); the calls waiting
    * on them are answered at once. Returns the requests it declined.
    */
-  declineAll(by: { readonly operator: string | null; readonly note: string; readonly haltId: string }): DecidedApprovalView[] {
+  declineAll(by: {
+    readonly operator: string | null;
+    readonly note: string;
+    readonly haltId: string;
+  }): DecidedApprovalView[] {
     const declined: DecidedApprovalView[] = [];
     for (const [id, pending] of [...this.#pending]) {
-      pending.settle({ ...pending.view, decision: "declined", operator: by.operator, note: by.note, decided_at: this.#now(), halt_id: by.haltId });
+      pending.settle({
+        ...pending.view,
+        decision: "declined",
+        operator: by.operator,
+        note: by.note,
+        decided_at: this.#now(),
+        halt_id: by.haltId,
+      });
       const decided = this.#decided.get(id);
       if (decided) declined.push(decided);
     }
     return declined;
   }
 
-  #decide(id: string, decision: "approved" | "declined", by: { readonly operator: string; readonly note?: string | undefined }): DecidedApprovalView {
+  #decide(
+    id: string,
+    decision: "approved" | "declined",
+    by: { readonly operator: string; readonly note?: string | undefined },
+  ): DecidedApprovalView {
     const pending = this.#pending.get(id);
     if (!pending) {
       const done = this.#decided.get(id);
-      if (done) throw new ArmbridgeError("ARMB_ERR_APPROVAL_DECIDED", { id, decision: done.decision, by: done.operator ? ` by ${done.operator}` : "" });
+      if (done)
+        throw new ArmbridgeError("ARMB_ERR_APPROVAL_DECIDED", {
+          id,
+          decision: done.decision,
+          by: done.operator ? ` by ${done.operator}` : "",
+        });
       throw new ArmbridgeError("ARMB_ERR_APPROVAL_NOT_FOUND", { id });
     }
     const operator = normaliseOperatorName(by.operator);

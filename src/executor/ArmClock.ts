@@ -64,7 +64,12 @@ export type ArmTimerEnd = "elapsed" | "paused";
  * may move later) or when a pause has lasted `pauseMaxMs` of wall time.
  * Re-armed whenever the pace changes; `cancel` clears it.
  */
-export function armTimer(clock: ArmClock, deadline: () => number, pauseMaxMs: number, fire: (end: ArmTimerEnd) => void): { rearm(): void; cancel(): void } {
+export function armTimer(
+  clock: ArmClock,
+  deadline: () => number,
+  pauseMaxMs: number,
+  fire: (end: ArmTimerEnd) => void,
+): { rearm(): void; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   let done = false;
   const end = (why: ArmTimerEnd): void => {

@@ -39,7 +39,9 @@ export class CallAdmission {
 
   /** Batch-level checks, before any call runs: size, id hygiene, ids in another client's namespace, ids repeated within the batch. */
   admitBatch(calls: readonly FunctionCall[], client?: CallClient): AdmittedCall[] {
-    const ids = calls.map((c, i) => (typeof c.id === "string" && c.id.length > 0 ? c.id : `call_${i}_${randomBytes(4).toString("hex")}`));
+    const ids = calls.map((c, i) =>
+      typeof c.id === "string" && c.id.length > 0 ? c.id : `call_${i}_${randomBytes(4).toString("hex")}`,
+    );
     const firstIndex = new Map<string, number>();
     ids.forEach((id, i) => {
       if (!firstIndex.has(id)) firstIndex.set(id, i);
@@ -51,16 +53,37 @@ export class CallAdmission {
     });
   }
 
-  #batchRefusal(id: string, name: string, index: number, repeated: boolean, client: CallClient | undefined): CallResult | undefined {
-    if (index >= MAX_BATCH) return rejected(name, "ARMB_ERR_ARGS_INVALID", [{ path: "(batch)", code: "too_big", message: `at most ${MAX_BATCH} calls per batch` }]);
+  #batchRefusal(
+    id: string,
+    name: string,
+    index: number,
+    repeated: boolean,
+    client: CallClient | undefined,
+  ): CallResult | undefined {
+    if (index >= MAX_BATCH)
+      return rejected(name, "ARMB_ERR_ARGS_INVALID", [
+        { path: "(batch)", code: "too_big", message: `at most ${MAX_BATCH} calls per batch` },
+      ]);
     const problem = callIdProblem(id) ?? callIdNamespaceProblem(id, client);
     if (problem) {
       this.#log.info({ tool: name, id_length: id.length }, "call rejected: invalid call id");
       // The id is not echoed into the message: it is the very thing that cannot be stored or shown safely.
-      return rejected(name, "ARMB_ERR_CALL_ID_INVALID", [{ path: "id", code: "invalid_call_id", message: new ArmbridgeError("ARMB_ERR_CALL_ID_INVALID", { reason: problem }).message }]);
+      return rejected(name, "ARMB_ERR_CALL_ID_INVALID", [
+        {
+          path: "id",
+          code: "invalid_call_id",
+          message: new ArmbridgeError("ARMB_ERR_CALL_ID_INVALID", { reason: problem }).message,
+        },
+      ]);
     }
     if (repeated) {
-      return rejected(name, "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH", [{ path: "id", code: "duplicate", message: new ArmbridgeError("ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH", { callId: id }).message }]);
+      return rejected(name, "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH", [
+        {
+          path: "id",
+          code: "duplicate",
+          message: new ArmbridgeError("ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH", { callId: id }).message,
+        },
+      ]);
     }
     return undefined;
   }
@@ -76,7 +99,8 @@ export class CallAdmission {
     const running = this.#inFlight.get(callId);
     if (running) return { tool: running.tool, result: running.result.then((r) => ({ ...r, replayed: true })) };
     const recorded = this.#ledger.findByCallId(callId);
-    if (recorded) return { tool: recorded.tool, result: Promise.resolve({ ...resultFromRow(recorded), replayed: true }) };
+    if (recorded)
+      return { tool: recorded.tool, result: Promise.resolve({ ...resultFromRow(recorded), replayed: true }) };
     return undefined;
   }
 
@@ -85,7 +109,12 @@ export class CallAdmission {
    * returns the recorded result of one that finished (marked `replayed`), or
    * runs it. The same id with other arguments is rejected, never run.
    */
-  async joinOrRun(callId: string, tool: string, args: unknown, run: (argsHash: string) => Promise<CallResult>): Promise<CallResult> {
+  async joinOrRun(
+    callId: string,
+    tool: string,
+    args: unknown,
+    run: (argsHash: string) => Promise<CallResult>,
+  ): Promise<CallResult> {
     const argsHash = hashArgs(tool, args);
     const running = this.#inFlight.get(callId);
     if (running) {
@@ -95,7 +124,10 @@ export class CallAdmission {
     const recorded = this.#ledger.findByCallId(callId);
     if (recorded) {
       if (recorded.argsHash !== argsHash || recorded.tool !== tool) return reusedId(callId, tool, recorded.actionId);
-      this.#log.info({ call_id: callId, action_id: recorded.actionId }, "call id seen before: returning the recorded result, executing nothing");
+      this.#log.info(
+        { call_id: callId, action_id: recorded.actionId },
+        "call id seen before: returning the recorded result, executing nothing",
+      );
       return { ...resultFromRow(recorded), replayed: true };
     }
     const result = run(argsHash);

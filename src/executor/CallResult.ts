@@ -78,7 +78,12 @@ export type CallResult =
    * confirm; a `stop` whose halt the arm did not confirm has none (the halt's
    * latch is what an operator releases).
    */
-  | (Common & { readonly status: "unknown"; readonly action_id?: string; readonly pose?: Pose; readonly resources: readonly string[] } & ActedAround)
+  | (Common & {
+      readonly status: "unknown";
+      readonly action_id?: string;
+      readonly pose?: Pose;
+      readonly resources: readonly string[];
+    } & ActedAround)
   /** Invalid call: nothing was recorded or sent. */
   | (Common & {
       readonly status: "rejected";
@@ -104,7 +109,9 @@ export type CallStatus = CallResult["status"];
 export type ResultOf<S extends CallStatus> = Extract<CallResult, { status: S }>;
 
 /** Every status, for exhaustive tables and tests. */
-export const CALL_STATUSES: Readonly<Record<CallStatus, { readonly terminalForModel: boolean; readonly mayRerun: boolean }>> = {
+export const CALL_STATUSES: Readonly<
+  Record<CallStatus, { readonly terminalForModel: boolean; readonly mayRerun: boolean }>
+> = {
   done: { terminalForModel: true, mayRerun: false },
   failed: { terminalForModel: true, mayRerun: true },
   // From where it stopped; after a halt, only once an operator released it (until then motions are `blocked`).

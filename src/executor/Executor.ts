@@ -106,7 +106,11 @@ export interface ExecuteOptions {
 const DEFAULT_RUN_DEADLINE_MS = 60_000;
 
 /** An envelope refusal with the call that met it and when (epoch ms). */
-export type EnvelopeRefusalRecord = EnvelopeContact & { readonly call_id: string; readonly tool: string; readonly at_ms: number };
+export type EnvelopeRefusalRecord = EnvelopeContact & {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly at_ms: number;
+};
 
 /**
  * Turns function calls into arm commands, and never lies about what the arm did.
@@ -163,12 +167,14 @@ export class Executor {
     this.registry = options.registry;
     this.transport = options.transport;
     this.ledger = options.ledger;
-    this.metrics = options.metrics ?? new ToolMetrics({ isKnownTool: (name) => options.registry.get(name) !== undefined });
+    this.metrics =
+      options.metrics ?? new ToolMetrics({ isKnownTool: (name) => options.registry.get(name) !== undefined });
     this.#log = (options.logger ?? silentLogger).child({ component: "executor" });
     this.#now = options.now ?? Date.now;
     this.#imagesAfterMotion = options.imagesAfterMotion;
     this.quarantine = Quarantine.fromLedger(this.ledger);
-    for (const warning of checkApprovalRules(this.config, this.registry)) this.#log.warn({ config: "approval" }, warning);
+    for (const warning of checkApprovalRules(this.config, this.registry))
+      this.#log.warn({ config: "approval" }, warning);
     // Built now, once: the first motion should not pay for compiling the envelope (link volumes, pairs).
     EnvelopeModel.of(this.config);
     const perMinute = this.config.limits.motionsPerMinute;
@@ -204,12 +210,29 @@ export class Executor {
           onChange: () => emit({ type: "presence_changed" }),
         })
       : undefined;
-    this.#haltCtx = { ...this.#ctx, halt: (o) => this.halts.halt({ source: "tool", callId: o.callId, axes: o.axes, client: o.client }, o.signal) };
+    this.#haltCtx = {
+      ...this.#ctx,
+      halt: (o) => this.halts.halt({ source: "tool", callId: o.callId, axes: o.axes, client: o.client }, o.signal),
+    };
     this.approvals = new ApprovalDesk({
       timeoutMs: this.config.approvalTimeoutMs,
       now: this.#now,
-      onRequested: (approval) => emit({ type: "approval_requested", callId: approval.call_id, tool: approval.tool, approval, client: approval.client ?? undefined }),
-      onResolved: (approval) => emit({ type: "approval_resolved", callId: approval.call_id, tool: approval.tool, approval, client: approval.client ?? undefined }),
+      onRequested: (approval) =>
+        emit({
+          type: "approval_requested",
+          callId: approval.call_id,
+          tool: approval.tool,
+          approval,
+          client: approval.client ?? undefined,
+        }),
+      onResolved: (approval) =>
+        emit({
+          type: "approval_resolved",
+          callId: approval.call_id,
+          tool: approval.tool,
+          approval,
+          client: approval.client ?? undefined,
+        }),
     });
     this.#admission = new CallAdmission(this.ledger, this.#log);
     this.#settler = new ActionSettler({
@@ -244,7 +267,14 @@ export class Executor {
       },
     });
     this.restoreInFlightFromLedger();
-    const later = { config: this.config, registry: this.registry, ledger: this.ledger, quarantine: this.quarantine, settler: this.#settler, now: this.#now };
+    const later = {
+      config: this.config,
+      registry: this.registry,
+      ledger: this.ledger,
+      quarantine: this.quarantine,
+      settler: this.#settler,
+      now: this.#now,
+    };
     this.#unwatch = this.transport.onStatus((s) => resolveUnknownsFrom(s, later));
     // A loss from before this executor existed was answered by reconciliation at start.
     this.#answeredLoss = this.transport.linkState().last_loss;
@@ -259,14 +289,34 @@ export class Executor {
    */
   #onLinkState(state: LinkState): void {
     const loss = state.last_loss;
-    if (state.state !== "connected" || !loss || loss.returned_at === undefined || loss === this.#answeredLoss || this.#shutdown.signal.aborted) return;
-    if (this.#answeredLoss && this.#answeredLoss.lost_at === loss.lost_at && this.#answeredLoss.returned_at === loss.returned_at) return;
+    if (
+      state.state !== "connected" ||
+      !loss ||
+      loss.returned_at === undefined ||
+      loss === this.#answeredLoss ||
+      this.#shutdown.signal.aborted
+    )
+      return;
+    if (
+      this.#answeredLoss &&
+      this.#answeredLoss.lost_at === loss.lost_at &&
+      this.#answeredLoss.returned_at === loss.returned_at
+    )
+      return;
     this.#answeredLoss = loss;
     const unknown = this.ledger.inState("unknown").map((r) => r.actionId);
-    this.#log.warn({ loss, reobserving: unknown }, "the arm's link came back: nothing is re-sent; unknown actions are looked at again");
+    this.#log.warn(
+      { loss, reobserving: unknown },
+      "the arm's link came back: nothing is re-sent; unknown actions are looked at again",
+    );
     this.#emit({ type: "link_returned", loss, incarnation: state.incarnation, reobserving: unknown });
     if (unknown.length === 0) return;
-    void reobserveAfterReturn(this.#recordedObservationDeps()).catch((error: unknown) => this.#log.error({ err: asArmbridgeError(error).toJSON() }, "looking again at unknown actions after the link came back failed"));
+    void reobserveAfterReturn(this.#recordedObservationDeps()).catch((error: unknown) =>
+      this.#log.error(
+        { err: asArmbridgeError(error).toJSON() },
+        "looking again at unknown actions after the link came back failed",
+      ),
+    );
   }
 
   /** The newest refusal by the safety envelope (link, obstacle, where, clearance), for GET /v1/state and a 3D view; undefined before any. */
@@ -307,10 +357,19 @@ export class Executor {
           // A call's own cancel ends its waits alone, never its batch's.
           const own = options.callSignals?.get(id);
           const deadline = own
-            ? new CallDeadline(AbortSignal.any([runSignal, own]), deadlineAt, this.#now, AbortSignal.any([waitSignal, own]))
+            ? new CallDeadline(
+                AbortSignal.any([runSignal, own]),
+                deadlineAt,
+                this.#now,
+                AbortSignal.any([waitSignal, own]),
+              )
             : new CallDeadline(runSignal, deadlineAt, this.#now, waitSignal);
           try {
-            return { id, name, result: await this.#executeOne(id, name, calls[i]?.args, deadline, options.client, images) };
+            return {
+              id,
+              name,
+              result: await this.#executeOne(id, name, calls[i]?.args, deadline, options.client, images),
+            };
           } finally {
             deadline.dispose();
           }
@@ -352,13 +411,24 @@ export class Executor {
     // The row's words follow its new state, written together with it (one truth per row).
     const message =
       current &&
-      messageOf({ ...current, state: rule.state, settledBy: "operator", operator, operatorNote: confirmation.note, operatorOutcome: outcome, observed });
+      messageOf({
+        ...current,
+        state: rule.state,
+        settledBy: "operator",
+        operator,
+        operatorNote: confirmation.note,
+        operatorOutcome: outcome,
+        observed,
+      });
     const row = this.ledger.confirm(actionId, { ...confirmation, outcome, observed }, this.#now(), message);
     this.quarantine.update(row);
     // Whatever the outcome does not release stays held in this process.
     const kept = row.resources.filter((r) => !rule.releases(row).includes(r));
     if (kept.length > 0) this.quarantine.hold(row.actionId, kept);
-    this.#log.info({ action_id: actionId, outcome, operator, observed_pose: observed?.pose }, "operator confirmed an unknown action");
+    this.#log.info(
+      { action_id: actionId, outcome, operator, observed_pose: observed?.pose },
+      "operator confirmed an unknown action",
+    );
     this.#emit({ type: "action_resolved", row });
     return row;
   }
@@ -371,7 +441,12 @@ export class Executor {
    */
   halt(request: HaltRequest): Promise<HaltOutcome> {
     // Logged before it leaves, under who asked (the console's HALT as the console client): a motion it cuts short names them.
-    this.#haltLog.record({ at: this.#now(), axes: request.axes, callId: request.callId, client: clientOfHalt(request) });
+    this.#haltLog.record({
+      at: this.#now(),
+      axes: request.axes,
+      callId: request.callId,
+      client: clientOfHalt(request),
+    });
     return this.halts.halt(request, AbortSignal.timeout(this.config.timeoutsMs.stop));
   }
 
@@ -383,7 +458,10 @@ export class Executor {
   #onPresenceLapse(lapse: PresenceLapse): void {
     if (lapse.motions.length === 0 || this.#shutdown.signal.aborted) return;
     const note = `operator_presence: ${lapse.reason}; motions under way: ${lapse.motions.join(", ")}`;
-    this.#log.error({ motions: lapse.motions, operator: lapse.operator, reason: lapse.reason }, "operator presence lost mid-motion: halting the arm");
+    this.#log.error(
+      { motions: lapse.motions, operator: lapse.operator, reason: lapse.reason },
+      "operator presence lost mid-motion: halting the arm",
+    );
     // halt() never rejects; its outcome reaches the console as `halted` events.
     void this.halt({ source: "presence", operator: lapse.operator, note });
   }
@@ -398,7 +476,10 @@ export class Executor {
     const who = whoHalted(halt);
     const note = `${who} halted the arm at ${new Date(halt.haltedAt).toISOString()} before anyone approved it`;
     const declined = this.approvals.declineAll({ operator: halt.operator ?? who, note, haltId: halt.haltId });
-    this.#log.warn({ halt_id: halt.haltId, approvals: declined.map((a) => a.id), calls: declined.map((a) => a.call_id) }, "the halt declined every pending approval request; nothing of them was sent");
+    this.#log.warn(
+      { halt_id: halt.haltId, approvals: declined.map((a) => a.id), calls: declined.map((a) => a.call_id) },
+      "the halt declined every pending approval request; nothing of them was sent",
+    );
   }
 
   /** An operator's release of the halt latch, by name (ARMB_ERR_OPERATOR_REQUIRED without one, ARMB_ERR_NOT_HALTED when there is none). */
@@ -421,7 +502,11 @@ export class Executor {
     for (const row of [...this.ledger.inState("started"), ...this.ledger.inState("unknown")]) {
       if (this.#inFlight.restore(row.actionId, inFlightOfRow(row, this.config))) added.push(row.actionId);
     }
-    if (added.length > 0) this.#log.warn({ action_ids: added }, "motions not known to be over count as in flight for the envelope until settled or confirmed");
+    if (added.length > 0)
+      this.#log.warn(
+        { action_ids: added },
+        "motions not known to be over count as in flight for the envelope until settled or confirmed",
+      );
     return added;
   }
 
@@ -457,37 +542,71 @@ export class Executor {
     this.#unwatchLink = undefined;
   }
 
-  async #executeOne(callId: string, name: string, rawArgs: unknown, deadline: CallDeadline, client: CallClient | undefined, images: ImageBudget): Promise<CallResult> {
+  async #executeOne(
+    callId: string,
+    name: string,
+    rawArgs: unknown,
+    deadline: CallDeadline,
+    client: CallClient | undefined,
+    images: ImageBudget,
+  ): Promise<CallResult> {
     const startedAt = this.#now();
     const tool = this.registry.get(name);
     let result: CallResult;
     if (!tool) {
       result = rejected(name, "ARMB_ERR_TOOL_UNKNOWN", [
-        { path: "name", code: "unknown_tool", message: new ArmbridgeError("ARMB_ERR_TOOL_UNKNOWN", { tool: name, known: this.registry.names() }).message },
+        {
+          path: "name",
+          code: "unknown_tool",
+          message: new ArmbridgeError("ARMB_ERR_TOOL_UNKNOWN", { tool: name, known: this.registry.names() }).message,
+        },
       ]);
     } else {
       const parsed = parseUntrusted(tool.args, rawArgs ?? {});
       if (!parsed.success && !tool.blocking && tool.kind === "halt") {
         // A stop request always stops: what can be understood of it first, what was wrong after.
         const issues = parsed.issues.slice(0, 20);
-        this.#log.warn({ call_id: callId, tool: name, issues }, "halt call with invalid arguments: halting as far as they can be understood");
+        this.#log.warn(
+          { call_id: callId, tool: name, issues },
+          "halt call with invalid arguments: halting as far as they can be understood",
+        );
         const args = tool.understood(rawArgs ?? {});
-        result = actedAround(await runNonBlocking(tool, args, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId }, deadline), issues);
+        result = actedAround(
+          await runNonBlocking(
+            tool,
+            args,
+            { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId },
+            deadline,
+          ),
+          issues,
+        );
       } else if (!parsed.success) {
         const issues = parsed.issues.slice(0, 20);
         result = rejected(name, "ARMB_ERR_ARGS_INVALID", issues);
         this.#log.info({ call_id: callId, tool: name, issues }, "call rejected: invalid arguments");
       } else if (tool.blocking) {
         // Whatever fails before the intent is durable failed before anything was sent.
-        result = await this.#runMotionCall(callId, tool, parsed.data, deadline, client).catch((error: unknown) => this.#failedBeforeSend(tool.name, error));
+        result = await this.#runMotionCall(callId, tool, parsed.data, deadline, client).catch((error: unknown) =>
+          this.#failedBeforeSend(tool.name, error),
+        );
         result = await this.#annotateMotion(tool, parsed.data, result, images);
       } else {
         // Never gated: a read changes nothing, and stop must always be possible.
-        result = await runNonBlocking(tool, parsed.data, { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId }, deadline);
+        result = await runNonBlocking(
+          tool,
+          parsed.data,
+          { read: { ...this.#ctx, imageBudget: images }, halt: this.#haltContextFor(callId, client), callId },
+          deadline,
+        );
       }
     }
     const durationMs = this.#now() - startedAt;
-    this.metrics.record(name, { durationMs, status: result.status, timedOut: result.timed_out, settledBy: result.settled_by });
+    this.metrics.record(name, {
+      durationMs,
+      status: result.status,
+      timedOut: result.timed_out,
+      settledBy: result.settled_by,
+    });
     this.#emit({ type: "settled", callId, tool: name, result, durationMs, client });
     return result;
   }
@@ -503,7 +622,13 @@ export class Executor {
     };
   }
 
-  #runMotionCall(callId: string, tool: MotionTool, args: unknown, deadline: CallDeadline, client: CallClient | undefined): Promise<CallResult> {
+  #runMotionCall(
+    callId: string,
+    tool: MotionTool,
+    args: unknown,
+    deadline: CallDeadline,
+    client: CallClient | undefined,
+  ): Promise<CallResult> {
     return this.#admission.joinOrRun(callId, tool.name, args, async (argsHash) => {
       // A replayed or joined call never gets here: its precheck ran (or not) the first time.
       const refusal = tool.precheck ? await this.#precheck(tool, args, deadline.signal, deadline.at) : undefined;
@@ -512,13 +637,28 @@ export class Executor {
   }
 
   /** A tool's asynchronous precondition, bounded by the run deadline: a refusal is `failed` with its code, before anything is recorded or sent. */
-  async #precheck(tool: MotionTool, args: unknown, runSignal: AbortSignal, deadlineAt: number): Promise<CallResult | undefined> {
+  async #precheck(
+    tool: MotionTool,
+    args: unknown,
+    runSignal: AbortSignal,
+    deadlineAt: number,
+  ): Promise<CallResult | undefined> {
     const budget = Math.min(tool.timeoutMs, deadlineAt - this.#now());
     const wait = AbortSignal.any([runSignal, AbortSignal.timeout(Math.max(0, budget))]);
     const refusal = await tool.precheck?.(args, this.#ctx, wait);
     if (!refusal) return undefined;
-    this.#log.info({ tool: tool.name, code: refusal.code, reason: refusal.reason }, "call refused by its precheck; nothing was sent");
-    return { status: "failed", error_code: refusal.code, reason: refusal.reason, message: resultMessages.failed(tool.name, undefined, refusal.reason), timed_out: false, settled_by: "none" };
+    this.#log.info(
+      { tool: tool.name, code: refusal.code, reason: refusal.reason },
+      "call refused by its precheck; nothing was sent",
+    );
+    return {
+      status: "failed",
+      error_code: refusal.code,
+      reason: refusal.reason,
+      message: resultMessages.failed(tool.name, undefined, refusal.reason),
+      timed_out: false,
+      settled_by: "none",
+    };
   }
 
   /**
@@ -531,15 +671,30 @@ export class Executor {
     try {
       context = tool.context?.(args, this.#ctx);
     } catch (error) {
-      this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "tool context failed; result left without it");
+      this.#log.warn(
+        { tool: tool.name, err: asArmbridgeError(error).toJSON() },
+        "tool context failed; result left without it",
+      );
     }
     let images: readonly ResultImage[] = [];
-    const sent = "action_id" in result && result.action_id !== undefined && result.replayed !== true && result.status !== "rejected";
+    const sent =
+      "action_id" in result &&
+      result.action_id !== undefined &&
+      result.replayed !== true &&
+      result.status !== "rejected";
     if (sent && this.#imagesAfterMotion) {
       try {
-        images = withinBudget(await this.#imagesAfterMotion(AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)])), budget);
+        images = withinBudget(
+          await this.#imagesAfterMotion(
+            AbortSignal.any([this.#shutdown.signal, AbortSignal.timeout(ATTACH_IMAGES_MS)]),
+          ),
+          budget,
+        );
       } catch (error) {
-        this.#log.warn({ tool: tool.name, err: asArmbridgeError(error).toJSON() }, "attaching camera frames failed; result left without them");
+        this.#log.warn(
+          { tool: tool.name, err: asArmbridgeError(error).toJSON() },
+          "attaching camera frames failed; result left without them",
+        );
       }
     }
     if (!context && images.length === 0) return result;
@@ -550,9 +705,17 @@ export class Executor {
   #failedBeforeSend(toolName: string, error: unknown): CallResult {
     const e = asArmbridgeError(error);
     this.#log.error({ tool: toolName, err: e.toJSON() }, "call failed before anything was sent");
-    if (e.code === "ARMB_ERR_CALL_ID_REUSED") return rejected(toolName, e.code, [{ path: "id", code: "reused", message: e.message }]);
+    if (e.code === "ARMB_ERR_CALL_ID_REUSED")
+      return rejected(toolName, e.code, [{ path: "id", code: "reused", message: e.message }]);
     const reason = `an internal error before anything was sent (${e.code}: ${e.message})`;
-    return { status: "failed", error_code: e.code, reason, message: resultMessages.failed(toolName, undefined, reason), timed_out: false, settled_by: "none" };
+    return {
+      status: "failed",
+      error_code: e.code,
+      reason,
+      message: resultMessages.failed(toolName, undefined, reason),
+      timed_out: false,
+      settled_by: "none",
+    };
   }
 
   #emit(event: ExecutorEvent): void {
@@ -571,6 +734,9 @@ function withinBudget(images: readonly CameraImage[], budget: ImageBudget): Resu
   return images.map((image) => {
     const bytes = base64Bytes(image.data);
     if (budget.take(bytes)) return image;
-    return { ...withoutData(image), delivered_as: `not delivered: this response already carries ${budget.usedBytes} of its ${budget.limitBytes} bytes of pictures (ask for it with get_camera_image in a later turn)` };
+    return {
+      ...withoutData(image),
+      delivered_as: `not delivered: this response already carries ${budget.usedBytes} of its ${budget.limitBytes} bytes of pictures (ask for it with get_camera_image in a later turn)`,
+    };
   });
 }

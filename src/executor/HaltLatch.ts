@@ -49,7 +49,11 @@ export interface HaltLatchDeps {
   readonly log: Logger;
   readonly now: () => number;
   /** Told whenever the latch changes: a halt recorded or answered, halts released. */
-  readonly onChange: (change: { readonly kind: "halted"; readonly halt: HaltRow } | { readonly kind: "released"; readonly halts: readonly HaltRow[] }) => void;
+  readonly onChange: (
+    change:
+      | { readonly kind: "halted"; readonly halt: HaltRow }
+      | { readonly kind: "released"; readonly halts: readonly HaltRow[] },
+  ) => void;
 }
 
 /**
@@ -120,7 +124,10 @@ export class HaltLatch {
       row = d.ledger.recordHalt(provisional);
     } catch (error) {
       // The latch holds in this process all the same; only its survival of a restart is lost.
-      d.log.error({ halt_id: haltId, err: asArmbridgeError(error).toJSON() }, "the halt could not be recorded in the ledger; it is latched in this process only");
+      d.log.error(
+        { halt_id: haltId, err: asArmbridgeError(error).toJSON() },
+        "the halt could not be recorded in the ledger; it is latched in this process only",
+      );
     }
     this.#replace(row);
     d.onChange({ kind: "halted", halt: row });
@@ -158,10 +165,17 @@ export class HaltLatch {
     try {
       answered = d.ledger.answerHalt(row.haltId, answer, d.now());
     } catch (error) {
-      d.log.error({ halt_id: row.haltId, err: asArmbridgeError(error).toJSON() }, "the arm's answer to a halt could not be recorded in the ledger");
+      d.log.error(
+        { halt_id: row.haltId, err: asArmbridgeError(error).toJSON() },
+        "the arm's answer to a halt could not be recorded in the ledger",
+      );
     }
     if (result.halted) d.log.warn({ halt_id: row.haltId, pose }, "halt confirmed by the arm");
-    else d.log.error({ halt_id: row.haltId, err: result.error?.toJSON() }, "halt NOT confirmed by the arm: it may still be moving");
+    else
+      d.log.error(
+        { halt_id: row.haltId, err: result.error?.toJSON() },
+        "halt NOT confirmed by the arm: it may still be moving",
+      );
     // Released meanwhile: the answer is kept in the ledger, the latch stays off.
     if (this.#open.some((h) => h.haltId === row.haltId)) {
       this.#replace(answered);

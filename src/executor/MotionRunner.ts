@@ -23,7 +23,16 @@ import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import { limitToolSpeed } from "../safety/toolSpeedLimit.js";
 import { poseOf } from "../transport/poseOf.js";
 import type { CallResult } from "./CallResult.js";
-import { blocked, blockedByHalt, blockedByShutDown, blockedForPresence, linkDown, notApproved, rejected, skipped } from "./callResults.js";
+import {
+  blocked,
+  blockedByHalt,
+  blockedByShutDown,
+  blockedForPresence,
+  linkDown,
+  notApproved,
+  rejected,
+  skipped,
+} from "./callResults.js";
 import type { HaltLatch } from "./HaltLatch.js";
 import type { OperatorPresence } from "./OperatorPresence.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
@@ -63,7 +72,11 @@ export interface MotionRunnerDeps {
   /** Hold-to-run (operator_presence.required); undefined when not configured. */
   readonly presence: OperatorPresence | undefined;
   /** Told of every envelope refusal (GET /v1/state keeps the last one for a 3D view). */
-  readonly onEnvelopeRefusal: (refusal: { readonly callId: string; readonly tool: string; readonly contact: EnvelopeContact }) => void;
+  readonly onEnvelopeRefusal: (refusal: {
+    readonly callId: string;
+    readonly tool: string;
+    readonly contact: EnvelopeContact;
+  }) => void;
 }
 
 /** What admission lets through: the speed to send (maybe lowered for the tool-speed limit) and what it means per axis. */
@@ -87,7 +100,14 @@ export class MotionRunner {
     this.#d = deps;
   }
 
-  async run(callId: string, tool: MotionTool, args: unknown, argsHash: string, deadline: CallDeadline, client: CallClient | undefined): Promise<CallResult> {
+  async run(
+    callId: string,
+    tool: MotionTool,
+    args: unknown,
+    argsHash: string,
+    deadline: CallDeadline,
+    client: CallClient | undefined,
+  ): Promise<CallResult> {
     const d = this.#d;
     const runSignal = deadline.signal;
     const resources = [...new Set(tool.resources(args))].sort();
@@ -96,7 +116,10 @@ export class MotionRunner {
       if (halt) return blockedByHalt(tool.name, resources, halt);
       const absent = d.presence?.missing();
       if (absent !== undefined) {
-        d.log.info({ call_id: callId, tool: tool.name, missing: absent }, "call refused: operator_presence is required and no operator is present; nothing sent");
+        d.log.info(
+          { call_id: callId, tool: tool.name, missing: absent },
+          "call refused: operator_presence is required and no operator is present; nothing sent",
+        );
         return blockedForPresence(tool.name, resources, absent);
       }
       const b = d.quarantine.blocking(resources);
@@ -129,7 +152,8 @@ export class MotionRunner {
       // No motion is recorded or sent while the arm's link is not connected (nothing could tell what it did).
       const unlinked = this.#linkDown(tool.name);
       if (unlinked) return unlinked;
-      if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted) return skipped(tool.name, deadline.end);
+      if (Math.min(tool.timeoutMs, deadline.at - d.now()) <= 0 || runSignal.aborted)
+        return skipped(tool.name, deadline.end);
 
       const plan = await tool.plan(args, d.ctx, runSignal);
       // A remote IK answer took time: the run may have ended meanwhile, and nothing is sent then.
@@ -153,11 +177,22 @@ export class MotionRunner {
         const blockedBeforeRequest = isBlocked();
         if (blockedBeforeRequest) return blockedBeforeRequest;
         const request = { callId, tool: tool.name, args, resources, targets: plan.targets, why, client };
-        d.log.info({ call_id: callId, tool: tool.name, targets: plan.targets, why }, "waiting for an operator's approval; nothing sent");
+        d.log.info(
+          { call_id: callId, tool: tool.name, targets: plan.targets, why },
+          "waiting for an operator's approval; nothing sent",
+        );
         const decided = await deadline.paused(() => d.approvals.request(request, deadline.runSignal));
         if (decided.decision !== "approved") return this.#notApproved(tool.name, decided);
-        d.log.info({ call_id: callId, tool: tool.name, approval: decided.id, operator: decided.operator }, "approved by an operator");
-        approval = { approvalId: decided.id, operator: decided.operator ?? "", at: decided.decided_at, note: decided.note ?? undefined };
+        d.log.info(
+          { call_id: callId, tool: tool.name, approval: decided.id, operator: decided.operator },
+          "approved by an operator",
+        );
+        approval = {
+          approvalId: decided.id,
+          operator: decided.operator ?? "",
+          at: decided.decided_at,
+          note: decided.note ?? undefined,
+        };
         // The world may have moved on while the operator looked: the same checks again, on the arm's pose now.
         const blockedNow = isBlocked();
         if (blockedNow) return blockedNow;
@@ -184,7 +219,12 @@ export class MotionRunner {
       d.presence?.motionBegins(command.actionId);
       presenceHeld = command.actionId;
       // Registered before the intent is written: from here on the motion may be moving the arm.
-      d.inFlight.add({ actionId: command.actionId, from: pose ?? {}, to: plan.targets, ...(admitted.peakVelocity ? { peakVelocity: admitted.peakVelocity } : {}) });
+      d.inFlight.add({
+        actionId: command.actionId,
+        from: pose ?? {},
+        to: plan.targets,
+        ...(admitted.peakVelocity ? { peakVelocity: admitted.peakVelocity } : {}),
+      });
       admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
       const armIncarnation = d.transport.armIncarnation?.();
@@ -194,7 +234,21 @@ export class MotionRunner {
       const slowed = admitted.slowed;
       const recorded = { ...command, from: pose ?? null, ...(slowed ? { requested_speed: slowed.requested } : {}) };
       const sentAt = d.now();
-      await d.ledger.recordIntentDurably({ actionId: command.actionId, callId, tool: tool.name, args, argsHash, resources, command: recorded, armIncarnation, client, approval }, sentAt);
+      await d.ledger.recordIntentDurably(
+        {
+          actionId: command.actionId,
+          callId,
+          tool: tool.name,
+          args,
+          argsHash,
+          resources,
+          command: recorded,
+          armIncarnation,
+          client,
+          approval,
+        },
+        sentAt,
+      );
       sentActionId = command.actionId;
       // A halt that came while the intent was being written: recorded, never sent.
       const haltNow = d.halts.engaged;
@@ -205,7 +259,13 @@ export class MotionRunner {
       const log = d.log.child({ action_id: command.actionId, call_id: callId, tool: tool.name });
       if (slowed) {
         log.info(
-          { requested_speed: slowed.requested, speed: command.speed, tool_mps_requested: slowed.requestedMps, tool_mps: slowed.toolMps, limit_mps: d.config.limits.maxToolSpeedMps },
+          {
+            requested_speed: slowed.requested,
+            speed: command.speed,
+            tool_mps_requested: slowed.requestedMps,
+            tool_mps: slowed.toolMps,
+            limit_mps: d.config.limits.maxToolSpeedMps,
+          },
           "slowed for limits.max_tool_speed_mps",
         );
       }
@@ -214,11 +274,29 @@ export class MotionRunner {
 
       // The budget and the observation after it are counted in the arm's time: a speed slider stretches them, a pause stops them.
       const clock = armClock(d.transport, Object.keys(command.targets), d.now);
-      const stopReporting = reportPace(clock, { callId, tool: tool.name, actionId: command.actionId, client }, d.emit, log);
+      const stopReporting = reportPace(
+        clock,
+        { callId, tool: tool.name, actionId: command.actionId, client },
+        d.emit,
+        log,
+      );
       try {
         // A sent motion is followed to its end: the caller going away does not end this wait (motionSignal).
         const { end, waitEnd } = await this.#awaitMotion(command, budgetMs, deadline.motionSignal, clock);
-        outcome = await this.#settle({ callId, tool, command, resources, budgetMs, armIncarnation, end, waitEnd, clock, log, sentAt, client });
+        outcome = await this.#settle({
+          callId,
+          tool,
+          command,
+          resources,
+          budgetMs,
+          armIncarnation,
+          end,
+          waitEnd,
+          clock,
+          log,
+          sentAt,
+          client,
+        });
       } finally {
         stopReporting();
         clock.dispose();
@@ -231,7 +309,10 @@ export class MotionRunner {
     } finally {
       if (presenceHeld !== undefined) d.presence?.motionEnds(presenceHeld);
       // A motion whose end is unknown may still be moving: it stays in flight until resolved.
-      if (admittedActionId !== undefined) d.inFlight.end(admittedActionId, { unresolved: outcome === undefined ? sentActionId !== undefined : outcome.status === "unknown" });
+      if (admittedActionId !== undefined)
+        d.inFlight.end(admittedActionId, {
+          unresolved: outcome === undefined ? sentActionId !== undefined : outcome.status === "unknown",
+        });
       lease.release();
     }
   }
@@ -240,51 +321,105 @@ export class MotionRunner {
    * Plan admission, the workspace envelope, the tool-speed limit and the
    * motion rate, on the arm's latest pose: a refusal, or the speed to send.
    */
-  #admit(callId: string, tool: MotionTool, plan: Awaited<ReturnType<MotionTool["plan"]>>): { readonly refusal: CallResult } | Admitted {
+  #admit(
+    callId: string,
+    tool: MotionTool,
+    plan: Awaited<ReturnType<MotionTool["plan"]>>,
+  ): { readonly refusal: CallResult } | Admitted {
     const d = this.#d;
-    const refusals = admitPlan({ tool, plan, config: d.config, status: d.transport.latestStatus(), wire: d.transport.wire });
+    const refusals = admitPlan({
+      tool,
+      plan,
+      config: d.config,
+      status: d.transport.latestStatus(),
+      wire: d.transport.wire,
+    });
     if (refusals.length > 0) {
-      d.log.info({ call_id: callId, tool: tool.name, issues: refusals }, "call rejected: the planned motion was refused");
+      d.log.info(
+        { call_id: callId, tool: tool.name, issues: refusals },
+        "call rejected: the planned motion was refused",
+      );
       return { refusal: rejected(tool.name, "ARMB_ERR_PLAN_REJECTED", refusals) };
     }
     // Every motion, whatever tool planned it, passes the workspace envelope before its intent is
     // recorded — together with every motion still in flight on other joints, at any progress of theirs.
     // A motion whose outcome is unknown is in flight until an operator answers: refusals beside it say so, naming it.
-    const inFlight = d.inFlight.current((id) => stillUnsettled(id, d)).map((m) => (awaitsOperator(m.actionId, d) ? { ...m, awaitingOperator: true } : m));
+    const inFlight = d.inFlight
+      .current((id) => stillUnsettled(id, d))
+      .map((m) => (awaitsOperator(m.actionId, d) ? { ...m, awaitingOperator: true } : m));
     const pose = poseOf(d.transport.latestStatus());
     const envelope = checkMotionEnvelope(d.config, pose, plan.targets, tool.name, inFlight);
     if (!envelope.ok) {
       if (envelope.contact) d.onEnvelopeRefusal({ callId, tool: tool.name, contact: envelope.contact });
-      d.log.info({ call_id: callId, tool: tool.name, code: envelope.code, contact: envelope.contact }, "call rejected by the safety envelope; nothing sent");
+      d.log.info(
+        { call_id: callId, tool: tool.name, code: envelope.code, contact: envelope.contact },
+        "call rejected by the safety envelope; nothing sent",
+      );
       const result = rejected(tool.name, envelope.code, envelope.issues);
-      return { refusal: envelope.contact && result.status === "rejected" ? { ...result, envelope: envelope.contact } : result };
+      return {
+        refusal: envelope.contact && result.status === "rejected" ? { ...result, envelope: envelope.contact } : result,
+      };
     }
     const timing = d.transport.motionTiming?.();
-    const limited = limitToolSpeed({ config: d.config, pose, targets: plan.targets, speed: plan.speed, inFlight, timing, transport: d.transport.kind, tool: tool.name });
+    const limited = limitToolSpeed({
+      config: d.config,
+      pose,
+      targets: plan.targets,
+      speed: plan.speed,
+      inFlight,
+      timing,
+      transport: d.transport.kind,
+      tool: tool.name,
+    });
     if (!limited.ok) {
-      d.log.info({ call_id: callId, tool: tool.name, issues: limited.issues }, "call rejected: limits.max_tool_speed_mps; nothing sent");
+      d.log.info(
+        { call_id: callId, tool: tool.name, issues: limited.issues },
+        "call rejected: limits.max_tool_speed_mps; nothing sent",
+      );
       return { refusal: rejected(tool.name, limited.code, limited.issues) };
     }
-    const slowed = limited.requestedMps !== undefined && limited.toolMps !== undefined ? { requested: plan.speed, requestedMps: limited.requestedMps, toolMps: limited.toolMps } : undefined;
+    const slowed =
+      limited.requestedMps !== undefined && limited.toolMps !== undefined
+        ? { requested: plan.speed, requestedMps: limited.requestedMps, toolMps: limited.toolMps }
+        : undefined;
     if (slowed) {
       // Slower is longer: the slowed motion must still be one whose outcome can be confirmed in time.
-      const tooSlow = admitPlan({ tool, plan: { ...plan, speed: limited.speed }, config: d.config, status: d.transport.latestStatus() });
+      const tooSlow = admitPlan({
+        tool,
+        plan: { ...plan, speed: limited.speed },
+        config: d.config,
+        status: d.transport.latestStatus(),
+      });
       if (tooSlow.length > 0) {
         const reason = `slowed to speed ${limited.speed.toFixed(3)} to stay under it, ${tooSlow.map((i) => i.message).join("; ")}`;
-        const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", { tool: tool.name, speed: slowed.requestedMps.toFixed(3), limit: d.config.limits.maxToolSpeedMps ?? "", reason });
-        return { refusal: rejected(tool.name, e.code, [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }]) };
+        const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", {
+          tool: tool.name,
+          speed: slowed.requestedMps.toFixed(3),
+          limit: d.config.limits.maxToolSpeedMps ?? "",
+          reason,
+        });
+        return {
+          refusal: rejected(tool.name, e.code, [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }]),
+        };
       }
     }
     const rate = d.motionRate?.check(d.now());
     if (rate && !rate.ok) return { refusal: this.#rateLimited(callId, tool.name, rate.retryAfterMs) };
-    const peakVelocity = timing && pose ? axisPeaks(timing, plan.targets, pose, limited.speed, new Map(actuatorsOf(d.config).map((a) => [a.name, a]))).velocity : undefined;
+    const peakVelocity =
+      timing && pose
+        ? axisPeaks(timing, plan.targets, pose, limited.speed, new Map(actuatorsOf(d.config).map((a) => [a.name, a])))
+            .velocity
+        : undefined;
     return { speed: limited.speed, peakVelocity, slowed };
   }
 
   #rateLimited(callId: string, toolName: string, retryAfterMs: number): CallResult {
     const limit = this.#d.motionRate?.perMinute ?? 0;
     const e = new ArmbridgeError("ARMB_ERR_MOTION_RATE_LIMITED", { tool: toolName, limit, retryAfterMs });
-    this.#d.log.info({ call_id: callId, tool: toolName, retry_after_ms: retryAfterMs }, "call rejected: limits.motions_per_minute; nothing sent");
+    this.#d.log.info(
+      { call_id: callId, tool: toolName, retry_after_ms: retryAfterMs },
+      "call rejected: limits.motions_per_minute; nothing sent",
+    );
     const result = rejected(toolName, e.code, [{ path: "(rate)", code: "rate_limited", message: e.message }]);
     return result.status === "rejected" ? { ...result, retry_after_ms: retryAfterMs } : result;
   }
@@ -292,24 +427,46 @@ export class MotionRunner {
   #linkDown(toolName: string): CallResult | undefined {
     const link = this.#d.transport.linkState();
     if (link.state === "connected") return undefined;
-    this.#d.log.info({ tool: toolName, link }, "call failed: the arm's link is not connected; nothing recorded or sent");
+    this.#d.log.info(
+      { tool: toolName, link },
+      "call failed: the arm's link is not connected; nothing recorded or sent",
+    );
     return linkDown(toolName, this.#d.transport.kind, link);
   }
 
   /** Declined, expired or withdrawn: `rejected`, nothing recorded or sent, in words that say what happened. */
   #notApproved(toolName: string, decided: DecidedApprovalView): CallResult {
-    this.#d.log.info({ call_id: decided.call_id, tool: toolName, approval: decided.id, decision: decided.decision, operator: decided.operator }, "not approved; nothing sent");
+    this.#d.log.info(
+      {
+        call_id: decided.call_id,
+        tool: toolName,
+        approval: decided.id,
+        decision: decided.decision,
+        operator: decided.operator,
+      },
+      "not approved; nothing sent",
+    );
     return notApproved(toolName, decided, this.#d.approvals.timeoutMs);
   }
 
   /** Waits on the motion for `budgetMs` of the arm's time (or a pause of observe.pause_max_ms), or until the run ends. */
-  async #awaitMotion(command: MotionCommand, budgetMs: number, runSignal: AbortSignal, clock: ArmClock): Promise<{ end: MotionEnd; waitEnd: ArmTimerEnd | undefined }> {
+  async #awaitMotion(
+    command: MotionCommand,
+    budgetMs: number,
+    runSignal: AbortSignal,
+    clock: ArmClock,
+  ): Promise<{ end: MotionEnd; waitEnd: ArmTimerEnd | undefined }> {
     const wait = new AbortController();
     let waitEnd: ArmTimerEnd | undefined;
-    const timer = armTimer(clock, () => budgetMs, this.#d.config.observe.pauseMaxMs, (why) => {
-      waitEnd = why;
-      wait.abort();
-    });
+    const timer = armTimer(
+      clock,
+      () => budgetMs,
+      this.#d.config.observe.pauseMaxMs,
+      (why) => {
+        waitEnd = why;
+        wait.abort();
+      },
+    );
     const onRunAbort = (): void => wait.abort();
     runSignal.addEventListener("abort", onRunAbort, { once: true });
     try {
@@ -339,22 +496,40 @@ export class MotionRunner {
     const d = this.#d;
     const { command, tool, end, log } = m;
     /** The newest halt sent since this motion left that covers its axes, looked up when its verdict is written. */
-    const halt = (): ReturnType<HaltLog["latestSince"]> => d.haltLog.latestSince(m.sentAt, Object.keys(command.targets));
-    if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
+    const halt = (): ReturnType<HaltLog["latestSince"]> =>
+      d.haltLog.latestSince(m.sentAt, Object.keys(command.targets));
+    if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted)
+      return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
     let timedOut = false;
     let initialRecord;
     switch (end.kind) {
       case "ended": {
         // The arm's terminal report: a record that can no longer start again.
-        const o = tool.observe({ command, config: d.config, status: d.transport.latestStatus(), record: end.record, nowMs: d.now() });
+        const o = tool.observe({
+          command,
+          config: d.config,
+          status: d.transport.latestStatus(),
+          record: end.record,
+          nowMs: d.now(),
+        });
         const ctx = { by: "completion", timedOut: false, record: end.record, notes: o.notes, halt: halt() } as const;
         switch (o.verdict) {
           case "reached":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, ctx));
+            return resultFromRow(
+              d.settler.settle(command.actionId, { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, ctx),
+            );
           case "not_moved":
-            return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
+            return resultFromRow(
+              d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx),
+            );
           case "interrupted":
-            return resultFromRow(d.settler.settle(command.actionId, await this.#haltExplains({ kind: "interrupted", detail: o.notes.join("; ") }, m.sentAt), ctx));
+            return resultFromRow(
+              d.settler.settle(
+                command.actionId,
+                await this.#haltExplains({ kind: "interrupted", detail: o.notes.join("; ") }, m.sentAt),
+                ctx,
+              ),
+            );
           case "in_progress":
           case "no_evidence":
             initialRecord = end.record;
@@ -367,16 +542,30 @@ export class MotionRunner {
           d.settler.settle(
             command.actionId,
             // The transport's own refusal (the link dropped between admission and sending) is not the arm's.
-            { kind: "not_moved", reason: end.error.code === "ARMB_ERR_LINK_DOWN" ? end.reason : `the arm refused it (${end.reason})` },
-            { by: "completion", timedOut: false, notes: [end.reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason }, halt: halt() },
+            {
+              kind: "not_moved",
+              reason: end.error.code === "ARMB_ERR_LINK_DOWN" ? end.reason : `the arm refused it (${end.reason})`,
+            },
+            {
+              by: "completion",
+              timedOut: false,
+              notes: [end.reason],
+              record: { actionId: command.actionId, state: "rejected", moved: false, detail: end.reason },
+              halt: halt(),
+            },
           ),
         );
         // A servo that shut down between admission and sending: the row says nothing moved, the model is told to wait for its recovery.
-        return end.error.code === "ARMB_ERR_SERVO_TRIPPED" ? (this.#servosShutDown(tool.name, m.resources, command.targets) ?? row) : row;
+        return end.error.code === "ARMB_ERR_SERVO_TRIPPED"
+          ? (this.#servosShutDown(tool.name, m.resources, command.targets) ?? row)
+          : row;
       }
       case "wait_ended":
         timedOut = true;
-        log.info({ budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run ended" }, "wait ended by timeout; the motion is not stopped and not re-sent; observing");
+        log.info(
+          { budget_ms: m.budgetMs, wait_end: m.waitEnd ?? "run ended" },
+          "wait ended by timeout; the motion is not stopped and not re-sent; observing",
+        );
         d.emit({ type: "timed_out", callId: m.callId, tool: tool.name, actionId: command.actionId, client: m.client });
         break;
       case "link_error":
@@ -396,7 +585,8 @@ export class MotionRunner {
       clock: m.clock,
     });
     log.info({ verdict: outcome.verdict.kind, observed_ms: outcome.waitedMs }, "observation finished");
-    if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted) return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
+    if (outcome.verdict.kind === "undetermined" && d.shutdown.aborted)
+      return this.#leftForReconciliation(command.actionId, tool.name, m.resources);
     const pace = m.clock.pace();
     const paused = outcome.pausedForMs !== undefined || m.waitEnd === "paused";
     const judged =
@@ -411,14 +601,30 @@ export class MotionRunner {
           }
         : outcome.verdict;
     const verdict = await this.#haltExplains(judged, m.sentAt);
-    return resultFromRow(d.settler.settle(command.actionId, verdict, { by: "observation", timedOut, record: outcome.record, status: outcome.status, notes: outcome.notes, halt: halt() }));
+    return resultFromRow(
+      d.settler.settle(command.actionId, verdict, {
+        by: "observation",
+        timedOut,
+        record: outcome.record,
+        status: outcome.status,
+        notes: outcome.notes,
+        halt: halt(),
+      }),
+    );
   }
 
   /** `blocked` when a servo of these axes shut down on a hardware error (servo buses report it; other arms never do). */
-  #servosShutDown(tool: string, resources: readonly string[], targets: Readonly<Record<string, number>>): CallResult | undefined {
+  #servosShutDown(
+    tool: string,
+    resources: readonly string[],
+    targets: Readonly<Record<string, number>>,
+  ): CallResult | undefined {
     const down = (this.#d.transport.servoHealth?.() ?? []).filter((h) => h.shut_down && h.axis in targets);
     if (down.length === 0) return undefined;
-    this.#d.log.warn({ tool, servos: down.map((h) => h.servo_id), axes: down.map((h) => h.axis) }, "motion refused: a servo shut down and awaits an operator's recovery; nothing sent");
+    this.#d.log.warn(
+      { tool, servos: down.map((h) => h.servo_id), axes: down.map((h) => h.axis) },
+      "motion refused: a servo shut down and awaits an operator's recovery; nothing sent",
+    );
     return blockedByShutDown(tool, resources, down);
   }
 
@@ -440,12 +646,20 @@ export class MotionRunner {
   /** The intent is durable but a halt came first: nothing was sent, and the row says so (positive evidence: it never left). */
   #notSentForHalt(command: MotionCommand, halt: HaltRow): CallResult {
     const reason = `the bridge was halted (${halt.haltId}) before it was sent; nothing left for the arm`;
-    this.#d.log.warn({ action_id: command.actionId, halt_id: halt.haltId }, "halt latched while the intent was written: not sent");
+    this.#d.log.warn(
+      { action_id: command.actionId, halt_id: halt.haltId },
+      "halt latched while the intent was written: not sent",
+    );
     return resultFromRow(
       this.#d.settler.settle(
         command.actionId,
         { kind: "not_moved", reason },
-        { by: "completion", timedOut: false, notes: [reason], record: { actionId: command.actionId, state: "rejected", moved: false, detail: reason } },
+        {
+          by: "completion",
+          timedOut: false,
+          notes: [reason],
+          record: { actionId: command.actionId, state: "rejected", moved: false, detail: reason },
+        },
       ),
     );
   }
@@ -456,12 +670,20 @@ export class MotionRunner {
    * arm instead of an operator having to.
    */
   #leftForReconciliation(actionId: string, toolName: string, resources: readonly string[]): CallResult {
-    this.#d.log.warn({ action_id: actionId }, "shutting down mid-motion: left started, to be reconciled at the next start");
+    this.#d.log.warn(
+      { action_id: actionId },
+      "shutting down mid-motion: left started, to be reconciled at the next start",
+    );
     return {
       status: "unknown",
       action_id: actionId,
       resources,
-      message: resultMessages.unknown(toolName, actionId, "the bridge shut down while the motion was under way; it will be checked against the arm when the bridge starts again", resources),
+      message: resultMessages.unknown(
+        toolName,
+        actionId,
+        "the bridge shut down while the motion was under way; it will be checked against the arm when the bridge starts again",
+        resources,
+      ),
       timed_out: false,
       settled_by: "none",
     };
@@ -474,13 +696,21 @@ export class MotionRunner {
    */
   #faultAfterIntent(actionId: string, toolName: string, resources: readonly string[], error: unknown): CallResult {
     const e = asArmbridgeError(error);
-    this.#d.log.error({ action_id: actionId, tool: toolName, err: e.toJSON() }, "internal fault after the intent was recorded; holding its resources");
+    this.#d.log.error(
+      { action_id: actionId, tool: toolName, err: e.toJSON() },
+      "internal fault after the intent was recorded; holding its resources",
+    );
     this.#d.quarantine.hold(actionId, resources);
     return {
       status: "unknown",
       action_id: actionId,
       resources,
-      message: resultMessages.unknown(toolName, actionId, `an internal error after the command may have left (${e.code}: ${e.message})`, resources),
+      message: resultMessages.unknown(
+        toolName,
+        actionId,
+        `an internal error after the command may have left (${e.code}: ${e.message})`,
+        resources,
+      ),
       timed_out: false,
       settled_by: "none",
     };

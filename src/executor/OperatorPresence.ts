@@ -90,8 +90,14 @@ export class OperatorPresence {
     this.#prune();
     const before = this.#consoles.get(sessionId);
     const limit = this.#o.maxConsoles ?? MAX_PRESENCE_CONSOLES;
-    if (!before && this.#consoles.size >= limit) throw new ArmbridgeError("ARMB_ERR_PRESENCE_CONSOLES_FULL", { limit, timeoutMs: this.timeoutMs });
-    this.#consoles.set(sessionId, { sessionId, operator: operator === undefined ? undefined : normaliseOperatorName(operator), firstBeatAt: before?.firstBeatAt ?? now, lastBeatAt: now });
+    if (!before && this.#consoles.size >= limit)
+      throw new ArmbridgeError("ARMB_ERR_PRESENCE_CONSOLES_FULL", { limit, timeoutMs: this.timeoutMs });
+    this.#consoles.set(sessionId, {
+      sessionId,
+      operator: operator === undefined ? undefined : normaliseOperatorName(operator),
+      firstBeatAt: before?.firstBeatAt ?? now,
+      lastBeatAt: now,
+    });
     this.#evaluate();
     return this.snapshot();
   }
@@ -111,7 +117,12 @@ export class OperatorPresence {
 
   snapshot(): PresenceSnapshot {
     this.#prune();
-    return { timeoutMs: this.timeoutMs, operator: this.#present()[0]?.operator, missing: this.#missing(), consoles: [...this.#consoles.values()] };
+    return {
+      timeoutMs: this.timeoutMs,
+      operator: this.#present()[0]?.operator,
+      missing: this.#missing(),
+      consoles: [...this.#consoles.values()],
+    };
   }
 
   /** A motion is about to leave: from now until `motionEnds`, losing presence halts the arm. */
@@ -133,7 +144,9 @@ export class OperatorPresence {
 
   /** Consoles with a name and a beat younger than the timeout, newest beat first. */
   #present(): PresenceConsole[] {
-    return [...this.#consoles.values()].filter((c) => c.operator !== undefined).sort((a, b) => b.lastBeatAt - a.lastBeatAt);
+    return [...this.#consoles.values()]
+      .filter((c) => c.operator !== undefined)
+      .sort((a, b) => b.lastBeatAt - a.lastBeatAt);
   }
 
   #prune(): void {
@@ -160,8 +173,15 @@ export class OperatorPresence {
     const changed = holder !== this.#holder;
     this.#holder = holder;
     if (wasHeld && holder === undefined) {
-      const lapse: PresenceLapse = { reason: this.#missing() ?? "presence was lost", operator: this.#lastHolder?.operator, motions: [...this.#underway] };
-      this.#o.log.warn({ operator: lapse.operator, motions: lapse.motions, reason: lapse.reason }, "operator presence lost");
+      const lapse: PresenceLapse = {
+        reason: this.#missing() ?? "presence was lost",
+        operator: this.#lastHolder?.operator,
+        motions: [...this.#underway],
+      };
+      this.#o.log.warn(
+        { operator: lapse.operator, motions: lapse.motions, reason: lapse.reason },
+        "operator presence lost",
+      );
       this.#o.onLapse(lapse);
     } else if (!wasHeld && holder !== undefined) {
       this.#o.log.info({ operator: holder }, "operator present");

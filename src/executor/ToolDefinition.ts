@@ -99,7 +99,11 @@ export interface MotionTool<S extends z.ZodType = z.ZodType> extends ToolBase<S>
    * picture the call is based on must still be live). A refusal makes the
    * call `failed` with its code: nothing is recorded or sent.
    */
-  readonly precheck?: (args: z.output<S>, ctx: ReadContext, signal: AbortSignal) => Promise<PrecheckRefusal | undefined>;
+  readonly precheck?: (
+    args: z.output<S>,
+    ctx: ReadContext,
+    signal: AbortSignal,
+  ) => Promise<PrecheckRefusal | undefined>;
   /** What the tool derives from its arguments (the table point an image point maps to), attached to every result as `context`. */
   readonly context?: (args: z.output<S>, ctx: ReadContext) => Readonly<Record<string, unknown>> | undefined;
 }

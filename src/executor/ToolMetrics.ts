@@ -52,7 +52,16 @@ export class ToolMetrics {
     const tool = this.#isKnownTool(name) ? name : UNKNOWN_TOOL_LABEL;
     let t = this.#tools.get(tool);
     if (!t) {
-      t = { buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, timedOut: 0, outcomes: new Map(), settledBy: new Map(), recent: [], next: 0 };
+      t = {
+        buckets: BUCKETS_MS.map(() => 0),
+        count: 0,
+        sumMs: 0,
+        timedOut: 0,
+        outcomes: new Map(),
+        settledBy: new Map(),
+        recent: [],
+        next: 0,
+      };
       this.#tools.set(tool, t);
     }
     t.count += 1;
@@ -91,19 +100,38 @@ export class ToolMetrics {
       "# TYPE armbridge_tool_duration_ms histogram",
     ];
     for (const [tool, t] of this.#tools) {
-      BUCKETS_MS.forEach((le, i) => lines.push(`armbridge_tool_duration_ms_bucket{tool="${esc(tool)}",le="${le}"} ${t.buckets[i] ?? 0}`));
+      BUCKETS_MS.forEach((le, i) =>
+        lines.push(`armbridge_tool_duration_ms_bucket{tool="${esc(tool)}",le="${le}"} ${t.buckets[i] ?? 0}`),
+      );
       lines.push(`armbridge_tool_duration_ms_bucket{tool="${esc(tool)}",le="+Inf"} ${t.count}`);
       lines.push(`armbridge_tool_duration_ms_sum{tool="${esc(tool)}"} ${t.sumMs}`);
       lines.push(`armbridge_tool_duration_ms_count{tool="${esc(tool)}"} ${t.count}`);
     }
-    lines.push("# HELP armbridge_tool_outcomes_total Tool calls by result status.", "# TYPE armbridge_tool_outcomes_total counter");
-    for (const [tool, t] of this.#tools) for (const [status, n] of t.outcomes) lines.push(`armbridge_tool_outcomes_total{tool="${esc(tool)}",status="${status}"} ${n}`);
-    lines.push("# HELP armbridge_tool_settled_total Tool calls by what settled them.", "# TYPE armbridge_tool_settled_total counter");
-    for (const [tool, t] of this.#tools) for (const [by, n] of t.settledBy) lines.push(`armbridge_tool_settled_total{tool="${esc(tool)}",settled_by="${esc(by)}"} ${n}`);
-    lines.push("# HELP armbridge_tool_timeouts_total Tool calls whose wait ended by timeout.", "# TYPE armbridge_tool_timeouts_total counter");
+    lines.push(
+      "# HELP armbridge_tool_outcomes_total Tool calls by result status.",
+      "# TYPE armbridge_tool_outcomes_total counter",
+    );
+    for (const [tool, t] of this.#tools)
+      for (const [status, n] of t.outcomes)
+        lines.push(`armbridge_tool_outcomes_total{tool="${esc(tool)}",status="${status}"} ${n}`);
+    lines.push(
+      "# HELP armbridge_tool_settled_total Tool calls by what settled them.",
+      "# TYPE armbridge_tool_settled_total counter",
+    );
+    for (const [tool, t] of this.#tools)
+      for (const [by, n] of t.settledBy)
+        lines.push(`armbridge_tool_settled_total{tool="${esc(tool)}",settled_by="${esc(by)}"} ${n}`);
+    lines.push(
+      "# HELP armbridge_tool_timeouts_total Tool calls whose wait ended by timeout.",
+      "# TYPE armbridge_tool_timeouts_total counter",
+    );
     for (const [tool, t] of this.#tools) lines.push(`armbridge_tool_timeouts_total{tool="${esc(tool)}"} ${t.timedOut}`);
-    lines.push("# HELP armbridge_tool_timeout_share Share of a tool's calls whose wait ended by timeout.", "# TYPE armbridge_tool_timeout_share gauge");
-    for (const [tool, t] of this.#tools) lines.push(`armbridge_tool_timeout_share{tool="${esc(tool)}"} ${t.count ? t.timedOut / t.count : 0}`);
+    lines.push(
+      "# HELP armbridge_tool_timeout_share Share of a tool's calls whose wait ended by timeout.",
+      "# TYPE armbridge_tool_timeout_share gauge",
+    );
+    for (const [tool, t] of this.#tools)
+      lines.push(`armbridge_tool_timeout_share{tool="${esc(tool)}"} ${t.count ? t.timedOut / t.count : 0}`);
     return lines.join("\n") + "\n";
   }
 }

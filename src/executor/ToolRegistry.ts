@@ -31,10 +31,14 @@ export class ToolRegistry {
     if (this.#tools.has(name)) throw new ArmbridgeError("ARMB_ERR_TOOL_DUPLICATE", { tool: name });
     if (typeof t.description !== "string" || t.description.trim() === "") fail("it needs a description for the model");
     if (!(t.args instanceof z.ZodType)) fail("args must be a zod schema");
-    if (typeof t.timeoutMs !== "number" || !(t.timeoutMs > 0) || !Number.isFinite(t.timeoutMs)) fail("timeoutMs must be a positive number");
+    if (typeof t.timeoutMs !== "number" || !(t.timeoutMs > 0) || !Number.isFinite(t.timeoutMs))
+      fail("timeoutMs must be a positive number");
     if (t.blocking === true) {
       if (typeof t.resources !== "function") fail("a blocking tool must declare resources(args)");
-      if (t.onTimeout !== "observe") fail(`a blocking tool's onTimeout must be "observe" (got ${JSON.stringify(t.onTimeout)}); retrying a motion is not an option`);
+      if (t.onTimeout !== "observe")
+        fail(
+          `a blocking tool's onTimeout must be "observe" (got ${JSON.stringify(t.onTimeout)}); retrying a motion is not an option`,
+        );
       if (typeof t.observe !== "function") fail("a blocking tool must declare observe(...), its observation path");
       if (typeof t.plan !== "function") fail("a blocking tool must declare plan(args)");
     } else if (t.blocking === false) {
@@ -62,7 +66,11 @@ export class ToolRegistry {
   /** The declarations sent to models: JSON Schema from zod, local policy stripped. */
   declarations(): FunctionDeclaration[] {
     return this.all().map((tool) => {
-      const schema = z.toJSONSchema(tool.args, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+      const schema = z.toJSONSchema(tool.args, {
+        target: "draft-2020-12",
+        io: "input",
+        unrepresentable: "any",
+      }) as Record<string, unknown>;
       delete schema.$schema;
       return {
         name: tool.name,

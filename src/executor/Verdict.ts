@@ -30,7 +30,9 @@ export type Verdict =
 export type VerdictKind = Verdict["kind"];
 
 /** The ledger state each verdict settles an action in. */
-export const STATE_OF_VERDICT: Readonly<Record<VerdictKind, Extract<ActionRowState, "done" | "failed" | "unknown" | "halted">>> = {
+export const STATE_OF_VERDICT: Readonly<
+  Record<VerdictKind, Extract<ActionRowState, "done" | "failed" | "unknown" | "halted">>
+> = {
   reached: "done",
   target_holds: "done",
   not_moved: "failed",

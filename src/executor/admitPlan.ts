@@ -38,16 +38,24 @@ export interface PlanAdmissionInput {
 export function admitPlan(input: PlanAdmissionInput): ArgIssue[] {
   const { plan, config, tool } = input;
   const actuators = new Map<string, Actuator>(actuatorsOf(config).map((a) => [a.name, a]));
-  const issues: ArgIssue[] = motionIssues(plan, (axis) => actuators.get(axis), { wire: input.wire, minSpeed: config.limits.minSpeed });
+  const issues: ArgIssue[] = motionIssues(plan, (axis) => actuators.get(axis), {
+    wire: input.wire,
+    minSpeed: config.limits.minSpeed,
+  });
   if (issues.length > 0) return issues;
 
   const speed = plan.speed;
-  const positions = input.status ? Object.fromEntries(Object.entries(input.status.axes).map(([n, s]) => [n, s.position])) : undefined;
+  const positions = input.status
+    ? Object.fromEntries(Object.entries(input.status.axes).map(([n, s]) => [n, s.position]))
+    : undefined;
   const estimate = plannedMotionSeconds(plan.targets, speed, actuators, positions);
   const budgetMs = tool.timeoutMs + config.observe.maxMs;
   const durationMs = Math.ceil(estimate.seconds * 1000);
   if (durationMs > budgetMs) {
-    const assumed = estimate.assumedFarthest.length > 0 ? ` (no reported position for ${estimate.assumedFarthest.join(", ")}: timed from the farthest limit)` : "";
+    const assumed =
+      estimate.assumedFarthest.length > 0
+        ? ` (no reported position for ${estimate.assumedFarthest.join(", ")}: timed from the farthest limit)`
+        : "";
     issues.push({
       path: "plan.speed",
       code: "too_slow",

@@ -7,7 +7,14 @@ import type { ToolRegistry } from "./ToolRegistry.js";
  * axes, no gripper, no camera): a config written for many arms may name
  * them, so on an arm without them the rule is only warned about.
  */
-const CONTRACT_MOTION_TOOLS = new Set(["move_joints", "move_to_named_pose", "move_to_point", "move_to_pose", "set_gripper", "move_to_image_point"]);
+const CONTRACT_MOTION_TOOLS = new Set([
+  "move_joints",
+  "move_to_named_pose",
+  "move_to_point",
+  "move_to_pose",
+  "set_gripper",
+  "move_to_image_point",
+]);
 
 /**
  * Refuses approval rules that would not do what they say: a tool name no one
@@ -59,11 +66,18 @@ export function checkApprovalAnswerable(config: ArmConfig, surface: OperatorSurf
   if (surface.kind === "present") return;
   const tools = gatedTools(config);
   if (tools.length === 0) return;
-  throw new ArmbridgeError("ARMB_ERR_APPROVAL_UNANSWERABLE", { tools: tools.map((t) => `approval.${t}`), why: surface.why, tool: tools[0] });
+  throw new ArmbridgeError("ARMB_ERR_APPROVAL_UNANSWERABLE", {
+    tools: tools.map((t) => `approval.${t}`),
+    why: surface.why,
+    tool: tools[0],
+  });
 }
 
 /** Why this motion needs an operator's approval, or undefined when it does not. */
-export function approvalNeeded(rule: ApprovalRule | undefined, targets: Readonly<Record<string, number>>): string | undefined {
+export function approvalNeeded(
+  rule: ApprovalRule | undefined,
+  targets: Readonly<Record<string, number>>,
+): string | undefined {
   if (!rule) return undefined;
   switch (rule.kind) {
     case "never":

@@ -22,6 +22,7 @@ export function mcpSessionCallId(session: string, requestId: string | number): s
  */
 export function callIdNamespaceProblem(id: string, client: CallClient | undefined): string | undefined {
   if (!id.startsWith(MCP_PREFIX)) return undefined;
-  if (client?.kind === "mcp" && client.session !== undefined && id.startsWith(`${MCP_PREFIX}${client.session}:`)) return undefined;
+  if (client?.kind === "mcp" && client.session !== undefined && id.startsWith(`${MCP_PREFIX}${client.session}:`))
+    return undefined;
   return `call ids that begin "${MCP_PREFIX}" belong to the MCP session they name; choose an id of your own`;
 }

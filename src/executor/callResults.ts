@@ -46,15 +46,36 @@ export function actedAround(result: CallResult, issues: readonly ArgIssue[]): Ca
  * caller, the bridge shutting down — which is said as it was (ARMB_ERR_CALL_ENDED).
  */
 export function skipped(tool: string, end: CallEnd = { kind: "deadline" }): CallResult {
-  if (end.kind === "deadline") return { status: "skipped", error_code: "ARMB_ERR_DEADLINE_SPENT", message: resultMessages.skipped(tool), timed_out: false, settled_by: "none" };
-  return { status: "skipped", error_code: "ARMB_ERR_CALL_ENDED", message: resultMessages.ended(tool, end.reason), timed_out: false, settled_by: "none" };
+  if (end.kind === "deadline")
+    return {
+      status: "skipped",
+      error_code: "ARMB_ERR_DEADLINE_SPENT",
+      message: resultMessages.skipped(tool),
+      timed_out: false,
+      settled_by: "none",
+    };
+  return {
+    status: "skipped",
+    error_code: "ARMB_ERR_CALL_ENDED",
+    message: resultMessages.ended(tool, end.reason),
+    timed_out: false,
+    settled_by: "none",
+  };
 }
 
 /** The link to the arm is not connected: nothing was recorded or sent, and a re-run once it is back is safe. */
 export function linkDown(tool: string, transport: string, link: LinkState): CallResult {
-  const detail = link.detail ?? (link.attempt === undefined ? "no answer from the arm" : `reconnection attempt ${link.attempt}`);
+  const detail =
+    link.detail ?? (link.attempt === undefined ? "no answer from the arm" : `reconnection attempt ${link.attempt}`);
   const e = new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport, state: link.state, detail });
-  return { status: "failed", error_code: e.code, reason: e.message, message: resultMessages.failed(tool, undefined, e.message), timed_out: false, settled_by: "none" };
+  return {
+    status: "failed",
+    error_code: e.code,
+    reason: e.message,
+    message: resultMessages.failed(tool, undefined, e.message),
+    timed_out: false,
+    settled_by: "none",
+  };
 }
 
 /** Resources held by unconfirmed actions: nothing was sent. */
@@ -91,9 +112,26 @@ export function blockedByHalt(tool: string, resources: readonly string[], halt: 
  * `blocked`, never `failed` (which invites a retry). Names each servo, what
  * it shut down on, and the recovery its vendor's servo needs.
  */
-export function blockedByShutDown(tool: string, resources: readonly string[], servos: readonly ServoHealth[]): CallResult {
-  const errors = servos.map((h) => new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: h.servo_id, joint: h.axis, errors: h.hardware_errors.join(", ").replace(/_/g, " ") || "a hardware error that has since cleared" }));
-  const advice = [...new Set(servos.map((h) => h.alerts.find((a) => a.kind === "hardware_error")?.advice).filter((a): a is string => a !== undefined))];
+export function blockedByShutDown(
+  tool: string,
+  resources: readonly string[],
+  servos: readonly ServoHealth[],
+): CallResult {
+  const errors = servos.map(
+    (h) =>
+      new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", {
+        servo: h.servo_id,
+        joint: h.axis,
+        errors: h.hardware_errors.join(", ").replace(/_/g, " ") || "a hardware error that has since cleared",
+      }),
+  );
+  const advice = [
+    ...new Set(
+      servos
+        .map((h) => h.alerts.find((a) => a.kind === "hardware_error")?.advice)
+        .filter((a): a is string => a !== undefined),
+    ),
+  ];
   return {
     status: "blocked",
     error_code: "ARMB_ERR_SERVO_TRIPPED",
@@ -125,13 +163,22 @@ export function blockedForPresence(tool: string, resources: readonly string[], m
 /** An approval request that ended without approval: `rejected`, nothing recorded or sent. */
 export function notApproved(tool: string, d: DecidedApprovalView, timeoutMs: number): CallResult {
   const table: Record<DecidedApprovalView["decision"], () => { code: ErrorCode; message: string }> = {
-    approved: () => ({ code: "ARMB_ERR_INTERNAL", message: resultMessages.approvalWithdrawn(tool, "it was approved, yet refused") }),
+    approved: () => ({
+      code: "ARMB_ERR_INTERNAL",
+      message: resultMessages.approvalWithdrawn(tool, "it was approved, yet refused"),
+    }),
     declined: () => ({
       code: "ARMB_ERR_APPROVAL_DECLINED",
-      message: d.halt_id === undefined ? resultMessages.approvalDeclined(tool, d.operator ?? "?", d.note) : resultMessages.approvalDeclinedByHalt(tool, d.halt_id, d.note ?? "the arm was halted"),
+      message:
+        d.halt_id === undefined
+          ? resultMessages.approvalDeclined(tool, d.operator ?? "?", d.note)
+          : resultMessages.approvalDeclinedByHalt(tool, d.halt_id, d.note ?? "the arm was halted"),
     }),
     expired: () => ({ code: "ARMB_ERR_APPROVAL_EXPIRED", message: resultMessages.approvalExpired(tool, timeoutMs) }),
-    withdrawn: () => ({ code: "ARMB_ERR_APPROVAL_WITHDRAWN", message: resultMessages.approvalWithdrawn(tool, d.note ?? "the call's wait ended") }),
+    withdrawn: () => ({
+      code: "ARMB_ERR_APPROVAL_WITHDRAWN",
+      message: resultMessages.approvalWithdrawn(tool, d.note ?? "the call's wait ended"),
+    }),
   };
   const { code, message } = table[d.decision]();
   return {

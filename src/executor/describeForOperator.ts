@@ -13,12 +13,14 @@ const DESCRIBE: Readonly<Record<ActionRowState, (row: ActionRow) => string>> = {
   done: (row) => {
     const notes = row.evidence?.notes ?? [];
     const more = notes.length > 0 ? ` ${notes.join("; ")}.` : "";
-    if (row.evidence?.record?.state === "voided") return `Already at the target; this command never ran (the arm voided it).${more}`;
+    if (row.evidence?.record?.state === "voided")
+      return `Already at the target; this command never ran (the arm voided it).${more}`;
     if (row.settledBy === "completion") return `Reached the target (the arm reported it).${more}`;
     // By observation the pose is at the target; whether this command moved it there is in the notes.
     return `At the target, seen by watching the arm${row.timedOut ? " after the wait timed out" : ""}.${more}`;
   },
-  failed: (row) => `Did not move: ${row.evidence?.notes?.join("; ") || "the arm reports no motion"}. Nothing needs checking.`,
+  failed: (row) =>
+    `Did not move: ${row.evidence?.notes?.join("; ") || "the arm reports no motion"}. Nothing needs checking.`,
   unknown: (row) =>
     `The bridge could not tell whether the arm moved${row.evidence?.notes?.length ? ` (${row.evidence.notes.join("; ")})` : ""}. ` +
     `${row.resources.join(", ")} stay locked until someone at the arm says what happened.`,
@@ -27,7 +29,12 @@ const DESCRIBE: Readonly<Record<ActionRowState, (row: ActionRow) => string>> = {
   confirmed_not_done: (row) => confirmed(row),
   halted: (row) => {
     const pose = row.evidence?.pose;
-    const at = pose ? Object.entries(pose).filter(([k]) => row.command === undefined || k in row.command.targets).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(", ") : "";
+    const at = pose
+      ? Object.entries(pose)
+          .filter(([k]) => row.command === undefined || k in row.command.targets)
+          .map(([k, v]) => `${k}=${v.toFixed(3)}`)
+          .join(", ")
+      : "";
     return `Stopped part-way by a halt the arm confirmed${at ? `, at ${at}` : ""}${row.operator ? ` (halted by ${row.operator})` : ""}. No confirmation needed.`;
   },
 };

@@ -25,7 +25,10 @@ import type { InFlightMotion } from "../safety/InFlightMotions.js";
  * stored command the ledger could not read back) are treated the same way, so
  * a damaged command never shrinks what counts.
  */
-export function inFlightOfRow(row: Pick<ActionRow, "actionId" | "command" | "resources">, config: ArmConfig): InFlightMotion[] {
+export function inFlightOfRow(
+  row: Pick<ActionRow, "actionId" | "command" | "resources">,
+  config: ArmConfig,
+): InFlightMotion[] {
   const limits = new Map(config.arm.joints.map((j) => [j.name, j] as const));
   const targets: Readonly<Record<string, number>> = row.command?.targets ?? {};
   const recordedFrom = row.command?.from ?? undefined;

@@ -15,7 +15,11 @@ import type { Verdict } from "./Verdict.js";
  * the command never ran.
  */
 export type Judgement =
-  | { readonly kind: "settled"; readonly verdict: Exclude<Verdict, { kind: "undetermined" }>; readonly notes: readonly string[] }
+  | {
+      readonly kind: "settled";
+      readonly verdict: Exclude<Verdict, { kind: "undetermined" }>;
+      readonly notes: readonly string[];
+    }
   /** The arm shows the action under way (moving, or its record says executing): it will end; be patient. */
   | { readonly kind: "running"; readonly notes: readonly string[] }
   /** Nothing conclusive yet (including a target pose the arm has not yet accounted for). */
@@ -33,18 +37,29 @@ export function judgeAction(observe: ObserveFn, input: ObserveInput, options: Ju
   const o = observe(input);
   const record = input.record;
   const ended = record !== undefined && TERMINAL_ACTION_STATES[record.state];
-  const unaccounted = "the arm has not yet accounted for this action id (a delayed copy could still start), so the pose alone settles nothing";
+  const unaccounted =
+    "the arm has not yet accounted for this action id (a delayed copy could still start), so the pose alone settles nothing";
   switch (o.verdict) {
     case "reached":
       if (record?.state === "voided") return targetHolds(o.notes, "never");
-      if (ended) return { kind: "settled", verdict: { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) }, notes: o.notes };
+      if (ended)
+        return {
+          kind: "settled",
+          verdict: { kind: "reached", ...(o.detail ? { detail: o.detail } : {}) },
+          notes: o.notes,
+        };
       if (record?.state === "executing") return { kind: "running", notes: o.notes };
       if (options.armRestarted) return targetHolds(o.notes, "unknowable");
       return { kind: "waiting", notes: [...o.notes, unaccounted] };
     case "not_moved": {
       if (!ended && !options.armRestarted) return { kind: "waiting", notes: [...o.notes, unaccounted] };
-      if (record?.state === "voided" && observe({ ...input, record: undefined }).verdict === "reached") return targetHolds(o.notes, "never");
-      return { kind: "settled", verdict: { kind: "not_moved", reason: o.notes.join("; ") || "the arm reports no motion" }, notes: o.notes };
+      if (record?.state === "voided" && observe({ ...input, record: undefined }).verdict === "reached")
+        return targetHolds(o.notes, "never");
+      return {
+        kind: "settled",
+        verdict: { kind: "not_moved", reason: o.notes.join("; ") || "the arm reports no motion" },
+        notes: o.notes,
+      };
     }
     case "interrupted":
       return { kind: "settled", verdict: { kind: "interrupted", detail: o.notes.join("; ") }, notes: o.notes };

@@ -30,7 +30,10 @@ export interface RecordedObservationDeps {
  * power loss the arm may have rebooted. Undefined when the row keeps no
  * command to observe by. Nothing is ever re-sent.
  */
-export async function observeRecordedAction(d: RecordedObservationDeps, row: ActionRow): Promise<ObserveOutcome | undefined> {
+export async function observeRecordedAction(
+  d: RecordedObservationDeps,
+  row: ActionRow,
+): Promise<ObserveOutcome | undefined> {
   const command = row.command;
   if (!command) return undefined;
   return observeUntilSettled({

@@ -3,7 +3,9 @@ import type { ArmActionState } from "../transport/Transport.js";
 import type { Observation, ObserveInput, ObserveVerdict } from "./ToolDefinition.js";
 
 /** How each device-reported action state reads as evidence, before looking at `moved`. */
-const RECORD_VERDICT: Readonly<Record<ArmActionState, "reached" | "grasped" | "in_progress" | "ended_short" | "not_known">> = {
+const RECORD_VERDICT: Readonly<
+  Record<ArmActionState, "reached" | "grasped" | "in_progress" | "ended_short" | "not_known">
+> = {
   unknown: "not_known",
   executing: "in_progress",
   reached: "reached",
@@ -42,18 +44,34 @@ export function observeTargets(input: ObserveInput): Observation {
         // with the words for the model, up to the first ";" ("closed on an object at width 0.031 m and
         // holds it; …"): only the transport knows whether its gripper goes on pressing.
         const first = record.detail?.split(";")[0]?.trim();
-        const where = first?.startsWith("closed on an object") ? first : "closed on an object, short of the commanded opening";
-        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`], detail: `the gripper ${where}` };
+        const where = first?.startsWith("closed on an object")
+          ? first
+          : "closed on an object, short of the commanded opening";
+        return {
+          verdict: "reached",
+          notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`],
+          detail: `the gripper ${where}`,
+        };
       }
       case "in_progress":
         notes.push(`the arm reports action ${record.actionId} executing`);
         break;
       case "ended_short":
         if (record.moved === false) {
-          return { verdict: "not_moved", notes: [`the arm reports action ${record.actionId} ${record.state} without moving${record.detail ? `: ${record.detail}` : ""}`] };
+          return {
+            verdict: "not_moved",
+            notes: [
+              `the arm reports action ${record.actionId} ${record.state} without moving${record.detail ? `: ${record.detail}` : ""}`,
+            ],
+          };
         }
         if (record.moved === true) {
-          return { verdict: "interrupted", notes: [`the arm reports action ${record.actionId} ${record.state} after moving${record.detail ? `: ${record.detail}` : ""}`] };
+          return {
+            verdict: "interrupted",
+            notes: [
+              `the arm reports action ${record.actionId} ${record.state} after moving${record.detail ? `: ${record.detail}` : ""}`,
+            ],
+          };
         }
         notes.push(`the arm reports action ${record.actionId} ${record.state} and does not know whether it moved`);
         break;
@@ -63,10 +81,17 @@ export function observeTargets(input: ObserveInput): Observation {
     }
   }
 
-  if (!status) return { verdict: record?.state === "executing" ? "in_progress" : "no_evidence", notes: [...notes, "no status from the arm yet"] };
+  if (!status)
+    return {
+      verdict: record?.state === "executing" ? "in_progress" : "no_evidence",
+      notes: [...notes, "no status from the arm yet"],
+    };
   const ageMs = input.nowMs - status.stampMs;
   if (ageMs > config.staleAfterMs) {
-    return { verdict: record?.state === "executing" ? "in_progress" : "no_evidence", notes: [...notes, `the arm's pose is stale (${Math.round(ageMs)} ms old)`] };
+    return {
+      verdict: record?.state === "executing" ? "in_progress" : "no_evidence",
+      notes: [...notes, `the arm's pose is stale (${Math.round(ageMs)} ms old)`],
+    };
   }
 
   const tolerance = new Map(actuatorsOf(config).map((a) => [a.name, a.tolerance]));

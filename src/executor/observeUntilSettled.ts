@@ -104,12 +104,23 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
       if (ownClock) clock.dispose();
       options.signal?.removeEventListener("abort", onExternalAbort);
       controller.abort();
-      resolve({ verdict, notes, record, status: transport.latestStatus(), waitedMs: now() - startedAt, ...(pausedForMs === undefined ? {} : { pausedForMs }) });
+      resolve({
+        verdict,
+        notes,
+        record,
+        status: transport.latestStatus(),
+        waitedMs: now() - startedAt,
+        ...(pausedForMs === undefined ? {} : { pausedForMs }),
+      });
     };
 
     const judge = (): void => {
       if (settled) return;
-      const j = judgeAction(observe, { command, config, status: transport.latestStatus(), record, nowMs: now() }, { armRestarted: !mayVoid });
+      const j = judgeAction(
+        observe,
+        { command, config, status: transport.latestStatus(), record, nowMs: now() },
+        { armRestarted: !mayVoid },
+      );
       lastNotes = j.notes;
       switch (j.kind) {
         case "settled":
@@ -166,16 +177,28 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
         .catch(() => undefined);
       if (answer) record = answer;
       judge();
-      const paused = pausedForMs === undefined ? [] : [`the arm has been paused for ${Math.round(pausedForMs / 1000)} s (${clock.pace()?.source ?? "speed scaling 0"})`];
+      const paused =
+        pausedForMs === undefined
+          ? []
+          : [
+              `the arm has been paused for ${Math.round(pausedForMs / 1000)} s (${clock.pace()?.source ?? "speed scaling 0"})`,
+            ];
       const notes = [...lastNotes, ...paused, `no conclusive evidence within ${now() - startedAt} ms of observation`];
       finish({ kind: "undetermined", why: notes.join("; ") }, notes);
     };
 
     const shuttingDown = "observation ended early: the bridge is shutting down";
-    const onExternalAbort = (): void => finish({ kind: "undetermined", why: shuttingDown }, [...lastNotes, shuttingDown]);
+    const onExternalAbort = (): void =>
+      finish({ kind: "undetermined", why: shuttingDown }, [...lastNotes, shuttingDown]);
     if (options.signal?.aborted) {
       if (ownClock) clock.dispose();
-      resolve({ verdict: { kind: "undetermined", why: shuttingDown }, notes: [shuttingDown], record, status: transport.latestStatus(), waitedMs: 0 });
+      resolve({
+        verdict: { kind: "undetermined", why: shuttingDown },
+        notes: [shuttingDown],
+        record,
+        status: transport.latestStatus(),
+        waitedMs: 0,
+      });
       return;
     }
     options.signal?.addEventListener("abort", onExternalAbort, { once: true });
@@ -204,7 +227,12 @@ export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOut
 
     const latest = transport.latestStatus();
     if (latest) takeRecordFrom(latest);
-    deadlineTimer.current = armTimer(clock, () => deadline, config.observe.pauseMaxMs, (end) => void onDeadline(end));
+    deadlineTimer.current = armTimer(
+      clock,
+      () => deadline,
+      config.observe.pauseMaxMs,
+      (end) => void onDeadline(end),
+    );
     judge();
     void query();
   });

@@ -11,8 +11,17 @@ export async function reconcileStarted(d: RecordedObservationDeps): Promise<Acti
     d.ledger.inState("started").map(async (row) => {
       const outcome = await observeRecordedAction(d, row);
       const why = "the bridge stopped while this motion was under way";
-      const verdict = outcome === undefined || outcome.verdict.kind === "undetermined" ? { kind: "undetermined" as const, why } : outcome.verdict;
-      const settled = d.settler.settle(row.actionId, verdict, { by: "observation", timedOut: false, record: outcome?.record, status: outcome?.status, notes: outcome?.notes ?? [] });
+      const verdict =
+        outcome === undefined || outcome.verdict.kind === "undetermined"
+          ? { kind: "undetermined" as const, why }
+          : outcome.verdict;
+      const settled = d.settler.settle(row.actionId, verdict, {
+        by: "observation",
+        timedOut: false,
+        record: outcome?.record,
+        status: outcome?.status,
+        notes: outcome?.notes ?? [],
+      });
       d.log.info({ action_id: row.actionId, state: settled.state }, "reconciled action left started by a previous run");
       return settled;
     }),

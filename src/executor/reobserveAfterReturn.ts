@@ -34,7 +34,10 @@ export async function reobserveAfterReturn(d: RecordedObservationDeps): Promise<
         status: outcome.status,
         notes: ["settled by observation after the arm's link came back", ...outcome.notes],
       });
-      d.log.info({ action_id: row.actionId, state: settled.state }, "unknown action settled by observation after the link came back");
+      d.log.info(
+        { action_id: row.actionId, state: settled.state },
+        "unknown action settled by observation after the link came back",
+      );
       return { actionId: row.actionId, state: settled.state };
     }),
   );

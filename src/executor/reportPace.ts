@@ -18,13 +18,27 @@ function worthTelling(before: MotionPace | undefined, now: MotionPace | undefine
  * pendant" when its speed scaling drops to 0, and the pace when a slider
  * slows it. Returns the function that stops watching.
  */
-export function reportPace(clock: ArmClock, call: { readonly callId: string; readonly tool: string; readonly actionId: string; readonly client?: CallClient | undefined }, emit: (event: ExecutorEvent) => void, log: Logger): () => void {
+export function reportPace(
+  clock: ArmClock,
+  call: {
+    readonly callId: string;
+    readonly tool: string;
+    readonly actionId: string;
+    readonly client?: CallClient | undefined;
+  },
+  emit: (event: ExecutorEvent) => void,
+  log: Logger,
+): () => void {
   let told: MotionPace | undefined;
   const tell = (): void => {
     const pace = clock.pace();
     if (!worthTelling(told, pace) || !pace) return;
     told = pace;
-    if (pace.paused) log.warn({ pace }, "the arm is paused (speed scaling 0: the teach pendant's slider, or its program paused); waiting, the wait budget stands still");
+    if (pace.paused)
+      log.warn(
+        { pace },
+        "the arm is paused (speed scaling 0: the teach pendant's slider, or its program paused); waiting, the wait budget stands still",
+      );
     else log.info({ pace }, "the arm runs at a reduced pace; the wait budget is stretched by it");
     emit({ type: "paced", callId: call.callId, tool: call.tool, actionId: call.actionId, pace, client: call.client });
   };

@@ -38,8 +38,18 @@ export function resolveUnknownsFrom(status: ArmStatus, d: LaterObservationDeps):
     const command = row.command;
     if (!command) continue;
     // The arm reports its own record of the id in this status: it is the incarnation that knows it.
-    const j = judgeAction(observeFnOf(d.registry, row.tool), { command, config: d.config, status, record, nowMs: d.now() }, { armRestarted: false });
+    const j = judgeAction(
+      observeFnOf(d.registry, row.tool),
+      { command, config: d.config, status, record, nowMs: d.now() },
+      { armRestarted: false },
+    );
     if (j.kind !== "settled" || j.verdict.kind === "interrupted") continue;
-    d.settler.settle(actionId, j.verdict, { by: "observation", timedOut: row.timedOut, record, status, notes: ["settled by a later observation", ...j.notes] });
+    d.settler.settle(actionId, j.verdict, {
+      by: "observation",
+      timedOut: row.timedOut,
+      record,
+      status,
+      notes: ["settled by a later observation", ...j.notes],
+    });
   }
 }

@@ -20,8 +20,18 @@ export function resultFromRow(row: ActionRow): CallResult {
       settled_by: "none",
       message: resultMessages.unknown(row.tool, row.actionId, "it has not settled yet", row.resources),
     }),
-    done: () => ({ ...base, status: "done", settled_by: row.settledBy, message: row.message ?? resultMessages.done(row.tool, row.actionId, "completion", row.timedOut) }),
-    confirmed_done: () => ({ ...base, status: "done", settled_by: "operator", message: CONFIRM_OUTCOME_RULES.reached.modelIsTold(factsOfRow(row)) }),
+    done: () => ({
+      ...base,
+      status: "done",
+      settled_by: row.settledBy,
+      message: row.message ?? resultMessages.done(row.tool, row.actionId, "completion", row.timedOut),
+    }),
+    confirmed_done: () => ({
+      ...base,
+      status: "done",
+      settled_by: "operator",
+      message: CONFIRM_OUTCOME_RULES.reached.modelIsTold(factsOfRow(row)),
+    }),
     failed: () => ({
       ...base,
       status: "failed",

@@ -5,7 +5,13 @@
  * a timeout, not an empty result and not a failure.
  */
 export const resultMessages = {
-  done(tool: string, actionId: string | undefined, how: "completion" | "observation" | "operator", timedOut: boolean, detail?: string): string {
+  done(
+    tool: string,
+    actionId: string | undefined,
+    how: "completion" | "observation" | "operator",
+    timedOut: boolean,
+    detail?: string,
+  ): string {
     const id = actionId ? ` (action_id=${actionId})` : "";
     // A gripper that closed on an object did what it was asked, short of the commanded width: say where.
     const what = detail ?? "the target was reached";
@@ -43,8 +49,18 @@ export const resultMessages = {
     );
   },
   /** A motion a confirmed halt stopped part-way: where it is, and that nothing moves until an operator releases the halt. */
-  stoppedByHalt(tool: string, actionId: string, who: string, pose: Readonly<Record<string, number>> | undefined): string {
-    const at = pose && Object.keys(pose).length > 0 ? `at ${Object.entries(pose).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(", ")}` : "at a pose the bridge did not receive (read get_arm_state)";
+  stoppedByHalt(
+    tool: string,
+    actionId: string,
+    who: string,
+    pose: Readonly<Record<string, number>> | undefined,
+  ): string {
+    const at =
+      pose && Object.keys(pose).length > 0
+        ? `at ${Object.entries(pose)
+            .map(([k, v]) => `${k}=${v.toFixed(3)}`)
+            .join(", ")}`
+        : "at a pose the bridge did not receive (read get_arm_state)";
     return (
       `${tool} (action_id=${actionId}) was stopped part-way: ${who} halted the arm ${at}, short of its target. ` +
       "It may not move until an operator releases the halt: every motion is refused (blocked) until then. Once released, plan the next motion from this pose."

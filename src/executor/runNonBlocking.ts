@@ -19,10 +19,18 @@ export async function runNonBlocking(
   try {
     // A read tool gets the reads only: nothing in its context can move or stop the arm.
     const haltCtx: HaltContext = { ...ctx.halt, halt: (o) => ctx.halt.halt({ ...o, callId: ctx.callId }) };
-    const out = tool.kind === "halt" ? await tool.run(args, haltCtx, wait.signal) : await tool.run(args, ctx.read, wait.signal);
+    const out =
+      tool.kind === "halt" ? await tool.run(args, haltCtx, wait.signal) : await tool.run(args, ctx.read, wait.signal);
     // A halt the arm did not confirm is not done: the arm may still be moving.
     if (out.unconfirmed) {
-      return { status: "unknown", resources: out.unconfirmed.resources, message: out.message, timed_out: false, settled_by: "none", ...(out.pose ? { pose: out.pose } : {}) };
+      return {
+        status: "unknown",
+        resources: out.unconfirmed.resources,
+        message: out.message,
+        timed_out: false,
+        settled_by: "none",
+        ...(out.pose ? { pose: out.pose } : {}),
+      };
     }
     return {
       status: "done",

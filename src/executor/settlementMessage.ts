@@ -41,7 +41,10 @@ function verdictWords(w: SettlementWords): string {
   }
 }
 
-function commandedOnly(pose: Readonly<Record<string, number>> | undefined, targets: Readonly<Record<string, number>> | undefined): Readonly<Record<string, number>> | undefined {
+function commandedOnly(
+  pose: Readonly<Record<string, number>> | undefined,
+  targets: Readonly<Record<string, number>> | undefined,
+): Readonly<Record<string, number>> | undefined {
   if (!pose || !targets) return pose;
   return Object.fromEntries(Object.entries(pose).filter(([axis]) => axis in targets));
 }

@@ -39,14 +39,20 @@ export type HomographyFit =
  * plane-to-plane map.
  */
 export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
-  if (pairs.length < 4) return { ok: false, reason: `${pairs.length} correspondence(s); a homography needs at least 4` };
+  if (pairs.length < 4)
+    return { ok: false, reason: `${pairs.length} correspondence(s); a homography needs at least 4` };
   const from = normaliser(pairs.map((p) => p.from));
   const to = normaliser(pairs.map((p) => p.to));
   if (!from.ok) return { ok: false, reason: `the image points ${from.reason}` };
   if (!to.ok) return { ok: false, reason: `the table points ${to.reason}` };
-  const DEGENERATE = "do not determine a homography (three of the points are collinear, or points repeat): choose points spread over the table, no three on one line";
+  const DEGENERATE =
+    "do not determine a homography (three of the points are collinear, or points repeat): choose points spread over the table, no three on one line";
   // Four points are the minimum: then no three of them may be collinear in either plane.
-  if (pairs.length === 4 && (hasCollinearTriple(pairs.map((p) => apply3(from.t, p.from))) || hasCollinearTriple(pairs.map((p) => apply3(to.t, p.to))))) {
+  if (
+    pairs.length === 4 &&
+    (hasCollinearTriple(pairs.map((p) => apply3(from.t, p.from))) ||
+      hasCollinearTriple(pairs.map((p) => apply3(to.t, p.to))))
+  ) {
     return { ok: false, reason: DEGENERATE };
   }
 
@@ -59,7 +65,11 @@ export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
   }
   // With exactly 4 points the design matrix is 8×9; pad to square so the SVD yields all nine right singular vectors.
   while (rows.length < 9) rows.push(new Array<number>(9).fill(0));
-  const svd = new SingularValueDecomposition(new Matrix(rows), { computeLeftSingularVectors: false, computeRightSingularVectors: true, autoTranspose: false });
+  const svd = new SingularValueDecomposition(new Matrix(rows), {
+    computeLeftSingularVectors: false,
+    computeRightSingularVectors: true,
+    autoTranspose: false,
+  });
   const sigma = svd.diagonal;
   const order = sigma.map((s, i) => [s, i] as const).sort((a, b) => b[0] - a[0]);
   const largest = order[0]?.[0] ?? 0;
@@ -75,12 +85,14 @@ export function fitHomography(pairs: readonly Correspondence[]): HomographyFit {
   const scale = Math.abs(h33) > 1e-12 ? h33 : norm(h);
   const hh = h.map((e) => e / scale) as unknown as Homography;
   // A singular H squashes the plane onto a line: the correspondences contradict any plane-to-plane map.
-  if (Math.abs(det3(multiply3(multiply3(to.t, hh), invertSimilarity(from.t)))) < 1e-9 * norm(hn) ** 3) return { ok: false, reason: DEGENERATE };
+  if (Math.abs(det3(multiply3(multiply3(to.t, hh), invertSimilarity(from.t)))) < 1e-9 * norm(hn) ** 3)
+    return { ok: false, reason: DEGENERATE };
   const residuals = pairs.map((p) => {
     const mapped = applyHomography(hh, p.from);
     return mapped ? Math.hypot(mapped[0] - p.to[0], mapped[1] - p.to[1]) : Infinity;
   });
-  if (!residuals.every(Number.isFinite)) return { ok: false, reason: "maps a calibration point to infinity (points on both sides of the camera's horizon)" };
+  if (!residuals.every(Number.isFinite))
+    return { ok: false, reason: "maps a calibration point to infinity (points on both sides of the camera's horizon)" };
   const rmsResidual = vectorLength(residuals) / Math.sqrt(residuals.length);
   return { ok: true, h: hh, rmsResidual, maxResidual: Math.max(...residuals), residuals };
 }
@@ -101,7 +113,17 @@ export function homogeneousW(h: Homography, p: Point2): number {
 /** The inverse map (adjugate; scale is irrelevant for a homography). */
 export function invertHomography(h: Homography): Homography {
   const [a, b, c, d, e, f, g, i, j] = h;
-  const inv = [e * j - f * i, c * i - b * j, b * f - c * e, f * g - d * j, a * j - c * g, c * d - a * f, d * i - e * g, b * g - a * i, a * e - b * d];
+  const inv = [
+    e * j - f * i,
+    c * i - b * j,
+    b * f - c * e,
+    f * g - d * j,
+    a * j - c * g,
+    c * d - a * f,
+    d * i - e * g,
+    b * g - a * i,
+    a * e - b * d,
+  ];
   const s = inv[8] !== undefined && Math.abs(inv[8]) > 1e-12 ? inv[8] : norm(inv);
   return inv.map((x) => x / s) as unknown as Homography;
 }
@@ -160,7 +182,9 @@ function invertSimilarity(t: Similarity): number[] {
 
 function multiply3(a: readonly number[], b: readonly number[]): number[] {
   const out = new Array<number>(9).fill(0);
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) out[r * 3 + c] = (out[r * 3 + c] ?? 0) + (a[r * 3 + k] ?? 0) * (b[k * 3 + c] ?? 0);
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < 3; c++)
+      for (let k = 0; k < 3; k++) out[r * 3 + c] = (out[r * 3 + c] ?? 0) + (a[r * 3 + k] ?? 0) * (b[k * 3 + c] ?? 0);
   return out;
 }
 

@@ -16,13 +16,20 @@ export type UnitVector =
  */
 export function unitVector(v: readonly number[], minLength = 0): UnitVector {
   for (const x of v) {
-    if (!Number.isFinite(x)) return { ok: false, reason: "not_finite", message: `has a component that is not a finite number (${String(x)})` };
+    if (!Number.isFinite(x))
+      return { ok: false, reason: "not_finite", message: `has a component that is not a finite number (${String(x)})` };
   }
   const { largest, scaled } = scaledLength(v);
   if (largest === 0) return { ok: false, reason: "too_short", message: "is zero" };
   const length = largest * scaled;
-  if (!Number.isFinite(length)) return { ok: false, reason: "overflows", message: `is too long: its length overflows a double (largest component ${largest})` };
-  if (!(length > minLength)) return { ok: false, reason: "too_short", message: `is too short: length ${length} is not above ${minLength}` };
+  if (!Number.isFinite(length))
+    return {
+      ok: false,
+      reason: "overflows",
+      message: `is too long: its length overflows a double (largest component ${largest})`,
+    };
+  if (!(length > minLength))
+    return { ok: false, reason: "too_short", message: `is too short: length ${length} is not above ${minLength}` };
   return { ok: true, unit: v.map((x) => x / largest / scaled), length };
 }
 

@@ -76,7 +76,11 @@ export class ChainKernel {
       this.#pre.set(run, 12 * k);
       // parseUrdf already refused axes that cannot be normalised; a chain built some other way is held to the same rule.
       const axis = unitVector(j.axis, 1e-9);
-      if (!axis.ok) throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: "(kinematic chain)", reason: `the axis of moving joint #${k + 1} ${axis.message}` });
+      if (!axis.ok)
+        throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", {
+          path: "(kinematic chain)",
+          reason: `the axis of moving joint #${k + 1} ${axis.message}`,
+        });
       this.#axis.set(axis.unit, 3 * k);
       this.#prismatic[k] = j.type === "prismatic" ? 1 : 0;
       run = identity34();
@@ -86,13 +90,18 @@ export class ChainKernel {
 
   /** Fills `tip`, `jointOrigin` and `jointAxis` for joint vector `q`. */
   forward(q: ArrayLike<number>): void {
-    const acc = this.#acc, tmp = this.#tmp, pre = this.#pre, axis = this.#axis;
+    const acc = this.#acc,
+      tmp = this.#tmp,
+      pre = this.#pre,
+      axis = this.#axis;
     acc.fill(0);
     acc[0] = acc[5] = acc[10] = 1;
     for (let k = 0; k < this.dof; k++) {
       mul34(acc, pre, 12 * k, tmp);
       acc.set(tmp);
-      const ax = axis[3 * k] ?? 0, ay = axis[3 * k + 1] ?? 0, az = axis[3 * k + 2] ?? 1;
+      const ax = axis[3 * k] ?? 0,
+        ay = axis[3 * k + 1] ?? 0,
+        az = axis[3 * k + 2] ?? 1;
       // The joint frame: its origin and its axis in the base frame.
       const wx = (acc[0] ?? 0) * ax + (acc[1] ?? 0) * ay + (acc[2] ?? 0) * az;
       const wy = (acc[4] ?? 0) * ax + (acc[5] ?? 0) * ay + (acc[6] ?? 0) * az;
@@ -127,10 +136,14 @@ export class ChainKernel {
 
   /** Fills `links` with every chain link's origin (base frame) for the last `forward`. */
   linkPositions(): Float64Array {
-    const out = this.links, after = this.#after, off = this.#linkOffset;
+    const out = this.links,
+      after = this.#after,
+      off = this.#linkOffset;
     for (let i = 0; i < this.#linkRef.length; i++) {
       const r = this.#linkRef[i] ?? -1;
-      const ox = off[3 * i] ?? 0, oy = off[3 * i + 1] ?? 0, oz = off[3 * i + 2] ?? 0;
+      const ox = off[3 * i] ?? 0,
+        oy = off[3 * i + 1] ?? 0,
+        oz = off[3 * i + 2] ?? 0;
       if (r < 0) {
         out[3 * i] = ox;
         out[3 * i + 1] = oy;
@@ -139,8 +152,10 @@ export class ChainKernel {
       }
       const b = 12 * r;
       out[3 * i] = (after[b] ?? 0) * ox + (after[b + 1] ?? 0) * oy + (after[b + 2] ?? 0) * oz + (after[b + 3] ?? 0);
-      out[3 * i + 1] = (after[b + 4] ?? 0) * ox + (after[b + 5] ?? 0) * oy + (after[b + 6] ?? 0) * oz + (after[b + 7] ?? 0);
-      out[3 * i + 2] = (after[b + 8] ?? 0) * ox + (after[b + 9] ?? 0) * oy + (after[b + 10] ?? 0) * oz + (after[b + 11] ?? 0);
+      out[3 * i + 1] =
+        (after[b + 4] ?? 0) * ox + (after[b + 5] ?? 0) * oy + (after[b + 6] ?? 0) * oz + (after[b + 7] ?? 0);
+      out[3 * i + 2] =
+        (after[b + 8] ?? 0) * ox + (after[b + 9] ?? 0) * oy + (after[b + 10] ?? 0) * oz + (after[b + 11] ?? 0);
     }
     return out;
   }
@@ -151,10 +166,16 @@ export class ChainKernel {
    * `rotationWeight`. Row-major rows×dof into `J`.
    */
   jacobian(J: Float64Array, rows: 3 | 6, rotationWeight: number): void {
-    const n = this.dof, o = this.jointOrigin, w = this.jointAxis;
-    const tx = this.tip[3] ?? 0, ty = this.tip[7] ?? 0, tz = this.tip[11] ?? 0;
+    const n = this.dof,
+      o = this.jointOrigin,
+      w = this.jointAxis;
+    const tx = this.tip[3] ?? 0,
+      ty = this.tip[7] ?? 0,
+      tz = this.tip[11] ?? 0;
     for (let k = 0; k < n; k++) {
-      const wx = w[3 * k] ?? 0, wy = w[3 * k + 1] ?? 0, wz = w[3 * k + 2] ?? 0;
+      const wx = w[3 * k] ?? 0,
+        wy = w[3 * k + 1] ?? 0,
+        wz = w[3 * k + 2] ?? 0;
       if (this.#prismatic[k] === 1) {
         J[k] = wx;
         J[n + k] = wy;
@@ -162,7 +183,9 @@ export class ChainKernel {
         if (rows === 6) J[3 * n + k] = J[4 * n + k] = J[5 * n + k] = 0;
         continue;
       }
-      const rx = tx - (o[3 * k] ?? 0), ry = ty - (o[3 * k + 1] ?? 0), rz = tz - (o[3 * k + 2] ?? 0);
+      const rx = tx - (o[3 * k] ?? 0),
+        ry = ty - (o[3 * k + 1] ?? 0),
+        rz = tz - (o[3 * k + 2] ?? 0);
       J[k] = wy * rz - wz * ry;
       J[n + k] = wz * rx - wx * rz;
       J[2 * n + k] = wx * ry - wy * rx;
@@ -195,7 +218,10 @@ function compose34(a: Float64Array, b: Float64Array): Float64Array {
 /** out = a · b[offset…], all 3×4 row-major rigid transforms. */
 function mul34(a: Float64Array, b: Float64Array, o: number, out: Float64Array): void {
   for (let r = 0; r < 3; r++) {
-    const a0 = a[4 * r] ?? 0, a1 = a[4 * r + 1] ?? 0, a2 = a[4 * r + 2] ?? 0, a3 = a[4 * r + 3] ?? 0;
+    const a0 = a[4 * r] ?? 0,
+      a1 = a[4 * r + 1] ?? 0,
+      a2 = a[4 * r + 2] ?? 0,
+      a3 = a[4 * r + 3] ?? 0;
     out[4 * r] = a0 * (b[o] ?? 0) + a1 * (b[o + 4] ?? 0) + a2 * (b[o + 8] ?? 0);
     out[4 * r + 1] = a0 * (b[o + 1] ?? 0) + a1 * (b[o + 5] ?? 0) + a2 * (b[o + 9] ?? 0);
     out[4 * r + 2] = a0 * (b[o + 2] ?? 0) + a1 * (b[o + 6] ?? 0) + a2 * (b[o + 10] ?? 0);
@@ -205,12 +231,22 @@ function mul34(a: Float64Array, b: Float64Array, o: number, out: Float64Array): 
 
 /** acc.R ← acc.R · Rot(axis, angle) (Rodrigues); the translation is unchanged. */
 function rotateAbout(acc: Float64Array, x: number, y: number, z: number, angle: number, tmp: Float64Array): void {
-  const c = Math.cos(angle), s = Math.sin(angle), t = 1 - c;
-  const r00 = t * x * x + c, r01 = t * x * y - s * z, r02 = t * x * z + s * y;
-  const r10 = t * x * y + s * z, r11 = t * y * y + c, r12 = t * y * z - s * x;
-  const r20 = t * x * z - s * y, r21 = t * y * z + s * x, r22 = t * z * z + c;
+  const c = Math.cos(angle),
+    s = Math.sin(angle),
+    t = 1 - c;
+  const r00 = t * x * x + c,
+    r01 = t * x * y - s * z,
+    r02 = t * x * z + s * y;
+  const r10 = t * x * y + s * z,
+    r11 = t * y * y + c,
+    r12 = t * y * z - s * x;
+  const r20 = t * x * z - s * y,
+    r21 = t * y * z + s * x,
+    r22 = t * z * z + c;
   for (let r = 0; r < 3; r++) {
-    const a0 = acc[4 * r] ?? 0, a1 = acc[4 * r + 1] ?? 0, a2 = acc[4 * r + 2] ?? 0;
+    const a0 = acc[4 * r] ?? 0,
+      a1 = acc[4 * r + 1] ?? 0,
+      a2 = acc[4 * r + 2] ?? 0;
     tmp[r] = a0 * r00 + a1 * r10 + a2 * r20;
     tmp[3 + r] = a0 * r01 + a1 * r11 + a2 * r21;
     tmp[6 + r] = a0 * r02 + a1 * r12 + a2 * r22;

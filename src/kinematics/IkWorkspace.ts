@@ -71,7 +71,8 @@ export class IkWorkspace {
   }
 
   clampJoint(k: number, v: number): number {
-    const lo = this.lower[k] ?? -Infinity, hi = this.upper[k] ?? Infinity;
+    const lo = this.lower[k] ?? -Infinity,
+      hi = this.upper[k] ?? Infinity;
     return v < lo ? lo : v > hi ? hi : v;
   }
 
@@ -84,12 +85,22 @@ export class IkWorkspace {
 
   /** One local descent from `seed`; leaves its joints in `q`. */
   descend(seed: Float64Array, maxIterations: number, posTol: number, rotTol: number): Descent {
-    const n = this.#n, kernel = this.#kernel, q = this.q, trial = this.#trial, dq = this.#dq, pinned = this.#pinned;
-    const J = this.#J, H = this.#H, g = this.#g, e = this.#e, rows = this.#rows;
+    const n = this.#n,
+      kernel = this.#kernel,
+      q = this.q,
+      trial = this.#trial,
+      dq = this.#dq,
+      pinned = this.#pinned;
+    const J = this.#J,
+      H = this.#H,
+      g = this.#g,
+      e = this.#e,
+      rows = this.#rows;
     for (let k = 0; k < n; k++) q[k] = this.clampJoint(k, seed[k] ?? 0);
     kernel.forward(q);
     let score = this.#errorOf(e);
-    let pos = this.#pos, rot = this.#rot;
+    let pos = this.#pos,
+      rot = this.#rot;
     let mu = 1;
     let checkpoint = score;
     for (let it = 0; it < maxIterations; it++) {
@@ -121,8 +132,12 @@ export class IkWorkspace {
           let newlyPinned = false;
           for (let k = 0; k < n; k++) {
             if (pinned[k] === 1) continue;
-            const v = q[k] ?? 0, d = dq[k] ?? 0;
-            if ((d < 0 && v <= (this.lower[k] ?? -Infinity) + 1e-9) || (d > 0 && v >= (this.upper[k] ?? Infinity) - 1e-9)) {
+            const v = q[k] ?? 0,
+              d = dq[k] ?? 0;
+            if (
+              (d < 0 && v <= (this.lower[k] ?? -Infinity) + 1e-9) ||
+              (d > 0 && v >= (this.upper[k] ?? Infinity) - 1e-9)
+            ) {
               pinned[k] = 1;
               newlyPinned = true;
             }
@@ -157,9 +172,16 @@ export class IkWorkspace {
 
   /** dq = (H + d·I)⁻¹ g over the free joints (pinned ones get 0), by Cholesky on the preallocated A. */
   #solve(d: number): void {
-    const n = this.#n, A = this.#A, H = this.#H, g = this.#g, y = this.#rhs, dq = this.#dq, pinned = this.#pinned;
+    const n = this.#n,
+      A = this.#A,
+      H = this.#H,
+      g = this.#g,
+      y = this.#rhs,
+      dq = this.#dq,
+      pinned = this.#pinned;
     for (let a = 0; a < n; a++) {
-      for (let b = 0; b < n; b++) A[a * n + b] = pinned[a] === 1 || pinned[b] === 1 ? (a === b ? 1 : 0) : (H[a * n + b] ?? 0);
+      for (let b = 0; b < n; b++)
+        A[a * n + b] = pinned[a] === 1 || pinned[b] === 1 ? (a === b ? 1 : 0) : (H[a * n + b] ?? 0);
       if (pinned[a] === 0) A[a * n + a] = (A[a * n + a] ?? 0) + d;
       y[a] = pinned[a] === 1 ? 0 : (g[a] ?? 0);
     }
@@ -193,8 +215,11 @@ export class IkWorkspace {
    * returns |e|² and leaves the norms in #pos/#rot.
    */
   #errorOf(e: Float64Array): number {
-    const tip = this.#kernel.tip, t = this.#targetP;
-    const ex = (t[0] ?? 0) - (tip[3] ?? 0), ey = (t[1] ?? 0) - (tip[7] ?? 0), ez = (t[2] ?? 0) - (tip[11] ?? 0);
+    const tip = this.#kernel.tip,
+      t = this.#targetP;
+    const ex = (t[0] ?? 0) - (tip[3] ?? 0),
+      ey = (t[1] ?? 0) - (tip[7] ?? 0),
+      ez = (t[2] ?? 0) - (tip[11] ?? 0);
     e[0] = ex;
     e[1] = ey;
     e[2] = ez;
@@ -207,27 +232,51 @@ export class IkWorkspace {
     // R = R_target · R_tipᵀ (row-major): R[r][c] = Σ_k T[r][k] · tip[c][k].
     const T = this.#targetR;
     const m = (r: number, c: number): number =>
-      (T[3 * r] ?? 0) * (tip[4 * c] ?? 0) + (T[3 * r + 1] ?? 0) * (tip[4 * c + 1] ?? 0) + (T[3 * r + 2] ?? 0) * (tip[4 * c + 2] ?? 0);
-    const r00 = m(0, 0), r11 = m(1, 1), r22 = m(2, 2);
-    const r21 = m(2, 1), r12 = m(1, 2), r02 = m(0, 2), r20 = m(2, 0), r10 = m(1, 0), r01 = m(0, 1);
+      (T[3 * r] ?? 0) * (tip[4 * c] ?? 0) +
+      (T[3 * r + 1] ?? 0) * (tip[4 * c + 1] ?? 0) +
+      (T[3 * r + 2] ?? 0) * (tip[4 * c + 2] ?? 0);
+    const r00 = m(0, 0),
+      r11 = m(1, 1),
+      r22 = m(2, 2);
+    const r21 = m(2, 1),
+      r12 = m(1, 2),
+      r02 = m(0, 2),
+      r20 = m(2, 0),
+      r10 = m(1, 0),
+      r01 = m(0, 1);
     // Quaternion of R (Shepperd: divide by the largest of w, x, y, z, so it stays exact near π).
     const tr = r00 + r11 + r22;
     let w: number, x: number, y: number, z: number;
     if (tr > 0) {
       const s = 2 * Math.sqrt(tr + 1);
-      w = 0.25 * s; x = (r21 - r12) / s; y = (r02 - r20) / s; z = (r10 - r01) / s;
+      w = 0.25 * s;
+      x = (r21 - r12) / s;
+      y = (r02 - r20) / s;
+      z = (r10 - r01) / s;
     } else if (r00 > r11 && r00 > r22) {
       const s = 2 * Math.sqrt(1 + r00 - r11 - r22);
-      w = (r21 - r12) / s; x = 0.25 * s; y = (r01 + r10) / s; z = (r02 + r20) / s;
+      w = (r21 - r12) / s;
+      x = 0.25 * s;
+      y = (r01 + r10) / s;
+      z = (r02 + r20) / s;
     } else if (r11 > r22) {
       const s = 2 * Math.sqrt(1 + r11 - r00 - r22);
-      w = (r02 - r20) / s; x = (r01 + r10) / s; y = 0.25 * s; z = (r12 + r21) / s;
+      w = (r02 - r20) / s;
+      x = (r01 + r10) / s;
+      y = 0.25 * s;
+      z = (r12 + r21) / s;
     } else {
       const s = 2 * Math.sqrt(1 + r22 - r00 - r11);
-      w = (r10 - r01) / s; x = (r02 + r20) / s; y = (r12 + r21) / s; z = 0.25 * s;
+      w = (r10 - r01) / s;
+      x = (r02 + r20) / s;
+      y = (r12 + r21) / s;
+      z = 0.25 * s;
     }
     if (w < 0) {
-      w = -w; x = -x; y = -y; z = -z;
+      w = -w;
+      x = -x;
+      y = -y;
+      z = -z;
     }
     const sn = Math.hypot(x, y, z);
     const angle = 2 * Math.atan2(sn, w);

@@ -50,13 +50,22 @@ export class KinematicChain {
    * `narrow` may tighten a joint's limits (the arm config's own range): the
    * chain then uses the intersection with the URDF's.
    */
-  constructor(model: UrdfModel, baseLink: string, tipLink: string, source: string, narrow?: (joint: string) => { readonly min: number; readonly max: number } | undefined) {
-    const fail = (reason: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: source, reason });
-    if (!model.links.has(baseLink)) throw fail(`base_link ${baseLink} is not a link of robot ${model.name} (links: ${listSome(model.links)})`);
-    if (!model.links.has(tipLink)) throw fail(`tip_link ${tipLink} is not a link of robot ${model.name} (links: ${listSome(model.links)})`);
+  constructor(
+    model: UrdfModel,
+    baseLink: string,
+    tipLink: string,
+    source: string,
+    narrow?: (joint: string) => { readonly min: number; readonly max: number } | undefined,
+  ) {
+    const fail = (reason: string): ArmbridgeError =>
+      new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: source, reason });
+    if (!model.links.has(baseLink))
+      throw fail(`base_link ${baseLink} is not a link of robot ${model.name} (links: ${listSome(model.links)})`);
+    if (!model.links.has(tipLink))
+      throw fail(`tip_link ${tipLink} is not a link of robot ${model.name} (links: ${listSome(model.links)})`);
     const byChild = new Map(model.joints.map((j) => [j.child, j]));
     const path: UrdfJoint[] = [];
-    for (let link = tipLink; link !== baseLink; ) {
+    for (let link = tipLink; link !== baseLink;) {
       const j = byChild.get(link);
       if (!j) throw fail(`tip_link ${tipLink} does not descend from base_link ${baseLink}`);
       // parseUrdf refuses cycles; a model built some other way must not hang start-up either.
@@ -82,7 +91,14 @@ export class KinematicChain {
           upper: Math.min(limit.upper, extra?.max ?? Infinity),
         });
       }
-      joints.push({ name: j.name, child: j.child, origin: fromXyzRpy(j.xyz, j.rpy), axis: j.axis, type: j.type, variable });
+      joints.push({
+        name: j.name,
+        child: j.child,
+        origin: fromXyzRpy(j.xyz, j.rpy),
+        axis: j.axis,
+        type: j.type,
+        variable,
+      });
     }
     if (variables.length === 0) throw fail(`the chain ${baseLink} → ${tipLink} has no moving joint`);
     this.baseLink = baseLink;

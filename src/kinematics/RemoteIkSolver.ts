@@ -8,7 +8,14 @@ export interface RemoteIkSolver {
   /** Names it in refusals: "MoveIt compute_ik (/compute_ik, group arm)". */
   readonly label: string;
   /** Position and orientation in the chain's base frame; `seed` the current joints in chain order. */
-  solve(request: { readonly position: readonly [number, number, number]; readonly orientation: Quaternion; readonly seed: Float64Array }, signal?: AbortSignal): Promise<ComputeIkOutcome>;
+  solve(
+    request: {
+      readonly position: readonly [number, number, number];
+      readonly orientation: Quaternion;
+      readonly seed: Float64Array;
+    },
+    signal?: AbortSignal,
+  ): Promise<ComputeIkOutcome>;
 }
 
 /**
@@ -22,7 +29,11 @@ export interface RemoteIkSolver {
  * moveit_ros/move_group/src/default_capabilities/kinematics_service_capability.cpp
  * @ 065602a9, computeIK / computeIKService.
  */
-export function moveitIkSolver(client: IkServiceClient, moveit: NonNullable<ArmConfig["moveit"]>, kin: ArmKinematics): RemoteIkSolver {
+export function moveitIkSolver(
+  client: IkServiceClient,
+  moveit: NonNullable<ArmConfig["moveit"]>,
+  kin: ArmKinematics,
+): RemoteIkSolver {
   return {
     label: `MoveIt compute_ik (${moveit.service}, group ${moveit.group})`,
     solve: (request, signal) =>

@@ -40,7 +40,10 @@ function build(config: ArmConfig): ArmKinematics | undefined {
   let urdf: string;
   if (robotDescription !== undefined) {
     // Read from the ROS topic at start (Ros2Host.start); any other transport has no topic to read.
-    if (urdfText === undefined) throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", { what: `arm.robot_description (the URDF from ${robotDescription.topic})` });
+    if (urdfText === undefined)
+      throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", {
+        what: `arm.robot_description (the URDF from ${robotDescription.topic})`,
+      });
     text = urdfText;
     urdf = `topic ${robotDescription.topic}`;
   } else {
@@ -49,7 +52,11 @@ function build(config: ArmConfig): ArmKinematics | undefined {
     try {
       text = readBoundedText(urdf, "urdf");
     } catch (error) {
-      throw new ArmbridgeError("ARMB_ERR_URDF_INVALID", { path: urdf, reason: `cannot read it: ${(error as Error).message}` }, { cause: error });
+      throw new ArmbridgeError(
+        "ARMB_ERR_URDF_INVALID",
+        { path: urdf, reason: `cannot read it: ${(error as Error).message}` },
+        { cause: error },
+      );
     }
   }
   const joints = new Map(config.arm.joints.map((j) => [j.name, j]));
@@ -64,7 +71,8 @@ function build(config: ArmConfig): ArmKinematics | undefined {
     });
   }
   const limitIssues = urdfLimitIssues(config, chain);
-  if (limitIssues.length > 0) throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: urdf, reason: limitIssues.join("; ") });
+  if (limitIssues.length > 0)
+    throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: urdf, reason: limitIssues.join("; ") });
   const frame = config.workspace?.frame;
   if (frame !== undefined && !chain.fixedFrames.has(frame)) {
     throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", {
@@ -85,7 +93,10 @@ function build(config: ArmConfig): ArmKinematics | undefined {
 }
 
 /** The chain's joint vector from a pose by name; undefined when a chain joint is missing from it. */
-export function jointVectorOf(kin: ArmKinematics, pose: Readonly<Record<string, number>> | undefined): Float64Array | undefined {
+export function jointVectorOf(
+  kin: ArmKinematics,
+  pose: Readonly<Record<string, number>> | undefined,
+): Float64Array | undefined {
   if (!pose) return undefined;
   const q = new Float64Array(kin.jointNames.length);
   for (const [k, name] of kin.jointNames.entries()) {
@@ -111,14 +122,22 @@ function urdfLimitIssues(config: ArmConfig, chain: KinematicChain): string[] {
     const j = i === undefined ? undefined : config.arm.joints[i];
     if (i === undefined || !j) continue;
     if (!(v.lower < v.upper)) {
-      issues.push(`joint ${v.name}: its URDF limits and the config's [${j.min}, ${j.max}] leave no travel (overlap [${v.lower}, ${v.upper}])`);
+      issues.push(
+        `joint ${v.name}: its URDF limits and the config's [${j.min}, ${j.max}] leave no travel (overlap [${v.lower}, ${v.upper}])`,
+      );
       continue;
     }
     const outside = (value: number): boolean => value < v.lower || value > v.upper;
-    if (outside(j.home)) issues.push(`arm.joints[${i}].home ${j.home} of ${v.name} is outside its travel [${v.lower}, ${v.upper}] (the URDF's limits within the config's)`);
+    if (outside(j.home))
+      issues.push(
+        `arm.joints[${i}].home ${j.home} of ${v.name} is outside its travel [${v.lower}, ${v.upper}] (the URDF's limits within the config's)`,
+      );
     for (const [pose, targets] of Object.entries(config.arm.namedPoses)) {
       const value = targets[v.name];
-      if (value !== undefined && outside(value)) issues.push(`arm.named_poses.${pose}.${v.name} ${value} is outside its travel [${v.lower}, ${v.upper}] (the URDF's limits within the config's)`);
+      if (value !== undefined && outside(value))
+        issues.push(
+          `arm.named_poses.${pose}.${v.name} ${value} is outside its travel [${v.lower}, ${v.upper}] (the URDF's limits within the config's)`,
+        );
     }
   }
   return issues;

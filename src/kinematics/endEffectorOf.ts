@@ -7,7 +7,10 @@ import { positionOf, quaternionOf, rpyOf } from "./rigidTransform.js";
  * metres and radians in the base frame. Empty when no kinematics are
  * configured; null when the pose lacks a joint of the chain.
  */
-export function endEffectorOf(config: ArmConfig, pose: Readonly<Record<string, number>> | undefined): Record<string, unknown> {
+export function endEffectorOf(
+  config: ArmConfig,
+  pose: Readonly<Record<string, number>> | undefined,
+): Record<string, unknown> {
   const kin = armKinematicsOf(config);
   if (!kin) return {};
   const q = jointVectorOf(kin, pose);

@@ -61,7 +61,9 @@ export type ComputeIkOutcome =
   | { readonly ok: false; readonly unreachable: boolean; readonly reason: string };
 
 interface GetPositionIkResponse {
-  readonly solution?: { readonly joint_state?: { readonly name?: readonly string[]; readonly position?: ArrayLike<number> } };
+  readonly solution?: {
+    readonly joint_state?: { readonly name?: readonly string[]; readonly position?: ArrayLike<number> };
+  };
   readonly error_code?: { readonly val?: number };
 }
 
@@ -88,7 +90,12 @@ export async function computeIkWithMoveIt(
         header: { frame_id: request.frame },
         pose: {
           position: { x: request.position[0], y: request.position[1], z: request.position[2] },
-          orientation: { x: request.orientation.x, y: request.orientation.y, z: request.orientation.z, w: request.orientation.w },
+          orientation: {
+            x: request.orientation.x,
+            y: request.orientation.y,
+            z: request.orientation.z,
+            w: request.orientation.w,
+          },
         },
       },
       timeout: { sec: secs, nanosec: Math.round((request.solveTimeoutMs - secs * 1000) * 1e6) },
@@ -99,7 +106,13 @@ export async function computeIkWithMoveIt(
   let response: GetPositionIkResponse;
   try {
     response = await new Promise<GetPositionIkResponse>((resolve, reject) => {
-      const giveUp = (): void => reject(new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `${COMPUTE_IK_SERVICE} call`, ms: options.timeoutMs }));
+      const giveUp = (): void =>
+        reject(
+          new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", {
+            operation: `${COMPUTE_IK_SERVICE} call`,
+            ms: options.timeoutMs,
+          }),
+        );
       if (options.signal?.aborted) return giveUp();
       timer = setTimeout(giveUp, options.timeoutMs);
       onAbort = giveUp;
@@ -122,7 +135,12 @@ export async function computeIkWithMoveIt(
   for (const [k, joint] of request.jointNames.entries()) {
     const i = names.indexOf(joint);
     const v = i >= 0 ? positions[i] : undefined;
-    if (v === undefined || !Number.isFinite(v)) return { ok: false, unreachable: false, reason: `MoveIt's compute_ik answered SUCCESS without a position for ${joint}` };
+    if (v === undefined || !Number.isFinite(v))
+      return {
+        ok: false,
+        unreachable: false,
+        reason: `MoveIt's compute_ik answered SUCCESS without a position for ${joint}`,
+      };
     q[k] = v;
   }
   return { ok: true, q };

@@ -29,7 +29,12 @@ export interface UrdfModel {
 const MAX_OFFSET_M = 10_000;
 
 /** The joint types that move the arm; planar and floating joints cannot be part of an arm's serial chain. */
-const SUPPORTED: Readonly<Record<UrdfJointType, true>> = { revolute: true, continuous: true, prismatic: true, fixed: true };
+const SUPPORTED: Readonly<Record<UrdfJointType, true>> = {
+  revolute: true,
+  continuous: true,
+  prismatic: true,
+  fixed: true,
+};
 
 /**
  * Parses the kinematic part of a URDF (links, joints, origins, axes, limits).
@@ -62,14 +67,18 @@ export function urdfModelOf({ robot, fail }: UrdfDocument): UrdfModel {
     if (seen.has(jointName)) fail(`${where} is defined twice`);
     seen.add(jointName);
     const type = j.type;
-    if (typeof type !== "string" || !(type in SUPPORTED)) fail(`${where} has type ${String(type)}; supported: ${Object.keys(SUPPORTED).join(", ")}`);
+    if (typeof type !== "string" || !(type in SUPPORTED))
+      fail(`${where} has type ${String(type)}; supported: ${Object.keys(SUPPORTED).join(", ")}`);
     const parent = attr(j.parent, "link") ?? fail(`${where} has no <parent link>`);
     const child = attr(j.child, "link") ?? fail(`${where} has no <child link>`);
     if (!links.has(parent)) fail(`${where}: parent link ${parent} is not defined`);
     if (!links.has(child)) fail(`${where}: child link ${child} is not defined`);
     const xyz = tripleAt(attr(j.origin, "xyz"), [0, 0, 0], `${where} <origin xyz>`, fail);
     // Lengths along a chain are summed (FK, the envelope's sweep bound): an absurd offset would overflow them to Infinity or NaN.
-    if (xyz.some((v) => Math.abs(v) > MAX_OFFSET_M)) fail(`${where} <origin xyz="${attr(j.origin, "xyz") ?? ""}"> is more than ${MAX_OFFSET_M} m from its parent; a URDF is in metres`);
+    if (xyz.some((v) => Math.abs(v) > MAX_OFFSET_M))
+      fail(
+        `${where} <origin xyz="${attr(j.origin, "xyz") ?? ""}"> is more than ${MAX_OFFSET_M} m from its parent; a URDF is in metres`,
+      );
     const rpy = tripleAt(attr(j.origin, "rpy"), [0, 0, 0], `${where} <origin rpy>`, fail);
     let axis = tripleAt(attr(j.axis, "xyz"), [1, 0, 0], `${where} <axis xyz>`, fail);
     if (type !== "fixed") {
@@ -82,8 +91,10 @@ export function urdfModelOf({ robot, fail }: UrdfDocument): UrdfModel {
       const lower = Number(attr(j.limit, "lower") ?? "0");
       const upper = Number(attr(j.limit, "upper") ?? "0");
       if (j.limit === undefined) fail(`${where} (${type}) needs a <limit>`);
-      if (!Number.isFinite(lower) || !Number.isFinite(upper) || lower > upper) fail(`${where} has limits [${lower}, ${upper}]`);
-      if (type === "prismatic" && Math.max(Math.abs(lower), Math.abs(upper)) > MAX_OFFSET_M) fail(`${where} slides to [${lower}, ${upper}] m, more than ${MAX_OFFSET_M} m; a URDF is in metres`);
+      if (!Number.isFinite(lower) || !Number.isFinite(upper) || lower > upper)
+        fail(`${where} has limits [${lower}, ${upper}]`);
+      if (type === "prismatic" && Math.max(Math.abs(lower), Math.abs(upper)) > MAX_OFFSET_M)
+        fail(`${where} slides to [${lower}, ${upper}] m, more than ${MAX_OFFSET_M} m; a URDF is in metres`);
       limit = { lower, upper };
     }
     joints.push({ name: jointName, type: type as UrdfJointType, parent, child, xyz, rpy, axis, limit });
@@ -94,7 +105,11 @@ export function urdfModelOf({ robot, fail }: UrdfDocument): UrdfModel {
     parentJoint.set(j.child, j);
   }
   const cycle = findCycle(links, parentJoint);
-  if (cycle) fail(`joints ${cycle.join(" → ")} form a cycle (each link's parent chain leads back to itself); a URDF is a tree`, cycle);
+  if (cycle)
+    fail(
+      `joints ${cycle.join(" → ")} form a cycle (each link's parent chain leads back to itself); a URDF is a tree`,
+      cycle,
+    );
   return { name, links, joints };
 }
 
@@ -111,7 +126,11 @@ function findCycle(links: ReadonlySet<string>, parentJoint: ReadonlyMap<string, 
     let link: string | undefined = start;
     while (link !== undefined && !done.has(link)) {
       const seenAt = onWalk.get(link);
-      if (seenAt !== undefined) return walk.slice(seenAt).map((j) => j.name).reverse();
+      if (seenAt !== undefined)
+        return walk
+          .slice(seenAt)
+          .map((j) => j.name)
+          .reverse();
       onWalk.set(link, walk.length);
       const j = parentJoint.get(link);
       if (!j) break;

@@ -2,7 +2,15 @@ import { ArmbridgeError } from "../errors.js";
 import type { MotionPlan, MotionRefusal } from "../motion/MotionPlan.js";
 import { jointVectorOf, type ArmKinematics } from "./armKinematics.js";
 import type { RemoteIkSolver } from "./RemoteIkSolver.js";
-import { identity, invert, multiply, positionOf, quaternionOf, transformPoint, type Transform } from "./rigidTransform.js";
+import {
+  identity,
+  invert,
+  multiply,
+  positionOf,
+  quaternionOf,
+  transformPoint,
+  type Transform,
+} from "./rigidTransform.js";
 import { solveIk } from "./solveIk.js";
 
 export interface CartesianGoal {
@@ -32,7 +40,13 @@ const REMOTE_ROTATION_CHECK_RAD = 0.01;
  * and its answer is checked by this bridge's FK; the envelope check that
  * follows in the executor applies to it like to any motion.
  */
-export function planCartesianMove(kin: ArmKinematics, goal: CartesianGoal, pose: Readonly<Record<string, number>> | undefined, tool: string, speed: number): MotionPlan {
+export function planCartesianMove(
+  kin: ArmKinematics,
+  goal: CartesianGoal,
+  pose: Readonly<Record<string, number>> | undefined,
+  tool: string,
+  speed: number,
+): MotionPlan {
   const prepared = prepare(kin, goal, pose, tool, speed);
   if (prepared.kind === "refused") return prepared.plan;
   const { position, orientation, q0, frameName, baseFromFrame } = prepared;
@@ -43,10 +57,17 @@ export function planCartesianMove(kin: ArmKinematics, goal: CartesianGoal, pose:
     const frameFromBase = invert(baseFromFrame);
     const closest = transformPoint(frameFromBase, result.closest);
     const gap = Math.hypot(closest[0] - goal.position[0], closest[1] - goal.position[1], closest[2] - goal.position[2]);
-    const what = orientation && goal.orientationRequired ? "no joint position within the limits reaches that position with that orientation" : "no joint position within the limits reaches that point";
+    const what =
+      orientation && goal.orientationRequired
+        ? "no joint position within the limits reaches that position with that orientation"
+        : "no joint position within the limits reaches that point";
     const reason = `${what}; the closest reachable point found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${frameName}, ${gap.toFixed(3)} m away`;
     const e = new ArmbridgeError("ARMB_ERR_TARGET_UNREACHABLE", { tool, reason });
-    return { targets: {}, speed, refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: "unreachable", message: e.message }] } };
+    return {
+      targets: {},
+      speed,
+      refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: "unreachable", message: e.message }] },
+    };
   }
   return { targets: targetsOf(kin, result.q), speed };
 }
@@ -61,11 +82,23 @@ interface Prepared {
 }
 
 /** The goal in the base frame, the current joints, and the orientation to solve for (or a refusal). */
-function prepare(kin: ArmKinematics, goal: CartesianGoal, pose: Readonly<Record<string, number>> | undefined, tool: string, speed: number): Prepared | { readonly kind: "refused"; readonly plan: MotionPlan } {
-  const refuse = (refusal: MotionRefusal): { kind: "refused"; plan: MotionPlan } => ({ kind: "refused", plan: { targets: {}, speed, refusal } });
+function prepare(
+  kin: ArmKinematics,
+  goal: CartesianGoal,
+  pose: Readonly<Record<string, number>> | undefined,
+  tool: string,
+  speed: number,
+): Prepared | { readonly kind: "refused"; readonly plan: MotionPlan } {
+  const refuse = (refusal: MotionRefusal): { kind: "refused"; plan: MotionPlan } => ({
+    kind: "refused",
+    plan: { targets: {}, speed, refusal },
+  });
   const q0 = jointVectorOf(kin, pose);
   if (!q0) {
-    const e = new ArmbridgeError("ARMB_ERR_POSE_UNKNOWN", { tool, reason: pose ? "a joint of the chain has no reported position" : "no status from the arm yet" });
+    const e = new ArmbridgeError("ARMB_ERR_POSE_UNKNOWN", {
+      tool,
+      reason: pose ? "a joint of the chain has no reported position" : "no status from the arm yet",
+    });
     return refuse({ ok: false, code: e.code, issues: [{ path: "(pose)", code: "pose_unknown", message: e.message }] });
   }
   const { chain } = kin;
@@ -105,9 +138,20 @@ export async function planCartesianMoveRemote(
   if (prepared.kind === "refused") return prepared.plan;
   const p = { ...prepared, goal, tool, speed, signal };
   const { chain } = kin;
-  const refuse = (code: "ARMB_ERR_TARGET_UNREACHABLE" | "ARMB_ERR_IK_SERVICE" | "ARMB_ERR_URDF_MISMATCH", reason: string, issue: string): MotionPlan => {
-    const e = code === "ARMB_ERR_URDF_MISMATCH" ? new ArmbridgeError(code, { path: kin.source, reason }) : new ArmbridgeError(code, { tool: p.tool, reason });
-    return { targets: {}, speed: p.speed, refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: issue, message: e.message }] } };
+  const refuse = (
+    code: "ARMB_ERR_TARGET_UNREACHABLE" | "ARMB_ERR_IK_SERVICE" | "ARMB_ERR_URDF_MISMATCH",
+    reason: string,
+    issue: string,
+  ): MotionPlan => {
+    const e =
+      code === "ARMB_ERR_URDF_MISMATCH"
+        ? new ArmbridgeError(code, { path: kin.source, reason })
+        : new ArmbridgeError(code, { tool: p.tool, reason });
+    return {
+      targets: {},
+      speed: p.speed,
+      refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: issue, message: e.message }] },
+    };
   };
   // MoveIt always solves a pose: with no orientation asked (a five-axis arm, or one left
   // free) it gets the current one, and the group's kinematics.yaml decides whether it
@@ -117,14 +161,19 @@ export async function planCartesianMoveRemote(
   try {
     outcome = await remote.solve({ position: p.position, orientation, seed: p.q0 }, p.signal);
   } catch (error) {
-    const reason = error instanceof ArmbridgeError ? `${remote.label}: ${error.message}` : `${remote.label}: ${String(error)}`;
+    const reason =
+      error instanceof ArmbridgeError ? `${remote.label}: ${error.message}` : `${remote.label}: ${String(error)}`;
     return refuse("ARMB_ERR_IK_SERVICE", reason, "ik_service");
   }
   if (!outcome.ok) {
     if (outcome.unreachable) {
       // MoveIt names no closest point; our own solver does, and tells apart "out of reach"
       // from "reachable, but MoveIt found only solutions it rejected (collisions)".
-      const local = solveIk(chain, { position: p.position, orientation: p.goal.orientationRequired ? p.orientation : undefined }, p.q0);
+      const local = solveIk(
+        chain,
+        { position: p.position, orientation: p.goal.orientationRequired ? p.orientation : undefined },
+        p.q0,
+      );
       const closest = transformPoint(invert(p.baseFromFrame), local.ok ? p.position : local.closest);
       const detail = local.ok
         ? `this bridge's own solver does reach it, so MoveIt likely found only solutions in collision (avoid_collisions) or ran out of search time`
@@ -137,20 +186,33 @@ export async function planCartesianMoveRemote(
   for (const [k, v] of chain.variables.entries()) {
     const q = outcome.q[k] ?? 0;
     if (q < v.lower - 1e-6 || q > v.upper + 1e-6) {
-      return refuse("ARMB_ERR_URDF_MISMATCH", `${remote.label} answered ${v.name} = ${q.toFixed(4)}, outside this bridge's limits [${v.lower}, ${v.upper}]`, "ik_mismatch");
+      return refuse(
+        "ARMB_ERR_URDF_MISMATCH",
+        `${remote.label} answered ${v.name} = ${q.toFixed(4)}, outside this bridge's limits [${v.lower}, ${v.upper}]`,
+        "ik_mismatch",
+      );
     }
   }
   const tip = chain.tip(outcome.q);
   const reached = positionOf(tip);
   const miss = Math.hypot(reached[0] - p.position[0], reached[1] - p.position[1], reached[2] - p.position[2]);
   if (miss > REMOTE_POSITION_CHECK_M) {
-    return refuse("ARMB_ERR_URDF_MISMATCH", `${remote.label}'s solution puts ${chain.tipLink} ${(miss * 1000).toFixed(1)} mm from the target by this bridge's URDF (check that MoveIt and armbridge load the same robot)`, "ik_mismatch");
+    return refuse(
+      "ARMB_ERR_URDF_MISMATCH",
+      `${remote.label}'s solution puts ${chain.tipLink} ${(miss * 1000).toFixed(1)} mm from the target by this bridge's URDF (check that MoveIt and armbridge load the same robot)`,
+      "ik_mismatch",
+    );
   }
   if (p.orientation && p.goal.orientationRequired) {
-    const a = quaternionOf(tip), b = orientation;
+    const a = quaternionOf(tip),
+      b = orientation;
     const angle = 2 * Math.acos(Math.min(1, Math.abs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w)));
     if (angle > REMOTE_ROTATION_CHECK_RAD) {
-      return refuse("ARMB_ERR_URDF_MISMATCH", `${remote.label}'s solution turns ${chain.tipLink} ${angle.toFixed(3)} rad from the asked orientation by this bridge's URDF`, "ik_mismatch");
+      return refuse(
+        "ARMB_ERR_URDF_MISMATCH",
+        `${remote.label}'s solution turns ${chain.tipLink} ${angle.toFixed(3)} rad from the asked orientation by this bridge's URDF`,
+        "ik_mismatch",
+      );
     }
   }
   return { targets: targetsOf(kin, outcome.q), speed: p.speed };

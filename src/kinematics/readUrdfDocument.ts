@@ -25,7 +25,8 @@ export function readUrdfDocument(text: string, source: string): UrdfDocument {
   // xacro expands its macros before a URDF is written, so a URDF needs no DTD
   // entities; one that declares them (a billion-laughs bomb, an external file
   // to read) is refused, and nothing is ever expanded.
-  if (declaresEntities(text)) fail("it declares XML entities (<!ENTITY …>); a URDF needs none, and they are never expanded");
+  if (declaresEntities(text))
+    fail("it declares XML entities (<!ENTITY …>); a URDF needs none, and they are never expanded");
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: "",
@@ -59,7 +60,12 @@ export function attr(el: unknown, key: string): string | undefined {
 }
 
 /** Three finite numbers from an attribute (`xyz`, `rpy`, `size`, `scale`); `fallback` when it is absent, or a refusal when there is none. */
-export function tripleAt(text: string | undefined, fallback: readonly [number, number, number] | undefined, where: string, fail: UrdfFail): [number, number, number] {
+export function tripleAt(
+  text: string | undefined,
+  fallback: readonly [number, number, number] | undefined,
+  where: string,
+  fail: UrdfFail,
+): [number, number, number] {
   if (text === undefined) return fallback ? [fallback[0], fallback[1], fallback[2]] : fail(`${where} is missing`);
   const parts = text.trim().split(/\s+/).map(Number);
   if (parts.length !== 3 || parts.some((p) => !Number.isFinite(p))) fail(`${where} is "${text}", not three numbers`);

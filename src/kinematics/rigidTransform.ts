@@ -43,11 +43,16 @@ export interface Quaternion {
 /** Roll, pitch, yaw (URDF / ROS convention, R = Rz·Ry·Rx) of a transform's rotation. */
 export function rpyOf(t: Transform): Rpy {
   // Column-major: r_ij = t[j*4 + i].
-  const r00 = t[0] ?? 1, r10 = t[1] ?? 0, r20 = t[2] ?? 0, r21 = t[6] ?? 0, r22 = t[10] ?? 1;
+  const r00 = t[0] ?? 1,
+    r10 = t[1] ?? 0,
+    r20 = t[2] ?? 0,
+    r21 = t[6] ?? 0,
+    r22 = t[10] ?? 1;
   const pitch = Math.atan2(-r20, Math.hypot(r00, r10));
   // Near pitch = ±90° roll and yaw share one axis; put it all in yaw.
   if (Math.abs(Math.cos(pitch)) < 1e-9) {
-    const r01 = t[4] ?? 0, r11 = t[5] ?? 1;
+    const r01 = t[4] ?? 0,
+      r11 = t[5] ?? 1;
     return { roll: 0, pitch, yaw: Math.atan2(-r01, r11) };
   }
   return { roll: Math.atan2(r21, r22), pitch, yaw: Math.atan2(r10, r00) };
@@ -70,7 +75,10 @@ export function fromPositionRpy(position: readonly [number, number, number], rpy
  * undefined for a quaternion that cannot be normalised (zero, not finite, or
  * so long its length overflows).
  */
-export function fromPositionQuaternion(position: readonly [number, number, number], q: Quaternion): Transform | undefined {
+export function fromPositionQuaternion(
+  position: readonly [number, number, number],
+  q: Quaternion,
+): Transform | undefined {
   const n = unitVector([q.x, q.y, q.z, q.w], 1e-9);
   if (!n.ok) return undefined;
   const [x = 0, y = 0, z = 0, w = 1] = n.unit;

@@ -24,7 +24,13 @@ export interface IkOptions {
 }
 
 export type IkResult =
-  | { readonly ok: true; readonly q: Float64Array; readonly positionError: number; readonly rotationError: number; readonly starts: number }
+  | {
+      readonly ok: true;
+      readonly q: Float64Array;
+      readonly positionError: number;
+      readonly rotationError: number;
+      readonly starts: number;
+    }
   | {
       readonly ok: false;
       /** The best joint vector found, and where it puts the tip: the closest reachable point the solver found. */
@@ -70,7 +76,12 @@ const workspaces = new WeakMap<KinematicChain, IkWorkspace>();
  * Position-only when `target.orientation` is omitted (arms with fewer than six
  * axes cannot choose an orientation).
  */
-export function solveIk(chain: KinematicChain, target: IkTarget, current: ArrayLike<number>, options: IkOptions = {}): IkResult {
+export function solveIk(
+  chain: KinematicChain,
+  target: IkTarget,
+  current: ArrayLike<number>,
+  options: IkOptions = {},
+): IkResult {
   let ws = workspaces.get(chain);
   if (!ws) {
     ws = new IkWorkspace(chain);
@@ -88,7 +99,9 @@ export function solveIk(chain: KinematicChain, target: IkTarget, current: ArrayL
   for (let k = 0; k < n; k++) start[k] = ws.clampJoint(k, current[k] ?? 0);
   const seed = new Float64Array(n);
   const best = new Float64Array(n);
-  let bestScore = Infinity, bestPos = Infinity, bestRot = Infinity;
+  let bestScore = Infinity,
+    bestPos = Infinity,
+    bestRot = Infinity;
   const random = mulberry32(0x9e3779b9);
   let starts = 0;
   for (let s = 0; s <= seedCount; s++) {
@@ -98,13 +111,18 @@ export function solveIk(chain: KinematicChain, target: IkTarget, current: ArrayL
       if (deadline !== Infinity && performance.now() > deadline) break;
       const spread = s <= NEAR_STARTS ? NEAR_SPREAD : 1;
       for (let k = 0; k < n; k++) {
-        const lo = ws.lower[k] ?? -Math.PI, hi = ws.upper[k] ?? Math.PI;
-        seed[k] = spread < 1 ? ws.clampJoint(k, (start[k] ?? 0) + (random() - 0.5) * spread * (hi - lo)) : lo + random() * (hi - lo);
+        const lo = ws.lower[k] ?? -Math.PI,
+          hi = ws.upper[k] ?? Math.PI;
+        seed[k] =
+          spread < 1
+            ? ws.clampJoint(k, (start[k] ?? 0) + (random() - 0.5) * spread * (hi - lo))
+            : lo + random() * (hi - lo);
       }
     }
     starts++;
     const a = ws.descend(seed, maxIterations, posTol, rotTol);
-    if (a.converged) return { ok: true, q: Float64Array.from(ws.q), positionError: a.position, rotationError: a.rotation, starts };
+    if (a.converged)
+      return { ok: true, q: Float64Array.from(ws.q), positionError: a.position, rotationError: a.rotation, starts };
     if (a.score < bestScore) {
       bestScore = a.score;
       bestPos = a.position;
@@ -112,5 +130,12 @@ export function solveIk(chain: KinematicChain, target: IkTarget, current: ArrayL
       best.set(ws.q);
     }
   }
-  return { ok: false, q: best, closest: positionOf(chain.tip(best)), positionError: bestPos, rotationError: bestRot, starts };
+  return {
+    ok: false,
+    q: best,
+    closest: positionOf(chain.tip(best)),
+    positionError: bestPos,
+    rotationError: bestRot,
+    starts,
+  };
 }

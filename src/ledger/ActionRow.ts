@@ -8,7 +8,16 @@ import type { RecordedCommand } from "./RecordedCommand.js";
  * `unknown` means the bridge could not tell what happened and an operator must
  * confirm; there it means the arm has no record of the id.
  */
-export const ACTION_STATES = ["started", "done", "failed", "unknown", "confirmed_done", "confirmed_not_done", "confirmed_partial", "halted"] as const;
+export const ACTION_STATES = [
+  "started",
+  "done",
+  "failed",
+  "unknown",
+  "confirmed_done",
+  "confirmed_not_done",
+  "confirmed_partial",
+  "halted",
+] as const;
 export type ActionRowState = (typeof ACTION_STATES)[number];
 
 /**
@@ -19,7 +28,10 @@ export type ActionRowState = (typeof ACTION_STATES)[number];
 export const CONFIRM_OUTCOMES = ["reached", "partial", "not_moved"] as const;
 export type ConfirmOutcome = (typeof CONFIRM_OUTCOMES)[number];
 /** The first two words the API took; a contract, kept as aliases. */
-export const CONFIRM_OUTCOME_ALIASES = { done: "reached", not_done: "not_moved" } as const satisfies Record<string, ConfirmOutcome>;
+export const CONFIRM_OUTCOME_ALIASES = { done: "reached", not_done: "not_moved" } as const satisfies Record<
+  string,
+  ConfirmOutcome
+>;
 export type ConfirmOutcomeInput = ConfirmOutcome | keyof typeof CONFIRM_OUTCOME_ALIASES;
 
 export function canonicalOutcome(outcome: ConfirmOutcomeInput): ConfirmOutcome {

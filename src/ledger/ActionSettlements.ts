@@ -76,10 +76,16 @@ export class ActionSettlements {
       const row = this.#queries.get(actionId);
       if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
       // Already settled by someone else (an operator, or a late observation): keep theirs.
-      this.#log.warn({ action_id: actionId, state: row.state, attempted: s.state }, "settle ignored: action already settled");
+      this.#log.warn(
+        { action_id: actionId, state: row.state, attempted: s.state },
+        "settle ignored: action already settled",
+      );
       return row;
     }
-    this.#log.info({ action_id: actionId, state: s.state, settled_by: s.settledBy, timed_out: s.timedOut }, "action settled");
+    this.#log.info(
+      { action_id: actionId, state: s.state, settled_by: s.settledBy, timed_out: s.timedOut },
+      "action settled",
+    );
     return this.#queries.mustGet(actionId);
   }
 
@@ -93,7 +99,8 @@ export class ActionSettlements {
     if (operator === undefined) throw new ArmbridgeError("ARMB_ERR_OPERATOR_REQUIRED", { actionId });
     const row = this.#queries.get(actionId);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId });
-    if (row.state !== "unknown") throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: row.state });
+    if (row.state !== "unknown")
+      throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_UNKNOWN", { actionId, state: row.state });
     const outcome = canonicalOutcome(c.outcome);
     const state = CONFIRM_OUTCOME_RULES[outcome].state;
     const info = this.#stmts.confirm.run({

@@ -18,7 +18,10 @@ export function describeArm(b: Pick<ArmBinding, "name" | "identity">): string {
 }
 
 /** Whether rows recorded against `recorded` may be judged against `current`. */
-export function sameArm(recorded: Pick<ArmBinding, "name" | "identity">, current: Pick<ArmBinding, "name" | "identity">): boolean {
+export function sameArm(
+  recorded: Pick<ArmBinding, "name" | "identity">,
+  current: Pick<ArmBinding, "name" | "identity">,
+): boolean {
   if (recorded.name !== current.name) return false;
   return recorded.identity === undefined || current.identity === undefined || recorded.identity === current.identity;
 }
@@ -36,7 +39,15 @@ export function armRecordFileOf(ledgerPath: string): string {
 export function writeArmRecordFile(ledgerPath: string, binding: ArmBinding): void {
   const file = armRecordFileOf(ledgerPath);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ name: binding.name, identity: binding.identity ?? null, bound_at: new Date(binding.boundAt).toISOString(), ledger: ledgerPath }) + "\n");
+  writeFileSync(
+    tmp,
+    JSON.stringify({
+      name: binding.name,
+      identity: binding.identity ?? null,
+      bound_at: new Date(binding.boundAt).toISOString(),
+      ledger: ledgerPath,
+    }) + "\n",
+  );
   renameSync(tmp, file);
 }
 
@@ -45,7 +56,10 @@ export function readArmRecordFile(ledgerPath: string): { name: string; boundAt: 
   if (!existsSync(file)) return undefined;
   try {
     const j = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; bound_at?: unknown };
-    return { name: typeof j.name === "string" ? j.name : "?", boundAt: typeof j.bound_at === "string" ? j.bound_at : "?" };
+    return {
+      name: typeof j.name === "string" ? j.name : "?",
+      boundAt: typeof j.bound_at === "string" ? j.bound_at : "?",
+    };
   } catch {
     return { name: "?", boundAt: "?" };
   }

@@ -32,7 +32,11 @@ export const CLIENT_SESSION_MAX = 100;
  * whitespace collapsed, lengths bounded, an empty name replaced by the kind.
  * What a client says about itself is untrusted text.
  */
-export function normalizeClient(client: { readonly kind: ClientKind; readonly name?: string | undefined; readonly session?: string | undefined }): CallClient {
+export function normalizeClient(client: {
+  readonly kind: ClientKind;
+  readonly name?: string | undefined;
+  readonly session?: string | undefined;
+}): CallClient {
   const name = clean(client.name ?? "", CLIENT_NAME_MAX) || client.kind;
   const session = clean(client.session ?? "", CLIENT_SESSION_MAX);
   return session ? { kind: client.kind, name, session } : { kind: client.kind, name };

@@ -65,7 +65,12 @@ export interface LatchedHalt {
  */
 export function latchWords(h: LatchedHalt): string {
   const note = h.note ? `, note ${JSON.stringify(h.note)}` : "";
-  const arm = h.confirmed === false ? " The arm did NOT confirm the halt: it may still be moving." : h.confirmed === true ? "" : " The arm has not answered the halt yet.";
+  const arm =
+    h.confirmed === false
+      ? " The arm did NOT confirm the halt: it may still be moving."
+      : h.confirmed === true
+        ? ""
+        : " The arm has not answered the halt yet.";
   return (
     `The bridge is HALTED: ${h.who} halted it at ${new Date(h.haltedAt).toISOString()} (${h.haltId}${note}).${arm} ` +
     "Every motion is refused until an operator releases the halt (the console's release, or `armbridge release --operator NAME`)."

@@ -56,7 +56,9 @@ export class IntentLedger {
     this.#halts = new LedgerHalts(db, log);
     this.#meta = {
       get: db.prepare(`SELECT value FROM meta WHERE key = ?`),
-      put: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+      put: db.prepare(
+        `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      ),
     };
   }
 
@@ -139,12 +141,22 @@ export class IntentLedger {
   }
 
   /** Records a halt (the latch is on from here until released); written durably. */
-  recordHalt(h: Pick<HaltRow, "haltId" | "haltedAt" | "source" | "operator" | "callId" | "client" | "axes" | "note">): HaltRow {
+  recordHalt(
+    h: Pick<HaltRow, "haltId" | "haltedAt" | "source" | "operator" | "callId" | "client" | "axes" | "note">,
+  ): HaltRow {
     return this.#halts.record(h);
   }
 
   /** What the arm said to a halt: confirmed (with the pose it reported) or not (with why). */
-  answerHalt(haltId: string, a: { readonly confirmed: boolean; readonly detail?: string | undefined; readonly pose?: Readonly<Record<string, number>> | undefined }, now = Date.now()): HaltRow {
+  answerHalt(
+    haltId: string,
+    a: {
+      readonly confirmed: boolean;
+      readonly detail?: string | undefined;
+      readonly pose?: Readonly<Record<string, number>> | undefined;
+    },
+    now = Date.now(),
+  ): HaltRow {
     return this.#halts.answer(haltId, a, now);
   }
 
@@ -181,7 +193,13 @@ export class IntentLedger {
 
   /** Newest first, paged by `after` (see LedgerQueries.list). */
   list(
-    filter: { state?: ActionRowState | readonly ActionRowState[] | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
+    filter: {
+      state?: ActionRowState | readonly ActionRowState[] | undefined;
+      client?: ClientFilter | undefined;
+      limit?: number | undefined;
+      before?: number | undefined;
+      after?: LedgerCursor | undefined;
+    } = {},
   ): ActionRow[] {
     return this.#queries.list(filter);
   }

@@ -42,7 +42,13 @@ export class IntentWriter {
   #pending: { intent: NewIntent; now: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   #flushScheduled = false;
 
-  constructor(d: { readonly db: Database.Database; readonly path: string; readonly log: Logger; readonly file: LedgerFileWatch; readonly queries: LedgerQueries }) {
+  constructor(d: {
+    readonly db: Database.Database;
+    readonly path: string;
+    readonly log: Logger;
+    readonly file: LedgerFileWatch;
+    readonly queries: LedgerQueries;
+  }) {
     this.#db = d.db;
     this.#path = d.path;
     this.#log = d.log;
@@ -113,7 +119,10 @@ export class IntentWriter {
   }
 
   #logRecorded(intent: NewIntent): void {
-    this.#log.info({ action_id: intent.actionId, call_id: intent.callId, tool: intent.tool, resources: intent.resources }, "intent recorded");
+    this.#log.info(
+      { action_id: intent.actionId, call_id: intent.callId, tool: intent.tool, resources: intent.resources },
+      "intent recorded",
+    );
   }
 
   #insert(intent: NewIntent, now: number): void {
@@ -141,7 +150,11 @@ export class IntentWriter {
     } catch (error) {
       const existing = this.#queries.findByCallId(intent.callId);
       if (existing) {
-        throw new ArmbridgeError("ARMB_ERR_CALL_ID_REUSED", { callId: intent.callId, tool: existing.tool, actionId: existing.actionId }, { cause: error });
+        throw new ArmbridgeError(
+          "ARMB_ERR_CALL_ID_REUSED",
+          { callId: intent.callId, tool: existing.tool, actionId: existing.actionId },
+          { cause: error },
+        );
       }
       throw classifySqliteError(error, this.#path);
     }

@@ -38,7 +38,10 @@ export class LedgerFileWatch {
     const how = main ? `${main}` : wal ? `left without its write-ahead log (${path}-wal ${wal})` : undefined;
     if (how === undefined) return undefined;
     this.#lost = { error: new ArmbridgeError("ARMB_ERR_LEDGER_LOST", { path, how }), detectedAt: now };
-    this.#log.error({ path, how, code: "ARMB_ERR_LEDGER_LOST" }, "the intent ledger file was deleted or replaced under the running bridge: no motion is accepted from now on");
+    this.#log.error(
+      { path, how, code: "ARMB_ERR_LEDGER_LOST" },
+      "the intent ledger file was deleted or replaced under the running bridge: no motion is accepted from now on",
+    );
     return this.#lost;
   }
 

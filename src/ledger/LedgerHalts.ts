@@ -19,7 +19,9 @@ export class LedgerHalts {
   }
 
   /** Records a halt (the latch is on from here until released); written durably. */
-  record(h: Pick<HaltRow, "haltId" | "haltedAt" | "source" | "operator" | "callId" | "client" | "axes" | "note">): HaltRow {
+  record(
+    h: Pick<HaltRow, "haltId" | "haltedAt" | "source" | "operator" | "callId" | "client" | "axes" | "note">,
+  ): HaltRow {
     const client = h.client ? normalizeClient(h.client) : undefined;
     this.#stmts.insert.run({
       client_kind: client?.kind ?? null,
@@ -33,13 +35,30 @@ export class LedgerHalts {
       axes_json: h.axes ? JSON.stringify(h.axes) : null,
       note: h.note ?? null,
     });
-    this.#log.warn({ halt_id: h.haltId, source: h.source, operator: h.operator, axes: h.axes }, "halt recorded: every motion is refused until an operator releases it");
+    this.#log.warn(
+      { halt_id: h.haltId, source: h.source, operator: h.operator, axes: h.axes },
+      "halt recorded: every motion is refused until an operator releases it",
+    );
     return this.mustGet(h.haltId);
   }
 
   /** What the arm said to a halt: confirmed (with the pose it reported) or not (with why). */
-  answer(haltId: string, a: { readonly confirmed: boolean; readonly detail?: string | undefined; readonly pose?: Readonly<Record<string, number>> | undefined }, now = Date.now()): HaltRow {
-    this.#stmts.answer.run({ halt_id: haltId, confirmed: a.confirmed ? 1 : 0, detail: a.detail ?? null, pose_json: a.pose ? JSON.stringify(a.pose) : null, now });
+  answer(
+    haltId: string,
+    a: {
+      readonly confirmed: boolean;
+      readonly detail?: string | undefined;
+      readonly pose?: Readonly<Record<string, number>> | undefined;
+    },
+    now = Date.now(),
+  ): HaltRow {
+    this.#stmts.answer.run({
+      halt_id: haltId,
+      confirmed: a.confirmed ? 1 : 0,
+      detail: a.detail ?? null,
+      pose_json: a.pose ? JSON.stringify(a.pose) : null,
+      now,
+    });
     return this.mustGet(haltId);
   }
 
@@ -48,7 +67,10 @@ export class LedgerHalts {
     const open = this.open();
     if (open.length === 0) throw new ArmbridgeError("ARMB_ERR_NOT_HALTED");
     this.#stmts.release.run({ operator: r.operator, note: r.note ?? null, now });
-    this.#log.warn({ halts: open.map((h) => h.haltId), operator: r.operator }, "halt released by an operator: motion is accepted again");
+    this.#log.warn(
+      { halts: open.map((h) => h.haltId), operator: r.operator },
+      "halt released by an operator: motion is accepted again",
+    );
     return open.map((h) => this.mustGet(h.haltId));
   }
 
@@ -75,8 +97,12 @@ function prepare(db: Database.Database) {
       `INSERT INTO halts (halt_id, halted_at, source, operator, call_id, client_kind, client_name, client_session, axes_json, note)
        VALUES (@halt_id, @halted_at, @source, @operator, @call_id, @client_kind, @client_name, @client_session, @axes_json, @note)`,
     ),
-    answer: db.prepare(`UPDATE halts SET confirmed = @confirmed, detail = @detail, pose_json = @pose_json, answered_at = @now WHERE halt_id = @halt_id`),
-    release: db.prepare(`UPDATE halts SET released_at = @now, released_by = @operator, release_note = @note WHERE released_at IS NULL`),
+    answer: db.prepare(
+      `UPDATE halts SET confirmed = @confirmed, detail = @detail, pose_json = @pose_json, answered_at = @now WHERE halt_id = @halt_id`,
+    ),
+    release: db.prepare(
+      `UPDATE halts SET released_at = @now, released_by = @operator, release_note = @note WHERE released_at IS NULL`,
+    ),
     open: db.prepare(`SELECT * FROM halts WHERE released_at IS NULL ORDER BY halted_at, halt_id`),
     recent: db.prepare(`SELECT * FROM halts ORDER BY halted_at DESC, halt_id DESC LIMIT ?`),
     byId: db.prepare(`SELECT * FROM halts WHERE halt_id = ?`),
@@ -111,7 +137,14 @@ function haltRowOf(r: RawHalt): HaltRow {
     source: r.source as HaltSource,
     operator: r.operator ?? undefined,
     callId: r.call_id ?? undefined,
-    ...(isClientKind(r.client_kind) && r.client_name !== null ? { client: r.client_session === null ? { kind: r.client_kind, name: r.client_name } : { kind: r.client_kind, name: r.client_name, session: r.client_session } } : {}),
+    ...(isClientKind(r.client_kind) && r.client_name !== null
+      ? {
+          client:
+            r.client_session === null
+              ? { kind: r.client_kind, name: r.client_name }
+              : { kind: r.client_kind, name: r.client_name, session: r.client_session },
+        }
+      : {}),
     axes: r.axes_json === null ? undefined : (JSON.parse(r.axes_json) as string[]),
     note: r.note ?? undefined,
     confirmed: r.confirmed === null ? undefined : r.confirmed === 1,

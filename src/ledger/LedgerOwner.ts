@@ -25,7 +25,12 @@ export function ownerFileOf(ledgerPath: string): string {
 }
 
 export function thisProcessAsOwner(now = new Date(), argv: readonly string[] = process.argv): LedgerOwnerRecord {
-  return { pid: process.pid, host: hostname(), since: now.toISOString(), command: commandLineWithoutSecrets(argv.slice(1)).slice(0, 300) };
+  return {
+    pid: process.pid,
+    host: hostname(),
+    since: now.toISOString(),
+    command: commandLineWithoutSecrets(argv.slice(1)).slice(0, 300),
+  };
 }
 
 /**
@@ -60,7 +65,8 @@ export function readOwnerFile(ledgerPath: string): LedgerOwnerRecord | undefined
 /** Removes the owner file if it still names this process (a successor may have written its own). */
 export function removeOwnerFile(ledgerPath: string): void {
   const record = readOwnerFile(ledgerPath);
-  if (record && record.pid === process.pid && record.host === hostname()) rmSync(ownerFileOf(ledgerPath), { force: true });
+  if (record && record.pid === process.pid && record.host === hostname())
+    rmSync(ownerFileOf(ledgerPath), { force: true });
 }
 
 /** Whether `pid` names a live process on this host (EPERM: alive, someone else's). */

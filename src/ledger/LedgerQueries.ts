@@ -57,12 +57,21 @@ export class LedgerQueries {
    * several states: a row in any of them is listed.
    */
   list(
-    filter: { state?: ActionRowState | readonly ActionRowState[] | undefined; client?: ClientFilter | undefined; limit?: number | undefined; before?: number | undefined; after?: LedgerCursor | undefined } = {},
+    filter: {
+      state?: ActionRowState | readonly ActionRowState[] | undefined;
+      client?: ClientFilter | undefined;
+      limit?: number | undefined;
+      before?: number | undefined;
+      after?: LedgerCursor | undefined;
+    } = {},
   ): ActionRow[] {
     const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
     const rows = this.#stmts.list.all({
       // One state or several (the model's `stopped` is two): a JSON list either way, read by json_each.
-      states: filter.state === undefined ? null : JSON.stringify(typeof filter.state === "string" ? [filter.state] : filter.state),
+      states:
+        filter.state === undefined
+          ? null
+          : JSON.stringify(typeof filter.state === "string" ? [filter.state] : filter.state),
       client_kind: filter.client?.kind ?? null,
       client_name: filter.client?.name ?? null,
       client_session: filter.client?.session ?? null,
@@ -80,7 +89,14 @@ export class LedgerQueries {
 
   /** Every client that sent a motion, the most recent first (the history's filter). Rows without a client are left out. */
   clients(limit = 200): ClientSeen[] {
-    const raws = this.#stmts.clients.all(Math.max(1, Math.min(limit, 1000))) as { client_kind: string; client_name: string; client_session: string | null; n: number; first_at: number; last_at: number }[];
+    const raws = this.#stmts.clients.all(Math.max(1, Math.min(limit, 1000))) as {
+      client_kind: string;
+      client_name: string;
+      client_session: string | null;
+      n: number;
+      first_at: number;
+      last_at: number;
+    }[];
     return raws.flatMap((r) => {
       const client = storedClientOf(r);
       return client ? [{ client, actions: r.n, firstAt: r.first_at, lastAt: r.last_at }] : [];

@@ -57,7 +57,9 @@ export function actionRowOf(r: RawActionRow): ActionRow {
     operatorNote: r.operator_note ?? undefined,
     operatorOutcome: (r.operator_outcome ?? undefined) as ConfirmOutcome | undefined,
     observed:
-      r.observed_pose_json === null ? undefined : { pose: JSON.parse(r.observed_pose_json) as Record<string, number>, stampMs: r.observed_at ?? 0 },
+      r.observed_pose_json === null
+        ? undefined
+        : { pose: JSON.parse(r.observed_pose_json) as Record<string, number>, stampMs: r.observed_at ?? 0 },
     createdAt: r.created_at,
     settledAt: r.settled_at ?? undefined,
     confirmedAt: r.confirmed_at ?? undefined,
@@ -66,13 +68,17 @@ export function actionRowOf(r: RawActionRow): ActionRow {
 }
 
 /** A stored client, or undefined for rows without one (and a kind this version does not know, written by a newer one). */
-export function storedClientOf(r: Pick<RawActionRow, "client_kind" | "client_name" | "client_session">): CallClient | undefined {
+export function storedClientOf(
+  r: Pick<RawActionRow, "client_kind" | "client_name" | "client_session">,
+): CallClient | undefined {
   if (r.client_kind === null || r.client_name === null || !isClientKind(r.client_kind)) return undefined;
   return normalizeClient({ kind: r.client_kind, name: r.client_name, session: r.client_session ?? undefined });
 }
 
 /** A stored approval, or undefined for a motion no one had to approve (and rows written before schema 5). */
-function storedApprovalOf(r: Pick<RawActionRow, "approval_id" | "approved_by" | "approved_at" | "approval_note">): ApprovalRecord | undefined {
+function storedApprovalOf(
+  r: Pick<RawActionRow, "approval_id" | "approved_by" | "approved_at" | "approval_note">,
+): ApprovalRecord | undefined {
   if (r.approval_id === null || r.approved_by === null || r.approved_at === null) return undefined;
   return { approvalId: r.approval_id, operator: r.approved_by, at: r.approved_at, note: r.approval_note ?? undefined };
 }

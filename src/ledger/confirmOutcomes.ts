@@ -48,9 +48,11 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
     label: "Reached the target",
     status: "done",
     releases: (row) => row.resources,
-    modelIsTold: (f) => `${byOperator(f)} confirmed that ${f.tool} (action_id=${f.actionId}) reached its target. Its joints are released. Proceed to the next step.`,
+    modelIsTold: (f) =>
+      `${byOperator(f)} confirmed that ${f.tool} (action_id=${f.actionId}) reached its target. Its joints are released. Proceed to the next step.`,
     operatorSays: (f) => `${who(f)} confirmed it reached the target${noted(f)}.`,
-    whatFollows: () => "Unlocks its joints. The model is told the motion completed and goes on to its next step from the target pose.",
+    whatFollows: () =>
+      "Unlocks its joints. The model is told the motion completed and goes on to its next step from the target pose.",
   },
   partial: {
     state: "confirmed_partial",
@@ -63,7 +65,8 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
         ? `It is now at ${poseAgainstTargets(f)}, as observed when the operator confirmed. `
         : "The bridge has no pose from the arm for that moment: read get_arm_state. ") +
       "Its joints are released. A re-run starts from where the arm is now, not from where this motion began: plan the next motion from get_arm_state.",
-    operatorSays: (f) => `${who(f)} confirmed it stopped part-way${f.observed ? `, at ${poseAgainstTargets(f)}` : ""}${noted(f)}.`,
+    operatorSays: (f) =>
+      `${who(f)} confirmed it stopped part-way${f.observed ? `, at ${poseAgainstTargets(f)}` : ""}${noted(f)}.`,
     whatFollows: () =>
       "Unlocks its joints and records the pose shown now. The model is told the arm stopped short there, not at the target, and that a re-run starts from this pose: the arm may move again from where it is.",
   },
@@ -77,13 +80,15 @@ export const CONFIRM_OUTCOME_RULES: Readonly<Record<ConfirmOutcome, ConfirmOutco
       (f.observed ? `; it is at ${poseAgainstTargets(f)}` : "") +
       ". Its joints are released and re-running is allowed; read get_arm_state before planning the next motion.",
     operatorSays: (f) => `${who(f)} confirmed it did not move${noted(f)}.`,
-    whatFollows: () => "Unlocks its joints. The model is told nothing moved and that it may run the motion again, from the pose the arm is in.",
+    whatFollows: () =>
+      "Unlocks its joints. The model is told nothing moved and that it may run the motion again, from the pose the arm is in.",
   },
 };
 
 /** The outcome a confirmed state came from, for rows confirmed before the ledger kept the operator's word. */
 export function outcomeOfState(state: ActionRowState): ConfirmOutcome | undefined {
-  for (const [outcome, rule] of Object.entries(CONFIRM_OUTCOME_RULES) as [ConfirmOutcome, ConfirmOutcomeRule][]) if (rule.state === state) return outcome;
+  for (const [outcome, rule] of Object.entries(CONFIRM_OUTCOME_RULES) as [ConfirmOutcome, ConfirmOutcomeRule][])
+    if (rule.state === state) return outcome;
   return undefined;
 }
 

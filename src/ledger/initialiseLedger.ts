@@ -17,7 +17,9 @@ export function initialiseLedger(db: Database.Database, path: string, log: Logge
   // quick_check reads every page: a damaged file fails here, not mid-motion.
   const check = db.pragma("quick_check", { simple: true });
   if (check !== "ok") throw new ArmbridgeError("ARMB_ERR_LEDGER_CORRUPT", { path, reason: String(check) });
-  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
+  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map(
+    (t) => t.name,
+  );
   if (tables.length === 0) {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
@@ -33,9 +35,14 @@ export function initialiseLedger(db: Database.Database, path: string, log: Logge
   if (!tables.includes("meta") || !tables.includes("actions")) {
     throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", { path, reason: `it has tables ${tables.join(", ")}` });
   }
-  const meta = new Map((db.prepare(`SELECT key, value FROM meta`).all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+  const meta = new Map(
+    (db.prepare(`SELECT key, value FROM meta`).all() as { key: string; value: string }[]).map((m) => [m.key, m.value]),
+  );
   if (meta.get("app") !== APP_ID) {
-    throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", { path, reason: `its meta.app is ${JSON.stringify(meta.get("app") ?? null)}` });
+    throw new ArmbridgeError("ARMB_ERR_LEDGER_FOREIGN", {
+      path,
+      reason: `its meta.app is ${JSON.stringify(meta.get("app") ?? null)}`,
+    });
   }
   const version = meta.get("schema_version");
   const found = version === undefined || !/^[1-9][0-9]*$/.test(version) ? Number.NaN : Number(version);

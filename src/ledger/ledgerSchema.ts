@@ -74,7 +74,11 @@ const V5_COLUMNS = ["approval_id TEXT", "approved_by TEXT", "approved_at INTEGER
  * asked, then `later` — the columns of versions after the one being built)
  * under `name`, with the states' CHECK `stateCheck`.
  */
-const actionsTable = (name: string, stateCheck: string, later: readonly string[]): string => `CREATE TABLE ${name} (${columnsDdl(stateCheck)},
+const actionsTable = (
+  name: string,
+  stateCheck: string,
+  later: readonly string[],
+): string => `CREATE TABLE ${name} (${columnsDdl(stateCheck)},
   ${[...V3_COLUMNS, ...later].join(",\n  ")}
 ) STRICT;`;
 
@@ -121,8 +125,25 @@ ${HALTS_TABLE}`;
 
 /** Columns every version has had: what a rebuild copies over. */
 const V1_COLUMNS = [
-  "action_id", "call_id", "tool", "args_json", "args_hash", "resources_json", "command_json", "arm_incarnation", "state", "timed_out",
-  "settled_by", "message", "evidence_json", "operator", "operator_note", "created_at", "settled_at", "confirmed_at", "updated_at",
+  "action_id",
+  "call_id",
+  "tool",
+  "args_json",
+  "args_hash",
+  "resources_json",
+  "command_json",
+  "arm_incarnation",
+  "state",
+  "timed_out",
+  "settled_by",
+  "message",
+  "evidence_json",
+  "operator",
+  "operator_note",
+  "created_at",
+  "settled_at",
+  "confirmed_at",
+  "updated_at",
 ].join(", ");
 /** The columns of version 3: what the version-4 rebuild copies over. */
 const V3_COPIED = `${V1_COLUMNS}, operator_outcome, observed_pose_json, observed_at, client_kind, client_name, client_session`;
@@ -181,7 +202,9 @@ export function migrateLedger(db: Database.Database, from: number): number[] {
     }
     db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema_version'`).run(String(SCHEMA_VERSION));
     const count = (db.prepare(`SELECT COUNT(*) AS n FROM actions`).get() as { n: number }).n;
-    db.prepare(`INSERT INTO meta (key, value) VALUES ('migrated_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(`${Date.now()} (from ${from}, ${count} rows)`);
+    db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('migrated_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ).run(`${Date.now()} (from ${from}, ${count} rows)`);
   })();
   return steps;
 }

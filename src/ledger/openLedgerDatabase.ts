@@ -18,7 +18,10 @@ const DEFAULT_LOCK_WAIT_MS = 1000;
  * with its owner file written. A file that is not ours, or is damaged, or is
  * held by another process, is refused with a coded error and left untouched.
  */
-export function openLedgerDatabase(path: string, options: { readonly log: Logger; readonly lockWaitMs?: number | undefined }): Database.Database {
+export function openLedgerDatabase(
+  path: string,
+  options: { readonly log: Logger; readonly lockWaitMs?: number | undefined },
+): Database.Database {
   const onDisk = path !== ":memory:";
   if (onDisk) checkFileHeader(path);
   let db: Database.Database;

@@ -10,7 +10,8 @@ const INVISIBLE = /[\p{Cf}\p{Cc}\p{White_Space}]/gu;
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 
 /** Why a name was refused, for error messages and usage text. */
-export const OPERATOR_NAME_RULE = "a name with at least one visible character (format characters such as U+200B and whitespace do not count)";
+export const OPERATOR_NAME_RULE =
+  "a name with at least one visible character (format characters such as U+200B and whitespace do not count)";
 
 /**
  * The operator name to record, or undefined when there is none: a name

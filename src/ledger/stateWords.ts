@@ -27,10 +27,14 @@ export const STATE_WORDS: Readonly<Record<ActionRowState, { readonly word: strin
  * part-way (`confirmed_partial`) both reach the model as status `stopped`, so
  * an operator who reads "stopped" in a transcript can type it.
  */
-export const RESULT_WORDS: Readonly<Record<string, readonly ActionRowState[]>> = { stopped: ["halted", "confirmed_partial"] };
+export const RESULT_WORDS: Readonly<Record<string, readonly ActionRowState[]>> = {
+  stopped: ["halted", "confirmed_partial"],
+};
 
 /** Every word a state may be typed as: the shared word first, then the ledger's name where it differs, then the model's words. */
-export const STATE_INPUTS: readonly string[] = [...new Set([...ACTION_STATES.flatMap((s) => [STATE_WORDS[s].word, s]), ...Object.keys(RESULT_WORDS)])];
+export const STATE_INPUTS: readonly string[] = [
+  ...new Set([...ACTION_STATES.flatMap((s) => [STATE_WORDS[s].word, s]), ...Object.keys(RESULT_WORDS)]),
+];
 
 /** The ledger states a typed word names (a shared word, the ledger's own name, or a status the model was told), or undefined. */
 export function statesOfWord(word: string): readonly ActionRowState[] | undefined {

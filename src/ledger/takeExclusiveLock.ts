@@ -21,7 +21,11 @@ export function takeExclusiveLock(db: Database.Database, path: string): void {
     const code = (error as { code?: unknown }).code;
     if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
       const h = describeHolder(path);
-      throw new ArmbridgeError("ARMB_ERR_LEDGER_LOCKED", { path, holder: h.holder, pid: h.pid, since: h.since, host: h.host }, { cause: error });
+      throw new ArmbridgeError(
+        "ARMB_ERR_LEDGER_LOCKED",
+        { path, holder: h.holder, pid: h.pid, since: h.since, host: h.host },
+        { cause: error },
+      );
     }
     throw error;
   }

@@ -13,7 +13,11 @@ export type MotionTiming =
    * max_velocity and speed × max_acceleration, and no shorter than
    * `minDurationS`. `groups`: the axes of each controller.
    */
-  | { readonly kind: "synchronized_cubic"; readonly groups: readonly (readonly string[])[]; readonly minDurationS: number }
+  | {
+      readonly kind: "synchronized_cubic";
+      readonly groups: readonly (readonly string[])[];
+      readonly minDurationS: number;
+    }
   /**
    * Every axis of a motion takes the same time, the slowest axis's
    * rest-to-rest time at speed × max_velocity, each on its own trapezoid at

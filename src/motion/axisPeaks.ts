@@ -14,7 +14,13 @@ export interface AxisPeaks {
  * `speed`, as `timing` runs it. An upper bound: the tool-speed limit is only
  * as sound as these.
  */
-export function axisPeaks(timing: MotionTiming, targets: Readonly<Record<string, number>>, from: Readonly<Record<string, number>>, speed: number, actuators: ReadonlyMap<string, Actuator>): AxisPeaks {
+export function axisPeaks(
+  timing: MotionTiming,
+  targets: Readonly<Record<string, number>>,
+  from: Readonly<Record<string, number>>,
+  speed: number,
+  actuators: ReadonlyMap<string, Actuator>,
+): AxisPeaks {
   const velocity: Record<string, number> = {};
   const travel = (axis: string): number => Math.abs((targets[axis] ?? 0) - (from[axis] ?? targets[axis] ?? 0));
   const axes = Object.keys(targets).filter((a) => actuators.has(a));

@@ -10,9 +10,16 @@ export type { Logger } from "pino";
  * written for a person (prettyLogLine); piped or redirected, one JSON object
  * per line for machines. ARMBRIDGE_LOG_FORMAT=json|pretty overrides the guess.
  */
-export function createLogger(options: LoggerOptions = {}, stderr: { readonly isTTY?: boolean } = process.stderr, env: NodeJS.ProcessEnv = process.env): Logger {
+export function createLogger(
+  options: LoggerOptions = {},
+  stderr: { readonly isTTY?: boolean } = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): Logger {
   const level = env.ARMBRIDGE_LOG_LEVEL ?? (env.VITEST ? "silent" : "info");
-  return pino({ level, base: { app: "armbridge" }, ...options }, logFormat(stderr, env) === "pretty" ? prettyDestination(2) : pino.destination({ dest: 2, sync: true }));
+  return pino(
+    { level, base: { app: "armbridge" }, ...options },
+    logFormat(stderr, env) === "pretty" ? prettyDestination(2) : pino.destination({ dest: 2, sync: true }),
+  );
 }
 
 /** How stderr's lines are written: pretty on a terminal, JSON otherwise, unless ARMBRIDGE_LOG_FORMAT says. */

@@ -1,7 +1,14 @@
 import { writeSync } from "node:fs";
 
 /** pino's numeric levels in words, padded so messages line up. */
-const LEVEL_WORDS: Readonly<Record<number, string>> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };
+const LEVEL_WORDS: Readonly<Record<number, string>> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO ",
+  40: "WARN ",
+  50: "ERROR",
+  60: "FATAL",
+};
 
 /** Fields every line has, said by the line's head instead of as key=value. */
 const HEAD_FIELDS = new Set(["level", "time", "msg", "pid", "hostname", "app", "component"]);

@@ -43,11 +43,25 @@ export class EnvelopeItems {
     const items: EnvelopeItem[] = [];
     const shapes: VolumeShape[] = [];
     for (const [i, v] of kin.bodies.volumes.entries()) {
-      items.push({ link: v.link, what: "volume", ref: v.ref, kind: v.shape.kind === "box" ? BOX : CAPSULE, reach: reachOf(v.shape), volume: i });
+      items.push({
+        link: v.link,
+        what: "volume",
+        ref: v.ref,
+        kind: v.shape.kind === "box" ? BOX : CAPSULE,
+        reach: reachOf(v.shape),
+        volume: i,
+      });
       shapes.push(v.shape);
     }
     for (const f of kin.bodies.framePoints) {
-      items.push({ link: f.link, what: "frame", ref: f.ref, kind: CAPSULE, reach: Math.hypot(...f.offset), volume: -1 });
+      items.push({
+        link: f.link,
+        what: "frame",
+        ref: f.ref,
+        kind: CAPSULE,
+        reach: Math.hypot(...f.offset),
+        volume: -1,
+      });
       shapes.push({ kind: "capsule", a: f.offset, b: f.offset, radius: 0 });
     }
     this.items = items;
@@ -74,7 +88,9 @@ export class EnvelopeItems {
     const it = this.items[i];
     if (!it || it.ref < 0) return;
     const m = this.#frameFor(it.ref, jointFrames);
-    const L = this.local, W = this.world, o = STRIDE * i;
+    const L = this.local,
+      W = this.world,
+      o = STRIDE * i;
     if (it.kind === CAPSULE) {
       point(m, L, o, W, o);
       point(m, L, o + 3, W, o + 3);
@@ -99,9 +115,15 @@ export class EnvelopeItems {
     const t = this.#toFrame;
     // out = toFrame (column-major 4×4) · jointFrame (row-major 3×4).
     for (let r = 0; r < 3; r++) {
-      const t0 = t[r] ?? 0, t1 = t[4 + r] ?? 0, t2 = t[8 + r] ?? 0;
+      const t0 = t[r] ?? 0,
+        t1 = t[4 + r] ?? 0,
+        t2 = t[8 + r] ?? 0;
       for (let c = 0; c < 4; c++) {
-        out[4 * r + c] = t0 * (jointFrames[b + c] ?? 0) + t1 * (jointFrames[b + 4 + c] ?? 0) + t2 * (jointFrames[b + 8 + c] ?? 0) + (c === 3 ? (t[12 + r] ?? 0) : 0);
+        out[4 * r + c] =
+          t0 * (jointFrames[b + c] ?? 0) +
+          t1 * (jointFrames[b + 4 + c] ?? 0) +
+          t2 * (jointFrames[b + 8 + c] ?? 0) +
+          (c === 3 ? (t[12 + r] ?? 0) : 0);
       }
     }
     return out;
@@ -109,14 +131,18 @@ export class EnvelopeItems {
 }
 
 function point(m: Float64Array, src: Float64Array, so: number, dst: Float64Array, d: number): void {
-  const x = src[so] ?? 0, y = src[so + 1] ?? 0, z = src[so + 2] ?? 0;
+  const x = src[so] ?? 0,
+    y = src[so + 1] ?? 0,
+    z = src[so + 2] ?? 0;
   dst[d] = (m[0] ?? 0) * x + (m[1] ?? 0) * y + (m[2] ?? 0) * z + (m[3] ?? 0);
   dst[d + 1] = (m[4] ?? 0) * x + (m[5] ?? 0) * y + (m[6] ?? 0) * z + (m[7] ?? 0);
   dst[d + 2] = (m[8] ?? 0) * x + (m[9] ?? 0) * y + (m[10] ?? 0) * z + (m[11] ?? 0);
 }
 
 function direction(m: Float64Array, src: Float64Array, so: number, dst: Float64Array, d: number): void {
-  const x = src[so] ?? 0, y = src[so + 1] ?? 0, z = src[so + 2] ?? 0;
+  const x = src[so] ?? 0,
+    y = src[so + 1] ?? 0,
+    z = src[so + 2] ?? 0;
   dst[d] = (m[0] ?? 0) * x + (m[1] ?? 0) * y + (m[2] ?? 0) * z;
   dst[d + 1] = (m[4] ?? 0) * x + (m[5] ?? 0) * y + (m[6] ?? 0) * z;
   dst[d + 2] = (m[8] ?? 0) * x + (m[9] ?? 0) * y + (m[10] ?? 0) * z;

@@ -4,7 +4,13 @@ import { armKinematicsOf, type ArmKinematics } from "../kinematics/armKinematics
 import { identity, invert, type Transform } from "../kinematics/rigidTransform.js";
 import { mulberry32 } from "../random/mulberry32.js";
 import { BOX, EnvelopeItems, STRIDE } from "./EnvelopeItems.js";
-import { boxBoxSeparation, boxExtentAlong, BOX_STRIDE, segmentOrientedBoxDistance, writeAxisAlignedBox } from "./geometry/OrientedBox.js";
+import {
+  boxBoxSeparation,
+  boxExtentAlong,
+  BOX_STRIDE,
+  segmentOrientedBoxDistance,
+  writeAxisAlignedBox,
+} from "./geometry/OrientedBox.js";
 import { segmentBoxDistance } from "./geometry/segmentBoxDistance.js";
 import { segmentCylinderDistance } from "./geometry/segmentCylinderDistance.js";
 import { segmentSegmentDistance } from "./geometry/segmentSegmentDistance.js";
@@ -76,14 +82,16 @@ export class EnvelopeModel {
     const { chain } = kin;
     this.kin = kin;
     this.frame = ws?.frame ?? chain.baseLink;
-    const toFrame: Transform = ws?.frame === undefined ? identity() : invert(chain.fixedFrames.get(ws.frame) ?? identity());
+    const toFrame: Transform =
+      ws?.frame === undefined ? identity() : invert(chain.fixedFrames.get(ws.frame) ?? identity());
     this.items = new EnvelopeItems(kin, toFrame);
     this.floorZ = ws?.floorZ;
     this.keepIn = ws?.keepIn;
     this.keepOut = ws?.keepOut ?? [];
     this.maxStepM = ws?.maxStepM;
     this.#zoneBoxes = new Float64Array(BOX_STRIDE * this.keepOut.length);
-    for (const [z, zone] of this.keepOut.entries()) if (zone.kind === "box") writeAxisAlignedBox(this.#zoneBoxes, BOX_STRIDE * z, zone.min, zone.max);
+    for (const [z, zone] of this.keepOut.entries())
+      if (zone.kind === "box") writeAxisAlignedBox(this.#zoneBoxes, BOX_STRIDE * z, zone.min, zone.max);
 
     const items = this.items.items;
     const tests: EnvelopeTest[] = [];
@@ -95,7 +103,12 @@ export class EnvelopeModel {
       if (sideways) tests.push({ kind: "workspace", item: i });
     }
     // A pair is reported from the link farther down the chain: the one the motion brings to the other.
-    for (const [v, w] of kin.bodies.pairs) tests.push((items[v]?.ref ?? 0) >= (items[w]?.ref ?? 0) ? { kind: "pair", item: v, other: w } : { kind: "pair", item: w, other: v });
+    for (const [v, w] of kin.bodies.pairs)
+      tests.push(
+        (items[v]?.ref ?? 0) >= (items[w]?.ref ?? 0)
+          ? { kind: "pair", item: v, other: w }
+          : { kind: "pair", item: w, other: v },
+      );
     const tip = items.findIndex((it) => it.what === "frame" && it.link === chain.tipLink);
     if (this.maxStepM !== undefined && tip >= 0) tests.push({ kind: "step", item: tip });
     this.tests = tests;
@@ -103,12 +116,16 @@ export class EnvelopeModel {
     this.tests = tests.filter((_, t) => !always.has(t));
     this.alwaysInContact = [...always].map((t) => {
       const test = tests[t];
-      return [items[test?.item ?? 0]?.link ?? "?", test?.kind === "pair" ? (items[test.other]?.link ?? "?") : "?"] as const;
+      return [
+        items[test?.item ?? 0]?.link ?? "?",
+        test?.kind === "pair" ? (items[test.other]?.link ?? "?") : "?",
+      ] as const;
     });
 
     const dof = chain.dof;
     this.rates = new Float64Array(this.tests.length * dof);
-    const perJoint = (k: number, ref: number, reach: number): number => (chain.variables[k]?.type === "prismatic" ? 1 : chain.originDistanceBound(k, ref) + reach);
+    const perJoint = (k: number, ref: number, reach: number): number =>
+      chain.variables[k]?.type === "prismatic" ? 1 : chain.originDistanceBound(k, ref) + reach;
     const upright = uprightJoints(kin, toFrame);
     for (const [t, test] of this.tests.entries()) {
       const a = items[test.item];
@@ -121,7 +138,8 @@ export class EnvelopeModel {
         for (let k = near.ref + 1; k <= far.ref; k++) this.rates[t * dof + k] = perJoint(k, far.ref, far.reach);
       } else {
         // Turning about a vertical axis moves nothing up or down.
-        for (let k = 0; k <= a.ref; k++) this.rates[t * dof + k] = test.kind === "vertical" && upright[k] ? 0 : perJoint(k, a.ref, a.reach);
+        for (let k = 0; k <= a.ref; k++)
+          this.rates[t * dof + k] = test.kind === "vertical" && upright[k] ? 0 : perJoint(k, a.ref, a.reach);
       }
     }
   }
@@ -180,9 +198,18 @@ export class EnvelopeModel {
         return this.#pairClearance(test.item, test.other, report);
       case "step": {
         const o = STRIDE * test.item;
-        const d = Math.hypot((W[o] ?? 0) - (stepFrom[0] ?? 0), (W[o + 1] ?? 0) - (stepFrom[1] ?? 0), (W[o + 2] ?? 0) - (stepFrom[2] ?? 0));
+        const d = Math.hypot(
+          (W[o] ?? 0) - (stepFrom[0] ?? 0),
+          (W[o + 1] ?? 0) - (stepFrom[1] ?? 0),
+          (W[o + 2] ?? 0) - (stepFrom[2] ?? 0),
+        );
         const c = (this.maxStepM ?? Infinity) - d;
-        if (report) report.contact = { obstacle: { kind: "max_step", name: "max_step_m" }, point: [W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0], clearance: c };
+        if (report)
+          report.contact = {
+            obstacle: { kind: "max_step", name: "max_step_m" },
+            point: [W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0],
+            clearance: c,
+          };
         return c;
       }
     }
@@ -191,19 +218,24 @@ export class EnvelopeModel {
   /** The fast path: the smallest clearance to the floor and keep_in's bottom and top, or to keep_in's sides and every keep-out zone. */
   #workspaceClearance(i: number, which: "vertical" | "sideways", report: { contact?: Contact } | undefined): number {
     if (report) return this.#workspaceContact(i, which, report);
-    const W = this.items.world, o = STRIDE * i;
+    const W = this.items.world,
+      o = STRIDE * i;
     const box = this.items.items[i]?.kind === BOX;
     let best = Infinity;
     const r = box ? 0 : (W[o + 6] ?? 0);
-    const first = which === "vertical" ? 2 : 0, last = which === "vertical" ? 2 : 1;
+    const first = which === "vertical" ? 2 : 0,
+      last = which === "vertical" ? 2 : 1;
     for (let a = first; a <= last; a++) {
       if (a < 2 && this.keepIn === undefined) continue;
       const ext = box ? boxExtentAlong(W, o, a) : r;
-      const pa = W[o + a] ?? 0, pb = box ? pa : (W[o + 3 + a] ?? 0);
-      const low = (pa < pb ? pa : pb) - ext, high = (pa > pb ? pa : pb) + ext;
+      const pa = W[o + a] ?? 0,
+        pb = box ? pa : (W[o + 3 + a] ?? 0);
+      const low = (pa < pb ? pa : pb) - ext,
+        high = (pa > pb ? pa : pb) + ext;
       if (a === 2 && this.floorZ !== undefined && low - this.floorZ < best) best = low - this.floorZ;
       if (this.keepIn) {
-        const dl = low - (this.keepIn.min[a] ?? -Infinity), dh = (this.keepIn.max[a] ?? Infinity) - high;
+        const dl = low - (this.keepIn.min[a] ?? -Infinity),
+          dh = (this.keepIn.max[a] ?? Infinity) - high;
         if (dl < best) best = dl;
         if (dh < best) best = dh;
       }
@@ -220,25 +252,74 @@ export class EnvelopeModel {
   #zoneClearance(i: number, z: number): number {
     const zone = this.keepOut[z];
     if (!zone) return Infinity;
-    const W = this.items.world, o = STRIDE * i, P = this.#pointOut;
+    const W = this.items.world,
+      o = STRIDE * i,
+      P = this.#pointOut;
     const box = this.items.items[i]?.kind === BOX;
     if (zone.kind === "box") {
       if (box) {
         P.set([W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0]);
         return boxBoxSeparation(W, o, this.#zoneBoxes, BOX_STRIDE * z);
       }
-      return segmentBoxDistance(W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0, W[o + 3] ?? 0, W[o + 4] ?? 0, W[o + 5] ?? 0, zone.min[0], zone.min[1], zone.min[2], zone.max[0], zone.max[1], zone.max[2], P) - (W[o + 6] ?? 0);
+      return (
+        segmentBoxDistance(
+          W[o] ?? 0,
+          W[o + 1] ?? 0,
+          W[o + 2] ?? 0,
+          W[o + 3] ?? 0,
+          W[o + 4] ?? 0,
+          W[o + 5] ?? 0,
+          zone.min[0],
+          zone.min[1],
+          zone.min[2],
+          zone.max[0],
+          zone.max[1],
+          zone.max[2],
+          P,
+        ) - (W[o + 6] ?? 0)
+      );
     }
     if (box) {
       const [ax, ay, az, bx, by, bz, r] = boxAsCapsule(W, o);
-      return segmentCylinderDistance(ax, ay, az, bx, by, bz, zone.center[0], zone.center[1], zone.radius, zone.zMin, zone.zMax, P) - r;
+      return (
+        segmentCylinderDistance(
+          ax,
+          ay,
+          az,
+          bx,
+          by,
+          bz,
+          zone.center[0],
+          zone.center[1],
+          zone.radius,
+          zone.zMin,
+          zone.zMax,
+          P,
+        ) - r
+      );
     }
-    return segmentCylinderDistance(W[o] ?? 0, W[o + 1] ?? 0, W[o + 2] ?? 0, W[o + 3] ?? 0, W[o + 4] ?? 0, W[o + 5] ?? 0, zone.center[0], zone.center[1], zone.radius, zone.zMin, zone.zMax, P) - (W[o + 6] ?? 0);
+    return (
+      segmentCylinderDistance(
+        W[o] ?? 0,
+        W[o + 1] ?? 0,
+        W[o + 2] ?? 0,
+        W[o + 3] ?? 0,
+        W[o + 4] ?? 0,
+        W[o + 5] ?? 0,
+        zone.center[0],
+        zone.center[1],
+        zone.radius,
+        zone.zMin,
+        zone.zMax,
+        P,
+      ) - (W[o + 6] ?? 0)
+    );
   }
 
   /** The same clearance, saying what it was measured to and where (for a refusal). */
   #workspaceContact(i: number, which: "vertical" | "sideways", report: { contact?: Contact }): number {
-    const W = this.items.world, o = STRIDE * i;
+    const W = this.items.world,
+      o = STRIDE * i;
     const box = this.items.items[i]?.kind === BOX;
     let best: Contact | undefined;
     const consider = (contact: Contact): void => {
@@ -266,37 +347,83 @@ export class EnvelopeModel {
     }
     if (this.keepIn) {
       for (let a = which === "vertical" ? 2 : 0; a <= (which === "vertical" ? 2 : 1); a++) {
-        const low = extreme(a, false), high = extreme(a, true);
-        consider({ obstacle: { kind: "keep_in", name: `keep_in.min ${AXES[a]}` }, point: low.point, clearance: low.value - (this.keepIn.min[a] ?? -Infinity) });
-        consider({ obstacle: { kind: "keep_in", name: `keep_in.max ${AXES[a]}` }, point: high.point, clearance: (this.keepIn.max[a] ?? Infinity) - high.value });
+        const low = extreme(a, false),
+          high = extreme(a, true);
+        consider({
+          obstacle: { kind: "keep_in", name: `keep_in.min ${AXES[a]}` },
+          point: low.point,
+          clearance: low.value - (this.keepIn.min[a] ?? -Infinity),
+        });
+        consider({
+          obstacle: { kind: "keep_in", name: `keep_in.max ${AXES[a]}` },
+          point: high.point,
+          clearance: (this.keepIn.max[a] ?? Infinity) - high.value,
+        });
       }
     }
     const P = this.#pointOut;
     for (const [z, zone] of which === "sideways" ? this.keepOut.entries() : []) {
       const c = this.#zoneClearance(i, z);
-      consider({ obstacle: { kind: "keep_out", name: zone.name }, point: [P[0] ?? 0, P[1] ?? 0, P[2] ?? 0], clearance: c });
+      consider({
+        obstacle: { kind: "keep_out", name: zone.name },
+        point: [P[0] ?? 0, P[1] ?? 0, P[2] ?? 0],
+        clearance: c,
+      });
     }
     if (best) report.contact = best;
     return best?.clearance ?? Infinity;
   }
 
   #pairClearance(i: number, j: number, report: { contact?: Contact } | undefined): number {
-    const W = this.items.world, a = STRIDE * i, b = STRIDE * j;
+    const W = this.items.world,
+      a = STRIDE * i,
+      b = STRIDE * j;
     const items = this.items.items;
-    const boxA = items[i]?.kind === BOX, boxB = items[j]?.kind === BOX;
+    const boxA = items[i]?.kind === BOX,
+      boxB = items[j]?.kind === BOX;
     const S = this.#scratch;
     let c: number;
     if (!boxA && !boxB) {
-      c = segmentSegmentDistance(W[a] ?? 0, W[a + 1] ?? 0, W[a + 2] ?? 0, W[a + 3] ?? 0, W[a + 4] ?? 0, W[a + 5] ?? 0, W[b] ?? 0, W[b + 1] ?? 0, W[b + 2] ?? 0, W[b + 3] ?? 0, W[b + 4] ?? 0, W[b + 5] ?? 0, S);
+      c = segmentSegmentDistance(
+        W[a] ?? 0,
+        W[a + 1] ?? 0,
+        W[a + 2] ?? 0,
+        W[a + 3] ?? 0,
+        W[a + 4] ?? 0,
+        W[a + 5] ?? 0,
+        W[b] ?? 0,
+        W[b + 1] ?? 0,
+        W[b + 2] ?? 0,
+        W[b + 3] ?? 0,
+        W[b + 4] ?? 0,
+        W[b + 5] ?? 0,
+        S,
+      );
       c -= (W[a + 6] ?? 0) + (W[b + 6] ?? 0);
     } else if (boxA && boxB) {
       c = boxBoxSeparation(W, a, W, b);
       S.set([W[a] ?? 0, W[a + 1] ?? 0, W[a + 2] ?? 0]);
     } else {
       const [cap, bx] = boxA ? [b, a] : [a, b];
-      c = segmentOrientedBoxDistance(W[cap] ?? 0, W[cap + 1] ?? 0, W[cap + 2] ?? 0, W[cap + 3] ?? 0, W[cap + 4] ?? 0, W[cap + 5] ?? 0, W, bx, S) - (W[cap + 6] ?? 0);
+      c =
+        segmentOrientedBoxDistance(
+          W[cap] ?? 0,
+          W[cap + 1] ?? 0,
+          W[cap + 2] ?? 0,
+          W[cap + 3] ?? 0,
+          W[cap + 4] ?? 0,
+          W[cap + 5] ?? 0,
+          W,
+          bx,
+          S,
+        ) - (W[cap + 6] ?? 0);
     }
-    if (report) report.contact = { obstacle: { kind: "link", name: items[j]?.link ?? "?" }, point: [S[0] ?? 0, S[1] ?? 0, S[2] ?? 0], clearance: c };
+    if (report)
+      report.contact = {
+        obstacle: { kind: "link", name: items[j]?.link ?? "?" },
+        point: [S[0] ?? 0, S[1] ?? 0, S[2] ?? 0],
+        clearance: c,
+      };
     return c;
   }
 }
@@ -314,7 +441,9 @@ function uprightJoints(kin: ArmKinematics, toFrame: Transform): boolean[] {
   const axes = chain.kernel.jointAxis;
   let tilted = false;
   return chain.variables.map((v, k) => {
-    const x = axes[3 * k] ?? 0, y = axes[3 * k + 1] ?? 0, z = axes[3 * k + 2] ?? 0;
+    const x = axes[3 * k] ?? 0,
+      y = axes[3 * k + 1] ?? 0,
+      z = axes[3 * k + 2] ?? 0;
     // The axis in the workspace frame: its z component (row 2 of the rotation).
     const zw = (toFrame[2] ?? 0) * x + (toFrame[6] ?? 0) * y + (toFrame[10] ?? 1) * z;
     const upright = !tilted && Math.abs(Math.abs(zw) - 1) < 1e-12;
@@ -326,12 +455,18 @@ const ALWAYS_SAMPLES = 256;
 
 /** The capsule around a placed box: along its longest axis, radius the half diagonal across it. */
 function boxAsCapsule(W: Float64Array, o: number): [number, number, number, number, number, number, number] {
-  const h0 = W[o + 12] ?? 0, h1 = W[o + 13] ?? 0, h2 = W[o + 14] ?? 0;
+  const h0 = W[o + 12] ?? 0,
+    h1 = W[o + 13] ?? 0,
+    h2 = W[o + 14] ?? 0;
   const long = h0 >= h1 && h0 >= h2 ? 0 : h1 >= h2 ? 1 : 2;
   const u = o + 3 + 3 * long;
   const hl = long === 0 ? h0 : long === 1 ? h1 : h2;
   const r = long === 0 ? Math.hypot(h1, h2) : long === 1 ? Math.hypot(h0, h2) : Math.hypot(h0, h1);
-  const cx = W[o] ?? 0, cy = W[o + 1] ?? 0, cz = W[o + 2] ?? 0;
-  const ux = (W[u] ?? 0) * hl, uy = (W[u + 1] ?? 0) * hl, uz = (W[u + 2] ?? 0) * hl;
+  const cx = W[o] ?? 0,
+    cy = W[o + 1] ?? 0,
+    cz = W[o + 2] ?? 0;
+  const ux = (W[u] ?? 0) * hl,
+    uy = (W[u + 1] ?? 0) * hl,
+    uz = (W[u + 2] ?? 0) * hl;
   return [cx - ux, cy - uy, cz - uz, cx + ux, cy + uy, cz + uz, r];
 }

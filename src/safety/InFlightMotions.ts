@@ -66,7 +66,11 @@ export class InFlightMotions {
   /** The segments to account for; `stillUnsettled(actionId)` prunes unresolved motions that were settled or confirmed since. */
   current(stillUnsettled: (actionId: string) => boolean): InFlightMotion[] {
     for (const [id, e] of this.#entries) if (e.unresolved && !stillUnsettled(id)) this.#entries.delete(id);
-    return [...this.#entries.values()].flatMap((e) => e.segments.map(({ actionId, from, to, peakVelocity }) => (peakVelocity === undefined ? { actionId, from, to } : { actionId, from, to, peakVelocity })));
+    return [...this.#entries.values()].flatMap((e) =>
+      e.segments.map(({ actionId, from, to, peakVelocity }) =>
+        peakVelocity === undefined ? { actionId, from, to } : { actionId, from, to, peakVelocity },
+      ),
+    );
   }
 
   /** The action ids counted in flight now (without pruning). */

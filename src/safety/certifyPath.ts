@@ -27,8 +27,21 @@ export interface PathToCertify {
 const HALF = 0.5;
 
 export type CertifiedPath =
-  | { readonly ok: true; readonly evaluations: number; readonly pairChecks: number; readonly deferred: readonly number[] }
-  | { readonly ok: false; readonly reason: "too_close"; readonly test: number; readonly s: number; readonly clearance: number; readonly evaluations: number; readonly pairChecks: number }
+  | {
+      readonly ok: true;
+      readonly evaluations: number;
+      readonly pairChecks: number;
+      readonly deferred: readonly number[];
+    }
+  | {
+      readonly ok: false;
+      readonly reason: "too_close";
+      readonly test: number;
+      readonly s: number;
+      readonly clearance: number;
+      readonly evaluations: number;
+      readonly pairChecks: number;
+    }
   | { readonly ok: false; readonly reason: "budget"; readonly evaluations: number; readonly pairChecks: number };
 
 /**
@@ -52,11 +65,16 @@ export function certifyPath(model: EnvelopeModel, path: PathToCertify, scratch: 
   const { start, delta, rates, bounds, margin, active } = path;
   const deferred: number[] = [];
   const dof = start.length;
-  const next = scratch.next, last = scratch.last, placedAt = scratch.placedAt, q = scratch.q, stepFrom = scratch.stepFrom;
+  const next = scratch.next,
+    last = scratch.last,
+    placedAt = scratch.placedAt,
+    q = scratch.q,
+    stepFrom = scratch.stepFrom;
   next.fill(0);
   last.fill(0);
   placedAt.fill(-1);
-  let evaluations = 0, pairChecks = 0;
+  let evaluations = 0,
+    pairChecks = 0;
   let s = 0;
   for (;;) {
     for (let k = 0; k < dof; k++) q[k] = (start[k] ?? 0) + s * (delta[k] ?? 0);
@@ -92,7 +110,8 @@ export function certifyPath(model: EnvelopeModel, path: PathToCertify, scratch: 
         const c = model.clearance(t, stepFrom);
         const bound = bounds[t] ?? 0;
         if (!(c >= margin + bound)) {
-          if (!(bound > path.deferAbove)) return { ok: false, reason: "too_close", test: t, s, clearance: c, evaluations, pairChecks };
+          if (!(bound > path.deferAbove))
+            return { ok: false, reason: "too_close", test: t, s, clearance: c, evaluations, pairChecks };
           active[t] = 0;
           deferred.push(t);
           continue;

@@ -70,12 +70,20 @@ export function checkMotionEnvelope(
   }
 
   // Each in-flight motion's segment over the chain joints it moves (and the new one does not).
-  const moving: Array<{ readonly actionId: string; readonly joints: number[]; readonly a: Float64Array; readonly b: Float64Array; readonly motion: InFlightMotion }> = [];
+  const moving: Array<{
+    readonly actionId: string;
+    readonly joints: number[];
+    readonly a: Float64Array;
+    readonly b: Float64Array;
+    readonly motion: InFlightMotion;
+  }> = [];
   for (const m of inFlight) {
     const joints: number[] = [];
-    const a = new Float64Array(dof), b = new Float64Array(dof);
+    const a = new Float64Array(dof),
+      b = new Float64Array(dof);
     for (const [k, name] of kin.jointNames.entries()) {
-      const from = m.from[name], to = m.to[name];
+      const from = m.from[name],
+        to = m.to[name];
       if (to === undefined || targets[name] !== undefined) continue;
       joints.push(k);
       a[k] = from ?? to;
@@ -99,10 +107,17 @@ export function checkMotionEnvelope(
   const rates = new Float64Array(T);
   for (let t = 0; t < T; t++) rates[t] = rateOf(t, (k) => delta[k] ?? 0);
   // Per test and motion in flight: how much its whole segment can change the test's clearance.
-  const flightRates = moving.map((g) => Float64Array.from({ length: T }, (_, t) => rateOf(t, (k) => (g.b[k] ?? 0) - (g.a[k] ?? 0), g.joints)));
+  const flightRates = moving.map((g) =>
+    Float64Array.from({ length: T }, (_, t) => rateOf(t, (k) => (g.b[k] ?? 0) - (g.a[k] ?? 0), g.joints)),
+  );
   // An unbounded rate (a joint whose reach the chain cannot bound) certifies nothing: refuse, never skip.
   if (!rates.every(Number.isFinite) || !flightRates.every((r) => r.every(Number.isFinite))) {
-    const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule: "how far the links can move along this path cannot be bounded; split it into smaller moves" });
+    const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", {
+      tool,
+      link: "(path)",
+      point: "(not checked)",
+      rule: "how far the links can move along this path cannot be bounded; split it into smaller moves",
+    });
     return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
   }
 
@@ -115,7 +130,8 @@ export function checkMotionEnvelope(
   const boxes: Array<{ readonly centre: number[]; readonly half: number[]; readonly tests: readonly number[] }> = [
     { centre: moving.map(() => 0.5), half: moving.map(() => 0.5), tests: Array.from({ length: T }, (_, t) => t) },
   ];
-  let evaluations = 0, pairChecks = 0;
+  let evaluations = 0,
+    pairChecks = 0;
   for (let box = boxes.pop(); box !== undefined; box = boxes.pop()) {
     const { centre, half } = box;
     for (const [i, g] of moving.entries()) {
@@ -127,13 +143,27 @@ export function checkMotionEnvelope(
       active[t] = 1;
       bounds[t] = flightRates.reduce((sum, r, i) => sum + (r[t] ?? 0) * (half[i] ?? 0), 0);
     }
-    const walk = certifyPath(model, { start, delta, rates, bounds, margin: MARGIN_M, budget: MAX_EVALUATIONS - evaluations, active, deferAbove: IN_FLIGHT_RESOLUTION_M }, scratch);
+    const walk = certifyPath(
+      model,
+      {
+        start,
+        delta,
+        rates,
+        bounds,
+        margin: MARGIN_M,
+        budget: MAX_EVALUATIONS - evaluations,
+        active,
+        deferAbove: IN_FLIGHT_RESOLUTION_M,
+      },
+      scratch,
+    );
     evaluations += walk.evaluations;
     pairChecks += walk.pairChecks;
     if (walk.ok) {
       if (walk.deferred.length === 0) continue;
       // Split along the motion in flight with the largest share of the deferred tests' bounds.
-      const share = (i: number): number => walk.deferred.reduce((sum, t) => sum + (flightRates[i]?.[t] ?? 0) * (half[i] ?? 0), 0);
+      const share = (i: number): number =>
+        walk.deferred.reduce((sum, t) => sum + (flightRates[i]?.[t] ?? 0) * (half[i] ?? 0), 0);
       let widest = 0;
       for (let i = 1; i < moving.length; i++) if (share(i) > share(widest)) widest = i;
       const h = (half[widest] ?? 0) / 2;
@@ -151,10 +181,25 @@ export function checkMotionEnvelope(
         moving.length > 0
           ? `the path cannot be verified alongside the ${moving.length} motion(s) in flight in ${MAX_EVALUATIONS} evaluations; ${whenInFlightEnd(moving.map((g) => g.motion))}, or move in smaller steps`
           : `the path cannot be verified in ${MAX_EVALUATIONS} evaluations; split it into smaller moves`;
-      const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule });
+      const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", {
+        tool,
+        link: "(path)",
+        point: "(not checked)",
+        rule,
+      });
       return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
     }
-    return envelopeRefusal({ model, tool, test: walk.test, s: walk.s, start, delta, bound: bounds[walk.test] ?? 0, inFlight: moving.map((g) => g.actionId), whenTheyEnd: whenInFlightEnd(moving.map((g) => g.motion)) });
+    return envelopeRefusal({
+      model,
+      tool,
+      test: walk.test,
+      s: walk.s,
+      start,
+      delta,
+      bound: bounds[walk.test] ?? 0,
+      inFlight: moving.map((g) => g.actionId),
+      whenTheyEnd: whenInFlightEnd(moving.map((g) => g.motion)),
+    });
   }
   return { ok: true, samples: evaluations, pairChecks };
 }

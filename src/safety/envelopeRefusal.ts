@@ -39,7 +39,11 @@ export function envelopeRefusal(r: RefusalInput): EnvelopeVerdict {
   const report: { contact?: Contact } = {};
   model.clearance(r.test, stepFrom, report);
   const item = test ? model.items.items[test.item] : undefined;
-  const c = report.contact ?? { obstacle: { kind: "floor", name: "floor_z" } as const, point: [NaN, NaN, NaN] as [number, number, number], clearance: NaN };
+  const c = report.contact ?? {
+    obstacle: { kind: "floor", name: "floor_z" } as const,
+    point: [NaN, NaN, NaN] as [number, number, number],
+    clearance: NaN,
+  };
   const link = item?.link ?? "?";
   const part = item?.what ?? "frame";
   const required = 0.001 + r.bound;
@@ -69,12 +73,38 @@ export function envelopeRefusal(r: RefusalInput): EnvelopeVerdict {
   const point = `(${c.point.map((v) => v.toFixed(3)).join(", ")}) m`;
   const needed = `clearance ${mm(c.clearance)}, at least ${mm(required)} needed`;
   if (test?.kind === "pair") {
-    const e = new ArmbridgeError("ARMB_ERR_SELF_COLLISION", { tool, link, other: c.obstacle.name, point, clearance: c.clearance.toFixed(4), rule: `${needed}${why}` });
-    return { ok: false, code: e.code, issues: [{ path: "(envelope)", code: "self_collision", message: `${e.message} ${where}` }], link, point: c.point, at: s, contact };
+    const e = new ArmbridgeError("ARMB_ERR_SELF_COLLISION", {
+      tool,
+      link,
+      other: c.obstacle.name,
+      point,
+      clearance: c.clearance.toFixed(4),
+      rule: `${needed}${why}`,
+    });
+    return {
+      ok: false,
+      code: e.code,
+      issues: [{ path: "(envelope)", code: "self_collision", message: `${e.message} ${where}` }],
+      link,
+      point: c.point,
+      at: s,
+      contact,
+    };
   }
-  const rule = c.obstacle.kind === "max_step" ? `${ruleText(c, part, model, required)}${why}` : `${ruleText(c, part, model, required)}: ${needed}${why}`;
+  const rule =
+    c.obstacle.kind === "max_step"
+      ? `${ruleText(c, part, model, required)}${why}`
+      : `${ruleText(c, part, model, required)}: ${needed}${why}`;
   const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link, point, rule });
-  return { ok: false, code: e.code, issues: [{ path: "(envelope)", code: "outside_envelope", message: `${e.message} ${where}` }], link, point: c.point, at: s, contact };
+  return {
+    ok: false,
+    code: e.code,
+    issues: [{ path: "(envelope)", code: "outside_envelope", message: `${e.message} ${where}` }],
+    link,
+    point: c.point,
+    at: s,
+    contact,
+  };
 }
 
 /**

@@ -7,7 +7,9 @@ import type { InFlightMotion } from "./InFlightMotions.js";
  * own, so "retry when they end" would send a model round a loop of refusals:
  * the words name each such motion and send the model to the operator.
  */
-export function whenInFlightEnd(motions: readonly Pick<InFlightMotion, "actionId" | "to" | "awaitingOperator">[]): string {
+export function whenInFlightEnd(
+  motions: readonly Pick<InFlightMotion, "actionId" | "to" | "awaitingOperator">[],
+): string {
   const waiting = new Map<string, Set<string>>();
   for (const m of motions) {
     if (m.awaitingOperator !== true) continue;

@@ -21,7 +21,11 @@ export function reportEnvelope(config: ArmConfig, logger: Logger): "checked" | "
   // Compiled now, so a bad link volume stops the start like a bad URDF does.
   const model = EnvelopeModel.of(config);
   const bodies = kin.bodies;
-  if (bodies.unplaced.length > 0) log.warn({ links: bodies.unplaced }, "link volumes on links no fixed or chain joint connects to the base are not checked");
+  if (bodies.unplaced.length > 0)
+    log.warn(
+      { links: bodies.unplaced },
+      "link volumes on links no fixed or chain joint connects to the base are not checked",
+    );
   if (model && model.alwaysInContact.length > 0) {
     log.warn(
       { pairs: model.alwaysInContact.map(([a, b]) => `${a}/${b}`) },

@@ -60,18 +60,34 @@ export function limitToolSpeed(input: ToolSpeedInput): ToolSpeedVerdict {
   const cap = config.limits.maxToolSpeedMps;
   const kin = armKinematicsOf(config);
   if (cap === undefined || !kin) return { ok: true, speed: input.speed, toolMps: undefined, requestedMps: undefined };
-  if (!kin.jointNames.some((n) => input.targets[n] !== undefined)) return { ok: true, speed: input.speed, toolMps: undefined, requestedMps: undefined };
+  if (!kin.jointNames.some((n) => input.targets[n] !== undefined))
+    return { ok: true, speed: input.speed, toolMps: undefined, requestedMps: undefined };
   const refuse = (reason: string, toolMps?: number): ToolSpeedVerdict => {
-    const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", { tool, speed: toolMps === undefined ? "an unknown speed" : apart(toolMps, cap).value, limit: apart(toolMps ?? 0, cap).limit, reason });
-    return { ok: false, code: e.code, issues: [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }], ...(toolMps === undefined ? {} : { toolMps }) };
+    const e = new ArmbridgeError("ARMB_ERR_TOOL_SPEED_LIMIT", {
+      tool,
+      speed: toolMps === undefined ? "an unknown speed" : apart(toolMps, cap).value,
+      limit: apart(toolMps ?? 0, cap).limit,
+      reason,
+    });
+    return {
+      ok: false,
+      code: e.code,
+      issues: [{ path: "plan.speed", code: "tool_speed_limit", message: e.message }],
+      ...(toolMps === undefined ? {} : { toolMps }),
+    };
   };
   const timing = input.timing;
-  if (!timing) return refuse(`the ${input.transport} transport does not say how it times a motion, so the tool's speed can be neither bounded nor lowered`);
+  if (!timing)
+    return refuse(
+      `the ${input.transport} transport does not say how it times a motion, so the tool's speed can be neither bounded nor lowered`,
+    );
   const q0 = jointVectorOf(kin, input.pose);
   if (!q0 || !input.pose) return refuse("the arm's current pose is unknown");
   const pose = input.pose;
   const actuators = new Map<string, Actuator>(actuatorsOf(config).map((a) => [a.name, a]));
-  const chainTargets = Object.fromEntries(kin.jointNames.filter((n) => input.targets[n] !== undefined).map((n) => [n, input.targets[n] ?? 0]));
+  const chainTargets = Object.fromEntries(
+    kin.jointNames.filter((n) => input.targets[n] !== undefined).map((n) => [n, input.targets[n] ?? 0]),
+  );
   const flights = input.inFlight
     .map((m) => ({ m, joints: kin.jointNames.filter((n) => m.to[n] !== undefined && input.targets[n] === undefined) }))
     .filter((f) => f.joints.length > 0);
@@ -82,12 +98,19 @@ export function limitToolSpeed(input: ToolSpeedInput): ToolSpeedVerdict {
   if (requested <= cap) return { ok: true, speed: input.speed, toolMps: requested, requestedMps: undefined };
   const floor = config.limits.minSpeed;
   const slowest = at(floor);
-  const along = flights.length > 0 ? ` with the ${flights.length} motion(s) in flight on other joints (${whenInFlightEnd(flights.map((f) => f.m))})` : "";
+  const along =
+    flights.length > 0
+      ? ` with the ${flights.length} motion(s) in flight on other joints (${whenInFlightEnd(flights.map((f) => f.m))})`
+      : "";
   if (slowest > cap) {
-    const why = timing.kind === "independent" && at(floor / 2) >= slowest ? "the servos cannot move slower" : `even at limits.min_speed ${floor} it would move at ${apart(slowest, cap).value} m/s`;
+    const why =
+      timing.kind === "independent" && at(floor / 2) >= slowest
+        ? "the servos cannot move slower"
+        : `even at limits.min_speed ${floor} it would move at ${apart(slowest, cap).value} m/s`;
     return refuse(`cannot be slowed enough: ${why}${along}`, requested);
   }
-  let lo = floor, hi = input.speed;
+  let lo = floor,
+    hi = input.speed;
   for (let i = 0; i < 50 && hi - lo > 1e-9 * hi; i++) {
     const mid = (lo + hi) / 2;
     if (at(mid) <= cap) lo = mid;
@@ -111,9 +134,13 @@ function toolSpeedBound(
   const chain = kin.chain;
   const dof = chain.dof;
   const delta = new Float64Array(dof);
-  for (const [k, n] of kin.jointNames.entries()) if (targets[n] !== undefined) delta[k] = (targets[n] ?? 0) - (q0[k] ?? 0);
+  for (const [k, n] of kin.jointNames.entries())
+    if (targets[n] !== undefined) delta[k] = (targets[n] ?? 0) - (q0[k] ?? 0);
   const moving = kin.jointNames.filter((n) => targets[n] !== undefined);
-  const oneTimeLaw = timing.kind === "synchronized_cubic" && flights.length === 0 && timing.groups.some((g) => moving.every((n) => g.includes(n)));
+  const oneTimeLaw =
+    timing.kind === "synchronized_cubic" &&
+    flights.length === 0 &&
+    timing.groups.some((g) => moving.every((n) => g.includes(n)));
   if (oneTimeLaw) {
     const along = maxTipRateAlongPath(kin, q0, delta);
     return (speed) => along * (axisPeaks(timing, targets, pose, speed, actuators).pathRate ?? Infinity);
@@ -128,7 +155,8 @@ function toolSpeedBound(
   for (const { m, joints } of flights) {
     for (const n of joints) {
       const k = kin.jointNames.indexOf(n);
-      const a = m.from[n] ?? m.to[n] ?? 0, b = m.to[n] ?? 0;
+      const a = m.from[n] ?? m.to[n] ?? 0,
+        b = m.to[n] ?? 0;
       centre[k] = (a + b) / 2;
       half[k] = Math.abs(b - a) / 2;
     }
@@ -137,12 +165,15 @@ function toolSpeedBound(
   // Motions in flight move at the speeds they were sent with (their peaks, or each axis's max_velocity if unknown).
   let flying = 0;
   for (const { m, joints } of flights) {
-    for (const n of joints) flying += (coefficient[kin.jointNames.indexOf(n)] ?? 0) * (m.peakVelocity?.[n] ?? actuators.get(n)?.maxVelocity ?? 0);
+    for (const n of joints)
+      flying +=
+        (coefficient[kin.jointNames.indexOf(n)] ?? 0) * (m.peakVelocity?.[n] ?? actuators.get(n)?.maxVelocity ?? 0);
   }
   return (speed) => {
     const peaks = axisPeaks(timing, targets, pose, speed, actuators).velocity;
     let v = flying;
-    for (const [k, n] of kin.jointNames.entries()) if (targets[n] !== undefined) v += (coefficient[k] ?? 0) * (peaks[n] ?? 0);
+    for (const [k, n] of kin.jointNames.entries())
+      if (targets[n] !== undefined) v += (coefficient[k] ?? 0) * (peaks[n] ?? 0);
     return v;
   };
 }
@@ -161,7 +192,8 @@ function tipLeverBounds(kin: ArmKinematics, centre: Float64Array, half: Float64A
   const dof = chain.dof;
   const reach = tipReaches(kin);
   chain.kernel.forward(centre);
-  const tip = chain.kernel.tip, o = chain.kernel.jointOrigin;
+  const tip = chain.kernel.tip,
+    o = chain.kernel.jointOrigin;
   const out = new Float64Array(dof);
   for (let k = 0; k < dof; k++) {
     if (chain.variables[k]?.type === "prismatic") {
@@ -170,7 +202,11 @@ function tipLeverBounds(kin: ArmKinematics, centre: Float64Array, half: Float64A
     }
     let grow = 0;
     for (let j = k + 1; j < dof; j++) grow += (reach[j] ?? 0) * (half[j] ?? 0);
-    const here = Math.hypot((tip[3] ?? 0) - (o[3 * k] ?? 0), (tip[7] ?? 0) - (o[3 * k + 1] ?? 0), (tip[11] ?? 0) - (o[3 * k + 2] ?? 0));
+    const here = Math.hypot(
+      (tip[3] ?? 0) - (o[3 * k] ?? 0),
+      (tip[7] ?? 0) - (o[3 * k + 1] ?? 0),
+      (tip[11] ?? 0) - (o[3 * k + 2] ?? 0),
+    );
     out[k] = Math.min(reach[k] ?? Infinity, here + grow);
   }
   return out;
@@ -182,7 +218,9 @@ function tipReaches(kin: ArmKinematics): Float64Array {
   const tip = kin.bodies.framePoints.find((f) => f.link === chain.tipLink);
   const tipRef = tip?.ref ?? chain.dof - 1;
   const tipOffset = tip ? Math.hypot(...tip.offset) : 0;
-  return Float64Array.from({ length: chain.dof }, (_, k) => (chain.variables[k]?.type === "prismatic" ? 1 : k <= tipRef ? chain.originDistanceBound(k, tipRef) + tipOffset : 0));
+  return Float64Array.from({ length: chain.dof }, (_, k) =>
+    chain.variables[k]?.type === "prismatic" ? 1 : k <= tipRef ? chain.originDistanceBound(k, tipRef) + tipOffset : 0,
+  );
 }
 
 /**
@@ -196,7 +234,8 @@ function maxTipRateAlongPath(kin: ArmKinematics, q0: Float64Array, delta: Float6
   const chain = kin.chain;
   const dof = chain.dof;
   const reach = tipReaches(kin);
-  let W = 0, S = 0;
+  let W = 0,
+    S = 0;
   for (let k = 0; k < dof; k++) {
     W += Math.abs(delta[k] ?? 0);
     S += (reach[k] ?? 0) * Math.abs(delta[k] ?? 0);
@@ -204,14 +243,17 @@ function maxTipRateAlongPath(kin: ArmKinematics, q0: Float64Array, delta: Float6
   const L = 3 * W * S;
   const J = new Float64Array(3 * dof);
   const q = new Float64Array(dof);
-  let n = 32, best = 0;
+  let n = 32,
+    best = 0;
   for (;;) {
     best = 0;
     for (let i = 0; i <= n; i++) {
       for (let k = 0; k < dof; k++) q[k] = (q0[k] ?? 0) + (i / n) * (delta[k] ?? 0);
       chain.kernel.forward(q);
       chain.kernel.jacobian(J, 3, 0);
-      let vx = 0, vy = 0, vz = 0;
+      let vx = 0,
+        vy = 0,
+        vz = 0;
       for (let k = 0; k < dof; k++) {
         vx += (J[k] ?? 0) * (delta[k] ?? 0);
         vy += (J[dof + k] ?? 0) * (delta[k] ?? 0);

@@ -11,7 +11,10 @@ export interface InlineImagePart {
  * inline-data parts, in the same order. Images already without bytes stay
  * as they are.
  */
-export function splitImages(result: CallResult, deliveredAs = "image content beside this result"): { result: CallResult; parts: InlineImagePart[] } {
+export function splitImages(
+  result: CallResult,
+  deliveredAs = "image content beside this result",
+): { result: CallResult; parts: InlineImagePart[] } {
   const images = result.images;
   if (!images || images.length === 0) return { result, parts: [] };
   const parts: InlineImagePart[] = [];

@@ -32,7 +32,12 @@ export interface FunctionResponse {
 export function toFunctionResponse(r: CallResponse): FunctionResponse {
   const { result: described, parts } = splitImages(r.result);
   const result = withoutDeviceTextIn(described);
-  return { id: r.id, name: r.name, response: result.status === "rejected" ? { error: result } : { output: result }, ...(parts.length > 0 ? { parts } : {}) };
+  return {
+    id: r.id,
+    name: r.name,
+    response: result.status === "rejected" ? { error: result } : { output: result },
+    ...(parts.length > 0 ? { parts } : {}),
+  };
 }
 
 /** The result inside a FunctionResponse, wherever it sits. */

@@ -11,7 +11,7 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
     name: "get_arm_state",
     description:
       "Read the arm's reported pose (radians; gripper 0..1), which axes are moving, faults, actions awaiting an operator's confirmation, " +
-        "and whether the bridge is halted (by whom, since when: every motion is refused until an operator releases it). " +
+      "and whether the bridge is halted (by whom, since when: every motion is refused until an operator releases it). " +
       "The pose is labelled stale when it is old. With kinematics configured, also end_effector: the tool tip's position (metres) and orientation (roll/pitch/yaw radians and a quaternion) in the arm's base frame (z up). Read-only.",
     args: z.object({}).strict(),
     blocking: false,
@@ -26,17 +26,25 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
       });
       const ageMs = status ? Math.max(0, ctx.now() - status.stampMs) : undefined;
       const stale = ageMs === undefined || ageMs > ctx.config.staleAfterMs;
-      const moving = status ? Object.entries(status.axes).filter(([, a]) => a.moving).map(([n]) => n) : [];
+      const moving = status
+        ? Object.entries(status.axes)
+            .filter(([, a]) => a.moving)
+            .map(([n]) => n)
+        : [];
       const pose = poseOf(status);
       const halt = ctx.halted();
       // The latch speaks first: it decides whether any motion can run at all.
-      const latched = halt ? `${latchWords({ ...halt, who: whoHalted(halt) })} Do not send motion; tell the user. ` : "";
+      const latched = halt
+        ? `${latchWords({ ...halt, who: whoHalted(halt) })} Do not send motion; tell the user. `
+        : "";
       const message =
         latched +
         (!status
           ? "No status from the arm yet: the pose is unknown."
           : `${stale ? `STALE pose (${ageMs} ms old; do not rely on it). ` : ""}${moving.length ? `Moving: ${moving.join(", ")}. ` : "Nothing is moving. "}` +
-            (pending.length ? `${pending.length} action(s) await an operator's confirmation: ${pending.map((p) => p.action_id).join(", ")}.` : "No action awaits confirmation."));
+            (pending.length
+              ? `${pending.length} action(s) await an operator's confirmation: ${pending.map((p) => p.action_id).join(", ")}.`
+              : "No action awaits confirmation."));
       return {
         message,
         pose,
@@ -50,7 +58,14 @@ export function getArmState(config: ArmConfig): ReadTool | HaltTool {
           quarantined_resources: [...quarantined.keys()].sort(),
           halted: halt !== undefined,
           halt: halt
-            ? { halt_id: halt.haltId, by: whoHalted(halt), since: new Date(halt.haltedAt).toISOString(), since_ms: halt.haltedAt, note: halt.note ?? null, confirmed: halt.confirmed ?? null }
+            ? {
+                halt_id: halt.haltId,
+                by: whoHalted(halt),
+                since: new Date(halt.haltedAt).toISOString(),
+                since_ms: halt.haltedAt,
+                note: halt.note ?? null,
+                confirmed: halt.confirmed ?? null,
+              }
             : null,
           ...endEffectorOf(ctx.config, pose),
         },

@@ -21,7 +21,14 @@ export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadToo
         ? `Camera(s) ${calibrated.join(", ")} are calibrated to the table: point at something in their picture as [y, x], each normalised to 0-1000, and pass it to move_to_image_point. `
         : "") +
       "Read-only: nothing moves.",
-    args: z.object({ camera: namesOf(z.enum(names).describe(`The camera: one of ${names.join(", ")}.`), { what: "camera", among: "the configured cameras" }) }).strict(),
+    args: z
+      .object({
+        camera: namesOf(z.enum(names).describe(`The camera: one of ${names.join(", ")}.`), {
+          what: "camera",
+          among: "the configured cameras",
+        }),
+      })
+      .strict(),
     blocking: false,
     kind: "read",
     timeoutMs: config.timeoutsMs.getCameraImage,
@@ -48,16 +55,35 @@ export function getCameraImageTool(config: ArmConfig, cameras: Cameras): ReadToo
  * encoded: a frame that does not fit is refused (ARMB_ERR_IMAGE_BUDGET) and
  * dropped, never held as base64 beside the others.
  */
-async function captureWithin(budget: ImageBudget | undefined, camera: string, signal: AbortSignal, cameras: Cameras): Promise<LabelledFrame> {
+async function captureWithin(
+  budget: ImageBudget | undefined,
+  camera: string,
+  signal: AbortSignal,
+  cameras: Cameras,
+): Promise<LabelledFrame> {
   if (!budget) return cameras.capture(camera, signal);
   let frame: LabelledFrame;
   try {
     frame = await budget.capture(signal, () => cameras.capture(camera, signal));
   } catch (error) {
     if (isArmbridgeError(error) || !signal.aborted) throw error;
-    throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: "queue", reason: "the call's time ran out while this response's other pictures were being taken" }, { cause: error });
+    throw new ArmbridgeError(
+      "ARMB_ERR_CAMERA_UNAVAILABLE",
+      {
+        camera,
+        source: "queue",
+        reason: "the call's time ran out while this response's other pictures were being taken",
+      },
+      { cause: error },
+    );
   }
-  if (!budget.take(frame.bytes.length)) throw new ArmbridgeError("ARMB_ERR_IMAGE_BUDGET", { camera, bytes: frame.bytes.length, used: budget.usedBytes, limit: budget.limitBytes });
+  if (!budget.take(frame.bytes.length))
+    throw new ArmbridgeError("ARMB_ERR_IMAGE_BUDGET", {
+      camera,
+      bytes: frame.bytes.length,
+      used: budget.usedBytes,
+      limit: budget.limitBytes,
+    });
   return frame;
 }
 

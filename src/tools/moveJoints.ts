@@ -29,7 +29,9 @@ export function moveJoints(config: ArmConfig): MotionTool {
             message: `name at least one joint; the arm's joints: ${joints.map((j) => j.name).join(", ")}`,
             when: (payload) => payload.issues.length === 0,
           })
-          .describe(`Absolute joint targets in radians, by joint name. Joints: ${joints.map((j) => j.name).join(", ")}.`),
+          .describe(
+            `Absolute joint targets in radians, by joint name. Joints: ${joints.map((j) => j.name).join(", ")}.`,
+          ),
         { what: "joint", among: "the arm's joints" },
       ),
       speed: speedSchema(config),

@@ -30,17 +30,29 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
   const names = calibrated as [string, ...string[]];
   const args = z
     .object({
-      camera: namesOf(z.enum(names).describe(`The calibrated camera whose picture the point is in: one of ${names.join(", ")}.`), {
-        what: "calibrated camera",
-        among: "the calibrated cameras",
-      }),
+      camera: namesOf(
+        z.enum(names).describe(`The calibrated camera whose picture the point is in: one of ${names.join(", ")}.`),
+        {
+          what: "calibrated camera",
+          among: "the calibrated cameras",
+        },
+      ),
       // An array of exactly two (items + minItems/maxItems), not a tuple: `prefixItems` is not in every model's schema subset.
       point: z
         .array(z.number().finite().min(0).max(1000))
         .length(2)
         .transform((p) => [p[0] ?? 0, p[1] ?? 0] as const)
-        .describe("The point in that camera's picture as [y, x], each normalised to 0-1000 (0,0 top-left; 1000,1000 bottom-right)."),
-      height_m: z.number().finite().min(0).max(MAX_HEIGHT_M).describe("How high above the table surface to put the tool tip, in metres (e.g. 0.10 to hover above a block)."),
+        .describe(
+          "The point in that camera's picture as [y, x], each normalised to 0-1000 (0,0 top-left; 1000,1000 bottom-right).",
+        ),
+      height_m: z
+        .number()
+        .finite()
+        .min(0)
+        .max(MAX_HEIGHT_M)
+        .describe(
+          "How high above the table surface to put the tool tip, in metres (e.g. 0.10 to hover above a block).",
+        ),
       speed: speedSchema(config),
     })
     .strict();
@@ -66,10 +78,21 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
       try {
         const frame = await cameras.capture(a.camera, signal);
         if (!frame.stale) return undefined;
-        const e = new ArmbridgeError("ARMB_ERR_CAMERA_STALE", { camera: a.camera, ageMs: Math.round(frame.ageMs), limitMs: frame.staleAfterMs });
+        const e = new ArmbridgeError("ARMB_ERR_CAMERA_STALE", {
+          camera: a.camera,
+          ageMs: Math.round(frame.ageMs),
+          limitMs: frame.staleAfterMs,
+        });
         return { code: e.code, reason: e.message };
       } catch (error) {
-        const e = error instanceof ArmbridgeError ? error : new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: a.camera, source: "?", reason: (error as Error).message });
+        const e =
+          error instanceof ArmbridgeError
+            ? error
+            : new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+                camera: a.camera,
+                source: "?",
+                reason: (error as Error).message,
+              });
         return { code: e.code, reason: e.message };
       }
     },
@@ -77,11 +100,30 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
       const speed = speedOf(a);
       const mapped = target(a);
       if (!mapped.ok) {
-        const e = new ArmbridgeError("ARMB_ERR_IMAGE_POINT_INVALID", { tool: "move_to_image_point", point: JSON.stringify(a.point), camera: a.camera, reason: mapped.reason });
-        return { targets: {}, speed, refusal: { ok: false, code: e.code, issues: [{ path: "point", code: "image_point_invalid", message: e.message }] } };
+        const e = new ArmbridgeError("ARMB_ERR_IMAGE_POINT_INVALID", {
+          tool: "move_to_image_point",
+          point: JSON.stringify(a.point),
+          camera: a.camera,
+          reason: mapped.reason,
+        });
+        return {
+          targets: {},
+          speed,
+          refusal: {
+            ok: false,
+            code: e.code,
+            issues: [{ path: "point", code: "image_point_invalid", message: e.message }],
+          },
+        };
       }
       const [x, y, z0] = mapped.table;
-      return planCartesianMove(kin, { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false }, poseOf(ctx.latestStatus()), "move_to_image_point", speed);
+      return planCartesianMove(
+        kin,
+        { position: [x, y, z0 + a.height_m], orientation: undefined, frame: undefined, orientationRequired: false },
+        poseOf(ctx.latestStatus()),
+        "move_to_image_point",
+        speed,
+      );
     },
     context: (a) => {
       const mapped = target(a);
@@ -94,7 +136,10 @@ export function moveToImagePointTool(config: ArmConfig, kin: ArmKinematics, came
         target: { frame: kin.chain.baseLink, x: round(x), y: round(y), z: round(z0 + a.height_m) },
         // Outside the calibration points' hull the map extrapolates: expect more error there (docs/cameras.md).
         extrapolated: mapped.extrapolated,
-        calibration_residual_mm: { rms: Math.round(calibration.residualMm.rms * 100) / 100, max: Math.round(calibration.residualMm.max * 100) / 100 },
+        calibration_residual_mm: {
+          rms: Math.round(calibration.residualMm.rms * 100) / 100,
+          max: Math.round(calibration.residualMm.max * 100) / 100,
+        },
       };
     },
     observe: observeTargets,

@@ -12,10 +12,15 @@ export function moveToNamedPose(config: ArmConfig): MotionTool {
   const names = [...poses.keys()];
   const args = z
     .object({
-      pose: namesOf((names.length > 0 ? z.enum(names as [string, ...string[]]) : z.never()).describe(`One of: ${names.join(", ") || "(none configured)"}.`), {
-        what: "named pose",
-        among: "the arm's named poses",
-      }),
+      pose: namesOf(
+        (names.length > 0 ? z.enum(names as [string, ...string[]]) : z.never()).describe(
+          `One of: ${names.join(", ") || "(none configured)"}.`,
+        ),
+        {
+          what: "named pose",
+          among: "the arm's named poses",
+        },
+      ),
       speed: speedSchema(config),
     })
     .strict();

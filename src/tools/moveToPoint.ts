@@ -22,12 +22,15 @@ export function frameSchema(kin: ArmKinematics): z.ZodOptional<z.ZodEnum<Record<
   return z
     .enum(frames as [string, ...string[]])
     .optional()
-    .describe(`The frame the coordinates are in (default ${kin.chain.baseLink}, the arm's base frame: z up). One of: ${frames.join(", ")}.`);
+    .describe(
+      `The frame the coordinates are in (default ${kin.chain.baseLink}, the arm's base frame: z up). One of: ${frames.join(", ")}.`,
+    );
 }
 
 /** `move_to_point {x, y, z, frame?, speed?}`: the tool tip to a point, by a joint move to the IK solution. */
 export function moveToPointTool(config: ArmConfig, kin: ArmKinematics, remote?: RemoteIkSolver): MotionTool {
-  const metres = (axis: string): z.ZodNumber => z.number().finite().describe(`Target ${axis} of the tool tip (${kin.chain.tipLink}) in metres.`);
+  const metres = (axis: string): z.ZodNumber =>
+    z.number().finite().describe(`Target ${axis} of the tool tip (${kin.chain.tipLink}) in metres.`);
   const sixAxis = kin.chain.dof >= 6;
   return defineMotionTool({
     name: "move_to_point",
@@ -37,16 +40,25 @@ export function moveToPointTool(config: ArmConfig, kin: ArmKinematics, remote?: 
         ? "The tool keeps its current orientation when it can; otherwise the orientation is left free. "
         : `This arm has ${kin.chain.dof} axes, so only the position is controlled; the tool's orientation follows. `) +
       `The arm moves in joint space to the inverse-kinematics solution closest to its current joints; the whole path is checked against the safety envelope first. ${CARTESIAN_RESULT_GUIDE}`,
-    args: z.object({ x: metres("x"), y: metres("y"), z: metres("z"), frame: frameSchema(kin), speed: speedSchema(config) }).strict(),
+    args: z
+      .object({ x: metres("x"), y: metres("y"), z: metres("z"), frame: frameSchema(kin), speed: speedSchema(config) })
+      .strict(),
     blocking: true,
     resources: () => resourcesFor(config, kin.jointNames),
     timeoutMs: config.timeoutsMs.moveToPoint,
     onTimeout: "observe",
     plan: (args, ctx, signal) => {
-      const goal = { position: [args.x, args.y, args.z] as const, orientation: undefined, frame: args.frame, orientationRequired: false };
+      const goal = {
+        position: [args.x, args.y, args.z] as const,
+        orientation: undefined,
+        frame: args.frame,
+        orientationRequired: false,
+      };
       const pose = poseOf(ctx.latestStatus());
       const speed = speedOf(args);
-      return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_point", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_point", speed);
+      return remote
+        ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_point", speed, signal)
+        : planCartesianMove(kin, goal, pose, "move_to_point", speed);
     },
     observe: observeTargets,
   });

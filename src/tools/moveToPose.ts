@@ -13,21 +13,39 @@ import { observeTargets } from "../executor/observeTargets.js";
 import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
 
 const m = (axis: string): z.ZodNumber => z.number().finite().describe(`${axis} in metres.`);
-const rad = (what: string): z.ZodNumber => z.number().finite().min(-2 * Math.PI).max(2 * Math.PI).describe(`${what} in radians.`);
+const rad = (what: string): z.ZodNumber =>
+  z
+    .number()
+    .finite()
+    .min(-2 * Math.PI)
+    .max(2 * Math.PI)
+    .describe(`${what} in radians.`);
 
 const orientationSchema = z
   .union([
-    z.object({ roll: rad("Rotation about the frame's x axis"), pitch: rad("Rotation about its y axis"), yaw: rad("Rotation about its z axis") }).strict(),
+    z
+      .object({
+        roll: rad("Rotation about the frame's x axis"),
+        pitch: rad("Rotation about its y axis"),
+        yaw: rad("Rotation about its z axis"),
+      })
+      .strict(),
     z
       .object({ x: z.number().finite(), y: z.number().finite(), z: z.number().finite(), w: z.number().finite() })
       .strict()
       .superRefine((q, ctx) => {
         const unit = unitVector([q.x, q.y, q.z, q.w], 1e-6);
-        if (!unit.ok) ctx.addIssue({ code: "custom", message: `the quaternion ${unit.message}: give a unit quaternion (x, y, z, w)` });
+        if (!unit.ok)
+          ctx.addIssue({
+            code: "custom",
+            message: `the quaternion ${unit.message}: give a unit quaternion (x, y, z, w)`,
+          });
       })
       .describe("A unit quaternion (x, y, z, w); it is normalised."),
   ])
-  .describe("The tool's orientation in the same frame: {roll, pitch, yaw} (radians, fixed axes x then y then z, as in URDF and ROS) or a quaternion {x, y, z, w}.");
+  .describe(
+    "The tool's orientation in the same frame: {roll, pitch, yaw} (radians, fixed axes x then y then z, as in URDF and ROS) or a quaternion {x, y, z, w}.",
+  );
 
 /** `move_to_pose {position, orientation, frame?, speed?}` (six or more axes): the tool tip to a full pose. */
 export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: RemoteIkSolver): MotionTool {
@@ -38,7 +56,10 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
       `The arm moves in joint space to the inverse-kinematics solution closest to its current joints; the whole path is checked against the safety envelope first. ${CARTESIAN_RESULT_GUIDE}`,
     args: z
       .object({
-        position: z.object({ x: m("x"), y: m("y"), z: m("z") }).strict().describe("Target position of the tool tip, metres."),
+        position: z
+          .object({ x: m("x"), y: m("y"), z: m("z") })
+          .strict()
+          .describe("Target position of the tool tip, metres."),
         orientation: orientationSchema,
         frame: frameSchema(kin),
         speed: speedSchema(config),
@@ -53,11 +74,22 @@ export function moveToPoseTool(config: ArmConfig, kin: ArmKinematics, remote?: R
       const o = args.orientation;
       const orientation: Transform | undefined = "roll" in o ? fromPositionRpy(p, o) : fromPositionQuaternion(p, o);
       // The schema already refused such a quaternion; were one to get here, "no orientation" would mean "keep the current one" — never that.
-      if (!orientation) return { targets: {}, speed: speedOf(args), refusal: { ok: false, code: "ARMB_ERR_ARGS_INVALID", issues: [{ path: "orientation", code: "custom", message: "the quaternion cannot be normalised" }] } };
+      if (!orientation)
+        return {
+          targets: {},
+          speed: speedOf(args),
+          refusal: {
+            ok: false,
+            code: "ARMB_ERR_ARGS_INVALID",
+            issues: [{ path: "orientation", code: "custom", message: "the quaternion cannot be normalised" }],
+          },
+        };
       const goal = { position: p, orientation, frame: args.frame, orientationRequired: true };
       const pose = poseOf(ctx.latestStatus());
       const speed = speedOf(args);
-      return remote ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_pose", speed, signal) : planCartesianMove(kin, goal, pose, "move_to_pose", speed);
+      return remote
+        ? planCartesianMoveRemote(kin, remote, goal, pose, "move_to_pose", speed, signal)
+        : planCartesianMove(kin, goal, pose, "move_to_pose", speed);
     },
     observe: observeTargets,
   });

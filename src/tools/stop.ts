@@ -10,7 +10,12 @@ import { namesOf } from "../validation/nameChoices.js";
 export function stop(config: ArmConfig): ReadTool | HaltTool {
   const axisNames = actuatorsOf(config).map((a) => a.name);
   const joints = z
-    .array(namesOf(z.enum(axisNames as [string, ...string[]]), { what: "joint", among: "the arm's axes (joints and gripper)" }))
+    .array(
+      namesOf(z.enum(axisNames as [string, ...string[]]), {
+        what: "joint",
+        among: "the arm's axes (joints and gripper)",
+      }),
+    )
     .min(1)
     .max(axisNames.length)
     .optional()
@@ -22,15 +27,14 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
       "A halt LATCHES the bridge: every motion is refused (status blocked) until an operator releases it at the arm. " +
       "Returns the pose observed after halting: status done when the arm confirmed the halt; unknown when it did not (the arm may still be moving: ask the operator). " +
       "Motions it cut short end with status stopped, at the pose where they stopped.",
-    args: z
-      .object({ joints })
-      .strict(),
+    args: z.object({ joints }).strict(),
     blocking: false,
     kind: "halt",
     timeoutMs: config.timeoutsMs.stop,
     // Arguments that do not parse still halt: the named joints when each is one of the arm's, else every axis.
     understood: (raw) => {
-      const named = typeof raw === "object" && raw !== null && "joints" in raw ? joints.safeParse(raw.joints) : undefined;
+      const named =
+        typeof raw === "object" && raw !== null && "joints" in raw ? joints.safeParse(raw.joints) : undefined;
       return named?.success && named.data ? { joints: [...new Set(named.data)] } : {};
     },
     run: async (args, ctx, signal) => {
@@ -44,7 +48,13 @@ export function stop(config: ArmConfig): ReadTool | HaltTool {
       return {
         message,
         pose,
-        data: { halted: halted.halted, halt_id: halt.haltId, axes, pose: pose ?? null, error: halted.error?.toJSON() ?? null },
+        data: {
+          halted: halted.halted,
+          halt_id: halt.haltId,
+          axes,
+          pose: pose ?? null,
+          error: halted.error?.toJSON() ?? null,
+        },
         ...(halted.halted ? {} : { unconfirmed: { resources: resourcesFor(config, axes) } }),
       };
     },

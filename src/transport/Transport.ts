@@ -52,7 +52,10 @@ export interface Transport {
    * transport must then neither void it nor report `moved: false`; it returns
    * state `unknown` with `moved: undefined`.
    */
-  queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined>;
+  queryAction(
+    actionId: string,
+    options: { voidIfUnknown: boolean; signal: AbortSignal },
+  ): Promise<ActionRecord | undefined>;
 
   /** The newest status received, or undefined before the first one. */
   latestStatus(): ArmStatus | undefined;

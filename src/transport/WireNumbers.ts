@@ -21,4 +21,8 @@ export const FLOAT64_WIRE: WireNumbers = { name: "float64", target: (_axis, valu
  * (docs/serial-protocol.md §2); the firmware compares its float32 target
  * with float32 limits (the HELLO's, equal to the config's at float32).
  */
-export const FLOAT32_WIRE: WireNumbers = { name: "float32", target: (_axis, value) => Math.fround(value), speed: (value) => Math.fround(value) };
+export const FLOAT32_WIRE: WireNumbers = {
+  name: "float32",
+  target: (_axis, value) => Math.fround(value),
+  speed: (value) => Math.fround(value),
+};

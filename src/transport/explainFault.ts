@@ -34,17 +34,27 @@ export function explainFault(fault: string): FaultHelp {
     };
   }
   if (fault === "watchdog") {
-    return { fault, clears: "The arm stopped because it heard nothing from the bridge. It clears when the bridge's next frame reaches the arm, which happens by itself while the link is connected." };
+    return {
+      fault,
+      clears:
+        "The arm stopped because it heard nothing from the bridge. It clears when the bridge's next frame reaches the arm, which happens by itself while the link is connected.",
+    };
   }
   const servo = /^servo (\d+) \(([^)]*)\): (.+)$/.exec(fault);
   if (servo) {
     const [, id, name, what] = servo;
     const recover = `armbridge recover --joint ${name ?? "JOINT"} --operator NAME`;
     if (what === "torque off") {
-      return { fault, clears: `Servo ${id} (${name}) has torque off (it lost power, or was switched off). The bridge switches it back on holding its position once it answers with no hardware error.` };
+      return {
+        fault,
+        clears: `Servo ${id} (${name}) has torque off (it lost power, or was switched off). The bridge switches it back on holding its position once it answers with no hardware error.`,
+      };
     }
     if (what?.startsWith("shut down on ")) {
-      return { fault, clears: `Servo ${id} (${name}) shut down on a hardware error and stays limp; motions on it are refused. Find the cause at the arm (something in the way, heat, supply voltage), then run ${recover}: it reboots the servo where the protocol can and switches torque back on holding the present position.` };
+      return {
+        fault,
+        clears: `Servo ${id} (${name}) shut down on a hardware error and stays limp; motions on it are refused. Find the cause at the arm (something in the way, heat, supply voltage), then run ${recover}: it reboots the servo where the protocol can and switches torque back on holding the present position.`,
+      };
     }
     return {
       fault,

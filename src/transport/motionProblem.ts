@@ -44,7 +44,11 @@ export interface MotionRules {
  *   same way (a float32 wire rounds both; a servo rounds both to a count):
  *   what the arm itself would refuse is refused here first.
  */
-export function motionIssues(motion: { readonly targets: Readonly<Record<string, unknown>>; readonly speed: unknown }, rangeOf: AxisRangeLookup, rules: MotionRules = {}): MotionIssue[] {
+export function motionIssues(
+  motion: { readonly targets: Readonly<Record<string, unknown>>; readonly speed: unknown },
+  rangeOf: AxisRangeLookup,
+  rules: MotionRules = {},
+): MotionIssue[] {
   const wire = rules.wire ?? FLOAT64_WIRE;
   const issues: MotionIssue[] = [];
   const axes = Object.keys(motion.targets);
@@ -56,26 +60,50 @@ export function motionIssues(motion: { readonly targets: Readonly<Record<string,
     if (range === undefined) {
       issues.push({ path, code: "unknown_axis", message: `the arm has no axis ${axis}` });
     } else if (typeof value !== "number" || !Number.isFinite(value) || !Number.isFinite(wire.target(axis, value))) {
-      issues.push({ path, code: "not_finite", message: `target ${String(value)} for ${axis} is not a finite number${typeof value === "number" && Number.isFinite(value) ? ` as ${wire.name}` : ""}` });
+      issues.push({
+        path,
+        code: "not_finite",
+        message: `target ${String(value)} for ${axis} is not a finite number${typeof value === "number" && Number.isFinite(value) ? ` as ${wire.name}` : ""}`,
+      });
     } else if (range !== "device_enforced" && outside(value, range, (v) => wire.target(axis, v))) {
-      issues.push({ path, code: "outside_limits", message: `${axis} target ${value} is outside [${range.min}, ${range.max}]` });
+      issues.push({
+        path,
+        code: "outside_limits",
+        message: `${axis} target ${value} is outside [${range.min}, ${range.max}]`,
+      });
     }
   }
   const speed = motion.speed;
   const low = rules.minSpeed;
-  if (typeof speed !== "number" || !Number.isFinite(speed) || speed > 1 || (low === undefined ? !(speed > 0) : speed < low) || !(wire.speed(speed) > 0)) {
+  if (
+    typeof speed !== "number" ||
+    !Number.isFinite(speed) ||
+    speed > 1 ||
+    (low === undefined ? !(speed > 0) : speed < low) ||
+    !(wire.speed(speed) > 0)
+  ) {
     const range = low === undefined ? "(0, 1]" : `[${low}, 1] (limits.min_speed)`;
-    issues.push({ path: "plan.speed", code: "speed_out_of_range", message: `speed ${String(speed)} is not in ${range}` });
+    issues.push({
+      path: "plan.speed",
+      code: "speed_out_of_range",
+      message: `speed ${String(speed)} is not in ${range}`,
+    });
   }
   return issues;
 }
 
 function outside(value: number, range: AxisRange, carried: (v: number) => number): boolean {
-  return value < range.min || value > range.max || carried(value) < carried(range.min) || carried(value) > carried(range.max);
+  return (
+    value < range.min || value > range.max || carried(value) < carried(range.min) || carried(value) > carried(range.max)
+  );
 }
 
 /** The first reason `command` cannot be sent, or undefined. */
-export function motionProblem(command: MotionCommand, rangeOf: AxisRangeLookup, rules: MotionRules = {}): string | undefined {
+export function motionProblem(
+  command: MotionCommand,
+  rangeOf: AxisRangeLookup,
+  rules: MotionRules = {},
+): string | undefined {
   return motionIssues(command, rangeOf, rules)[0]?.message;
 }
 
@@ -84,7 +112,11 @@ export function motionProblem(command: MotionCommand, rangeOf: AxisRangeLookup, 
  * a command that fails `motionIssues` is `refused` — positive evidence that
  * nothing left for the arm. Undefined: send it.
  */
-export function refuseUnsendable(command: MotionCommand, rangeOf: AxisRangeLookup, o: { readonly transport: string; readonly link: LinkState; readonly wire?: WireNumbers | undefined }): MotionEnd | undefined {
+export function refuseUnsendable(
+  command: MotionCommand,
+  rangeOf: AxisRangeLookup,
+  o: { readonly transport: string; readonly link: LinkState; readonly wire?: WireNumbers | undefined },
+): MotionEnd | undefined {
   const { link } = o;
   if (link.state !== "connected") {
     const detail = link.detail ?? (link.attempt === undefined ? "no answer from the arm" : `attempt ${link.attempt}`);
@@ -93,5 +125,9 @@ export function refuseUnsendable(command: MotionCommand, rangeOf: AxisRangeLooku
   }
   const problem = motionProblem(command, rangeOf, { wire: o.wire });
   if (problem === undefined) return undefined;
-  return { kind: "refused", reason: problem, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: problem }) };
+  return {
+    kind: "refused",
+    reason: problem,
+    error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: problem }),
+  };
 }

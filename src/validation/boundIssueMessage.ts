@@ -12,11 +12,16 @@ export function boundIssueMessage(issue: z.core.$ZodRawIssue): string | undefine
   if (issue.code === "too_big" && (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")) {
     return `${given} is above the ${issue.inclusive === false ? "limit" : "largest allowed"}, ${String(issue.maximum)}${issue.inclusive === false ? " (it must be less)" : ""}`;
   }
-  if (issue.code === "too_small" && (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")) {
+  if (
+    issue.code === "too_small" &&
+    (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
+  ) {
     return `${given} is below the ${issue.inclusive === false ? "limit" : "smallest allowed"}, ${String(issue.minimum)}${issue.inclusive === false ? " (it must be more)" : ""}`;
   }
   if (issue.code === "invalid_type") {
-    return issue.input === undefined ? `missing: a ${issue.expected} is required` : `expected a ${issue.expected}, got ${given}`;
+    return issue.input === undefined
+      ? `missing: a ${issue.expected} is required`
+      : `expected a ${issue.expected}, got ${given}`;
   }
   return undefined;
 }

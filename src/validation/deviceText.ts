@@ -21,8 +21,12 @@ const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?
 export function deviceText(origin: string, text: string): string {
   const chars = [...text];
   const kept = chars.length > DEVICE_TEXT_MAX_CHARS ? chars.slice(0, DEVICE_TEXT_MAX_CHARS).join("") : text;
-  const quoted = JSON.stringify(kept).replace(UNSAFE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
-  const cut = chars.length > DEVICE_TEXT_MAX_CHARS ? `, cut at ${DEVICE_TEXT_MAX_CHARS} of ${chars.length} characters` : "";
+  const quoted = JSON.stringify(kept).replace(
+    UNSAFE,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+  );
+  const cut =
+    chars.length > DEVICE_TEXT_MAX_CHARS ? `, cut at ${DEVICE_TEXT_MAX_CHARS} of ${chars.length} characters` : "";
   return `[device text from ${safeOrigin(origin)}: ${quoted}${cut}]`;
 }
 
@@ -37,10 +41,15 @@ const DEVICE_TEXT_SPAN = /\[device text from ([^\]":\\]*): "(?:[^"\\]|\\.)*"(?:,
  */
 export function withoutDeviceText(text: string): string {
   if (!text.includes(SPAN_START)) return text;
-  const replaced = text.replace(DEVICE_TEXT_SPAN, (_span, origin: string) => `[text from ${origin} withheld from the model; the operator's console and log show it]`);
+  const replaced = text.replace(
+    DEVICE_TEXT_SPAN,
+    (_span, origin: string) => `[text from ${origin} withheld from the model; the operator's console and log show it]`,
+  );
   // A span cut short by a later bound on the whole text no longer matches: what follows its start is withheld.
   const broken = replaced.indexOf(SPAN_START);
-  return broken === -1 ? replaced : `${replaced.slice(0, broken)}[device text withheld from the model; the operator's console and log show it]`;
+  return broken === -1
+    ? replaced
+    : `${replaced.slice(0, broken)}[device text withheld from the model; the operator's console and log show it]`;
 }
 
 const SPAN_START = "[device text from ";
@@ -49,11 +58,15 @@ const SPAN_START = "[device text from ";
 export function withoutDeviceTextIn<T>(value: T): T {
   if (typeof value === "string") return withoutDeviceText(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => withoutDeviceTextIn(v)) as T;
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutDeviceTextIn(v)])) as T;
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutDeviceTextIn(v)])) as T;
   return value;
 }
 
 /** An origin names where text came from in our words, but may carry a name the device chose (a ROS node): kept to characters that cannot end or fake a span. */
 function safeOrigin(origin: string): string {
-  return origin.replace(/[[\]":\\]/g, "'").replace(UNSAFE, " ").slice(0, 200);
+  return origin
+    .replace(/[[\]":\\]/g, "'")
+    .replace(UNSAFE, " ")
+    .slice(0, 200);
 }

@@ -53,7 +53,8 @@ export interface NameIssue {
 export function nameIssueOf(issue: z.core.$ZodRawIssue): NameIssue | undefined {
   const kind = issue.inst === undefined ? undefined : NAME_KINDS.get(issue.inst as z.ZodType);
   if (issue.code === "unrecognized_keys") {
-    const shape = (issue.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape;
+    const shape = (issue.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def
+      ?.shape;
     const choices = shape === undefined ? [] : Object.keys(shape);
     const given = issue.keys;
     const message = kind
@@ -64,8 +65,10 @@ export function nameIssueOf(issue: z.core.$ZodRawIssue): NameIssue | undefined {
   if (issue.code === "invalid_value") {
     const choices = issue.values.filter((v): v is string => typeof v === "string");
     if (choices.length !== issue.values.length) return undefined;
-    const given = typeof issue.input === "string" ? issue.input : JSON.stringify(issue.input) ?? String(issue.input);
-    const message = kind ? unknownNameMessage(kind, [given], choices) : `${quoteNames([given])} is not one of: ${choices.join(", ")}`;
+    const given = typeof issue.input === "string" ? issue.input : (JSON.stringify(issue.input) ?? String(issue.input));
+    const message = kind
+      ? unknownNameMessage(kind, [given], choices)
+      : `${quoteNames([given])} is not one of: ${choices.join(", ")}`;
     return { message, choices };
   }
   return undefined;

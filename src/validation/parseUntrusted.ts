@@ -3,7 +3,8 @@ import { boundIssueMessage } from "./boundIssueMessage.js";
 import { toArgIssues, type ArgIssue } from "./formatIssues.js";
 import { nameIssueOf } from "./nameChoices.js";
 
-export type Untrusted<T> = { readonly success: true; readonly data: T } | { readonly success: false; readonly issues: ArgIssue[] };
+export type Untrusted<T> =
+  { readonly success: true; readonly data: T } | { readonly success: false; readonly issues: ArgIssue[] };
 
 /**
  * Untrusted input through `schema`, its problems as data: each issue's path,

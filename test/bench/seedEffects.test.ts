@@ -1,8 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { classifyTimeouts, duplicateExecutions, groundTruthOf, motionsLongerThan, motionStarts, overlapsIn, quantile, type EffectLine } from "../../firmware-sim/effectsJudge.js";
+import {
+  classifyTimeouts,
+  duplicateExecutions,
+  groundTruthOf,
+  motionsLongerThan,
+  motionStarts,
+  overlapsIn,
+  quantile,
+  type EffectLine,
+} from "../../firmware-sim/effectsJudge.js";
 
 // Hand-made effects logs, shaped as firmware-sim writes them.
-const start = (id: string, t: number, joints: readonly string[] = ["shoulder_pan"], from = 0, to = 0.4): EffectLine => ({
+const start = (
+  id: string,
+  t: number,
+  joints: readonly string[] = ["shoulder_pan"],
+  from = 0,
+  to = 0.4,
+): EffectLine => ({
   event: "motion_start",
   action_id: id,
   joints,
@@ -10,7 +25,14 @@ const start = (id: string, t: number, joints: readonly string[] = ["shoulder_pan
   from: Object.fromEntries(joints.map((j) => [j, from])),
   to: Object.fromEntries(joints.map((j) => [j, to])),
 });
-const end = (id: string, t: number, outcome: string, joints: readonly string[] = ["shoulder_pan"], from = 0, restedAt = 0.4): EffectLine => ({
+const end = (
+  id: string,
+  t: number,
+  outcome: string,
+  joints: readonly string[] = ["shoulder_pan"],
+  from = 0,
+  restedAt = 0.4,
+): EffectLine => ({
   event: "motion_end",
   action_id: id,
   joints,
@@ -19,7 +41,10 @@ const end = (id: string, t: number, outcome: string, joints: readonly string[] =
   from: Object.fromEntries(joints.map((j) => [j, from])),
   to: Object.fromEntries(joints.map((j) => [j, restedAt])),
 });
-const faultAtStart = (id: string, t: number): EffectLine[] => [start(id, t), end(id, t, "faulted", ["shoulder_pan"], 0, 0)];
+const faultAtStart = (id: string, t: number): EffectLine[] => [
+  start(id, t),
+  end(id, t, "faulted", ["shoulder_pan"], 0, 0),
+];
 
 describe("classifyTimeouts: of the fired timeouts, which motions had succeeded anyway", () => {
   const log: EffectLine[] = [
@@ -52,13 +77,24 @@ describe("classifyTimeouts: of the fired timeouts, which motions had succeeded a
   });
 
   it("reads each action's ground truth from the log", () => {
-    expect(["a", "c", "d", "e", "f"].map((id) => groundTruthOf(log, id))).toEqual(["reached", "ended_short", "still_running", "never_started", "ended_short"]);
+    expect(["a", "c", "d", "e", "f"].map((id) => groundTruthOf(log, id))).toEqual([
+      "reached",
+      "ended_short",
+      "still_running",
+      "never_started",
+      "ended_short",
+    ]);
   });
 });
 
 describe("duplicateExecutions: extra runs of one logical call", () => {
   it("a naive retry whose first attempt had run counts once per extra start", () => {
-    const log = [start("a1", 0), end("a1", 250, "reached"), start("a2", 260, ["shoulder_pan"], 0.4, 0.4), end("a2", 400, "reached", ["shoulder_pan"], 0.4, 0.4)];
+    const log = [
+      start("a1", 0),
+      end("a1", 250, "reached"),
+      start("a2", 260, ["shoulder_pan"], 0.4, 0.4),
+      end("a2", 400, "reached", ["shoulder_pan"], 0.4, 0.4),
+    ];
     expect(duplicateExecutions(log, [["a1", "a2"]])).toBe(1);
     expect(duplicateExecutions([...log, start("a3", 500), end("a3", 600, "reached")], [["a1", "a2", "a3"]])).toBe(2);
   });
@@ -68,17 +104,29 @@ describe("duplicateExecutions: extra runs of one logical call", () => {
   });
 
   it("re-running after a drive fault at start (nothing moved) is legitimate, not a duplicate", () => {
-    expect(duplicateExecutions([...faultAtStart("a1", 0), start("a2", 10), end("a2", 200, "reached")], [["a1", "a2"]])).toBe(0);
+    expect(
+      duplicateExecutions([...faultAtStart("a1", 0), start("a2", 10), end("a2", 200, "reached")], [["a1", "a2"]]),
+    ).toBe(0);
   });
 
   it("a fault after moving still counts as having run", () => {
-    const log = [start("a1", 0), end("a1", 100, "faulted", ["shoulder_pan"], 0, 0.2), start("a2", 110), end("a2", 300, "reached")];
+    const log = [
+      start("a1", 0),
+      end("a1", 100, "faulted", ["shoulder_pan"], 0, 0.2),
+      start("a2", 110),
+      end("a2", 300, "reached"),
+    ];
     expect(duplicateExecutions(log, [["a1", "a2"]])).toBe(1);
   });
 
   it("a second start of the same id is a duplicate; separate calls never count against each other", () => {
     expect(duplicateExecutions([start("a", 0), end("a", 100, "reached"), start("a", 200)], [["a"]])).toBe(1);
-    expect(duplicateExecutions([start("a", 0), end("a", 100, "reached"), start("b", 200), end("b", 300, "reached")], [["a"], ["b"]])).toBe(0);
+    expect(
+      duplicateExecutions(
+        [start("a", 0), end("a", 100, "reached"), start("b", 200), end("b", 300, "reached")],
+        [["a"], ["b"]],
+      ),
+    ).toBe(0);
   });
 
   it("lines about ids outside the given calls are ignored", () => {
@@ -90,7 +138,12 @@ describe("overlapsIn and motionStarts", () => {
   it("counts pairs of motions sharing an axis at the same time, not disjoint axes or hand-overs", () => {
     const overlapping = [start("a", 0), start("b", 100), end("a", 300, "reached"), end("b", 400, "reached")];
     expect(overlapsIn(overlapping)).toBe(1);
-    const disjoint = [start("a", 0, ["elbow"]), start("b", 100, ["wrist_1"]), end("a", 300, "reached", ["elbow"]), end("b", 400, "reached", ["wrist_1"])];
+    const disjoint = [
+      start("a", 0, ["elbow"]),
+      start("b", 100, ["wrist_1"]),
+      end("a", 300, "reached", ["elbow"]),
+      end("b", 400, "reached", ["wrist_1"]),
+    ];
     expect(overlapsIn(disjoint)).toBe(0);
     const handOver = [start("a", 0), end("a", 300, "reached"), start("b", 300), end("b", 600, "reached")];
     expect(overlapsIn(handOver)).toBe(0);

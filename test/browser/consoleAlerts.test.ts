@@ -13,7 +13,8 @@ import { FakeArm } from "../surfaces/http/FakeArm.js";
 // enough to guess (GET /v1/security's warnings).
 const CHROMIUM = "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`skipping the console alerts browser test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`skipping the console alerts browser test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 /** Shorter than the 16 characters securityReport asks for. */
 const SHORT_TOKEN = "short-tok";
@@ -28,9 +29,16 @@ describe.skipIf(!haveChromium)("operator console alerts in chromium (needs /usr/
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-console-alerts-"));
     const config = loadConfig();
-    bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: dir });
+    bridge = await Bridge.start({
+      config,
+      transport: { kind: "custom", transport: new FakeArm(config) },
+      dataDir: dir,
+    });
     server = await startHttpServer(bridge, { port: 0, token: SHORT_TOKEN });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -51,10 +59,14 @@ describe.skipIf(!haveChromium)("operator console alerts in chromium (needs /usr/
     rmSync(join(dir, "ledger.sqlite"));
     expect(bridge.ledgerLoss()?.error.code).toBe("ARMB_ERR_LEDGER_LOST");
     // Any state event carries it; a refused call makes one at once.
-    const [r] = await bridge.executor.execute([{ id: "after-loss", name: "move_joints", args: { positions: { elbow: 0.5 } } }]);
+    const [r] = await bridge.executor.execute([
+      { id: "after-loss", name: "move_joints", args: { positions: { elbow: 0.5 } } },
+    ]);
     expect(r?.result.status).toBe("failed");
     await page.locator("#ledger-lost", { hasText: "THE LEDGER IS LOST" }).waitFor({ timeout: 10_000 });
-    await expect(page.locator("#ledger-lost").textContent()).resolves.toContain("Motion calls fail until the bridge is restarted");
+    await expect(page.locator("#ledger-lost").textContent()).resolves.toContain(
+      "Motion calls fail until the bridge is restarted",
+    );
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, "ledger-lost.png"), fullPage: true });
     expect(problems).toEqual([]);

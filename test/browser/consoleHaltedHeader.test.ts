@@ -17,11 +17,15 @@ afterEach(async () => {
 const BAD = "rgb(176, 0, 32)";
 
 /** Evaluated in the page as strings: this file is type-checked without the DOM's types. */
-const headerHeight = (page: Page): Promise<number> => page.evaluate(`document.querySelector("header").getBoundingClientRect().height`);
-const borderColour = (page: Page, id: string): Promise<string> => page.evaluate(`getComputedStyle(document.getElementById(${JSON.stringify(id)})).borderTopColor`);
+const headerHeight = (page: Page): Promise<number> =>
+  page.evaluate(`document.querySelector("header").getBoundingClientRect().height`);
+const borderColour = (page: Page, id: string): Promise<string> =>
+  page.evaluate(`getComputedStyle(document.getElementById(${JSON.stringify(id)})).borderTopColor`);
 /** Visible elements of the header that say HALTED, the pills apart. */
 const haltedBanners = (page: Page): Promise<number> =>
-  page.evaluate(`[...document.querySelectorAll("header > *:not(.pills):not(h1):not(#halt)")].filter(e => e.offsetParent !== null && /HALTED/.test(e.textContent)).length`);
+  page.evaluate(
+    `[...document.querySelectorAll("header > *:not(.pills):not(h1):not(#halt)")].filter(e => e.offsetParent !== null && /HALTED/.test(e.textContent)).length`,
+  );
 
 const VIEWPORTS = [
   { width: 390, height: 844 },
@@ -29,45 +33,49 @@ const VIEWPORTS = [
 ];
 
 describe.skipIf(!HAVE_CHROMIUM)(`console while halted (skipped when ${NO_CHROMIUM_REASON})`, () => {
-  it.each(VIEWPORTS)("at $width x $height: halted is red and said once, the pills say so, the header keeps under a quarter of the screen", async (viewport) => {
-    rig = await ConsoleRig.start(`halted-header-${viewport.width}`);
-    const r = rig;
-    const { page, problems } = await r.open(viewport);
-    await page.locator("#need", { hasText: "NOTHING WAITING" }).waitFor();
-    if (viewport.width >= 1100) {
-      // Nothing waits: the arm takes the room — the 3D view and the first gauges on the first screen, the keep-in box in a wide view.
-      const panel = await page.locator("#arm-panel").boundingBox();
-      expect(panel!.width).toBeGreaterThan(0.7 * viewport.width);
-      const canvas = await page.locator("#arm3d canvas").first().boundingBox();
-      expect(canvas!.y + canvas!.height).toBeLessThanOrEqual(viewport.height);
-      expect(canvas!.width).toBeGreaterThan(500);
-      const gauge = await page.locator("#gauges .gauge").first().boundingBox();
-      expect(gauge!.y + gauge!.height).toBeLessThanOrEqual(viewport.height);
-    }
-    await r.shot(page, `idle-${viewport.width}x${viewport.height}.png`);
+  it.each(VIEWPORTS)(
+    "at $width x $height: halted is red and said once, the pills say so, the header keeps under a quarter of the screen",
+    async (viewport) => {
+      rig = await ConsoleRig.start(`halted-header-${viewport.width}`);
+      const r = rig;
+      const { page, problems } = await r.open(viewport);
+      await page.locator("#need", { hasText: "NOTHING WAITING" }).waitFor();
+      if (viewport.width >= 1100) {
+        // Nothing waits: the arm takes the room — the 3D view and the first gauges on the first screen, the keep-in box in a wide view.
+        const panel = await page.locator("#arm-panel").boundingBox();
+        expect(panel!.width).toBeGreaterThan(0.7 * viewport.width);
+        const canvas = await page.locator("#arm3d canvas").first().boundingBox();
+        expect(canvas!.y + canvas!.height).toBeLessThanOrEqual(viewport.height);
+        expect(canvas!.width).toBeGreaterThan(500);
+        const gauge = await page.locator("#gauges .gauge").first().boundingBox();
+        expect(gauge!.y + gauge!.height).toBeLessThanOrEqual(viewport.height);
+      }
+      await r.shot(page, `idle-${viewport.width}x${viewport.height}.png`);
 
-    await page.locator("#halt").click();
-    await page.locator("#latch", { hasText: "HALTED" }).waitFor();
-    await page.locator("#arm.bad", { hasText: "HALTED" }).waitFor();
-    await page.locator("#need:not(.ok)", { hasText: "RELEASE" }).waitFor();
-    await r.shot(page, `halted-${viewport.width}x${viewport.height}.png`);
-    expect(await borderColour(page, "latch")).toBe(BAD);
-    expect(await haltedBanners(page)).toBe(1);
-    expect(await headerHeight(page)).toBeLessThan(0.25 * viewport.height);
+      await page.locator("#halt").click();
+      await page.locator("#latch", { hasText: "HALTED" }).waitFor();
+      await page.locator("#arm.bad", { hasText: "HALTED" }).waitFor();
+      await page.locator("#need:not(.ok)", { hasText: "RELEASE" }).waitFor();
+      await r.shot(page, `halted-${viewport.width}x${viewport.height}.png`);
+      expect(await borderColour(page, "latch")).toBe(BAD);
+      expect(await haltedBanners(page)).toBe(1);
+      expect(await headerHeight(page)).toBeLessThan(0.25 * viewport.height);
 
-    // Released: a short receipt, not the latch's look, and it goes away by itself.
-    await page.fill("#release-name", "dan");
-    await page.locator("#release").click();
-    await page.locator("#latch").waitFor({ state: "hidden" });
-    const receipt = page.locator("#halt-outcome", { hasText: "Released by dan" });
-    await receipt.waitFor();
-    expect(await borderColour(page, "halt-outcome")).not.toBe(BAD);
-    await page.locator("#arm.ok", { hasText: "ARM: STILL" }).waitFor();
-    expect(await headerHeight(page)).toBeLessThan(0.25 * viewport.height);
-    await r.shot(page, `released-${viewport.width}x${viewport.height}.png`);
-    await receipt.waitFor({ state: "hidden", timeout: 20_000 });
-    expect(problems).toEqual([]);
-  }, 240_000);
+      // Released: a short receipt, not the latch's look, and it goes away by itself.
+      await page.fill("#release-name", "dan");
+      await page.locator("#release").click();
+      await page.locator("#latch").waitFor({ state: "hidden" });
+      const receipt = page.locator("#halt-outcome", { hasText: "Released by dan" });
+      await receipt.waitFor();
+      expect(await borderColour(page, "halt-outcome")).not.toBe(BAD);
+      await page.locator("#arm.ok", { hasText: "ARM: STILL" }).waitFor();
+      expect(await headerHeight(page)).toBeLessThan(0.25 * viewport.height);
+      await r.shot(page, `released-${viewport.width}x${viewport.height}.png`);
+      await receipt.waitFor({ state: "hidden", timeout: 20_000 });
+      expect(problems).toEqual([]);
+    },
+    240_000,
+  );
 
   it("at 390 x 844: the release name is typed for this release — a remembered name never refills it, the error follows the field, the receipt names the newest releaser", async () => {
     rig = await ConsoleRig.start("release-name");

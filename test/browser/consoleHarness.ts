@@ -63,16 +63,48 @@ export class ConsoleRig {
   }
 
   /** `serveConfig` writes the bridge's config into the rig's folder and names it (the simulator keeps the default arm). */
-  static async start(name: string, options: { readonly simArgs?: readonly string[]; readonly serveConfig?: (dir: string) => string } = {}): Promise<ConsoleRig> {
+  static async start(
+    name: string,
+    options: { readonly simArgs?: readonly string[]; readonly serveConfig?: (dir: string) => string } = {},
+  ): Promise<ConsoleRig> {
     const rig = new ConsoleRig(name);
     mkdirSync(join(OUTPUT_DIR, name), { recursive: true });
     const configArgs = options.serveConfig ? ["--config", options.serveConfig(rig.dir)] : [];
-    rig.sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", rig.effectsPath, ...(options.simArgs ?? [])]);
-    rig.serve = await startReady(CLI, ["serve", "--serial", String(rig.sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--operator-token", OPERATOR_TOKEN, "--data", join(rig.dir, "data"), ...configArgs], {
-      XDG_STATE_HOME: join(rig.dir, "xdg"),
-    });
+    rig.sim = await startReady(SIM, [
+      "--link",
+      "tcp",
+      "--port",
+      "0",
+      "--effects-log",
+      rig.effectsPath,
+      ...(options.simArgs ?? []),
+    ]);
+    rig.serve = await startReady(
+      CLI,
+      [
+        "serve",
+        "--serial",
+        String(rig.sim.ready.link),
+        "--http",
+        "127.0.0.1:0",
+        "--token",
+        TOKEN,
+        "--operator-token",
+        OPERATOR_TOKEN,
+        "--data",
+        join(rig.dir, "data"),
+        ...configArgs,
+      ],
+      {
+        XDG_STATE_HOME: join(rig.dir, "xdg"),
+      },
+    );
     rig.url = String(rig.serve.ready.http);
-    rig.context = await chromium.launchPersistentContext(join(rig.dir, "profile"), { executablePath: CHROMIUM, args: LAUNCH_FLAGS, headless: true });
+    rig.context = await chromium.launchPersistentContext(join(rig.dir, "profile"), {
+      executablePath: CHROMIUM,
+      args: LAUNCH_FLAGS,
+      headless: true,
+    });
     return rig;
   }
 
@@ -95,8 +127,18 @@ export class ConsoleRig {
     await page.screenshot({ path: join(OUTPUT_DIR, this.name, file), fullPage: true });
   }
 
-  async api<T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: T }> {
-    const init: RequestInit = { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) } };
+  async api<T = Record<string, unknown>>(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: T }> {
+    const init: RequestInit = {
+      method,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+    };
     if (body !== undefined) init.body = JSON.stringify(body);
     const r = await fetch(`${this.url}${path}`, init);
     return { status: r.status, json: (await r.json()) as T };
@@ -104,7 +146,11 @@ export class ConsoleRig {
 
   /** One call through POST /v1/calls; the model-facing result (output, or error for a rejection). */
   async call(id: string, name: string, args: unknown): Promise<CallOutput> {
-    const r = await this.api<{ responses: { response: { output?: CallOutput; error?: CallOutput } }[] }>("POST", "/v1/calls", { calls: [{ id, name, args }] });
+    const r = await this.api<{ responses: { response: { output?: CallOutput; error?: CallOutput } }[] }>(
+      "POST",
+      "/v1/calls",
+      { calls: [{ id, name, args }] },
+    );
     const response = r.json.responses[0]!.response;
     return (response.output ?? response.error)!;
   }

@@ -6,7 +6,9 @@ let rig: ConsoleRig;
 
 /** Evaluated in the page as a string: this file is type-checked without the DOM's types. */
 async function pageWidths(page: Page): Promise<{ scroll: number; client: number; body: number }> {
-  return page.evaluate(`({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth })`);
+  return page.evaluate(
+    `({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth })`,
+  );
 }
 
 describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped when ${NO_CHROMIUM_REASON})`, () => {
@@ -63,9 +65,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`console layout on a laptop and a phone (skipped
 
   it("history: filters by state, says who settled each row and when, and the unknown's card links to its row", async () => {
     const { page, problems } = await rig.open({ width: 1280, height: 800 });
-    const unknown = (await rig.api<{ actions: { action_id: string }[] }>("GET", "/v1/actions?state=unknown")).json.actions[0]!.action_id;
+    const unknown = (await rig.api<{ actions: { action_id: string }[] }>("GET", "/v1/actions?state=unknown")).json
+      .actions[0]!.action_id;
     await page.locator(".hrow").first().waitFor();
-    expect(await page.locator('.hrow[data-state="done"] .h-who').first().textContent()).toMatch(/^settled by (completion|observation) at \d/);
+    expect(await page.locator('.hrow[data-state="done"] .h-who').first().textContent()).toMatch(
+      /^settled by (completion|observation) at \d/,
+    );
     await page.selectOption("#history-filter", "unknown");
     await page.locator('.hrow:not([data-state="unknown"])').first().waitFor({ state: "detached" });
     expect(await page.locator(".hrow").count()).toBeGreaterThan(0);

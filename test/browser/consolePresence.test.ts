@@ -40,7 +40,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`console operator presence (skipped when ${NO_CH
     const refused = await rig.call("unnamed", "move_joints", { positions: { elbow: 0.35 }, speed: 1 });
     expect(refused.status).toBe("blocked");
     await page.locator("#presence-refusal", { hasText: "REFUSED" }).waitFor();
-    expect(await page.locator("#presence-refusal").textContent()).toMatch(/move_joints \(call unnamed\).*REFUSED for want of an operator; nothing was sent/);
+    expect(await page.locator("#presence-refusal").textContent()).toMatch(
+      /move_joints \(call unnamed\).*REFUSED for want of an operator; nothing was sent/,
+    );
     await rig.shot(page, "presence-absent-390x844.png");
     expect(starts()).toBe(before);
 

@@ -5,7 +5,11 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { createServoBusTransport, type ServoBusTransport, type ServoBusTransportOptions } from "../../src/transport/bus/index.js";
+import {
+  createServoBusTransport,
+  type ServoBusTransport,
+  type ServoBusTransportOptions,
+} from "../../src/transport/bus/index.js";
 import type { BusProtocolName } from "../../src/transport/bus/protocol/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 
@@ -32,7 +36,15 @@ let open: Array<{ rig: BusRig; close(): Promise<void> }> = [];
 export async function startBusRig(protocol: BusProtocolName, options: BusRigOptions): Promise<BusRig> {
   const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
   const effects = new MemoryEffects();
-  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: options.seed, effects, ...options.faults });
+  const sim = await startBusSimulator({
+    bus: protocol,
+    armConfig: config,
+    link: "tcp",
+    port: 0,
+    seed: options.seed,
+    effects,
+    ...options.faults,
+  });
   const transport = createServoBusTransport(config, sim.link, options.transport);
   let made: { executor: Executor; ledger: IntentLedger } | undefined;
   const rig: BusRig = {

@@ -11,12 +11,17 @@ import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
 
 afterEach(closeBusRigs);
 
-const rig = (protocol: BusProtocolName, faults: Partial<FaultRates> = {}, seed = 3): Promise<BusRig> => startBusRig(protocol, { seed, faults });
+const rig = (protocol: BusProtocolName, faults: Partial<FaultRates> = {}, seed = 3): Promise<BusRig> =>
+  startBusRig(protocol, { seed, faults });
 
 describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
   it("opening enables torque without moving the arm, though every servo powers up with a goal away from its position", async () => {
     const { sim, transport, effects } = await rig(protocol);
-    const before = [...sim.bus.servos.values()].map((s) => ({ id: s.axis.id, goal: sim.bus.goalOf(s.axis.id), at: Math.round(s.position) }));
+    const before = [...sim.bus.servos.values()].map((s) => ({
+      id: s.axis.id,
+      goal: sim.bus.goalOf(s.axis.id),
+      at: Math.round(s.position),
+    }));
     for (const b of before) expect(b.goal).toBe(b.at + POWER_ON_GOAL_OFFSET);
     await transport.open(AbortSignal.timeout(5000));
     await new Promise((r) => setTimeout(r, 200));
@@ -32,7 +37,10 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
     const ledger = IntentLedger.open(":memory:");
     const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
-      const run = executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }], { deadlineMs: 10_000 });
+      const run = executor.execute(
+        [{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }],
+        { deadlineMs: 10_000 },
+      );
       await new Promise((r) => setTimeout(r, 300));
       // Power loss of the elbow's servo (id 3), as firmware-sim's --reboot-rate does part-way.
       powerCycle(sim, 3);
@@ -50,7 +58,11 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
   });
 
   it("under lost and damaged packets, stalls and power losses: no motion runs twice, nothing overlaps, and `failed` only where the arm never moved", async () => {
-    const { transport, effects, config } = await rig(protocol, { dropRate: 0.05, corruptRate: 0.03, stallRate: 0.1, rebootRate: 0.1 }, 11);
+    const { transport, effects, config } = await rig(
+      protocol,
+      { dropRate: 0.05, corruptRate: 0.03, stallRate: 0.1, rebootRate: 0.1 },
+      11,
+    );
     await transport.open(AbortSignal.timeout(10_000));
     const ledger = IntentLedger.open(":memory:");
     const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
@@ -58,12 +70,20 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
     try {
       for (let i = 0; i < 24; i++) {
         const startsBefore = effects.events.filter((e) => e.event === "motion_start").length;
-        const [r] = await executor.execute([{ id: `f${i}`, name: "move_joints", args: { positions: { shoulder_pan: i % 2 === 0 ? 0.5 : -0.5 } } }], { deadlineMs: 8000 });
+        const [r] = await executor.execute(
+          [{ id: `f${i}`, name: "move_joints", args: { positions: { shoulder_pan: i % 2 === 0 ? 0.5 : -0.5 } } }],
+          { deadlineMs: 8000 },
+        );
         const status = r!.result.status;
-        if (status === "unknown" && r!.result.status === "unknown") executor.confirm(r!.result.action_id!, { outcome: "not_done", operator: "test" });
+        if (status === "unknown" && r!.result.status === "unknown")
+          executor.confirm(r!.result.action_id!, { outcome: "not_done", operator: "test" });
         // Let a motion that is still under way end before the next call.
         await new Promise((res) => setTimeout(res, 100));
-        results.push({ status, startsBefore, startsAfter: effects.events.filter((e) => e.event === "motion_start").length });
+        results.push({
+          status,
+          startsBefore,
+          startsAfter: effects.events.filter((e) => e.event === "motion_start").length,
+        });
       }
     } finally {
       executor.close();
@@ -77,7 +97,10 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
       if (r.status === "failed") expect(r.startsAfter).toBe(r.startsBefore);
     }
     expect(overlapsIn(effects.events)).toBe(0);
-    expect(results.filter((r) => r.status === "done").length, JSON.stringify(results.map((r) => r.status))).toBeGreaterThan(0);
+    expect(
+      results.filter((r) => r.status === "done").length,
+      JSON.stringify(results.map((r) => r.status)),
+    ).toBeGreaterThan(0);
   }, 120_000);
 });
 

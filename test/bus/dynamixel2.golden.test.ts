@@ -1,8 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { crc16Dynamixel, Dxl2Decoder, dxl2, dxl2StatusOf, encodeDxl2Status, stuff, unstuff } from "../../src/transport/bus/dynamixel2/index.js";
+import {
+  crc16Dynamixel,
+  Dxl2Decoder,
+  dxl2,
+  dxl2StatusOf,
+  encodeDxl2Status,
+  stuff,
+  unstuff,
+} from "../../src/transport/bus/dynamixel2/index.js";
 import { decodeRegister, register, twosComplement } from "../../src/transport/bus/protocol/index.js";
 
-const hex = (s: string): Uint8Array => Uint8Array.from(s.trim() === "" ? [] : s.trim().split(/\s+/).map((b) => parseInt(b, 16)));
+const hex = (s: string): Uint8Array =>
+  Uint8Array.from(
+    s.trim() === ""
+      ? []
+      : s
+          .trim()
+          .split(/\s+/)
+          .map((b) => parseInt(b, 16)),
+  );
 
 /**
  * Golden packets from the ROBOTIS e-Manual, Protocol 2.0
@@ -13,9 +29,17 @@ const hex = (s: string): Uint8Array => Uint8Array.from(s.trim() === "" ? [] : s.
 const INSTRUCTIONS: [string, Uint8Array, string][] = [
   ["ping id 1", dxl2.ping(1), "FF FF FD 00 01 03 00 01 19 4E"],
   ["read id 1, Present_Position (132), 4 bytes", dxl2.read(1, 132, 4), "FF FF FD 00 01 07 00 02 84 00 04 00 1D 15"],
-  ["write id 1, Goal_Position (116) = 512", dxl2.write(1, 116, Uint8Array.from([0x00, 0x02, 0x00, 0x00])), "FF FF FD 00 01 09 00 03 74 00 00 02 00 00 CA 89"],
+  [
+    "write id 1, Goal_Position (116) = 512",
+    dxl2.write(1, 116, Uint8Array.from([0x00, 0x02, 0x00, 0x00])),
+    "FF FF FD 00 01 09 00 03 74 00 00 02 00 00 CA 89",
+  ],
   ["reboot id 1", dxl2.reboot(1), "FF FF FD 00 01 03 00 08 2F 4E"],
-  ["sync read ids 1, 2, Present_Position (132), 4 bytes", dxl2.syncRead(132, 4, [1, 2]), "FF FF FD 00 FE 09 00 82 84 00 04 00 01 02 CE FA"],
+  [
+    "sync read ids 1, 2, Present_Position (132), 4 bytes",
+    dxl2.syncRead(132, 4, [1, 2]),
+    "FF FF FD 00 FE 09 00 82 84 00 04 00 01 02 CE FA",
+  ],
   [
     "sync write Goal_Position id 1 = 150, id 2 = 170",
     dxl2.syncWrite(116, 4, [
@@ -27,9 +51,21 @@ const INSTRUCTIONS: [string, Uint8Array, string][] = [
 ];
 
 const STATUSES: [string, string, { id: number; error: number; data: string }][] = [
-  ["ping reply: model 1030, firmware 38", "FF FF FD 00 01 07 00 55 00 06 04 26 65 5D", { id: 1, error: 0, data: "06 04 26" }],
-  ["read reply: Present_Position 166", "FF FF FD 00 01 08 00 55 00 A6 00 00 00 8C C0", { id: 1, error: 0, data: "A6 00 00 00" }],
-  ["sync read reply of id 2: 2079", "FF FF FD 00 02 08 00 55 00 1F 08 00 00 BA BE", { id: 2, error: 0, data: "1F 08 00 00" }],
+  [
+    "ping reply: model 1030, firmware 38",
+    "FF FF FD 00 01 07 00 55 00 06 04 26 65 5D",
+    { id: 1, error: 0, data: "06 04 26" },
+  ],
+  [
+    "read reply: Present_Position 166",
+    "FF FF FD 00 01 08 00 55 00 A6 00 00 00 8C C0",
+    { id: 1, error: 0, data: "A6 00 00 00" },
+  ],
+  [
+    "sync read reply of id 2: 2079",
+    "FF FF FD 00 02 08 00 55 00 1F 08 00 00 BA BE",
+    { id: 2, error: 0, data: "1F 08 00 00" },
+  ],
   ["write reply (no data)", "FF FF FD 00 01 04 00 55 00 A1 0C", { id: 1, error: 0, data: "" }],
 ];
 
@@ -44,7 +80,9 @@ describe("Dynamixel Protocol 2.0 against the e-Manual's packets", () => {
     const status = dxl2StatusOf(packets[0]!);
     expect(status).toMatchObject({ id: expected.id, error: expected.error });
     expect(Buffer.from(status!.data).toString("hex")).toBe(Buffer.from(hex(expected.data)).toString("hex"));
-    expect(Buffer.from(encodeDxl2Status(expected.id, expected.error, hex(expected.data))).equals(Buffer.from(hex(golden)))).toBe(true);
+    expect(
+      Buffer.from(encodeDxl2Status(expected.id, expected.error, hex(expected.data))).equals(Buffer.from(hex(golden))),
+    ).toBe(true);
   });
 
   it("computes the CRC the e-Manual's packets carry", () => {

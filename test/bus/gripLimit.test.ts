@@ -15,9 +15,18 @@ afterEach(async () => {
   open = [];
 });
 
-async function rig(protocol: BusProtocolName): Promise<{ sim: RunningBusSimulator; transport: ServoBusTransport; config: ReturnType<typeof busTestConfig> }> {
+async function rig(
+  protocol: BusProtocolName,
+): Promise<{ sim: RunningBusSimulator; transport: ServoBusTransport; config: ReturnType<typeof busTestConfig> }> {
   const config = busTestConfig(protocol);
-  const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: 2, effects: new MemoryEffects() });
+  const sim = await startBusSimulator({
+    bus: protocol,
+    armConfig: config,
+    link: "tcp",
+    port: 0,
+    seed: 2,
+    effects: new MemoryEffects(),
+  });
   const transport = createServoBusTransport(config, sim.link);
   open.push({ sim, transport });
   return { sim, transport, config };
@@ -34,7 +43,8 @@ describe.each(BUS_PROTOCOLS)("the gripper's force cap from config on %s", (proto
     await transport.open(AbortSignal.timeout(5000));
     expect(gripper.torque).toBe(true);
     expect(gripper.get(table.gripLimit)).toBe(configured);
-    if (table.currentBasedPositionMode !== undefined) expect(gripper.get(table.operatingMode)).toBe(table.currentBasedPositionMode);
+    if (table.currentBasedPositionMode !== undefined)
+      expect(gripper.get(table.operatingMode)).toBe(table.currentBasedPositionMode);
     expect(transport.latestStatus()!.faults).toEqual([]);
   });
 

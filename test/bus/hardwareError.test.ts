@@ -19,7 +19,9 @@ const starts = (effects: MemoryEffects): number => effects.events.filter((e) => 
 describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", (protocol) => {
   it("mid-motion: the motion ends faulted and is judged by the pose (it moved, so never failed); the servo stays off; motions on it are refused unsent; other joints still move", async () => {
     const { sim, transport, effects, executor } = await rig(protocol);
-    const run = executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }], { deadlineMs: 10_000 });
+    const run = executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }], {
+      deadlineMs: 10_000,
+    });
     await sleep(400);
     sim.bus.shutDownOnCue(ELBOW_SERVO);
     const [m] = await run;
@@ -40,14 +42,23 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     const unknownId = m!.result.status === "unknown" ? m!.result.action_id! : "";
     executor.confirm(unknownId, { outcome: "not_done", operator: "test", note: "stopped part-way on an overload" });
     const startsBefore = starts(effects);
-    const [refused] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 5000 });
+    const [refused] = await executor.execute(
+      [{ id: "again", name: "move_joints", args: { positions: { elbow: 0.5 } } }],
+      { deadlineMs: 5000 },
+    );
     expect(refused!.result.status).toBe("blocked");
     // The transport's refusal names the trip with its code (the call's message carries its text).
-    const end2 = await transport.runMotion({ actionId: "direct", targets: { elbow: 0.5 }, speed: 0.5 }, AbortSignal.timeout(2000));
+    const end2 = await transport.runMotion(
+      { actionId: "direct", targets: { elbow: 0.5 }, speed: 0.5 },
+      AbortSignal.timeout(2000),
+    );
     expect(end2.kind === "refused" ? end2.error.code : end2.kind).toBe("ARMB_ERR_SERVO_TRIPPED");
     expect(starts(effects)).toBe(startsBefore);
 
-    const [other] = await executor.execute([{ id: "pan", name: "move_joints", args: { positions: { shoulder_pan: 0.3 } } }], { deadlineMs: 8000 });
+    const [other] = await executor.execute(
+      [{ id: "pan", name: "move_joints", args: { positions: { shoulder_pan: 0.3 } } }],
+      { deadlineMs: 8000 },
+    );
     expect(other!.result.status).toBe("done");
     expect(overlapsIn(effects.events)).toBe(0);
   });
@@ -73,9 +84,13 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     await sleep(100);
     expect(transport.latestStatus()!.faults).toEqual([]);
     // A second recovery has nothing to do and sends nothing that moves.
-    expect((await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome)).toEqual(["not_needed"]);
+    expect(
+      (await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome),
+    ).toEqual(["not_needed"]);
 
-    const [m] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: { elbow: 0.4 } } }], { deadlineMs: 8000 });
+    const [m] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: { elbow: 0.4 } } }], {
+      deadlineMs: 8000,
+    });
     expect(m!.result.status).toBe("done");
     expect(starts(effects)).toBe(1);
   });
@@ -93,14 +108,18 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     sim.bus.shutDownOnCue(ELBOW_SERVO);
     // Past the time a Feetech Status bit takes to clear (a Dynamixel latches it until the REBOOT).
     await sleep(450);
-    const answers = await Promise.all(Array.from({ length: 4 }, () => transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(8000) })));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(8000) })),
+    );
     const outcomes = answers.map((a) => a[0]?.outcome);
     expect(outcomes.filter((o) => o === "recovered")).toHaveLength(1);
     for (const o of outcomes.filter((x) => x !== "recovered")) expect(["in_progress", "not_needed"]).toContain(o);
     expect(effects.events.filter((e) => e.event === "reboot")).toHaveLength(protocol === "dynamixel_2" ? 1 : 0);
     expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(true);
     // Once it is over, another request has nothing to recover.
-    expect((await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome)).toEqual(["not_needed"]);
+    expect(
+      (await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome),
+    ).toEqual(["not_needed"]);
     expect(starts(effects)).toBe(0);
   });
 });

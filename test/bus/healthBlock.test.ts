@@ -15,7 +15,8 @@ import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
  */
 afterEach(closeBusRigs);
 
-const rig = (transport: ServoBusTransportOptions): Promise<BusRig> => startBusRig("dynamixel_2", { seed: 7, transport, open: true });
+const rig = (transport: ServoBusTransportOptions): Promise<BusRig> =>
+  startBusRig("dynamixel_2", { seed: 7, transport, open: true });
 
 /** Resolves with the first published status that satisfies `ok`. */
 function statusWhere(transport: ServoBusTransport, ok: (s: ArmStatus) => boolean): Promise<ArmStatus> {
@@ -91,7 +92,10 @@ describe("dynamixel_2 status cycle: 122..135 every cycle, 64..70 when needed", (
     const ledger = IntentLedger.open(":memory:");
     const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
-      const run = executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }], { deadlineMs: 10_000 });
+      const run = executor.execute(
+        [{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }],
+        { deadlineMs: 10_000 },
+      );
       await new Promise((r) => setTimeout(r, 300));
       sim.bus.powerCycle(ELBOW_SERVO, 0);
       const [m] = await run;

@@ -19,7 +19,9 @@ import { readEventStream } from "../support/readEventStream.js";
 const TOKEN = "servo-health-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-let running: { sim: RunningBusSimulator; bridge: Bridge; server: RunningHttpServer; stream?: { close(): Promise<void> } } | undefined;
+let running:
+  | { sim: RunningBusSimulator; bridge: Bridge; server: RunningHttpServer; stream?: { close(): Promise<void> } }
+  | undefined;
 
 afterEach(async () => {
   const r = running;
@@ -30,7 +32,9 @@ afterEach(async () => {
   await r?.sim.close();
 });
 
-async function start(protocol: BusProtocolName): Promise<{ sim: RunningBusSimulator; server: RunningHttpServer; effects: MemoryEffects }> {
+async function start(
+  protocol: BusProtocolName,
+): Promise<{ sim: RunningBusSimulator; server: RunningHttpServer; effects: MemoryEffects }> {
   const config = busTestConfig(protocol);
   const effects = new MemoryEffects();
   const sim = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: 3, effects });
@@ -43,7 +47,10 @@ async function start(protocol: BusProtocolName): Promise<{ sim: RunningBusSimula
 
 function fits<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`does not fit the wire contract: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `does not fit the wire contract: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return parsed.data;
 }
 
@@ -73,21 +80,34 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, ms 
   }
 }
 
-const servo = (s: ArmStateView, axis: string): ServoHealthView | undefined => s.servo_health?.find((h) => h.axis === axis);
+const servo = (s: ArmStateView, axis: string): ServoHealthView | undefined =>
+  s.servo_health?.find((h) => h.axis === axis);
 
 describe.each(BUS_PROTOCOLS)("servo health on a %s bus, through the simulator", (protocol) => {
   it("reads each servo's temperature, supply, load and its own limits; a heated servo and a sagging supply warn in /v1/state and SSE; an overheated one is an alarm; nothing moves", async () => {
     const { sim, server, effects } = await start(protocol);
     const first = await until(async () => {
       const s = await state(server);
-      return s.servo_health?.every((h) => h.temperature_c !== undefined && h.temperature_limit_c !== undefined && h.voltage_min_v !== undefined) ? s : undefined;
+      return s.servo_health?.every(
+        (h) => h.temperature_c !== undefined && h.temperature_limit_c !== undefined && h.voltage_min_v !== undefined,
+      )
+        ? s
+        : undefined;
     });
     const names = Object.keys(first.pose);
     expect(first.servo_health!.map((h) => h.axis).sort()).toEqual([...names].sort());
     const wrist = servo(first, "wrist_2")!;
     const simWrist = sim.bus.all.find((s) => s.axis.name === "wrist_2")!;
     // The servo's own registers, decoded: what the simulated sensors read and the limits it keeps.
-    expect(wrist).toMatchObject({ servo_id: simWrist.axis.id, temperature_c: 32, temperature_limit_c: 70, voltage_v: simWrist.voltage, hardware_errors: [], shut_down: false, alerts: [] });
+    expect(wrist).toMatchObject({
+      servo_id: simWrist.axis.id,
+      temperature_c: 32,
+      temperature_limit_c: 70,
+      voltage_v: simWrist.voltage,
+      hardware_errors: [],
+      shut_down: false,
+      alerts: [],
+    });
     // The factory voltage limits: XL330 3.5–7.0 V (e-Manual), STS3215 4.0–8.0 V (Feetech memory table).
     expect([wrist.voltage_min_v, wrist.voltage_max_v]).toEqual(protocol === "dynamixel_2" ? [3.5, 7] : [4, 8]);
     // Holding its pose with torque on: a small load, signed, never absent on a servo that reports it.
@@ -105,8 +125,15 @@ describe.each(BUS_PROTOCOLS)("servo health on a %s bus, through the simulator", 
       const w = s && servo(s, "wrist_2");
       return w?.temperature_c === 64 && w.voltage_v === sagged ? w : undefined;
     });
-    expect(warned.alerts.map((a) => [a.kind, a.level])).toEqual(expect.arrayContaining([["temperature", "warning"], ["voltage", "warning"]]));
-    expect(warned.alerts.find((a) => a.kind === "temperature")!.message).toMatch(/servo \d+ \(wrist_2\): 64 °C, near its limit of 70 °C/);
+    expect(warned.alerts.map((a) => [a.kind, a.level])).toEqual(
+      expect.arrayContaining([
+        ["temperature", "warning"],
+        ["voltage", "warning"],
+      ]),
+    );
+    expect(warned.alerts.find((a) => a.kind === "temperature")!.message).toMatch(
+      /servo \d+ \(wrist_2\): 64 °C, near its limit of 70 °C/,
+    );
     expect(warned.hardware_errors).toEqual([]);
     const fromGet = servo(await state(server), "wrist_2")!;
     expect(fromGet.alerts.map((a) => a.level)).toEqual(["warning", "warning"]);
@@ -138,7 +165,11 @@ describe("a transport without servo data", () => {
     const { FakeArm } = await import("../surfaces/http/FakeArm.js");
     const { testConfig } = await import("../support/testConfig.js");
     const config = testConfig();
-    const bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
+    const bridge = await Bridge.start({
+      config,
+      transport: { kind: "custom", transport: new FakeArm(config) },
+      dataDir: ":memory:",
+    });
     const server = await startHttpServer(bridge, { token: TOKEN, port: 0 });
     try {
       const s = await state(server);

@@ -20,15 +20,24 @@ describe.each(BUS_PROTOCOLS)("a goal beyond the servo's own Min/Max_Position_Lim
     elbow.set(t.setup.maxPositionLimit, Math.max(a, b));
     await transport.open(AbortSignal.timeout(5000));
     // The limits are read on the status loop's slow schedule, first thing after opening.
-    for (let i = 0; i < 100 && !transport.servoHealth().every((h) => h.temperature_limit_c !== undefined); i++) await sleep(20);
+    for (let i = 0; i < 100 && !transport.servoHealth().every((h) => h.temperature_limit_c !== undefined); i++)
+      await sleep(20);
     const executor = rig.executor();
 
-    const [beyond] = await executor.execute([{ id: "far", name: "move_joints", args: { positions: { elbow: home + 1.0 } } }], { deadlineMs: 8000 });
+    const [beyond] = await executor.execute(
+      [{ id: "far", name: "move_joints", args: { positions: { elbow: home + 1.0 } } }],
+      { deadlineMs: 8000 },
+    );
     expect(beyond!.result.status).toBe("failed");
-    expect(beyond!.result.message).toMatch(/servo 3 \(elbow\) would (refuse|stop short of) count \d+: its own Min\/Max_Position_Limit are \d+\.\.\d+/);
+    expect(beyond!.result.message).toMatch(
+      /servo 3 \(elbow\) would (refuse|stop short of) count \d+: its own Min\/Max_Position_Limit are \d+\.\.\d+/,
+    );
     expect(effects.events.filter((e) => e.event === "motion_start")).toHaveLength(0);
 
-    const [inside] = await executor.execute([{ id: "near", name: "move_joints", args: { positions: { elbow: home + 0.3 } } }], { deadlineMs: 8000 });
+    const [inside] = await executor.execute(
+      [{ id: "near", name: "move_joints", args: { positions: { elbow: home + 0.3 } } }],
+      { deadlineMs: 8000 },
+    );
     expect(inside!.result.status).toBe("done");
     expect(effects.events.filter((e) => e.event === "motion_start")).toHaveLength(1);
   });

@@ -29,7 +29,10 @@ describe.each(BUS_PROTOCOLS)("a motion on a servo that shut down, %s", (protocol
     const { sim, transport, effects } = rig;
     const executor = rig.executor();
     sim.bus.shutDownOnCue(ELBOW_SERVO);
-    await waitFor(() => transport.servoHealth().some((h) => h.axis === "elbow" && h.shut_down), "the bridge to see the trip");
+    await waitFor(
+      () => transport.servoHealth().some((h) => h.axis === "elbow" && h.shut_down),
+      "the bridge to see the trip",
+    );
 
     const [first, again] = await executor.execute(
       [
@@ -53,7 +56,10 @@ describe.each(BUS_PROTOCOLS)("a motion on a servo that shut down, %s", (protocol
     expect(motions(effects)).toBe(0);
 
     // The console shows the same advice and offers only what exists: no recovery "in the console".
-    const alarm = transport.servoHealth().find((h) => h.axis === "elbow")!.alerts.find((a) => a.kind === "hardware_error")!;
+    const alarm = transport
+      .servoHealth()
+      .find((h) => h.axis === "elbow")!
+      .alerts.find((a) => a.kind === "hardware_error")!;
     expect(alarm.advice).toMatch(RECOVERY[protocol].says);
     expect(alarm.advice).not.toMatch(RECOVERY[protocol].never);
     expect(alarm.advice).not.toMatch(/console/);
@@ -62,7 +68,9 @@ describe.each(BUS_PROTOCOLS)("a motion on a servo that shut down, %s", (protocol
     if (protocol === "feetech_sts") await sleep(400);
     const [rec] = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
     expect(rec?.outcome).toBe("recovered");
-    const [after] = await executor.execute([{ id: "m3", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 8000 });
+    const [after] = await executor.execute([{ id: "m3", name: "move_joints", args: { positions: { elbow: 0.5 } } }], {
+      deadlineMs: 8000,
+    });
     expect(after!.result.status).toBe("done");
     expect(motions(effects)).toBe(1);
   });

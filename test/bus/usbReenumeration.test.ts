@@ -54,7 +54,12 @@ async function unplug(socat: ChildProcess, path: string): Promise<void> {
   }
 }
 
-async function linkUntil(transport: ServoBusTransport, ok: (s: LinkState) => boolean, ms: number, what: string): Promise<LinkState> {
+async function linkUntil(
+  transport: ServoBusTransport,
+  ok: (s: LinkState) => boolean,
+  ms: number,
+  what: string,
+): Promise<LinkState> {
   const deadline = Date.now() + ms;
   for (;;) {
     const s = transport.linkState();
@@ -64,53 +69,70 @@ async function linkUntil(transport: ServoBusTransport, ok: (s: LinkState) => boo
   }
 }
 
-describe.skipIf(!runnable).each<BusProtocolName>(["feetech_sts", "dynamixel_2"])("a %s bus behind a USB-serial adapter that re-enumerates on the same path (needs socat)", (protocol) => {
-  it("reopens the path, finds the same servos, and drives them again; nothing moved while the adapter was gone", async () => {
-    const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
-    const effects = new MemoryEffects();
-    const sim: RunningBusSimulator = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: 0, seed: 5, effects, logger: silentLogger });
-    cleanups.push(() => sim.close());
-    const port = Number(new URL(sim.link).port);
-    const dir = mkdtempSync(join(tmpdir(), "armbridge-usb-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, "ttyUSB0");
+describe.skipIf(!runnable).each<BusProtocolName>(["feetech_sts", "dynamixel_2"])(
+  "a %s bus behind a USB-serial adapter that re-enumerates on the same path (needs socat)",
+  (protocol) => {
+    it("reopens the path, finds the same servos, and drives them again; nothing moved while the adapter was gone", async () => {
+      const config = busTestConfig(protocol, { observe: { budget_ms: 400, max_ms: 4000 } });
+      const effects = new MemoryEffects();
+      const sim: RunningBusSimulator = await startBusSimulator({
+        bus: protocol,
+        armConfig: config,
+        link: "tcp",
+        port: 0,
+        seed: 5,
+        effects,
+        logger: silentLogger,
+      });
+      cleanups.push(() => sim.close());
+      const port = Number(new URL(sim.link).port);
+      const dir = mkdtempSync(join(tmpdir(), "armbridge-usb-"));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      const path = join(dir, "ttyUSB0");
 
-    const first = await plugIn(path, port);
-    const transport = createServoBusTransport(config, path);
-    const ledger = IntentLedger.open(":memory:");
-    const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
-    cleanups.push(async () => {
-      executor.close();
-      await transport.close();
-      ledger.close();
-    });
-    await transport.open(AbortSignal.timeout(5000));
-    const joint = config.arm.joints[1]!;
-    const starts = (): number => effects.events.filter((e) => e.event === "motion_start").length;
+      const first = await plugIn(path, port);
+      const transport = createServoBusTransport(config, path);
+      const ledger = IntentLedger.open(":memory:");
+      const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+      cleanups.push(async () => {
+        executor.close();
+        await transport.close();
+        ledger.close();
+      });
+      await transport.open(AbortSignal.timeout(5000));
+      const joint = config.arm.joints[1]!;
+      const starts = (): number => effects.events.filter((e) => e.event === "motion_start").length;
 
-    const [before] = await executor.execute([{ id: "before", name: "move_joints", args: { positions: { [joint.name]: joint.home + 0.2 } } }], { deadlineMs: 10_000 });
-    expect(before!.result.status, JSON.stringify(before!.result)).toBe("done");
-    expect(starts()).toBe(1);
+      const [before] = await executor.execute(
+        [{ id: "before", name: "move_joints", args: { positions: { [joint.name]: joint.home + 0.2 } } }],
+        { deadlineMs: 10_000 },
+      );
+      expect(before!.result.status, JSON.stringify(before!.result)).toBe("done");
+      expect(starts()).toBe(1);
 
-    await unplug(first, path);
-    await linkUntil(transport, (s) => s.state === "reconnecting", 3000, "reconnecting");
-    // Gone for a while: attempts fail (no such path), none writes anything anywhere.
-    await new Promise((r) => setTimeout(r, 800));
-    expect(transport.linkState().state).toBe("reconnecting");
+      await unplug(first, path);
+      await linkUntil(transport, (s) => s.state === "reconnecting", 3000, "reconnecting");
+      // Gone for a while: attempts fail (no such path), none writes anything anywhere.
+      await new Promise((r) => setTimeout(r, 800));
+      expect(transport.linkState().state).toBe("reconnecting");
 
-    // A new PTY behind the path (the kernel may give it the old number, as ttyUSB0 comes back as ttyUSB0):
-    // the descriptor the transport held is dead; only opening the path again reaches the servos.
-    await plugIn(path, port);
-    const back = await linkUntil(transport, (s) => s.state === "connected", 8000, "connected again");
-    // The servos kept their power and torque: the same incarnation, nothing in flight.
-    expect(back.last_loss).toMatchObject({ in_flight: [], incarnation_changed: false });
-    expect(back.last_loss?.attempts).toBeGreaterThanOrEqual(1);
-    expect(starts(), "nothing moved while the adapter was gone or when it came back").toBe(1);
+      // A new PTY behind the path (the kernel may give it the old number, as ttyUSB0 comes back as ttyUSB0):
+      // the descriptor the transport held is dead; only opening the path again reaches the servos.
+      await plugIn(path, port);
+      const back = await linkUntil(transport, (s) => s.state === "connected", 8000, "connected again");
+      // The servos kept their power and torque: the same incarnation, nothing in flight.
+      expect(back.last_loss).toMatchObject({ in_flight: [], incarnation_changed: false });
+      expect(back.last_loss?.attempts).toBeGreaterThanOrEqual(1);
+      expect(starts(), "nothing moved while the adapter was gone or when it came back").toBe(1);
 
-    const [after] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: { [joint.name]: joint.home - 0.1 } } }], { deadlineMs: 10_000 });
-    expect(after!.result.status, JSON.stringify(after!.result)).toBe("done");
-    const moves = effects.events.filter((e) => e.event === "motion_start");
-    expect(moves).toHaveLength(2);
-    expect(moves[1]).toMatchObject({ joints: [joint.name] });
-  }, 60_000);
-});
+      const [after] = await executor.execute(
+        [{ id: "after", name: "move_joints", args: { positions: { [joint.name]: joint.home - 0.1 } } }],
+        { deadlineMs: 10_000 },
+      );
+      expect(after!.result.status, JSON.stringify(after!.result)).toBe("done");
+      const moves = effects.events.filter((e) => e.event === "motion_start");
+      expect(moves).toHaveLength(2);
+      expect(moves[1]).toMatchObject({ joints: [joint.name] });
+    }, 60_000);
+  },
+);

@@ -29,7 +29,11 @@ let jpeg: Buffer;
 let dir: string;
 
 beforeAll(() => {
-  jpeg = new SimCameraSource({ camera: overhead, arm: config, pose: () => ({ pose: config.arm.namedPoses.home!, stampMs: Date.now() }) }).render().bytes;
+  jpeg = new SimCameraSource({
+    camera: overhead,
+    arm: config,
+    pose: () => ({ pose: config.arm.namedPoses.home!, stampMs: Date.now() }),
+  }).render().bytes;
   dir = mkdtempSync(join(tmpdir(), "armb-camsrc-"));
 });
 afterAll(() => {
@@ -47,7 +51,9 @@ async function codeOf(p: Promise<unknown>): Promise<ErrorCode | "resolved"> {
 }
 
 /** A raw TCP server on 127.0.0.1:0 answering each connection with `respond`. */
-async function rawServer(respond: (socket: Socket, first: Buffer) => void): Promise<{ url: string; close(): Promise<void> }> {
+async function rawServer(
+  respond: (socket: Socket, first: Buffer) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((s) => {
     sockets.add(s);
@@ -72,7 +78,11 @@ async function rawServerChecking(authorization: string): Promise<{ url: string; 
     let head = first.toString("latin1");
     const answer = (): void => {
       const ok = head.toLowerCase().includes(`authorization: ${authorization.toLowerCase()}\r\n`);
-      sock.end(ok ? Buffer.concat([Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\n\r\n"), jpeg]) : "HTTP/1.0 401 Unauthorized\r\n\r\n");
+      sock.end(
+        ok
+          ? Buffer.concat([Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\n\r\n"), jpeg])
+          : "HTTP/1.0 401 Unauthorized\r\n\r\n",
+      );
     };
     if (head.includes("\r\n\r\n")) return answer();
     sock.on("data", (d: Buffer) => {
@@ -94,12 +104,20 @@ describe("HTTP snapshot source", () => {
     // Move the simulated arm directly (no bridge): the camera must show where the arm truly is.
     const truth = { ...config.arm.namedPoses.ready! };
     const axes = Object.keys(sim.arm.positionsByName());
-    const reply = sim.arm.move({ actionId: "cam-truth", targets: axes.map((name, axis) => ({ axis, position: truth[name] ?? sim.arm.positionsByName()[name] ?? 0 })), speed: 1, durationMs: 1500 });
+    const reply = sim.arm.move({
+      actionId: "cam-truth",
+      targets: axes.map((name, axis) => ({ axis, position: truth[name] ?? sim.arm.positionsByName()[name] ?? 0 })),
+      speed: 1,
+      durationMs: 1500,
+    });
     expect(reply.kind).toBe("action");
-    for (const until = Date.now() + 15_000; sim.arm.activeActionIds().length > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    for (const until = Date.now() + 15_000; sim.arm.activeActionIds().length > 0 && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 50));
     expect(sim.arm.activeActionIds()).toEqual([]);
     const askedAt = Date.now();
-    const frame = await new HttpSnapshotSource({ camera: "sim_http", url: String(sim.camera), timeoutMs: 5000 }).grab(AbortSignal.timeout(10_000));
+    const frame = await new HttpSnapshotSource({ camera: "sim_http", url: String(sim.camera), timeoutMs: 5000 }).grab(
+      AbortSignal.timeout(10_000),
+    );
     const answeredAt = Date.now();
     expect([frame.format, frame.width, frame.height]).toEqual(["jpeg", 640, 480]);
     expect(frame.captureTimeFrom).toBe("x_timestamp");
@@ -114,22 +132,55 @@ describe("HTTP snapshot source", () => {
   }, 30_000);
 
   it("a monotonic X-Timestamp (seconds since the camera booted, as V4L2 stamps are) is not taken for wall time", async () => {
-    const s = await rawServer((sock) => sock.end(Buffer.concat([Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\nX-Timestamp: 8123.456789\r\n\r\n"), jpeg])));
+    const s = await rawServer((sock) =>
+      sock.end(
+        Buffer.concat([
+          Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\nX-Timestamp: 8123.456789\r\n\r\n"),
+          jpeg,
+        ]),
+      ),
+    );
     closers.push(() => s.close());
-    const frame = await new HttpSnapshotSource({ camera: "c", url: s.url, timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+    const frame = await new HttpSnapshotSource({ camera: "c", url: s.url, timeoutMs: 2000 }).grab(
+      AbortSignal.timeout(5000),
+    );
     expect(frame.captureTimeFrom).toBe("received");
     expect(frame.notes.join(" ")).toMatch(/monotonic/);
   });
 
   it.each([
-    ["a body cut short (no Content-Length: only the JPEG end marker tells)", "ARMB_ERR_CAMERA_FRAME_INVALID", (s: Socket): void => void s.end(Buffer.concat([Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\n\r\n"), jpeg.subarray(0, jpeg.length >> 1)]))],
-    ["a web page instead of the snapshot", "ARMB_ERR_CAMERA_FRAME_INVALID", (s: Socket): void => void s.end("HTTP/1.0 200 OK\r\nContent-type: text/html\r\n\r\n<html>stream</html>")],
-    ["404", "ARMB_ERR_CAMERA_UNAVAILABLE", (s: Socket): void => void s.end("HTTP/1.0 404 Not Found\r\nContent-type: text/plain\r\n\r\n404: Not Found!\r\n")],
-    ["a camera that never answers (mjpg-streamer waiting for a frame that never comes)", "ARMB_ERR_CAMERA_UNAVAILABLE", (_s: Socket): void => undefined],
+    [
+      "a body cut short (no Content-Length: only the JPEG end marker tells)",
+      "ARMB_ERR_CAMERA_FRAME_INVALID",
+      (s: Socket): void =>
+        void s.end(
+          Buffer.concat([
+            Buffer.from("HTTP/1.0 200 OK\r\nContent-type: image/jpeg\r\n\r\n"),
+            jpeg.subarray(0, jpeg.length >> 1),
+          ]),
+        ),
+    ],
+    [
+      "a web page instead of the snapshot",
+      "ARMB_ERR_CAMERA_FRAME_INVALID",
+      (s: Socket): void => void s.end("HTTP/1.0 200 OK\r\nContent-type: text/html\r\n\r\n<html>stream</html>"),
+    ],
+    [
+      "404",
+      "ARMB_ERR_CAMERA_UNAVAILABLE",
+      (s: Socket): void => void s.end("HTTP/1.0 404 Not Found\r\nContent-type: text/plain\r\n\r\n404: Not Found!\r\n"),
+    ],
+    [
+      "a camera that never answers (mjpg-streamer waiting for a frame that never comes)",
+      "ARMB_ERR_CAMERA_UNAVAILABLE",
+      (_s: Socket): void => undefined,
+    ],
   ] as const)("%s → %s", async (_name, code, respond) => {
     const s = await rawServer(respond);
     closers.push(() => s.close());
-    expect(await codeOf(new HttpSnapshotSource({ camera: "c", url: s.url, timeoutMs: 300 }).grab(AbortSignal.timeout(5000)))).toBe(code);
+    expect(
+      await codeOf(new HttpSnapshotSource({ camera: "c", url: s.url, timeoutMs: 300 }).grab(AbortSignal.timeout(5000))),
+    ).toBe(code);
   });
 
   it("credentials in the URL go as HTTP Basic, and no message ever shows the password", async () => {
@@ -139,10 +190,18 @@ describe("HTTP snapshot source", () => {
     closers.push(() => s.close());
     const withAuth = await rawServerChecking("Basic " + Buffer.from("admin:s3cret pw").toString("base64"));
     closers.push(() => withAuth.close());
-    const ok = await new HttpSnapshotSource({ camera: "c", url: withAuth.url.replace("http://", "http://admin:s3cret%20pw@"), timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+    const ok = await new HttpSnapshotSource({
+      camera: "c",
+      url: withAuth.url.replace("http://", "http://admin:s3cret%20pw@"),
+      timeoutMs: 2000,
+    }).grab(AbortSignal.timeout(5000));
     expect(ok.bytes.equals(jpeg)).toBe(true);
     try {
-      await new HttpSnapshotSource({ camera: "c", url: s.url.replace("http://", "http://admin:s3cret@"), timeoutMs: 2000 }).grab(AbortSignal.timeout(5000));
+      await new HttpSnapshotSource({
+        camera: "c",
+        url: s.url.replace("http://", "http://admin:s3cret@"),
+        timeoutMs: 2000,
+      }).grab(AbortSignal.timeout(5000));
       expect.unreachable();
     } catch (error) {
       expect(isArmbridgeError(error, "ARMB_ERR_CAMERA_UNAVAILABLE")).toBe(true);
@@ -155,7 +214,9 @@ describe("HTTP snapshot source", () => {
     const s = await rawServer(() => undefined);
     const url = s.url;
     await s.close();
-    expect(await codeOf(new HttpSnapshotSource({ camera: "c", url, timeoutMs: 1000 }).grab(AbortSignal.timeout(5000)))).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
+    expect(
+      await codeOf(new HttpSnapshotSource({ camera: "c", url, timeoutMs: 1000 }).grab(AbortSignal.timeout(5000))),
+    ).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
   });
 });
 
@@ -187,8 +248,12 @@ describe("file source", () => {
   it("a file that stays partial → ARMB_ERR_CAMERA_FRAME_INVALID; a missing one → ARMB_ERR_CAMERA_UNAVAILABLE", async () => {
     const path = join(dir, "partial.png");
     writeFileSync(path, jpeg.subarray(0, 2000));
-    expect(await codeOf(new FileSource({ camera: "f", path }).grab(AbortSignal.timeout(5000)))).toBe("ARMB_ERR_CAMERA_FRAME_INVALID");
-    expect(await codeOf(new FileSource({ camera: "f", path: join(dir, "nope.jpg") }).grab(AbortSignal.timeout(5000)))).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
+    expect(await codeOf(new FileSource({ camera: "f", path }).grab(AbortSignal.timeout(5000)))).toBe(
+      "ARMB_ERR_CAMERA_FRAME_INVALID",
+    );
+    expect(
+      await codeOf(new FileSource({ camera: "f", path: join(dir, "nope.jpg") }).grab(AbortSignal.timeout(5000))),
+    ).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
   });
 });
 
@@ -200,7 +265,11 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
   });
 
   async function onSimTime(rate = 0.5): Promise<Ros2OnDouble> {
-    ros = await createRos2TransportOnDouble(config, {}, { simTimeRate: rate, argv: ["node", "armbridge", "--ros-args", "-p", "use_sim_time:=true", "--"] });
+    ros = await createRos2TransportOnDouble(
+      config,
+      {},
+      { simTimeRate: rate, argv: ["node", "armbridge", "--ros-args", "-p", "use_sim_time:=true", "--"] },
+    );
     await ros.transport.open(AbortSignal.timeout(10_000));
     return ros;
   }
@@ -229,7 +298,8 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
     const { host, double } = await onSimTime(20);
     const source = new RosCompressedImageSource({ camera: "overhead", topic: TOPIC, topics: host.imageTopics });
     try {
-      for (const until = Date.now() + 10_000; double.world.now() < 6000 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      for (const until = Date.now() + 10_000; double.world.now() < 6000 && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 20));
       double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, stampMs: double.world.now() - 5000 });
       const old = await source.grab(AbortSignal.timeout(5000));
       expect(old.captureTimeFrom).toBe("header_stamp");
@@ -249,7 +319,9 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
     const node = [...double.rcl.nodes][0]!;
     const reliable = node.createSubscription("sensor_msgs/msg/CompressedImage", TOPIC, () => reliableGot++);
     try {
-      expect(double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, reliability: "best_effort" })).toBe(1);
+      expect(
+        double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg, reliability: "best_effort" }),
+      ).toBe(1);
       expect((await source.grab(AbortSignal.timeout(5000))).bytes.equals(jpeg)).toBe(true);
       expect(reliableGot).toBe(0);
     } finally {
@@ -291,16 +363,32 @@ describe("ROS sensor_msgs/CompressedImage source (on the rclnodejs double)", () 
   it("a Bridge on a ROS host gives a ros_topic camera the host's camera topics: get_camera_image returns the published frame", async () => {
     const rosConfig = parseConfig(
       {
-        arm: { name: "ros_cam_arm", joints: config.arm.joints.map((j) => ({ name: j.name, min: j.min, max: j.max, max_velocity: j.maxVelocity, max_acceleration: j.maxAcceleration, home: j.home })) },
+        arm: {
+          name: "ros_cam_arm",
+          joints: config.arm.joints.map((j) => ({
+            name: j.name,
+            min: j.min,
+            max: j.max,
+            max_velocity: j.maxVelocity,
+            max_acceleration: j.maxAcceleration,
+            home: j.home,
+          })),
+        },
         cameras: [{ name: "wrist", source: { ros_topic: TOPIC } }],
       },
       "ros camera config",
     );
     ros = await createRos2TransportOnDouble(rosConfig);
-    const bridge = await Bridge.start({ config: rosConfig, transport: { kind: "custom", transport: ros.transport, imageTopics: ros.host.imageTopics }, dataDir: ":memory:" });
+    const bridge = await Bridge.start({
+      config: rosConfig,
+      transport: { kind: "custom", transport: ros.transport, imageTopics: ros.host.imageTopics },
+      dataDir: ":memory:",
+    });
     try {
       ros.double.world.publishCompressedImage(TOPIC, { format: "jpeg", data: jpeg });
-      const [r] = await bridge.executor.execute([{ id: "ros-cam-1", name: "get_camera_image", args: { camera: "wrist" } }]);
+      const [r] = await bridge.executor.execute([
+        { id: "ros-cam-1", name: "get_camera_image", args: { camera: "wrist" } },
+      ]);
       expect(r!.result.status, r!.result.message).toBe("done");
       expect(Buffer.from(r!.result.images?.[0]?.data ?? "", "base64").equals(jpeg)).toBe(true);
       // Without a calibration there is nothing to map a point through: no move_to_image_point.
@@ -317,23 +405,44 @@ describe("Cameras", () => {
     writeFileSync(path, jpeg);
     const t = new Date(Date.now() - 5000);
     utimesSync(path, t, t);
-    const cfg = parseConfig({ arm: { joints: [{ name: "j", min: -1, max: 1, max_velocity: 1, max_acceleration: 1 }] }, cameras: [{ name: "a", source: { file: path }, stale_after_ms: 1000 }, { name: "b", source: { file: path }, stale_after_ms: 60_000 }] });
+    const cfg = parseConfig({
+      arm: { joints: [{ name: "j", min: -1, max: 1, max_velocity: 1, max_acceleration: 1 }] },
+      cameras: [
+        { name: "a", source: { file: path }, stale_after_ms: 1000 },
+        { name: "b", source: { file: path }, stale_after_ms: 60_000 },
+      ],
+    });
     const cameras = new Cameras({ config: cfg, pose: () => undefined });
     expect((await cameras.capture("a", AbortSignal.timeout(5000))).stale).toBe(true);
     expect((await cameras.capture("b", AbortSignal.timeout(5000))).stale).toBe(false);
     // A ROS camera without the ros2 transport says so on every grab.
-    const rosOnly = new Cameras({ config: parseConfig({ arm: { joints: [{ name: "j", min: -1, max: 1, max_velocity: 1, max_acceleration: 1 }] }, cameras: [{ name: "r", source: { ros_topic: "/x" } }] }), pose: () => undefined });
+    const rosOnly = new Cameras({
+      config: parseConfig({
+        arm: { joints: [{ name: "j", min: -1, max: 1, max_velocity: 1, max_acceleration: 1 }] },
+        cameras: [{ name: "r", source: { ros_topic: "/x" } }],
+      }),
+      pose: () => undefined,
+    });
     expect(await codeOf(rosOnly.capture("r", AbortSignal.timeout(1000)))).toBe("ARMB_ERR_CAMERA_UNAVAILABLE");
   });
 
   it("the simulated camera draws blocks where the scene puts them (red found in the rendered frame)", () => {
-    const frame = new SimCameraSource({ camera: { ...overhead, sim: { ...overhead.sim, format: "png" } }, arm: config, pose: () => undefined }).render();
+    const frame = new SimCameraSource({
+      camera: { ...overhead, sim: { ...overhead.sim, format: "png" } },
+      arm: config,
+      pose: () => undefined,
+    }).render();
     expect(centroidOf(decodeImage(frame.bytes), namedColour("red")).pixels).toBeGreaterThan(30);
   });
 });
 
 describe("freshPoseOf (the simulated camera's pose in a bridge)", () => {
-  const status = (stampMs: number) => ({ stampMs, axes: { j: { position: stampMs / 1000, velocity: 0, moving: false } }, faults: [], actions: [] });
+  const status = (stampMs: number) => ({
+    stampMs,
+    axes: { j: { position: stampMs / 1000, velocity: 0, moving: false } },
+    faults: [],
+    actions: [],
+  });
   it("an old newest status is not drawn as it is: the next status to arrive is", async () => {
     let latest = status(Date.now() - 3000);
     const listeners = new Set<(s: ReturnType<typeof status>) => void>();

@@ -21,7 +21,13 @@ function configWith(dir: string): ArmConfig {
   raw.arm.urdf = join(DEFAULT_CONFIG_PATH, "..", raw.arm.urdf);
   const table = (raw.cameras[0] as { table: unknown }).table;
   // Both attach a frame to every motion's result: the old one says it predates the motion, the missing one is left out.
-  raw.cameras.push({ name: "old_file", source: { file: join(dir, "old.jpg") }, stale_after_ms: 1000, table, attach_to_results: true });
+  raw.cameras.push({
+    name: "old_file",
+    source: { file: join(dir, "old.jpg") },
+    stale_after_ms: 1000,
+    table,
+    attach_to_results: true,
+  });
   raw.cameras.push({ name: "gone", source: { file: join(dir, "missing.jpg") }, table, attach_to_results: true });
   return parseConfig(raw, "test config");
 }
@@ -51,7 +57,13 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armb-cameras-"));
     config = configWith(dir);
-    sim = await startSimulator({ link: "tcp", port: 0, effectsLog: join(dir, "effects.jsonl"), logger: pino({ level: "silent" }), armConfig: config });
+    sim = await startSimulator({
+      link: "tcp",
+      port: 0,
+      effectsLog: join(dir, "effects.jsonl"),
+      logger: pino({ level: "silent" }),
+      armConfig: config,
+    });
     bridge = await Bridge.start({ config, transport: { kind: "serial", link: sim.link }, dataDir: join(dir, "data") });
     // A valid JPEG, last written an hour ago.
     const frame = await bridge.cameras.capture("overhead", AbortSignal.timeout(5000));
@@ -92,7 +104,10 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
     const pose = state.output?.pose as Record<string, number>;
     const tip = positionOf(kin.chain.tip(jointVectorOf(kin, pose)!));
     // The top face's parallax (~4 mm here, docs/cameras.md) plus the joints' tolerance.
-    expect(Math.hypot(tip[0] - red.x, tip[1] - red.y), `tip ${tip.join(", ")} vs block ${red.x}, ${red.y}; point ${point.join(", ")}; ${JSON.stringify(r.context)}`).toBeLessThan(0.005);
+    expect(
+      Math.hypot(tip[0] - red.x, tip[1] - red.y),
+      `tip ${tip.join(", ")} vs block ${red.x}, ${red.y}; point ${point.join(", ")}; ${JSON.stringify(r.context)}`,
+    ).toBeLessThan(0.005);
     expect(Math.abs(tip[2] - (config.scene!.table.z + 0.1))).toBeLessThan(0.003);
     expect(r.context?.table_point).toMatchObject({ frame: "base_link" });
     // attach_to_results: the old file's frame comes with the result, saying it predates the motion; the missing camera is left out.
@@ -143,11 +158,21 @@ describe("camera tools through a Bridge on firmware-sim (the default arm's overh
   it("declarations: point is an array of exactly two numbers in 0-1000; get_camera_image is a read", () => {
     const decls = bridge.registry.declarations();
     const move = decls.find((d) => d.name === "move_to_image_point")!;
-    const point = (move.parametersJsonSchema as { properties: Record<string, Record<string, unknown>> }).properties.point!;
-    expect(point).toMatchObject({ type: "array", minItems: 2, maxItems: 2, items: { type: "number", minimum: 0, maximum: 1000 } });
+    const point = (move.parametersJsonSchema as { properties: Record<string, Record<string, unknown>> }).properties
+      .point!;
+    expect(point).toMatchObject({
+      type: "array",
+      minItems: 2,
+      maxItems: 2,
+      items: { type: "number", minimum: 0, maximum: 1000 },
+    });
     expect(point).not.toHaveProperty("prefixItems");
     expect(bridge.registry.get("get_camera_image")?.blocking).toBe(false);
-    expect((move.parametersJsonSchema as { required: string[] }).required.sort()).toEqual(["camera", "height_m", "point"]);
+    expect((move.parametersJsonSchema as { required: string[] }).required.sort()).toEqual([
+      "camera",
+      "height_m",
+      "point",
+    ]);
   });
 
   it("an unknown camera name is rejected by the arguments' schema, listing the cameras", async () => {

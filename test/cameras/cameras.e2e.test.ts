@@ -17,7 +17,8 @@ import { centroidOf } from "../support/centroidOf.js";
 // twice: with NO config (the default arm's `overhead` sim camera) and with a config whose camera is
 // the simulator's HTTP snapshot URL (attached to every motion's result).
 const built = existsSync(CLI) && existsSync(SIM);
-if (!built) console.warn(`skipping the camera end-to-end test: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
+if (!built)
+  console.warn(`skipping the camera end-to-end test: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
 
 const TOKEN = "cam-e2e";
 const config = loadConfig();
@@ -46,7 +47,11 @@ let plain: ReadyProcess;
 let withHttp: ReadyProcess;
 let n = 0;
 
-async function call(serve: ReadyProcess, name: string, args: unknown): Promise<{ result: Result; parts: Response["parts"] }> {
+async function call(
+  serve: ReadyProcess,
+  name: string,
+  args: unknown,
+): Promise<{ result: Result; parts: Response["parts"] }> {
   const res = await fetch(`${String(serve.ready.http)}/v1/calls`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
@@ -59,24 +64,62 @@ async function call(serve: ReadyProcess, name: string, args: unknown): Promise<{
 }
 
 const effectsPath = (which = ""): string => join(dir, `effects${which}.jsonl`);
-const motionStarts = (which = ""): number => readEffects(effectsPath(which)).filter((e) => e.event === "motion_start").length;
-const tipOf = (pose: Record<string, number>): [number, number, number] => positionOf(kin.chain.tip(jointVectorOf(kin, pose)!));
+const motionStarts = (which = ""): number =>
+  readEffects(effectsPath(which)).filter((e) => e.event === "motion_start").length;
+const tipOf = (pose: Record<string, number>): [number, number, number] =>
+  positionOf(kin.chain.tip(jointVectorOf(kin, pose)!));
 
 describe.skipIf(!built)("cameras through `armbridge serve` on firmware-sim (needs dist: npm run build)", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-cam-e2e-"));
     sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--effects-log", effectsPath()]);
     // A second simulated arm (one host per link) that also serves its camera over HTTP.
-    sim2 = await startReady(SIM, ["--link", "tcp", "--port", "0", "--camera-port", "0", "--effects-log", effectsPath("2")]);
+    sim2 = await startReady(SIM, [
+      "--link",
+      "tcp",
+      "--port",
+      "0",
+      "--camera-port",
+      "0",
+      "--effects-log",
+      effectsPath("2"),
+    ]);
     expect(String(sim2.ready.camera)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?action=snapshot$/);
-    plain = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data-plain")]);
-    const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { arm: { name: string; urdf: string }; cameras: Record<string, unknown>[] };
+    plain = await startReady(CLI, [
+      "serve",
+      "--serial",
+      String(sim.ready.link),
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data-plain"),
+    ]);
+    const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as {
+      arm: { name: string; urdf: string };
+      cameras: Record<string, unknown>[];
+    };
     raw.arm.urdf = join(DEFAULT_CONFIG_PATH, "..", raw.arm.urdf);
     const overhead = raw.cameras[0]!;
-    raw.cameras = [{ name: "lab", source: { http: String(sim2.ready.camera) }, table: overhead.table, attach_to_results: true }];
+    raw.cameras = [
+      { name: "lab", source: { http: String(sim2.ready.camera) }, table: overhead.table, attach_to_results: true },
+    ];
     const configPath = join(dir, "http-camera.yaml");
     writeFileSync(configPath, JSON.stringify(raw));
-    withHttp = await startReady(CLI, ["serve", "--config", configPath, "--serial", String(sim2.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data-http")]);
+    withHttp = await startReady(CLI, [
+      "serve",
+      "--config",
+      configPath,
+      "--serial",
+      String(sim2.ready.link),
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data-http"),
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -99,7 +142,11 @@ describe.skipIf(!built)("cameras through `armbridge serve` on firmware-sim (need
 
   it("move_to_image_point at the green block, found in the picture: FK of the observed joints within 5 mm of the block; one motion in the effects log", async () => {
     const { parts } = await call(plain, "get_camera_image", { camera: "overhead" });
-    const { point, pixels } = centroidOf(decodeImage(Buffer.from(parts![0]!.inlineData.data, "base64")), namedColour("green"), 60);
+    const { point, pixels } = centroidOf(
+      decodeImage(Buffer.from(parts![0]!.inlineData.data, "base64")),
+      namedColour("green"),
+      60,
+    );
     expect(pixels).toBeGreaterThan(30);
     const before = motionStarts();
     const { result } = await call(plain, "move_to_image_point", { camera: "overhead", point, height_m: 0.1 });
@@ -114,7 +161,11 @@ describe.skipIf(!built)("cameras through `armbridge serve` on firmware-sim (need
 
   it("a point mapping below the envelope's floor is rejected: nothing in the effects log", async () => {
     const before = motionStarts();
-    const { result } = await call(plain, "move_to_image_point", { camera: "overhead", point: [500, 500], height_m: 0.02 });
+    const { result } = await call(plain, "move_to_image_point", {
+      camera: "overhead",
+      point: [500, 500],
+      height_m: 0.02,
+    });
     expect(result.status).toBe("rejected");
     expect(result.error_code).toBe("ARMB_ERR_ENVELOPE_VIOLATION");
     expect(result.context?.target?.z).toBeCloseTo(-0.38, 5);
@@ -123,7 +174,11 @@ describe.skipIf(!built)("cameras through `armbridge serve` on firmware-sim (need
 
   it("an HTTP snapshot camera (the simulator's own, from its true joint state): a motion's result carries a frame taken after it settled, showing the gripper where it stopped", async () => {
     const { parts: shotParts } = await call(withHttp, "get_camera_image", { camera: "lab" });
-    const { point } = centroidOf(decodeImage(Buffer.from(shotParts![0]!.inlineData.data, "base64")), namedColour("blue"), 60);
+    const { point } = centroidOf(
+      decodeImage(Buffer.from(shotParts![0]!.inlineData.data, "base64")),
+      namedColour("blue"),
+      60,
+    );
     const before = motionStarts("2");
     const { result, parts } = await call(withHttp, "move_to_image_point", { camera: "lab", point, height_m: 0.12 });
     expect(result.status, result.message).toBe("done");

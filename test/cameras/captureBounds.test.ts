@@ -25,7 +25,13 @@ afterAll(() => {
 });
 
 /** An HTTP camera that counts the snapshots asked of it and holds each answer until `release()`. */
-async function heldCamera(): Promise<{ base: string; started: () => number; peak: () => number; release: () => void; close: () => Promise<void> }> {
+async function heldCamera(): Promise<{
+  base: string;
+  started: () => number;
+  peak: () => number;
+  release: () => void;
+  close: () => Promise<void>;
+}> {
   let started = 0;
   let open = 0;
   let peak = 0;
@@ -67,7 +73,11 @@ describe("capture concurrency", () => {
   it("96 concurrent requests for one camera start one capture, and all 96 get its frame", async () => {
     const cam = await heldCamera();
     try {
-      const cameras = new Cameras({ config: parseConfig({ arm: ARM, cameras: [{ name: "big", source: { http: `${cam.base}/snap.jpg` } }] }), pose: () => undefined, slots: new CaptureSlots() });
+      const cameras = new Cameras({
+        config: parseConfig({ arm: ARM, cameras: [{ name: "big", source: { http: `${cam.base}/snap.jpg` } }] }),
+        pose: () => undefined,
+        slots: new CaptureSlots(),
+      });
       const calls = Array.from({ length: 96 }, () => cameras.capture("big", AbortSignal.timeout(20_000)));
       await until(() => cam.started() > 0);
       // Every call has been made; give stragglers a turn to reach the camera before letting the one capture end.
@@ -88,8 +98,17 @@ describe("capture concurrency", () => {
     const cam = await heldCamera();
     try {
       const names = Array.from({ length: 10 }, (_, i) => `c${i}`);
-      const cameras = new Cameras({ config: parseConfig({ arm: ARM, cameras: names.map((name) => ({ name, source: { http: `${cam.base}/${name}.jpg` } })) }), pose: () => undefined, slots: new CaptureSlots() });
-      const calls = names.flatMap((name) => Array.from({ length: 10 }, () => cameras.capture(name, AbortSignal.timeout(20_000))));
+      const cameras = new Cameras({
+        config: parseConfig({
+          arm: ARM,
+          cameras: names.map((name) => ({ name, source: { http: `${cam.base}/${name}.jpg` } })),
+        }),
+        pose: () => undefined,
+        slots: new CaptureSlots(),
+      });
+      const calls = names.flatMap((name) =>
+        Array.from({ length: 10 }, () => cameras.capture(name, AbortSignal.timeout(20_000))),
+      );
       await until(() => cam.started() >= CAPTURES_IN_FLIGHT);
       await new Promise((r) => setTimeout(r, 50));
       expect(cam.started()).toBe(CAPTURES_IN_FLIGHT);
@@ -110,7 +129,13 @@ describe("file camera on a FIFO", () => {
     const good = join(dir, "good.jpg");
     writeFileSync(good, jpeg);
     const cameras = new Cameras({
-      config: parseConfig({ arm: ARM, cameras: [...Array.from({ length: 6 }, (_, i) => ({ name: `pipe${i}`, source: { file: fifo } })), { name: "good", source: { file: good } }] }),
+      config: parseConfig({
+        arm: ARM,
+        cameras: [
+          ...Array.from({ length: 6 }, (_, i) => ({ name: `pipe${i}`, source: { file: fifo } })),
+          { name: "good", source: { file: good } },
+        ],
+      }),
       pose: () => undefined,
       slots: new CaptureSlots(16),
     });
@@ -127,7 +152,9 @@ describe("file camera on a FIFO", () => {
           }
         }),
       );
-      expect(outcomes).toEqual(Array.from({ length: 6 }, () => ({ code: "ARMB_ERR_CAMERA_UNAVAILABLE", beforeDeadline: true })));
+      expect(outcomes).toEqual(
+        Array.from({ length: 6 }, () => ({ code: "ARMB_ERR_CAMERA_UNAVAILABLE", beforeDeadline: true })),
+      );
       const frame = await cameras.capture("good", AbortSignal.timeout(3000));
       expect(frame.bytes.equals(jpeg)).toBe(true);
     } finally {
@@ -179,8 +206,14 @@ describe("simulated camera drawing", () => {
 
   it("requests that come while a frame is drawn share that one drawing", async () => {
     let poses = 0;
-    const source = new SimCameraSource({ camera: overhead, arm: config, pose: () => (poses++, { pose: config.arm.namedPoses.home!, stampMs: Date.now() }) });
-    const frames = await Promise.all(Array.from({ length: 40 }, () => source.renderShared(AbortSignal.timeout(30_000))));
+    const source = new SimCameraSource({
+      camera: overhead,
+      arm: config,
+      pose: () => (poses++, { pose: config.arm.namedPoses.home!, stampMs: Date.now() }),
+    });
+    const frames = await Promise.all(
+      Array.from({ length: 40 }, () => source.renderShared(AbortSignal.timeout(30_000))),
+    );
     expect(poses).toBe(1);
     expect(new Set(frames.map((f) => f.bytes)).size).toBe(1);
   });

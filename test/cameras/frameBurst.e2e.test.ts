@@ -22,7 +22,17 @@ describe.skipIf(!built)("a burst of camera frames during a motion (needs dist: n
     dir = mkdtempSync(join(tmpdir(), "armbridge-frame-burst-"));
     // A tighter watchdog than the default 1000 ms: the link must never go quiet for long, on a busy test machine too.
     sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--watchdog-ms", "500", "--effects-log", effects()]);
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
+    serve = await startReady(CLI, [
+      "serve",
+      "--serial",
+      String(sim.ready.link),
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data"),
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -37,14 +47,29 @@ describe.skipIf(!built)("a burst of camera frames during a motion (needs dist: n
     const moving = fetch(`${base}/v1/calls`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ calls: [{ id: "burst-move", name: "move_joints", args: { positions: { wrist_3: 2.4 }, speed: 0.3 } }], deadline_ms: 60_000 }),
-    }).then(async (r) => (await r.json()) as { responses: { response: { output?: { status: string; action_id?: string } } }[] });
+      body: JSON.stringify({
+        calls: [{ id: "burst-move", name: "move_joints", args: { positions: { wrist_3: 2.4 }, speed: 0.3 } }],
+        deadline_ms: 60_000,
+      }),
+    }).then(
+      async (r) =>
+        (await r.json()) as { responses: { response: { output?: { status: string; action_id?: string } } }[] },
+    );
     while (!readEffects(effects()).some((e) => e.event === "motion_start")) await new Promise((r) => setTimeout(r, 20));
-    const frames = await Promise.all(Array.from({ length: 40 }, () => fetch(`${base}/v1/cameras/overhead/frame`, { headers: auth }).then(async (r) => ({ status: r.status, bytes: (await r.arrayBuffer()).byteLength }))));
+    const frames = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        fetch(`${base}/v1/cameras/overhead/frame`, { headers: auth }).then(async (r) => ({
+          status: r.status,
+          bytes: (await r.arrayBuffer()).byteLength,
+        })),
+      ),
+    );
     const result = (await moving).responses[0]!.response.output!;
     expect(frames.filter((f) => f.status !== 200 || f.bytes === 0)).toEqual([]);
     const ends = readEffects(effects()).filter((e) => e.event === "motion_end");
-    expect(ends.map((e) => (e.event === "motion_end" ? [e.outcome, e.detail] : []))).toEqual([["reached", expect.not.stringMatching(/watchdog/) as unknown]]);
+    expect(ends.map((e) => (e.event === "motion_end" ? [e.outcome, e.detail] : []))).toEqual([
+      ["reached", expect.not.stringMatching(/watchdog/) as unknown],
+    ]);
     expect(result.status).toBe("done");
   });
 });

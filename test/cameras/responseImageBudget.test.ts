@@ -39,7 +39,12 @@ function bigPng(size: number): Buffer {
   ihdr[8] = 8;
   ihdr[9] = 2;
   const fixed = 8 + 25 + 12 + 12;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", Buffer.alloc(size - fixed, 7)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", Buffer.alloc(size - fixed, 7)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 let server: Server;
@@ -69,7 +74,12 @@ function configWith(cameras: { name: string; attach?: boolean }[]): ArmConfig {
   const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { arm: { urdf: string } } & Record<string, unknown>;
   raw.arm.urdf = join(dirname(DEFAULT_CONFIG_PATH), raw.arm.urdf);
   raw.timeouts_ms = { ...(raw.timeouts_ms as object), get_camera_image: 20_000 };
-  raw.cameras = cameras.map((c) => ({ name: c.name, source: { http: url, timeout_ms: 20_000 }, stale_after_ms: 60_000, attach_to_results: c.attach ?? false }));
+  raw.cameras = cameras.map((c) => ({
+    name: c.name,
+    source: { http: url, timeout_ms: 20_000 },
+    stale_after_ms: 60_000,
+    attach_to_results: c.attach ?? false,
+  }));
   delete raw.scene;
   return parseConfig(raw, "test config");
 }
@@ -80,7 +90,8 @@ async function bridgeWith(config: ArmConfig): Promise<Bridge> {
   return bridge;
 }
 
-const grabs = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `g${i}`, name: "get_camera_image", args: { camera: "big" } }));
+const grabs = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ id: `g${i}`, name: "get_camera_image", args: { camera: "big" } }));
 
 describe("the per-response picture budget", () => {
   it("keeps the per-frame cap below it: one frame at the cap always fits", () => {
@@ -92,21 +103,32 @@ describe("the per-response picture budget", () => {
     const b = await bridgeWith(configWith([{ name: "big" }]));
     const app = await buildHttpApp(b, { token: "t".repeat(32) });
     try {
-      const res = await app.inject({ method: "POST", url: "/v1/calls", headers: { authorization: `Bearer ${"t".repeat(32)}` }, payload: { calls: grabs(24), deadline_ms: 60_000 } });
+      const res = await app.inject({
+        method: "POST",
+        url: "/v1/calls",
+        headers: { authorization: `Bearer ${"t".repeat(32)}` },
+        payload: { calls: grabs(24), deadline_ms: 60_000 },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.body.length).toBeLessThan(RESPONSE_IMAGE_BUDGET_BYTES * 1.4 + 1_000_000);
       const responses = res.json<{ responses: FunctionResponse[] }>().responses;
       expect(responses).toHaveLength(24);
       const delivered = responses.filter((r) => r.parts?.length === 1);
       expect(delivered).toHaveLength(Math.floor(RESPONSE_IMAGE_BUDGET_BYTES / BIG));
-      for (const r of responses.filter((x) => !x.parts)) expect(resultOf(r.response)).toMatchObject({ status: "failed", error_code: "ARMB_ERR_IMAGE_BUDGET" });
+      for (const r of responses.filter((x) => !x.parts))
+        expect(resultOf(r.response)).toMatchObject({ status: "failed", error_code: "ARMB_ERR_IMAGE_BUDGET" });
     } finally {
       await app.close();
     }
   }, 120_000);
 
   it("MCP: a motion with frames attached from two big cameras carries the one that fits; the other is described as not delivered", async () => {
-    const b = await bridgeWith(configWith([{ name: "big", attach: true }, { name: "big2", attach: true }]));
+    const b = await bridgeWith(
+      configWith([
+        { name: "big", attach: true },
+        { name: "big2", attach: true },
+      ]),
+    );
     const server = createMcpServer(b);
     const client = new Client({ name: "test", version: "0" });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -115,7 +137,8 @@ describe("the per-response picture budget", () => {
       const r = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_3: 0.2 } } });
       const content = r.content as { type: string }[];
       expect(content.filter((c) => c.type === "image")).toHaveLength(1);
-      const images = (r.structuredContent as { status: string; images: { camera: string; delivered_as: string }[] }).images;
+      const images = (r.structuredContent as { status: string; images: { camera: string; delivered_as: string }[] })
+        .images;
       expect((r.structuredContent as { status: string }).status).toBe("done");
       expect(images).toHaveLength(2);
       expect(images.filter((i) => i.delivered_as.startsWith("not delivered"))).toHaveLength(1);
@@ -131,9 +154,17 @@ describe("the per-response picture budget", () => {
     const calls = grabs(3).map((c) => ({ ...c, idAssigned: false }));
     const unary = await adapter.respond(calls, { deadlineMs: 60_000 });
     expect(unary.filter((r) => r.parts)).toHaveLength(1);
-    const live = await Promise.all(adapter.respondEach(calls.map((c) => ({ ...c, id: `${c.id}-live` })), { deadlineMs: 60_000, signalFor: () => new AbortController().signal }));
+    const live = await Promise.all(
+      adapter.respondEach(
+        calls.map((c) => ({ ...c, id: `${c.id}-live` })),
+        { deadlineMs: 60_000, signalFor: () => new AbortController().signal },
+      ),
+    );
     expect(live.filter((r) => r.parts)).toHaveLength(1);
-    expect(live.filter((r) => !r.parts).map((r) => resultOf(r.response))).toEqual([expect.objectContaining({ error_code: "ARMB_ERR_IMAGE_BUDGET" }), expect.objectContaining({ error_code: "ARMB_ERR_IMAGE_BUDGET" })]);
+    expect(live.filter((r) => !r.parts).map((r) => resultOf(r.response))).toEqual([
+      expect.objectContaining({ error_code: "ARMB_ERR_IMAGE_BUDGET" }),
+      expect.objectContaining({ error_code: "ARMB_ERR_IMAGE_BUDGET" }),
+    ]);
   }, 120_000);
 });
 

@@ -17,7 +17,8 @@ const overhead = config.cameras.find((c) => c.name === "overhead")!;
 const scene = config.scene!;
 const camera = new TopDownCamera(overhead.sim);
 
-const dist2 = (a: readonly number[], b: readonly number[]): number => Math.hypot((a[0] ?? 0) - (b[0] ?? 0), (a[1] ?? 0) - (b[1] ?? 0));
+const dist2 = (a: readonly number[], b: readonly number[]): number =>
+  Math.hypot((a[0] ?? 0) - (b[0] ?? 0), (a[1] ?? 0) - (b[1] ?? 0));
 
 describe("the simulated overhead camera (config/sim-arm.yaml)", () => {
   it("ships a calibration that agrees with its camera model (residual ≪ 1 mm, each point within 0.001 of 1000)", () => {
@@ -67,7 +68,11 @@ describe("the simulated overhead camera (config/sim-arm.yaml)", () => {
   it("encodes whole JPEGs and PNGs of the configured size; a PNG decodes to exactly the rendered pixels", () => {
     const pose = config.arm.namedPoses.home!;
     for (const format of ["jpeg", "png"] as const) {
-      const src = new SimCameraSource({ camera: { ...overhead, sim: { ...overhead.sim, format } }, arm: config, pose: () => ({ pose: { ...pose, gripper: 1 }, stampMs: Date.now() }) });
+      const src = new SimCameraSource({
+        camera: { ...overhead, sim: { ...overhead.sim, format } },
+        arm: config,
+        pose: () => ({ pose: { ...pose, gripper: 1 }, stampMs: Date.now() }),
+      });
       const frame = src.render();
       const info = inspectImage(frame.bytes);
       expect(info).toEqual({ ok: true, format, width: 640, height: 480 });
@@ -90,7 +95,11 @@ describe("the simulated overhead camera (config/sim-arm.yaml)", () => {
     const kin = armKinematicsOf(config)!;
     const pose = { ...config.arm.namedPoses.ready!, gripper: 0.5 };
     const tip = positionOf(kin.chain.tip(jointVectorOf(kin, pose)!));
-    const src = new SimCameraSource({ camera: { ...overhead, sim: { ...overhead.sim, format: "png" } }, arm: config, pose: () => ({ pose, stampMs: Date.now() }) });
+    const src = new SimCameraSource({
+      camera: { ...overhead, sim: { ...overhead.sim, format: "png" } },
+      arm: config,
+      pose: () => ({ pose, stampMs: Date.now() }),
+    });
     const image = decodeImage(src.render().bytes);
     const marker = centroidOf(image, [255, 255, 255]);
     expect(marker.pixels).toBeGreaterThan(5);
@@ -102,7 +111,12 @@ describe("the simulated overhead camera (config/sim-arm.yaml)", () => {
   it("an unknown pose renders the scene without the arm and says so; the frame is as old as the pose it draws", () => {
     const none = new SimCameraSource({ camera: overhead, arm: config, pose: () => undefined });
     expect(none.render().notes.join(" ")).toMatch(/pose is unknown/);
-    const old = new SimCameraSource({ camera: overhead, arm: config, pose: () => ({ pose: config.arm.namedPoses.home!, stampMs: 1000 }), now: () => 6000 });
+    const old = new SimCameraSource({
+      camera: overhead,
+      arm: config,
+      pose: () => ({ pose: config.arm.namedPoses.home!, stampMs: 1000 }),
+      now: () => 6000,
+    });
     expect(old.render().ageMs).toBe(5000);
   });
 });

@@ -60,8 +60,16 @@ describe("the default config's overhead camera sees the arm in every reachable p
 
   it("in every named pose: the arm, and the tool tip's marker, in the frame the bridge sends", () => {
     for (const [name, targets] of Object.entries(config.arm.namedPoses)) {
-      const pose = { ...Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home])), ...targets, ...(gripper ? { [gripper]: 0.5 } : {}) };
-      const source = new SimCameraSource({ camera: { ...overhead, sim: { ...overhead.sim, format: "png" } }, arm: config, pose: () => ({ pose, stampMs: Date.now() }) });
+      const pose = {
+        ...Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home])),
+        ...targets,
+        ...(gripper ? { [gripper]: 0.5 } : {}),
+      };
+      const source = new SimCameraSource({
+        camera: { ...overhead, sim: { ...overhead.sim, format: "png" } },
+        arm: config,
+        pose: () => ({ pose, stampMs: Date.now() }),
+      });
       const image = decodeImage(source.render().bytes);
       expect(centroidOf(image, ARM_RGB).pixels, name).toBeGreaterThan(MIN_ARM_PIXELS);
       expect(centroidOf(image, [255, 255, 255]).pixels, `${name}: the tool tip's marker`).toBeGreaterThan(5);

@@ -39,22 +39,25 @@ describe.each(ARMS)("the 3D scene of %s", (file) => {
     expect(envelope!.floor_z).not.toBeNull();
   });
 
-  it.each(Object.keys(config.arm.namedPoses))("draws every volume at the named pose %s, inside the framed sphere", (pose) => {
-    const joints = config.arm.namedPoses[pose]!;
-    const volumes = placedVolumes(model, joints)!;
-    expect(volumes.length).toBe(envelope!.link_volumes.length);
-    const scene = new ArmScene(envelope!, volumes);
-    const empty = meshes(scene);
-    scene.setLive(volumes, "live");
-    // A box is one solid, a capsule two end balls and (unless its ends meet) a tube.
-    expect(meshes(scene) - empty).toBeGreaterThanOrEqual(volumes.length);
-    const { center, radius } = scene.bounds;
-    for (const { link, shape } of volumes) {
-      const points = shape.kind === "box" ? [shape.center] : [shape.a, shape.b];
-      for (const p of points) expect(new Vector3(...p).distanceTo(center), `${link} at ${pose}`).toBeLessThan(radius);
-    }
-    scene.setLive(null, "stale");
-    expect(meshes(scene)).toBe(empty);
-    scene.dispose();
-  });
+  it.each(Object.keys(config.arm.namedPoses))(
+    "draws every volume at the named pose %s, inside the framed sphere",
+    (pose) => {
+      const joints = config.arm.namedPoses[pose]!;
+      const volumes = placedVolumes(model, joints)!;
+      expect(volumes.length).toBe(envelope!.link_volumes.length);
+      const scene = new ArmScene(envelope!, volumes);
+      const empty = meshes(scene);
+      scene.setLive(volumes, "live");
+      // A box is one solid, a capsule two end balls and (unless its ends meet) a tube.
+      expect(meshes(scene) - empty).toBeGreaterThanOrEqual(volumes.length);
+      const { center, radius } = scene.bounds;
+      for (const { link, shape } of volumes) {
+        const points = shape.kind === "box" ? [shape.center] : [shape.a, shape.b];
+        for (const p of points) expect(new Vector3(...p).distanceTo(center), `${link} at ${pose}`).toBeLessThan(radius);
+      }
+      scene.setLive(null, "stale");
+      expect(meshes(scene)).toBe(empty);
+      scene.dispose();
+    },
+  );
 });

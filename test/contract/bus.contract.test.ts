@@ -6,7 +6,8 @@ import { BUS_PROTOCOLS, protocolNamed } from "../../src/transport/bus/protocol/i
 import { busTestConfig } from "../support/busTestConfig.js";
 import { transportContract } from "./transportContract.js";
 
-const motionStarts = (effects: MemoryEffects): number => effects.events.filter((e) => e.event === "motion_start").length;
+const motionStarts = (effects: MemoryEffects): number =>
+  effects.events.filter((e) => e.event === "motion_start").length;
 
 for (const protocol of BUS_PROTOCOLS) {
   transportContract(
@@ -24,7 +25,9 @@ for (const protocol of BUS_PROTOCOLS) {
         transport,
         motionStarts: () => motionStarts(effects),
         // Overlaps, and motions cut short by another goal (a bus preempts silently).
-        conflicts: () => overlapsIn(effects.events) + effects.events.filter((e) => e.event === "motion_end" && e.detail.startsWith("preempted")).length,
+        conflicts: () =>
+          overlapsIn(effects.events) +
+          effects.events.filter((e) => e.event === "motion_end" && e.detail.startsWith("preempted")).length,
         faults: {
           dropLink: (ms) => sim.interruptLink(ms),
           // The servo supply drops; the USB adapter (here the TCP link) stays up: the servos go silent.
@@ -33,9 +36,18 @@ for (const protocol of BUS_PROTOCOLS) {
             // The same ids on the same port, but servos of another model: another arm.
             const models = Object.values(protocolNamed(protocol).table.modelNumbers);
             await sim.close();
-            other = await startBusSimulator({ bus: protocol, armConfig: config, link: "tcp", port: Number(new URL(sim.link).port), seed: 8, effects: otherEffects, modelNumber: models[1] ?? 1 });
+            other = await startBusSimulator({
+              bus: protocol,
+              armConfig: config,
+              link: "tcp",
+              port: Number(new URL(sim.link).port),
+              seed: 8,
+              effects: otherEffects,
+              modelNumber: models[1] ?? 1,
+            });
           },
-          otherDeviceMotions: () => motionStarts(otherEffects) + [...(other?.bus.servos.values() ?? [])].filter((s) => s.torque).length,
+          otherDeviceMotions: () =>
+            motionStarts(otherEffects) + [...(other?.bus.servos.values() ?? [])].filter((s) => s.torque).length,
         },
         close: async () => {
           await transport.close();

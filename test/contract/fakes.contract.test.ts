@@ -59,14 +59,19 @@ function onFake(make: (config: ArmConfig, options: ContractArmOptions) => FakeAr
 
 transportContract(
   "test FakeArm (executor unit tests)",
-  onFake((config, { reconnect }) => new FakeArm(config, { motionMs: profileMs(config), timing: SHARED_DURATION, reconnect })),
+  onFake(
+    (config, { reconnect }) => new FakeArm(config, { motionMs: profileMs(config), timing: SHARED_DURATION, reconnect }),
+  ),
   MOVES,
   LINK_LOSS,
 );
 
 transportContract(
   "test FakeArm of the route tests (timed)",
-  onFake((config, { reconnect }) => new RouteFakeArm(config, { motionMs: profileMs(config), timing: SHARED_DURATION, reconnect })),
+  onFake(
+    (config, { reconnect }) =>
+      new RouteFakeArm(config, { motionMs: profileMs(config), timing: SHARED_DURATION, reconnect }),
+  ),
   MOVES,
   LINK_LOSS,
 );

@@ -9,9 +9,19 @@ export interface LinkLossCases {
   /** An outage while nothing moves. */
   readonly idleDropMs: number;
   /** A move that ends while the link is away: cut `dropAfterMs` into it for `dropMs`. */
-  readonly midMotion: { readonly move: Record<string, number>; readonly speed: number; readonly dropAfterMs: number; readonly dropMs: number };
+  readonly midMotion: {
+    readonly move: Record<string, number>;
+    readonly speed: number;
+    readonly dropAfterMs: number;
+    readonly dropMs: number;
+  };
   /** A longer move the power loss cuts short: `afterMs` into it, for `outageMs`. */
-  readonly powerLoss: { readonly move: Record<string, number>; readonly speed: number; readonly afterMs: number; readonly outageMs: number };
+  readonly powerLoss: {
+    readonly move: Record<string, number>;
+    readonly speed: number;
+    readonly afterMs: number;
+    readonly outageMs: number;
+  };
 }
 
 interface Rig {
@@ -33,9 +43,14 @@ const RETURN_MS = 8000;
  * Judged by the arm's own record (the simulator's effects log, the ROS
  * double's goals), not by what the bridge says.
  */
-export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Record<string, number> }, cases: LinkLossCases | undefined): void {
+export function linkLossCases(
+  rig: () => Rig,
+  moves: { readonly quickMove: Record<string, number> },
+  cases: LinkLossCases | undefined,
+): void {
   if (!cases) {
-    it.skip("link-loss cases (skipped: this arm variant has no way to cut its link; they run on its main variant)", () => undefined);
+    it.skip("link-loss cases (skipped: this arm variant has no way to cut its link; they run on its main variant)", () =>
+      undefined);
     return;
   }
 
@@ -58,7 +73,10 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     expect(waits.length).toBeGreaterThanOrEqual(1);
     expect(seen.some((s) => s.state === "reconnecting" && s.next_attempt_at !== undefined)).toBe(true);
     expect(arm.motionStarts()).toBe(startsBefore);
-    const [r] = await executor.execute([{ id: "after-drop", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 10_000 });
+    const [r] = await executor.execute(
+      [{ id: "after-drop", name: "move_joints", args: { positions: moves.quickMove } }],
+      { deadlineMs: 10_000 },
+    );
     expect(r!.result.status, JSON.stringify(r!.result)).toBe("done");
     expect(arm.motionStarts()).toBe(startsBefore + 1);
     expect(arm.conflicts()).toBe(0);
@@ -69,7 +87,10 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     const faults = arm.faults!;
     const events = collect(executor);
     const m = cases.midMotion;
-    const running = executor.execute([{ id: "mid", name: "move_joints", args: { positions: m.move, speed: m.speed } }], { deadlineMs: 20_000 });
+    const running = executor.execute(
+      [{ id: "mid", name: "move_joints", args: { positions: m.move, speed: m.speed } }],
+      { deadlineMs: 20_000 },
+    );
     await new Promise((r) => setTimeout(r, m.dropAfterMs));
     await faults.dropLink(m.dropMs);
     await until(arm.transport, (s) => s.state !== "connected", 3000, "the loss noticed");
@@ -84,7 +105,10 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
       { deadlineMs: 300 },
     );
     expect(during[0]!.result.status, JSON.stringify(during[0]!.result)).toBe("skipped");
-    expect(during[1]!.result, JSON.stringify(during[1]!.result)).toMatchObject({ status: "failed", error_code: "ARMB_ERR_LINK_DOWN" });
+    expect(during[1]!.result, JSON.stringify(during[1]!.result)).toMatchObject({
+      status: "failed",
+      error_code: "ARMB_ERR_LINK_DOWN",
+    });
     const [r] = await running;
     const actionId = "action_id" in r!.result ? r!.result.action_id : "";
     expect(actionId).not.toBe("");
@@ -95,7 +119,11 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     expect(arm.motionStarts(), "one motion: never re-sent, nothing sent during the outage").toBe(1);
     expect(arm.conflicts()).toBe(0);
     // Every call settled exactly once.
-    for (const id of ["mid", "same-joint", "other-joint"]) expect(events.filter((e) => e.type === "settled" && e.callId === id), id).toHaveLength(1);
+    for (const id of ["mid", "same-joint", "other-joint"])
+      expect(
+        events.filter((e) => e.type === "settled" && e.callId === id),
+        id,
+      ).toHaveLength(1);
     expect(ledger.inState("started")).toEqual([]);
   });
 
@@ -104,10 +132,17 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     const faults = arm.faults!;
     const events = collect(executor);
     const p = cases.powerLoss;
-    const running = executor.execute([{ id: "pl", name: "move_joints", args: { positions: p.move, speed: p.speed } }], { deadlineMs: 20_000 });
+    const running = executor.execute([{ id: "pl", name: "move_joints", args: { positions: p.move, speed: p.speed } }], {
+      deadlineMs: 20_000,
+    });
     await new Promise((r) => setTimeout(r, p.afterMs));
     await faults.powerLoss(p.outageMs);
-    const back = await until(arm.transport, (s) => s.state === "connected" && s.last_loss?.incarnation_changed === true, RETURN_MS, "back as a new incarnation");
+    const back = await until(
+      arm.transport,
+      (s) => s.state === "connected" && s.last_loss?.incarnation_changed === true,
+      RETURN_MS,
+      "back as a new incarnation",
+    );
     expect(back.last_loss?.returned_detail).toBeTruthy();
     const [r] = await running;
     const actionId = "action_id" in r!.result ? r!.result.action_id : "";
@@ -123,7 +158,10 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     await new Promise((r) => setTimeout(r, 500));
     expect(arm.motionStarts(), "nothing jumps when the arm is armed again").toBe(1);
     if (row.state === "unknown") executor.confirm(actionId, { outcome: "partial", operator: "contract-suite" });
-    const [next] = await executor.execute([{ id: "after-power", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 10_000 });
+    const [next] = await executor.execute(
+      [{ id: "after-power", name: "move_joints", args: { positions: moves.quickMove } }],
+      { deadlineMs: 10_000 },
+    );
     expect(next!.result.status, JSON.stringify(next!.result)).toBe("done");
     expect(arm.motionStarts()).toBe(2);
     expect(arm.conflicts()).toBe(0);
@@ -133,10 +171,18 @@ export function linkLossCases(rig: () => Rig, moves: { readonly quickMove: Recor
     const { arm, executor } = rig();
     const faults = arm.faults!;
     await faults.replaceWithOtherDevice();
-    const refused = await until(arm.transport, (s) => s.error_code === "ARMB_ERR_DEVICE_REPLACED", RETURN_MS, "the other device refused");
+    const refused = await until(
+      arm.transport,
+      (s) => s.error_code === "ARMB_ERR_DEVICE_REPLACED",
+      RETURN_MS,
+      "the other device refused",
+    );
     expect(refused.state).not.toBe("connected");
     expect(refused.detail).toBeTruthy();
-    const [r] = await executor.execute([{ id: "to-other", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 2000 });
+    const [r] = await executor.execute(
+      [{ id: "to-other", name: "move_joints", args: { positions: moves.quickMove } }],
+      { deadlineMs: 2000 },
+    );
     expect(r!.result).toMatchObject({ status: "failed", error_code: "ARMB_ERR_LINK_DOWN" });
     // Still refused a while later: attempts go on, none drives it.
     await new Promise((r) => setTimeout(r, 1000));
@@ -157,7 +203,12 @@ function collect(executor: Executor): ExecutorEvent[] {
   return events;
 }
 
-async function until(transport: Transport, ok: (s: LinkState) => boolean, ms: number, what: string): Promise<LinkState> {
+async function until(
+  transport: Transport,
+  ok: (s: LinkState) => boolean,
+  ms: number,
+  what: string,
+): Promise<LinkState> {
   const deadline = Date.now() + ms;
   for (;;) {
     const s = transport.linkState();
@@ -172,7 +223,8 @@ async function untilRow(ledger: IntentLedger, actionId: string, ok: (state: stri
   for (;;) {
     const row = ledger.get(actionId);
     if (row && ok(row.state)) return row;
-    if (Date.now() > deadline) throw new Error(`action ${actionId} is ${row?.state ?? "missing"} after ${ms} ms: ${row?.message ?? ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`action ${actionId} is ${row?.state ?? "missing"} after ${ms} ms: ${row?.message ?? ""}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -42,31 +42,56 @@ function onDouble(sim: Partial<RclnodejsDoubleOptions> & { readonly argv?: reado
   };
 }
 
-transportContract("ros2 (rclnodejs double: joint_trajectory_controller + gripper, Jazzy preemption)", onDouble({ distro: "jazzy" }), MOVES, {
-  idleDropMs: 600,
-  // JTC's plan for this move is about 1.2 s: the partition outlasts it.
-  midMotion: { move: { elbow: 0.4 }, speed: 0.5, dropAfterMs: 150, dropMs: 1600 },
-  powerLoss: { move: { elbow: 0.4 }, speed: 0.2, afterMs: 400, outageMs: 700 },
-});
+transportContract(
+  "ros2 (rclnodejs double: joint_trajectory_controller + gripper, Jazzy preemption)",
+  onDouble({ distro: "jazzy" }),
+  MOVES,
+  {
+    idleDropMs: 600,
+    // JTC's plan for this move is about 1.2 s: the partition outlasts it.
+    midMotion: { move: { elbow: 0.4 }, speed: 0.5, dropAfterMs: 150, dropMs: 1600 },
+    powerLoss: { move: { elbow: 0.4 }, speed: 0.2, afterMs: 400, outageMs: 700 },
+  },
+);
 
 // Every budget below is the config's own: the executor counts them in the arm's time (its pace,
 // read from the controllers), so a slowed arm needs no operator to scale observe.max_ms by hand.
-transportContract("ros2 (rclnodejs double, speed scaling 0.5)", onDouble({ distro: "jazzy", speedScaling: 0.5 }), MOVES);
+transportContract(
+  "ros2 (rclnodejs double, speed scaling 0.5)",
+  onDouble({ distro: "jazzy", speedScaling: 0.5 }),
+  MOVES,
+);
 
 // Gazebo at half real time, armbridge on use_sim_time: the node clock runs at half the wall clock.
 transportContract(
   "ros2 (rclnodejs double, use_sim_time with a sim clock at 0.5× real time)",
-  onDouble({ distro: "jazzy", simTimeRate: 0.5, argv: ["node", "armbridge", "--ros-args", "-p", "use_sim_time:=true", "--"] }),
+  onDouble({
+    distro: "jazzy",
+    simTimeRate: 0.5,
+    argv: ["node", "armbridge", "--ros-args", "-p", "use_sim_time:=true", "--"],
+  }),
   MOVES,
 );
 
 // The shipped UR5e config on ur_robot_driver's graph: scaled_joint_trajectory_controller, path
 // tolerance 0.2, the speed slider at 100 % and at 30 %, with the config's own timeouts.
 const ur = loadConfig(join(packageRoot(), "config", "ur5e-ros2.yaml"));
-const UR_MOVES = { slowMove: { elbow_joint: 1.97 }, quickMove: { elbow_joint: 2.0 }, otherJointMove: { wrist_2_joint: -1.17 } };
+const UR_MOVES = {
+  slowMove: { elbow_joint: 1.97 },
+  quickMove: { elbow_joint: 2.0 },
+  otherJointMove: { wrist_2_joint: -1.17 },
+};
 for (const scaling of [1.0, 0.3]) {
-  transportContract(`ros2 (config/ur5e-ros2.yaml on ur_robot_driver, speed slider ${Math.round(scaling * 100)} %)`, onDouble({ distro: "jazzy", ...urDriverDouble(ur, scaling) }, ur), UR_MOVES);
+  transportContract(
+    `ros2 (config/ur5e-ros2.yaml on ur_robot_driver, speed slider ${Math.round(scaling * 100)} %)`,
+    onDouble({ distro: "jazzy", ...urDriverDouble(ur, scaling) }, ur),
+    UR_MOVES,
+  );
 }
 // The Robotiq variant: the same arm and timeouts, and a Robotiq 2F-85 on parallel_gripper_action_controller.
 const urRobotiq = loadConfig(join(packageRoot(), "config", "ur5e-robotiq-ros2.yaml"));
-transportContract("ros2 (config/ur5e-robotiq-ros2.yaml on ur_robot_driver + ros2_robotiq_gripper, speed slider 30 %)", onDouble({ distro: "jazzy", ...urDriverDouble(urRobotiq, 0.3) }, urRobotiq), UR_MOVES);
+transportContract(
+  "ros2 (config/ur5e-robotiq-ros2.yaml on ur_robot_driver + ros2_robotiq_gripper, speed slider 30 %)",
+  onDouble({ distro: "jazzy", ...urDriverDouble(urRobotiq, 0.3) }, urRobotiq),
+  UR_MOVES,
+);

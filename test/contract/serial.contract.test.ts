@@ -6,7 +6,8 @@ import { otherArmConfig } from "../support/otherArmConfig.js";
 import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
 import { transportContract } from "./transportContract.js";
 
-const motionStarts = (effects: MemoryEffects): number => effects.events.filter((e) => e.event === "motion_start").length;
+const motionStarts = (effects: MemoryEffects): number =>
+  effects.events.filter((e) => e.event === "motion_start").length;
 
 transportContract(
   "serial (firmware-sim over TCP)",
@@ -30,7 +31,13 @@ transportContract(
         replaceWithOtherDevice: async () => {
           // Firmware whose HELLO reports other limits answers on the same port.
           await sim.close();
-          other = await startSimulator({ armConfig: otherArmConfig(), link: "tcp", port: Number(new URL(sim.link).port), seed: 8, effects: otherEffects });
+          other = await startSimulator({
+            armConfig: otherArmConfig(),
+            link: "tcp",
+            port: Number(new URL(sim.link).port),
+            seed: 8,
+            effects: otherEffects,
+          });
         },
         otherDeviceMotions: () => motionStarts(otherEffects),
       },

@@ -57,7 +57,11 @@ const RECONNECT = process.env.ARMBRIDGE_CONTRACT_NO_RECONNECT !== "1";
 export function transportContract(
   name: string,
   create: (options: ContractArmOptions) => Promise<ContractArm>,
-  moves: { readonly slowMove: Record<string, number>; readonly quickMove: Record<string, number>; readonly otherJointMove: Record<string, number> },
+  moves: {
+    readonly slowMove: Record<string, number>;
+    readonly quickMove: Record<string, number>;
+    readonly otherJointMove: Record<string, number>;
+  },
   linkLoss: LinkLossCases | undefined = undefined,
 ): void {
   describe(`transport contract: ${name}`, () => {
@@ -68,7 +72,12 @@ export function transportContract(
     beforeEach(async () => {
       arm = await create({ reconnect: RECONNECT });
       ledger = IntentLedger.open(":memory:");
-      executor = new Executor({ config: arm.config, registry: createDefaultTools(arm.config), transport: arm.transport, ledger });
+      executor = new Executor({
+        config: arm.config,
+        registry: createDefaultTools(arm.config),
+        transport: arm.transport,
+        ledger,
+      });
     });
     afterEach(async () => {
       executor.close();
@@ -89,18 +98,27 @@ export function transportContract(
     });
 
     it("a move reaches its target: done by completion, the pose within tolerance, one motion", async () => {
-      const [r] = await executor.execute([{ id: "m1", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 20_000 });
+      const [r] = await executor.execute([{ id: "m1", name: "move_joints", args: { positions: moves.quickMove } }], {
+        deadlineMs: 20_000,
+      });
       expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });
       const actionId = r!.result.status === "done" ? r!.result.action_id! : "";
       expect(arm.motionStarts()).toBe(1);
       const status = arm.transport.latestStatus()!;
-      for (const [joint, target] of Object.entries(moves.quickMove)) expect(Math.abs(status.axes[joint]!.position - target)).toBeLessThanOrEqual(arm.config.tolerances.position);
-      const record = await arm.transport.queryAction(actionId, { voidIfUnknown: false, signal: AbortSignal.timeout(2000) });
+      for (const [joint, target] of Object.entries(moves.quickMove))
+        expect(Math.abs(status.axes[joint]!.position - target)).toBeLessThanOrEqual(arm.config.tolerances.position);
+      const record = await arm.transport.queryAction(actionId, {
+        voidIfUnknown: false,
+        signal: AbortSignal.timeout(2000),
+      });
       expect(record?.state).toBe("reached");
     });
 
     it("a timeout ends only our wait: the motion goes on, is observed reaching its target, and is never re-sent", async () => {
-      const [r] = await executor.execute([{ id: "m1", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }], { deadlineMs: 100 });
+      const [r] = await executor.execute(
+        [{ id: "m1", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }],
+        { deadlineMs: 100 },
+      );
       expect(r!.result).toMatchObject({ status: "done", settled_by: "observation", timed_out: true });
       expect(arm.motionStarts()).toBe(1);
       expect(arm.conflicts()).toBe(0);
@@ -120,24 +138,42 @@ export function transportContract(
       const out = await executor.execute(
         [
           { id: "a", name: "move_joints", args: { positions: moves.quickMove } },
-          { id: "b", name: "move_joints", args: { positions: Object.fromEntries(Object.keys(moves.quickMove).map((j) => [j, arm.config.arm.joints.find((x) => x.name === j)!.home])) } },
+          {
+            id: "b",
+            name: "move_joints",
+            args: {
+              positions: Object.fromEntries(
+                Object.keys(moves.quickMove).map((j) => [j, arm.config.arm.joints.find((x) => x.name === j)!.home]),
+              ),
+            },
+          },
           { id: "c", name: "move_joints", args: { positions: moves.otherJointMove } },
           ...gripper,
         ],
         { deadlineMs: 40_000 },
       );
-      expect(out.map((o) => o.result.status), JSON.stringify(out.map((o) => o.result))).toEqual(out.map(() => "done"));
+      expect(
+        out.map((o) => o.result.status),
+        JSON.stringify(out.map((o) => o.result)),
+      ).toEqual(out.map(() => "done"));
       expect(arm.conflicts()).toBe(0);
       expect(arm.motionStarts()).toBe(out.length);
     });
 
     it("stop halts a motion under way: the halt latches, the cut-short call is stopped at the reported pose, nothing moves until an operator releases it", async () => {
       const start = arm.transport.latestStatus()!;
-      const moving = executor.execute([{ id: "m", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }], { deadlineMs: 20_000 });
+      const moving = executor.execute(
+        [{ id: "m", name: "move_joints", args: { positions: moves.slowMove, speed: 0.2 } }],
+        { deadlineMs: 20_000 },
+      );
       // Until the arm has visibly moved (beyond the position tolerance): soon on a full-speed arm, later behind a speed slider.
       const moved = (s: ArmStatus | undefined): boolean =>
-        Object.keys(moves.slowMove).some((j) => Math.abs((s?.axes[j]?.position ?? 0) - (start.axes[j]?.position ?? 0)) > 2 * arm.config.tolerances.position);
-      for (const until = Date.now() + 15_000; !moved(arm.transport.latestStatus()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+        Object.keys(moves.slowMove).some(
+          (j) =>
+            Math.abs((s?.axes[j]?.position ?? 0) - (start.axes[j]?.position ?? 0)) > 2 * arm.config.tolerances.position,
+        );
+      for (const until = Date.now() + 15_000; !moved(arm.transport.latestStatus()) && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 20));
       expect(moved(arm.transport.latestStatus())).toBe(true);
       const [stop] = await executor.execute([{ id: "s", name: "stop", args: {} }]);
       expect(stop!.result).toMatchObject({ status: "done" });
@@ -146,10 +182,15 @@ export function transportContract(
       expect(m!.result.status).toBe("stopped");
       expect(m!.result.status === "stopped" && m!.result.pose).toBeTruthy();
       expect(executor.quarantine.byResource().size).toBe(0);
-      const [blocked] = await executor.execute([{ id: "again", name: "move_joints", args: { positions: moves.slowMove } }]);
+      const [blocked] = await executor.execute([
+        { id: "again", name: "move_joints", args: { positions: moves.slowMove } },
+      ]);
       expect(blocked!.result).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED" });
       executor.releaseHalt({ operator: "contract-suite" });
-      const [after] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: moves.quickMove } }], { deadlineMs: 20_000 });
+      const [after] = await executor.execute(
+        [{ id: "after", name: "move_joints", args: { positions: moves.quickMove } }],
+        { deadlineMs: 20_000 },
+      );
       expect(after!.result.status).toBe("done");
       // The interrupted motion was not re-sent, and nothing moved while latched: one start for it, one for the move after release.
       expect(arm.motionStarts()).toBe(2);

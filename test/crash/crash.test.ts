@@ -19,8 +19,15 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
 
-function startProcess(args: string[]): { child: ChildProcess; next: (event: string) => Promise<Record<string, unknown>> } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "silent" } });
+function startProcess(args: string[]): {
+  child: ChildProcess;
+  next: (event: string) => Promise<Record<string, unknown>>;
+} {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "silent" },
+  });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
   const waiting: { event: string; resolve: (v: Record<string, unknown>) => void }[] = [];
@@ -51,13 +58,29 @@ function startProcess(args: string[]): { child: ChildProcess; next: (event: stri
 }
 
 function effects(path: string): EffectLine[] {
-  return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as EffectLine) : [];
+  return existsSync(path)
+    ? readFileSync(path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as EffectLine)
+    : [];
 }
 
 async function crashScenario(crashPoint: "before-send" | "after-send", simArgs: string[], restartAfterMs = 0) {
   const dir = mkdtempSync(join(tmpdir(), "armbridge-crash-"));
   const log = join(dir, "effects.jsonl");
-  const sim = startProcess(["dist/firmware-sim/main.js", "--link", "tcp", "--port", "0", "--seed", "3", "--effects-log", log, ...simArgs]);
+  const sim = startProcess([
+    "dist/firmware-sim/main.js",
+    "--link",
+    "tcp",
+    "--port",
+    "0",
+    "--seed",
+    "3",
+    "--effects-log",
+    log,
+    ...simArgs,
+  ]);
   const link = (await sim.next("ready")).link as string;
   const dataDir = join(dir, "data");
 
@@ -66,7 +89,8 @@ async function crashScenario(crashPoint: "before-send" | "after-send", simArgs: 
   const actionId = milestone.action_id as string;
   if (crashPoint === "after-send") {
     // Let the MOVE reach the arm and the motion begin.
-    for (let i = 0; i < 100 && !effects(log).some((e) => e.event === "motion_start" && e.action_id === actionId); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !effects(log).some((e) => e.event === "motion_start" && e.action_id === actionId); i++)
+      await new Promise((r) => setTimeout(r, 20));
   }
   bridge.child.kill("SIGKILL");
   await new Promise((r) => bridge.child.once("exit", r));
@@ -78,7 +102,9 @@ async function crashScenario(crashPoint: "before-send" | "after-send", simArgs: 
   try {
     const row = restarted.ledger.get(actionId)!;
     // The same call id again: the recorded result, never a second motion.
-    const [again] = await restarted.executor.execute([{ id: "call-1", name: "move_joints", args: { positions: { elbow: -0.2 } } }]);
+    const [again] = await restarted.executor.execute([
+      { id: "call-1", name: "move_joints", args: { positions: { elbow: -0.2 } } },
+    ]);
     await new Promise((r) => setTimeout(r, 300));
     const truth = effects(log);
     return { row, again: again!.result, truth, actionId };
@@ -99,25 +125,42 @@ describe("crash: SIGKILL mid-call, then restart", () => {
   });
 
   it("killed after the command left (watchdog off): the motion completes, the row is reconciled as done, and it runs once", async () => {
-    const { row, again, truth, actionId } = await crashScenario("after-send", ["--motion-time", "fixed:1200", "--watchdog-ms", "0"]);
+    const { row, again, truth, actionId } = await crashScenario("after-send", [
+      "--motion-time",
+      "fixed:1200",
+      "--watchdog-ms",
+      "0",
+    ]);
     expect(row.state).toBe("done");
     expect(row.settledBy).toBe("observation");
     expect(truth.filter((e) => e.action_id === actionId && e.event === "motion_start")).toHaveLength(1);
-    expect(truth.find((e) => e.action_id === actionId && e.event === "motion_end")).toMatchObject({ outcome: "reached" });
+    expect(truth.find((e) => e.action_id === actionId && e.event === "motion_end")).toMatchObject({
+      outcome: "reached",
+    });
     expect(again).toMatchObject({ status: "done", replayed: true });
     expect(repeatedStarts(truth)).toBe(0);
   });
 
   it("killed after the command left (the arm's watchdog halts it when the host goes silent): the row becomes unknown and quarantines the joint", async () => {
-    const { row, again, truth, actionId } = await crashScenario("after-send", ["--motion-time", "fixed:3000", "--watchdog-ms", "300"], 1000);
-    expect(truth.find((e) => e.action_id === actionId && e.event === "motion_end")).toMatchObject({ outcome: "stopped" });
+    const { row, again, truth, actionId } = await crashScenario(
+      "after-send",
+      ["--motion-time", "fixed:3000", "--watchdog-ms", "300"],
+      1000,
+    );
+    expect(truth.find((e) => e.action_id === actionId && e.event === "motion_end")).toMatchObject({
+      outcome: "stopped",
+    });
     expect(row.state).toBe("unknown");
     expect(again).toMatchObject({ status: "unknown", replayed: true });
     expect(repeatedStarts(truth)).toBe(0);
   });
 
   it("killed after the command left, and the arm reboots (forgetting the action) before the bridge returns: unknown, never a false 'failed'", async () => {
-    const { row, truth, actionId } = await crashScenario("after-send", ["--motion-time", "fixed:1500", "--watchdog-ms", "0", "--reboot-rate", "1"], 1200);
+    const { row, truth, actionId } = await crashScenario(
+      "after-send",
+      ["--motion-time", "fixed:1500", "--watchdog-ms", "0", "--reboot-rate", "1"],
+      1200,
+    );
     // Ground truth: the motion started, then the reboot cut it short.
     expect(truth.filter((e) => e.action_id === actionId && e.event === "motion_start")).toHaveLength(1);
     expect(truth.some((e) => e.event === "reboot")).toBe(true);

@@ -8,11 +8,15 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 
 describe("process lifetime", () => {
   it("a process that ran calls (including timeouts settled by observation) and drew a simulated camera picture, then closed the bridge and simulator, exits by itself", async () => {
-    const child = spawn(process.execPath, ["test/fixtures/exit-child.mjs", join(mkdtempSync(join(tmpdir(), "armbridge-exit-")), "data")], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "silent" },
-    });
+    const child = spawn(
+      process.execPath,
+      ["test/fixtures/exit-child.mjs", join(mkdtempSync(join(tmpdir(), "armbridge-exit-")), "data")],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "silent" },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

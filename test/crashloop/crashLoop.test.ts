@@ -28,34 +28,40 @@ afterEach(() => {
 });
 
 describe("crash loop: serve SIGKILLed at seeded moments and restarted on the same data dir", () => {
-  it(
-    `seed ${SEED}, ${KILLS} kills: no duplicate start, no overlap, no motion without a row, nothing left started, done only when reached, failed only when nothing moved, re-sent ids answered from the record, no accepted path meeting an unsettled one's outside the envelope`,
-    async () => {
-      dir = mkdtempSync(join(tmpdir(), `armbridge-crashloop-test-${SEED}-`));
-      failed = true;
-      const report = await runCrashLoop({ kills: KILLS, seed: SEED, dir, watchdogEvery: 10 });
-      const text = formatCrashLoopReport(report);
-      console.log(`[crashloop] CRASHLOOP_SEED=${SEED}\n${text}`);
+  it(`seed ${SEED}, ${KILLS} kills: no duplicate start, no overlap, no motion without a row, nothing left started, done only when reached, failed only when nothing moved, re-sent ids answered from the record, no accepted path meeting an unsettled one's outside the envelope`, async () => {
+    dir = mkdtempSync(join(tmpdir(), `armbridge-crashloop-test-${SEED}-`));
+    failed = true;
+    const report = await runCrashLoop({ kills: KILLS, seed: SEED, dir, watchdogEvery: 10 });
+    const text = formatCrashLoopReport(report);
+    console.log(`[crashloop] CRASHLOOP_SEED=${SEED}\n${text}`);
 
-      for (const name of INVARIANTS) expect(report.verdict[name].map((v) => `${v.callId} ${v.actionId}: ${v.detail}`), `${name} (seed ${SEED}; see ${dir})`).toEqual([]);
-      // The loop must have reached the paths it is about, or it proves little.
-      expect(report.restartToReadyMs).toHaveLength(KILLS);
-      expect(report.answersLost, "answers lost to kills").toBeGreaterThan(0);
-      expect(report.resends.ofLostAnswers, "lost answers re-sent").toBeGreaterThan(0);
-      expect(report.resends.otherArgs, "other-args re-sends").toBeGreaterThan(0);
-      expect(report.downPastWatchdog, "kills that stayed down past the watchdog").toBeGreaterThan(0);
-      expect(report.tally.watchdogStops, "motions halted by the watchdog").toBeGreaterThan(0);
-      expect(report.operatorConfirms, "unknowns confirmed by the operator path").toBeGreaterThan(0);
-      // Unknowns pending across restarts, probed with calls whose paths could meet theirs outside the envelope: every one refused.
-      expect(report.unknownsHeldAcrossRestarts, "unknowns left pending across a restart").toBeGreaterThan(0);
-      expect(report.probes.sent, "probes of pending unknowns").toBeGreaterThan(0);
-      expect(report.probes, "probes: all refused by the envelope, none sent to the arm").toMatchObject({ accepted: 0, other: 0, refused: { ARMB_ERR_ENVELOPE_VIOLATION: report.probes.sent } });
-      expect(report.moveRepeatsAnsweredFromCache, "re-sent MOVEs the device had already acted on").toBeGreaterThan(0);
-      // Calls refused before they reach the motion path (envelope, min_speed) test nothing the loop is about.
-      const refused = Object.values(report.refusedAtAdmission).reduce((n, c) => n + c, 0);
-      expect(refused, `calls refused at admission: ${JSON.stringify(report.refusedAtAdmission)}`).toBeLessThanOrEqual(Math.ceil(report.calls * 0.05));
-      failed = false;
-    },
-    420_000,
-  );
+    for (const name of INVARIANTS)
+      expect(
+        report.verdict[name].map((v) => `${v.callId} ${v.actionId}: ${v.detail}`),
+        `${name} (seed ${SEED}; see ${dir})`,
+      ).toEqual([]);
+    // The loop must have reached the paths it is about, or it proves little.
+    expect(report.restartToReadyMs).toHaveLength(KILLS);
+    expect(report.answersLost, "answers lost to kills").toBeGreaterThan(0);
+    expect(report.resends.ofLostAnswers, "lost answers re-sent").toBeGreaterThan(0);
+    expect(report.resends.otherArgs, "other-args re-sends").toBeGreaterThan(0);
+    expect(report.downPastWatchdog, "kills that stayed down past the watchdog").toBeGreaterThan(0);
+    expect(report.tally.watchdogStops, "motions halted by the watchdog").toBeGreaterThan(0);
+    expect(report.operatorConfirms, "unknowns confirmed by the operator path").toBeGreaterThan(0);
+    // Unknowns pending across restarts, probed with calls whose paths could meet theirs outside the envelope: every one refused.
+    expect(report.unknownsHeldAcrossRestarts, "unknowns left pending across a restart").toBeGreaterThan(0);
+    expect(report.probes.sent, "probes of pending unknowns").toBeGreaterThan(0);
+    expect(report.probes, "probes: all refused by the envelope, none sent to the arm").toMatchObject({
+      accepted: 0,
+      other: 0,
+      refused: { ARMB_ERR_ENVELOPE_VIOLATION: report.probes.sent },
+    });
+    expect(report.moveRepeatsAnsweredFromCache, "re-sent MOVEs the device had already acted on").toBeGreaterThan(0);
+    // Calls refused before they reach the motion path (envelope, min_speed) test nothing the loop is about.
+    const refused = Object.values(report.refusedAtAdmission).reduce((n, c) => n + c, 0);
+    expect(refused, `calls refused at admission: ${JSON.stringify(report.refusedAtAdmission)}`).toBeLessThanOrEqual(
+      Math.ceil(report.calls * 0.05),
+    );
+    failed = false;
+  }, 420_000);
 });

@@ -36,7 +36,7 @@
  * - `~/joint_states` at state_publish_rate (15 Hz from the shipped yaml, 30 by default): two finger
  *   joints at width / 2 each, velocity 0.0 always.
  */
-import type { GoalRecord} from "./simGoalHandles.js";
+import type { GoalRecord } from "./simGoalHandles.js";
 import { GOAL_STATUS, SimActionServer, type PreemptionMode } from "./simGoalHandles.js";
 import type { SimPublisher } from "./simTopicBus.js";
 import { LOG_LEVEL, rosTime, type SimWorld } from "./simWorld.js";
@@ -130,7 +130,9 @@ export class SimFrankaGripper extends SimActionServer {
 
   validate(goal: unknown): string | undefined {
     // handleGoal accepts every goal; the range is checked while executing.
-    return typeof (goal as { command?: { position?: unknown } }).command?.position === "number" ? undefined : "no position";
+    return typeof (goal as { command?: { position?: unknown } }).command?.position === "number"
+      ? undefined
+      : "no position";
   }
 
   override accept(goal: unknown, record: GoalRecord): void {
@@ -146,7 +148,11 @@ export class SimFrankaGripper extends SimActionServer {
     this.commandedWidths.push(target);
     const width = this.width;
     if (target > this.maxWidth || target < 0) {
-      this.world.log(this.node, LOG_LEVEL.ERROR, `GripperServer: Commanding out of range width! max_width = ${this.maxWidth} command = ${target}`);
+      this.world.log(
+        this.node,
+        LOG_LEVEL.ERROR,
+        `GripperServer: Commanding out of range width! max_width = ${this.maxWidth} command = ${target}`,
+      );
       record.finish(GOAL_STATUS.ABORTED, this.emptyResult());
       return;
     }
@@ -159,7 +165,13 @@ export class SimFrankaGripper extends SimActionServer {
     if (previous) this.#end(previous, GOAL_STATUS.ABORTED, false, FRANKA_TEXT.commandAborted);
     const failure = this.#failNext;
     this.#failNext = undefined;
-    const running: RunningCommand = { record, kind: target >= width ? "move" : "grasp", target, startWidth: width, lastFeedbackMs: this.world.now() };
+    const running: RunningCommand = {
+      record,
+      kind: target >= width ? "move" : "grasp",
+      target,
+      startWidth: width,
+      lastFeedbackMs: this.world.now(),
+    };
     // Any new command (a move, or a grasp until it succeeds) lets go of what the fingers held.
     this.isGrasped = false;
     if (failure !== undefined) {
@@ -189,7 +201,13 @@ export class SimFrankaGripper extends SimActionServer {
     // No realtime goal handle: results and feedback go out from the command's thread.
   }
 
-  #end(running: RunningCommand, status: number, reached: boolean, error?: string, result?: Record<string, unknown>): void {
+  #end(
+    running: RunningCommand,
+    status: number,
+    reached: boolean,
+    error?: string,
+    result?: Record<string, unknown>,
+  ): void {
     if (this.#running === running) this.#running = undefined;
     if (this.active === running.record) this.active = undefined;
     if (error !== undefined) this.world.log(this.node, LOG_LEVEL.ERROR, error);

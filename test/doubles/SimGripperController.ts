@@ -23,7 +23,7 @@
  *   sends CANCELED with an empty result immediately (`cancel_now`);
  * - a cancel holds the current position.
  */
-import type { GoalRecord} from "./simGoalHandles.js";
+import type { GoalRecord } from "./simGoalHandles.js";
 import { SimActionServer, type PreemptionMode } from "./simGoalHandles.js";
 import type { SimWorld } from "./simWorld.js";
 
@@ -75,7 +75,16 @@ export class SimGripperController extends SimActionServer {
 
   emptyResult(): Record<string, unknown> {
     return this.options.kind === "parallel_gripper"
-      ? { state: { name: [], position: new Float64Array(0), velocity: new Float64Array(0), effort: new Float64Array(0) }, stalled: false, reached_goal: false }
+      ? {
+          state: {
+            name: [],
+            position: new Float64Array(0),
+            velocity: new Float64Array(0),
+            effort: new Float64Array(0),
+          },
+          stalled: false,
+          reached_goal: false,
+        }
       : { position: 0, effort: 0, stalled: false, reached_goal: false };
   }
 
@@ -98,7 +107,16 @@ export class SimGripperController extends SimActionServer {
   #result(reached: boolean, stalled: boolean): Record<string, unknown> {
     const position = this.world.position(this.options.joint);
     return this.options.kind === "parallel_gripper"
-      ? { state: { name: [this.options.joint], position: Float64Array.of(position), velocity: new Float64Array(0), effort: Float64Array.of(0) }, stalled, reached_goal: reached }
+      ? {
+          state: {
+            name: [this.options.joint],
+            position: Float64Array.of(position),
+            velocity: new Float64Array(0),
+            effort: Float64Array.of(0),
+          },
+          stalled,
+          reached_goal: reached,
+        }
       : { position, effort: 0, stalled, reached_goal: reached };
   }
 
@@ -125,7 +143,8 @@ export class SimGripperController extends SimActionServer {
       return;
     }
     // check_for_success: movement is judged on the velocity state interface, noise included.
-    if (Math.abs(this.world.measuredVelocity(joint)) > (this.options.stallVelocityThreshold ?? 0.001)) this.lastMoveMs = nowMs;
+    if (Math.abs(this.world.measuredVelocity(joint)) > (this.options.stallVelocityThreshold ?? 0.001))
+      this.lastMoveMs = nowMs;
     else if (nowMs - this.lastMoveMs > (this.options.stallTimeoutS ?? 1.0) * 1000) {
       active.requestEnd(this.options.allowStalling ? "succeed" : "abort", this.#result(false, true));
       this.active = undefined;

@@ -48,14 +48,19 @@ export class SimJointStatePublisher {
           type: TYPE_JOINT_STATE,
           qos: { reliability: "reliable", durability: "volatile" },
           deliver,
-          callback: (msg) => this.#sourceCallback(msg as { name: string[]; position: ArrayLike<number>; velocity: ArrayLike<number> }),
+          callback: (msg) =>
+            this.#sourceCallback(msg as { name: string[]; position: ArrayLike<number>; velocity: ArrayLike<number> }),
         }),
       );
     }
   }
 
   parameters(): Record<string, unknown> {
-    return { source_list: this.options.sources.map((s) => s.replace(/^\//, "")), rate: BigInt(this.options.rateHz), publish_default_positions: true };
+    return {
+      source_list: this.options.sources.map((s) => s.replace(/^\//, "")),
+      rate: BigInt(this.options.rateHz),
+      publish_default_positions: true,
+    };
   }
 
   #sourceCallback(msg: { name: string[]; position: ArrayLike<number>; velocity: ArrayLike<number> }): void {

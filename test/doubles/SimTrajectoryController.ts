@@ -42,11 +42,17 @@
  *   "Current goal cancelled during deactivate transition.".
  */
 import { jtcTraits, type JtcTraits } from "./controllerVersions.js";
-import type { GoalRecord} from "./simGoalHandles.js";
+import type { GoalRecord } from "./simGoalHandles.js";
 import { SimActionServer, type PreemptionMode } from "./simGoalHandles.js";
 import { rosTime, type SimWorld } from "./simWorld.js";
 
-export const FJT = { SUCCESSFUL: 0, INVALID_GOAL: -1, INVALID_JOINTS: -2, PATH_TOLERANCE_VIOLATED: -4, GOAL_TOLERANCE_VIOLATED: -5 } as const;
+export const FJT = {
+  SUCCESSFUL: 0,
+  INVALID_GOAL: -1,
+  INVALID_JOINTS: -2,
+  PATH_TOLERANCE_VIOLATED: -4,
+  GOAL_TOLERANCE_VIOLATED: -5,
+} as const;
 export const TYPE_FJT = "control_msgs/action/FollowJointTrajectory";
 
 /** Error strings JTC puts in results, verbatim from [JTC-40]/[JTC-41]/[JTC-42]. */
@@ -93,7 +99,11 @@ interface TrajectoryPlan {
   readonly startPositions: readonly number[];
   /** Start velocities in trajectory time: the measured physical velocities, taken as they are. */
   readonly startVelocities: readonly number[];
-  readonly points: ReadonlyArray<{ readonly t: number; readonly positions: readonly number[]; readonly velocities: readonly number[] }>;
+  readonly points: ReadonlyArray<{
+    readonly t: number;
+    readonly positions: readonly number[];
+    readonly velocities: readonly number[];
+  }>;
   readonly goalTolerance: ReadonlyMap<string, { position: number; velocity: number }>;
   readonly pathTolerance: ReadonlyMap<string, number>;
   readonly goalTimeS: number;
@@ -119,7 +129,14 @@ export interface StopRecord {
 }
 
 /** A cubic Hermite segment: position and first/second derivatives at u ∈ [0, 1]. */
-export function hermite(p0: number, v0: number, p1: number, v1: number, T: number, u: number): { p: number; v: number; a: number } {
+export function hermite(
+  p0: number,
+  v0: number,
+  p1: number,
+  v1: number,
+  T: number,
+  u: number,
+): { p: number; v: number; a: number } {
   const u2 = u * u;
   const u3 = u2 * u;
   const p = (2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * T * v0 + (-2 * u3 + 3 * u2) * p1 + (u3 - u2) * T * v1;
@@ -140,7 +157,14 @@ function resolveTolerance(defaultValue: number, goalValue: number): number {
 }
 
 type FjtGoal = {
-  trajectory: { joint_names: string[]; points: Array<{ positions: ArrayLike<number>; velocities?: ArrayLike<number>; time_from_start: { sec: number; nanosec: number } }> };
+  trajectory: {
+    joint_names: string[];
+    points: Array<{
+      positions: ArrayLike<number>;
+      velocities?: ArrayLike<number>;
+      time_from_start: { sec: number; nanosec: number };
+    }>;
+  };
   path_tolerance?: Array<{ name: string; position: number }>;
   goal_tolerance?: Array<{ name: string; position: number; velocity?: number }>;
   goal_time_tolerance?: { sec: number; nanosec: number };
@@ -173,7 +197,8 @@ export class SimTrajectoryController extends SimActionServer {
   scaling(): number {
     if (this.options.kind === "ur_scaled") return this.world.speedScaling;
     if (this.traits.stockSpeedScaling && this.options.speedScalingStateInterface) return this.world.speedScaling;
-    if (this.traits.stockSpeedScaling && (this.options.commandInterface ?? "position") === "position") return this.scalingFactor;
+    if (this.traits.stockSpeedScaling && (this.options.commandInterface ?? "position") === "position")
+      return this.scalingFactor;
     return 1;
   }
 
@@ -198,7 +223,8 @@ export class SimTrajectoryController extends SimActionServer {
       p["speed_scaling.state_interface"] = o.speedScalingStateInterface ?? "";
       p["speed_scaling.command_interface"] = "";
       p["constraints.decelerate_on_cancel"] = o.decelerateOnCancel !== undefined;
-      for (const j of o.joints) p[`constraints.${j}.max_deceleration_on_cancel`] = o.decelerateOnCancel?.maxDeceleration ?? 0;
+      for (const j of o.joints)
+        p[`constraints.${j}.max_deceleration_on_cancel`] = o.decelerateOnCancel?.maxDeceleration ?? 0;
     }
     if (o.kind === "ur_scaled") p.speed_scaling_interface_name = "speed_scaling/speed_scaling_factor";
     return p;
@@ -222,13 +248,23 @@ export class SimTrajectoryController extends SimActionServer {
 
   validate(goal: unknown): string | undefined {
     if (!this.activeState) return "Can't accept new action goals. Controller is not running.";
-    const g = goal as { trajectory?: { joint_names?: string[]; points?: Array<{ positions?: ArrayLike<number>; velocities?: ArrayLike<number>; time_from_start?: { sec: number; nanosec: number } }> } };
+    const g = goal as {
+      trajectory?: {
+        joint_names?: string[];
+        points?: Array<{
+          positions?: ArrayLike<number>;
+          velocities?: ArrayLike<number>;
+          time_from_start?: { sec: number; nanosec: number };
+        }>;
+      };
+    };
     const names = g.trajectory?.joint_names ?? [];
     const points = g.trajectory?.points ?? [];
     if (names.length === 0 || points.length === 0) return "empty trajectory";
     for (const n of names) if (!this.options.joints.includes(n)) return `unknown joint ${n}`;
     if (new Set(names).size !== names.length) return "duplicate joint names";
-    if (!this.options.allowPartialJointsGoal && names.length !== this.options.joints.length) return "partial joints goal";
+    if (!this.options.allowPartialJointsGoal && names.length !== this.options.joints.length)
+      return "partial joints goal";
     let lastT = -1;
     for (const p of points) {
       if ((p.positions?.length ?? 0) !== names.length) return "positions length mismatch";
@@ -239,7 +275,11 @@ export class SimTrajectoryController extends SimActionServer {
       lastT = t;
     }
     const last = points[points.length - 1];
-    if (!this.options.allowNonzeroVelocityAtTrajectoryEnd && last?.velocities && Array.from(last.velocities).some((v) => v !== 0)) {
+    if (
+      !this.options.allowNonzeroVelocityAtTrajectoryEnd &&
+      last?.velocities &&
+      Array.from(last.velocities).some((v) => v !== 0)
+    ) {
       return "velocity of last trajectory point is not zero";
     }
     return undefined;
@@ -249,12 +289,18 @@ export class SimTrajectoryController extends SimActionServer {
     const g = goal as FjtGoal;
     const joints = g.trajectory.joint_names;
     const fromGoal = this.traits.goalTolerancesFromGoal;
-    const defaults = { position: this.options.defaultGoalTolerance ?? 0, velocity: this.options.stoppedVelocityTolerance ?? 0.01 };
+    const defaults = {
+      position: this.options.defaultGoalTolerance ?? 0,
+      velocity: this.options.stoppedVelocityTolerance ?? 0.01,
+    };
     const tolerance = new Map<string, { position: number; velocity: number }>();
     const path = new Map<string, number>();
     for (const j of joints) {
       const t = fromGoal ? g.goal_tolerance?.find((x) => x.name === j) : undefined;
-      tolerance.set(j, { position: resolveTolerance(defaults.position, t?.position ?? 0), velocity: resolveTolerance(defaults.velocity, t?.velocity ?? 0) });
+      tolerance.set(j, {
+        position: resolveTolerance(defaults.position, t?.position ?? 0),
+        velocity: resolveTolerance(defaults.velocity, t?.velocity ?? 0),
+      });
       const pt = fromGoal ? g.path_tolerance?.find((x) => x.name === j) : undefined;
       path.set(j, resolveTolerance(this.options.pathTolerance ?? 0, pt?.position ?? 0));
     }
@@ -279,13 +325,22 @@ export class SimTrajectoryController extends SimActionServer {
     this.#ramps = undefined;
     this.trajTimeS = 0;
     this.#firstSample = true;
-    record.startVelocityStep = Math.max(0, ...joints.map((j, i) => Math.abs(this.world.velocity(j) - scaling * (measured[i] ?? 0))));
+    record.startVelocityStep = Math.max(
+      0,
+      ...joints.map((j, i) => Math.abs(this.world.velocity(j) - scaling * (measured[i] ?? 0))),
+    );
     // A cubic's acceleration peaks at a segment end: what the arm is asked to do at once.
     const first = plan.points[0];
     if (first) {
       let peak = 0;
       plan.joints.forEach((_, i) => {
-        const args = [plan.startPositions[i] ?? 0, plan.startVelocities[i] ?? 0, first.positions[i] ?? 0, first.velocities[i] ?? 0, first.t] as const;
+        const args = [
+          plan.startPositions[i] ?? 0,
+          plan.startVelocities[i] ?? 0,
+          first.positions[i] ?? 0,
+          first.velocities[i] ?? 0,
+          first.t,
+        ] as const;
         peak = Math.max(peak, Math.abs(hermite(...args, 0).a), Math.abs(hermite(...args, 1).a));
       });
       record.peakAcceleration = peak * scaling * scaling;
@@ -305,10 +360,20 @@ export class SimTrajectoryController extends SimActionServer {
     this.plan = undefined;
     const decel = this.options.decelerateOnCancel;
     if (decel && this.traits.decelerateOnCancel && decel.maxDeceleration > 0 && reason !== "deactivate") {
-      this.#ramps = this.options.joints.map((j) => ({ joint: j, p0: this.world.position(j), v0: this.world.measuredVelocity(j), a: decel.maxDeceleration }));
+      this.#ramps = this.options.joints.map((j) => ({
+        joint: j,
+        p0: this.world.position(j),
+        v0: this.world.measuredVelocity(j),
+        a: decel.maxDeceleration,
+      }));
       this.#rampTimeS = 0;
       const s = this.scaling();
-      this.stops.push({ reason, mode: "decelerate", peakDeceleration: s * s * decel.maxDeceleration, atMs: this.world.now() });
+      this.stops.push({
+        reason,
+        mode: "decelerate",
+        peakDeceleration: s * s * decel.maxDeceleration,
+        atMs: this.world.now(),
+      });
       return;
     }
     this.hold(reason);
@@ -404,10 +469,12 @@ export class SimTrajectoryController extends SimActionServer {
     // The state is read before this cycle's command is written: the error is desired − measured.
     const actual = plan.joints.map((j) => this.world.position(j));
     const error = desired.map((d, i) => d - (actual[i] ?? 0));
-    const pathViolated = (beforeLast || first) && plan.joints.some((j, i) => {
-      const tol = plan.pathTolerance.get(j) ?? 0;
-      return tol > 0 && Math.abs(error[i] ?? 0) > tol;
-    });
+    const pathViolated =
+      (beforeLast || first) &&
+      plan.joints.some((j, i) => {
+        const tol = plan.pathTolerance.get(j) ?? 0;
+        return tol > 0 && Math.abs(error[i] ?? 0) > tol;
+      });
     if (!pathViolated) plan.joints.forEach((joint, i) => this.world.drive(joint, desired[i] ?? 0, desiredV[i] ?? 0));
     const active = this.active;
     if (active) {
@@ -415,9 +482,27 @@ export class SimTrajectoryController extends SimActionServer {
       active.feedbackMessage = {
         header: { stamp: rosTime(this.world.now()), frame_id: "" },
         joint_names: plan.joints,
-        desired: { positions: Float64Array.from(desired), velocities: Float64Array.from(desiredV), accelerations: new Float64Array(0), effort: new Float64Array(0), time_from_start: rosTime(elapsed * 1000) },
-        actual: { positions: Float64Array.from(actual), velocities: Float64Array.from(plan.joints.map((j) => this.world.measuredVelocity(j))), accelerations: new Float64Array(0), effort: new Float64Array(0), time_from_start: rosTime(0) },
-        error: { positions: Float64Array.from(error), velocities: new Float64Array(0), accelerations: new Float64Array(0), effort: new Float64Array(0), time_from_start: rosTime(0) },
+        desired: {
+          positions: Float64Array.from(desired),
+          velocities: Float64Array.from(desiredV),
+          accelerations: new Float64Array(0),
+          effort: new Float64Array(0),
+          time_from_start: rosTime(elapsed * 1000),
+        },
+        actual: {
+          positions: Float64Array.from(actual),
+          velocities: Float64Array.from(plan.joints.map((j) => this.world.measuredVelocity(j))),
+          accelerations: new Float64Array(0),
+          effort: new Float64Array(0),
+          time_from_start: rosTime(0),
+        },
+        error: {
+          positions: Float64Array.from(error),
+          velocities: new Float64Array(0),
+          accelerations: new Float64Array(0),
+          effort: new Float64Array(0),
+          time_from_start: rosTime(0),
+        },
       };
     }
     if (pathViolated) {
@@ -431,16 +516,21 @@ export class SimTrajectoryController extends SimActionServer {
     if (beforeLast || !active) return;
     const within = plan.joints.every((j, i) => {
       const tol = plan.goalTolerance.get(j) ?? { position: 0, velocity: 0 };
-      const positionOk = tol.position === 0 || Math.abs(this.world.position(j) - (end.positions[i] ?? 0)) <= tol.position;
+      const positionOk =
+        tol.position === 0 || Math.abs(this.world.position(j) - (end.positions[i] ?? 0)) <= tol.position;
       // The desired velocity at the last point is 0: the error is the measured velocity [TOL check_state_tolerance_per_joint].
-      const velocityOk = !this.options.velocityErrors || tol.velocity === 0 || Math.abs(this.world.measuredVelocity(j)) <= tol.velocity;
+      const velocityOk =
+        !this.options.velocityErrors || tol.velocity === 0 || Math.abs(this.world.measuredVelocity(j)) <= tol.velocity;
       return positionOk && velocityOk;
     });
     if (within) {
       active.requestEnd("succeed", { error_code: FJT.SUCCESSFUL, error_string: JTC_TEXT.succeeded });
       this.active = undefined;
     } else if (plan.goalTimeS > 0 && elapsed > end.t + plan.goalTimeS) {
-      active.requestEnd("abort", { error_code: FJT.GOAL_TOLERANCE_VIOLATED, error_string: `Aborted due to goal_time_tolerance exceeding by ${(elapsed - end.t).toFixed(6)} seconds` });
+      active.requestEnd("abort", {
+        error_code: FJT.GOAL_TOLERANCE_VIOLATED,
+        error_string: `Aborted due to goal_time_tolerance exceeding by ${(elapsed - end.t).toFixed(6)} seconds`,
+      });
       this.active = undefined;
       this.stop("goal_time");
     }

@@ -28,7 +28,13 @@ export const TYPE_SPEED_SCALING = "control_msgs/msg/SpeedScalingFactor";
 /** A service the double's graph offers: how a node's createClient reaches it. */
 export interface ServiceDouble {
   readonly type: string;
-  createClient(typeClass: string, serviceName: string): { sendRequest(request: object, callback: (response: unknown) => void): void; waitForService(timeout?: number): Promise<boolean> };
+  createClient(
+    typeClass: string,
+    serviceName: string,
+  ): {
+    sendRequest(request: object, callback: (response: unknown) => void): void;
+    waitForService(timeout?: number): Promise<boolean>;
+  };
 }
 
 export interface RclnodejsDoubleOptions {
@@ -50,7 +56,11 @@ export interface RclnodejsDoubleOptions {
    * node's /franka_gripper/joint_states at 30 Hz). The broadcaster then
    * publishes on `sources[0]`.
    */
-  readonly jointStatePublisher?: { readonly sources: readonly string[]; readonly rateHz: number; readonly output?: string };
+  readonly jointStatePublisher?: {
+    readonly sources: readonly string[];
+    readonly rateHz: number;
+    readonly output?: string;
+  };
   readonly publishHz?: number;
   /** Delay of every service response (goal, result, cancel), ms. */
   readonly responseDelayMs?: number;
@@ -79,7 +89,11 @@ export interface RclnodejsDoubleOptions {
    * transient_local, as robot_state_publisher does: QoS(1).transient_local(),
    * ros/robot_state_publisher src/robot_state_publisher.cpp @ 01a7be1e).
    */
-  readonly robotDescription?: { readonly urdf: string; readonly topic?: string; readonly durability?: "transient_local" | "volatile" };
+  readonly robotDescription?: {
+    readonly urdf: string;
+    readonly topic?: string;
+    readonly durability?: "transient_local" | "volatile";
+  };
 }
 
 export class SimulatedRosGraph implements SimWorld {
@@ -145,10 +159,21 @@ export class SimulatedRosGraph implements SimWorld {
       this.#velocities.set(j, 0);
     }
     for (const [name, service] of Object.entries(options.services ?? {})) this.services.set(topicName(name), service);
-    this.#rosout = this.bus.advertise("/rosout", TYPE_LOG, "rosout", { reliability: "reliable", durability: "transient_local" }, 1000);
+    this.#rosout = this.bus.advertise(
+      "/rosout",
+      TYPE_LOG,
+      "rosout",
+      { reliability: "reliable", durability: "transient_local" },
+      1000,
+    );
     if (options.robotDescription) {
       const durability = options.robotDescription.durability ?? "transient_local";
-      this.#robotDescription = this.bus.advertise(options.robotDescription.topic ?? "/robot_description", TYPE_STRING, "robot_state_publisher", { reliability: "reliable", durability });
+      this.#robotDescription = this.bus.advertise(
+        options.robotDescription.topic ?? "/robot_description",
+        TYPE_STRING,
+        "robot_state_publisher",
+        { reliability: "reliable", durability },
+      );
       this.#robotDescription.publish({ data: options.robotDescription.urdf });
     }
     for (const c of options.controllers) {
@@ -158,7 +183,13 @@ export class SimulatedRosGraph implements SimWorld {
       this.#parameters.set(nodeOfAction(c.actionName), () => sim.parameters());
       if (sim.traits.stockSpeedScaling) {
         // JTC's ~/speed_scaling_input (≥ 4.39): SystemDefaultsQoS, transient local; whoever sets the slider publishes here.
-        this.#speedScalingInputs.set(c.name, this.bus.advertise(`${nodeOfAction(c.actionName)}/speed_scaling_input`, TYPE_SPEED_SCALING, "speed_slider", { reliability: "reliable", durability: "transient_local" }));
+        this.#speedScalingInputs.set(
+          c.name,
+          this.bus.advertise(`${nodeOfAction(c.actionName)}/speed_scaling_input`, TYPE_SPEED_SCALING, "speed_slider", {
+            reliability: "reliable",
+            durability: "transient_local",
+          }),
+        );
       }
     }
     if (options.gripper) {
@@ -178,9 +209,17 @@ export class SimulatedRosGraph implements SimWorld {
     const jsp = options.jointStatePublisher;
     const output = topicName(options.jointStatesTopic ?? jsp?.output ?? "/joint_states");
     this.jointStatesTopic = output;
-    this.#broadcaster = this.bus.advertise(jsp ? (jsp.sources[0] ?? "/franka/joint_states") : output, TYPE_JOINT_STATE, "joint_state_broadcaster");
+    this.#broadcaster = this.bus.advertise(
+      jsp ? (jsp.sources[0] ?? "/franka/joint_states") : output,
+      TYPE_JOINT_STATE,
+      "joint_state_broadcaster",
+    );
     if (jsp) {
-      this.jointStatePublisher = new SimJointStatePublisher(this.bus, { sources: jsp.sources.map(topicName), rateHz: jsp.rateHz, joints: [...this.#positions.keys()], output }, (fn) => fn());
+      this.jointStatePublisher = new SimJointStatePublisher(
+        this.bus,
+        { sources: jsp.sources.map(topicName), rateHz: jsp.rateHz, joints: [...this.#positions.keys()], output },
+        (fn) => fn(),
+      );
       const p = this.jointStatePublisher;
       this.#parameters.set("/joint_state_publisher", () => p.parameters());
     }
@@ -191,10 +230,15 @@ export class SimulatedRosGraph implements SimWorld {
       this.#parameters.set("/speed_scaling_state_broadcaster", () => ({ state_publish_rate: 100.0, tf_prefix: "" }));
     }
     if (options.simTimeRate !== undefined) {
-      this.#clockPublisher = this.bus.advertise("/clock", TYPE_CLOCK, options.clockReliability === "best_effort" ? "rosbag2_player" : "ros_gz_bridge", {
-        reliability: options.clockReliability ?? "reliable",
-        durability: "volatile",
-      });
+      this.#clockPublisher = this.bus.advertise(
+        "/clock",
+        TYPE_CLOCK,
+        options.clockReliability === "best_effort" ? "rosbag2_player" : "ros_gz_bridge",
+        {
+          reliability: options.clockReliability ?? "reliable",
+          durability: "volatile",
+        },
+      );
     }
     const periodMs = 1000 / (options.publishHz ?? 100);
     this.#timer = setInterval(() => this.#tick(), periodMs);
@@ -365,10 +409,25 @@ export class SimulatedRosGraph implements SimWorld {
    * drivers with sensor-data QoS do.
    * Returns how many subscribers it was delivered to.
    */
-  publishCompressedImage(topic: string, image: { readonly format: string; readonly data: Uint8Array; readonly stampMs?: number; readonly reliability?: Reliability }): number {
-    const publisher = this.bus.advertise(topic, TYPE_COMPRESSED_IMAGE, "camera", { reliability: image.reliability ?? "best_effort", durability: "volatile" });
+  publishCompressedImage(
+    topic: string,
+    image: {
+      readonly format: string;
+      readonly data: Uint8Array;
+      readonly stampMs?: number;
+      readonly reliability?: Reliability;
+    },
+  ): number {
+    const publisher = this.bus.advertise(topic, TYPE_COMPRESSED_IMAGE, "camera", {
+      reliability: image.reliability ?? "best_effort",
+      durability: "volatile",
+    });
     const stampMs = image.stampMs ?? this.now();
-    const reached = publisher.publish({ header: { stamp: rosTime(stampMs), frame_id: "camera_optical_frame" }, format: image.format, data: Uint8Array.from(image.data) });
+    const reached = publisher.publish({
+      header: { stamp: rosTime(stampMs), frame_id: "camera_optical_frame" },
+      format: image.format,
+      data: Uint8Array.from(image.data),
+    });
     this.bus.unadvertise(publisher);
     return reached;
   }
@@ -392,7 +451,8 @@ export class SimulatedRosGraph implements SimWorld {
     const dtS = this.clock.advance();
     if (this.#velocityNoise > 0) {
       // Encoder-derived velocity at rest is never exactly 0: half to full amplitude, either sign.
-      for (const j of this.#positions.keys()) this.#noise.set(j, (this.#random() < 0.5 ? -1 : 1) * this.#velocityNoise * (0.5 + 0.5 * this.#random()));
+      for (const j of this.#positions.keys())
+        this.#noise.set(j, (this.#random() < 0.5 ? -1 : 1) * this.#velocityNoise * (0.5 + 0.5 * this.#random()));
     }
     for (const server of this.servers.values()) if (server.alive) server.tick(dtS);
     // The goal handle timers are wall timers (create_wall_timer), whatever the ROS clock.

@@ -4,7 +4,9 @@ import { fromPositionQuaternion } from "../../src/kinematics/rigidTransform.js";
 import { solveIk } from "../../src/kinematics/solveIk.js";
 
 /** What the double answers a request with; `undefined` never answers (a move_group that hangs). */
-export type ComputeIkAnswer = (request: ComputeIkRequestMessage) => { joints?: Record<string, number>; code: number } | undefined;
+export type ComputeIkAnswer = (
+  request: ComputeIkRequestMessage,
+) => { joints?: Record<string, number>; code: number } | undefined;
 
 /** The moveit_msgs/srv/GetPositionIK request as the bridge sends it (the fields it sets). */
 export interface ComputeIkRequestMessage {
@@ -13,7 +15,13 @@ export interface ComputeIkRequestMessage {
     robot_state: { joint_state: { name: string[]; position: number[] } };
     avoid_collisions: boolean;
     ik_link_name: string;
-    pose_stamped: { header: { frame_id: string }; pose: { position: { x: number; y: number; z: number }; orientation: { x: number; y: number; z: number; w: number } } };
+    pose_stamped: {
+      header: { frame_id: string };
+      pose: {
+        position: { x: number; y: number; z: number };
+        orientation: { x: number; y: number; z: number; w: number };
+      };
+    };
     timeout: { sec: number; nanosec: number };
   };
 }
@@ -39,8 +47,12 @@ export class ComputeIkServiceDouble {
     this.#delayMs = options.delayMs ?? 5;
   }
 
-  createClient(typeClass: string, serviceName: string): IkServiceClient & { waitForService(timeout?: number): Promise<boolean> } {
-    if (typeClass !== "moveit_msgs/srv/GetPositionIK" || serviceName.replace(/^\//, "") !== "compute_ik") throw new Error(`no such service ${serviceName} (${typeClass})`);
+  createClient(
+    typeClass: string,
+    serviceName: string,
+  ): IkServiceClient & { waitForService(timeout?: number): Promise<boolean> } {
+    if (typeClass !== "moveit_msgs/srv/GetPositionIK" || serviceName.replace(/^\//, "") !== "compute_ik")
+      throw new Error(`no such service ${serviceName} (${typeClass})`);
     return {
       waitForService: () => Promise.resolve(true),
       sendRequest: (request, callback) => {
@@ -53,7 +65,10 @@ export class ComputeIkServiceDouble {
           const extra = { finger_joint: 0.01 };
           const joints: Record<string, number> = { ...extra, ...answer.joints };
           const names = Object.keys(joints).reverse();
-          callback({ solution: { joint_state: { name: names, position: names.map((n) => joints[n]) } }, error_code: { val: answer.code } });
+          callback({
+            solution: { joint_state: { name: names, position: names.map((n) => joints[n]) } },
+            error_code: { val: answer.code },
+          });
         }, this.#delayMs);
         this.#timers.add(timer);
       },
@@ -82,8 +97,11 @@ export function moveGroupLike(kin: ArmKinematics, options: { group: string; posi
   return (m) => {
     const r = m.ik_request;
     if (r.group_name !== options.group) return { code: -15 };
-    if (r.pose_stamped.header.frame_id !== kin.chain.baseLink && r.pose_stamped.header.frame_id !== "") return { code: -21 };
-    const seed = kin.jointNames.map((n) => r.robot_state.joint_state.position[r.robot_state.joint_state.name.indexOf(n)] ?? 0);
+    if (r.pose_stamped.header.frame_id !== kin.chain.baseLink && r.pose_stamped.header.frame_id !== "")
+      return { code: -21 };
+    const seed = kin.jointNames.map(
+      (n) => r.robot_state.joint_state.position[r.robot_state.joint_state.name.indexOf(n)] ?? 0,
+    );
     const { position: p, orientation: o } = r.pose_stamped.pose;
     const orientation = options.positionOnly ? undefined : fromPositionQuaternion([p.x, p.y, p.z], o);
     const solved = solveIk(kin.chain, { position: [p.x, p.y, p.z], orientation }, seed);

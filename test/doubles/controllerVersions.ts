@@ -55,7 +55,11 @@ export function jtcTraits(distro: Distro, version: string = NEWEST[distro]): Jtc
   if (distro === "humble") {
     return {
       preemption: "delayed_cancel",
-      deactivation: versionAtLeast(version, [2, 42, 0]) ? "abort" : versionAtLeast(version, [2, 32, 0]) ? "cancel" : "none",
+      deactivation: versionAtLeast(version, [2, 42, 0])
+        ? "abort"
+        : versionAtLeast(version, [2, 32, 0])
+          ? "cancel"
+          : "none",
       goalTolerancesFromGoal: versionAtLeast(version, [2, 37, 0]),
       stockSpeedScaling: false,
       decelerateOnCancel: false,
@@ -63,7 +67,11 @@ export function jtcTraits(distro: Distro, version: string = NEWEST[distro]): Jtc
   }
   return {
     preemption: versionAtLeast(version, [4, 41, 0]) ? "abort_now" : "delayed_cancel",
-    deactivation: versionAtLeast(version, [4, 21, 0]) ? "abort" : versionAtLeast(version, [4, 4, 0]) ? "cancel" : "none",
+    deactivation: versionAtLeast(version, [4, 21, 0])
+      ? "abort"
+      : versionAtLeast(version, [4, 4, 0])
+        ? "cancel"
+        : "none",
     goalTolerancesFromGoal: versionAtLeast(version, [4, 11, 0]),
     stockSpeedScaling: versionAtLeast(version, [4, 39, 0]),
     decelerateOnCancel: versionAtLeast(version, [4, 39, 0]),

@@ -1,5 +1,11 @@
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { Ros2Host, resolveRos2Setup, ros2OptionsFileSchema, type Ros2OptionsFile, type Ros2Transport } from "../../src/transport/ros2/index.js";
+import {
+  Ros2Host,
+  resolveRos2Setup,
+  ros2OptionsFileSchema,
+  type Ros2OptionsFile,
+  type Ros2Transport,
+} from "../../src/transport/ros2/index.js";
 import { createRclnodejsDouble, type RclnodejsDoubleHandle, type RclnodejsDoubleOptions } from "./rclnodejsDouble.js";
 
 export interface Ros2OnDouble {
@@ -22,7 +28,10 @@ export interface Ros2OnDouble {
 export async function createRos2TransportOnDouble(
   config: ArmConfig,
   options: Ros2OptionsFile = config.ros2 ?? {},
-  simulation: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[]; readonly reconnect?: boolean } = {},
+  simulation: Partial<RclnodejsDoubleOptions> & {
+    readonly argv?: readonly string[];
+    readonly reconnect?: boolean;
+  } = {},
 ): Promise<Ros2OnDouble> {
   const { setup } = resolveRos2Setup(config, ros2OptionsFileSchema.parse(options));
   const positions: Record<string, number> = {};
@@ -34,7 +43,14 @@ export async function createRos2TransportOnDouble(
   const gripper: Partial<RclnodejsDoubleOptions> = !g
     ? {}
     : g.kind === "franka"
-      ? { frankaGripper: { actionName: g.actionName, joints: [g.joint, g.joint.replace(/1$/, "2")], maxWidth: 2 * Math.max(g.openPosition, g.closedPosition), width: 2 * gripperAt } }
+      ? {
+          frankaGripper: {
+            actionName: g.actionName,
+            joints: [g.joint, g.joint.replace(/1$/, "2")],
+            maxWidth: 2 * Math.max(g.openPosition, g.closedPosition),
+            width: 2 * gripperAt,
+          },
+        }
       : {
           gripper: {
             actionName: g.actionName,

@@ -3,7 +3,10 @@ import type { GoalRecord } from "./simGoalHandles.js";
 
 /** Whether a goal the double received is one of armbridge's hold goals (a stop, not a motion). */
 export function isHaltGoal(record: GoalRecord): boolean {
-  return (record.goal as { trajectory?: { header?: { frame_id?: string } } } | undefined)?.trajectory?.header?.frame_id === HALT_FRAME_ID;
+  return (
+    (record.goal as { trajectory?: { header?: { frame_id?: string } } } | undefined)?.trajectory?.header?.frame_id ===
+    HALT_FRAME_ID
+  );
 }
 
 /** Motions the arm started: goals accepted, our hold goals (stops) not counted. */

@@ -27,7 +27,18 @@
  */
 import { GOAL_STATUS, GoalRecord, type SimActionServer } from "./simGoalHandles.js";
 import { ALL_NODES, PARAM, ParameterDouble, parseRosArgs, typedParameter } from "./rosArgsDouble.js";
-import { SimulatedRosGraph, TYPE_CLOCK, TYPE_COMPRESSED_IMAGE, TYPE_FLOAT64, TYPE_JOINT_STATE, TYPE_LOG, TYPE_SPEED_SCALING, TYPE_STRING, type RclnodejsDoubleOptions, type ServiceDouble } from "./SimulatedRosGraph.js";
+import {
+  SimulatedRosGraph,
+  TYPE_CLOCK,
+  TYPE_COMPRESSED_IMAGE,
+  TYPE_FLOAT64,
+  TYPE_JOINT_STATE,
+  TYPE_LOG,
+  TYPE_SPEED_SCALING,
+  TYPE_STRING,
+  type RclnodejsDoubleOptions,
+  type ServiceDouble,
+} from "./SimulatedRosGraph.js";
 import { topicName, type Deliver, type TopicQos } from "./simTopicBus.js";
 
 export { GOAL_STATUS, type PreemptionMode } from "./simGoalHandles.js";
@@ -43,7 +54,15 @@ const RELIABILITY = { SYSTEM_DEFAULT: 0, RELIABLE: 1, BEST_EFFORT: 2 } as const;
 const DURABILITY = { SYSTEM_DEFAULT: 0, TRANSIENT_LOCAL: 1, VOLATILE: 2 } as const;
 
 /** The message types the double can carry; a subscription to any other fails, as one to an unknown package does. */
-const TYPES = new Set([TYPE_JOINT_STATE, TYPE_COMPRESSED_IMAGE, TYPE_STRING, TYPE_FLOAT64, TYPE_CLOCK, TYPE_LOG, TYPE_SPEED_SCALING]);
+const TYPES = new Set([
+  TYPE_JOINT_STATE,
+  TYPE_COMPRESSED_IMAGE,
+  TYPE_STRING,
+  TYPE_FLOAT64,
+  TYPE_CLOCK,
+  TYPE_LOG,
+  TYPE_SPEED_SCALING,
+]);
 
 /** rclnodejs lib/qos.js: a plain holder of the four policies this double reads. */
 export class QoSDouble {
@@ -114,7 +133,8 @@ export class ActionClientDouble {
   ) {
     if (!(node instanceof NodeDouble)) throw new TypeError("node must be a Node of this rclnodejs");
     this.node = node;
-    if (typeof typeClass !== "string" || !/^\w+\/action\/\w+$/.test(typeClass)) throw new TypeError(`bad action type ${String(typeClass)}`);
+    if (typeof typeClass !== "string" || !/^\w+\/action\/\w+$/.test(typeClass))
+      throw new TypeError(`bad action type ${String(typeClass)}`);
     const server = node.rcl.world.servers.get(topicName(actionName.replace(/^~/, `/${node.name()}`)));
     // A client of the wrong type never matches the server.
     this.server = server?.typeClass === typeClass ? server : undefined;
@@ -165,7 +185,8 @@ export class ActionClientDouble {
       if (!record || !server) return;
       const pending = { resolve: (v: unknown) => resolve(v as { status: number; result: unknown }) };
       const deliver = this.node.deliverer();
-      if (record.result) server.respond(deliver, () => pending.resolve({ status: record.status, result: record.result }));
+      if (record.result)
+        server.respond(deliver, () => pending.resolve({ status: record.status, result: record.result }));
       else record.resultWaiters.push({ pending, deliver });
     }).then(({ status, result }) => {
       handle.status = status;
@@ -199,7 +220,17 @@ const SRV_GET_PARAMETERS = "rcl_interfaces/srv/GetParameters";
 /** rcl_interfaces/msg/ParameterValue for a value, as rclnodejs delivers it (integers as bigint). */
 function parameterValueMessage(value: unknown): object {
   const p = typedParameter("", value);
-  const empty = { bool_value: false, integer_value: 0n, double_value: 0, string_value: "", byte_array_value: [], bool_array_value: [], integer_array_value: [], double_array_value: [], string_array_value: [] };
+  const empty = {
+    bool_value: false,
+    integer_value: 0n,
+    double_value: 0,
+    string_value: "",
+    byte_array_value: [],
+    bool_array_value: [],
+    integer_array_value: [],
+    double_array_value: [],
+    string_array_value: [],
+  };
   switch (p.type) {
     case PARAM.BOOL:
       return { ...empty, type: p.type, bool_value: p.value };
@@ -243,7 +274,10 @@ export class NodeDouble {
     if (!rcl.initialized || rcl.isShutdown()) throw new Error("The context is not valid: call init() first");
     this.rcl = rcl;
     this.#name = name;
-    this.#overrides = new Map([...(rcl.overridesByNode.get(ALL_NODES) ?? []), ...(rcl.overridesByNode.get(name) ?? [])]);
+    this.#overrides = new Map([
+      ...(rcl.overridesByNode.get(ALL_NODES) ?? []),
+      ...(rcl.overridesByNode.get(name) ?? []),
+    ]);
     // rclnodejs's TimeSource declares use_sim_time on every node and, when true, subscribes to /clock with default QoS.
     const useSimTime = this.#overrides.get("use_sim_time") ?? new ParameterDouble("use_sim_time", PARAM.BOOL, false);
     this.#parameters.set("use_sim_time", useSimTime);
@@ -304,14 +338,26 @@ export class NodeDouble {
     for (const fn of this.#queue.splice(0)) deliver(fn);
   }
 
-  createSubscription(typeClass: string, topic: string, optionsOrCallback: object | ((msg: unknown) => void), maybeCallback?: (msg: unknown) => void): object {
-    const callback = (typeof optionsOrCallback === "function" ? optionsOrCallback : maybeCallback) as ((msg: unknown) => void) | undefined;
+  createSubscription(
+    typeClass: string,
+    topic: string,
+    optionsOrCallback: object | ((msg: unknown) => void),
+    maybeCallback?: (msg: unknown) => void,
+  ): object {
+    const callback = (typeof optionsOrCallback === "function" ? optionsOrCallback : maybeCallback) as
+      ((msg: unknown) => void) | undefined;
     if (typeof callback !== "function") throw new TypeError("callback must be a function");
     if (!TYPES.has(typeClass)) throw new TypeError(`the double carries ${[...TYPES].join(", ")}, not ${typeClass}`);
     // rclnodejs's default QoS is profileDefault (RELIABLE, VOLATILE).
     const qos = typeof optionsOrCallback === "object" ? (optionsOrCallback as { qos?: unknown }).qos : undefined;
     const handle = { topic: topicName(topic), type: typeClass };
-    const unsubscribe = this.rcl.world.bus.subscribe({ topic, type: typeClass, qos: topicQos(qos), deliver: this.deliverer(), callback });
+    const unsubscribe = this.rcl.world.bus.subscribe({
+      topic,
+      type: typeClass,
+      qos: topicQos(qos),
+      deliver: this.deliverer(),
+      callback,
+    });
     this.#subscriptions.set(handle, unsubscribe);
     return handle;
   }
@@ -322,8 +368,13 @@ export class NodeDouble {
   }
 
   /** rclnodejs getPublishersInfoByTopic: who publishes on a topic (TopicEndpointInfo). */
-  getPublishersInfoByTopic(topic: string, _noDemangle = false): Array<{ node_name: string; node_namespace: string; topic_type: string }> {
-    return this.rcl.world.bus.publishersOf(topic).map((p) => ({ node_name: p.node, node_namespace: p.namespace, topic_type: p.type }));
+  getPublishersInfoByTopic(
+    topic: string,
+    _noDemangle = false,
+  ): Array<{ node_name: string; node_namespace: string; topic_type: string }> {
+    return this.rcl.world.bus
+      .publishersOf(topic)
+      .map((p) => ({ node_name: p.node, node_namespace: p.namespace, topic_type: p.type }));
   }
 
   countPublishers(topic: string): number {
@@ -339,7 +390,8 @@ export class NodeDouble {
   createClient(typeClass: string, serviceName: string): ReturnType<ServiceDouble["createClient"]> {
     const service = this.rcl.world.services.get(topicName(serviceName));
     if (service && service.type === typeClass) return service.createClient(typeClass, topicName(serviceName));
-    if (typeClass === SRV_LIST_PARAMETERS || typeClass === SRV_GET_PARAMETERS) return this.#parameterService(typeClass, topicName(serviceName));
+    if (typeClass === SRV_LIST_PARAMETERS || typeClass === SRV_GET_PARAMETERS)
+      return this.#parameterService(typeClass, topicName(serviceName));
     return this.#absentService();
   }
 
@@ -363,7 +415,11 @@ export class NodeDouble {
           return;
         }
         const names = (request as { names?: readonly string[] }).names ?? [];
-        deliver(() => callback({ values: names.map((n) => (n in params ? parameterValueMessage(params[n]) : { type: PARAM.NOT_SET })) }));
+        deliver(() =>
+          callback({
+            values: names.map((n) => (n in params ? parameterValueMessage(params[n]) : { type: PARAM.NOT_SET })),
+          }),
+        );
       },
     };
   }
@@ -441,7 +497,8 @@ export class RclnodejsDouble {
 
   async init(_context?: unknown, argv: string[] = process.argv): Promise<void> {
     if (this.initialized) throw new Error("The context has already been initialized.");
-    if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) throw new TypeError("argv must be an array of strings.");
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string"))
+      throw new TypeError("argv must be an array of strings.");
     this.argv = argv;
     parseRosArgs(argv, this.overridesByNode);
     this.initialized = true;

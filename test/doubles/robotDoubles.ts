@@ -30,9 +30,14 @@ export type UrDriverRelease = "scaled" | "stock_jtc";
  * main, robotiq_description/config/robotiq_controllers.yaml): allow_stalling
  * true, stall_timeout 0.05, goal_tolerance 0.02.
  */
-export function urDriverDouble(config: ArmConfig, speedScaling = 1, driver: UrDriverRelease = "scaled"): Partial<RclnodejsDoubleOptions> {
+export function urDriverDouble(
+  config: ArmConfig,
+  speedScaling = 1,
+  driver: UrDriverRelease = "scaled",
+): Partial<RclnodejsDoubleOptions> {
   const controller = config.ros2?.controllers[0];
-  const name = controller?.name ?? (driver === "scaled" ? "scaled_joint_trajectory_controller" : "joint_trajectory_controller");
+  const name =
+    controller?.name ?? (driver === "scaled" ? "scaled_joint_trajectory_controller" : "joint_trajectory_controller");
   const robotiq = config.arm.gripper && config.ros2?.gripper;
   return {
     controllers: [
@@ -40,7 +45,9 @@ export function urDriverDouble(config: ArmConfig, speedScaling = 1, driver: UrDr
         name,
         actionName: controller?.action_name ?? `/${name}/follow_joint_trajectory`,
         joints: armJoints(config),
-        ...(driver === "scaled" ? { kind: "ur_scaled" as const } : { kind: "jtc" as const, speedScalingStateInterface: "speed_scaling/speed_scaling_factor" }),
+        ...(driver === "scaled"
+          ? { kind: "ur_scaled" as const }
+          : { kind: "jtc" as const, speedScalingStateInterface: "speed_scaling/speed_scaling_factor" }),
         pathTolerance: 0.2,
         defaultGoalTolerance: 0.1,
         stoppedVelocityTolerance: 0.2,
@@ -79,7 +86,15 @@ export function frankaDouble(config: ArmConfig): Partial<RclnodejsDoubleOptions>
   const controller = config.ros2?.controllers[0];
   const name = controller?.name ?? "fr3_arm_controller";
   return {
-    controllers: [{ name, actionName: controller?.action_name ?? `/${name}/follow_joint_trajectory`, joints: armJoints(config), commandInterface: "effort", velocityErrors: true }],
+    controllers: [
+      {
+        name,
+        actionName: controller?.action_name ?? `/${name}/follow_joint_trajectory`,
+        joints: armJoints(config),
+        commandInterface: "effort",
+        velocityErrors: true,
+      },
+    ],
     jointStatePublisher: { sources: ["/franka/joint_states", "/franka_gripper/joint_states"], rateHz: 30 },
     controlPeriodS: 0.001,
     robotDescription: { urdf: fixture("fr3.urdf") },

@@ -2,7 +2,17 @@ import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
 
 /** rclnodejs's ParameterType values (types/parameter.d.ts). */
-export const PARAM = { NOT_SET: 0, BOOL: 1, INTEGER: 2, DOUBLE: 3, STRING: 4, BOOL_ARRAY: 6, INTEGER_ARRAY: 7, DOUBLE_ARRAY: 8, STRING_ARRAY: 9 } as const;
+export const PARAM = {
+  NOT_SET: 0,
+  BOOL: 1,
+  INTEGER: 2,
+  DOUBLE: 3,
+  STRING: 4,
+  BOOL_ARRAY: 6,
+  INTEGER_ARRAY: 7,
+  DOUBLE_ARRAY: 8,
+  STRING_ARRAY: 9,
+} as const;
 
 /** rclnodejs's name for the rules that apply to every node. */
 export const ALL_NODES = "/**";
@@ -44,8 +54,12 @@ export function parseRosArgs(argv: readonly string[], out: Map<string, Map<strin
       const name = colon > 0 ? key.slice(colon + 1) : key;
       rulesFor(node).set(name, typedParameter(name, parseDocument(spec.slice(at + 2), { intAsBigInt: true }).toJS()));
     } else if (inRos && a === "--params-file") {
-      const doc = parseDocument(readFileSync(argv[++i] ?? "", "utf8"), { intAsBigInt: true }).toJS() as Record<string, { ros__parameters?: Record<string, unknown> }>;
-      for (const [nodeKey, section] of Object.entries(doc ?? {})) flatten("", section.ros__parameters ?? {}, rulesFor(nodeKey));
+      const doc = parseDocument(readFileSync(argv[++i] ?? "", "utf8"), { intAsBigInt: true }).toJS() as Record<
+        string,
+        { ros__parameters?: Record<string, unknown> }
+      >;
+      for (const [nodeKey, section] of Object.entries(doc ?? {}))
+        flatten("", section.ros__parameters ?? {}, rulesFor(nodeKey));
     }
   }
 }
@@ -66,7 +80,8 @@ export function typedParameter(name: string, v: unknown): ParameterDouble {
   if (Array.isArray(v)) {
     if (v.every((x) => typeof x === "string")) return new ParameterDouble(name, PARAM.STRING_ARRAY, v);
     if (v.every((x) => typeof x === "bigint")) return new ParameterDouble(name, PARAM.INTEGER_ARRAY, v);
-    if (v.every((x) => typeof x === "number" || typeof x === "bigint")) return new ParameterDouble(name, PARAM.DOUBLE_ARRAY, v.map(Number));
+    if (v.every((x) => typeof x === "number" || typeof x === "bigint"))
+      return new ParameterDouble(name, PARAM.DOUBLE_ARRAY, v.map(Number));
     if (v.every((x) => typeof x === "boolean")) return new ParameterDouble(name, PARAM.BOOL_ARRAY, v);
   }
   return new ParameterDouble(name, PARAM.STRING, String(v));

@@ -13,7 +13,15 @@
  */
 import type { Deliver } from "./simTopicBus.js";
 
-export const GOAL_STATUS = { UNKNOWN: 0, ACCEPTED: 1, EXECUTING: 2, CANCELING: 3, SUCCEEDED: 4, CANCELED: 5, ABORTED: 6 } as const;
+export const GOAL_STATUS = {
+  UNKNOWN: 0,
+  ACCEPTED: 1,
+  EXECUTING: 2,
+  CANCELING: 3,
+  SUCCEEDED: 4,
+  CANCELED: 5,
+  ABORTED: 6,
+} as const;
 
 /**
  * How a server treats its active goal when a new one arrives:
@@ -73,7 +81,11 @@ export class GoalRecord {
   }
 
   get active(): boolean {
-    return this.status === GOAL_STATUS.ACCEPTED || this.status === GOAL_STATUS.EXECUTING || this.status === GOAL_STATUS.CANCELING;
+    return (
+      this.status === GOAL_STATUS.ACCEPTED ||
+      this.status === GOAL_STATUS.EXECUTING ||
+      this.status === GOAL_STATUS.CANCELING
+    );
   }
 
   /** setSucceeded / setAborted / setCanceled: only the first request counts [RTGH]. */
@@ -88,8 +100,10 @@ export class GoalRecord {
     const r = this.request;
     if (r?.kind === "abort" && this.status === GOAL_STATUS.EXECUTING) this.finish(GOAL_STATUS.ABORTED, r.result);
     else if (r?.kind === "cancel" && this.active) this.finish(GOAL_STATUS.CANCELED, r.result);
-    else if (r?.kind === "succeed" && this.status !== GOAL_STATUS.CANCELING) this.finish(GOAL_STATUS.SUCCEEDED, r.result);
-    if (this.feedbackMessage !== undefined && this.status === GOAL_STATUS.EXECUTING) this.publishFeedback(this.feedbackMessage);
+    else if (r?.kind === "succeed" && this.status !== GOAL_STATUS.CANCELING)
+      this.finish(GOAL_STATUS.SUCCEEDED, r.result);
+    if (this.feedbackMessage !== undefined && this.status === GOAL_STATUS.EXECUTING)
+      this.publishFeedback(this.feedbackMessage);
   }
 
   /** ServerGoalHandle::publish_feedback: a copy of the message as it is now. */
@@ -110,7 +124,8 @@ export class GoalRecord {
     if (this.terminal) return;
     this.status = status;
     this.result = result;
-    for (const w of this.resultWaiters.splice(0)) this.server.respond(w.deliver, () => w.pending.resolve({ status, result }));
+    for (const w of this.resultWaiters.splice(0))
+      this.server.respond(w.deliver, () => w.pending.resolve({ status, result }));
     this.server.onTerminal(this);
   }
 }
@@ -180,7 +195,8 @@ export abstract class SimActionServer {
     this.start(goal, record);
     // The old timer goes: a handle only it held (a goal left CANCELING by a cancel that came
     // after the success request) is destroyed now, and ends CANCELED.
-    if (replaced && replaced !== previous && !replaced.terminal && !this.orphans.some((o) => o.record === replaced)) replaced.destroyHandle();
+    if (replaced && replaced !== previous && !replaced.terminal && !this.orphans.some((o) => o.record === replaced))
+      replaced.destroyHandle();
   }
 
   protected preempt(previous: GoalRecord, next: GoalRecord): void {

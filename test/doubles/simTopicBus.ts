@@ -61,7 +61,14 @@ export class SimTopicBus {
   readonly #publishers: Array<SimPublisherInfo & { retained: unknown[]; depth: number }> = [];
   readonly #subscriptions = new Set<SimSubscription>();
 
-  advertise(topic: string, type: string, node: string, qos: TopicQos = DEFAULT_QOS, depth = 1, namespace = "/"): SimPublisher {
+  advertise(
+    topic: string,
+    type: string,
+    node: string,
+    qos: TopicQos = DEFAULT_QOS,
+    depth = 1,
+    namespace = "/",
+  ): SimPublisher {
     const entry = { topic: topicName(topic), type, node, namespace, qos, retained: [] as unknown[], depth };
     this.#publishers.push(entry);
     return {
@@ -94,7 +101,8 @@ export class SimTopicBus {
     this.#subscriptions.add(s);
     if (s.qos.durability === "transient_local") {
       for (const p of this.#publishers) {
-        if (p.topic === s.topic && p.type === s.type && compatible(p.qos, s.qos)) for (const m of p.retained) s.deliver(() => s.callback(m));
+        if (p.topic === s.topic && p.type === s.type && compatible(p.qos, s.qos))
+          for (const m of p.retained) s.deliver(() => s.callback(m));
       }
     }
     return () => this.#subscriptions.delete(s);
@@ -106,7 +114,8 @@ export class SimTopicBus {
 
   subscriptionCount(topic: string, type?: string): number {
     let n = 0;
-    for (const s of this.#subscriptions) if (s.topic === topicName(topic) && (type === undefined || s.type === type)) n++;
+    for (const s of this.#subscriptions)
+      if (s.topic === topicName(topic) && (type === undefined || s.type === type)) n++;
     return n;
   }
 }

@@ -31,7 +31,9 @@ describe("ToolRegistry", () => {
     ["no plan", { plan: undefined }],
   ])("refuses a blocking tool with %s (ARMB_ERR_TOOL_POLICY)", (_what, change) => {
     const broken = { ...motion, ...change } as unknown as ToolDefinition;
-    expect(() => new ToolRegistry().register(broken)).toThrow(expect.objectContaining({ code: "ARMB_ERR_TOOL_POLICY" }));
+    expect(() => new ToolRegistry().register(broken)).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_TOOL_POLICY" }),
+    );
   });
 
   it("refuses a blocking tool without resources at compile time too", () => {
@@ -48,14 +50,32 @@ describe("ToolRegistry", () => {
 
   it("exports Gemini declarations without local policy: JSON Schema in parametersJsonSchema, BLOCKING on motions", () => {
     const decls = createDefaultTools(testConfig()).declarations();
-    expect(decls.map((d) => d.name).sort()).toEqual(["get_action_status", "get_arm_state", "move_joints", "move_to_named_pose", "move_to_point", "move_to_pose", "set_gripper", "stop"]);
+    expect(decls.map((d) => d.name).sort()).toEqual([
+      "get_action_status",
+      "get_arm_state",
+      "move_joints",
+      "move_to_named_pose",
+      "move_to_point",
+      "move_to_pose",
+      "set_gripper",
+      "stop",
+    ]);
     for (const d of decls) {
-      expect(Object.keys(d).sort()).toEqual(d.behavior ? ["behavior", "description", "name", "parametersJsonSchema"] : ["description", "name", "parametersJsonSchema"]);
+      expect(Object.keys(d).sort()).toEqual(
+        d.behavior
+          ? ["behavior", "description", "name", "parametersJsonSchema"]
+          : ["description", "name", "parametersJsonSchema"],
+      );
       expect(d.parametersJsonSchema.type).toBe("object");
     }
     const mv = decls.find((d) => d.name === "move_joints")!;
     expect(mv.behavior).toBe("BLOCKING");
-    const positions = (mv.parametersJsonSchema.properties as Record<string, { properties: Record<string, { minimum: number; maximum: number }> }>).positions!;
+    const positions = (
+      mv.parametersJsonSchema.properties as Record<
+        string,
+        { properties: Record<string, { minimum: number; maximum: number }> }
+      >
+    ).positions!;
     expect(positions.properties.elbow).toMatchObject({ minimum: -2.6, maximum: 2.6 });
     expect(decls.find((d) => d.name === "get_arm_state")!.behavior).toBeUndefined();
     expect(JSON.stringify(decls)).not.toMatch(/timeoutMs|onTimeout|resources"|"observe"/);
@@ -63,8 +83,14 @@ describe("ToolRegistry", () => {
 
   it("locks a controller together with its joints when the arm has one-goal-at-a-time controllers", () => {
     const config = testConfig();
-    const withController = { ...config, arm: { ...config.arm, controllers: [{ name: "arm_controller", joints: ["elbow", "wrist_1"] }] } };
+    const withController = {
+      ...config,
+      arm: { ...config.arm, controllers: [{ name: "arm_controller", joints: ["elbow", "wrist_1"] }] },
+    };
     const tool = createDefaultTools(withController).get("move_joints");
-    expect(tool?.blocking && tool.resources({ positions: { elbow: 0.1 } })).toEqual(["controller:arm_controller", "joint:elbow"]);
+    expect(tool?.blocking && tool.resources({ positions: { elbow: 0.1 } })).toEqual([
+      "controller:arm_controller",
+      "joint:elbow",
+    ]);
   });
 });

@@ -21,7 +21,8 @@ async function gated(approval: Record<string, unknown>, approval_timeout_s = 30)
 async function pending(x: Harness, n: number, ms = 5000): Promise<ReturnType<Executor["approvals"]["pending"]>> {
   const deadline = Date.now() + ms;
   while (x.executor.approvals.pendingCount !== n) {
-    if (Date.now() > deadline) throw new Error(`expected ${n} pending approvals, have ${x.executor.approvals.pendingCount}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${n} pending approvals, have ${x.executor.approvals.pendingCount}`);
     await new Promise((r) => setTimeout(r, 10));
   }
   return x.executor.approvals.pending();
@@ -36,7 +37,13 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     x.executor.onEvent((e) => events.push(e));
     const run = x.executor.execute([move("a1", { wrist_1: 0.4 })], { deadlineMs: 10_000 });
     const [req] = await pending(x, 1);
-    expect(req).toMatchObject({ call_id: "a1", tool: "move_joints", resources: ["joint:wrist_1"], targets: { wrist_1: 0.4 }, why: "approval: always" });
+    expect(req).toMatchObject({
+      call_id: "a1",
+      tool: "move_joints",
+      resources: ["joint:wrist_1"],
+      targets: { wrist_1: 0.4 },
+      why: "approval: always",
+    });
     expect(req!.expires_at - req!.requested_at).toBe(30_000);
     // Waiting: nothing sent, nothing in the ledger.
     expect(x.arm.sent).toHaveLength(0);
@@ -48,21 +55,40 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     expect(x.arm.effects.map((e) => e.axes)).toEqual([["wrist_1"]]);
     expect(x.arm.sent).toHaveLength(1);
     // Who approved is recorded with the intent, not only in the log.
-    expect(x.ledger.list()[0]!.approval).toEqual({ approvalId: req!.id, operator: "ana", at: decided.decided_at, note: "clear" });
-    expect(events.map((e) => e.type)).toEqual(["queued", "approval_requested", "approval_resolved", "started", "settled"]);
-    expect(() => x.executor.approvals.approve(req!.id, { operator: "bob" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_DECIDED" }));
-    expect(() => x.executor.approvals.decline("apr_nope", { operator: "bob" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_NOT_FOUND" }));
+    expect(x.ledger.list()[0]!.approval).toEqual({
+      approvalId: req!.id,
+      operator: "ana",
+      at: decided.decided_at,
+      note: "clear",
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      "queued",
+      "approval_requested",
+      "approval_resolved",
+      "started",
+      "settled",
+    ]);
+    expect(() => x.executor.approvals.approve(req!.id, { operator: "bob" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_APPROVAL_DECIDED" }),
+    );
+    expect(() => x.executor.approvals.decline("apr_nope", { operator: "bob" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_APPROVAL_NOT_FOUND" }),
+    );
   });
 
   it("decline → rejected with who and why, nothing sent, nothing recorded", async () => {
     const x = await gated({ move_joints: "always" });
     const run = x.executor.execute([move("d1", { wrist_1: 0.4 })]);
     const [req] = await pending(x, 1);
-    expect(() => x.executor.approvals.decline(req!.id, { operator: "  " })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_OPERATOR_REQUIRED" }));
+    expect(() => x.executor.approvals.decline(req!.id, { operator: "  " })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_APPROVAL_OPERATOR_REQUIRED" }),
+    );
     x.executor.approvals.decline(req!.id, { operator: "ana", note: "too close to the fixture" });
     const [r] = await run;
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_APPROVAL_DECLINED" });
-    expect(r!.result.message).toMatch(/^An operator \(ana\) declined this motion: too close to the fixture\. Nothing was sent/);
+    expect(r!.result.message).toMatch(
+      /^An operator \(ana\) declined this motion: too close to the fixture\. Nothing was sent/,
+    );
     expect(x.arm.effects).toEqual([]);
     expect(x.arm.sent).toEqual([]);
     expect(x.ledger.list()).toEqual([]);
@@ -115,9 +141,13 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     expect(declined!.result.message).toContain(halt.haltId);
     // Released, the old request cannot be approved into a motion.
     x.executor.releaseHalt({ operator: "ana" });
-    expect(() => x.executor.approvals.approve(req!.id, { operator: "ana" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_DECIDED" }));
+    expect(() => x.executor.approvals.approve(req!.id, { operator: "ana" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_APPROVAL_DECIDED" }),
+    );
     expect(x.arm.sent).toHaveLength(0);
-    expect(() => testConfig({ approval: { stop: "always" } })).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }));
+    expect(() => testConfig({ approval: { stop: "always" } })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }),
+    );
   });
 
   it("the approval wait counts against neither the run deadline nor the tool timeout", async () => {
@@ -134,9 +164,12 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
   it("Cartesian tools are gated on their IK-derived targets, which the request carries", async () => {
     const x = await gated({ move_to_point: "always" });
     const state = await x.executor.execute([{ id: "p0", name: "get_arm_state", args: {} }]);
-    const ee = (state[0]!.result as { output?: { end_effector?: { position: { x: number; y: number; z: number } } } }).output?.end_effector?.position;
+    const ee = (state[0]!.result as { output?: { end_effector?: { position: { x: number; y: number; z: number } } } })
+      .output?.end_effector?.position;
     expect(ee).toBeDefined();
-    const run = x.executor.execute([{ id: "p1", name: "move_to_point", args: { x: ee!.x, y: ee!.y, z: ee!.z - 0.02 } }]);
+    const run = x.executor.execute([
+      { id: "p1", name: "move_to_point", args: { x: ee!.x, y: ee!.y, z: ee!.z - 0.02 } },
+    ]);
     const [req] = await pending(x, 1);
     expect(Object.keys(req!.targets).length).toBeGreaterThanOrEqual(3);
     for (const v of Object.values(req!.targets)) expect(Number.isFinite(v)).toBe(true);
@@ -154,7 +187,12 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     const [r] = await run;
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_APPROVAL_WITHDRAWN" });
     expect(x.ledger.list()).toEqual([]);
-    const next = new Executor({ config: x.config, registry: createDefaultTools(x.config), transport: x.arm, ledger: x.ledger });
+    const next = new Executor({
+      config: x.config,
+      registry: createDefaultTools(x.config),
+      transport: x.arm,
+      ledger: x.ledger,
+    });
     try {
       expect(await next.reconcile()).toEqual([]);
       expect(next.approvals.pendingCount).toBe(0);
@@ -166,9 +204,15 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
 
   it("tells the model in the tool's description which calls wait for an operator", () => {
     const described = (approval: Record<string, unknown>) =>
-      Object.fromEntries(createDefaultTools(testConfig({ approval, approval_timeout_s: 90 })).declarations().map((d) => [d.name, d.description]));
+      Object.fromEntries(
+        createDefaultTools(testConfig({ approval, approval_timeout_s: 90 }))
+          .declarations()
+          .map((d) => [d.name, d.description]),
+      );
     const gatedTools = described({ move_joints: { joints: ["wrist_1"] }, set_gripper: "always" });
-    expect(gatedTools.move_joints).toMatch(/A call that moves wrist_1 waits for an operator at the arm to approve it before anything moves \(up to 90 s\)/);
+    expect(gatedTools.move_joints).toMatch(
+      /A call that moves wrist_1 waits for an operator at the arm to approve it before anything moves \(up to 90 s\)/,
+    );
     expect(gatedTools.set_gripper).toMatch(/Every call waits for an operator/);
     expect(gatedTools.move_to_named_pose).not.toMatch(/operator at the arm/);
     expect(gatedTools.stop).not.toMatch(/operator at the arm/);
@@ -180,16 +224,37 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     try {
       for (const approval of [{ move_joint: "always" }, { get_arm_state: "always" }]) {
         const config = testConfig({ approval });
-        expect(() => new Executor({ config, registry: createDefaultTools(config), transport: { latestStatus: () => undefined, onStatus: () => () => undefined, linkState: () => ({ state: "connected", since: 0 }), onLinkState: () => () => undefined } as never, ledger })).toThrow(
-          expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }),
-        );
+        expect(
+          () =>
+            new Executor({
+              config,
+              registry: createDefaultTools(config),
+              transport: {
+                latestStatus: () => undefined,
+                onStatus: () => () => undefined,
+                linkState: () => ({ state: "connected", since: 0 }),
+                onLinkState: () => () => undefined,
+              } as never,
+              ledger,
+            }),
+        ).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }));
       }
       // A contract tool this arm lacks (here: no gripper) is warned about, not refused: configs are written for many arms.
       const raw = testConfig({ approval: { set_gripper: "always" } });
       const noGripper = { ...raw, arm: { ...raw.arm, gripper: undefined } };
       const registry = createDefaultTools(noGripper);
       expect(registry.get("set_gripper")).toBeUndefined();
-      const e = new Executor({ config: noGripper, registry, transport: { latestStatus: () => undefined, onStatus: () => () => undefined, linkState: () => ({ state: "connected", since: 0 }), onLinkState: () => () => undefined } as never, ledger });
+      const e = new Executor({
+        config: noGripper,
+        registry,
+        transport: {
+          latestStatus: () => undefined,
+          onStatus: () => () => undefined,
+          linkState: () => ({ state: "connected", since: 0 }),
+          onLinkState: () => () => undefined,
+        } as never,
+        ledger,
+      });
       e.close();
     } finally {
       ledger.close();

@@ -64,10 +64,18 @@ describe("bad input is rejected with the reason, and nothing is recorded or sent
       { id: "s", name: "stop", args: { joints: ["elbow", "nope"] } },
       { id: "t", name: "stop", args: { joints: ["elbow"], why: "hand in the cell" } },
     ]);
-    expect(unclear!.result).toMatchObject({ status: "done", error_code: "ARMB_ERR_ARGS_INVALID", issues: [expect.objectContaining({ path: expect.stringContaining("joints") })] });
+    expect(unclear!.result).toMatchObject({
+      status: "done",
+      error_code: "ARMB_ERR_ARGS_INVALID",
+      issues: [expect.objectContaining({ path: expect.stringContaining("joints") })],
+    });
     expect(unclear!.result).toMatchObject({ output: { axes: actuatorsOf(h.config).map((a) => a.name) } });
     // Understood joints are acted on as named when only something else was wrong.
-    expect(extra!.result).toMatchObject({ status: "done", error_code: "ARMB_ERR_ARGS_INVALID", output: { axes: ["elbow"] } });
+    expect(extra!.result).toMatchObject({
+      status: "done",
+      error_code: "ARMB_ERR_ARGS_INVALID",
+      output: { axes: ["elbow"] },
+    });
     expect(h.executor.halts.engaged).toBeDefined();
     expect(h.arm.sent).toHaveLength(0);
   });
@@ -80,6 +88,11 @@ describe("bad input is rejected with the reason, and nothing is recorded or sent
       { id: "bad", name: "move_joints", args: { positions: { wrist_1: "x" } } },
     ]);
     expect(out.map((o) => o.result.status)).toEqual(["done", "rejected"]);
-    expect(h.ledger.list().map((r) => r.callId).sort()).toEqual(["before", "good"]);
+    expect(
+      h.ledger
+        .list()
+        .map((r) => r.callId)
+        .sort(),
+    ).toEqual(["before", "good"]);
   });
 });

@@ -41,13 +41,18 @@ describe("describeForOperator: every state in words for the operator, never the 
   });
 
   it("says what each confirmation was, with the pose for a partial one", () => {
-    expect(describeForOperator(row("confirmed_partial", { operatorOutcome: "partial", operatorNote: "jammed" }))).toBe('ana confirmed it stopped part-way, at wrist_2=0.450 (target 0.900) ("jammed").');
+    expect(describeForOperator(row("confirmed_partial", { operatorOutcome: "partial", operatorNote: "jammed" }))).toBe(
+      'ana confirmed it stopped part-way, at wrist_2=0.450 (target 0.900) ("jammed").',
+    );
     expect(describeForOperator(row("confirmed_done"))).toBe("ana confirmed it reached the target.");
     expect(describeForOperator(row("confirmed_not_done"))).toBe("ana confirmed it did not move.");
   });
 
   it("never says a voided command ran", () => {
-    const voided = row("done", { settledBy: "observation", evidence: { record: { actionId: "act_1", state: "voided", moved: false } } });
+    const voided = row("done", {
+      settledBy: "observation",
+      evidence: { record: { actionId: "act_1", state: "voided", moved: false } },
+    });
     expect(describeForOperator(voided)).toMatch(/^Already at the target; this command never ran/);
   });
 });

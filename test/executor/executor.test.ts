@@ -29,7 +29,11 @@ describe("executor: one test per result status", () => {
 
   it("done by observation: the wait times out, the motion goes on, and is observed reaching its target — never re-sent", async () => {
     h = await createHarness({ arm: { motionMs: () => 450 } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 1.2 } } }], { deadlineMs: 150 }));
+    const r = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 1.2 } } }], {
+        deadlineMs: 150,
+      }),
+    );
     expect(r.status).toBe("done");
     expect(r).toMatchObject({ settled_by: "observation", timed_out: true });
     expect(r.message).toMatch(/timed out/);
@@ -52,22 +56,37 @@ describe("executor: one test per result status", () => {
 
   it("failed by observation: a command lost on the wire is voided at the arm, so it can never run", async () => {
     h = await createHarness({ arm: { behaviour: () => "drop" } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { wrist_1: 0.3 } } }], { deadlineMs: 150 }));
+    const r = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { wrist_1: 0.3 } } }], {
+        deadlineMs: 150,
+      }),
+    );
     expect(r.status).toBe("failed");
     expect(r).toMatchObject({ settled_by: "observation", timed_out: true });
     expect(h.arm.effects).toHaveLength(0);
-    expect(await h.arm.queryAction(r.status === "failed" ? r.action_id! : "", { voidIfUnknown: false, signal: new AbortController().signal })).toMatchObject({ state: "voided" });
+    expect(
+      await h.arm.queryAction(r.status === "failed" ? r.action_id! : "", {
+        voidIfUnknown: false,
+        signal: new AbortController().signal,
+      }),
+    ).toMatchObject({ state: "voided" });
   });
 
   it("failed: the arm faults before moving", async () => {
     h = await createHarness({ arm: { behaviour: () => "fault_no_motion" } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { wrist_2: 0.3 } } }]));
+    const r = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { wrist_2: 0.3 } } }]),
+    );
     expect(r.status).toBe("failed");
   });
 
   it("unknown: the arm forgets the action and its status goes quiet — the message forbids re-running, the joints are quarantined", async () => {
     h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 400 } });
-    const r = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 150 }));
+    const r = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], {
+        deadlineMs: 150,
+      }),
+    );
     expect(r.status).toBe("unknown");
     expect(r).toMatchObject({ settled_by: "none", timed_out: true });
     expect(r.message).toMatch(/Do NOT re-run/);
@@ -111,45 +130,76 @@ describe("executor: one test per result status", () => {
   it("blocked: a quarantined joint refuses new motion, naming the unknown action; an operator's confirmation lifts it", async () => {
     let behaviour: FakeBehaviour = "forget";
     h = await createHarness({ arm: { behaviour: () => behaviour, motionMs: () => 400 } });
-    const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5, wrist_1: 0.1 } } }], { deadlineMs: 150 }));
+    const first = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5, wrist_1: 0.1 } } }], {
+        deadlineMs: 150,
+      }),
+    );
     expect(first.status).toBe("unknown");
     const unknownId = first.status === "unknown" ? first.action_id! : "";
 
-    const blocked = only(await h.executor.execute([{ id: "c2", name: "move_joints", args: { positions: { elbow: 0.7 } } }]));
-    expect(blocked).toMatchObject({ status: "blocked", blocked_by: [unknownId], resources: ["joint:elbow"], error_code: "ARMB_ERR_QUARANTINED" });
+    const blocked = only(
+      await h.executor.execute([{ id: "c2", name: "move_joints", args: { positions: { elbow: 0.7 } } }]),
+    );
+    expect(blocked).toMatchObject({
+      status: "blocked",
+      blocked_by: [unknownId],
+      resources: ["joint:elbow"],
+      error_code: "ARMB_ERR_QUARANTINED",
+    });
     expect(h.arm.sent).toHaveLength(1);
 
     // Joints outside the quarantine are not affected by it.
     behaviour = "reach";
-    const free = only(await h.executor.execute([{ id: "c3", name: "move_joints", args: { positions: { shoulder_pan: 0.2 } } }]));
+    const free = only(
+      await h.executor.execute([{ id: "c3", name: "move_joints", args: { positions: { shoulder_pan: 0.2 } } }]),
+    );
     expect(free.status).toBe("done");
   });
 
   it("quarantine survives a restart (rebuilt from the ledger) and an operator confirmation lifts it", async () => {
-    const dir = await import("node:fs").then((fs) => fs.mkdtempSync(`${(globalThis.process.env.TMPDIR ?? "/tmp")}/armbridge-q-`));
+    const dir = await import("node:fs").then((fs) =>
+      fs.mkdtempSync(`${globalThis.process.env.TMPDIR ?? "/tmp"}/armbridge-q-`),
+    );
     const ledgerPath = `${dir}/ledger.sqlite`;
     h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 400 }, ledgerPath });
-    const first = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 150 }));
+    const first = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], {
+        deadlineMs: 150,
+      }),
+    );
     expect(first.status).toBe("unknown");
     const unknownId = first.status === "unknown" ? first.action_id! : "";
     await h.close();
 
     h = await createHarness({ arm: { motionMs: () => 20 }, ledgerPath });
-    const blocked = only(await h.executor.execute([{ id: "c2", name: "move_joints", args: { positions: { elbow: 0.7 } } }]));
+    const blocked = only(
+      await h.executor.execute([{ id: "c2", name: "move_joints", args: { positions: { elbow: 0.7 } } }]),
+    );
     expect(blocked).toMatchObject({ status: "blocked", blocked_by: [unknownId] });
-    const free = only(await h.executor.execute([{ id: "c3", name: "move_joints", args: { positions: { wrist_3: 0.2 } } }]));
+    const free = only(
+      await h.executor.execute([{ id: "c3", name: "move_joints", args: { positions: { wrist_3: 0.2 } } }]),
+    );
     expect(free.status).toBe("done");
 
-    expect(() => h!.executor.confirm(unknownId, { outcome: "done", operator: "  " })).toThrow(expect.objectContaining({ code: "ARMB_ERR_OPERATOR_REQUIRED" }));
+    expect(() => h!.executor.confirm(unknownId, { outcome: "done", operator: "  " })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_OPERATOR_REQUIRED" }),
+    );
     const row = h.executor.confirm(unknownId, { outcome: "not_done", operator: "ana", note: "arm was at rest" });
     expect(row).toMatchObject({ state: "confirmed_not_done", operator: "ana", settledBy: "operator" });
-    expect(() => h!.executor.confirm(unknownId, { outcome: "done", operator: "bob" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_UNKNOWN" }));
+    expect(() => h!.executor.confirm(unknownId, { outcome: "done", operator: "bob" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_UNKNOWN" }),
+    );
     // The original call id now replays the operator's word — not a claim that nothing moved.
-    const replay = only(await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }]));
+    const replay = only(
+      await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }]),
+    );
     expect(replay).toMatchObject({ status: "failed", settled_by: "operator", replayed: true });
     expect(replay.message).toMatch(/An operator \(ana\) confirmed/);
     expect(replay.message).not.toMatch(/nothing moved/);
-    const after = only(await h.executor.execute([{ id: "c4", name: "move_joints", args: { positions: { elbow: 0.7 } } }]));
+    const after = only(
+      await h.executor.execute([{ id: "c4", name: "move_joints", args: { positions: { elbow: 0.7 } } }]),
+    );
     expect(after.status).toBe("done");
   });
 });
@@ -157,9 +207,17 @@ describe("executor: one test per result status", () => {
 describe("executor: idempotency by call id", () => {
   it("the same id with the same args returns the recorded result and executes nothing again", async () => {
     h = await createHarness({ arm: { motionMs: () => 20 } });
-    const a = only(await h.executor.execute([{ id: "same", name: "move_joints", args: { positions: { elbow: 0.3, wrist_1: 0.2 } } }]));
+    const a = only(
+      await h.executor.execute([
+        { id: "same", name: "move_joints", args: { positions: { elbow: 0.3, wrist_1: 0.2 } } },
+      ]),
+    );
     // Same arguments, different key order: still the same call.
-    const b = only(await h.executor.execute([{ id: "same", name: "move_joints", args: { positions: { wrist_1: 0.2, elbow: 0.3 } } }]));
+    const b = only(
+      await h.executor.execute([
+        { id: "same", name: "move_joints", args: { positions: { wrist_1: 0.2, elbow: 0.3 } } },
+      ]),
+    );
     expect(b).toMatchObject({ status: "done", replayed: true });
     expect(b.status === "done" && b.action_id).toBe(a.status === "done" && a.action_id);
     expect(h.arm.sent).toHaveLength(1);
@@ -168,7 +226,9 @@ describe("executor: idempotency by call id", () => {
   it("the same id with different args is rejected with a clear code", async () => {
     h = await createHarness({ arm: { motionMs: () => 20 } });
     await h.executor.execute([{ id: "same", name: "move_joints", args: { positions: { elbow: 0.3 } } }]);
-    const r = only(await h.executor.execute([{ id: "same", name: "move_joints", args: { positions: { elbow: 0.4 } } }]));
+    const r = only(
+      await h.executor.execute([{ id: "same", name: "move_joints", args: { positions: { elbow: 0.4 } } }]),
+    );
     expect(r).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_CALL_ID_REUSED" });
     expect(h.arm.sent).toHaveLength(1);
   });
@@ -205,7 +265,8 @@ describe("executor: locks", () => {
     ]);
     expect(out.map((o) => o.result.status)).toEqual(["done", "done", "done", "done"]);
     expect(h.arm.overlaps()).toBe(0);
-    const byTarget = (axis: string) => h!.arm.effects.find((e) => e.axes.includes(axis) && e.axes.length === (axis === "wrist_1" ? 2 : 1))!;
+    const byTarget = (axis: string) =>
+      h!.arm.effects.find((e) => e.axes.includes(axis) && e.axes.length === (axis === "wrist_1" ? 2 : 1))!;
     const a = h.arm.effects[0]!;
     const b = byTarget("wrist_1");
     const c = byTarget("shoulder_pan");
@@ -233,7 +294,9 @@ describe("executor: locks", () => {
 describe("executor: read tools", () => {
   it("get_arm_state reports the pose, what moves and pending unknowns; get_action_status reads the ledger", async () => {
     h = await createHarness({ arm: { motionMs: () => 20 } });
-    const moved = only(await h.executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: 0.8 } } }]));
+    const moved = only(
+      await h.executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: 0.8 } } }]),
+    );
     const [state, status] = await h.executor.execute([
       { id: "s", name: "get_arm_state", args: {} },
       { id: "q", name: "get_action_status", args: { action_id: moved.status === "done" ? moved.action_id : "" } },
@@ -243,7 +306,11 @@ describe("executor: read tools", () => {
     expect(out.stale).toBe(false);
     expect((out.pose as Record<string, number>).elbow).toBeCloseTo(0.8, 2);
     expect(out.pending_unknowns).toEqual([]);
-    expect(status!.result.status === "done" && status!.result.output).toMatchObject({ found: true, state: "done", tool: "move_joints" });
+    expect(status!.result.status === "done" && status!.result.output).toMatchObject({
+      found: true,
+      state: "done",
+      tool: "move_joints",
+    });
   });
 
   it("get_arm_state labels an old pose stale", async () => {

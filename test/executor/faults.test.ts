@@ -39,7 +39,9 @@ describe("executor: internal faults and shutdown never reject, never lie", () =>
   it("shutting down mid-motion ends the wait at once, leaves the row started, and the next start reconciles it from the arm", async () => {
     const ledgerPath = join(mkdtempSync(join(tmpdir(), "armbridge-shutdown-")), "ledger.sqlite");
     h = await createHarness({ arm: { motionMs: () => 600 }, ledgerPath });
-    const pending = h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.4 } } }], { deadlineMs: 10_000 });
+    const pending = h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.4 } } }], {
+      deadlineMs: 10_000,
+    });
     while (h.arm.sent.length === 0) await new Promise((r) => setTimeout(r, 5));
     h.executor.close();
     const [r] = await pending;

@@ -46,7 +46,14 @@ describe.each(ARMS)("the shipped $name URDF with a five-axis arm config", ({ urd
     {
       arm: {
         name: "five_axis",
-        joints: joints.map(([name, min, max, home]) => ({ name, min, max, max_velocity: 3, max_acceleration: 10, home })),
+        joints: joints.map(([name, min, max, home]) => ({
+          name,
+          min,
+          max,
+          max_velocity: 3,
+          max_acceleration: 10,
+          home,
+        })),
         gripper: { name: "gripper" },
         urdf: join(packageRoot(), "config", "urdf", urdf),
         base_link: "base_link",
@@ -69,7 +76,9 @@ describe.each(ARMS)("the shipped $name URDF with a five-axis arm config", ({ urd
     h = await createHarness({ config, arm: { motionMs: () => 20 } });
     const start = positionOf(kin.chain.tip(joints.map(([, , , home]) => home)));
     const target: [number, number, number] = [start[0] + 0.02, start[1] - 0.015, start[2] - 0.02];
-    const [r] = await h.executor.execute([{ id: "p", name: "move_to_point", args: { x: target[0], y: target[1], z: target[2] } }]);
+    const [r] = await h.executor.execute([
+      { id: "p", name: "move_to_point", args: { x: target[0], y: target[1], z: target[2] } },
+    ]);
     expect(r!.result.status).toBe("done");
     const pose = h.arm.latestStatus()!.axes;
     const reached = positionOf(kin.chain.tip(kin.jointNames.map((n) => pose[n]!.position)));

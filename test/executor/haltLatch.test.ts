@@ -30,7 +30,8 @@ async function start(config: ArmConfig, dataDir: string, effects: MemoryEffects)
   return Bridge.start({ config, transport: { kind: "serial", link: sim.link }, dataDir });
 }
 
-const motionStarts = (effects: MemoryEffects): number => effects.events.filter((e) => e.event === "motion_start").length;
+const motionStarts = (effects: MemoryEffects): number =>
+  effects.events.filter((e) => e.event === "motion_start").length;
 
 describe("the halt latch", () => {
   it("a halt during a motion: the motion settles stopped at the reported pose by the operator; nothing moves until released; kept across a restart", async () => {
@@ -40,7 +41,9 @@ describe("the halt latch", () => {
     dirs.push(dataDir);
     bridge = await start(config, dataDir, effects);
     // A slow wrist_3 motion: 3 rad at 30 % speed takes about 3 s.
-    const moving = bridge.executor.execute([{ id: "slow", name: "move_joints", args: { positions: { wrist_3: 3.0 }, speed: 0.3 } }]);
+    const moving = bridge.executor.execute([
+      { id: "slow", name: "move_joints", args: { positions: { wrist_3: 3.0 }, speed: 0.3 } },
+    ]);
     await new Promise((r) => setTimeout(r, 400));
     const { halt, result } = await bridge.executor.halt({ source: "console", operator: "ana" });
     expect(result.halted).toBe(true);
@@ -65,8 +68,14 @@ describe("the halt latch", () => {
 
     // Latched: every motion refused, coded, nothing sent.
     const before = motionStarts(effects);
-    const [refused] = await bridge.executor.execute([{ id: "while-halted", name: "move_joints", args: { positions: { elbow: 0.5 } } }]);
-    expect(refused!.result).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED", blocked_by: [halt.haltId] });
+    const [refused] = await bridge.executor.execute([
+      { id: "while-halted", name: "move_joints", args: { positions: { elbow: 0.5 } } },
+    ]);
+    expect(refused!.result).toMatchObject({
+      status: "blocked",
+      error_code: "ARMB_ERR_HALTED",
+      blocked_by: [halt.haltId],
+    });
     expect(bridge.ledger.findByCallId("while-halted")).toBeUndefined();
 
     // A restart keeps the latch (the arm restarted too: a new simulator, the same ground-truth log).
@@ -75,16 +84,24 @@ describe("the halt latch", () => {
     sim = undefined;
     bridge = await start(config, dataDir, effects);
     expect(bridge.executor.halts.engaged?.haltId).toBe(halt.haltId);
-    const [still] = await bridge.executor.execute([{ id: "after-restart", name: "move_joints", args: { positions: { elbow: 0.5 } } }]);
+    const [still] = await bridge.executor.execute([
+      { id: "after-restart", name: "move_joints", args: { positions: { elbow: 0.5 } } },
+    ]);
     expect(still!.result).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED" });
     expect(motionStarts(effects)).toBe(before);
 
     // Released by name: motion is accepted again, and the release is recorded.
-    expect(() => bridge!.executor.releaseHalt({ operator: "  " })).toThrow(expect.objectContaining({ code: "ARMB_ERR_RELEASE_OPERATOR_REQUIRED" }));
+    expect(() => bridge!.executor.releaseHalt({ operator: "  " })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_RELEASE_OPERATOR_REQUIRED" }),
+    );
     const released = bridge.executor.releaseHalt({ operator: "ana", note: "area clear" });
     expect(released.map((h) => [h.haltId, h.releasedBy])).toEqual([[halt.haltId, "ana"]]);
-    expect(() => bridge!.executor.releaseHalt({ operator: "ana" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_NOT_HALTED" }));
-    const [moved] = await bridge.executor.execute([{ id: "after-release", name: "move_joints", args: { positions: { elbow: 0.5 } } }]);
+    expect(() => bridge!.executor.releaseHalt({ operator: "ana" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_NOT_HALTED" }),
+    );
+    const [moved] = await bridge.executor.execute([
+      { id: "after-release", name: "move_joints", args: { positions: { elbow: 0.5 } } },
+    ]);
     expect(moved!.result.status).toBe("done");
     expect(motionStarts(effects)).toBe(before + 1);
   });
@@ -112,7 +129,9 @@ describe("the halt latch", () => {
     expect(stop!.result.message).toMatch(/NOT confirmed by the arm/);
     expect(stop!.result.message).toMatch(/emergency stop/);
     expect(bridge.executor.halts.engaged).toMatchObject({ confirmed: false });
-    const [refused] = await bridge.executor.execute([{ id: "m-2", name: "move_joints", args: { positions: { elbow: 0.4 } } }]);
+    const [refused] = await bridge.executor.execute([
+      { id: "m-2", name: "move_joints", args: { positions: { elbow: 0.4 } } },
+    ]);
     expect(refused!.result).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED" });
   });
 });

@@ -15,13 +15,23 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
-async function rig(limits: Partial<ArmConfig["limits"]>, timing: MotionTiming | undefined, now?: () => number): Promise<{ arm: FakeArm; ledger: IntentLedger; executor: Executor }> {
+async function rig(
+  limits: Partial<ArmConfig["limits"]>,
+  timing: MotionTiming | undefined,
+  now?: () => number,
+): Promise<{ arm: FakeArm; ledger: IntentLedger; executor: Executor }> {
   const base = testConfig();
   const config: ArmConfig = { ...base, limits: { ...base.limits, ...limits } };
   const arm = new FakeArm(config, { motionMs: () => 20, ...(timing ? { timing } : {}) });
   await arm.open();
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config, registry: createDefaultTools(config), transport: arm, ledger, ...(now ? { now } : {}) });
+  const executor = new Executor({
+    config,
+    registry: createDefaultTools(config),
+    transport: arm,
+    ledger,
+    ...(now ? { now } : {}),
+  });
   cleanup = async () => {
     executor.close();
     await arm.close();
@@ -33,7 +43,9 @@ async function rig(limits: Partial<ArmConfig["limits"]>, timing: MotionTiming | 
 describe("limits.max_tool_speed_mps through the executor", () => {
   it("a fast motion is sent slower, once, and the ledger keeps both speeds", async () => {
     const { arm, ledger, executor } = await rig({ maxToolSpeedMps: 0.25 }, { kind: "shared_duration" });
-    const [r] = await executor.execute([{ id: "fast", name: "move_joints", args: { positions: { shoulder_pan: 1.2 }, speed: 1 } }]);
+    const [r] = await executor.execute([
+      { id: "fast", name: "move_joints", args: { positions: { shoulder_pan: 1.2 }, speed: 1 } },
+    ]);
     expect(r!.result.status).toBe("done");
     expect(arm.sent).toHaveLength(1);
     expect(arm.sent[0]!.speed).toBeLessThan(0.5);
@@ -43,7 +55,9 @@ describe("limits.max_tool_speed_mps through the executor", () => {
 
   it("a transport that does not say how it times motions cannot be held to the limit: refused, coded, nothing recorded or sent", async () => {
     const { arm, ledger, executor } = await rig({ maxToolSpeedMps: 0.25 }, undefined);
-    const [r] = await executor.execute([{ id: "blind", name: "move_joints", args: { positions: { shoulder_pan: 0.5 } } }]);
+    const [r] = await executor.execute([
+      { id: "blind", name: "move_joints", args: { positions: { shoulder_pan: 0.5 } } },
+    ]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TOOL_SPEED_LIMIT" });
     expect(arm.sent).toHaveLength(0);
     expect(ledger.findByCallId("blind")).toBeUndefined();
@@ -55,7 +69,9 @@ describe("limits.max_tool_speed_mps through the executor", () => {
   it("a motion that would have to be slowed past its timeout is refused instead of being sent to end unknown", async () => {
     // 1.2 rad of pan at ~0.1 m/s of tool takes over 8 s: more than move_joints' timeout plus observe.max_ms here.
     const { arm, executor } = await rig({ maxToolSpeedMps: 0.1 }, { kind: "shared_duration" });
-    const [r] = await executor.execute([{ id: "crawl", name: "move_joints", args: { positions: { shoulder_pan: 1.2 } } }]);
+    const [r] = await executor.execute([
+      { id: "crawl", name: "move_joints", args: { positions: { shoulder_pan: 1.2 } } },
+    ]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TOOL_SPEED_LIMIT" });
     if (r!.result.status === "rejected") expect(r!.result.issues[0]!.message).toMatch(/slowed to speed .* would take/);
     expect(arm.sent).toHaveLength(0);
@@ -68,11 +84,17 @@ describe("limits.motions_per_minute through the executor", () => {
     const { arm, ledger, executor } = await rig({ motionsPerMinute: 2 }, undefined, () => t);
     const [a] = await executor.execute([{ id: "a", name: "move_joints", args: { positions: { wrist_3: 0.1 } } }]);
     // Refused by the envelope (through the floor): takes no token.
-    const [bad] = await executor.execute([{ id: "bad", name: "move_joints", args: { positions: { shoulder_lift: 1.6, elbow: 0 } } }]);
+    const [bad] = await executor.execute([
+      { id: "bad", name: "move_joints", args: { positions: { shoulder_lift: 1.6, elbow: 0 } } },
+    ]);
     const [b] = await executor.execute([{ id: "b", name: "set_gripper", args: { position: 0.5 } }]);
     const [c] = await executor.execute([{ id: "c", name: "move_joints", args: { positions: { wrist_3: 0.2 } } }]);
     expect([a!.result.status, bad!.result.status, b!.result.status]).toEqual(["done", "rejected", "done"]);
-    expect(c!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_MOTION_RATE_LIMITED", retry_after_ms: 30_000 });
+    expect(c!.result).toMatchObject({
+      status: "rejected",
+      error_code: "ARMB_ERR_MOTION_RATE_LIMITED",
+      retry_after_ms: 30_000,
+    });
     expect(arm.sent).toHaveLength(2);
     expect(ledger.findByCallId("c")).toBeUndefined();
     t += 30_000;

@@ -40,12 +40,17 @@ describe("a motion to where the joint already is, over a lossy link", () => {
 
     const results: CallResult[] = [];
     for (let i = 0; i < 40; i++) {
-      const [r] = await bridge.executor.execute([{ id: `still-${i}`, name: "move_joints", args: { positions: { elbow } } }], { deadlineMs: 60 });
+      const [r] = await bridge.executor.execute(
+        [{ id: `still-${i}`, name: "move_joints", args: { positions: { elbow } } }],
+        { deadlineMs: 60 },
+      );
       results.push(r!.result);
       // An unknown would block the next call: settle it from the ground truth, as an operator would.
       if (r!.result.status === "unknown") {
         const id = r!.result.action_id!;
-        const ran = (effects.events as EffectLine[]).some((e) => e.event === "motion_end" && e.action_id === id && e.outcome === "reached");
+        const ran = (effects.events as EffectLine[]).some(
+          (e) => e.event === "motion_end" && e.action_id === id && e.outcome === "reached",
+        );
         bridge.executor.confirm(id, { outcome: ran ? "done" : "not_done", operator: "test" });
       }
     }
@@ -72,7 +77,9 @@ describe("a motion to where the joint already is, over a lossy link", () => {
       // never heard of could still start if a delayed copy of its MOVE arrived.
       if (result.status !== "unknown" && sim.arm.query(id, false).record.state === "unknown") startableAfterRelease++;
     }
-    console.log(`[already-at-target, drop 0.3] ${JSON.stringify(tally)}, of which done as "the command never ran" (voided): ${doneVoided}`);
+    console.log(
+      `[already-at-target, drop 0.3] ${JSON.stringify(tally)}, of which done as "the command never ran" (voided): ${doneVoided}`,
+    );
     expect(doneWithoutTrace, JSON.stringify(tally)).toBe(0);
     expect(startableAfterRelease, JSON.stringify(tally)).toBe(0);
     // The lossy link must have exercised the path, or this proves little.

@@ -13,21 +13,37 @@ function grasped(detail?: string): ActionRecord {
 }
 
 function look(record: ActionRecord) {
-  return observeTargets({ command: { actionId: "g", targets: { gripper: 0 }, speed: 1 }, config, status: undefined, record, nowMs: Date.now() });
+  return observeTargets({
+    command: { actionId: "g", targets: { gripper: 0 }, speed: 1 },
+    config,
+    status: undefined,
+    record,
+    nowMs: Date.now(),
+  });
 }
 
 describe("observeTargets: a grasped record", () => {
   it("a gripper that holds what it closed on: the transport's words, up to the first ';'", () => {
-    const o = look(grasped("closed on an object at 0.500 of its opening and holds it; /gripper_controller/gripper_cmd: status 6, stalled true"));
+    const o = look(
+      grasped(
+        "closed on an object at 0.500 of its opening and holds it; /gripper_controller/gripper_cmd: status 6, stalled true",
+      ),
+    );
     expect(o.verdict).toBe("reached");
     expect(o.detail).toBe("the gripper closed on an object at 0.500 of its opening and holds it");
     expect(o.notes.join(" ")).toMatch(/stalled true/);
   });
 
   it("a gripper that keeps no force on it (a failed franka grasp) is never said to hold it", () => {
-    const o = look(grasped("closed on an object at width 0.031 m, but franka_gripper counts it no grasp (more than its ε 0.005 m from the width 0.000 m asked for) and keeps no grasp force on it; status 6"));
+    const o = look(
+      grasped(
+        "closed on an object at width 0.031 m, but franka_gripper counts it no grasp (more than its ε 0.005 m from the width 0.000 m asked for) and keeps no grasp force on it; status 6",
+      ),
+    );
     expect(o.verdict).toBe("reached");
-    expect(o.detail).toMatch(/^the gripper closed on an object at width 0\.031 m, but franka_gripper counts it no grasp/);
+    expect(o.detail).toMatch(
+      /^the gripper closed on an object at width 0\.031 m, but franka_gripper counts it no grasp/,
+    );
     expect(o.detail).not.toMatch(/holds it/);
   });
 

@@ -24,7 +24,9 @@ describe("a confirmed row reads as confirmed everywhere", () => {
     ["not_moved", "confirmed_not_done", /An operator \(ana\) confirmed that move_joints .* did not move the arm/],
   ] as const)("confirm %s", async (outcome, state, words) => {
     h = await createHarness({ arm: { behaviour: () => "forget", motionMs: () => 300 } });
-    const [r] = await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], { deadlineMs: 100 });
+    const [r] = await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: 0.5 } } }], {
+      deadlineMs: 100,
+    });
     expect(r!.result.status).toBe("unknown");
     const id = r!.result.status === "unknown" ? r!.result.action_id! : "";
     expect(h.ledger.get(id)?.message).toMatch(/Do NOT re-run/);

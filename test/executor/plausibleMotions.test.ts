@@ -26,18 +26,23 @@ const nothingLeft = (): void => {
 };
 
 describe("plausible motions only", () => {
-  it.each([1e-6, 1e-300, 0.049])("set_gripper at speed %s is rejected before anything is recorded or sent", async (speed) => {
-    h = await createHarness();
-    const [r] = await h.executor.execute([{ id: "g1", name: "set_gripper", args: { position: 0.9, speed } }]);
-    expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID" });
-    expect(r!.result.status === "rejected" && r!.result.issues.map((i) => i.path)).toEqual(["speed"]);
-    nothingLeft();
-  });
+  it.each([1e-6, 1e-300, 0.049])(
+    "set_gripper at speed %s is rejected before anything is recorded or sent",
+    async (speed) => {
+      h = await createHarness();
+      const [r] = await h.executor.execute([{ id: "g1", name: "set_gripper", args: { position: 0.9, speed } }]);
+      expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID" });
+      expect(r!.result.status === "rejected" && r!.result.issues.map((i) => i.path)).toEqual(["speed"]);
+      nothingLeft();
+    },
+  );
 
   it("a plan slower than the tool's timeout plus observe.max_ms is rejected with its computed duration", async () => {
     h = await createHarness(); // move_joints timeout 5000 ms, observe.max_ms 3000 ms
     // elbow from 1.0 to -2.6 at 0.05 × 2 rad/s: 36 s of travel at least.
-    const [r] = await h.executor.execute([{ id: "slow", name: "move_joints", args: { positions: { elbow: -2.6 }, speed: 0.05 } }]);
+    const [r] = await h.executor.execute([
+      { id: "slow", name: "move_joints", args: { positions: { elbow: -2.6 }, speed: 0.05 } },
+    ]);
     const result = r!.result;
     expect(result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_PLAN_REJECTED" });
     expect(result.status === "rejected" && result.issues[0]).toMatchObject({ code: "too_slow" });
@@ -45,14 +50,30 @@ describe("plausible motions only", () => {
     expect(result.message).toMatch(/8000 ms/);
     nothingLeft();
     // The same target at full speed is fine.
-    const [ok] = await h.executor.execute([{ id: "fast", name: "move_joints", args: { positions: { elbow: -2.6 }, speed: 1 } }]);
+    const [ok] = await h.executor.execute([
+      { id: "fast", name: "move_joints", args: { positions: { elbow: -2.6 }, speed: 1 } },
+    ]);
     expect(ok!.result.status).toBe("done");
   });
 
   it("limits.min_speed comes from the config", async () => {
     const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
-    h = await createHarness({ config: parseConfig({ ...raw, arm: { ...(raw.arm as object), urdf: join(dirname(DEFAULT_CONFIG_PATH), String((raw.arm as { urdf?: unknown }).urdf)) }, limits: { min_speed: 0.3 } }, "test") });
-    const [r] = await h.executor.execute([{ id: "m1", name: "move_joints", args: { positions: { elbow: 1.1 }, speed: 0.2 } }]);
+    h = await createHarness({
+      config: parseConfig(
+        {
+          ...raw,
+          arm: {
+            ...(raw.arm as object),
+            urdf: join(dirname(DEFAULT_CONFIG_PATH), String((raw.arm as { urdf?: unknown }).urdf)),
+          },
+          limits: { min_speed: 0.3 },
+        },
+        "test",
+      ),
+    });
+    const [r] = await h.executor.execute([
+      { id: "m1", name: "move_joints", args: { positions: { elbow: 1.1 }, speed: 0.2 } },
+    ]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID" });
     nothingLeft();
   });

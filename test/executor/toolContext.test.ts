@@ -2,7 +2,12 @@ import { ImageBudget } from "../../src/cameras/ImageBudget.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Executor } from "../../src/executor/Executor.js";
-import { defineMotionTool, defineReadTool, type HaltContext, type ReadContext } from "../../src/executor/ToolDefinition.js";
+import {
+  defineMotionTool,
+  defineReadTool,
+  type HaltContext,
+  type ReadContext,
+} from "../../src/executor/ToolDefinition.js";
 import { observeTargets } from "../../src/executor/observeTargets.js";
 import { ToolRegistry } from "../../src/executor/ToolRegistry.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
@@ -112,7 +117,8 @@ describe("tool contexts", () => {
     expect(Object.keys(seen.plan!).sort()).toEqual(READ_KEYS);
     expect(Object.keys(seen.halt!).sort()).toEqual([...READ_KEYS, "halt"].sort());
     // Nothing handed out is the transport or the ledger itself.
-    for (const ctx of [seen.read!, seen.plan!, seen.halt!]) for (const value of Object.values(ctx)) expect(value).not.toBe(arm);
+    for (const ctx of [seen.read!, seen.plan!, seen.halt!])
+      for (const value of Object.values(ctx)) expect(value).not.toBe(arm);
     // The reads read what the transport and the ledger hold.
     expect(seen.read!.latestStatus()).toBe(arm.latestStatus());
     const actionId = responses[2]!.result.status === "done" ? responses[2]!.result.action_id : undefined;

@@ -18,12 +18,16 @@ afterEach(async () => {
 });
 
 const ELBOW_HOME = 1.0; // config/sim-arm.yaml
-const query = async (id: string) => (await h!.arm.queryAction(id, { voidIfUnknown: false, signal: AbortSignal.timeout(100) }))?.state;
+const query = async (id: string) =>
+  (await h!.arm.queryAction(id, { voidIfUnknown: false, signal: AbortSignal.timeout(100) }))?.state;
 
 describe("no verdict releases a joint while the arm could still start the action", () => {
   it("a lost command to where the joint already is: voided first, then done as 'the command never ran'", async () => {
     h = await createHarness({ arm: { behaviour: () => "drop" } });
-    const [r] = await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: ELBOW_HOME } } }], { deadlineMs: 40 });
+    const [r] = await h.executor.execute(
+      [{ id: "c1", name: "move_joints", args: { positions: { elbow: ELBOW_HOME } } }],
+      { deadlineMs: 40 },
+    );
     const result = r!.result;
     expect(result.status).toBe("done");
     expect(result.message).toMatch(/never ran/);
@@ -36,7 +40,10 @@ describe("no verdict releases a joint while the arm could still start the action
 
   it("an arm that cannot be asked: the pose alone settles nothing, the call is unknown and the joint held", async () => {
     h = await createHarness({ arm: { behaviour: () => "drop", answersQueries: false } });
-    const [r] = await h.executor.execute([{ id: "c1", name: "move_joints", args: { positions: { elbow: ELBOW_HOME } } }], { deadlineMs: 40 });
+    const [r] = await h.executor.execute(
+      [{ id: "c1", name: "move_joints", args: { positions: { elbow: ELBOW_HOME } } }],
+      { deadlineMs: 40 },
+    );
     expect(r!.result.status).toBe("unknown");
     expect([...h.executor.quarantine.byResource().keys()]).toEqual(["joint:elbow"]);
   });
@@ -46,7 +53,16 @@ describe("no verdict releases a joint while the arm could still start the action
     h = await createHarness({ arm: { behaviour: () => "drop" } });
     // A row left `started` by a crash, its command never delivered; the elbow already at its target.
     const command = { actionId: "act_lost", targets: { elbow: ELBOW_HOME }, speed: 0.5 };
-    await ledger.recordIntentDurably({ actionId: command.actionId, callId: "c-crash", tool: "move_joints", args: { positions: { elbow: ELBOW_HOME } }, argsHash: "x", resources: ["joint:elbow"], command, armIncarnation: h.arm.armIncarnation() });
+    await ledger.recordIntentDurably({
+      actionId: command.actionId,
+      callId: "c-crash",
+      tool: "move_joints",
+      args: { positions: { elbow: ELBOW_HOME } },
+      argsHash: "x",
+      resources: ["joint:elbow"],
+      command,
+      armIncarnation: h.arm.armIncarnation(),
+    });
     const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
     try {
       const [row] = await next.reconcile();
@@ -63,7 +79,16 @@ describe("no verdict releases a joint while the arm could still start the action
     const ledger = IntentLedger.open(":memory:");
     h = await createHarness({ arm: { behaviour: () => "drop", answersQueries: false } });
     const command = { actionId: "act_lost", targets: { elbow: ELBOW_HOME }, speed: 0.5 };
-    await ledger.recordIntentDurably({ actionId: command.actionId, callId: "c-crash", tool: "move_joints", args: { positions: { elbow: ELBOW_HOME } }, argsHash: "x", resources: ["joint:elbow"], command, armIncarnation: h.arm.armIncarnation() });
+    await ledger.recordIntentDurably({
+      actionId: command.actionId,
+      callId: "c-crash",
+      tool: "move_joints",
+      args: { positions: { elbow: ELBOW_HOME } },
+      argsHash: "x",
+      resources: ["joint:elbow"],
+      command,
+      armIncarnation: h.arm.armIncarnation(),
+    });
     const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
     try {
       const [row] = await next.reconcile();

@@ -4,7 +4,12 @@ import { DeviceSession, type DeviceSessionOptions } from "../../firmware-sim/Dev
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { FaultPlan, NO_FAULTS, type FaultRates } from "../../firmware-sim/faults.js";
 import { SimulatedArm } from "../../firmware-sim/SimulatedArm.js";
-import { FrameDecoder, encodeFrame, type DecodeResult, type Message } from "../../src/transport/serial/protocol/index.js";
+import {
+  FrameDecoder,
+  encodeFrame,
+  type DecodeResult,
+  type Message,
+} from "../../src/transport/serial/protocol/index.js";
 import { ManualClock } from "./ManualClock.js";
 import { AXES } from "./simulatedArmHarness.js";
 
@@ -15,7 +20,17 @@ function harness(options: { rates?: Partial<FaultRates>; session?: Partial<Devic
   const faults = new FaultPlan(5, { ...NO_FAULTS, ...options.rates });
   const effects = new MemoryEffects();
   const arm = new SimulatedArm({ axes: AXES, clock, faults, effects, motionTime: { kind: "fixed", ms: 1000 }, logger });
-  const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "t", logger, statusHz: 0, watchdogMs: 0, ackDelayMs: 0, ...options.session });
+  const session = new DeviceSession({
+    arm,
+    clock,
+    faults,
+    firmwareVersion: "t",
+    logger,
+    statusHz: 0,
+    watchdogMs: 0,
+    ackDelayMs: 0,
+    ...options.session,
+  });
   const decoder = new FrameDecoder();
   const results: DecodeResult[] = [];
   const bytesOut: number[] = [];
@@ -34,7 +49,10 @@ const move = (h: { arm: SimulatedArm }, seq: number, actionId: string, position 
   seq,
   actionId,
   expectBootId: h.arm.bootId,
-  speed: 1, durationMs: 0, targets: [{ axis: 0, position }] });
+  speed: 1,
+  durationMs: 0,
+  targets: [{ axis: 0, position }],
+});
 
 describe("DeviceSession", () => {
   it("treats a known seq with different bytes as a new frame", () => {
@@ -72,7 +90,7 @@ describe("DeviceSession", () => {
     expect(forId).toEqual(["motion_start", "motion_end"]);
   });
 
-    it("is deaf while booting after a reboot", () => {
+  it("is deaf while booting after a reboot", () => {
     const h = harness();
     h.arm.reboot();
     h.send({ op: "PING", seq: 1 });
@@ -121,7 +139,9 @@ describe("DeviceSession", () => {
       { op: "ACTION", ackSeq: 7 },
       { op: "ACTION", ackSeq: 7 },
     ]);
-    expect(h.effects.events.filter((e) => e.event === "motion_start" || e.event === "duplicate_refused")).toMatchObject([{ event: "motion_start", action_id: "late-1" }]);
+    expect(h.effects.events.filter((e) => e.event === "motion_start" || e.event === "duplicate_refused")).toMatchObject(
+      [{ event: "motion_start", action_id: "late-1" }],
+    );
   });
 
   it("without --late-reply-rate, replies are on time", () => {

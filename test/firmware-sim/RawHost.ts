@@ -1,7 +1,18 @@
 import { connect, type Socket } from "node:net";
-import { FrameDecoder, encodeFrame, type DecodeResult, type Message, type MessageOf } from "../../src/transport/serial/protocol/index.js";
+import {
+  FrameDecoder,
+  encodeFrame,
+  type DecodeResult,
+  type Message,
+  type MessageOf,
+} from "../../src/transport/serial/protocol/index.js";
 
-type Waiter = { match: (m: Message) => boolean; resolve: (m: Message) => void; reject: (e: Error) => void; what: string };
+type Waiter = {
+  match: (m: Message) => boolean;
+  resolve: (m: Message) => void;
+  reject: (e: Error) => void;
+  what: string;
+};
 
 /**
  * A bare-hands host for tests: raw bytes over TCP, the shared codec, no
@@ -64,7 +75,11 @@ export class RawHost {
 
   /** Sends and resolves with the reply whose ackSeq names the frame. */
   async request(message: Message, guardMs = 5000): Promise<MessageOf<"HELLO" | "ACTION" | "ACK" | "NACK">> {
-    const reply = this.waitFor((m) => "ackSeq" in m && m.ackSeq === message.seq, `reply to ${message.op} seq ${message.seq}`, guardMs);
+    const reply = this.waitFor(
+      (m) => "ackSeq" in m && m.ackSeq === message.seq,
+      `reply to ${message.op} seq ${message.seq}`,
+      guardMs,
+    );
     this.send(message);
     return (await reply) as MessageOf<"HELLO" | "ACTION" | "ACK" | "NACK">;
   }

@@ -31,7 +31,13 @@ describe("SimulatedArm physics", () => {
     expect(arm.samples()[PAN]).toEqual({ position: 1, velocity: 0, moving: false, stalled: false });
     expect(arm.query("a1", false).record).toEqual({ actionId: "a1", state: "reached", moved: true });
     expect(effects.events.map((e) => e.event)).toEqual(["motion_start", "motion_end"]);
-    expect(effects.events[1]).toMatchObject({ action_id: "a1", joints: ["shoulder_pan"], from: { shoulder_pan: 0 }, to: { shoulder_pan: 1 }, outcome: "reached" });
+    expect(effects.events[1]).toMatchObject({
+      action_id: "a1",
+      joints: ["shoulder_pan"],
+      from: { shoulder_pan: 0 },
+      to: { shoulder_pan: 1 },
+      outcome: "reached",
+    });
   });
 
   it("scales speed and honours a requested duration and an imposed motion time", () => {
@@ -60,19 +66,29 @@ describe("SimulatedArm physics", () => {
 
   it("moves the gripper on 0..1 and refuses targets outside the limits, recording them rejected", () => {
     const { arm, clock, effects } = makeArm();
-    expect(arm.move({ actionId: "g", speed: 1, durationMs: 0, targets: [{ axis: GRIPPER, position: 0 }] })).toMatchObject({ kind: "action" });
+    expect(
+      arm.move({ actionId: "g", speed: 1, durationMs: 0, targets: [{ axis: GRIPPER, position: 0 }] }),
+    ).toMatchObject({ kind: "action" });
     clock.advance(5000);
     expect(arm.samples()[GRIPPER]!.position).toBe(0);
-    expect(arm.move({ actionId: "bad", speed: 1, durationMs: 0, targets: [{ axis: GRIPPER, position: 1.5 }] })).toMatchObject({ kind: "nack", code: "OUT_OF_LIMITS" });
-    expect(arm.move({ actionId: "nope", speed: 1, durationMs: 0, targets: [{ axis: 99, position: 0 }] })).toMatchObject({ kind: "nack", code: "BAD_AXIS" });
-    expect(arm.move({ actionId: "fast", speed: 1.5, durationMs: 0, targets: [{ axis: PAN, position: 0 }] })).toMatchObject({ kind: "nack", code: "BAD_FRAME" });
+    expect(
+      arm.move({ actionId: "bad", speed: 1, durationMs: 0, targets: [{ axis: GRIPPER, position: 1.5 }] }),
+    ).toMatchObject({ kind: "nack", code: "OUT_OF_LIMITS" });
+    expect(arm.move({ actionId: "nope", speed: 1, durationMs: 0, targets: [{ axis: 99, position: 0 }] })).toMatchObject(
+      { kind: "nack", code: "BAD_AXIS" },
+    );
+    expect(
+      arm.move({ actionId: "fast", speed: 1.5, durationMs: 0, targets: [{ axis: PAN, position: 0 }] }),
+    ).toMatchObject({ kind: "nack", code: "BAD_FRAME" });
     expect(arm.query("bad", false).record).toEqual({ actionId: "bad", state: "rejected", moved: false });
     expect(effects.events.filter((e) => e.event === "motion_start")).toHaveLength(1);
   });
 
   it("accepts a target at a limit sent as float32", () => {
     const { arm } = makeArm();
-    expect(arm.move({ actionId: "edge", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: Math.fround(3.14) }] })).toMatchObject({ kind: "action" });
+    expect(
+      arm.move({ actionId: "edge", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: Math.fround(3.14) }] }),
+    ).toMatchObject({ kind: "action" });
   });
 });
 
@@ -83,25 +99,45 @@ describe("SimulatedArm idempotency and concurrency", () => {
     arm.move(move);
     expect(arm.move(move)).toMatchObject({ kind: "action", record: { actionId: "dup", state: "executing" } });
     clock.advance(5000);
-    expect(arm.move({ ...move, targets: [{ axis: PAN, position: -1 }] })).toMatchObject({ kind: "action", record: { state: "reached", moved: true } });
+    expect(arm.move({ ...move, targets: [{ axis: PAN, position: -1 }] })).toMatchObject({
+      kind: "action",
+      record: { state: "reached", moved: true },
+    });
     clock.advance(5000);
     expect(arm.samples()[PAN]!.position).toBe(0.5);
     expect(effects.events.filter((e) => e.event === "motion_start")).toHaveLength(1);
-    expect(effects.events.filter((e) => e.event === "duplicate_refused").map((e) => e.action_id)).toEqual(["dup", "dup"]);
+    expect(effects.events.filter((e) => e.event === "duplicate_refused").map((e) => e.action_id)).toEqual([
+      "dup",
+      "dup",
+    ]);
   });
 
   it("runs disjoint motions together and refuses a second motion on a busy axis", () => {
     const { arm, clock, effects } = makeArm();
     arm.move({ actionId: "m1", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
-    expect(arm.move({ actionId: "m2", speed: 1, durationMs: 0, targets: [{ axis: ELBOW, position: 0 }] })).toMatchObject({ kind: "action" });
-    expect(arm.move({ actionId: "m3", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: -1 }, { axis: GRIPPER, position: 0 }] })).toMatchObject({
+    expect(
+      arm.move({ actionId: "m2", speed: 1, durationMs: 0, targets: [{ axis: ELBOW, position: 0 }] }),
+    ).toMatchObject({ kind: "action" });
+    expect(
+      arm.move({
+        actionId: "m3",
+        speed: 1,
+        durationMs: 0,
+        targets: [
+          { axis: PAN, position: -1 },
+          { axis: GRIPPER, position: 0 },
+        ],
+      }),
+    ).toMatchObject({
       kind: "nack",
       code: "BUSY",
     });
     expect(arm.activeActionIds().sort()).toEqual(["m1", "m2"]);
     clock.advance(5000);
     expect(arm.query("m3", false).record).toEqual({ actionId: "m3", state: "rejected", moved: false });
-    expect(effects.events.filter((e) => e.event === "motion_end").map((e) => [e.action_id, "outcome" in e ? e.outcome : ""])).toEqual([
+    expect(
+      effects.events.filter((e) => e.event === "motion_end").map((e) => [e.action_id, "outcome" in e ? e.outcome : ""]),
+    ).toEqual([
       ["m1", "reached"],
       ["m2", "reached"],
     ]);
@@ -111,7 +147,9 @@ describe("SimulatedArm idempotency and concurrency", () => {
     const { arm, effects } = makeArm();
     expect(arm.query("late", false).record).toEqual({ actionId: "late", state: "unknown", moved: undefined });
     expect(arm.query("late", true).record).toEqual({ actionId: "late", state: "voided", moved: false });
-    expect(arm.move({ actionId: "late", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] })).toMatchObject({ kind: "nack", code: "VOIDED" });
+    expect(
+      arm.move({ actionId: "late", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] }),
+    ).toMatchObject({ kind: "nack", code: "VOIDED" });
     expect(arm.activeActionIds()).toEqual([]);
     expect(effects.events.map((e) => e.event)).toEqual(["voided", "duplicate_refused"]);
   });
@@ -165,7 +203,8 @@ describe("SimulatedArm seeded faults", () => {
     expect(a.replies).toEqual(run().replies);
     expect(new Set(a.replies)).toEqual(new Set(["nack:FAULTED", "action:faulted:false"]));
     expect(a.pan).toBe(0);
-    for (const e of a.effects) if (e.event === "motion_end") expect(e).toMatchObject({ outcome: "faulted", to: e.from });
+    for (const e of a.effects)
+      if (e.event === "motion_end") expect(e).toMatchObject({ outcome: "faulted", to: e.from });
   });
 
   it("a stall ends the motion part-way with the stalled axis flagged", () => {

@@ -4,7 +4,14 @@ import { BusSimulator } from "../../firmware-sim/bus/BusSimulator.js";
 import type { SimServo } from "../../firmware-sim/bus/SimServo.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { FaultPlan } from "../../firmware-sim/faults.js";
-import { decodeRegister, encodeRegister, protocolNamed, type BusProtocolName, type Register, type StatusReply } from "../../src/transport/bus/protocol/index.js";
+import {
+  decodeRegister,
+  encodeRegister,
+  protocolNamed,
+  type BusProtocolName,
+  type Register,
+  type StatusReply,
+} from "../../src/transport/bus/protocol/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 import { ManualClock } from "./ManualClock.js";
 
@@ -21,7 +28,16 @@ function bus(name: BusProtocolName, modelNumber?: number) {
   const clock = new ManualClock();
   const effects = new MemoryEffects();
   const protocol = protocolNamed(name);
-  const sim = new BusSimulator({ config: busTestConfig(name), protocol, clock, faults: new FaultPlan(1), effects, logger: silent, ackDelayMs: 0, ...(modelNumber === undefined ? {} : { modelNumber }) });
+  const sim = new BusSimulator({
+    config: busTestConfig(name),
+    protocol,
+    clock,
+    faults: new FaultPlan(1),
+    effects,
+    logger: silent,
+    ackDelayMs: 0,
+    ...(modelNumber === undefined ? {} : { modelNumber }),
+  });
   const decoder = protocol.createDecoder();
   const replies: StatusReply[] = [];
   sim.attach((bytes) => {
@@ -49,7 +65,9 @@ function bus(name: BusProtocolName, modelNumber?: number) {
   const holdThenMove = (goal: number): void => {
     write(t.goalPosition, read(t.presentPosition)!);
     write(t.torqueEnable, 1);
-    sim.receive(protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, [{ id, data: t.encodeMotion(goal, 200, 20) }]));
+    sim.receive(
+      protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, [{ id, data: t.encodeMotion(goal, 200, 20) }]),
+    );
     clock.advance(10_000);
   };
   const starts = (): number => effects.events.filter((e) => e.event === "motion_start").length;
@@ -69,7 +87,16 @@ describe("factory values a new servo reports", () => {
   it.each(cases)("%s", (_model, name, modelNumber, expected) => {
     const { t, read } = bus(name, modelNumber);
     const s = t.setup;
-    const got = [s.returnDelayTime, s.statusReturnLevel.register, s.movingThreshold, s.temperatureLimit, s.maxVoltageLimit, s.minVoltageLimit, s.minPositionLimit, s.maxPositionLimit].map((reg) => (reg ? read(reg) : undefined));
+    const got = [
+      s.returnDelayTime,
+      s.statusReturnLevel.register,
+      s.movingThreshold,
+      s.temperatureLimit,
+      s.maxVoltageLimit,
+      s.minVoltageLimit,
+      s.minPositionLimit,
+      s.maxPositionLimit,
+    ].map((reg) => (reg ? read(reg) : undefined));
     expect(got).toEqual(expected);
   });
 

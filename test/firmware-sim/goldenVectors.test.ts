@@ -26,7 +26,16 @@ function deviceAnswers(hex: string, bootId?: number, effects = new MemoryEffects
   const logger = pino({ level: "silent" });
   const faults = new GoldenBoot(bootId);
   const arm = new SimulatedArm({ axes: AXES, clock, faults, effects, motionTime: { kind: "profile" }, logger });
-  const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "golden", logger, statusHz: 0, watchdogMs: 0, ackDelayMs: 0 });
+  const session = new DeviceSession({
+    arm,
+    clock,
+    faults,
+    firmwareVersion: "golden",
+    logger,
+    statusHz: 0,
+    watchdogMs: 0,
+    ackDelayMs: 0,
+  });
   const decoder = new FrameDecoder();
   const out: Message[] = [];
   session.attach((bytes) => {
@@ -42,28 +51,42 @@ describe("firmware-sim against the golden vectors", () => {
   const hostFrames = VECTORS.valid.filter((v) => !REPLY_OPS[v.message.op] && v.message.op !== "STATUS");
   const deviceFrames = VECTORS.valid.filter((v) => REPLY_OPS[v.message.op] || v.message.op === "STATUS");
 
-  it.each(hostFrames.map((v) => [v.name, v] as const))("accepts host frame %s and answers it exactly once", (_name, vector) => {
-    const replies = deviceAnswers(vector.hex, vector.message.op === "MOVE" ? vector.message.expectBootId : undefined);
-    expect(replies).toHaveLength(1);
-    expect(replies[0]).toMatchObject({ ackSeq: vector.message.seq });
-    expect(replies[0]!.op).not.toBe("NACK");
-  });
+  it.each(hostFrames.map((v) => [v.name, v] as const))(
+    "accepts host frame %s and answers it exactly once",
+    (_name, vector) => {
+      const replies = deviceAnswers(vector.hex, vector.message.op === "MOVE" ? vector.message.expectBootId : undefined);
+      expect(replies).toHaveLength(1);
+      expect(replies[0]).toMatchObject({ ackSeq: vector.message.seq });
+      expect(replies[0]!.op).not.toBe("NACK");
+    },
+  );
 
-  const moves = hostFrames.flatMap((v) => (v.message.op === "MOVE" ? [{ name: v.name, hex: v.hex, message: v.message }] : []));
-  it.each(moves.map((v) => [v.name, v] as const))("refuses host frame %s in another boot with NACK BOOT_MISMATCH, logging nothing", (_name, vector) => {
-    const effects = new MemoryEffects();
-    const replies = deviceAnswers(vector.hex, vector.message.expectBootId + 1, effects);
-    expect(replies).toMatchObject([{ op: "NACK", code: "BOOT_MISMATCH", ackSeq: vector.message.seq }]);
-    expect(effects.events).toEqual([]);
-  });
+  const moves = hostFrames.flatMap((v) =>
+    v.message.op === "MOVE" ? [{ name: v.name, hex: v.hex, message: v.message }] : [],
+  );
+  it.each(moves.map((v) => [v.name, v] as const))(
+    "refuses host frame %s in another boot with NACK BOOT_MISMATCH, logging nothing",
+    (_name, vector) => {
+      const effects = new MemoryEffects();
+      const replies = deviceAnswers(vector.hex, vector.message.expectBootId + 1, effects);
+      expect(replies).toMatchObject([{ op: "NACK", code: "BOOT_MISMATCH", ackSeq: vector.message.seq }]);
+      expect(effects.events).toEqual([]);
+    },
+  );
 
-  it.each(deviceFrames.map((v) => [v.name, v] as const))("refuses device frame %s from a host with NACK UNKNOWN_OP", (_name, vector) => {
-    expect(deviceAnswers(vector.hex)).toMatchObject([{ op: "NACK", code: "UNKNOWN_OP", ackSeq: vector.message.seq }]);
-  });
+  it.each(deviceFrames.map((v) => [v.name, v] as const))(
+    "refuses device frame %s from a host with NACK UNKNOWN_OP",
+    (_name, vector) => {
+      expect(deviceAnswers(vector.hex)).toMatchObject([{ op: "NACK", code: "UNKNOWN_OP", ackSeq: vector.message.seq }]);
+    },
+  );
 
-  it.each(VECTORS.invalid.map((v) => [v.name, v] as const))("handles invalid frame %s: NACK only when the CRC held", (_name, vector) => {
-    const replies = deviceAnswers(vector.hex);
-    if (vector.trustedSeq === null) expect(replies).toEqual([]);
-    else expect(replies).toMatchObject([{ op: "NACK", ackSeq: vector.trustedSeq }]);
-  });
+  it.each(VECTORS.invalid.map((v) => [v.name, v] as const))(
+    "handles invalid frame %s: NACK only when the CRC held",
+    (_name, vector) => {
+      const replies = deviceAnswers(vector.hex);
+      if (vector.trustedSeq === null) expect(replies).toEqual([]);
+      else expect(replies).toMatchObject([{ op: "NACK", ackSeq: vector.trustedSeq }]);
+    },
+  );
 });

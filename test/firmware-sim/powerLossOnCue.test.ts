@@ -20,7 +20,17 @@ describe.each(BUS_PROTOCOLS)("power loss on cue, bus %s (--power-loss-joint)", (
     const clock = new ManualClock();
     const effects = new MemoryEffects();
     const protocol = protocolNamed(name);
-    const sim = new BusSimulator({ config: busTestConfig(name), protocol, clock, faults: new FaultPlan(1), effects, logger: silent, ackDelayMs: 0, powerLossJoints, powerLossMs: 400 });
+    const sim = new BusSimulator({
+      config: busTestConfig(name),
+      protocol,
+      clock,
+      faults: new FaultPlan(1),
+      effects,
+      logger: silent,
+      ackDelayMs: 0,
+      powerLossJoints,
+      powerLossMs: 400,
+    });
     const replies: Uint8Array[] = [];
     sim.attach((bytes) => replies.push(bytes));
     const t = protocol.table;
@@ -31,7 +41,9 @@ describe.each(BUS_PROTOCOLS)("power loss on cue, bus %s (--power-loss-joint)", (
         send(protocol.write(s.axis.id, t.goalPosition.address, encode(t.goalPosition.size, Math.round(s.position))));
         send(protocol.write(s.axis.id, t.torqueEnable.address, Uint8Array.of(1)));
       }
-      send(protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, [{ id, data: t.encodeMotion(goal, 100, 20) }]));
+      send(
+        protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, [{ id, data: t.encodeMotion(goal, 100, 20) }]),
+      );
     };
     return { sim, clock, effects, protocol, replies, send, armAndMove };
   }
@@ -58,7 +70,9 @@ describe.each(BUS_PROTOCOLS)("power loss on cue, bus %s (--power-loss-joint)", (
     const before = replies.length;
     armAndMove(elbow.axis.id, Math.round(elbow.position) - 300);
     clock.advance(5000);
-    expect(effects.events.filter((e) => e.event === "motion_end").map((e) => e.event === "motion_end" && e.outcome)).toEqual(["faulted", "reached"]);
+    expect(
+      effects.events.filter((e) => e.event === "motion_end").map((e) => e.event === "motion_end" && e.outcome),
+    ).toEqual(["faulted", "reached"]);
     expect(replies.length).toBeGreaterThan(before);
   });
 
@@ -80,7 +94,16 @@ describe("power loss on cue, serial firmware (--power-loss-joint)", () => {
   it("reboots half-way through the cued motion, once: a new boot id, no memory of the action, deaf for the outage", () => {
     const clock = new ManualClock();
     const effects = new MemoryEffects();
-    const arm = new SimulatedArm({ axes: AXES, clock, faults: new FaultPlan(1), effects, motionTime: { kind: "profile" }, logger: silent, powerLossJoints: ["wrist_3"], powerLossMs: 400 });
+    const arm = new SimulatedArm({
+      axes: AXES,
+      clock,
+      faults: new FaultPlan(1),
+      effects,
+      motionTime: { kind: "profile" },
+      logger: silent,
+      powerLossJoints: ["wrist_3"],
+      powerLossMs: 400,
+    });
     const outages: number[] = [];
     arm.onPowerLoss((ms) => outages.push(ms));
     const boot = arm.bootId;
@@ -102,18 +125,37 @@ describe("power loss on cue, serial firmware (--power-loss-joint)", () => {
 
   it("is parsed from flags, and a name that is no axis is refused by code", () => {
     const parsed = parseSimArgs(["--link", "tcp", "--power-loss-joint", "wrist_3,elbow", "--power-loss-ms", "750"]);
-    expect(parsed.kind === "options" && parsed.options).toMatchObject({ powerLossJoints: ["wrist_3", "elbow"], powerLossMs: 750 });
+    expect(parsed.kind === "options" && parsed.options).toMatchObject({
+      powerLossJoints: ["wrist_3", "elbow"],
+      powerLossMs: 750,
+    });
     expect(parseSimArgs(["--power-loss-ms", "-3"]).kind).toBe("error");
-    expect(() => new SimulatedArm({ axes: AXES, clock: new ManualClock(), faults: new FaultPlan(1), effects: new MemoryEffects(), motionTime: { kind: "profile" }, logger: silent, powerLossJoints: ["wrist_9"] })).toThrow(
-      expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }),
-    );
+    expect(
+      () =>
+        new SimulatedArm({
+          axes: AXES,
+          clock: new ManualClock(),
+          faults: new FaultPlan(1),
+          effects: new MemoryEffects(),
+          motionTime: { kind: "profile" },
+          logger: silent,
+          powerLossJoints: ["wrist_9"],
+        }),
+    ).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }));
   });
 });
 
 describe("a link interruption on cue (--link tcp)", () => {
   it("drops the host, refuses connections for the outage, then listens again on the same port; the servos run on", async () => {
     const config = busTestConfig("feetech_sts");
-    const sim = await startBusSimulator({ bus: "feetech_sts", armConfig: config, link: "tcp", port: 0, seed: 1, effects: new MemoryEffects() });
+    const sim = await startBusSimulator({
+      bus: "feetech_sts",
+      armConfig: config,
+      link: "tcp",
+      port: 0,
+      seed: 1,
+      effects: new MemoryEffects(),
+    });
     try {
       const port = Number(new URL(sim.link).port);
       const host = createConnection(port, "127.0.0.1");

@@ -19,7 +19,12 @@ describe("serial protocol clarifications in firmware-sim", () => {
     // About 15 s: 3 rad at a tenth of 2 rad/s.
     arm.move({ actionId: "long", speed: 0.1, durationMs: 0, targets: [{ axis: PAN, position: 3 }] });
     for (let i = 0; i < 20; i += 1) {
-      const reply = arm.move({ actionId: `short-${i}`, speed: 1, durationMs: 0, targets: [{ axis: ELBOW, position: i % 2 === 0 ? 1.05 : 1 }] });
+      const reply = arm.move({
+        actionId: `short-${i}`,
+        speed: 1,
+        durationMs: 0,
+        targets: [{ axis: ELBOW, position: i % 2 === 0 ? 1.05 : 1 }],
+      });
       expect(reply).toMatchObject({ kind: "action", record: { state: "executing" } });
       clock.advance(400);
       expect(arm.query(`short-${i}`, false).record.state).toBe("reached");
@@ -40,18 +45,31 @@ describe("serial protocol clarifications in firmware-sim", () => {
     arm.move({ actionId: "there", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.3 }] });
     clock.advance(2000);
     // 0.3 is not a float32: the host can only send fround(0.3), 1.2e-8 away.
-    expect(arm.move({ actionId: "again", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: Math.fround(0.3) }] })).toMatchObject({
+    expect(
+      arm.move({ actionId: "again", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: Math.fround(0.3) }] }),
+    ).toMatchObject({
       kind: "action",
       record: { state: "executing", moved: false },
     });
     clock.advance(100);
     expect(arm.query("again", false).record).toEqual({ actionId: "again", state: "reached", moved: false });
-    expect(effects.events.filter((e) => e.action_id === "again").map((e) => e.event)).toEqual(["motion_start", "motion_end"]);
+    expect(effects.events.filter((e) => e.action_id === "again").map((e) => e.event)).toEqual([
+      "motion_start",
+      "motion_end",
+    ]);
   });
 
   it("§3.3: STOP naming one axis of a multi-axis action halts the whole action; every one of its axes brakes", () => {
     const { arm, clock, effects } = makeArm();
-    arm.move({ actionId: "both", speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }, { axis: WRIST, position: 1.5 }] });
+    arm.move({
+      actionId: "both",
+      speed: 1,
+      durationMs: 0,
+      targets: [
+        { axis: PAN, position: 2 },
+        { axis: WRIST, position: 1.5 },
+      ],
+    });
     clock.advance(500);
     arm.stop([WRIST], "stopped by host STOP");
     clock.advance(2000);
@@ -69,14 +87,37 @@ describe("serial protocol clarifications in firmware-sim", () => {
     const clock = new ManualClock();
     const logger = pino({ level: "silent" });
     const faults = new FaultPlan(3, NO_FAULTS);
-    const arm = new SimulatedArm({ axes: AXES, clock, faults, effects: new MemoryEffects(), motionTime: { kind: "profile" }, logger });
-    const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "t", logger, statusHz: 0, watchdogMs: 100, ackDelayMs: 0 });
+    const arm = new SimulatedArm({
+      axes: AXES,
+      clock,
+      faults,
+      effects: new MemoryEffects(),
+      motionTime: { kind: "profile" },
+      logger,
+    });
+    const session = new DeviceSession({
+      arm,
+      clock,
+      faults,
+      firmwareVersion: "t",
+      logger,
+      statusHz: 0,
+      watchdogMs: 100,
+      ackDelayMs: 0,
+    });
     const decoder = new FrameDecoder();
     const replies: Message[] = [];
     session.attach((bytes) => replies.push(...decoder.push(bytes).flatMap((r) => (r.ok ? [r.message] : []))));
     let seq = 0;
     const send = (m: Omit<Message, "seq">): void => session.receive(encodeFrame({ ...m, seq: ++seq } as Message));
-    send({ op: "MOVE", actionId: "brake", expectBootId: arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 3 }] } as Omit<MessageOf<"MOVE">, "seq">);
+    send({
+      op: "MOVE",
+      actionId: "brake",
+      expectBootId: arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 3 }],
+    } as Omit<MessageOf<"MOVE">, "seq">);
     // Fed every 50 ms until the axis cruises at 2 rad/s; braking from there takes 2/6 s, longer than the watchdog.
     for (let t = 0; t < 1000; t += 50) {
       clock.advance(50);
@@ -87,7 +128,10 @@ describe("serial protocol clarifications in firmware-sim", () => {
     expect(arm.faults()).toEqual(["watchdog"]);
     expect(arm.query("brake", false).record.state).toBe("executing");
     clock.advance(400);
-    expect(arm.query("brake", false)).toEqual({ record: { actionId: "brake", state: "stopped", moved: true }, detail: "stopped by host STOP" });
+    expect(arm.query("brake", false)).toEqual({
+      record: { actionId: "brake", state: "stopped", moved: true },
+      detail: "stopped by host STOP",
+    });
     session.close();
     arm.close();
   });

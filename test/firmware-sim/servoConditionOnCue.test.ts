@@ -19,24 +19,60 @@ afterEach(async () => {
 
 describe("armbridge-sim servo condition flags", () => {
   it("parses --servo-temperature, --heat-joint and --supply-voltage with --bus, and refuses them without it or malformed", () => {
-    expect(parseSimArgs(["--bus", "dynamixel_2", "--servo-temperature", "elbow=64,wrist_1=30.5", "--heat-joint", "elbow", "--supply-voltage", "11.1"])).toMatchObject({
+    expect(
+      parseSimArgs([
+        "--bus",
+        "dynamixel_2",
+        "--servo-temperature",
+        "elbow=64,wrist_1=30.5",
+        "--heat-joint",
+        "elbow",
+        "--supply-voltage",
+        "11.1",
+      ]),
+    ).toMatchObject({
       kind: "options",
       options: { servoTemperatures: { elbow: 64, wrist_1: 30.5 }, heatJoints: ["elbow"], supplyVoltage: 11.1 },
     });
-    expect(parseSimArgs(["--heat-joint", "elbow"])).toMatchObject({ kind: "error", message: expect.stringMatching(/--heat-joint needs --bus/) });
-    expect(parseSimArgs(["--bus", "feetech_sts", "--servo-temperature", "elbow"])).toMatchObject({ kind: "error", message: expect.stringMatching(/AXIS=CELSIUS/) });
-    expect(parseSimArgs(["--bus", "feetech_sts", "--supply-voltage", "0"])).toMatchObject({ kind: "error", message: expect.stringMatching(/--supply-voltage/) });
+    expect(parseSimArgs(["--heat-joint", "elbow"])).toMatchObject({
+      kind: "error",
+      message: expect.stringMatching(/--heat-joint needs --bus/),
+    });
+    expect(parseSimArgs(["--bus", "feetech_sts", "--servo-temperature", "elbow"])).toMatchObject({
+      kind: "error",
+      message: expect.stringMatching(/AXIS=CELSIUS/),
+    });
+    expect(parseSimArgs(["--bus", "feetech_sts", "--supply-voltage", "0"])).toMatchObject({
+      kind: "error",
+      message: expect.stringMatching(/--supply-voltage/),
+    });
   });
 
   it("names an axis that is not on the bus", async () => {
-    await expect(startBusSimulator({ bus: "dynamixel_2", armConfig: busTestConfig("dynamixel_2"), link: "tcp", port: 0, effects: new MemoryEffects(), heatJoints: ["nose"] })).rejects.toMatchObject({ code: "ARMB_ERR_CONFIG_INVALID" });
+    await expect(
+      startBusSimulator({
+        bus: "dynamixel_2",
+        armConfig: busTestConfig("dynamixel_2"),
+        link: "tcp",
+        port: 0,
+        effects: new MemoryEffects(),
+        heatJoints: ["nose"],
+      }),
+    ).rejects.toMatchObject({ code: "ARMB_ERR_CONFIG_INVALID" });
   });
 });
 
 describe.each(BUS_PROTOCOLS)("a %s servo's own protections", (protocol) => {
   it("overheating trips it (torque off, bit set); cooling clears a Feetech's bit but not a Dynamixel's latch; a supply outside its limits sets the input-voltage bit with torque kept", async () => {
     const effects = new MemoryEffects();
-    const sim = await startBusSimulator({ bus: protocol, armConfig: busTestConfig(protocol), link: "tcp", port: 0, effects, servoTemperatures: { wrist_1: 75 } });
+    const sim = await startBusSimulator({
+      bus: protocol,
+      armConfig: busTestConfig(protocol),
+      link: "tcp",
+      port: 0,
+      effects,
+      servoTemperatures: { wrist_1: 75 },
+    });
     sims.push(sim);
     const table = sim.bus.all[0]!.table;
     const servo = (axis: string) => sim.bus.all.find((s) => s.axis.name === axis)!;
@@ -60,7 +96,9 @@ describe.each(BUS_PROTOCOLS)("a %s servo's own protections", (protocol) => {
     expect(servo("shoulder_pan").hardwareError).toBe(INPUT_VOLTAGE);
     expect(servo("shoulder_pan").torque).toBe(true);
     servo("shoulder_pan").refresh(0);
-    expect(servo("shoulder_pan").get(table.setup.presentVoltage)).toBe(Math.round((nominal * 0.5) / table.setup.voltageUnit));
+    expect(servo("shoulder_pan").get(table.setup.presentVoltage)).toBe(
+      Math.round((nominal * 0.5) / table.setup.voltageUnit),
+    );
     sim.bus.setSupplyVoltage(nominal);
     expect(servo("shoulder_pan").hardwareError).toBe(0);
     expect(effects.events.filter((e) => e.event === "motion_start")).toEqual([]);

@@ -37,26 +37,35 @@ function childrenOf(pid: number): number[] {
 }
 
 describe("firmware-sim --link pty", () => {
-  it.skipIf(!runnable)("stops its socat on SIGHUP and exits 0 (skipped without socat or dist)", async () => {
-    const child = spawn(process.execPath, [SIM, "--link", "pty", "--seed", "1"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "warn" } });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    let socats: number[] = [];
-    try {
-      await new Promise<void>((resolve, reject) => {
-        createInterface({ input: child.stdout }).on("line", (line) => {
-          if (line.includes('"event":"ready"')) resolve();
-        });
-        void exited.then(() => reject(new Error("firmware-sim exited before its ready line")));
+  it.skipIf(!runnable)(
+    "stops its socat on SIGHUP and exits 0 (skipped without socat or dist)",
+    async () => {
+      const child = spawn(process.execPath, [SIM, "--link", "pty", "--seed", "1"], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "warn" },
       });
-      socats = childrenOf(child.pid ?? -1);
-      expect(socats.length, "firmware-sim should have a socat child").toBe(1);
-      child.kill("SIGHUP");
-      expect(await exited).toEqual({ code: 0, signal: null });
-      const until = Date.now() + 5000;
-      while (socats.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      expect(socats.filter(alive), "socat left running").toEqual([]);
-    } finally {
-      for (const pid of [child.pid ?? -1, ...socats]) if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
-    }
-  }, 30_000);
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once("exit", (code, signal) => resolve({ code, signal })),
+      );
+      let socats: number[] = [];
+      try {
+        await new Promise<void>((resolve, reject) => {
+          createInterface({ input: child.stdout }).on("line", (line) => {
+            if (line.includes('"event":"ready"')) resolve();
+          });
+          void exited.then(() => reject(new Error("firmware-sim exited before its ready line")));
+        });
+        socats = childrenOf(child.pid ?? -1);
+        expect(socats.length, "firmware-sim should have a socat child").toBe(1);
+        child.kill("SIGHUP");
+        expect(await exited).toEqual({ code: 0, signal: null });
+        const until = Date.now() + 5000;
+        while (socats.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+        expect(socats.filter(alive), "socat left running").toEqual([]);
+      } finally {
+        for (const pid of [child.pid ?? -1, ...socats]) if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
+      }
+    },
+    30_000,
+  );
 });

@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from "../../firmware-sim/startSimulator.js";
+import {
+  startSimulator,
+  type RunningSimulator,
+  type StartSimulatorOptions,
+} from "../../firmware-sim/startSimulator.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { OP, cobsEncode, crc16CcittFalse } from "../../src/transport/serial/protocol/index.js";
@@ -22,7 +26,14 @@ let dir: string | undefined;
 async function start(options: StartSimulatorOptions = {}): Promise<{ host: RawHost; log: string }> {
   dir = mkdtempSync(join(tmpdir(), "armbridge-sim-test-"));
   const log = join(dir, "effects.jsonl");
-  sim = await startSimulator({ link: "tcp", port: 0, seed: 1, effectsLog: log, logger: pino({ level: "silent" }), ...options });
+  sim = await startSimulator({
+    link: "tcp",
+    port: 0,
+    seed: 1,
+    effectsLog: log,
+    logger: pino({ level: "silent" }),
+    ...options,
+  });
   const host = await RawHost.connect(sim.link);
   hosts.push(host);
   return { host, log };
@@ -42,7 +53,14 @@ describe("firmware-sim over TCP, raw frames", () => {
     const { host } = await start({ statusHz: 50, watchdogMs: 700 });
     expect(sim!.link).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
     const hello = await host.request({ op: "HELLO_REQ", seq: 9, hostVersion: "test" });
-    expect(hello).toMatchObject({ op: "HELLO", ackSeq: 9, protocolVersion: 1, statusRateHz: 50, watchdogMs: 700, bootId: sim!.arm.bootId });
+    expect(hello).toMatchObject({
+      op: "HELLO",
+      ackSeq: 9,
+      protocolVersion: 1,
+      statusRateHz: 50,
+      watchdogMs: 700,
+      bootId: sim!.arm.bootId,
+    });
     if (hello.op !== "HELLO") throw new Error("expected HELLO");
     expect(hello.axes.map((a) => [a.name, a.kind])).toEqual(AXES.map((a) => [a.name, a.kind]));
     expect(hello.axes[PAN]!.max).toBe(Math.fround(AXES[PAN]!.max));
@@ -51,36 +69,79 @@ describe("firmware-sim over TCP, raw frames", () => {
   it("executes a MOVE: ACTION executing, STATUS reaches the target, effects log has start and end", async () => {
     const { host, log } = await start();
     const seq = host.seq();
-    const reply = await host.request({ op: "MOVE", seq, actionId: "act-1", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.3 }] });
-    expect(reply).toMatchObject({ op: "ACTION", ackSeq: seq, record: { actionId: "act-1", state: "executing", moved: true } });
-    const done = await host.status((s) => s.actions.some((a) => a.actionId === "act-1" && a.state === "reached"), "STATUS with act-1 reached");
+    const reply = await host.request({
+      op: "MOVE",
+      seq,
+      actionId: "act-1",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 0.3 }],
+    });
+    expect(reply).toMatchObject({
+      op: "ACTION",
+      ackSeq: seq,
+      record: { actionId: "act-1", state: "executing", moved: true },
+    });
+    const done = await host.status(
+      (s) => s.actions.some((a) => a.actionId === "act-1" && a.state === "reached"),
+      "STATUS with act-1 reached",
+    );
     expect(done.axes[PAN]!.position).toBeCloseTo(0.3, 6);
     expect(done.axes[PAN]!.moving).toBe(false);
     const events = readEffects(log);
     expect(events.map((e) => e.event)).toEqual(["motion_start", "motion_end"]);
-    expect(events[0]).toMatchObject({ action_id: "act-1", joints: ["shoulder_pan"], from: { shoulder_pan: 0 }, to: { shoulder_pan: Math.fround(0.3) } });
+    expect(events[0]).toMatchObject({
+      action_id: "act-1",
+      joints: ["shoulder_pan"],
+      from: { shoulder_pan: 0 },
+      to: { shoulder_pan: Math.fround(0.3) },
+    });
     expect(events[1]).toMatchObject({ action_id: "act-1", outcome: "reached", to: { shoulder_pan: Math.fround(0.3) } });
     expect(events[1]!.t).toBeGreaterThan(1e12);
   });
 
   it("refuses a duplicate MOVE (same action id, new seq) with the original record, and logs it", async () => {
     const { host, log } = await start();
-    const move = { op: "MOVE" as const, actionId: "act-dup", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 0.2 }] };
+    const move = {
+      op: "MOVE" as const,
+      actionId: "act-dup",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 0.2 }],
+    };
     await host.request({ ...move, seq: host.seq() });
-    await host.status((s) => s.actions.some((a) => a.actionId === "act-dup" && a.state === "reached"), "act-dup reached");
+    await host.status(
+      (s) => s.actions.some((a) => a.actionId === "act-dup" && a.state === "reached"),
+      "act-dup reached",
+    );
     const again = await host.request({ ...move, seq: host.seq(), targets: [{ axis: PAN, position: -0.2 }] });
     expect(again).toMatchObject({ op: "ACTION", record: { actionId: "act-dup", state: "reached", moved: true } });
     const events = readEffects(log);
     expect(events.filter((e) => e.event === "motion_start")).toHaveLength(1);
-    expect(events.filter((e) => e.event === "duplicate_refused")).toMatchObject([{ action_id: "act-dup", joints: ["shoulder_pan"] }]);
+    expect(events.filter((e) => e.event === "duplicate_refused")).toMatchObject([
+      { action_id: "act-dup", joints: ["shoulder_pan"] },
+    ]);
     expect(sim!.arm.positionsByName().shoulder_pan).toBeCloseTo(0.2, 6);
   });
 
   it("answers a repeated seq with the original reply, byte for byte, and does not act again", async () => {
     const { host, log } = await start();
-    const move = { op: "MOVE" as const, seq: 40, actionId: "act-rep", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: ELBOW, position: 0.5 }] };
+    const move = {
+      op: "MOVE" as const,
+      seq: 40,
+      actionId: "act-rep",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: ELBOW, position: 0.5 }],
+    };
     const first = await host.request(move);
-    await host.status((s) => s.actions.some((a) => a.actionId === "act-rep" && a.state === "reached"), "act-rep reached");
+    await host.status(
+      (s) => s.actions.some((a) => a.actionId === "act-rep" && a.state === "reached"),
+      "act-rep reached",
+    );
     const second = await host.request(move);
     expect(second).toEqual(first);
     expect(second).toMatchObject({ record: { state: "executing" } });
@@ -89,11 +150,32 @@ describe("firmware-sim over TCP, raw frames", () => {
 
   it("voids an unknown action on QUERY_ACTION voidIfUnknown; a later MOVE with that id is NACKed VOIDED and nothing moves", async () => {
     const { host, log } = await start();
-    const unknown = await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-void", voidIfUnknown: false });
-    expect(unknown).toMatchObject({ op: "ACTION", record: { actionId: "act-void", state: "unknown", moved: undefined } });
-    const voided = await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-void", voidIfUnknown: true });
+    const unknown = await host.request({
+      op: "QUERY_ACTION",
+      seq: host.seq(),
+      actionId: "act-void",
+      voidIfUnknown: false,
+    });
+    expect(unknown).toMatchObject({
+      op: "ACTION",
+      record: { actionId: "act-void", state: "unknown", moved: undefined },
+    });
+    const voided = await host.request({
+      op: "QUERY_ACTION",
+      seq: host.seq(),
+      actionId: "act-void",
+      voidIfUnknown: true,
+    });
     expect(voided).toMatchObject({ op: "ACTION", record: { state: "voided", moved: false } });
-    const move = await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-void", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
+    const move = await host.request({
+      op: "MOVE",
+      seq: host.seq(),
+      actionId: "act-void",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 1 }],
+    });
     expect(move).toMatchObject({ op: "NACK", code: "VOIDED" });
     expect(readEffects(log).filter((e) => e.event === "motion_start")).toEqual([]);
     expect(sim!.arm.positionsByName().shoulder_pan).toBe(0);
@@ -125,10 +207,21 @@ describe("firmware-sim over TCP, raw frames", () => {
 
   it("STOP halts a motion mid-way; motion_end has outcome stopped and the positions really reached", async () => {
     const { host, log } = await start({ motionTime: { kind: "fixed", ms: 2000 } });
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-stop", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 3 }] });
+    await host.request({
+      op: "MOVE",
+      seq: host.seq(),
+      actionId: "act-stop",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 3 }],
+    });
     await host.status((s) => s.axes[PAN]!.position > 0.05, "pan under way");
     expect(await host.request({ op: "STOP", seq: host.seq(), axes: [] })).toMatchObject({ op: "ACK" });
-    const stopped = await host.status((s) => s.actions.some((a) => a.actionId === "act-stop" && a.state === "stopped"), "act-stop stopped");
+    const stopped = await host.status(
+      (s) => s.actions.some((a) => a.actionId === "act-stop" && a.state === "stopped"),
+      "act-stop stopped",
+    );
     const end = readEffects(log).find((e) => e.event === "motion_end")!;
     expect(end.outcome).toBe("stopped");
     expect(end.to!.shoulder_pan).toBeGreaterThan(0.05);
@@ -140,7 +233,15 @@ describe("firmware-sim over TCP, raw frames", () => {
     const { host, log } = await start({ rebootRate: 1 });
     const hello = await host.request({ op: "HELLO_REQ", seq: host.seq(), hostVersion: "t" });
     const bootId = hello.op === "HELLO" ? hello.bootId : -1;
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-rb", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1 }] });
+    await host.request({
+      op: "MOVE",
+      seq: host.seq(),
+      actionId: "act-rb",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 1 }],
+    });
     const after = await host.status((s) => s.bootId !== bootId, "STATUS with a new bootId");
     expect(after.actions).toEqual([]);
     const query = await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-rb", voidIfUnknown: false });
@@ -157,17 +258,37 @@ describe("firmware-sim over TCP with a stepped clock", () => {
   it("takes exactly the fixed motion time", async () => {
     const clock = new ManualClock();
     const { host } = await start({ clock, motionTime: { kind: "fixed", ms: 300 }, watchdogMs: 0 });
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-fixed", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }] });
+    await host.request({
+      op: "MOVE",
+      seq: host.seq(),
+      actionId: "act-fixed",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 2 }],
+    });
     clock.advance(299);
-    expect(await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-fixed", voidIfUnknown: false })).toMatchObject({ record: { state: "executing" } });
+    expect(
+      await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-fixed", voidIfUnknown: false }),
+    ).toMatchObject({ record: { state: "executing" } });
     clock.advance(1);
-    expect(await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-fixed", voidIfUnknown: false })).toMatchObject({ record: { state: "reached" } });
+    expect(
+      await host.request({ op: "QUERY_ACTION", seq: host.seq(), actionId: "act-fixed", voidIfUnknown: false }),
+    ).toMatchObject({ record: { state: "reached" } });
   });
 
   it("the watchdog halts motion when the host falls silent, and not before", async () => {
     const clock = new ManualClock();
     const { host, log } = await start({ clock, motionTime: { kind: "fixed", ms: 5000 }, watchdogMs: 200 });
-    await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-wd", expectBootId: sim!.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 2 }] });
+    await host.request({
+      op: "MOVE",
+      seq: host.seq(),
+      actionId: "act-wd",
+      expectBootId: sim!.arm.bootId,
+      speed: 1,
+      durationMs: 0,
+      targets: [{ axis: PAN, position: 2 }],
+    });
     clock.advance(150);
     await host.request({ op: "PING", seq: host.seq() });
     clock.advance(150);

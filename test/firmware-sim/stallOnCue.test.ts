@@ -12,7 +12,15 @@ import { ManualClock } from "./ManualClock.js";
 function armWithCue(stallJoints: readonly string[]) {
   const clock = new ManualClock();
   const effects = new MemoryEffects();
-  const arm = new SimulatedArm({ axes: AXES, clock, faults: new FaultPlan(1), effects, motionTime: { kind: "profile" }, logger: pino({ level: "silent" }), stallJoints });
+  const arm = new SimulatedArm({
+    axes: AXES,
+    clock,
+    faults: new FaultPlan(1),
+    effects,
+    motionTime: { kind: "profile" },
+    logger: pino({ level: "silent" }),
+    stallJoints,
+  });
   return { arm, clock, effects };
 }
 

@@ -45,9 +45,25 @@ function starve(ms: number): void {
 async function movingSim(): Promise<{ log: string }> {
   dir = mkdtempSync(join(tmpdir(), "armbridge-watchdog-"));
   const log = join(dir, "effects.jsonl");
-  sim = await startSimulator({ link: "tcp", port: 0, seed: 1, effectsLog: log, logger: pino({ level: "silent" }), watchdogMs: 300, motionTime: { kind: "fixed", ms: 5000 } });
+  sim = await startSimulator({
+    link: "tcp",
+    port: 0,
+    seed: 1,
+    effectsLog: log,
+    logger: pino({ level: "silent" }),
+    watchdogMs: 300,
+    motionTime: { kind: "fixed", ms: 5000 },
+  });
   host = await RawHost.connect(sim.link);
-  const reply = await host.request({ op: "MOVE", seq: host.seq(), actionId: "act-starved", expectBootId: sim.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: PAN, position: 1.0 }] });
+  const reply = await host.request({
+    op: "MOVE",
+    seq: host.seq(),
+    actionId: "act-starved",
+    expectBootId: sim.arm.bootId,
+    speed: 1,
+    durationMs: 0,
+    targets: [{ axis: PAN, position: 1.0 }],
+  });
   expect(reply).toMatchObject({ op: "ACTION", record: { state: "executing" } });
   return { log };
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { applyHomography, fitHomography, invertHomography, type Homography, type Point2 } from "../../src/geometry/fitHomography.js";
+import {
+  applyHomography,
+  fitHomography,
+  invertHomography,
+  type Homography,
+  type Point2,
+} from "../../src/geometry/fitHomography.js";
 import { mulberry32 } from "../../src/random/mulberry32.js";
 
 /** A perspective view of a table: image [0..1000]² → metres, with tilt terms so it is not affine. */
@@ -8,12 +14,21 @@ const map = (p: Point2): Point2 => applyHomography(TRUTH, p) as Point2;
 
 describe("fitHomography (normalised DLT)", () => {
   it("recovers a known homography from 4 exact correspondences, residual ~0", () => {
-    const pts: Point2[] = [[80, 60], [930, 90], [900, 950], [40, 880]];
+    const pts: Point2[] = [
+      [80, 60],
+      [930, 90],
+      [900, 950],
+      [40, 880],
+    ];
     const fit = fitHomography(pts.map((p) => ({ from: p, to: map(p) })));
     expect(fit.ok).toBe(true);
     if (!fit.ok) return;
     expect(fit.rmsResidual).toBeLessThan(1e-9);
-    for (const q of [[500, 500], [123, 877], [999, 1]] as Point2[]) {
+    for (const q of [
+      [500, 500],
+      [123, 877],
+      [999, 1],
+    ] as Point2[]) {
       const got = applyHomography(fit.h, q) as Point2;
       const want = map(q);
       expect(Math.hypot(got[0] - want[0], got[1] - want[1])).toBeLessThan(1e-9);
@@ -41,17 +56,54 @@ describe("fitHomography (normalised DLT)", () => {
   });
 
   it("a single bad correspondence shows in the residual (a mis-measured point is visible at load)", () => {
-    const pts: Point2[] = [[80, 60], [930, 90], [900, 950], [40, 880], [500, 500]];
+    const pts: Point2[] = [
+      [80, 60],
+      [930, 90],
+      [900, 950],
+      [40, 880],
+      [500, 500],
+    ];
     const pairs = pts.map((p, i) => ({ from: p, to: i === 4 ? ([map(p)[0] + 0.02, map(p)[1]] as Point2) : map(p) }));
     const fit = fitHomography(pairs);
     expect(fit.ok && fit.maxResidual > 0.005).toBe(true);
   });
 
   it.each([
-    ["fewer than 4 points", [[0, 0], [1000, 0], [0, 1000]]],
-    ["all collinear", [[0, 0], [250, 250], [500, 500], [1000, 1000]]],
-    ["three of four collinear", [[0, 0], [500, 500], [1000, 1000], [0, 1000]]],
-    ["a repeated point", [[0, 0], [1000, 0], [1000, 0], [0, 1000]]],
+    [
+      "fewer than 4 points",
+      [
+        [0, 0],
+        [1000, 0],
+        [0, 1000],
+      ],
+    ],
+    [
+      "all collinear",
+      [
+        [0, 0],
+        [250, 250],
+        [500, 500],
+        [1000, 1000],
+      ],
+    ],
+    [
+      "three of four collinear",
+      [
+        [0, 0],
+        [500, 500],
+        [1000, 1000],
+        [0, 1000],
+      ],
+    ],
+    [
+      "a repeated point",
+      [
+        [0, 0],
+        [1000, 0],
+        [1000, 0],
+        [0, 1000],
+      ],
+    ],
   ] as const)("refuses a degenerate set: %s", (_name, pts) => {
     const fit = fitHomography(pts.map((p) => ({ from: p, to: map(p as Point2) })));
     expect(fit.ok).toBe(false);

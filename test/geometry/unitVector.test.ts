@@ -17,7 +17,11 @@ describe("unitVector: the one normalisation of a direction, refusing what cannot
   });
 
   it.each([
-    ["a length that overflows a double (1e308 × 4): it used to become all zeros", [1e308, 1e308, 1e308, 1e308], "overflows"],
+    [
+      "a length that overflows a double (1e308 × 4): it used to become all zeros",
+      [1e308, 1e308, 1e308, 1e308],
+      "overflows",
+    ],
     ["(1.5e308, 1.5e308, 0)", [1.5e308, 1.5e308, 0], "overflows"],
     ["NaN", [Number.NaN, 0, 1], "not_finite"],
     ["Infinity", [Number.POSITIVE_INFINITY, 0, 0], "not_finite"],

@@ -21,14 +21,16 @@ describe.each(ARMS)("ChainKernel on $urdf", ({ urdf, tip }) => {
   const path = join(packageRoot(), "config", "urdf", urdf);
   const chain = new KinematicChain(parseUrdf(readFileSync(path, "utf8"), path), "base_link", tip, path);
   const random = mulberry32(99);
-  const randomJoints = (): Float64Array => Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
+  const randomJoints = (): Float64Array =>
+    Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
 
   it("forward: the tip pose equals the chain's FK to 1e-12", () => {
     for (let i = 0; i < 200; i++) {
       const q = randomJoints();
       chain.kernel.forward(q);
       const ref = chain.tip(q);
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) expect(chain.kernel.tip[4 * r + c]).toBeCloseTo(ref[4 * c + r]!, 12);
+      for (let r = 0; r < 3; r++)
+        for (let c = 0; c < 4; c++) expect(chain.kernel.tip[4 * r + c]).toBeCloseTo(ref[4 * c + r]!, 12);
     }
   });
 
@@ -39,26 +41,33 @@ describe.each(ARMS)("ChainKernel on $urdf", ({ urdf, tip }) => {
       const got = chain.kernel.linkPositions();
       const ref = chain.frames(q).links;
       expect(got.length).toBe(3 * ref.length);
-      for (const [l, m] of ref.entries()) for (let a = 0; a < 3; a++) expect(got[3 * l + a]).toBeCloseTo(m[12 + a]!, 12);
+      for (const [l, m] of ref.entries())
+        for (let a = 0; a < 3; a++) expect(got[3 * l + a]).toBeCloseTo(m[12 + a]!, 12);
     }
   });
 
   it("jacobian: each column matches the finite-difference derivative of the tip position and rotation", () => {
-    const n = chain.dof, h = 1e-6, J = new Float64Array(6 * n);
+    const n = chain.dof,
+      h = 1e-6,
+      J = new Float64Array(6 * n);
     for (let i = 0; i < 50; i++) {
       const q = randomJoints();
       chain.kernel.forward(q);
       chain.kernel.jacobian(J, 6, 1);
       for (let k = 0; k < n; k++) {
-        const qp = Float64Array.from(q), qm = Float64Array.from(q);
+        const qp = Float64Array.from(q),
+          qm = Float64Array.from(q);
         qp[k]! += h;
         qm[k]! -= h;
-        const tp = chain.tip(qp), tm = chain.tip(qm);
-        for (let a = 0; a < 3; a++) expect(J[a * n + k]).toBeCloseTo(((tp[12 + a] ?? 0) - (tm[12 + a] ?? 0)) / (2 * h), 6);
+        const tp = chain.tip(qp),
+          tm = chain.tip(qm);
+        for (let a = 0; a < 3; a++)
+          expect(J[a * n + k]).toBeCloseTo(((tp[12 + a] ?? 0) - (tm[12 + a] ?? 0)) / (2 * h), 6);
         // Angular velocity from dR·Rᵀ (its skew part), column-major R.
         const R = chain.tip(q);
         const dR = (r: number, c: number): number => ((tp[4 * c + r] ?? 0) - (tm[4 * c + r] ?? 0)) / (2 * h);
-        const W = (r: number, c: number): number => dR(r, 0) * R[4 * 0 + c]! + dR(r, 1) * R[4 * 1 + c]! + dR(r, 2) * R[4 * 2 + c]!;
+        const W = (r: number, c: number): number =>
+          dR(r, 0) * R[4 * 0 + c]! + dR(r, 1) * R[4 * 1 + c]! + dR(r, 2) * R[4 * 2 + c]!;
         expect(J[3 * n + k]).toBeCloseTo(W(2, 1), 6);
         expect(J[4 * n + k]).toBeCloseTo(W(0, 2), 6);
         expect(J[5 * n + k]).toBeCloseTo(W(1, 0), 6);

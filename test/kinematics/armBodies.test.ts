@@ -25,15 +25,27 @@ mkdirSync(join(pkg, "urdf"), { recursive: true });
 /** A box's 12 triangles, as a mesh. */
 function boxTriangles(min: Vec3, max: Vec3): Vec3[][] {
   const c = (i: number): Vec3 => [i & 1 ? max[0] : min[0], i & 2 ? max[1] : min[1], i & 4 ? max[2] : min[2]];
-  const faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
-  return faces.flatMap(([a, b, d, e]) => [[c(a!), c(b!), c(d!)], [c(a!), c(d!), c(e!)]]);
+  const faces = [
+    [0, 1, 3, 2],
+    [4, 6, 7, 5],
+    [0, 4, 5, 1],
+    [2, 3, 7, 6],
+    [0, 2, 6, 4],
+    [1, 5, 7, 3],
+  ];
+  return faces.flatMap(([a, b, d, e]) => [
+    [c(a!), c(b!), c(d!)],
+    [c(a!), c(d!), c(e!)],
+  ]);
 }
 
 function binaryStl(tris: Vec3[][]): Buffer {
   const buf = Buffer.alloc(84 + 50 * tris.length);
   buf.write("solid looks like ascii but is binary", 0, "latin1");
   buf.writeUInt32LE(tris.length, 80);
-  tris.forEach((t, i) => t.forEach((v, k) => v.forEach((x, a) => buf.writeFloatLE(x, 84 + 50 * i + 12 + 12 * k + 4 * a))));
+  tris.forEach((t, i) =>
+    t.forEach((v, k) => v.forEach((x, a) => buf.writeFloatLE(x, 84 + 50 * i + 12 + 12 * k + 4 * a))),
+  );
   return buf;
 }
 
@@ -41,7 +53,12 @@ const forearmMesh = boxTriangles([0, -0.02, -0.03], [0.3, 0.02, 0.03]);
 writeFileSync(join(pkg, "meshes", "forearm.stl"), binaryStl(forearmMesh));
 writeFileSync(
   join(pkg, "meshes", "hand.stl"),
-  `solid hand\n${boxTriangles([-0.01, -0.01, 0], [0.01, 0.01, 0.05]).map((t) => `facet normal 0 0 0\n outer loop\n${t.map((v) => `  vertex ${v.join(" ")}`).join("\n")}\n endloop\nendfacet`).join("\n")}\nendsolid hand\n`,
+  `solid hand\n${boxTriangles([-0.01, -0.01, 0], [0.01, 0.01, 0.05])
+    .map(
+      (t) =>
+        `facet normal 0 0 0\n outer loop\n${t.map((v) => `  vertex ${v.join(" ")}`).join("\n")}\n endloop\nendfacet`,
+    )
+    .join("\n")}\nendsolid hand\n`,
 );
 writeFileSync(join(pkg, "meshes", "pad.obj"), "# a pad\nv 0 0 0\nv 0.01 0 0\nv 0 0.01 0\nv 0 0 0.01\nf 1 2 3\n");
 
@@ -95,16 +112,36 @@ function inside(s: VolumeShape, p: Vec3): boolean {
   if (s.kind === "capsule") {
     const d = [s.b[0] - s.a[0], s.b[1] - s.a[1], s.b[2] - s.a[2]] as const;
     const l2 = d[0] ** 2 + d[1] ** 2 + d[2] ** 2;
-    const t = l2 > 0 ? Math.max(0, Math.min(1, ((p[0] - s.a[0]) * d[0] + (p[1] - s.a[1]) * d[1] + (p[2] - s.a[2]) * d[2]) / l2)) : 0;
+    const t =
+      l2 > 0
+        ? Math.max(0, Math.min(1, ((p[0] - s.a[0]) * d[0] + (p[1] - s.a[1]) * d[1] + (p[2] - s.a[2]) * d[2]) / l2))
+        : 0;
     return Math.hypot(p[0] - s.a[0] - t * d[0], p[1] - s.a[1] - t * d[1], p[2] - s.a[2] - t * d[2]) <= s.radius + 1e-9;
   }
-  return [0, 1, 2].every((i) => Math.abs((p[0] - s.center[0]) * s.axes[i]![0] + (p[1] - s.center[1]) * s.axes[i]![1] + (p[2] - s.center[2]) * s.axes[i]![2]) <= s.half[i]! + 1e-9);
+  return [0, 1, 2].every(
+    (i) =>
+      Math.abs(
+        (p[0] - s.center[0]) * s.axes[i]![0] +
+          (p[1] - s.center[1]) * s.axes[i]![1] +
+          (p[2] - s.center[2]) * s.axes[i]![2],
+      ) <=
+      s.half[i]! + 1e-9,
+  );
 }
 
 describe("link volumes from URDF <collision> geometry", () => {
   it("reads every kind of geometry, with its origin", () => {
     const kinds = parseUrdfCollisions(URDF, "t").map((c) => `${c.link}:${c.geometry.kind}`);
-    expect(kinds).toEqual(["base_link:cylinder", "upper_link:capsule", "upper_link:sphere", "fore_link:mesh", "hand_link:mesh", "hand_link:box", "left_finger:box", "right_finger:mesh"]);
+    expect(kinds).toEqual([
+      "base_link:cylinder",
+      "upper_link:capsule",
+      "upper_link:sphere",
+      "fore_link:mesh",
+      "hand_link:mesh",
+      "hand_link:box",
+      "left_finger:box",
+      "right_finger:mesh",
+    ]);
   });
 
   it("places each on the chain frame that carries it: capsules round cylinders, boxes as boxes, meshes bounded (package://, relative; binary STL, ASCII STL, OBJ)", () => {
@@ -116,7 +153,9 @@ describe("link volumes from URDF <collision> geometry", () => {
     expect(byLink("upper_link").map((v) => v.ref)).toEqual([0, 0]);
     const [fore] = byLink("fore_link");
     expect(fore!.ref).toBe(1);
-    expect(fore!.source).toMatch(/mesh package:\/\/test_description\/meshes\/forearm.stl \(bounding box of 36 vertices\)/);
+    expect(fore!.source).toMatch(
+      /mesh package:\/\/test_description\/meshes\/forearm.stl \(bounding box of 36 vertices\)/,
+    );
     for (const tri of forearmMesh) for (const v of tri) expect(inside(fore!.shape, v)).toBe(true);
     // The hand hangs on fore_link's frame through a fixed joint: its volumes are carried there, 0.3 m out.
     const hand = byLink("hand_link");
@@ -132,7 +171,9 @@ describe("link volumes from URDF <collision> geometry", () => {
     // Its box's corners at the ends and middle of its travel, in fore_link's frame (hand 0.3 out, finger 0.07 up).
     for (const travel of [0, 0.015, 0.03]) {
       const t = fromXyzRpy([0.3, travel, 0.07], [0, 0, 0]);
-      for (const x of [-0.005, 0.005]) for (const y of [0, 0.01]) for (const z of [0, 0.04]) expect(inside(left.shape, applyTransform(t, [x, y, z]))).toBe(true);
+      for (const x of [-0.005, 0.005])
+        for (const y of [0, 0.01])
+          for (const z of [0, 0.04]) expect(inside(left.shape, applyTransform(t, [x, y, z]))).toBe(true);
     }
   });
 
@@ -144,20 +185,44 @@ describe("link volumes from URDF <collision> geometry", () => {
     expect(why.get("hand_link/left_finger")).toBe("adjacent");
     expect(why.get("fore_link/left_finger")).toBe("adjacent");
     expect(why.get("left_finger/right_finger")).toBe("allowed_contacts");
-    const checked = kin.bodies.pairs.map(([i, j]) => [kin.bodies.volumes[i]!.link, kin.bodies.volumes[j]!.link].sort().join("/"));
+    const checked = kin.bodies.pairs.map(([i, j]) =>
+      [kin.bodies.volumes[i]!.link, kin.bodies.volumes[j]!.link].sort().join("/"),
+    );
     expect(checked).toContain("base_link/fore_link");
     expect(checked).toContain("left_finger/upper_link");
   });
 
   it("link_volumes replaces a link's URDF geometry; an empty list removes it", () => {
-    const kin = armKinematicsOf(config({ link_volumes: { fore_link: [{ shape: "capsule", from: [0, 0, 0], to: [0.3, 0, 0], radius: 0.035 }], base_link: [] } }))!;
-    expect(kin.bodies.volumes.filter((v) => v.link === "fore_link")).toEqual([expect.objectContaining({ source: "config link_volumes", shape: { kind: "capsule", a: [0, 0, 0], b: [0.3, 0, 0], radius: 0.035 } })]);
+    const kin = armKinematicsOf(
+      config({
+        link_volumes: {
+          fore_link: [{ shape: "capsule", from: [0, 0, 0], to: [0.3, 0, 0], radius: 0.035 }],
+          base_link: [],
+        },
+      }),
+    )!;
+    expect(kin.bodies.volumes.filter((v) => v.link === "fore_link")).toEqual([
+      expect.objectContaining({
+        source: "config link_volumes",
+        shape: { kind: "capsule", a: [0, 0, 0], b: [0.3, 0, 0], radius: 0.035 },
+      }),
+    ]);
     expect(kin.bodies.volumes.some((v) => v.link === "base_link")).toBe(false);
   });
 
   it.each([
-    ["link_volumes naming a link the URDF does not have", { link_volumes: { nope_link: [{ shape: "sphere", radius: 0.1 }] } }, "ARMB_ERR_URDF_MISMATCH", /link_volumes names nope_link/],
-    ["allowed_contacts naming a link the URDF does not have", { workspace: { floor_z: -1, allowed_contacts: [["fore_link", "ghost"]] } }, "ARMB_ERR_URDF_MISMATCH", /allowed_contacts names ghost/],
+    [
+      "link_volumes naming a link the URDF does not have",
+      { link_volumes: { nope_link: [{ shape: "sphere", radius: 0.1 }] } },
+      "ARMB_ERR_URDF_MISMATCH",
+      /link_volumes names nope_link/,
+    ],
+    [
+      "allowed_contacts naming a link the URDF does not have",
+      { workspace: { floor_z: -1, allowed_contacts: [["fore_link", "ghost"]] } },
+      "ARMB_ERR_URDF_MISMATCH",
+      /allowed_contacts names ghost/,
+    ],
   ])("refuses %s (%s)", (_what, extra, code, message) => {
     try {
       armKinematicsOf(config(extra));
@@ -174,7 +239,10 @@ describe("link volumes from URDF <collision> geometry", () => {
     const bad = join(pkg, "urdf", "bad-mesh.urdf");
     writeFileSync(join(pkg, "meshes", "broken.stl"), "not a mesh");
     writeFileSync(bad, URDF.replace("../meshes/hand.stl", "../meshes/broken.stl"));
-    for (const [path, reason] of [[missing, /hand_link's collision mesh \.\.\/meshes\/gone\.stl was not found/], [bad, /hand_link's collision mesh \.\.\/meshes\/broken\.stl cannot be read/]] as const) {
+    for (const [path, reason] of [
+      [missing, /hand_link's collision mesh \.\.\/meshes\/gone\.stl was not found/],
+      [bad, /hand_link's collision mesh \.\.\/meshes\/broken\.stl cannot be read/],
+    ] as const) {
       const c = config();
       try {
         armKinematicsOf({ ...c, arm: { ...c.arm, urdf: path } });
@@ -188,8 +256,12 @@ describe("link volumes from URDF <collision> geometry", () => {
   });
 
   it("malformed geometry is ARMB_ERR_URDF_INVALID naming the link", () => {
-    expect(() => parseUrdfCollisions(URDF.replace('radius="0.06" length="0.1"', 'radius="-1" length="0.1"'), "t")).toThrow(/link base_link <collision> #1 <cylinder> radius is -1/);
-    expect(() => parseUrdfCollisions(URDF.replace('<box size="0.04 0.06 0.02"/>', '<box size="0.04 0.06"/>'), "t")).toThrow(/link hand_link <collision> #2 <box size>/);
+    expect(() =>
+      parseUrdfCollisions(URDF.replace('radius="0.06" length="0.1"', 'radius="-1" length="0.1"'), "t"),
+    ).toThrow(/link base_link <collision> #1 <cylinder> radius is -1/);
+    expect(() =>
+      parseUrdfCollisions(URDF.replace('<box size="0.04 0.06 0.02"/>', '<box size="0.04 0.06"/>'), "t"),
+    ).toThrow(/link hand_link <collision> #2 <box size>/);
   });
 
   it("config: keep_out zones, allowed_contacts and link_volumes are checked when the config is read", () => {
@@ -201,9 +273,22 @@ describe("link volumes from URDF <collision> geometry", () => {
         return (error as Error).message;
       }
     };
-    expect(bad({ workspace: { keep_out: [{ name: "a", min: [0, 0, 0], max: [1, -1, 1] }] } })).toMatch(/min must be below max/);
-    expect(bad({ workspace: { keep_out: [{ name: "a", min: [0, 0, 0], max: [1, 1, 1] }, { name: "a", center: [0, 0], radius: 1, z: [0, 1] }] } })).toMatch(/named twice/);
-    expect(bad({ workspace: { keep_out: [{ name: "a", center: [0, 0], radius: 1, z: [1, 0] }] } })).toMatch(/bottom below top/);
+    expect(bad({ workspace: { keep_out: [{ name: "a", min: [0, 0, 0], max: [1, -1, 1] }] } })).toMatch(
+      /min must be below max/,
+    );
+    expect(
+      bad({
+        workspace: {
+          keep_out: [
+            { name: "a", min: [0, 0, 0], max: [1, 1, 1] },
+            { name: "a", center: [0, 0], radius: 1, z: [0, 1] },
+          ],
+        },
+      }),
+    ).toMatch(/named twice/);
+    expect(bad({ workspace: { keep_out: [{ name: "a", center: [0, 0], radius: 1, z: [1, 0] }] } })).toMatch(
+      /bottom below top/,
+    );
     expect(bad({ link_volumes: { fore_link: [{ shape: "cone", radius: 1 }] } })).toMatch(/link_volumes/);
     expect(bad({ limits: { max_tool_speed_mps: -1 } })).toMatch(/max_tool_speed_mps/);
   });

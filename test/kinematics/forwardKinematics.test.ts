@@ -31,8 +31,14 @@ function dhForward(q: readonly number[]): M {
     [0, 0, 0, 1],
   ];
   for (let i = 0; i < 6; i++) {
-    const th = q[i]!, d = UR5E_DH.d[i]!, a = UR5E_DH.a[i]!, al = UR5E_DH.alpha[i]!;
-    const ct = Math.cos(th), st = Math.sin(th), ca = Math.cos(al), sa = Math.sin(al);
+    const th = q[i]!,
+      d = UR5E_DH.d[i]!,
+      a = UR5E_DH.a[i]!,
+      al = UR5E_DH.alpha[i]!;
+    const ct = Math.cos(th),
+      st = Math.sin(th),
+      ca = Math.cos(al),
+      sa = Math.sin(al);
     T = mul(T, [
       [ct, -st * ca, st * sa, a * ct],
       [st, ct * ca, -ct * sa, a * st],
@@ -58,17 +64,28 @@ describe("forward kinematics of the shipped sim-arm URDF against the UR5e's publ
 
   it("every joint vector: the flange pose (position and rotation) matches the DH product to 1e-9", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -Math.PI, max: Math.PI, noNaN: true }), { minLength: 6, maxLength: 6 }), (q) => {
-        const tip = chain.tip(q);
-        const ref = dhForward(q);
-        for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) expect(Math.abs(at(tip, r, c) - ref[r]![c]!)).toBeLessThan(1e-9);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -Math.PI, max: Math.PI, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        (q) => {
+          const tip = chain.tip(q);
+          const ref = dhForward(q);
+          for (let r = 0; r < 3; r++)
+            for (let c = 0; c < 4; c++) expect(Math.abs(at(tip, r, c) - ref[r]![c]!)).toBeLessThan(1e-9);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it("the chain names the config's joints in order, with the config's limits", () => {
-    expect(chain.variables.map((v) => v.name)).toEqual(["shoulder_pan", "shoulder_lift", "elbow", "wrist_1", "wrist_2", "wrist_3"]);
+    expect(chain.variables.map((v) => v.name)).toEqual([
+      "shoulder_pan",
+      "shoulder_lift",
+      "elbow",
+      "wrist_1",
+      "wrist_2",
+      "wrist_3",
+    ]);
     expect(chain.variables[2]).toMatchObject({ lower: -2.6, upper: 2.6 });
   });
 });
@@ -109,9 +126,21 @@ describe("forward kinematics: joint types", () => {
       "c",
       "o",
     );
-    const Rx: M = [[1, 0, 0], [0, Math.cos(r), -Math.sin(r)], [0, Math.sin(r), Math.cos(r)]];
-    const Ry: M = [[Math.cos(p), 0, Math.sin(p)], [0, 1, 0], [-Math.sin(p), 0, Math.cos(p)]];
-    const Rz: M = [[Math.cos(y), -Math.sin(y), 0], [Math.sin(y), Math.cos(y), 0], [0, 0, 1]];
+    const Rx: M = [
+      [1, 0, 0],
+      [0, Math.cos(r), -Math.sin(r)],
+      [0, Math.sin(r), Math.cos(r)],
+    ];
+    const Ry: M = [
+      [Math.cos(p), 0, Math.sin(p)],
+      [0, 1, 0],
+      [-Math.sin(p), 0, Math.cos(p)],
+    ];
+    const Rz: M = [
+      [Math.cos(y), -Math.sin(y), 0],
+      [Math.sin(y), Math.cos(y), 0],
+      [0, 0, 1],
+    ];
     const R = mul(mul(Rz, Ry), Rx);
     const tip = one.tip([1]);
     for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) expect(at(tip, i, j)).toBeCloseTo(R[i]![j]!, 12);

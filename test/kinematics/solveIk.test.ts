@@ -19,11 +19,12 @@ function chainOf(file: string, tip: string): KinematicChain {
   return new KinematicChain(parseUrdf(readFileSync(path, "utf8"), path), "base_link", tip, path);
 }
 
-
-const dist = (a: readonly number[], b: readonly number[]): number => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
+const dist = (a: readonly number[], b: readonly number[]): number =>
+  Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
 /** Angle between two orientations, from their quaternions. */
 function angleBetween(a: Float64Array, b: Float64Array): number {
-  const qa = quaternionOf(a), qb = quaternionOf(b);
+  const qa = quaternionOf(a),
+    qb = quaternionOf(b);
   const dot = Math.abs(qa.x * qb.x + qa.y * qb.y + qa.z * qb.z + qa.w * qb.w);
   return 2 * Math.acos(Math.min(1, dot));
 }
@@ -32,7 +33,8 @@ describe.each(ARMS)("IK round trips on the shipped $name URDF", ({ urdf, tip }) 
   const chain = chainOf(urdf, tip);
   const full = chain.dof >= 6;
   const random = mulberry32(2024);
-  const randomJoints = (): Float64Array => Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
+  const randomJoints = (): Float64Array =>
+    Float64Array.from(chain.variables, (v) => v.lower + random() * (v.upper - v.lower));
 
   it("random reachable targets, solved from a nearby current pose (a Cartesian nudge): ≥ 99.5 % solved, each within 1 mm (and 1 mrad for a full pose) by FK, inside the limits", () => {
     const N = 400;
@@ -41,7 +43,9 @@ describe.each(ARMS)("IK round trips on the shipped $name URDF", ({ urdf, tip }) 
       const qt = randomJoints();
       const goal = chain.tip(qt);
       // Up to ±0.4 rad per joint from the target's joints, kept inside the limits.
-      const current = qt.map((v, k) => Math.min(chain.variables[k]!.upper, Math.max(chain.variables[k]!.lower, v + (random() - 0.5) * 0.8)));
+      const current = qt.map((v, k) =>
+        Math.min(chain.variables[k]!.upper, Math.max(chain.variables[k]!.lower, v + (random() - 0.5) * 0.8)),
+      );
       const r = solveIk(chain, { position: positionOf(goal), orientation: full ? goal : undefined }, current);
       if (!r.ok) continue;
       solved++;

@@ -22,7 +22,11 @@ describe("IntentLedger", () => {
     const a = IntentLedger.open(path);
     a.recordIntent(intent(1), 1000);
     a.recordIntent(intent(2), 1001);
-    a.settle("act_1", { state: "done", timedOut: true, settledBy: "observation", message: "ok", evidence: { pose: { elbow: 0.1 } } }, 1100);
+    a.settle(
+      "act_1",
+      { state: "done", timedOut: true, settledBy: "observation", message: "ok", evidence: { pose: { elbow: 0.1 } } },
+      1100,
+    );
     a.close();
 
     const db = new Database(path, { readonly: true });
@@ -30,7 +34,13 @@ describe("IntentLedger", () => {
     db.close();
 
     const b = IntentLedger.open(path);
-    expect(b.get("act_1")).toMatchObject({ state: "done", timedOut: true, settledBy: "observation", evidence: { pose: { elbow: 0.1 } }, settledAt: 1100 });
+    expect(b.get("act_1")).toMatchObject({
+      state: "done",
+      timedOut: true,
+      settledBy: "observation",
+      evidence: { pose: { elbow: 0.1 } },
+      settledAt: 1100,
+    });
     expect(b.findByCallId("call_2")).toMatchObject({ actionId: "act_2", state: "started" });
     expect(b.inState("started").map((r) => r.actionId)).toEqual(["act_2"]);
     expect(b.list({ limit: 1 }).map((r) => r.actionId)).toEqual(["act_2"]);
@@ -40,14 +50,20 @@ describe("IntentLedger", () => {
   it("refuses a second intent for one call id with ARMB_ERR_CALL_ID_REUSED", () => {
     const l = IntentLedger.open(":memory:");
     l.recordIntent(intent(1));
-    expect(() => l.recordIntent({ ...intent(9), callId: "call_1" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_CALL_ID_REUSED" }));
+    expect(() => l.recordIntent({ ...intent(9), callId: "call_1" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_CALL_ID_REUSED" }),
+    );
     l.close();
   });
 
   it("group-commits intents recorded in one tick, refusing a reused call id without losing the others", async () => {
     const l = IntentLedger.open(":memory:");
     l.recordIntent(intent(1));
-    const results = await Promise.allSettled([l.recordIntentDurably(intent(2)), l.recordIntentDurably({ ...intent(3), callId: "call_1" }), l.recordIntentDurably(intent(4))]);
+    const results = await Promise.allSettled([
+      l.recordIntentDurably(intent(2)),
+      l.recordIntentDurably({ ...intent(3), callId: "call_1" }),
+      l.recordIntentDurably(intent(4)),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "ARMB_ERR_CALL_ID_REUSED" });
     expect(l.inState("started").map((r) => r.actionId)).toEqual(["act_1", "act_2", "act_4"]);
@@ -58,9 +74,15 @@ describe("IntentLedger", () => {
     const l = IntentLedger.open(":memory:");
     l.recordIntent(intent(1));
     l.settle("act_1", { state: "done", timedOut: false, settledBy: "completion", message: "ok" });
-    expect(l.settle("act_1", { state: "failed", timedOut: false, settledBy: "observation", message: "no" }).state).toBe("done");
-    expect(() => l.confirm("act_1", { outcome: "not_done", operator: "ana" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_UNKNOWN" }));
-    expect(() => l.confirm("act_nope", { outcome: "done", operator: "ana" })).toThrow(expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_FOUND" }));
+    expect(l.settle("act_1", { state: "failed", timedOut: false, settledBy: "observation", message: "no" }).state).toBe(
+      "done",
+    );
+    expect(() => l.confirm("act_1", { outcome: "not_done", operator: "ana" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_UNKNOWN" }),
+    );
+    expect(() => l.confirm("act_nope", { outcome: "done", operator: "ana" })).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_ACTION_NOT_FOUND" }),
+    );
     l.close();
   });
 
@@ -68,7 +90,9 @@ describe("IntentLedger", () => {
     const l = IntentLedger.open(":memory:");
     l.recordIntent(intent(1));
     l.settle("act_1", { state: "unknown", timedOut: true, settledBy: "none", message: "?" });
-    expect(l.settle("act_1", { state: "done", timedOut: true, settledBy: "observation", message: "late" }).state).toBe("done");
+    expect(l.settle("act_1", { state: "done", timedOut: true, settledBy: "observation", message: "late" }).state).toBe(
+      "done",
+    );
     l.close();
   });
 

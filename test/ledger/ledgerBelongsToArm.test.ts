@@ -24,7 +24,10 @@ class NamedArm extends FakeArm {
   armIdentity(): string {
     return this.identity;
   }
-  override async queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
+  override async queryAction(
+    actionId: string,
+    options: { voidIfUnknown: boolean; signal: AbortSignal },
+  ): Promise<ActionRecord | undefined> {
     this.queried.push(actionId);
     return super.queryAction(actionId, options);
   }
@@ -43,8 +46,19 @@ function tmp(): string {
   return d;
 }
 
-async function start(dataDir: string, arm: FakeArm, config: ArmConfig, extra: { otherArm?: "refuse" | "adopt" } = {}): Promise<Bridge> {
-  const b = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir, ledgerCheckMs: 50, ...extra });
+async function start(
+  dataDir: string,
+  arm: FakeArm,
+  config: ArmConfig,
+  extra: { otherArm?: "refuse" | "adopt" } = {},
+): Promise<Bridge> {
+  const b = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: arm },
+    dataDir,
+    ledgerCheckMs: 50,
+    ...extra,
+  });
   bridges.push(b);
   return b;
 }
@@ -56,7 +70,15 @@ async function stop(b: Bridge): Promise<void> {
 
 /** A row left `started` by a bridge that went down mid-motion on arm A. */
 function leaveStartedRow(b: Bridge): string {
-  const row = b.ledger.recordIntent({ actionId: "act_on_a", callId: "call-a", tool: "move_joints", args: { positions: { elbow: 0.3 } }, argsHash: "h", resources: ["joint:elbow"], command: { actionId: "act_on_a", targets: { elbow: 0.3 }, speed: 1 } });
+  const row = b.ledger.recordIntent({
+    actionId: "act_on_a",
+    callId: "call-a",
+    tool: "move_joints",
+    args: { positions: { elbow: 0.3 } },
+    argsHash: "h",
+    resources: ["joint:elbow"],
+    command: { actionId: "act_on_a", targets: { elbow: 0.3 }, speed: 1 },
+  });
   return row.actionId;
 }
 
@@ -92,7 +114,9 @@ describe("a ledger belongs to one arm (issue 8, finding 1)", () => {
     const dir = tmp();
     await stop(await start(dir, new NamedArm(config, "arm A"), config));
     const renamed: ArmConfig = { ...config, arm: { ...config.arm, name: "other_arm" } };
-    await expect(start(dir, new NamedArm(renamed, "arm A"), renamed)).rejects.toMatchObject({ code: "ARMB_ERR_LEDGER_OTHER_ARM" });
+    await expect(start(dir, new NamedArm(renamed, "arm A"), renamed)).rejects.toMatchObject({
+      code: "ARMB_ERR_LEDGER_OTHER_ARM",
+    });
   });
 
   it("--adopt-ledger (otherArm: adopt) takes it over on the operator's word and says so", async () => {
@@ -134,14 +158,20 @@ describe("a ledger that cannot disappear silently (issue 8, finding 5)", () => {
           writeFileSync(join(dir, "other.sqlite"), "");
           renameSync(join(dir, "other.sqlite"), path);
         }
-        const [r] = await bridge.executor.execute([{ id: `after-${how}`, name: "move_joints", args: { positions: { elbow: 0.4 } } }]);
+        const [r] = await bridge.executor.execute([
+          { id: `after-${how}`, name: "move_joints", args: { positions: { elbow: 0.4 } } },
+        ]);
         expect(r?.result).toMatchObject({ status: "failed", error_code: "ARMB_ERR_LEDGER_LOST" });
         expect(arm.sent).toEqual([]);
 
         const health = await app.inject({ method: "GET", url: "/healthz" });
         expect(health.statusCode).toBe(503);
         expect(health.json()).toMatchObject({ status: "unhealthy", code: "ARMB_ERR_LEDGER_LOST" });
-        const state = await app.inject({ method: "GET", url: "/v1/state", headers: { authorization: "Bearer lost-token" } });
+        const state = await app.inject({
+          method: "GET",
+          url: "/v1/state",
+          headers: { authorization: "Bearer lost-token" },
+        });
         expect(state.json()).toMatchObject({ ledger: { path, lost: { code: "ARMB_ERR_LEDGER_LOST" } } });
       } finally {
         await app.close();
@@ -158,7 +188,10 @@ describe("a ledger that cannot disappear silently (issue 8, finding 5)", () => {
     const server = await startHttpServer(bridge, { port: 0, token: "sse-token" });
     const abort = new AbortController();
     try {
-      const res = await fetch(`${server.url}/v1/events`, { headers: { authorization: "Bearer sse-token" }, signal: abort.signal });
+      const res = await fetch(`${server.url}/v1/events`, {
+        headers: { authorization: "Bearer sse-token" },
+        signal: abort.signal,
+      });
       const reader = res.body!.getReader();
       let text = "";
       while (!text.includes("\n\n")) {
@@ -200,8 +233,14 @@ describe("a ledger that cannot disappear silently (issue 8, finding 5)", () => {
     const state = tmp();
     expect(defaultDataDir("sim_arm_6", { XDG_STATE_HOME: state })).toBe(join(state, "armbridge", "sim_arm_6"));
     // A relative XDG_STATE_HOME is invalid (XDG base-directory spec): ignored for ~/.local/state.
-    expect(defaultDataDir("sim_arm_6", { XDG_STATE_HOME: "rel", HOME: "/home/u" })).toBe("/home/u/.local/state/armbridge/sim_arm_6");
-    const b = await Bridge.start({ config, transport: { kind: "custom", transport: new NamedArm(config, "arm A") }, env: { XDG_STATE_HOME: state } });
+    expect(defaultDataDir("sim_arm_6", { XDG_STATE_HOME: "rel", HOME: "/home/u" })).toBe(
+      "/home/u/.local/state/armbridge/sim_arm_6",
+    );
+    const b = await Bridge.start({
+      config,
+      transport: { kind: "custom", transport: new NamedArm(config, "arm A") },
+      env: { XDG_STATE_HOME: state },
+    });
     bridges.push(b);
     expect(b.dataDir).toBe(join(state, "armbridge", config.arm.name));
     expect(b.ledger.path).toBe(join(state, "armbridge", config.arm.name, "ledger.sqlite"));

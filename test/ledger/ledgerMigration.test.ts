@@ -36,9 +36,28 @@ function v3File(): string {
   dirs.push(dir);
   const path = join(dir, "ledger.sqlite");
   writeV3Ledger(path, [
-    { action_id: "act_done", state: "done", client: { kind: "agent", name: "gemini-2.5-flash", session: "s1" }, created_at: 3000 },
-    { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], client: { kind: "mcp", name: "inspector 1.0" }, created_at: 3001 },
-    { action_id: "act_partial", state: "confirmed_partial", operator: "ana", operator_outcome: "partial", observed_pose: { elbow: 0.2 }, observed_at: 3050, created_at: 3002 },
+    {
+      action_id: "act_done",
+      state: "done",
+      client: { kind: "agent", name: "gemini-2.5-flash", session: "s1" },
+      created_at: 3000,
+    },
+    {
+      action_id: "act_unknown",
+      state: "unknown",
+      resources: ["joint:wrist_2"],
+      client: { kind: "mcp", name: "inspector 1.0" },
+      created_at: 3001,
+    },
+    {
+      action_id: "act_partial",
+      state: "confirmed_partial",
+      operator: "ana",
+      operator_outcome: "partial",
+      observed_pose: { elbow: 0.2 },
+      observed_at: 3050,
+      created_at: 3002,
+    },
   ]);
   return path;
 }
@@ -48,8 +67,19 @@ function v4File(): string {
   dirs.push(dir);
   const path = join(dir, "ledger.sqlite");
   writeV4Ledger(path, [
-    { action_id: "act_done", state: "done", client: { kind: "agent", name: "gemini-2.5-flash", session: "s1" }, created_at: 4000 },
-    { action_id: "act_halted", state: "halted", operator: "ana", client: { kind: "cli", name: "armbridge call" }, created_at: 4001 },
+    {
+      action_id: "act_done",
+      state: "done",
+      client: { kind: "agent", name: "gemini-2.5-flash", session: "s1" },
+      created_at: 4000,
+    },
+    {
+      action_id: "act_halted",
+      state: "halted",
+      operator: "ana",
+      client: { kind: "cli", name: "armbridge call" },
+      created_at: 4001,
+    },
     { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], created_at: 4002 },
   ]);
   return path;
@@ -69,25 +99,52 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
         ["act_done", "done"],
         ["act_started", "started"],
       ]);
-      expect(ledger.get("act_cnot")).toMatchObject({ operator: "ada", settledBy: "operator", settledAt: 1015, confirmedAt: 1025, operatorOutcome: undefined, observed: undefined });
+      expect(ledger.get("act_cnot")).toMatchObject({
+        operator: "ada",
+        settledBy: "operator",
+        settledAt: 1015,
+        confirmedAt: 1025,
+        operatorOutcome: undefined,
+        observed: undefined,
+      });
       expect(ledger.armBinding()).toMatchObject({ name: "sim-arm" });
       // Old confirmed rows read with the new words, their outcome derived from the state.
       expect(describeForOperator(ledger.mustGet("act_cnot"))).toBe("ada confirmed it did not move.");
       expect(resultFromRow(ledger.mustGet("act_cdone")).status).toBe("done");
       // The new state and columns work on the upgraded file.
-      const row = ledger.confirm("act_unknown", { outcome: "partial", operator: "ana", note: "half way", observed: { pose: { wrist_2: 0.45 }, stampMs: 2000 } }, 2001);
-      expect(row).toMatchObject({ state: "confirmed_partial", operatorOutcome: "partial", observed: { pose: { wrist_2: 0.45 }, stampMs: 2000 }, operatorNote: "half way" });
+      const row = ledger.confirm(
+        "act_unknown",
+        { outcome: "partial", operator: "ana", note: "half way", observed: { pose: { wrist_2: 0.45 }, stampMs: 2000 } },
+        2001,
+      );
+      expect(row).toMatchObject({
+        state: "confirmed_partial",
+        operatorOutcome: "partial",
+        observed: { pose: { wrist_2: 0.45 }, stampMs: 2000 },
+        operatorNote: "half way",
+      });
     } finally {
       ledger.close();
     }
     const db = new Database(path, { readonly: true });
     try {
-      const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+      const meta = Object.fromEntries(
+        (db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [
+          m.key,
+          m.value,
+        ]),
+      );
       expect(meta.schema_version).toBe(String(SCHEMA_VERSION));
       expect(meta.migrated_at).toMatch(/\(from 1, 6 rows\)$/);
       const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql;
       expect(sql).toContain("'confirmed_partial'");
-      const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((i) => i.name);
+      const indexes = (
+        db
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%'",
+          )
+          .all() as { name: string }[]
+      ).map((i) => i.name);
       expect(indexes.sort()).toEqual(["actions_client", "actions_created", "actions_state"]);
     } finally {
       db.close();
@@ -97,9 +154,17 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     try {
       expect(again.get("act_unknown")).toMatchObject({ state: "confirmed_partial", operator: "ana" });
       // The rebuilt table kept UNIQUE(call_id).
-      expect(() => again.recordIntent({ actionId: "act_x", callId: "call_act_done", tool: "move_joints", args: {}, argsHash: "x", resources: [], command: { actionId: "act_x", targets: {}, speed: 0.5 } })).toThrow(
-        expect.objectContaining({ code: "ARMB_ERR_CALL_ID_REUSED" }),
-      );
+      expect(() =>
+        again.recordIntent({
+          actionId: "act_x",
+          callId: "call_act_done",
+          tool: "move_joints",
+          args: {},
+          argsHash: "x",
+          resources: [],
+          command: { actionId: "act_x", targets: {}, speed: 0.5 },
+        }),
+      ).toThrow(expect.objectContaining({ code: "ARMB_ERR_CALL_ID_REUSED" }));
     } finally {
       again.close();
     }
@@ -112,7 +177,9 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     db.close();
     expect(() => IntentLedger.open(path)).toThrow(expect.objectContaining({ code: "ARMB_ERR_LEDGER_VERSION" }));
     const check = new Database(path, { readonly: true });
-    expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql).not.toContain("confirmed_partial");
+    expect(
+      (check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql,
+    ).not.toContain("confirmed_partial");
     check.close();
   });
 
@@ -122,17 +189,53 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     const path = join(dir, "ledger.sqlite");
     writeV2Ledger(path, [
       { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], created_at: 2000 },
-      { action_id: "act_partial", state: "confirmed_partial", resources: ["joint:wrist_2"], operator: "ana", operator_outcome: "partial", observed_pose: { wrist_2: 0.45 }, observed_at: 3000, created_at: 3001 },
+      {
+        action_id: "act_partial",
+        state: "confirmed_partial",
+        resources: ["joint:wrist_2"],
+        operator: "ana",
+        operator_outcome: "partial",
+        observed_pose: { wrist_2: 0.45 },
+        observed_at: 3000,
+        created_at: 3001,
+      },
     ]);
     const ledger = IntentLedger.open(path);
     try {
-      expect(ledger.get("act_partial")).toMatchObject({ state: "confirmed_partial", operator: "ana", operatorOutcome: "partial", observed: { pose: { wrist_2: 0.45 }, stampMs: 3000 } });
+      expect(ledger.get("act_partial")).toMatchObject({
+        state: "confirmed_partial",
+        operator: "ana",
+        operatorOutcome: "partial",
+        observed: { pose: { wrist_2: 0.45 }, stampMs: 3000 },
+      });
       // A part-way stop reads as `stopped` now, with the pose it stopped at: never `failed`.
-      expect(resultFromRow(ledger.mustGet("act_partial"))).toMatchObject({ status: "stopped", pose: { wrist_2: 0.45 } });
+      expect(resultFromRow(ledger.mustGet("act_partial"))).toMatchObject({
+        status: "stopped",
+        pose: { wrist_2: 0.45 },
+      });
       expect(ledger.openHalts()).toEqual([]);
-      ledger.recordHalt({ haltId: "halt_1", haltedAt: 4000, source: "console", operator: "ana", callId: undefined, axes: undefined, note: undefined });
+      ledger.recordHalt({
+        haltId: "halt_1",
+        haltedAt: 4000,
+        source: "console",
+        operator: "ana",
+        callId: undefined,
+        axes: undefined,
+        note: undefined,
+      });
       ledger.answerHalt("halt_1", { confirmed: true, pose: { wrist_2: 0.6 } }, 4010);
-      const row = ledger.settle("act_unknown", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { wrist_2: 0.6 } } }, 4020);
+      const row = ledger.settle(
+        "act_unknown",
+        {
+          state: "halted",
+          timedOut: false,
+          settledBy: "operator",
+          operator: "ana",
+          message: "halted",
+          evidence: { pose: { wrist_2: 0.6 } },
+        },
+        4020,
+      );
       expect(row).toMatchObject({ state: "halted", operator: "ana", settledBy: "operator" });
       expect(resultFromRow(row)).toMatchObject({ status: "stopped", pose: { wrist_2: 0.6 } });
     } finally {
@@ -140,16 +243,24 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
     }
     const again = IntentLedger.open(path);
     try {
-      expect(again.openHalts()).toMatchObject([{ haltId: "halt_1", confirmed: true, pose: { wrist_2: 0.6 }, operator: "ana" }]);
-      expect(again.releaseHalts({ operator: "bo" }, 5000)).toMatchObject([{ haltId: "halt_1", releasedBy: "bo", releasedAt: 5000 }]);
+      expect(again.openHalts()).toMatchObject([
+        { haltId: "halt_1", confirmed: true, pose: { wrist_2: 0.6 }, operator: "ana" },
+      ]);
+      expect(again.releaseHalts({ operator: "bo" }, 5000)).toMatchObject([
+        { haltId: "halt_1", releasedBy: "bo", releasedAt: 5000 },
+      ]);
       expect(again.openHalts()).toEqual([]);
     } finally {
       again.close();
     }
     const db = new Database(path, { readonly: true });
     try {
-      expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe(String(SCHEMA_VERSION));
-      expect((db.prepare("SELECT value FROM meta WHERE key = 'migrated_at'").get() as { value: string }).value).toMatch(/\(from 2, 2 rows\)$/);
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe(
+        String(SCHEMA_VERSION),
+      );
+      expect((db.prepare("SELECT value FROM meta WHERE key = 'migrated_at'").get() as { value: string }).value).toMatch(
+        /\(from 2, 2 rows\)$/,
+      );
     } finally {
       db.close();
     }
@@ -161,15 +272,41 @@ describe("the ledger schema migration (a ledger file from the landed version 1, 
  * states' CHECK of the actions table, and the halts table's columns and
  * indexes: the shape a file has, however it got it.
  */
-function shapeOf(path: string): { columns: unknown[]; indexes: unknown[]; stateCheck: string | undefined; halts: unknown[]; haltIndexes: unknown[] } {
+function shapeOf(path: string): {
+  columns: unknown[];
+  indexes: unknown[];
+  stateCheck: string | undefined;
+  halts: unknown[];
+  haltIndexes: unknown[];
+} {
   const db = new Database(path, { readonly: true });
   try {
     const columnsOf = (table: string): unknown[] =>
-      (db.pragma(`table_info(${table})`) as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[]).map((c) => [c.name, c.type, c.notnull, c.dflt_value, c.pk]);
+      (
+        db.pragma(`table_info(${table})`) as {
+          name: string;
+          type: string;
+          notnull: number;
+          dflt_value: unknown;
+          pk: number;
+        }[]
+      ).map((c) => [c.name, c.type, c.notnull, c.dflt_value, c.pk]);
     const indexesOf = (table: string): unknown[] =>
-      (db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%' ORDER BY name").all(table) as { name: string; sql: string }[]).map((i) => [i.name, i.sql]);
+      (
+        db
+          .prepare(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%' ORDER BY name",
+          )
+          .all(table) as { name: string; sql: string }[]
+      ).map((i) => [i.name, i.sql]);
     const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql;
-    return { columns: columnsOf("actions"), indexes: indexesOf("actions"), stateCheck: /state\s+TEXT NOT NULL (CHECK \([^)]*\)\))/.exec(sql)?.[1], halts: columnsOf("halts"), haltIndexes: indexesOf("halts") };
+    return {
+      columns: columnsOf("actions"),
+      indexes: indexesOf("actions"),
+      stateCheck: /state\s+TEXT NOT NULL (CHECK \([^)]*\)\))/.exec(sql)?.[1],
+      halts: columnsOf("halts"),
+      haltIndexes: indexesOf("halts"),
+    };
   } finally {
     db.close();
   }
@@ -183,7 +320,13 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
     writeV2Ledger(path, [
       { action_id: "act_done", state: "done", created_at: 2000 },
       { action_id: "act_unknown", state: "unknown", resources: ["joint:wrist_2"], created_at: 2001 },
-      { action_id: "act_partial", state: "confirmed_partial", operator: "ana", operator_outcome: "partial", created_at: 2002 },
+      {
+        action_id: "act_partial",
+        state: "confirmed_partial",
+        operator: "ana",
+        operator_outcome: "partial",
+        created_at: 2002,
+      },
     ]);
     return path;
   }
@@ -197,12 +340,41 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
         ["act_unknown", "unknown", undefined],
         ["act_done", "done", undefined],
       ]);
-      expect(ledger.get("act_partial")).toMatchObject({ operator: "ana", operatorOutcome: "partial", message: "v2 words for confirmed_partial", command: { from: { elbow: 0 } } });
+      expect(ledger.get("act_partial")).toMatchObject({
+        operator: "ana",
+        operatorOutcome: "partial",
+        message: "v2 words for confirmed_partial",
+        command: { from: { elbow: 0 } },
+      });
       // The quarantine still reads from the upgraded file.
       expect(ledger.inState("unknown").map((r) => r.resources)).toEqual([["joint:wrist_2"]]);
       const agent = { kind: "agent", name: "gemini-2.5-flash", session: "s1" } as const;
-      ledger.recordIntent({ actionId: "act_new", callId: "c_new", tool: "move_joints", args: {}, argsHash: "h", resources: ["joint:elbow"], command: { actionId: "act_new", targets: { elbow: 1 }, speed: 0.5 }, client: agent }, 3000);
-      ledger.recordIntent({ actionId: "act_mcp", callId: "c_mcp", tool: "move_joints", args: {}, argsHash: "h2", resources: ["joint:elbow"], command: { actionId: "act_mcp", targets: { elbow: 0 }, speed: 0.5 }, client: { kind: "mcp", name: "inspector 1.0" } }, 3001);
+      ledger.recordIntent(
+        {
+          actionId: "act_new",
+          callId: "c_new",
+          tool: "move_joints",
+          args: {},
+          argsHash: "h",
+          resources: ["joint:elbow"],
+          command: { actionId: "act_new", targets: { elbow: 1 }, speed: 0.5 },
+          client: agent,
+        },
+        3000,
+      );
+      ledger.recordIntent(
+        {
+          actionId: "act_mcp",
+          callId: "c_mcp",
+          tool: "move_joints",
+          args: {},
+          argsHash: "h2",
+          resources: ["joint:elbow"],
+          command: { actionId: "act_mcp", targets: { elbow: 0 }, speed: 0.5 },
+          client: { kind: "mcp", name: "inspector 1.0" },
+        },
+        3001,
+      );
       expect(ledger.get("act_new")?.client).toEqual(agent);
       expect(ledger.list({ client: { name: "gemini-2.5-flash" } }).map((r) => r.actionId)).toEqual(["act_new"]);
       expect(ledger.list({ client: { kind: "mcp" } }).map((r) => r.actionId)).toEqual(["act_mcp"]);
@@ -216,7 +388,12 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
     }
     const db = new Database(path, { readonly: true });
     try {
-      const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+      const meta = Object.fromEntries(
+        (db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [
+          m.key,
+          m.value,
+        ]),
+      );
       expect(meta.schema_version).toBe(String(SCHEMA_VERSION));
       expect(meta.migrated_at).toMatch(/\(from 2, 3 rows\)$/);
     } finally {
@@ -238,7 +415,9 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
     const fromV4 = v4File();
     IntentLedger.open(fromV4).close();
     const expected = shapeOf(fresh);
-    expect(expected.columns.map((c) => (c as unknown[])[0])).toEqual(expect.arrayContaining(["approval_id", "approved_by", "approved_at", "approval_note"]));
+    expect(expected.columns.map((c) => (c as unknown[])[0])).toEqual(
+      expect.arrayContaining(["approval_id", "approved_by", "approved_at", "approval_note"]),
+    );
     expect(shapeOf(fromV4)).toEqual(expected);
     expect(expected.columns.map((c) => (c as unknown[])[0])).toContain("client_session");
     expect(expected.stateCheck).toContain("'halted'");
@@ -257,7 +436,9 @@ describe("the ledger schema migration from version 2 (a ledger file from the lan
     expect(() => IntentLedger.open(path)).toThrow();
     const check = new Database(path, { readonly: true });
     try {
-      expect((check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("2");
+      expect(
+        (check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+      ).toBe("2");
       const columns = (check.pragma("table_info(actions)") as { name: string }[]).map((c) => c.name);
       expect(columns).not.toContain("client_kind");
       expect((check.prepare("SELECT COUNT(*) AS n FROM actions").get() as { n: number }).n).toBe(3);
@@ -277,13 +458,37 @@ describe("the ledger schema migration to version 4 (a ledger file from the lande
         ["act_unknown", "unknown", { kind: "mcp", name: "inspector 1.0" }],
         ["act_done", "done", { kind: "agent", name: "gemini-2.5-flash", session: "s1" }],
       ]);
-      expect(ledger.get("act_partial")).toMatchObject({ operator: "ana", operatorOutcome: "partial", observed: { pose: { elbow: 0.2 }, stampMs: 3050 }, message: "v3 words for confirmed_partial" });
+      expect(ledger.get("act_partial")).toMatchObject({
+        operator: "ana",
+        operatorOutcome: "partial",
+        observed: { pose: { elbow: 0.2 }, stampMs: 3050 },
+        message: "v3 words for confirmed_partial",
+      });
       expect(ledger.list({ client: { kind: "mcp" } }).map((r) => r.actionId)).toEqual(["act_unknown"]);
       expect(ledger.inState("unknown").map((r) => r.resources)).toEqual([["joint:wrist_2"]]);
       expect(ledger.openHalts()).toEqual([]);
-      ledger.recordHalt({ haltId: "halt_1", haltedAt: 4000, source: "console", operator: "ana", callId: undefined, axes: undefined, note: undefined });
+      ledger.recordHalt({
+        haltId: "halt_1",
+        haltedAt: 4000,
+        source: "console",
+        operator: "ana",
+        callId: undefined,
+        axes: undefined,
+        note: undefined,
+      });
       ledger.answerHalt("halt_1", { confirmed: true, pose: { wrist_2: 0.6 } }, 4010);
-      const row = ledger.settle("act_unknown", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { wrist_2: 0.6 } } }, 4020);
+      const row = ledger.settle(
+        "act_unknown",
+        {
+          state: "halted",
+          timedOut: false,
+          settledBy: "operator",
+          operator: "ana",
+          message: "halted",
+          evidence: { pose: { wrist_2: 0.6 } },
+        },
+        4020,
+      );
       // The motion a halt stopped keeps who asked for it.
       expect(row).toMatchObject({ state: "halted", operator: "ana", client: { kind: "mcp", name: "inspector 1.0" } });
       expect(resultFromRow(row)).toMatchObject({ status: "stopped", pose: { wrist_2: 0.6 } });
@@ -292,11 +497,22 @@ describe("the ledger schema migration to version 4 (a ledger file from the lande
     }
     const db = new Database(path, { readonly: true });
     try {
-      const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+      const meta = Object.fromEntries(
+        (db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [
+          m.key,
+          m.value,
+        ]),
+      );
       expect(meta.schema_version).toBe(String(SCHEMA_VERSION));
       expect(meta.migrated_at).toMatch(/\(from 3, 3 rows\)$/);
       // The rebuilt table kept the client index.
-      const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((i) => i.name);
+      const indexes = (
+        db
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' AND name NOT LIKE 'sqlite_%'",
+          )
+          .all() as { name: string }[]
+      ).map((i) => i.name);
       expect(indexes.sort()).toEqual(["actions_client", "actions_created", "actions_state"]);
     } finally {
       db.close();
@@ -312,9 +528,15 @@ describe("the ledger schema migration to version 4 (a ledger file from the lande
     expect(() => IntentLedger.open(path)).toThrow();
     const check = new Database(path, { readonly: true });
     try {
-      expect((check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("3");
-      expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql).not.toContain("'halted'");
-      expect((check.prepare("SELECT COUNT(*) AS n FROM actions WHERE client_name IS NOT NULL").get() as { n: number }).n).toBe(2);
+      expect(
+        (check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+      ).toBe("3");
+      expect(
+        (check.prepare("SELECT sql FROM sqlite_master WHERE name = 'actions'").get() as { sql: string }).sql,
+      ).not.toContain("'halted'");
+      expect(
+        (check.prepare("SELECT COUNT(*) AS n FROM actions WHERE client_name IS NOT NULL").get() as { n: number }).n,
+      ).toBe(2);
     } finally {
       check.close();
     }
@@ -342,7 +564,11 @@ describe("the ledger schema migration to version 5 (a ledger file from the lande
         ["act_halted", "halted", "armbridge call", undefined],
         ["act_done", "done", "gemini-2.5-flash", undefined],
       ]);
-      expect(ledger.get("act_halted")).toMatchObject({ operator: "ana", message: "v4 words for halted", command: { from: { elbow: 0 } } });
+      expect(ledger.get("act_halted")).toMatchObject({
+        operator: "ana",
+        message: "v4 words for halted",
+        command: { from: { elbow: 0 } },
+      });
       expect(ledger.inState("unknown").map((r) => r.resources)).toEqual([["joint:wrist_2"]]);
       expect(ledger.openHalts()).toEqual([]);
       ledger.recordIntent(approvedIntent, 5001);
@@ -352,17 +578,30 @@ describe("the ledger schema migration to version 5 (a ledger file from the lande
     }
     const again = IntentLedger.open(path);
     try {
-      expect(again.get("act_gated")?.approval).toEqual({ approvalId: "apr_1", operator: "ana", at: 5000, note: "area clear" });
+      expect(again.get("act_gated")?.approval).toEqual({
+        approvalId: "apr_1",
+        operator: "ana",
+        at: 5000,
+        note: "area clear",
+      });
       expect(again.get("act_free")?.approval).toBeUndefined();
     } finally {
       again.close();
     }
     const db = new Database(path, { readonly: true });
     try {
-      const meta = Object.fromEntries((db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [m.key, m.value]));
+      const meta = Object.fromEntries(
+        (db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map((m) => [
+          m.key,
+          m.value,
+        ]),
+      );
       expect(meta.schema_version).toBe("5");
       expect(meta.migrated_at).toMatch(/\(from 4, 3 rows\)$/);
-      expect((db.prepare("SELECT released_by FROM halts WHERE halt_id = 'halt_v4'").get() as { released_by: string }).released_by).toBe("bo");
+      expect(
+        (db.prepare("SELECT released_by FROM halts WHERE halt_id = 'halt_v4'").get() as { released_by: string })
+          .released_by,
+      ).toBe("bo");
     } finally {
       db.close();
     }
@@ -377,7 +616,9 @@ describe("the ledger schema migration to version 5 (a ledger file from the lande
     expect(() => IntentLedger.open(path)).toThrow();
     const check = new Database(path, { readonly: true });
     try {
-      expect((check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe("4");
+      expect(
+        (check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+      ).toBe("4");
       const columns = (check.pragma("table_info(actions)") as { name: string }[]).map((c) => c.name);
       expect(columns).not.toContain("approved_by");
       expect((check.prepare("SELECT COUNT(*) AS n FROM actions").get() as { n: number }).n).toBe(3);

@@ -39,12 +39,18 @@ describe("operator names: someone a person can read back, stored as one form", (
 describe("where operators name themselves", () => {
   it("confirm: an invisible name is refused by code and the joint stays quarantined; a name is stored in NFC", async () => {
     h = await createHarness({ arm: { behaviour: () => "stall_midway", motionMs: () => 50 } });
-    const [r] = await h.executor.execute([{ id: "s", name: "move_joints", args: { positions: { wrist_1: 0.6 } } }], { deadlineMs: 10_000 });
+    const [r] = await h.executor.execute([{ id: "s", name: "move_joints", args: { positions: { wrist_1: 0.6 } } }], {
+      deadlineMs: 10_000,
+    });
     expect(r!.result.status).toBe("unknown");
     const actionId = (r!.result as { action_id: string }).action_id;
     for (const invisible of ["\u200b", "\u2060", "\u200d", " \u200b "]) {
-      expect(() => h!.executor.confirm(actionId, { outcome: "not_moved", operator: invisible })).toThrow(expect.objectContaining({ code: "ARMB_ERR_OPERATOR_REQUIRED" }));
-      expect(() => h!.ledger.confirm(actionId, { outcome: "not_moved", operator: invisible })).toThrow(expect.objectContaining({ code: "ARMB_ERR_OPERATOR_REQUIRED" }));
+      expect(() => h!.executor.confirm(actionId, { outcome: "not_moved", operator: invisible })).toThrow(
+        expect.objectContaining({ code: "ARMB_ERR_OPERATOR_REQUIRED" }),
+      );
+      expect(() => h!.ledger.confirm(actionId, { outcome: "not_moved", operator: invisible })).toThrow(
+        expect.objectContaining({ code: "ARMB_ERR_OPERATOR_REQUIRED" }),
+      );
     }
     expect(h.ledger.get(actionId)?.state).toBe("unknown");
     expect(h.executor.quarantine.blocking(["joint:wrist_1"]).actionIds).toEqual([actionId]);
@@ -55,12 +61,18 @@ describe("where operators name themselves", () => {
 
   it("approve / decline: an invisible name is refused and nothing is sent; a name is recorded in NFC", async () => {
     h = await createHarness({ config: testConfig({ approval: { move_joints: "always" } }) });
-    const run = h.executor.execute([{ id: "a", name: "move_joints", args: { positions: { wrist_1: 0.4 } } }], { deadlineMs: 10_000 });
+    const run = h.executor.execute([{ id: "a", name: "move_joints", args: { positions: { wrist_1: 0.4 } } }], {
+      deadlineMs: 10_000,
+    });
     while (h.executor.approvals.pendingCount === 0) await new Promise((r) => setTimeout(r, 5));
     const [req] = h.executor.approvals.pending();
     for (const invisible of ["\u200b", "\u2060", "\u200d"]) {
-      expect(() => h!.executor.approvals.approve(req!.id, { operator: invisible })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_OPERATOR_REQUIRED" }));
-      expect(() => h!.executor.approvals.decline(req!.id, { operator: invisible })).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_OPERATOR_REQUIRED" }));
+      expect(() => h!.executor.approvals.approve(req!.id, { operator: invisible })).toThrow(
+        expect.objectContaining({ code: "ARMB_ERR_APPROVAL_OPERATOR_REQUIRED" }),
+      );
+      expect(() => h!.executor.approvals.decline(req!.id, { operator: invisible })).toThrow(
+        expect.objectContaining({ code: "ARMB_ERR_APPROVAL_OPERATOR_REQUIRED" }),
+      );
     }
     expect(h.arm.sent).toHaveLength(0);
     expect(h.executor.approvals.approve(req!.id, { operator: "Jose\u0301" }).operator).toBe("Jos\u00e9");

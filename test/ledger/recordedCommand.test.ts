@@ -21,7 +21,18 @@ describe("ActionRow.command", () => {
     dirs.push(dir);
     const path = join(dir, "ledger.sqlite");
     const ledger = IntentLedger.open(path);
-    ledger.recordIntent({ actionId: "act_1", callId: "call_1", tool: "move_joints", args: {}, argsHash: "h", resources: ["joint:elbow"], command: { actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, from: { elbow: 0 } } }, 1000);
+    ledger.recordIntent(
+      {
+        actionId: "act_1",
+        callId: "call_1",
+        tool: "move_joints",
+        args: {},
+        argsHash: "h",
+        resources: ["joint:elbow"],
+        command: { actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, from: { elbow: 0 } },
+      },
+      1000,
+    );
     ledger.close();
     const db = new Database(path);
     db.prepare("UPDATE actions SET command_json = ? WHERE action_id = 'act_1'").run(stored);
@@ -36,13 +47,32 @@ describe("ActionRow.command", () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-command-"));
     dirs.push(dir);
     const ledger = IntentLedger.open(join(dir, "ledger.sqlite"));
-    ledger.recordIntent({ actionId: "act_1", callId: "call_1", tool: "move_joints", args: {}, argsHash: "h", resources: ["joint:elbow"], command: { actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, from: { elbow: 0 } } }, 1000);
-    expect(ledger.get("act_1")?.command).toEqual({ actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, from: { elbow: 0 } });
+    ledger.recordIntent(
+      {
+        actionId: "act_1",
+        callId: "call_1",
+        tool: "move_joints",
+        args: {},
+        argsHash: "h",
+        resources: ["joint:elbow"],
+        command: { actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, from: { elbow: 0 } },
+      },
+      1000,
+    );
+    expect(ledger.get("act_1")?.command).toEqual({
+      actionId: "act_1",
+      targets: { elbow: 0.3 },
+      speed: 0.5,
+      from: { elbow: 0 },
+    });
     ledger.close();
   });
 
   it("keeps a row recorded before the start pose was kept, and keys it does not know", () => {
-    expect(rowWithStoredCommand(JSON.stringify({ actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, extra: "kept" }))?.command).toEqual({
+    expect(
+      rowWithStoredCommand(JSON.stringify({ actionId: "act_1", targets: { elbow: 0.3 }, speed: 0.5, extra: "kept" }))
+        ?.command,
+    ).toEqual({
       actionId: "act_1",
       targets: { elbow: 0.3 },
       speed: 0.5,

@@ -35,18 +35,27 @@ interface Violation {
 const floors = (await import(pathToFileURL(CONFIG).href)) as FloorsModule;
 
 interface Report {
-  readonly modules: readonly { readonly source: string; readonly dependencies: readonly { readonly resolved: string }[] }[];
+  readonly modules: readonly {
+    readonly source: string;
+    readonly dependencies: readonly { readonly resolved: string }[];
+  }[];
   readonly summary: { readonly violations: Violation[] };
 }
 
 /** Runs the lint step's command in `cwd` on `paths`; its JSON report. */
 function depcruiseReport(cwd: string, paths: readonly string[]): Promise<Report> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [DEPCRUISE, "--config", CONFIG, "--output-type", "json", ...paths], { cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
-      // Exit code 1..n = that many errors; the report is on stdout either way.
-      if (stdout.trim() === "") return reject(new Error(`depcruise printed nothing (${error?.message ?? "no error"}): ${stderr}`));
-      resolve(JSON.parse(stdout) as Report);
-    });
+    execFile(
+      process.execPath,
+      [DEPCRUISE, "--config", CONFIG, "--output-type", "json", ...paths],
+      { cwd, maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        // Exit code 1..n = that many errors; the report is on stdout either way.
+        if (stdout.trim() === "")
+          return reject(new Error(`depcruise printed nothing (${error?.message ?? "no error"}): ${stderr}`));
+        resolve(JSON.parse(stdout) as Report);
+      },
+    );
   });
 }
 
@@ -68,7 +77,9 @@ describe("the floors, as npm run lint checks them", () => {
   /** `from` imports `to` (type-only when asked). */
   const imports = (from: string, to: string, how: "value" | "type" = "value"): void => {
     const list = files.get(from) ?? [];
-    list.push(how === "type" ? `import type { T as T${list.length} } from "${spec(from, to)}";` : `import "${spec(from, to)}";`);
+    list.push(
+      how === "type" ? `import type { T as T${list.length} } from "${spec(from, to)}";` : `import "${spec(from, to)}";`,
+    );
     files.set(from, list);
     if (!files.has(to)) files.set(to, []);
   };
@@ -90,15 +101,26 @@ describe("the floors, as npm run lint checks them", () => {
         });
       }
     });
-    for (const allowed of FIRMWARE_SIM_MAY_USE) imports(`firmware-sim/uses_${allowed.replace(/[/.]/g, "_")}.ts`, probeOf(allowed));
-    for (const refused of ["src/executor/probe.ts", "src/ledger/probe.ts", "src/transport/serial/SerialTransport.ts", "src/tools/probe.ts", "src/safety/probe.ts"]) {
+    for (const allowed of FIRMWARE_SIM_MAY_USE)
+      imports(`firmware-sim/uses_${allowed.replace(/[/.]/g, "_")}.ts`, probeOf(allowed));
+    for (const refused of [
+      "src/executor/probe.ts",
+      "src/ledger/probe.ts",
+      "src/transport/serial/SerialTransport.ts",
+      "src/tools/probe.ts",
+      "src/safety/probe.ts",
+    ]) {
       const from = `firmware-sim/refused_${refused.replace(/[/.]/g, "_")}.ts`;
       imports(from, refused);
       expected.push({ rule: "firmware-sim-beside", from, to: refused });
     }
     imports("src/surfaces/demo/startsSim.ts", "firmware-sim/spawnSimulator.ts");
     imports("src/bridge/startsSim.ts", "firmware-sim/spawnSimulator.ts");
-    expected.push({ rule: "only-surfaces-start-the-simulator", from: "src/bridge/startsSim.ts", to: "firmware-sim/spawnSimulator.ts" });
+    expected.push({
+      rule: "only-surfaces-start-the-simulator",
+      from: "src/bridge/startsSim.ts",
+      to: "firmware-sim/spawnSimulator.ts",
+    });
     for (const wire of CONSOLE_MAY_USE) imports("console/typesOnly.ts", probeOf(wire), "type");
     for (const wire of CONSOLE_MAY_USE) {
       imports("console/valueImport.ts", probeOf(wire));
@@ -113,7 +135,10 @@ describe("the floors, as npm run lint checks them", () => {
     imports("src/motion/cycleB.ts", "src/motion/cycleA.ts", "type");
 
     tree = mkdtempSync(join(tmpdir(), "armbridge-floors-"));
-    writeFileSync(join(tree, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true } }));
+    writeFileSync(
+      join(tree, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true } }),
+    );
     for (const [file, lines] of files) {
       mkdirSync(join(tree, dirname(file)), { recursive: true });
       writeFileSync(join(tree, file), [...lines, "export type T = number;", ""].join("\n"));
@@ -128,17 +153,36 @@ describe("the floors, as npm run lint checks them", () => {
   const key = (v: { rule: string; from: string; to: string }): string => `${v.rule}: ${v.from} -> ${v.to}`;
 
   it("refuses every import that runs up a floor, from every floor to every floor above it, and allows every one that runs down", () => {
-    const got = violations.filter((v) => v.rule.name.startsWith("floor-")).map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
+    const got = violations
+      .filter((v) => v.rule.name.startsWith("floor-"))
+      .map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
     const want = expected.filter((e) => e.rule.startsWith("floor-")).map(key);
     expect(want.length).toBeGreaterThan(100);
     expect(got.sort()).toEqual(want.sort());
   });
 
   it("keeps firmware-sim beside the floors, the simulator out of the bridge, and the console apart with types only", () => {
-    const rules = ["firmware-sim-beside", "only-surfaces-start-the-simulator", "console-apart", "console-takes-types-only", "nothing-imports-the-console"];
-    const got = violations.filter((v) => rules.includes(v.rule.name)).map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
-    expect(got.sort()).toEqual(expected.filter((e) => rules.includes(e.rule)).map(key).sort());
-    for (const rule of rules) expect(got.some((g) => g.startsWith(`${rule}:`)), rule).toBe(true);
+    const rules = [
+      "firmware-sim-beside",
+      "only-surfaces-start-the-simulator",
+      "console-apart",
+      "console-takes-types-only",
+      "nothing-imports-the-console",
+    ];
+    const got = violations
+      .filter((v) => rules.includes(v.rule.name))
+      .map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
+    expect(got.sort()).toEqual(
+      expected
+        .filter((e) => rules.includes(e.rule))
+        .map(key)
+        .sort(),
+    );
+    for (const rule of rules)
+      expect(
+        got.some((g) => g.startsWith(`${rule}:`)),
+        rule,
+      ).toBe(true);
   });
 
   it("refuses an import cycle, also one closed by a type-only import", () => {
@@ -166,7 +210,10 @@ describe("docs/architecture.md", () => {
       .split("\n")
       .filter((l) => /^\| \d+ \|/.test(l))
       .map((l) => l.split("|").map((c) => c.trim()));
-    const shown = rows.map((cells) => ({ floor: cells[2], paths: [...(cells[3] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]) }));
+    const shown = rows.map((cells) => ({
+      floor: cells[2],
+      paths: [...(cells[3] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]),
+    }));
     expect(shown).toEqual(floors.FLOORS.map((f) => ({ floor: f.floor, paths: [...f.paths] })).reverse());
   });
 });

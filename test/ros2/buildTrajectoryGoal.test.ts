@@ -62,7 +62,9 @@ describe("buildTrajectoryGoal", () => {
   });
 
   it("refuses to plan without a measured position for a held joint", () => {
-    expect(() => buildTrajectoryGoal({ ...base, current: { a: 0, b: 0 }, targets: { a: 1 }, speed: 1 })).toThrow(/joint c/);
+    expect(() => buildTrajectoryGoal({ ...base, current: { a: 0, b: 0 }, targets: { a: 1 }, speed: 1 })).toThrow(
+      /joint c/,
+    );
   });
 
   it.each([

@@ -38,9 +38,24 @@ describe("the armbridge node and its parameters", () => {
       loadConfig(),
       { joint_states_topic: "/file/joint_states" },
       {
-        controllers: [{ name: "arm_controller", actionName: "/arm_controller/follow_joint_trajectory", joints: JOINTS }],
+        controllers: [
+          { name: "arm_controller", actionName: "/arm_controller/follow_joint_trajectory", joints: JOINTS },
+        ],
         jointStatesTopic: "/robot/joint_states",
-        argv: ["node", "armbridge", "--ros-args", "--params-file", params, "-p", "joint_states_topic:=/robot/joint_states", "-p", "server_wait_ms:=3000", "-p", "gripper_kind:=parallel_gripper", "--"],
+        argv: [
+          "node",
+          "armbridge",
+          "--ros-args",
+          "--params-file",
+          params,
+          "-p",
+          "joint_states_topic:=/robot/joint_states",
+          "-p",
+          "server_wait_ms:=3000",
+          "-p",
+          "gripper_kind:=parallel_gripper",
+          "--",
+        ],
       },
     );
     open.push(o);
@@ -59,7 +74,20 @@ describe("the armbridge node and its parameters", () => {
   });
 
   it("the shipped launch/armbridge_params.yaml is accepted as-is", async () => {
-    const o = await createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "--params-file", join(packageRoot(), "launch", "armbridge_params.yaml"), "--"] });
+    const o = await createRos2TransportOnDouble(
+      loadConfig(),
+      {},
+      {
+        argv: [
+          "node",
+          "armbridge",
+          "--ros-args",
+          "--params-file",
+          join(packageRoot(), "launch", "armbridge_params.yaml"),
+          "--",
+        ],
+      },
+    );
     open.push(o);
     await o.transport.open(AbortSignal.timeout(5000));
     expect(o.transport.config.arm.controllers.map((c) => c.name)).toEqual(["joint_trajectory_controller"]);
@@ -73,20 +101,53 @@ describe("the armbridge node and its parameters", () => {
 
   it("a bad parameter value is a config error naming it, and rclnodejs is shut down again", async () => {
     await expect(
-      createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "-p", "goal_time_tolerance:=0.0"] }),
-    ).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") && String(e.details.issues).includes("goal_time_tolerance_s"));
-  });
-
-  it.each([["tolerances.position:=-0.01"], ["tolerances.stopped_velocity:=0.0"]])("a tolerance parameter the config itself would refuse (%s) is a config error naming it; it used to be taken as is", async (param) => {
-    await expect(createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "-p", param, "--"] })).rejects.toSatisfy(
-      (e) => isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") && String(e.details.issues).includes(param.split(":=")[0]!) && String(e.details.path).includes("ROS parameters"),
+      createRos2TransportOnDouble(
+        loadConfig(),
+        {},
+        { argv: ["node", "armbridge", "--ros-args", "-p", "goal_time_tolerance:=0.0"] },
+      ),
+    ).rejects.toSatisfy(
+      (e) =>
+        isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") && String(e.details.issues).includes("goal_time_tolerance_s"),
     );
   });
 
+  it.each([["tolerances.position:=-0.01"], ["tolerances.stopped_velocity:=0.0"]])(
+    "a tolerance parameter the config itself would refuse (%s) is a config error naming it; it used to be taken as is",
+    async (param) => {
+      await expect(
+        createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "-p", param, "--"] }),
+      ).rejects.toSatisfy(
+        (e) =>
+          isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") &&
+          String(e.details.issues).includes(param.split(":=")[0]!) &&
+          String(e.details.path).includes("ROS parameters"),
+      );
+    },
+  );
+
   it("a controller that leaves a joint undriven is refused", async () => {
     await expect(
-      createRos2TransportOnDouble(loadConfig(), {}, { argv: ["node", "armbridge", "--ros-args", "-p", "controller_names:=[arm]", "-p", "controllers.arm.joints:=[elbow]"] }),
-    ).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") && String(e.details.issues).includes("shoulder_pan is in no controller"));
+      createRos2TransportOnDouble(
+        loadConfig(),
+        {},
+        {
+          argv: [
+            "node",
+            "armbridge",
+            "--ros-args",
+            "-p",
+            "controller_names:=[arm]",
+            "-p",
+            "controllers.arm.joints:=[elbow]",
+          ],
+        },
+      ),
+    ).rejects.toSatisfy(
+      (e) =>
+        isArmbridgeError(e, "ARMB_ERR_CONFIG_INVALID") &&
+        String(e.details.issues).includes("shoulder_pan is in no controller"),
+    );
   });
 });
 
@@ -99,7 +160,9 @@ describe("ROS unavailable", () => {
   });
 
   it("a module without the rclnodejs surface is refused", async () => {
-    await expect(loadRclnodejs({ importer: () => Promise.resolve({ default: {} }) })).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_ROS_UNAVAILABLE"));
+    await expect(loadRclnodejs({ importer: () => Promise.resolve({ default: {} }) })).rejects.toSatisfy((e) =>
+      isArmbridgeError(e, "ARMB_ERR_ROS_UNAVAILABLE"),
+    );
   });
 
   it("without a sourced ROS 2 the import is not even attempted", async () => {
@@ -108,7 +171,12 @@ describe("ROS unavailable", () => {
     );
   });
 
-  it.skipIf(Boolean(process.env.ROS_DISTRO))("starting the ROS host without rclnodejs fails with the coded error (skipped where ROS_DISTRO is set: ROS may load)", async () => {
-    await expect(Ros2Host.start(loadConfig())).rejects.toSatisfy((e) => isArmbridgeError(e, "ARMB_ERR_ROS_UNAVAILABLE"));
-  });
+  it.skipIf(Boolean(process.env.ROS_DISTRO))(
+    "starting the ROS host without rclnodejs fails with the coded error (skipped where ROS_DISTRO is set: ROS may load)",
+    async () => {
+      await expect(Ros2Host.start(loadConfig())).rejects.toSatisfy((e) =>
+        isArmbridgeError(e, "ARMB_ERR_ROS_UNAVAILABLE"),
+      );
+    },
+  );
 });

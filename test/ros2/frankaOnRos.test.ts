@@ -29,7 +29,12 @@ function frankaConfig(patch: (c: ArmConfig) => ArmConfig = (c) => c): ArmConfig 
 async function frankaArm(config = frankaConfig(), sim: Partial<RclnodejsDoubleOptions> = {}) {
   const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...frankaDouble(config), ...sim }, config);
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config), transport: o.transport, ledger });
+  const executor = new Executor({
+    config: o.transport.config,
+    registry: createDefaultTools(o.transport.config),
+    transport: o.transport,
+    ledger,
+  });
   cleanups.push(() => {
     executor.close();
     ledger.close();
@@ -49,18 +54,24 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
 
   it("an arm motion on fr3_arm_controller (effort commands, velocity errors checked) ends done by completion", async () => {
     const { executor, world } = await frankaArm();
-    const [r] = await executor.execute([{ id: "a", name: "move_joints", args: { positions: { fr3_joint4: -2.0 } } }], { deadlineMs: 20_000 });
+    const [r] = await executor.execute([{ id: "a", name: "move_joints", args: { positions: { fr3_joint4: -2.0 } } }], {
+      deadlineMs: 20_000,
+    });
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion" });
     expect(world.controllers.get("fr3_arm_controller")!.goals[0]!.status).toBe(GOAL_STATUS.SUCCEEDED);
     expect(world.position("fr3_joint4")).toBeCloseTo(-2.0, 2);
   });
 
-  it("closing on an object is done, \"closed on an object at width W\", and says franka_gripper keeps no grasp force on it (the grasp failed: outside its epsilon)", async () => {
+  it('closing on an object is done, "closed on an object at width W", and says franka_gripper keeps no grasp force on it (the grasp failed: outside its epsilon)', async () => {
     const { executor, gripper } = await frankaArm();
     gripper.objectWidth = 0.031;
-    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], { deadlineMs: 10_000 });
+    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], {
+      deadlineMs: 10_000,
+    });
     expect(r!.result.status).toBe("done");
-    expect(r!.result.message).toMatch(/the gripper closed on an object at width 0\.031 m, but franka_gripper counts it no grasp/);
+    expect(r!.result.message).toMatch(
+      /the gripper closed on an object at width 0\.031 m, but franka_gripper counts it no grasp/,
+    );
     expect(r!.result.message).toMatch(/keeps no grasp force on it/);
     expect(r!.result.message).not.toMatch(/holds it/);
     // Ground truth: a grasp to width 0 (position 0 = half of it), stopped by the object, failed; nothing gripped.
@@ -75,11 +86,21 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
   it("with default_grasp_epsilon.outer raised to take any object, the same close is a grasp that succeeds and holds it", async () => {
     const config = frankaConfig();
     const g = config.ros2!.gripper!;
-    const sim = { frankaGripper: { actionName: g.action_name, joints: ["fr3_finger_joint1", "fr3_finger_joint2"] as const, maxWidth: 0.08, width: 0.08, epsilonOuter: 0.08 } };
+    const sim = {
+      frankaGripper: {
+        actionName: g.action_name,
+        joints: ["fr3_finger_joint1", "fr3_finger_joint2"] as const,
+        maxWidth: 0.08,
+        width: 0.08,
+        epsilonOuter: 0.08,
+      },
+    };
     const { executor, gripper, o } = await frankaArm(config, sim);
     expect(o.transport.facts!.gripper).toMatchObject({ behaviour: "franka", graspEpsilonOuter: 0.08 });
     gripper.objectWidth = 0.031;
-    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], { deadlineMs: 10_000 });
+    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], {
+      deadlineMs: 10_000,
+    });
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion" });
     expect(r!.result.message).toMatch(/the gripper closed on an object at width 0\.031 m and holds it/);
     expect(gripper.goals[0]!.status).toBe(GOAL_STATUS.SUCCEEDED);
@@ -89,7 +110,10 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
 
   it("a halted close: franka_gripper stops the gripper and ends the goal CANCELED with an unfilled result (position 0); armbridge reads where it stopped from the fingers", async () => {
     const { o, gripper } = await frankaArm();
-    const running = o.transport.runMotion({ actionId: "gc", targets: { gripper: 0 }, speed: 1 }, AbortSignal.timeout(10_000));
+    const running = o.transport.runMotion(
+      { actionId: "gc", targets: { gripper: 0 }, speed: 1 },
+      AbortSignal.timeout(10_000),
+    );
     await until(o, (s) => s.axes.gripper!.position < 0.8);
     const halt = await o.transport.halt({ signal: AbortSignal.timeout(5000) });
     expect(halt.halted).toBe(true);
@@ -106,7 +130,9 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
 
   it("closing on nothing is done at the commanded width (the grasp succeeds within its epsilon)", async () => {
     const { executor, gripper, o } = await frankaArm();
-    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0.25 } }], { deadlineMs: 10_000 });
+    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0.25 } }], {
+      deadlineMs: 10_000,
+    });
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion" });
     expect(r!.result.message).toMatch(/the target was reached/);
     // 0.25 of the 80 mm stroke: a 20 mm width, sent as a 10 mm finger position.
@@ -119,7 +145,9 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
   it("a grasp error is reported with its cause, read from franka_gripper's /rosout (the result carries none)", async () => {
     const { executor, gripper, world } = await frankaArm();
     gripper.failNextCommand(FRANKA_TEXT.commandFailed);
-    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], { deadlineMs: 10_000 });
+    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 0 } }], {
+      deadlineMs: 10_000,
+    });
     // The fingers never moved: positive evidence that nothing happened, with the reason.
     expect(r!.result.status).toBe("failed");
     expect(r!.result.message).toMatch(/libfranka gripper: Command failed!/);
@@ -133,7 +161,9 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
     const { executor, gripper, o } = await frankaArm(config);
     const feedback: number[] = [];
     o.transport.onFeedback((f) => feedback.push((f.feedback as { position: number }).position));
-    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 1 } }], { deadlineMs: 10_000 });
+    const [r] = await executor.execute([{ id: "g", name: "set_gripper", args: { position: 1 } }], {
+      deadlineMs: 10_000,
+    });
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion" });
     expect(gripper.goals[0]!.result).toMatchObject({ reached_goal: true });
     expect(feedback.length).toBeGreaterThan(3);
@@ -150,7 +180,9 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
     expect(world.jointStatePublisher!.published).toBeGreaterThan(published + 15);
     expect(o.transport.linkState()).toMatchObject({ state: "reconnecting" });
     expect(o.transport.linkState().detail).toMatch(/franka\/joint_states/);
-    const [r] = await executor.execute([{ id: "m", name: "move_joints", args: { positions: { fr3_joint1: 0.2 } } }], { deadlineMs: 5000 });
+    const [r] = await executor.execute([{ id: "m", name: "move_joints", args: { positions: { fr3_joint1: 0.2 } } }], {
+      deadlineMs: 5000,
+    });
     expect(r!.result.status).not.toBe("done");
     expect(world.controllers.get("fr3_arm_controller")!.goals).toHaveLength(0);
   });

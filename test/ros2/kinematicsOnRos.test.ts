@@ -28,12 +28,20 @@ function moveitConfig(patch: (raw: Record<string, Record<string, unknown>>) => v
 }
 
 /** The transport on the double with a compute_ik service answering as `answer` says, and an executor on it. */
-async function onRos(config: ArmConfig, answer: (kin: ArmKinematics) => ComputeIkAnswer): Promise<{ o: Ros2OnDouble; service: ComputeIkServiceDouble; executor: Executor; kin: ArmKinematics }> {
+async function onRos(
+  config: ArmConfig,
+  answer: (kin: ArmKinematics) => ComputeIkAnswer,
+): Promise<{ o: Ros2OnDouble; service: ComputeIkServiceDouble; executor: Executor; kin: ArmKinematics }> {
   const kin = armKinematicsOf(config)!;
   const service = new ComputeIkServiceDouble(answer(kin));
   const o = await start({}, { services: { "/compute_ik": service } }, config);
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config, { remoteIk: await remoteIkOn(o.host, silentLogger) }), transport: o.transport, ledger });
+  const executor = new Executor({
+    config: o.transport.config,
+    registry: createDefaultTools(o.transport.config, { remoteIk: await remoteIkOn(o.host, silentLogger) }),
+    transport: o.transport,
+    ledger,
+  });
   onCleanup(() => {
     executor.close();
     ledger.close();
@@ -42,18 +50,29 @@ async function onRos(config: ArmConfig, answer: (kin: ArmKinematics) => ComputeI
   return { o, service, executor, kin };
 }
 
-const tipOf = (kin: ArmKinematics, o: Ros2OnDouble): [number, number, number] => positionOf(kin.chain.tip(kin.jointNames.map((n) => o.double.world.position(n))));
+const tipOf = (kin: ArmKinematics, o: Ros2OnDouble): [number, number, number] =>
+  positionOf(kin.chain.tip(kin.jointNames.map((n) => o.double.world.position(n))));
 
 describe("kinematics: moveit — Cartesian calls answered by MoveIt's compute_ik (on the rclnodejs double)", () => {
   it("move_to_point asks compute_ik with the group, the tip link, the base frame, the current joints as seed and whole-second timeout; the arm goes to MoveIt's answer", async () => {
-    const { o, service, executor, kin } = await onRos(moveitConfig(), (k) => moveGroupLike(k, { group: "manipulator", positionOnly: false }));
+    const { o, service, executor, kin } = await onRos(moveitConfig(), (k) =>
+      moveGroupLike(k, { group: "manipulator", positionOnly: false }),
+    );
     const start0 = positionOf(kin.chain.tip(HOME));
     const target: [number, number, number] = [start0[0] + 0.05, start0[1] - 0.04, start0[2] + 0.03];
-    const [r] = await executor.execute([{ id: "m1", name: "move_to_point", args: { x: target[0], y: target[1], z: target[2] } }]);
+    const [r] = await executor.execute([
+      { id: "m1", name: "move_to_point", args: { x: target[0], y: target[1], z: target[2] } },
+    ]);
     expect(r!.result.status).toBe("done");
     expect(service.requests).toHaveLength(1);
     const req = service.requests[0]!.ik_request;
-    expect(req).toMatchObject({ group_name: "manipulator", ik_link_name: "tool0", avoid_collisions: true, timeout: { sec: 1, nanosec: 0 }, pose_stamped: { header: { frame_id: "base_link" } } });
+    expect(req).toMatchObject({
+      group_name: "manipulator",
+      ik_link_name: "tool0",
+      avoid_collisions: true,
+      timeout: { sec: 1, nanosec: 0 },
+      pose_stamped: { header: { frame_id: "base_link" } },
+    });
     expect(req.robot_state.joint_state.name).toEqual(JOINTS);
     req.robot_state.joint_state.position.forEach((v, i) => expect(v).toBeCloseTo(HOME[i]!, 6));
     // Ground truth: where the double's joints are now, by FK.
@@ -65,7 +84,9 @@ describe("kinematics: moveit — Cartesian calls answered by MoveIt's compute_ik
     const { o, service, executor } = await onRos(moveitConfig(), () => () => ({ code: -31 }));
     const [far] = await executor.execute([{ id: "m2", name: "move_to_point", args: { x: 3, y: 0, z: 0.4 } }]);
     expect(far!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TARGET_UNREACHABLE" });
-    expect(JSON.stringify(far!.result)).toMatch(/closest reachable point this bridge's solver found is \(-?\d\.\d{3}, -?\d\.\d{3}, -?\d\.\d{3}\) m in base_link/);
+    expect(JSON.stringify(far!.result)).toMatch(
+      /closest reachable point this bridge's solver found is \(-?\d\.\d{3}, -?\d\.\d{3}, -?\d\.\d{3}\) m in base_link/,
+    );
     const [near] = await executor.execute([{ id: "m2b", name: "move_to_point", args: { x: 0.3, y: 0.2, z: 0.4 } }]);
     expect(near!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TARGET_UNREACHABLE" });
     expect(JSON.stringify(near!.result)).toContain("only solutions in collision");
@@ -82,8 +103,12 @@ describe("kinematics: moveit — Cartesian calls answered by MoveIt's compute_ik
   });
 
   it("the envelope still applies to MoveIt's answer: a reachable point outside keep_in is rejected ARMB_ERR_ENVELOPE_VIOLATION, nothing sent", async () => {
-    const config = moveitConfig((raw) => (raw.workspace = { keep_in: { min: [-0.95, -0.95, -0.4], max: [0.95, 0.95, 0.6] }, floor_z: -0.35 }));
-    const { o, service, executor, kin } = await onRos(config, (k) => moveGroupLike(k, { group: "manipulator", positionOnly: false }));
+    const config = moveitConfig(
+      (raw) => (raw.workspace = { keep_in: { min: [-0.95, -0.95, -0.4], max: [0.95, 0.95, 0.6] }, floor_z: -0.35 }),
+    );
+    const { o, service, executor, kin } = await onRos(config, (k) =>
+      moveGroupLike(k, { group: "manipulator", positionOnly: false }),
+    );
     const p = positionOf(kin.chain.tip(HOME));
     const [r] = await executor.execute([{ id: "m4", name: "move_to_point", args: { x: p[0], y: p[1], z: 0.62 } }]);
     expect(service.requests).toHaveLength(1);
@@ -100,13 +125,18 @@ describe("kinematics: moveit — Cartesian calls answered by MoveIt's compute_ik
       };
     });
     const p = positionOf(armKinematicsOf(loadConfig())!.chain.tip(HOME));
-    const [r] = await executor.execute([{ id: "m5", name: "move_to_point", args: { x: p[0] + 0.03, y: p[1], z: p[2] } }]);
+    const [r] = await executor.execute([
+      { id: "m5", name: "move_to_point", args: { x: p[0] + 0.03, y: p[1], z: p[2] } },
+    ]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_URDF_MISMATCH" });
     expect(jtc(o).received).toHaveLength(0);
   });
 
   it("a move_group that never answers: our wait ends at moveit.call_timeout_ms, rejected ARMB_ERR_IK_SERVICE, nothing sent", async () => {
-    const { o, executor } = await onRos(moveitConfig((raw) => (raw.moveit = { group: "manipulator", call_timeout_ms: 150 })), () => () => undefined);
+    const { o, executor } = await onRos(
+      moveitConfig((raw) => (raw.moveit = { group: "manipulator", call_timeout_ms: 150 })),
+      () => () => undefined,
+    );
     const [r] = await executor.execute([{ id: "m6", name: "move_to_point", args: { x: 0.3, y: 0.2, z: 0.4 } }]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_IK_SERVICE" });
     expect(JSON.stringify(r!.result)).toContain("did not complete within 150 ms");
@@ -115,7 +145,9 @@ describe("kinematics: moveit — Cartesian calls answered by MoveIt's compute_ik
 
   it("kinematics: moveit on a transport that is not ROS: start fails with ARMB_ERR_KINEMATICS_UNAVAILABLE", async () => {
     const config = moveitConfig();
-    await expect(Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" })).rejects.toMatchObject({ code: "ARMB_ERR_KINEMATICS_UNAVAILABLE" });
+    await expect(
+      Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" }),
+    ).rejects.toMatchObject({ code: "ARMB_ERR_KINEMATICS_UNAVAILABLE" });
   });
 
   it("the config refuses kinematics: moveit without moveit.group", () => {
@@ -145,24 +177,51 @@ describe("arm.robot_description — the URDF from the /robot_description topic (
   });
 
   it.each([
-    ["a joint cycle", SIM_URDF.replace("</robot>", '<link name="c1"/><link name="c2"/><joint name="c1_c2" type="fixed"><parent link="c1"/><child link="c2"/></joint><joint name="c2_c1" type="fixed"><parent link="c2"/><child link="c1"/></joint></robot>'), "ARMB_ERR_URDF_INVALID", /c1_c2|c2_c1/],
-    ["an entity declaration", `<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>${SIM_URDF.replace(/^<\?xml[^>]*>/, "")}`, "ARMB_ERR_URDF_INVALID", /entit/],
-    ["limits that leave a named pose outside (stow's elbow 2.4)", SIM_URDF.replace('<limit lower="-2.6" upper="2.6"', '<limit lower="-2.6" upper="2.0"'), "ARMB_ERR_URDF_MISMATCH", /named_poses\.stow\.elbow/],
-  ])("a robot description from the ROS graph gets the same checks as a file: %s is refused at start, naming the topic", async (_what, urdf, code, reason) => {
-    const o = await start({}, { robotDescription: { urdf } }, topicConfig());
-    let caught: unknown;
-    try {
-      armKinematicsOf(o.transport.config);
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toMatchObject({ code });
-    expect((caught as Error).message).toContain("topic /robot_description");
-    expect((caught as Error).message).toMatch(reason);
-  });
+    [
+      "a joint cycle",
+      SIM_URDF.replace(
+        "</robot>",
+        '<link name="c1"/><link name="c2"/><joint name="c1_c2" type="fixed"><parent link="c1"/><child link="c2"/></joint><joint name="c2_c1" type="fixed"><parent link="c2"/><child link="c1"/></joint></robot>',
+      ),
+      "ARMB_ERR_URDF_INVALID",
+      /c1_c2|c2_c1/,
+    ],
+    [
+      "an entity declaration",
+      `<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>${SIM_URDF.replace(/^<\?xml[^>]*>/, "")}`,
+      "ARMB_ERR_URDF_INVALID",
+      /entit/,
+    ],
+    [
+      "limits that leave a named pose outside (stow's elbow 2.4)",
+      SIM_URDF.replace('<limit lower="-2.6" upper="2.6"', '<limit lower="-2.6" upper="2.0"'),
+      "ARMB_ERR_URDF_MISMATCH",
+      /named_poses\.stow\.elbow/,
+    ],
+  ])(
+    "a robot description from the ROS graph gets the same checks as a file: %s is refused at start, naming the topic",
+    async (_what, urdf, code, reason) => {
+      const o = await start({}, { robotDescription: { urdf } }, topicConfig());
+      let caught: unknown;
+      try {
+        armKinematicsOf(o.transport.config);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toMatchObject({ code });
+      expect((caught as Error).message).toContain("topic /robot_description");
+      expect((caught as Error).message).toMatch(reason);
+    },
+  );
 
   it("a volatile publisher that published before we joined leaves nothing for us: start fails with ARMB_ERR_ROBOT_DESCRIPTION_MISSING at the timeout", async () => {
-    await expect(createRos2TransportOnDouble(topicConfig(200), {}, { robotDescription: { urdf: SIM_URDF, durability: "volatile" } })).rejects.toMatchObject({ code: "ARMB_ERR_ROBOT_DESCRIPTION_MISSING" });
+    await expect(
+      createRos2TransportOnDouble(
+        topicConfig(200),
+        {},
+        { robotDescription: { urdf: SIM_URDF, durability: "volatile" } },
+      ),
+    ).rejects.toMatchObject({ code: "ARMB_ERR_ROBOT_DESCRIPTION_MISSING" });
   });
 
   it("no publisher on the topic: ARMB_ERR_ROBOT_DESCRIPTION_MISSING naming the topic", async () => {
@@ -176,10 +235,14 @@ describe("arm.robot_description — the URDF from the /robot_description topic (
 
   it("arm.robot_description on a transport that is not ROS: start fails with ARMB_ERR_KINEMATICS_UNAVAILABLE", async () => {
     const config = topicConfig();
-    await expect(Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" })).rejects.toMatchObject({ code: "ARMB_ERR_KINEMATICS_UNAVAILABLE" });
+    await expect(
+      Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" }),
+    ).rejects.toMatchObject({ code: "ARMB_ERR_KINEMATICS_UNAVAILABLE" });
   });
 
   it("the config refuses arm.urdf and arm.robot_description together", () => {
-    expect(() => configWith((raw) => ((raw.arm as Record<string, unknown>).robot_description = {}))).toThrow(/not both/);
+    expect(() => configWith((raw) => ((raw.arm as Record<string, unknown>).robot_description = {}))).toThrow(
+      /not both/,
+    );
   });
 });

@@ -28,9 +28,31 @@ type Distro = "humble" | "jazzy";
 const DISTROS: readonly Distro[] = ["humble", "jazzy"];
 
 const ACTION = ["condition"];
-const EXECUTE_LOCAL_HUMBLE = ["shell", "sigterm_timeout", "sigkill_timeout", "emulate_tty", "output", "output_format", "cached_output", "log_cmd", "on_exit", "respawn", "respawn_delay"];
+const EXECUTE_LOCAL_HUMBLE = [
+  "shell",
+  "sigterm_timeout",
+  "sigkill_timeout",
+  "emulate_tty",
+  "output",
+  "output_format",
+  "cached_output",
+  "log_cmd",
+  "on_exit",
+  "respawn",
+  "respawn_delay",
+];
 const EXECUTE_PROCESS = ["cmd", "prefix", "name", "cwd", "env", "additional_env"];
-const NODE = ["executable", "package", "name", "namespace", "exec_name", "parameters", "remappings", "ros_arguments", "arguments"];
+const NODE = [
+  "executable",
+  "package",
+  "name",
+  "namespace",
+  "exec_name",
+  "parameters",
+  "remappings",
+  "ros_arguments",
+  "arguments",
+];
 
 const PYTHON_KWARGS: Record<Distro, Record<string, readonly string[]>> = {
   humble: {
@@ -65,8 +87,21 @@ const XML_ATTRIBUTES: Record<Distro, Record<string, readonly string[]>> = {
     launch: ["deprecated"],
     arg: ["name", "default", "description", "if", "unless"],
     executable: [
-      "cmd", "cwd", "name", "on_exit", "launch-prefix", "output", "respawn", "respawn_max_retries", "respawn_delay",
-      "sigkill_timeout", "sigterm_timeout", "shell", "emulate_tty", "if", "unless",
+      "cmd",
+      "cwd",
+      "name",
+      "on_exit",
+      "launch-prefix",
+      "output",
+      "respawn",
+      "respawn_max_retries",
+      "respawn_delay",
+      "sigkill_timeout",
+      "sigterm_timeout",
+      "shell",
+      "emulate_tty",
+      "if",
+      "unless",
     ],
   },
 };
@@ -74,7 +109,27 @@ const XML_ATTRIBUTES: Record<Distro, Record<string, readonly string[]>> = {
 /** `$(name ...)` substitutions exposed by each distro (expose_substitution in launch/substitutions). */
 const XML_SUBSTITUTIONS: Record<Distro, readonly string[]> = {
   humble: ["anon", "not", "and", "or", "command", "env", "find-exec", "var", "eval", "filename", "dirname"],
-  jazzy: ["anon", "not", "and", "or", "any", "all", "command", "env", "equals", "file-content", "find-exec", "if", "var", "launch_log_dir", "log_dir", "not-equals", "eval", "filename", "dirname"],
+  jazzy: [
+    "anon",
+    "not",
+    "and",
+    "or",
+    "any",
+    "all",
+    "command",
+    "env",
+    "equals",
+    "file-content",
+    "find-exec",
+    "if",
+    "var",
+    "launch_log_dir",
+    "log_dir",
+    "not-equals",
+    "eval",
+    "filename",
+    "dirname",
+  ],
 };
 
 const launchDir = join(packageRoot(), "launch");
@@ -150,27 +205,40 @@ describe("launch files parse on Humble and Jazzy", () => {
       const known = PYTHON_KWARGS[distro];
       const actions = Object.keys(known);
       // Every action-like name imported from launch must be one whose arguments we have listed.
-      const imported = launchImports(source).filter((n) => /^[A-Z]/.test(n) && !/Substitution$|^LaunchConfiguration$|^LaunchDescription$|^Command$|^ParameterValue$|^FindPackageShare$/.test(n));
+      const imported = launchImports(source).filter(
+        (n) =>
+          /^[A-Z]/.test(n) &&
+          !/Substitution$|^LaunchConfiguration$|^LaunchDescription$|^Command$|^ParameterValue$|^FindPackageShare$/.test(
+            n,
+          ),
+      );
       expect(imported.filter((n) => !actions.includes(n))).toEqual([]);
       const calls = pythonCalls(source, actions);
       expect(calls.length).toBeGreaterThan(0);
-      const bad = calls.flatMap((c) => c.kwargs.filter((k) => !(known[c.name] ?? []).includes(k)).map((k) => `${c.name}(${k}=)`));
+      const bad = calls.flatMap((c) =>
+        c.kwargs.filter((k) => !(known[c.name] ?? []).includes(k)).map((k) => `${c.name}(${k}=)`),
+      );
       expect(bad).toEqual([]);
     });
 
-    it.each(files.filter((f) => f.endsWith(".launch.xml")))("%s: every tag, attribute and substitution is read by the parser", (file) => {
-      const tags = xmlTags(readFileSync(join(launchDir, file), "utf8"));
-      expect(tags.map((t) => t.tag)).toContain("executable");
-      const accepted = XML_ATTRIBUTES[distro];
-      const bad: string[] = [];
-      for (const t of tags) {
-        const allowed = accepted[t.tag];
-        if (!allowed) bad.push(`<${t.tag}>`);
-        else for (const a of t.attributes) if (!allowed.includes(a)) bad.push(`<${t.tag} ${a}>`);
-        for (const v of t.values) for (const s of v.matchAll(/\$\(([\w-]+)/g)) if (!XML_SUBSTITUTIONS[distro].includes(s[1] ?? "")) bad.push(`$(${s[1]})`);
-      }
-      expect(bad).toEqual([]);
-    });
+    it.each(files.filter((f) => f.endsWith(".launch.xml")))(
+      "%s: every tag, attribute and substitution is read by the parser",
+      (file) => {
+        const tags = xmlTags(readFileSync(join(launchDir, file), "utf8"));
+        expect(tags.map((t) => t.tag)).toContain("executable");
+        const accepted = XML_ATTRIBUTES[distro];
+        const bad: string[] = [];
+        for (const t of tags) {
+          const allowed = accepted[t.tag];
+          if (!allowed) bad.push(`<${t.tag}>`);
+          else for (const a of t.attributes) if (!allowed.includes(a)) bad.push(`<${t.tag} ${a}>`);
+          for (const v of t.values)
+            for (const s of v.matchAll(/\$\(([\w-]+)/g))
+              if (!XML_SUBSTITUTIONS[distro].includes(s[1] ?? "")) bad.push(`$(${s[1]})`);
+        }
+        expect(bad).toEqual([]);
+      },
+    );
   });
 
   it("the armbridge command is one executable; a runner such as npx goes in launch_prefix, which launch splits (shlex)", () => {
@@ -193,6 +261,8 @@ describe("launch files parse on Humble and Jazzy", () => {
     const jazzy = tags.flatMap((t) => t.attributes.filter((a) => !(XML_ATTRIBUTES.jazzy[t.tag] ?? []).includes(a)));
     expect(humble).toEqual(["sigterm_timeout"]);
     expect(jazzy).toEqual([]);
-    expect(pythonCalls("ExecuteProcess(cmd=['a', f(x, y=1)], sigterm_timeout='10', nme='a')", ["ExecuteProcess"])).toEqual([{ name: "ExecuteProcess", kwargs: ["cmd", "sigterm_timeout", "nme"] }]);
+    expect(
+      pythonCalls("ExecuteProcess(cmd=['a', f(x, y=1)], sigterm_timeout='10', nme='a')", ["ExecuteProcess"]),
+    ).toEqual([{ name: "ExecuteProcess", kwargs: ["cmd", "sigterm_timeout", "nme"] }]);
   });
 });

@@ -18,11 +18,21 @@ async function client(options: { allowPartialJointsGoal?: boolean; defaultGoalTi
   await rcl.init(undefined, ["node", "t"]);
   const node = new rcl.Node("t");
   node.spin();
-  return { world: handle.world, c: new rcl.ActionClient(node, "control_msgs/action/FollowJointTrajectory", "/jtc/follow_joint_trajectory") };
+  return {
+    world: handle.world,
+    c: new rcl.ActionClient(node, "control_msgs/action/FollowJointTrajectory", "/jtc/follow_joint_trajectory"),
+  };
 }
 
-const point = (positions: number[], velocities: number[], s: number) => ({ positions, velocities, time_from_start: { sec: Math.floor(s), nanosec: Math.round((s % 1) * 1e9) } });
-const goal = (names: string[], points: ReturnType<typeof point>[], extra: object = {}) => ({ trajectory: { joint_names: names, points }, ...extra });
+const point = (positions: number[], velocities: number[], s: number) => ({
+  positions,
+  velocities,
+  time_from_start: { sec: Math.floor(s), nanosec: Math.round((s % 1) * 1e9) },
+});
+const goal = (names: string[], points: ReturnType<typeof point>[], extra: object = {}) => ({
+  trajectory: { joint_names: names, points },
+  ...extra,
+});
 
 describe("rclnodejs double: simulated JTC", () => {
   it.each([
@@ -60,7 +70,11 @@ describe("rclnodejs double: simulated JTC", () => {
   it("goal time 0 with no controller default waits forever on a joint that cannot get there", async () => {
     const { c, world } = await client({ defaultGoalTimeS: 0 });
     world.blockJoint("b");
-    const h = await c.sendGoal(goal(J, [point([0.1, 0.1], [0, 0], 0.1)], { goal_tolerance: J.map((name) => ({ name, position: 0.01, velocity: 0, acceleration: 0 })) }));
+    const h = await c.sendGoal(
+      goal(J, [point([0.1, 0.1], [0, 0], 0.1)], {
+        goal_tolerance: J.map((name) => ({ name, position: 0.01, velocity: 0, acceleration: 0 })),
+      }),
+    );
     await new Promise((r) => setTimeout(r, 400));
     expect(h.status).toBe(GOAL_STATUS.EXECUTING);
   });
@@ -70,7 +84,10 @@ describe("rclnodejs double: simulated JTC", () => {
     world.killServer("/jtc/follow_joint_trajectory");
     expect(c.isActionServerAvailable()).toBe(false);
     expect(await c.waitForServer(30)).toBe(false);
-    const settled = await Promise.race([c.sendGoal(goal(J, [point([1, 1], [0, 0], 0.1)])).then(() => "settled"), new Promise((r) => setTimeout(() => r("pending"), 200))]);
+    const settled = await Promise.race([
+      c.sendGoal(goal(J, [point([1, 1], [0, 0], 0.1)])).then(() => "settled"),
+      new Promise((r) => setTimeout(() => r("pending"), 200)),
+    ]);
     expect(settled).toBe("pending");
   });
 
@@ -92,12 +109,23 @@ describe("rclnodejs double: simulated JTC", () => {
 });
 
 describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
-  async function graph(options: Partial<Parameters<typeof createRclnodejsDouble>[0]> = {}, argv: string[] = ["node", "t"]) {
-    handle = createRclnodejsDouble({ positions: { a: 0, b: 0 }, controllers: [{ name: "jtc", actionName: "/jtc/follow_joint_trajectory", joints: J }], ...options });
+  async function graph(
+    options: Partial<Parameters<typeof createRclnodejsDouble>[0]> = {},
+    argv: string[] = ["node", "t"],
+  ) {
+    handle = createRclnodejsDouble({
+      positions: { a: 0, b: 0 },
+      controllers: [{ name: "jtc", actionName: "/jtc/follow_joint_trajectory", joints: J }],
+      ...options,
+    });
     await handle.rcl.init(undefined, argv);
     const node = new handle.rcl.Node("t");
     node.spin();
-    return { world: handle.world, node, c: new handle.rcl.ActionClient(node, "control_msgs/action/FollowJointTrajectory", "/jtc/follow_joint_trajectory") };
+    return {
+      world: handle.world,
+      node,
+      c: new handle.rcl.ActionClient(node, "control_msgs/action/FollowJointTrajectory", "/jtc/follow_joint_trajectory"),
+    };
   }
 
   it("a sim clock at 0.5×: node.now() under use_sim_time starts near 0 and runs at about half the wall clock", async () => {
@@ -107,7 +135,11 @@ describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
     const arrivals: Array<{ simMs: number; nowMs: number; wallMs: number }> = [];
     node.createSubscription("rosgraph_msgs/msg/Clock", "/clock", { qos: { reliability: "reliable" } }, (m) => {
       const { sec, nanosec } = (m as { clock: { sec: number; nanosec: number } }).clock;
-      arrivals.push({ simMs: sec * 1000 + nanosec / 1e6, nowMs: Number(node.now().nanoseconds) / 1e6, wallMs: Date.now() });
+      arrivals.push({
+        simMs: sec * 1000 + nanosec / 1e6,
+        nowMs: Number(node.now().nanoseconds) / 1e6,
+        wallMs: Date.now(),
+      });
     });
     await new Promise((r) => setTimeout(r, 400));
     const first = arrivals[0]!;
@@ -127,7 +159,9 @@ describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
   it("header stamps carry the publisher's clock skew", async () => {
     const { node } = await graph({ clockSkewMs: -2000 });
     const stamps: number[] = [];
-    node.createSubscription("sensor_msgs/msg/JointState", "/joint_states", (m) => stamps.push((m as { header: { stamp: { sec: number; nanosec: number } } }).header.stamp.sec * 1000));
+    node.createSubscription("sensor_msgs/msg/JointState", "/joint_states", (m) =>
+      stamps.push((m as { header: { stamp: { sec: number; nanosec: number } } }).header.stamp.sec * 1000),
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect(Date.now() - stamps.at(-1)!).toBeGreaterThan(1500);
   });
@@ -135,7 +169,9 @@ describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
   it("velocity noise at rest: measured velocities are nonzero while the joints stand still", async () => {
     const { node, world } = await graph({ velocityNoise: 0.02 });
     const velocities: number[] = [];
-    node.createSubscription("sensor_msgs/msg/JointState", "/joint_states", (m) => velocities.push(...(m as { velocity: Float64Array }).velocity));
+    node.createSubscription("sensor_msgs/msg/JointState", "/joint_states", (m) =>
+      velocities.push(...(m as { velocity: Float64Array }).velocity),
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect(velocities.every((v) => Math.abs(v) >= 0.01 && Math.abs(v) <= 0.02)).toBe(true);
     expect(world.position("a")).toBe(0);
@@ -155,7 +191,10 @@ describe("rclnodejs double: clocks, noise, speed scaling, lifecycle", () => {
     const { c, world } = await graph();
     const h = await c.sendGoal(goal(J, [point([1, 1], [0, 0], 1)]));
     world.deactivateController("jtc");
-    expect(await h.getResult()).toMatchObject({ error_code: -1, error_string: "Current goal cancelled during deactivate transition." });
+    expect(await h.getResult()).toMatchObject({
+      error_code: -1,
+      error_string: "Current goal cancelled during deactivate transition.",
+    });
     expect(h.status).toBe(GOAL_STATUS.ABORTED);
     expect((await c.sendGoal(goal(J, [point([0, 0], [0, 0], 0.1)]))).isAccepted()).toBe(false);
     world.activateController("jtc");

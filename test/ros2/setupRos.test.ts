@@ -19,7 +19,9 @@ describe("npm run ros:setup", () => {
   });
 
   it("is the package's ros:setup script, and lifts npm's allowScripts denial for rclnodejs alone", async () => {
-    const pkg = (await import(join(packageRoot(), "package.json"), { with: { type: "json" } })) as { default: { scripts: Record<string, string>; allowScripts: Record<string, boolean> } };
+    const pkg = (await import(join(packageRoot(), "package.json"), { with: { type: "json" } })) as {
+      default: { scripts: Record<string, string>; allowScripts: Record<string, boolean> };
+    };
     expect(pkg.default.scripts["ros:setup"]).toBe("node scripts/setupRos.mjs");
     expect(pkg.default.allowScripts.rclnodejs).toBe(false);
     const { readFileSync } = await import("node:fs");

@@ -31,10 +31,24 @@ function urConfig(patch: (c: ArmConfig) => ArmConfig = (c) => c): ArmConfig {
   return patch(loadConfig(UR_PATH));
 }
 
-async function urArm(config = urConfig(), scaling = 1, extra: DoubleSimulation = {}, driver: UrDriverRelease = "scaled") {
-  const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...urDriverDouble(config, scaling, driver), ...extra }, config);
+async function urArm(
+  config = urConfig(),
+  scaling = 1,
+  extra: DoubleSimulation = {},
+  driver: UrDriverRelease = "scaled",
+) {
+  const o = await start(
+    config.ros2 ?? {},
+    { distro: "jazzy", ...urDriverDouble(config, scaling, driver), ...extra },
+    config,
+  );
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config: o.transport.config, registry: createDefaultTools(o.transport.config), transport: o.transport, ledger });
+  const executor = new Executor({
+    config: o.transport.config,
+    registry: createDefaultTools(o.transport.config),
+    transport: o.transport,
+    ledger,
+  });
   const events: ExecutorEvent[] = [];
   executor.onEvent((e) => events.push(e));
   cleanups.push(() => {
@@ -64,7 +78,10 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     const { o, executor, events, jtc } = await urArm(urConfig(), 0.3);
     // wrist_3_joint 0 → 5.57 rad at speed 0.4: v 0.48 rad/s, a 1.2 rad/s², 5.57 / 0.48 + 0.4 = 12.0 s.
     const startedAt = Date.now();
-    const [r] = await executor.execute([{ id: "long", name: "move_joints", args: { positions: { wrist_3_joint: 5.57 }, speed: 0.4 } }], { deadlineMs: 90_000 });
+    const [r] = await executor.execute(
+      [{ id: "long", name: "move_joints", args: { positions: { wrist_3_joint: 5.57 }, speed: 0.4 } }],
+      { deadlineMs: 90_000 },
+    );
     const wallS = (Date.now() - startedAt) / 1000;
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });
     // Ground truth: the controller ran the trajectory behind the slider, and succeeded.
@@ -81,7 +98,10 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     // A budget of 3 s of arm time, and a pause twice as long: a wall-clock budget would have ended the wait.
     const config = urConfig((c) => ({ ...c, timeoutsMs: { ...c.timeoutsMs, moveJoints: 3000 } }));
     const { o, executor, events, jtc, ledger } = await urArm(config, 1);
-    const running = executor.execute([{ id: "p", name: "move_joints", args: { positions: { elbow_joint: 2.4 }, speed: 0.5 } }], { deadlineMs: 60_000 });
+    const running = executor.execute(
+      [{ id: "p", name: "move_joints", args: { positions: { elbow_joint: 2.4 }, speed: 0.5 } }],
+      { deadlineMs: 60_000 },
+    );
     await until(o, (s) => s.axes.elbow_joint!.position > 1.7);
     worldOf(o).setSpeedScaling(0);
     await sleep(6000);
@@ -101,9 +121,16 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
   }, 60_000);
 
   it("a pause longer than observe.pause_max_ms ends the call unknown as paused by the teach pendant, not as a timeout or a failure", async () => {
-    const config = urConfig((c) => ({ ...c, timeoutsMs: { ...c.timeoutsMs, moveJoints: 3000 }, observe: { ...c.observe, pauseMaxMs: 1500 } }));
+    const config = urConfig((c) => ({
+      ...c,
+      timeoutsMs: { ...c.timeoutsMs, moveJoints: 3000 },
+      observe: { ...c.observe, pauseMaxMs: 1500 },
+    }));
     const { o, executor, jtc } = await urArm(config, 1);
-    const running = executor.execute([{ id: "p2", name: "move_joints", args: { positions: { elbow_joint: 2.4 }, speed: 0.5 } }], { deadlineMs: 60_000 });
+    const running = executor.execute(
+      [{ id: "p2", name: "move_joints", args: { positions: { elbow_joint: 2.4 }, speed: 0.5 } }],
+      { deadlineMs: 60_000 },
+    );
     await until(o, (s) => s.axes.elbow_joint!.position > 1.7);
     worldOf(o).setSpeedScaling(0);
     const [r] = await running;
@@ -115,13 +142,19 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
 
   it("a path tolerance violation (a joint blocked mid-motion): ABORTED −4 reported with the joint, and the pose observed at rest before settling", async () => {
     const { o, executor, jtc } = await urArm();
-    const running = executor.execute([{ id: "pt", name: "move_joints", args: { positions: { elbow_joint: 2.2, wrist_1_joint: -1.2 }, speed: 0.5 } }], { deadlineMs: 30_000 });
+    const running = executor.execute(
+      [{ id: "pt", name: "move_joints", args: { positions: { elbow_joint: 2.2, wrist_1_joint: -1.2 }, speed: 0.5 } }],
+      { deadlineMs: 30_000 },
+    );
     await until(o, (s) => s.axes.elbow_joint!.position > 1.72);
     worldOf(o).blockJoint("elbow_joint");
     const [r] = await running;
     // Ground truth: JTC aborted the goal for the path and held where the arm was.
     expect(jtc.goals[0]!.status).toBe(GOAL_STATUS.ABORTED);
-    expect(jtc.goals[0]!.result).toMatchObject({ error_code: FJT.PATH_TOLERANCE_VIOLATED, error_string: JTC_TEXT.pathTolerance });
+    expect(jtc.goals[0]!.result).toMatchObject({
+      error_code: FJT.PATH_TOLERANCE_VIOLATED,
+      error_string: JTC_TEXT.pathTolerance,
+    });
     expect(jtc.stops.map((s) => s.reason)).toEqual(["path_tolerance"]);
     expect(r!.result.status).toBe("unknown");
     expect(r!.result.message).toMatch(/path tolerance/);
@@ -138,7 +171,10 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
       const config = urConfig((c) => ({ ...c, ros2: { ...c.ros2!, halt_own_goals: mode } }));
       const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...urDriverDouble(config, 1) }, config);
       const jtc = o.double.world.controllers.get(CONTROLLER)!;
-      const running = o.transport.runMotion({ actionId: `h-${mode}`, targets: { shoulder_pan_joint: 1.5 }, speed: 1 }, AbortSignal.timeout(20_000));
+      const running = o.transport.runMotion(
+        { actionId: `h-${mode}`, targets: { shoulder_pan_joint: 1.5 }, speed: 1 },
+        AbortSignal.timeout(20_000),
+      );
       await until(o, (s) => Math.abs(s.axes.shoulder_pan_joint!.velocity) > 0.8);
       const halt = await o.transport.halt({ signal: AbortSignal.timeout(5000) });
       expect(halt.halted).toBe(true);
@@ -163,7 +199,10 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
   it("halt at 30 %: JTC starts the hold from the measured velocity as trajectory-time velocity (a step to s·v); the hold still brakes within max_acceleration", async () => {
     const config = urConfig();
     const { o, jtc } = await urArm(config, 0.3);
-    const running = o.transport.runMotion({ actionId: "hs", targets: { shoulder_pan_joint: 1.5 }, speed: 1 }, AbortSignal.timeout(30_000));
+    const running = o.transport.runMotion(
+      { actionId: "hs", targets: { shoulder_pan_joint: 1.5 }, speed: 1 },
+      AbortSignal.timeout(30_000),
+    );
     await until(o, (s) => Math.abs(s.axes.shoulder_pan_joint!.velocity) > 0.25, 10_000);
     const v = o.double.world.velocity("shoulder_pan_joint");
     await o.transport.halt({ signal: AbortSignal.timeout(5000) });
@@ -179,16 +218,24 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-ur6-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, "ur5e-ros2-jtc.yaml");
-    writeFileSync(path, readFileSync(UR_PATH, "utf8").replaceAll("scaled_joint_trajectory_controller", "joint_trajectory_controller"));
+    writeFileSync(
+      path,
+      readFileSync(UR_PATH, "utf8").replaceAll("scaled_joint_trajectory_controller", "joint_trajectory_controller"),
+    );
     const base = loadConfig(path);
     // A move_joints budget of 5 s of arm time: a wall-clock budget would end before the 14 s the slider makes of the plan.
     const config = { ...base, timeoutsMs: { ...base.timeoutsMs, moveJoints: 5000 } };
     const { o, executor, jtc } = await urArm(config, 0.3, {}, "stock_jtc");
     const facts = o.transport.facts!.controllers.get("joint_trajectory_controller")!;
     expect(facts).toMatchObject({ speedScaling: "hardware", scalingInterface: "speed_scaling/speed_scaling_factor" });
-    expect(o.transport.facts!.lines.join("\n")).toMatch(/joint_trajectory_controller .*speed scaling from the hardware \(speed_scaling\/speed_scaling_factor\)/);
+    expect(o.transport.facts!.lines.join("\n")).toMatch(
+      /joint_trajectory_controller .*speed scaling from the hardware \(speed_scaling\/speed_scaling_factor\)/,
+    );
     // wrist_3_joint 0 → 1.5 rad at speed 0.4: v 0.48 rad/s, a 1.2 rad/s²: 1.5 / 0.48 + 0.4 ≈ 3.5 s of plan, ≈ 12 s of wall time.
-    const [r] = await executor.execute([{ id: "j", name: "move_joints", args: { positions: { wrist_3_joint: 1.5 }, speed: 0.4 } }], { deadlineMs: 60_000 });
+    const [r] = await executor.execute(
+      [{ id: "j", name: "move_joints", args: { positions: { wrist_3_joint: 1.5 }, speed: 0.4 } }],
+      { deadlineMs: 60_000 },
+    );
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });
     // Ground truth: the stock controller (no scaled controller in this graph) ran it behind the slider.
     expect(o.double.world.controllers.has(CONTROLLER)).toBe(false);

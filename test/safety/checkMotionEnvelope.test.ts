@@ -12,7 +12,8 @@ const kin = armKinematicsOf(config)!;
 const { chain } = kin;
 const ws = config.workspace!;
 const HOME: Record<string, number> = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home] as const));
-const byName = (q: readonly number[]): Record<string, number> => Object.fromEntries(kin.jointNames.map((n, k) => [n, q[k]!]));
+const byName = (q: readonly number[]): Record<string, number> =>
+  Object.fromEntries(kin.jointNames.map((n, k) => [n, q[k]!]));
 
 let scratch: ChainFrames | undefined;
 /** Where each moving link frame is outside the envelope (no sampling margin: the true envelope). */
@@ -22,7 +23,8 @@ function outside(q: readonly number[]): string | undefined {
     if (!chain.linkMoves[i]) continue;
     const p = [m[12]!, m[13]!, m[14]!];
     if (ws.floorZ !== undefined && p[2]! < ws.floorZ) return `${chain.linkNames[i]} below the floor`;
-    for (let a = 0; a < 3; a++) if (p[a]! < ws.keepIn!.min[a]! || p[a]! > ws.keepIn!.max[a]!) return `${chain.linkNames[i]} outside keep_in`;
+    for (let a = 0; a < 3; a++)
+      if (p[a]! < ws.keepIn!.min[a]! || p[a]! > ws.keepIn!.max[a]!) return `${chain.linkNames[i]} outside keep_in`;
   }
   return undefined;
 }
@@ -56,7 +58,8 @@ describe("checkMotionEnvelope on the default simulated arm", () => {
       fc.property(jointVector, jointVector, (from, to) => {
         const n = 400;
         let leaves = false;
-        for (let s = 0; s <= n && !leaves; s++) leaves = outside(from.map((v, k) => v + (s / n) * (to[k]! - v))) !== undefined;
+        for (let s = 0; s <= n && !leaves; s++)
+          leaves = outside(from.map((v, k) => v + (s / n) * (to[k]! - v))) !== undefined;
         if (leaves) expect(checkMotionEnvelope(config, byName(from), byName(to), "move_joints").ok).toBe(false);
       }),
       { numRuns: 150, seed: 12 },
@@ -110,7 +113,8 @@ describe("checkMotionEnvelope on the default simulated arm", () => {
     const pan = HOME.shoulder_pan!;
     const ok = (to: number): boolean => checkMotionEnvelope(tight, HOME, { shoulder_pan: to }, "move_joints").ok;
     // The largest pan the check admits, to 1e-7 rad: a little past it the tip travels just under 0.3 m, inside the margin.
-    let lo = pan, hi = pan + 2;
+    let lo = pan,
+      hi = pan + 2;
     expect(ok(lo) && !ok(hi)).toBe(true);
     while (hi - lo > 1e-7) {
       const mid = (lo + hi) / 2;

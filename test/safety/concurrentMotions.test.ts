@@ -8,7 +8,17 @@ import { framesOnly, testConfig } from "../support/testConfig.js";
 
 /** The sim arm with a tight box, so that combinations of two motions often leave it. */
 // Frames only: these numbers were chosen for link frames; the volumes have their own tests.
-const config: ArmConfig = { ...framesOnly(testConfig()), workspace: { frame: undefined, keepIn: { min: [-0.85, -0.85, -0.2], max: [0.85, 0.85, 0.95] }, floorZ: -0.15, maxStepM: undefined, keepOut: [], allowedContacts: [] } };
+const config: ArmConfig = {
+  ...framesOnly(testConfig()),
+  workspace: {
+    frame: undefined,
+    keepIn: { min: [-0.85, -0.85, -0.2], max: [0.85, 0.85, 0.95] },
+    floorZ: -0.15,
+    maxStepM: undefined,
+    keepOut: [],
+    allowedContacts: [],
+  },
+};
 const kin = armKinematicsOf(config)!;
 const { chain } = kin;
 const ws = config.workspace!;
@@ -38,7 +48,8 @@ function randomPair(random: () => number): Pair {
     const start = Object.fromEntries(chain.variables.map((v) => [v.name, v.lower + random() * (v.upper - v.lower)]));
     if (!checkMotionEnvelope(config, start, start, "t").ok) continue;
     const order = [...names].sort(() => random() - 0.5);
-    const na = 1 + Math.floor(random() * 3), nb = 1 + Math.floor(random() * 3);
+    const na = 1 + Math.floor(random() * 3),
+      nb = 1 + Math.floor(random() * 3);
     const pick = (joints: string[]) =>
       Object.fromEntries(
         joints.map((n) => {
@@ -76,7 +87,8 @@ describe("concurrent disjoint motions: a new motion is checked against the motio
     for (let i = 0; i < 80; i++) {
       const p = randomPair(random);
       if (!checkMotionEnvelope(config, p.start, p.a, "move_joints").ok) continue;
-      if (!checkMotionEnvelope(config, p.start, p.b, "move_joints", [{ actionId: "A", from: p.start, to: p.a }]).ok) continue;
+      if (!checkMotionEnvelope(config, p.start, p.b, "move_joints", [{ actionId: "A", from: p.start, to: p.a }]).ok)
+        continue;
       both++;
       expect(combinedLeaves(p, random), JSON.stringify(p)).toBe(false);
     }
@@ -108,7 +120,8 @@ describe("concurrent disjoint motions: a new motion is checked against the motio
         }),
       );
       if (!checkMotionEnvelope(config, p.start, p.a, "move_joints").ok) continue;
-      if (!checkMotionEnvelope(config, p.start, p.b, "move_joints", [{ actionId: "A", from: p.start, to: p.a }]).ok) continue;
+      if (!checkMotionEnvelope(config, p.start, p.b, "move_joints", [{ actionId: "A", from: p.start, to: p.a }]).ok)
+        continue;
       const inFlight = [
         { actionId: "A", from: p.start, to: p.a },
         { actionId: "B", from: p.start, to: p.b },
@@ -120,12 +133,21 @@ describe("concurrent disjoint motions: a new motion is checked against the motio
       const at = (sa: number, sb: number, sc: number): boolean => {
         for (const [k, n] of names.entries()) {
           const s0 = p.start[n]!;
-          q[k] = n in p.a ? s0 + sa * (p.a[n]! - s0) : n in p.b ? s0 + sb * (p.b[n]! - s0) : n in c ? s0 + sc * (c[n]! - s0) : s0;
+          q[k] =
+            n in p.a
+              ? s0 + sa * (p.a[n]! - s0)
+              : n in p.b
+                ? s0 + sb * (p.b[n]! - s0)
+                : n in c
+                  ? s0 + sc * (c[n]! - s0)
+                  : s0;
         }
         return outside(q);
       };
       let leaves = false;
-      for (let x = 0; x <= 16 && !leaves; x++) for (let y = 0; y <= 16 && !leaves; y++) for (let z = 0; z <= 16 && !leaves; z++) leaves = at(x / 16, y / 16, z / 16);
+      for (let x = 0; x <= 16 && !leaves; x++)
+        for (let y = 0; y <= 16 && !leaves; y++)
+          for (let z = 0; z <= 16 && !leaves; z++) leaves = at(x / 16, y / 16, z / 16);
       for (let r = 0; r < 500 && !leaves; r++) leaves = at(random(), random(), random());
       expect(leaves, JSON.stringify({ ...p, c })).toBe(false);
     }
@@ -134,16 +156,23 @@ describe("concurrent disjoint motions: a new motion is checked against the motio
 
   it("the three-motion case can fail: shoulder_pan +1.2, wrist_1 −1.2 and wrist_2 +0.6 from home pass every pairwise check, all three at their ends leave the envelope — so C is refused with both A and B in flight", () => {
     const home = Object.fromEntries(config.arm.joints.map((j) => [j.name, j.home]));
-    const a = { shoulder_pan: home.shoulder_pan! + 1.2 }, b = { wrist_1: home.wrist_1! - 1.2 }, c = { wrist_2: home.wrist_2! + 0.6 };
-    const A = { actionId: "A", from: home, to: a }, B = { actionId: "B", from: home, to: b };
+    const a = { shoulder_pan: home.shoulder_pan! + 1.2 },
+      b = { wrist_1: home.wrist_1! - 1.2 },
+      c = { wrist_2: home.wrist_2! + 0.6 };
+    const A = { actionId: "A", from: home, to: a },
+      B = { actionId: "B", from: home, to: b };
     expect(checkMotionEnvelope(config, home, a, "move_joints").ok).toBe(true);
     expect(checkMotionEnvelope(config, home, b, "move_joints", [A]).ok).toBe(true);
     expect(checkMotionEnvelope(config, home, c, "move_joints", [A]).ok).toBe(true);
     expect(checkMotionEnvelope(config, home, c, "move_joints", [B]).ok).toBe(true);
     const q = new Float64Array(chain.dof);
-    for (const [k, n] of names.entries()) q[k] = a[n as keyof typeof a] ?? b[n as keyof typeof b] ?? c[n as keyof typeof c] ?? home[n]!;
+    for (const [k, n] of names.entries())
+      q[k] = a[n as keyof typeof a] ?? b[n as keyof typeof b] ?? c[n as keyof typeof c] ?? home[n]!;
     expect(outside(q)).toBe(true);
-    expect(checkMotionEnvelope(config, home, c, "move_joints", [A, B])).toMatchObject({ ok: false, code: "ARMB_ERR_ENVELOPE_VIOLATION" });
+    expect(checkMotionEnvelope(config, home, c, "move_joints", [A, B])).toMatchObject({
+      ok: false,
+      code: "ARMB_ERR_ENVELOPE_VIOLATION",
+    });
   });
 
   it("a motion in flight whose own joints are also the new motion's is not double-counted (the new targets win), and an empty in-flight list is the plain check", () => {
@@ -151,6 +180,8 @@ describe("concurrent disjoint motions: a new motion is checked against the motio
     const b = { wrist_2: 0.3 };
     const plain = checkMotionEnvelope(config, start, b, "move_joints");
     expect(checkMotionEnvelope(config, start, b, "move_joints", [])).toEqual(plain);
-    expect(checkMotionEnvelope(config, start, b, "move_joints", [{ actionId: "A", from: start, to: { wrist_2: -0.5 } }])).toEqual(plain);
+    expect(
+      checkMotionEnvelope(config, start, b, "move_joints", [{ actionId: "A", from: start, to: { wrist_2: -0.5 } }]),
+    ).toEqual(plain);
   });
 });

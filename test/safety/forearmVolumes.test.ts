@@ -21,7 +21,10 @@ const vector = (pose: Readonly<Record<string, number>>): number[] => names.map((
 /** The forearm as it was: the bounding box of the whole mesh, grown 1 mm. */
 const oneFatBox: ArmConfig = {
   ...shipped,
-  linkVolumes: { ...shipped.linkVolumes, forearm_link: [{ shape: "box", xyz: [-0.1864, -0.0001, 0.0055], rpy: [0, 0, 0], size: [0.4914, 0.1178, 0.112] }] },
+  linkVolumes: {
+    ...shipped.linkVolumes,
+    forearm_link: [{ shape: "box", xyz: [-0.1864, -0.0001, 0.0055], rpy: [0, 0, 0], size: [0.4914, 0.1178, 0.112] }],
+  },
 };
 
 // wrist_2 swung from home, its outcome unknown (so counted in flight over its whole path), then another joint moved beside it.
@@ -38,27 +41,40 @@ describe("the sim arm's forearm: two volumes fitted to the mesh", () => {
     expect(halfWidths[1]).toBeGreaterThan(0.058);
   });
 
-  it.each(besides)("a wrist_2 swing near home in flight no longer blocks a move beside it (%o); with the one fat box it did", (move) => {
-    const verdict = checkMotionEnvelope(shipped, HOME, move, "move_joints", [swing]);
-    expect(verdict.ok).toBe(true);
-    const before = checkMotionEnvelope(oneFatBox, HOME, move, "move_joints", [swing]);
-    expect(before).toMatchObject({ ok: false, code: "ARMB_ERR_SELF_COLLISION" });
-    if (!before.ok) expect(before.contact).toMatchObject({ link: "wrist_2_link", obstacle: { kind: "link", name: "forearm_link" } });
-    // The judge finds no contact anywhere in the box of both motions' progress (corners and centre lines, densely).
-    const judge = new DenseEnvelopeJudge(shipped);
-    for (const w of [0, 0.25, 0.5, 0.75, 1]) {
-      const from = { ...HOME, wrist_2: w * -0.45 };
-      expect(judge.contactAlong(vector(from), vector({ ...from, ...move }), 200)).toBeUndefined();
-    }
-  });
+  it.each(besides)(
+    "a wrist_2 swing near home in flight no longer blocks a move beside it (%o); with the one fat box it did",
+    (move) => {
+      const verdict = checkMotionEnvelope(shipped, HOME, move, "move_joints", [swing]);
+      expect(verdict.ok).toBe(true);
+      const before = checkMotionEnvelope(oneFatBox, HOME, move, "move_joints", [swing]);
+      expect(before).toMatchObject({ ok: false, code: "ARMB_ERR_SELF_COLLISION" });
+      if (!before.ok)
+        expect(before.contact).toMatchObject({
+          link: "wrist_2_link",
+          obstacle: { kind: "link", name: "forearm_link" },
+        });
+      // The judge finds no contact anywhere in the box of both motions' progress (corners and centre lines, densely).
+      const judge = new DenseEnvelopeJudge(shipped);
+      for (const w of [0, 0.25, 0.5, 0.75, 1]) {
+        const from = { ...HOME, wrist_2: w * -0.45 };
+        expect(judge.contactAlong(vector(from), vector({ ...from, ...move }), 200)).toBeUndefined();
+      }
+    },
+  );
 
   it("a real contact is still refused: the forearm driven into the table, naming the link and the floor", () => {
     const target = { shoulder_lift: 0.9, elbow: 0, wrist_1: 1.5 };
     const verdict = checkMotionEnvelope(shipped, HOME, target, "move_joints");
     expect(verdict).toMatchObject({ ok: false, code: "ARMB_ERR_ENVELOPE_VIOLATION", link: "forearm_link" });
     if (verdict.ok) return;
-    expect(verdict.contact).toMatchObject({ link: "forearm_link", part: "volume", obstacle: { kind: "floor", name: "floor_z" } });
+    expect(verdict.contact).toMatchObject({
+      link: "forearm_link",
+      part: "volume",
+      obstacle: { kind: "floor", name: "floor_z" },
+    });
     // Not a box corner grazing the table: at the end of the path the judge has the forearm through it.
-    expect(new DenseEnvelopeJudge(shipped).contactAt(vector({ ...HOME, ...target }))).toMatch(/^forearm_link below the floor/);
+    expect(new DenseEnvelopeJudge(shipped).contactAt(vector({ ...HOME, ...target }))).toMatch(
+      /^forearm_link below the floor/,
+    );
   });
 });

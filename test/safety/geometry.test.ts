@@ -26,17 +26,26 @@ function length(a: readonly number[], b: readonly number[]): number {
 }
 
 /** A random rotation (unit quaternion → three orthonormal axes). */
-const rotation = fc.tuple(coord, coord, coord, coord).filter((q) => Math.hypot(...q) > 0.1).map(([x, y, z, w]) => {
-  const n = Math.hypot(x, y, z, w);
-  const [a, b, c, d] = [x / n, y / n, z / n, w / n];
-  return [
-    [1 - 2 * (b * b + c * c), 2 * (a * b + c * d), 2 * (a * c - b * d)],
-    [2 * (a * b - c * d), 1 - 2 * (a * a + c * c), 2 * (b * c + a * d)],
-    [2 * (a * c + b * d), 2 * (b * c - a * d), 1 - 2 * (a * a + b * b)],
-  ] as const;
-});
-const half = fc.tuple(fc.double({ min: 0.01, max: 0.5, noNaN: true }), fc.double({ min: 0.01, max: 0.5, noNaN: true }), fc.double({ min: 0.01, max: 0.5, noNaN: true }));
-const orientedBox = fc.tuple(point, rotation, half).map(([c, axes, h]) => Float64Array.from([...c, ...axes[0], ...axes[1], ...axes[2], ...h]));
+const rotation = fc
+  .tuple(coord, coord, coord, coord)
+  .filter((q) => Math.hypot(...q) > 0.1)
+  .map(([x, y, z, w]) => {
+    const n = Math.hypot(x, y, z, w);
+    const [a, b, c, d] = [x / n, y / n, z / n, w / n];
+    return [
+      [1 - 2 * (b * b + c * c), 2 * (a * b + c * d), 2 * (a * c - b * d)],
+      [2 * (a * b - c * d), 1 - 2 * (a * a + c * c), 2 * (b * c + a * d)],
+      [2 * (a * c + b * d), 2 * (b * c - a * d), 1 - 2 * (a * a + b * b)],
+    ] as const;
+  });
+const half = fc.tuple(
+  fc.double({ min: 0.01, max: 0.5, noNaN: true }),
+  fc.double({ min: 0.01, max: 0.5, noNaN: true }),
+  fc.double({ min: 0.01, max: 0.5, noNaN: true }),
+);
+const orientedBox = fc
+  .tuple(point, rotation, half)
+  .map(([c, axes, h]) => Float64Array.from([...c, ...axes[0], ...axes[1], ...axes[2], ...h]));
 
 /** Distance from a point to an oriented box (exact: clamp in its frame). */
 function pointOrientedBoxDistance(p: readonly number[], b: Float64Array): number {
@@ -62,7 +71,13 @@ describe("envelope geometry against brute force", () => {
           // The exact distance from a point to segment cd, so only one segment needs sampling.
           const cd = [d[0] - c[0], d[1] - c[1], d[2] - c[2]];
           const l2 = cd[0]! ** 2 + cd[1]! ** 2 + cd[2]! ** 2;
-          const t = l2 > 0 ? Math.max(0, Math.min(1, ((p[0] - c[0]) * cd[0]! + (p[1] - c[1]) * cd[1]! + (p[2] - c[2]) * cd[2]!) / l2)) : 0;
+          const t =
+            l2 > 0
+              ? Math.max(
+                  0,
+                  Math.min(1, ((p[0] - c[0]) * cd[0]! + (p[1] - c[1]) * cd[1]! + (p[2] - c[2]) * cd[2]!) / l2),
+                )
+              : 0;
           brute = Math.min(brute, Math.hypot(...along(c, d, t).map((v, k) => v - p[k]!)));
         }
         expect(got).toBeLessThanOrEqual(brute + 1e-9);
@@ -89,10 +104,12 @@ describe("envelope geometry against brute force", () => {
     );
     fc.assert(
       fc.property(point, point, point, half, (a, b, c, h) => {
-        const lo = [c[0] - h[0], c[1] - h[1], c[2] - h[2]] as const, hi = [c[0] + h[0], c[1] + h[1], c[2] + h[2]] as const;
+        const lo = [c[0] - h[0], c[1] - h[1], c[2] - h[2]] as const,
+          hi = [c[0] + h[0], c[1] + h[1], c[2] + h[2]] as const;
         const got = segmentBoxDistance(...a, ...b, ...lo, ...hi);
         let brute = Infinity;
-        for (let i = 0; i <= N; i++) brute = Math.min(brute, Math.sqrt(pointBoxDistanceSquared(...along(a, b, i / N), ...lo, ...hi)));
+        for (let i = 0; i <= N; i++)
+          brute = Math.min(brute, Math.sqrt(pointBoxDistanceSquared(...along(a, b, i / N), ...lo, ...hi)));
         expect(got).toBeLessThanOrEqual(brute + 1e-9);
         expect(got).toBeGreaterThanOrEqual(brute - length(a, b) / N / 2 - 1e-9);
       }),
@@ -108,13 +125,19 @@ describe("envelope geometry against brute force", () => {
         let upper = Infinity;
         let inside = false;
         const M = 8;
-        for (let i = 0; i <= M; i++) for (let j = 0; j <= M; j++) for (let k = 0; k <= M; k++) {
-          const u = (2 * i) / M - 1, v = (2 * j) / M - 1, w = (2 * k) / M - 1;
-          const p = [0, 1, 2].map((x) => B[x]! + u * B[12]! * B[3 + x]! + v * B[13]! * B[6 + x]! + w * B[14]! * B[9 + x]!);
-          const d = pointOrientedBoxDistance(p, A);
-          upper = Math.min(upper, d);
-          if (d === 0) inside = true;
-        }
+        for (let i = 0; i <= M; i++)
+          for (let j = 0; j <= M; j++)
+            for (let k = 0; k <= M; k++) {
+              const u = (2 * i) / M - 1,
+                v = (2 * j) / M - 1,
+                w = (2 * k) / M - 1;
+              const p = [0, 1, 2].map(
+                (x) => B[x]! + u * B[12]! * B[3 + x]! + v * B[13]! * B[6 + x]! + w * B[14]! * B[9 + x]!,
+              );
+              const d = pointOrientedBoxDistance(p, A);
+              upper = Math.min(upper, d);
+              if (d === 0) inside = true;
+            }
         expect(sep).toBeLessThanOrEqual(upper + 1e-9);
         if (inside) expect(sep).toBeLessThanOrEqual(1e-9);
       }),
@@ -128,26 +151,45 @@ describe("envelope geometry against brute force", () => {
 
   it("segment–cylinder distance never exceeds the sampled minimum", () => {
     fc.assert(
-      fc.property(point, point, point, fc.double({ min: 0.01, max: 0.5, noNaN: true }), fc.double({ min: 0.01, max: 0.5, noNaN: true }), (a, b, c, r, h) => {
-        const got = segmentCylinderDistance(...a, ...b, c[0], c[1], r, c[2] - h, c[2] + h);
-        let brute = Infinity;
-        for (let i = 0; i <= N; i++) brute = Math.min(brute, pointCylinderDistance(...along(a, b, i / N), c[0], c[1], r, c[2] - h, c[2] + h));
-        expect(got).toBeLessThanOrEqual(brute + 1e-9);
-        expect(got).toBeGreaterThanOrEqual(brute - length(a, b) / N / 2 - 1e-6);
-      }),
+      fc.property(
+        point,
+        point,
+        point,
+        fc.double({ min: 0.01, max: 0.5, noNaN: true }),
+        fc.double({ min: 0.01, max: 0.5, noNaN: true }),
+        (a, b, c, r, h) => {
+          const got = segmentCylinderDistance(...a, ...b, c[0], c[1], r, c[2] - h, c[2] + h);
+          let brute = Infinity;
+          for (let i = 0; i <= N; i++)
+            brute = Math.min(brute, pointCylinderDistance(...along(a, b, i / N), c[0], c[1], r, c[2] - h, c[2] + h));
+          expect(got).toBeLessThanOrEqual(brute + 1e-9);
+          expect(got).toBeGreaterThanOrEqual(brute - length(a, b) / N / 2 - 1e-6);
+        },
+      ),
       { numRuns: 300, seed: 5 },
     );
   });
 
   it("a fitted bounding volume contains every point it was fitted to", () => {
     fc.assert(
-      fc.property(fc.array(point, { minLength: 1, maxLength: 60 }), fc.constantFrom("capsule" as const, "box" as const, undefined), (points, kind) => {
-        const s = fitBoundingVolume(points, kind === undefined ? {} : { kind });
-        for (const p of points) {
-          if (s.kind === "capsule") expect(segmentSegmentDistance(...s.a, ...s.b, ...p, ...p)).toBeLessThanOrEqual(s.radius + 1e-9);
-          else expect(pointOrientedBoxDistance(p, Float64Array.from([...s.center, ...s.axes[0], ...s.axes[1], ...s.axes[2], ...s.half]))).toBeLessThanOrEqual(1e-9);
-        }
-      }),
+      fc.property(
+        fc.array(point, { minLength: 1, maxLength: 60 }),
+        fc.constantFrom("capsule" as const, "box" as const, undefined),
+        (points, kind) => {
+          const s = fitBoundingVolume(points, kind === undefined ? {} : { kind });
+          for (const p of points) {
+            if (s.kind === "capsule")
+              expect(segmentSegmentDistance(...s.a, ...s.b, ...p, ...p)).toBeLessThanOrEqual(s.radius + 1e-9);
+            else
+              expect(
+                pointOrientedBoxDistance(
+                  p,
+                  Float64Array.from([...s.center, ...s.axes[0], ...s.axes[1], ...s.axes[2], ...s.half]),
+                ),
+              ).toBeLessThanOrEqual(1e-9);
+          }
+        },
+      ),
       { numRuns: 300, seed: 6 },
     );
   });

@@ -49,7 +49,13 @@ describe("the envelope's motions in flight are rebuilt from the ledger", () => {
     dir = mkdtempSync(join(tmpdir(), "armb-inflight-restart-"));
     const effectsLog = join(dir, "effects.jsonl");
     const dataDir = join(dir, "data");
-    sim = await startSimulator({ link: "tcp", port: 0, effectsLog, stallJoints: ["shoulder_lift"], logger: pino({ level: "silent" }) });
+    sim = await startSimulator({
+      link: "tcp",
+      port: 0,
+      effectsLog,
+      stallJoints: ["shoulder_lift"],
+      logger: pino({ level: "silent" }),
+    });
     bridge = await Bridge.start({ transport: { kind: "serial", link: sim.link }, dataDir });
 
     expect((await call(bridge, "c1", { elbow: -0.899, wrist_1: 1.184 })).status).toBe("done");

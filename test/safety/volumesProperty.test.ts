@@ -36,63 +36,73 @@ const ARMS: readonly { readonly name: string; readonly config: ArmConfig; readon
   { name: "Koch v1.1", config: loadConfig(join(root, "config", "koch-follower.yaml")), runs: 120 },
 ];
 
-describe.each(ARMS)("link volumes on $name: accepted paths judged by an independent dense check", ({ config, runs }) => {
-  const kin = armKinematicsOf(config)!;
-  const judge = new DenseEnvelopeJudge(config);
-  const limits = kin.chain.variables;
-  const byName = (q: readonly number[]): Record<string, number> => Object.fromEntries(kin.jointNames.map((n, k) => [n, q[k]!]));
-  const clamp = (q: readonly number[]): number[] => q.map((v, k) => Math.min(limits[k]!.upper, Math.max(limits[k]!.lower, v)));
-  // A start the arm may really stand in: inside the envelope by the judge and by the check.
-  const start = fc
-    .tuple(...limits.map((v) => fc.double({ min: v.lower, max: v.upper, noNaN: true })))
-    .filter((q) => judge.contactAt(q) === undefined && checkMotionEnvelope(config, byName(q), byName(q), "t").ok);
-  const step = fc.tuple(...limits.map(() => fc.double({ min: -1.2, max: 1.2, noNaN: true })));
-  const moved = fc.tuple(...limits.map(() => fc.boolean()));
+describe.each(ARMS)(
+  "link volumes on $name: accepted paths judged by an independent dense check",
+  ({ config, runs }) => {
+    const kin = armKinematicsOf(config)!;
+    const judge = new DenseEnvelopeJudge(config);
+    const limits = kin.chain.variables;
+    const byName = (q: readonly number[]): Record<string, number> =>
+      Object.fromEntries(kin.jointNames.map((n, k) => [n, q[k]!]));
+    const clamp = (q: readonly number[]): number[] =>
+      q.map((v, k) => Math.min(limits[k]!.upper, Math.max(limits[k]!.lower, v)));
+    // A start the arm may really stand in: inside the envelope by the judge and by the check.
+    const start = fc
+      .tuple(...limits.map((v) => fc.double({ min: v.lower, max: v.upper, noNaN: true })))
+      .filter((q) => judge.contactAt(q) === undefined && checkMotionEnvelope(config, byName(q), byName(q), "t").ok);
+    const step = fc.tuple(...limits.map(() => fc.double({ min: -1.2, max: 1.2, noNaN: true })));
+    const moved = fc.tuple(...limits.map(() => fc.boolean()));
 
-  it("property: one motion — accepted paths never meet anything at 300 points along them", () => {
-    let accepted = 0, refused = 0;
-    fc.assert(
-      fc.property(start, step, moved, (q0, d, which) => {
-        const q1 = clamp(q0.map((v, k) => (which[k] ? v + d[k]! : v)));
-        const targets = Object.fromEntries(kin.jointNames.filter((_, k) => which[k]).map((n) => [n, q1[kin.jointNames.indexOf(n)]!]));
-        if (Object.keys(targets).length === 0) return;
-        const verdict = checkMotionEnvelope(config, byName(q0), targets, "move_joints");
-        if (!verdict.ok) {
-          refused++;
-          return;
-        }
-        accepted++;
-        expect(judge.contactAlong(q0, q1, 300)).toBeUndefined();
-      }),
-      { numRuns: runs, seed: 31 },
-    );
-    // Both outcomes must occur for the property to mean something.
-    expect(accepted).toBeGreaterThan(runs / 5);
-    expect(refused).toBeGreaterThan(0);
-  }, 180_000);
-
-  it("property: with a motion in flight on other joints — accepted motions never meet anything at any of 21 × 41 combinations of both", () => {
-    let accepted = 0;
-    fc.assert(
-      fc.property(start, step, fc.integer({ min: 1, max: kin.jointNames.length - 1 }), (q0, d, cut) => {
-        // A moves the first `cut` joints, B the others.
-        const qa = clamp(q0.map((v, k) => (k < cut ? v + d[k]! : v)));
-        const qb = clamp(q0.map((v, k) => (k >= cut ? v + d[k]! : v)));
-        const a = Object.fromEntries(kin.jointNames.slice(0, cut).map((n, k) => [n, qa[k]!]));
-        if (!checkMotionEnvelope(config, byName(q0), a, "move_joints").ok) return;
-        const b = Object.fromEntries(kin.jointNames.slice(cut).map((n, i) => [n, qb[cut + i]!]));
-        const verdict = checkMotionEnvelope(config, byName(q0), b, "move_joints", [{ actionId: "A", from: byName(q0), to: a }]);
-        if (!verdict.ok) return;
-        accepted++;
-        for (let i = 0; i <= 20; i++) {
-          for (let j = 0; j <= 40; j++) {
-            const q = q0.map((v, k) => (k < cut ? v + (i / 20) * (qa[k]! - v) : v + (j / 40) * (qb[k]! - v)));
-            expect(judge.contactAt(q)).toBeUndefined();
+    it("property: one motion — accepted paths never meet anything at 300 points along them", () => {
+      let accepted = 0,
+        refused = 0;
+      fc.assert(
+        fc.property(start, step, moved, (q0, d, which) => {
+          const q1 = clamp(q0.map((v, k) => (which[k] ? v + d[k]! : v)));
+          const targets = Object.fromEntries(
+            kin.jointNames.filter((_, k) => which[k]).map((n) => [n, q1[kin.jointNames.indexOf(n)]!]),
+          );
+          if (Object.keys(targets).length === 0) return;
+          const verdict = checkMotionEnvelope(config, byName(q0), targets, "move_joints");
+          if (!verdict.ok) {
+            refused++;
+            return;
           }
-        }
-      }),
-      { numRuns: Math.round(runs / 2), seed: 32 },
-    );
-    expect(accepted).toBeGreaterThan(runs / 20);
-  }, 180_000);
-});
+          accepted++;
+          expect(judge.contactAlong(q0, q1, 300)).toBeUndefined();
+        }),
+        { numRuns: runs, seed: 31 },
+      );
+      // Both outcomes must occur for the property to mean something.
+      expect(accepted).toBeGreaterThan(runs / 5);
+      expect(refused).toBeGreaterThan(0);
+    }, 180_000);
+
+    it("property: with a motion in flight on other joints — accepted motions never meet anything at any of 21 × 41 combinations of both", () => {
+      let accepted = 0;
+      fc.assert(
+        fc.property(start, step, fc.integer({ min: 1, max: kin.jointNames.length - 1 }), (q0, d, cut) => {
+          // A moves the first `cut` joints, B the others.
+          const qa = clamp(q0.map((v, k) => (k < cut ? v + d[k]! : v)));
+          const qb = clamp(q0.map((v, k) => (k >= cut ? v + d[k]! : v)));
+          const a = Object.fromEntries(kin.jointNames.slice(0, cut).map((n, k) => [n, qa[k]!]));
+          if (!checkMotionEnvelope(config, byName(q0), a, "move_joints").ok) return;
+          const b = Object.fromEntries(kin.jointNames.slice(cut).map((n, i) => [n, qb[cut + i]!]));
+          const verdict = checkMotionEnvelope(config, byName(q0), b, "move_joints", [
+            { actionId: "A", from: byName(q0), to: a },
+          ]);
+          if (!verdict.ok) return;
+          accepted++;
+          for (let i = 0; i <= 20; i++) {
+            for (let j = 0; j <= 40; j++) {
+              const q = q0.map((v, k) => (k < cut ? v + (i / 20) * (qa[k]! - v) : v + (j / 40) * (qb[k]! - v)));
+              expect(judge.contactAt(q)).toBeUndefined();
+            }
+          }
+        }),
+        { numRuns: Math.round(runs / 2), seed: 32 },
+      );
+      expect(accepted).toBeGreaterThan(runs / 20);
+    }, 180_000);
+  },
+);

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
-import { groundTruthOf, motionIntervals, overlapsIn, repeatedStarts, type EffectLine } from "../../firmware-sim/effectsJudge.js";
+import {
+  groundTruthOf,
+  motionIntervals,
+  overlapsIn,
+  repeatedStarts,
+  type EffectLine,
+} from "../../firmware-sim/effectsJudge.js";
 import { startSimulator, type RunningSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import type { CallResult, FunctionCall } from "../../src/executor/CallResult.js";
@@ -53,7 +59,11 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
       freezeRate: 0.05,
       rebootRate: 0.03,
     });
-    bridge = await Bridge.start({ config, transport: { kind: "serial", link: sim.link }, dataDir: join(mkdtempSync(join(tmpdir(), "armbridge-soak-")), "data") });
+    bridge = await Bridge.start({
+      config,
+      transport: { kind: "serial", link: sim.link },
+      dataDir: join(mkdtempSync(join(tmpdir(), "armbridge-soak-")), "data"),
+    });
     const random = mulberry32(seed);
     const results: { call: FunctionCall; result: CallResult }[] = [];
     let unknowns = 0;
@@ -63,7 +73,10 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
       const n = 1 + Math.floor(random() * 3);
       // Where the arm is (ground truth) and what still moves in it; this turn's calls join them.
       const events = effects.events as EffectLine[];
-      const pose = restPose(config.arm.joints.map((j) => [j.name, j.home] as const), events);
+      const pose = restPose(
+        config.arm.joints.map((j) => [j.name, j.home] as const),
+        events,
+      );
       const moving = unfinishedMotions(events);
       const planned: Record<string, number> = {};
       for (let k = 0; k < n; k++) {
@@ -76,12 +89,24 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
           // Distinct, far-apart targets: an arm already at its target proves nothing about a motion.
           const target = Number((turn % 2 === 0 ? -0.6 - random() * 0.3 : 0.6 + random() * 0.3).toFixed(3));
           // Far from where the joint is, or will be after this turn's earlier call on it.
-          if (Math.abs(target - (planned[joint] ?? pose[joint]!)) < 0.3 || Math.abs(target - pose[joint]!) < 0.3) continue;
-          const others = [...moving, ...Object.entries(planned).filter(([j]) => j !== joint).map(([j, to]) => ({ actionId: `planned-${j}`, from: { [j]: pose[j]! }, to: { [j]: to } }))];
-          const admitted = [pose, { ...pose, ...planned }].every((from) => checkMotionEnvelope(config, from, { [joint]: target }, "move_joints", others).ok);
+          if (Math.abs(target - (planned[joint] ?? pose[joint]!)) < 0.3 || Math.abs(target - pose[joint]!) < 0.3)
+            continue;
+          const others = [
+            ...moving,
+            ...Object.entries(planned)
+              .filter(([j]) => j !== joint)
+              .map(([j, to]) => ({ actionId: `planned-${j}`, from: { [j]: pose[j]! }, to: { [j]: to } })),
+          ];
+          const admitted = [pose, { ...pose, ...planned }].every(
+            (from) => checkMotionEnvelope(config, from, { [joint]: target }, "move_joints", others).ok,
+          );
           if (!admitted) continue;
           planned[joint] = target;
-          calls.push({ id: `s${seed}-t${turn}-c${k}`, name: "move_joints", args: { positions: { [joint]: target }, speed: 1 } });
+          calls.push({
+            id: `s${seed}-t${turn}-c${k}`,
+            name: "move_joints",
+            args: { positions: { [joint]: target }, speed: 1 },
+          });
           break;
         }
       }
@@ -94,7 +119,10 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
           unknowns++;
           await new Promise((res) => setTimeout(res, 400));
           const truth = groundTruthOf(effects.events, r.result.action_id!);
-          bridge.executor.confirm(r.result.action_id!, { outcome: truth === "reached" ? "done" : "not_done", operator: "soak" });
+          bridge.executor.confirm(r.result.action_id!, {
+            outcome: truth === "reached" ? "done" : "not_done",
+            operator: "soak",
+          });
         }
       }
     }
@@ -140,7 +168,8 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
           // the arm's ground-truth pose; a fault (a motion stopped short, a reboot) can still leave
           // the arm where the bridge's check refuses one. Only the envelope may refuse, and then
           // nothing is sent (checked below).
-          if (result.error_code !== "ARMB_ERR_ENVELOPE_VIOLATION" && result.error_code !== "ARMB_ERR_SELF_COLLISION") throw new Error(`${call.id} rejected: ${result.message}`);
+          if (result.error_code !== "ARMB_ERR_ENVELOPE_VIOLATION" && result.error_code !== "ARMB_ERR_SELF_COLLISION")
+            throw new Error(`${call.id} rejected: ${result.message}`);
           break;
       }
       if (result.status === "skipped" || result.status === "blocked" || result.status === "rejected") {
@@ -152,12 +181,17 @@ describe("fault soak: seeded faults on the wire and in the arm", () => {
     expect(tally.rejected ?? 0, JSON.stringify(tally)).toBeLessThan(results.length / 4);
     expect(results.filter((r) => r.result.timed_out).length, JSON.stringify(tally)).toBeGreaterThan(3);
     expect(tally.done ?? 0).toBeGreaterThan(5);
-    console.log(`[soak seed ${seed}] ${JSON.stringify(tally)}, timed out ${results.filter((r) => r.result.timed_out).length}, unknown ${unknowns}`);
+    console.log(
+      `[soak seed ${seed}] ${JSON.stringify(tally)}, timed out ${results.filter((r) => r.result.timed_out).length}, unknown ${unknowns}`,
+    );
   });
 });
 
 /** Each joint where the effects log last left it (a motion's end, or a running motion's target); home if never moved. */
-function restPose(homes: readonly (readonly [string, number])[], events: readonly EffectLine[]): Record<string, number> {
+function restPose(
+  homes: readonly (readonly [string, number])[],
+  events: readonly EffectLine[],
+): Record<string, number> {
   const pose = Object.fromEntries(homes);
   for (const e of events) {
     if ((e.event === "motion_end" || e.event === "motion_start") && e.to) Object.assign(pose, e.to);
@@ -171,7 +205,8 @@ function unfinishedMotions(events: readonly EffectLine[]): InFlightMotion[] {
   for (const e of events) {
     const key = e.action_id ?? e.motion;
     if (key === undefined || key === null) continue;
-    if (e.event === "motion_start" && e.from && e.to) open.set(String(key), { actionId: String(key), from: e.from, to: e.to });
+    if (e.event === "motion_start" && e.from && e.to)
+      open.set(String(key), { actionId: String(key), from: e.from, to: e.to });
     if (e.event === "motion_end") open.delete(String(key));
   }
   return [...open.values()];

@@ -5,7 +5,15 @@ import { ArmbridgeError } from "../../src/errors.js";
 import type { MotionTiming } from "../../src/motion/MotionTiming.js";
 import { LinkLifecycle, type LinkReturn } from "../../src/transport/link/LinkLifecycle.js";
 import { refuseUnsendable } from "../../src/transport/motionProblem.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../../src/transport/Transport.js";
+import type {
+  ActionRecord,
+  ArmStatus,
+  HaltResult,
+  LinkState,
+  MotionCommand,
+  MotionEnd,
+  Transport,
+} from "../../src/transport/Transport.js";
 
 /**
  * An in-process arm for executor unit tests. Its one essential property, the
@@ -185,7 +193,8 @@ export class FakeArm implements Transport {
   }
 
   async #tryReturn(): Promise<LinkReturn> {
-    if (this.#replaced) throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", { link: "fake", detail: "another arm answered (fake)" });
+    if (this.#replaced)
+      throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", { link: "fake", detail: "another arm answered (fake)" });
     if (!this.#reachable) throw new Error("no answer (fake)");
     this.#publish();
     return this.#incarnation !== this.#incarnationAtLoss
@@ -211,13 +220,29 @@ export class FakeArm implements Transport {
 
   runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
     this.sent.push(command);
-    if (this.#closed) return Promise.resolve({ kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: "fake" }) });
-    const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), { transport: this.kind, link: this.linkState() });
+    if (this.#closed)
+      return Promise.resolve({
+        kind: "link_error",
+        error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: "fake" }),
+      });
+    const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), {
+      transport: this.kind,
+      link: this.linkState(),
+    });
     if (unsendable) return Promise.resolve(unsendable);
     const behaviour = this.#options.behaviour?.(command) ?? "reach";
     if (behaviour === "refuse") {
-      this.#records.set(command.actionId, { actionId: command.actionId, state: "rejected", moved: false, detail: "refused by the fake arm" });
-      return Promise.resolve({ kind: "refused", reason: "refused by the fake arm", error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: "fake" }) });
+      this.#records.set(command.actionId, {
+        actionId: command.actionId,
+        state: "rejected",
+        moved: false,
+        detail: "refused by the fake arm",
+      });
+      return Promise.resolve({
+        kind: "refused",
+        reason: "refused by the fake arm",
+        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: "fake" }),
+      });
     }
     if (behaviour !== "drop") this.#start(command, behaviour);
     return new Promise<MotionEnd>((resolve) => {
@@ -237,7 +262,10 @@ export class FakeArm implements Transport {
     });
   }
 
-  async queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
+  async queryAction(
+    actionId: string,
+    options: { voidIfUnknown: boolean; signal: AbortSignal },
+  ): Promise<ActionRecord | undefined> {
     if (this.#options.answersQueries === false || this.#closed || !this.#reachable || this.#replaced) return undefined;
     const known = this.#records.get(actionId);
     if (known) return known;
@@ -261,7 +289,15 @@ export class FakeArm implements Transport {
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
     const link = this.linkState();
     if (this.#closed || link.state !== "connected") {
-      return { halted: false, status: this.#latest, error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: this.kind, state: link.state, detail: link.detail ?? "no answer" }) };
+      return {
+        halted: false,
+        status: this.#latest,
+        error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", {
+          transport: this.kind,
+          state: link.state,
+          detail: link.detail ?? "no answer",
+        }),
+      };
     }
     for (const m of [...this.#active.values()]) {
       if (options.axes && !Object.keys(m.command.targets).some((a) => options.axes?.includes(a))) continue;
@@ -293,13 +329,23 @@ export class FakeArm implements Transport {
   #start(command: MotionCommand, behaviour: FakeBehaviour): void {
     if (this.#records.has(command.actionId)) return; // device-side idempotency
     const now = Date.now();
-    const effect: FakeEffect = { actionId: command.actionId, axes: Object.keys(command.targets), startedAt: now, endedAt: undefined, outcome: undefined };
+    const effect: FakeEffect = {
+      actionId: command.actionId,
+      axes: Object.keys(command.targets),
+      startedAt: now,
+      endedAt: undefined,
+      outcome: undefined,
+    };
     this.effects.push(effect);
     const from: Record<string, number> = {};
     for (const axis of Object.keys(command.targets)) from[axis] = this.#positions[axis] ?? 0;
     const durationMs = this.#options.motionMs?.(command, from) ?? 50;
     const motion: Motion = { command, from, startedAt: now, durationMs, behaviour, effect, timer: undefined };
-    this.#records.set(command.actionId, { actionId: command.actionId, state: "executing", moved: behaviour === "fault_no_motion" ? false : undefined });
+    this.#records.set(command.actionId, {
+      actionId: command.actionId,
+      state: "executing",
+      moved: behaviour === "fault_no_motion" ? false : undefined,
+    });
     this.#active.set(command.actionId, motion);
     switch (behaviour) {
       case "fault_no_motion":
@@ -349,7 +395,12 @@ export class FakeArm implements Transport {
     if (!this.#active.delete(m.command.actionId)) return;
     m.effect.endedAt = Date.now();
     m.effect.outcome = outcome;
-    const record: ActionRecord = { actionId: m.command.actionId, state: outcome, moved, ...(detail === undefined ? {} : { detail }) };
+    const record: ActionRecord = {
+      actionId: m.command.actionId,
+      state: outcome,
+      moved,
+      ...(detail === undefined ? {} : { detail }),
+    };
     this.#records.set(m.command.actionId, record);
     this.#publish();
     // Ended while nobody could hear: the record waits to be asked for.
@@ -370,7 +421,11 @@ export class FakeArm implements Transport {
         const f = Math.min(1, (now - m.startedAt) / m.durationMs);
         const from = m.from[name] ?? 0;
         const target = m.command.targets[name] ?? from;
-        axes[name] = { position: from + (target - from) * f, velocity: (target - from) / (m.durationMs / 1000), moving: true };
+        axes[name] = {
+          position: from + (target - from) * f,
+          velocity: (target - from) / (m.durationMs / 1000),
+          moving: true,
+        };
       } else {
         axes[name] = { position: pos, velocity: 0, moving: false };
       }

@@ -33,7 +33,11 @@ export interface ReplyShapingProxy {
  * It reads the replies with the protocol's own decoder so that it knows
  * where each begins and ends.
  */
-export async function startReplyShapingProxy(target: string, protocol: BusProtocol, shaping: ReplyShaping): Promise<ReplyShapingProxy> {
+export async function startReplyShapingProxy(
+  target: string,
+  protocol: BusProtocol,
+  shaping: ReplyShaping,
+): Promise<ReplyShapingProxy> {
   const url = new URL(target);
   const sockets = new Set<Socket>();
   let count = 0;

@@ -53,7 +53,9 @@ export class DenseEnvelopeJudge {
     const kin = this.#kin;
     // Which chain link index is each variable's child frame: from the URDF itself.
     const model = parseUrdf(readFileSync(config.arm.urdf!, "utf8"), "judge");
-    this.#refLink = kin.chain.variables.map((v) => kin.chain.linkNames.indexOf(model.joints.find((j) => j.name === v.name)!.child));
+    this.#refLink = kin.chain.variables.map((v) =>
+      kin.chain.linkNames.indexOf(model.joints.find((j) => j.name === v.name)!.child),
+    );
     const frame = config.workspace?.frame;
     this.#toFrame = frame === undefined ? mat4.create() : invert(kin.chain.fixedFrames.get(frame)!);
     this.#zones = (config.workspace?.keepOut ?? []).map((zone) => {
@@ -88,9 +90,12 @@ export class DenseEnvelopeJudge {
       if (v.ref < 0) continue;
       const s = this.#placed[i]!;
       if (ws?.floorZ !== undefined && s.lo[2] < ws.floorZ) return `${v.link} below the floor (z ${s.lo[2].toFixed(4)})`;
-      if (ws?.keepIn) for (let a = 0; a < 3; a++) if (s.lo[a]! < ws.keepIn.min[a]! || s.hi[a]! > ws.keepIn.max[a]!) return `${v.link} outside keep_in`;
+      if (ws?.keepIn)
+        for (let a = 0; a < 3; a++)
+          if (s.lo[a]! < ws.keepIn.min[a]! || s.hi[a]! > ws.keepIn.max[a]!) return `${v.link} outside keep_in`;
       for (const { zone, placed } of this.#zones) {
-        const hit = zone.kind === "box" ? intersects(s, placed!) : cylinderHit(s, zone.center, zone.radius, zone.zMin, zone.zMax);
+        const hit =
+          zone.kind === "box" ? intersects(s, placed!) : cylinderHit(s, zone.center, zone.radius, zone.zMin, zone.zMax);
         if (hit) return `${v.link} in keep_out ${zone.name}`;
       }
     }
@@ -134,8 +139,26 @@ interface Box extends Common {
 type Placed = Capsule | Box;
 
 const v3 = (): V3 => [0, 0, 0];
-const emptyCapsule = (): Capsule => ({ kind: "capsule", a: v3(), b: v3(), radius: 0, lo: v3(), hi: v3(), mid: v3(), reach: 0 });
-const emptyBox = (): Box => ({ kind: "box", center: v3(), axes: [v3(), v3(), v3()], half: v3(), lo: v3(), hi: v3(), mid: v3(), reach: 0 });
+const emptyCapsule = (): Capsule => ({
+  kind: "capsule",
+  a: v3(),
+  b: v3(),
+  radius: 0,
+  lo: v3(),
+  hi: v3(),
+  mid: v3(),
+  reach: 0,
+});
+const emptyBox = (): Box => ({
+  kind: "box",
+  center: v3(),
+  axes: [v3(), v3(), v3()],
+  half: v3(),
+  lo: v3(),
+  hi: v3(),
+  mid: v3(),
+  reach: 0,
+});
 
 function apply(t: Float64Array, p: readonly number[], w: number, out: V3): void {
   for (let r = 0; r < 3; r++) out[r] = t[r]! * p[0]! + t[4 + r]! * p[1]! + t[8 + r]! * p[2]! + w * t[12 + r]!;
@@ -167,7 +190,8 @@ function finish(s: Placed): void {
   }
   for (let a = 0; a < 3; a++) {
     // A box's extent along a world axis: the centre ± the sum of its half extents projected on it.
-    const e = s.half[0] * Math.abs(s.axes[0][a]!) + s.half[1] * Math.abs(s.axes[1][a]!) + s.half[2] * Math.abs(s.axes[2][a]!);
+    const e =
+      s.half[0] * Math.abs(s.axes[0][a]!) + s.half[1] * Math.abs(s.axes[1][a]!) + s.half[2] * Math.abs(s.axes[2][a]!);
     s.lo[a] = s.center[a]! - e;
     s.hi[a] = s.center[a]! + e;
     s.mid[a] = s.center[a]!;
@@ -177,7 +201,11 @@ function finish(s: Placed): void {
 
 const sub = (p: V3, q: V3): V3 => [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
 const dot = (p: readonly number[], q: readonly number[]): number => p[0]! * q[0]! + p[1]! * q[1]! + p[2]! * q[2]!;
-const at = (p: V3, q: V3, t: number): V3 => [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])];
+const at = (p: V3, q: V3, t: number): V3 => [
+  p[0] + t * (q[0] - p[0]),
+  p[1] + t * (q[1] - p[1]),
+  p[2] + t * (q[2] - p[2]),
+];
 
 function pointSegment(p: V3, a: V3, b: V3): number {
   const d = sub(b, a);
@@ -188,19 +216,28 @@ function pointSegment(p: V3, a: V3, b: V3): number {
 
 /** Closest distance of two segments: the interior stationary point if it lies inside, else the best of the four edge cases. */
 function segmentSegment(a: V3, b: V3, c: V3, d: V3): number {
-  const u = sub(b, a), v = sub(d, c), w = sub(a, c);
-  const A = dot(u, u), B = dot(u, v), C = dot(v, v), D = dot(u, w), E = dot(v, w);
+  const u = sub(b, a),
+    v = sub(d, c),
+    w = sub(a, c);
+  const A = dot(u, u),
+    B = dot(u, v),
+    C = dot(v, v),
+    D = dot(u, w),
+    E = dot(v, w);
   const det = A * C - B * B;
   let best = Math.min(pointSegment(a, c, d), pointSegment(b, c, d), pointSegment(c, a, b), pointSegment(d, a, b));
   if (det > 1e-15) {
-    const s = (B * E - C * D) / det, t = (A * E - B * D) / det;
+    const s = (B * E - C * D) / det,
+      t = (A * E - B * D) / det;
     if (s >= 0 && s <= 1 && t >= 0 && t <= 1) best = Math.min(best, Math.hypot(...sub(at(a, b, s), at(c, d, t))));
   }
   return best;
 }
 
 function pointBox(x: number, y: number, z: number, b: Box): number {
-  const dx = x - b.center[0], dy = y - b.center[1], dz = z - b.center[2];
+  const dx = x - b.center[0],
+    dy = y - b.center[1],
+    dz = z - b.center[2];
   let s = 0;
   for (let i = 0; i < 3; i++) {
     const ax = b.axes[i]!;
@@ -211,7 +248,15 @@ function pointBox(x: number, y: number, z: number, b: Box): number {
 }
 
 /** Distance from a point to the solid vertical cylinder (0 inside). */
-function pointCylinder(x: number, y: number, z: number, c: readonly number[], r: number, zMin: number, zMax: number): number {
+function pointCylinder(
+  x: number,
+  y: number,
+  z: number,
+  c: readonly number[],
+  r: number,
+  zMin: number,
+  zMax: number,
+): number {
   const radial = Math.max(0, Math.hypot(x - c[0]!, y - c[1]!) - r);
   const vertical = Math.max(0, zMin - z, z - zMax);
   return Math.hypot(radial, vertical);
@@ -225,9 +270,11 @@ function pointCylinder(x: number, y: number, z: number, c: readonly number[], r:
  */
 function segmentMin(a: V3, b: V3, dist: (x: number, y: number, z: number) => number): number {
   const f = (t: number): number => dist(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2]));
-  let lo = 0, hi = 1;
+  let lo = 0,
+    hi = 1;
   for (let k = 0; k < 80; k++) {
-    const m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+    const m1 = lo + (hi - lo) / 3,
+      m2 = hi - (hi - lo) / 3;
     if (f(m1) <= f(m2)) hi = m2;
     else lo = m1;
   }
@@ -236,14 +283,17 @@ function segmentMin(a: V3, b: V3, dist: (x: number, y: number, z: number) => num
 
 /** Whether segment p → q meets the solid box (Liang–Barsky clipping against its three slabs). */
 function segmentHitsBox(p: V3, q: V3, b: Box): boolean {
-  let t0 = 0, t1 = 1;
+  let t0 = 0,
+    t1 = 1;
   for (let i = 0; i < 3; i++) {
-    const o = dot(sub(p, b.center), b.axes[i]!), dir = dot(sub(q, p), b.axes[i]!);
+    const o = dot(sub(p, b.center), b.axes[i]!),
+      dir = dot(sub(q, p), b.axes[i]!);
     if (Math.abs(dir) < 1e-15) {
       if (Math.abs(o) > b.half[i]!) return false;
       continue;
     }
-    let ta = (-b.half[i]! - o) / dir, tb = (b.half[i]! - o) / dir;
+    let ta = (-b.half[i]! - o) / dir,
+      tb = (b.half[i]! - o) / dir;
     if (ta > tb) [ta, tb] = [tb, ta];
     t0 = Math.max(t0, ta);
     t1 = Math.min(t1, tb);
@@ -258,7 +308,12 @@ function corners(b: Box): V3[] {
     for (const j of [-1, 1]) {
       for (const k of [-1, 1]) {
         const c = v3();
-        for (let a = 0; a < 3; a++) c[a] = b.center[a]! + i * b.half[0] * b.axes[0][a]! + j * b.half[1] * b.axes[1][a]! + k * b.half[2] * b.axes[2][a]!;
+        for (let a = 0; a < 3; a++)
+          c[a] =
+            b.center[a]! +
+            i * b.half[0] * b.axes[0][a]! +
+            j * b.half[1] * b.axes[1][a]! +
+            k * b.half[2] * b.axes[2][a]!;
         out.push(c);
       }
     }
@@ -266,7 +321,20 @@ function corners(b: Box): V3[] {
   return out;
 }
 
-const EDGES: readonly (readonly [number, number])[] = [[0, 1], [0, 2], [0, 4], [1, 3], [1, 5], [2, 3], [2, 6], [3, 7], [4, 5], [4, 6], [5, 7], [6, 7]];
+const EDGES: readonly (readonly [number, number])[] = [
+  [0, 1],
+  [0, 2],
+  [0, 4],
+  [1, 3],
+  [1, 5],
+  [2, 3],
+  [2, 6],
+  [3, 7],
+  [4, 5],
+  [4, 6],
+  [5, 7],
+  [6, 7],
+];
 
 function intersects(s: Placed, t: Placed): boolean {
   // Apart along a world axis (exact extents), or their spheres apart: they cannot meet.
@@ -274,9 +342,17 @@ function intersects(s: Placed, t: Placed): boolean {
   if (Math.hypot(s.mid[0] - t.mid[0], s.mid[1] - t.mid[1], s.mid[2] - t.mid[2]) > s.reach + t.reach) return false;
   if (s.kind === "capsule" && t.kind === "capsule") return segmentSegment(s.a, s.b, t.a, t.b) < s.radius + t.radius;
   if (s.kind === "box" && t.kind === "box") {
-    if (pointBox(s.center[0], s.center[1], s.center[2], t) === 0 || pointBox(t.center[0], t.center[1], t.center[2], s) === 0) return true;
-    const cs = corners(s), ct = corners(t);
-    return EDGES.some(([i, j]) => segmentHitsBox(cs[i]!, cs[j]!, t)) || EDGES.some(([i, j]) => segmentHitsBox(ct[i]!, ct[j]!, s));
+    if (
+      pointBox(s.center[0], s.center[1], s.center[2], t) === 0 ||
+      pointBox(t.center[0], t.center[1], t.center[2], s) === 0
+    )
+      return true;
+    const cs = corners(s),
+      ct = corners(t);
+    return (
+      EDGES.some(([i, j]) => segmentHitsBox(cs[i]!, cs[j]!, t)) ||
+      EDGES.some(([i, j]) => segmentHitsBox(ct[i]!, ct[j]!, s))
+    );
   }
   const [cap, box] = s.kind === "capsule" ? [s, t as Box] : [t as Capsule, s];
   if (segmentHitsBox(cap.a, cap.b, box)) return true;
@@ -284,14 +360,30 @@ function intersects(s: Placed, t: Placed): boolean {
 }
 
 function cylinderHit(s: Placed, c: readonly number[], r: number, zMin: number, zMax: number): boolean {
-  if (Math.hypot(s.mid[0] - c[0]!, s.mid[1] - c[1]!) > r + s.reach || s.mid[2] + s.reach < zMin || s.mid[2] - s.reach > zMax) return false;
-  if (s.kind === "capsule") return segmentMin(s.a, s.b, (x, y, z) => pointCylinder(x, y, z, c, r, zMin, zMax)) < s.radius;
+  if (
+    Math.hypot(s.mid[0] - c[0]!, s.mid[1] - c[1]!) > r + s.reach ||
+    s.mid[2] + s.reach < zMin ||
+    s.mid[2] - s.reach > zMax
+  )
+    return false;
+  if (s.kind === "capsule")
+    return segmentMin(s.a, s.b, (x, y, z) => pointCylinder(x, y, z, c, r, zMin, zMax)) < s.radius;
   // A box: a grid over its surface and through it.
   const m = 12;
-  for (let i = 0; i <= m; i++) for (let j = 0; j <= m; j++) for (let k = 0; k <= m; k++) {
-    const u = (2 * i) / m - 1, v = (2 * j) / m - 1, w = (2 * k) / m - 1;
-    const p = [0, 1, 2].map((a) => s.center[a]! + u * s.half[0] * s.axes[0][a]! + v * s.half[1] * s.axes[1][a]! + w * s.half[2] * s.axes[2][a]!);
-    if (pointCylinder(p[0]!, p[1]!, p[2]!, c, r, zMin, zMax) === 0) return true;
-  }
+  for (let i = 0; i <= m; i++)
+    for (let j = 0; j <= m; j++)
+      for (let k = 0; k <= m; k++) {
+        const u = (2 * i) / m - 1,
+          v = (2 * j) / m - 1,
+          w = (2 * k) / m - 1;
+        const p = [0, 1, 2].map(
+          (a) =>
+            s.center[a]! +
+            u * s.half[0] * s.axes[0][a]! +
+            v * s.half[1] * s.axes[1][a]! +
+            w * s.half[2] * s.axes[2][a]!,
+        );
+        if (pointCylinder(p[0]!, p[1]!, p[2]!, c, r, zMin, zMax) === 0) return true;
+      }
   return false;
 }

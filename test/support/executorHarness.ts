@@ -14,7 +14,9 @@ export interface Harness {
 }
 
 /** An executor on a FakeArm and an in-memory ledger; close() in afterEach. */
-export async function createHarness(options: { arm?: FakeArmOptions; config?: ArmConfig; ledgerPath?: string } = {}): Promise<Harness> {
+export async function createHarness(
+  options: { arm?: FakeArmOptions; config?: ArmConfig; ledgerPath?: string } = {},
+): Promise<Harness> {
   const config = options.config ?? testConfig();
   const arm = new FakeArm(config, options.arm);
   await arm.open();

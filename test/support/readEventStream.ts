@@ -8,7 +8,10 @@ export interface SseEvent {
  * Reads `url`'s event stream into `events` as they arrive, until `close()`
  * (which aborts the request and waits for the reader to unwind).
  */
-export function readEventStream(url: string, headers: Record<string, string>): { events: SseEvent[]; close(): Promise<void> } {
+export function readEventStream(
+  url: string,
+  headers: Record<string, string>,
+): { events: SseEvent[]; close(): Promise<void> } {
   const events: SseEvent[] = [];
   const abort = new AbortController();
   const done = (async () => {

@@ -6,7 +6,13 @@ import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js
 
 /** The default simulated arm with test-sized timeouts and observation budgets. */
 export function testConfig(
-  overrides: { observe?: Record<string, number>; timeouts_ms?: Record<string, number>; stale_after_ms?: number; approval?: Record<string, unknown>; approval_timeout_s?: number } = {},
+  overrides: {
+    observe?: Record<string, number>;
+    timeouts_ms?: Record<string, number>;
+    stale_after_ms?: number;
+    approval?: Record<string, unknown>;
+    approval_timeout_s?: number;
+  } = {},
 ): ArmConfig {
   const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
   return parseConfig(

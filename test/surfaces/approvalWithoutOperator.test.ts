@@ -35,12 +35,23 @@ function gatedConfigFile(approval: Record<string, unknown>): string {
   return path;
 }
 
-async function capture(run: (argv: string[], io: { stdout: PassThrough; stderr: PassThrough; env: NodeJS.ProcessEnv; stdin?: PassThrough }) => Promise<number>, argv: string[]) {
+async function capture(
+  run: (
+    argv: string[],
+    io: { stdout: PassThrough; stderr: PassThrough; env: NodeJS.ProcessEnv; stdin?: PassThrough },
+  ) => Promise<number>,
+  argv: string[],
+) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let err = "";
   stderr.on("data", (c: Buffer) => (err += c.toString()));
-  const code = await run(argv, { stdout, stderr, env: { ARMBRIDGE_LOG_LEVEL: "silent", GEMINI_API_KEY: "k" }, stdin: new PassThrough() });
+  const code = await run(argv, {
+    stdout,
+    stderr,
+    env: { ARMBRIDGE_LOG_LEVEL: "silent", GEMINI_API_KEY: "k" },
+    stdin: new PassThrough(),
+  });
   return { code, stderr: err };
 }
 
@@ -50,8 +61,12 @@ describe("approval gates with no operator surface", () => {
     const byJoint = testConfig({ approval: { move_joints: { joints: ["wrist_1"] } } });
     const ungated = testConfig({ approval: { move_joints: "never" } });
     const none = { kind: "none", why: "no console here" } as const;
-    expect(() => checkApprovalAnswerable(gated, none)).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_UNANSWERABLE" }));
-    expect(() => checkApprovalAnswerable(byJoint, none)).toThrow(expect.objectContaining({ code: "ARMB_ERR_APPROVAL_UNANSWERABLE" }));
+    expect(() => checkApprovalAnswerable(gated, none)).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_APPROVAL_UNANSWERABLE" }),
+    );
+    expect(() => checkApprovalAnswerable(byJoint, none)).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_APPROVAL_UNANSWERABLE" }),
+    );
     expect(() => checkApprovalAnswerable(ungated, none)).not.toThrow();
     expect(() => checkApprovalAnswerable(gated, { kind: "present" })).not.toThrow();
   });
@@ -59,14 +74,26 @@ describe("approval gates with no operator surface", () => {
   it("Bridge.start with no operator surface refuses a gated config before opening the ledger or the arm", async () => {
     dir = mkdtempSync(join(tmpdir(), "armb-approval-surface-"));
     const dataDir = join(dir, "data");
-    const start = Bridge.start({ config: testConfig({ approval: { move_joints: "always" } }), transport: { kind: "serial", link: "tcp://127.0.0.1:1" }, dataDir, operatorSurface: { kind: "none", why: "a test" } });
+    const start = Bridge.start({
+      config: testConfig({ approval: { move_joints: "always" } }),
+      transport: { kind: "serial", link: "tcp://127.0.0.1:1" },
+      dataDir,
+      operatorSurface: { kind: "none", why: "a test" },
+    });
     await expect(start).rejects.toMatchObject({ code: "ARMB_ERR_APPROVAL_UNANSWERABLE" });
     expect(existsSync(dataDir)).toBe(false);
   });
 
   it("armbridge mcp embedded serves a console, so a gated config is not refused as unanswerable (it goes on to the arm)", async () => {
     const config = gatedConfigFile({ move_joints: "always" });
-    const r = await capture(runMcp, ["--serial", "tcp://127.0.0.1:1", "--config", config, "--data", join(dir!, "data")]);
+    const r = await capture(runMcp, [
+      "--serial",
+      "tcp://127.0.0.1:1",
+      "--config",
+      config,
+      "--data",
+      join(dir!, "data"),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain("ARMB_ERR_APPROVAL_UNANSWERABLE");
   });
@@ -74,7 +101,17 @@ describe("approval gates with no operator surface", () => {
   it("armbridge agent embedded serves a console, so a gated config is not refused as unanswerable (it goes on to the arm)", async () => {
     const config = gatedConfigFile({ set_gripper: "always" });
     const replay = `replay:${join(dirname(DEFAULT_CONFIG_PATH), "demo-session.jsonl")}`;
-    const r = await capture(runAgent, ["wave", "--model", replay, "--serial", "tcp://127.0.0.1:1", "--config", config, "--data", join(dir!, "data")]);
+    const r = await capture(runAgent, [
+      "wave",
+      "--model",
+      replay,
+      "--serial",
+      "tcp://127.0.0.1:1",
+      "--config",
+      config,
+      "--data",
+      join(dir!, "data"),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain("ARMB_ERR_APPROVAL_UNANSWERABLE");
   });

@@ -52,7 +52,9 @@ describe.each(BAD_IDS)("a call id that is %s", (_what, badId) => {
     const [r] = await bridge.executor.execute([{ id: badId, name: "move_joints", args: ARGS }]);
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_CALL_ID_INVALID" });
     nothingStored();
-    const [ok] = await bridge.executor.execute([{ id: "y".repeat(MAX_CALL_ID_LENGTH), name: "move_joints", args: ARGS }]);
+    const [ok] = await bridge.executor.execute([
+      { id: "y".repeat(MAX_CALL_ID_LENGTH), name: "move_joints", args: ARGS },
+    ]);
     expect(ok!.result.status).toBe("done");
   });
 
@@ -64,8 +66,13 @@ describe.each(BAD_IDS)("a call id that is %s", (_what, badId) => {
       body: JSON.stringify({ calls: [{ id: badId, name: "move_joints", args: ARGS }] }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { responses: { response: { error?: { status: string; error_code: string } } }[] };
-    expect(body.responses[0]!.response.error).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_CALL_ID_INVALID" });
+    const body = (await res.json()) as {
+      responses: { response: { error?: { status: string; error_code: string } } }[];
+    };
+    expect(body.responses[0]!.response.error).toMatchObject({
+      status: "rejected",
+      error_code: "ARMB_ERR_CALL_ID_INVALID",
+    });
     nothingStored();
   });
 
@@ -74,7 +81,10 @@ describe.each(BAD_IDS)("a call id that is %s", (_what, badId) => {
     const stdout = new PassThrough();
     const chunks: string[] = [];
     stdout.on("data", (c: Buffer) => chunks.push(c.toString("utf8")));
-    const code = await callCommand(["move_joints", "--args", JSON.stringify(ARGS), "--id", badId, "--url", http.url, "--token", TOKEN], { stdout, stderr: new PassThrough(), env: {} });
+    const code = await callCommand(
+      ["move_joints", "--args", JSON.stringify(ARGS), "--id", badId, "--url", http.url, "--token", TOKEN],
+      { stdout, stderr: new PassThrough(), env: {} },
+    );
     expect(code).toBe(0);
     const line = JSON.parse(chunks.join("")) as { response: { error?: { status: string; error_code: string } } };
     expect(line.response.error).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_CALL_ID_INVALID" });
@@ -99,7 +109,10 @@ describe.each(BAD_IDS)("a call id that is %s", (_what, badId) => {
   });
 
   it("Gemini adapter", async () => {
-    const [response] = await new GeminiToolAdapter(bridge.executor).respond(identifyCalls([{ id: badId, name: "move_joints", args: ARGS }]), { deadlineMs: 5000 });
+    const [response] = await new GeminiToolAdapter(bridge.executor).respond(
+      identifyCalls([{ id: badId, name: "move_joints", args: ARGS }]),
+      { deadlineMs: 5000 },
+    );
     expect(response!.response).toMatchObject({ error: { status: "rejected", error_code: "ARMB_ERR_CALL_ID_INVALID" } });
     nothingStored();
   });

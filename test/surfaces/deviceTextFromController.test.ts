@@ -28,11 +28,27 @@ describe("a controller's error_string", () => {
   it("never reaches the model (Gemini function response, MCP tool result) but is in the operator's ledger row and event", async () => {
     const base = loadConfig();
     const config = parseConfig(
-      { arm: { name: "ros_arm", joints: base.arm.joints.map((j) => ({ name: j.name, min: j.min, max: j.max, max_velocity: j.maxVelocity, max_acceleration: j.maxAcceleration, home: j.home })) } },
+      {
+        arm: {
+          name: "ros_arm",
+          joints: base.arm.joints.map((j) => ({
+            name: j.name,
+            min: j.min,
+            max: j.max,
+            max_velocity: j.maxVelocity,
+            max_acceleration: j.maxAcceleration,
+            home: j.home,
+          })),
+        },
+      },
       "ros arm config",
     );
     ros = await createRos2TransportOnDouble(config);
-    bridge = await Bridge.start({ config, transport: { kind: "custom", transport: ros.transport }, dataDir: ":memory:" });
+    bridge = await Bridge.start({
+      config,
+      transport: { kind: "custom", transport: ros.transport },
+      dataDir: ":memory:",
+    });
     const settled: CallResult[] = [];
     bridge.onEvent((e) => {
       if (e.type === "settled" && e.callId === "ros-hostile-1") settled.push(e.result);
@@ -40,15 +56,31 @@ describe("a controller's error_string", () => {
     const jtc = ros.double.world.controllers.get("joint_trajectory_controller")!;
     const before = jtc.goals.length;
     const adapter = new GeminiToolAdapter(bridge.executor);
-    const answer = adapter.respond([{ id: "ros-hostile-1", name: "move_joints", args: { positions: { wrist_3: 1.0 }, speed: 0.2 }, idAssigned: false }], { deadlineMs: 30_000 });
+    const answer = adapter.respond(
+      [
+        {
+          id: "ros-hostile-1",
+          name: "move_joints",
+          args: { positions: { wrist_3: 1.0 }, speed: 0.2 },
+          idAssigned: false,
+        },
+      ],
+      { deadlineMs: 30_000 },
+    );
     await vi.waitFor(() => expect(jtc.goals.slice(before).some((g) => g.active)).toBe(true), { timeout: 10_000 });
-    jtc.goals.slice(before).find((g) => g.active)!.requestEnd("abort", { error_code: FJT.INVALID_JOINTS, error_string: HOSTILE });
+    jtc.goals
+      .slice(before)
+      .find((g) => g.active)!
+      .requestEnd("abort", { error_code: FJT.INVALID_JOINTS, error_string: HOSTILE });
     const [response] = await answer;
 
     // The executor's own result, as the console's event carries it, turned into what an MCP host hands its model.
     const raw = settled[0];
     expect(raw?.message).toContain(HOSTILE);
-    const modelSees = [JSON.stringify(response), JSON.stringify(toCallToolResult({ id: "ros-hostile-1", name: "move_joints", result: raw! }))];
+    const modelSees = [
+      JSON.stringify(response),
+      JSON.stringify(toCallToolResult({ id: "ros-hostile-1", name: "move_joints", result: raw! })),
+    ];
     for (const text of modelSees) {
       expect(text).not.toContain("ignore previous");
       expect(text).toContain("error_code -2");

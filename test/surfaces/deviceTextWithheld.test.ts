@@ -33,9 +33,16 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => camera.listen(0, "127.0.0.1", resolve));
   const raw = parseYaml(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as { arm: { urdf: string }; cameras: unknown[] };
   raw.arm.urdf = join(dirname(DEFAULT_CONFIG_PATH), raw.arm.urdf);
-  raw.cameras.push({ name: "desk", source: { http: `http://127.0.0.1:${(camera.address() as AddressInfo).port}/snapshot`, timeout_ms: 2000 } });
+  raw.cameras.push({
+    name: "desk",
+    source: { http: `http://127.0.0.1:${(camera.address() as AddressInfo).port}/snapshot`, timeout_ms: 2000 },
+  });
   const config = parseConfig(raw, "test config");
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config) },
+    dataDir: ":memory:",
+  });
   bridge.onEvent((e) => {
     if (e.type === "settled") operatorSaw.push(e.result);
   });
@@ -58,7 +65,11 @@ function expectWithheld(modelSees: unknown, where: string): void {
 describe("device text is the operator's, never the model's", () => {
   it("an MCP tool result carries the camera's status code and a neutral sentence, not its reason phrase", async () => {
     const client = new Client({ name: "device-text", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
     try {
       const result = await client.callTool({ name: "get_camera_image", arguments: { camera: "desk" } });
       expect(result.structuredContent).toMatchObject({ status: "failed" });
@@ -75,7 +86,10 @@ describe("device text is the operator's, never the model's", () => {
       body: JSON.stringify({ calls: [{ id: "cam-1", name: "get_camera_image", args: { camera: "desk" } }] }),
     });
     expectWithheld(await res.json(), "/v1/calls");
-    const gemini = await new GeminiToolAdapter(bridge.executor).respond([{ id: "cam-2", name: "get_camera_image", args: { camera: "desk" }, idAssigned: false }], { deadlineMs: 10_000 });
+    const gemini = await new GeminiToolAdapter(bridge.executor).respond(
+      [{ id: "cam-2", name: "get_camera_image", args: { camera: "desk" }, idAssigned: false }],
+      { deadlineMs: 10_000 },
+    );
     expectWithheld(gemini, "Gemini");
   });
 

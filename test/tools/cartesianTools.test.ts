@@ -6,7 +6,10 @@ import { geminiTools } from "../../src/surfaces/gemini/geminiTools.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { testConfig } from "../support/testConfig.js";
 
-type Schema = { properties: Record<string, { description?: string; enum?: string[]; anyOf?: unknown[] }>; required?: string[] };
+type Schema = {
+  properties: Record<string, { description?: string; enum?: string[]; anyOf?: unknown[] }>;
+  required?: string[];
+};
 
 describe("the Cartesian tools' declarations tell a model the units and the frame", () => {
   const decls = createDefaultTools(testConfig()).declarations();
@@ -38,19 +41,26 @@ describe("the Cartesian tools' declarations tell a model the units and the frame
   });
 });
 
-describe.each(["so101.yaml", "koch-follower.yaml"])("the shipped five-axis config %s declares position-only Cartesian control, in metres, in its base frame", (file) => {
-  const registry = createDefaultTools(loadConfig(join(packageRoot(), "config", file)));
+describe.each(["so101.yaml", "koch-follower.yaml"])(
+  "the shipped five-axis config %s declares position-only Cartesian control, in metres, in its base frame",
+  (file) => {
+    const registry = createDefaultTools(loadConfig(join(packageRoot(), "config", file)));
 
-  it("move_to_point says only the position is controlled; no move_to_pose is declared; Gemini gets the same text", () => {
-    const d = registry.declarations().find((x) => x.name === "move_to_point")!;
-    expect(d.description).toMatch(/metres in the arm's base frame \(base_link: origin at the base, z up\)/);
-    expect(d.description).toMatch(/5 axes, so only the position is controlled/);
-    expect(registry.declarations().map((x) => x.name)).not.toContain("move_to_pose");
-    // Live sends the declaration's text as it is; the unary endpoint adds only that the call blocks.
-    const live = geminiTools(registry, { endpoint: "bidiGenerateContent" })[0]!.functionDeclarations!.find((f) => f.name === "move_to_point")!;
-    expect(live.description).toBe(d.description);
-    const gemini = geminiTools(registry, { endpoint: "generateContent" })[0]!.functionDeclarations!.find((f) => f.name === "move_to_point")!;
-    expect(gemini.description?.startsWith(d.description)).toBe(true);
-    expect(JSON.stringify(gemini.parametersJsonSchema)).toMatch(/in metres/);
-  });
-});
+    it("move_to_point says only the position is controlled; no move_to_pose is declared; Gemini gets the same text", () => {
+      const d = registry.declarations().find((x) => x.name === "move_to_point")!;
+      expect(d.description).toMatch(/metres in the arm's base frame \(base_link: origin at the base, z up\)/);
+      expect(d.description).toMatch(/5 axes, so only the position is controlled/);
+      expect(registry.declarations().map((x) => x.name)).not.toContain("move_to_pose");
+      // Live sends the declaration's text as it is; the unary endpoint adds only that the call blocks.
+      const live = geminiTools(registry, { endpoint: "bidiGenerateContent" })[0]!.functionDeclarations!.find(
+        (f) => f.name === "move_to_point",
+      )!;
+      expect(live.description).toBe(d.description);
+      const gemini = geminiTools(registry, { endpoint: "generateContent" })[0]!.functionDeclarations!.find(
+        (f) => f.name === "move_to_point",
+      )!;
+      expect(gemini.description?.startsWith(d.description)).toBe(true);
+      expect(JSON.stringify(gemini.parametersJsonSchema)).toMatch(/in metres/);
+    });
+  },
+);

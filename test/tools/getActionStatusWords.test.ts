@@ -18,7 +18,9 @@ afterEach(async () => {
 
 describe("get_action_status says the same words as the README", () => {
   it("its description and the README's row name every ledger state and the statuses a model reads", () => {
-    const declaration = createDefaultTools(testConfig()).declarations().find((d) => d.name === "get_action_status")!;
+    const declaration = createDefaultTools(testConfig())
+      .declarations()
+      .find((d) => d.name === "get_action_status")!;
     const row = README.split("\n").find((l) => l.startsWith("| `get_action_status`")) ?? "";
     for (const state of ACTION_STATES) {
       expect(declaration.description, `description names ${state}`).toMatch(new RegExp(`\\b${state}\\b`));
@@ -35,7 +37,11 @@ describe("get_action_status says the same words as the README", () => {
     const [moved] = await h.executor.execute([{ id: "m", name: "move_joints", args: { positions: { elbow: 0.8 } } }]);
     const actionId = moved!.result.status === "done" ? moved!.result.action_id : "";
     const [status] = await h.executor.execute([{ id: "q", name: "get_action_status", args: { action_id: actionId } }]);
-    expect(status!.result.status === "done" && status!.result.output).toMatchObject({ found: true, status: "done", state: "done" });
+    expect(status!.result.status === "done" && status!.result.output).toMatchObject({
+      found: true,
+      status: "done",
+      state: "done",
+    });
     expect(h.arm.effects.map((e) => e.axes)).toEqual([["elbow"]]);
   });
 });

@@ -59,7 +59,11 @@ describe("every motion tool takes one speed", () => {
   });
 
   it("declares the same speed to the model everywhere: [limits.min_speed, 1], the default in words, never required", () => {
-    const decls = new Map(executor.registry.declarations().map((d) => [d.name, d.parametersJsonSchema as { properties: Record<string, unknown>; required?: string[] }]));
+    const decls = new Map(
+      executor.registry
+        .declarations()
+        .map((d) => [d.name, d.parametersJsonSchema as { properties: Record<string, unknown>; required?: string[] }]),
+    );
     for (const name of motionTools()) {
       const schema = decls.get(name)!;
       expect(schema.properties.speed, name).toEqual({
@@ -74,18 +78,24 @@ describe("every motion tool takes one speed", () => {
 
   const badSpeeds: readonly unknown[] = [0, minSpeed / 2, -0.5, 1.01, 2, "fast", null];
 
-  it.each(badSpeeds.map((s) => [JSON.stringify(s), s] as const))("refuses speed %s at argument checking, the same way for every tool; nothing is recorded or sent", async (_label, speed) => {
-    for (const name of motionTools()) {
-      const args = { ...VALID_ARGS[name], speed };
-      const [response] = await executor.execute([{ id: `bad-speed-${name}`, name, args }]);
-      const result = response!.result as Extract<CallResult, { status: "rejected" }>;
-      expect(result.status, name).toBe("rejected");
-      expect(result.error_code, name).toBe("ARMB_ERR_ARGS_INVALID");
-      expect(result.issues.map((i) => i.path), name).toEqual(["speed"]);
-    }
-    expect(arm.sent).toEqual([]);
-    expect(ledger.list({ limit: 100 })).toEqual([]);
-  });
+  it.each(badSpeeds.map((s) => [JSON.stringify(s), s] as const))(
+    "refuses speed %s at argument checking, the same way for every tool; nothing is recorded or sent",
+    async (_label, speed) => {
+      for (const name of motionTools()) {
+        const args = { ...VALID_ARGS[name], speed };
+        const [response] = await executor.execute([{ id: `bad-speed-${name}`, name, args }]);
+        const result = response!.result as Extract<CallResult, { status: "rejected" }>;
+        expect(result.status, name).toBe("rejected");
+        expect(result.error_code, name).toBe("ARMB_ERR_ARGS_INVALID");
+        expect(
+          result.issues.map((i) => i.path),
+          name,
+        ).toEqual(["speed"]);
+      }
+      expect(arm.sent).toEqual([]);
+      expect(ledger.list({ limit: 100 })).toEqual([]);
+    },
+  );
 
   it("accepts every speed of the range on every tool's arguments, and runs a call without one at the default", () => {
     for (const name of motionTools()) {
@@ -98,7 +108,9 @@ describe("every motion tool takes one speed", () => {
   });
 
   it("sends a call that names no speed at the default", async () => {
-    const [response] = await executor.execute([{ id: "default-speed", name: "move_joints", args: VALID_ARGS.move_joints }]);
+    const [response] = await executor.execute([
+      { id: "default-speed", name: "move_joints", args: VALID_ARGS.move_joints },
+    ]);
     expect(response!.result.status).toBe("done");
     expect(arm.sent.map((c) => c.speed)).toEqual([DEFAULT_SPEED]);
   });

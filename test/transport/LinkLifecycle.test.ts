@@ -10,7 +10,10 @@ afterEach(async () => {
 });
 
 /** A lifecycle whose attempts answer as `answers` says, one per attempt (the last one repeats). */
-function lifecycle(answers: ReadonlyArray<() => LinkReturn>, options: { reconnect?: boolean; inFlight?: string[] } = {}) {
+function lifecycle(
+  answers: ReadonlyArray<() => LinkReturn>,
+  options: { reconnect?: boolean; inFlight?: string[] } = {},
+) {
   let n = 0;
   const seen: LinkState[] = [];
   const events: LinkEvent[] = [];
@@ -44,16 +47,45 @@ const until = async (ok: () => boolean, ms = 2000): Promise<void> => {
 
 describe("LinkLifecycle: the one link lifecycle of every transport", () => {
   it("connected → reconnecting (attempt n, next try at …) → connected, with a bounded back-off and one loss record", async () => {
-    const { l, seen, events, attempts } = lifecycle([fail("no answer"), fail("no answer"), fail("no answer"), fail("no answer"), () => ({ incarnation: "same", detail: "back" })], { inFlight: ["act_1"] });
+    const { l, seen, events, attempts } = lifecycle(
+      [
+        fail("no answer"),
+        fail("no answer"),
+        fail("no answer"),
+        fail("no answer"),
+        () => ({ incarnation: "same", detail: "back" }),
+      ],
+      { inFlight: ["act_1"] },
+    );
     l.opened();
     l.lost("cable pulled");
     await until(() => l.state === "connected");
     expect(attempts()).toBe(5);
     const waits = seen.filter((s) => s.state === "reconnecting" && s.next_attempt_at !== undefined);
     expect(waits.map((s) => s.attempt)).toEqual([1, 2, 3, 4, 5]);
-    expect(seen.filter((s) => s.state === "reconnecting").every((s) => s.since === seen.find((x) => x.state === "reconnecting")!.since)).toBe(true);
-    expect(l.snapshot()).toMatchObject({ state: "connected", last_loss: { reason: "cable pulled", in_flight: ["act_1"], attempts: 5, incarnation_changed: false, returned_detail: "back" } });
-    expect(events.map((e) => e.type)).toEqual(["lost", "attempt_failed", "attempt_failed", "attempt_failed", "attempt_failed", "returned"]);
+    expect(
+      seen
+        .filter((s) => s.state === "reconnecting")
+        .every((s) => s.since === seen.find((x) => x.state === "reconnecting")!.since),
+    ).toBe(true);
+    expect(l.snapshot()).toMatchObject({
+      state: "connected",
+      last_loss: {
+        reason: "cable pulled",
+        in_flight: ["act_1"],
+        attempts: 5,
+        incarnation_changed: false,
+        returned_detail: "back",
+      },
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      "lost",
+      "attempt_failed",
+      "attempt_failed",
+      "attempt_failed",
+      "attempt_failed",
+      "returned",
+    ]);
   });
 
   it("the back-off is bounded: with jitter 0 the delays go 10, 20, 40, 40 … ms", async () => {
@@ -76,8 +108,14 @@ describe("LinkLifecycle: the one link lifecycle of every transport", () => {
     await until(() => l.state === "connected");
     expect(l.snapshot().last_loss).toMatchObject({ incarnation_changed: true, returned_detail: "torque was off" });
     l.restarted("rebooted in place", ["act_2"]);
-    expect(l.snapshot()).toMatchObject({ state: "connected", last_loss: { attempts: 0, incarnation_changed: true, in_flight: ["act_2"] } });
-    expect(events.filter((e) => e.type === "returned").map((e) => e.type === "returned" && e.incarnation)).toEqual(["new", "new"]);
+    expect(l.snapshot()).toMatchObject({
+      state: "connected",
+      last_loss: { attempts: 0, incarnation_changed: true, in_flight: ["act_2"] },
+    });
+    expect(events.filter((e) => e.type === "returned").map((e) => e.type === "returned" && e.incarnation)).toEqual([
+      "new",
+      "new",
+    ]);
   });
 
   it("another device: each refused attempt shows its code and the link never comes back while it answers", async () => {

@@ -26,7 +26,8 @@ function record(transport: Transport): LinkState[] {
 async function until(transport: Transport, state: LinkStateName, ms = 5000): Promise<LinkState> {
   const deadline = Date.now() + ms;
   while (transport.linkState().state !== state) {
-    if (Date.now() > deadline) throw new Error(`link not ${state} within ${ms} ms: ${JSON.stringify(transport.linkState())}`);
+    if (Date.now() > deadline)
+      throw new Error(`link not ${state} within ${ms} ms: ${JSON.stringify(transport.linkState())}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   return transport.linkState();
@@ -99,15 +100,26 @@ describe("ROS 2 transport link state (rclnodejs double)", () => {
     // One announcement per change (a loss, each attempt, a return), not one per poll.
     const states = seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
     expect(states).toEqual(["reconnecting", "connected", "reconnecting", "down"]);
-    expect(seen[0]).toMatchObject({ state: "reconnecting", last_loss: { reason: expect.stringMatching(/joint_states/) } });
-    for (let i = 1; i < seen.length; i++) expect(JSON.stringify(seen[i]), "an announcement that changed nothing").not.toBe(JSON.stringify(seen[i - 1]));
+    expect(seen[0]).toMatchObject({
+      state: "reconnecting",
+      last_loss: { reason: expect.stringMatching(/joint_states/) },
+    });
+    for (let i = 1; i < seen.length; i++)
+      expect(JSON.stringify(seen[i]), "an announcement that changed nothing").not.toBe(JSON.stringify(seen[i - 1]));
   });
 });
 
 describe("servo-bus transport link state (bus firmware-sim)", () => {
   it("connected after open; reconnecting once the servos stop answering; down after close", async () => {
     const config = busTestConfig("dynamixel_2");
-    const sim = await startBusSimulator({ bus: "dynamixel_2", armConfig: config, link: "tcp", port: 0, seed: 3, effects: new MemoryEffects() });
+    const sim = await startBusSimulator({
+      bus: "dynamixel_2",
+      armConfig: config,
+      link: "tcp",
+      port: 0,
+      seed: 3,
+      effects: new MemoryEffects(),
+    });
     let simOpen = true;
     const transport = createServoBusTransport(config, sim.link);
     cleanups.push(async () => {

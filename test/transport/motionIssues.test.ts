@@ -7,7 +7,9 @@ import { busTestConfig } from "../support/busTestConfig.js";
 
 const RANGE = { min: -2.6, max: 2.6 };
 const codes = (targets: Record<string, unknown>, speed: unknown, wire = FLOAT64_WIRE, minSpeed?: number) =>
-  motionIssues({ targets, speed }, (axis) => (axis === "elbow" ? RANGE : undefined), { wire, minSpeed }).map((i) => i.code);
+  motionIssues({ targets, speed }, (axis) => (axis === "elbow" ? RANGE : undefined), { wire, minSpeed }).map(
+    (i) => i.code,
+  );
 
 /** One rule set before anything is sent, each wire comparing as it carries numbers. */
 describe("motionIssues: the pre-send rules every transport and plan admission share", () => {
@@ -38,7 +40,11 @@ describe("motionIssues: the pre-send rules every transport and plan admission sh
     const elbow = servos.actuators.get("elbow")!;
     const rangeOf = (axis: string) => servos.actuators.get(axis);
     expect(motionIssues({ targets: { elbow: elbow.max }, speed: 0.5 }, rangeOf, { wire: servos.wire })).toEqual([]);
-    expect(motionIssues({ targets: { elbow: elbow.max + 1e-9 }, speed: 0.5 }, rangeOf, { wire: servos.wire }).map((i) => i.code)).toEqual(["outside_limits"]);
+    expect(
+      motionIssues({ targets: { elbow: elbow.max + 1e-9 }, speed: 0.5 }, rangeOf, { wire: servos.wire }).map(
+        (i) => i.code,
+      ),
+    ).toEqual(["outside_limits"]);
     // The wire's view of a target: the position of the count the servo is given.
     expect(Math.abs(servos.wire.target("elbow", 0.123456) - 0.123456)).toBeLessThanOrEqual(Math.PI / 4096);
   });
@@ -49,8 +55,16 @@ describe("motionIssues: the pre-send rules every transport and plan admission sh
   });
 
   it("a transport refuses unsent while its link is not connected, with ARMB_ERR_LINK_DOWN naming the state", () => {
-    const end = refuseUnsendable({ actionId: "a1", targets: { elbow: 0.1 }, speed: 0.5 }, () => RANGE, { transport: "serial", link: { state: "reconnecting", since: 0, attempt: 3, detail: "link lost: ECONNRESET" } });
+    const end = refuseUnsendable({ actionId: "a1", targets: { elbow: 0.1 }, speed: 0.5 }, () => RANGE, {
+      transport: "serial",
+      link: { state: "reconnecting", since: 0, attempt: 3, detail: "link lost: ECONNRESET" },
+    });
     expect(end).toMatchObject({ kind: "refused", error: { code: "ARMB_ERR_LINK_DOWN" } });
-    expect(refuseUnsendable({ actionId: "a1", targets: { elbow: 0.1 }, speed: 0.5 }, () => RANGE, { transport: "serial", link: { state: "connected", since: 0 } })).toBeUndefined();
+    expect(
+      refuseUnsendable({ actionId: "a1", targets: { elbow: 0.1 }, speed: 0.5 }, () => RANGE, {
+        transport: "serial",
+        link: { state: "connected", since: 0 },
+      }),
+    ).toBeUndefined();
   });
 });

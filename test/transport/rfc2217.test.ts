@@ -2,9 +2,20 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { baudRateReply, decodeBaud, encodeBaud, setBaudRateCommand } from "../../src/transport/link/rfc2217/protocol/comPort.js";
+import {
+  baudRateReply,
+  decodeBaud,
+  encodeBaud,
+  setBaudRateCommand,
+} from "../../src/transport/link/rfc2217/protocol/comPort.js";
 import { Rfc2217Link } from "../../src/transport/link/rfc2217/Rfc2217Link.js";
-import { escapeTelnetData, IAC, TelnetDecoder, TELNET_OPTION, WILL } from "../../src/transport/link/rfc2217/protocol/telnet.js";
+import {
+  escapeTelnetData,
+  IAC,
+  TelnetDecoder,
+  TELNET_OPTION,
+  WILL,
+} from "../../src/transport/link/rfc2217/protocol/telnet.js";
 import { linkForUrl } from "../../src/transport/link/openLink.js";
 import { isArmbridgeError } from "../../src/errors.js";
 
@@ -42,7 +53,14 @@ describe("rfc2217:// link to the bus simulator", () => {
   });
 
   it("negotiates COM-PORT-OPTION, sets the simulated line's baud, and carries 0xFF-laden packets intact", async () => {
-    sim = await startBusSimulator({ bus: "dynamixel_2", armConfig: loadConfig("config/koch-follower.yaml"), link: "rfc2217", port: 0, seed: 1, effects: new MemoryEffects() });
+    sim = await startBusSimulator({
+      bus: "dynamixel_2",
+      armConfig: loadConfig("config/koch-follower.yaml"),
+      link: "rfc2217",
+      port: 0,
+      seed: 1,
+      effects: new MemoryEffects(),
+    });
     expect(sim.link).toMatch(/^rfc2217:\/\/127\.0\.0\.1:\d+$/);
     const link = linkForUrl(sim.link, { baudRate: 57600 });
     expect(link).toBeInstanceOf(Rfc2217Link);
@@ -65,7 +83,14 @@ describe("rfc2217:// link to the bus simulator", () => {
   });
 
   it("a raw tcp:// server refuses the option: rfc2217:// to it fails to open with ARMB_ERR_LINK_OPEN", async () => {
-    sim = await startBusSimulator({ bus: "feetech_sts", armConfig: loadConfig("config/so101.yaml"), link: "tcp", port: 0, seed: 1, effects: new MemoryEffects() });
+    sim = await startBusSimulator({
+      bus: "feetech_sts",
+      armConfig: loadConfig("config/so101.yaml"),
+      link: "tcp",
+      port: 0,
+      seed: 1,
+      effects: new MemoryEffects(),
+    });
     const link = linkForUrl(sim.link.replace("tcp://", "rfc2217://"), { baudRate: 1_000_000 });
     const error = await link.open(AbortSignal.timeout(5000)).catch((e: unknown) => e);
     expect(isArmbridgeError(error, "ARMB_ERR_LINK_OPEN")).toBe(true);

@@ -17,12 +17,18 @@ afterEach(async () => {
 describe("a value out of range is said with the value, the key and the bound, once per issue", () => {
   it("a model's arguments: each issue names its key, the value given and the bound; nothing is sent", async () => {
     h = await createHarness({ config: testConfig() });
-    const [r] = await h.executor.execute([{ id: "a", name: "move_joints", args: { positions: { elbow: 9 }, speed: -1 } }]);
+    const [r] = await h.executor.execute([
+      { id: "a", name: "move_joints", args: { positions: { elbow: 9 }, speed: -1 } },
+    ]);
     expect(r!.result.status).toBe("rejected");
     const issues = r!.result.status === "rejected" ? r!.result.issues : [];
     expect(issues).toEqual([
       { path: "positions.elbow", code: "too_big", message: "9 is above the largest allowed, 2.6" },
-      { path: "speed", code: "too_small", message: expect.stringMatching(/^-1 is below the (smallest allowed|limit), 0/) },
+      {
+        path: "speed",
+        code: "too_small",
+        message: expect.stringMatching(/^-1 is below the (smallest allowed|limit), 0/),
+      },
     ]);
     expect(r!.result.message).not.toMatch(/Too big|Too small|expected number/);
     expect(h.arm.sent).toEqual([]);
@@ -42,7 +48,14 @@ describe("a value out of range is said with the value, the key and the bound, on
 
   it("a config value out of range names its key, the value and the bound", () => {
     const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
-    const bad = { ...raw, arm: { ...(raw.arm as object), urdf: join(dirname(DEFAULT_CONFIG_PATH), String((raw.arm as { urdf: string }).urdf)) }, approval_timeout_s: -5 };
+    const bad = {
+      ...raw,
+      arm: {
+        ...(raw.arm as object),
+        urdf: join(dirname(DEFAULT_CONFIG_PATH), String((raw.arm as { urdf: string }).urdf)),
+      },
+      approval_timeout_s: -5,
+    };
     let message = "";
     try {
       parseConfig(bad, "arm.yaml");

@@ -51,11 +51,32 @@ async function call(name: string, args: unknown): Promise<Extract<CallResult, { 
 
 describe("tools: an unknown name is ARMB_ERR_ARGS_INVALID naming it and the valid choices", () => {
   it.each([
-    ["move_joints, a joint the arm does not have", "move_joints", { positions: { tail: 0.1 } }, "positions", "tail", JOINTS],
-    ["move_joints, an unknown joint beside a known one", "move_joints", { positions: { elbow: 0.1, tail: 0.1 } }, "positions", "tail", JOINTS],
+    [
+      "move_joints, a joint the arm does not have",
+      "move_joints",
+      { positions: { tail: 0.1 } },
+      "positions",
+      "tail",
+      JOINTS,
+    ],
+    [
+      "move_joints, an unknown joint beside a known one",
+      "move_joints",
+      { positions: { elbow: 0.1, tail: 0.1 } },
+      "positions",
+      "tail",
+      JOINTS,
+    ],
     ["move_to_named_pose, a pose not configured", "move_to_named_pose", { pose: "dance" }, "pose", "dance", POSES],
     ["get_camera_image, a camera not configured", "get_camera_image", { camera: "rear" }, "camera", "rear", CAMERAS],
-    ["move_to_image_point, a camera not calibrated", "move_to_image_point", { camera: "rear", point: [500, 500], height_m: 0.1 }, "camera", "rear", CALIBRATED],
+    [
+      "move_to_image_point, a camera not calibrated",
+      "move_to_image_point",
+      { camera: "rear", point: [500, 500], height_m: 0.1 },
+      "camera",
+      "rear",
+      CALIBRATED,
+    ],
   ] as const)("%s", async (_what, tool, args, path, given, choices) => {
     expect(choices.length).toBeGreaterThan(0);
     const sentBefore = arm.sent.length;
@@ -71,7 +92,12 @@ describe("tools: an unknown name is ARMB_ERR_ARGS_INVALID naming it and the vali
 
   it("stop naming an axis the arm does not have halts every axis all the same, then names it and the valid choices", async () => {
     const [r] = await bridge.executor.execute([{ id: "stop-tail", name: "stop", args: { joints: ["elbow", "tail"] } }]);
-    expect(r!.result).toMatchObject({ status: "done", error_code: "ARMB_ERR_ARGS_INVALID", issues: [{ path: "joints.[1]", choices: AXES }], output: { axes: AXES } });
+    expect(r!.result).toMatchObject({
+      status: "done",
+      error_code: "ARMB_ERR_ARGS_INVALID",
+      issues: [{ path: "joints.[1]", choices: AXES }],
+      output: { axes: AXES },
+    });
     expect(r!.result.message).toContain('"tail"');
     expect(bridge.executor.halts.engaged).toBeDefined();
   });
@@ -84,7 +110,9 @@ describe("tools: an unknown name is ARMB_ERR_ARGS_INVALID naming it and the vali
 
   it("an unknown field of a tool's arguments names the fields it takes", async () => {
     const r = await call("move_to_named_pose", { pose: "home", fast: true });
-    expect(r.issues).toEqual([expect.objectContaining({ path: "(args)", code: "unrecognized_keys", choices: ["pose", "speed"] })]);
+    expect(r.issues).toEqual([
+      expect.objectContaining({ path: "(args)", code: "unrecognized_keys", choices: ["pose", "speed"] }),
+    ]);
   });
 
   it("the declarations sent to models are unchanged by it (no metadata leaks into the schema)", () => {
@@ -106,7 +134,11 @@ async function get(path: string): Promise<{ status: number; json: unknown }> {
   return { status: res.status, json: await res.json() };
 }
 async function post(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(server.url + path, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(server.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -133,17 +165,30 @@ describe("HTTP routes: the error body's code, message and choices", () => {
   });
 
   it("POST /v1/calls with a tool's unknown joint: the rejection under response.error carries the choices", async () => {
-    const r = await post("/v1/calls", { calls: [{ id: "h-1", name: "move_joints", args: { positions: { tail: 1 } } }] });
+    const r = await post("/v1/calls", {
+      calls: [{ id: "h-1", name: "move_joints", args: { positions: { tail: 1 } } }],
+    });
     expect(r.status).toBe(200);
-    const error = (r.json as { responses: { response: { error: Extract<CallResult, { status: "rejected" }> } }[] }).responses[0]!.response.error;
-    expect(error).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID", issues: [{ path: "positions", choices: JOINTS }] });
+    const error = (r.json as { responses: { response: { error: Extract<CallResult, { status: "rejected" }> } }[] })
+      .responses[0]!.response.error;
+    expect(error).toMatchObject({
+      status: "rejected",
+      error_code: "ARMB_ERR_ARGS_INVALID",
+      issues: [{ path: "positions", choices: JOINTS }],
+    });
   });
 
   it("a request value outside an enum names the valid ones", async () => {
-    const r = await post("/v1/calls", { calls: [{ id: "k", name: "get_arm_state" }], client: { kind: "phone", name: "x" } });
+    const r = await post("/v1/calls", {
+      calls: [{ id: "k", name: "get_arm_state" }],
+      client: { kind: "phone", name: "x" },
+    });
     expect(r.status).toBe(400);
     const body = API_ERROR_BODY.parse(r.json);
-    expect(body.error).toMatchObject({ code: "ARMB_ERR_HTTP_BAD_REQUEST", choices: ["agent", "http", "console", "cli"] });
+    expect(body.error).toMatchObject({
+      code: "ARMB_ERR_HTTP_BAD_REQUEST",
+      choices: ["agent", "http", "console", "cli"],
+    });
     expect(body.error.message).toMatch(/body\.client\.kind: "phone" is not one of: agent, http, console, cli/);
   });
 
@@ -152,7 +197,9 @@ describe("HTTP routes: the error body's code, message and choices", () => {
     expect(r.status).toBe(200);
     const body = HALT_ANSWER.parse(r.json);
     expect(body).toMatchObject({ halted: true, halt: { source: "http" } });
-    expect(body.problems![0]!.message).toMatch(/body\.source: "phone" is not one a request may claim \(console, cli, http\)/);
+    expect(body.problems![0]!.message).toMatch(
+      /body\.source: "phone" is not one a request may claim \(console, cli, http\)/,
+    );
   });
 });
 
@@ -169,7 +216,11 @@ function io(env: NodeJS.ProcessEnv): { io: CliIo; out: () => string; err: () => 
 describe("the CLI prints what was wrong and the choices", () => {
   it.each([
     ["call move_joints with an unknown joint", ["call", "move_joints", "--args", '{"positions":{"tail":1}}'], JOINTS],
-    ["call move_to_named_pose with an unknown pose", ["call", "move_to_named_pose", "--args", '{"pose":"dance"}'], POSES],
+    [
+      "call move_to_named_pose with an unknown pose",
+      ["call", "move_to_named_pose", "--args", '{"pose":"dance"}'],
+      POSES,
+    ],
   ])("%s", async (_what, argv, choices) => {
     const m = io({ ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN });
     await runCli(argv, m.io);

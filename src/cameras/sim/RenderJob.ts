@@ -11,5 +11,11 @@ export interface RenderJob {
 
 /** The worker's answer to job `id`: the encoded bytes, or why there are none. */
 export type RenderReply =
-  | { readonly id: number; readonly ok: true; readonly bytes: Uint8Array; readonly width: number; readonly height: number }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly bytes: Uint8Array;
+      readonly width: number;
+      readonly height: number;
+    }
   | { readonly id: number; readonly ok: false; readonly message: string };

@@ -52,7 +52,14 @@ export class RenderWorker {
         const { build } = (await import(ESBUILD)) as { build: EsbuildBuild };
         bundleDir = mkdtempSync(join(tmpdir(), "armbridge-render-"));
         const outfile = join(bundleDir, "renderWorkerEntry.cjs");
-        await build({ entryPoints: [fileURLToPath(new URL("./renderWorkerEntry.ts", here))], bundle: true, platform: "node", format: "cjs", outfile, logLevel: "silent" });
+        await build({
+          entryPoints: [fileURLToPath(new URL("./renderWorkerEntry.ts", here))],
+          bundle: true,
+          platform: "node",
+          format: "cjs",
+          outfile,
+          logLevel: "silent",
+        });
         worker = new Worker(pathToFileURL(outfile));
       }
     } catch {
@@ -85,7 +92,12 @@ export class RenderWorker {
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     this.#pending.delete(reply.id);
-    if (reply.ok) pending.resolve({ bytes: Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength), width: reply.width, height: reply.height });
+    if (reply.ok)
+      pending.resolve({
+        bytes: Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength),
+        width: reply.width,
+        height: reply.height,
+      });
     else pending.reject(new Error(reply.message));
   }
 }

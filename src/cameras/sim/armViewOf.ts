@@ -11,7 +11,10 @@ export function armViewOf(config: ArmConfig, pose: Readonly<Record<string, numbe
   if (!q) return undefined;
   const frames = kin.chain.frames(q);
   const base = kin.chain.fixedFrames.get(kin.chain.baseLink);
-  const links = [base ? positionOf(base) : ([0, 0, 0] as [number, number, number]), ...frames.links.map((t) => positionOf(t))];
+  const links = [
+    base ? positionOf(base) : ([0, 0, 0] as [number, number, number]),
+    ...frames.links.map((t) => positionOf(t)),
+  ];
   const tip = kin.chain.tip(q);
   const gripperName = config.arm.gripper?.name;
   return {

@@ -60,7 +60,9 @@ export function renderScene(camera: TopDownCamera, scene: SceneConfig | undefine
     const topZ = tableZ + b.height;
     const onTop = affineOf(camera, topZ);
     // Only the pixels the block's eight corners span can show it.
-    const corners = [tableZ, topZ].flatMap((z) => [-1, 1].flatMap((sx) => [-1, 1].map((sy) => camera.toPixel([b.x + sx * half, b.y + sy * half, z]))));
+    const corners = [tableZ, topZ].flatMap((z) =>
+      [-1, 1].flatMap((sx) => [-1, 1].map((sy) => camera.toPixel([b.x + sx * half, b.y + sy * half, z]))),
+    );
     if (corners.some((c) => c === undefined)) continue;
     const cols = corners.map((c) => (c as readonly [number, number])[0]);
     const rows = corners.map((c) => (c as readonly [number, number])[1]);
@@ -73,7 +75,8 @@ export function renderScene(camera: TopDownCamera, scene: SceneConfig | undefine
         // The pixel's ray between the block's top and the table: inside the footprint at the top → top face; anywhere lower → a side.
         const top = onTop(col + 0.5, row + 0.5);
         if (Math.abs(top[0] - b.x) <= half && Math.abs(top[1] - b.y) <= half) put(data, width, col, row, rgb);
-        else if (b.height > 0 && segmentHitsSquare(top, onTable(col + 0.5, row + 0.5), b.x, b.y, half)) put(data, width, col, row, side);
+        else if (b.height > 0 && segmentHitsSquare(top, onTable(col + 0.5, row + 0.5), b.x, b.y, half))
+          put(data, width, col, row, side);
       }
     }
   }
@@ -92,7 +95,13 @@ function affineOf(camera: TopDownCamera, z: number): (col: number, row: number) 
 }
 
 /** Does the segment a→b cross the axis-aligned square of half-size `half` centred at (cx, cy)? (Liang–Barsky clipping.) */
-function segmentHitsSquare(a: readonly [number, number], b: readonly [number, number], cx: number, cy: number, half: number): boolean {
+function segmentHitsSquare(
+  a: readonly [number, number],
+  b: readonly [number, number],
+  cx: number,
+  cy: number,
+  half: number,
+): boolean {
   let t0 = 0;
   let t1 = 1;
   const d = [b[0] - a[0], b[1] - a[1]] as const;
@@ -128,7 +137,11 @@ function drawArm(data: Buffer, camera: TopDownCamera, arm: ArmView): void {
     const gap = GAP_CLOSED_M + (GAP_OPEN_M - GAP_CLOSED_M) * Math.min(1, Math.max(0, arm.gripper));
     for (const side of [-1, 1]) {
       const offset = (gap / 2 + FINGER_M / 2) * side;
-      const finger: Vec3 = [tip[0] + arm.fingerAxis[0] * offset, tip[1] + arm.fingerAxis[1] * offset, tip[2] + arm.fingerAxis[2] * offset];
+      const finger: Vec3 = [
+        tip[0] + arm.fingerAxis[0] * offset,
+        tip[1] + arm.fingerAxis[1] * offset,
+        tip[2] + arm.fingerAxis[2] * offset,
+      ];
       const px = camera.toPixel(finger);
       if (px) drawDisc(data, camera, px, FINGER_M / camera.metresPerPixel(finger[2]), FINGER_RGB);
     }
@@ -137,7 +150,14 @@ function drawArm(data: Buffer, camera: TopDownCamera, arm: ArmView): void {
   if (tipPx) drawDisc(data, camera, tipPx, 2.5, TIP_RGB);
 }
 
-function drawSegment(data: Buffer, camera: TopDownCamera, a: readonly [number, number], b: readonly [number, number], radius: number, rgb: readonly [number, number, number]): void {
+function drawSegment(
+  data: Buffer,
+  camera: TopDownCamera,
+  a: readonly [number, number],
+  b: readonly [number, number],
+  radius: number,
+  rgb: readonly [number, number, number],
+): void {
   const minC = Math.max(0, Math.floor(Math.min(a[0], b[0]) - radius));
   const maxC = Math.min(camera.width - 1, Math.ceil(Math.max(a[0], b[0]) + radius));
   const minR = Math.max(0, Math.floor(Math.min(a[1], b[1]) - radius));
@@ -155,7 +175,13 @@ function drawSegment(data: Buffer, camera: TopDownCamera, a: readonly [number, n
   }
 }
 
-function drawDisc(data: Buffer, camera: TopDownCamera, c: readonly [number, number], radius: number, rgb: readonly [number, number, number]): void {
+function drawDisc(
+  data: Buffer,
+  camera: TopDownCamera,
+  c: readonly [number, number],
+  radius: number,
+  rgb: readonly [number, number, number],
+): void {
   drawSegment(data, camera, c, c, radius, rgb);
 }
 

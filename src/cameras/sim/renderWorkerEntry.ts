@@ -11,7 +11,10 @@ parentPort?.on("message", (job: RenderJob) => {
     const encoded = encodeImage(image, job.view.format, job.view.jpegQuality);
     // A copy of its own: a small Buffer may be a slice of a shared pool, which must not be transferred.
     const bytes = new Uint8Array(encoded);
-    parentPort?.postMessage({ id: job.id, ok: true, bytes, width: image.width, height: image.height } satisfies RenderReply, [bytes.buffer]);
+    parentPort?.postMessage(
+      { id: job.id, ok: true, bytes, width: image.width, height: image.height } satisfies RenderReply,
+      [bytes.buffer],
+    );
     return;
   } catch (error) {
     reply = { id: job.id, ok: false, message: (error as Error).message };

@@ -58,7 +58,18 @@ export class FileSource implements CameraSource {
         if (error instanceof ArmbridgeError) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         if (signal.aborted) break;
-        throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: code === "ENOENT" ? "the file does not exist (is the capture program running?)" : deviceText("the file system", (error as Error).message) }, { cause: error });
+        throw new ArmbridgeError(
+          "ARMB_ERR_CAMERA_UNAVAILABLE",
+          {
+            camera,
+            source: path,
+            reason:
+              code === "ENOENT"
+                ? "the file does not exist (is the capture program running?)"
+                : deviceText("the file system", (error as Error).message),
+          },
+          { cause: error },
+        );
       }
       const { before, bytes, after } = read;
       if (before.mtimeMs !== after.mtimeMs || before.size !== after.size || bytes.length !== after.size) {
@@ -85,15 +96,27 @@ export class FileSource implements CameraSource {
         notes: attempt > 0 ? [`read ${attempt + 1} times: the writer was mid-frame`] : [],
       };
     }
-    if (signal.aborted && lastProblem === "") throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: "the read was cut short by the call's deadline" });
-    throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `${path}: ${lastProblem} (${ATTEMPTS} reads, ${RETRY_MS} ms apart)` });
+    if (signal.aborted && lastProblem === "")
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+        camera,
+        source: path,
+        reason: "the read was cut short by the call's deadline",
+      });
+    throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", {
+      camera,
+      reason: `${path}: ${lastProblem} (${ATTEMPTS} reads, ${RETRY_MS} ms apart)`,
+    });
   }
 
   /** One read of the file, given up when `signal` ends (the I/O itself runs on, and blocks the next grab until it ends). */
   #readOnce(signal: AbortSignal): Promise<FileRead> {
     const { camera, path } = this.#o;
     if (this.#io) {
-      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: "an earlier read of the file has not finished: the file system is not answering" });
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+        camera,
+        source: path,
+        reason: "an earlier read of the file has not finished: the file system is not answering",
+      });
     }
     const io = readWhole(camera, path);
     this.#io = io;
@@ -139,8 +162,17 @@ async function readWhole(camera: string, path: string): Promise<FileRead> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const before = await handle.stat();
-    if (!before.isFile()) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: path, reason: `it is ${fileKindOf(before)}, not a regular file a capture program rewrites` });
-    if (before.size > MAX_FRAME_BYTES) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `${path} is ${before.size} bytes, over ${MAX_FRAME_BYTES}` });
+    if (!before.isFile())
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+        camera,
+        source: path,
+        reason: `it is ${fileKindOf(before)}, not a regular file a capture program rewrites`,
+      });
+    if (before.size > MAX_FRAME_BYTES)
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", {
+        camera,
+        reason: `${path} is ${before.size} bytes, over ${MAX_FRAME_BYTES}`,
+      });
     const bytes = await handle.readFile();
     return { before, bytes, after: await stat(path) };
   } finally {

@@ -47,7 +47,11 @@ export class HttpSnapshotSource implements CameraSource {
     this.#now = options.now ?? Date.now;
     // The config refused a URL that cannot be split (cameraConfig); one built in code is held to the same rule, naming the camera.
     const url = cameraUrl(options.url);
-    if (!url.ok) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: `camera ${options.camera}`, issues: `source.http: the URL ${url.reason}` });
+    if (!url.ok)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: `camera ${options.camera}`,
+        issues: `source.http: the URL ${url.reason}`,
+      });
     this.#authorization = url.authorization;
     this.#url = url.url;
   }
@@ -56,11 +60,22 @@ export class HttpSnapshotSource implements CameraSource {
     const { camera, timeoutMs } = this.#o;
     const url = this.#url;
     const unavailable = (reason: string, cause?: unknown): ArmbridgeError =>
-      new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: url, reason }, cause === undefined ? undefined : { cause });
+      new ArmbridgeError(
+        "ARMB_ERR_CAMERA_UNAVAILABLE",
+        { camera, source: url, reason },
+        cause === undefined ? undefined : { cause },
+      );
     const wait = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     let response: Response;
     try {
-      response = await fetch(url, { signal: wait, headers: { accept: "image/jpeg, image/png", ...(this.#authorization ? { authorization: this.#authorization } : {}) }, redirect: "error" });
+      response = await fetch(url, {
+        signal: wait,
+        headers: {
+          accept: "image/jpeg, image/png",
+          ...(this.#authorization ? { authorization: this.#authorization } : {}),
+        },
+        redirect: "error",
+      });
     } catch (error) {
       throw unavailable(wait.aborted && !signal.aborted ? `no answer within ${timeoutMs} ms` : describe(error), error);
     }
@@ -68,17 +83,27 @@ export class HttpSnapshotSource implements CameraSource {
     try {
       if (response.status !== 200) {
         await response.body?.cancel();
-        throw unavailable(`HTTP ${response.status} ${deviceText("the camera's reason phrase", response.statusText)}${response.status === 401 ? " (the camera wants credentials: http://USER:PASSWORD@host/...; HTTP Basic only)" : ""}`);
+        throw unavailable(
+          `HTTP ${response.status} ${deviceText("the camera's reason phrase", response.statusText)}${response.status === 401 ? " (the camera wants credentials: http://USER:PASSWORD@host/...; HTTP Basic only)" : ""}`,
+        );
       }
       bytes = await readLimited(response, wait);
     } catch (error) {
       if (error instanceof ArmbridgeError) throw error;
-      throw unavailable(wait.aborted && !signal.aborted ? `the image did not arrive within ${timeoutMs} ms` : `the connection failed mid-image: ${describe(error)}`, error);
+      throw unavailable(
+        wait.aborted && !signal.aborted
+          ? `the image did not arrive within ${timeoutMs} ms`
+          : `the connection failed mid-image: ${describe(error)}`,
+        error,
+      );
     }
     const receivedMs = this.#now();
     const contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
     if (contentType !== "" && contentType !== "image/jpeg" && contentType !== "image/png") {
-      throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: `the server answered ${deviceText("the camera's Content-Type", contentType)}, not image/jpeg or image/png (is this the snapshot URL, not the stream or a web page?)` });
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", {
+        camera,
+        reason: `the server answered ${deviceText("the camera's Content-Type", contentType)}, not image/jpeg or image/png (is this the snapshot URL, not the stream or a web page?)`,
+      });
     }
     const image = inspectImage(bytes);
     if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: image.reason });
@@ -103,13 +128,31 @@ export class HttpSnapshotSource implements CameraSource {
   }
 }
 
-function captureStamp(header: string | null, receivedMs: number): { ms: number; from: "x_timestamp" | "received"; note?: string } {
+function captureStamp(
+  header: string | null,
+  receivedMs: number,
+): { ms: number; from: "x_timestamp" | "received"; note?: string } {
   if (header === null) return { ms: receivedMs, from: "received" };
   const seconds = Number(header.trim());
-  if (!Number.isFinite(seconds) || seconds <= 0) return { ms: receivedMs, from: "received", note: `X-Timestamp ${deviceText("the camera's X-Timestamp header", header)} is not a number; the receive time is used` };
-  if (seconds < EPOCH_FLOOR_S) return { ms: receivedMs, from: "received", note: "X-Timestamp is on the camera's monotonic clock (time since boot), not wall time; the receive time is used" };
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    return {
+      ms: receivedMs,
+      from: "received",
+      note: `X-Timestamp ${deviceText("the camera's X-Timestamp header", header)} is not a number; the receive time is used`,
+    };
+  if (seconds < EPOCH_FLOOR_S)
+    return {
+      ms: receivedMs,
+      from: "received",
+      note: "X-Timestamp is on the camera's monotonic clock (time since boot), not wall time; the receive time is used",
+    };
   const ms = seconds * 1000;
-  if (ms > receivedMs + FUTURE_TOLERANCE_MS) return { ms: receivedMs, from: "received", note: `X-Timestamp is ${Math.round(ms - receivedMs)} ms ahead of this computer's clock (skewed camera clock); the receive time is used` };
+  if (ms > receivedMs + FUTURE_TOLERANCE_MS)
+    return {
+      ms: receivedMs,
+      from: "received",
+      note: `X-Timestamp is ${Math.round(ms - receivedMs)} ms ahead of this computer's clock (skewed camera clock); the receive time is used`,
+    };
   return { ms: Math.min(ms, receivedMs), from: "x_timestamp" };
 }
 

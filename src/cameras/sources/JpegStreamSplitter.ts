@@ -70,7 +70,11 @@ export class JpegStreamSplitter {
     for (;;) {
       if (this.#inScan) {
         // Entropy-coded data: hunt the next marker.
-        while (at + 1 < b.length && !(b[at] === 0xff && b[at + 1] !== 0x00 && !((b[at + 1] ?? 0) >= 0xd0 && (b[at + 1] ?? 0) <= 0xd7))) at++;
+        while (
+          at + 1 < b.length &&
+          !(b[at] === 0xff && b[at + 1] !== 0x00 && !((b[at + 1] ?? 0) >= 0xd0 && (b[at + 1] ?? 0) <= 0xd7))
+        )
+          at++;
         if (at + 1 >= b.length) break;
         this.#inScan = false;
       }

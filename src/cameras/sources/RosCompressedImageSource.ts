@@ -52,13 +52,22 @@ export class RosCompressedImageSource implements CameraSource {
     const msg = raw as { header?: { stamp?: { sec?: number; nanosec?: number } }; format?: unknown; data?: unknown };
     const data = msg.data;
     const bytes =
-      data instanceof Uint8Array ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Array.isArray(data) ? Buffer.from(data as number[]) : undefined;
+      data instanceof Uint8Array
+        ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+        : Array.isArray(data)
+          ? Buffer.from(data as number[])
+          : undefined;
     if (!bytes) return;
     const sec = msg.header?.stamp?.sec ?? 0;
     const nanosec = msg.header?.stamp?.nanosec ?? 0;
     const stampMs = sec === 0 && nanosec === 0 ? undefined : sec * 1000 + nanosec / 1e6;
     // Copied: the message's buffer may be reused by the next delivery.
-    this.#latest = { bytes: Buffer.from(bytes), format: typeof msg.format === "string" ? msg.format : "", stampMs, receivedMs: this.#nowMs() };
+    this.#latest = {
+      bytes: Buffer.from(bytes),
+      format: typeof msg.format === "string" ? msg.format : "",
+      stampMs,
+      receivedMs: this.#nowMs(),
+    };
     for (const w of [...this.#waiters]) w();
   }
 
@@ -66,13 +75,20 @@ export class RosCompressedImageSource implements CameraSource {
     if (this.#closed) throw this.#unavailable("the camera is closed");
     const latest = this.#latest ?? (await this.#first(signal));
     const image = inspectImage(latest.bytes);
-    if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera: this.#camera, reason: `${this.#topic} (format ${deviceText("the publisher's format field", latest.format)}): ${image.reason}` });
+    if (!image.ok)
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", {
+        camera: this.#camera,
+        reason: `${this.#topic} (format ${deviceText("the publisher's format field", latest.format)}): ${image.reason}`,
+      });
     const now = this.#nowMs();
     const notes: string[] = [];
     let capturedAtMs = latest.receivedMs;
     let from: CameraFrame["captureTimeFrom"] = "received";
     if (latest.stampMs === undefined) notes.push("header.stamp is zero; the receive time is used");
-    else if (latest.stampMs > now + FUTURE_TOLERANCE_MS) notes.push(`header.stamp is ${Math.round(latest.stampMs - now)} ms ahead of the node's clock (a skewed publisher, or use_sim_time set on one side only); the receive time is used`);
+    else if (latest.stampMs > now + FUTURE_TOLERANCE_MS)
+      notes.push(
+        `header.stamp is ${Math.round(latest.stampMs - now)} ms ahead of the node's clock (a skewed publisher, or use_sim_time set on one side only); the receive time is used`,
+      );
     else {
       capturedAtMs = latest.stampMs;
       from = "header_stamp";
@@ -101,7 +117,9 @@ export class RosCompressedImageSource implements CameraSource {
       };
       const onAbort = (): void => {
         this.#waiters.delete(done);
-        reject(this.#unavailable(`no message on ${this.#topic} yet (is the camera driver publishing its compressed topic?)`));
+        reject(
+          this.#unavailable(`no message on ${this.#topic} yet (is the camera driver publishing its compressed topic?)`),
+        );
       };
       if (signal.aborted) return onAbort();
       this.#waiters.add(done);
@@ -110,7 +128,11 @@ export class RosCompressedImageSource implements CameraSource {
   }
 
   #unavailable(reason: string): ArmbridgeError {
-    return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera: this.#camera, source: `ros topic ${this.#topic}`, reason });
+    return new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+      camera: this.#camera,
+      source: `ros topic ${this.#topic}`,
+      reason,
+    });
   }
 
   close(): void {

@@ -55,7 +55,11 @@ export class SimCameraSource implements CameraSource {
 
   /** A frame of the pose now, drawn off the event loop; requests that come while one is drawn share it (firmware-sim's HTTP server). */
   renderShared(signal: AbortSignal): Promise<CameraFrame> {
-    return this.#drawing.join(signal, () => this.#drawOffThread(this.#pose()), () => new Error("the request ended before the frame was drawn"));
+    return this.#drawing.join(
+      signal,
+      () => this.#drawOffThread(this.#pose()),
+      () => new Error("the request ended before the frame was drawn"),
+    );
   }
 
   /** One frame, synchronously, in this thread, of `stamped` (default: the pose now): for tests and for kept frames drawn when looked at. */
@@ -64,7 +68,12 @@ export class SimCameraSource implements CameraSource {
     const arm = armViewOf(this.#arm, stamped?.pose);
     const { format, jpegQuality } = this.#camera.sim;
     const image = renderScene(this.#view, this.#arm.scene, arm);
-    return this.#frameOf(stamped, now, { bytes: encodeImage(image, format, jpegQuality), width: image.width, height: image.height }, arm !== undefined);
+    return this.#frameOf(
+      stamped,
+      now,
+      { bytes: encodeImage(image, format, jpegQuality), width: image.width, height: image.height },
+      arm !== undefined,
+    );
   }
 
   async #drawOffThread(stamped: StampedPose | undefined): Promise<CameraFrame> {
@@ -101,7 +110,10 @@ export class SimCameraSource implements CameraSource {
    */
   deferred(): { readonly capturedAtMs: number; readonly draw: () => Promise<CameraFrame> } {
     const stamped = this.#pose();
-    return { capturedAtMs: stamped ? Math.min(stamped.stampMs, this.#now()) : this.#now(), draw: () => this.#drawOffThread(stamped) };
+    return {
+      capturedAtMs: stamped ? Math.min(stamped.stampMs, this.#now()) : this.#now(),
+      draw: () => this.#drawOffThread(stamped),
+    };
   }
 
   close(): void {

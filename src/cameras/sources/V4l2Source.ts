@@ -68,19 +68,32 @@ export class V4l2Source implements CameraSource {
 
   async grab(signal: AbortSignal): Promise<CameraFrame> {
     const { camera } = this.#o;
-    if (this.#closed) throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: this.#describe(), reason: "the camera was closed" });
+    if (this.#closed)
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+        camera,
+        source: this.#describe(),
+        reason: "the camera was closed",
+      });
     if (!this.#child && this.#now() - this.#startedAt >= RESTART_MS) this.#start();
     // A running stream hands out its newest frame; a stream that just (re)started is waited for.
     if (!this.#newest || !this.#child) await this.#nextFrame(signal);
     const newest = this.#newest;
     if (!newest) {
-      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", { camera, source: this.#describe(), reason: this.#exit ?? (signal.aborted ? "no frame from ffmpeg before the call's deadline" : "no frame from ffmpeg") });
+      throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
+        camera,
+        source: this.#describe(),
+        reason:
+          this.#exit ?? (signal.aborted ? "no frame from ffmpeg before the call's deadline" : "no frame from ffmpeg"),
+      });
     }
     const image = inspectImage(newest.bytes);
     if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: image.reason });
     const notes = ["capture time: when ffmpeg delivered the whole frame (its MJPEG output carries no timestamps)"];
     if (this.#exit) notes.push(`ffmpeg has stopped (${this.#exit}); this is the last frame it sent`);
-    if (image.width !== this.#o.width || image.height !== this.#o.height) notes.push(`the camera delivers ${image.width}×${image.height}, not the ${this.#o.width}×${this.#o.height} configured`);
+    if (image.width !== this.#o.width || image.height !== this.#o.height)
+      notes.push(
+        `the camera delivers ${image.width}×${image.height}, not the ${this.#o.width}×${this.#o.height} configured`,
+      );
     return {
       camera,
       source: "v4l2",
@@ -109,8 +122,23 @@ export class V4l2Source implements CameraSource {
 
   #args(): string[] {
     const { device, width, height, fps, input } = this.#o;
-    const source = input ? [...input] : ["-f", "v4l2", ...(this.#mode === "copy" ? ["-input_format", "mjpeg"] : []), "-video_size", `${width}x${height}`, "-framerate", String(fps), "-i", device];
-    const output = this.#mode === "copy" ? ["-c:v", "copy", "-bsf:v", "mjpeg2jpeg"] : ["-c:v", "mjpeg", "-q:v", "4", "-pix_fmt", "yuvj420p"];
+    const source = input
+      ? [...input]
+      : [
+          "-f",
+          "v4l2",
+          ...(this.#mode === "copy" ? ["-input_format", "mjpeg"] : []),
+          "-video_size",
+          `${width}x${height}`,
+          "-framerate",
+          String(fps),
+          "-i",
+          device,
+        ];
+    const output =
+      this.#mode === "copy"
+        ? ["-c:v", "copy", "-bsf:v", "mjpeg2jpeg"]
+        : ["-c:v", "mjpeg", "-q:v", "4", "-pix_fmt", "yuvj420p"];
     return ["-hide_banner", "-nostdin", "-loglevel", "error", ...source, "-an", ...output, "-f", "mjpeg", "pipe:1"];
   }
 
@@ -146,7 +174,9 @@ export class V4l2Source implements CameraSource {
       }
       for (const w of [...this.#waiters]) w();
     };
-    child.on("error", (error) => ended(`cannot run ffmpeg (${error.message}); install it: sudo apt-get install ffmpeg`));
+    child.on("error", (error) =>
+      ended(`cannot run ffmpeg (${error.message}); install it: sudo apt-get install ffmpeg`),
+    );
     child.on("exit", (code, signal) => ended(`ffmpeg exited (${signal ?? `code ${code}`})`));
   }
 

@@ -6,7 +6,15 @@ import type { UrdfJoint, UrdfModel } from "../parseUrdf.js";
 import { fromXyzRpy, identity, multiply, type Transform } from "../rigidTransform.js";
 import { fitBoundingVolume } from "./fitBoundingVolume.js";
 import type { UrdfCollision } from "./parseUrdfCollisions.js";
-import { corePoints, shapeRadius, transformShape, applyTransform, type LinkVolume, type Vec3, type VolumeShape } from "./VolumeShape.js";
+import {
+  corePoints,
+  shapeRadius,
+  transformShape,
+  applyTransform,
+  type LinkVolume,
+  type Vec3,
+  type VolumeShape,
+} from "./VolumeShape.js";
 import { volumeFromSpec, volumeFromUrdf } from "./volumeShapes.js";
 
 /** One collision volume placed on the chain. */
@@ -86,12 +94,20 @@ const MAX_SWEEP_SAMPLES = 20_000;
  */
 export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
   const { model, chain } = input;
-  const mismatch = (reason: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: input.source, reason });
+  const mismatch = (reason: string): ArmbridgeError =>
+    new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: input.source, reason });
   for (const link of Object.keys(input.linkVolumes)) {
-    if (!model.links.has(link)) throw mismatch(`link_volumes names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`);
+    if (!model.links.has(link))
+      throw mismatch(
+        `link_volumes names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`,
+      );
   }
   for (const [a, b] of input.allowedContacts) {
-    for (const link of [a, b]) if (!model.links.has(link)) throw mismatch(`workspace.allowed_contacts names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`);
+    for (const link of [a, b])
+      if (!model.links.has(link))
+        throw mismatch(
+          `workspace.allowed_contacts names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`,
+        );
   }
 
   const env = input.env ?? process.env;
@@ -99,7 +115,8 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
   for (const link of model.links) {
     const specs = input.linkVolumes[link];
     if (specs !== undefined) for (const spec of specs) linkVolumes.push(volumeFromSpec(link, spec));
-    else for (const c of input.collisions) if (c.link === link) linkVolumes.push(volumeFromUrdf(c, input.urdfPath, env));
+    else
+      for (const c of input.collisions) if (c.link === link) linkVolumes.push(volumeFromUrdf(c, input.urdfPath, env));
   }
 
   const placements = placeLinks(model, chain);
@@ -113,7 +130,14 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
       continue;
     }
     const swept = p.steps.some((s) => "joint" in s);
-    volumes.push({ link: v.link, ref: p.ref, shape: swept ? sweptShape(p.steps, v.shape) : transformShape(fixedPart(p.steps), v.shape), source: v.source, group: groups.get(v.link) ?? -1, swept });
+    volumes.push({
+      link: v.link,
+      ref: p.ref,
+      shape: swept ? sweptShape(p.steps, v.shape) : transformShape(fixedPart(p.steps), v.shape),
+      source: v.source,
+      group: groups.get(v.link) ?? -1,
+      swept,
+    });
   }
 
   const framePoints: FramePoint[] = [];
@@ -127,7 +151,8 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
   const adjacent = new Set<string>();
   for (const j of model.joints) {
     if (j.type === "fixed") continue;
-    const a = groups.get(j.parent) ?? -1, b = groups.get(j.child) ?? -1;
+    const a = groups.get(j.parent) ?? -1,
+      b = groups.get(j.child) ?? -1;
     adjacent.add(`${Math.min(a, b)}:${Math.max(a, b)}`);
   }
   const allowed = new Set(input.allowedContacts.map(([a, b]) => pairKey(a, b)));
@@ -135,7 +160,8 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
   const skipped = new Map<string, SkippedPair>();
   for (let i = 0; i < volumes.length; i++) {
     for (let j = i + 1; j < volumes.length; j++) {
-      const v = volumes[i], w = volumes[j];
+      const v = volumes[i],
+        w = volumes[j];
       if (!v || !w || v.link === w.link) continue;
       const skip = (why: SkippedPair["why"]): void => {
         const key = pairKey(v.link, w.link);
@@ -166,7 +192,7 @@ function placeLinks(model: UrdfModel, chain: KinematicChain): Map<string, Placem
   const variableOf = new Map(chain.variables.map((v, k) => [v.name, k]));
   const chainJoints = new Set<string>();
   const byChild = new Map(model.joints.map((j) => [j.child, j]));
-  for (let link = chain.tipLink; link !== chain.baseLink; ) {
+  for (let link = chain.tipLink; link !== chain.baseLink;) {
     const j = byChild.get(link);
     if (!j) break;
     chainJoints.add(j.name);
@@ -222,15 +248,23 @@ function sweptShape(steps: readonly Step[], shape: VolumeShape): VolumeShape {
     let reach = farthest;
     for (const later of steps.slice(i + 1)) {
       if ("fixed" in later) reach += Math.hypot(later.fixed[12] ?? 0, later.fixed[13] ?? 0, later.fixed[14] ?? 0);
-      else if (later.joint.type === "prismatic") reach += Math.max(Math.abs(later.joint.limit?.lower ?? 0), Math.abs(later.joint.limit?.upper ?? 0));
+      else if (later.joint.type === "prismatic")
+        reach += Math.max(Math.abs(later.joint.limit?.lower ?? 0), Math.abs(later.joint.limit?.upper ?? 0));
     }
-    const lo = s.joint.limit?.lower ?? -Math.PI, hi = s.joint.limit?.upper ?? Math.PI;
+    const lo = s.joint.limit?.lower ?? -Math.PI,
+      hi = s.joint.limit?.upper ?? Math.PI;
     const perUnit = s.joint.type === "prismatic" ? 1 : reach;
     const n = Math.max(1, Math.ceil(((hi - lo) * perUnit) / SWEEP_SPACING_M));
-    plans.push({ values: Array.from({ length: n + 1 }, (_, m) => lo + ((hi - lo) * m) / n), halfStep: ((hi - lo) * perUnit) / n / 2 });
+    plans.push({
+      values: Array.from({ length: n + 1 }, (_, m) => lo + ((hi - lo) * m) / n),
+      halfStep: ((hi - lo) * perUnit) / n / 2,
+    });
   }
   const combos = plans.reduce((c, p) => c * p.values.length, 1);
-  if (combos > MAX_SWEEP_SAMPLES) throw new RangeError(`a link behind ${plans.length} joints outside the chain needs ${combos} samples to bound; give it a link_volumes entry`);
+  if (combos > MAX_SWEEP_SAMPLES)
+    throw new RangeError(
+      `a link behind ${plans.length} joints outside the chain needs ${combos} samples to bound; give it a link_volumes entry`,
+    );
   const points: Vec3[] = [];
   const walk = (i: number, t: Transform, joint: number): void => {
     if (i === steps.length) {

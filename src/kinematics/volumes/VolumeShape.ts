@@ -33,7 +33,11 @@ export function applyTransform(t: Transform, p: Vec3): [number, number, number] 
 
 export function rotate(t: Transform, v: Vec3): [number, number, number] {
   const [x, y, z] = v;
-  return [(t[0] ?? 1) * x + (t[4] ?? 0) * y + (t[8] ?? 0) * z, (t[1] ?? 0) * x + (t[5] ?? 1) * y + (t[9] ?? 0) * z, (t[2] ?? 0) * x + (t[6] ?? 0) * y + (t[10] ?? 1) * z];
+  return [
+    (t[0] ?? 1) * x + (t[4] ?? 0) * y + (t[8] ?? 0) * z,
+    (t[1] ?? 0) * x + (t[5] ?? 1) * y + (t[9] ?? 0) * z,
+    (t[2] ?? 0) * x + (t[6] ?? 0) * y + (t[10] ?? 1) * z,
+  ];
 }
 
 /** The same volume seen from another frame: `t` maps the volume's frame into it. */
@@ -42,7 +46,12 @@ export function transformShape(t: Transform, s: VolumeShape): VolumeShape {
     case "capsule":
       return { kind: "capsule", a: applyTransform(t, s.a), b: applyTransform(t, s.b), radius: s.radius };
     case "box":
-      return { kind: "box", center: applyTransform(t, s.center), axes: [rotate(t, s.axes[0]), rotate(t, s.axes[1]), rotate(t, s.axes[2])], half: s.half };
+      return {
+        kind: "box",
+        center: applyTransform(t, s.center),
+        axes: [rotate(t, s.axes[0]), rotate(t, s.axes[1]), rotate(t, s.axes[2])],
+        half: s.half,
+      };
   }
 }
 
@@ -58,9 +67,15 @@ export function corePoints(s: VolumeShape): Vec3[] {
     case "box": {
       const out: Vec3[] = [];
       const [c, [u, v, w], [hu, hv, hw]] = [s.center, s.axes, s.half];
-      for (const i of [-hu, hu]) for (const j of [-hv, hv]) for (const k of [-hw, hw]) {
-        out.push([c[0] + i * u[0] + j * v[0] + k * w[0], c[1] + i * u[1] + j * v[1] + k * w[1], c[2] + i * u[2] + j * v[2] + k * w[2]]);
-      }
+      for (const i of [-hu, hu])
+        for (const j of [-hv, hv])
+          for (const k of [-hw, hw]) {
+            out.push([
+              c[0] + i * u[0] + j * v[0] + k * w[0],
+              c[1] + i * u[1] + j * v[1] + k * w[1],
+              c[2] + i * u[2] + j * v[2] + k * w[2],
+            ]);
+          }
       return out;
     }
   }

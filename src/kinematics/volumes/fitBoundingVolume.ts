@@ -42,10 +42,20 @@ export function fitBoundingVolume(points: readonly Vec3[], options: FitOptions =
 type Frame = readonly [Vec3, Vec3, Vec3];
 
 function candidateFrames(points: readonly Vec3[]): Frame[] {
-  const frames: Frame[] = [[[1, 0, 0], [0, 1, 0], [0, 0, 1]]];
+  const frames: Frame[] = [
+    [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ],
+  ];
   if (points.length < 2) return frames;
   const c = centroid(points);
-  const cov = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+  const cov = [
+    [0, 0, 0],
+    [0, 0, 0],
+    [0, 0, 0],
+  ];
   for (const p of points) {
     const d = [p[0] - c[0], p[1] - c[1], p[2] - c[2]];
     for (let i = 0; i < 3; i++) {
@@ -56,7 +66,8 @@ function candidateFrames(points: readonly Vec3[]): Frame[] {
   const eig = new EigenvalueDecomposition(new Matrix(cov), { assumeSymmetric: true });
   const vectors = eig.eigenvectorMatrix;
   const axis = (k: number): Vec3 => normalise([vectors.get(0, k), vectors.get(1, k), vectors.get(2, k)]);
-  const u = axis(0), v = axis(1);
+  const u = axis(0),
+    v = axis(1);
   // Rebuild the third axis by a cross product: an orthonormal, right-handed frame whatever the solver returned.
   const w = normalise(cross(u, v));
   if ([u, v, w].every((a) => a.every(Number.isFinite))) frames.push([u, normalise(cross(w, u)), w]);
@@ -64,7 +75,8 @@ function candidateFrames(points: readonly Vec3[]): Frame[] {
 }
 
 function boundingBox(points: readonly Vec3[], frame: Frame, grow: number): VolumeShape {
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   for (const p of points) {
     for (let i = 0; i < 3; i++) {
       const x = dot(p, frame[i] ?? [0, 0, 0]);
@@ -74,26 +86,38 @@ function boundingBox(points: readonly Vec3[], frame: Frame, grow: number): Volum
   }
   const mid = [0, 1, 2].map((i) => ((lo[i] ?? 0) + (hi[i] ?? 0)) / 2);
   const center = combine(frame, mid);
-  const half: Vec3 = [((hi[0] ?? 0) - (lo[0] ?? 0)) / 2 + grow, ((hi[1] ?? 0) - (lo[1] ?? 0)) / 2 + grow, ((hi[2] ?? 0) - (lo[2] ?? 0)) / 2 + grow];
+  const half: Vec3 = [
+    ((hi[0] ?? 0) - (lo[0] ?? 0)) / 2 + grow,
+    ((hi[1] ?? 0) - (lo[1] ?? 0)) / 2 + grow,
+    ((hi[2] ?? 0) - (lo[2] ?? 0)) / 2 + grow,
+  ];
   return { kind: "box", center, axes: frame, half };
 }
 
 /** The capsule along frame axis `i`, its line through the middle of the points' extent across it. */
 function boundingCapsule(points: readonly Vec3[], frame: Frame, i: number, grow: number): VolumeShape {
-  const u = frame[i] ?? [1, 0, 0], v = frame[(i + 1) % 3] ?? [0, 1, 0], w = frame[(i + 2) % 3] ?? [0, 0, 1];
-  let vLo = Infinity, vHi = -Infinity, wLo = Infinity, wHi = -Infinity;
+  const u = frame[i] ?? [1, 0, 0],
+    v = frame[(i + 1) % 3] ?? [0, 1, 0],
+    w = frame[(i + 2) % 3] ?? [0, 0, 1];
+  let vLo = Infinity,
+    vHi = -Infinity,
+    wLo = Infinity,
+    wHi = -Infinity;
   for (const p of points) {
-    const pv = dot(p, v), pw = dot(p, w);
+    const pv = dot(p, v),
+      pw = dot(p, w);
     if (pv < vLo) vLo = pv;
     if (pv > vHi) vHi = pv;
     if (pw < wLo) wLo = pw;
     if (pw > wHi) wHi = pw;
   }
-  const cv = (vLo + vHi) / 2, cw = (wLo + wHi) / 2;
+  const cv = (vLo + vHi) / 2,
+    cw = (wLo + wHi) / 2;
   let r = 0;
   for (const p of points) r = Math.max(r, Math.hypot(dot(p, v) - cv, dot(p, w) - cw));
   // Each point beyond an end must lie in that end's cap: end ≥ x − √(r² − ρ²) on the far side, ≤ x + √(r² − ρ²) on the near one.
-  let far = -Infinity, near = Infinity;
+  let far = -Infinity,
+    near = Infinity;
   for (const p of points) {
     const x = dot(p, u);
     const rho = Math.hypot(dot(p, v) - cv, dot(p, w) - cw);
@@ -102,15 +126,22 @@ function boundingCapsule(points: readonly Vec3[], frame: Frame, i: number, grow:
     near = Math.min(near, x + reach);
   }
   // near > far: one sphere between them covers every point.
-  const s0 = Math.min(near, far), s1 = near > far ? s0 : far;
-  const at = (s: number): Vec3 => [s * u[0] + cv * v[0] + cw * w[0], s * u[1] + cv * v[1] + cw * w[1], s * u[2] + cv * v[2] + cw * w[2]];
+  const s0 = Math.min(near, far),
+    s1 = near > far ? s0 : far;
+  const at = (s: number): Vec3 => [
+    s * u[0] + cv * v[0] + cw * w[0],
+    s * u[1] + cv * v[1] + cw * w[1],
+    s * u[2] + cv * v[2] + cw * w[2],
+  ];
   // A hair of slack for the rounding of the sums above.
   const slack = 1e-9 * (1 + Math.abs(s0) + Math.abs(s1) + r);
   return { kind: "capsule", a: at(s0), b: at(s1), radius: r + grow + slack };
 }
 
 function centroid(points: readonly Vec3[]): Vec3 {
-  let x = 0, y = 0, z = 0;
+  let x = 0,
+    y = 0,
+    z = 0;
   for (const p of points) {
     x += p[0];
     y += p[1];
@@ -134,6 +165,8 @@ function normalise(a: Vec3): Vec3 {
 
 function combine(frame: Frame, c: readonly number[]): Vec3 {
   const [u, v, w] = frame;
-  const a = c[0] ?? 0, b = c[1] ?? 0, d = c[2] ?? 0;
+  const a = c[0] ?? 0,
+    b = c[1] ?? 0,
+    d = c[2] ?? 0;
   return [a * u[0] + b * v[0] + d * w[0], a * u[1] + b * v[1] + d * w[1], a * u[2] + b * v[2] + d * w[2]];
 }

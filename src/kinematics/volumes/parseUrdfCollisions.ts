@@ -50,7 +50,8 @@ export function urdfCollisionsOf({ robot, fail }: UrdfDocument): UrdfCollision[]
 function geometryOf(g: Record<string, unknown>, where: string, fail: UrdfFail): UrdfGeometry {
   const positive = (el: unknown, key: string, what: string): number => {
     const v = Number(attr(el, key));
-    if (!(Number.isFinite(v) && v > 0)) fail(`${where} ${what} ${key} is ${String(attr(el, key))}, not a positive number of metres`);
+    if (!(Number.isFinite(v) && v > 0))
+      fail(`${where} ${what} ${key} is ${String(attr(el, key))}, not a positive number of metres`);
     return v;
   };
   if (g.box !== undefined) {
@@ -58,9 +59,19 @@ function geometryOf(g: Record<string, unknown>, where: string, fail: UrdfFail): 
     if (size.some((v) => !(v > 0))) fail(`${where} <box size> must be three positive lengths`);
     return { kind: "box", size };
   }
-  if (g.cylinder !== undefined) return { kind: "cylinder", radius: positive(g.cylinder, "radius", "<cylinder>"), length: positive(g.cylinder, "length", "<cylinder>") };
+  if (g.cylinder !== undefined)
+    return {
+      kind: "cylinder",
+      radius: positive(g.cylinder, "radius", "<cylinder>"),
+      length: positive(g.cylinder, "length", "<cylinder>"),
+    };
   if (g.sphere !== undefined) return { kind: "sphere", radius: positive(g.sphere, "radius", "<sphere>") };
-  if (g.capsule !== undefined) return { kind: "capsule", radius: positive(g.capsule, "radius", "<capsule>"), length: positive(g.capsule, "length", "<capsule>") };
+  if (g.capsule !== undefined)
+    return {
+      kind: "capsule",
+      radius: positive(g.capsule, "radius", "<capsule>"),
+      length: positive(g.capsule, "length", "<capsule>"),
+    };
   if (g.mesh !== undefined) {
     const filename = attr(g.mesh, "filename");
     if (filename === undefined || filename === "") fail(`${where} <mesh> has no filename`);

@@ -25,15 +25,18 @@ function stlPoints(data: Buffer): Vec3[] {
       const out: Vec3[] = [];
       for (let t = 0; t < count; t++) {
         const o = 84 + 50 * t + 12;
-        for (let v = 0; v < 3; v++) out.push([data.readFloatLE(o + 12 * v), data.readFloatLE(o + 12 * v + 4), data.readFloatLE(o + 12 * v + 8)]);
+        for (let v = 0; v < 3; v++)
+          out.push([data.readFloatLE(o + 12 * v), data.readFloatLE(o + 12 * v + 4), data.readFloatLE(o + 12 * v + 8)]);
       }
       return finite(out);
     }
   }
   const text = data.toString("latin1");
-  if (!/^\s*solid/.test(text)) throw new Error("neither a binary STL (its size does not match its triangle count) nor an ASCII one");
+  if (!/^\s*solid/.test(text))
+    throw new Error("neither a binary STL (its size does not match its triangle count) nor an ASCII one");
   const out: Vec3[] = [];
-  for (const m of text.matchAll(/vertex\s+(\S+)\s+(\S+)\s+(\S+)/g)) out.push([Number(m[1]), Number(m[2]), Number(m[3])]);
+  for (const m of text.matchAll(/vertex\s+(\S+)\s+(\S+)\s+(\S+)/g))
+    out.push([Number(m[1]), Number(m[2]), Number(m[3])]);
   return finite(out);
 }
 

@@ -11,7 +11,11 @@ import { fileURLToPath } from "node:url";
  * their subfolders), for a description package copied without ROS. Returns
  * the candidates tried when none exists, for the error message.
  */
-export function resolveMeshPath(filename: string, urdfPath: string | undefined, env: NodeJS.ProcessEnv = process.env): { readonly path: string } | { readonly tried: readonly string[] } {
+export function resolveMeshPath(
+  filename: string,
+  urdfPath: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): { readonly path: string } | { readonly tried: readonly string[] } {
   const candidates: string[] = [];
   const urdfDir = urdfPath === undefined ? undefined : dirname(resolve(urdfPath));
   if (filename.startsWith("file://")) {
@@ -21,9 +25,11 @@ export function resolveMeshPath(filename: string, urdfPath: string | undefined, 
     const slash = rest.indexOf("/");
     const pkg = slash < 0 ? rest : rest.slice(0, slash);
     const inside = slash < 0 ? "" : rest.slice(slash + 1);
-    for (const root of (env.ROS_PACKAGE_PATH ?? "").split(":").filter(Boolean)) candidates.push(join(root, pkg, inside));
-    for (const prefix of (env.AMENT_PREFIX_PATH ?? "").split(":").filter(Boolean)) candidates.push(join(prefix, "share", pkg, inside));
-    for (let dir = urdfDir; dir !== undefined; ) {
+    for (const root of (env.ROS_PACKAGE_PATH ?? "").split(":").filter(Boolean))
+      candidates.push(join(root, pkg, inside));
+    for (const prefix of (env.AMENT_PREFIX_PATH ?? "").split(":").filter(Boolean))
+      candidates.push(join(prefix, "share", pkg, inside));
+    for (let dir = urdfDir; dir !== undefined;) {
       if (dir.endsWith(`/${pkg}`)) candidates.push(join(dir, inside));
       candidates.push(join(dir, pkg, inside));
       const up = dirname(dir);

@@ -34,7 +34,11 @@ export function volumeFromUrdf(c: UrdfCollision, urdfPath: string | undefined, e
     case "sphere":
       return { link: c.link, source: "urdf sphere", shape: { kind: "capsule", a: c.xyz, b: c.xyz, radius: g.radius } };
     case "cylinder":
-      return { link: c.link, source: "urdf cylinder (checked as the capsule around it)", shape: alongZ(origin, g.length, g.radius) };
+      return {
+        link: c.link,
+        source: "urdf cylinder (checked as the capsule around it)",
+        shape: alongZ(origin, g.length, g.radius),
+      };
     case "capsule":
       return { link: c.link, source: "urdf capsule", shape: alongZ(origin, g.length, g.radius) };
     case "box":
@@ -47,25 +51,44 @@ export function volumeFromUrdf(c: UrdfCollision, urdfPath: string | undefined, e
           reason: `link ${c.link}'s collision mesh ${g.filename} ${reason}; give the link a link_volumes entry in the arm config instead (docs/kinematics.md)`,
         });
       };
-      if (!("path" in where)) return fail(`was not found (looked in: ${where.tried.join(", ") || "nowhere: a relative path needs arm.urdf as a file"})`);
+      if (!("path" in where))
+        return fail(
+          `was not found (looked in: ${where.tried.join(", ") || "nowhere: a relative path needs arm.urdf as a file"})`,
+        );
       let points: Vec3[] = [];
       try {
         points = readMeshPoints(where.path);
       } catch (error) {
         fail(`cannot be read: ${(error as Error).message}`);
       }
-      const placed = points.map((p) => applyTransform(origin, [p[0] * g.scale[0], p[1] * g.scale[1], p[2] * g.scale[2]]));
+      const placed = points.map((p) =>
+        applyTransform(origin, [p[0] * g.scale[0], p[1] * g.scale[1], p[2] * g.scale[2]]),
+      );
       const shape = fitBoundingVolume(placed);
-      return { link: c.link, source: `urdf mesh ${g.filename} (bounding ${shape.kind} of ${points.length} vertices)`, shape };
+      return {
+        link: c.link,
+        source: `urdf mesh ${g.filename} (bounding ${shape.kind} of ${points.length} vertices)`,
+        shape,
+      };
     }
   }
 }
 
 /** The capsule around a cylinder of this length along the z axis of `t` (the URDF convention). */
 function alongZ(t: Transform, length: number, radius: number): VolumeShape {
-  return { kind: "capsule", a: applyTransform(t, [0, 0, -length / 2]), b: applyTransform(t, [0, 0, length / 2]), radius };
+  return {
+    kind: "capsule",
+    a: applyTransform(t, [0, 0, -length / 2]),
+    b: applyTransform(t, [0, 0, length / 2]),
+    radius,
+  };
 }
 
 function box(t: Transform, size: readonly [number, number, number]): VolumeShape {
-  return { kind: "box", center: applyTransform(t, [0, 0, 0]), axes: [rotate(t, [1, 0, 0]), rotate(t, [0, 1, 0]), rotate(t, [0, 0, 1])], half: [size[0] / 2, size[1] / 2, size[2] / 2] };
+  return {
+    kind: "box",
+    center: applyTransform(t, [0, 0, 0]),
+    axes: [rotate(t, [1, 0, 0]), rotate(t, [0, 1, 0]), rotate(t, [0, 0, 1])],
+    half: [size[0] / 2, size[1] / 2, size[2] / 2],
+  };
 }

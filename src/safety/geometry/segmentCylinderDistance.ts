@@ -9,15 +9,29 @@
  * the true minimum. `out` receives the closest segment point found and its t.
  */
 export function segmentCylinderDistance(
-  p0x: number, p0y: number, p0z: number, p1x: number, p1y: number, p1z: number,
-  cx: number, cy: number, r: number, zMin: number, zMax: number,
+  p0x: number,
+  p0y: number,
+  p0z: number,
+  p1x: number,
+  p1y: number,
+  p1z: number,
+  cx: number,
+  cy: number,
+  r: number,
+  zMin: number,
+  zMax: number,
   out?: Float64Array,
 ): number {
-  const dx = p1x - p0x, dy = p1y - p0y, dz = p1z - p0z;
-  const at = (t: number): number => pointCylinderDistance(p0x + t * dx, p0y + t * dy, p0z + t * dz, cx, cy, r, zMin, zMax);
+  const dx = p1x - p0x,
+    dy = p1y - p0y,
+    dz = p1z - p0z;
+  const at = (t: number): number =>
+    pointCylinderDistance(p0x + t * dx, p0y + t * dy, p0z + t * dz, cx, cy, r, zMin, zMax);
   const length = Math.hypot(dx, dy, dz);
-  let lo = 0, hi = 1;
-  let bestT = 0, best = at(0);
+  let lo = 0,
+    hi = 1;
+  let bestT = 0,
+    best = at(0);
   const end = at(1);
   if (end < best) {
     best = end;
@@ -25,8 +39,10 @@ export function segmentCylinderDistance(
   }
   if (length > 0 && best > 0) {
     const g = (Math.sqrt(5) - 1) / 2;
-    let m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
-    let f1 = at(m1), f2 = at(m2);
+    let m1 = hi - g * (hi - lo),
+      m2 = lo + g * (hi - lo);
+    let f1 = at(m1),
+      f2 = at(m2);
     while ((hi - lo) * length > 1e-10) {
       if (f1 <= f2) {
         hi = m2;
@@ -61,7 +77,16 @@ export function segmentCylinderDistance(
   return best;
 }
 
-export function pointCylinderDistance(x: number, y: number, z: number, cx: number, cy: number, r: number, zMin: number, zMax: number): number {
+export function pointCylinderDistance(
+  x: number,
+  y: number,
+  z: number,
+  cx: number,
+  cy: number,
+  r: number,
+  zMin: number,
+  zMax: number,
+): number {
   const radial = Math.max(0, Math.hypot(x - cx, y - cy) - r);
   const axial = z < zMin ? zMin - z : z > zMax ? z - zMax : 0;
   return Math.hypot(radial, axial);

@@ -31,7 +31,12 @@ export class BridgeHttpClient {
   constructor(url: string, token: string) {
     this.url = url.replace(/\/+$/, "");
     this.#token = token;
-    this.#dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+    this.#dispatcher = new Agent({
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      keepAliveTimeout: 10_000,
+      connect: { timeout: 10_000 },
+    });
   }
 
   /** A JSON request; an error answer throws BridgeApiError with the server's code, a connection failure ArmbridgeError ARMB_ERR_HTTP_UNREACHABLE (`connectionLost` tells them apart). */
@@ -41,7 +46,10 @@ export class BridgeHttpClient {
       res = await request(this.url + path, {
         method,
         dispatcher: this.#dispatcher,
-        headers: { authorization: `Bearer ${this.#token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${this.#token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal ? { signal } : {}),
       });
@@ -69,9 +77,17 @@ export class BridgeHttpClient {
   }
 
   /** A streaming GET (server-sent events): the body as it arrives. */
-  async stream(path: string, signal: AbortSignal): Promise<{ readonly status: number; readonly body: AsyncIterable<Buffer> }> {
+  async stream(
+    path: string,
+    signal: AbortSignal,
+  ): Promise<{ readonly status: number; readonly body: AsyncIterable<Buffer> }> {
     try {
-      const res = await request(this.url + path, { method: "GET", dispatcher: this.#dispatcher, headers: { authorization: `Bearer ${this.#token}`, accept: "text/event-stream" }, signal });
+      const res = await request(this.url + path, {
+        method: "GET",
+        dispatcher: this.#dispatcher,
+        headers: { authorization: `Bearer ${this.#token}`, accept: "text/event-stream" },
+        signal,
+      });
       return { status: res.statusCode, body: res.body as AsyncIterable<Buffer> };
     } catch (error) {
       throw this.#unreachable(error);
@@ -85,9 +101,21 @@ export class BridgeHttpClient {
    * themselves. A connection failure throws ARMB_ERR_HTTP_UNREACHABLE; an
    * aborted `signal` the AbortError, as does reading the body after it.
    */
-  async send(method: "GET" | "POST" | "DELETE", path: string, headers: Readonly<Record<string, string>>, body?: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+  async send(
+    method: "GET" | "POST" | "DELETE",
+    path: string,
+    headers: Readonly<Record<string, string>>,
+    body?: string,
+    signal?: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     try {
-      return await request(this.url + path, { method, dispatcher: this.#dispatcher, headers: { ...headers, authorization: `Bearer ${this.#token}` }, ...(body === undefined ? {} : { body }), ...(signal ? { signal } : {}) });
+      return await request(this.url + path, {
+        method,
+        dispatcher: this.#dispatcher,
+        headers: { ...headers, authorization: `Bearer ${this.#token}` },
+        ...(body === undefined ? {} : { body }),
+        ...(signal ? { signal } : {}),
+      });
     } catch (error) {
       throw this.#unreachable(error);
     }
@@ -109,7 +137,11 @@ export class BridgeHttpClient {
       const headers = new Headers(init?.headers);
       headers.set("authorization", `Bearer ${token}`);
       // undici's own fetch, so that the dispatcher is honoured; its Response is the same WHATWG shape.
-      return await undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), headers: Object.fromEntries(headers), dispatcher });
+      return await undiciFetch(url, {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        headers: Object.fromEntries(headers),
+        dispatcher,
+      });
     };
   }
 
@@ -120,7 +152,11 @@ export class BridgeHttpClient {
   #unreachable(error: unknown): Error {
     if (error instanceof Error && error.name === "AbortError") return error;
     const e = error as { code?: string; message?: string; cause?: { code?: string } };
-    return new ArmbridgeError("ARMB_ERR_HTTP_UNREACHABLE", { url: this.url, reason: e.code ?? e.cause?.code ?? e.message ?? String(error) }, { cause: error });
+    return new ArmbridgeError(
+      "ARMB_ERR_HTTP_UNREACHABLE",
+      { url: this.url, reason: e.code ?? e.cause?.code ?? e.message ?? String(error) },
+      { cause: error },
+    );
   }
 }
 

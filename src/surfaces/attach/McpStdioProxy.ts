@@ -80,7 +80,8 @@ export class McpStdioProxy {
   fromHost(message: JSONRPCMessage): Promise<void> {
     this.#noteCancellation(message);
     const outgoing = this.#withCallId(message);
-    if (!isInitializeRequest(outgoing)) return (this.#initialized ?? Promise.resolve()).then(() => this.#deliver(outgoing));
+    if (!isInitializeRequest(outgoing))
+      return (this.#initialized ?? Promise.resolve()).then(() => this.#deliver(outgoing));
     this.#initialize = outgoing as JSONRPCRequest;
     const sent = this.#deliver(outgoing);
     this.#initialized = sent;
@@ -109,10 +110,20 @@ export class McpStdioProxy {
       } catch (error) {
         // The host cancelled it: no answer is owed, and it must not be sent again.
         if (cancelled.aborted) return;
-        const sessionGone = error instanceof BridgeApiError && error.status === 404 && this.#session !== undefined && !isInitializeRequest(outgoing);
-        const retry = sessionGone || connectionLost(error) || (error instanceof BridgeApiError && (error.status === 502 || error.status === 503 || error.status === 504));
+        const sessionGone =
+          error instanceof BridgeApiError &&
+          error.status === 404 &&
+          this.#session !== undefined &&
+          !isInitializeRequest(outgoing);
+        const retry =
+          sessionGone ||
+          connectionLost(error) ||
+          (error instanceof BridgeApiError && (error.status === 502 || error.status === 503 || error.status === 504));
         if (!retry || Date.now() >= giveUpAt) return this.#failed(outgoing, error);
-        this.#o.log.warn({ attempt: attempt + 1, err: String(error), session_gone: sessionGone }, "lost serve's MCP endpoint; sending the same request again");
+        this.#o.log.warn(
+          { attempt: attempt + 1, err: String(error), session_gone: sessionGone },
+          "lost serve's MCP endpoint; sending the same request again",
+        );
         if (sessionGone) this.#reopenSession();
         await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]));
       }
@@ -165,7 +176,11 @@ export class McpStdioProxy {
   }
 
   /** POSTs one message and relays every message of the answer; throws when the answer to a request did not arrive whole. */
-  async #post(message: JSONRPCMessage, relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m), signal?: AbortSignal): Promise<void> {
+  async #post(
+    message: JSONRPCMessage,
+    relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m),
+    signal?: AbortSignal,
+  ): Promise<void> {
     const res = await this.#o.http.send("POST", "/mcp", this.#headers(), JSON.stringify(message), signal);
     const session = header(res, "mcp-session-id");
     if (isInitializeRequest(message) && session !== undefined) this.#session = session;
@@ -181,7 +196,10 @@ export class McpStdioProxy {
       if (!isMessage(m) || signal?.aborted === true) return;
       if ((isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m)) && m.id === wanted) {
         answered = true;
-        const version = isInitializeRequest(message) && isJSONRPCResultResponse(m) ? (m.result as { protocolVersion?: unknown }).protocolVersion : undefined;
+        const version =
+          isInitializeRequest(message) && isJSONRPCResultResponse(m)
+            ? (m.result as { protocolVersion?: unknown }).protocolVersion
+            : undefined;
         if (typeof version === "string") this.#protocolVersion = version;
       }
       await relay(m);
@@ -196,7 +214,8 @@ export class McpStdioProxy {
     } catch (error) {
       if (wanted !== undefined && !answered) throw this.#o.http.lost(error);
     }
-    if (wanted !== undefined && !answered) throw this.#o.http.lost(new Error("the answer's stream ended before the response"));
+    if (wanted !== undefined && !answered)
+      throw this.#o.http.lost(new Error("the answer's stream ended before the response"));
   }
 
   /** serve forgot the session (a restart, an eviction): open a new one with the host's own initialize, its answer kept from the host. */
@@ -225,7 +244,10 @@ export class McpStdioProxy {
       .toHost({
         jsonrpc: "2.0",
         id: message.id,
-        error: { code: -32603, message: `armbridge serve at ${this.#o.http.url} could not be reached (${reason}); any motion it took goes on there and is in its ledger. Calling again with the same request re-attaches to it.` },
+        error: {
+          code: -32603,
+          message: `armbridge serve at ${this.#o.http.url} could not be reached (${reason}); any motion it took goes on there and is in its ledger. Calling again with the same request re-attaches to it.`,
+        },
       })
       .catch(() => undefined);
   }

@@ -41,7 +41,14 @@ export class RemoteBridge implements AgentBridge {
   readonly #http: BridgeHttpClient;
   readonly #events: RemoteEvents;
 
-  private constructor(parts: { url: string; http: BridgeHttpClient; executor: RemoteExecutor; registry: RemoteToolCatalog; events: RemoteEvents; client: CallClient }) {
+  private constructor(parts: {
+    url: string;
+    http: BridgeHttpClient;
+    executor: RemoteExecutor;
+    registry: RemoteToolCatalog;
+    events: RemoteEvents;
+    client: CallClient;
+  }) {
     this.url = parts.url;
     this.#http = parts.http;
     const events = parts.events;
@@ -60,7 +67,10 @@ export class RemoteBridge implements AgentBridge {
 
   /** Reaches serve, reads its tools, and opens its event stream; throws ARMB_ERR_HTTP_UNREACHABLE / ARMB_ERR_HTTP_UNAUTHORIZED before any call. */
   static async connect(options: RemoteBridgeOptions): Promise<RemoteBridge> {
-    if (!/^https?:\/\/[^/]+/.test(options.url)) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(options.url)})` });
+    if (!/^https?:\/\/[^/]+/.test(options.url))
+      throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
+        message: `--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(options.url)})`,
+      });
     const log = (options.logger ?? silentLogger).child({ component: "remote_bridge" });
     const http = new BridgeHttpClient(options.url, options.token);
     const events = new RemoteEvents(http, log);
@@ -69,11 +79,21 @@ export class RemoteBridge implements AgentBridge {
       try {
         tools = await http.json<{ functionDeclarations: FunctionDeclaration[] }>("GET", "/v1/tools");
       } catch (error) {
-        if (error instanceof BridgeApiError && error.status === 401) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
-        if (error instanceof BridgeApiError) throw new ArmbridgeError("ARMB_ERR_BRIDGE_INCOMPATIBLE", { url: http.url, reason: `GET /v1/tools answered ${error.status} ${error.code}: ${error.message}` }, { cause: error });
+        if (error instanceof BridgeApiError && error.status === 401)
+          throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
+        if (error instanceof BridgeApiError)
+          throw new ArmbridgeError(
+            "ARMB_ERR_BRIDGE_INCOMPATIBLE",
+            { url: http.url, reason: `GET /v1/tools answered ${error.status} ${error.code}: ${error.message}` },
+            { cause: error },
+          );
         throw error;
       }
-      if (!Array.isArray(tools.functionDeclarations)) throw new ArmbridgeError("ARMB_ERR_BRIDGE_INCOMPATIBLE", { url: http.url, reason: "GET /v1/tools did not list functionDeclarations" });
+      if (!Array.isArray(tools.functionDeclarations))
+        throw new ArmbridgeError("ARMB_ERR_BRIDGE_INCOMPATIBLE", {
+          url: http.url,
+          reason: "GET /v1/tools did not list functionDeclarations",
+        });
       const registry = new RemoteToolCatalog(tools.functionDeclarations, log);
       await events.open();
       const executor = new RemoteExecutor({ http, client: options.client, log, reattachForMs: options.reattachForMs });

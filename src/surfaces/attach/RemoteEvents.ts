@@ -111,7 +111,10 @@ export class RemoteEvents {
         if (this.#stop.signal.aborted) return;
         // The first open must succeed: an agent should not start without its bridge's events.
         if (!opened) return failed(error);
-        this.#log.warn({ err: String(error) }, "the bridge's event stream dropped; opening it again (progress in the gap is lost, results are not)");
+        this.#log.warn(
+          { err: String(error) },
+          "the bridge's event stream dropped; opening it again (progress in the gap is lost, results are not)",
+        );
       }
       this.#live = false;
       if (!opened) return failed(new Error("the event stream ended before its first state event"));
@@ -155,7 +158,11 @@ export function toExecutorEvent(v: ExecutorEventView): ExecutorEvent | undefined
     case "paced": {
       // The view writes an absent speedScaling as undefined; MotionPace leaves it out.
       const { speedScaling, ...pace } = v.pace;
-      return { ...v, client: v.client ?? undefined, pace: speedScaling === undefined ? pace : { ...pace, speedScaling } };
+      return {
+        ...v,
+        client: v.client ?? undefined,
+        pace: speedScaling === undefined ? pace : { ...pace, speedScaling },
+      };
     }
     case "link_returned": {
       // The view writes absent optional fields as undefined; LinkLoss leaves them out.
@@ -182,7 +189,9 @@ export function toExecutorEvent(v: ExecutorEventView): ExecutorEvent | undefined
 }
 
 /** Server-sent events from a byte stream: `event:` and `data:` of each block (comments, such as the heartbeat, skipped). */
-export async function* sseBlocks(body: AsyncIterable<Buffer>): AsyncGenerator<{ readonly event: string; readonly data: unknown }> {
+export async function* sseBlocks(
+  body: AsyncIterable<Buffer>,
+): AsyncGenerator<{ readonly event: string; readonly data: unknown }> {
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of body) {

@@ -48,7 +48,11 @@ export class RemoteExecutor {
   async execute(calls: readonly FunctionCall[], options: ExecuteOptions = {}): Promise<CallResponse[]> {
     if (calls.length === 0) return [];
     // Every call needs an id to be found again; the local executor would make one up too.
-    const identified = calls.map((c) => ({ id: typeof c.id === "string" && c.id.length > 0 ? c.id : `armb_${randomBytes(6).toString("hex")}`, name: c.name, args: c.args }));
+    const identified = calls.map((c) => ({
+      id: typeof c.id === "string" && c.id.length > 0 ? c.id : `armb_${randomBytes(6).toString("hex")}`,
+      name: c.name,
+      args: c.args,
+    }));
     const ids = identified.map((c) => c.id);
     const deadlineAt = options.deadlineMs === undefined ? undefined : Date.now() + options.deadlineMs;
     let answered = false;
@@ -65,7 +69,11 @@ export class RemoteExecutor {
         if (cancelled && attempt > 0) return await this.#attachEach(identified, giveUpAt);
         try {
           const deadlineMs = deadlineAt === undefined ? undefined : Math.max(1, Math.round(deadlineAt - Date.now()));
-          const body = { calls: identified, ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }), client: this.#clientBody() };
+          const body = {
+            calls: identified,
+            ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
+            client: this.#clientBody(),
+          };
           const answer = await this.#o.http.json<CallsResponse>("POST", "/v1/calls", body);
           answered = true;
           return answer.responses.map(fromAnswer);
@@ -76,7 +84,10 @@ export class RemoteExecutor {
           }
           if (!retryable(error)) throw asLost(this.#o.http.url, error, ids);
           if (Date.now() >= giveUpAt) throw asLost(this.#o.http.url, error, ids);
-          this.#o.log.warn({ call_ids: ids, attempt: attempt + 1, err: String(error) }, "lost serve while calls were under way; re-attaching by call id");
+          this.#o.log.warn(
+            { call_ids: ids, attempt: attempt + 1, err: String(error) },
+            "lost serve while calls were under way; re-attaching by call id",
+          );
           await sleep(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number);
         }
       }
@@ -95,7 +106,8 @@ export class RemoteExecutor {
             return fromAnswer(await this.#o.http.json<CallAnswer>("GET", `/v1/calls/${encodeURIComponent(c.id)}`));
           } catch (error) {
             // Nothing ran or was recorded under this id, and after the cancellation nothing will start.
-            if (error instanceof BridgeApiError && error.code === "ARMB_ERR_CALL_NOT_FOUND") return { id: c.id, name: c.name, result: cancelledBeforeSend(c.name) };
+            if (error instanceof BridgeApiError && error.code === "ARMB_ERR_CALL_NOT_FOUND")
+              return { id: c.id, name: c.name, result: cancelledBeforeSend(c.name) };
             if (!retryable(error) || Date.now() >= giveUpAt) throw asLost(this.#o.http.url, error, [c.id]);
             await sleep(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number);
           }
@@ -129,14 +141,23 @@ export class RemoteExecutor {
 
 /** A serve that cannot be reached, or answers it is still starting (a restart): worth trying again. */
 function retryable(error: unknown): boolean {
-  return connectionLost(error) || (error instanceof BridgeApiError && (error.code === "ARMB_ERR_HTTP_STARTING" || error.status === 502 || error.status === 504));
+  return (
+    connectionLost(error) ||
+    (error instanceof BridgeApiError &&
+      (error.code === "ARMB_ERR_HTTP_STARTING" || error.status === 502 || error.status === 504))
+  );
 }
 
 function asLost(url: string, error: unknown, ids: readonly string[]): Error {
-  if (error instanceof BridgeApiError && error.status === 401) return new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
+  if (error instanceof BridgeApiError && error.status === 401)
+    return new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
   if (!retryable(error)) return error instanceof Error ? error : new Error(String(error));
   const reason = error instanceof Error ? error.message : String(error);
-  return new ArmbridgeError("ARMB_ERR_BRIDGE_LOST", { url, reason, what: `call(s) ${ids.join(", ")}` }, { cause: error });
+  return new ArmbridgeError(
+    "ARMB_ERR_BRIDGE_LOST",
+    { url, reason, what: `call(s) ${ids.join(", ")}` },
+    { cause: error },
+  );
 }
 
 /** A FunctionResponse from serve as the executor's CallResponse: the result, with its pictures' bytes put back where they were taken out. */
@@ -158,12 +179,25 @@ export function fromAnswer(a: CallAnswer): CallResponse {
 /** Serve refused the whole request (400): each call is rejected with its reason, nothing was sent. */
 function refusedByServe(tool: string, error: BridgeApiError): CallResult {
   const message = resultMessages.rejected(tool, error.message);
-  return { status: "rejected", error_code: (error.code.startsWith("ARMB_ERR_") ? error.code : "ARMB_ERR_HTTP_BAD_REQUEST") as ErrorCode, issues: [{ path: "(request)", code: "refused", message: error.message }], message, timed_out: false, settled_by: "none" };
+  return {
+    status: "rejected",
+    error_code: (error.code.startsWith("ARMB_ERR_") ? error.code : "ARMB_ERR_HTTP_BAD_REQUEST") as ErrorCode,
+    issues: [{ path: "(request)", code: "refused", message: error.message }],
+    message,
+    timed_out: false,
+    settled_by: "none",
+  };
 }
 
 /** A call whose wait was cancelled, which serve has no record of: it was never sent. */
 function cancelledBeforeSend(tool: string): CallResult {
-  return { status: "skipped", error_code: "ARMB_ERR_DEADLINE_SPENT", message: resultMessages.skipped(tool), timed_out: false, settled_by: "none" };
+  return {
+    status: "skipped",
+    error_code: "ARMB_ERR_DEADLINE_SPENT",
+    message: resultMessages.skipped(tool),
+    timed_out: false,
+    settled_by: "none",
+  };
 }
 
 /** `unref`: a wait that must not keep the process alive on its own (the cancel loop outliving its answer by a beat). */

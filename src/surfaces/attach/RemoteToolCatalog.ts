@@ -23,7 +23,10 @@ export class RemoteToolCatalog implements AgentToolCatalog {
         args = z.fromJSONSchema(d.parametersJsonSchema);
       } catch (error) {
         // A schema this zod cannot rebuild: its calls still go to serve, which checks them; they just never count as repeats.
-        log.warn({ tool: d.name, err: String(error) }, "could not rebuild a tool's argument schema from its declaration");
+        log.warn(
+          { tool: d.name, err: String(error) },
+          "could not rebuild a tool's argument schema from its declaration",
+        );
         args = { safeParse: () => ({ success: false }) };
       }
       this.#tools.set(d.name, { name: d.name, blocking: d.behavior === "BLOCKING", args });

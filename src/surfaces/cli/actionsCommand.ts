@@ -8,7 +8,14 @@ import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
 import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 
-export const ACTIONS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, state: { type: "string" }, limit: { type: "string" }, cursor: { type: "string" }, all: { type: "boolean" } } as const;
+export const ACTIONS_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  state: { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
+  all: { type: "boolean" },
+} as const;
 
 export const ACTIONS_HELP = `Usage: armbridge actions [ACTION_ID] [--state S] [--limit N] [--cursor C | --all] [--json] [--url URL] [--token T]
 
@@ -32,11 +39,13 @@ export async function actionsCommand(argv: readonly string[], io: CliIo): Promis
   const { values, positionals } = parseCommandFlags(argv, ACTIONS_FLAGS);
   const [actionId, extra] = positionals;
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  const state: readonly ActionRowState[] | undefined = values.state === undefined ? undefined : statesOfWord(values.state);
+  const state: readonly ActionRowState[] | undefined =
+    values.state === undefined ? undefined : statesOfWord(values.state);
   if (values.state !== undefined && state === undefined) {
     throw cliUsageError(`--state must be one of ${STATE_INPUTS.join(", ")} (got ${JSON.stringify(values.state)})`);
   }
-  if (values.cursor !== undefined && values.all === true) throw cliUsageError("--cursor and --all cannot be combined: --all starts at the newest action");
+  if (values.cursor !== undefined && values.all === true)
+    throw cliUsageError("--cursor and --all cannot be combined: --all starts at the newest action");
   const limit = positiveInt("--limit", values.limit);
   const client = ApiClient.fromFlags(values, io);
   const json = wantsJson(io, values.json);
@@ -88,7 +97,12 @@ export function actionsTable(actions: readonly ActionView[], nextCursor: string 
     a.description.length > 90 ? `${a.description.slice(0, 89)}…` : a.description,
   ]);
   const more = nextCursor ? `More: armbridge actions --cursor ${nextCursor}\n` : "";
-  return formatTable(["CREATED", "ACTION", "TOOL", "ASKED BY", "STATE", "APPROVED BY", "SETTLED BY", "WHAT HAPPENED"], rows) + more;
+  return (
+    formatTable(
+      ["CREATED", "ACTION", "TOOL", "ASKED BY", "STATE", "APPROVED BY", "SETTLED BY", "WHAT HAPPENED"],
+      rows,
+    ) + more
+  );
 }
 
 function settledBy(a: ActionView): string {
@@ -102,13 +116,20 @@ export function describeAction(a: ActionView): string {
     `${a.action_id}  ${a.tool}  ${STATE_WORDS[a.state].word} (${STATE_WORDS[a.state].means})`,
     `  call ${a.call_id}, created ${clockOf(a.created_at)}${a.settled_at ? `, settled ${clockOf(a.settled_at)} by ${settledBy(a)}` : ""}${a.timed_out ? "; our wait timed out" : ""}`,
     `  Asked by: ${a.client ? describeClient(a.client) : "not recorded"}`,
-    ...(a.approval ? [`  Approved by ${a.approval.operator} at ${clockOf(a.approval.at)}${a.approval.note ? `: ${a.approval.note}` : ""}`] : []),
+    ...(a.approval
+      ? [
+          `  Approved by ${a.approval.operator} at ${clockOf(a.approval.at)}${a.approval.note ? `: ${a.approval.note}` : ""}`,
+        ]
+      : []),
     `  What happened: ${a.description}`,
     `  The model is told: ${a.message ?? a.result.message}`,
   ];
   if (a.command) lines.push(`  Targets: ${poseText(a.command.targets)}`, `  From: ${poseText(a.command.from ?? null)}`);
   if (a.operator_note) lines.push(`  Note: ${a.operator_note}`);
   for (const n of a.evidence?.notes ?? []) lines.push(`  Evidence: ${n}`);
-  for (const o of a.confirm_options ?? []) lines.push(`  armbridge confirm ${a.action_id} --outcome ${o.outcome} --operator NAME: ${o.label}. ${o.what_follows}`);
+  for (const o of a.confirm_options ?? [])
+    lines.push(
+      `  armbridge confirm ${a.action_id} --outcome ${o.outcome} --operator NAME: ${o.label}. ${o.what_follows}`,
+    );
   return lines.join("\n");
 }

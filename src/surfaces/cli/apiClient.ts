@@ -42,11 +42,19 @@ export class ApiClient {
   }
 
   /** `as: "operator"` prefers $ARMBRIDGE_OPERATOR_TOKEN when no --token is given (approve, decline). */
-  static fromFlags(flags: { url?: string | undefined; token?: string | undefined }, io: CliIo, as: "api" | "operator" = "api"): ApiClient {
+  static fromFlags(
+    flags: { url?: string | undefined; token?: string | undefined },
+    io: CliIo,
+    as: "api" | "operator" = "api",
+  ): ApiClient {
     const url = flags.url ?? (io.env.ARMBRIDGE_URL || DEFAULT_SERVE_URL);
-    if (!/^https?:\/\/[^/]+/.test(url)) throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
-    const token = flags.token ?? ((as === "operator" ? io.env.ARMBRIDGE_OPERATOR_TOKEN : undefined) || io.env.ARMBRIDGE_TOKEN || undefined);
-    if (!token) throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
+    if (!/^https?:\/\/[^/]+/.test(url))
+      throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
+    const token =
+      flags.token ??
+      ((as === "operator" ? io.env.ARMBRIDGE_OPERATOR_TOKEN : undefined) || io.env.ARMBRIDGE_TOKEN || undefined);
+    if (!token)
+      throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
     return new ApiClient(url, token);
   }
 
@@ -55,12 +63,19 @@ export class ApiClient {
     try {
       res = await fetch(this.url + path, {
         method,
-        headers: { authorization: `Bearer ${this.#token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${this.#token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ArmbridgeError("ARMB_ERR_HTTP_UNREACHABLE", { url: this.url, reason: cause?.code ?? cause?.message ?? String(error) }, { cause: error });
+      throw new ArmbridgeError(
+        "ARMB_ERR_HTTP_UNREACHABLE",
+        { url: this.url, reason: cause?.code ?? cause?.message ?? String(error) },
+        { cause: error },
+      );
     }
     const text = await res.text();
     let json: unknown;
@@ -71,7 +86,11 @@ export class ApiClient {
     }
     if (!res.ok) {
       const e = (json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-      throw new ApiError(res.status, typeof e?.code === "string" ? e.code : `HTTP_${res.status}`, typeof e?.message === "string" ? e.message : text.slice(0, 200));
+      throw new ApiError(
+        res.status,
+        typeof e?.code === "string" ? e.code : `HTTP_${res.status}`,
+        typeof e?.message === "string" ? e.message : text.slice(0, 200),
+      );
     }
     return json;
   }

@@ -7,7 +7,12 @@ import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord,
 import type { ApprovalsList, DecidedApprovalView } from "../http/wire/index.js";
 
 export const APPROVALS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG } as const;
-export const DECISION_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, operator: { type: "string" }, note: { type: "string" } } as const;
+export const DECISION_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  operator: { type: "string" },
+  note: { type: "string" },
+} as const;
 
 export const APPROVALS_HELP = `Usage: armbridge approvals [--json] [--url URL] [--token T]
 
@@ -21,7 +26,10 @@ Flags:
 ${JSON_FLAG_HELP}
 ${CLIENT_FLAGS_HELP}`;
 
-const decisionHelp = (verb: "approve" | "decline", effect: string): string => `Usage: armbridge ${verb} <approval_id> --operator NAME [--note N] [--json] [--url URL] [--token T]
+const decisionHelp = (
+  verb: "approve" | "decline",
+  effect: string,
+): string => `Usage: armbridge ${verb} <approval_id> --operator NAME [--note N] [--json] [--url URL] [--token T]
 
 ${effect} Prints the request's final view (JSON with --json or when stdout is
 not a terminal: {id, ..., decision, operator, note, decided_at}). An id that
@@ -34,8 +42,14 @@ Flags:
 ${JSON_FLAG_HELP}
 ${OPERATOR_CLIENT_FLAGS_HELP}`;
 
-export const APPROVE_HELP = decisionHelp("approve", "Approves a waiting call (see `armbridge approvals`): its motion runs as usual, once.");
-export const DECLINE_HELP = decisionHelp("decline", "Declines a waiting call: it is rejected, nothing is sent, and the model is told who declined and why.");
+export const APPROVE_HELP = decisionHelp(
+  "approve",
+  "Approves a waiting call (see `armbridge approvals`): its motion runs as usual, once.",
+);
+export const DECLINE_HELP = decisionHelp(
+  "decline",
+  "Declines a waiting call: it is rejected, nothing is sent, and the model is told who declined and why.",
+);
 
 export async function approvalsCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, APPROVALS_FLAGS);
@@ -58,13 +72,27 @@ export const declineCommand = (argv: readonly string[], io: CliIo): Promise<numb
 async function decide(verb: "approve" | "decline", argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, DECISION_FLAGS);
   const [id, extra] = positionals;
-  if (!id) throw cliUsageError(`name the request, e.g. \`armbridge ${verb} apr_... --operator Ada\` (\`armbridge approvals\` lists them)`);
+  if (!id)
+    throw cliUsageError(
+      `name the request, e.g. \`armbridge ${verb} apr_... --operator Ada\` (\`armbridge approvals\` lists them)`,
+    );
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
-  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who ${verb}s (${OPERATOR_NAME_RULE})`);
-  const answer = (await ApiClient.fromFlags(values, io, "operator").request("POST", `/v1/approvals/${encodeURIComponent(id)}/${verb}`, {
-    operator: values.operator,
-    ...(values.note === undefined ? {} : { note: values.note }),
-  })) as DecidedApprovalView;
-  printRecord(io, wantsJson(io, values.json), answer, () => `${answer.id} ${answer.decision} by ${answer.operator ?? "?"}: ${answer.tool} (call ${answer.call_id})${answer.note ? ` \u2014 "${answer.note}"` : ""}`);
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
+    throw cliUsageError(`--operator NAME is required: say who ${verb}s (${OPERATOR_NAME_RULE})`);
+  const answer = (await ApiClient.fromFlags(values, io, "operator").request(
+    "POST",
+    `/v1/approvals/${encodeURIComponent(id)}/${verb}`,
+    {
+      operator: values.operator,
+      ...(values.note === undefined ? {} : { note: values.note }),
+    },
+  )) as DecidedApprovalView;
+  printRecord(
+    io,
+    wantsJson(io, values.json),
+    answer,
+    () =>
+      `${answer.id} ${answer.decision} by ${answer.operator ?? "?"}: ${answer.tool} (call ${answer.call_id})${answer.note ? ` \u2014 "${answer.note}"` : ""}`,
+  );
   return 0;
 }

@@ -48,16 +48,33 @@ export const NO_ARM_GIVEN =
 const VALUE_FLAGS = new Set(["--config", "--serial", "--data", "--params-file"]);
 
 /** Every bridge flag by name (without the dashes), for the help checks. */
-export const BRIDGE_FLAG_NAMES: readonly string[] = ["serial", "ros", "ros-args", "params-file", "config", "data", "adopt-ledger"];
+export const BRIDGE_FLAG_NAMES: readonly string[] = [
+  "serial",
+  "ros",
+  "ros-args",
+  "params-file",
+  "config",
+  "data",
+  "adopt-ledger",
+];
 
 /**
  * Takes the shared bridge flags out of `argv` and leaves the rest to the
  * subcommand. Throws ARMB_ERR_CLI_USAGE naming the flag at fault.
  */
 export function parseBridgeFlags(argv: readonly string[]): ParsedBridgeFlags;
-export function parseBridgeFlags(argv: readonly string[], options: { readonly transport: "required" }): ParsedBridgeFlags;
-export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFlagsOptions): ParsedBridgeFlags<TransportChoice | undefined>;
-export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFlagsOptions = { transport: "required" }): ParsedBridgeFlags<TransportChoice | undefined> {
+export function parseBridgeFlags(
+  argv: readonly string[],
+  options: { readonly transport: "required" },
+): ParsedBridgeFlags;
+export function parseBridgeFlags(
+  argv: readonly string[],
+  options: ParseBridgeFlagsOptions,
+): ParsedBridgeFlags<TransportChoice | undefined>;
+export function parseBridgeFlags(
+  argv: readonly string[],
+  options: ParseBridgeFlagsOptions = { transport: "required" },
+): ParsedBridgeFlags<TransportChoice | undefined> {
   const values = new Map<string, string>();
   let ros = false;
   let adopt = false;
@@ -93,7 +110,8 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
     if (name !== arg) value = arg.slice(eq + 1);
     else {
       value = argv[i + 1];
-      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw cliUsageError(`${name} needs a value`);
+      if (value === undefined || (value.startsWith("--") && value.length > 2))
+        throw cliUsageError(`${name} needs a value`);
       i++;
     }
     if (value.length === 0) throw cliUsageError(`${name} needs a non-empty value`);
@@ -105,7 +123,9 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
   const paramsFile = values.get("--params-file");
   if (paramsFile !== undefined) ros = true;
   if (serial !== undefined && ros) {
-    throw cliUsageError("--serial and --ros (or --ros-args / --params-file) were both given; choose one arm: --serial LINK for firmware, --ros for ros2_control");
+    throw cliUsageError(
+      "--serial and --ros (or --ros-args / --params-file) were both given; choose one arm: --serial LINK for firmware, --ros for ros2_control",
+    );
   }
   let transport: TransportChoice | undefined;
   if (serial !== undefined) transport = { kind: "serial", link: serial };
@@ -113,5 +133,13 @@ export function parseBridgeFlags(argv: readonly string[], options: ParseBridgeFl
   else if (options.transport === "required") {
     throw cliUsageError(NO_ARM_GIVEN);
   }
-  return { options: { config: values.get("--config"), transport, dataDir: values.get("--data"), otherArm: adopt ? "adopt" : "refuse" }, rest };
+  return {
+    options: {
+      config: values.get("--config"),
+      transport,
+      dataDir: values.get("--data"),
+      otherArm: adopt ? "adopt" : "refuse",
+    },
+    rest,
+  };
 }

@@ -6,7 +6,13 @@ import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 import type { CallAnswerLine } from "./callAnswer.js";
 
-export const CALL_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, args: { type: "string" }, id: { type: "string" }, "deadline-ms": { type: "string" } } as const;
+export const CALL_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  args: { type: "string" },
+  id: { type: "string" },
+  "deadline-ms": { type: "string" },
+} as const;
 
 export const CALL_HELP = `Usage: armbridge call <tool> [--args '<json>'] [--id ID] [--deadline-ms N] [--json] [--url URL] [--token T]
 
@@ -27,8 +33,10 @@ ${CLIENT_FLAGS_HELP}`;
 export async function callCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, CALL_FLAGS);
   const [tool, extra] = positionals;
-  if (!tool) throw cliUsageError("name the tool, e.g. `armbridge call move_joints --args '{\"positions\":{\"elbow\":1.2}}'`");
-  if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)} (one tool per call; put arguments in --args)`);
+  if (!tool)
+    throw cliUsageError('name the tool, e.g. `armbridge call move_joints --args \'{"positions":{"elbow":1.2}}\'`');
+  if (extra !== undefined)
+    throw cliUsageError(`unexpected argument ${JSON.stringify(extra)} (one tool per call; put arguments in --args)`);
   let args: unknown = {};
   if (values.args !== undefined) {
     try {
@@ -60,7 +68,10 @@ export function describeCallAnswer(line: CallAnswerLine | undefined): string {
   // The model's message lists the issues too: a person gets them once, one coded line each, after the message's lead.
   const repeated = issues.length > 0 && issues.every((i) => r.message.includes(i.message));
   const lead = repeated ? messageLead(r.message, issues[0]?.path ?? "") : r.message;
-  const lines = [`${line.name} ${line.id}: ${r.status.toUpperCase()}${r.action_id ? ` (${r.action_id})` : ""}`, `  ${lead}`];
+  const lines = [
+    `${line.name} ${line.id}: ${r.status.toUpperCase()}${r.action_id ? ` (${r.action_id})` : ""}`,
+    `  ${lead}`,
+  ];
   if (r.pose) lines.push(`  Pose: ${poseText(r.pose)}`);
   if (r.error_code) lines.push(`  Code: ${r.error_code}`);
   for (const i of issues) lines.push(`  ${i.path}${i.code ? ` [${i.code}]` : ""}: ${i.message}`);

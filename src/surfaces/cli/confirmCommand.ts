@@ -8,7 +8,13 @@ import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecord
 import { describeAction } from "./actionsCommand.js";
 import type { ActionView } from "../http/wire/index.js";
 
-export const CONFIRM_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, outcome: { type: "string" }, operator: { type: "string" }, note: { type: "string" } } as const;
+export const CONFIRM_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  outcome: { type: "string" },
+  operator: { type: "string" },
+  note: { type: "string" },
+} as const;
 
 export const CONFIRM_HELP = `Usage: armbridge confirm <action_id> --outcome reached|partial|not_moved --operator NAME [--note N] [--json] [--url URL] [--token T]
 
@@ -33,13 +39,17 @@ const OUTCOMES: readonly string[] = [...CONFIRM_OUTCOMES, ...Object.keys(CONFIRM
 export async function confirmCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, CONFIRM_FLAGS);
   const [actionId, extra] = positionals;
-  if (!actionId) throw cliUsageError("name the action, e.g. `armbridge confirm act_... --outcome partial --operator Ada`");
+  if (!actionId)
+    throw cliUsageError("name the action, e.g. `armbridge confirm act_... --outcome partial --operator Ada`");
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
   const outcome = values.outcome;
   if (!OUTCOMES.includes(outcome ?? "")) {
-    throw cliUsageError(`--outcome must be one of ${OUTCOMES.join(", ")} (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`);
+    throw cliUsageError(
+      `--outcome must be one of ${OUTCOMES.join(", ")} (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`,
+    );
   }
-  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who is confirming (${OPERATOR_NAME_RULE})`);
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
+    throw cliUsageError(`--operator NAME is required: say who is confirming (${OPERATOR_NAME_RULE})`);
   const client = ApiClient.fromFlags(values, io);
   const row = (await client.request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, {
     outcome,

@@ -7,8 +7,19 @@ import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 
-export const HALT_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, joint: { type: "string", multiple: true }, operator: { type: "string" }, note: { type: "string" } } as const;
-export const RELEASE_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, operator: { type: "string" }, note: { type: "string" } } as const;
+export const HALT_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  joint: { type: "string", multiple: true },
+  operator: { type: "string" },
+  note: { type: "string" },
+} as const;
+export const RELEASE_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  operator: { type: "string" },
+  note: { type: "string" },
+} as const;
 
 export const HALT_HELP = `Usage: armbridge halt [--joint NAME]... [--operator NAME] [--note N] [--json] [--url URL] [--token T]
 
@@ -56,24 +67,50 @@ export async function haltCommand(argv: readonly string[], io: CliIo): Promise<n
     ...(values.joint === undefined ? {} : { joints: values.joint }),
   })) as HaltAnswer;
   printRecord(io, wantsJson(io, values.json), answer, () =>
-    [`${answer.halted ? "HALTED" : "HALT NOT CONFIRMED"} (${answer.halt.halt_id})`, `  ${answer.message}`, ...(answer.halt.pose ? [`  Pose: ${poseText(answer.halt.pose)}`] : [])].join("\n"),
+    [
+      `${answer.halted ? "HALTED" : "HALT NOT CONFIRMED"} (${answer.halt.halt_id})`,
+      `  ${answer.message}`,
+      ...(answer.halt.pose ? [`  Pose: ${poseText(answer.halt.pose)}`] : []),
+    ].join("\n"),
   );
-  const after = [...(problem ? [`ARMB_ERR_CLI_USAGE: ${problem}; the halt was sent all the same, of every axis`] : []), ...(answer.problems ?? []).map((p) => `${p.code}: ${p.message}`)];
+  const after = [
+    ...(problem ? [`ARMB_ERR_CLI_USAGE: ${problem}; the halt was sent all the same, of every axis`] : []),
+    ...(answer.problems ?? []).map((p) => `${p.code}: ${p.message}`),
+  ];
   for (const line of after) io.stderr.write(`armbridge halt: ${line}\n`);
   if (!answer.halted) return 1;
   return after.length > 0 ? 2 : 0;
 }
 
 /** The flags as far as they can be read: a command line that does not parse keeps only how to reach serve, who and why (never the joints). */
-function readHaltFlags(argv: readonly string[]): { values: { url?: string | undefined; token?: string | undefined; json?: boolean | undefined; operator?: string | undefined; note?: string | undefined; joint?: string[] | undefined }; problem: string | undefined } {
+function readHaltFlags(argv: readonly string[]): {
+  values: {
+    url?: string | undefined;
+    token?: string | undefined;
+    json?: boolean | undefined;
+    operator?: string | undefined;
+    note?: string | undefined;
+    joint?: string[] | undefined;
+  };
+  problem: string | undefined;
+} {
   try {
     const { values, positionals } = parseCommandFlags(argv, HALT_FLAGS);
     if (positionals.length === 0) return { values, problem: undefined };
-    return { values: { ...values, joint: undefined }, problem: `unexpected argument ${JSON.stringify(positionals[0])}; name axes with --joint` };
+    return {
+      values: { ...values, joint: undefined },
+      problem: `unexpected argument ${JSON.stringify(positionals[0])}; name axes with --joint`,
+    };
   } catch (error) {
     const loose = parseArgs({ args: [...argv], options: HALT_FLAGS, allowPositionals: true, strict: false }).values;
     const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-    const values = { url: text(loose.url), token: text(loose.token), json: loose.json === true, operator: text(loose.operator), note: text(loose.note) };
+    const values = {
+      url: text(loose.url),
+      token: text(loose.token),
+      json: loose.json === true,
+      operator: text(loose.operator),
+      note: text(loose.note),
+    };
     return { values, problem: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -81,11 +118,14 @@ function readHaltFlags(argv: readonly string[]): { values: { url?: string | unde
 export async function releaseCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, RELEASE_FLAGS);
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who releases the halt (${OPERATOR_NAME_RULE})`);
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
+    throw cliUsageError(`--operator NAME is required: say who releases the halt (${OPERATOR_NAME_RULE})`);
   const answer = (await ApiClient.fromFlags(values, io).request("POST", "/v1/halt/release", {
     operator: values.operator,
     ...(values.note === undefined ? {} : { note: values.note }),
   })) as HaltReleaseAnswer;
-  printRecord(io, wantsJson(io, values.json), answer, () => [answer.message, ...answer.released.map((h) => `  released ${h.halt_id} (${h.who})`)].join("\n"));
+  printRecord(io, wantsJson(io, values.json), answer, () =>
+    [answer.message, ...answer.released.map((h) => `  released ${h.halt_id} (${h.who})`)].join("\n"),
+  );
   return 0;
 }

@@ -19,7 +19,11 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const clean = (s: string): string => s.replace(/\s+/g, " ");
   const body = rows.map((r) => header.map((_, i) => clean(r[i] ?? "")));
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd() + "\n";
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd() + "\n";
   return line(header) + body.map(line).join("");
 }
 

@@ -5,7 +5,13 @@ import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 import { formatTable, JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";
 
-export const RECOVER_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, joint: { type: "string", multiple: true }, operator: { type: "string" }, note: { type: "string" } } as const;
+export const RECOVER_FLAGS = {
+  ...CLIENT_FLAG_OPTIONS,
+  ...JSON_FLAG,
+  joint: { type: "string", multiple: true },
+  operator: { type: "string" },
+  note: { type: "string" },
+} as const;
 
 export const RECOVER_HELP = `Usage: armbridge recover [--joint NAME]... --operator NAME [--note N] [--json] [--url URL] [--token T]
 
@@ -26,15 +32,22 @@ ${CLIENT_FLAGS_HELP}`;
 
 export async function recoverCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, RECOVER_FLAGS);
-  if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; name joints with --joint`);
-  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined) throw cliUsageError(`--operator NAME is required: say who is recovering the servos (${OPERATOR_NAME_RULE})`);
+  if (positionals.length > 0)
+    throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; name joints with --joint`);
+  if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
+    throw cliUsageError(`--operator NAME is required: say who is recovering the servos (${OPERATOR_NAME_RULE})`);
   const client = ApiClient.fromFlags(values, io);
   const result = (await client.request("POST", "/v1/servos/recover", {
     operator: values.operator,
     ...(values.joint === undefined ? {} : { joints: values.joint }),
     ...(values.note === undefined ? {} : { note: values.note }),
   })) as { results?: readonly { axis?: string; outcome?: string; detail?: string }[] };
-  printRecord(io, wantsJson(io, values.json), result, () => formatTable(["AXIS", "OUTCOME", "DETAIL"], (result.results ?? []).map((r) => [r.axis ?? "?", r.outcome ?? "?", r.detail ?? ""])));
+  printRecord(io, wantsJson(io, values.json), result, () =>
+    formatTable(
+      ["AXIS", "OUTCOME", "DETAIL"],
+      (result.results ?? []).map((r) => [r.axis ?? "?", r.outcome ?? "?", r.detail ?? ""]),
+    ),
+  );
   // Exit 1 when a servo is still off, so a script does not carry on as if it were holding.
   return (result.results ?? []).every((r) => r.outcome === "recovered" || r.outcome === "not_needed") ? 0 : 1;
 }

@@ -26,67 +26,140 @@ export interface LoadedCommand {
 export const LOCAL: Readonly<Record<string, LocalCommand>> = {
   serve: {
     summary: "run the bridge, the HTTP API and the operator console",
-    load: async () => import("./serveCommand.js").then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand, flags: m.SERVE_FLAG_NAMES })),
+    load: async () =>
+      import("./serveCommand.js").then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand, flags: m.SERVE_FLAG_NAMES })),
   },
   call: {
     summary: "send one function call to a running serve",
-    load: async () => import("./callCommand.js").then((m) => ({ help: m.CALL_HELP, run: m.callCommand, flags: Object.keys(m.CALL_FLAGS) })),
+    load: async () =>
+      import("./callCommand.js").then((m) => ({
+        help: m.CALL_HELP,
+        run: m.callCommand,
+        flags: Object.keys(m.CALL_FLAGS),
+      })),
   },
   actions: {
     summary: "list the intent ledger of a running serve",
-    load: async () => import("./actionsCommand.js").then((m) => ({ help: m.ACTIONS_HELP, run: m.actionsCommand, flags: Object.keys(m.ACTIONS_FLAGS) })),
+    load: async () =>
+      import("./actionsCommand.js").then((m) => ({
+        help: m.ACTIONS_HELP,
+        run: m.actionsCommand,
+        flags: Object.keys(m.ACTIONS_FLAGS),
+      })),
   },
   confirm: {
     summary: "confirm an unknown action: reached, partial or not_moved",
-    load: async () => import("./confirmCommand.js").then((m) => ({ help: m.CONFIRM_HELP, run: m.confirmCommand, flags: Object.keys(m.CONFIRM_FLAGS) })),
+    load: async () =>
+      import("./confirmCommand.js").then((m) => ({
+        help: m.CONFIRM_HELP,
+        run: m.confirmCommand,
+        flags: Object.keys(m.CONFIRM_FLAGS),
+      })),
   },
   recover: {
     summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
-    load: async () => import("./recoverCommand.js").then((m) => ({ help: m.RECOVER_HELP, run: m.recoverCommand, flags: Object.keys(m.RECOVER_FLAGS) })),
+    load: async () =>
+      import("./recoverCommand.js").then((m) => ({
+        help: m.RECOVER_HELP,
+        run: m.recoverCommand,
+        flags: Object.keys(m.RECOVER_FLAGS),
+      })),
   },
   bus: {
     summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
-    load: async () => import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand, flags: m.BUS_FLAG_NAMES })),
+    load: async () =>
+      import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand, flags: m.BUS_FLAG_NAMES })),
   },
   calibrate: {
     summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
-    load: async () => import("./calibrate/calibrateCommand.js").then((m) => ({ help: m.CALIBRATE_HELP, run: m.calibrateCommand, flags: Object.keys(m.CALIBRATE_FLAGS) })),
+    load: async () =>
+      import("./calibrate/calibrateCommand.js").then((m) => ({
+        help: m.CALIBRATE_HELP,
+        run: m.calibrateCommand,
+        flags: Object.keys(m.CALIBRATE_FLAGS),
+      })),
   },
   doctor: {
-    summary: "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
-    load: async () => import("./doctor/doctorCommand.js").then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand, flags: Object.keys(m.DOCTOR_FLAGS) })),
+    summary:
+      "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
+    load: async () =>
+      import("./doctor/doctorCommand.js").then((m) => ({
+        help: m.DOCTOR_HELP,
+        run: m.doctorCommand,
+        flags: Object.keys(m.DOCTOR_FLAGS),
+      })),
   },
   camera: {
     summary: "touch-off calibration of a camera's table mapping: tip positions from FK, pixels from you",
-    load: async () => import("./camera/cameraCalibrateCommand.js").then((m) => ({ help: m.CAMERA_HELP, run: m.cameraCommand, flags: Object.keys(m.CAMERA_FLAGS) })),
+    load: async () =>
+      import("./camera/cameraCalibrateCommand.js").then((m) => ({
+        help: m.CAMERA_HELP,
+        run: m.cameraCommand,
+        flags: Object.keys(m.CAMERA_FLAGS),
+      })),
   },
   approvals: {
     summary: "list calls waiting for an operator's approval",
-    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVALS_HELP, run: m.approvalsCommand, flags: Object.keys(m.APPROVALS_FLAGS) })),
+    load: async () =>
+      import("./approvalsCommand.js").then((m) => ({
+        help: m.APPROVALS_HELP,
+        run: m.approvalsCommand,
+        flags: Object.keys(m.APPROVALS_FLAGS),
+      })),
   },
   approve: {
     summary: "approve a waiting call: its motion runs",
-    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.APPROVE_HELP, run: m.approveCommand, flags: Object.keys(m.DECISION_FLAGS) })),
+    load: async () =>
+      import("./approvalsCommand.js").then((m) => ({
+        help: m.APPROVE_HELP,
+        run: m.approveCommand,
+        flags: Object.keys(m.DECISION_FLAGS),
+      })),
   },
   halt: {
     summary: "halt the arm now and latch the bridge until an operator releases it",
-    load: async () => import("./haltCommand.js").then((m) => ({ help: m.HALT_HELP, run: m.haltCommand, flags: Object.keys(m.HALT_FLAGS) })),
+    load: async () =>
+      import("./haltCommand.js").then((m) => ({
+        help: m.HALT_HELP,
+        run: m.haltCommand,
+        flags: Object.keys(m.HALT_FLAGS),
+      })),
   },
   release: {
     summary: "release the halt latch (an operator, by name): motion is accepted again",
-    load: async () => import("./haltCommand.js").then((m) => ({ help: m.RELEASE_HELP, run: m.releaseCommand, flags: Object.keys(m.RELEASE_FLAGS) })),
+    load: async () =>
+      import("./haltCommand.js").then((m) => ({
+        help: m.RELEASE_HELP,
+        run: m.releaseCommand,
+        flags: Object.keys(m.RELEASE_FLAGS),
+      })),
   },
   status: {
     summary: "what a running serve is doing: halted (by whom, since), link, in flight, waiting for an operator",
-    load: async () => import("./statusCommand.js").then((m) => ({ help: m.STATUS_HELP, run: m.statusCommand, flags: Object.keys(m.STATUS_FLAGS) })),
+    load: async () =>
+      import("./statusCommand.js").then((m) => ({
+        help: m.STATUS_HELP,
+        run: m.statusCommand,
+        flags: Object.keys(m.STATUS_FLAGS),
+      })),
   },
   tools: {
     summary: "list the tools a model can call, with their arguments",
-    load: async () => import("./toolsCommand.js").then((m) => ({ help: m.TOOLS_HELP, run: m.toolsCommand, flags: Object.keys(m.TOOLS_FLAGS) })),
+    load: async () =>
+      import("./toolsCommand.js").then((m) => ({
+        help: m.TOOLS_HELP,
+        run: m.toolsCommand,
+        flags: Object.keys(m.TOOLS_FLAGS),
+      })),
   },
   decline: {
     summary: "decline a waiting call: rejected, nothing sent",
-    load: async () => import("./approvalsCommand.js").then((m) => ({ help: m.DECLINE_HELP, run: m.declineCommand, flags: Object.keys(m.DECISION_FLAGS) })),
+    load: async () =>
+      import("./approvalsCommand.js").then((m) => ({
+        help: m.DECLINE_HELP,
+        run: m.declineCommand,
+        flags: Object.keys(m.DECISION_FLAGS),
+      })),
   },
 };
 
@@ -97,13 +170,21 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
  * to resolve them.
  */
 export const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly module: string }>> = {
-  agent: { summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"', module: "../gemini/agentCommand.js" },
+  agent: {
+    summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"',
+    module: "../gemini/agentCommand.js",
+  },
   mcp: { summary: "serve the tools over MCP (stdio) for MCP agent hosts", module: "../mcp/mcpCommand.js" },
-  demo: { summary: "start the simulator and the bridge and run the scripted session (npm start)", module: "../demo/demoCommand.js" },
+  demo: {
+    summary: "start the simulator and the bridge and run the scripted session (npm start)",
+    module: "../demo/demoCommand.js",
+  },
 };
 
 export function topHelp(): string {
-  const rows = [...Object.entries(LOCAL), ...Object.entries(DYNAMIC)].map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`);
+  const rows = [...Object.entries(LOCAL), ...Object.entries(DYNAMIC)].map(
+    ([name, c]) => `  ${name.padEnd(10)}${c.summary}`,
+  );
   return `Usage: armbridge <command> [flags]   (armbridge <command> --help for its flags)
 
 Drive a robot arm from an LLM agent's function calls, safely.
@@ -151,7 +232,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const dynamic = DYNAMIC[name];
     if (dynamic) return await runSubcommandModule(name, new URL(dynamic.module, import.meta.url), rest, io);
-    io.stderr.write(`armbridge: unknown command ${JSON.stringify(name)}; commands: ${[...Object.keys(LOCAL), ...Object.keys(DYNAMIC)].join(", ")}\n`);
+    io.stderr.write(
+      `armbridge: unknown command ${JSON.stringify(name)}; commands: ${[...Object.keys(LOCAL), ...Object.keys(DYNAMIC)].join(", ")}\n`,
+    );
     return EXIT.usage;
   } catch (error) {
     return reportError(name, error, io);
@@ -168,7 +251,9 @@ export async function runSubcommandModule(name: string, url: URL, argv: readonly
     // error inside it (or in what it imports) is a real fault and surfaces as one.
     const e = error as { code?: string; url?: string; message?: string };
     if (e.code === "ERR_MODULE_NOT_FOUND" && (e.url === url.href || (e.message ?? "").includes(url.pathname))) {
-      io.stderr.write(`armbridge: ARMB_ERR_INTERNAL: the ${name} command is not available in this build (${url.pathname} is missing); run \`npm run build\`\n`);
+      io.stderr.write(
+        `armbridge: ARMB_ERR_INTERNAL: the ${name} command is not available in this build (${url.pathname} is missing); run \`npm run build\`\n`,
+      );
       return EXIT.runtime;
     }
     throw error;

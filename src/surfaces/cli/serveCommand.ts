@@ -6,7 +6,13 @@ import { DEFAULT_MAX_EVENT_STREAMS } from "../http/EventStreamHub.js";
 import { normalizeHost } from "../http/hostAllowList.js";
 import { MIN_TOKEN_LENGTH } from "../http/securityReport.js";
 import { serveHttpOnPort } from "../http/startHttpServer.js";
-import { BRIDGE_FLAG_NAMES, BRIDGE_FLAGS_HELP, NO_ARM_GIVEN, parseBridgeFlags, type BridgeFlagOptions } from "./bridgeFlags.js";
+import {
+  BRIDGE_FLAG_NAMES,
+  BRIDGE_FLAGS_HELP,
+  NO_ARM_GIVEN,
+  parseBridgeFlags,
+  type BridgeFlagOptions,
+} from "./bridgeFlags.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
@@ -78,10 +84,21 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
   try {
     // Bound before the bridge starts: a taken port must not cost a device handshake and a reconciliation first.
     // Room for every event stream allowed, besides the calls and consoles.
-    const httpPort = await bindHttpPort({ host, port, maxConnections: Math.max(DEFAULT_MAX_HTTP_CONNECTIONS, (maxStreams ?? DEFAULT_MAX_EVENT_STREAMS) + 48) });
+    const httpPort = await bindHttpPort({
+      host,
+      port,
+      maxConnections: Math.max(DEFAULT_MAX_HTTP_CONNECTIONS, (maxStreams ?? DEFAULT_MAX_EVENT_STREAMS) + 48),
+    });
     let bridge: Bridge;
     try {
-      bridge = await Bridge.start({ config: options.config, transport: options.transport, dataDir: options.dataDir, otherArm: options.otherArm, env: io.env, logger });
+      bridge = await Bridge.start({
+        config: options.config,
+        transport: options.transport,
+        dataDir: options.dataDir,
+        otherArm: options.otherArm,
+        env: io.env,
+        logger,
+      });
     } catch (error) {
       await httpPort.close();
       throw error;
@@ -89,7 +106,12 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
     let server;
     try {
-      server = await serveHttpOnPort(bridge, httpPort, { token, operatorToken, allowHosts, events: maxStreams === undefined ? undefined : { maxStreams } });
+      server = await serveHttpOnPort(bridge, httpPort, {
+        token,
+        operatorToken,
+        allowHosts,
+        events: maxStreams === undefined ? undefined : { maxStreams },
+      });
     } catch (error) {
       await bridge.close();
       throw error;
@@ -99,11 +121,16 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
       log.warn({ kind: w.kind }, w.message);
     }
     const consoleUrl = `${server.url}/console#token=${encodeURIComponent(operatorToken)}`;
-    io.stdout.write(JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n");
+    io.stdout.write(
+      JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n",
+    );
     log.info({ http: server.url, transport: options.transport.kind, data: bridge.dataDir }, "armbridge serving");
 
-    if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
-    log.info("shutting down: ending in-flight waits, then closing the HTTP server and the bridge (motions under way are not stopped)");
+    if (!stop.signal.aborted)
+      await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
+    log.info(
+      "shutting down: ending in-flight waits, then closing the HTTP server and the bridge (motions under way are not stopped)",
+    );
     const closed = (async () => {
       // First end every wait (calls in flight answer `unknown` and stay `started` in the
       // ledger for the next start to reconcile), so the HTTP server is not held open by them.
@@ -133,17 +160,25 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
 function operatorTokenOfFlags(flag: string | undefined, apiToken: string, io: CliIo): string {
   if (flag !== undefined && flag.length === 0) throw cliUsageError("--operator-token must not be empty");
   let operatorToken = flag ?? (io.env.ARMBRIDGE_OPERATOR_TOKEN || undefined);
-  if (operatorToken === apiToken) throw cliUsageError("--operator-token must differ from the API token (--token): the operator's token is what an agent must not hold");
+  if (operatorToken === apiToken)
+    throw cliUsageError(
+      "--operator-token must differ from the API token (--token): the operator's token is what an agent must not hold",
+    );
   if (!operatorToken) {
     operatorToken = generateToken();
-    io.stderr.write(`armbridge: no --operator-token or ARMBRIDGE_OPERATOR_TOKEN given; generated operator token (the console link carries it; armbridge approve/decline need it): ${operatorToken}\n`);
+    io.stderr.write(
+      `armbridge: no --operator-token or ARMBRIDGE_OPERATOR_TOKEN given; generated operator token (the console link carries it; armbridge approve/decline need it): ${operatorToken}\n`,
+    );
   }
   return operatorToken;
 }
 
 /** A bare host name or address for --allow-host (no scheme, port or path). */
 function parseAllowedHost(value: string): string {
-  if (!/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)$/.test(value)) throw cliUsageError(`--allow-host needs a bare host name or address, like robot.local or 192.168.1.20 (got ${JSON.stringify(value)})`);
+  if (!/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)$/.test(value))
+    throw cliUsageError(
+      `--allow-host needs a bare host name or address, like robot.local or 192.168.1.20 (got ${JSON.stringify(value)})`,
+    );
   return normalizeHost(value);
 }
 
@@ -152,7 +187,8 @@ export function parseHostPort(value: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
   const port = m ? Number(m[3]) : NaN;
   const host = m?.[1] ?? m?.[2];
-  if (!host || !Number.isInteger(port) || port > 65535) throw cliUsageError(`--http must be HOST:PORT with a port 0-65535 (got ${JSON.stringify(value)})`);
+  if (!host || !Number.isInteger(port) || port > 65535)
+    throw cliUsageError(`--http must be HOST:PORT with a port 0-65535 (got ${JSON.stringify(value)})`);
   return { host, port };
 }
 
@@ -183,7 +219,10 @@ const FLAG_HINTS: Readonly<Record<string, string>> = {
  * flag (with the spelling serve uses, when it is a usual slip) and a missing
  * arm are both said, so `serve --port 1234` does not answer only "no arm".
  */
-function parseServeArgs(argv: readonly string[]): { options: BridgeFlagOptions; rest: ReturnType<typeof parseCommandFlags<typeof SERVE_FLAGS>> } {
+function parseServeArgs(argv: readonly string[]): {
+  options: BridgeFlagOptions;
+  rest: ReturnType<typeof parseCommandFlags<typeof SERVE_FLAGS>>;
+} {
   const { options, rest } = parseBridgeFlags(argv, { transport: "optional" });
   const problems: string[] = [];
   let parsed: ReturnType<typeof parseCommandFlags<typeof SERVE_FLAGS>> | undefined;

@@ -37,7 +37,10 @@ export async function statusCommand(argv: readonly string[], io: CliIo): Promise
   const { values, positionals } = parseCommandFlags(argv, STATUS_FLAGS);
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const api = ApiClient.fromFlags(values, io);
-  const [state, approvals] = (await Promise.all([api.request("GET", "/v1/state"), api.request("GET", "/v1/approvals")])) as [ArmStateView, ApprovalsList];
+  const [state, approvals] = (await Promise.all([
+    api.request("GET", "/v1/state"),
+    api.request("GET", "/v1/approvals"),
+  ])) as [ArmStateView, ApprovalsList];
   const record = statusRecord(state, approvals);
   printRecord(io, wantsJson(io, values.json), record, () => statusText(record));
   return 0;
@@ -46,7 +49,13 @@ export async function statusCommand(argv: readonly string[], io: CliIo): Promise
 export function statusRecord(state: ArmStateView, approvals: ApprovalsList): StatusRecord {
   const halt = state.halted ? state.halt : null;
   const message = halt
-    ? latchWords({ haltId: halt.halt_id, haltedAt: halt.halted_at, who: halt.who, note: halt.note, confirmed: halt.confirmed })
+    ? latchWords({
+        haltId: halt.halt_id,
+        haltedAt: halt.halted_at,
+        who: halt.who,
+        note: halt.note,
+        confirmed: halt.confirmed,
+      })
     : "Not halted: motion is accepted.";
   return {
     link: state.link,
@@ -63,7 +72,9 @@ export function statusRecord(state: ArmStateView, approvals: ApprovalsList): Sta
 export function statusText(r: StatusRecord): string {
   const link = `${r.link.state} since ${clockOf(r.link.since)}${r.link.detail ? ` (${r.link.detail})` : ""}`;
   const lines = [
-    r.halt ? `HALTED     since ${clockOf(r.halt.halted_at)} by ${r.halt.who} (${r.halt.halt_id})` : "Halted     no: motion is accepted",
+    r.halt
+      ? `HALTED     since ${clockOf(r.halt.halted_at)} by ${r.halt.who} (${r.halt.halt_id})`
+      : "Halted     no: motion is accepted",
     ...(r.halt ? [`           ${r.message}`] : []),
     `Link       ${link}`,
     `In flight  ${r.in_flight.length === 0 ? "nothing" : r.in_flight.map((m) => `${m.action_id} ${m.tool} → ${poseText(m.targets)}`).join("; ")}`,
@@ -74,7 +85,9 @@ export function statusText(r: StatusRecord): string {
 
 function waitingText(r: StatusRecord): string {
   const parts = [
-    ...r.approvals.map((a) => `approval ${a.id} (${a.tool}, call ${a.call_id}): armbridge approve|decline ${a.id} --operator NAME`),
+    ...r.approvals.map(
+      (a) => `approval ${a.id} (${a.tool}, call ${a.call_id}): armbridge approve|decline ${a.id} --operator NAME`,
+    ),
     ...r.pending_unknowns.map((u) => `unknown ${u.action_id} (${u.tool}): armbridge confirm ${u.action_id}`),
   ];
   return parts.length === 0 ? "nothing waits for an operator" : parts.join("; ");

@@ -28,10 +28,17 @@ export async function toolsCommand(argv: readonly string[], io: CliIo): Promise<
   const { values, positionals } = parseCommandFlags(argv, TOOLS_FLAGS);
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const remote = values.url !== undefined || values.token !== undefined;
-  if (remote && values.config !== undefined) throw cliUsageError("--config reads the tools from a config file; --url/--token ask a running serve: give one or the other");
+  if (remote && values.config !== undefined)
+    throw cliUsageError(
+      "--config reads the tools from a config file; --url/--token ask a running serve: give one or the other",
+    );
   let declarations: readonly FunctionDeclaration[];
   if (remote) {
-    declarations = ((await ApiClient.fromFlags(values, io).request("GET", "/v1/tools")) as { functionDeclarations: FunctionDeclaration[] }).functionDeclarations;
+    declarations = (
+      (await ApiClient.fromFlags(values, io).request("GET", "/v1/tools")) as {
+        functionDeclarations: FunctionDeclaration[];
+      }
+    ).functionDeclarations;
   } else {
     const config = loadConfig(values.config);
     // No arm: the cameras are only named (their tools are declared), never opened.
@@ -42,7 +49,9 @@ export async function toolsCommand(argv: readonly string[], io: CliIo): Promise<
       cameras.close();
     }
   }
-  printRecord(io, wantsJson(io, values.json), { functionDeclarations: declarations }, () => describeTools(declarations));
+  printRecord(io, wantsJson(io, values.json), { functionDeclarations: declarations }, () =>
+    describeTools(declarations),
+  );
   return 0;
 }
 
@@ -87,7 +96,8 @@ export function describeTools(declarations: readonly FunctionDeclaration[]): str
     const see = refs.length === 0 ? "" : ` (${refs.length === 1 ? "note" : "notes"} ${refs.join(", ")})`;
     return describeTool(d, `${own.join(" ")}${see}`);
   });
-  const shared = notes.length === 0 ? [] : ["Notes shared by several tools:", ...notes.map((n, i) => `  ${i + 1}. ${n}`), ""];
+  const shared =
+    notes.length === 0 ? [] : ["Notes shared by several tools:", ...notes.map((n, i) => `  ${i + 1}. ${n}`), ""];
   return [...tools, ...shared].join("\n");
 }
 
@@ -108,7 +118,13 @@ export function describeTool(d: FunctionDeclaration, text: string = d.descriptio
   const schema = d.parametersJsonSchema as JsonSchema;
   const props = Object.entries(schema.properties ?? {});
   const required = new Set(schema.required ?? []);
-  const args = props.length === 0 ? ["    (no arguments)"] : props.map(([name, p]) => `    ${name}${required.has(name) ? "" : "?"}: ${typeText(p)}${p.description ? ` \u2014 ${p.description}` : ""}`);
+  const args =
+    props.length === 0
+      ? ["    (no arguments)"]
+      : props.map(
+          ([name, p]) =>
+            `    ${name}${required.has(name) ? "" : "?"}: ${typeText(p)}${p.description ? ` \u2014 ${p.description}` : ""}`,
+        );
   return [`${d.name} (${kind})`, ...args, `  ${text}`, ""].join("\n");
 }
 
@@ -124,9 +140,14 @@ function typeText(p: JsonSchema): string {
   const type: string = typeof p.type === "string" ? p.type : p.type ? p.type.join(" | ") : "any";
   if (type === "object" && p.properties) {
     const req = new Set(p.required ?? []);
-    return `{${Object.entries(p.properties).map(([k, v]) => `${k}${req.has(k) ? "" : "?"}: ${typeText(v)}`).join(", ")}}`;
+    return `{${Object.entries(p.properties)
+      .map(([k, v]) => `${k}${req.has(k) ? "" : "?"}: ${typeText(v)}`)
+      .join(", ")}}`;
   }
   if (type === "array" && p.items) return `[${typeText(p.items)}, …]`;
-  const range = p.minimum !== undefined || p.maximum !== undefined ? ` ${p.minimum === undefined ? "…" : boundText(p.minimum)}..${p.maximum === undefined ? "…" : boundText(p.maximum)}` : "";
+  const range =
+    p.minimum !== undefined || p.maximum !== undefined
+      ? ` ${p.minimum === undefined ? "…" : boundText(p.minimum)}..${p.maximum === undefined ? "…" : boundText(p.maximum)}`
+      : "";
   return `${type}${range}`;
 }

@@ -9,11 +9,20 @@ import { cliUsageError } from "./cliUsageError.js";
  * deeper-indented lines). The mapping is found by `path` (keys and list
  * indexes from the top).
  */
-export function setYamlKey(text: string, path: readonly (string | number)[], key: string, render: (indent: string) => string, where: string): string {
+export function setYamlKey(
+  text: string,
+  path: readonly (string | number)[],
+  key: string,
+  render: (indent: string) => string,
+  where: string,
+): string {
   const doc = parseDocument(text, { keepSourceTokens: false });
   if (doc.errors.length > 0) throw cliUsageError(`${where} is not valid YAML: ${doc.errors[0]?.message}`);
   const map = path.length === 0 ? doc.contents : doc.getIn(path, true);
-  if (!isMap(map) || map.flow) throw cliUsageError(`${where}: ${path.join(".") || "the top level"} is not a block mapping armbridge can add ${key} to; add it by hand`);
+  if (!isMap(map) || map.flow)
+    throw cliUsageError(
+      `${where}: ${path.join(".") || "the top level"} is not a block mapping armbridge can add ${key} to; add it by hand`,
+    );
   const keyOf = (n: unknown): unknown => (isScalar(n) ? n.value : n);
   const pair = map.items.find((p) => isPair(p) && keyOf(p.key) === key);
   const first = map.items[0];
@@ -31,7 +40,8 @@ export function setYamlKey(text: string, path: readonly (string | number)[], key
     return checked(text.slice(0, start) + `${key}:${render(column(start))}` + text.slice(end), where);
   }
   const last = map.items[map.items.length - 1];
-  if (!firstKey?.range || !last || !isPair(last)) throw cliUsageError(`${where}: ${path.join(".")} is empty; add ${key} by hand`);
+  if (!firstKey?.range || !last || !isPair(last))
+    throw cliUsageError(`${where}: ${path.join(".")} is empty; add ${key} by hand`);
   let lastEnd = ((last.value as Node | null)?.range ?? (last.key as Node).range)?.[1] ?? text.length;
   while (lastEnd > 0 && /\s/.test(text[lastEnd - 1] ?? "")) lastEnd--;
   const indent = column(firstKey.range[0]);
@@ -68,6 +78,9 @@ function refuseAliasedAnchors(doc: Document, value: Node, at: string, where: str
 /** The edited text must still be one valid YAML document; otherwise nothing is written. */
 function checked(edited: string, where: string): string {
   const doc = parseDocument(edited);
-  if (doc.errors.length > 0) throw cliUsageError(`${where}: the edit would leave the file invalid (${doc.errors[0]?.code ?? "YAML error"}); nothing was written`);
+  if (doc.errors.length > 0)
+    throw cliUsageError(
+      `${where}: the edit would leave the file invalid (${doc.errors[0]?.code ?? "YAML error"}); nothing was written`,
+    );
   return edited;
 }

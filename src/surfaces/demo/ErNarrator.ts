@@ -48,7 +48,11 @@ export class ErNarrator {
   readonly #shown: (path: string) => string;
   readonly #args = new Map<string, Readonly<Record<string, unknown>>>();
 
-  constructor(options: { readonly framesDir: string; readonly write: (line: string) => void; readonly shown: (path: string) => string }) {
+  constructor(options: {
+    readonly framesDir: string;
+    readonly write: (line: string) => void;
+    readonly shown: (path: string) => string;
+  }) {
     this.#framesDir = options.framesDir;
     this.#write = options.write;
     this.#shown = options.shown;
@@ -95,9 +99,15 @@ export class ErNarrator {
     if (e.tool === "move_to_image_point") {
       const move = this.#imagePointMove(e.callId, e.result);
       this.moves.push(move);
-      const from = move.frame ? `in frame ${this.#shown(move.frame.path)}` : "(no frame of that camera was delivered before it)";
-      const table = move.tablePoint ? ` -> table (${xyz(move.tablePoint)}) m -> tool tip to (${xyz(move.target ?? move.tablePoint)}) m` : "";
-      this.#write(`  ${e.callId} move_to_image_point: point [${move.point.join(", ")}] of ${move.camera} ${from}${table}`);
+      const from = move.frame
+        ? `in frame ${this.#shown(move.frame.path)}`
+        : "(no frame of that camera was delivered before it)";
+      const table = move.tablePoint
+        ? ` -> table (${xyz(move.tablePoint)}) m -> tool tip to (${xyz(move.target ?? move.tablePoint)}) m`
+        : "";
+      this.#write(
+        `  ${e.callId} move_to_image_point: point [${move.point.join(", ")}] of ${move.camera} ${from}${table}`,
+      );
     }
     const line = progressLine(e);
     // A result with pictures is told when they reach the model (#saveDelivered), with where they were saved.
@@ -117,16 +127,29 @@ export class ErNarrator {
       const image = described[k];
       if (!image) return;
       const f = this.#save(r.id, { ...image, mime_type: part.inlineData.mimeType, data: part.inlineData.data }, k);
-      this.#write(`  ${r.id} ${r.name}: frame from ${f.camera} (${f.width}×${f.height}, captured ${f.capturedAt}${f.stale ? ", STALE" : ""}) sent to the model; saved to ${this.#shown(f.path)}`);
+      this.#write(
+        `  ${r.id} ${r.name}: frame from ${f.camera} (${f.width}×${f.height}, captured ${f.capturedAt}${f.stale ? ", STALE" : ""}) sent to the model; saved to ${this.#shown(f.path)}`,
+      );
     });
   }
 
   #save(callId: string, image: ResultImage & { readonly data: string }, k: number): SavedFrame {
     mkdirSync(this.#framesDir, { recursive: true });
     const n = String(this.frames.length + 1).padStart(2, "0");
-    const path = join(this.#framesDir, `${n}-${callId}${k > 0 ? `-${k}` : ""}-${image.camera}.${EXTENSION[image.mime_type] ?? "img"}`);
+    const path = join(
+      this.#framesDir,
+      `${n}-${callId}${k > 0 ? `-${k}` : ""}-${image.camera}.${EXTENSION[image.mime_type] ?? "img"}`,
+    );
     writeFileSync(path, Buffer.from(image.data, "base64"));
-    const frame: SavedFrame = { callId, camera: image.camera, path, width: image.width, height: image.height, capturedAt: image.captured_at, stale: image.stale };
+    const frame: SavedFrame = {
+      callId,
+      camera: image.camera,
+      path,
+      width: image.width,
+      height: image.height,
+      capturedAt: image.captured_at,
+      stale: image.stale,
+    };
     this.frames.push(frame);
     return frame;
   }
@@ -134,7 +157,10 @@ export class ErNarrator {
   #imagePointMove(callId: string, result: CallResult): ImagePointMove {
     const args = this.#args.get(callId) ?? {};
     const camera = typeof args.camera === "string" ? args.camera : "?";
-    const point = Array.isArray(args.point) && args.point.length === 2 ? ([Number(args.point[0]), Number(args.point[1])] as const) : ([Number.NaN, Number.NaN] as const);
+    const point =
+      Array.isArray(args.point) && args.point.length === 2
+        ? ([Number(args.point[0]), Number(args.point[1])] as const)
+        : ([Number.NaN, Number.NaN] as const);
     const context = result.context ?? {};
     return {
       callId,
@@ -150,7 +176,9 @@ export class ErNarrator {
 
 function vector(v: unknown): { x: number; y: number; z: number } | undefined {
   const o = v as { x?: unknown; y?: unknown; z?: unknown } | undefined;
-  return typeof o?.x === "number" && typeof o.y === "number" && typeof o.z === "number" ? { x: o.x, y: o.y, z: o.z } : undefined;
+  return typeof o?.x === "number" && typeof o.y === "number" && typeof o.z === "number"
+    ? { x: o.x, y: o.y, z: o.z }
+    : undefined;
 }
 
 function xyz(p: { readonly x: number; readonly y: number; readonly z: number }): string {

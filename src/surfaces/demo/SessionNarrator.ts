@@ -24,9 +24,14 @@ interface CallTrack {
 /** The four things the demo exists to show, as found in the session (not as scripted). */
 export interface SessionFindings {
   readonly parallel?: { readonly a: string; readonly b: string; readonly overlapMs: number } | undefined;
-  readonly queued?: { readonly first: string; readonly second: string; readonly joints: readonly string[]; readonly gapMs: number } | undefined;
-  readonly timeoutObserved?: { readonly call: string; readonly budgetMs: number; readonly observedAfterMs: number; readonly actionId: string } | undefined;
-  readonly unknown?: { readonly call: string; readonly actionId: string; readonly resources: readonly string[] } | undefined;
+  readonly queued?:
+    | { readonly first: string; readonly second: string; readonly joints: readonly string[]; readonly gapMs: number }
+    | undefined;
+  readonly timeoutObserved?:
+    | { readonly call: string; readonly budgetMs: number; readonly observedAfterMs: number; readonly actionId: string }
+    | undefined;
+  readonly unknown?:
+    { readonly call: string; readonly actionId: string; readonly resources: readonly string[] } | undefined;
 }
 
 export const SESSION_FINISHED_MARKER = "=== session finished ===";
@@ -71,8 +76,11 @@ export class SessionNarrator {
         if (event.calls.length === 0) {
           this.#say(`Turn ${event.turn} — the model answers: ${oneLine(event.text)}`);
         } else {
-          this.#say(`Turn ${event.turn} — the model calls ${event.calls.map((c) => `${c.name}#${c.id} ${compactArgs(c.args)}`).join(", ")}`);
-          for (const c of event.calls) this.#calls.set(c.id, { id: c.id, tool: c.name, turn: event.turn, resources: [] });
+          this.#say(
+            `Turn ${event.turn} — the model calls ${event.calls.map((c) => `${c.name}#${c.id} ${compactArgs(c.args)}`).join(", ")}`,
+          );
+          for (const c of event.calls)
+            this.#calls.set(c.id, { id: c.id, tool: c.name, turn: event.turn, resources: [] });
         }
         if (event.note) this.#say(`  (${event.note})`);
         break;
@@ -83,18 +91,26 @@ export class SessionNarrator {
         this.#analyseTurn(event.turn);
         break;
       case "cancelled":
-        this.#say(`  ${this.#stamp()}  the server cancelled ${event.callIds.join(", ")}: our wait ends, the motions go on and are settled by observation`);
+        this.#say(
+          `  ${this.#stamp()}  the server cancelled ${event.callIds.join(", ")}: our wait ends, the motions go on and are settled by observation`,
+        );
         break;
       case "cancelled_settled":
         break;
       case "interrupted":
-        this.#say(`  ${this.#stamp()}  a turn interrupted ${event.callIds.join(", ")}: our wait ends, the motions go on; the model will be told their outcome`);
+        this.#say(
+          `  ${this.#stamp()}  a turn interrupted ${event.callIds.join(", ")}: our wait ends, the motions go on; the model will be told their outcome`,
+        );
         break;
       case "joined":
-        this.#say(`  ${this.#stamp()}  ${event.call.id} repeats ${event.joinedCallId}, whose result the model never got: joined, not run again`);
+        this.#say(
+          `  ${this.#stamp()}  ${event.call.id} repeats ${event.joinedCallId}, whose result the model never got: joined, not run again`,
+        );
         break;
       case "missed_told":
-        this.#say(`  ${this.#stamp()}  the model is told the outcome of ${event.callIds.join(", ")}, which it never received`);
+        this.#say(
+          `  ${this.#stamp()}  the model is told the outcome of ${event.callIds.join(", ")}, which it never received`,
+        );
         break;
       case "user_turn":
         this.#say(`  ${this.#stamp()}  the user says: ${oneLine(event.text)}`);
@@ -112,7 +128,9 @@ export class SessionNarrator {
   /** An action settled outside the session: an operator's confirmation, or a later observation. */
   actionResolved(row: ActionRow): void {
     const who = row.operator ? ` by ${row.operator}` : row.settledBy === "observation" ? " by a later observation" : "";
-    this.#say(`${this.#stamp()}  action ${row.actionId} (${row.tool} on ${row.resources.map(shortName).join(", ")}) is now ${row.state}${who}; its joints are free again`);
+    this.#say(
+      `${this.#stamp()}  action ${row.actionId} (${row.tool} on ${row.resources.map(shortName).join(", ")}) is now ${row.state}${who}; its joints are free again`,
+    );
   }
 
   findings(): SessionFindings {
@@ -126,11 +144,15 @@ export class SessionNarrator {
     this.#say("What this session showed:");
     this.#say(
       `  ${box(!!f.parallel)} parallel calls on disjoint joints ran together` +
-        (f.parallel ? `: ${f.parallel.a} and ${f.parallel.b} overlapped for ${f.parallel.overlapMs} ms` : " (not seen)"),
+        (f.parallel
+          ? `: ${f.parallel.a} and ${f.parallel.b} overlapped for ${f.parallel.overlapMs} ms`
+          : " (not seen)"),
     );
     this.#say(
       `  ${box(!!f.queued)} calls on a shared joint were queued` +
-        (f.queued ? `: ${f.queued.second} started ${f.queued.gapMs} ms after ${f.queued.first} ended (${f.queued.joints.map(shortName).join(", ")})` : " (not seen)"),
+        (f.queued
+          ? `: ${f.queued.second} started ${f.queued.gapMs} ms after ${f.queued.first} ended (${f.queued.joints.map(shortName).join(", ")})`
+          : " (not seen)"),
     );
     this.#say(
       `  ${box(!!f.timeoutObserved)} a timeout was settled by observation` +
@@ -150,7 +172,9 @@ export class SessionNarrator {
 
   #onCallEvent(e: ExecutorEvent): void {
     if (e.type === "link_returned") {
-      this.#say(`  ! the arm's link came back${e.loss.incarnation_changed ? " as a new incarnation (it lost power or restarted)" : ""}: ${e.loss.returned_detail ?? e.loss.reason}; nothing is re-sent`);
+      this.#say(
+        `  ! the arm's link came back${e.loss.incarnation_changed ? " as a new incarnation (it lost power or restarted)" : ""}: ${e.loss.returned_detail ?? e.loss.reason}; nothing is re-sent`,
+      );
       return;
     }
     if (!isCallEvent(e)) return;
@@ -162,11 +186,19 @@ export class SessionNarrator {
         c.queuedAt = t;
         c.resources = e.resources;
         const ahead = [...this.#calls.values()].filter(
-          (o) => o !== c && o.queuedAt !== undefined && o.settledAt === undefined && o.resources.some((r) => e.resources.includes(r)),
+          (o) =>
+            o !== c &&
+            o.queuedAt !== undefined &&
+            o.settledAt === undefined &&
+            o.resources.some((r) => e.resources.includes(r)),
         );
         if (ahead.length > 0) {
           const shared = [...new Set(ahead.flatMap((o) => o.resources.filter((r) => e.resources.includes(r))))];
-          this.#line(t, c, `waits: ${shared.map(shortName).join(", ")} ${shared.length === 1 ? "is" : "are"} held by ${ahead.map((o) => o.id).join(", ")}`);
+          this.#line(
+            t,
+            c,
+            `waits: ${shared.map(shortName).join(", ")} ${shared.length === 1 ? "is" : "are"} held by ${ahead.map((o) => o.id).join(", ")}`,
+          );
         }
         break;
       }
@@ -175,14 +207,22 @@ export class SessionNarrator {
         c.actionId = e.actionId;
         c.budgetMs = e.budgetMs;
         c.resources = e.resources;
-        this.#line(t, c, `starts ${e.actionId} on ${e.resources.map(shortName).join(", ")} (waits up to ${e.budgetMs} ms)`);
+        this.#line(
+          t,
+          c,
+          `starts ${e.actionId} on ${e.resources.map(shortName).join(", ")} (waits up to ${e.budgetMs} ms)`,
+        );
         break;
       case "paced":
         this.#line(t, c, `the arm is ${paceWords(e.pace)}`);
         break;
       case "timed_out":
         c.timedOutAt = t;
-        this.#line(t, c, `wait timed out after ${c.budgetMs ?? "?"} ms — the motion goes on; it is not stopped and not re-sent; observing the arm`);
+        this.#line(
+          t,
+          c,
+          `wait timed out after ${c.budgetMs ?? "?"} ms — the motion goes on; it is not stopped and not re-sent; observing the arm`,
+        );
         break;
       case "settled":
         c.settledAt = t;
@@ -190,14 +230,21 @@ export class SessionNarrator {
         this.#line(t, c, settledWords(e.result));
         if (e.result.status === "unknown") {
           const what = e.result.resources.map(shortName).join(", ");
-          this.#say(`             ! ${what} quarantined: nothing will move ${e.result.resources.length === 1 ? "it" : "them"} until an operator confirms ${e.result.action_id}`);
+          this.#say(
+            `             ! ${what} quarantined: nothing will move ${e.result.resources.length === 1 ? "it" : "them"} until an operator confirms ${e.result.action_id}`,
+          );
           this.#say(`             ! confirm at ${this.#consoleUrl}`);
         }
         // The turn's timing story is told as soon as its last call has settled.
-        if ([...this.#calls.values()].every((o) => o.turn !== c.turn || o.settledAt !== undefined)) this.#analyseTurn(c.turn);
+        if ([...this.#calls.values()].every((o) => o.turn !== c.turn || o.settledAt !== undefined))
+          this.#analyseTurn(c.turn);
         break;
       case "approval_requested":
-        this.#line(t, c, `waits for an operator's approval (${e.approval.id}); nothing sent — approve or decline at ${this.#consoleUrl}`);
+        this.#line(
+          t,
+          c,
+          `waits for an operator's approval (${e.approval.id}); nothing sent — approve or decline at ${this.#consoleUrl}`,
+        );
         break;
       case "approval_resolved":
         this.#line(t, c, `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}`);
@@ -208,18 +255,27 @@ export class SessionNarrator {
   #analyseTurn(turn: number): void {
     if (turn === 0 || this.#analysed.has(turn)) return;
     this.#analysed.add(turn);
-    const calls = [...this.#calls.values()].filter((c) => c.turn === turn && c.startedAt !== undefined && c.settledAt !== undefined);
+    const calls = [...this.#calls.values()].filter(
+      (c) => c.turn === turn && c.startedAt !== undefined && c.settledAt !== undefined,
+    );
     for (let i = 0; i < calls.length; i++) {
       for (let j = i + 1; j < calls.length; j++) {
         const a = calls[i];
         const b = calls[j];
         if (!a || !b) continue;
         const shared = a.resources.filter((r) => b.resources.includes(r));
-        const [aStart, aEnd, bStart, bEnd] = [this.#rel(a.startedAt), this.#rel(a.settledAt), this.#rel(b.startedAt), this.#rel(b.settledAt)];
+        const [aStart, aEnd, bStart, bEnd] = [
+          this.#rel(a.startedAt),
+          this.#rel(a.settledAt),
+          this.#rel(b.startedAt),
+          this.#rel(b.settledAt),
+        ];
         if (shared.length === 0) {
           const overlapMs = Math.min(aEnd, bEnd) - Math.max(aStart, bStart);
           if (overlapMs > 0) {
-            this.#say(`  => ${a.id} [+${aStart}..+${aEnd} ms] and ${b.id} [+${bStart}..+${bEnd} ms] ran together on disjoint joints: ${overlapMs} ms of overlap`);
+            this.#say(
+              `  => ${a.id} [+${aStart}..+${aEnd} ms] and ${b.id} [+${bStart}..+${bEnd} ms] ran together on disjoint joints: ${overlapMs} ms of overlap`,
+            );
             this.#findings.parallel ??= { a: a.id, b: b.id, overlapMs };
           }
         } else {
@@ -231,7 +287,9 @@ export class SessionNarrator {
             );
             this.#findings.queued ??= { first: first.id, second: second.id, joints: shared, gapMs };
           } else {
-            this.#say(`  => ${a.id} and ${b.id} share ${shared.map(shortName).join(", ")} but overlapped (${-gapMs} ms): this should never happen`);
+            this.#say(
+              `  => ${a.id} and ${b.id} share ${shared.map(shortName).join(", ")} but overlapped (${-gapMs} ms): this should never happen`,
+            );
           }
         }
       }
@@ -244,14 +302,23 @@ export class SessionNarrator {
         this.#say(
           `  => ${c.id}: wait timed out after ${c.budgetMs ?? "?"} ms — the motion went on — observed reached at +${observedAt} ms (${afterMs} ms after the timeout) -> done, nothing re-sent`,
         );
-        this.#findings.timeoutObserved ??= { call: c.id, budgetMs: c.budgetMs ?? 0, observedAfterMs: afterMs, actionId: c.actionId ?? "" };
+        this.#findings.timeoutObserved ??= {
+          call: c.id,
+          budgetMs: c.budgetMs ?? 0,
+          observedAfterMs: afterMs,
+          actionId: c.actionId ?? "",
+        };
       } else {
-        this.#say(`  => ${c.id}: wait timed out after ${c.budgetMs ?? "?"} ms; observation settled it ${c.result.status} at +${observedAt} ms`);
+        this.#say(
+          `  => ${c.id}: wait timed out after ${c.budgetMs ?? "?"} ms; observation settled it ${c.result.status} at +${observedAt} ms`,
+        );
       }
     }
     for (const c of calls) {
       if (c.result?.status !== "unknown" || c.result.action_id === undefined) continue;
-      this.#say(`  => ${c.id}: ${c.result.action_id} is UNKNOWN — the bridge cannot tell whether it had its effect, so it neither reports success nor retries`);
+      this.#say(
+        `  => ${c.id}: ${c.result.action_id} is UNKNOWN — the bridge cannot tell whether it had its effect, so it neither reports success nor retries`,
+      );
       this.#findings.unknown ??= { call: c.id, actionId: c.result.action_id, resources: c.result.resources };
     }
     this.#say("");
@@ -278,7 +345,9 @@ function settledWords(r: CallResult): string {
   const id = "action_id" in r && r.action_id ? `${r.action_id} ` : "";
   switch (r.status) {
     case "done":
-      return id ? `${id}done (settled by ${r.settled_by}${r.timed_out ? ", after a timeout" : ""})` : `done: ${r.message}`;
+      return id
+        ? `${id}done (settled by ${r.settled_by}${r.timed_out ? ", after a timeout" : ""})`
+        : `done: ${r.message}`;
     case "failed":
       return `${id}failed: ${r.reason} (nothing moved; a re-run is allowed)`;
     case "stopped":

@@ -27,7 +27,10 @@ export const DEMO_BUS_HELP = `  --bus PROTOCOL         the arm on a simulated se
 export function demoBusOf(flag: string | undefined, config: string | undefined): DemoBus | undefined {
   if (flag === undefined) return undefined;
   const protocol = BUS_PROTOCOLS.find((p) => p === flag);
-  if (!protocol) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--bus ${JSON.stringify(flag)} must be ${BUS_PROTOCOLS.join(" or ")}` });
+  if (!protocol)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
+      message: `--bus ${JSON.stringify(flag)} must be ${BUS_PROTOCOLS.join(" or ")}`,
+    });
   return {
     protocol,
     config: config ?? join(packageRoot(), "config", SHIPPED_CONFIG[protocol]),

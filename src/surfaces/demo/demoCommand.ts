@@ -175,13 +175,20 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       void sim.exited.then((code) => {
         if (shutdown.signal.aborted || stoppingSim) return;
         if (code !== 0) {
-          say(`\nfirmware-sim exited with code ${code} (see ${join(options.dataDir, "firmware-sim.log")}); shutting down.`);
+          say(
+            `\nfirmware-sim exited with code ${code} (see ${join(options.dataDir, "firmware-sim.log")}); shutting down.`,
+          );
           exitCode = 1;
         }
         shutdown.abort("firmware-sim exited");
       });
-      say(`  simulator  firmware-sim${options.bus ? ` --bus ${options.bus.protocol}` : ""} (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`);
-      if (options.stallJoints.length > 0) say(`             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`);
+      say(
+        `  simulator  firmware-sim${options.bus ? ` --bus ${options.bus.protocol}` : ""} (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`,
+      );
+      if (options.stallJoints.length > 0)
+        say(
+          `             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`,
+        );
       say(`  effects    ${shown(join(options.dataDir, "effects.jsonl"))} (the simulator's ground truth)`);
     }
     if (shutdown.signal.aborted) return 0;
@@ -198,9 +205,24 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
     // The ER session (its own module, on a simulated arm of its own) goes first; an arm given on the
     // command line has no simulated camera, and a bus arm's config ships none (the bus demo is about the bus).
-    if (options.bus) say("ER session skipped: it runs on the simulated 6-axis arm and its overhead camera; `armbridge demo` without --bus shows it.\n");
+    if (options.bus)
+      say(
+        "ER session skipped: it runs on the simulated 6-axis arm and its overhead camera; `armbridge demo` without --bus shows it.\n",
+      );
     else if (!options.transport) {
-      const er = await runErSession({ dataDir: join(options.dataDir, "er"), config: options.config, link: options.link, seed: options.seed, logger, say, shown, env: io.env, signal: shutdown.signal, baseUrl: options.baseUrl, token: options.token });
+      const er = await runErSession({
+        dataDir: join(options.dataDir, "er"),
+        config: options.config,
+        link: options.link,
+        seed: options.seed,
+        logger,
+        say,
+        shown,
+        env: io.env,
+        signal: shutdown.signal,
+        baseUrl: options.baseUrl,
+        token: options.token,
+      });
       if (er.failed) exitCode = 1;
     }
     if (shutdown.signal.aborted) return exitCode;
@@ -213,8 +235,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const { model, what } = chooseModel(options, io.env);
     say(what);
     // The session is a client of the serve above, over its HTTP API, as `armbridge agent --bridge` is.
-    remote = await RemoteBridge.connect({ url: http.url, token: options.token, client: agentClient({ model: model.model }), logger });
-    say(`  attached   to ${remote.url} as ${remote.client.kind} ${remote.client.name} (session ${remote.client.session ?? "-"}): its calls, progress and outcomes are in the console above`);
+    remote = await RemoteBridge.connect({
+      url: http.url,
+      token: options.token,
+      client: agentClient({ model: model.model }),
+      logger,
+    });
+    say(
+      `  attached   to ${remote.url} as ${remote.client.kind} ${remote.client.name} (session ${remote.client.session ?? "-"}): its calls, progress and outcomes are in the console above`,
+    );
     say();
     try {
       const result = await runAgent({
@@ -250,10 +279,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     unsubscribe?.();
     await remote?.close();
     // Order matters: stop taking requests, then release the arm, then stop the arm.
-    const failed = (what: string) => (error: unknown): void => {
-      closeFailed = true;
-      logger.error({ err: String(error) }, `${what} close failed`);
-    };
+    const failed =
+      (what: string) =>
+      (error: unknown): void => {
+        closeFailed = true;
+        logger.error({ err: String(error) }, `${what} close failed`);
+      };
     await (http ?? httpPort)?.close().catch(failed("HTTP"));
     await bridge?.close().catch(failed("bridge"));
     stoppingSim = true;
@@ -262,7 +293,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const s of DEMO_STOP_SIGNALS) process.off(s, onSignal);
     io.stdout.off("error", onStdoutError);
     logger.flush();
-    if (shutdown.signal.aborted) say(closeFailed ? `Stopped, but not everything closed cleanly (see ${join(options.dataDir, "armbridge.log")}).` : "Stopped cleanly.");
+    if (shutdown.signal.aborted)
+      say(
+        closeFailed
+          ? `Stopped, but not everything closed cleanly (see ${join(options.dataDir, "armbridge.log")}).`
+          : "Stopped cleanly.",
+      );
   }
 }
 
@@ -312,21 +348,27 @@ function parseDemoArgs(argv: readonly string[]): DemoOptions {
     throw usage(`${(error as Error).message}; see armbridge demo --help`);
   }
   const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw usage(`--seed ${JSON.stringify(values.seed)} must be a non-negative integer`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw usage(`--seed ${JSON.stringify(values.seed)} must be a non-negative integer`);
   const link = values.link ?? (socatAvailable() ? "pty" : "tcp");
   if (link !== "pty" && link !== "tcp") throw usage(`--link ${JSON.stringify(link)} must be pty or tcp`);
   let host = "127.0.0.1";
   let port = 0;
   if (values.http !== undefined) {
     const m = /^(.+):(\d{1,5})$/.exec(values.http);
-    if (!m || Number(m[2]) > 65535) throw usage(`--http ${JSON.stringify(values.http)} must be HOST:PORT (port 0 for any free port)`);
+    if (!m || Number(m[2]) > 65535)
+      throw usage(`--http ${JSON.stringify(values.http)} must be HOST:PORT (port 0 for any free port)`);
     host = m[1] ?? host;
     port = Number(m[2]);
   }
-  if (values["base-url"] !== undefined && !/^https?:\/\//.test(values["base-url"])) throw usage(`--base-url ${JSON.stringify(values["base-url"])} must be an http:// or https:// URL`);
+  if (values["base-url"] !== undefined && !/^https?:\/\//.test(values["base-url"]))
+    throw usage(`--base-url ${JSON.stringify(values["base-url"])} must be an http:// or https:// URL`);
   if (values.token !== undefined && values.token.length < 8) throw usage("--token must be at least 8 characters");
   const bus = demoBusOf(values.bus, bridgeFlags.options.config);
-  if (bus && bridgeFlags.options.transport) throw usage("--bus starts a simulated servo bus; with --serial the config's bus: section already selects the protocol");
+  if (bus && bridgeFlags.options.transport)
+    throw usage(
+      "--bus starts a simulated servo bus; with --serial the config's bus: section already selects the protocol",
+    );
   const stall = values["stall-joint"] ?? bus?.stallJoint ?? DEMO_STALL_JOINT;
   const dataGiven = argv.some((a) => a === "--data" || a.startsWith("--data="));
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");

@@ -83,22 +83,42 @@ export async function runErSession(options: ErSessionOptions): Promise<ErSession
       flags: options.config === undefined ? [] : ["--config", options.config],
     });
     if (options.signal.aborted) return { ran: false, failed: false };
-    bridge = await Bridge.start({ config: options.config, transport: { kind: "serial", link: sim.link }, dataDir: options.dataDir, logger: options.logger.child({ component: "er_session" }) });
+    bridge = await Bridge.start({
+      config: options.config,
+      transport: { kind: "serial", link: sim.link },
+      dataDir: options.dataDir,
+      logger: options.logger.child({ component: "er_session" }),
+    });
     const missing = ER_TOOLS.filter((t) => bridge?.registry.get(t) === undefined);
     if (missing.length > 0) {
-      say(`ER session skipped: this arm has no ${missing.join(", ")} (a calibrated camera in the config's cameras: gives them).`);
+      say(
+        `ER session skipped: this arm has no ${missing.join(", ")} (a calibrated camera in the config's cameras: gives them).`,
+      );
       say();
       return { ran: false, failed: false };
     }
     const { model, what } = chooseErModel(options);
     const logger = options.logger.child({ component: "er_session" });
     http = await startHttpServer(bridge, { port: 0, token: options.token, logger });
-    remote = await RemoteBridge.connect({ url: http.url, token: options.token, client: agentClient({ model: model.model, name: "er-session" }), logger });
+    remote = await RemoteBridge.connect({
+      url: http.url,
+      token: options.token,
+      client: agentClient({ model: model.model, name: "er-session" }),
+      logger,
+    });
     say(what);
-    say(`  ER arm     a simulated arm of its own (sim pid ${sim.pid}); ground truth ${options.shown(effects)}, ledger ${options.shown(join(options.dataDir, "ledger.sqlite"))}`);
-    say(`  ER console ${http.url}/console#token=${encodeURIComponent(options.token)} (this arm's own; the session is attached to it as ${remote.client.kind} ${remote.client.name})`);
+    say(
+      `  ER arm     a simulated arm of its own (sim pid ${sim.pid}); ground truth ${options.shown(effects)}, ledger ${options.shown(join(options.dataDir, "ledger.sqlite"))}`,
+    );
+    say(
+      `  ER console ${http.url}/console#token=${encodeURIComponent(options.token)} (this arm's own; the session is attached to it as ${remote.client.kind} ${remote.client.name})`,
+    );
     say();
-    const narrator = new ErNarrator({ framesDir: join(options.dataDir, "frames"), write: (l) => say(l), shown: options.shown });
+    const narrator = new ErNarrator({
+      framesDir: join(options.dataDir, "frames"),
+      write: (l) => say(l),
+      shown: options.shown,
+    });
     try {
       const result = await runAgent({
         bridge: remote,
@@ -127,8 +147,12 @@ export async function runErSession(options: ErSessionOptions): Promise<ErSession
     return { ran: false, failed: true };
   } finally {
     await remote?.close();
-    await http?.close().catch((error: unknown) => options.logger.error({ err: String(error) }, "ER console close failed"));
-    await bridge?.close().catch((error: unknown) => options.logger.error({ err: String(error) }, "ER bridge close failed"));
+    await http
+      ?.close()
+      .catch((error: unknown) => options.logger.error({ err: String(error) }, "ER console close failed"));
+    await bridge
+      ?.close()
+      .catch((error: unknown) => options.logger.error({ err: String(error) }, "ER bridge close failed"));
     await sim?.stop();
   }
 }
@@ -137,7 +161,10 @@ function chooseErModel(options: ErSessionOptions): { model: ModelClient; what: s
   const key = options.env.GEMINI_API_KEY;
   if (key) {
     const model = new GeminiModelClient({ apiKey: key, model: DEFAULT_GEMINI_MODEL, baseUrl: options.baseUrl });
-    return { model, what: `Gemini Robotics-ER session with ${model.model} on the simulated overhead camera. Instruction: ${ER_DEMO_INSTRUCTION}` };
+    return {
+      model,
+      what: `Gemini Robotics-ER session with ${model.model} on the simulated overhead camera. Instruction: ${ER_DEMO_INSTRUCTION}`,
+    };
   }
   const file = options.session ?? ER_SESSION_FILE;
   return {
@@ -151,17 +178,27 @@ function summarise(options: ErSessionOptions, config: ArmConfig, narrator: ErNar
   const { say } = options;
   const box = (seen: boolean): string => (seen ? "[x]" : "[ ]");
   say("What the ER session showed:");
-  say(`  ${box(narrator.frames.length > 0)} the model was given ${narrator.frames.length} picture(s); saved: ${narrator.frames.map((f) => options.shown(f.path)).join(", ") || "none"}`);
+  say(
+    `  ${box(narrator.frames.length > 0)} the model was given ${narrator.frames.length} picture(s); saved: ${narrator.frames.map((f) => options.shown(f.path)).join(", ") || "none"}`,
+  );
   const reach = narrator.moves.find((m) => m.result.status === "done");
-  say(`  ${box(reach !== undefined)} it pointed at a block and the arm moved above it${reach ? `: ${describeReach(options, config, reach)}` : " (not seen)"}`);
-  const grip = [...narrator.results.entries()].find(([, r]) => r.tool === "set_gripper" && r.result.status === "done" && (r.result.pose?.gripper ?? 1) < 0.05);
-  say(`  ${box(grip !== undefined)} the gripper closed${grip ? `: ${grip[0]} ${"action_id" in grip[1].result ? (grip[1].result.action_id ?? "") : ""} done` : " (not seen)"}`);
+  say(
+    `  ${box(reach !== undefined)} it pointed at a block and the arm moved above it${reach ? `: ${describeReach(options, config, reach)}` : " (not seen)"}`,
+  );
+  const grip = [...narrator.results.entries()].find(
+    ([, r]) => r.tool === "set_gripper" && r.result.status === "done" && (r.result.pose?.gripper ?? 1) < 0.05,
+  );
+  say(
+    `  ${box(grip !== undefined)} the gripper closed${grip ? `: ${grip[0]} ${"action_id" in grip[1].result ? (grip[1].result.action_id ?? "") : ""} done` : " (not seen)"}`,
+  );
 }
 
 function describeReach(options: ErSessionOptions, config: ArmConfig, m: ImagePointMove): string {
   const action = "action_id" in m.result ? m.result.action_id : undefined;
   const pose = "pose" in m.result ? m.result.pose : undefined;
-  const tip = (endEffectorOf(config, pose).end_effector as { position?: { x: number; y: number; z: number } } | null | undefined)?.position;
+  const tip = (
+    endEffectorOf(config, pose).end_effector as { position?: { x: number; y: number; z: number } } | null | undefined
+  )?.position;
   const words = [
     `${m.callId} read [${m.point.join(", ")}] from ${m.frame ? options.shown(m.frame.path) : "a picture"}`,
     m.tablePoint ? `mapped to the table at (${m.tablePoint.x.toFixed(3)}, ${m.tablePoint.y.toFixed(3)}) m` : "",
@@ -169,7 +206,9 @@ function describeReach(options: ErSessionOptions, config: ArmConfig, m: ImagePoi
   ];
   if (tip && m.target) {
     const off = Math.hypot(tip.x - m.target.x, tip.y - m.target.y) * 1000;
-    words.push(`the arm's reported joints put the tool tip at (${tip.x.toFixed(3)}, ${tip.y.toFixed(3)}, ${tip.z.toFixed(3)}) m, ${off.toFixed(1)} mm from the target across the table`);
+    words.push(
+      `the arm's reported joints put the tool tip at (${tip.x.toFixed(3)}, ${tip.y.toFixed(3)}, ${tip.z.toFixed(3)}) m, ${off.toFixed(1)} mm from the target across the table`,
+    );
   }
   return words.filter((w) => w !== "").join("; ");
 }

@@ -7,7 +7,9 @@ export interface AgentTool {
   readonly name: string;
   /** A motion (locks, ledger, settlement) rather than a read or a halt. */
   readonly blocking: boolean;
-  readonly args: { safeParse(value: unknown): { readonly success: true; readonly data: unknown } | { readonly success: false } };
+  readonly args: {
+    safeParse(value: unknown): { readonly success: true; readonly data: unknown } | { readonly success: false };
+  };
 }
 
 /** The tools an agent run offers its model, and what it may look up about each. */

@@ -10,7 +10,13 @@ export type AgentEnd = "answered" | "max_turns" | "deadline";
 
 /** What an agent run reports as it goes (progress lines, the demo's narrative). */
 export type AgentEvent =
-  | { readonly type: "model_turn"; readonly turn: number; readonly calls: readonly IdentifiedCall[]; readonly text: string; readonly note?: string | undefined }
+  | {
+      readonly type: "model_turn";
+      readonly turn: number;
+      readonly calls: readonly IdentifiedCall[];
+      readonly text: string;
+      readonly note?: string | undefined;
+    }
   | { readonly type: "call"; readonly event: ExecutorEvent }
   | { readonly type: "responses"; readonly turn: number; readonly responses: readonly FunctionResponse[] }
   /** Live: the server cancelled these calls; our wait for them ended (their motions were not stopped). */

@@ -72,6 +72,7 @@ export class AgentMetricsRecorder {
 function summarise(samples: readonly number[]): LatencySummary | null {
   if (samples.length === 0) return null;
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number): number => Math.round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0);
+  const at = (q: number): number =>
+    Math.round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0);
   return { count: sorted.length, p50: at(0.5), p95: at(0.95), max: at(1) };
 }

@@ -15,7 +15,10 @@ export class AgentReporter {
   readonly #ours = new Set<string>();
   readonly #unsubscribe: () => void;
 
-  constructor(bridge: Pick<AgentBridge, "onEvent">, options: { transcriptPath?: string | undefined; onProgress?: ProgressListener | undefined }) {
+  constructor(
+    bridge: Pick<AgentBridge, "onEvent">,
+    options: { transcriptPath?: string | undefined; onProgress?: ProgressListener | undefined },
+  ) {
     this.#transcript = options.transcriptPath ? new TranscriptWriter(options.transcriptPath) : undefined;
     this.#onProgress = options.onProgress;
     this.#unsubscribe = bridge.onEvent((e) => {

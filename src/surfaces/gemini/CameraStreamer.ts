@@ -44,7 +44,12 @@ export class CameraStreamer {
 
   start(): void {
     const { feed } = this.#o;
-    this.#o.report({ kind: "camera_stream", camera: feed.camera, state: "started", detail: `${feed.fps} frame(s) per second, JPEG` });
+    this.#o.report({
+      kind: "camera_stream",
+      camera: feed.camera,
+      state: "started",
+      detail: `${feed.fps} frame(s) per second, JPEG`,
+    });
     this.#schedule(0);
   }
 
@@ -54,7 +59,12 @@ export class CameraStreamer {
     this.#stop.abort();
     clearTimeout(this.#timer);
     await this.#running;
-    this.#o.report({ kind: "camera_stream", camera: this.#o.feed.camera, state: "stopped", detail: `${this.sent} frame(s) sent` });
+    this.#o.report({
+      kind: "camera_stream",
+      camera: this.#o.feed.camera,
+      state: "stopped",
+      detail: `${this.sent} frame(s) sent`,
+    });
   }
 
   #schedule(delayMs: number): void {
@@ -80,7 +90,12 @@ export class CameraStreamer {
       if (this.#stop.signal.aborted) return;
       if (!this.#failing) {
         this.#failing = true;
-        this.#o.report({ kind: "camera_stream", camera: feed.camera, state: "failing", detail: error instanceof Error ? error.message : String(error) });
+        this.#o.report({
+          kind: "camera_stream",
+          camera: feed.camera,
+          state: "failing",
+          detail: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     this.#schedule(Math.max(0, 1000 / feed.fps - (Date.now() - started)));

@@ -1,7 +1,12 @@
 import { GoogleGenAI, type Content } from "@google/genai";
 import { ArmbridgeError } from "../../errors.js";
 import { turnFromContent, type ModelClient, type ModelRequest, type ModelTurn } from "./ModelClient.js";
-import { DEFAULT_MODEL_RETRY_POLICY, retryModelRequest, type ModelRetryPolicy, type RequestCapture } from "./retryModelRequest.js";
+import {
+  DEFAULT_MODEL_RETRY_POLICY,
+  retryModelRequest,
+  type ModelRetryPolicy,
+  type RequestCapture,
+} from "./retryModelRequest.js";
 
 /**
  * The current Gemini Robotics-ER models, per Google's robotics overview
@@ -26,7 +31,10 @@ export function createGoogleGenAI(connection: GeminiConnection): GoogleGenAI {
     ...(connection.baseUrl === undefined ? {} : { baseUrl: connection.baseUrl }),
     ...(connection.apiVersion === undefined ? {} : { apiVersion: connection.apiVersion }),
   };
-  return new GoogleGenAI({ apiKey: connection.apiKey, ...(Object.keys(httpOptions).length > 0 ? { httpOptions } : {}) });
+  return new GoogleGenAI({
+    apiKey: connection.apiKey,
+    ...(Object.keys(httpOptions).length > 0 ? { httpOptions } : {}),
+  });
 }
 
 /**
@@ -41,7 +49,13 @@ export class GeminiModelClient implements ModelClient {
   readonly #retry: ModelRetryPolicy;
   readonly #endpoint: string;
 
-  constructor(options: GeminiConnection & { readonly model?: string | undefined; readonly ai?: GoogleGenAI | undefined; readonly retry?: ModelRetryPolicy | undefined }) {
+  constructor(
+    options: GeminiConnection & {
+      readonly model?: string | undefined;
+      readonly ai?: GoogleGenAI | undefined;
+      readonly retry?: ModelRetryPolicy | undefined;
+    },
+  ) {
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.#ai = options.ai ?? createGoogleGenAI(options);
     this.#retry = options.retry ?? DEFAULT_MODEL_RETRY_POLICY;
@@ -74,7 +88,8 @@ export class GeminiModelClient implements ModelClient {
     });
     const content = response.candidates?.[0]?.content;
     if (!content?.parts?.length) {
-      const why = response.promptFeedback?.blockReason ?? response.candidates?.[0]?.finishReason ?? "no candidate content";
+      const why =
+        response.promptFeedback?.blockReason ?? response.candidates?.[0]?.finishReason ?? "no candidate content";
       throw new ArmbridgeError("ARMB_ERR_GEMINI_API", { reason: `the model returned no content (${why})` });
     }
     return content;

@@ -65,7 +65,10 @@ export class GeminiToolAdapter {
    */
   async respond(calls: readonly IdentifiedCall[], options: RespondOptions): Promise<FunctionResponse[]> {
     if (calls.length === 0) return [];
-    const responses = await this.#executor.execute(calls.map(toExecutorCall), { deadlineMs: options.deadlineMs, signal: options.signal });
+    const responses = await this.#executor.execute(calls.map(toExecutorCall), {
+      deadlineMs: options.deadlineMs,
+      signal: options.signal,
+    });
     return responses.map(toFunctionResponse);
   }
 
@@ -77,7 +80,10 @@ export class GeminiToolAdapter {
    * Calls repeating an id go to the executor together, so the repeat is
    * rejected exactly as in one batch. Returns one promise per call, in order.
    */
-  respondEach(calls: readonly IdentifiedCall[], options: RespondOptions & { readonly signalFor: (callId: string) => AbortSignal }): Promise<FunctionResponse>[] {
+  respondEach(
+    calls: readonly IdentifiedCall[],
+    options: RespondOptions & { readonly signalFor: (callId: string) => AbortSignal },
+  ): Promise<FunctionResponse>[] {
     const groups = new Map<string, number[]>();
     calls.forEach((c, i) => groups.set(c.id, [...(groups.get(c.id) ?? []), i]));
     const byIndex = new Map<number, Promise<FunctionResponse>>();
@@ -90,7 +96,12 @@ export class GeminiToolAdapter {
         indexes.map((i) => toExecutorCall(calls[i] as IdentifiedCall)),
         { deadlineMs: options.deadlineMs, signal, imageBudget },
       );
-      indexes.forEach((i, k) => byIndex.set(i, batch.then((rs) => toFunctionResponse(rs[k] as (typeof rs)[number]))));
+      indexes.forEach((i, k) =>
+        byIndex.set(
+          i,
+          batch.then((rs) => toFunctionResponse(rs[k] as (typeof rs)[number])),
+        ),
+      );
     }
     return calls.map((_, i) => byIndex.get(i) as Promise<FunctionResponse>);
   }

@@ -88,9 +88,13 @@ export class LiveConversation {
     const content = message.serverContent;
     if (!content) return;
     if (content.interrupted === true) this.interruptAwaiting();
-    for (const p of content.modelTurn?.parts ?? []) if (typeof p.text === "string" && p.thought !== true) this.#textOfTurn += p.text;
+    for (const p of content.modelTurn?.parts ?? [])
+      if (typeof p.text === "string" && p.thought !== true) this.#textOfTurn += p.text;
     if (!content.turnComplete) return;
-    reporter.write("model_turn", { turn: this.turns + 1, content: { role: "model", parts: [{ text: this.#textOfTurn }] } });
+    reporter.write("model_turn", {
+      turn: this.turns + 1,
+      content: { role: "model", parts: [{ text: this.#textOfTurn }] },
+    });
     if (this.#textOfTurn) this.text = this.#textOfTurn;
     this.#textOfTurn = "";
     // A turn the model completes while calls still await their responses is not its answer: it goes on once they arrive.
@@ -148,7 +152,13 @@ export class LiveConversation {
           lost.push(m.call.id);
         }
     }
-    const event = { kind: "connection_lost", cause: loss.cause, detail: loss.detail, undeliveredCallIds: [...new Set(lost)], handle: loss.handle } as const;
+    const event = {
+      kind: "connection_lost",
+      cause: loss.cause,
+      detail: loss.detail,
+      undeliveredCallIds: [...new Set(lost)],
+      handle: loss.handle,
+    } as const;
     this.#o.reporter.write("connection_lost", { ...event });
     this.#o.reporter.report({ type: "link", event });
   }
@@ -162,7 +172,8 @@ export class LiveConversation {
         this.#sendHeld();
         return;
       case "resumed": {
-        const noted = this.#userContentUnheld && this.#sendUser({ role: "user", parts: [{ text: UNREPEATED_USER_TURN_NOTE }] });
+        const noted =
+          this.#userContentUnheld && this.#sendUser({ role: "user", parts: [{ text: UNREPEATED_USER_TURN_NOTE }] });
         if (noted) {
           this.#userContentUnheld = false;
           this.#o.reporter.write("user_turn_not_repeated", { text: UNREPEATED_USER_TURN_NOTE });
@@ -191,7 +202,10 @@ export class LiveConversation {
     const turns: Content[] = [this.#o.instruction, ...this.#userTurns, { role: "user", parts: [{ text: recap }] }];
     this.#toSend = [];
     this.#idle = false;
-    const sent = this.#o.link.sendClientContent({ turns, turnComplete: true }, { kind: "user_content", content: { role: "user", parts: turns.flatMap((t) => t.parts ?? []) } });
+    const sent = this.#o.link.sendClientContent(
+      { turns, turnComplete: true },
+      { kind: "user_content", content: { role: "user", parts: turns.flatMap((t) => t.parts ?? []) } },
+    );
     if (!sent) return;
     // Settled motions are in the recap; one still under way is told once it settles, or joined by a repeat.
     for (const m of told) undelivered.told(m.call);
@@ -230,7 +244,12 @@ export class LiveConversation {
     reporter.write("tool_call", { turn: this.turns, calls });
     reporter.report({ type: "model_turn", turn: this.turns, calls, text: "" });
     if (calls.length === 0) return;
-    const dispatched = dispatchLiveCalls(calls, { adapter: this.#o.adapter, undelivered, deadlineAt: this.#o.deadlineAt, signal: this.#o.signal });
+    const dispatched = dispatchLiveCalls(calls, {
+      adapter: this.#o.adapter,
+      undelivered,
+      deadlineAt: this.#o.deadlineAt,
+      signal: this.#o.signal,
+    });
     const turn = this.turns;
     const batch = dispatched.map((d): AwaitedCall => ({ ...d, turn }));
     for (const a of batch) {
@@ -266,7 +285,11 @@ export class LiveConversation {
     if (!this.#o.link.sendToolResponse(params, record)) {
       // The connection went as they settled: the next session is told instead.
       answered.forEach((a, i) => {
-        undelivered.miss(a.joined?.call ?? a.call, a.joined?.response ?? Promise.resolve(answers[i] as FunctionResponse), "connection_lost");
+        undelivered.miss(
+          a.joined?.call ?? a.call,
+          a.joined?.response ?? Promise.resolve(answers[i] as FunctionResponse),
+          "connection_lost",
+        );
         reporter.write("cancelled_settled", { turn, cause: "connection_lost", response: answers[i] });
       });
       return;

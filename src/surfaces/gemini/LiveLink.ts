@@ -1,4 +1,12 @@
-import type { GoogleGenAI, LiveConnectConfig, LiveSendClientContentParameters, LiveSendRealtimeInputParameters, LiveSendToolResponseParameters, LiveServerMessage, Session } from "@google/genai";
+import type {
+  GoogleGenAI,
+  LiveConnectConfig,
+  LiveSendClientContentParameters,
+  LiveSendRealtimeInputParameters,
+  LiveSendToolResponseParameters,
+  LiveServerMessage,
+  Session,
+} from "@google/genai";
 
 /** How a connection that had completed its setup ended. */
 export interface LinkEnd {
@@ -100,7 +108,10 @@ export class LiveLink {
     });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<SetupFailure>((resolve) => {
-      timer = setTimeout(() => resolve({ refused: false, detail: `no setupComplete within ${options.setupTimeoutMs} ms` }), options.setupTimeoutMs);
+      timer = setTimeout(
+        () => resolve({ refused: false, detail: `no setupComplete within ${options.setupTimeoutMs} ms` }),
+        options.setupTimeoutMs,
+      );
     });
     let onAbort: () => void = () => undefined;
     const aborted = new Promise<SetupFailure>((resolve) => {
@@ -112,7 +123,10 @@ export class LiveLink {
       const first = await Promise.race([
         connecting.then(
           (session) => ({ session }),
-          (error: unknown): SetupFailure => ({ refused: false, detail: error instanceof Error ? error.message : String(error) }),
+          (error: unknown): SetupFailure => ({
+            refused: false,
+            detail: error instanceof Error ? error.message : String(error),
+          }),
         ),
         setupFailed,
         timedOut,
@@ -179,8 +193,15 @@ export class LiveLink {
 function closeEnd(e: unknown): LinkEnd {
   const { code, reason } = (e ?? {}) as { code?: unknown; reason?: unknown };
   const c = typeof code === "number" ? code : undefined;
-  const detail = [c === undefined ? "" : `code ${c}`, typeof reason === "string" ? reason : ""].filter((p) => p !== "").join(", ") || "no detail";
-  return { cause: "closed", code: c, detail: `WebSocket closed (${detail})`, transient: c === undefined || TRANSIENT_CLOSE_CODES.has(c) };
+  const detail =
+    [c === undefined ? "" : `code ${c}`, typeof reason === "string" ? reason : ""].filter((p) => p !== "").join(", ") ||
+    "no detail";
+  return {
+    cause: "closed",
+    code: c,
+    detail: `WebSocket closed (${detail})`,
+    transient: c === undefined || TRANSIENT_CLOSE_CODES.has(c),
+  };
 }
 
 /**

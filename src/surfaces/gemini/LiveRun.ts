@@ -1,7 +1,8 @@
 import { asArmbridgeError, type ArmbridgeError } from "../../errors.js";
 import type { AgentEnd } from "./AgentEvent.js";
 
-export type LiveOutcome = { readonly kind: "ended"; readonly ended: AgentEnd } | { readonly kind: "failed"; readonly error: ArmbridgeError };
+export type LiveOutcome =
+  { readonly kind: "ended"; readonly ended: AgentEnd } | { readonly kind: "failed"; readonly error: ArmbridgeError };
 
 /**
  * How a Live run ends, once: the first outcome wins. It also holds the

@@ -14,4 +14,7 @@ import type { IdentifiedCall } from "./GeminiToolAdapter.js";
  */
 export type LiveSentRecord =
   | { readonly kind: "user_content"; readonly content: Content }
-  | { readonly kind: "motion_outcomes"; readonly motions: readonly { readonly call: IdentifiedCall; readonly response: Promise<FunctionResponse> }[] };
+  | {
+      readonly kind: "motion_outcomes";
+      readonly motions: readonly { readonly call: IdentifiedCall; readonly response: Promise<FunctionResponse> }[];
+    };

@@ -42,7 +42,10 @@ export interface ModelClient {
 }
 
 /** Reads calls and text out of a model `Content`, the way `GenerateContentResponse.functionCalls` / `.text` do. */
-export function turnFromContent(content: Content, extras: Pick<ModelTurn, "deadlineMs" | "note" | "expect"> = {}): ModelTurn {
+export function turnFromContent(
+  content: Content,
+  extras: Pick<ModelTurn, "deadlineMs" | "note" | "expect"> = {},
+): ModelTurn {
   const parts = content.parts ?? [];
   const calls = parts.flatMap((p) => (p.functionCall ? [p.functionCall] : []));
   const text = parts

@@ -70,14 +70,21 @@ const NETWORK_CODES: Readonly<Record<string, boolean>> = {
  * Retry-After lives there.
  */
 export function classifyModelFailure(error: unknown, seen: SeenResponse | undefined): ModelFailure {
-  const httpStatus = typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : undefined;
-  if (httpStatus !== undefined) return httpFailure(httpStatus, error instanceof Error ? error.message : String(error), seen);
+  const httpStatus =
+    typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : undefined;
+  if (httpStatus !== undefined)
+    return httpFailure(httpStatus, error instanceof Error ? error.message : String(error), seen);
   const code = socketCode(error);
   if (code !== undefined || (error instanceof TypeError && error.message === "fetch failed")) {
     const why = code ?? "fetch failed";
     return { kind: "network", transient: NETWORK_CODES[why] ?? false, status: why, message: describeChain(error) };
   }
-  return { kind: "request", transient: false, status: "error", message: error instanceof Error ? error.message : String(error) };
+  return {
+    kind: "request",
+    transient: false,
+    status: "error",
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 function httpFailure(httpStatus: number, body: string, seen: SeenResponse | undefined): ModelFailure {
@@ -86,11 +93,32 @@ function httpFailure(httpStatus: number, body: string, seen: SeenResponse | unde
   const fromHeader = seen?.status === httpStatus ? parseRetryAfterMs(seen.retryAfter) : undefined;
   const fromBody = parsed.retryDelayMs;
   // Both may be present; honour the longer, so neither is cut short.
-  const retryAfterFrom = fromHeader === undefined && fromBody === undefined ? undefined : (fromBody ?? -1) > (fromHeader ?? -1) ? "RetryInfo" : "Retry-After";
+  const retryAfterFrom =
+    fromHeader === undefined && fromBody === undefined
+      ? undefined
+      : (fromBody ?? -1) > (fromHeader ?? -1)
+        ? "RetryInfo"
+        : "Retry-After";
   const retryAfterMs = retryAfterFrom === undefined ? undefined : Math.max(fromHeader ?? 0, fromBody ?? 0);
   const kind: ModelFailureKind =
-    httpStatus === 429 ? "quota" : httpStatus === 401 || httpStatus === 403 || parsed.keyInvalid ? "key" : httpStatus === 408 ? "timeout" : httpStatus >= 500 ? "service" : "request";
-  return { kind, transient: TRANSIENT_HTTP.has(httpStatus), status, httpStatus, retryAfterMs, retryAfterFrom, message: parsed.message ?? oneLine(body) };
+    httpStatus === 429
+      ? "quota"
+      : httpStatus === 401 || httpStatus === 403 || parsed.keyInvalid
+        ? "key"
+        : httpStatus === 408
+          ? "timeout"
+          : httpStatus >= 500
+            ? "service"
+            : "request";
+  return {
+    kind,
+    transient: TRANSIENT_HTTP.has(httpStatus),
+    status,
+    httpStatus,
+    retryAfterMs,
+    retryAfterFrom,
+    message: parsed.message ?? oneLine(body),
+  };
 }
 
 /** Retry-After: delta-seconds or an HTTP-date (RFC 9110 §10.2.3). */
@@ -110,7 +138,12 @@ export function parseRetryAfterMs(value: string | null | undefined, now: number 
  * a `google.rpc.ErrorInfo` with reason API_KEY_INVALID marks a bad key
  * (google.rpc error model, https://cloud.google.com/apis/design/errors).
  */
-function parseErrorBody(body: string): { status?: string; message?: string; retryDelayMs?: number; keyInvalid: boolean } {
+function parseErrorBody(body: string): {
+  status?: string;
+  message?: string;
+  retryDelayMs?: number;
+  keyInvalid: boolean;
+} {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

@@ -22,7 +22,13 @@ export type ModelLinkEvent =
       readonly handle: string | undefined;
     }
   /** Live: a connection attempt failed; the next one follows after `retryInMs`. */
-  | { readonly kind: "reconnect_failed"; readonly attempt: number; readonly attempts: number; readonly detail: string; readonly retryInMs: number }
+  | {
+      readonly kind: "reconnect_failed";
+      readonly attempt: number;
+      readonly attempts: number;
+      readonly detail: string;
+      readonly retryInMs: number;
+    }
   /** Live: the server would not resume from `handle` (expired or unknown); a fresh session follows. */
   | { readonly kind: "resume_refused"; readonly handle: string; readonly detail: string }
   /** Live: a replacement connection is up (setupComplete), `durationMs` after the old one ended. */
@@ -35,7 +41,12 @@ export type ModelLinkEvent =
       readonly handle: string | undefined;
     }
   /** Live: the camera stream (--stream-camera) started, failed to grab, recovered or stopped. */
-  | { readonly kind: "camera_stream"; readonly camera: string; readonly state: "started" | "failing" | "recovered" | "stopped"; readonly detail: string };
+  | {
+      readonly kind: "camera_stream";
+      readonly camera: string;
+      readonly state: "started" | "failing" | "recovered" | "stopped";
+      readonly detail: string;
+    };
 
 /** A handle is an opaque token; a progress line shows its tail, enough to tell two apart. */
 export function shortHandle(handle: string | undefined): string {
@@ -56,8 +67,12 @@ export function describeModelLinkEvent(event: ModelLinkEvent): string {
     case "connection_lost":
       return (
         `Live connection lost (${event.cause}: ${event.detail}); ` +
-        (event.undeliveredCallIds.length > 0 ? `results of ${event.undeliveredCallIds.join(", ")} will be told to the model, their motions go on and never run twice; ` : "") +
-        (event.handle === undefined ? "no resumable handle yet: a fresh session follows" : `resuming from handle ${shortHandle(event.handle)}`)
+        (event.undeliveredCallIds.length > 0
+          ? `results of ${event.undeliveredCallIds.join(", ")} will be told to the model, their motions go on and never run twice; `
+          : "") +
+        (event.handle === undefined
+          ? "no resumable handle yet: a fresh session follows"
+          : `resuming from handle ${shortHandle(event.handle)}`)
       );
     case "reconnect_failed":
       return `Live reconnect attempt ${event.attempt}/${event.attempts} failed (${event.detail}); next in ${(event.retryInMs / 1000).toFixed(1)} s`;

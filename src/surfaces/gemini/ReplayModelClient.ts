@@ -21,7 +21,9 @@ const partSchema = z.record(z.string(), z.unknown());
 const contentSchema = z.object({ role: z.literal("model").optional(), parts: z.array(partSchema).min(1) }).loose();
 
 /** `{"candidates":[{"content":{"role":"model","parts":[...]}}]}`: a GenerateContentResponse as the API returns it. */
-const responseLine = z.object({ candidates: z.array(z.object({ content: contentSchema }).loose()).min(1), ...extras }).loose();
+const responseLine = z
+  .object({ candidates: z.array(z.object({ content: contentSchema }).loose()).min(1), ...extras })
+  .loose();
 
 /** A transcript line of type `model_turn`: a transcript is itself a replay file. */
 const transcriptLine = z.object({ type: z.literal("model_turn"), content: contentSchema, ...extras }).loose();
@@ -138,11 +140,13 @@ export class ReplayModelClient implements ModelClient {
       } catch (error) {
         fail(line, `not JSON (${(error as Error).message})`);
       }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(line, "a turn must be a JSON object");
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        fail(line, "a turn must be a JSON object");
       const parsed = parseTurn(value as Record<string, unknown>, (reason) => fail(line, reason));
       if (parsed) turns.push({ ...parsed, line });
     });
-    if (turns.length === 0) throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", { path, reason: "no model turns in the file" });
+    if (turns.length === 0)
+      throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", { path, reason: "no model turns in the file" });
     return new ReplayModelClient(path, turns);
   }
 
@@ -180,12 +184,18 @@ export class ReplayModelClient implements ModelClient {
    */
   #located(replay: ReplayTurn, contents: readonly Content[]): ModelTurn {
     const fail = (reason: string): never => {
-      throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", { path: this.path, reason: `turn on line ${replay.line}: ${reason}` });
+      throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", {
+        path: this.path,
+        reason: `turn on line ${replay.line}: ${reason}`,
+      });
     };
     const calls = replay.turn.calls.map((c) => ({ ...c, args: { ...(c.args ?? {}) } }));
     for (const l of replay.locates) {
       const image = imageDeliveredFor(contents, l.imageFrom);
-      if (!image) return fail(`no image was delivered for call ${JSON.stringify(l.imageFrom)} (looked in its functionResponse and the user turn around it)`);
+      if (!image)
+        return fail(
+          `no image was delivered for call ${JSON.stringify(l.imageFrom)} (looked in its functionResponse and the user turn around it)`,
+        );
       let rgb: readonly [number, number, number];
       try {
         rgb = namedColour(l.colour);
@@ -196,7 +206,9 @@ export class ReplayModelClient implements ModelClient {
       try {
         found = locateColourInImage(image.bytes, rgb);
       } catch (error) {
-        return fail(`the image delivered for ${l.imageFrom} (${image.mimeType}) cannot be read: ${(error as Error).message}`);
+        return fail(
+          `the image delivered for ${l.imageFrom} (${image.mimeType}) cannot be read: ${(error as Error).message}`,
+        );
       }
       if (!found) return fail(`nothing ${l.colour} in the image delivered for ${l.imageFrom}`);
       const call = calls[l.call];
@@ -208,12 +220,18 @@ export class ReplayModelClient implements ModelClient {
       const located = index === -1 ? undefined : calls[index];
       return located ? { ...p, functionCall: located } : p;
     });
-    return turnFromContent({ role: "model", parts }, { deadlineMs: replay.turn.deadlineMs, note: replay.turn.note, expect: replay.turn.expect });
+    return turnFromContent(
+      { role: "model", parts },
+      { deadlineMs: replay.turn.deadlineMs, note: replay.turn.note, expect: replay.turn.expect },
+    );
   }
 
   #checkReply(previous: ReplayTurn, last: Content | undefined): void {
     const fail = (reason: string): never => {
-      throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", { path: this.path, reason: `reply to the turn on line ${previous.line}: ${reason}` });
+      throw new ArmbridgeError("ARMB_ERR_GEMINI_REPLAY", {
+        path: this.path,
+        reason: `reply to the turn on line ${previous.line}: ${reason}`,
+      });
     };
     const responses = (last?.parts ?? []).flatMap((p: Part) => (p.functionResponse ? [p.functionResponse] : []));
     if (!last || last.role !== "user" || responses.length === 0) fail("expected a user turn of functionResponse parts");
@@ -223,20 +241,32 @@ export class ReplayModelClient implements ModelClient {
       const r = responses[i];
       const where = `functionResponse ${i + 1}`;
       if (!r) return;
-      if (r.name !== call.name) fail(`${where} is named ${JSON.stringify(r.name)}, the call was ${JSON.stringify(call.name)}`);
+      if (r.name !== call.name)
+        fail(`${where} is named ${JSON.stringify(r.name)}, the call was ${JSON.stringify(call.name)}`);
       if (call.id !== undefined ? r.id !== call.id : typeof r.id !== "string" || r.id.length === 0) {
-        fail(`${where} has id ${JSON.stringify(r.id)}, the recorded call has id ${JSON.stringify(call.id ?? "(any, assigned by the bridge)")}`);
+        fail(
+          `${where} has id ${JSON.stringify(r.id)}, the recorded call has id ${JSON.stringify(call.id ?? "(any, assigned by the bridge)")}`,
+        );
       }
       const want = call.id === undefined ? undefined : previous.turn.expect?.[call.id];
       const got = statusOf(r.response);
-      if (want !== undefined && got !== want) this.#misses.push(`call ${call.id} (${call.name}) ended ${got ?? "(no status)"}, the script expects ${want}`);
+      if (want !== undefined && got !== want)
+        this.#misses.push(`call ${call.id} (${call.name}) ended ${got ?? "(no status)"}, the script expects ${want}`);
     });
   }
 }
 
-function parseTurn(value: Record<string, unknown>, fail: (reason: string) => never): { turn: ModelTurn; locates: Locate[] } | undefined {
-  const issues = (e: z.ZodError): string => e.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ");
-  const extrasOf = (l: { deadline_ms?: number | undefined; note?: string | undefined; expect?: Record<string, CallStatus> | undefined }): Pick<ModelTurn, "deadlineMs" | "note" | "expect"> => ({
+function parseTurn(
+  value: Record<string, unknown>,
+  fail: (reason: string) => never,
+): { turn: ModelTurn; locates: Locate[] } | undefined {
+  const issues = (e: z.ZodError): string =>
+    e.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ");
+  const extrasOf = (l: {
+    deadline_ms?: number | undefined;
+    note?: string | undefined;
+    expect?: Record<string, CallStatus> | undefined;
+  }): Pick<ModelTurn, "deadlineMs" | "note" | "expect"> => ({
     ...(l.deadline_ms === undefined ? {} : { deadlineMs: l.deadline_ms }),
     ...(l.note === undefined ? {} : { note: l.note }),
     ...(l.expect === undefined ? {} : { expect: l.expect }),
@@ -258,18 +288,32 @@ function parseTurn(value: Record<string, unknown>, fail: (reason: string) => nev
   if (p.data.text !== undefined) parts.push({ text: p.data.text });
   const locates: Locate[] = [];
   (p.data.calls ?? []).forEach((c, i) => {
-    parts.push({ functionCall: { ...(c.id === undefined ? {} : { id: c.id }), name: c.name, ...(c.args === undefined ? {} : { args: c.args }) } });
+    parts.push({
+      functionCall: {
+        ...(c.id === undefined ? {} : { id: c.id }),
+        name: c.name,
+        ...(c.args === undefined ? {} : { args: c.args }),
+      },
+    });
     if (c.locate) locates.push({ call: i, arg: c.locate.arg, imageFrom: c.locate.image_from, colour: c.locate.colour });
   });
-  return { turn: checkedTurn({ role: "model", parts: parts as Record<string, unknown>[] }, extrasOf(p.data), fail), locates };
+  return {
+    turn: checkedTurn({ role: "model", parts: parts as Record<string, unknown>[] }, extrasOf(p.data), fail),
+    locates,
+  };
 }
 
-function checkedTurn(raw: { role?: "model" | undefined; parts: Record<string, unknown>[] }, extras: Pick<ModelTurn, "deadlineMs" | "note" | "expect">, fail: (reason: string) => never): ModelTurn {
+function checkedTurn(
+  raw: { role?: "model" | undefined; parts: Record<string, unknown>[] },
+  extras: Pick<ModelTurn, "deadlineMs" | "note" | "expect">,
+  fail: (reason: string) => never,
+): ModelTurn {
   const content: Content = { role: "model", parts: raw.parts };
   const turn = turnFromContent(content, extras);
   for (const c of turn.calls) if (typeof c.name !== "string" || c.name === "") fail("a functionCall without a name");
   const ids = turn.calls.flatMap((c) => (c.id === undefined ? [] : [c.id]));
-  for (const id of Object.keys(extras.expect ?? {})) if (!ids.includes(id)) fail(`expect names ${JSON.stringify(id)}, which no call of this turn has`);
+  for (const id of Object.keys(extras.expect ?? {}))
+    if (!ids.includes(id)) fail(`expect names ${JSON.stringify(id)}, which no call of this turn has`);
   if (turn.calls.length === 0 && turn.text === "") fail("a turn with neither function calls nor text");
   return turn;
 }

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { GoogleGenAI, LiveConnectConfig, LiveSendClientContentParameters, LiveSendRealtimeInputParameters, LiveSendToolResponseParameters, LiveServerMessage } from "@google/genai";
+import type {
+  GoogleGenAI,
+  LiveConnectConfig,
+  LiveSendClientContentParameters,
+  LiveSendRealtimeInputParameters,
+  LiveSendToolResponseParameters,
+  LiveServerMessage,
+} from "@google/genai";
 import { ArmbridgeError } from "../../errors.js";
 import { backoffDelayMs, type Backoff } from "./backoffDelayMs.js";
 import { LiveLink, type LinkEnd, type SetupFailure } from "./LiveLink.js";
@@ -17,7 +24,12 @@ export interface ReconnectPolicy {
   readonly goAwayMarginMs: number;
 }
 
-export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = { attempts: 10, backoff: { initialMs: 250, maxMs: 10_000 }, setupTimeoutMs: 15_000, goAwayMarginMs: 2_000 };
+export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
+  attempts: 10,
+  backoff: { initialMs: 250, maxMs: 10_000 },
+  setupTimeoutMs: 15_000,
+  goAwayMarginMs: 2_000,
+};
 
 /** A message sent that no resumable handle is known to hold. */
 export interface UnconfirmedSend<R> {
@@ -186,7 +198,8 @@ export class ResumableLiveSession<R> {
       // With no handle yet, the first one to come covers everything answered before it.
       if (this.#handle === undefined) this.#outbox = this.#outbox.filter((e) => !e.answered);
     }
-    if (message.toolCall || message.toolCallCancellation || message.serverContent || message.setupComplete) this.#o.on.message(message);
+    if (message.toolCall || message.toolCallCancellation || message.serverContent || message.setupComplete)
+      this.#o.on.message(message);
   }
 
   #onGoAway(link: LiveLink, timeLeft: string | undefined): void {
@@ -194,7 +207,10 @@ export class ResumableLiveSession<R> {
     link.goAwayReceived = true;
     const timeLeftMs = parseDurationMs(timeLeft);
     // The margin, or half the time left when that is shorter: the new connection must be up before the server's close.
-    const leaveInMs = timeLeftMs === undefined ? 0 : Math.round(Math.max(0, timeLeftMs - Math.min(this.#policy.goAwayMarginMs, timeLeftMs / 2)));
+    const leaveInMs =
+      timeLeftMs === undefined
+        ? 0
+        : Math.round(Math.max(0, timeLeftMs - Math.min(this.#policy.goAwayMarginMs, timeLeftMs / 2)));
     this.#o.on.event({ kind: "go_away", timeLeftMs, leaveInMs });
     this.#leaveTimer = setTimeout(() => this.#leave(link), leaveInMs);
     this.#leaveIfCalm();
@@ -227,11 +243,17 @@ export class ResumableLiveSession<R> {
     const cause: LinkLossCause = link.goAwayReceived ? "go_away" : end.cause;
     this.#flaps = link.messages === 0 ? this.#flaps + 1 : 0;
     // A resumed connection the server ends before saying anything, with a code that is not a transient one, is its refusal of the handle.
-    if (link.offeredHandle !== undefined && link.offeredHandle === this.#handle && link.messages === 0 && !end.transient) {
+    if (
+      link.offeredHandle !== undefined &&
+      link.offeredHandle === this.#handle &&
+      link.messages === 0 &&
+      !end.transient
+    ) {
       this.#o.on.event({ kind: "resume_refused", handle: link.offeredHandle, detail: end.detail });
       this.#forgetHandle();
     }
-    const unconfirmed = this.#handle === undefined ? [] : this.#outbox.splice(0).map((e) => ({ record: e.record, answered: e.answered }));
+    const unconfirmed =
+      this.#handle === undefined ? [] : this.#outbox.splice(0).map((e) => ({ record: e.record, answered: e.answered }));
     this.#o.on.lost({ cause, detail: end.detail, unconfirmed, handle: this.#handle });
     this.#track(this.#connect({ cause, since, first: false }));
   }
@@ -242,7 +264,13 @@ export class ResumableLiveSession<R> {
   }
 
   #track(p: Promise<void>): void {
-    const tracked = p.catch((error: unknown) => this.#o.on.failed(error instanceof ArmbridgeError ? error : new ArmbridgeError("ARMB_ERR_GEMINI_API", { reason: String(error) }, { cause: error })));
+    const tracked = p.catch((error: unknown) =>
+      this.#o.on.failed(
+        error instanceof ArmbridgeError
+          ? error
+          : new ArmbridgeError("ARMB_ERR_GEMINI_API", { reason: String(error) }, { cause: error }),
+      ),
+    );
     this.#reconnecting = tracked;
   }
 
@@ -258,7 +286,13 @@ export class ResumableLiveSession<R> {
       if (this.#signal.aborted) return;
       const handle = this.#handle;
       const link = new LiveLink(handle, { message: (l, m) => this.#onMessage(l, m), end: (l, e) => this.#onEnd(l, e) });
-      const failure = await link.open({ ai: this.#o.ai, model: this.#o.model, config: this.#o.config(handle), setupTimeoutMs: this.#policy.setupTimeoutMs, signal: this.#signal });
+      const failure = await link.open({
+        ai: this.#o.ai,
+        model: this.#o.model,
+        config: this.#o.config(handle),
+        setupTimeoutMs: this.#policy.setupTimeoutMs,
+        signal: this.#signal,
+      });
       if (this.#signal.aborted) {
         link.close();
         return;
@@ -266,12 +300,21 @@ export class ResumableLiveSession<R> {
       if (failure === undefined) {
         this.#link = link;
         const start = why.first ? "first" : handle === undefined ? "fresh" : "resumed";
-        if (start !== "first") this.#o.on.event({ kind: "reconnected", mode: start, cause: why.cause, durationMs: this.#now() - why.since, attempts: failures + 1, handle });
+        if (start !== "first")
+          this.#o.on.event({
+            kind: "reconnected",
+            mode: start,
+            cause: why.cause,
+            durationMs: this.#now() - why.since,
+            attempts: failures + 1,
+            handle,
+          });
         // Messages that came with setupComplete first (a handle, or a resumed model already calling): what we send next comes after them.
         link.activate();
         this.#o.on.opened(start);
         // Closed while the conversation was being told about it (or before setupComplete's flush ended): handle as a loss.
-        if (link.ended && link === this.#link) this.#lost(link, { cause: "closed", code: undefined, detail: "closed right after setup", transient: true });
+        if (link.ended && link === this.#link)
+          this.#lost(link, { cause: "closed", code: undefined, detail: "closed right after setup", transient: true });
         return;
       }
       last = failure;
@@ -285,7 +328,13 @@ export class ResumableLiveSession<R> {
       failures++;
       if (failures >= this.#policy.attempts) throw gaveUpError(failures, this.#now() - why.since, last);
       delayMs = backoffDelayMs(failures, this.#policy.backoff, this.#o.random);
-      this.#o.on.event({ kind: "reconnect_failed", attempt: failures, attempts: this.#policy.attempts, detail: failure.detail, retryInMs: delayMs });
+      this.#o.on.event({
+        kind: "reconnect_failed",
+        attempt: failures,
+        attempts: this.#policy.attempts,
+        detail: failure.detail,
+        retryInMs: delayMs,
+      });
     }
   }
 }

@@ -165,7 +165,11 @@ export class UndeliveredMotions {
       ? `Not run: ${why} That call did not move the arm (${result.status}): ${result.message} Call it again to try anew.`
       : `Not run again: ${why} That motion ran once; its outcome: ${result.message}`;
     const joined: CallResult = { ...result, joined_call_id: motion.call.id, message };
-    return { id: repeat.id, name: repeat.name, response: "error" in original.response ? { error: joined } : { output: joined } };
+    return {
+      id: repeat.id,
+      name: repeat.name,
+      response: "error" in original.response ? { error: joined } : { output: joined },
+    };
   }
 
   /** The model has now been told the outcome of the motion this call started: it leaves the set, and no repeat joins it any more. */
@@ -186,7 +190,9 @@ export class UndeliveredMotions {
   /** The newest motion under this key a repeat may join now. */
   #joinableBy(key: string): Entry | undefined {
     const now = this.#now();
-    const open = [...this.#entries.values()].filter((e) => e.key === key && e.joinable && (e.settledAt === undefined || now - e.settledAt <= this.#joinWindowMs));
+    const open = [...this.#entries.values()].filter(
+      (e) => e.key === key && e.joinable && (e.settledAt === undefined || now - e.settledAt <= this.#joinWindowMs),
+    );
     return open.at(-1);
   }
 }

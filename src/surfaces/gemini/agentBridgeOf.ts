@@ -7,9 +7,15 @@ import type { AgentBridge } from "./AgentBridge.js";
  * call it executes is recorded under `client`, as serve records an attached
  * agent's.
  */
-export function agentBridgeOf(bridge: Pick<Bridge, "executor" | "registry" | "onEvent">, client: CallClient): AgentBridge {
+export function agentBridgeOf(
+  bridge: Pick<Bridge, "executor" | "registry" | "onEvent">,
+  client: CallClient,
+): AgentBridge {
   return {
-    executor: { execute: (calls, options = {}) => bridge.executor.execute(calls, { ...options, client: options.client ?? client }) },
+    executor: {
+      execute: (calls, options = {}) =>
+        bridge.executor.execute(calls, { ...options, client: options.client ?? client }),
+    },
     registry: bridge.registry,
     onEvent: (listener) => bridge.onEvent(listener),
   };

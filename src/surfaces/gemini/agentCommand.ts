@@ -11,7 +11,12 @@ import { agentClient } from "./agentClient.js";
 import { openAgentBridge, type AgentTarget, type OpenedAgentBridge } from "./openAgentBridge.js";
 import type { AgentEnd, AgentResult } from "./AgentEvent.js";
 import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "./CameraStreamer.js";
-import { createGoogleGenAI, DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL, GeminiModelClient } from "./GeminiModelClient.js";
+import {
+  createGoogleGenAI,
+  DEFAULT_GEMINI_LIVE_MODEL,
+  DEFAULT_GEMINI_MODEL,
+  GeminiModelClient,
+} from "./GeminiModelClient.js";
 import type { ModelClient } from "./ModelClient.js";
 import { parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
@@ -102,8 +107,14 @@ type StopSignal = (typeof AGENT_STOP_SIGNALS)[number];
 const OUTCOME_WRITE_LIMIT_MS = 10_000;
 
 const EXIT_BY_END: Readonly<Record<AgentEnd, number>> = { answered: 0, max_turns: 3, deadline: 3 };
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(["ARMB_ERR_CLI_USAGE", "ARMB_ERR_GEMINI_NO_KEY", "ARMB_ERR_GEMINI_REPLAY", "ARMB_ERR_CONFIG_READ", "ARMB_ERR_CONFIG_INVALID", "ARMB_ERR_APPROVAL_UNANSWERABLE"]);
-
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  "ARMB_ERR_CLI_USAGE",
+  "ARMB_ERR_GEMINI_NO_KEY",
+  "ARMB_ERR_GEMINI_REPLAY",
+  "ARMB_ERR_CONFIG_READ",
+  "ARMB_ERR_CONFIG_INVALID",
+  "ARMB_ERR_APPROVAL_UNANSWERABLE",
+]);
 
 /** `armbridge agent`: exit code per AGENT_USAGE. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -176,13 +187,25 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       }
     } else {
       const retry = { ...DEFAULT_MODEL_RETRY_POLICY, attempts: args.modelAttempts };
-      result = await runAgent({ ...common, model: model ?? new GeminiModelClient({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion, model: args.model, retry }) });
+      result = await runAgent({
+        ...common,
+        model:
+          model ??
+          new GeminiModelClient({
+            apiKey: apiKey(io.env),
+            baseUrl: args.baseUrl,
+            apiVersion: args.apiVersion,
+            model: args.model,
+            retry,
+          }),
+      });
     }
     for (const note of result.notes) progress(`[agent] note: ${note}\n`);
     for (const r of result.responses) {
       const out = resultOf(r.response);
       // An unconfirmed halt is unknown with no action of its own: nothing to confirm.
-      if (out.status === "unknown" && out.action_id !== undefined) progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
+      if (out.status === "unknown" && out.action_id !== undefined)
+        progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
     }
     const delivered = await writeLine(
       io.stdout,
@@ -200,7 +223,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       }) + "\n",
     );
     if (delivered !== true) {
-      progress(`armbridge agent: the outcome line could not be written to stdout (${delivered}); the ledger has every call's result (armbridge actions)\n`);
+      progress(
+        `armbridge agent: the outcome line could not be written to stdout (${delivered}); the ledger has every call's result (armbridge actions)\n`,
+      );
       return 1;
     }
     return stoppedBy === undefined ? EXIT_BY_END[result.ended] : 128 + constants.signals[stoppedBy];
@@ -215,26 +240,55 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-const EMBEDDED_ONLY = ["--serial", "--ros", "--ros-args", "--params-file", "--config", "--data", "--adopt-ledger"] as const;
+const EMBEDDED_ONLY = [
+  "--serial",
+  "--ros",
+  "--ros-args",
+  "--params-file",
+  "--config",
+  "--data",
+  "--adopt-ledger",
+] as const;
 
 /**
  * Attached to a serve (--bridge), or embedded with a console of its own.
  * Flags of the other mode are refused by name, and a missing arm or token is
  * said before anything is reached.
  */
-function agentTarget(args: AgentArgs, flags: BridgeFlagOptions<BridgeFlagOptions["transport"] | undefined>, argv: readonly string[], env: NodeJS.ProcessEnv): AgentTarget {
+function agentTarget(
+  args: AgentArgs,
+  flags: BridgeFlagOptions<BridgeFlagOptions["transport"] | undefined>,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): AgentTarget {
   const token = args.token ?? (env.ARMBRIDGE_TOKEN || undefined);
   if (args.bridgeUrl !== undefined) {
     const given = EMBEDDED_ONLY.filter((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)));
-    if (given.length > 0) throw usage(`--bridge attaches to a running serve, which owns the arm, its config and its ledger: drop ${given.join(", ")}`);
-    if (args.http !== undefined) throw usage("--http serves an embedded bridge's console; attached (--bridge), the console is serve's own");
+    if (given.length > 0)
+      throw usage(
+        `--bridge attaches to a running serve, which owns the arm, its config and its ledger: drop ${given.join(", ")}`,
+      );
+    if (args.http !== undefined)
+      throw usage("--http serves an embedded bridge's console; attached (--bridge), the console is serve's own");
     // serve's API has no camera stream; a frame a second through /v1/calls would fill its ledger.
-    if (args.streamCamera !== undefined) throw usage("--stream-camera streams a camera of an embedded bridge (--serial or --ros); attached (--bridge), the model can still call get_camera_image");
-    if (!/^https?:\/\/[^/]+/.test(args.bridgeUrl)) throw usage(`--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(args.bridgeUrl)})`);
-    if (!token) throw usage("--bridge needs serve's token: --token T or ARMBRIDGE_TOKEN (serve prints it at start, and its console link ends in #token=...)");
+    if (args.streamCamera !== undefined)
+      throw usage(
+        "--stream-camera streams a camera of an embedded bridge (--serial or --ros); attached (--bridge), the model can still call get_camera_image",
+      );
+    if (!/^https?:\/\/[^/]+/.test(args.bridgeUrl))
+      throw usage(
+        `--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(args.bridgeUrl)})`,
+      );
+    if (!token)
+      throw usage(
+        "--bridge needs serve's token: --token T or ARMBRIDGE_TOKEN (serve prints it at start, and its console link ends in #token=...)",
+      );
     return { kind: "attached", url: args.bridgeUrl, token };
   }
-  if (flags.transport === undefined) throw usage("no arm given: attach to a running serve with --bridge URL, or drive an arm of its own with --serial LINK (a device path or tcp://HOST:PORT) or --ros");
+  if (flags.transport === undefined)
+    throw usage(
+      "no arm given: attach to a running serve with --bridge URL, or drive an arm of its own with --serial LINK (a device path or tcp://HOST:PORT) or --ros",
+    );
   const { host, port } = parseHostPort(args.http ?? EMBEDDED_CONSOLE_DEFAULT);
   if (token !== undefined && token.length === 0) throw usage("--token must not be empty");
   return { kind: "embedded", flags: { ...flags, transport: flags.transport }, host, port, token };
@@ -252,9 +306,14 @@ function writeLine(stream: NodeJS.WritableStream, text: string): Promise<true | 
       clearTimeout(timer);
       resolve(outcome);
     };
-    const timer = setTimeout(() => done(`no reader took it within ${OUTCOME_WRITE_LIMIT_MS} ms`), OUTCOME_WRITE_LIMIT_MS);
+    const timer = setTimeout(
+      () => done(`no reader took it within ${OUTCOME_WRITE_LIMIT_MS} ms`),
+      OUTCOME_WRITE_LIMIT_MS,
+    );
     stream.on("error", (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
-    stream.write(text, (error?: Error | null) => done(error ? ((error as NodeJS.ErrnoException).code ?? error.message) : true));
+    stream.write(text, (error?: Error | null) =>
+      done(error ? ((error as NodeJS.ErrnoException).code ?? error.message) : true),
+    );
   });
 }
 

@@ -7,7 +7,10 @@ import { progressLine } from "./progressLine.js";
 export function describeAgentEvent(event: AgentEvent): string | undefined {
   switch (event.type) {
     case "model_turn": {
-      const what = event.calls.length === 0 ? `answers: ${oneLine(event.text)}` : `calls ${event.calls.map((c) => `${c.name}#${c.id}`).join(", ")}`;
+      const what =
+        event.calls.length === 0
+          ? `answers: ${oneLine(event.text)}`
+          : `calls ${event.calls.map((c) => `${c.name}#${c.id}`).join(", ")}`;
       return `model turn ${event.turn}: ${what}${event.note ? ` — ${event.note}` : ""}`;
     }
     case "call":
@@ -38,7 +41,11 @@ export function describeAgentEvent(event: AgentEvent): string | undefined {
   }
 }
 
-const MISSED_WORDS: Readonly<Record<MissCause, string>> = { cancelled: "cancelled", interrupted: "interrupted", connection_lost: "undelivered (connection lost)" };
+const MISSED_WORDS: Readonly<Record<MissCause, string>> = {
+  cancelled: "cancelled",
+  interrupted: "interrupted",
+  connection_lost: "undelivered (connection lost)",
+};
 
 function endWords(ended: AgentEnd): string {
   switch (ended) {

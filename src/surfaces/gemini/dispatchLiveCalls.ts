@@ -28,7 +28,10 @@ export interface DispatchLiveCallsOptions {
  * own signal (`respondEach`). Calls repeating an id share one controller, so
  * the executor sees them together and rejects the duplicate as in a batch.
  */
-export function dispatchLiveCalls(calls: readonly IdentifiedCall[], options: DispatchLiveCallsOptions): DispatchedCall[] {
+export function dispatchLiveCalls(
+  calls: readonly IdentifiedCall[],
+  options: DispatchLiveCallsOptions,
+): DispatchedCall[] {
   const controllers = new Map<string, AbortController>();
   for (const c of calls) if (!controllers.has(c.id)) controllers.set(c.id, new AbortController());
   const controllerOf = (id: string): AbortController => controllers.get(id) as AbortController;
@@ -42,7 +45,10 @@ export function dispatchLiveCalls(calls: readonly IdentifiedCall[], options: Dis
   let k = 0;
   return calls.map((call, i) => {
     const motion = repeats[i];
-    const response = motion === undefined ? (freshResponses[k++] as Promise<FunctionResponse>) : options.undelivered.join(call, motion);
+    const response =
+      motion === undefined
+        ? (freshResponses[k++] as Promise<FunctionResponse>)
+        : options.undelivered.join(call, motion);
     return { call, controller: controllerOf(call.id), response, joined: motion };
   });
 }

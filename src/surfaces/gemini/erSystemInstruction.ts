@@ -21,7 +21,7 @@ export const ER_SYSTEM_INSTRUCTION = [
   AGENT_SYSTEM_INSTRUCTION,
   "You see the workspace through cameras: call get_camera_image with a camera's name to get its latest picture (a top-down view of the table for the camera named overhead); look again after a motion to check it.",
   "Points in an image are [y, x], each normalised to 0-1000: y from the top edge down, x from the left edge to the right.",
-  "When you list what you see, answer in JSON: [{\"point\": [y, x], \"label\": \"<name>\"}].",
+  'When you list what you see, answer in JSON: [{"point": [y, x], "label": "<name>"}].',
   "To move the gripper above something you see, call move_to_image_point with the camera, the point exactly as you read it from that camera's latest image, and height_m, the height above the table in metres; the bridge maps the point to the table through the camera's calibration and refuses targets outside the arm's safety envelope.",
   "Open the gripper before you reach for an object and close it once you are above it; do one step at a time and read each result before the next.",
 ].join(" ");

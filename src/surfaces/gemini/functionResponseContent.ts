@@ -23,9 +23,14 @@ export function readsImagesInFunctionResponses(model: string): boolean {
  */
 export function functionResponseContent(responses: readonly FunctionResponse[], model: string): Content {
   const inside = readsImagesInFunctionResponses(model);
-  const parts: Part[] = responses.map(
-    (r): Part => ({ functionResponse: { id: r.id, name: r.name, response: r.response, ...(inside && r.parts ? { parts: r.parts.map((p) => ({ inlineData: { ...p.inlineData } })) } : {}) } }),
-  );
+  const parts: Part[] = responses.map((r): Part => ({
+    functionResponse: {
+      id: r.id,
+      name: r.name,
+      response: r.response,
+      ...(inside && r.parts ? { parts: r.parts.map((p) => ({ inlineData: { ...p.inlineData } })) } : {}),
+    },
+  }));
   if (!inside) {
     for (const r of responses) {
       if (!r.parts || r.parts.length === 0) continue;

@@ -25,7 +25,10 @@ export const UNARY_BLOCKING_NOTE =
  * the model waits for a motion's result before it goes on; unary motions say
  * so in their description, and no unary declaration carries `behavior`.
  */
-export function geminiTools(registry: Pick<ToolRegistry, "declarations">, options: { readonly endpoint: GeminiEndpoint }): Tool[] {
+export function geminiTools(
+  registry: Pick<ToolRegistry, "declarations">,
+  options: { readonly endpoint: GeminiEndpoint },
+): Tool[] {
   const functionDeclarations: FunctionDeclaration[] = registry.declarations().map((d) => {
     const base = { name: d.name, parametersJsonSchema: d.parametersJsonSchema };
     switch (options.endpoint) {
@@ -33,10 +36,15 @@ export function geminiTools(registry: Pick<ToolRegistry, "declarations">, option
         return {
           ...base,
           description: d.description,
-          ...(d.behavior === undefined ? {} : { behavior: d.behavior === "BLOCKING" ? Behavior.BLOCKING : Behavior.NON_BLOCKING }),
+          ...(d.behavior === undefined
+            ? {}
+            : { behavior: d.behavior === "BLOCKING" ? Behavior.BLOCKING : Behavior.NON_BLOCKING }),
         };
       case "generateContent":
-        return { ...base, description: d.behavior === "BLOCKING" ? `${d.description} ${UNARY_BLOCKING_NOTE}` : d.description };
+        return {
+          ...base,
+          description: d.behavior === "BLOCKING" ? `${d.description} ${UNARY_BLOCKING_NOTE}` : d.description,
+        };
     }
   });
   return [{ functionDeclarations }];

@@ -18,9 +18,15 @@ export function imageDeliveredFor(contents: readonly Content[], callId: string):
     const parts = content.parts ?? [];
     const response = parts.find((p) => p.functionResponse?.id === callId)?.functionResponse;
     if (content.role !== "user" || !response) return;
-    const inResponse = (response.parts ?? []).flatMap((p) => (p.inlineData?.data ? [{ mimeType: p.inlineData.mimeType ?? "", data: p.inlineData.data }] : []));
+    const inResponse = (response.parts ?? []).flatMap((p) =>
+      p.inlineData?.data ? [{ mimeType: p.inlineData.mimeType ?? "", data: p.inlineData.data }] : [],
+    );
     const next = contents[i + 1];
-    const candidates = [...inResponse, ...inlineImages(parts), ...(next?.role === "user" ? inlineImages(next.parts ?? []) : [])];
+    const candidates = [
+      ...inResponse,
+      ...inlineImages(parts),
+      ...(next?.role === "user" ? inlineImages(next.parts ?? []) : []),
+    ];
     const first = candidates[0];
     if (first) found = { mimeType: first.mimeType, bytes: Buffer.from(first.data, "base64") };
   });
@@ -28,5 +34,9 @@ export function imageDeliveredFor(contents: readonly Content[], callId: string):
 }
 
 function inlineImages(parts: readonly Part[]): { mimeType: string; data: string }[] {
-  return parts.flatMap((p) => (p.inlineData?.data && (p.inlineData.mimeType ?? "").startsWith("image/") ? [{ mimeType: p.inlineData.mimeType ?? "", data: p.inlineData.data }] : []));
+  return parts.flatMap((p) =>
+    p.inlineData?.data && (p.inlineData.mimeType ?? "").startsWith("image/")
+      ? [{ mimeType: p.inlineData.mimeType ?? "", data: p.inlineData.data }]
+      : [],
+  );
 }

@@ -20,15 +20,24 @@ export function imageParts(paths: readonly string[]): Part[] {
   return paths.map((path) => {
     const mimeType = MIME_BY_EXTENSION[extname(path).toLowerCase()];
     if (!mimeType) {
-      throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--image ${path}: unsupported type; use one of ${Object.keys(MIME_BY_EXTENSION).join(", ")}` });
+      throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
+        message: `--image ${path}: unsupported type; use one of ${Object.keys(MIME_BY_EXTENSION).join(", ")}`,
+      });
     }
     let data: Buffer;
     try {
       data = readFileSync(path);
     } catch (error) {
-      throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--image ${path}: ${(error as Error).message}` }, { cause: error });
+      throw new ArmbridgeError(
+        "ARMB_ERR_CLI_USAGE",
+        { message: `--image ${path}: ${(error as Error).message}` },
+        { cause: error },
+      );
     }
-    if (data.length > MAX_IMAGE_BYTES) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--image ${path}: ${data.length} bytes is over the ${MAX_IMAGE_BYTES}-byte limit` });
+    if (data.length > MAX_IMAGE_BYTES)
+      throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
+        message: `--image ${path}: ${data.length} bytes is over the ${MAX_IMAGE_BYTES}-byte limit`,
+      });
     return { inlineData: { mimeType, data: data.toString("base64") } };
   });
 }

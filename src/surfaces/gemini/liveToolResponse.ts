@@ -18,12 +18,24 @@ export function liveToolResponse(
   const motions = calls.flatMap((c, i) => {
     if (c.joined) return [{ call: c.joined.call, response: c.joined.response }];
     const r = responses[i] as FunctionResponse;
-    return undelivered.keyOf(c.call) === undefined ? [] : [{ call: c.call, response: Promise.resolve<FunctionResponse>({ id: r.id, name: r.name, response: r.response }) }];
+    return undelivered.keyOf(c.call) === undefined
+      ? []
+      : [
+          {
+            call: c.call,
+            response: Promise.resolve<FunctionResponse>({ id: r.id, name: r.name, response: r.response }),
+          },
+        ];
   });
   return {
     // A result's pictures go inside its function response (FunctionResponse.parts): a separate clientContent turn now would itself interrupt the model.
     params: {
-      functionResponses: responses.map((r) => ({ id: r.id, name: r.name, response: { ...r.response }, ...(r.parts ? { parts: r.parts.map((p) => ({ inlineData: { ...p.inlineData } })) } : {}) })),
+      functionResponses: responses.map((r) => ({
+        id: r.id,
+        name: r.name,
+        response: { ...r.response },
+        ...(r.parts ? { parts: r.parts.map((p) => ({ inlineData: { ...p.inlineData } })) } : {}),
+      })),
     },
     record: { kind: "motion_outcomes", motions },
   };

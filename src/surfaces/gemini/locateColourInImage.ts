@@ -43,7 +43,11 @@ export function decodeImage(bytes: Buffer): Rgba {
  * elsewhere (an edge, the gripper's shadow) cannot pull the point off the
  * object. Undefined when nothing matches.
  */
-export function locateColourInImage(bytes: Buffer, rgb: readonly [number, number, number], tolerance = DEFAULT_TOLERANCE): ColourLocation | undefined {
+export function locateColourInImage(
+  bytes: Buffer,
+  rgb: readonly [number, number, number],
+  tolerance = DEFAULT_TOLERANCE,
+): ColourLocation | undefined {
   const { width, height, data } = decodeImage(bytes);
   const limit = tolerance * tolerance;
   const mask = new Uint8Array(width * height);
@@ -85,5 +89,11 @@ export function locateColourInImage(bytes: Buffer, rgb: readonly [number, number
   if (!best) return undefined;
   const cx = best.sx / best.n + 0.5;
   const cy = best.sy / best.n + 0.5;
-  return { point: [Math.round((1000 * cy) / height), Math.round((1000 * cx) / width)], centroidPx: { x: cx, y: cy }, pixels: best.n, width, height };
+  return {
+    point: [Math.round((1000 * cy) / height), Math.round((1000 * cx) / width)],
+    centroidPx: { x: cx, y: cy },
+    pixels: best.n,
+    width,
+    height,
+  };
 }

@@ -13,7 +13,13 @@ import type { CameraFeed } from "./CameraStreamer.js";
 /** Where an agent's calls go: a running serve (`--bridge`), or a bridge of its own in this process with its own console. */
 export type AgentTarget =
   | { readonly kind: "attached"; readonly url: string; readonly token: string }
-  | { readonly kind: "embedded"; readonly flags: BridgeFlagOptions; readonly host: string; readonly port: number; readonly token: string | undefined };
+  | {
+      readonly kind: "embedded";
+      readonly flags: BridgeFlagOptions;
+      readonly host: string;
+      readonly port: number;
+      readonly token: string | undefined;
+    };
 
 export interface OpenedAgentBridge {
   readonly bridge: AgentBridge;
@@ -37,24 +43,40 @@ export interface OpenedAgentBridge {
  * answerable: the console is there), serves the console on it, and prints its
  * URL with the token — no mode moves an arm without an operator surface.
  */
-export async function openAgentBridge(target: AgentTarget, client: CallClient, logger: Logger, say: (line: string) => void): Promise<OpenedAgentBridge> {
+export async function openAgentBridge(
+  target: AgentTarget,
+  client: CallClient,
+  logger: Logger,
+  say: (line: string) => void,
+): Promise<OpenedAgentBridge> {
   if (target.kind === "attached") {
     const remote = await RemoteBridge.connect({ url: target.url, token: target.token, client, logger });
-    say(`armbridge agent: attached to ${remote.url} as ${client.kind} ${client.name} (session ${client.session ?? "-"}); watch it and stop it in that serve's console`);
+    say(
+      `armbridge agent: attached to ${remote.url} as ${client.kind} ${client.name} (session ${client.session ?? "-"}); watch it and stop it in that serve's console`,
+    );
     return {
       bridge: remote,
       stopWaits: () => undefined,
       cameraFeed: () => {
-        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "--stream-camera needs an embedded bridge (--serial or --ros)" });
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
+          message: "--stream-camera needs an embedded bridge (--serial or --ros)",
+        });
       },
-      unknownAdvice: (actionId) => `${actionId} is unknown: check the arm, then confirm it in the console of ${remote.url} (or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME --url ${remote.url}\`)`,
+      unknownAdvice: (actionId) =>
+        `${actionId} is unknown: check the arm, then confirm it in the console of ${remote.url} (or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME --url ${remote.url}\`)`,
       close: () => remote.close(),
     };
   }
   const surface = await EmbeddedConsole.bind({ host: target.host, port: target.port, token: target.token });
   let bridge: Bridge;
   try {
-    bridge = await Bridge.start({ config: target.flags.config, transport: target.flags.transport, dataDir: target.flags.dataDir, otherArm: target.flags.otherArm, logger });
+    bridge = await Bridge.start({
+      config: target.flags.config,
+      transport: target.flags.transport,
+      dataDir: target.flags.dataDir,
+      otherArm: target.flags.otherArm,
+      logger,
+    });
   } catch (error) {
     await surface.close();
     throw error;
@@ -74,7 +96,9 @@ export async function openAgentBridge(target: AgentTarget, client: CallClient, l
     stopWaits: () => local.executor.close(),
     cameraFeed: (chosen) => {
       if (local.cameras.get(chosen.name) === undefined) {
-        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: `--stream-camera ${JSON.stringify(chosen.name)}: no such camera; configured: ${local.cameras.names().join(", ") || "none"}` });
+        throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
+          message: `--stream-camera ${JSON.stringify(chosen.name)}: no such camera; configured: ${local.cameras.names().join(", ") || "none"}`,
+        });
       }
       return {
         camera: chosen.name,

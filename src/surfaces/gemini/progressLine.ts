@@ -35,9 +35,15 @@ export function progressLine(event: ExecutorEvent): string | undefined {
   }
 }
 
-function linkDownText(loss: { readonly lost_at: number; readonly returned_at?: number; readonly attempts: number }): string {
+function linkDownText(loss: {
+  readonly lost_at: number;
+  readonly returned_at?: number;
+  readonly attempts: number;
+}): string {
   const ms = loss.returned_at === undefined ? undefined : loss.returned_at - loss.lost_at;
-  return ms === undefined || ms === 0 ? "a restart behind a link that stayed up" : `${ms} ms (${loss.attempts} attempt${loss.attempts === 1 ? "" : "s"})`;
+  return ms === undefined || ms === 0
+    ? "a restart behind a link that stayed up"
+    : `${ms} ms (${loss.attempts} attempt${loss.attempts === 1 ? "" : "s"})`;
 }
 
 function settledText(r: CallResult): string {

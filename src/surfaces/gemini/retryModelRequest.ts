@@ -12,7 +12,11 @@ export interface ModelRetryPolicy {
   readonly attemptTimeoutMs: number;
 }
 
-export const DEFAULT_MODEL_RETRY_POLICY: ModelRetryPolicy = { attempts: 6, backoff: { initialMs: 1000, maxMs: 30_000 }, attemptTimeoutMs: 120_000 };
+export const DEFAULT_MODEL_RETRY_POLICY: ModelRetryPolicy = {
+  attempts: 6,
+  backoff: { initialMs: 1000, maxMs: 30_000 },
+  attemptTimeoutMs: 120_000,
+};
 
 /** One retry, for the transcript and the progress line. */
 export interface ModelRetry {
@@ -64,7 +68,10 @@ export interface RetryModelRequestOptions {
  * (undici's "fetch failed" TypeError) is not retried at all — see
  * test/surfaces/gemini/sdkRetryOptions.test.ts.
  */
-export async function retryModelRequest<T>(attempt: (signal: AbortSignal, capture: RequestCapture) => Promise<T>, options: RetryModelRequestOptions): Promise<T> {
+export async function retryModelRequest<T>(
+  attempt: (signal: AbortSignal, capture: RequestCapture) => Promise<T>,
+  options: RetryModelRequestOptions,
+): Promise<T> {
   const policy = options.policy ?? DEFAULT_MODEL_RETRY_POLICY;
   const now = options.now ?? Date.now;
   const started = now();
@@ -79,7 +86,12 @@ export async function retryModelRequest<T>(attempt: (signal: AbortSignal, captur
       // The attempt's own verdict on an answer (no content): not a transport failure, nothing to retry.
       if (error instanceof ArmbridgeError) throw error;
       const failure: ModelFailure = attemptSignal.aborted
-        ? { kind: "timeout", transient: true, status: `no answer within ${policy.attemptTimeoutMs} ms`, message: "the attempt's time limit ran out" }
+        ? {
+            kind: "timeout",
+            transient: true,
+            status: `no answer within ${policy.attemptTimeoutMs} ms`,
+            message: "the attempt's time limit ran out",
+          }
         : classifyModelFailure(error, capture.response);
       const endpoint = capture.endpoint ?? options.endpoint;
       const left = options.deadlineAt === undefined ? Infinity : options.deadlineAt - now();
@@ -92,7 +104,15 @@ export async function retryModelRequest<T>(attempt: (signal: AbortSignal, captur
             ? `and asked to wait ${seconds(delayMs)} s, longer than the ${seconds(Math.max(0, left))} s left before the run deadline`
             : undefined;
       if (finalWhy !== undefined) throw finalError(failure, endpoint, n, now() - started, finalWhy, error);
-      options.onRetry?.({ attempt: n, attempts: policy.attempts, endpoint, status: failure.status, message: failure.message, delayMs, delayFrom: failure.retryAfterFrom ?? "backoff" });
+      options.onRetry?.({
+        attempt: n,
+        attempts: policy.attempts,
+        endpoint,
+        status: failure.status,
+        message: failure.message,
+        delayMs,
+        delayFrom: failure.retryAfterFrom ?? "backoff",
+      });
     }
     // node:timers/promises clears its timer when the signal fires.
     await sleep(delayMs, undefined, { signal: options.signal }).catch(() => undefined);
@@ -100,12 +120,31 @@ export async function retryModelRequest<T>(attempt: (signal: AbortSignal, captur
   }
 }
 
-function finalError(failure: ModelFailure, endpoint: string, attempts: number, elapsedMs: number, why: string, cause: unknown): ArmbridgeError {
-  const tried = attempts > 1 && !why.startsWith("after") ? ` (attempt ${attempts}, ${seconds(elapsedMs)} s since the first)` : attempts > 1 ? ` over ${seconds(elapsedMs)} s` : "";
+function finalError(
+  failure: ModelFailure,
+  endpoint: string,
+  attempts: number,
+  elapsedMs: number,
+  why: string,
+  cause: unknown,
+): ArmbridgeError {
+  const tried =
+    attempts > 1 && !why.startsWith("after")
+      ? ` (attempt ${attempts}, ${seconds(elapsedMs)} s since the first)`
+      : attempts > 1
+        ? ` over ${seconds(elapsedMs)} s`
+        : "";
   const reason = `${endpoint} failed with ${failure.status}${why ? ` ${why}` : ""}${tried}: ${failure.message}. What to do: ${MODEL_FAILURE_ADVICE[failure.kind]}`;
   return new ArmbridgeError(
     "ARMB_ERR_GEMINI_API",
-    { reason, endpoint, status: failure.status, attempts, failure: failure.kind, advice: MODEL_FAILURE_ADVICE[failure.kind] },
+    {
+      reason,
+      endpoint,
+      status: failure.status,
+      attempts,
+      failure: failure.kind,
+      advice: MODEL_FAILURE_ADVICE[failure.kind],
+    },
     { cause },
   );
 }

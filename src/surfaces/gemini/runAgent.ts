@@ -45,7 +45,9 @@ export interface RunAgentOptions extends AgentRunCommon {
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   // Images are read first: a bad file fails the run before any timer or listener exists.
-  const contents: Content[] = [{ role: "user", parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])] }];
+  const contents: Content[] = [
+    { role: "user", parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])] },
+  ];
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const deadlineMs = options.deadlineMs ?? DEFAULT_AGENT_DEADLINE_MS;
   // The transcript opens before the deadline timer starts: an unwritable path leaves nothing running.
@@ -62,7 +64,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   let text = "";
   let turns = 0;
   let ended: AgentEnd = "max_turns";
-  reporter.write("run_started", { model: options.model.model, instruction: options.instruction, images: options.images ?? [], max_turns: maxTurns, deadline_ms: deadlineMs, live: false });
+  reporter.write("run_started", {
+    model: options.model.model,
+    instruction: options.instruction,
+    images: options.images ?? [],
+    max_turns: maxTurns,
+    deadline_ms: deadlineMs,
+    live: false,
+  });
   try {
     while (true) {
       if (signal.aborted) {
@@ -117,7 +126,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       }
       reporter.write("calls", { turn: turns, calls });
       const left = deadlineAt - Date.now();
-      const responses = await adapter.respond(calls, { deadlineMs: Math.max(0, Math.min(left, turn.deadlineMs ?? left)), signal });
+      const responses = await adapter.respond(calls, {
+        deadlineMs: Math.max(0, Math.min(left, turn.deadlineMs ?? left)),
+        signal,
+      });
       reporter.write("responses", { turn: turns, responses });
       reporter.report({ type: "responses", turn: turns, responses });
       sent.push(...responses);

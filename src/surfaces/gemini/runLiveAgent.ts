@@ -57,7 +57,10 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const deadlineMs = options.deadlineMs ?? DEFAULT_AGENT_DEADLINE_MS;
   // Images are read first: a bad file fails the run before any timer or listener exists.
-  const instruction: Content = { role: "user", parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])] };
+  const instruction: Content = {
+    role: "user",
+    parts: [{ text: options.instruction }, ...imageParts(options.images ?? [])],
+  };
   // The transcript opens before the deadline timer starts: an unwritable path leaves nothing running.
   const reporter = new AgentReporter(options.bridge, options);
   const deadlineAt = Date.now() + deadlineMs;
@@ -116,7 +119,11 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
     signal: runSignal,
   });
   const camera = options.streamCamera
-    ? new CameraStreamer({ feed: options.streamCamera, send: (video) => session.sendRealtimeInput({ video }), report: reportLink })
+    ? new CameraStreamer({
+        feed: options.streamCamera,
+        send: (video) => session.sendRealtimeInput({ video }),
+        report: reportLink,
+      })
     : undefined;
 
   reporter.write("run_started", {
@@ -127,7 +134,9 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
     deadline_ms: deadlineMs,
     live: true,
     context_compression: setup.compression,
-    ...(options.streamCamera ? { stream_camera: { camera: options.streamCamera.camera, fps: options.streamCamera.fps } } : {}),
+    ...(options.streamCamera
+      ? { stream_camera: { camera: options.streamCamera.camera, fps: options.streamCamera.fps } }
+      : {}),
   });
   try {
     session.start();
@@ -157,7 +166,11 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
 }
 
 /** Sends each later user turn as it comes; one that arrives while calls are awaited interrupts them. */
-async function relayUserTurns(turnsIn: AsyncIterable<string>, run: LiveRun, conversation: LiveConversation): Promise<void> {
+async function relayUserTurns(
+  turnsIn: AsyncIterable<string>,
+  run: LiveRun,
+  conversation: LiveConversation,
+): Promise<void> {
   const iterator = turnsIn[Symbol.asyncIterator]();
   const ended = run.outcome.then(() => undefined);
   try {

@@ -30,7 +30,13 @@ export interface StreamFrame {
 export function streamFrame(bytes: Buffer, mimeType: string): StreamFrame | undefined {
   // The size from the header: decoding a JPEG only to learn it fits would cost more than sending it.
   const header = inspectImage(bytes);
-  if (header.ok && header.format === "jpeg" && mimeType === "image/jpeg" && Math.max(header.width, header.height) <= STREAM_FRAME_MAX_SIDE && bytes.length <= STREAM_FRAME_MAX_BYTES) {
+  if (
+    header.ok &&
+    header.format === "jpeg" &&
+    mimeType === "image/jpeg" &&
+    Math.max(header.width, header.height) <= STREAM_FRAME_MAX_SIDE &&
+    bytes.length <= STREAM_FRAME_MAX_BYTES
+  ) {
     return { mimeType: "image/jpeg", bytes, width: header.width, height: header.height };
   }
   const image = decodeImage(bytes);
@@ -38,7 +44,8 @@ export function streamFrame(bytes: Buffer, mimeType: string): StreamFrame | unde
   const small = factor <= 1 ? image : shrink(image, factor);
   for (const q of QUALITIES) {
     const jpeg = encodeImage(small, "jpeg", q);
-    if (jpeg.length <= STREAM_FRAME_MAX_BYTES) return { mimeType: "image/jpeg", bytes: jpeg, width: small.width, height: small.height };
+    if (jpeg.length <= STREAM_FRAME_MAX_BYTES)
+      return { mimeType: "image/jpeg", bytes: jpeg, width: small.width, height: small.height };
   }
   return undefined;
 }

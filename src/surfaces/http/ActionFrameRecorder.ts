@@ -1,5 +1,10 @@
 import type { Bridge } from "../../bridge/Bridge.js";
-import { ActionFrames, type ActionFramesLimits, type CallFrames, type FrameMoment } from "../../cameras/ActionFrames.js";
+import {
+  ActionFrames,
+  type ActionFramesLimits,
+  type CallFrames,
+  type FrameMoment,
+} from "../../cameras/ActionFrames.js";
 import { asArmbridgeError } from "../../errors.js";
 import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
 import type { Logger } from "../../observability/logger.js";
@@ -36,7 +41,8 @@ export class ActionFrameRecorder {
   #onEvent(e: ExecutorEvent): void {
     switch (e.type) {
       case "queued":
-        if (this.#bridge.registry.get(e.tool)?.blocking === true) this.#capture(this.frames.begin(e.callId, e.tool), "before");
+        if (this.#bridge.registry.get(e.tool)?.blocking === true)
+          this.#capture(this.frames.begin(e.callId, e.tool), "before");
         return;
       case "approval_requested": {
         const entry = this.frames.get(e.callId);
@@ -54,7 +60,8 @@ export class ActionFrameRecorder {
       case "settled": {
         const entry = this.frames.get(e.callId);
         if (!entry || e.result.replayed === true) return;
-        if (!("action_id" in e.result) || e.result.action_id === undefined || entry.actionId === undefined) this.frames.drop(e.callId);
+        if (!("action_id" in e.result) || e.result.action_id === undefined || entry.actionId === undefined)
+          this.frames.drop(e.callId);
         else this.#capture(entry, "after");
         return;
       }
@@ -82,7 +89,12 @@ export class ActionFrameRecorder {
       ),
     ).then((results) => {
       this.frames.keep(entry, moment, results);
-      for (const r of results) if ("error" in r) this.#log.debug({ call_id: entry.callId, camera: r.camera, moment, err: r.error }, "no frame for the operator's card");
+      for (const r of results)
+        if ("error" in r)
+          this.#log.debug(
+            { call_id: entry.callId, camera: r.camera, moment, err: r.error },
+            "no frame for the operator's card",
+          );
     });
   }
 

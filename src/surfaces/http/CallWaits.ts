@@ -15,7 +15,10 @@ export class CallWaits {
    * Registers a request's call ids: the signal of each (what the executor's
    * `callSignals` takes), and the function that forgets them (in `finally`).
    */
-  register(ids: readonly string[]): { readonly signals: ReadonlyMap<string, AbortSignal>; readonly forget: () => void } {
+  register(ids: readonly string[]): {
+    readonly signals: ReadonlyMap<string, AbortSignal>;
+    readonly forget: () => void;
+  } {
     const mine = new Map<string, AbortController>();
     for (const id of new Set(ids)) {
       const controller = new AbortController();

@@ -30,7 +30,11 @@ export class EmbeddedConsole {
   }
 
   /** Binds `host:port` (ARMB_ERR_HTTP_PORT_IN_USE if taken); `token` undefined makes a new one; the operator token is always new. */
-  static async bind(options: { readonly host: string; readonly port: number; readonly token?: string | undefined }): Promise<EmbeddedConsole> {
+  static async bind(options: {
+    readonly host: string;
+    readonly port: number;
+    readonly token?: string | undefined;
+  }): Promise<EmbeddedConsole> {
     const port = await bindHttpPort({ host: options.host, port: options.port });
     return new EmbeddedConsole(port, options.token ?? generateToken(), generateToken());
   }
@@ -47,7 +51,11 @@ export class EmbeddedConsole {
 
   /** Starts answering on the bound port with the bridge's API and console; returns the warnings to print (a wide bind, a short token). */
   async serve(bridge: Bridge, logger: Logger): Promise<readonly string[]> {
-    this.#server = await serveHttpOnPort(bridge, this.#port, { token: this.token, operatorToken: this.operatorToken, logger });
+    this.#server = await serveHttpOnPort(bridge, this.#port, {
+      token: this.token,
+      operatorToken: this.operatorToken,
+      logger,
+    });
     return this.#server.security.warnings.map((w) => w.message);
   }
 

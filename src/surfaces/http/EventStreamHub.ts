@@ -80,13 +80,20 @@ export class EventStreamHub {
 
   /** Throws ARMB_ERR_HTTP_TOO_MANY_STREAMS when another stream would pass the cap; call before taking over the response. */
   admit(): void {
-    if (this.#clients.size >= this.#maxStreams) throw new ArmbridgeError("ARMB_ERR_HTTP_TOO_MANY_STREAMS", { limit: this.#maxStreams });
+    if (this.#clients.size >= this.#maxStreams)
+      throw new ArmbridgeError("ARMB_ERR_HTTP_TOO_MANY_STREAMS", { limit: this.#maxStreams });
   }
 
   /** Takes over a raw response for the life of the stream (after `admit()`). */
   attach(response: ServerResponse): void {
     if (this.#closed) {
-      response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" } }));
+      response
+        .writeHead(503, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" },
+          }),
+        );
       return;
     }
     response.writeHead(200, {
@@ -169,7 +176,10 @@ export class EventStreamHub {
     if (backlog <= this.#maxBacklogBytes) return;
     this.#clients.delete(response);
     if (this.#clients.size === 0) this.#stopTimers();
-    this.#log?.warn({ backlog_bytes: backlog, limit_bytes: this.#maxBacklogBytes, remote: response.socket?.remoteAddress }, "dropped an event stream whose client stopped reading");
+    this.#log?.warn(
+      { backlog_bytes: backlog, limit_bytes: this.#maxBacklogBytes, remote: response.socket?.remoteAddress },
+      "dropped an event stream whose client stopped reading",
+    );
     // destroy, not end: end() would queue the close behind the backlog it cannot send.
     response.destroy();
   }
@@ -188,13 +198,22 @@ function eventView(e: Exclude<ExecutorEvent, { readonly type: "presence_changed"
       return { type: e.type, action: actionView(e.row) };
     // Camera pictures stay out of the event stream: a description each, not the bytes (tens of kB per frame, to every console).
     case "settled":
-      return { ...e, client: e.client ?? null, result: splitImages(e.result, "only in the call's own response").result };
+      return {
+        ...e,
+        client: e.client ?? null,
+        result: splitImages(e.result, "only in the call's own response").result,
+      };
     case "halted":
       return { type: e.type, halt: haltView(e.halt) };
     case "halt_released":
       return { type: e.type, halts: e.halts.map(haltView) };
     case "link_returned":
-      return { type: e.type, loss: e.loss, reobserving: e.reobserving, ...(e.incarnation === undefined ? {} : { incarnation: e.incarnation }) };
+      return {
+        type: e.type,
+        loss: e.loss,
+        reobserving: e.reobserving,
+        ...(e.incarnation === undefined ? {} : { incarnation: e.incarnation }),
+      };
     case "queued":
     case "started":
     case "timed_out":

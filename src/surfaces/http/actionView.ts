@@ -18,7 +18,14 @@ export function actionView(row: ActionRow): ActionView {
     args: row.args,
     resources: row.resources,
     client: row.client ?? null,
-    approval: row.approval ? { id: row.approval.approvalId, operator: row.approval.operator, at: row.approval.at, note: row.approval.note ?? null } : null,
+    approval: row.approval
+      ? {
+          id: row.approval.approvalId,
+          operator: row.approval.operator,
+          at: row.approval.at,
+          note: row.approval.note ?? null,
+        }
+      : null,
     command: row.command ?? null,
     state: row.state,
     timed_out: row.timedOut,
@@ -26,7 +33,9 @@ export function actionView(row: ActionRow): ActionView {
     // Derived from the state, like the result: a confirmed row reads as confirmed even if stored before confirmations rewrote it.
     message: result.message,
     description: describeForOperator(row),
-    evidence: e ? { pose: e.pose ?? null, pose_stamp_ms: e.poseStampMs ?? null, record: e.record ?? null, notes: e.notes ?? [] } : null,
+    evidence: e
+      ? { pose: e.pose ?? null, pose_stamp_ms: e.poseStampMs ?? null, record: e.record ?? null, notes: e.notes ?? [] }
+      : null,
     operator: row.operator ?? null,
     operator_note: row.operatorNote ?? null,
     operator_outcome: row.operatorOutcome ?? null,
@@ -53,6 +62,13 @@ export function confirmOptionsFor(row: ActionRow, status: ArmStatus | undefined)
   const facts = factsOfRow(row, { operator: undefined, note: undefined, observed });
   return CONFIRM_OUTCOMES.map((outcome) => {
     const rule = CONFIRM_OUTCOME_RULES[outcome];
-    return { outcome, label: rule.label, releases: rule.releases(row), model_is_told: rule.modelIsTold(facts), what_follows: rule.whatFollows(facts), state: rule.state };
+    return {
+      outcome,
+      label: rule.label,
+      releases: rule.releases(row),
+      model_is_told: rule.modelIsTold(facts),
+      what_follows: rule.whatFollows(facts),
+      state: rule.state,
+    };
   });
 }

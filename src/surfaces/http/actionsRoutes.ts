@@ -31,7 +31,10 @@ const idParams = z.strictObject({ id: z.string().min(1).max(200) });
 
 const confirmBody = z.strictObject({
   // reached / partial / not_moved; done and not_done are the first API's words for reached and not_moved.
-  outcome: z.enum([...CONFIRM_OUTCOMES, ...(Object.keys(CONFIRM_OUTCOME_ALIASES) as (keyof typeof CONFIRM_OUTCOME_ALIASES)[])]),
+  outcome: z.enum([
+    ...CONFIRM_OUTCOMES,
+    ...(Object.keys(CONFIRM_OUTCOME_ALIASES) as (keyof typeof CONFIRM_OUTCOME_ALIASES)[]),
+  ]),
   // Emptiness is the ledger's rule (ARMB_ERR_OPERATOR_REQUIRED), so it is checked in one place.
   operator: z.string().max(200),
   note: z.string().max(2000).optional(),
@@ -41,7 +44,9 @@ const confirmBody = z.strictObject({
 export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/actions", async (request) => {
     // `?state=` from a blank form field means "any", not a state named "".
-    const raw = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== ""));
+    const raw = Object.fromEntries(
+      Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== ""),
+    );
     const q = parseInput(listQuery, raw, "query");
     const limit = q.limit ?? 100;
     const after = q.cursor === undefined ? undefined : decodePageCursor(q.cursor);

@@ -26,14 +26,20 @@ export function registerApprovalsRoutes(app: FastifyInstance, bridge: Bridge): v
   app.post("/v1/approvals/:id/approve", OPERATOR_ROUTE, async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
-    const decided: DecidedApprovalView = bridge.executor.approvals.approve(id, { operator: body.operator, note: body.note });
+    const decided: DecidedApprovalView = bridge.executor.approvals.approve(id, {
+      operator: body.operator,
+      note: body.note,
+    });
     return decided;
   });
 
   app.post("/v1/approvals/:id/decline", OPERATOR_ROUTE, async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
-    const decided: DecidedApprovalView = bridge.executor.approvals.decline(id, { operator: body.operator, note: body.note });
+    const decided: DecidedApprovalView = bridge.executor.approvals.decline(id, {
+      operator: body.operator,
+      note: body.note,
+    });
     return decided;
   });
 }

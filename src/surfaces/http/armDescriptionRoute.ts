@@ -17,7 +17,13 @@ export function armDescriptionView(bridge: Bridge): ArmDescriptionView {
     unit: a.kind === "joint" ? "rad" : "fraction",
     tolerance: a.tolerance,
   }));
-  return { name: arm.name, axes, named_poses: arm.namedPoses, stale_after_ms: bridge.config.staleAfterMs, envelope: envelopeDescriptionView(bridge) };
+  return {
+    name: arm.name,
+    axes,
+    named_poses: arm.namedPoses,
+    stale_after_ms: bridge.config.staleAfterMs,
+    envelope: envelopeDescriptionView(bridge),
+  };
 }
 
 export function registerArmDescriptionRoute(app: FastifyInstance, bridge: Bridge): void {

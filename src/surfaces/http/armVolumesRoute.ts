@@ -24,7 +24,9 @@ export function placeVolumesFor(bridge: Bridge, query: Readonly<Record<string, n
   const axes = [...arm.joints.map((j) => j.name), ...(arm.gripper ? [arm.gripper.name] : [])];
   const strangers = Object.keys(query).filter((name) => !axes.includes(name));
   if (strangers.length > 0) {
-    throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: strangers.map((n) => `query.${n}: not an axis of ${arm.name} (its axes: ${axes.join(", ")})`).join("; ") });
+    throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", {
+      issues: strangers.map((n) => `query.${n}: not an axis of ${arm.name} (its axes: ${axes.join(", ")})`).join("; "),
+    });
   }
   const reported = bridge.transport.latestStatus()?.axes ?? {};
   const joints: Record<string, number> = {};
@@ -40,7 +42,9 @@ export function placeVolumesFor(bridge: Bridge, query: Readonly<Record<string, n
     } else missing.push(name);
   }
   if (missing.length > 0) {
-    throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `query: name a position for ${missing.join(", ")}: the arm has reported none yet` });
+    throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", {
+      issues: `query: name a position for ${missing.join(", ")}: the arm has reported none yet`,
+    });
   }
   const volumes = placedVolumes(model, joints) ?? [];
   return { frame: model.frame, joints, from_status: fromStatus, volumes };

@@ -32,7 +32,9 @@ export function bearerChallenge(authorization: string | undefined): string {
  * it, and comparing lengths first would leak the token's length).
  */
 export function tokensMatch(given: string | undefined, expected: string): boolean {
-  const a = createHash("sha256").update(given ?? "").digest();
+  const a = createHash("sha256")
+    .update(given ?? "")
+    .digest();
   const b = createHash("sha256").update(expected).digest();
   return timingSafeEqual(a, b) && given !== undefined;
 }
@@ -41,7 +43,10 @@ export function tokensMatch(given: string | undefined, expected: string): boolea
 export type Credential = "api" | "operator";
 
 /** The credential an `Authorization` header carries, or undefined when it carries neither token. Both are always compared. */
-export function credentialOf(header: string | undefined, tokens: { readonly api: string; readonly operator: string }): Credential | undefined {
+export function credentialOf(
+  header: string | undefined,
+  tokens: { readonly api: string; readonly operator: string },
+): Credential | undefined {
   const given = bearerOf(header);
   const operator = tokensMatch(given, tokens.operator);
   const api = tokensMatch(given, tokens.api);

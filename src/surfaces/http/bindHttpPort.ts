@@ -60,14 +60,14 @@ export interface HttpPortLimits {
   readonly requestTimeoutMs?: number | undefined;
 }
 
-export async function bindHttpPort(options: { readonly host: string; readonly port: number } & HttpPortLimits): Promise<BoundHttpPort> {
-  const server = createServer(
-    {
-      headersTimeout: options.headersTimeoutMs ?? HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeout: options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, options.headersTimeoutMs ?? TIMEOUT_CHECK_MS),
-    },
-  );
+export async function bindHttpPort(
+  options: { readonly host: string; readonly port: number } & HttpPortLimits,
+): Promise<BoundHttpPort> {
+  const server = createServer({
+    headersTimeout: options.headersTimeoutMs ?? HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeout: options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, options.headersTimeoutMs ?? TIMEOUT_CHECK_MS),
+  });
   const cap = options.maxConnections ?? DEFAULT_MAX_HTTP_CONNECTIONS;
   server.maxConnections = cap * HARD_CAP_FACTOR;
   const overCap = countConnections(server, cap);
@@ -82,7 +82,11 @@ export async function bindHttpPort(options: { readonly host: string; readonly po
       reject(
         error.code === "EADDRINUSE"
           ? new ArmbridgeError("ARMB_ERR_HTTP_PORT_IN_USE", { address }, { cause: error })
-          : new ArmbridgeError("ARMB_ERR_HTTP_LISTEN", { address, reason: error.code ?? error.message }, { cause: error }),
+          : new ArmbridgeError(
+              "ARMB_ERR_HTTP_LISTEN",
+              { address, reason: error.code ?? error.message },
+              { cause: error },
+            ),
       );
     };
     server.once("error", onError);
@@ -137,5 +141,7 @@ function answerBusy(response: ServerResponse, limit: number): void {
 
 function answerStarting(_request: IncomingMessage, response: ServerResponse): void {
   const e = new ArmbridgeError("ARMB_ERR_HTTP_STARTING");
-  response.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" }).end(JSON.stringify({ error: { code: e.code, message: e.message } }));
+  response
+    .writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" })
+    .end(JSON.stringify({ error: { code: e.code, message: e.message } }));
 }

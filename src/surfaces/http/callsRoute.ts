@@ -35,7 +35,10 @@ const callsBody = z.strictObject({
     .strictObject({
       kind: z.enum(HTTP_CLIENT_KINDS).optional(),
       name: z.string().max(CLIENT_NAME_MAX * 4),
-      session: z.string().max(CLIENT_SESSION_MAX * 4).optional(),
+      session: z
+        .string()
+        .max(CLIENT_SESSION_MAX * 4)
+        .optional(),
     })
     .optional(),
 });
@@ -72,9 +75,18 @@ export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
     holdOpen(request, reply);
     const gone = callerGone(reply);
     const { signals, forget } = waits.register(body.calls.flatMap((c) => (c.id === undefined ? [] : [c.id])));
-    const client = normalizeClient({ kind: body.client?.kind ?? "http", name: body.client?.name, session: body.client?.session });
+    const client = normalizeClient({
+      kind: body.client?.kind ?? "http",
+      name: body.client?.name,
+      session: body.client?.session,
+    });
     try {
-      const responses = await bridge.executor.execute(body.calls, { deadlineMs: body.deadline_ms, callSignals: signals, detach: gone.signal, client });
+      const responses = await bridge.executor.execute(body.calls, {
+        deadlineMs: body.deadline_ms,
+        callSignals: signals,
+        detach: gone.signal,
+        client,
+      });
       const answer: CallsResponse = { responses: responses.map(toFunctionResponse) };
       return answer;
     } finally {

@@ -49,7 +49,15 @@ export function registerCameraRoutes(app: FastifyInstance, bridge: Bridge): void
     if (!camera) throw bridge.cameras.unknown(name);
     if (!camera.table) throw new ArmbridgeError("ARMB_ERR_CAMERA_NOT_CALIBRATED", { camera: name });
     const mapped = imagePointToTable(camera.table, [y, x]);
-    if (!mapped.ok) throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: `query: image point [${y}, ${x}] of camera ${name} cannot be mapped to the table: ${mapped.reason}` });
-    return { camera: name, point: [y, x], table: [mapped.table[0], mapped.table[1], mapped.table[2]], extrapolated: mapped.extrapolated };
+    if (!mapped.ok)
+      throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", {
+        issues: `query: image point [${y}, ${x}] of camera ${name} cannot be mapped to the table: ${mapped.reason}`,
+      });
+    return {
+      camera: name,
+      point: [y, x],
+      table: [mapped.table[0], mapped.table[1], mapped.table[2]],
+      extrapolated: mapped.extrapolated,
+    };
   });
 }

@@ -42,7 +42,13 @@ export function registerCardFramesRoutes(app: FastifyInstance, recorder: ActionF
   app.get("/v1/approvals/:id/frames/:which", async (request, reply) => {
     const { id, which } = parseInput(approvalFrameParams, request.params, "params");
     const { camera } = parseInput(frameQuery, request.query, "query");
-    return sendFrame(reply, found(frames.byApprovalId(id), `approval request ${id}`, which), which, camera, `approval request ${id}`);
+    return sendFrame(
+      reply,
+      found(frames.byApprovalId(id), `approval request ${id}`, which),
+      which,
+      camera,
+      `approval request ${id}`,
+    );
   });
 }
 
@@ -52,7 +58,8 @@ function found(entry: CallFrames | undefined, subject: string, which: FrameMomen
     which: which === "any" ? "camera" : which,
     subject,
     camera: "",
-    reason: "serve keeps the frames of the newest motion calls it ran since it started (no camera configured, a call from before a restart, or one long gone keeps none)",
+    reason:
+      "serve keeps the frames of the newest motion calls it ran since it started (no camera configured, a call from before a restart, or one long gone keeps none)",
   });
 }
 
@@ -60,13 +67,36 @@ function listOf(e: CallFrames, base: string): CardFramesList {
   const views: CardFrameView[] = [];
   for (const which of FRAME_MOMENTS) {
     for (const f of e[which].values()) {
-      views.push({ which, camera: f.camera, format: f.format, width: f.width, height: f.height, captured_at: f.capturedAtMs, clock: f.clock, stale: f.stale, url: `${base}/frames/${which}?camera=${encodeURIComponent(f.camera)}` });
+      views.push({
+        which,
+        camera: f.camera,
+        format: f.format,
+        width: f.width,
+        height: f.height,
+        captured_at: f.capturedAtMs,
+        clock: f.clock,
+        stale: f.stale,
+        url: `${base}/frames/${which}?camera=${encodeURIComponent(f.camera)}`,
+      });
     }
   }
-  return { call_id: e.callId, action_id: e.actionId ?? null, approval_id: e.approvalId ?? null, sent_at: e.sentAt ?? null, frames: views, missing: Object.fromEntries(e.missing) };
+  return {
+    call_id: e.callId,
+    action_id: e.actionId ?? null,
+    approval_id: e.approvalId ?? null,
+    sent_at: e.sentAt ?? null,
+    frames: views,
+    missing: Object.fromEntries(e.missing),
+  };
 }
 
-async function sendFrame(reply: FastifyReply, e: CallFrames, which: FrameMoment, camera: string | undefined, subject: string): Promise<FastifyReply> {
+async function sendFrame(
+  reply: FastifyReply,
+  e: CallFrames,
+  which: FrameMoment,
+  camera: string | undefined,
+  subject: string,
+): Promise<FastifyReply> {
   const kept = e[which];
   const frame = camera === undefined ? kept.values().next().value : kept.get(camera);
   if (!frame) {
@@ -75,7 +105,11 @@ async function sendFrame(reply: FastifyReply, e: CallFrames, which: FrameMoment,
       which,
       subject,
       camera: camera === undefined ? "" : ` from camera ${camera}`,
-      reason: why ?? (which === "after" && e.actionId !== undefined ? "it is taken once the motion settled, and this one has not yet" : `kept: ${[...kept.keys()].join(", ") || "none"}`),
+      reason:
+        why ??
+        (which === "after" && e.actionId !== undefined
+          ? "it is taken once the motion settled, and this one has not yet"
+          : `kept: ${[...kept.keys()].join(", ") || "none"}`),
     });
   }
   return reply

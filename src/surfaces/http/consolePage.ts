@@ -33,6 +33,7 @@ export function consolePage(): ConsolePage {
     throw new Error(`the operator console is not built (${file} is missing): run npm run build`, { cause: error });
   }
   const page = JSON.parse(text) as Partial<ConsolePage>;
-  if (typeof page.html !== "string" || typeof page.contentSecurityPolicy !== "string") throw new Error(`${file} is not a built console page: run npm run build`);
+  if (typeof page.html !== "string" || typeof page.contentSecurityPolicy !== "string")
+    throw new Error(`${file} is not a built console page: run npm run build`);
   return (cached = { html: page.html, contentSecurityPolicy: page.contentSecurityPolicy });
 }

@@ -26,7 +26,10 @@ export function envelopeDescriptionView(bridge: Bridge): EnvelopeDescriptionView
     keep_out: model.keepOut.map(zoneView),
     allowed_contacts: bridge.config.workspace?.allowedContacts ?? [],
     link_volumes: bodies.linkVolumes.map((v) => ({ link: v.link, source: v.source, shape: v.shape })),
-    unchecked_pairs: [...bodies.skipped.map((p) => ({ links: p.links, why: p.why })), ...model.alwaysInContact.map((links) => ({ links, why: "always" as const }))],
+    unchecked_pairs: [
+      ...bodies.skipped.map((p) => ({ links: p.links, why: p.why })),
+      ...model.alwaysInContact.map((links) => ({ links, why: "always" as const })),
+    ],
     limits: { max_tool_speed_mps: limits.maxToolSpeedMps ?? null, motions_per_minute: limits.motionsPerMinute ?? null },
   };
 }
@@ -36,7 +39,11 @@ export function envelopeDescriptionView(bridge: Bridge): EnvelopeDescriptionView
  * put it, the newest refusal (link, obstacle, where, clearance, the volumes
  * involved placed at the contact), and the motion rate's tokens.
  */
-export function envelopeStateView(bridge: Bridge, pose: Readonly<Record<string, number>>, now: number): EnvelopeStateView {
+export function envelopeStateView(
+  bridge: Bridge,
+  pose: Readonly<Record<string, number>>,
+  now: number,
+): EnvelopeStateView {
   const model = EnvelopeModel.of(bridge.config);
   const rate = bridge.executor.motionRate;
   return {
@@ -51,5 +58,7 @@ function point(v: readonly number[]): [number, number, number] {
 }
 
 function zoneView(zone: KeepOutZone): KeepOutZoneView {
-  return zone.kind === "box" ? { name: zone.name, kind: "box", min: zone.min, max: zone.max } : { name: zone.name, kind: "cylinder", center: zone.center, radius: zone.radius, z: [zone.zMin, zone.zMax] };
+  return zone.kind === "box"
+    ? { name: zone.name, kind: "box", min: zone.min, max: zone.max }
+    : { name: zone.name, kind: "cylinder", center: zone.center, radius: zone.radius, z: [zone.zMin, zone.zMax] };
 }

@@ -26,7 +26,9 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
   // Its own scope, so that its body parser (which reads anything) is the HALT's alone.
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, text, done) => done(null, readJsonLeniently(String(text))));
+    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, text, done) =>
+      done(null, readJsonLeniently(String(text))),
+    );
     scope.post("/v1/halt", async (request) => haltNow(bridge, request));
   });
 
@@ -43,14 +45,36 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
 
 async function haltNow(bridge: Bridge, request: FastifyRequest): Promise<HaltAnswer> {
   const asked = readHaltBody(bridge.config, request.body);
-  const { halt, result } = await bridge.executor.halt({ source: asked.source, operator: asked.operator, note: asked.note, axes: asked.axes });
+  const { halt, result } = await bridge.executor.halt({
+    source: asked.source,
+    operator: asked.operator,
+    note: asked.note,
+    axes: asked.axes,
+  });
   const what = asked.axes ? asked.axes.join(", ") : "all axes";
   const confirmed = result.halted
     ? `The arm confirmed the halt of ${what}. The bridge is latched: every motion is refused until an operator releases it.`
     : `The halt of ${what} was NOT confirmed by the arm (${result.error?.message ?? "no answer in time"}). The arm may still be moving: check it now and use the emergency stop if it moves. The bridge is latched all the same.`;
-  const problems = asked.problems.length === 0 ? "" : ` The request had ${asked.problems.length} problem(s), acted around (see problems): ${asked.problems.map((p) => p.code).join(", ")}.`;
-  request.log.warn({ halt_id: halt.haltId, source: halt.source, operator: asked.operator, confirmed: result.halted, problems: asked.problems }, "halt");
-  return { halted: result.halted, halt: haltView(halt), message: confirmed + problems, ...(asked.problems.length > 0 ? { problems: [...asked.problems] } : {}) };
+  const problems =
+    asked.problems.length === 0
+      ? ""
+      : ` The request had ${asked.problems.length} problem(s), acted around (see problems): ${asked.problems.map((p) => p.code).join(", ")}.`;
+  request.log.warn(
+    {
+      halt_id: halt.haltId,
+      source: halt.source,
+      operator: asked.operator,
+      confirmed: result.halted,
+      problems: asked.problems,
+    },
+    "halt",
+  );
+  return {
+    halted: result.halted,
+    halt: haltView(halt),
+    message: confirmed + problems,
+    ...(asked.problems.length > 0 ? { problems: [...asked.problems] } : {}),
+  };
 }
 
 /** JSON when it is JSON; an empty body is no body; anything else is an UnreadableBody the HALT reports after acting. */

@@ -16,7 +16,8 @@ export function registerHealthzRoute(app: FastifyInstance, bridge: Bridge): void
     return reply.status(503).send({
       status: "unhealthy",
       code: loss.error.code,
-      reason: "the intent ledger file was deleted or replaced while the bridge ran; no motion is accepted until it is restarted",
+      reason:
+        "the intent ledger file was deleted or replaced while the bridge ran; no motion is accepted until it is restarted",
       since: new Date(loss.detectedAt).toISOString(),
     });
   });

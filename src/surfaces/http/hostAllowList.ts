@@ -37,7 +37,8 @@ export class HostAllowList {
   constructor(options: { readonly bindHost: string; readonly extra?: readonly string[] | undefined }) {
     const names = new Set<string>(LOOPBACK_NAMES);
     if (isWildcardHost(options.bindHost)) {
-      for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(normalizeHost(a.address.split("%")[0] ?? a.address));
+      for (const list of Object.values(networkInterfaces()))
+        for (const a of list ?? []) names.add(normalizeHost(a.address.split("%")[0] ?? a.address));
     } else names.add(normalizeHost(options.bindHost));
     for (const name of options.extra ?? []) names.add(normalizeHost(name));
     this.#names = names;
@@ -70,7 +71,8 @@ export class HostAllowList {
       return false;
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-    if (hostHeader !== undefined && url.host === withoutDefaultPort(hostHeader.trim().toLowerCase(), url.protocol)) return true;
+    if (hostHeader !== undefined && url.host === withoutDefaultPort(hostHeader.trim().toLowerCase(), url.protocol))
+      return true;
     return this.#extra.has(normalizeHost(url.hostname));
   }
 
@@ -97,6 +99,9 @@ function withoutDefaultPort(host: string, protocol: string): string {
 
 /** Lower case, no brackets, no trailing dot (`LocalHost.` is `localhost`). */
 export function normalizeHost(host: string): string {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   return h.endsWith(".") ? h.slice(0, -1) : h;
 }

@@ -11,7 +11,11 @@ import { holdOpen } from "./holdOpen.js";
  * first). The SDK's transport writes the response itself, so the reply is
  * hijacked; a call may stream for minutes (holdOpen).
  */
-export function registerMcpRoute(app: FastifyInstance, bridge: Bridge, options: McpHttpSessionsOptions): McpHttpSessions {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  bridge: Bridge,
+  options: McpHttpSessionsOptions,
+): McpHttpSessions {
   const sessions = new McpHttpSessions(bridge, options);
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     holdOpen(request, reply);
@@ -20,7 +24,10 @@ export function registerMcpRoute(app: FastifyInstance, bridge: Bridge, options: 
       await sessions.handle(request.raw, reply.raw, request.body);
     } catch (error) {
       const e = asArmbridgeError(error);
-      if (!reply.raw.headersSent) reply.raw.writeHead(httpStatusFor(e.code), { "content-type": "application/json" }).end(JSON.stringify({ error: { code: e.code, message: e.message } }));
+      if (!reply.raw.headersSent)
+        reply.raw
+          .writeHead(httpStatusFor(e.code), { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { code: e.code, message: e.message } }));
       else reply.raw.destroy();
     }
   };

@@ -20,7 +20,14 @@ export function decodePageCursor(text: string): LedgerCursor {
   }
   if (Array.isArray(parsed) && parsed.length === 2) {
     const [createdAt, actionId] = parsed as unknown[];
-    if (typeof createdAt === "number" && Number.isSafeInteger(createdAt) && createdAt >= 0 && typeof actionId === "string" && actionId.length > 0 && actionId.length <= 200) {
+    if (
+      typeof createdAt === "number" &&
+      Number.isSafeInteger(createdAt) &&
+      createdAt >= 0 &&
+      typeof actionId === "string" &&
+      actionId.length > 0 &&
+      actionId.length <= 200
+    ) {
       return { createdAt, actionId };
     }
   }

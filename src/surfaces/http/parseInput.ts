@@ -10,7 +10,11 @@ import { parseUntrusted } from "../../validation/parseUntrusted.js";
  * choices: in the message, and as the error's `choices` when it is the only
  * such issue.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" | "params"): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query" | "params",
+): z.output<S> {
   const parsed = parseUntrusted(schema, value);
   if (parsed.success) return parsed.data;
   const issues = parsed.issues.slice(0, 20);
@@ -22,5 +26,8 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
 }
 
 function badRequest(issues: string[], named: ArgIssue | undefined): never {
-  throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: issues.join("; "), ...(named?.choices ? { choices: named.choices } : {}) });
+  throw new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", {
+    issues: issues.join("; "),
+    ...(named?.choices ? { choices: named.choices } : {}),
+  });
 }

@@ -9,7 +9,11 @@ import type { PresenceView } from "./wire/PresenceView.js";
 
 const heartbeatBody = z.strictObject({
   /** The console page's own id for its life (random): each open console counts once. */
-  session: z.string().min(8).max(100).regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only"),
+  session: z
+    .string()
+    .min(8)
+    .max(100)
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only"),
   /** The name the operator typed; absent or blank while they have not (then the console is open but nobody is named). */
   operator: z.string().max(200).optional(),
   /** The page is closing: its presence ends now instead of after timeout_ms. */

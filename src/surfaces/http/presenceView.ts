@@ -12,7 +12,11 @@ export function presenceView(bridge: Bridge, now = Date.now()): PresenceView {
     timeout_ms: s.timeoutMs,
     operator: s.operator ?? null,
     missing: s.missing ?? null,
-    consoles: s.consoles.map((c) => ({ session: consoleTag(c.sessionId), operator: c.operator ?? null, last_beat_ms_ago: Math.max(0, now - c.lastBeatAt) })),
+    consoles: s.consoles.map((c) => ({
+      session: consoleTag(c.sessionId),
+      operator: c.operator ?? null,
+      last_beat_ms_ago: Math.max(0, now - c.lastBeatAt),
+    })),
   };
 }
 

@@ -39,19 +39,27 @@ export interface HaltBodyReading {
  */
 export function readHaltBody(config: ArmConfig, body: unknown): HaltBodyReading {
   const problems: ApiErrorBody["error"][] = [];
-  const bad = (issues: string): void => void problems.push(apiErrorBody(new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues })).error);
+  const bad = (issues: string): void =>
+    void problems.push(apiErrorBody(new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues })).error);
   if (body instanceof UnreadableBody) bad(`body: ${body.reason}; every axis was halted`);
   const fields: Record<string, unknown> = isRecord(body) ? body : {};
-  if (body !== undefined && !(body instanceof UnreadableBody) && !isRecord(body)) bad("body: expected a JSON object {operator?, note?, joints?, source?}; every axis was halted");
+  if (body !== undefined && !(body instanceof UnreadableBody) && !isRecord(body))
+    bad("body: expected a JSON object {operator?, note?, joints?, source?}; every axis was halted");
   const strangers = Object.keys(fields).filter((key) => !(HALT_FIELDS as readonly string[]).includes(key));
-  for (const key of strangers.slice(0, 10)) bad(`body.${JSON.stringify(key.slice(0, 60))}: not a field of a halt (its fields: ${HALT_FIELDS.join(", ")}); set aside`);
+  for (const key of strangers.slice(0, 10))
+    bad(
+      `body.${JSON.stringify(key.slice(0, 60))}: not a field of a halt (its fields: ${HALT_FIELDS.join(", ")}); set aside`,
+    );
   const operatorText = text(fields.operator, "operator", HALT_OPERATOR_MAX, bad);
   const note = text(fields.note, "note", HALT_NOTE_MAX, bad);
   const axes = readAxes(config, fields.joints, bad, problems);
   let source: ClaimableSource = "http";
   if (fields.source !== undefined) {
     if ((CLAIMABLE_SOURCES as readonly unknown[]).includes(fields.source)) source = fields.source as ClaimableSource;
-    else bad(`body.source: ${JSON.stringify(fields.source)} is not one a request may claim (${CLAIMABLE_SOURCES.join(", ")}); recorded as http`);
+    else
+      bad(
+        `body.source: ${JSON.stringify(fields.source)} is not one a request may claim (${CLAIMABLE_SOURCES.join(", ")}); recorded as http`,
+      );
   }
   // HALT never waits for a name: one that is only invisible characters counts as none.
   const operator = operatorText === undefined ? undefined : normaliseOperatorName(operatorText);
@@ -71,7 +79,12 @@ function text(value: unknown, field: string, max: number, bad: (issues: string) 
 }
 
 /** The axes named, or undefined (every axis) when none are named or the names cannot all be understood. */
-function readAxes(config: ArmConfig, value: unknown, bad: (issues: string) => void, problems: ApiErrorBody["error"][]): readonly string[] | undefined {
+function readAxes(
+  config: ArmConfig,
+  value: unknown,
+  bad: (issues: string) => void,
+  problems: ApiErrorBody["error"][],
+): readonly string[] | undefined {
   if (value === undefined) return undefined;
   const choices = actuatorsOf(config).map((a) => a.name);
   if (!Array.isArray(value) || value.length === 0 || !value.every((v): v is string => typeof v === "string")) {
@@ -81,7 +94,16 @@ function readAxes(config: ArmConfig, value: unknown, bad: (issues: string) => vo
   const unknown = value.filter((n) => !choices.includes(n));
   if (unknown.length > 0) {
     const where = "body.joints (every axis was halted)";
-    problems.push(apiErrorBody(new ArmbridgeError("ARMB_ERR_AXIS_UNKNOWN", { where, names: quoteNames(unknown.slice(0, 20)), list: choices.join(", "), choices })).error);
+    problems.push(
+      apiErrorBody(
+        new ArmbridgeError("ARMB_ERR_AXIS_UNKNOWN", {
+          where,
+          names: quoteNames(unknown.slice(0, 20)),
+          list: choices.join(", "),
+          choices,
+        }),
+      ).error,
+    );
     return undefined;
   }
   return [...new Set(value)];

@@ -7,5 +7,11 @@ import { quoteNames } from "../../validation/nameChoices.js";
 export function requireKnownAxes(config: ArmConfig, names: readonly string[] | undefined, where: string): void {
   const choices = actuatorsOf(config).map((a) => a.name);
   const unknown = (names ?? []).filter((n) => !choices.includes(n));
-  if (unknown.length > 0) throw new ArmbridgeError("ARMB_ERR_AXIS_UNKNOWN", { where, names: quoteNames(unknown), list: choices.join(", "), choices });
+  if (unknown.length > 0)
+    throw new ArmbridgeError("ARMB_ERR_AXIS_UNKNOWN", {
+      where,
+      names: quoteNames(unknown),
+      list: choices.join(", "),
+      choices,
+    });
 }

@@ -7,7 +7,11 @@ export const MIN_TOKEN_LENGTH = 16;
 export type { SecurityReport, SecurityWarning } from "./wire/SecurityReport.js";
 export type SecurityWarningKind = SecurityWarning["kind"];
 
-export function securityReport(options: { readonly bindHost: string; readonly token: string; readonly hosts: HostAllowList }): SecurityReport {
+export function securityReport(options: {
+  readonly bindHost: string;
+  readonly token: string;
+  readonly hosts: HostAllowList;
+}): SecurityReport {
   const loopbackOnly = isLoopbackHost(options.bindHost);
   const warnings: SecurityWarning[] = [];
   if (!loopbackOnly) {

@@ -12,7 +12,11 @@ const recoverBody = z.strictObject({
   operator: z
     .string()
     .max(200)
-    .transform((name, ctx) => normaliseOperatorName(name) ?? (ctx.addIssue({ code: "custom", message: `say who is recovering the servo: ${OPERATOR_NAME_RULE}` }), z.NEVER)),
+    .transform(
+      (name, ctx) =>
+        normaliseOperatorName(name) ??
+        (ctx.addIssue({ code: "custom", message: `say who is recovering the servo: ${OPERATOR_NAME_RULE}` }), z.NEVER),
+    ),
   note: z.string().max(2000).optional(),
 });
 
@@ -29,9 +33,13 @@ export function registerServosRoute(app: FastifyInstance, bridge: Bridge): void 
   app.post("/v1/servos/recover", async (request) => {
     const body = parseInput(recoverBody, request.body, "body");
     const transport = bridge.transport;
-    if (!transport.recoverServos) throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
+    if (!transport.recoverServos)
+      throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
     requireKnownAxes(bridge.config, body.joints, "body.joints");
-    const results = await transport.recoverServos({ ...(body.joints ? { axes: body.joints } : {}), signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS) });
+    const results = await transport.recoverServos({
+      ...(body.joints ? { axes: body.joints } : {}),
+      signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS),
+    });
     request.log.warn({ operator: body.operator, note: body.note, results }, "operator recovered servos");
     return { operator: body.operator, results };
   });

@@ -1,5 +1,11 @@
 import type { RequestListener } from "node:http";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from "fastify";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
@@ -84,11 +90,14 @@ export interface RunningHttpServer {
 
 /** The app without a socket: routes, auth, errors. Tests drive it with `inject`. */
 export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Promise<FastifyInstance> {
-  if (options.token.length === 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
+  if (options.token.length === 0)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
   const operatorToken = options.operatorToken ?? generateToken();
-  if (operatorToken.length === 0) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must not be empty" });
+  if (operatorToken.length === 0)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must not be empty" });
   // The same string for both would give every agent the operator's word.
-  if (operatorToken === options.token) throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must differ from the API token" });
+  if (operatorToken === options.token)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must differ from the API token" });
   const bindHost = options.port?.host ?? options.bindHost ?? "127.0.0.1";
   const hosts = new HostAllowList({ bindHost, extra: options.allowHosts });
   const security = securityReport({ bindHost, token: options.token, hosts });
@@ -110,19 +119,29 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     frameworkErrors: (error, _request, reply) => {
       const e = new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: error.message });
       // Typed loosely by fastify for framework errors; this is a plain JSON reply.
-      void (reply as unknown as FastifyReply).status(error.statusCode ?? 400).send({ error: { code: e.code, message: e.message } });
+      void (reply as unknown as FastifyReply)
+        .status(error.statusCode ?? 400)
+        .send({ error: { code: e.code, message: e.message } });
     },
   });
-  const hub = new EventStreamHub(bridge, { logger: (options.logger ?? bridge.logger).child({ component: "events" }), ...options.events });
+  const hub = new EventStreamHub(bridge, {
+    logger: (options.logger ?? bridge.logger).child({ component: "events" }),
+    ...options.events,
+  });
 
   // First, on every route (the public ones and unknown paths too): a page
   // that rebound its own name to this address must get nothing at all.
   app.addHook("onRequest", async (request) => {
     if (!hosts.allows(request.headers.host)) {
-      throw new ArmbridgeError("ARMB_ERR_HTTP_HOST_NOT_ALLOWED", { host: JSON.stringify(request.headers.host ?? ""), allowed: hosts.names.join(", ") });
+      throw new ArmbridgeError("ARMB_ERR_HTTP_HOST_NOT_ALLOWED", {
+        host: JSON.stringify(request.headers.host ?? ""),
+        allowed: hosts.names.join(", "),
+      });
     }
     if (!hosts.allowsOrigin(request.headers.origin, request.headers.host)) {
-      throw new ArmbridgeError("ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED", { origin: JSON.stringify(request.headers.origin ?? "").slice(0, 200) });
+      throw new ArmbridgeError("ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED", {
+        origin: JSON.stringify(request.headers.origin ?? "").slice(0, 200),
+      });
     }
   });
   app.addHook("onRequest", async (request) => {
@@ -131,18 +150,32 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     const credential = credentialOf(request.headers.authorization, { api: options.token, operator: operatorToken });
     if (credential === undefined) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED");
     if (config.operator === true && credential !== "operator") {
-      throw new ArmbridgeError("ARMB_ERR_HTTP_OPERATOR_ONLY", { method: request.method, url: request.url.split("?")[0] });
+      throw new ArmbridgeError("ARMB_ERR_HTTP_OPERATOR_ONLY", {
+        method: request.method,
+        url: request.url.split("?")[0],
+      });
     }
   });
   // One line per request, without the fastify default pair: reads are debug (the
   // console and scrapers poll), changes and errors are info.
   app.addHook("onResponse", async (request, reply) => {
     const level = request.method === "GET" && reply.statusCode < 400 ? "debug" : "info";
-    request.log[level]({ method: request.method, url: request.url.split("?")[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+    request.log[level](
+      {
+        method: request.method,
+        url: request.url.split("?")[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      "request",
+    );
   });
   // Streams are ended before the server waits for its connections to drain.
   app.addHook("preClose", async () => hub.close());
-  const recorder = new ActionFrameRecorder(bridge, { logger: (options.logger ?? bridge.logger).child({ component: "card-frames" }), limits: options.cardFrames });
+  const recorder = new ActionFrameRecorder(bridge, {
+    logger: (options.logger ?? bridge.logger).child({ component: "card-frames" }),
+    limits: options.cardFrames,
+  });
   app.addHook("onClose", async () => recorder.close());
 
   app.setErrorHandler((error: FastifyError | ArmbridgeError, request, reply) => {
@@ -152,7 +185,8 @@ export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Pro
     // A caller without the token, or asking by a name we do not answer to, gets its answer and no
     // kept-alive connection to try again on (a body it is still sending is not read).
     if (CLOSE_AFTER.has(e.code)) void reply.header("connection", "close");
-    if (e.code === "ARMB_ERR_HTTP_UNAUTHORIZED") void reply.header("www-authenticate", bearerChallenge(request.headers.authorization));
+    if (e.code === "ARMB_ERR_HTTP_UNAUTHORIZED")
+      void reply.header("www-authenticate", bearerChallenge(request.headers.authorization));
     return reply.status(status).send(apiErrorBody(e));
   });
   app.setNotFoundHandler((request, reply) => {
@@ -195,14 +229,22 @@ export function operatorTokenOf(app: FastifyInstance): string {
 }
 
 /** Refusals after which the connection is closed once the answer is sent. */
-const CLOSE_AFTER: ReadonlySet<string> = new Set(["ARMB_ERR_HTTP_UNAUTHORIZED", "ARMB_ERR_HTTP_HOST_NOT_ALLOWED", "ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED"]);
+const CLOSE_AFTER: ReadonlySet<string> = new Set([
+  "ARMB_ERR_HTTP_UNAUTHORIZED",
+  "ARMB_ERR_HTTP_HOST_NOT_ALLOWED",
+  "ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED",
+]);
 
 /**
  * Serves the app on a port bound beforehand (`bindHttpPort`), so that a
  * caller can bind, then start the bridge, then serve. Closing ends the app
  * (streams first) and then the port.
  */
-export async function serveHttpOnPort(bridge: Bridge, port: BoundHttpPort, options: Omit<HttpAppOptions, "port" | "bindHost">): Promise<RunningHttpServer> {
+export async function serveHttpOnPort(
+  bridge: Bridge,
+  port: BoundHttpPort,
+  options: Omit<HttpAppOptions, "port" | "bindHost">,
+): Promise<RunningHttpServer> {
   let app: FastifyInstance;
   try {
     app = await buildHttpApp(bridge, { ...options, port });
@@ -229,7 +271,8 @@ export async function startHttpServer(bridge: Bridge, options: HttpServerOptions
 
 function toArmbridgeError(error: FastifyError | ArmbridgeError, bodyLimit: number): ArmbridgeError {
   if (error instanceof ArmbridgeError) return error;
-  if (error.statusCode === 413) return new ArmbridgeError("ARMB_ERR_HTTP_BODY_TOO_LARGE", { limit: bodyLimit }, { cause: error });
+  if (error.statusCode === 413)
+    return new ArmbridgeError("ARMB_ERR_HTTP_BODY_TOO_LARGE", { limit: bodyLimit }, { cause: error });
   // fastify's own 4xx: unparsable JSON, empty JSON body, unsupported media type.
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return new ArmbridgeError("ARMB_ERR_HTTP_BAD_REQUEST", { issues: error.message }, { cause: error });

@@ -61,13 +61,24 @@ export class McpHttpSessions {
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
       const session = this.#sessions.get(sessionId);
-      if (!session) return answerJsonRpcError(res, 404, -32001, "Session not found: it ended (DELETE, eviction, or a restart of serve); send initialize again");
+      if (!session)
+        return answerJsonRpcError(
+          res,
+          404,
+          -32001,
+          "Session not found: it ended (DELETE, eviction, or a restart of serve); send initialize again",
+        );
       session.lastUsed = Date.now();
       await session.transport.handleRequest(req, res, body);
       return;
     }
     if (req.method !== "POST" || !isInitializeRequest(body)) {
-      return answerJsonRpcError(res, 400, -32000, "Bad Request: no mcp-session-id header; a session starts with an initialize request");
+      return answerJsonRpcError(
+        res,
+        400,
+        -32000,
+        "Bad Request: no mcp-session-id header; a session starts with an initialize request",
+      );
     }
     if (this.#closed) return answerJsonRpcError(res, 503, -32000, "The bridge is shutting down");
     this.#makeRoom();
@@ -120,7 +131,9 @@ export class McpHttpSessions {
       if (id !== undefined) this.#sessions.delete(id);
     };
     // connect() only wires the transport's callbacks; it cannot fail for this transport.
-    void server.connect(transport).catch((error: unknown) => this.#log.error({ err: String(error) }, "MCP session could not start"));
+    void server
+      .connect(transport)
+      .catch((error: unknown) => this.#log.error({ err: String(error) }, "MCP session could not start"));
     return session;
   }
 
@@ -131,12 +144,17 @@ export class McpHttpSessions {
     for (const s of this.#sessions.values()) if (s.calls === 0 && (!oldest || s.lastUsed < oldest.lastUsed)) oldest = s;
     if (!oldest) throw new ArmbridgeError("ARMB_ERR_MCP_TOO_MANY_SESSIONS", { limit: this.#max });
     this.#sessions.delete(oldest.id);
-    this.#log.info({ session: oldest.id, idle_ms: Date.now() - oldest.lastUsed }, "MCP session evicted to make room for a new one");
+    this.#log.info(
+      { session: oldest.id, idle_ms: Date.now() - oldest.lastUsed },
+      "MCP session evicted to make room for a new one",
+    );
     void oldest.server.close().catch(() => undefined);
   }
 }
 
 /** A JSON-RPC error as the SDK's transport answers one (no id: it answers no request it could read). */
 function answerJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }

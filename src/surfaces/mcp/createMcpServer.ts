@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
 import { paceWords } from "../../executor/reportPace.js";
@@ -80,7 +87,10 @@ const INSTRUCTIONS =
  */
 export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {}): Server {
   const log = (options.logger ?? silentLogger).child({ component: "mcp" });
-  const server = new Server({ name: "armbridge", version: packageVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: "armbridge", version: packageVersion() },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
 
   const tools: Tool[] = bridge.registry.declarations().map((d) => {
     const def = bridge.registry.get(d.name);
@@ -103,12 +113,24 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
     // (revision 2025-11-25, server/tools, "Error Handling") lists unknown
     // tools among the JSON-RPC errors, its example -32602. Bad arguments to
     // a known tool stay a tool result (isError) the model can correct.
-    if (!bridge.registry.get(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}; tools/list names the tools`);
+    if (!bridge.registry.get(name))
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${JSON.stringify(name.slice(0, 200))}; tools/list names the tools`,
+      );
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const hostCallId = meta?.[MCP_CALL_ID_META];
     const session = options.session?.();
-    const scoped = options.sessionScopedIds === true && session !== undefined ? mcpSessionCallId(session, extra.requestId) : undefined;
-    const callId = typeof hostCallId === "string" && hostCallId.length > 0 ? hostCallId : scoped !== undefined && scoped.length <= MAX_CALL_ID ? scoped : `mcp_${randomUUID()}`;
+    const scoped =
+      options.sessionScopedIds === true && session !== undefined
+        ? mcpSessionCallId(session, extra.requestId)
+        : undefined;
+    const callId =
+      typeof hostCallId === "string" && hostCallId.length > 0
+        ? hostCallId
+        : scoped !== undefined && scoped.length <= MAX_CALL_ID
+          ? scoped
+          : `mcp_${randomUUID()}`;
     const client = clientOf(server.getClientVersion(), session);
     const progressToken = meta?.progressToken;
 
@@ -121,9 +143,14 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
             const text = progressText(e, callId);
             if (text === undefined) return;
             progress += 1;
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: text } }).catch((error: unknown) => {
-              log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
-            });
+            extra
+              .sendNotification({
+                method: "notifications/progress",
+                params: { progressToken, progress, message: text },
+              })
+              .catch((error: unknown) => {
+                log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
+              });
           })
         : undefined;
     options.onCallCount?.(1);
@@ -138,7 +165,16 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
       if (!response) throw new Error("the executor returned no response");
       const result = toCallToolResult(response);
       const action = "action_id" in response.result ? response.result.action_id : undefined;
-      log.info({ call_id: callId, tool: name, client: client.name, status: response.result.status, ...(action ? { action_id: action } : {}) }, "mcp tool call answered");
+      log.info(
+        {
+          call_id: callId,
+          tool: name,
+          client: client.name,
+          status: response.result.status,
+          ...(action ? { action_id: action } : {}),
+        },
+        "mcp tool call answered",
+      );
       return result;
     } finally {
       unsubscribe?.();
@@ -150,7 +186,10 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
 }
 
 /** The MCP client as its `initialize` named itself (`clientInfo`), in its session. */
-function clientOf(info: { readonly name: string; readonly version?: string } | undefined, session: string | undefined): CallClient {
+function clientOf(
+  info: { readonly name: string; readonly version?: string } | undefined,
+  session: string | undefined,
+): CallClient {
   const name = info ? `${info.name}${info.version ? ` ${info.version}` : ""}` : "unnamed MCP client";
   return normalizeClient({ kind: "mcp", name, session });
 }
@@ -162,13 +201,19 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
     case "started":
       return e.callId === callId ? `started action ${e.actionId} (waiting up to ${e.budgetMs} ms)` : undefined;
     case "timed_out":
-      return e.callId === callId ? `wait timed out for action ${e.actionId}; observing the arm (the motion is not re-sent)` : undefined;
+      return e.callId === callId
+        ? `wait timed out for action ${e.actionId}; observing the arm (the motion is not re-sent)`
+        : undefined;
     case "paced":
       return e.callId === callId ? `action ${e.actionId}: the arm is ${paceWords(e.pace)}` : undefined;
     case "approval_requested":
-      return e.callId === callId ? `waiting for an operator's approval (${e.approval.id}); nothing sent yet` : undefined;
+      return e.callId === callId
+        ? `waiting for an operator's approval (${e.approval.id}); nothing sent yet`
+        : undefined;
     case "approval_resolved":
-      return e.callId === callId ? `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}` : undefined;
+      return e.callId === callId
+        ? `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}`
+        : undefined;
     case "settled":
     case "action_resolved":
     case "halted":

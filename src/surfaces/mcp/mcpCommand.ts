@@ -100,7 +100,13 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   let bridge: Bridge;
   try {
     surface = await EmbeddedConsole.bind({ host: mode.host, port: mode.port, token: mode.token });
-    bridge = await Bridge.start({ config: flags.config, transport: flags.transport, dataDir: flags.dataDir, otherArm: flags.otherArm, logger });
+    bridge = await Bridge.start({
+      config: flags.config,
+      transport: flags.transport,
+      dataDir: flags.dataDir,
+      otherArm: flags.otherArm,
+      logger,
+    });
     for (const w of bridge.startupWarnings) io.stderr.write(`armbridge mcp: WARNING: ${w}\n`);
   } catch (error) {
     await surface?.close();
@@ -118,7 +124,9 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
     io.stderr.write(`armbridge mcp: cannot serve the console: ${e.message} [${e.code}]\n`);
     return 1;
   }
-  io.stderr.write(`armbridge mcp: console ${operator.consoleUrl} (watch, HALT, approve, confirm while the host drives the arm)\n`);
+  io.stderr.write(
+    `armbridge mcp: console ${operator.consoleUrl} (watch, HALT, approve, confirm while the host drives the arm)\n`,
+  );
 
   const stdin = io.stdin ?? process.stdin;
   const server = createMcpServer(bridge, { logger, deadlineMs, session: () => "stdio" });
@@ -137,14 +145,18 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   // EPIPE, which without a listener is an uncaught error that kills the
   // process before the ledger is closed. Left attached after shutdown on
   // purpose: an answer already queued may still fail on its way out.
-  const onStdoutError = (error: NodeJS.ErrnoException): void => hostGone?.(`stdout closed (${error.code ?? error.message})`);
+  const onStdoutError = (error: NodeJS.ErrnoException): void =>
+    hostGone?.(`stdout closed (${error.code ?? error.message})`);
   io.stdout.on("error", onStdoutError);
   let code = 0;
   try {
     await server.connect(transport);
     logger.info({ tools: bridge.registry.names() }, "MCP server ready on stdio");
     const why = await ended;
-    logger.info({ why }, "MCP server stopping: ending waits, closing the transport and the ledger (motions under way are not stopped)");
+    logger.info(
+      { why },
+      "MCP server stopping: ending waits, closing the transport and the ledger (motions under way are not stopped)",
+    );
   } catch (error) {
     const e = asArmbridgeError(error);
     io.stderr.write(`armbridge mcp: ${e.message} [${e.code}]\n`);
@@ -152,10 +164,12 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   } finally {
     if (onSignal) for (const s of MCP_STOP_SIGNALS) process.off(s, onSignal);
   }
-  if (!(await closeWithin(SHUTDOWN_LIMIT_MS, bridge, async () => {
-    await server.close();
-    await operator.close();
-  }))) {
+  if (
+    !(await closeWithin(SHUTDOWN_LIMIT_MS, bridge, async () => {
+      await server.close();
+      await operator.close();
+    }))
+  ) {
     logger.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "MCP shutdown did not finish in time");
     io.stderr.write(`armbridge mcp: shutdown did not finish within ${SHUTDOWN_LIMIT_MS} ms\n`);
     return 1;
@@ -193,9 +207,26 @@ async function closeWithin(limitMs: number, bridge: Bridge, closeServer: () => P
 
 type McpMode =
   | { readonly kind: "relay"; readonly url: string; readonly token: string }
-  | { readonly kind: "embedded"; readonly flags: BridgeFlagOptions; readonly deadlineMs: number | undefined; readonly host: string; readonly port: number; readonly token: string | undefined };
+  | {
+      readonly kind: "embedded";
+      readonly flags: BridgeFlagOptions;
+      readonly deadlineMs: number | undefined;
+      readonly host: string;
+      readonly port: number;
+      readonly token: string | undefined;
+    };
 
-const EMBEDDED_ONLY = ["--serial", "--ros", "--ros-args", "--params-file", "--config", "--data", "--adopt-ledger", "--deadline-ms", "--http"] as const;
+const EMBEDDED_ONLY = [
+  "--serial",
+  "--ros",
+  "--ros-args",
+  "--params-file",
+  "--config",
+  "--data",
+  "--adopt-ledger",
+  "--deadline-ms",
+  "--http",
+] as const;
 
 function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): McpMode {
   const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
@@ -219,9 +250,15 @@ function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): McpMode 
   const url = values.get("--bridge");
   if (url !== undefined) {
     const given = EMBEDDED_ONLY.filter((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)));
-    if (given.length > 0) throw usage(`--bridge relays to a running serve, which owns the arm, its config, its ledger and its console: drop ${given.join(", ")}`);
+    if (given.length > 0)
+      throw usage(
+        `--bridge relays to a running serve, which owns the arm, its config, its ledger and its console: drop ${given.join(", ")}`,
+      );
     if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}; see armbridge mcp --help`);
-    if (!/^https?:\/\/[^/]+/.test(url)) throw usage(`--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(url)})`);
+    if (!/^https?:\/\/[^/]+/.test(url))
+      throw usage(
+        `--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(url)})`,
+      );
     if (!token) throw usage("--bridge needs serve's token: --token T or ARMBRIDGE_TOKEN (serve prints it at start)");
     return { kind: "relay", url, token };
   }
@@ -230,14 +267,19 @@ function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): McpMode 
   let deadlineMs: number | undefined;
   if (deadline !== undefined) {
     deadlineMs = Number(deadline);
-    if (!Number.isInteger(deadlineMs) || deadlineMs <= 0) throw usage("--deadline-ms needs a positive integer (milliseconds)");
+    if (!Number.isInteger(deadlineMs) || deadlineMs <= 0)
+      throw usage("--deadline-ms needs a positive integer (milliseconds)");
   }
   const { host, port } = parseHostPort(values.get("--http") ?? EMBEDDED_CONSOLE_DEFAULT);
   return { kind: "embedded", flags: (parsed as NonNullable<typeof parsed>).options, deadlineMs, host, port, token };
 }
 
 /** `mcp --bridge`: stdio on one side, serve's /mcp on the other, until the host goes away. */
-async function relay(mode: Extract<McpMode, { kind: "relay" }>, io: CliIo & { readonly stdin?: Readable }, logger: Logger): Promise<number> {
+async function relay(
+  mode: Extract<McpMode, { kind: "relay" }>,
+  io: CliIo & { readonly stdin?: Readable },
+  logger: Logger,
+): Promise<number> {
   const http = new BridgeHttpClient(mode.url, mode.token);
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);

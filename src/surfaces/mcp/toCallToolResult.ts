@@ -48,7 +48,10 @@ export function toCallToolResult(response: CallResponse): CallToolResult {
   // Pictures travel as MCP image content (base64 + mimeType); the JSON keeps only their description.
   const { parts } = splitImages(response.result);
   return {
-    content: [{ type: "text", text: `${result.message}\n${JSON.stringify(fr.response)}` }, ...parts.map((p) => ({ type: "image" as const, data: p.inlineData.data, mimeType: p.inlineData.mimeType }))],
+    content: [
+      { type: "text", text: `${result.message}\n${JSON.stringify(fr.response)}` },
+      ...parts.map((p) => ({ type: "image" as const, data: p.inlineData.data, mimeType: p.inlineData.mimeType })),
+    ],
     structuredContent: { ...result },
     isError: MCP_IS_ERROR[result.status],
   };
@@ -59,7 +62,10 @@ export const CALL_RESULT_OUTPUT_SCHEMA = {
   type: "object" as const,
   properties: {
     status: { type: "string", enum: Object.keys(CALL_STATUSES) },
-    action_id: { type: "string", description: "The motion's id in the intent ledger; quote it to get_action_status or to an operator." },
+    action_id: {
+      type: "string",
+      description: "The motion's id in the intent ledger; quote it to get_action_status or to an operator.",
+    },
     message: { type: "string" },
     timed_out: { type: "boolean", description: "Our wait ended by timeout; never by itself evidence of failure." },
     settled_by: { type: "string", enum: ["completion", "observation", "operator", "none"] },

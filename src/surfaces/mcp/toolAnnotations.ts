@@ -13,7 +13,8 @@ import type { ToolDefinition } from "../../executor/ToolDefinition.js";
  */
 export function toolAnnotations(tool: ToolDefinition): ToolAnnotations {
   const title = tool.name.replace(/_/g, " ");
-  if (tool.blocking) return { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  if (tool.blocking)
+    return { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
   switch (tool.kind) {
     case "halt":
       return { title, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };

@@ -27,7 +27,11 @@ export class BusChannel {
   bytesOut = 0;
   timeouts = 0;
 
-  constructor(link: ByteLink, protocol: BusProtocol, readonly options: { readonly replyTimeoutMs: number; readonly quietAfterTimeoutMs: number }) {
+  constructor(
+    link: ByteLink,
+    protocol: BusProtocol,
+    readonly options: { readonly replyTimeoutMs: number; readonly quietAfterTimeoutMs: number },
+  ) {
     this.#link = link;
     this.#replies = new BusReplies(link, protocol, { lateMs: options.quietAfterTimeoutMs });
   }
@@ -49,7 +53,12 @@ export class BusChannel {
    * Sends `packet` and collects one status reply from each of `expect` (none for a
    * sync write or a broadcast). Replies whose data is not `length` bytes are dropped.
    */
-  async exchange(packet: Uint8Array, expect: readonly number[], priority: BusPriority, length?: number): Promise<Map<number, StatusReply>> {
+  async exchange(
+    packet: Uint8Array,
+    expect: readonly number[],
+    priority: BusPriority,
+    length?: number,
+  ): Promise<Map<number, StatusReply>> {
     return (await this.#enqueue(packet, expect, priority, length)).replies;
   }
 
@@ -62,7 +71,12 @@ export class BusChannel {
     return (await this.#enqueue(packet, [], priority, undefined)).sent;
   }
 
-  #enqueue(packet: Uint8Array, expect: readonly number[], priority: BusPriority, length: number | undefined): Promise<{ replies: Map<number, StatusReply>; sent: boolean }> {
+  #enqueue(
+    packet: Uint8Array,
+    expect: readonly number[],
+    priority: BusPriority,
+    length: number | undefined,
+  ): Promise<{ replies: Map<number, StatusReply>; sent: boolean }> {
     return new Promise((resolve) => {
       const job: Job = {
         priority,

@@ -80,7 +80,11 @@ export class BusMotions {
     return [...this.#tracks.values()].slice(-STATUS_ACTIONS).map((t) => t.record);
   }
 
-  create(command: { readonly actionId: string; readonly targets: Readonly<Record<string, number>> }, goals: ReadonlyMap<number, number>, start: Readonly<Record<string, number>>): BusTrack {
+  create(
+    command: { readonly actionId: string; readonly targets: Readonly<Record<string, number>> },
+    goals: ReadonlyMap<number, number>,
+    start: Readonly<Record<string, number>>,
+  ): BusTrack {
     let end: () => void = () => undefined;
     const ended = new Promise<void>((resolve) => (end = resolve));
     const track: BusTrack = {
@@ -127,7 +131,12 @@ export class BusMotions {
     const got = new Map<number, number>();
     for (let attempt = 0; attempt < this.#d.readAttempts && got.size < ids.length; attempt++) {
       const missing = ids.filter((id) => !got.has(id));
-      const replies = await channel.exchange(protocol.syncRead(t.goalPosition.address, t.goalPosition.size, missing), missing, "command", t.goalPosition.size);
+      const replies = await channel.exchange(
+        protocol.syncRead(t.goalPosition.address, t.goalPosition.size, missing),
+        missing,
+        "command",
+        t.goalPosition.size,
+      );
       for (const [id, r] of replies) got.set(id, decodeRegister(t.goalPosition, r.data) ?? Number.NaN);
     }
     if (track.phase !== "unconfirmed") return track.phase === "ended" ? "lost" : "commanded";
@@ -140,7 +149,12 @@ export class BusMotions {
       const moved = this.movedFromStart(track);
       if (moved !== true && track.incarnation === this.#d.incarnation() && track.phase === "unconfirmed") {
         track.phase = "ended";
-        track.record = { actionId: track.actionId, state: "rejected", moved: false, detail: `goal registers read back ${ids.map((id) => `${id}:${got.get(id)}`).join(", ")}, not our targets: the goal write was lost` };
+        track.record = {
+          actionId: track.actionId,
+          state: "rejected",
+          moved: false,
+          detail: `goal registers read back ${ids.map((id) => `${id}:${got.get(id)}`).join(", ")}, not our targets: the goal write was lost`,
+        };
         track.end();
         return "not_commanded";
       }
@@ -148,7 +162,11 @@ export class BusMotions {
     if (track.phase !== "unconfirmed") return track.phase === "ended" ? "lost" : "commanded";
     track.phase = "running";
     track.confirmedAt = this.#d.now();
-    if (ours.length < ids.length) track.record = { ...track.record, detail: `servo(s) ${ids.filter((id) => !ours.includes(id)).join(", ")} did not take the goal` };
+    if (ours.length < ids.length)
+      track.record = {
+        ...track.record,
+        detail: `servo(s) ${ids.filter((id) => !ours.includes(id)).join(", ")} did not take the goal`,
+      };
     return "commanded";
   }
 
@@ -156,10 +174,22 @@ export class BusMotions {
    * Waits for the motion's end, `signal`, or `interrupted` (the link dropped:
    * the wait ends with link_error; the motion is left to observation).
    */
-  async await(track: BusTrack, signal: AbortSignal, interrupted: AbortSignal, closed: () => boolean): Promise<MotionEnd> {
+  async await(
+    track: BusTrack,
+    signal: AbortSignal,
+    interrupted: AbortSignal,
+    closed: () => boolean,
+  ): Promise<MotionEnd> {
     if (track.phase === "unconfirmed" && !interrupted.aborted) {
       const v = await this.confirm(track);
-      if (v === "no_answer") return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: "goal read-back", ms: this.#d.channel.options.replyTimeoutMs * this.#d.readAttempts }) };
+      if (v === "no_answer")
+        return {
+          kind: "link_error",
+          error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", {
+            op: "goal read-back",
+            ms: this.#d.channel.options.replyTimeoutMs * this.#d.readAttempts,
+          }),
+        };
       if (v === "not_commanded") return this.#outcome(track);
     }
     if (track.phase !== "ended") {
@@ -178,16 +208,39 @@ export class BusMotions {
       }
     }
     if (track.phase !== "ended") {
-      if (closed()) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.#d.transportKind }) };
-      if (interrupted.aborted && !signal.aborted) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.#d.transportKind, reason: "the servos stopped answering while the motion ran" }) };
+      if (closed())
+        return {
+          kind: "link_error",
+          error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.#d.transportKind }),
+        };
+      if (interrupted.aborted && !signal.aborted)
+        return {
+          kind: "link_error",
+          error: new ArmbridgeError("ARMB_ERR_LINK_LOST", {
+            link: this.#d.transportKind,
+            reason: "the servos stopped answering while the motion ran",
+          }),
+        };
       return { kind: "wait_ended" };
     }
     return this.#outcome(track);
   }
 
   #outcome(track: BusTrack): MotionEnd {
-    if (track.record.state === "unknown") return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: track.incarnation, to: this.#d.incarnation() }) };
-    if (track.record.state === "rejected") return { kind: "refused", reason: track.record.detail ?? "rejected", error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: track.actionId, reason: track.record.detail ?? "" }) };
+    if (track.record.state === "unknown")
+      return {
+        kind: "link_error",
+        error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: track.incarnation, to: this.#d.incarnation() }),
+      };
+    if (track.record.state === "rejected")
+      return {
+        kind: "refused",
+        reason: track.record.detail ?? "rejected",
+        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", {
+          actionId: track.actionId,
+          reason: track.record.detail ?? "",
+        }),
+      };
     return { kind: "ended", record: track.record };
   }
 
@@ -195,7 +248,11 @@ export class BusMotions {
   atRest(): boolean {
     const { servos, protocol } = this.#d;
     for (const track of this.#tracks.values()) {
-      if (track.phase === "running" && track.axes.every((a) => servos.get(servos.byName.get(a)!, protocol.table.moving) === 0)) return true;
+      if (
+        track.phase === "running" &&
+        track.axes.every((a) => servos.get(servos.byName.get(a)!, protocol.table.moving) === 0)
+      )
+        return true;
     }
     return false;
   }
@@ -207,7 +264,8 @@ export class BusMotions {
 
   /** Marks motions on these axes as halted: a stop short of the target is `stopped`, not `stalled`. */
   markHalted(axes: readonly string[]): void {
-    for (const track of this.#tracks.values()) if (track.phase !== "ended" && track.axes.some((a) => axes.includes(a))) track.halted = true;
+    for (const track of this.#tracks.values())
+      if (track.phase !== "ended" && track.axes.some((a) => axes.includes(a))) track.halted = true;
   }
 
   /** A servo lost power: every motion on it is cut short and its outcome unknown (the incarnation changed). */
@@ -233,7 +291,11 @@ export class BusMotions {
     // A shut-down servo ends the motion as faulted; whether it moved is read from the pose (#finish).
     const hw = list.filter((s) => s.tripped !== undefined);
     if (hw.length > 0) {
-      this.#finish(track, "faulted", hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${s.tripped ?? ""}`).join("; "));
+      this.#finish(
+        track,
+        "faulted",
+        hw.map((s) => `servo ${s.axis.id} (${s.axis.name}): ${s.tripped ?? ""}`).join("; "),
+      );
       return;
     }
     if (list.some((s) => servos.get(s, t.moving) !== 0)) {
@@ -246,7 +308,11 @@ export class BusMotions {
       schedule.want();
       return;
     }
-    const atTarget = track.axes.every((axis) => Math.abs(servos.position(servos.byName.get(axis)!) - (track.targets[axis] ?? Number.NaN)) <= servos.tolerance(axis));
+    const atTarget = track.axes.every(
+      (axis) =>
+        Math.abs(servos.position(servos.byName.get(axis)!) - (track.targets[axis] ?? Number.NaN)) <=
+        servos.tolerance(axis),
+    );
     if (atTarget) {
       this.#finish(track, "reached", "");
       return;
@@ -254,14 +320,23 @@ export class BusMotions {
     // A servo may report still for a sample before its profile starts: ask for a second still sample.
     track.stillSamples++;
     if (track.stillSamples < 3) return;
-    this.#finish(track, track.halted ? "stopped" : "stalled", track.halted ? "halted" : "servo(s) came to rest short of the goal");
+    this.#finish(
+      track,
+      track.halted ? "stopped" : "stalled",
+      track.halted ? "halted" : "servo(s) came to rest short of the goal",
+    );
   }
 
   #finish(track: BusTrack, state: ArmActionState, detail: string): void {
     if (track.phase === "ended") return;
     track.phase = "ended";
     const moved = state === "reached" ? true : this.movedFromStart(track);
-    track.record = { actionId: track.actionId, state, moved, ...(detail ? { detail } : track.record.detail ? { detail: track.record.detail } : {}) };
+    track.record = {
+      actionId: track.actionId,
+      state,
+      moved,
+      ...(detail ? { detail } : track.record.detail ? { detail: track.record.detail } : {}),
+    };
     this.#d.log.info({ action_id: track.actionId, state, moved }, "motion ended");
     track.end();
   }

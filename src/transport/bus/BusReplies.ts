@@ -99,7 +99,12 @@ export class BusReplies {
    * expected id answered, the time is up, `signal` aborts, or (with
    * `watchClose`) the link closes. Ids that did not answer owe a reply.
    */
-  async exchange(send: () => void, shape: ReplyShape, timeoutMs: number, options: { readonly signal?: AbortSignal | undefined; readonly watchClose?: boolean } = {}): Promise<Awaited> {
+  async exchange(
+    send: () => void,
+    shape: ReplyShape,
+    timeoutMs: number,
+    options: { readonly signal?: AbortSignal | undefined; readonly watchClose?: boolean } = {},
+  ): Promise<Awaited> {
     const ids = shape.ids === "any" ? undefined : new Set(shape.ids);
     await this.#drain(ids);
     // Bytes already held (debris of an earlier collision) are the first thrown away: they are not this instruction's garbling.
@@ -111,7 +116,9 @@ export class BusReplies {
     const waiting: Waiting = { shape, ids, replies, answered: new Set(), done: finish };
     if (ids?.size === 0) finish();
     const timer = setTimeout(finish, timeoutMs);
-    const offClose = options.watchClose ? this.#link.onClose((error) => ((lost = error ?? new Error("closed")), finish())) : undefined;
+    const offClose = options.watchClose
+      ? this.#link.onClose((error) => ((lost = error ?? new Error("closed")), finish()))
+      : undefined;
     options.signal?.addEventListener("abort", finish, { once: true });
     this.#waiting = waiting;
     try {

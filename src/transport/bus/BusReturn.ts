@@ -30,25 +30,41 @@ export interface BusReturnContext {
  * not answer are named in the error (the servos may still be booting, or the
  * bus is unpowered): tried again later.
  */
-export async function readModelNumbers(c: Pick<BusReturnContext, "protocol" | "channel" | "servos" | "readAttempts" | "link">): Promise<Map<number, number>> {
+export async function readModelNumbers(
+  c: Pick<BusReturnContext, "protocol" | "channel" | "servos" | "readAttempts" | "link">,
+): Promise<Map<number, number>> {
   const { protocol, channel, servos } = c;
   const silent: number[] = [];
   for (const id of servos.ids) {
     let answered = false;
     // A lost or damaged packet is tried again, as any read is: a ping moves nothing.
-    for (let attempt = 0; attempt < c.readAttempts && !answered; attempt++) answered = (await channel.exchange(protocol.ping(id), [id], "command")).has(id);
+    for (let attempt = 0; attempt < c.readAttempts && !answered; attempt++)
+      answered = (await channel.exchange(protocol.ping(id), [id], "command")).has(id);
     if (!answered) silent.push(id);
   }
-  if (silent.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: `PING of servo id(s) ${silent.join(", ")} on ${c.link.url}`, ms: channel.options.replyTimeoutMs });
+  if (silent.length > 0)
+    throw new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", {
+      op: `PING of servo id(s) ${silent.join(", ")} on ${c.link.url}`,
+      ms: channel.options.replyTimeoutMs,
+    });
   const reg = protocol.table.modelNumber;
   const models = new Map<number, number>();
   for (let attempt = 0; attempt < c.readAttempts && models.size < servos.ids.length; attempt++) {
     const missing = servos.ids.filter((id) => !models.has(id));
-    const replies = await channel.exchange(protocol.syncRead(reg.address, reg.size, missing), missing, "command", reg.size);
+    const replies = await channel.exchange(
+      protocol.syncRead(reg.address, reg.size, missing),
+      missing,
+      "command",
+      reg.size,
+    );
     for (const [id, r] of replies) models.set(id, decodeRegister(reg, r.data) ?? -1);
   }
   const unread = servos.ids.filter((id) => !models.has(id));
-  if (unread.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: `model number read of servo id(s) ${unread.join(", ")}`, ms: channel.options.replyTimeoutMs * c.readAttempts });
+  if (unread.length > 0)
+    throw new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", {
+      op: `model number read of servo id(s) ${unread.join(", ")}`,
+      ms: channel.options.replyTimeoutMs * c.readAttempts,
+    });
   return models;
 }
 
@@ -88,22 +104,36 @@ export async function reconnectBus(c: BusReturnContext, signal: AbortSignal): Pr
     };
     throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", {
       link: c.link.url,
-      detail: other.map((s) => `servo ${s.axis.id} (${s.axis.name}) reports model ${named(models.get(s.axis.id))}, not ${named(c.models.get(s.axis.id))} as when the bridge started`).join("; "),
+      detail: other
+        .map(
+          (s) =>
+            `servo ${s.axis.id} (${s.axis.name}) reports model ${named(models.get(s.axis.id))}, not ${named(c.models.get(s.axis.id))} as when the bridge started`,
+        )
+        .join("; "),
     });
   }
   signal.throwIfAborted();
   const since = c.now();
-  const unreadIds = (): number[] => c.servos.list.filter((s) => s.blockStamps.some((at) => at < since)).map((s) => s.axis.id);
-  for (let attempt = 0; attempt < c.readAttempts && (attempt === 0 || unreadIds().length > 0); attempt++) await c.loop.readAll();
+  const unreadIds = (): number[] =>
+    c.servos.list.filter((s) => s.blockStamps.some((at) => at < since)).map((s) => s.axis.id);
+  for (let attempt = 0; attempt < c.readAttempts && (attempt === 0 || unreadIds().length > 0); attempt++)
+    await c.loop.readAll();
   const unread = unreadIds();
-  if (unread.length > 0) throw new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: `status read of servo id(s) ${unread.join(", ")}`, ms: c.channel.options.replyTimeoutMs });
+  if (unread.length > 0)
+    throw new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", {
+      op: `status read of servo id(s) ${unread.join(", ")}`,
+      ms: c.channel.options.replyTimeoutMs,
+    });
   const t = c.protocol.table;
   const powerLost: ServoState[] = [];
   for (const s of c.servos.list) {
     if (c.servos.get(s, t.hardwareError) !== 0) c.arming.noteTrip(s);
     if (s.armed && !s.tripped && c.servos.get(s, t.torqueEnable) === 0) {
       powerLost.push(s);
-      c.notePowerLoss(s, `servo ${s.axis.id} (${s.axis.name}) came back with torque off: it lost power while the link was down`);
+      c.notePowerLoss(
+        s,
+        `servo ${s.axis.id} (${s.axis.name}) came back with torque off: it lost power while the link was down`,
+      );
     }
   }
   const armedAgain: string[] = [];
@@ -112,7 +142,11 @@ export async function reconnectBus(c: BusReturnContext, signal: AbortSignal): Pr
     if (await c.arming.arm(s)) armedAgain.push(`${s.axis.name} at ${c.servos.position(s).toFixed(4)}`);
   }
   c.loop.start();
-  if (powerLost.length === 0) return { incarnation: "same", detail: `every servo answered with torque still on (ids ${c.servos.ids.join(", ")})` };
+  if (powerLost.length === 0)
+    return {
+      incarnation: "same",
+      detail: `every servo answered with torque still on (ids ${c.servos.ids.join(", ")})`,
+    };
   return {
     incarnation: "new",
     detail: `servo(s) ${powerLost.map((s) => `${s.axis.id} (${s.axis.name})`).join(", ")} came back after a power loss (torque off, goal registers at power-on values); armed again holding the present position: ${armedAgain.join(", ") || "none yet"}`,

@@ -69,7 +69,8 @@ export class BusServos {
       stamp = Math.min(stamp, s.stampMs);
       const hw = this.get(s, t.hardwareError);
       if (hw !== 0) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${hardwareErrorNames(t, hw).join(", ")}`);
-      else if (s.tripped) faults.push(`servo ${s.axis.id} (${s.axis.name}): shut down on ${s.tripped}, torque off until recovered`);
+      else if (s.tripped)
+        faults.push(`servo ${s.axis.id} (${s.axis.name}): shut down on ${s.tripped}, torque off until recovered`);
       else if (!s.armed) faults.push(`servo ${s.axis.id} (${s.axis.name}): torque off`);
       if (s.gripLimitProblem) faults.push(`servo ${s.axis.id} (${s.axis.name}): ${s.gripLimitProblem}`);
     }
@@ -78,6 +79,8 @@ export class BusServos {
 
   /** Each servo's condition and alerts (ServoHealth), given the model number each id answered with. */
   health(models: ReadonlyMap<number, number>): ServoHealth[] {
-    return this.list.map((servo) => servoHealthOf({ table: this.#protocol.table, servo, modelNumber: models.get(servo.axis.id) }));
+    return this.list.map((servo) =>
+      servoHealthOf({ table: this.#protocol.table, servo, modelNumber: models.get(servo.axis.id) }),
+    );
   }
 }

@@ -109,7 +109,8 @@ export class BusStatusLoop {
       schedule.reads[health] = (schedule.reads[health] ?? 0) + 1;
       schedule.healthRead(at, replies.size === servos.list.length);
     }
-    if (this.#d.now() - this.#conditionAt >= (this.#d.conditionPeriodMs ?? CONDITION_PERIOD_MS)) await this.readCondition();
+    if (this.#d.now() - this.#conditionAt >= (this.#d.conditionPeriodMs ?? CONDITION_PERIOD_MS))
+      await this.readCondition();
   }
 
   /**
@@ -123,7 +124,8 @@ export class BusStatusLoop {
     const condition = protocol.table.condition;
     this.#conditionAt = this.#d.now();
     // A servo that answers but has no limits read yet (it was silent at the last one) is read again now, not in 5 s.
-    const limitsDue = this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0 && s.missedReads === 0);
+    const limitsDue =
+      this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0 && s.missedReads === 0);
     if (condition.presentBlock) {
       this.conditionBlockReads.present++;
       const replies = await this.#syncRead(condition.presentBlock);
@@ -140,7 +142,12 @@ export class BusStatusLoop {
   async #syncRead(block: RegisterBlock): Promise<Map<ServoState, number>> {
     const { protocol, channel, servos } = this.#d;
     const ids = servos.ids;
-    const replies = await channel.exchange(protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
+    const replies = await channel.exchange(
+      protocol.syncRead(block.address, block.size, ids),
+      ids,
+      "status",
+      block.size,
+    );
     const at = this.#d.now();
     const answered = new Map<ServoState, number>();
     for (const s of servos.list) {
@@ -157,7 +164,12 @@ export class BusStatusLoop {
     const ids = servos.ids;
     const block = protocol.table.statusBlocks[b]!;
     const sentAt = this.#d.now();
-    const replies = await channel.exchange(protocol.syncRead(block.address, block.size, ids), ids, "status", block.size);
+    const replies = await channel.exchange(
+      protocol.syncRead(block.address, block.size, ids),
+      ids,
+      "status",
+      block.size,
+    );
     const at = this.#d.now();
     for (const s of servos.list) {
       const r = replies.get(s.axis.id);

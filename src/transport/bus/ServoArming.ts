@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import type { ServoRecovery } from "../Transport.js";
 import type { BusChannel } from "./BusChannel.js";
-import { decodeRegister, encodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
+import {
+  decodeRegister,
+  encodeRegister,
+  hardwareErrorNames,
+  type BusProtocol,
+  type Register,
+} from "./protocol/index.js";
 import { positionOf } from "./servoAxes.js";
 import type { ServoState } from "./ServoState.js";
 
@@ -20,7 +26,13 @@ export class ServoArming {
   readonly #now: () => number;
   readonly #readAttempts: number;
 
-  constructor(o: { readonly protocol: BusProtocol; readonly channel: BusChannel; readonly log: Logger; readonly now: () => number; readonly readAttempts: number }) {
+  constructor(o: {
+    readonly protocol: BusProtocol;
+    readonly channel: BusChannel;
+    readonly log: Logger;
+    readonly now: () => number;
+    readonly readAttempts: number;
+  }) {
     this.#protocol = o.protocol;
     this.#channel = o.channel;
     this.#log = o.log;
@@ -43,7 +55,10 @@ export class ServoArming {
     }
     if (this.get(s, t.hardwareError) !== 0 || s.tripped) {
       this.noteTrip(s);
-      this.#log.warn({ servo: s.axis.id, joint: s.axis.name, tripped: s.tripped }, "servo has a hardware error: torque left off until an operator recovers it");
+      this.#log.warn(
+        { servo: s.axis.id, joint: s.axis.name, tripped: s.tripped },
+        "servo has a hardware error: torque left off until an operator recovers it",
+      );
       return false;
     }
     const grip = s.axis.gripLimit;
@@ -51,7 +66,8 @@ export class ServoArming {
       // The cap goes in before torque: a gripper that cannot be capped is left off rather than armed uncapped.
       const capped =
         grip.currentLimit !== undefined && t.currentBasedPositionMode !== undefined
-          ? (await this.#writeChecked(s, t.operatingMode, t.currentBasedPositionMode)) && (await this.#writeChecked(s, t.gripLimit, grip.currentLimit))
+          ? (await this.#writeChecked(s, t.operatingMode, t.currentBasedPositionMode)) &&
+            (await this.#writeChecked(s, t.gripLimit, grip.currentLimit))
           : grip.torqueLimit !== undefined
             ? await this.#writeChecked(s, t.gripLimit, grip.torqueLimit)
             : true;
@@ -93,12 +109,20 @@ export class ServoArming {
       mode === t.currentBasedPositionMode && limit === grip.currentLimit
         ? undefined
         : `gripper found with torque on and operating mode ${mode ?? "?"} / current limit ${limit ?? "?"}, not ${t.currentBasedPositionMode} / ${grip.currentLimit} from the config (EEPROM: written only with torque off; disable its torque to let the bridge set them)`;
-    if (s.gripLimitProblem) this.#log.warn({ servo: s.axis.id, problem: s.gripLimitProblem }, "gripper current limit not in force");
+    if (s.gripLimitProblem)
+      this.#log.warn({ servo: s.axis.id, problem: s.gripLimitProblem }, "gripper current limit not in force");
   }
 
   async #readRegister(s: ServoState, reg: Register): Promise<number | undefined> {
     for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const r = (await this.#channel.exchange(this.#protocol.read(s.axis.id, reg.address, reg.size), [s.axis.id], "command", reg.size)).get(s.axis.id);
+      const r = (
+        await this.#channel.exchange(
+          this.#protocol.read(s.axis.id, reg.address, reg.size),
+          [s.axis.id],
+          "command",
+          reg.size,
+        )
+      ).get(s.axis.id);
       if (r) return decodeRegister(reg, r.data);
     }
     return undefined;
@@ -111,31 +135,46 @@ export class ServoArming {
    */
   async #writeChecked(s: ServoState, reg: Register, value: number): Promise<boolean> {
     for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const replies = await this.#channel.exchange(this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)), [s.axis.id], "command", 0);
+      const replies = await this.#channel.exchange(
+        this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)),
+        [s.axis.id],
+        "command",
+        0,
+      );
       const r = replies.get(s.axis.id);
       if (!r) continue;
       const errors = this.#protocol.statusErrorNames(r.error);
-      if (errors.length > 0) this.#log.warn({ servo: s.axis.id, address: reg.address, errors }, "servo refused a write");
+      if (errors.length > 0)
+        this.#log.warn({ servo: s.axis.id, address: reg.address, errors }, "servo refused a write");
       return errors.length === 0;
     }
     return false;
   }
-
 
   noteTrip(s: ServoState): void {
     const t = this.#protocol.table;
     const bits = this.get(s, t.hardwareError);
     if (s.tripped || bits === 0) return;
     s.tripped = hardwareErrorNames(t, bits).join(", ");
-    this.#log.error({ servo: s.axis.id, joint: s.axis.name, errors: s.tripped }, "servo shut down on a hardware error: torque off until an operator recovers it");
+    this.#log.error(
+      { servo: s.axis.id, joint: s.axis.name, errors: s.tripped },
+      "servo shut down on a hardware error: torque off until an operator recovers it",
+    );
   }
 
-
   /** One servo's recovery (see ServoBusTransport.recoverServos); `readStatus` is one status cycle of the whole bus. */
-  async recover(s: ServoState, signal: AbortSignal, readStatus: () => Promise<void>): Promise<Omit<ServoRecovery, "axis">> {
+  async recover(
+    s: ServoState,
+    signal: AbortSignal,
+    readStatus: () => Promise<void>,
+  ): Promise<Omit<ServoRecovery, "axis">> {
     // One recovery per servo at a time: taken and released in this method, before its first await, so
     // concurrent requests cannot both reboot it and both report `recovered`.
-    if (s.recovering) return { outcome: "in_progress", detail: `servo ${s.axis.id} is being recovered by another request right now; nothing was sent for this one (its outcome is in that request's answer and in the servo's status)` };
+    if (s.recovering)
+      return {
+        outcome: "in_progress",
+        detail: `servo ${s.axis.id} is being recovered by another request right now; nothing was sent for this one (its outcome is in that request's answer and in the servo's status)`,
+      };
     s.recovering = true;
     const t = this.#protocol.table;
     const was = s.tripped ?? "torque off";
@@ -143,7 +182,11 @@ export class ServoArming {
     try {
       if (this.#protocol.reboot) {
         const answered = await this.#channel.exchange(this.#protocol.reboot(s.axis.id), [s.axis.id], "command", 0);
-        if (!answered.has(s.axis.id)) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not answer the REBOOT; it had shut down on ${was}` };
+        if (!answered.has(s.axis.id))
+          return {
+            outcome: "no_answer",
+            detail: `servo ${s.axis.id} did not answer the REBOOT; it had shut down on ${was}`,
+          };
         s.armed = false;
         this.#log.warn({ servo: s.axis.id, joint: s.axis.name, was }, "operator recovery: REBOOT sent");
       }
@@ -151,17 +194,34 @@ export class ServoArming {
       const since = this.#now();
       const giveUpAt = since + RECOVERY_ANSWER_MS;
       while (s.blockStamps.some((at) => at <= since)) {
-        if (signal.aborted || this.#now() > giveUpAt) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not answer after the ${this.#protocol.reboot ? "REBOOT" : "request"}; treat its torque as off` };
+        if (signal.aborted || this.#now() > giveUpAt)
+          return {
+            outcome: "no_answer",
+            detail: `servo ${s.axis.id} did not answer after the ${this.#protocol.reboot ? "REBOOT" : "request"}; treat its torque as off`,
+          };
         await readStatus();
       }
       const bits = this.get(s, t.hardwareError);
       if (bits !== 0) {
-        return { outcome: "still_in_error", detail: `servo ${s.axis.id} still reports ${hardwareErrorNames(t, bits).join(", ")}: the cause persists (a blocked joint, heat, supply voltage); torque stays off` };
+        return {
+          outcome: "still_in_error",
+          detail: `servo ${s.axis.id} still reports ${hardwareErrorNames(t, bits).join(", ")}: the cause persists (a blocked joint, heat, supply voltage); torque stays off`,
+        };
       }
       s.tripped = undefined;
-      if (!(await this.arm(s))) return { outcome: "no_answer", detail: `servo ${s.axis.id} did not take the hold at its present position; torque stays off` };
-      this.#log.warn({ servo: s.axis.id, joint: s.axis.name, was }, "operator recovery: torque on, holding the present position");
-      return { outcome: "recovered", detail: `had shut down on ${was}; ${this.#protocol.reboot ? "rebooted, " : ""}torque on holding position ${positionOf(s.axis, this.get(s, t.presentPosition)).toFixed(4)}` };
+      if (!(await this.arm(s)))
+        return {
+          outcome: "no_answer",
+          detail: `servo ${s.axis.id} did not take the hold at its present position; torque stays off`,
+        };
+      this.#log.warn(
+        { servo: s.axis.id, joint: s.axis.name, was },
+        "operator recovery: torque on, holding the present position",
+      );
+      return {
+        outcome: "recovered",
+        detail: `had shut down on ${was}; ${this.#protocol.reboot ? "rebooted, " : ""}torque on holding position ${positionOf(s.axis, this.get(s, t.presentPosition)).toFixed(4)}`,
+      };
     } finally {
       s.arming = false;
       s.recovering = false;

@@ -7,7 +7,16 @@ import type { ByteLink } from "../link/ByteLink.js";
 import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 import { LinkLifecycle } from "../link/LinkLifecycle.js";
 import type { ServoHealth } from "../ServoHealth.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, ServoRecovery, Transport } from "../Transport.js";
+import type {
+  ActionRecord,
+  ArmStatus,
+  HaltResult,
+  LinkState,
+  MotionCommand,
+  MotionEnd,
+  ServoRecovery,
+  Transport,
+} from "../Transport.js";
 import type { WireNumbers } from "../WireNumbers.js";
 import { BusChannel } from "./BusChannel.js";
 import { BusMotions } from "./BusMotions.js";
@@ -91,7 +100,10 @@ export class ServoBusTransport implements Transport {
     this.#config = config;
     this.#link = link;
     this.#protocol = protocol;
-    this.#log = (options.logger ?? pino({ level: "silent" })).child({ component: "bus-transport", protocol: protocol.name });
+    this.#log = (options.logger ?? pino({ level: "silent" })).child({
+      component: "bus-transport",
+      protocol: protocol.name,
+    });
     this.#now = options.now ?? Date.now;
     const readAttempts = options.readAttempts ?? 3;
     const baud = options.baud ?? config.bus?.baud ?? 1_000_000;
@@ -99,9 +111,15 @@ export class ServoBusTransport implements Transport {
     this.wire = this.#servos.wire;
     // Longest exchange: a status sync read of every servo; its wire time plus a margin for the OS and USB latency.
     const wireMs = ((this.#servos.list.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
-    this.#channel = new BusChannel(link, protocol, { replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)), quietAfterTimeoutMs: 20 });
+    this.#channel = new BusChannel(link, protocol, {
+      replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)),
+      quietAfterTimeoutMs: 20,
+    });
     this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts });
-    this.#schedule = new StatusSchedule(protocol.table, { now: this.#now, ...(options.healthPeriodMs === undefined ? {} : { periodMs: options.healthPeriodMs }) });
+    this.#schedule = new StatusSchedule(protocol.table, {
+      now: this.#now,
+      ...(options.healthPeriodMs === undefined ? {} : { periodMs: options.healthPeriodMs }),
+    });
     this.#motions = new BusMotions({
       protocol,
       channel: this.#channel,
@@ -187,7 +205,8 @@ export class ServoBusTransport implements Transport {
   motionTiming(): MotionTiming {
     const t = this.#protocol.table;
     const minVelocity: Record<string, number> = {};
-    for (const s of this.#servos.list) minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
+    for (const s of this.#servos.list)
+      minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
     return { kind: "independent", minVelocity };
   }
 
@@ -203,7 +222,9 @@ export class ServoBusTransport implements Transport {
     let missing: number[] = this.#servos.ids;
     for (let attempt = 0; attempt < 5 && missing.length > 0 && !signal?.aborted; attempt++) {
       await this.#loop.readAll();
-      missing = this.#servos.list.filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0)).map((s) => s.axis.id);
+      missing = this.#servos.list
+        .filter((s) => s.stampMs === 0 || s.blockStamps.some((t) => t === 0))
+        .map((s) => s.axis.id);
     }
     if (missing.length > 0) {
       const detail = `no answer from servo id(s) ${missing.join(", ")} on ${this.#link.url}`;
@@ -211,7 +232,14 @@ export class ServoBusTransport implements Transport {
       throw new ArmbridgeError("ARMB_ERR_DEVICE_MISMATCH", { detail });
     }
     // Who this arm is, for every return: the same ids must answer with the same models.
-    for (const [id, model] of await readModelNumbers({ protocol: this.#protocol, channel: this.#channel, servos: this.#servos, readAttempts: 3, link: this.#link })) this.#models.set(id, model);
+    for (const [id, model] of await readModelNumbers({
+      protocol: this.#protocol,
+      channel: this.#channel,
+      servos: this.#servos,
+      readAttempts: 3,
+      link: this.#link,
+    }))
+      this.#models.set(id, model);
     for (const s of this.#servos.list) await this.#arming.arm(s);
     // Arming takes a few exchanges per servo: the status published at open is read after it, not before.
     await this.#loop.readAll();
@@ -270,13 +298,18 @@ export class ServoBusTransport implements Transport {
   #notePowerLoss(s: ServoState, why: string): void {
     s.armed = false;
     s.powerLosses++;
-    this.#log.warn({ servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() }, "servo came back with torque off: power loss; motions on it are unknown");
+    this.#log.warn(
+      { servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() },
+      "servo came back with torque off: power loss; motions on it are unknown",
+    );
     this.#motions.loseOn(s, why);
   }
 
   #afterCycle(): void {
     const t = this.#protocol.table;
-    const torqueBlock = t.statusBlocks.findIndex((b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size);
+    const torqueBlock = t.statusBlocks.findIndex(
+      (b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size,
+    );
     for (const s of this.#servos.list) {
       if (this.#servos.get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
       // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
@@ -288,7 +321,10 @@ export class ServoBusTransport implements Transport {
           // long enough to drop the link: the servo browned out and came back.
           const inFlight = this.#motions.inFlight();
           this.#notePowerLoss(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
-          this.#lifecycle.restarted(`servo ${s.axis.id} (${s.axis.name}) came back with torque off: a power loss the replies showed no gap for`, inFlight);
+          this.#lifecycle.restarted(
+            `servo ${s.axis.id} (${s.axis.name}) came back with torque off: a power loss the replies showed no gap for`,
+            inFlight,
+          );
         }
       }
       // A servo that came back from a power loss holds where it is again (that cannot move the arm);
@@ -315,8 +351,16 @@ export class ServoBusTransport implements Transport {
    */
   #judgeSilence(): void {
     const at = this.#now();
-    const silent = this.#servos.list.filter((s) => s.missedReads >= SILENT_READS && at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs).map((s) => s.axis.id);
-    if (silent.length > 0) this.#lose(`no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url} for more than ${this.#config.staleAfterMs} ms`);
+    const silent = this.#servos.list
+      .filter(
+        (s) =>
+          s.missedReads >= SILENT_READS && at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs,
+      )
+      .map((s) => s.axis.id);
+    if (silent.length > 0)
+      this.#lose(
+        `no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url} for more than ${this.#config.staleAfterMs} ms`,
+      );
   }
 
   #publish(): void {
@@ -369,17 +413,26 @@ export class ServoBusTransport implements Transport {
     return sendBusMotion(this.#motionContext(), command, signal);
   }
 
-  async queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
+  async queryAction(
+    actionId: string,
+    options: { voidIfUnknown: boolean; signal: AbortSignal },
+  ): Promise<ActionRecord | undefined> {
     // Nothing can be voided on a bus, and a servo keeps no record of ids: an id
     // this process did not send is "cannot be asked" (undefined), never "unknown, not moved".
     const track = this.#motions.get(actionId);
     if (!track) return undefined;
-    if (track.phase === "unconfirmed" && !options.signal.aborted && this.#lifecycle.state === "connected") await this.#motions.confirm(track);
+    if (track.phase === "unconfirmed" && !options.signal.aborted && this.#lifecycle.state === "connected")
+      await this.#motions.confirm(track);
     return track.phase === "unconfirmed" ? undefined : track.record;
   }
 
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
-    if (this.#closed) return { halted: false, status: this.#latest, error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
+    if (this.#closed)
+      return {
+        halted: false,
+        status: this.#latest,
+        error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
+      };
     return haltBusAxes(this.#motionContext(), options);
   }
 
@@ -414,10 +467,18 @@ export class ServoBusTransport implements Transport {
         continue;
       }
       const was = s.tripped;
-      if (this.#closed || options.signal.aborted) out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
-      else if (this.#lifecycle.state !== "connected") out.push({ axis: name, outcome: "no_answer", detail: `the bus is ${this.#lifecycle.state}: nothing can reach the servo` });
-      else if (this.#motions.busyOn(name)) out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
-      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0) out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
+      if (this.#closed || options.signal.aborted)
+        out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
+      else if (this.#lifecycle.state !== "connected")
+        out.push({
+          axis: name,
+          outcome: "no_answer",
+          detail: `the bus is ${this.#lifecycle.state}: nothing can reach the servo`,
+        });
+      else if (this.#motions.busyOn(name))
+        out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
+      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0)
+        out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
       else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#loop.readAll())) });
     }
     this.#publish();

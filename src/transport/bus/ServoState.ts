@@ -33,5 +33,20 @@ export interface ServoState {
 }
 
 export function newServoState(axis: ServoAxis, statusBlocks: number): ServoState {
-  return { axis, memory: new Uint8Array(256), stampMs: 0, blockStamps: Array.from({ length: statusBlocks }, () => 0), armed: false, armedAt: 0, arming: false, recovering: false, powerLosses: 0, missedReads: 0, tripped: undefined, conditionAt: 0, limitsAt: 0, gripLimitProblem: undefined };
+  return {
+    axis,
+    memory: new Uint8Array(256),
+    stampMs: 0,
+    blockStamps: Array.from({ length: statusBlocks }, () => 0),
+    armed: false,
+    armedAt: 0,
+    arming: false,
+    recovering: false,
+    powerLosses: 0,
+    missedReads: 0,
+    tripped: undefined,
+    conditionAt: 0,
+    limitsAt: 0,
+    gripLimitProblem: undefined,
+  };
 }

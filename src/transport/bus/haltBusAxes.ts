@@ -25,25 +25,53 @@ export interface BusHaltContext {
  * down nothing can be written: `halted: false` with ARMB_ERR_LINK_DOWN, never
  * a success nobody saw.
  */
-export async function haltBusAxes(c: BusHaltContext, options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
+export async function haltBusAxes(
+  c: BusHaltContext,
+  options: { axes?: readonly string[]; signal: AbortSignal },
+): Promise<HaltResult> {
   const names = options.axes ?? [...c.servos.byName.keys()];
   const link = c.link.snapshot();
   if (link.state !== "connected") {
-    return { halted: false, status: c.latest(), error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: c.kind, state: link.state, detail: link.detail ?? "no answer from the servos" }) };
+    return {
+      halted: false,
+      status: c.latest(),
+      error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", {
+        transport: c.kind,
+        state: link.state,
+        detail: link.detail ?? "no answer from the servos",
+      }),
+    };
   }
   const list = names.map((n) => c.servos.byName.get(n)).filter((s): s is ServoState => s !== undefined && s.armed);
   c.motions.markHalted(names);
   const t = c.protocol.table;
   const ids = list.map((s) => s.axis.id);
   if (ids.length > 0) {
-    const replies = await c.channel.exchange(c.protocol.syncRead(t.presentPosition.address, t.presentPosition.size, ids), ids, "command", t.presentPosition.size);
+    const replies = await c.channel.exchange(
+      c.protocol.syncRead(t.presentPosition.address, t.presentPosition.size, ids),
+      ids,
+      "command",
+      t.presentPosition.size,
+    );
     const entries = list.map((s) => {
       const r = replies.get(s.axis.id);
-      const present = r ? (decodeRegister(t.presentPosition, r.data) ?? c.servos.get(s, t.presentPosition)) : c.servos.get(s, t.presentPosition);
+      const present = r
+        ? (decodeRegister(t.presentPosition, r.data) ?? c.servos.get(s, t.presentPosition))
+        : c.servos.get(s, t.presentPosition);
       return { id: s.axis.id, data: encodeRegister(t.goalPosition, present) };
     });
-    if (!(await c.channel.send(c.protocol.syncWrite(t.goalPosition.address, t.goalPosition.size, entries), "command"))) {
-      return { halted: false, status: c.latest(), error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: c.kind, state: c.link.state, detail: "the link closed before the hold was written" }) };
+    if (
+      !(await c.channel.send(c.protocol.syncWrite(t.goalPosition.address, t.goalPosition.size, entries), "command"))
+    ) {
+      return {
+        halted: false,
+        status: c.latest(),
+        error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", {
+          transport: c.kind,
+          state: c.link.state,
+          detail: "the link closed before the hold was written",
+        }),
+      };
     }
   }
   const still = await new Promise<ArmStatus | undefined>((resolve) => {

@@ -9,9 +9,14 @@ export { ServoBusTransport, type ServoBusTransportOptions } from "./ServoBusTran
 export { servoAxesOf, countOf, positionOf, type ServoAxis } from "./servoAxes.js";
 
 /** The servo-bus transport for a config with a `bus:` section, over a device path or tcp://HOST:PORT. */
-export function createServoBusTransport(config: ArmConfig, link: string | ByteLink, options: ServoBusTransportOptions = {}): ServoBusTransport {
+export function createServoBusTransport(
+  config: ArmConfig,
+  link: string | ByteLink,
+  options: ServoBusTransportOptions = {},
+): ServoBusTransport {
   const bus = config.bus;
-  if (!bus) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "bus", issues: "the config has no bus: section" });
+  if (!bus)
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "bus", issues: "the config has no bus: section" });
   const byteLink = typeof link === "string" ? linkForUrl(link, { baudRate: bus.baud }) : link;
   return new ServoBusTransport(config, byteLink, protocolNamed(bus.protocol), { baud: bus.baud, ...options });
 }

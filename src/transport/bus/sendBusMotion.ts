@@ -37,16 +37,25 @@ export interface BusMotionContext {
  * second motion — then the goal registers read back, then the status cycle's
  * judgement. Never rejects.
  */
-export async function sendBusMotion(c: BusMotionContext, command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
-  if (c.closed()) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: c.kind }) };
+export async function sendBusMotion(
+  c: BusMotionContext,
+  command: MotionCommand,
+  signal: AbortSignal,
+): Promise<MotionEnd> {
+  if (c.closed())
+    return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: c.kind }) };
   // The same id again is the same motion: wait on it, never write its goals twice.
   const existing = c.motions.get(command.actionId);
   if (existing) return c.motions.await(existing, signal, c.interrupted(), c.closed);
-  const unsendable = refuseUnsendable(command, (axis) => (c.servos.byName.has(axis) ? c.servos.actuators.get(axis) : undefined), {
-    transport: c.kind,
-    link: c.link.snapshot(),
-    wire: c.servos.wire,
-  });
+  const unsendable = refuseUnsendable(
+    command,
+    (axis) => (c.servos.byName.has(axis) ? c.servos.actuators.get(axis) : undefined),
+    {
+      transport: c.kind,
+      link: c.link.snapshot(),
+      wire: c.servos.wire,
+    },
+  );
   if (unsendable) return unsendable;
   const fresh = (s: ArmStatus | undefined): s is ArmStatus => s !== undefined && c.now() - s.stampMs <= c.staleAfterMs;
   let status = c.latest();
@@ -57,7 +66,11 @@ export async function sendBusMotion(c: BusMotionContext, command: MotionCommand,
     while (!fresh(status) && !wait.aborted) status = (await c.nextStatus(wait)) ?? status;
   }
   if (!fresh(status)) {
-    return { kind: "refused", reason: "no fresh servo readings to plan from", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: c.kind }) };
+    return {
+      kind: "refused",
+      reason: "no fresh servo readings to plan from",
+      error: new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: c.kind }),
+    };
   }
   const t = c.protocol.table;
   const entries: { id: number; data: Uint8Array }[] = [];
@@ -72,14 +85,29 @@ export async function sendBusMotion(c: BusMotionContext, command: MotionCommand,
     }
     if (!s.armed) {
       const reason = `servo ${s.axis.id} (${axis}) has torque off`;
-      return { kind: "refused", reason, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason }) };
+      return {
+        kind: "refused",
+        reason,
+        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason }),
+      };
     }
     const goal = Math.round(countOf(s.axis, target));
     const outside = outsidePositionLimits(t, s, goal);
-    if (outside) return { kind: "refused", reason: outside, error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: outside }) };
+    if (outside)
+      return {
+        kind: "refused",
+        reason: outside,
+        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: outside }),
+      };
     const perUnit = Math.abs(s.axis.countsPerUnit);
-    const velocity = clampUnits((command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit, t.maxProfileVelocityUnits);
-    const acceleration = clampUnits((a.maxAcceleration * perUnit) / t.profileAccelerationUnit, t.maxProfileAccelerationUnits);
+    const velocity = clampUnits(
+      (command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit,
+      t.maxProfileVelocityUnits,
+    );
+    const acceleration = clampUnits(
+      (a.maxAcceleration * perUnit) / t.profileAccelerationUnit,
+      t.maxProfileAccelerationUnits,
+    );
     entries.push({ id: s.axis.id, data: t.encodeMotion(goal, velocity, acceleration) });
     goals.set(s.axis.id, goal);
     start[axis] = status.axes[axis]?.position ?? Number.NaN;
@@ -87,11 +115,22 @@ export async function sendBusMotion(c: BusMotionContext, command: MotionCommand,
   const track = c.motions.create(command, goals, start);
   const log = c.log.child({ action_id: command.actionId });
   // Once, and never again: a bus has no de-duplication, so a second write could be a second motion.
-  const sent = await c.channel.send(c.protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, entries), "command");
+  const sent = await c.channel.send(
+    c.protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, entries),
+    "command",
+  );
   if (!sent) {
     // The port closed before the bytes left: no servo heard them.
     c.motions.unsent(track, "the link closed before the goals were written; nothing was sent");
-    return { kind: "refused", reason: track.record.detail ?? "not sent", error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: c.kind, state: c.link.state, detail: "the link closed before the goals were written" }) };
+    return {
+      kind: "refused",
+      reason: track.record.detail ?? "not sent",
+      error: new ArmbridgeError("ARMB_ERR_LINK_DOWN", {
+        transport: c.kind,
+        state: c.link.state,
+        detail: "the link closed before the goals were written",
+      }),
+    };
   }
   log.info({ goals: Object.fromEntries(goals) }, "goals written (sync write, not repeated)");
   track.phase = "unconfirmed";

@@ -14,25 +14,56 @@ export interface ServoAxis {
   readonly countsPerUnit: number;
   /** The count at position 0. */
   readonly zeroCount: number;
-  readonly gripLimit: { readonly currentLimit: number | undefined; readonly torqueLimit: number | undefined } | undefined;
+  readonly gripLimit:
+    { readonly currentLimit: number | undefined; readonly torqueLimit: number | undefined } | undefined;
 }
 
 export function servoAxesOf(config: ArmConfig): readonly ServoAxis[] {
   const axes: ServoAxis[] = config.arm.joints.map((j) => {
-    if (!j.servo) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: `arm.joints.${j.name}.servo`, issues: "a joint on a bus needs a servo" });
-    return { name: j.name, kind: "joint", id: j.servo.id, countsPerUnit: (j.servo.countsPerRev / (2 * Math.PI)) * j.servo.sign, zeroCount: j.servo.center, gripLimit: undefined };
+    if (!j.servo)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: `arm.joints.${j.name}.servo`,
+        issues: "a joint on a bus needs a servo",
+      });
+    return {
+      name: j.name,
+      kind: "joint",
+      id: j.servo.id,
+      countsPerUnit: (j.servo.countsPerRev / (2 * Math.PI)) * j.servo.sign,
+      zeroCount: j.servo.center,
+      gripLimit: undefined,
+    };
   });
   const g = config.arm.gripper;
   if (g) {
-    if (!g.servo) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "arm.gripper.servo", issues: "a gripper on a bus needs a servo" });
-    axes.push({ name: g.name, kind: "gripper", id: g.servo.id, countsPerUnit: g.servo.open - g.servo.closed, zeroCount: g.servo.closed, gripLimit: { currentLimit: g.servo.currentLimit, torqueLimit: g.servo.torqueLimit } });
+    if (!g.servo)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: "arm.gripper.servo",
+        issues: "a gripper on a bus needs a servo",
+      });
+    axes.push({
+      name: g.name,
+      kind: "gripper",
+      id: g.servo.id,
+      countsPerUnit: g.servo.open - g.servo.closed,
+      zeroCount: g.servo.closed,
+      gripLimit: { currentLimit: g.servo.currentLimit, torqueLimit: g.servo.torqueLimit },
+    });
   }
   // parseConfig refuses these; a config built in code must not reach the bus with them either: two axes on one id move each other.
   const byId = new Map<number, string>();
   for (const a of axes) {
     const other = byId.get(a.id);
-    if (other !== undefined) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "arm (servo bus)", issues: `servo id ${a.id} is used by both ${other} and ${a.name}` });
-    if (a.countsPerUnit === 0 || !Number.isFinite(a.countsPerUnit)) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "arm (servo bus)", issues: `${a.name}'s servo maps no travel to counts (closed and open equal?)` });
+    if (other !== undefined)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: "arm (servo bus)",
+        issues: `servo id ${a.id} is used by both ${other} and ${a.name}`,
+      });
+    if (a.countsPerUnit === 0 || !Number.isFinite(a.countsPerUnit))
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: "arm (servo bus)",
+        issues: `${a.name}'s servo maps no travel to counts (closed and open equal?)`,
+      });
     byId.set(a.id, a.name);
   }
   return axes;

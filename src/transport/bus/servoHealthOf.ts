@@ -1,5 +1,11 @@
 import type { ServoAlert, ServoHealth } from "../ServoHealth.js";
-import { decodeRegister, hardwareErrorKinds, type HardwareErrorKind, type Register, type ServoControlTable } from "./protocol/index.js";
+import {
+  decodeRegister,
+  hardwareErrorKinds,
+  type HardwareErrorKind,
+  type Register,
+  type ServoControlTable,
+} from "./protocol/index.js";
 import { judgeLoad, judgeTemperature, judgeVoltage, type LimitStanding } from "./servoConditionLimits.js";
 import type { ServoState } from "./ServoState.js";
 
@@ -28,7 +34,9 @@ export const RECOVERY_ADVICE: Readonly<Record<string, (joint: string) => string>
 };
 
 /** What each hardware error is, in an operator's words, and what to do about it (per vendor where it differs). */
-const HARDWARE_ERROR: Readonly<Record<HardwareErrorKind, { readonly what: string; readonly advice: (family: string) => string }>> = {
+const HARDWARE_ERROR: Readonly<
+  Record<HardwareErrorKind, { readonly what: string; readonly advice: (family: string) => string }>
+> = {
   overheating: {
     what: "overheating (past its temperature limit)",
     advice: (family) =>
@@ -38,7 +46,8 @@ const HARDWARE_ERROR: Readonly<Record<HardwareErrorKind, { readonly what: string
   },
   overload: {
     what: "overload (a load beyond its maximum output)",
-    advice: () => "Look at the arm first: something — a person included — may be in the way, or the payload is too heavy. Clear it.",
+    advice: () =>
+      "Look at the arm first: something — a person included — may be in the way, or the payload is too heavy. Clear it.",
   },
   overcurrent: {
     what: "overcurrent",
@@ -46,7 +55,8 @@ const HARDWARE_ERROR: Readonly<Record<HardwareErrorKind, { readonly what: string
   },
   input_voltage: {
     what: "input voltage outside its limits",
-    advice: () => "Check the servo supply: its voltage, its current rating (a supply that sags under load trips servos) and the power leads of the daisy chain.",
+    advice: () =>
+      "Check the servo supply: its voltage, its current rating (a supply that sags under load trips servos) and the power leads of the daisy chain.",
   },
   electrical_shock: {
     what: "electrical shock (or too little power to drive the motor)",
@@ -54,11 +64,16 @@ const HARDWARE_ERROR: Readonly<Record<HardwareErrorKind, { readonly what: string
   },
   encoder: {
     what: "position sensor error",
-    advice: () => "The servo cannot tell where its horn is: power-cycle the servos; if it comes back, replace the servo.",
+    advice: () =>
+      "The servo cannot tell where its horn is: power-cycle the servos; if it comes back, replace the servo.",
   },
 };
 
-const LEVEL_OF: Readonly<Record<LimitStanding, ServoAlert["level"] | undefined>> = { inside: undefined, near: "warning", past: "alarm" };
+const LEVEL_OF: Readonly<Record<LimitStanding, ServoAlert["level"] | undefined>> = {
+  inside: undefined,
+  near: "warning",
+  past: "alarm",
+};
 
 /** Context a servo's health is read in: its model (for the effort register) and whether it is torque-off after a trip. */
 export interface ServoHealthInput {
@@ -77,21 +92,42 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
   const read = (reg: Register): number | undefined => decodeRegister(reg, s.memory, reg.address);
   const who = `servo ${s.axis.id} (${s.axis.name})`;
   const alerts: ServoAlert[] = [];
-  const out: { -readonly [K in keyof ServoHealth]: ServoHealth[K] } = { axis: s.axis.name, servo_id: s.axis.id, hardware_errors: [], shut_down: s.tripped !== undefined, alerts };
+  const out: { -readonly [K in keyof ServoHealth]: ServoHealth[K] } = {
+    axis: s.axis.name,
+    servo_id: s.axis.id,
+    hardware_errors: [],
+    shut_down: s.tripped !== undefined,
+    alerts,
+  };
 
   const bits = s.stampMs > 0 ? (read(table.hardwareError) ?? 0) : 0;
   out.hardware_errors = hardwareErrorKinds(table.condition, bits);
   // An error outside the servo's shutdown set (a Dynamixel's input voltage, by default) leaves its torque on; the bridge still sends it nothing until recovered.
-  const tripNote = !s.tripped ? "" : read(table.torqueEnable) === 0 ? "; shut down, torque off until recovered" : "; no motion is sent to it until recovered";
+  const tripNote = !s.tripped
+    ? ""
+    : read(table.torqueEnable) === 0
+      ? "; shut down, torque off until recovered"
+      : "; no motion is sent to it until recovered";
   const recovery = RECOVERY_ADVICE[table.family]?.(s.axis.name) ?? "";
   // A servo that has not shut down (an input-voltage bit, outside the default shutdown set) needs no recovery step.
   const then = (advice: string): string => (s.tripped ? `${advice} ${recovery}`.trim() : advice);
   for (const error of out.hardware_errors) {
     const e = HARDWARE_ERROR[error];
-    alerts.push({ kind: "hardware_error", level: "alarm", error, message: `${who}: ${e.what}${tripNote}`, advice: then(e.advice(table.family)) });
+    alerts.push({
+      kind: "hardware_error",
+      level: "alarm",
+      error,
+      message: `${who}: ${e.what}${tripNote}`,
+      advice: then(e.advice(table.family)),
+    });
   }
   if (out.hardware_errors.length === 0 && s.tripped) {
-    alerts.push({ kind: "hardware_error", level: "alarm", message: `${who}: shut down on ${s.tripped}; torque off until recovered`, advice: then("The condition has cleared; look at the arm for its cause.") });
+    alerts.push({
+      kind: "hardware_error",
+      level: "alarm",
+      message: `${who}: shut down on ${s.tripped}; torque off until recovered`,
+      advice: then("The condition has cleared; look at the arm for its cause."),
+    });
   }
 
   // Feetech reports temperature and voltage in the block read every cycle; Dynamixel X in one read on its own schedule.
@@ -122,20 +158,47 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
     }
   }
 
-  const { temperature_c: t, temperature_limit_c: tl, voltage_v: v, voltage_min_v: vlo, voltage_max_v: vhi, load_pct: load } = out;
+  const {
+    temperature_c: t,
+    temperature_limit_c: tl,
+    voltage_v: v,
+    voltage_min_v: vlo,
+    voltage_max_v: vhi,
+    load_pct: load,
+  } = out;
   const has = (e: HardwareErrorKind): boolean => out.hardware_errors.includes(e);
   // A limit register reading 0 (or a voltage range that is no range) is no limit to judge against.
   if (t !== undefined && tl !== undefined && tl > 0 && !has("overheating")) {
     const level = LEVEL_OF[judgeTemperature(t, tl)];
-    if (level) alerts.push({ kind: "temperature", level, message: `${who}: ${t} °C, ${level === "alarm" ? "at" : "near"} its limit of ${tl} °C`, advice: "Let it rest with less load (a lower pose, no payload) before it shuts down on overheating; a servo that runs hot at rest is holding against a load." });
+    if (level)
+      alerts.push({
+        kind: "temperature",
+        level,
+        message: `${who}: ${t} °C, ${level === "alarm" ? "at" : "near"} its limit of ${tl} °C`,
+        advice:
+          "Let it rest with less load (a lower pose, no payload) before it shuts down on overheating; a servo that runs hot at rest is holding against a load.",
+      });
   }
   if (v !== undefined && vlo !== undefined && vhi !== undefined && vhi > vlo && !has("input_voltage")) {
     const level = LEVEL_OF[judgeVoltage(v, vlo, vhi)];
-    if (level) alerts.push({ kind: "voltage", level, message: `${who}: supply ${v.toFixed(1)} V, ${level === "alarm" ? "outside" : "near"} its limits ${vlo.toFixed(1)}–${vhi.toFixed(1)} V`, advice: HARDWARE_ERROR.input_voltage.advice(table.family) });
+    if (level)
+      alerts.push({
+        kind: "voltage",
+        level,
+        message: `${who}: supply ${v.toFixed(1)} V, ${level === "alarm" ? "outside" : "near"} its limits ${vlo.toFixed(1)}–${vhi.toFixed(1)} V`,
+        advice: HARDWARE_ERROR.input_voltage.advice(table.family),
+      });
   }
   if (load !== undefined && !has("overload") && !has("overcurrent")) {
     const level = LEVEL_OF[judgeLoad(load)];
-    if (level) alerts.push({ kind: "load", level, message: `${who}: load ${Math.abs(load).toFixed(0)} % of ${effort?.kind === "current" ? "its current limit" : "its maximum output"}`, advice: "Something may be pushing against the joint or the payload is heavy: ease the load before the overload protection shuts the servo down." });
+    if (level)
+      alerts.push({
+        kind: "load",
+        level,
+        message: `${who}: load ${Math.abs(load).toFixed(0)} % of ${effort?.kind === "current" ? "its current limit" : "its maximum output"}`,
+        advice:
+          "Something may be pushing against the joint or the payload is heavy: ease the load before the overload protection shuts the servo down.",
+      });
   }
   alerts.sort((a, b) => (a.level === b.level ? 0 : a.level === "alarm" ? -1 : 1));
   return out;

@@ -20,7 +20,13 @@ export interface LinkReturn {
 /** What the link went through, for whoever settles what was in flight (the executor) and for benches. */
 export type LinkEvent =
   | { readonly type: "lost"; readonly loss: LinkLoss }
-  | { readonly type: "attempt_failed"; readonly attempt: number; readonly reason: string; readonly code: string | undefined; readonly nextAttemptAt: number }
+  | {
+      readonly type: "attempt_failed";
+      readonly attempt: number;
+      readonly reason: string;
+      readonly code: string | undefined;
+      readonly nextAttemptAt: number;
+    }
   | { readonly type: "returned"; readonly loss: LinkLoss; readonly incarnation: "same" | "new" };
 
 export interface LinkLifecycleOptions {
@@ -158,8 +164,19 @@ export class LinkLifecycle {
   restarted(detail: string, inFlight: readonly string[]): void {
     if (this.#closed) return;
     const at = this.#now();
-    const loss: LinkLoss = { lost_at: at, reason: detail, in_flight: [...inFlight], returned_at: at, attempts: 0, incarnation_changed: true, returned_detail: detail };
-    this.#log.warn({ detail, in_flight: loss.in_flight }, "the arm restarted behind a link that stayed up: new incarnation");
+    const loss: LinkLoss = {
+      lost_at: at,
+      reason: detail,
+      in_flight: [...inFlight],
+      returned_at: at,
+      attempts: 0,
+      incarnation_changed: true,
+      returned_detail: detail,
+    };
+    this.#log.warn(
+      { detail, in_flight: loss.in_flight },
+      "the arm restarted behind a link that stayed up: new incarnation",
+    );
     this.#tracker.setLastLoss(loss);
     this.#emit({ type: "returned", loss, incarnation: "new" });
   }
@@ -201,10 +218,20 @@ export class LinkLifecycle {
     } catch (error) {
       if (this.#closed) return;
       const code = isArmbridgeError(error) ? error.code : undefined;
-      const reason = timeout.aborted ? `attempt ${attempt} took longer than ${this.#o.attemptTimeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      const reason = timeout.aborted
+        ? `attempt ${attempt} took longer than ${this.#o.attemptTimeoutMs} ms`
+        : error instanceof Error
+          ? error.message
+          : String(error);
       this.#log.info({ attempt, reason, code }, "reconnection attempt failed");
       this.#schedule(`${this.#loss?.reason ?? "link lost"}; attempt ${attempt}: ${reason}`, code);
-      this.#emit({ type: "attempt_failed", attempt, reason, code, nextAttemptAt: this.snapshot().next_attempt_at ?? this.#now() });
+      this.#emit({
+        type: "attempt_failed",
+        attempt,
+        reason,
+        code,
+        nextAttemptAt: this.snapshot().next_attempt_at ?? this.#now(),
+      });
       return;
     } finally {
       linked.dispose();
@@ -221,7 +248,10 @@ export class LinkLifecycle {
       returned_detail: found.detail,
     };
     this.#loss = undefined;
-    this.#log.info({ attempts: attempt, down_ms: at - loss.lost_at, incarnation: found.incarnation, detail: found.detail }, "link back");
+    this.#log.info(
+      { attempts: attempt, down_ms: at - loss.lost_at, incarnation: found.incarnation, detail: found.detail },
+      "link back",
+    );
     this.#tracker.set("connected", {}, loss);
     this.#emit({ type: "returned", loss, incarnation: found.incarnation });
   }

@@ -77,9 +77,21 @@ export class LinkStateTracker {
   set(state: LinkStateName, extra: LinkStateExtra = {}, lastLoss?: LinkLoss): void {
     // Attempts and their timing mean something only while reconnecting.
     const next: LinkStateExtra =
-      state === "reconnecting" ? { attempt: extra.attempt, detail: extra.detail, nextAttemptAt: extra.nextAttemptAt, errorCode: extra.errorCode } : { detail: extra.detail, errorCode: extra.errorCode };
+      state === "reconnecting"
+        ? {
+            attempt: extra.attempt,
+            detail: extra.detail,
+            nextAttemptAt: extra.nextAttemptAt,
+            errorCode: extra.errorCode,
+          }
+        : { detail: extra.detail, errorCode: extra.errorCode };
     const e = this.#extra;
-    const same = state === this.#state && next.attempt === e.attempt && next.detail === e.detail && next.nextAttemptAt === e.nextAttemptAt && next.errorCode === e.errorCode;
+    const same =
+      state === this.#state &&
+      next.attempt === e.attempt &&
+      next.detail === e.detail &&
+      next.nextAttemptAt === e.nextAttemptAt &&
+      next.errorCode === e.errorCode;
     if (same && (lastLoss === undefined || lastLoss === this.#lastLoss)) return;
     if (state !== this.#state) this.#since = this.#now();
     this.#state = state;

@@ -43,7 +43,8 @@ class MemoryHostLink implements ByteLink {
   async open(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     if (this.line.open) return;
-    if (!this.line.available) throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "device not present" });
+    if (!this.line.available)
+      throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "device not present" });
     this.line.open = true;
     for (const listener of [...this.line.deviceOpen]) listener();
   }

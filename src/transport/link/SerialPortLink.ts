@@ -29,7 +29,8 @@ export class SerialPortLink implements ByteLink {
     const port = new SerialPort({ path: this.path, baudRate: this.baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => {
       port.open((error) => {
-        if (error) reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: error.message }, { cause: error }));
+        if (error)
+          reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: error.message }, { cause: error }));
         else resolve();
       });
     });
@@ -67,7 +68,10 @@ export class SerialPortLink implements ByteLink {
     }
     await new Promise<void>((resolve, reject) => {
       port.update({ baudRate: baud }, (error) => {
-        if (error) reject(new ArmbridgeError("ARMB_ERR_LINK_BAUD", { link: this.url, baud, reason: error.message }, { cause: error }));
+        if (error)
+          reject(
+            new ArmbridgeError("ARMB_ERR_LINK_BAUD", { link: this.url, baud, reason: error.message }, { cause: error }),
+          );
         else resolve();
       });
     });

@@ -43,7 +43,9 @@ export class TcpLink implements ByteLink {
       const onAbort = (): void => {
         cleanup();
         socket.destroy();
-        reject(new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "aborted" }, { cause: signal?.reason }));
+        reject(
+          new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "aborted" }, { cause: signal?.reason }),
+        );
       };
       socket.once("connect", onConnect);
       socket.once("error", onError);

@@ -26,10 +26,18 @@ export function linkForUrl(url: string, options: LinkOptions = {}): ByteLink {
     }
     const port = Number(parsed.port);
     const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
-    if (!host || !Number.isInteger(port) || port < 1 || port > 65535 || (parsed.pathname !== "" && parsed.pathname !== "/")) {
+    if (
+      !host ||
+      !Number.isInteger(port) ||
+      port < 1 ||
+      port > 65535 ||
+      (parsed.pathname !== "" && parsed.pathname !== "/")
+    ) {
       throw new ArmbridgeError("ARMB_ERR_LINK_URL", { link: url });
     }
-    return url.startsWith("rfc2217://") ? new Rfc2217Link(url, host, port, { baudRate: options.baudRate ?? DEFAULT_BAUD_RATE }) : new TcpLink(url, host, port);
+    return url.startsWith("rfc2217://")
+      ? new Rfc2217Link(url, host, port, { baudRate: options.baudRate ?? DEFAULT_BAUD_RATE })
+      : new TcpLink(url, host, port);
   }
   if (url.startsWith("/") || /^COM\d+$/i.test(url) || /^\\\\\.\\COM\d+$/i.test(url)) {
     return new SerialPortLink(url, options.baudRate === undefined ? {} : { baudRate: options.baudRate });

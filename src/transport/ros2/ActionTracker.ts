@@ -125,13 +125,20 @@ export class ActionTracker {
       const target = track.targets[axis];
       const observed = sample.axes[axis];
       const tol = this.#options.actuators.get(axis)?.tolerance ?? 0;
-      return target !== undefined && observed !== undefined && !observed.moving && Math.abs(observed.position - target) <= tol;
+      return (
+        target !== undefined &&
+        observed !== undefined &&
+        !observed.moving &&
+        Math.abs(observed.position - target) <= tol
+      );
     });
   }
 
   #computeRecord(track: ActionTrack, sample: JointSample | undefined): ActionRecord {
     const outcomes = track.runs.map((r) => r.outcome());
-    const detail = outcomes.map((o, i) => o?.detail ?? `${track.runs[i]?.actionName ?? "?"}: ${track.runs[i]?.phase ?? "?"}`).join("; ");
+    const detail = outcomes
+      .map((o, i) => o?.detail ?? `${track.runs[i]?.actionName ?? "?"}: ${track.runs[i]?.phase ?? "?"}`)
+      .join("; ");
     const states = outcomes.map((o) => o?.state);
     let state: ArmActionState;
     if (states.some((s) => s === undefined)) state = "executing";
@@ -144,7 +151,12 @@ export class ActionTracker {
     else if (states.includes("stopped")) state = "stopped";
     // Some goals ran while another was rejected: the motion is only partly done.
     else state = "faulted";
-    return { actionId: track.actionId, state, moved: state === "rejected" ? false : this.#moved(track, state !== "executing", sample), detail };
+    return {
+      actionId: track.actionId,
+      state,
+      moved: state === "rejected" ? false : this.#moved(track, state !== "executing", sample),
+      detail,
+    };
   }
 
   /**

@@ -112,7 +112,12 @@ export class GoalRun {
   }
 
   /** Sends the goal; every later step is driven by rclnodejs's promises, never awaited here. */
-  start(client: RclActionClient, goal: object, onFeedback: (feedback: unknown) => void, now: () => number = Date.now): void {
+  start(
+    client: RclActionClient,
+    goal: object,
+    onFeedback: (feedback: unknown) => void,
+    now: () => number = Date.now,
+  ): void {
     this.#now = now;
     this.sentAtMs = now();
     let sent: Promise<RclClientGoalHandle>;
@@ -192,7 +197,9 @@ export class GoalRun {
         return { state: "rejected", detail: `goal rejected by ${this.actionName}` };
       case "presumed": {
         const p = this.#presumed ?? { state: "stopped", detail: this.actionName };
-        return this.status === undefined ? p : { state: p.state, detail: `${p.detail}; result later: status ${this.status}` };
+        return this.status === undefined
+          ? p
+          : { state: p.state, detail: `${p.detail}; result later: status ${this.status}` };
       }
       case "ended":
         return this.#interpret(this.status, this.result ?? {}, this);

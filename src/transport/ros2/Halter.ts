@@ -74,26 +74,36 @@ export class Halter {
     for (const s of targets) this.#halts.set(serverKey(s), this.count(s) + 1);
     const affectedAxes = new Set<string>();
     for (const s of targets) for (const a of servers.axesOf(s)) affectedAxes.add(a);
-    const failures = await this.#d.bounded([signal, AbortSignal.timeout(this.#d.setup.options.cancelTimeoutMs)], async (wait) => {
-      const requests: Promise<string | undefined>[] = [];
-      for (const server of targets) {
-        const ours = this.#d.tracker.activeRuns(server);
-        if (ours.length > 0 && this.#cancels(server)) {
-          for (const run of ours) requests.push(this.#cancel(run, wait));
-        } else if (ours.length > 0) {
-          requests.push(this.#holdOver(ours, server, wait));
-        } else if (servers.axesOf(server).some((a) => this.#d.observer.latest()?.axes[a]?.moving)) {
-          requests.push(this.#sendHold(server, wait));
+    const failures = await this.#d.bounded(
+      [signal, AbortSignal.timeout(this.#d.setup.options.cancelTimeoutMs)],
+      async (wait) => {
+        const requests: Promise<string | undefined>[] = [];
+        for (const server of targets) {
+          const ours = this.#d.tracker.activeRuns(server);
+          if (ours.length > 0 && this.#cancels(server)) {
+            for (const run of ours) requests.push(this.#cancel(run, wait));
+          } else if (ours.length > 0) {
+            requests.push(this.#holdOver(ours, server, wait));
+          } else if (servers.axesOf(server).some((a) => this.#d.observer.latest()?.axes[a]?.moving)) {
+            requests.push(this.#sendHold(server, wait));
+          }
         }
-      }
-      return (await Promise.all(requests)).filter((f): f is string => f !== undefined);
-    });
+        return (await Promise.all(requests)).filter((f): f is string => f !== undefined);
+      },
+    );
     const stopped = await this.#d.bounded([signal], (wait) =>
-      this.#d.observer.waitFor((s) => [...affectedAxes].every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
+      this.#d.observer.waitFor(
+        (s) => [...affectedAxes].every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
+        wait,
+      ),
     );
     const status: ArmStatus | undefined = stopped ?? this.#d.observer.latest();
     if (failures.length > 0) {
-      return { halted: false, status, error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: "halt", reason: failures.join("; ") }) };
+      return {
+        halted: false,
+        status,
+        error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: "halt", reason: failures.join("; ") }),
+      };
     }
     return { halted: stopped !== undefined, status };
   }
@@ -117,7 +127,8 @@ export class Halter {
       if (!run.handle && run.phase === "sending") {
         // The goal may yet be accepted and move the arm: hold after it, or the hold would be preempted.
         const answered = await awaitWithin(run.responded, signal);
-        if (answered.kind === "aborted") return `${run.actionName} had not answered our goal request when the halt stopped waiting; the goal may still start`;
+        if (answered.kind === "aborted")
+          return `${run.actionName} had not answered our goal request when the halt stopped waiting; the goal may still start`;
       }
       if (run.phase === "lost") return `lost track of our goal on ${run.actionName}; it may still run`;
     }
@@ -133,7 +144,8 @@ export class Halter {
       // Our goal request is still unanswered: the goal may yet be accepted and
       // move the arm, so wait for the answer and cancel what was accepted.
       const answered = await awaitWithin(run.responded, signal);
-      if (answered.kind === "aborted") return `${run.actionName} had not answered our goal request when the halt stopped waiting; the goal may still start`;
+      if (answered.kind === "aborted")
+        return `${run.actionName} had not answered our goal request when the halt stopped waiting; the goal may still start`;
     }
     if (run.phase === "lost") return `lost track of our goal on ${run.actionName}; it may still run`;
     const handle = run.handle;
@@ -145,8 +157,10 @@ export class Halter {
       return `cancel on ${run.actionName} failed: ${error instanceof Error ? error.message : String(error)}`;
     }
     const r = await awaitWithin(response, signal);
-    if (r.kind === "aborted") return run.terminal ? undefined : `${run.actionName} did not answer the cancel request in time`;
-    if (r.kind === "error") return `cancel on ${run.actionName} failed: ${r.error instanceof Error ? r.error.message : String(r.error)}`;
+    if (r.kind === "aborted")
+      return run.terminal ? undefined : `${run.actionName} did not answer the cancel request in time`;
+    if (r.kind === "error")
+      return `cancel on ${run.actionName} failed: ${r.error instanceof Error ? r.error.message : String(r.error)}`;
     const code = r.value.return_code;
     if (code === CANCEL_ERROR_NONE) run.cancelAcceptedMs ??= this.#d.now();
     if (code === CANCEL_ERROR_NONE || code === CANCEL_ERROR_GOAL_TERMINATED || run.terminal) return undefined;
@@ -164,7 +178,13 @@ export class Halter {
     if (controller) {
       const joints = controller.joints.map((j) => this.#d.actuators.get(j));
       if (joints.some((j) => j === undefined)) return `no limits for every joint of ${controller.name}`;
-      const plan = stoppingPlan(joints as Actuator[], status.axes, (this.#d.now() - status.stampMs) / 1000, setup.options.minMotionS, this.#d.speedScaling(controller.name));
+      const plan = stoppingPlan(
+        joints as Actuator[],
+        status.axes,
+        (this.#d.now() - status.stampMs) / 1000,
+        setup.options.minMotionS,
+        this.#d.speedScaling(controller.name),
+      );
       if (!plan) return `no position for every joint of ${controller.name}`;
       goal = buildTrajectoryGoal({
         frameId: HALT_FRAME_ID,

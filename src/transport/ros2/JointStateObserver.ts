@@ -108,7 +108,8 @@ export class JointStateObserver {
       const position = gripper && axis === gripper.axis ? gripperFromController(gripper, raw) : raw;
       const isGripper = gripper !== undefined && axis === gripper.axis;
       let velocity = isGripper && this.#gripperVelocity === "estimated" ? undefined : msg.velocity?.[i];
-      if (velocity !== undefined && gripper && isGripper) velocity = velocity / (gripper.openPosition - gripper.closedPosition);
+      if (velocity !== undefined && gripper && isGripper)
+        velocity = velocity / (gripper.openPosition - gripper.closedPosition);
       if (velocity === undefined || !Number.isFinite(velocity)) {
         // Some drivers publish positions only: estimate from the previous sample.
         const prev = this.#samples.get(axis);
@@ -139,7 +140,10 @@ export class JointStateObserver {
 
   /** The joint names /joint_states has carried since `sinceMs` (local ms), ours or not, sorted. */
   namesSince(sinceMs: number): string[] {
-    return [...this.#namesSeen].filter(([, at]) => at >= sinceMs).map(([name]) => name).sort();
+    return [...this.#namesSeen]
+      .filter(([, at]) => at >= sinceMs)
+      .map(([name]) => name)
+      .sort();
   }
 
   /** Re-emits the status (e.g. when an action record changed). */
@@ -148,10 +152,19 @@ export class JointStateObserver {
     const axes: Record<string, AxisState> = {};
     let oldest = Infinity;
     for (const [axis, s] of this.#samples) {
-      axes[axis] = { position: s.position, velocity: s.velocity, moving: Math.abs(s.velocity) > this.#options.stoppedVelocity };
+      axes[axis] = {
+        position: s.position,
+        velocity: s.velocity,
+        moving: Math.abs(s.velocity) > this.#options.stoppedVelocity,
+      };
       oldest = Math.min(oldest, s.receivedMs);
     }
-    const status: ArmStatus = { stampMs: oldest, axes, faults: [], actions: this.#options.actions({ stampMs: oldest, axes }) };
+    const status: ArmStatus = {
+      stampMs: oldest,
+      axes,
+      faults: [],
+      actions: this.#options.actions({ stampMs: oldest, axes }),
+    };
     this.#latest = status;
     this.#lastPublishedMs = this.#now();
     for (const listener of [...this.#listeners]) listener(status);

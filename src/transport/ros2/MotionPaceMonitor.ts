@@ -1,5 +1,11 @@
 import type { MotionPace } from "../Transport.js";
-import { QosPolicy, type FollowJointTrajectoryFeedback, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
+import {
+  QosPolicy,
+  type FollowJointTrajectoryFeedback,
+  type Rclnodejs,
+  type RclNode,
+  type RclSubscription,
+} from "./rclTypes.js";
 import type { TrajectoryControllerFacts } from "./RosFacts.js";
 
 export const MSG_FLOAT64 = "std_msgs/msg/Float64";
@@ -85,24 +91,47 @@ export class MotionPaceMonitor {
   start(facts: ReadonlyMap<string, TrajectoryControllerFacts>): void {
     this.#facts = facts;
     const { rcl, broadcasterTopic } = this.#d;
-    const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_BEST_EFFORT, QosPolicy.DURABILITY_VOLATILE);
+    const qos = new rcl.QoS(
+      QosPolicy.HISTORY_KEEP_LAST,
+      1,
+      QosPolicy.RELIABILITY_BEST_EFFORT,
+      QosPolicy.DURABILITY_VOLATILE,
+    );
     if (broadcasterTopic !== "") {
       this.#subscribe(MSG_FLOAT64, broadcasterTopic, qos, (msg) => {
         const data = (msg as { data?: unknown }).data;
         if (typeof data !== "number" || !Number.isFinite(data)) return;
-        this.#broadcaster = { value: data / 100, receivedMs: this.#d.now(), source: `${broadcasterTopic}: ${Math.round(data)} %` };
+        this.#broadcaster = {
+          value: data / 100,
+          receivedMs: this.#d.now(),
+          source: `${broadcasterTopic}: ${Math.round(data)} %`,
+        };
         this.#changed();
       });
     }
     for (const f of facts.values()) {
       if (f.speedScaling !== "input_topic") continue;
-      if (f.initialScaling !== undefined) this.#inputs.set(f.name, { value: f.initialScaling, receivedMs: Number.POSITIVE_INFINITY, source: `${f.node} speed_scaling.initial_scaling_factor ${f.initialScaling}` });
-      const latched = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_RELIABLE, QosPolicy.DURABILITY_TRANSIENT_LOCAL);
+      if (f.initialScaling !== undefined)
+        this.#inputs.set(f.name, {
+          value: f.initialScaling,
+          receivedMs: Number.POSITIVE_INFINITY,
+          source: `${f.node} speed_scaling.initial_scaling_factor ${f.initialScaling}`,
+        });
+      const latched = new rcl.QoS(
+        QosPolicy.HISTORY_KEEP_LAST,
+        1,
+        QosPolicy.RELIABILITY_RELIABLE,
+        QosPolicy.DURABILITY_TRANSIENT_LOCAL,
+      );
       this.#subscribe(MSG_SPEED_SCALING_FACTOR, `${f.node}/speed_scaling_input`, latched, (msg) => {
         const factor = (msg as { factor?: unknown }).factor;
         if (typeof factor !== "number" || !Number.isFinite(factor)) return;
         // The controller keeps the last factor it was given: this reading does not go stale.
-        this.#inputs.set(f.name, { value: factor, receivedMs: Number.POSITIVE_INFINITY, source: `${f.node}/speed_scaling_input: ${factor}` });
+        this.#inputs.set(f.name, {
+          value: factor,
+          receivedMs: Number.POSITIVE_INFINITY,
+          source: `${f.node}/speed_scaling_input: ${factor}`,
+        });
         this.#changed();
       });
     }
@@ -138,7 +167,11 @@ export class MotionPaceMonitor {
     const tfs = f?.desired?.time_from_start;
     const stamp = f?.header?.stamp;
     if (!tfs || !stamp) return;
-    const sample: FeedbackSample = { trajS: tfs.sec + tfs.nanosec / 1e9, stampS: stamp.sec + stamp.nanosec / 1e9, receivedMs: this.#d.now() };
+    const sample: FeedbackSample = {
+      trajS: tfs.sec + tfs.nanosec / 1e9,
+      stampS: stamp.sec + stamp.nanosec / 1e9,
+      receivedMs: this.#d.now(),
+    };
     let window = this.#feedback.get(controller);
     const last = window?.[window.length - 1];
     // A new goal starts its trajectory time again: the old samples measure another trajectory.
@@ -169,7 +202,12 @@ export class MotionPaceMonitor {
     const first = window[0];
     const last = window[window.length - 1];
     const kind = this.#facts.get(controller)?.speedScaling ?? "unknown";
-    const declared = kind === "input_topic" ? this.#inputs.get(controller) : kind === "hardware" || kind === "unknown" ? this.#broadcaster : undefined;
+    const declared =
+      kind === "input_topic"
+        ? this.#inputs.get(controller)
+        : kind === "hardware" || kind === "unknown"
+          ? this.#broadcaster
+          : undefined;
     // Readings kept by the controller itself (speed_scaling_input) carry receivedMs +∞: never stale.
     const freshDeclared = declared && now - declared.receivedMs <= FRESH_MS ? declared : undefined;
     if (first && last && last !== first && now - last.receivedMs <= FRESH_MS) {
@@ -191,7 +229,13 @@ export class MotionPaceMonitor {
       }
     }
     if (!freshDeclared) return undefined;
-    return { factor: Math.max(0, freshDeclared.value), paused: freshDeclared.value <= PAUSED_AT, speedScaling: clamp01(freshDeclared.value), source: freshDeclared.source, stampMs: Math.min(now, freshDeclared.receivedMs) };
+    return {
+      factor: Math.max(0, freshDeclared.value),
+      paused: freshDeclared.value <= PAUSED_AT,
+      speedScaling: clamp01(freshDeclared.value),
+      source: freshDeclared.source,
+      stampMs: Math.min(now, freshDeclared.receivedMs),
+    };
   }
 
   /** Tells listeners only when the picture changed: a pause began or ended, or a pace moved by 2 %. */

@@ -31,7 +31,10 @@ export interface MotionWaiterDeps {
   readonly confirmer: OutcomeConfirmer;
 }
 
-type Watch = { readonly kind: "finished" } | { readonly kind: "aborted" } | { readonly kind: "timeout"; readonly operation: string; readonly ms: number };
+type Watch =
+  | { readonly kind: "finished" }
+  | { readonly kind: "aborted" }
+  | { readonly kind: "timeout"; readonly operation: string; readonly ms: number };
 
 /**
  * Waits for the outcome of a motion the way the controllers let us know it.
@@ -74,31 +77,48 @@ export class MotionWaiter {
   async awaitEnd(track: ActionTrack, signal: AbortSignal, log: Logger): Promise<MotionEnd> {
     const { options } = this.#d;
     const responseMs = options.goalResponseTimeoutMs;
-    const responded = await this.#d.bounded([signal, AbortSignal.timeout(responseMs)], (s) => awaitWithin(Promise.all(track.runs.map((r) => r.responded)), s));
+    const responded = await this.#d.bounded([signal, AbortSignal.timeout(responseMs)], (s) =>
+      awaitWithin(Promise.all(track.runs.map((r) => r.responded)), s),
+    );
     if (responded.kind !== "value") return this.#waitEnd(signal, `sendGoal ${serverNames(track)}`, responseMs, log);
     const lostEarly = lostEnd(track);
     if (lostEarly) return lostEarly;
     if (track.runs.every((r) => r.phase === "rejected")) {
       log.warn("goal rejected");
-      return refusal(track.actionId, track.runs.map((r) => r.outcome()?.detail ?? r.actionName).join("; "), "ARMB_ERR_ROS_GOAL");
+      return refusal(
+        track.actionId,
+        track.runs.map((r) => r.outcome()?.detail ?? r.actionName).join("; "),
+        "ARMB_ERR_ROS_GOAL",
+      );
     }
 
     const watched = await this.#d.bounded([signal], (s) => this.#watch(track, s, log));
-    if (watched.kind !== "finished") return this.#waitEnd(signal, watched.kind === "timeout" ? watched.operation : "", watched.kind === "timeout" ? watched.ms : 0, log);
+    if (watched.kind !== "finished")
+      return this.#waitEnd(
+        signal,
+        watched.kind === "timeout" ? watched.operation : "",
+        watched.kind === "timeout" ? watched.ms : 0,
+        log,
+      );
     const lost = lostEnd(track);
     if (lost) return lost;
     await this.#d.bounded([signal], (s) => this.#d.confirmer.confirm(track, s));
     // An outcome not yet confirmed is no outcome to report: the caller's wait simply ended.
     if (signal.aborted) return this.#waitEnd(signal, "", 0, log);
     const record = this.#d.tracker.recordOf(track);
-    if (!record) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: serverNames(track), reason: "outcome lost" }) };
+    if (!record)
+      return {
+        kind: "link_error",
+        error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: serverNames(track), reason: "outcome lost" }),
+      };
     log.info({ state: record.state, detail: record.detail }, "goal ended");
     return { kind: "ended", record };
   }
 
   /** Why a bounded wait ended: our caller's signal, close(), or our own timeout on rclnodejs. */
   #waitEnd(signal: AbortSignal, operation: string, ms: number, log: Logger): MotionEnd {
-    if (this.#d.closing.aborted) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: "ros2" }) };
+    if (this.#d.closing.aborted)
+      return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: "ros2" }) };
     if (signal.aborted) return { kind: "wait_ended" };
     log.warn({ operation, ms }, "ROS did not answer in time; the goal is left running");
     return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation, ms }) };
@@ -127,15 +147,27 @@ export class MotionWaiter {
         if (available) goneSince.delete(run);
         else if (!goneSince.has(run)) goneSince.set(run, t);
         const gone = goneSince.get(run);
-        if (gone !== undefined && t - gone > options.feedbackIdleMs) return { kind: "timeout", operation: `getResult ${run.actionName} (server gone)`, ms: t - gone };
+        if (gone !== undefined && t - gone > options.feedbackIdleMs)
+          return { kind: "timeout", operation: `getResult ${run.actionName} (server gone)`, ms: t - gone };
         if (run.lastFeedbackMs !== undefined) this.#feedbackServers.add(serverKey(run.server));
         // From a server known to send feedback, none at all since acceptance is silence too
         // (a goal preempted before its first feedback).
-        const heard = run.lastFreshFeedbackMs ?? (this.#feedbackServers.has(serverKey(run.server)) ? run.acceptedMs : undefined);
+        const heard =
+          run.lastFreshFeedbackMs ?? (this.#feedbackServers.has(serverKey(run.server)) ? run.acceptedMs : undefined);
         if (run.cancelAcceptedMs !== undefined && t - run.cancelAcceptedMs > options.settleMs) {
-          if (!(await this.#settle(track, run, "a cancel was accepted but no result followed", signal, log))) return this.#aborted(signal);
+          if (!(await this.#settle(track, run, "a cancel was accepted but no result followed", signal, log)))
+            return this.#aborted(signal);
         } else if (heard !== undefined && t - heard > options.feedbackIdleMs && available) {
-          if (!(await this.#settle(track, run, "its feedback stopped: the controller no longer works for the goal (preempted by another goal, or switched off)", signal, log))) return this.#aborted(signal);
+          if (
+            !(await this.#settle(
+              track,
+              run,
+              "its feedback stopped: the controller no longer works for the goal (preempted by another goal, or switched off)",
+              signal,
+              log,
+            ))
+          )
+            return this.#aborted(signal);
         } else if (heard === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
           if (run.server.kind === "gripper") {
             const quiet = this.#quietGripper(track, run);
@@ -149,7 +181,9 @@ export class MotionWaiter {
   }
 
   #aborted(signal: AbortSignal): Watch {
-    return signal.aborted ? { kind: "aborted" } : { kind: "timeout", operation: "a fresh /joint_states sample to settle by", ms: this.#d.options.settleMs };
+    return signal.aborted
+      ? { kind: "aborted" }
+      : { kind: "timeout", operation: "a fresh /joint_states sample to settle by", ms: this.#d.options.settleMs };
   }
 
   /**
@@ -169,7 +203,10 @@ export class MotionWaiter {
     if (signal.aborted) return false;
     if (reached) {
       log.warn({ server: run.actionName, reason }, "no result; /joint_states shows the goal reached");
-      run.presume({ state: "reached", detail: `${run.actionName}: no result (${reason}); /joint_states: at target and still` });
+      run.presume({
+        state: "reached",
+        detail: `${run.actionName}: no result (${reason}); /joint_states: at target and still`,
+      });
       return true;
     }
     const latest = this.#d.observer.latest();
@@ -194,15 +231,27 @@ export class MotionWaiter {
     const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
     const budgetMs = Math.ceil(track.planMs + options.goalTimeToleranceS * 1000 + options.resultMarginMs);
     const still = await this.#d.bounded([AbortSignal.timeout(budgetMs)], (wait) =>
-      this.#d.observer.waitFor((s) => s.stampMs >= from && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
+      this.#d.observer.waitFor(
+        (s) => s.stampMs >= from && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
+        wait,
+      ),
     );
     if (!still || run.terminal) return;
     const reached = this.#d.tracker.atTargetAndStill(track, axes, still);
-    log.warn({ server: run.actionName, reached }, "its controller went away and came back without a result; settled from /joint_states");
+    log.warn(
+      { server: run.actionName, reached },
+      "its controller went away and came back without a result; settled from /joint_states",
+    );
     run.presume(
       reached
-        ? { state: "reached", detail: `${run.actionName}: the controller restarted without a result; /joint_states: at target and still` }
-        : { state: "stopped", detail: `${run.actionName}: the controller restarted without a result; /joint_states: still, not at target (cut short)` },
+        ? {
+            state: "reached",
+            detail: `${run.actionName}: the controller restarted without a result; /joint_states: at target and still`,
+          }
+        : {
+            state: "stopped",
+            detail: `${run.actionName}: the controller restarted without a result; /joint_states: still, not at target (cut short)`,
+          },
     );
   }
 
@@ -217,17 +266,25 @@ export class MotionWaiter {
     const latest = this.#d.observer.latest();
     const target = axis === undefined ? undefined : track.targets[axis];
     const s = axis === undefined ? undefined : latest?.axes[axis];
-    if (!latest || !s || target === undefined || this.#d.now() - latest.stampMs > this.#d.config.staleAfterMs) return "unknown";
+    if (!latest || !s || target === undefined || this.#d.now() - latest.stampMs > this.#d.config.staleAfterMs)
+      return "unknown";
     if (s.moving) return "moving";
     const start = track.start[axis ?? ""] ?? s.position;
     const closing = target < start - this.#d.config.tolerances.gripper;
-    const why = "no result from the controller, whose stall check needs |velocity| ≤ stall_velocity_threshold for stall_timeout (a noisy velocity never does); /joint_states shows the gripper at rest";
+    const why =
+      "no result from the controller, whose stall check needs |velocity| ≤ stall_velocity_threshold for stall_timeout (a noisy velocity never does); /joint_states shows the gripper at rest";
     if (closing && s.position > target + this.#d.config.tolerances.gripper) {
-      run.presume({ state: "grasped", detail: `closed on an object at ${s.position.toFixed(3)} of its opening and holds it; ${why}; the goal stays active, pressing on it` });
+      run.presume({
+        state: "grasped",
+        detail: `closed on an object at ${s.position.toFixed(3)} of its opening and holds it; ${why}; the goal stays active, pressing on it`,
+      });
     } else if (Math.abs(s.position - target) <= this.#d.config.tolerances.gripper) {
       run.presume({ state: "reached", detail: `${run.actionName}: ${why}, at the target` });
     } else {
-      run.presume({ state: "stalled", detail: `${run.actionName}: ${why}, at ${s.position.toFixed(3)}, short of ${target.toFixed(3)}` });
+      run.presume({
+        state: "stalled",
+        detail: `${run.actionName}: ${why}, at ${s.position.toFixed(3)}, short of ${target.toFixed(3)}`,
+      });
     }
     return "settled";
   }
@@ -241,5 +298,8 @@ function lostEnd(track: ActionTrack): MotionEnd | undefined {
   const run = track.runs.find((r) => r.phase === "lost");
   if (!run) return undefined;
   const reason = run.failure instanceof Error ? run.failure.message : String(run.failure);
-  return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: run.actionName, reason }, { cause: run.failure }) };
+  return {
+    kind: "link_error",
+    error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: run.actionName, reason }, { cause: run.failure }),
+  };
 }

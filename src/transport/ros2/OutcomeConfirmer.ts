@@ -54,21 +54,36 @@ export class OutcomeConfirmer {
   async #confirmReached(track: ActionTrack, signal: AbortSignal): Promise<void> {
     const { options } = this.#d;
     const honoured = this.#d.goalTolerancesHonoured();
-    const toConfirm = track.runs.filter((r) => r.phase === "ended" && r.outcome()?.state === "reached" && (r.server.kind === "gripper" || honoured !== true));
+    const toConfirm = track.runs.filter(
+      (r) =>
+        r.phase === "ended" && r.outcome()?.state === "reached" && (r.server.kind === "gripper" || honoured !== true),
+    );
     const endedAt = track.endedAtMs;
     if (toConfirm.length === 0 || endedAt === undefined) return;
     for (const run of toConfirm) {
       const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
       // AbortSignal.timeout takes whole milliseconds only.
-      const ms = Math.ceil((run.server.kind === "gripper" ? track.planMs : 0) + options.goalTimeToleranceS * 1000 + options.settleMs);
+      const ms = Math.ceil(
+        (run.server.kind === "gripper" ? track.planMs : 0) + options.goalTimeToleranceS * 1000 + options.settleMs,
+      );
       const confirmed = await this.#d.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
         this.#d.observer.waitFor((s) => s.stampMs >= endedAt && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
       );
       if (confirmed || signal.aborted) continue;
       const latest = this.#d.observer.latest();
-      const where = axes.map((a) => `${a} ${latest?.axes[a]?.position.toFixed(3) ?? "?"} (target ${track.targets[a]?.toFixed(3) ?? "?"})`).join(", ");
-      const tolerance = run.server.kind === "gripper" ? `tolerances.gripper ${this.#d.config.tolerances.gripper}` : `tolerances.position ${this.#d.config.tolerances.position} (this JTC may ignore goal tolerances)`;
-      run.amend({ state: "stalled", detail: `${run.outcome()?.detail ?? run.actionName}; but /joint_states shows ${where}: not within ${tolerance} and still` });
+      const where = axes
+        .map(
+          (a) => `${a} ${latest?.axes[a]?.position.toFixed(3) ?? "?"} (target ${track.targets[a]?.toFixed(3) ?? "?"})`,
+        )
+        .join(", ");
+      const tolerance =
+        run.server.kind === "gripper"
+          ? `tolerances.gripper ${this.#d.config.tolerances.gripper}`
+          : `tolerances.position ${this.#d.config.tolerances.position} (this JTC may ignore goal tolerances)`;
+      run.amend({
+        state: "stalled",
+        detail: `${run.outcome()?.detail ?? run.actionName}; but /joint_states shows ${where}: not within ${tolerance} and still`,
+      });
       this.#d.tracker.refreeze(track);
     }
   }
@@ -80,14 +95,20 @@ export class OutcomeConfirmer {
       const o = run.outcome();
       if (!o?.causeOnRosout || run.sentAtMs === undefined) continue;
       // The log and the result travel on different topics: give the log a moment to catch up.
-      const errors = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(Math.min(500, this.#d.options.settleMs)))], (wait) => watcher.waitForError(run.sentAtMs ?? 0, wait));
+      const errors = await this.#d.bounded(
+        [signal, AbortSignal.timeout(Math.ceil(Math.min(500, this.#d.options.settleMs)))],
+        (wait) => watcher.waitForError(run.sentAtMs ?? 0, wait),
+      );
       if (errors.length === 0) {
         if (o.state === "faulted") run.amend({ state: o.state, detail: `${o.detail}; its node logged no error` });
         continue;
       }
       // What a node logged is its text, not ours: quoted and bounded as device text.
       const cause = errors.map((e) => deviceText(`${e.node} on /rosout`, e.msg)).join("; ");
-      run.amend({ state: "faulted", detail: `${run.actionName}: the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}` });
+      run.amend({
+        state: "faulted",
+        detail: `${run.actionName}: the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}`,
+      });
       this.#d.tracker.refreeze(track);
     }
   }
@@ -104,10 +125,14 @@ export class OutcomeConfirmer {
     if (endedAt === undefined || !final || final.state === "reached" || final.state === "rejected") return;
     const axes = track.axes;
     const atRest = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.options.settleMs))], (wait) =>
-      this.#d.observer.waitFor((s) => s.stampMs >= endedAt && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving), wait),
+      this.#d.observer.waitFor(
+        (s) => s.stampMs >= endedAt && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
+        wait,
+      ),
     );
     if (atRest || signal.aborted || final.moved !== undefined) return;
-    await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.config.staleAfterMs))], (wait) => this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait));
+    await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.config.staleAfterMs))], (wait) =>
+      this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait),
+    );
   }
 }
-

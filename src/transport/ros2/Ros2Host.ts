@@ -65,7 +65,12 @@ export class Ros2Host {
   readonly #handle: Ros2NodeHandle;
   readonly #clients: RclServiceClient[] = [];
 
-  private constructor(handle: Ros2NodeHandle, transport: Ros2Transport, config: ArmConfig, robotDescription: string | undefined) {
+  private constructor(
+    handle: Ros2NodeHandle,
+    transport: Ros2Transport,
+    config: ArmConfig,
+    robotDescription: string | undefined,
+  ) {
     this.#handle = handle;
     this.transport = transport;
     this.config = config;
@@ -108,7 +113,10 @@ export class Ros2Host {
       if (description) {
         urdfText = await readRobotDescription(rcl, handle.node, description.topic, description.timeoutMs);
         resolved = { ...resolved, arm: { ...resolved.arm, urdfText } };
-        deps.logger?.info({ component: "ros2-node", topic: description.topic, bytes: urdfText.length }, "URDF read from the robot description topic");
+        deps.logger?.info(
+          { component: "ros2-node", topic: description.topic, bytes: urdfText.length },
+          "URDF read from the robot description topic",
+        );
       }
     } catch (error) {
       handle.shutdown();

@@ -9,7 +9,16 @@ import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 import { LinkLifecycle, type LinkReturn } from "../link/LinkLifecycle.js";
 import { linkSignals } from "../linkSignals.js";
 import { refuseUnsendable } from "../motionProblem.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, MotionPace, Transport } from "../Transport.js";
+import type {
+  ActionRecord,
+  ArmStatus,
+  HaltResult,
+  LinkState,
+  MotionCommand,
+  MotionEnd,
+  MotionPace,
+  Transport,
+} from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
 import type { JointLimits } from "./buildTrajectoryGoal.js";
@@ -117,7 +126,9 @@ export class Ros2Transport implements Transport {
     this.#now = deps.now ?? Date.now;
     const actuators = actuatorsOf(deps.config);
     this.#actuators = new Map(actuators.map((a) => [a.name, a]));
-    this.#limits = new Map(actuators.map((a) => [a.name, { maxVelocity: a.maxVelocity, maxAcceleration: a.maxAcceleration }]));
+    this.#limits = new Map(
+      actuators.map((a) => [a.name, { maxVelocity: a.maxVelocity, maxAcceleration: a.maxAcceleration }]),
+    );
     this.#servers = new ServerRegistry(deps.setup);
     this.#link = new LinkLifecycle({
       describe: "the ROS graph",
@@ -132,7 +143,12 @@ export class Ros2Transport implements Transport {
       inFlight: () => this.#tracker.activeIds(),
       attempt: async () => this.#tryReturn(),
     });
-    this.#tracker = new ActionTracker({ actuators: this.#actuators, staleAfterMs: deps.config.staleAfterMs, now: this.#now, latest: () => this.latestStatus() });
+    this.#tracker = new ActionTracker({
+      actuators: this.#actuators,
+      staleAfterMs: deps.config.staleAfterMs,
+      now: this.#now,
+      latest: () => this.latestStatus(),
+    });
     this.#observer = new JointStateObserver({
       joints: deps.config.arm.joints.map((j) => j.name),
       gripper: deps.setup.gripper,
@@ -150,7 +166,8 @@ export class Ros2Transport implements Transport {
       simTime: this.#clock.simTime,
       warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
     });
-    const bounded = <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> => this.#bounded(signals, fn);
+    const bounded = <T>(signals: readonly AbortSignal[], fn: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+      this.#bounded(signals, fn);
     const confirmer = new OutcomeConfirmer({
       options: deps.setup.options,
       config: deps.config,
@@ -216,7 +233,10 @@ export class Ros2Transport implements Transport {
         try {
           this.#rosout = new RosoutWatcher(rcl, node, "franka_gripper", this.#now);
         } catch (error) {
-          this.#log.warn({ err: error }, "cannot subscribe to /rosout: a franka_gripper failure will be reported without its logged cause");
+          this.#log.warn(
+            { err: error },
+            "cannot subscribe to /rosout: a franka_gripper failure will be reported without its logged cause",
+          );
         }
       }
       for (const topic of facts.jointStates.topics) {
@@ -231,11 +251,15 @@ export class Ros2Transport implements Transport {
     const first = await this.#observer.waitFor((s) => axes.every((a) => a in s.axes), wait);
     if (!first) {
       this.#link.down(`no ${topics} naming ${axes.join(", ")} within ${ms} ms`);
-      throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `a message on ${topics} naming ${axes.join(", ")}`, ms });
+      throw new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", {
+        operation: `a message on ${topics} naming ${axes.join(", ")}`,
+        ms,
+      });
     }
     this.#identity = this.#observer.namesSince(0);
     for (const [name, client] of this.#servers.clients()) {
-      if (!client.isActionServerAvailable()) this.#log.warn({ server: name }, "action server not available yet; the link is reconnecting until it is");
+      if (!client.isActionServerAvailable())
+        this.#log.warn({ server: name }, "action server not available yet; the link is reconnecting until it is");
     }
     this.#link.opened();
     this.#watchLink();
@@ -295,7 +319,11 @@ export class Ros2Transport implements Transport {
    * min_motion_s). Controllers run side by side, each on its own time.
    */
   motionTiming(): MotionTiming {
-    return { kind: "synchronized_cubic", groups: this.#deps.config.arm.controllers.map((c) => c.joints), minDurationS: this.#deps.setup.options.minMotionS };
+    return {
+      kind: "synchronized_cubic",
+      groups: this.#deps.config.arm.controllers.map((c) => c.joints),
+      minDurationS: this.#deps.setup.options.minMotionS,
+    };
   }
 
   /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
@@ -330,7 +358,9 @@ export class Ros2Transport implements Transport {
     // Stable words (no running age): listeners hear of a change only.
     return [
       ...(missing.length > 0 ? [`action server(s) not available: ${missing.join(", ")}`] : []),
-      ...(age > this.#deps.config.staleAfterMs ? [latest ? `no ${topic} for more than ${this.#deps.config.staleAfterMs} ms` : `no ${topic} yet`] : []),
+      ...(age > this.#deps.config.staleAfterMs
+        ? [latest ? `no ${topic} for more than ${this.#deps.config.staleAfterMs} ms` : `no ${topic} yet`]
+        : []),
     ];
   }
 
@@ -378,13 +408,20 @@ export class Ros2Transport implements Transport {
     if (problems.length > 0) throw new Error(problems.join("; "));
     const gone = [...this.#gone];
     this.#gone.clear();
-    if (gone.length === 0) return { incarnation: "same", detail: `every action server stayed available; ${topic} is fresh again` };
+    if (gone.length === 0)
+      return { incarnation: "same", detail: `every action server stayed available; ${topic} is fresh again` };
     this.#restarts++;
     // Named as clients() names them: a controller's name, or "gripper".
     // Only goals the controller had accepted: a request still without an answer may yet be delivered
     // late, so it is left to the executor's observation (unknown if nothing accounts for it).
-    const forgotten = this.#tracker.unfinishedRuns().filter(({ run }) => run.phase === "accepted" && gone.includes(run.server.kind === "gripper" ? "gripper" : run.server.controller));
-    for (const { track, run } of forgotten) void this.#waiter.settleForgotten(track, run, this.#log.child({ action_id: track.actionId }));
+    const forgotten = this.#tracker
+      .unfinishedRuns()
+      .filter(
+        ({ run }) =>
+          run.phase === "accepted" && gone.includes(run.server.kind === "gripper" ? "gripper" : run.server.controller),
+      );
+    for (const { track, run } of forgotten)
+      void this.#waiter.settleForgotten(track, run, this.#log.child({ action_id: track.actionId }));
     return {
       incarnation: "new",
       detail: `action server(s) ${gone.join(", ")} went away and came back: a restarted controller forgets its goals; ${forgotten.length} goal(s) in flight on them settled from ${topic}, never re-sent`,
@@ -399,13 +436,17 @@ export class Ros2Transport implements Transport {
 
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
     const log = this.#log.child({ action_id: command.actionId });
-    if (this.#closed) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
+    if (this.#closed)
+      return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
     // The same id again is the same motion: wait on it, never send a second goal —
     // also while the first call is still waiting for a server.
     const existing = this.#tracker.get(command.actionId);
     if (existing) return this.#waiter.awaitEnd(existing, signal, log);
     if (!this.#sending.has(command.actionId)) {
-      const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), { transport: this.kind, link: this.#link.snapshot() });
+      const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), {
+        transport: this.kind,
+        link: this.#link.snapshot(),
+      });
       if (unsendable) return unsendable;
     }
     let sending = this.#sending.get(command.actionId);
@@ -418,10 +459,19 @@ export class Ros2Transport implements Transport {
     const pending = sending;
     const sent = await this.#bounded([signal], (s) => awaitWithin(pending, s));
     if (sent.kind === "aborted") {
-      if (this.#closing.signal.aborted) return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
+      if (this.#closing.signal.aborted)
+        return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
       return { kind: "wait_ended" };
     }
-    if (sent.kind === "error") return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_ROS_GOAL", { action: command.actionId, reason: String(sent.error) }, { cause: sent.error }) };
+    if (sent.kind === "error")
+      return {
+        kind: "link_error",
+        error: new ArmbridgeError(
+          "ARMB_ERR_ROS_GOAL",
+          { action: command.actionId, reason: String(sent.error) },
+          { cause: sent.error },
+        ),
+      };
     if ("kind" in sent.value) return sent.value;
     return this.#waiter.awaitEnd(sent.value, signal, log);
   }
@@ -432,11 +482,15 @@ export class Ros2Transport implements Transport {
     const haltsBefore = targetServers.map((sv) => this.#halter.count(sv));
     const unavailable = await this.#awaitServers(targetServers, command, signal);
     if (unavailable) return unavailable;
-    if (signal.aborted || this.#closing.signal.aborted) return refusal(command.actionId, "the wait ended before any goal was sent");
+    if (signal.aborted || this.#closing.signal.aborted)
+      return refusal(command.actionId, "the wait ended before any goal was sent");
     // A stop issued while this motion waited for its server wins: the motion was asked for before the stop.
     const haltedMeanwhile = targetServers.filter((sv, i) => this.#halter.count(sv) !== haltsBefore[i]);
     if (haltedMeanwhile.length > 0) {
-      return refusal(command.actionId, `a halt on ${haltedMeanwhile.map((sv) => this.#servers.actionNameOf(sv)).join(", ")} came before the goal was sent`);
+      return refusal(
+        command.actionId,
+        `a halt on ${haltedMeanwhile.map((sv) => this.#servers.actionNameOf(sv)).join(", ")} came before the goal was sent`,
+      );
     }
     // Planned only now, from the freshest /joint_states, since waiting for a server took time.
     const plan = planMotion(command, {
@@ -454,7 +508,9 @@ export class Ros2Transport implements Transport {
     const gripperFacts = this.#facts?.gripper;
     const interpreting = {
       gripper: this.#deps.setup.gripper,
-      behaviour: gripperFacts?.behaviour ?? (this.#deps.setup.gripper?.kind === "parallel_gripper" ? "parallel_gripper" : "gripper_command"),
+      behaviour:
+        gripperFacts?.behaviour ??
+        (this.#deps.setup.gripper?.kind === "parallel_gripper" ? "parallel_gripper" : "gripper_command"),
       graspEpsilonOuter: gripperFacts?.graspEpsilonOuter ?? 0.005,
       gripperTolerance: this.#deps.config.tolerances.gripper,
       start: plan.start,
@@ -486,12 +542,21 @@ export class Ros2Transport implements Transport {
     this.#tracker.remember(track);
     plan.goals.forEach((g, i) => {
       log.info({ server: g.actionName, duration_s: g.durationS }, "sending goal");
-      runs[i]?.start(g.client, g.goal, (feedback) => this.#emitFeedback({ actionId: id, server: g.server, feedback }), this.#now);
+      runs[i]?.start(
+        g.client,
+        g.goal,
+        (feedback) => this.#emitFeedback({ actionId: id, server: g.server, feedback }),
+        this.#now,
+      );
     });
     return track;
   }
 
-  async #awaitServers(servers: readonly GoalServer[], command: MotionCommand, signal: AbortSignal): Promise<MotionEnd | undefined> {
+  async #awaitServers(
+    servers: readonly GoalServer[],
+    command: MotionCommand,
+    signal: AbortSignal,
+  ): Promise<MotionEnd | undefined> {
     const ms = this.#deps.setup.options.serverWaitMs;
     for (const server of servers) {
       const client = this.#servers.clientOf(server);
@@ -500,13 +565,20 @@ export class Ros2Transport implements Transport {
       const r = await this.#bounded([signal, AbortSignal.timeout(ms)], (s) => awaitWithin(client.waitForServer(ms), s));
       if (r.kind !== "value" || !r.value) {
         const name = this.#servers.actionNameOf(server);
-        return { kind: "refused", reason: `action server ${name} is not available`, error: new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `waitForServer ${name}`, ms }) };
+        return {
+          kind: "refused",
+          reason: `action server ${name} is not available`,
+          error: new ArmbridgeError("ARMB_ERR_ROS_TIMEOUT", { operation: `waitForServer ${name}`, ms }),
+        };
       }
     }
     return undefined;
   }
 
-  async queryAction(actionId: string, _options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
+  async queryAction(
+    actionId: string,
+    _options: { voidIfUnknown: boolean; signal: AbortSignal },
+  ): Promise<ActionRecord | undefined> {
     // A ROS goal we did not send cannot be looked up, and one in flight cannot be
     // voided, so `voidIfUnknown` has nothing to act on: unknown ids stay undefined.
     const track = this.#tracker.get(actionId);
@@ -515,13 +587,28 @@ export class Ros2Transport implements Transport {
 
   /** See Halter: cancels our goals; preempts a foreign motion with a hold at its stopping point. */
   async halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
-    if (this.#closed) return { halted: false, status: this.latestStatus(), error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }) };
+    if (this.#closed)
+      return {
+        halted: false,
+        status: this.latestStatus(),
+        error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
+      };
     const link = this.#link.snapshot();
     const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
     // Cancels were sent where a server could hear them, but with the link not connected no
     // fresh JointState shows the arm still: a halt nobody saw is not reported as one.
     if (link.state !== "connected" || this.#link.state !== "connected") {
-      return { halted: false, status: result.status, error: result.error ?? new ArmbridgeError("ARMB_ERR_LINK_DOWN", { transport: this.kind, state: this.#link.state, detail: link.detail ?? "no fresh JointState" }) };
+      return {
+        halted: false,
+        status: result.status,
+        error:
+          result.error ??
+          new ArmbridgeError("ARMB_ERR_LINK_DOWN", {
+            transport: this.kind,
+            state: this.#link.state,
+            detail: link.detail ?? "no fresh JointState",
+          }),
+      };
     }
     return result;
   }

@@ -35,7 +35,12 @@ export class RosClock {
     }
     this.simTime = simTime;
     if (!simTime) return;
-    const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_BEST_EFFORT, QosPolicy.DURABILITY_VOLATILE);
+    const qos = new rcl.QoS(
+      QosPolicy.HISTORY_KEEP_LAST,
+      1,
+      QosPolicy.RELIABILITY_BEST_EFFORT,
+      QosPolicy.DURABILITY_VOLATILE,
+    );
     try {
       this.#subscription = node.createSubscription(MSG_CLOCK, "/clock", { qos }, (msg) => {
         const c = (msg as { clock?: { sec?: number; nanosec?: number } }).clock;
@@ -43,7 +48,10 @@ export class RosClock {
         this.#clockMs = c.sec * 1000 + (c.nanosec ?? 0) / 1e6;
       });
     } catch (error) {
-      log.warn({ err: error }, "cannot subscribe to /clock: sim time is rclnodejs's own (which misses a best-effort /clock)");
+      log.warn(
+        { err: error },
+        "cannot subscribe to /clock: sim time is rclnodejs's own (which misses a best-effort /clock)",
+      );
     }
   }
 
@@ -53,7 +61,9 @@ export class RosClock {
     if (this.#clockMs === undefined) return own;
     if (own === 0 && !this.#warned) {
       this.#warned = true;
-      this.#log.warn("/clock arrives, but rclnodejs's own time source (which subscribes RELIABLE) has none: the /clock publisher is best effort (rosbag2 play --clock?); armbridge counts sim time from its own best-effort /clock subscription");
+      this.#log.warn(
+        "/clock arrives, but rclnodejs's own time source (which subscribes RELIABLE) has none: the /clock publisher is best effort (rosbag2 play --clock?); armbridge counts sim time from its own best-effort /clock subscription",
+      );
     }
     return Math.max(own, this.#clockMs);
   }

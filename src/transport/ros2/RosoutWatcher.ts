@@ -28,7 +28,12 @@ export class RosoutWatcher {
   constructor(rcl: Rclnodejs, node: RclNode, nodeName: string, now: () => number) {
     this.#node = node;
     const bare = nodeName.replace(/^\/+/, "").split("/").pop() ?? nodeName;
-    const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, KEEP, QosPolicy.RELIABILITY_RELIABLE, QosPolicy.DURABILITY_VOLATILE);
+    const qos = new rcl.QoS(
+      QosPolicy.HISTORY_KEEP_LAST,
+      KEEP,
+      QosPolicy.RELIABILITY_RELIABLE,
+      QosPolicy.DURABILITY_VOLATILE,
+    );
     this.#subscription = node.createSubscription(MSG_LOG, "/rosout", { qos }, (msg) => {
       const m = msg as { level?: number; name?: string; msg?: string };
       if (typeof m.level !== "number" || m.level < LOG_ERROR || typeof m.msg !== "string") return;

@@ -87,16 +87,27 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
     const params = new ParameterReader(rcl, node);
 
     const configPath = params.string("config_path", "");
-    let config = configPath ? loadConfig(configPath) : options.config ?? loadConfig();
+    let config = configPath ? loadConfig(configPath) : (options.config ?? loadConfig());
 
     const fileControllers = new Map((file.controllers ?? []).map((c) => [c.name, c.action_name]));
     const armControllers =
-      config.arm.controllers.length > 0 ? config.arm.controllers : [{ name: DEFAULT_CONTROLLER_NAME, joints: config.arm.joints.map((j) => j.name) }];
-    const names = params.stringArray("controller_names", armControllers.map((c) => c.name));
+      config.arm.controllers.length > 0
+        ? config.arm.controllers
+        : [{ name: DEFAULT_CONTROLLER_NAME, joints: config.arm.joints.map((j) => j.name) }];
+    const names = params.stringArray(
+      "controller_names",
+      armControllers.map((c) => c.name),
+    );
     const controllers = names.map((name) => ({
       name,
-      joints: params.stringArray(`controllers.${name}.joints`, armControllers.find((c) => c.name === name)?.joints ?? []),
-      actionName: params.string(`controllers.${name}.action_name`, fileControllers.get(name) ?? defaultTrajectoryAction(name)),
+      joints: params.stringArray(
+        `controllers.${name}.joints`,
+        armControllers.find((c) => c.name === name)?.joints ?? [],
+      ),
+      actionName: params.string(
+        `controllers.${name}.action_name`,
+        fileControllers.get(name) ?? defaultTrajectoryAction(name),
+      ),
     }));
 
     // Parameters override the config's tolerances: held to the config's own rules, or a 0 or negative tolerance would make nothing ever "reached".
@@ -106,10 +117,21 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
       stopped_velocity: params.number("tolerances.stopped_velocity", config.tolerances.stoppedVelocity),
     });
     if (!checked.success) {
-      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: `ROS parameters of node ${nodeName}`, issues: formatIssues(checked.error.issues.map((i) => ({ ...i, path: ["tolerances", ...i.path] }))) });
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: `ROS parameters of node ${nodeName}`,
+        issues: formatIssues(checked.error.issues.map((i) => ({ ...i, path: ["tolerances", ...i.path] }))),
+      });
     }
-    const tolerances = { position: checked.data.position, gripper: checked.data.gripper, stoppedVelocity: checked.data.stopped_velocity };
-    config = { ...config, tolerances, arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) } };
+    const tolerances = {
+      position: checked.data.position,
+      gripper: checked.data.gripper,
+      stoppedVelocity: checked.data.stopped_velocity,
+    };
+    config = {
+      ...config,
+      tolerances,
+      arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) },
+    };
 
     const g = file.gripper ?? {};
     const topics = params.stringArray("joint_states_topics", file.joint_states_topics ?? []);
@@ -118,10 +140,19 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
       node_name: nodeName,
       joint_states_topic: params.string("joint_states_topic", file.joint_states_topic ?? "/joint_states"),
       ...(topics.length > 0 ? { joint_states_topics: topics } : {}),
-      joint_states_aggregator: params.string("joint_states_aggregator", file.joint_states_aggregator ?? "follow_sources") as Ros2OptionsFile["joint_states_aggregator"],
+      joint_states_aggregator: params.string(
+        "joint_states_aggregator",
+        file.joint_states_aggregator ?? "follow_sources",
+      ) as Ros2OptionsFile["joint_states_aggregator"],
       controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
-      speed_scaling_topic: params.string("speed_scaling_topic", file.speed_scaling_topic ?? "/speed_scaling_state_broadcaster/speed_scaling"),
-      halt_own_goals: params.string("halt_own_goals", file.halt_own_goals ?? "auto") as Ros2OptionsFile["halt_own_goals"],
+      speed_scaling_topic: params.string(
+        "speed_scaling_topic",
+        file.speed_scaling_topic ?? "/speed_scaling_state_broadcaster/speed_scaling",
+      ),
+      halt_own_goals: params.string(
+        "halt_own_goals",
+        file.halt_own_goals ?? "auto",
+      ) as Ros2OptionsFile["halt_own_goals"],
       goal_time_tolerance_s: params.number("goal_time_tolerance", file.goal_time_tolerance_s ?? 1.0),
       goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goal_velocity_tolerance ?? 0.05),
       feedback_idle_ms: params.number("feedback_idle_ms", file.feedback_idle_ms ?? 1000),
@@ -154,7 +185,14 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
     }
     const resolved = resolveRos2Setup(config, parsed.data);
     node.spin();
-    log.info({ node: nodeName, controllers: resolved.setup.controllers.map((c) => c.actionName), gripper: resolved.setup.gripper?.actionName }, "ROS 2 node up");
+    log.info(
+      {
+        node: nodeName,
+        controllers: resolved.setup.controllers.map((c) => c.actionName),
+        gripper: resolved.setup.gripper?.actionName,
+      },
+      "ROS 2 node up",
+    );
     const spun = node;
     let down = false;
     return {
@@ -212,7 +250,8 @@ class ParameterReader {
 
   stringArray(name: string, fallback: readonly string[]): string[] {
     const value = this.#declare(name, ParameterType.PARAMETER_STRING_ARRAY, [...fallback]);
-    if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw this.#wrongType(name, "a string array", value);
+    if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
+      throw this.#wrongType(name, "a string array", value);
     return value;
   }
 
@@ -226,7 +265,9 @@ class ParameterReader {
   #wrongType(name: string, expected: string, value: unknown): ArmbridgeError {
     return new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
       path: "ROS parameters",
-      issues: [`${name} must be ${expected}, got ${typeof value === "bigint" ? value.toString() : JSON.stringify(value)}`],
+      issues: [
+        `${name} must be ${expected}, got ${typeof value === "bigint" ? value.toString() : JSON.stringify(value)}`,
+      ],
     });
   }
 }
@@ -237,7 +278,10 @@ class ParameterReader {
  * name only. A file that cannot be read or parsed is left to rcl, which
  * reports it itself.
  */
-export function paramsFilesWithoutSection(argv: readonly string[], nodeName: string): Array<{ file: string; sections: string[] }> {
+export function paramsFilesWithoutSection(
+  argv: readonly string[],
+  nodeName: string,
+): Array<{ file: string; sections: string[] }> {
   const out: Array<{ file: string; sections: string[] }> = [];
   let inRos = false;
   for (let i = 0; i < argv.length; i++) {

@@ -22,7 +22,10 @@ export function gripperStroke(gripper: GripperSetup): number {
  * (target width = 2 × command.position, gripper_action_server.cpp
  * onExecuteGripperCommand): the per-finger position its /joint_states reports.
  */
-export function buildGripperGoal(gripper: GripperSetup, value01: number): GripperCommandGoal | ParallelGripperCommandGoal {
+export function buildGripperGoal(
+  gripper: GripperSetup,
+  value01: number,
+): GripperCommandGoal | ParallelGripperCommandGoal {
   const position = gripperToController(gripper, value01);
   if (gripper.kind === "parallel_gripper") {
     // parallel_gripper_controller rejects a goal without exactly one position; effort is its max effort.

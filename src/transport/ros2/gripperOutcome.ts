@@ -60,37 +60,59 @@ export interface GripperOutcome {
  * A `grasped` detail starts with the words for the model, up to the first
  * ";": "closed on an object at …", and "and holds it" only where it does.
  */
-export function gripperOutcome(status: number | undefined, result: Partial<GripperResult>, ctx: GripperRunContext, actionName: string): GripperOutcome {
+export function gripperOutcome(
+  status: number | undefined,
+  result: Partial<GripperResult>,
+  ctx: GripperRunContext,
+  actionName: string,
+): GripperOutcome {
   const franka = ctx.behaviour === "franka";
   const position = gripperResultPosition({ stalled: false, reached_goal: false, ...result }, franka);
   const text = `${actionName}: status ${status ?? "?"}, reached_goal ${String(result.reached_goal)}${franka ? "" : `, stalled ${String(result.stalled)}`}`;
   const closing = ctx.target < ctx.start - ctx.tolerance;
   if (status === GoalStatus.CANCELED) return { state: "stopped", detail: text };
   if (franka) return frankaOutcome(status, result, position, ctx, text, closing);
-  if (status === GoalStatus.SUCCEEDED && !(result.stalled && !result.reached_goal)) return { state: "reached", detail: text };
+  if (status === GoalStatus.SUCCEEDED && !(result.stalled && !result.reached_goal))
+    return { state: "reached", detail: text };
   if ((status === GoalStatus.SUCCEEDED || status === GoalStatus.ABORTED) && result.stalled) {
     // Closing, and it did close some way before stalling: it met something. A stall where it stood
     // (jammed, or blocked at the start) is no grasp.
     const closedSome = position !== undefined && position < ctx.start - ctx.tolerance;
-    if (closing && closedSome) return { state: "grasped", detail: `closed on an object at ${where(ctx, position)} and holds it; ${text}` };
+    if (closing && closedSome)
+      return { state: "grasped", detail: `closed on an object at ${where(ctx, position)} and holds it; ${text}` };
     return { state: "stalled", detail: text };
   }
   return { state: "faulted", detail: text };
 }
 
-function frankaOutcome(status: number | undefined, result: Partial<GripperResult>, position: number | undefined, ctx: GripperRunContext, text: string, closing: boolean): GripperOutcome {
+function frankaOutcome(
+  status: number | undefined,
+  result: Partial<GripperResult>,
+  position: number | undefined,
+  ctx: GripperRunContext,
+  text: string,
+  closing: boolean,
+): GripperOutcome {
   const targetWidth = 2 * ctx.target;
   if (status === GoalStatus.SUCCEEDED && result.reached_goal) {
     // A successful grasp that stopped short of the width asked for: within the grasp's ε, on an object it now grips.
     const width = position === undefined ? undefined : 2 * position;
     const shortOfIt = closing && width !== undefined && width > targetWidth + 2 * ctx.tolerance;
-    if (shortOfIt) return { state: "grasped", detail: `closed on an object at width ${width.toFixed(3)} m and holds it (a grasp within franka_gripper's ε); ${text}` };
+    if (shortOfIt)
+      return {
+        state: "grasped",
+        detail: `closed on an object at width ${width.toFixed(3)} m and holds it (a grasp within franka_gripper's ε); ${text}`,
+      };
     return { state: "reached", detail: text };
   }
   if (status !== GoalStatus.ABORTED || position === undefined) return { state: "faulted", detail: text };
   const width = 2 * position;
   const outOfRange = !result.reached_goal && width === 0 && Math.abs(ctx.start) > ctx.tolerance;
-  if (outOfRange) return { state: "faulted", detail: `${text}: refused before moving (the width was out of range, or the gripper gave no state)` };
+  if (outOfRange)
+    return {
+      state: "faulted",
+      detail: `${text}: refused before moving (the width was out of range, or the gripper gave no state)`,
+    };
   const moved = Math.abs(position - ctx.start) > ctx.tolerance;
   if (closing && width > targetWidth + ctx.graspEpsilonOuter) {
     // Short of the width by more than the grasp's epsilon: the fingers met something. If they never
@@ -100,10 +122,14 @@ function frankaOutcome(status: number | undefined, result: Partial<GripperResult
       `(more than its ε ${ctx.graspEpsilonOuter} m from the width ${targetWidth.toFixed(3)} m asked for) and keeps no grasp force on it`;
     return { state: "grasped", detail: `${words}; ${text}`, ...(moved ? {} : { causeOnRosout: true }) };
   }
-  return { state: "faulted", detail: `${text}: the gripper ${moved ? "moved" : "did not move"} and stopped at width ${width.toFixed(4)} m`, causeOnRosout: true };
+  return {
+    state: "faulted",
+    detail: `${text}: the gripper ${moved ? "moved" : "did not move"} and stopped at width ${width.toFixed(4)} m`,
+    causeOnRosout: true,
+  };
 }
 
 function where(ctx: GripperRunContext, position: number | undefined): string {
   if (position === undefined) return "an unreported position";
-  return `${(gripperFromController(ctx.gripper, position)).toFixed(3)} of its opening (${ctx.gripper.joint} ${position.toFixed(4)})`;
+  return `${gripperFromController(ctx.gripper, position).toFixed(3)} of its opening (${ctx.gripper.joint} ${position.toFixed(4)})`;
 }

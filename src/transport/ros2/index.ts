@@ -3,6 +3,12 @@ export { Ros2Transport, type Ros2Feedback, type Ros2TransportDeps } from "./Ros2
 export { createRos2Node, type CreateRos2NodeOptions, type Ros2NodeHandle } from "./createRos2Node.js";
 export { loadRclnodejs, type LoadRclnodejsOptions, type RclnodejsImporter } from "./loadRclnodejs.js";
 export { ros2OptionsFileSchema, type Ros2Options, type Ros2OptionsFile, type GripperKind } from "./Ros2Options.js";
-export { resolveRos2Setup, DEFAULT_CONTROLLER_NAME, type Ros2Setup, type TrajectoryControllerSetup, type GripperSetup } from "./resolveRos2Setup.js";
+export {
+  resolveRos2Setup,
+  DEFAULT_CONTROLLER_NAME,
+  type Ros2Setup,
+  type TrajectoryControllerSetup,
+  type GripperSetup,
+} from "./resolveRos2Setup.js";
 export { buildTrajectoryGoal, restToRestTime } from "./buildTrajectoryGoal.js";
 export type { Rclnodejs } from "./rclTypes.js";

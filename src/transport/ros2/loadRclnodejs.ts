@@ -24,18 +24,22 @@ const importRclnodejs: RclnodejsImporter = () => import("rclnodejs");
 export async function loadRclnodejs(options: LoadRclnodejsOptions = {}): Promise<Rclnodejs> {
   const env = options.env ?? process.env;
   if (!options.importer && (!env.ROS_DISTRO || !env.AMENT_PREFIX_PATH)) {
-    throw new ArmbridgeError("ARMB_ERR_ROS_UNAVAILABLE", { reason: "no ROS 2 environment: ROS_DISTRO or AMENT_PREFIX_PATH is not set" });
+    throw new ArmbridgeError("ARMB_ERR_ROS_UNAVAILABLE", {
+      reason: "no ROS 2 environment: ROS_DISTRO or AMENT_PREFIX_PATH is not set",
+    });
   }
   let mod: unknown;
   try {
     mod = await (options.importer ?? importRclnodejs)();
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split("\n")[0] ?? error.message : String(error);
+    const reason = error instanceof Error ? (error.message.split("\n")[0] ?? error.message) : String(error);
     throw new ArmbridgeError("ARMB_ERR_ROS_UNAVAILABLE", { reason }, { cause: error });
   }
   const rcl = (mod as { default?: unknown }).default ?? mod;
   if (!isRclnodejs(rcl)) {
-    throw new ArmbridgeError("ARMB_ERR_ROS_UNAVAILABLE", { reason: "the rclnodejs module does not have init, Node, ActionClient and Parameter" });
+    throw new ArmbridgeError("ARMB_ERR_ROS_UNAVAILABLE", {
+      reason: "the rclnodejs module does not have init, Node, ActionClient and Parameter",
+    });
   }
   return rcl;
 }

@@ -32,8 +32,15 @@ export interface MotionPlanning {
 }
 
 /** `refused`: positive evidence that nothing was sent. */
-export function refusal(actionId: string, reason: string, code: "ARMB_ERR_MOTION_REFUSED" | "ARMB_ERR_ROS_GOAL" = "ARMB_ERR_MOTION_REFUSED"): MotionEnd {
-  const error = code === "ARMB_ERR_ROS_GOAL" ? new ArmbridgeError(code, { action: actionId, reason }) : new ArmbridgeError(code, { actionId, reason });
+export function refusal(
+  actionId: string,
+  reason: string,
+  code: "ARMB_ERR_MOTION_REFUSED" | "ARMB_ERR_ROS_GOAL" = "ARMB_ERR_MOTION_REFUSED",
+): MotionEnd {
+  const error =
+    code === "ARMB_ERR_ROS_GOAL"
+      ? new ArmbridgeError(code, { action: actionId, reason })
+      : new ArmbridgeError(code, { actionId, reason });
   return { kind: "refused", reason, error };
 }
 
@@ -74,7 +81,13 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
       const current: Record<string, number> = {};
       for (const joint of controller.joints) {
         const pos = status.axes[joint]?.position;
-        if (pos === undefined) return { refused: refusal(id, `joint ${joint} of ${controller.name} is missing from ${setup.options.jointStatesTopic}`) };
+        if (pos === undefined)
+          return {
+            refused: refusal(
+              id,
+              `joint ${joint} of ${controller.name} is missing from ${setup.options.jointStatesTopic}`,
+            ),
+          };
         current[joint] = pos;
       }
       const targets: Record<string, number> = {};
@@ -99,8 +112,16 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
       const target = command.targets[g.axis] ?? 0;
       const limits = p.limits.get(g.axis);
       // Gripper controllers move at their own speed; bound the wait by a stroke at the configured limits.
-      const durationS = limits ? restToRestTime(Math.abs(target - (start[g.axis] ?? target)), limits.maxVelocity, limits.maxAcceleration) : 0;
-      goals.push({ server, client, actionName: g.actionName, goal: buildGripperGoal(g, target), durationS: Math.max(durationS, setup.options.minMotionS) });
+      const durationS = limits
+        ? restToRestTime(Math.abs(target - (start[g.axis] ?? target)), limits.maxVelocity, limits.maxAcceleration)
+        : 0;
+      goals.push({
+        server,
+        client,
+        actionName: g.actionName,
+        goal: buildGripperGoal(g, target),
+        durationS: Math.max(durationS, setup.options.minMotionS),
+      });
     }
   }
   return { goals, start };

@@ -7,7 +7,13 @@ import type { GripperSetup, Ros2Setup } from "./resolveRos2Setup.js";
 import type { GripperFacts, RosFacts, TrajectoryControllerFacts } from "./RosFacts.js";
 
 /** The packages whose versions change what the controllers do. */
-const PACKAGES = ["joint_trajectory_controller", "gripper_controllers", "ur_controllers", "franka_gripper", "control_msgs"];
+const PACKAGES = [
+  "joint_trajectory_controller",
+  "gripper_controllers",
+  "ur_controllers",
+  "franka_gripper",
+  "control_msgs",
+];
 
 export interface ProbeDeps {
   readonly node: RclNode;
@@ -45,7 +51,11 @@ export async function probeRosGraph(d: ProbeDeps): Promise<RosFacts> {
     if (v) packages[name] = v;
   }
   const jtcVersion = packages.joint_trajectory_controller;
-  lines.push(jtcVersion ? `joint_trajectory_controller ${jtcVersion} installed here (package.xml; assumed to be what the controller_manager runs)` : "joint_trajectory_controller version unknown (no package.xml under AMENT_PREFIX_PATH)");
+  lines.push(
+    jtcVersion
+      ? `joint_trajectory_controller ${jtcVersion} installed here (package.xml; assumed to be what the controller_manager runs)`
+      : "joint_trajectory_controller version unknown (no package.xml under AMENT_PREFIX_PATH)",
+  );
   const goalTolerancesHonoured = jtcVersion ? honoursGoalTolerances(jtcVersion) : undefined;
   lines.push(
     goalTolerancesHonoured === undefined
@@ -64,13 +74,25 @@ export async function probeRosGraph(d: ProbeDeps): Promise<RosFacts> {
   const gripper = d.setup.gripper;
   const gripperRead = gripper ? read(nodeOfAction(gripper.actionName)) : Promise.resolve(undefined);
   const jointStatesRead = jointStateSources(d, read);
-  const [controllers, gripperParams, jointStates] = await Promise.all([Promise.all(controllerReads), gripperRead, jointStatesRead]);
+  const [controllers, gripperParams, jointStates] = await Promise.all([
+    Promise.all(controllerReads),
+    gripperRead,
+    jointStatesRead,
+  ]);
 
   for (const c of controllers) lines.push(describeController(c));
   const gripperFacts = gripper ? gripperFactsOf(gripper, gripperParams) : undefined;
   if (gripperFacts) lines.push(`gripper ${gripper?.actionName}: ${gripperFacts.behaviour} (${gripperFacts.how})`);
   lines.push(`joint states from ${jointStates.topics.join(", ")} (${jointStates.how})`);
-  return { distro, packages, goalTolerancesHonoured, controllers: new Map(controllers.map((c) => [c.name, c])), gripper: gripperFacts, jointStates, lines };
+  return {
+    distro,
+    packages,
+    goalTolerancesHonoured,
+    controllers: new Map(controllers.map((c) => [c.name, c])),
+    gripper: gripperFacts,
+    jointStates,
+    lines,
+  };
 }
 
 function honoursGoalTolerances(version: string): boolean {
@@ -80,8 +102,22 @@ function honoursGoalTolerances(version: string): boolean {
   return major > 4;
 }
 
-function controllerFacts(name: string, node: string, joints: readonly string[], params: ReadonlyMap<string, unknown> | undefined): TrajectoryControllerFacts {
-  if (!params) return { name, node, parameters: undefined, speedScaling: "unknown", initialScaling: undefined, decelerateOnCancel: undefined, pathTolerance: {} };
+function controllerFacts(
+  name: string,
+  node: string,
+  joints: readonly string[],
+  params: ReadonlyMap<string, unknown> | undefined,
+): TrajectoryControllerFacts {
+  if (!params)
+    return {
+      name,
+      node,
+      parameters: undefined,
+      speedScaling: "unknown",
+      initialScaling: undefined,
+      decelerateOnCancel: undefined,
+      pathTolerance: {},
+    };
   const pathTolerance: Record<string, number> = {};
   for (const j of joints) {
     const t = params.get(`constraints.${j}.trajectory`);
@@ -91,15 +127,29 @@ function controllerFacts(name: string, node: string, joints: readonly string[], 
   const positionOnly = Array.isArray(commands) && commands.length > 0 && commands.every((c) => c === "position");
   let speedScaling: TrajectoryControllerFacts["speedScaling"] = "none";
   // UR's scaled controller names its hardware interface; stock JTC ≥ 4.39 reads one when speed_scaling.state_interface is set (UR ≥ 6.0).
-  const hardwareInterface = [params.get("speed_scaling_interface_name"), params.get("speed_scaling.state_interface")].find((v) => typeof v === "string" && v !== "");
+  const hardwareInterface = [
+    params.get("speed_scaling_interface_name"),
+    params.get("speed_scaling.state_interface"),
+  ].find((v) => typeof v === "string" && v !== "");
   if (hardwareInterface !== undefined) speedScaling = "hardware";
   else if (params.has("speed_scaling.initial_scaling_factor") && positionOnly) speedScaling = "input_topic";
   const initial = params.get("speed_scaling.initial_scaling_factor");
   let decelerateOnCancel: boolean | undefined;
   if (params.has("constraints.decelerate_on_cancel")) {
-    decelerateOnCancel = params.get("constraints.decelerate_on_cancel") === true && joints.every((j) => Number(params.get(`constraints.${j}.max_deceleration_on_cancel`) ?? 0) > 0);
+    decelerateOnCancel =
+      params.get("constraints.decelerate_on_cancel") === true &&
+      joints.every((j) => Number(params.get(`constraints.${j}.max_deceleration_on_cancel`) ?? 0) > 0);
   } else decelerateOnCancel = false;
-  return { name, node, parameters: params, speedScaling, ...(typeof hardwareInterface === "string" ? { scalingInterface: hardwareInterface } : {}), initialScaling: typeof initial === "number" ? initial : undefined, decelerateOnCancel, pathTolerance };
+  return {
+    name,
+    node,
+    parameters: params,
+    speedScaling,
+    ...(typeof hardwareInterface === "string" ? { scalingInterface: hardwareInterface } : {}),
+    initialScaling: typeof initial === "number" ? initial : undefined,
+    decelerateOnCancel,
+    pathTolerance,
+  };
 }
 
 function describeController(c: TrajectoryControllerFacts): string {
@@ -107,8 +157,16 @@ function describeController(c: TrajectoryControllerFacts): string {
     return `controller ${c.name}: parameters of ${c.node} not readable in time: assuming no path tolerance known, speed scaling read from its feedback only, a cancel that stops at once (halt decelerates with a hold goal)`;
   }
   const path = Object.values(c.pathTolerance);
-  const pathWords = path.length > 0 && path.some((t) => t > 0) ? `path tolerance ${[...new Set(path)].join("/")} rad` : "no path tolerance";
-  const scaling = { hardware: `speed scaling from the hardware (${c.scalingInterface ?? "its state interface"})`, input_topic: `speed scaling from ~/speed_scaling_input (initial ${c.initialScaling ?? 1})`, none: "no speed scaling", unknown: "speed scaling unknown" }[c.speedScaling];
+  const pathWords =
+    path.length > 0 && path.some((t) => t > 0)
+      ? `path tolerance ${[...new Set(path)].join("/")} rad`
+      : "no path tolerance";
+  const scaling = {
+    hardware: `speed scaling from the hardware (${c.scalingInterface ?? "its state interface"})`,
+    input_topic: `speed scaling from ~/speed_scaling_input (initial ${c.initialScaling ?? 1})`,
+    none: "no speed scaling",
+    unknown: "speed scaling unknown",
+  }[c.speedScaling];
   return `controller ${c.name} (parameters of ${c.node}): ${scaling}; ${pathWords}; ${c.decelerateOnCancel ? "decelerate_on_cancel on" : "a cancel holds at once (no decelerate_on_cancel)"}`;
 }
 
@@ -119,15 +177,25 @@ function gripperFactsOf(gripper: GripperSetup, params: ReadonlyMap<string, unkno
   const fixed = (behaviour: GripperBehaviour, how: string): GripperFacts => ({ behaviour, how, graspEpsilonOuter });
   switch (gripper.kind) {
     case "franka":
-      return fixed("franka", params ? "configured; franka_gripper's parameters read" : "configured; grasp epsilon assumed 0.005 m (franka_gripper's default)");
+      return fixed(
+        "franka",
+        params
+          ? "configured; franka_gripper's parameters read"
+          : "configured; grasp epsilon assumed 0.005 m (franka_gripper's default)",
+      );
     case "gripper_command":
     case "parallel_gripper":
-      if (looksFranka) return fixed(gripper.kind, "configured, although the server's node has franka_gripper's parameters: set kind: franka");
+      if (looksFranka)
+        return fixed(
+          gripper.kind,
+          "configured, although the server's node has franka_gripper's parameters: set kind: franka",
+        );
       return fixed(gripper.kind, "configured");
     case "auto":
       if (looksFranka) return fixed("franka", "auto: the server's node has franka_gripper's parameters");
       if (params) return fixed("gripper_command", "auto: the server's node is not franka_gripper");
-      if (nodeOfAction(gripper.actionName).endsWith("franka_gripper")) return fixed("franka", "auto: parameters not readable; assumed from the node name franka_gripper");
+      if (nodeOfAction(gripper.actionName).endsWith("franka_gripper"))
+        return fixed("franka", "auto: parameters not readable; assumed from the node name franka_gripper");
       return fixed("gripper_command", "auto: parameters not readable; assuming gripper_action_controller");
   }
 }
@@ -139,23 +207,40 @@ function gripperFactsOf(gripper: GripperSetup, params: ReadonlyMap<string, unkno
  * ros2 @ fb29caa6), so a dead driver stays invisible on its output: when it
  * is the only publisher, its `source_list` is read instead.
  */
-async function jointStateSources(d: ProbeDeps, read: (node: string) => Promise<ReadonlyMap<string, unknown> | undefined>): Promise<{ topics: string[]; how: string }> {
+async function jointStateSources(
+  d: ProbeDeps,
+  read: (node: string) => Promise<ReadonlyMap<string, unknown> | undefined>,
+): Promise<{ topics: string[]; how: string }> {
   const o = d.setup.options;
   if (o.jointStatesTopics) return { topics: [...o.jointStatesTopics], how: "configured joint_states_topics" };
   const topic = o.jointStatesTopic;
   const publishers = d.node.getPublishersInfoByTopic?.(topic) ?? [];
   const aggregators = publishers.filter((p) => p.node_name === "joint_state_publisher");
-  if (publishers.length === 0 || aggregators.length !== publishers.length) return { topics: [topic], how: publishers.length === 0 ? "no publisher seen yet" : "published by the drivers themselves" };
+  if (publishers.length === 0 || aggregators.length !== publishers.length)
+    return {
+      topics: [topic],
+      how: publishers.length === 0 ? "no publisher seen yet" : "published by the drivers themselves",
+    };
   const agg = aggregators[0];
   const ns = agg?.node_namespace && agg.node_namespace !== "/" ? agg.node_namespace : "";
-  if (o.jointStatesAggregator === "accept") return { topics: [topic], how: "a joint_state_publisher (joint_states_aggregator: accept): a dead driver cannot be told from a still arm" };
+  if (o.jointStatesAggregator === "accept")
+    return {
+      topics: [topic],
+      how: "a joint_state_publisher (joint_states_aggregator: accept): a dead driver cannot be told from a still arm",
+    };
   const params = await read(`${ns}/joint_state_publisher`);
   const sources = params?.get("source_list");
   if (!Array.isArray(sources) || sources.length === 0 || !sources.every((s) => typeof s === "string")) {
-    return { topics: [topic], how: "a joint_state_publisher whose source_list could not be read: a dead driver cannot be told from a still arm" };
+    return {
+      topics: [topic],
+      how: "a joint_state_publisher whose source_list could not be read: a dead driver cannot be told from a still arm",
+    };
   }
-  const resolved = (sources).map((s) => (s.startsWith("/") ? s : `${ns}/${s}`));
-  return { topics: resolved, how: `the sources of the joint_state_publisher on ${topic}, which republishes cached values at its rate` };
+  const resolved = sources.map((s) => (s.startsWith("/") ? s : `${ns}/${s}`));
+  return {
+    topics: resolved,
+    how: `the sources of the joint_state_publisher on ${topic}, which republishes cached values at its rate`,
+  };
 }
 
 /** The `<version>` of a package's package.xml in the first AMENT_PREFIX_PATH prefix that has it. */

@@ -77,7 +77,12 @@ export interface GripperCommandGoal {
 
 /** control_msgs/action/ParallelGripperCommand goal (Jazzy+): a JointState with one joint. */
 export interface ParallelGripperCommandGoal {
-  command: { name: readonly string[]; position: readonly number[]; velocity: readonly number[]; effort: readonly number[] };
+  command: {
+    name: readonly string[];
+    position: readonly number[];
+    velocity: readonly number[];
+    effort: readonly number[];
+  };
 }
 
 /** GripperCommand result; ParallelGripperCommand's has `state` (a JointState) instead of position/effort. */
@@ -140,7 +145,12 @@ export interface RclNode {
    * object or a profile name such as "qos_profile_sensor_data" (rclnodejs lib/qos.js); default
    * profileDefault (reliable, volatile).
    */
-  createSubscription(typeClass: string, topic: string, options: { readonly qos?: RclQoS | string }, callback: (message: unknown) => void): RclSubscription;
+  createSubscription(
+    typeClass: string,
+    topic: string,
+    options: { readonly qos?: RclQoS | string },
+    callback: (message: unknown) => void,
+  ): RclSubscription;
   destroySubscription(subscription: RclSubscription): void;
   /** A service client (lib/node.js createClient; lib/client.js sendRequest / waitForService). */
   createClient(typeClass: string, serviceName: string): RclServiceClient;
@@ -149,7 +159,10 @@ export interface RclNode {
    * Who publishes on a topic (lib/node.js getPublishersInfoByTopic →
    * TopicEndpointInfo): used to recognise a joint_state_publisher.
    */
-  getPublishersInfoByTopic?(topic: string, noDemangle?: boolean): ReadonlyArray<{ readonly node_name: string; readonly node_namespace: string; readonly topic_type: string }>;
+  getPublishersInfoByTopic?(
+    topic: string,
+    noDemangle?: boolean,
+  ): ReadonlyArray<{ readonly node_name: string; readonly node_namespace: string; readonly topic_type: string }>;
   declareParameter(parameter: RclParameter, descriptor?: unknown, ignoreOverride?: boolean): RclParameter;
   getParameter(name: string): RclParameter;
   hasParameter(name: string): boolean;

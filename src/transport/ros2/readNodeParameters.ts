@@ -51,7 +51,12 @@ export function parameterValue(v: ParameterValueMessage): unknown {
  * ROS_DOMAIN_ID); the clients are always destroyed, and rclnodejs's own
  * waitForService poll ends by itself at the same timeout.
  */
-export async function readNodeParameters(node: RclNode, nodeName: string, timeoutMs: number, signal: AbortSignal): Promise<ReadonlyMap<string, unknown> | undefined> {
+export async function readNodeParameters(
+  node: RclNode,
+  nodeName: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<ReadonlyMap<string, unknown> | undefined> {
   const base = nodeName.startsWith("/") ? nodeName : `/${nodeName}`;
   const clients: RclServiceClient[] = [];
   try {

@@ -17,8 +17,18 @@ import { MSG_STRING, QosPolicy, type Rclnodejs, type RclNode, type RclSubscripti
  * topic) is ARMB_ERR_ROBOT_DESCRIPTION_MISSING; an empty string is refused the
  * same way. The timer is always cleared and the subscription destroyed.
  */
-export async function readRobotDescription(rcl: Rclnodejs, node: RclNode, topic: string, timeoutMs: number): Promise<string> {
-  const qos = new rcl.QoS(QosPolicy.HISTORY_KEEP_LAST, 1, QosPolicy.RELIABILITY_RELIABLE, QosPolicy.DURABILITY_TRANSIENT_LOCAL);
+export async function readRobotDescription(
+  rcl: Rclnodejs,
+  node: RclNode,
+  topic: string,
+  timeoutMs: number,
+): Promise<string> {
+  const qos = new rcl.QoS(
+    QosPolicy.HISTORY_KEEP_LAST,
+    1,
+    QosPolicy.RELIABILITY_RELIABLE,
+    QosPolicy.DURABILITY_TRANSIENT_LOCAL,
+  );
   let subscription: RclSubscription | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -29,7 +39,8 @@ export async function readRobotDescription(rcl: Rclnodejs, node: RclNode, topic:
             new ArmbridgeError("ARMB_ERR_ROBOT_DESCRIPTION_MISSING", {
               topic,
               ms: timeoutMs,
-              reason: "no publisher delivered one (is robot_state_publisher running, and publishing transient-local on that topic?)",
+              reason:
+                "no publisher delivered one (is robot_state_publisher running, and publishing transient-local on that topic?)",
             }),
           ),
         timeoutMs,
@@ -37,7 +48,14 @@ export async function readRobotDescription(rcl: Rclnodejs, node: RclNode, topic:
       subscription = node.createSubscription(MSG_STRING, topic, { qos }, (message) => {
         const data = (message as { data?: unknown } | undefined)?.data;
         if (typeof data === "string" && data.trim() !== "") resolve(data);
-        else reject(new ArmbridgeError("ARMB_ERR_ROBOT_DESCRIPTION_MISSING", { topic, ms: timeoutMs, reason: "the message on it was empty" }));
+        else
+          reject(
+            new ArmbridgeError("ARMB_ERR_ROBOT_DESCRIPTION_MISSING", {
+              topic,
+              ms: timeoutMs,
+              reason: "the message on it was empty",
+            }),
+          );
       });
     });
   } finally {

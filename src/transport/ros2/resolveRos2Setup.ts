@@ -1,6 +1,11 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
-import { defaultTrajectoryAction, ros2OptionsFileSchema, type Ros2GripperOptions, type Ros2Options } from "./Ros2Options.js";
+import {
+  defaultTrajectoryAction,
+  ros2OptionsFileSchema,
+  type Ros2GripperOptions,
+  type Ros2Options,
+} from "./Ros2Options.js";
 
 export interface TrajectoryControllerSetup {
   readonly name: string;
@@ -55,8 +60,12 @@ export function resolveRos2Setup(config: ArmConfig, options: Ros2Options): { con
   for (const c of controllers) {
     if (c.joints.length === 0) issues.push(`controller ${c.name} has no joints`);
     for (const joint of c.joints) {
-      if (!armJoints.has(joint) && joint !== gripperName) issues.push(`controller ${c.name} lists unknown joint ${joint}`);
-      if (joint === gripperName) issues.push(`controller ${c.name} lists the gripper ${joint}; on ROS the gripper is driven by its gripper action`);
+      if (!armJoints.has(joint) && joint !== gripperName)
+        issues.push(`controller ${c.name} lists unknown joint ${joint}`);
+      if (joint === gripperName)
+        issues.push(
+          `controller ${c.name} lists the gripper ${joint}; on ROS the gripper is driven by its gripper action`,
+        );
       const other = controllerOfJoint.get(joint);
       if (other) issues.push(`joint ${joint} is in two controllers: ${other.name} and ${c.name}`);
       controllerOfJoint.set(joint, c);

@@ -20,7 +20,13 @@ export interface InterpreterContext {
 /** How a run on `server` turns its status and result into an outcome. */
 export function interpreterFor(server: GoalServer, ctx: InterpreterContext): ResultInterpreter {
   if (server.kind === "trajectory") {
-    return (status, result, run: GoalRun) => trajectoryOutcome(status, result as Partial<FollowJointTrajectoryResult>, run.actionName, run.lastFeedback as FollowJointTrajectoryFeedback | undefined);
+    return (status, result, run: GoalRun) =>
+      trajectoryOutcome(
+        status,
+        result as Partial<FollowJointTrajectoryResult>,
+        run.actionName,
+        run.lastFeedback as FollowJointTrajectoryFeedback | undefined,
+      );
   }
   const g = ctx.gripper;
   return (status, result, run: GoalRun) => {

@@ -35,7 +35,13 @@ export interface StoppingPlan {
  * ask for more than a, so `speedScaling` is padded upwards (never above 1):
  * an s too high only brakes more gently.
  */
-export function stoppingPlan(joints: readonly StoppingJoint[], axes: Readonly<Record<string, AxisState>>, sampleAgeS: number, minMotionS: number, speedScaling = 1): StoppingPlan | undefined {
+export function stoppingPlan(
+  joints: readonly StoppingJoint[],
+  axes: Readonly<Record<string, AxisState>>,
+  sampleAgeS: number,
+  minMotionS: number,
+  speedScaling = 1,
+): StoppingPlan | undefined {
   const s = Math.min(1, Math.max(0, speedScaling) * 1.25 + 0.05);
   let durationS = minMotionS;
   for (const j of joints) {

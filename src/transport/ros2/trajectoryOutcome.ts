@@ -1,6 +1,11 @@
 import { deviceText } from "../../validation/deviceText.js";
 import type { ArmActionState } from "../Transport.js";
-import { FjtErrorCode, GoalStatus, type FollowJointTrajectoryFeedback, type FollowJointTrajectoryResult } from "./rclTypes.js";
+import {
+  FjtErrorCode,
+  GoalStatus,
+  type FollowJointTrajectoryFeedback,
+  type FollowJointTrajectoryResult,
+} from "./rclTypes.js";
 
 /**
  * JTC's result strings for a goal preempted by a newer goal: Jazzy ≥ 4.41.0
@@ -33,7 +38,12 @@ export interface TrajectoryOutcome {
  * was. Its text names no joint; the last feedback's error does, so the detail
  * says which joint was how far behind.
  */
-export function trajectoryOutcome(status: number | undefined, result: Partial<FollowJointTrajectoryResult>, actionName: string, lastFeedback: FollowJointTrajectoryFeedback | undefined): TrajectoryOutcome {
+export function trajectoryOutcome(
+  status: number | undefined,
+  result: Partial<FollowJointTrajectoryResult>,
+  actionName: string,
+  lastFeedback: FollowJointTrajectoryFeedback | undefined,
+): TrajectoryOutcome {
   const code = result.error_code ?? 0;
   // error_string is the controller's text: quoted and bounded as device text wherever a model reads it.
   const text = `${actionName}: status ${status ?? "?"}, error_code ${code}${result.error_string ? ` ${deviceText(`the controller behind ${actionName}`, result.error_string)}` : ""}`;
@@ -43,21 +53,26 @@ export function trajectoryOutcome(status: number | undefined, result: Partial<Fo
     return code === FjtErrorCode.SUCCESSFUL ? { state: "reached", detail: text } : { state: "faulted", detail: text };
   }
   if (status === GoalStatus.CANCELED) {
-    return deactivated ? { state: "faulted", detail: `${text}: the controller was switched off under the goal` } : { state: "stopped", detail: text };
+    return deactivated
+      ? { state: "faulted", detail: `${text}: the controller was switched off under the goal` }
+      : { state: "stopped", detail: text };
   }
   if (status === GoalStatus.ABORTED) {
-    if (code === FjtErrorCode.PATH_TOLERANCE_VIOLATED) return { state: "stalled", detail: `${text}: ${pathDeviation(lastFeedback)}` };
+    if (code === FjtErrorCode.PATH_TOLERANCE_VIOLATED)
+      return { state: "stalled", detail: `${text}: ${pathDeviation(lastFeedback)}` };
     if (code === FjtErrorCode.GOAL_TOLERANCE_VIOLATED) return { state: "stalled", detail: text };
     // INVALID_GOAL is a preemption only with JTC's preemption text; a deactivated controller
     // (controller switch, E-stop) sends the same code, and that is a fault.
-    if (code === FjtErrorCode.INVALID_GOAL && PREEMPTION_TEXTS.some((t) => result.error_string?.includes(t))) return { state: "stopped", detail: text };
+    if (code === FjtErrorCode.INVALID_GOAL && PREEMPTION_TEXTS.some((t) => result.error_string?.includes(t)))
+      return { state: "stopped", detail: text };
   }
   return { state: "faulted", detail: text };
 }
 
 /** Which joint the last feedback shows farthest from its planned path, in words. */
 function pathDeviation(feedback: FollowJointTrajectoryFeedback | undefined): string {
-  const what = "a joint fell farther behind its planned path than the controller's path tolerance allows (blocked, a collision or overload), and the controller held where it was";
+  const what =
+    "a joint fell farther behind its planned path than the controller's path tolerance allows (blocked, a collision or overload), and the controller held where it was";
   const errors = feedback?.error?.positions;
   if (!feedback || !errors || errors.length === 0) return what;
   let worst = 0;

@@ -78,7 +78,11 @@ export class RequestChannel {
     } catch (error) {
       return { kind: "unsendable", error: asArmbridgeError(error), sends: 0 };
     }
-    const log = this.logger.child({ seq, op: message.op, ...(options.actionId === undefined ? {} : { action_id: options.actionId }) });
+    const log = this.logger.child({
+      seq,
+      op: message.op,
+      ...(options.actionId === undefined ? {} : { action_id: options.actionId }),
+    });
 
     return new Promise<RequestOutcome>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
@@ -116,7 +120,10 @@ export class RequestChannel {
         entry.settle({
           kind: "no_reply",
           sends: entry.sends,
-          error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: message.op, ms: options.ackTimeoutMs * entry.sends }),
+          error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", {
+            op: message.op,
+            ms: options.ackTimeoutMs * entry.sends,
+          }),
         });
       };
       this.pending.set(seq, entry);

@@ -224,14 +224,21 @@ export class SerialConnection {
       if (this.currentState !== "closed") this.currentState = "reconnecting";
       await this.link.close();
       if (isArmbridgeError(error, "ARMB_ERR_DEVICE_MISMATCH")) {
-        throw new ArmbridgeError("ARMB_ERR_DEVICE_REPLACED", { link: this.link.url, detail: String(error.details.detail ?? error.message) }, { cause: error });
+        throw new ArmbridgeError(
+          "ARMB_ERR_DEVICE_REPLACED",
+          { link: this.link.url, detail: String(error.details.detail ?? error.message) },
+          { cause: error },
+        );
       }
       throw error;
     }
     this.notifyConnected(true);
     const boot = this.currentBootId;
     return previousBoot !== undefined && boot !== previousBoot
-      ? { incarnation: "new", detail: `the device came back with a new boot (${previousBoot} -> ${boot}): it restarted and lost its memory of actions in flight` }
+      ? {
+          incarnation: "new",
+          detail: `the device came back with a new boot (${previousBoot} -> ${boot}): it restarted and lost its memory of actions in flight`,
+        }
       : { incarnation: "same", detail: `the device came back in the same boot (${boot ?? "?"})` };
   }
 
@@ -255,14 +262,20 @@ export class SerialConnection {
   private async connect(signal: AbortSignal): Promise<void> {
     this.decoder = this.codec.createDecoder();
     await this.link.open(signal);
-    const outcome = await this.channel.request({ op: "HELLO_REQ", hostVersion: this.options.hostVersion }, { signal, ...this.options.timing });
+    const outcome = await this.channel.request(
+      { op: "HELLO_REQ", hostVersion: this.options.hostVersion },
+      { signal, ...this.options.timing },
+    );
     if (outcome.kind !== "reply") {
       throw outcome.kind === "aborted"
         ? new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.link.url, reason: "no HELLO before the deadline" })
         : outcome.error;
     }
     if (outcome.reply.op !== "HELLO") {
-      throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.link.url, reason: `the device answered HELLO_REQ with ${outcome.reply.op}` });
+      throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
+        link: this.link.url,
+        reason: `the device answered HELLO_REQ with ${outcome.reply.op}`,
+      });
     }
     const hello = outcome.reply;
     this.connected = checkHello(hello, this.options.expected);
@@ -271,10 +284,16 @@ export class SerialConnection {
     this.currentState = "connected";
     this.startHeartbeat(hello.watchdogMs);
     this.logger.info(
-      { firmware: hello.firmwareVersion, bootId: hello.bootId, watchdogMs: hello.watchdogMs, statusRateHz: hello.statusRateHz },
+      {
+        firmware: hello.firmwareVersion,
+        bootId: hello.bootId,
+        watchdogMs: hello.watchdogMs,
+        statusRateHz: hello.statusRateHz,
+      },
       "device connected",
     );
-    if (previousBootId !== undefined && previousBootId !== hello.bootId) this.reportReboot(previousBootId, hello.bootId);
+    if (previousBootId !== undefined && previousBootId !== hello.bootId)
+      this.reportReboot(previousBootId, hello.bootId);
     const first = await this.statuses.next(signal);
     if (!first) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: this.options.transportKind });
   }
@@ -282,7 +301,11 @@ export class SerialConnection {
   private handleLinkClose(error: Error | undefined): void {
     // undefined: we closed it ourselves (close(), or a failed connection attempt being cleaned up).
     if (error === undefined || this.currentState === "closed") return;
-    const lost = new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: error.message }, { cause: error });
+    const lost = new ArmbridgeError(
+      "ARMB_ERR_LINK_LOST",
+      { link: this.link.url, reason: error.message },
+      { cause: error },
+    );
     const wasConnected = this.currentState === "connected";
     // Told before the waits end, so the loss records what was in flight.
     if (wasConnected) {
@@ -306,7 +329,9 @@ export class SerialConnection {
     const d = SERIAL_TRANSPORT_DEFAULTS;
     const period =
       this.options.heartbeatMs ??
-      (watchdogMs > 0 ? Math.min(d.heartbeatMaxMs, Math.max(d.heartbeatMinMs, Math.floor(watchdogMs * d.heartbeatFraction))) : d.heartbeatMaxMs);
+      (watchdogMs > 0
+        ? Math.min(d.heartbeatMaxMs, Math.max(d.heartbeatMinMs, Math.floor(watchdogMs * d.heartbeatFraction)))
+        : d.heartbeatMaxMs);
     this.heartbeatTimer = setInterval(() => void this.ping(period), period);
   }
 
@@ -346,7 +371,8 @@ export class SerialConnection {
       const message = result.message;
       if (message.op === "STATUS") this.handleStatus(message);
       else if (isDeviceReply(message)) {
-        if (!this.channel.handleReply(message)) this.logger.debug({ op: message.op, ackSeq: message.ackSeq }, "reply nobody waits for (late duplicate)");
+        if (!this.channel.handleReply(message))
+          this.logger.debug({ op: message.op, ackSeq: message.ackSeq }, "reply nobody waits for (late duplicate)");
       } else this.logger.debug({ op: message.op }, "ignored a host-only frame from the device");
     }
   }
@@ -359,11 +385,17 @@ export class SerialConnection {
       const inFlight = this.motions.actionIds();
       this.reportReboot(previous, frame.bootId);
       this.currentBootId = frame.bootId;
-      this.lifecycle.restarted(`the device rebooted behind a link that stayed up (boot ${previous} -> ${frame.bootId}): it lost its memory of actions in flight`, inFlight);
+      this.lifecycle.restarted(
+        `the device rebooted behind a link that stayed up (boot ${previous} -> ${frame.bootId}): it lost its memory of actions in flight`,
+        inFlight,
+      );
     }
     const status: ArmStatus | undefined = toArmStatus(frame, device.axisNames, this.options.now());
     if (!status) {
-      this.logger.warn({ axes: frame.axes.length, expected: device.axisNames.length }, "STATUS axis count differs from HELLO; frame ignored");
+      this.logger.warn(
+        { axes: frame.axes.length, expected: device.axisNames.length },
+        "STATUS axis count differs from HELLO; frame ignored",
+      );
       return;
     }
     this.acceptedStatuses += 1;

@@ -3,7 +3,15 @@ import { actuatorsOf } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { silentLogger } from "../../observability/logger.js";
 import { FLOAT32_WIRE } from "../WireNumbers.js";
-import type { ActionRecord, ArmStatus, HaltResult, LinkState, MotionCommand, MotionEnd, Transport } from "../Transport.js";
+import type {
+  ActionRecord,
+  ArmStatus,
+  HaltResult,
+  LinkState,
+  MotionCommand,
+  MotionEnd,
+  Transport,
+} from "../Transport.js";
 import { PROTOCOL_V1_CODEC } from "./FrameCodec.js";
 import { haltSerialAxes, type SerialHaltContext } from "./haltSerialAxes.js";
 import type { ByteLink } from "../link/ByteLink.js";
@@ -20,7 +28,13 @@ import {
   type SerialTransportOptions,
 } from "./SerialTransportOptions.js";
 
-export { SERIAL_TRANSPORT_DEFAULTS, type DeviceInfo, type DeviceReboot, type SerialConnectionState, type SerialTransportOptions };
+export {
+  SERIAL_TRANSPORT_DEFAULTS,
+  type DeviceInfo,
+  type DeviceReboot,
+  type SerialConnectionState,
+  type SerialTransportOptions,
+};
 
 /**
  * The Transport for arm firmware on a serial line (docs/serial-protocol.md).
@@ -168,7 +182,10 @@ export class SerialTransport implements Transport {
     return runSerialMotion(this.jobs, command, signal);
   }
 
-  async queryAction(actionId: string, options: { voidIfUnknown: boolean; signal: AbortSignal }): Promise<ActionRecord | undefined> {
+  async queryAction(
+    actionId: string,
+    options: { voidIfUnknown: boolean; signal: AbortSignal },
+  ): Promise<ActionRecord | undefined> {
     return querySerialAction(this.jobs, actionId, options);
   }
 

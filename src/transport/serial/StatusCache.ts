@@ -19,7 +19,11 @@ export function toActionRecord(wire: WireActionRecord, detail?: string): ActionR
  * list, stamped with the local receive time (the device clock is not ours).
  * Undefined when the frame's axis count does not match the HELLO.
  */
-export function toArmStatus(frame: MessageOf<"STATUS">, axisNames: readonly string[], stampMs: number): ArmStatus | undefined {
+export function toArmStatus(
+  frame: MessageOf<"STATUS">,
+  axisNames: readonly string[],
+  stampMs: number,
+): ArmStatus | undefined {
   if (frame.axes.length !== axisNames.length) return undefined;
   const axes: Record<string, AxisState> = {};
   frame.axes.forEach((sample, i) => {

@@ -39,7 +39,9 @@ export function checkHello(hello: MessageOf<"HELLO">, expected: HelloExpectation
   const device = hello.axes.map((a) => `${a.name}:${a.kind}`).sort();
   const wanted = expected.axes.map((a) => `${a.name}:${a.kind}`).sort();
   if (device.length !== wanted.length || device.some((axis, i) => axis !== wanted[i])) {
-    throw mismatch(`${hello.axes.length} axes [${hello.axes.map((a) => a.name).join(", ")}]; the config has ${wanted.length} [${expected.axes.map((a) => a.name).join(", ")}]`);
+    throw mismatch(
+      `${hello.axes.length} axes [${hello.axes.map((a) => a.name).join(", ")}]; the config has ${wanted.length} [${expected.axes.map((a) => a.name).join(", ")}]`,
+    );
   }
   const byName = new Map(expected.axes.map((a) => [a.name, a]));
   for (const axis of hello.axes) {
@@ -47,12 +49,16 @@ export function checkHello(hello: MessageOf<"HELLO">, expected: HelloExpectation
     if (!config) continue;
     for (const field of LIMIT_FIELDS) {
       if (axis[field] !== Math.fround(config[field])) {
-        throw mismatch(`${axis.name} ${field} ${axis[field]} (the config has ${config[field]}, ${Math.fround(config[field])} as float32)`);
+        throw mismatch(
+          `${axis.name} ${field} ${axis[field]} (the config has ${config[field]}, ${Math.fround(config[field])} as float32)`,
+        );
       }
     }
   }
   if (hello.statusRateHz * expected.staleAfterMs < 2000) {
-    throw mismatch(`a STATUS rate of ${hello.statusRateHz} Hz; stale_after_ms ${expected.staleAfterMs} needs at least ${Math.ceil(2000 / expected.staleAfterMs)} Hz (two frames per stale_after_ms)`);
+    throw mismatch(
+      `a STATUS rate of ${hello.statusRateHz} Hz; stale_after_ms ${expected.staleAfterMs} needs at least ${Math.ceil(2000 / expected.staleAfterMs)} Hz (two frames per stale_after_ms)`,
+    );
   }
   if (hello.watchdogMs > 0 && hello.watchdogMs < MIN_WATCHDOG_MS) {
     throw mismatch(`a ${hello.watchdogMs} ms watchdog; the protocol allows 0 (none) or at least ${MIN_WATCHDOG_MS} ms`);

@@ -13,6 +13,9 @@ export function createSerialTransport(
   link: string | ByteLink,
   options: SerialTransportOptions & LinkOptions = {},
 ): SerialTransport {
-  const byteLink = typeof link === "string" ? linkForUrl(link, options.baudRate === undefined ? {} : { baudRate: options.baudRate }) : link;
+  const byteLink =
+    typeof link === "string"
+      ? linkForUrl(link, options.baudRate === undefined ? {} : { baudRate: options.baudRate })
+      : link;
   return new SerialTransport(config, byteLink, options);
 }

@@ -18,7 +18,10 @@ export interface SerialHaltContext {
  * idempotent, then the first STATUS after the ACK as the observed result.
  * Waits for a connection (a reconnecting link) until `signal`. Never rejects.
  */
-export async function haltSerialAxes(context: SerialHaltContext, options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult> {
+export async function haltSerialAxes(
+  context: SerialHaltContext,
+  options: { axes?: readonly string[]; signal: AbortSignal },
+): Promise<HaltResult> {
   const { connection, timing } = context;
   const latest = (): ArmStatus | undefined => connection.statuses.latest();
   if (connection.state === "closed") return { halted: false, status: latest(), error: connection.closedError() };
@@ -54,14 +57,20 @@ export async function haltSerialAxes(context: SerialHaltContext, options: { axes
     const outcome = await connection.channel.request({ op: "STOP", axes }, { signal, ...timing });
     if (outcome.kind !== "reply") {
       const error =
-        outcome.kind === "aborted" ? new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: "STOP", ms: context.now() - startedMs }) : outcome.error;
+        outcome.kind === "aborted"
+          ? new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", { op: "STOP", ms: context.now() - startedMs })
+          : outcome.error;
       return { halted: false, status: latest(), error };
     }
     if (outcome.reply.op === "NACK") {
       return {
         halted: false,
         status: latest(),
-        error: new ArmbridgeError("ARMB_ERR_DEVICE_NACK", { op: "STOP", seq: outcome.reply.ackSeq, reason: deviceText("the arm", outcome.reply.reason) }),
+        error: new ArmbridgeError("ARMB_ERR_DEVICE_NACK", {
+          op: "STOP",
+          seq: outcome.reply.ackSeq,
+          reason: deviceText("the arm", outcome.reply.reason),
+        }),
       };
     }
     acked = true;

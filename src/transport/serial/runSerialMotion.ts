@@ -31,7 +31,11 @@ export interface SerialMotionContext {
  * about it) until a terminal record, a refusal, a lost link or boot, or the
  * caller's signal. Never rejects.
  */
-export async function runSerialMotion(context: SerialMotionContext, command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
+export async function runSerialMotion(
+  context: SerialMotionContext,
+  command: MotionCommand,
+  signal: AbortSignal,
+): Promise<MotionEnd> {
   const { connection, bootMemory, timing } = context;
   const { actionId } = command;
   const log = context.logger.child({ action_id: actionId });
@@ -49,16 +53,23 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
   const expectBootId = connection.bootId;
   // Nothing leaves while the link is not connected, and nothing the device would refuse: its
   // limits are the config's at float32 (checkHello), the precision it compares at (§3.2).
-  const unsendable = refuseUnsendable(command, (axis) => (device?.axisIndex.has(axis) ? context.ranges.get(axis) : undefined), {
-    transport: "serial",
-    link: connection.lifecycle.snapshot(),
-    wire: FLOAT32_WIRE,
-  });
+  const unsendable = refuseUnsendable(
+    command,
+    (axis) => (device?.axisIndex.has(axis) ? context.ranges.get(axis) : undefined),
+    {
+      transport: "serial",
+      link: connection.lifecycle.snapshot(),
+      wire: FLOAT32_WIRE,
+    },
+  );
   if (unsendable) return unsendable;
   if (connection.state !== "connected" || !device || expectBootId === undefined) {
     return { kind: "link_error", error: connection.notConnectedError() };
   }
-  const targets = Object.entries(command.targets).map(([name, position]) => ({ axis: device.axisIndex.get(name) ?? 0, position }));
+  const targets = Object.entries(command.targets).map(([name, position]) => ({
+    axis: device.axisIndex.get(name) ?? 0,
+    position,
+  }));
 
   return new Promise<MotionEnd>((resolve) => {
     // Aborted when this run ends for any reason: stops resends and polls for it at once.
@@ -125,14 +136,27 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
           const reply = outcome.reply;
           if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH" && outcome.sends === 1) {
             // The only copy ever sent was refused by the new boot: nothing ran, anywhere.
-            log.warn({ expectBootId, reason: reply.reason }, "device refused the MOVE: it rebooted before the only copy arrived");
-            finish(refuse(`BOOT_MISMATCH: ${deviceText("the arm", reply.reason)} (the device rebooted before the command arrived; it was not run)`));
+            log.warn(
+              { expectBootId, reason: reply.reason },
+              "device refused the MOVE: it rebooted before the only copy arrived",
+            );
+            finish(
+              refuse(
+                `BOOT_MISMATCH: ${deviceText("the arm", reply.reason)} (the device rebooted before the command arrived; it was not run)`,
+              ),
+            );
           } else if (reply.op === "NACK" && reply.code === "BOOT_MISMATCH") {
             // This copy did nothing, but an earlier copy may have run before
             // the reboot and been forgotten: the outcome is unknown, never refused.
-            log.warn({ expectBootId, reason: reply.reason }, "device refused the MOVE: it is no longer in the boot it was sent to");
+            log.warn(
+              { expectBootId, reason: reply.reason },
+              "device refused the MOVE: it is no longer in the boot it was sent to",
+            );
             bootMemory.markLost(actionId);
-            finish({ kind: "link_error", error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: expectBootId, to: "a newer boot" }) });
+            finish({
+              kind: "link_error",
+              error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: expectBootId, to: "a newer boot" }),
+            });
           } else if (reply.op === "NACK") {
             log.info({ code: reply.code, reason: reply.reason }, "device refused the motion");
             finish(refuse(`${reply.code}: ${deviceText("the arm", reply.reason)}`));
@@ -173,7 +197,11 @@ export async function runSerialMotion(context: SerialMotionContext, command: Mot
     const freshMs = streaming ? (2 * 1000) / statusRateHz : Infinity;
     let statusesAtSend = connection.statusCount;
     const mayResend = (): boolean => {
-      if (streaming && (connection.statusCount === statusesAtSend || performance.now() - connection.lastStatusAt > freshMs)) return false;
+      if (
+        streaming &&
+        (connection.statusCount === statusesAtSend || performance.now() - connection.lastStatusAt > freshMs)
+      )
+        return false;
       statusesAtSend = connection.statusCount;
       return true;
     };

@@ -19,7 +19,16 @@ function harness() {
   const faults = new FaultPlan(5, NO_FAULTS);
   const effects = new MemoryEffects();
   const arm = new SimulatedArm({ axes: AXES, clock, faults, effects, motionTime: { kind: "fixed", ms: 1000 }, logger });
-  const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "t", logger, statusHz: 100, watchdogMs: 0, ackDelayMs: 0 });
+  const session = new DeviceSession({
+    arm,
+    clock,
+    faults,
+    firmwareVersion: "t",
+    logger,
+    statusHz: 100,
+    watchdogMs: 0,
+    ackDelayMs: 0,
+  });
   const decoder = new FrameDecoder();
   /** For every terminal record seen on the wire: was its motion_end already in the log when the frame left? */
   const seenEnds: { actionId: string; state: string; logged: boolean }[] = [];
@@ -37,7 +46,15 @@ function harness() {
   return { clock, arm, session, seenEnds, send };
 }
 
-const move = (h: { arm: SimulatedArm }, seq: number, actionId: string): Message => ({ op: "MOVE", seq, actionId, expectBootId: h.arm.bootId, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0.3 }] });
+const move = (h: { arm: SimulatedArm }, seq: number, actionId: string): Message => ({
+  op: "MOVE",
+  seq,
+  actionId,
+  expectBootId: h.arm.bootId,
+  speed: 1,
+  durationMs: 0,
+  targets: [{ axis: 0, position: 0.3 }],
+});
 
 describe("firmware-sim effects log ordering", () => {
   it("logs motion_end before the STATUS that reports the action reached", () => {

@@ -7,7 +7,10 @@ const { start } = useRos2Double();
 describe("Ros2Transport review", () => {
   it("halt while our goal request is still unanswered: the goal, once accepted, is cancelled (the arm does not go on to its target)", async () => {
     const o = await start({ halt_own_goals: "cancel" }, { responseDelayMs: 150 });
-    const running = o.transport.runMotion({ actionId: "h1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
+    const running = o.transport.runMotion(
+      { actionId: "h1", targets: { elbow: -1.5 }, speed: 0.3 },
+      AbortSignal.timeout(10_000),
+    );
     // The goal request is on the wire: the controller has not answered yet.
     await new Promise((r) => setTimeout(r, 20));
     expect(jtc(o).goals).toHaveLength(0);
@@ -22,7 +25,10 @@ describe("Ros2Transport review", () => {
     const o = await start({ server_wait_ms: 3000 });
     const server = jtc(o);
     server.alive = false;
-    const running = o.transport.runMotion({ actionId: "w1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
+    const running = o.transport.runMotion(
+      { actionId: "w1", targets: { elbow: -1.5 }, speed: 0.3 },
+      AbortSignal.timeout(10_000),
+    );
     await new Promise((r) => setTimeout(r, 20));
     const halt = await o.transport.halt({ signal: AbortSignal.timeout(500) });
     expect(halt.error).toBeUndefined();
@@ -34,9 +40,16 @@ describe("Ros2Transport review", () => {
 
   it("moved: false is never concluded from a /joint_states sample taken before the goal ended", async () => {
     // A joint_states stream that pauses (but is not yet stale) while the arm moves under our goal.
-    const o = await start({ halt_own_goals: "cancel" }, {}, configWith((raw) => (raw.stale_after_ms = 5000)));
+    const o = await start(
+      { halt_own_goals: "cancel" },
+      {},
+      configWith((raw) => (raw.stale_after_ms = 5000)),
+    );
     o.double.world.stopJointStates();
-    const running = o.transport.runMotion({ actionId: "m1", targets: { elbow: -1.5 }, speed: 0.3 }, AbortSignal.timeout(10_000));
+    const running = o.transport.runMotion(
+      { actionId: "m1", targets: { elbow: -1.5 }, speed: 0.3 },
+      AbortSignal.timeout(10_000),
+    );
     const from = o.double.world.position("elbow");
     while (Math.abs(o.double.world.position("elbow") - from) < 0.05) await new Promise((r) => setTimeout(r, 10));
     await o.transport.halt({ signal: AbortSignal.timeout(300) });

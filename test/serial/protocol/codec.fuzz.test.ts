@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FrameDecoder, WIRE_LIMITS, decodePayload, encodeFrame, encodePayload, type DecodeResult } from "../../../src/transport/serial/protocol/index.js";
+import {
+  FrameDecoder,
+  WIRE_LIMITS,
+  decodePayload,
+  encodeFrame,
+  encodePayload,
+  type DecodeResult,
+} from "../../../src/transport/serial/protocol/index.js";
 import { arbitraryMessage } from "./arbitraryMessage.js";
 
 function okMessages(results: DecodeResult[]): unknown[] {
@@ -62,10 +69,15 @@ describe("protocol codec under fuzz", () => {
         fc.integer({ min: 1, max: 64 }),
         (garbage, messages, chunkSize) => {
           // The delimiter after the garbage is what a receiver resynchronises on.
-          const stream = Buffer.concat([Buffer.from(garbage), Buffer.from([0]), ...messages.map((m) => encodeFrame(m))]);
+          const stream = Buffer.concat([
+            Buffer.from(garbage),
+            Buffer.from([0]),
+            ...messages.map((m) => encodeFrame(m)),
+          ]);
           const decoder = new FrameDecoder();
           const results: DecodeResult[] = [];
-          for (let i = 0; i < stream.length; i += chunkSize) results.push(...decoder.push(stream.subarray(i, i + chunkSize)));
+          for (let i = 0; i < stream.length; i += chunkSize)
+            results.push(...decoder.push(stream.subarray(i, i + chunkSize)));
           // Garbage may itself form a valid frame only by fluke (CRC-16); the real frames are always the tail.
           expect(okMessages(results).slice(-messages.length)).toEqual(messages);
         },

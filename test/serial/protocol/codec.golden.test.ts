@@ -20,7 +20,9 @@ describe("protocol v1 golden vectors", () => {
   });
 
   it("CRC-16/CCITT-FALSE has its catalogued check value", () => {
-    expect(crc16CcittFalse(new TextEncoder().encode(VECTORS.crcCheck.input)).toString(16)).toBe(VECTORS.crcCheck.crc16CcittFalse);
+    expect(crc16CcittFalse(new TextEncoder().encode(VECTORS.crcCheck.input)).toString(16)).toBe(
+      VECTORS.crcCheck.crc16CcittFalse,
+    );
   });
 
   it.each(VECTORS.valid.map((v) => [v.name, v] as const))("encodes %s to the golden bytes", (_name, vector) => {
@@ -28,10 +30,13 @@ describe("protocol v1 golden vectors", () => {
     expect(encodeFrame(vector.message).toString("hex")).toBe(vector.hex);
   });
 
-  it.each(VECTORS.valid.map((v) => [v.name, v] as const))("decodes the golden bytes of %s to its value", (_name, vector) => {
-    expect(new FrameDecoder().push(Buffer.from(vector.hex, "hex"))).toEqual([{ ok: true, message: vector.message }]);
-    expect(decodePayload(Buffer.from(vector.payloadHex, "hex"))).toEqual({ ok: true, message: vector.message });
-  });
+  it.each(VECTORS.valid.map((v) => [v.name, v] as const))(
+    "decodes the golden bytes of %s to its value",
+    (_name, vector) => {
+      expect(new FrameDecoder().push(Buffer.from(vector.hex, "hex"))).toEqual([{ ok: true, message: vector.message }]);
+      expect(decodePayload(Buffer.from(vector.payloadHex, "hex"))).toEqual({ ok: true, message: vector.message });
+    },
+  );
 
   it.each(VECTORS.invalid.map((v) => [v.name, v] as const))("refuses %s without throwing", (_name, vector) => {
     const results = new FrameDecoder().push(Buffer.from(vector.hex, "hex"));
@@ -76,11 +81,36 @@ describe("COBS", () => {
 
 describe("encoding refuses what cannot go on the wire", () => {
   it.each([
-    ["an action id with a space", { op: "MOVE", seq: 1, actionId: "a b", expectBootId: 1, speed: 1, durationMs: 0, targets: [] }],
+    [
+      "an action id with a space",
+      { op: "MOVE", seq: 1, actionId: "a b", expectBootId: 1, speed: 1, durationMs: 0, targets: [] },
+    ],
     ["a 65-byte action id", { op: "QUERY_ACTION", seq: 1, actionId: "x".repeat(65), voidIfUnknown: false }],
     ["a seq beyond u16", { op: "PING", seq: 70000 }],
-    ["an expectBootId of 0 (boot ids are never 0)", { op: "MOVE", seq: 1, actionId: "a", expectBootId: 0, speed: 1, durationMs: 0, targets: [{ axis: 0, position: 0 }] }],
-    ["a NaN target", { op: "MOVE", seq: 1, actionId: "a", expectBootId: 1, speed: 1, durationMs: 0, targets: [{ axis: 0, position: Number.NaN }] }],
+    [
+      "an expectBootId of 0 (boot ids are never 0)",
+      {
+        op: "MOVE",
+        seq: 1,
+        actionId: "a",
+        expectBootId: 0,
+        speed: 1,
+        durationMs: 0,
+        targets: [{ axis: 0, position: 0 }],
+      },
+    ],
+    [
+      "a NaN target",
+      {
+        op: "MOVE",
+        seq: 1,
+        actionId: "a",
+        expectBootId: 1,
+        speed: 1,
+        durationMs: 0,
+        targets: [{ axis: 0, position: Number.NaN }],
+      },
+    ],
     ["a 256-byte string", { op: "HELLO_REQ", seq: 1, hostVersion: "é".repeat(128) }],
     ["65 targets", { op: "STOP", seq: 1, axes: Array.from({ length: 65 }, () => 0) }],
   ] as const)("%s → ARMB_ERR_FRAME_ENCODE", (_name, message) => {

@@ -27,7 +27,10 @@ afterEach(async () => {
  */
 describe("MOVE resent to a device that rebooted after running it", () => {
   it("scripted device: the resend is refused with NACK BOOT_MISMATCH, runs once, ends link_error, and stays unknown", async () => {
-    const { device, transport } = scriptedRig(config, cleanups, { statusMs: 20, transport: { ackTimeoutMs: 120, maxResends: 3, completionPollMs: 10_000 } });
+    const { device, transport } = scriptedRig(config, cleanups, {
+      statusMs: 20,
+      transport: { ackTimeoutMs: 120, maxResends: 3, completionPollMs: 10_000 },
+    });
     await transport.open();
     const bootAtSend = device.bootId;
     device.loseReplies.set("MOVE", 1);
@@ -38,7 +41,10 @@ describe("MOVE resent to a device that rebooted after running it", () => {
       device.reboot();
     };
 
-    const end1 = await transport.runMotion({ actionId: "a-boot-check", targets: { elbow: 0.5 }, speed: 0.5 }, AbortSignal.timeout(10_000));
+    const end1 = await transport.runMotion(
+      { actionId: "a-boot-check", targets: { elbow: 0.5 }, speed: 0.5 },
+      AbortSignal.timeout(10_000),
+    );
 
     const moves = device.framesOf("MOVE");
     expect(moves).toHaveLength(2);
@@ -49,11 +55,17 @@ describe("MOVE resent to a device that rebooted after running it", () => {
     expect(end1).toMatchObject({ kind: "link_error", error: { code: "ARMB_ERR_DEVICE_REBOOTED" } });
 
     // The refusal proves only that the resend did nothing: the outcome stays unknown and is never voided.
-    const asked = await transport.queryAction("a-boot-check", { voidIfUnknown: true, signal: AbortSignal.timeout(5000) });
+    const asked = await transport.queryAction("a-boot-check", {
+      voidIfUnknown: true,
+      signal: AbortSignal.timeout(5000),
+    });
     expect(asked).toMatchObject({ state: "unknown", moved: undefined });
     expect(device.records.has("a-boot-check")).toBe(false);
     device.streamStatus = true;
-    const later = await transport.queryAction("a-boot-check", { voidIfUnknown: true, signal: AbortSignal.timeout(5000) });
+    const later = await transport.queryAction("a-boot-check", {
+      voidIfUnknown: true,
+      signal: AbortSignal.timeout(5000),
+    });
     expect(later).toMatchObject({ state: "unknown", moved: undefined });
     expect(device.records.has("a-boot-check")).toBe(false);
   });
@@ -63,8 +75,25 @@ describe("MOVE resent to a device that rebooted after running it", () => {
     const clock = realClock();
     const faults = new FaultPlan(11, NO_FAULTS);
     const effects = new MemoryEffects();
-    const arm = new SimulatedArm({ axes: actuatorsOf(config), clock, faults, effects, motionTime: { kind: "fixed", ms: 3000 }, logger, bootMs: 0 });
-    const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "sim-in-process", logger, statusHz: 50, watchdogMs: 0, ackDelayMs: 0 });
+    const arm = new SimulatedArm({
+      axes: actuatorsOf(config),
+      clock,
+      faults,
+      effects,
+      motionTime: { kind: "fixed", ms: 3000 },
+      logger,
+      bootMs: 0,
+    });
+    const session = new DeviceSession({
+      arm,
+      clock,
+      faults,
+      firmwareVersion: "sim-in-process",
+      logger,
+      statusHz: 50,
+      watchdogMs: 0,
+      ackDelayMs: 0,
+    });
     const { host, device: end } = createMemoryLinkPair();
     const fromHost = new FrameDecoder();
     const fromDevice = new FrameDecoder();
@@ -109,11 +138,16 @@ describe("MOVE resent to a device that rebooted after running it", () => {
     });
     await transport.open();
 
-    const result = await transport.runMotion({ actionId: "a-sim-boot", targets: { elbow: 0.4 }, speed: 1 }, AbortSignal.timeout(10_000));
+    const result = await transport.runMotion(
+      { actionId: "a-sim-boot", targets: { elbow: 0.4 }, speed: 1 },
+      AbortSignal.timeout(10_000),
+    );
 
     expect(moveSeqs).toHaveLength(2);
     expect(moveSeqs[1]).toBe(moveSeqs[0]);
-    expect(deviceReplies.filter((m) => m.op === "NACK")).toMatchObject([{ code: "BOOT_MISMATCH", ackSeq: moveSeqs[0] }]);
+    expect(deviceReplies.filter((m) => m.op === "NACK")).toMatchObject([
+      { code: "BOOT_MISMATCH", ackSeq: moveSeqs[0] },
+    ]);
     const forAction = effects.events.filter((e) => e.action_id === "a-sim-boot").map((e) => e.event);
     expect(forAction.filter((e) => e === "motion_start")).toHaveLength(1);
     expect(forAction).not.toContain("duplicate_refused");

@@ -54,7 +54,10 @@ describe("a device reboot the host has not yet seen on STATUS", () => {
   it("without a reboot, a voided answer still counts as positive evidence (moved:false)", async () => {
     const { transport } = setup();
     await transport.open();
-    const record = await transport.queryAction("a-never-sent", { voidIfUnknown: true, signal: AbortSignal.timeout(2000) });
+    const record = await transport.queryAction("a-never-sent", {
+      voidIfUnknown: true,
+      signal: AbortSignal.timeout(2000),
+    });
     expect(record).toMatchObject({ actionId: "a-never-sent", state: "voided", moved: false });
   });
 

@@ -121,7 +121,14 @@ export class ScriptedDevice {
     for (const result of results) {
       if (!result.ok) continue;
       const message = result.message;
-      if (message.op !== "HELLO_REQ" && message.op !== "MOVE" && message.op !== "STOP" && message.op !== "QUERY_ACTION" && message.op !== "PING") continue;
+      if (
+        message.op !== "HELLO_REQ" &&
+        message.op !== "MOVE" &&
+        message.op !== "STOP" &&
+        message.op !== "QUERY_ACTION" &&
+        message.op !== "PING"
+      )
+        continue;
       // The memory link delivers each host write as one chunk: keep the bytes exactly as sent.
       this.received.push({ bytes: results.length === 1 ? Uint8Array.from(chunk) : encodeFrame(message), message });
       this.beforeFrame?.(message);
@@ -161,11 +168,18 @@ export class ScriptedDevice {
         // Before the action table, as the firmware does: this boot may have forgotten a MOVE that ran in an earlier one.
         if (m.expectBootId !== this.bootId) {
           this.bootMismatches.push(m.actionId);
-          return encodeFrame({ op: "NACK", seq, ackSeq, code: "BOOT_MISMATCH", reason: `MOVE expects boot ${m.expectBootId}; device is in boot ${this.bootId}` });
+          return encodeFrame({
+            op: "NACK",
+            seq,
+            ackSeq,
+            code: "BOOT_MISMATCH",
+            reason: `MOVE expects boot ${m.expectBootId}; device is in boot ${this.bootId}`,
+          });
         }
         const known = this.records.get(m.actionId);
         if (known) return encodeFrame({ op: "ACTION", seq, ackSeq, record: known, detail: "duplicate" });
-        if (this.nackMoves) return encodeFrame({ op: "NACK", seq, ackSeq, code: this.nackMoves.code, reason: this.nackMoves.reason });
+        if (this.nackMoves)
+          return encodeFrame({ op: "NACK", seq, ackSeq, code: this.nackMoves.code, reason: this.nackMoves.reason });
         const record: WireActionRecord = { actionId: m.actionId, state: "executing", moved: true };
         this.records.set(m.actionId, record);
         this.executions.set(m.actionId, (this.executions.get(m.actionId) ?? 0) + 1);
@@ -177,7 +191,13 @@ export class ScriptedDevice {
           record = { actionId: m.actionId, state: "voided", moved: false };
           this.records.set(m.actionId, record);
         }
-        return encodeFrame({ op: "ACTION", seq, ackSeq, record: record ?? { actionId: m.actionId, state: "unknown", moved: undefined }, detail: "" });
+        return encodeFrame({
+          op: "ACTION",
+          seq,
+          ackSeq,
+          record: record ?? { actionId: m.actionId, state: "unknown", moved: undefined },
+          detail: "",
+        });
       }
     }
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../../src/errors.js";
-import type { SerialTransport} from "../../../src/transport/serial/SerialTransport.js";
+import type { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 import { type SerialTransportOptions } from "../../../src/transport/serial/SerialTransport.js";
 import { encodeFrame } from "../../../src/transport/serial/protocol/index.js";
 import type { MotionEnd } from "../../../src/transport/Transport.js";
@@ -19,7 +19,11 @@ function setup(options: SerialTransportOptions = {}): { device: ScriptedDevice; 
   return scriptedRig(config, cleanups, { transport: options });
 }
 
-const move = (actionId: string, targets: Record<string, number> = { elbow: 0.5 }) => ({ actionId, targets, speed: 0.5 });
+const move = (actionId: string, targets: Record<string, number> = { elbow: 0.5 }) => ({
+  actionId,
+  targets,
+  speed: 0.5,
+});
 
 describe("SerialTransport against a scripted device", () => {
   it("shakes hands, names the axes from HELLO and stamps statuses with the local clock", async () => {
@@ -101,7 +105,9 @@ describe("SerialTransport against a scripted device", () => {
     await until(() => device.records.has("a-dup"), "record");
     const seq = device.framesOf("MOVE")[0]!.message.seq;
     // The same ACTION reply again (a device answering a repeated seq), and an ACK for a seq nobody sent.
-    device.writeRaw(encodeFrame({ op: "ACTION", seq: 900, ackSeq: seq, record: device.records.get("a-dup")!, detail: "" }));
+    device.writeRaw(
+      encodeFrame({ op: "ACTION", seq: 900, ackSeq: seq, record: device.records.get("a-dup")!, detail: "" }),
+    );
     device.writeRaw(encodeFrame({ op: "ACK", seq: 901, ackSeq: 4242 }));
     device.finish("a-dup", "reached");
     expect((await ended).kind).toBe("ended");
@@ -258,7 +264,9 @@ describe("SerialTransport against a scripted device", () => {
     await transport.open();
     device.end.available = false;
     device.end.drop();
-    expect(await transport.queryAction("a-q", { voidIfUnknown: false, signal: AbortSignal.timeout(50) })).toBeUndefined();
+    expect(
+      await transport.queryAction("a-q", { voidIfUnknown: false, signal: AbortSignal.timeout(50) }),
+    ).toBeUndefined();
     const asked = transport.queryAction("a-q", { voidIfUnknown: false, signal: AbortSignal.timeout(5000) });
     device.end.available = true;
     expect(await asked).toMatchObject({ actionId: "a-q", state: "unknown" });
@@ -327,7 +335,10 @@ describe("SerialTransport against a scripted device", () => {
     expect(result.halted).toBe(true);
     expect(result.status).toBeDefined();
     const stop = device.framesOf("STOP")[0]?.message;
-    expect(stop?.axes).toEqual([device.axes.findIndex((a) => a.name === "elbow"), device.axes.findIndex((a) => a.name === "gripper")]);
+    expect(stop?.axes).toEqual([
+      device.axes.findIndex((a) => a.name === "elbow"),
+      device.axes.findIndex((a) => a.name === "gripper"),
+    ]);
     const all = await transport.halt({ signal: AbortSignal.timeout(2000) });
     expect(all.halted).toBe(true);
     expect(device.framesOf("STOP")[1]?.message.axes).toEqual([]);
@@ -356,7 +367,9 @@ describe("SerialTransport against a scripted device", () => {
     await sleep(20);
     const after = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
     expect(after).toBeLessThanOrEqual(before);
-    expect(await transport.queryAction("a-close", { voidIfUnknown: false, signal: AbortSignal.timeout(100) })).toBeUndefined();
+    expect(
+      await transport.queryAction("a-close", { voidIfUnknown: false, signal: AbortSignal.timeout(100) }),
+    ).toBeUndefined();
     await expect(transport.open()).rejects.toMatchObject({ code: "ARMB_ERR_TRANSPORT_CLOSED" });
   });
 });

@@ -33,18 +33,24 @@ describe("linkForUrl", () => {
     expect(linkForUrl(url)).toBeInstanceOf(SerialPortLink);
   });
 
-  it.each(["", "dev/ttyUSB0", "tcp://127.0.0.1", "tcp://127.0.0.1:0", "tcp://127.0.0.1:99999", "tcp://h:1/path", "udp://h:1", "http://x:80"])(
-    "%j is ARMB_ERR_LINK_URL",
-    (url) => {
-      let error: unknown;
-      try {
-        linkForUrl(url);
-      } catch (e) {
-        error = e;
-      }
-      expect(isArmbridgeError(error, "ARMB_ERR_LINK_URL")).toBe(true);
-    },
-  );
+  it.each([
+    "",
+    "dev/ttyUSB0",
+    "tcp://127.0.0.1",
+    "tcp://127.0.0.1:0",
+    "tcp://127.0.0.1:99999",
+    "tcp://h:1/path",
+    "udp://h:1",
+    "http://x:80",
+  ])("%j is ARMB_ERR_LINK_URL", (url) => {
+    let error: unknown;
+    try {
+      linkForUrl(url);
+    } catch (e) {
+      error = e;
+    }
+    expect(isArmbridgeError(error, "ARMB_ERR_LINK_URL")).toBe(true);
+  });
 });
 
 describe("TcpLink", () => {

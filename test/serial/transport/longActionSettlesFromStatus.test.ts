@@ -30,8 +30,24 @@ describe("a long action among more than 16 newer short ones", () => {
     const clock = realClock();
     const faults = new FaultPlan(7, NO_FAULTS);
     const effects = new MemoryEffects();
-    const arm = new SimulatedArm({ axes: actuatorsOf(config), clock, faults, effects, motionTime: { kind: "profile" }, logger });
-    const session = new DeviceSession({ arm, clock, faults, firmwareVersion: "sim-in-process", logger, statusHz: 50, watchdogMs: 0, ackDelayMs: 0 });
+    const arm = new SimulatedArm({
+      axes: actuatorsOf(config),
+      clock,
+      faults,
+      effects,
+      motionTime: { kind: "profile" },
+      logger,
+    });
+    const session = new DeviceSession({
+      arm,
+      clock,
+      faults,
+      firmwareVersion: "sim-in-process",
+      logger,
+      statusHz: 50,
+      watchdogMs: 0,
+      ackDelayMs: 0,
+    });
     const { host, device } = createMemoryLinkPair();
     session.attach((bytes) => device.write(bytes));
     const fromHost = new FrameDecoder();
@@ -51,7 +67,10 @@ describe("a long action among more than 16 newer short ones", () => {
     await transport.open();
 
     // About 7 s (2 rad at 0.3 rad/s): headroom for the short ones on a loaded machine.
-    const long = transport.runMotion({ actionId: "long", targets: { shoulder_pan: 2 }, speed: 0.15 }, AbortSignal.timeout(30_000));
+    const long = transport.runMotion(
+      { actionId: "long", targets: { shoulder_pan: 2 }, speed: 0.15 },
+      AbortSignal.timeout(30_000),
+    );
     for (let i = 0; i < 18; i += 1) {
       const short = await transport.runMotion(
         { actionId: `short-${i}`, targets: { elbow: i % 2 === 0 ? 1.01 : 1 }, speed: 1 },
@@ -67,6 +86,8 @@ describe("a long action among more than 16 newer short ones", () => {
 
     expect(await long).toMatchObject({ kind: "ended", record: { actionId: "long", state: "reached", moved: true } });
     expect(hostOps).not.toContain("QUERY_ACTION");
-    expect(effects.events.filter((e) => e.event === "motion_end" && e.action_id === "long")).toMatchObject([{ outcome: "reached" }]);
+    expect(effects.events.filter((e) => e.event === "motion_end" && e.action_id === "long")).toMatchObject([
+      { outcome: "reached" },
+    ]);
   });
 });

@@ -12,9 +12,15 @@ afterEach(async () => {
 describe("a QUERY_ACTION out when the device's reboot is seen", () => {
   it("answers unknown (the device forgot the action), not 'could not ask'", async () => {
     // Long ACK timeout: the new boot's first STATUS, not a timeout, ends the query.
-    const { device, transport } = scriptedRig(config, cleanups, { statusMs: 20, transport: { ackTimeoutMs: 3000, completionPollMs: 60_000 } });
+    const { device, transport } = scriptedRig(config, cleanups, {
+      statusMs: 20,
+      transport: { ackTimeoutMs: 3000, completionPollMs: 60_000 },
+    });
     await transport.open();
-    const run = transport.runMotion({ actionId: "a-q-reboot", targets: { elbow: 0.5 }, speed: 0.5 }, AbortSignal.timeout(10_000));
+    const run = transport.runMotion(
+      { actionId: "a-q-reboot", targets: { elbow: 0.5 }, speed: 0.5 },
+      AbortSignal.timeout(10_000),
+    );
     await until(() => device.executions.get("a-q-reboot") === 1, "the MOVE ran");
     // The device power-cycles as the query arrives; its answer is lost on the wire.
     device.loseReplies.set("QUERY_ACTION", 1);

@@ -4,7 +4,12 @@ import { SerialTransport, type SerialTransportOptions } from "../../../src/trans
 import { ScriptedDevice } from "./ScriptedDevice.js";
 
 /** Fast timings for a scripted device on a memory link. */
-export const FAST_TRANSPORT: SerialTransportOptions = { ackTimeoutMs: 30, maxResends: 3, completionPollMs: 100, backoff: { initialMs: 10, maxMs: 40 } };
+export const FAST_TRANSPORT: SerialTransportOptions = {
+  ackTimeoutMs: 30,
+  maxResends: 3,
+  completionPollMs: 100,
+  backoff: { initialMs: 10, maxMs: 40 },
+};
 
 /**
  * A SerialTransport wired to a ScriptedDevice over an in-memory link; the
@@ -17,7 +22,10 @@ export function scriptedRig(
   options: { transport?: SerialTransportOptions; statusMs?: number } = {},
 ): { device: ScriptedDevice; transport: SerialTransport } {
   const { host, device: end } = createMemoryLinkPair();
-  const device = options.statusMs === undefined ? new ScriptedDevice(end, config) : new ScriptedDevice(end, config, options.statusMs);
+  const device =
+    options.statusMs === undefined
+      ? new ScriptedDevice(end, config)
+      : new ScriptedDevice(end, config, options.statusMs);
   const transport = new SerialTransport(config, host, { ...FAST_TRANSPORT, ...options.transport });
   cleanups.push(async () => {
     await transport.close();

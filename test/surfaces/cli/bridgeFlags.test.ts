@@ -13,8 +13,23 @@ function usageError(argv: string[]): unknown {
 
 describe("parseBridgeFlags", () => {
   it("takes --serial, --config and --data out and leaves the rest in order", () => {
-    const { options, rest } = parseBridgeFlags(["serve", "--serial", "tcp://127.0.0.1:9", "--http", "127.0.0.1:0", "--config=arm.yaml", "--data", "/tmp/d", "x"]);
-    expect(options).toEqual({ config: "arm.yaml", dataDir: "/tmp/d", otherArm: "refuse", transport: { kind: "serial", link: "tcp://127.0.0.1:9" } });
+    const { options, rest } = parseBridgeFlags([
+      "serve",
+      "--serial",
+      "tcp://127.0.0.1:9",
+      "--http",
+      "127.0.0.1:0",
+      "--config=arm.yaml",
+      "--data",
+      "/tmp/d",
+      "x",
+    ]);
+    expect(options).toEqual({
+      config: "arm.yaml",
+      dataDir: "/tmp/d",
+      otherArm: "refuse",
+      transport: { kind: "serial", link: "tcp://127.0.0.1:9" },
+    });
     expect(rest).toEqual(["serve", "--http", "127.0.0.1:0", "x"]);
   });
 
@@ -28,13 +43,31 @@ describe("parseBridgeFlags", () => {
   });
 
   it("passes --ros-args through to rcl up to a lone --", () => {
-    const { options, rest } = parseBridgeFlags(["--ros-args", "-p", "a:=1", "-r", "__ns:=/arm", "--", "after", "--params-file", "p.yaml"]);
-    expect(options.transport).toEqual({ kind: "ros2", argv: ["armbridge", "--ros-args", "-p", "a:=1", "-r", "__ns:=/arm"], paramsFile: "p.yaml" });
+    const { options, rest } = parseBridgeFlags([
+      "--ros-args",
+      "-p",
+      "a:=1",
+      "-r",
+      "__ns:=/arm",
+      "--",
+      "after",
+      "--params-file",
+      "p.yaml",
+    ]);
+    expect(options.transport).toEqual({
+      kind: "ros2",
+      argv: ["armbridge", "--ros-args", "-p", "a:=1", "-r", "__ns:=/arm"],
+      paramsFile: "p.yaml",
+    });
     expect(rest).toEqual(["after"]);
   });
 
   it("accepts --ros alone", () => {
-    expect(parseBridgeFlags(["--ros"]).options.transport).toEqual({ kind: "ros2", argv: ["armbridge"], paramsFile: undefined });
+    expect(parseBridgeFlags(["--ros"]).options.transport).toEqual({
+      kind: "ros2",
+      argv: ["armbridge"],
+      paramsFile: undefined,
+    });
   });
 
   it("allows no transport when the command says it is optional", () => {

@@ -30,18 +30,24 @@ function io(options: { tty: boolean; env?: NodeJS.ProcessEnv }): { io: CliIo; ou
 const names = (help: string, flag: string): boolean => new RegExp(`(^|[\\s\\[(|])--${flag}(?![\\w-])`, "m").test(help);
 
 describe("one CLI convention for every command", () => {
-  it.each(Object.keys(LOCAL))("`%s --help`: one Usage: line, a Flags: section, every flag it parses named", async (name) => {
-    const command = await LOCAL[name]!.load();
-    expect(command.help.startsWith(`Usage: armbridge ${name}`)).toBe(true);
-    expect(command.help.match(/^Usage:/gm)).toHaveLength(1);
-    expect(command.help).toMatch(/^Flags:$/m);
-    expect(command.flags.length).toBeGreaterThan(0);
-    for (const flag of command.flags) {
-      expect(names(command.help, flag), `${name} --help names --${flag}`).toBe(true);
-      // Listed in the Flags: section itself, not only mentioned in the prose.
-      expect(command.help.slice(command.help.search(/^Flags:$/m)), `${name} --help lists --${flag} under Flags:`).toMatch(new RegExp(`^ +--${flag}(?![\\w-])`, "m"));
-    }
-  });
+  it.each(Object.keys(LOCAL))(
+    "`%s --help`: one Usage: line, a Flags: section, every flag it parses named",
+    async (name) => {
+      const command = await LOCAL[name]!.load();
+      expect(command.help.startsWith(`Usage: armbridge ${name}`)).toBe(true);
+      expect(command.help.match(/^Usage:/gm)).toHaveLength(1);
+      expect(command.help).toMatch(/^Flags:$/m);
+      expect(command.flags.length).toBeGreaterThan(0);
+      for (const flag of command.flags) {
+        expect(names(command.help, flag), `${name} --help names --${flag}`).toBe(true);
+        // Listed in the Flags: section itself, not only mentioned in the prose.
+        expect(
+          command.help.slice(command.help.search(/^Flags:$/m)),
+          `${name} --help lists --${flag} under Flags:`,
+        ).toMatch(new RegExp(`^ +--${flag}(?![\\w-])`, "m"));
+      }
+    },
+  );
 
   it.each([
     ["agent", AGENT_USAGE, [...Object.keys(AGENT_FLAGS), ...BRIDGE_FLAG_NAMES]],
@@ -54,14 +60,28 @@ describe("one CLI convention for every command", () => {
     for (const flag of flags) expect(names(help, flag), `${name} --help names --${flag}`).toBe(true);
   });
 
-  it.each(["call", "actions", "confirm", "approvals", "approve", "decline", "recover", "tools", "halt", "release", "status"])("`%s` prints records and takes --json", async (name) => {
+  it.each([
+    "call",
+    "actions",
+    "confirm",
+    "approvals",
+    "approve",
+    "decline",
+    "recover",
+    "tools",
+    "halt",
+    "release",
+    "status",
+  ])("`%s` prints records and takes --json", async (name) => {
     expect((await LOCAL[name]!.load()).flags).toContain("json");
   });
 
   it("--version prints the package's version", async () => {
     const m = io({ tty: true });
     expect(await runCli(["--version"], m.io)).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8")) as {
+      version: string;
+    };
     expect(m.out()).toBe(`armbridge ${pkg.version}\n`);
   });
 
@@ -75,7 +95,9 @@ describe("one CLI convention for every command", () => {
     // The paragraph every motion tool shares is said once, as a note each of them points to; bounds are rounded for a person.
     expect(human.out().match(/Blocks until the motion ends\./g)).toHaveLength(1);
     expect(human.out().match(/unknown \(do NOT re-run; a person must confirm\)/g)?.length).toBeLessThanOrEqual(2);
-    expect(human.out()).toMatch(/^move_joints \(motion[^\n]*\n(?: {4}[^\n]*\n)+ {2}Move one or more arm joints[^\n]*\(notes 1, 2\)$/m);
+    expect(human.out()).toMatch(
+      /^move_joints \(motion[^\n]*\n(?: {4}[^\n]*\n)+ {2}Move one or more arm joints[^\n]*\(notes 1, 2\)$/m,
+    );
     expect(human.out()).toMatch(/^ {2}1\. Blocks until the motion ends\.$/m);
     expect(human.out()).not.toContain("6.283185307179586");
     expect(human.out()).toContain("roll: number -6.283..6.283");
@@ -100,18 +122,43 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
     env = { ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN };
     const elbow = config.arm.joints[2]!;
     arm.nextEndings.push("reach", "stall_after_moving");
-    await bridge.executor.execute([{ id: "c-1", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.1 } } }]);
-    const [r] = await bridge.executor.execute([{ id: "c-2", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.3 } } }]);
+    await bridge.executor.execute([
+      { id: "c-1", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.1 } } },
+    ]);
+    const [r] = await bridge.executor.execute([
+      { id: "c-2", name: "move_joints", args: { positions: { [elbow.name]: elbow.home + 0.3 } } },
+    ]);
     if (r?.result.status !== "unknown") throw new Error("expected an unknown");
     bridge.executor.confirm(r.result.action_id!, { outcome: "partial", operator: "ana" });
     // `armbridge call` itself, through the API: recorded as the CLI's call.
     const called = io({ tty: false, env });
-    expect(await runCli(["call", "move_joints", "--args", JSON.stringify({ positions: { [elbow.name]: elbow.home } }), "--id", "c-3"], called.io)).toBe(0);
+    expect(
+      await runCli(
+        ["call", "move_joints", "--args", JSON.stringify({ positions: { [elbow.name]: elbow.home } }), "--id", "c-3"],
+        called.io,
+      ),
+    ).toBe(0);
     // A gated motion an operator approved, which a halt then cut short (written as the executor writes them).
     const command = { actionId: "act_gated", targets: { [elbow.name]: elbow.home + 0.2 }, speed: 0.5 };
     const approval = { approvalId: "apr_1", operator: "bo", at: Date.now(), note: "cell clear" };
-    bridge.ledger.recordIntent({ actionId: "act_gated", callId: "c-4", tool: "move_joints", args: {}, argsHash: "h4", resources: [`joint:${elbow.name}`], command, approval });
-    bridge.ledger.settle("act_gated", { state: "halted", timedOut: false, settledBy: "operator", operator: "ana", message: "halted", evidence: { pose: { [elbow.name]: elbow.home + 0.1 } } });
+    bridge.ledger.recordIntent({
+      actionId: "act_gated",
+      callId: "c-4",
+      tool: "move_joints",
+      args: {},
+      argsHash: "h4",
+      resources: [`joint:${elbow.name}`],
+      command,
+      approval,
+    });
+    bridge.ledger.settle("act_gated", {
+      state: "halted",
+      timedOut: false,
+      settledBy: "operator",
+      operator: "ana",
+      message: "halted",
+      evidence: { pose: { [elbow.name]: elbow.home + 0.1 } },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -126,7 +173,9 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
     expect(lines).toHaveLength(5);
     expect(lines[1]).toMatch(/act_gated +move_joints +- +halted +bo +operator ana +/);
     expect(lines[2]).toMatch(/act_\S+ +move_joints +cli armbridge call +done +- +completion +Reached the target/);
-    expect(lines[3]).toMatch(/act_\S+ +move_joints +- +confirmed_partial +- +operator ana +ana confirmed it stopped part-way/);
+    expect(lines[3]).toMatch(
+      /act_\S+ +move_joints +- +confirmed_partial +- +operator ana +ana confirmed it stopped part-way/,
+    );
     expect(lines[4]).toMatch(/act_\S+ +move_joints +- +done +- +completion +Reached the target/);
     expect(() => {
       JSON.parse(m.out());
@@ -134,8 +183,13 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
   });
 
   it("--json (and any stdout that is not a terminal) prints the API's page unchanged", async () => {
-    const page: unknown = await (await fetch(`${server.url}/v1/actions`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
-    for (const [args, tty] of [[["actions", "--json"], true], [["actions"], false]] as const) {
+    const page: unknown = await (
+      await fetch(`${server.url}/v1/actions`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json();
+    for (const [args, tty] of [
+      [["actions", "--json"], true],
+      [["actions"], false],
+    ] as const) {
       const m = io({ tty, env });
       expect(await runCli(args, m.io)).toBe(0);
       const printed: unknown = JSON.parse(m.out());
@@ -155,12 +209,17 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
   });
 
   it("--state stopped lists what the model was told `stopped` (halted and confirmed_partial); halted still names the ledger's state", async () => {
-    for (const [word, expected] of [["stopped", ["halted", "confirmed_partial"]], ["halted", ["halted"]]] as const) {
+    for (const [word, expected] of [
+      ["stopped", ["halted", "confirmed_partial"]],
+      ["halted", ["halted"]],
+    ] as const) {
       const m = io({ tty: false, env });
       expect(await runCli(["actions", "--state", word], m.io)).toBe(0);
       expect((JSON.parse(m.out()) as { actions: { state: string }[] }).actions.map((a) => a.state)).toEqual(expected);
     }
-    const res = await fetch(`${server.url}/v1/actions?state=stopped`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await fetch(`${server.url}/v1/actions?state=stopped`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(((await res.json()) as { actions: { action_id: string }[] }).actions[0]?.action_id).toBe("act_gated");
   });
 
@@ -170,7 +229,10 @@ describe("`armbridge actions`: a table for a person, today's JSON for a machine"
     expect(m.out()).toMatch(/^ {2}Approved by bo at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: cell clear$/m);
     const j = io({ tty: false, env });
     expect(await runCli(["actions", "act_gated"], j.io)).toBe(0);
-    expect(JSON.parse(j.out())).toMatchObject({ approval: { id: "apr_1", operator: "bo", note: "cell clear" }, client: null });
+    expect(JSON.parse(j.out())).toMatchObject({
+      approval: { id: "apr_1", operator: "bo", note: "cell clear" },
+      client: null,
+    });
     const cli = bridge.ledger.list({ limit: 10 }).find((r) => r.callId === "c-3");
     expect(cli?.client).toEqual({ kind: "cli", name: "armbridge call" });
   });

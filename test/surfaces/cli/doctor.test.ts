@@ -1,6 +1,17 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { stringify } from "yaml";
@@ -41,7 +52,14 @@ function setUp(): { dir: string; config: string; frame: string; data: string } {
 }
 
 async function bus(layout?: BusLayoutFile): Promise<RunningBusSimulator> {
-  const sim = await startBusSimulator({ bus: "feetech_sts", armConfig: loadConfig("config/so101.yaml"), link: "pty", seed: 1, effects: new MemoryEffects(), ...(layout ? { layout } : {}) });
+  const sim = await startBusSimulator({
+    bus: "feetech_sts",
+    armConfig: loadConfig("config/so101.yaml"),
+    link: "pty",
+    seed: 1,
+    effects: new MemoryEffects(),
+    ...(layout ? { layout } : {}),
+  });
   cleanup.push(() => sim.close());
   return sim;
 }
@@ -54,7 +72,8 @@ async function doctor(args: string[]): Promise<{ code: number; checks: DoctorChe
   return { code, checks: report.checks };
 }
 
-const byStatus = (checks: DoctorCheck[], status: DoctorCheck["status"]): DoctorCheck[] => checks.filter((c) => c.status === status);
+const byStatus = (checks: DoctorCheck[], status: DoctorCheck["status"]): DoctorCheck[] =>
+  checks.filter((c) => c.status === status);
 
 describe.skipIf(!socatOnPath())("armbridge doctor on a simulated SO-101 behind a PTY (skipped without socat)", () => {
   it("a healthy set-up: every check OK, exit 0", async () => {
@@ -68,17 +87,36 @@ describe.skipIf(!socatOnPath())("armbridge doctor on a simulated SO-101 behind a
     cleanup.push(async () => clearInterval(writer));
     const sim = await bus();
     const r = await doctor(["--config", config, "--serial", sim.link, "--data", data]);
-    expect(byStatus(r.checks, "WARN").concat(byStatus(r.checks, "FAIL")), JSON.stringify(r.checks, null, 1)).toEqual([]);
+    expect(byStatus(r.checks, "WARN").concat(byStatus(r.checks, "FAIL")), JSON.stringify(r.checks, null, 1)).toEqual(
+      [],
+    );
     expect(r.code).toBe(0);
     const names = r.checks.map((c) => c.check);
-    for (const n of ["config", "device", "latency timer", "ledger", "link", "servo 1", "servo 6", "servo errors", "supply", "temperature", "calibration", "envelope", "camera desk"]) expect(names).toContain(n);
+    for (const n of [
+      "config",
+      "device",
+      "latency timer",
+      "ledger",
+      "link",
+      "servo 1",
+      "servo 6",
+      "servo errors",
+      "supply",
+      "temperature",
+      "calibration",
+      "envelope",
+      "camera desk",
+    ])
+      expect(names).toContain(n);
   });
 
   it("a servo missing and a stale camera: FAIL lines naming each, exit 1", async () => {
     const { config, frame, data } = setUp();
     const old = (Date.now() - 10_000) / 1000;
     utimesSync(frame, old, old);
-    const sim = await bus({ servos: ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_roll", "gripper"].map((joint) => ({ joint })) });
+    const sim = await bus({
+      servos: ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_roll", "gripper"].map((joint) => ({ joint })),
+    });
     const r = await doctor(["--config", config, "--serial", sim.link, "--data", data]);
     expect(r.code).toBe(1);
     const failed = byStatus(r.checks, "FAIL");
@@ -90,31 +128,38 @@ describe.skipIf(!socatOnPath())("armbridge doctor on a simulated SO-101 behind a
   // As root every device is writable, so the doctor then runs as `nobody` (the built CLI), for whom the PTY is not.
   const root = process.getuid?.() === 0;
   const cli = resolve("dist/src/surfaces/cli/main.js");
-  it.skipIf(root && !existsSync(cli))("an unwritable device: FAIL naming it with the dialout fix, exit 1 (as root: needs dist, npm run build)", async () => {
-    const { dir, config, data } = setUp();
-    const sim = await bus();
-    const device = realpathSync(sim.link);
-    let r: { code: number; checks: DoctorCheck[] };
-    if (root) {
-      for (const d of [dir, dirname(sim.link)]) chmodSync(d, 0o755);
-      chmodSync(data, 0o777);
-      const child = spawn(process.execPath, [cli, "doctor", "--config", config, "--serial", sim.link, "--data", data, "--json"], { uid: 65534, gid: 65534, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-      const [code] = (await once(child, "exit")) as [number];
-      r = { code, checks: (JSON.parse(out.trim().split("\n").pop() ?? "{}") as { checks: DoctorCheck[] }).checks };
-    } else {
-      chmodSync(device, 0o444);
-      cleanup.push(() => chmodSync(device, 0o620));
-      r = await doctor(["--config", config, "--serial", sim.link, "--data", data]);
-    }
-    expect(r.code).toBe(1);
-    const line = r.checks.find((c) => c.check === "device");
-    expect(line?.status, JSON.stringify(r.checks, null, 1)).toBe("FAIL");
-    expect(line?.detail).toContain(sim.link);
-    expect(line?.detail).toMatch(/not writable/);
-    expect(line?.fix).toMatch(/usermod -aG|log out|access/);
-  });
+  it.skipIf(root && !existsSync(cli))(
+    "an unwritable device: FAIL naming it with the dialout fix, exit 1 (as root: needs dist, npm run build)",
+    async () => {
+      const { dir, config, data } = setUp();
+      const sim = await bus();
+      const device = realpathSync(sim.link);
+      let r: { code: number; checks: DoctorCheck[] };
+      if (root) {
+        for (const d of [dir, dirname(sim.link)]) chmodSync(d, 0o755);
+        chmodSync(data, 0o777);
+        const child = spawn(
+          process.execPath,
+          [cli, "doctor", "--config", config, "--serial", sim.link, "--data", data, "--json"],
+          { uid: 65534, gid: 65534, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        let out = "";
+        child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+        const [code] = (await once(child, "exit")) as [number];
+        r = { code, checks: (JSON.parse(out.trim().split("\n").pop() ?? "{}") as { checks: DoctorCheck[] }).checks };
+      } else {
+        chmodSync(device, 0o444);
+        cleanup.push(() => chmodSync(device, 0o620));
+        r = await doctor(["--config", config, "--serial", sim.link, "--data", data]);
+      }
+      expect(r.code).toBe(1);
+      const line = r.checks.find((c) => c.check === "device");
+      expect(line?.status, JSON.stringify(r.checks, null, 1)).toBe("FAIL");
+      expect(line?.detail).toContain(sim.link);
+      expect(line?.detail).toMatch(/not writable/);
+      expect(line?.fix).toMatch(/usermod -aG|log out|access/);
+    },
+  );
 });
 
 describe("doctor's checks on their own", () => {
@@ -129,12 +174,18 @@ describe("doctor's checks on their own", () => {
     expect(slow.fix).toContain("echo 1 | sudo tee");
     writeFileSync(join(dir, "latency_timer"), "1\n");
     expect(latencyTimerOf("ttyUSB0", sys).status).toBe("OK");
-    expect(latencyTimerOf("ttyACM0", sys)).toMatchObject({ status: "OK", detail: expect.stringMatching(/no latency timer/) });
+    expect(latencyTimerOf("ttyACM0", sys)).toMatchObject({
+      status: "OK",
+      detail: expect.stringMatching(/no latency timer/),
+    });
   });
 
   it("judges controllers by controller_manager's list: loaded and active, else FAIL naming which", () => {
     expect(judgeControllers(["arm_controller"], [{ name: "arm_controller", state: "active" }]).status).toBe("OK");
-    const inactive = judgeControllers(["arm_controller", "gripper_controller"], [{ name: "arm_controller", state: "inactive" }]);
+    const inactive = judgeControllers(
+      ["arm_controller", "gripper_controller"],
+      [{ name: "arm_controller", state: "inactive" }],
+    );
     expect(inactive.status).toBe("FAIL");
     expect(inactive.detail).toMatch(/arm_controller is inactive; gripper_controller is not loaded/);
   });
@@ -145,6 +196,9 @@ describe("doctor's checks on their own", () => {
     await new Promise((r) => setImmediate(r));
     const { checks } = JSON.parse(io.out().trim().split("\n").pop() ?? "{}") as { checks: DoctorCheck[] };
     expect(code).toBe(1);
-    expect(checks.find((c) => c.check === "ros")).toMatchObject({ status: "FAIL", fix: expect.stringMatching(/source \/opt\/ros/) });
+    expect(checks.find((c) => c.check === "ros")).toMatchObject({
+      status: "FAIL",
+      fix: expect.stringMatching(/source \/opt\/ros/),
+    });
   });
 });

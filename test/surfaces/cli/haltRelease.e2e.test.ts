@@ -30,7 +30,9 @@ interface CallAnswer {
 }
 
 async function state(): Promise<{ halted: boolean }> {
-  return (await (await fetch(`${url}/v1/state`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { halted: boolean };
+  return (await (await fetch(`${url}/v1/state`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+    halted: boolean;
+  };
 }
 
 async function until<T>(probe: () => T | undefined, ms: number): Promise<T> {
@@ -47,8 +49,29 @@ describe.skipIf(!built)("armbridge halt / release against serve and firmware-sim
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-halt-e2e-"));
     // Slow motions, so a halt lands while one is under way.
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "3", "--motion-time", "fixed:4000", "--effects-log", effectsPath()]);
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
+    sim = await startReady(SIM, [
+      "--link",
+      "tcp",
+      "--port",
+      "0",
+      "--seed",
+      "3",
+      "--motion-time",
+      "fixed:4000",
+      "--effects-log",
+      effectsPath(),
+    ]);
+    serve = await startReady(CLI, [
+      "serve",
+      "--serial",
+      String(sim.ready.link),
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data"),
+    ]);
     url = String(serve.ready.http);
     env = { ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN };
   });
@@ -61,28 +84,49 @@ describe.skipIf(!built)("armbridge halt / release against serve and firmware-sim
 
   it("halt cuts a motion short and latches; every motion is refused ARMB_ERR_HALTED and nothing moves until `release --operator`; then a motion runs once", async () => {
     // A motion under way when the operator halts.
-    const running = runCli(["call", "move_joints", "--args", '{"positions":{"shoulder_pan":0.6}}', "--id", "hr-running"], env);
+    const running = runCli(
+      ["call", "move_joints", "--args", '{"positions":{"shoulder_pan":0.6}}', "--id", "hr-running"],
+      env,
+    );
     const runningId = await until(() => starts()[0], 10_000);
 
     const halt = await runCli(["halt", "--operator", "Ada", "--note", "hand in the cell"], env);
     expect(halt.code, halt.stderr).toBe(0);
-    const halted = JSON.parse(halt.stdout) as { halted: boolean; halt: { halt_id: string; source: string; operator: string } };
+    const halted = JSON.parse(halt.stdout) as {
+      halted: boolean;
+      halt: { halt_id: string; source: string; operator: string };
+    };
     expect(halted).toMatchObject({ halted: true, halt: { source: "cli", operator: "Ada" } });
     expect((await state()).halted).toBe(true);
 
     // The motion it cut short settles stopped (by the operator, at the pose it stopped at), and the arm says so too.
     const cut = JSON.parse((await running).stdout) as CallAnswer;
     expect(cut.response.output).toMatchObject({ status: "stopped", settled_by: "operator" });
-    const ended = await until(() => readEffects(effectsPath()).find((e) => e.event === "motion_end" && e.action_id === runningId), 5000);
+    const ended = await until(
+      () => readEffects(effectsPath()).find((e) => e.event === "motion_end" && e.action_id === runningId),
+      5000,
+    );
     expect(ended.outcome).toBe("stopped");
     const startsAtHalt = starts().length;
 
     // Latched: refused with the code, by the CLI and over HTTP alike.
-    const refused = await runCli(["call", "move_joints", "--args", '{"positions":{"elbow":0.3}}', "--id", "hr-refused"], env);
+    const refused = await runCli(
+      ["call", "move_joints", "--args", '{"positions":{"elbow":0.3}}', "--id", "hr-refused"],
+      env,
+    );
     expect(refused.code).toBe(0);
-    expect((JSON.parse(refused.stdout) as CallAnswer).response.output).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED" });
-    const pose = await runCli(["call", "move_to_named_pose", "--args", '{"pose":"ready"}', "--id", "hr-refused-pose"], env);
-    expect((JSON.parse(pose.stdout) as CallAnswer).response.output).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_HALTED" });
+    expect((JSON.parse(refused.stdout) as CallAnswer).response.output).toMatchObject({
+      status: "blocked",
+      error_code: "ARMB_ERR_HALTED",
+    });
+    const pose = await runCli(
+      ["call", "move_to_named_pose", "--args", '{"pose":"ready"}', "--id", "hr-refused-pose"],
+      env,
+    );
+    expect((JSON.parse(pose.stdout) as CallAnswer).response.output).toMatchObject({
+      status: "blocked",
+      error_code: "ARMB_ERR_HALTED",
+    });
 
     // A release needs a name, and a name only.
     const anonymous = await runCli(["release"], env);
@@ -100,11 +144,16 @@ describe.skipIf(!built)("armbridge halt / release against serve and firmware-sim
     expect(starts()).toHaveLength(startsAtHalt);
 
     // Released: the next motion runs, once.
-    const after = await runCli(["call", "move_joints", "--args", '{"positions":{"elbow":0.3}}', "--id", "hr-after"], env);
+    const after = await runCli(
+      ["call", "move_joints", "--args", '{"positions":{"elbow":0.3}}', "--id", "hr-after"],
+      env,
+    );
     const output = (JSON.parse(after.stdout) as CallAnswer).response.output!;
     expect(output).toMatchObject({ status: "done" });
     expect(starts().slice(startsAtHalt)).toEqual([output.action_id]);
-    expect(readEffects(effectsPath()).find((e) => e.event === "motion_end" && e.action_id === output.action_id)?.outcome).toBe("reached");
+    expect(
+      readEffects(effectsPath()).find((e) => e.event === "motion_end" && e.action_id === output.action_id)?.outcome,
+    ).toBe("reached");
 
     // Nothing left to release: a coded error, exit 1.
     const twice = await runCli(["release", "--operator", "Ada"], env);

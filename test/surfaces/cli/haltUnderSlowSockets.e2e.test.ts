@@ -28,8 +28,33 @@ describe.skipIf(!built)("HALT under 200 slow sockets, judged by the effects log 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-halt-load-"));
     effectsLog = join(dir, "effects.jsonl");
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "3", "--motion-time", "fixed:20000", "--effects-log", effectsLog]);
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")], { XDG_STATE_HOME: join(dir, "xdg") });
+    sim = await startReady(SIM, [
+      "--link",
+      "tcp",
+      "--port",
+      "0",
+      "--seed",
+      "3",
+      "--motion-time",
+      "fixed:20000",
+      "--effects-log",
+      effectsLog,
+    ]);
+    serve = await startReady(
+      CLI,
+      [
+        "serve",
+        "--serial",
+        String(sim.ready.link),
+        "--http",
+        "127.0.0.1:0",
+        "--token",
+        TOKEN,
+        "--data",
+        join(dir, "data"),
+      ],
+      { XDG_STATE_HOME: join(dir, "xdg") },
+    );
     url = new URL(String(serve.ready.http));
   });
 
@@ -44,7 +69,9 @@ describe.skipIf(!built)("HALT under 200 slow sockets, judged by the effects log 
   function slowBody(withToken: boolean): Promise<void> {
     return new Promise((resolve) => {
       const s = connect(Number(url.port), url.hostname, () => {
-        s.write(`POST /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\n${withToken ? `Authorization: Bearer ${TOKEN}\r\n` : ""}Content-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"calls":`);
+        s.write(
+          `POST /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\n${withToken ? `Authorization: Bearer ${TOKEN}\r\n` : ""}Content-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"calls":`,
+        );
         resolve();
       });
       s.on("error", () => resolve());
@@ -57,22 +84,31 @@ describe.skipIf(!built)("HALT under 200 slow sockets, judged by the effects log 
     const motion = fetch(new URL("/v1/calls", url), {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ calls: [{ id: "long-one", name: "move_joints", args: { positions: { wrist_3: 2.5 } } }], deadline_ms: 60_000 }),
+      body: JSON.stringify({
+        calls: [{ id: "long-one", name: "move_joints", args: { positions: { wrist_3: 2.5 } } }],
+        deadline_ms: 60_000,
+      }),
     });
-    for (let i = 0; i < 400 && !readEffects(effectsLog).some((e) => e.event === "motion_start"); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && !readEffects(effectsLog).some((e) => e.event === "motion_start"); i++)
+      await new Promise((r) => setTimeout(r, 25));
     const start = readEffects(effectsLog).find((e) => e.event === "motion_start");
     expect(start, "the long motion started").toBeDefined();
 
     await Promise.all(Array.from({ length: SLOW_SOCKETS }, (_, i) => slowBody(i % 2 === 0)));
     const sentAt = Date.now();
-    const halt = await fetch(new URL("/v1/halt", url), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ operator: "h4" }) });
+    const halt = await fetch(new URL("/v1/halt", url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ operator: "h4" }),
+    });
     expect(halt.status).toBe(200);
     expect(((await halt.json()) as { halted: boolean }).halted).toBe(true);
 
     // Ground truth: the motion ended stopped, short of its target, within 1 s of the HALT. The HALT's
     // answer can come before the simulator has written the motion's end (it decelerates first), so the
     // log is read until the end is there; the time judged is the simulator's own stamp of it.
-    const endOf = (): ReturnType<typeof readEffects>[number] | undefined => readEffects(effectsLog).find((e) => e.event === "motion_end" && e.action_id === start?.action_id);
+    const endOf = (): ReturnType<typeof readEffects>[number] | undefined =>
+      readEffects(effectsLog).find((e) => e.event === "motion_end" && e.action_id === start?.action_id);
     for (let i = 0; i < 200 && endOf() === undefined; i++) await new Promise((r) => setTimeout(r, 25));
     const end = endOf();
     expect(end?.outcome).toBe("stopped");

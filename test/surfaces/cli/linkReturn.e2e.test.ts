@@ -8,7 +8,8 @@ import { CLI, interrupt, ROOT, SIM, startReady, type ReadyProcess } from "./proc
 // Real processes from dist/: `armbridge serve` on `armbridge-sim --bus`, the simulator killed and started again
 // on the same port, or losing power on cue — what a bumped USB cable or a browned-out servo supply does to an arm.
 const built = existsSync(CLI) && existsSync(SIM);
-if (!built) console.warn(`skipping the link-return end-to-end: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
+if (!built)
+  console.warn(`skipping the link-return end-to-end: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
 
 const TOKEN = "link-return-e2e-token";
 const running: ReadyProcess[] = [];
@@ -20,7 +21,11 @@ afterEach(async () => {
 
 interface LinkView {
   readonly state: string;
-  readonly last_loss?: { readonly returned_at?: number; readonly incarnation_changed?: boolean; readonly in_flight: readonly string[] };
+  readonly last_loss?: {
+    readonly returned_at?: number;
+    readonly incarnation_changed?: boolean;
+    readonly in_flight: readonly string[];
+  };
   readonly incarnation?: string;
 }
 
@@ -34,7 +39,10 @@ async function api(url: string, path: string, body?: unknown): Promise<Record<st
 }
 
 async function move(url: string, id: string, positions: Record<string, number>): Promise<Record<string, unknown>> {
-  const out = (await api(url, "/v1/calls", { calls: [{ id, name: "move_joints", args: { positions, speed: 0.5 } }], deadline_ms: 15_000 })) as { responses: { response: { output: Record<string, unknown> } }[] };
+  const out = (await api(url, "/v1/calls", {
+    calls: [{ id, name: "move_joints", args: { positions, speed: 0.5 } }],
+    deadline_ms: 15_000,
+  })) as { responses: { response: { output: Record<string, unknown> } }[] };
   return out.responses[0]!.response.output;
 }
 
@@ -54,9 +62,34 @@ describe.skipIf(!built).each([
 ])("an arm on a %s bus that goes away and comes back (%s, needs dist: npm run build)", (protocol, file) => {
   const config = join(ROOT, "config", file);
   const sim = (dir: string, port: number, name: string, extra: readonly string[] = []) =>
-    startReady(SIM, ["--bus", protocol, "--config", config, "--link", "tcp", "--port", String(port), "--effects-log", join(dir, `${name}.jsonl`), ...extra]);
+    startReady(SIM, [
+      "--bus",
+      protocol,
+      "--config",
+      config,
+      "--link",
+      "tcp",
+      "--port",
+      String(port),
+      "--effects-log",
+      join(dir, `${name}.jsonl`),
+      ...extra,
+    ]);
   // Every move bends the elbow up (negative): bent down, the gripper's volume meets the table (floor_z) on these arms.
-  const serve = (dir: string, link: string) => startReady(CLI, ["serve", "--config", config, "--serial", link, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
+  const serve = (dir: string, link: string) =>
+    startReady(CLI, [
+      "serve",
+      "--config",
+      config,
+      "--serial",
+      link,
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data"),
+    ]);
 
   it("killed and started again on the same port: connected again, nothing moved meanwhile, the next move_joints runs once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-link-return-"));
@@ -78,7 +111,10 @@ describe.skipIf(!built).each([
     // A restarted simulator is a fresh device: its servos came up with torque off — a new incarnation, armed again holding where they are.
     expect(back.last_loss).toMatchObject({ incarnation_changed: true, in_flight: [] });
     await new Promise((r) => setTimeout(r, 300));
-    expect(readEffects(join(dir, "second.jsonl")).filter((e) => e.event === "motion_start"), "nothing moved when the servos were armed again").toEqual([]);
+    expect(
+      readEffects(join(dir, "second.jsonl")).filter((e) => e.event === "motion_start"),
+      "nothing moved when the servos were armed again",
+    ).toEqual([]);
 
     expect(await move(url, "after", { elbow_flex: -0.2 })).toMatchObject({ status: "done", settled_by: "completion" });
     const starts = readEffects(join(dir, "second.jsonl")).filter((e) => e.event === "motion_start");
@@ -96,7 +132,11 @@ describe.skipIf(!built).each([
     const url = String(bridge.ready.http);
 
     const cut = await move(url, "cut", { elbow_flex: -1.0 });
-    const back = await linkUntil(url, (l) => l.state === "connected" && l.last_loss?.incarnation_changed === true, 15_000);
+    const back = await linkUntil(
+      url,
+      (l) => l.state === "connected" && l.last_loss?.incarnation_changed === true,
+      15_000,
+    );
     expect(back.last_loss?.returned_at).toBeGreaterThan(0);
     // Cut short: never "done by completion"; whatever the evidence says, it says by observation or leaves it to an operator.
     expect(cut).not.toMatchObject({ status: "done", settled_by: "completion" });
@@ -111,7 +151,8 @@ describe.skipIf(!built).each([
     expect(effects.filter((e) => e.event === "motion_start")).toHaveLength(1);
     expect(effects.find((e) => e.event === "motion_end")).toMatchObject({ outcome: "faulted" });
 
-    if (row.state === "unknown") await api(url, `/v1/actions/${actionId}/confirm`, { outcome: "partial", operator: "e2e" });
+    if (row.state === "unknown")
+      await api(url, `/v1/actions/${actionId}/confirm`, { outcome: "partial", operator: "e2e" });
     expect(await move(url, "next", { elbow_flex: -0.2 })).toMatchObject({ status: "done" });
     expect(readEffects(join(dir, "effects.jsonl")).filter((e) => e.event === "motion_start")).toHaveLength(2);
   }, 90_000);

@@ -59,7 +59,10 @@ class StateStream {
       const hit = this.events.slice(from).find((e) => e.link.state === state);
       if (hit) return hit;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no state event with link ${state} within ${timeoutMs} ms; saw ${JSON.stringify(this.events.slice(from).map((e) => e.link))}`);
+      if (left <= 0)
+        throw new Error(
+          `no state event with link ${state} within ${timeoutMs} ms; saw ${JSON.stringify(this.events.slice(from).map((e) => e.link))}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, left);
         function done(): void {
@@ -83,68 +86,75 @@ async function state(url: string): Promise<{ link: LinkView; stale: boolean }> {
   return (await res.json()) as { link: LinkView; stale: boolean };
 }
 
-describe.skipIf(!built)("the arm link's state under a real serve when firmware-sim dies and comes back (needs dist: npm run build)", () => {
-  let dir: string;
-  let sim: ReadyProcess | undefined;
-  let serve: ReadyProcess;
-  let url: string;
-  let simLink: string;
+describe.skipIf(!built)(
+  "the arm link's state under a real serve when firmware-sim dies and comes back (needs dist: npm run build)",
+  () => {
+    let dir: string;
+    let sim: ReadyProcess | undefined;
+    let serve: ReadyProcess;
+    let url: string;
+    let simLink: string;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "armbridge-link-e2e-"));
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "1"]);
-    simLink = String(sim.ready.link);
-    serve = await startReady(CLI, ["serve", "--serial", simLink, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")], {
-      XDG_STATE_HOME: join(dir, "xdg"),
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "armbridge-link-e2e-"));
+      sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "1"]);
+      simLink = String(sim.ready.link);
+      serve = await startReady(
+        CLI,
+        ["serve", "--serial", simLink, "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")],
+        {
+          XDG_STATE_HOME: join(dir, "xdg"),
+        },
+      );
+      url = String(serve.ready.http);
     });
-    url = String(serve.ready.http);
-  });
 
-  afterAll(async () => {
-    if (serve) await interrupt(serve);
-    if (sim) await interrupt(sim);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      if (serve) await interrupt(serve);
+      if (sim) await interrupt(sim);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
 
-  it("says connected, then reconnecting within 1 s of the kill (SSE and GET /v1/state), then connected after a restart", async () => {
-    const before = await state(url);
-    expect(before.link).toMatchObject({ state: "connected" });
-    expect(before.link.last_status_at).toBeGreaterThan(0);
+    it("says connected, then reconnecting within 1 s of the kill (SSE and GET /v1/state), then connected after a restart", async () => {
+      const before = await state(url);
+      expect(before.link).toMatchObject({ state: "connected" });
+      expect(before.link.last_status_at).toBeGreaterThan(0);
 
-    const stream = new StateStream(url);
-    try {
-      // The first event is sent as the stream opens.
-      const opened = await stream.next("connected", 0, 5000);
-      expect(opened.link.state).toBe("connected");
+      const stream = new StateStream(url);
+      try {
+        // The first event is sent as the stream opens.
+        const opened = await stream.next("connected", 0, 5000);
+        expect(opened.link.state).toBe("connected");
 
-      const from = stream.events.length;
-      const killedAt = Date.now();
-      sim!.child.kill("SIGKILL");
-      await sim!.exited;
-      sim = undefined;
-      const lost = await stream.next("reconnecting", from, 5000);
-      // Measured from the kill: the stream must say so within a second, throttle or not.
-      expect(lost.at - killedAt).toBeLessThanOrEqual(1000);
-      expect(lost.link.since).toBeGreaterThanOrEqual(killedAt - 50);
-      expect(lost.link.detail).toMatch(/link lost|reconnection attempt/);
+        const from = stream.events.length;
+        const killedAt = Date.now();
+        sim!.child.kill("SIGKILL");
+        await sim!.exited;
+        sim = undefined;
+        const lost = await stream.next("reconnecting", from, 5000);
+        // Measured from the kill: the stream must say so within a second, throttle or not.
+        expect(lost.at - killedAt).toBeLessThanOrEqual(1000);
+        expect(lost.link.since).toBeGreaterThanOrEqual(killedAt - 50);
+        expect(lost.link.detail).toMatch(/link lost|reconnection attempt/);
 
-      const during = await state(url);
-      expect(during.link.state).toBe("reconnecting");
-      expect(during.link.attempt).toBeGreaterThanOrEqual(1);
-      // The pose shown now is the last one received, and says how old it is.
-      expect(during.link.last_status_at).toBeLessThanOrEqual(killedAt + 50);
+        const during = await state(url);
+        expect(during.link.state).toBe("reconnecting");
+        expect(during.link.attempt).toBeGreaterThanOrEqual(1);
+        // The pose shown now is the last one received, and says how old it is.
+        expect(during.link.last_status_at).toBeLessThanOrEqual(killedAt + 50);
 
-      const port = new URL(simLink.replace(/^tcp:/, "http:")).port;
-      const afterKill = stream.events.length;
-      sim = await startReady(SIM, ["--link", "tcp", "--port", port, "--seed", "2"]);
-      // Backoff is capped at 5 s; the bridge finds the sim again on its next attempt.
-      const back = await stream.next("connected", afterKill, 15_000);
-      expect(back.link.state).toBe("connected");
-      expect(back.link.attempt).toBeUndefined();
-      expect((await state(url)).link.state).toBe("connected");
-    } finally {
-      stream.close();
-      await stream.done;
-    }
-  });
-});
+        const port = new URL(simLink.replace(/^tcp:/, "http:")).port;
+        const afterKill = stream.events.length;
+        sim = await startReady(SIM, ["--link", "tcp", "--port", port, "--seed", "2"]);
+        // Backoff is capped at 5 s; the bridge finds the sim again on its next attempt.
+        const back = await stream.next("connected", afterKill, 15_000);
+        expect(back.link.state).toBe("connected");
+        expect(back.link.attempt).toBeUndefined();
+        expect((await state(url)).link.state).toBe("connected");
+      } finally {
+        stream.close();
+        await stream.done;
+      }
+    });
+  },
+);

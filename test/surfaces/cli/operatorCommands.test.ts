@@ -8,12 +8,18 @@ if (!built) console.warn(`skipping operator command checks: ${CLI} is missing; r
 
 describe.skipIf(!built)("operator commands' command lines (needs dist: npm run build)", () => {
   it.each([
-    [["confirm", "act_x", "--outcome", "half", "--operator", "ana"], /--outcome must be one of reached, partial, not_moved, done, not_done/],
+    [
+      ["confirm", "act_x", "--outcome", "half", "--operator", "ana"],
+      /--outcome must be one of reached, partial, not_moved, done, not_done/,
+    ],
     [["confirm", "act_x", "--outcome", "partial"], /--operator NAME is required/],
     [["approve"], /name the request/],
     [["decline", "apr_x"], /--operator NAME is required/],
     [["approve", "apr_x", "--operator", "\u200b"], /--operator NAME is required.*visible/],
-    [["confirm", "act_x", "--outcome", "partial", "--operator", "\u2060\u200d"], /--operator NAME is required.*visible/],
+    [
+      ["confirm", "act_x", "--outcome", "partial", "--operator", "\u2060\u200d"],
+      /--operator NAME is required.*visible/,
+    ],
     [["recover", "--operator", " \u200b "], /--operator NAME is required.*visible/],
     [["approvals", "extra"], /unexpected argument/],
   ])("armbridge %j exits 2 with a usage error", async (args, words) => {

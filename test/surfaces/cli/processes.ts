@@ -7,12 +7,25 @@ export const CLI = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
 export const SIM = join(ROOT, "dist", "firmware-sim", "main.js");
 
 /** Quiet logs unless the caller asks otherwise. */
-const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ARMBRIDGE_LOG_LEVEL: process.env.ARMBRIDGE_LOG_LEVEL ?? "warn", ARMBRIDGE_TOKEN: "", ARMBRIDGE_OPERATOR_TOKEN: "", ARMBRIDGE_URL: "" });
+const baseEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ARMBRIDGE_LOG_LEVEL: process.env.ARMBRIDGE_LOG_LEVEL ?? "warn",
+  ARMBRIDGE_TOKEN: "",
+  ARMBRIDGE_OPERATOR_TOKEN: "",
+  ARMBRIDGE_URL: "",
+});
 
 /** Runs the CLI to completion. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: { ...baseEnv(), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -34,7 +47,11 @@ export interface ReadyProcess {
 
 /** Spawns a node script and waits for its `{"event":"ready"}` line on stdout. */
 export function startReady(file: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ReadyProcess> {
-  const child = spawn(process.execPath, [file, ...args], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [file, ...args], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

@@ -15,7 +15,12 @@ function memoryIo() {
 describe("runSubcommandModule", () => {
   it("runs the module's run(argv, io) and returns its exit code", async () => {
     const m = memoryIo();
-    const code = await runSubcommandModule("echo", new URL("./fixtures/echoCommand.ts", import.meta.url), ["a", "b"], m.io);
+    const code = await runSubcommandModule(
+      "echo",
+      new URL("./fixtures/echoCommand.ts", import.meta.url),
+      ["a", "b"],
+      m.io,
+    );
     expect(code).toBe(2);
     expect(JSON.parse(m.out())).toEqual({ argv: ["a", "b"] });
   });

@@ -20,7 +20,11 @@ interface CallsAnswer {
 }
 
 async function calls(body: unknown): Promise<{ status: number; json: CallsAnswer }> {
-  const res = await fetch(`${url}/v1/calls`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/calls`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as CallsAnswer };
 }
 
@@ -28,8 +32,29 @@ describe.skipIf(!built)("armbridge serve against firmware-sim (needs dist: npm r
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-serve-e2e-"));
     // The first motion on the elbow stalls half-way: the bridge must call it unknown.
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "1", "--motion-time", "fixed:150", "--stall-joint", "elbow"]);
-    serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
+    sim = await startReady(SIM, [
+      "--link",
+      "tcp",
+      "--port",
+      "0",
+      "--seed",
+      "1",
+      "--motion-time",
+      "fixed:150",
+      "--stall-joint",
+      "elbow",
+    ]);
+    serve = await startReady(CLI, [
+      "serve",
+      "--serial",
+      String(sim.ready.link),
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data"),
+    ]);
     url = String(serve.ready.http);
   });
 
@@ -51,38 +76,67 @@ describe.skipIf(!built)("armbridge serve against firmware-sim (needs dist: npm r
   });
 
   it("moves a joint: POST /v1/calls move_joints is done", async () => {
-    const r = await calls({ calls: [{ id: "e2e-1", name: "move_joints", args: { positions: { shoulder_pan: 0.3 } } }], deadline_ms: 5000 });
+    const r = await calls({
+      calls: [{ id: "e2e-1", name: "move_joints", args: { positions: { shoulder_pan: 0.3 } } }],
+      deadline_ms: 5000,
+    });
     expect(r.status).toBe(200);
-    expect(r.json.responses[0]).toMatchObject({ id: "e2e-1", name: "move_joints", response: { output: { status: "done", timed_out: false } } });
+    expect(r.json.responses[0]).toMatchObject({
+      id: "e2e-1",
+      name: "move_joints",
+      response: { output: { status: "done", timed_out: false } },
+    });
   });
 
   it("runs the operator loop through the CLI: unknown → blocked → confirm → runs", async () => {
-    const first = await calls({ calls: [{ id: "e2e-stall", name: "move_joints", args: { positions: { elbow: 1.6 } } }] });
+    const first = await calls({
+      calls: [{ id: "e2e-stall", name: "move_joints", args: { positions: { elbow: 1.6 } } }],
+    });
     const unknown = first.json.responses[0]!.response.output;
     expect(unknown.status).toBe("unknown");
     // The arm's stall fault says how it clears (a stop on the axis, or its next motion).
-    const state = (await (await fetch(`${url}/v1/state`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { faults: string[]; fault_help: { fault: string; clears: string }[] };
+    const state = (await (
+      await fetch(`${url}/v1/state`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as { faults: string[]; fault_help: { fault: string; clears: string }[] };
     expect(state.faults).toContain("stall:elbow");
     expect(state.fault_help.find((f) => f.fault === "stall:elbow")?.clears).toMatch(/stop on elbow/);
 
     const env = { ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN };
-    const blocked = await runCli(["call", "move_joints", "--args", '{"positions":{"elbow":1.2}}', "--id", "e2e-blocked"], env);
+    const blocked = await runCli(
+      ["call", "move_joints", "--args", '{"positions":{"elbow":1.2}}', "--id", "e2e-blocked"],
+      env,
+    );
     expect(blocked.code).toBe(0);
-    expect(JSON.parse(blocked.stdout).response.output).toMatchObject({ status: "blocked", blocked_by: [unknown.action_id] });
+    expect(JSON.parse(blocked.stdout).response.output).toMatchObject({
+      status: "blocked",
+      blocked_by: [unknown.action_id],
+    });
 
     const listed = await runCli(["actions", "--state", "unknown"], env);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout).actions.map((a: { action_id: string }) => a.action_id)).toEqual([unknown.action_id]);
+    expect(JSON.parse(listed.stdout).actions.map((a: { action_id: string }) => a.action_id)).toEqual([
+      unknown.action_id,
+    ]);
 
-    const confirmed = await runCli(["confirm", unknown.action_id, "--outcome", "not_done", "--operator", "Ada", "--note", "stalled on the fixture"], env);
+    const confirmed = await runCli(
+      ["confirm", unknown.action_id, "--outcome", "not_done", "--operator", "Ada", "--note", "stalled on the fixture"],
+      env,
+    );
     expect(confirmed.code).toBe(0);
-    expect(JSON.parse(confirmed.stdout)).toMatchObject({ action_id: unknown.action_id, state: "confirmed_not_done", operator: "Ada" });
+    expect(JSON.parse(confirmed.stdout)).toMatchObject({
+      action_id: unknown.action_id,
+      state: "confirmed_not_done",
+      operator: "Ada",
+    });
 
     const twice = await runCli(["confirm", unknown.action_id, "--outcome", "done", "--operator", "Ada"], env);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain("ARMB_ERR_ACTION_NOT_UNKNOWN");
 
-    const again = await runCli(["call", "move_joints", "--args", '{"positions":{"elbow":1.2}}', "--id", "e2e-after"], env);
+    const again = await runCli(
+      ["call", "move_joints", "--args", '{"positions":{"elbow":1.2}}', "--id", "e2e-after"],
+      env,
+    );
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).response.output.status).toBe("done");
   });

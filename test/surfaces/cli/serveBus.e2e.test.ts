@@ -7,7 +7,8 @@ import { CLI, interrupt, ROOT, runCli, SIM, startReady, type ReadyProcess } from
 
 // Real processes from dist/: `armbridge-sim --bus` and `armbridge serve --config <bus config>`.
 const built = existsSync(CLI) && existsSync(SIM);
-if (!built) console.warn(`skipping serve-on-a-bus end-to-end: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
+if (!built)
+  console.warn(`skipping serve-on-a-bus end-to-end: ${CLI} or ${SIM} is missing; run \`npm run build\` first`);
 
 const TOKEN = "bus-e2e-token";
 
@@ -24,8 +25,33 @@ describe.skipIf(!built).each([
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "armbridge-bus-e2e-"));
     // wrist_roll's first motion stalls half-way (a fault on cue): the operator loop below needs an unknown.
-    sim = await startReady(SIM, ["--bus", protocol, "--config", config, "--link", "tcp", "--port", "0", "--effects-log", join(dir, "effects.jsonl"), "--stall-joint", "wrist_roll"]);
-    serve = await startReady(CLI, ["serve", "--config", config, "--serial", String(sim.ready.link), "--http", "127.0.0.1:0", "--token", TOKEN, "--data", join(dir, "data")]);
+    sim = await startReady(SIM, [
+      "--bus",
+      protocol,
+      "--config",
+      config,
+      "--link",
+      "tcp",
+      "--port",
+      "0",
+      "--effects-log",
+      join(dir, "effects.jsonl"),
+      "--stall-joint",
+      "wrist_roll",
+    ]);
+    serve = await startReady(CLI, [
+      "serve",
+      "--config",
+      config,
+      "--serial",
+      String(sim.ready.link),
+      "--http",
+      "127.0.0.1:0",
+      "--token",
+      TOKEN,
+      "--data",
+      join(dir, "data"),
+    ]);
     url = String(serve.ready.http);
   });
 
@@ -41,7 +67,10 @@ describe.skipIf(!built).each([
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
       // elbow_flex -0.5 lifts the forearm: the later calls start from a pose where panning is clear. At +0.5 the
       // Koch's jaws hang beside its base plate and a pan sweeps them into it (a real contact the envelope refuses).
-      body: JSON.stringify({ calls: [{ id: "bus-1", name: "move_joints", args: { positions: { [joint]: -0.5 } } }], deadline_ms: 8000 }),
+      body: JSON.stringify({
+        calls: [{ id: "bus-1", name: "move_joints", args: { positions: { [joint]: -0.5 } } }],
+        deadline_ms: 8000,
+      }),
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { responses: { response: { output: { status: string } } }[] };
@@ -51,10 +80,28 @@ describe.skipIf(!built).each([
     expect(starts[0]).toMatchObject({ action_id: null, joints: [joint] });
   });
 
-  const calls = async (body: unknown): Promise<{ id: string; response: { output: { status: string; timed_out: boolean; settled_by: string; action_id?: string } } }[]> => {
-    const res = await fetch(`${url}/v1/calls`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const calls = async (
+    body: unknown,
+  ): Promise<
+    {
+      id: string;
+      response: { output: { status: string; timed_out: boolean; settled_by: string; action_id?: string } };
+    }[]
+  > => {
+    const res = await fetch(`${url}/v1/calls`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
-    return ((await res.json()) as { responses: { id: string; response: { output: { status: string; timed_out: boolean; settled_by: string; action_id?: string } } }[] }).responses;
+    return (
+      (await res.json()) as {
+        responses: {
+          id: string;
+          response: { output: { status: string; timed_out: boolean; settled_by: string; action_id?: string } };
+        }[];
+      }
+    ).responses;
   };
 
   it("the acceptance run on the bus, judged by the effects log: disjoint calls together, a shared joint queued, a timeout settled by observation; 0 overlaps, one motion per call", async () => {
@@ -73,9 +120,17 @@ describe.skipIf(!built).each([
       ],
       deadline_ms: 10_000,
     });
-    expect(batch.map((r) => r.response.output?.status ?? JSON.stringify(r.response))).toEqual(["done", "done", "done", "done"]);
+    expect(batch.map((r) => r.response.output?.status ?? JSON.stringify(r.response))).toEqual([
+      "done",
+      "done",
+      "done",
+      "done",
+    ]);
     // A ~1.5 s move with a 300 ms deadline: the wait times out, nothing is re-sent, the servos' registers settle it.
-    const [slow] = await calls({ calls: [{ id: "t1", name: "move_joints", args: { positions: { shoulder_lift: -1.2 }, speed: 0.4 } }], deadline_ms: 300 });
+    const [slow] = await calls({
+      calls: [{ id: "t1", name: "move_joints", args: { positions: { shoulder_lift: -1.2 }, speed: 0.4 } }],
+      deadline_ms: 300,
+    });
     expect(slow!.response.output).toMatchObject({ status: "done", timed_out: true, settled_by: "observation" });
     const effects = readEffects(join(dir, "effects.jsonl"));
     expect(overlapsIn(effects)).toBe(0);
@@ -84,18 +139,35 @@ describe.skipIf(!built).each([
   });
 
   it("runs the operator loop through the CLI: unknown → blocked → confirm → runs; recover has nothing to do on a healthy bus", async () => {
-    const [first] = await calls({ calls: [{ id: "stall", name: "move_joints", args: { positions: { wrist_roll: 1.2 } } }], deadline_ms: 10_000 });
+    const [first] = await calls({
+      calls: [{ id: "stall", name: "move_joints", args: { positions: { wrist_roll: 1.2 } } }],
+      deadline_ms: 10_000,
+    });
     const unknown = first!.response.output;
     expect(unknown.status).toBe("unknown");
     const env = { ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN };
-    const blocked = await runCli(["call", "move_joints", "--args", '{"positions":{"wrist_roll":0.5}}', "--id", "blocked"], env);
-    expect(JSON.parse(blocked.stdout).response.output).toMatchObject({ status: "blocked", blocked_by: [unknown.action_id] });
-    const confirmed = await runCli(["confirm", String(unknown.action_id), "--outcome", "not_done", "--operator", "Ada"], env);
+    const blocked = await runCli(
+      ["call", "move_joints", "--args", '{"positions":{"wrist_roll":0.5}}', "--id", "blocked"],
+      env,
+    );
+    expect(JSON.parse(blocked.stdout).response.output).toMatchObject({
+      status: "blocked",
+      blocked_by: [unknown.action_id],
+    });
+    const confirmed = await runCli(
+      ["confirm", String(unknown.action_id), "--outcome", "not_done", "--operator", "Ada"],
+      env,
+    );
     expect(confirmed.code).toBe(0);
     const recovered = await runCli(["recover", "--joint", "wrist_roll", "--operator", "Ada"], env);
     expect(recovered.code, recovered.stderr).toBe(0);
-    expect(JSON.parse(recovered.stdout).results).toEqual([expect.objectContaining({ axis: "wrist_roll", outcome: "not_needed" })]);
-    const again = await runCli(["call", "move_joints", "--args", '{"positions":{"wrist_roll":0.5}}', "--id", "after"], env);
+    expect(JSON.parse(recovered.stdout).results).toEqual([
+      expect.objectContaining({ axis: "wrist_roll", outcome: "not_needed" }),
+    ]);
+    const again = await runCli(
+      ["call", "move_joints", "--args", '{"positions":{"wrist_roll":0.5}}', "--id", "after"],
+      env,
+    );
     expect(JSON.parse(again.stdout).response.output.status).toBe("done");
     expect(overlapsIn(readEffects(join(dir, "effects.jsonl")))).toBe(0);
   });

@@ -51,7 +51,17 @@ describe.skipIf(!built)("armbridge serve: HTTP port, Host check, warnings (needs
     });
     const devicePort = await listen(device);
     try {
-      const r = await runCli(["serve", "--serial", `tcp://127.0.0.1:${devicePort}`, "--http", `127.0.0.1:${takenPort}`, "--token", "a-long-enough-token-123", "--data", join(dir, "taken")]);
+      const r = await runCli([
+        "serve",
+        "--serial",
+        `tcp://127.0.0.1:${devicePort}`,
+        "--http",
+        `127.0.0.1:${takenPort}`,
+        "--token",
+        "a-long-enough-token-123",
+        "--data",
+        join(dir, "taken"),
+      ]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("ARMB_ERR_HTTP_PORT_IN_USE");
       expect(r.stderr).toContain("--http 127.0.0.1:0");
@@ -69,7 +79,19 @@ describe.skipIf(!built)("armbridge serve: HTTP port, Host check, warnings (needs
 
     beforeAll(async () => {
       sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "3"]);
-      serve = await startReady(CLI, ["serve", "--serial", String(sim.ready.link), "--http", "0.0.0.0:0", "--token", "abc", "--allow-host", "robot.local", "--data", join(dir, "wide")]);
+      serve = await startReady(CLI, [
+        "serve",
+        "--serial",
+        String(sim.ready.link),
+        "--http",
+        "0.0.0.0:0",
+        "--token",
+        "abc",
+        "--allow-host",
+        "robot.local",
+        "--data",
+        join(dir, "wide"),
+      ]);
     }, 60_000);
     afterAll(async () => {
       if (serve) await interrupt(serve);
@@ -81,7 +103,11 @@ describe.skipIf(!built)("armbridge serve: HTTP port, Host check, warnings (needs
       expect(serve.stderr()).toMatch(/warning: the API token is 3 characters long/);
       const port = new URL(String(serve.ready.http)).port;
       const res = await fetch(`http://127.0.0.1:${port}/v1/security`, { headers: { authorization: "Bearer abc" } });
-      const body = (await res.json()) as { loopback_only: boolean; warnings: { kind: string }[]; allowed_hosts: string[] };
+      const body = (await res.json()) as {
+        loopback_only: boolean;
+        warnings: { kind: string }[];
+        allowed_hosts: string[];
+      };
       expect(body.loopback_only).toBe(false);
       expect(body.warnings.map((w) => w.kind).sort()).toEqual(["bind_beyond_loopback", "short_token"]);
       expect(body.allowed_hosts).toContain("robot.local");

@@ -35,6 +35,8 @@ describe("setYamlKey", () => {
   });
 
   it("refuses a flow mapping it would have to rewrite", () => {
-    expect(() => setYamlKey("bus: { protocol: x }\n", ["bus"], "calibration", () => " c", "f.yaml")).toThrow(/add it by hand/);
+    expect(() => setYamlKey("bus: { protocol: x }\n", ["bus"], "calibration", () => " c", "f.yaml")).toThrow(
+      /add it by hand/,
+    );
   });
 });

@@ -9,20 +9,33 @@ import type { AgentEvent } from "../../../src/surfaces/gemini/AgentEvent.js";
 function harness() {
   let now = 1_000_000;
   const lines: string[] = [];
-  const narrator = new SessionNarrator({ write: (l) => lines.push(l), consoleUrl: "http://127.0.0.1:1/console#token=t", now: () => now });
+  const narrator = new SessionNarrator({
+    write: (l) => lines.push(l),
+    consoleUrl: "http://127.0.0.1:1/console#token=t",
+    now: () => now,
+  });
   const at = (ms: number): void => {
     now = 1_000_000 + ms;
   };
   const send = (event: AgentEvent): void => narrator.onAgentEvent("", event);
   const call = (e: ExecutorEvent): void => send({ type: "call", event: e });
   const turn = (n: number, ids: string[]): void =>
-    send({ type: "model_turn", turn: n, text: "", calls: ids.map((id) => ({ id, name: "move_joints", args: {}, idAssigned: false })) });
+    send({
+      type: "model_turn",
+      turn: n,
+      text: "",
+      calls: ids.map((id) => ({ id, name: "move_joints", args: {}, idAssigned: false })),
+    });
   const start = (id: string, resources: string[], budgetMs = 5000): void => {
     call({ type: "queued", callId: id, tool: "move_joints", resources });
     call({ type: "started", callId: id, tool: "move_joints", actionId: `act_${id}`, resources, budgetMs });
   };
-  const settle = (id: string, result: CallResult): void => call({ type: "settled", callId: id, tool: "move_joints", result, durationMs: 0 });
-  const done = (id: string, extra: Partial<{ timed_out: boolean; settled_by: "completion" | "observation" }> = {}): CallResult => ({
+  const settle = (id: string, result: CallResult): void =>
+    call({ type: "settled", callId: id, tool: "move_joints", result, durationMs: 0 });
+  const done = (
+    id: string,
+    extra: Partial<{ timed_out: boolean; settled_by: "completion" | "observation" }> = {},
+  ): CallResult => ({
     status: "done",
     action_id: `act_${id}`,
     message: "ok",
@@ -51,7 +64,14 @@ describe("SessionNarrator", () => {
     h.at(1400);
     h.settle("c", h.done("c"));
     h.at(1403);
-    h.call({ type: "started", callId: "d", tool: "move_joints", actionId: "act_d", resources: ["joint:elbow"], budgetMs: 5000 });
+    h.call({
+      type: "started",
+      callId: "d",
+      tool: "move_joints",
+      actionId: "act_d",
+      resources: ["joint:elbow"],
+      budgetMs: 5000,
+    });
     h.at(2000);
     h.settle("d", h.done("d"));
     expect(h.narrator.findings().parallel).toEqual({ a: "a", b: "b", overlapMs: 488 });
@@ -96,11 +116,25 @@ describe("SessionNarrator", () => {
     h.at(1310);
     h.start("u", ["joint:wrist_2"]);
     h.at(1700);
-    h.settle("u", { status: "unknown", action_id: "act_u", resources: ["joint:wrist_2"], message: "could not be confirmed", timed_out: false, settled_by: "none" });
+    h.settle("u", {
+      status: "unknown",
+      action_id: "act_u",
+      resources: ["joint:wrist_2"],
+      message: "could not be confirmed",
+      timed_out: false,
+      settled_by: "none",
+    });
     h.send({ type: "ended", ended: "answered", text: "", turns: 2 });
-    expect(h.narrator.findings().timeoutObserved).toEqual({ call: "t", budgetMs: 400, observedAfterMs: 900, actionId: "act_t" });
+    expect(h.narrator.findings().timeoutObserved).toEqual({
+      call: "t",
+      budgetMs: 400,
+      observedAfterMs: 900,
+      actionId: "act_t",
+    });
     expect(h.narrator.findings().unknown).toEqual({ call: "u", actionId: "act_u", resources: ["joint:wrist_2"] });
-    expect(h.lines).toContain("  => t: wait timed out after 400 ms — the motion went on — observed reached at +1300 ms (900 ms after the timeout) -> done, nothing re-sent");
+    expect(h.lines).toContain(
+      "  => t: wait timed out after 400 ms — the motion went on — observed reached at +1300 ms (900 ms after the timeout) -> done, nothing re-sent",
+    );
     expect(h.lines).toContain("             ! confirm at http://127.0.0.1:1/console#token=t");
   });
 
@@ -108,12 +142,21 @@ describe("SessionNarrator", () => {
     const h = harness();
     h.turn(1, ["u"]);
     h.start("u", ["joint:wrist_2"]);
-    h.settle("u", { status: "unknown", action_id: "act_u", resources: ["joint:wrist_2"], message: "m", timed_out: false, settled_by: "none" });
+    h.settle("u", {
+      status: "unknown",
+      action_id: "act_u",
+      resources: ["joint:wrist_2"],
+      message: "m",
+      timed_out: false,
+      settled_by: "none",
+    });
     h.narrator.summary(() => false);
     const tail = h.lines.slice(-6);
     expect(tail[0]).toBe("What this session showed:");
     expect(tail.slice(1, 4).every((l) => l.startsWith("  [ ]"))).toBe(true);
-    expect(tail[4]).toMatch(/^ {2}\[x\] an unknown outcome awaits an operator: act_u \(u, wrist_2\) was already settled$/);
+    expect(tail[4]).toMatch(
+      /^ {2}\[x\] an unknown outcome awaits an operator: act_u \(u, wrist_2\) was already settled$/,
+    );
     expect(tail[5]).toBe(SESSION_FINISHED_MARKER);
   });
 });

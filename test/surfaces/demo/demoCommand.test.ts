@@ -9,11 +9,18 @@ import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const CLI_MAIN = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
 
-async function demo(args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function demo(
+  args: readonly string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.GEMINI_API_KEY;
   Object.assign(env, extraEnv);
-  const child = spawn(process.execPath, [CLI_MAIN, "demo", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI_MAIN, "demo", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
@@ -53,21 +60,34 @@ describe("armbridge demo flags", () => {
       turn([{ text: "Both joints moved together." }]),
     ];
     try {
-      const r = await demo(["--link", "tcp", "--exit-after-session", "--data", join(dir, "data"), "--base-url", server.baseUrl], { GEMINI_API_KEY: "test-key" });
+      const r = await demo(
+        ["--link", "tcp", "--exit-after-session", "--data", join(dir, "data"), "--base-url", server.baseUrl],
+        { GEMINI_API_KEY: "test-key" },
+      );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain("Gemini session with gemini-robotics-er-2-preview");
-      expect(r.stdout).toMatch(/=> g1 \[\+\d+\.\.\+\d+ ms\] and g2 \[\+\d+\.\.\+\d+ ms\] ran together on disjoint joints/);
+      expect(r.stdout).toMatch(
+        /=> g1 \[\+\d+\.\.\+\d+ ms\] and g2 \[\+\d+\.\.\+\d+ ms\] ran together on disjoint joints/,
+      );
       expect(r.stdout).toContain("the model answers: Both joints moved together.");
       expect(server.httpRequests).toHaveLength(4);
       // The ER session asks the Robotics-ER model with the ER instruction and Google's point convention, and gets the picture back.
       expect(r.stdout).toContain("Gemini Robotics-ER session with gemini-robotics-er-2-preview");
       expect(server.httpRequests[0]!.path).toBe("/v1beta/models/gemini-robotics-er-2-preview:generateContent");
       expect(JSON.stringify(server.httpRequests[0]!.body)).toContain("Look at the table through the overhead camera");
-      expect(JSON.stringify(server.httpRequests[0]!.body)).toContain("Points in an image are [y, x], each normalised to 0-1000");
-      const erReply = (server.httpRequests[1]!.body as { contents: { role: string; parts: Record<string, unknown>[] }[] }).contents.at(-1)!;
+      expect(JSON.stringify(server.httpRequests[0]!.body)).toContain(
+        "Points in an image are [y, x], each normalised to 0-1000",
+      );
+      const erReply = (
+        server.httpRequests[1]!.body as { contents: { role: string; parts: Record<string, unknown>[] }[] }
+      ).contents.at(-1)!;
       expect(erReply.parts[0]).toMatchObject({ functionResponse: { id: "e1", name: "get_camera_image" } });
-      expect(erReply.parts.some((p) => (p.inlineData as { mimeType?: string } | undefined)?.mimeType === "image/jpeg")).toBe(true);
-      expect(r.stdout).toMatch(/e1 get_camera_image: frame from overhead \(640×480, [^)]*\) sent to the model; saved to \S+\/er\/frames\/01-e1-overhead\.jpg/);
+      expect(
+        erReply.parts.some((p) => (p.inlineData as { mimeType?: string } | undefined)?.mimeType === "image/jpeg"),
+      ).toBe(true);
+      expect(r.stdout).toMatch(
+        /e1 get_camera_image: frame from overhead \(640×480, [^)]*\) sent to the model; saved to \S+\/er\/frames\/01-e1-overhead\.jpg/,
+      );
       expect(JSON.stringify(server.httpRequests[2]!.body)).toContain("in ONE turn, call move_joints twice in parallel");
       expect(JSON.stringify(server.httpRequests[3]!.body)).toContain('"functionResponse"');
     } finally {
@@ -78,7 +98,10 @@ describe("armbridge demo flags", () => {
 
   it("ends with exit 1 when the simulator dies under it, instead of serving a dead arm", async () => {
     const dir = mkdtempSync(join(tmpdir(), "armbridge-demo-simdeath-"));
-    const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", "tcp", "--data", join(dir, "data")], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", "tcp", "--data", join(dir, "data")], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     const serving = new Promise<void>((resolve) => {
       child.stdout.on("data", (b: Buffer) => {

@@ -13,7 +13,8 @@ import { socatAvailable } from "../../../firmware-sim/spawnSimulator.js";
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const CLI_MAIN = join(ROOT, "dist", "src", "surfaces", "cli", "main.js");
 const link = socatAvailable() ? "pty" : "tcp";
-if (link === "tcp") console.warn("demo orphans: socat is not on PATH, so only firmware-sim is checked (no socat child to leave behind)");
+if (link === "tcp")
+  console.warn("demo orphans: socat is not on PATH, so only firmware-sim is checked (no socat child to leave behind)");
 
 function alive(pid: number): boolean {
   try {
@@ -75,7 +76,12 @@ afterAll(() => {
 async function startDemo(name: string, ownGroup = false): Promise<RunningDemo> {
   const env: NodeJS.ProcessEnv = { ...process.env, ARMBRIDGE_LOG_LEVEL: "info" };
   delete env.GEMINI_API_KEY;
-  const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", link, "--data", join(dir, name)], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: ownGroup });
+  const child = spawn(process.execPath, [CLI_MAIN, "demo", "--link", link, "--data", join(dir, name)], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: ownGroup,
+  });
   started.push(child.pid ?? -1);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const simPid = await new Promise<number>((resolve, reject) => {
@@ -93,12 +99,16 @@ async function startDemo(name: string, ownGroup = false): Promise<RunningDemo> {
 }
 
 describe("armbridge demo leaves no firmware-sim or socat behind (needs dist: npm run build)", () => {
-  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)("on %s", async (signal) => {
-    const demo = await startDemo(signal);
-    demo.child.kill(signal);
-    await demo.exited;
-    expect(await gone(demo.descendants), `left running after ${signal}`).toEqual([]);
-  }, 90_000);
+  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+    "on %s",
+    async (signal) => {
+      const demo = await startDemo(signal);
+      demo.child.kill(signal);
+      await demo.exited;
+      expect(await gone(demo.descendants), `left running after ${signal}`).toEqual([]);
+    },
+    90_000,
+  );
 
   it("when its terminal closes: SIGHUP to the whole process group at once, simulator and socat included", async () => {
     // What a closing terminal does to its foreground job (the demo, firmware-sim and socat alike); each must
@@ -131,6 +141,8 @@ describe("armbridge demo leaves no firmware-sim or socat behind (needs dist: npm
     started.push(...erDescendants);
     demo.child.kill("SIGINT");
     expect(await demo.exited).toBe(0);
-    expect(await gone([...demo.descendants, ...erDescendants]), "left running after SIGINT in the ER session").toEqual([]);
+    expect(await gone([...demo.descendants, ...erDescendants]), "left running after SIGINT in the ER session").toEqual(
+      [],
+    );
   }, 90_000);
 });

@@ -48,7 +48,16 @@ describe.skipIf(!built)("armbridge demo: a taken HTTP port (needs dist: npm run 
 
   it(`is its own coded error with a hint, and no simulator or socat is started (link ${link})`, async () => {
     const data = join(dir, "sim");
-    const r = await runCli(["demo", "--link", link, "--exit-after-session", "--http", `127.0.0.1:${takenPort}`, "--data", data]);
+    const r = await runCli([
+      "demo",
+      "--link",
+      link,
+      "--exit-after-session",
+      "--http",
+      `127.0.0.1:${takenPort}`,
+      "--data",
+      data,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("ARMB_ERR_HTTP_PORT_IN_USE");
     expect(r.stderr).toContain("--http 127.0.0.1:0");
@@ -68,7 +77,16 @@ describe.skipIf(!built)("armbridge demo: a taken HTTP port (needs dist: npm run 
     });
     const devicePort = await listen(device);
     try {
-      const r = await runCli(["demo", "--serial", `tcp://127.0.0.1:${devicePort}`, "--exit-after-session", "--http", `127.0.0.1:${takenPort}`, "--data", join(dir, "serial")]);
+      const r = await runCli([
+        "demo",
+        "--serial",
+        `tcp://127.0.0.1:${devicePort}`,
+        "--exit-after-session",
+        "--http",
+        `127.0.0.1:${takenPort}`,
+        "--data",
+        join(dir, "serial"),
+      ]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("ARMB_ERR_HTTP_PORT_IN_USE");
       expect(deviceConnections).toBe(0);

@@ -65,7 +65,11 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ARMBRIDGE_LOG_LEVEL: "info" };
     delete env.GEMINI_API_KEY; // the scripted session, whatever the machine has
     delete env.VITEST;
-    child = spawn("npm", ["start", "--ignore-scripts", "--silent", "--", "--data", join(dir, "data")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn("npm", ["start", "--ignore-scripts", "--silent", "--", "--data", join(dir, "data")], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child.stdout?.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr?.on("data", (b: Buffer) => (err += b.toString()));
     exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
@@ -80,7 +84,7 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const jsonLines = <T,>(path: string): T[] =>
+  const jsonLines = <T>(path: string): T[] =>
     readFileSync(path, "utf8")
       .split("\n")
       .filter((l) => l.trim() !== "")
@@ -93,16 +97,21 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     expect(boxes, out).toHaveLength(4);
     for (const b of boxes) expect(b, out).toMatch(/^\s+\[x\]/);
 
-    const parallel = /=> d1 \[\+(\d+)\.\.\+(\d+) ms\] and d2 \[\+(\d+)\.\.\+(\d+) ms\] ran together on disjoint joints/.exec(out);
+    const parallel =
+      /=> d1 \[\+(\d+)\.\.\+(\d+) ms\] and d2 \[\+(\d+)\.\.\+(\d+) ms\] ran together on disjoint joints/.exec(out);
     expect(parallel, out).not.toBeNull();
     const [a0, a1, b0, b1] = parallel!.slice(1).map(Number) as [number, number, number, number];
     expect(Math.min(a1, b1)).toBeGreaterThan(Math.max(a0, b0));
 
-    const queued = /=> q2 shares elbow with q1: queued, it started at \+(\d+) ms, after q1 ended at \+(\d+) ms/.exec(out);
+    const queued = /=> q2 shares elbow with q1: queued, it started at \+(\d+) ms, after q1 ended at \+(\d+) ms/.exec(
+      out,
+    );
     expect(queued, out).not.toBeNull();
     expect(Number(queued![1])).toBeGreaterThanOrEqual(Number(queued![2]));
 
-    expect(out).toMatch(/t1: wait timed out after \d+ ms — the motion went on — observed reached at \+\d+ ms \(\d+ ms after the timeout\) -> done/);
+    expect(out).toMatch(
+      /t1: wait timed out after \d+ ms — the motion went on — observed reached at \+\d+ ms \(\d+ ms after the timeout\) -> done/,
+    );
     expect(out).toMatch(/u1 +move_joints +act_\w+ UNKNOWN/);
     expect(out).toMatch(/! confirm at http:\/\/127\.0\.0\.1:\d+\/console#token=/);
   });
@@ -129,25 +138,41 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     const wrist3 = intervals.find((i) => i.joints.join() === "wrist_3")!;
     expect(Math.min(pan.to, wrist3.to)).toBeGreaterThan(Math.max(pan.from, wrist3.from));
     // The timed-out motion was sent once and reached; the unknown one really stalled.
-    expect(intervals.filter((i) => i.joints.includes("shoulder_lift"))).toEqual([expect.objectContaining({ outcome: "reached" })]);
-    expect(intervals.filter((i) => i.joints.includes("wrist_2"))).toEqual([expect.objectContaining({ outcome: "stalled" })]);
+    expect(intervals.filter((i) => i.joints.includes("shoulder_lift"))).toEqual([
+      expect.objectContaining({ outcome: "reached" }),
+    ]);
+    expect(intervals.filter((i) => i.joints.includes("wrist_2"))).toEqual([
+      expect.objectContaining({ outcome: "stalled" }),
+    ]);
   });
 
   it("plays the ER session first, on an arm of its own: the model's point is read from the picture it was given, and the arm went above the block (FK of the joints the arm reported)", () => {
     const erDir = join(dir, "data", "er");
     // The frames it was given are saved, their paths printed.
-    const frames = [...out.matchAll(/sent to the model; saved to (\S+\.(?:jpg|png))/g)].map((m) => (isAbsolute(m[1]!) ? m[1]! : resolve(ROOT, m[1]!)));
+    const frames = [...out.matchAll(/sent to the model; saved to (\S+\.(?:jpg|png))/g)].map((m) =>
+      isAbsolute(m[1]!) ? m[1]! : resolve(ROOT, m[1]!),
+    );
     expect(frames, out).toHaveLength(2);
     for (const f of frames) expect(statSync(f).size).toBeGreaterThan(1000);
     expect(frames.every((f) => f.startsWith(join(erDir, "frames")))).toBe(true);
 
     // The point in the model's call is the red block's blob in the first saved frame, found independently here.
-    type Line = { type: string; content?: { parts: { functionCall?: { id: string; name: string; args: { point?: [number, number]; height_m?: number } } }[] }; responses?: { id: string; response: { output?: { action_id?: string; status: string } } }[] };
+    type Line = {
+      type: string;
+      content?: {
+        parts: { functionCall?: { id: string; name: string; args: { point?: [number, number]; height_m?: number } } }[];
+      };
+      responses?: { id: string; response: { output?: { action_id?: string; status: string } } }[];
+    };
     const transcript = jsonLines<Line>(join(erDir, "transcript.jsonl"));
-    const reachCall = transcript.flatMap((l) => (l.type === "model_turn" ? (l.content?.parts ?? []) : [])).find((p) => p.functionCall?.name === "move_to_image_point")!.functionCall!;
+    const reachCall = transcript
+      .flatMap((l) => (l.type === "model_turn" ? (l.content?.parts ?? []) : []))
+      .find((p) => p.functionCall?.name === "move_to_image_point")!.functionCall!;
     const seen = locateColourInImage(readFileSync(frames[0]!), namedColour("red"))!;
     expect(reachCall.args.point).toEqual([...seen.point]);
-    const reach = transcript.flatMap((l) => (l.type === "responses" ? (l.responses ?? []) : [])).find((r) => r.id === reachCall.id)!.response.output!;
+    const reach = transcript
+      .flatMap((l) => (l.type === "responses" ? (l.responses ?? []) : []))
+      .find((r) => r.id === reachCall.id)!.response.output!;
     expect(reach.status).toBe("done");
 
     // Ground truth on the ER arm: the reach ran once and reached; FK of where its joints came to rest is above the red block.
@@ -160,14 +185,21 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     const [x, y, z] = positionOf(kin.chain.tip(jointVectorOf(kin, end.to)!));
     const block = config.scene!.blocks.find((b) => b.name === "red_block")!;
     // Within a third of the 3 cm block's half-width: the camera sees the cube's top and sides a few mm outwards (docs/cameras.md).
-    expect(Math.hypot(x - block.x, y - block.y), `tool tip at (${x}, ${y}), block at (${block.x}, ${block.y})`).toBeLessThan(0.01);
+    expect(
+      Math.hypot(x - block.x, y - block.y),
+      `tool tip at (${x}, ${y}), block at (${block.x}, ${block.y})`,
+    ).toBeLessThan(0.01);
     expect(Math.abs(z - (config.scene!.table.z + reachCall.args.height_m!))).toBeLessThan(0.005);
     // The gripper closed after the reach, and nothing of this session reached the scripted session's arm.
-    const closed = erEffects.find((e) => e.event === "motion_end" && e.joints.includes("gripper") && (e.to?.gripper ?? 1) < 0.05 && e.t >= end.t);
+    const closed = erEffects.find(
+      (e) => e.event === "motion_end" && e.joints.includes("gripper") && (e.to?.gripper ?? 1) < 0.05 && e.t >= end.t,
+    );
     expect(closed?.outcome).toBe("reached");
     const erActions = new Set(erEffects.map((e) => e.action_id));
     expect(effects().filter((e) => erActions.has(e.action_id))).toEqual([]);
-    expect(out).toMatch(/\[x\] it pointed at a block and the arm moved above it: er_reach read \[\d+, \d+\] from \S+01-er_look-overhead\.jpg/);
+    expect(out).toMatch(
+      /\[x\] it pointed at a block and the arm moved above it: er_reach read \[\d+, \d+\] from \S+01-er_look-overhead\.jpg/,
+    );
   });
 
   it("serves the console and the API: the unknown waits there, and an operator's confirmation shows in the narrative", async () => {
@@ -185,7 +217,9 @@ describe("npm start (armbridge demo) on firmware-sim", () => {
     const listed: unknown = await (await fetch(`${base}/v1/actions?state=unknown`, { headers: auth })).json();
     expect(JSON.stringify(listed)).toContain(unknownId);
     // The session is a client of this serve: every motion it made is in this console's history, under its name.
-    const byAgent = (await (await fetch(`${base}/v1/actions?client_kind=agent&limit=100`, { headers: auth })).json()) as { actions: { call_id: string }[] };
+    const byAgent = (await (
+      await fetch(`${base}/v1/actions?client_kind=agent&limit=100`, { headers: auth })
+    ).json()) as { actions: { call_id: string }[] };
     expect(byAgent.actions.map((a) => a.call_id).sort()).toEqual(["d1", "d2", "q1", "q2", "t1", "u1"]);
 
     const confirm = await fetch(`${base}/v1/actions/${unknownId}/confirm`, {

@@ -18,7 +18,14 @@ class RecordingExecutor implements CallExecutor {
         id,
         name: c.name,
         result: repeat
-          ? { status: "rejected", error_code: "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH", issues: [], message: "dup", timed_out: false, settled_by: "none" }
+          ? {
+              status: "rejected",
+              error_code: "ARMB_ERR_CALL_ID_DUPLICATE_IN_BATCH",
+              issues: [],
+              message: "dup",
+              timed_out: false,
+              settled_by: "none",
+            }
           : { status: "done", message: "ok", timed_out: options?.signal?.aborted ?? false, settled_by: "completion" },
       };
     });
@@ -44,12 +51,23 @@ describe("GeminiToolAdapter", () => {
 
   it("puts rejections under error", async () => {
     const executor = new RecordingExecutor();
-    const responses = await new GeminiToolAdapter(executor).respond(identifyCalls([{ id: "x", name: "stop" }, { id: "x", name: "stop" }]), { deadlineMs: 10 });
+    const responses = await new GeminiToolAdapter(executor).respond(
+      identifyCalls([
+        { id: "x", name: "stop" },
+        { id: "x", name: "stop" },
+      ]),
+      { deadlineMs: 10 },
+    );
     expect(responses[1]!.response).toHaveProperty("error.status", "rejected");
   });
 
   it("gives calls without an id a fresh one and keeps given ids, repeats included", () => {
-    const calls = identifyCalls([{ name: "stop" }, { id: "", name: "stop" }, { id: "k", name: "stop" }, { id: "k", name: "stop" }]);
+    const calls = identifyCalls([
+      { name: "stop" },
+      { id: "", name: "stop" },
+      { id: "k", name: "stop" },
+      { id: "k", name: "stop" },
+    ]);
     expect(calls[0]!.id).toMatch(/^armb_[0-9a-f]{12}$/);
     expect(calls[1]!.id).toMatch(/^armb_[0-9a-f]{12}$/);
     expect(calls[0]!.id).not.toBe(calls[1]!.id);
@@ -69,7 +87,12 @@ describe("GeminiToolAdapter", () => {
       { id: "b", name: "stop" },
       { id: "a", name: "stop" },
     ]);
-    const responses = await Promise.all(new GeminiToolAdapter(executor).respondEach(calls, { deadlineMs: 50, signalFor: (id) => controllers.get(id)!.signal }));
+    const responses = await Promise.all(
+      new GeminiToolAdapter(executor).respondEach(calls, {
+        deadlineMs: 50,
+        signalFor: (id) => controllers.get(id)!.signal,
+      }),
+    );
     expect(executor.batches.map((b) => b.calls.map((c) => c.id))).toEqual([["a", "a"], ["b"]]);
     expect(responses.map((r) => [r.id, "output" in r.response ? "output" : "error"])).toEqual([
       ["a", "output"],

@@ -4,8 +4,10 @@ import { classifyModelFailure, parseRetryAfterMs } from "../../../src/surfaces/g
 import { parseDurationMs } from "../../../src/surfaces/gemini/parseDurationMs.js";
 
 /** An error as @google/genai's ApiError carries it: the status and, as message, the JSON body. */
-const apiError = (status: number, body: unknown): Error & { status: number } => Object.assign(new Error(JSON.stringify(body)), { status });
-const fetchFailed = (code: string): TypeError => new TypeError("fetch failed", { cause: Object.assign(new Error("socket trouble"), { code }) });
+const apiError = (status: number, body: unknown): Error & { status: number } =>
+  Object.assign(new Error(JSON.stringify(body)), { status });
+const fetchFailed = (code: string): TypeError =>
+  new TypeError("fetch failed", { cause: Object.assign(new Error("socket trouble"), { code }) });
 
 describe("classifyModelFailure: which failures are worth another attempt, and how long to wait", () => {
   it.each([
@@ -21,7 +23,10 @@ describe("classifyModelFailure: which failures are worth another attempt, and ho
     [401, "UNAUTHENTICATED", "key", false],
     [501, "NOT_IMPLEMENTED", "service", false],
   ] as const)("HTTP %i %s: %s, transient %s", (status, name, kind, transient) => {
-    const f = classifyModelFailure(apiError(status, { error: { code: status, message: "words", status: name } }), undefined);
+    const f = classifyModelFailure(
+      apiError(status, { error: { code: status, message: "words", status: name } }),
+      undefined,
+    );
     expect(f).toMatchObject({ kind, transient, status: `${status} ${name}`, httpStatus: status, message: "words" });
   });
 
@@ -34,21 +39,52 @@ describe("classifyModelFailure: which failures are worth another attempt, and ho
     ["ENOTFOUND", false],
     ["CERT_HAS_EXPIRED", false],
   ] as const)("fetch failed with %s: network, transient %s", (code, transient) => {
-    expect(classifyModelFailure(fetchFailed(code), undefined)).toMatchObject({ kind: "network", transient, status: code, message: "fetch failed: socket trouble" });
+    expect(classifyModelFailure(fetchFailed(code), undefined)).toMatchObject({
+      kind: "network",
+      transient,
+      status: code,
+      message: "fetch failed: socket trouble",
+    });
   });
 
   it("a bad key in a 400 (ErrorInfo API_KEY_INVALID) is the key's fault", () => {
-    const body = { error: { code: 400, message: "API key not valid.", status: "INVALID_ARGUMENT", details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" }] } };
+    const body = {
+      error: {
+        code: 400,
+        message: "API key not valid.",
+        status: "INVALID_ARGUMENT",
+        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" }],
+      },
+    };
     expect(classifyModelFailure(apiError(400, body), undefined)).toMatchObject({ kind: "key", transient: false });
   });
 
   it("the wait: RetryInfo.retryDelay, Retry-After of the same response, the longer when both", () => {
-    const body = (delay: string) => ({ error: { code: 429, status: "RESOURCE_EXHAUSTED", message: "q", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: delay }] } });
-    expect(classifyModelFailure(apiError(429, body("1.5s")), undefined)).toMatchObject({ retryAfterMs: 1500, retryAfterFrom: "RetryInfo" });
-    expect(classifyModelFailure(apiError(429, body("1s")), { status: 429, retryAfter: "4" })).toMatchObject({ retryAfterMs: 4000, retryAfterFrom: "Retry-After" });
-    expect(classifyModelFailure(apiError(429, body("9s")), { status: 429, retryAfter: "4" })).toMatchObject({ retryAfterMs: 9000, retryAfterFrom: "RetryInfo" });
+    const body = (delay: string) => ({
+      error: {
+        code: 429,
+        status: "RESOURCE_EXHAUSTED",
+        message: "q",
+        details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: delay }],
+      },
+    });
+    expect(classifyModelFailure(apiError(429, body("1.5s")), undefined)).toMatchObject({
+      retryAfterMs: 1500,
+      retryAfterFrom: "RetryInfo",
+    });
+    expect(classifyModelFailure(apiError(429, body("1s")), { status: 429, retryAfter: "4" })).toMatchObject({
+      retryAfterMs: 4000,
+      retryAfterFrom: "Retry-After",
+    });
+    expect(classifyModelFailure(apiError(429, body("9s")), { status: 429, retryAfter: "4" })).toMatchObject({
+      retryAfterMs: 9000,
+      retryAfterFrom: "RetryInfo",
+    });
     // A header seen on another response (an earlier attempt's) is not this one's.
-    expect(classifyModelFailure(apiError(503, { error: { status: "UNAVAILABLE" } }), { status: 429, retryAfter: "4" }).retryAfterMs).toBeUndefined();
+    expect(
+      classifyModelFailure(apiError(503, { error: { status: "UNAVAILABLE" } }), { status: 429, retryAfter: "4" })
+        .retryAfterMs,
+    ).toBeUndefined();
   });
 });
 

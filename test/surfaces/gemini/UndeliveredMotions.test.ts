@@ -6,7 +6,13 @@ import { missedOutcomesNote, UndeliveredMotions } from "../../../src/surfaces/ge
 import { testConfig } from "../../support/testConfig.js";
 
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, args, idAssigned: false });
-const done: CallResult = { status: "done", action_id: "act_1", message: "Reached the target.", timed_out: true, settled_by: "observation" };
+const done: CallResult = {
+  status: "done",
+  action_id: "act_1",
+  message: "Reached the target.",
+  timed_out: true,
+  settled_by: "observation",
+};
 
 describe("UndeliveredMotions: what counts as the same motion", () => {
   const registry = createDefaultTools(testConfig());
@@ -35,7 +41,11 @@ describe("UndeliveredMotions: what counts as the same motion", () => {
     const joined = m.join(repeat, motion);
     settle({ id: "fc1", name: "move_joints", response: { output: done } });
     const r = await joined;
-    expect(r).toMatchObject({ id: "fc2", name: "move_joints", response: { output: { status: "done", action_id: "act_1", joined_call_id: "fc1" } } });
+    expect(r).toMatchObject({
+      id: "fc2",
+      name: "move_joints",
+      response: { output: { status: "done", action_id: "act_1", joined_call_id: "fc1" } },
+    });
     await m.allSettled();
     expect(missedOutcomesNote(m.untold())).toContain("call fc1 move_joints");
     m.told(motion.call);
@@ -66,12 +76,21 @@ describe("UndeliveredMotions: what counts as the same motion", () => {
   it("a joined call whose first call moved nothing says so, and that calling again tries anew", async () => {
     const m = new UndeliveredMotions(registry);
     const first = call("fc1", "move_joints", { positions: { elbow: 0.5 } });
-    const failed: CallResult = { status: "failed", action_id: "act_2", reason: "refused by the controller", message: "The arm refused the motion.", timed_out: false, settled_by: "completion" };
+    const failed: CallResult = {
+      status: "failed",
+      action_id: "act_2",
+      reason: "refused by the controller",
+      message: "The arm refused the motion.",
+      timed_out: false,
+      settled_by: "completion",
+    };
     m.miss(first, Promise.resolve({ id: "fc1", name: "move_joints", response: { output: failed } }), "connection_lost");
     const r = await m.join(call("fc2", "move_joints", { positions: { elbow: 0.5 } }), m.repeatsIn([first])[0]!);
     const out = (r.response as { output: CallResult }).output;
     expect(out).toMatchObject({ status: "failed", joined_call_id: "fc1" });
-    expect(out.message).toMatch(/^Not run: this call repeats call fc1 \(act_2\).*connection to the model was lost.*did not move the arm \(failed\).*Call it again to try anew\.$/);
+    expect(out.message).toMatch(
+      /^Not run: this call repeats call fc1 \(act_2\).*connection to the model was lost.*did not move the arm \(failed\).*Call it again to try anew\.$/,
+    );
   });
 
   it("a new motion request ends the replay: after it no earlier lost motion joins, also not in the same toolCall; a later loss opens only its own", async () => {
@@ -82,14 +101,23 @@ describe("UndeliveredMotions: what counts as the same motion", () => {
     m.miss(near, Promise.resolve({ id: "r2-a", name: "move_joints", response: { output: done } }), "connection_lost");
     const read = call("s1", "get_arm_state", {});
     // A read asks for nothing new; a repeat after it still joins. A new target ends the replay for what follows it.
-    const [r, joined, fresh, late] = m.repeatsIn([read, call("r2-b", "move_joints", { positions: { wrist_3: 0.7 } }), call("n1", "move_joints", { positions: { wrist_3: 0.2 } }), call("r1-b", "move_joints", { positions: { wrist_3: 1.3 } })]);
+    const [r, joined, fresh, late] = m.repeatsIn([
+      read,
+      call("r2-b", "move_joints", { positions: { wrist_3: 0.7 } }),
+      call("n1", "move_joints", { positions: { wrist_3: 0.2 } }),
+      call("r1-b", "move_joints", { positions: { wrist_3: 1.3 } }),
+    ]);
     expect([r, joined?.call.id, fresh, late]).toEqual([undefined, "r2-a", undefined, undefined]);
     expect(m.repeatsIn([call("r1-c", "move_joints", { positions: { wrist_3: 1.3 } })])).toEqual([undefined]);
     // Still owed to the model in a note.
     expect(m.untold().map((u) => u.call.id)).toEqual(["r1-a", "r2-a"]);
     // A new call for an old target, lost in its turn, is joined under its own id, never under the old motion's.
     const again = call("r3-a", "move_joints", { positions: { wrist_3: 1.3 } });
-    m.miss(again, Promise.resolve({ id: "r3-a", name: "move_joints", response: { output: { ...done, action_id: "act_3" } } }), "connection_lost");
+    m.miss(
+      again,
+      Promise.resolve({ id: "r3-a", name: "move_joints", response: { output: { ...done, action_id: "act_3" } } }),
+      "connection_lost",
+    );
     expect(m.repeatsIn([call("r3-b", "move_joints", { positions: { wrist_3: 1.3 } })])[0]?.call.id).toBe("r3-a");
   });
 

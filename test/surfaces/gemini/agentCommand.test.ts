@@ -52,24 +52,94 @@ describe("armbridge agent", () => {
   it.each([
     ["no instruction", ["--model", DEMO, "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
     ["two instructions", ["a", "b", "--model", DEMO, "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["a bad --max-turns", ["a", "--max-turns", "0", "--model", DEMO, "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    [
+      "a bad --max-turns",
+      ["a", "--max-turns", "0", "--model", DEMO, "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
     ["an unknown flag", ["a", "--turbo", "--model", DEMO, "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
     ["--live with a replay", ["a", "--live", "--model", DEMO, "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["a missing replay file", ["a", "--model", "replay:/nonexistent.jsonl", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_GEMINI_REPLAY"],
+    [
+      "a missing replay file",
+      ["a", "--model", "replay:/nonexistent.jsonl", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_GEMINI_REPLAY",
+    ],
     ["no arm", ["a", "--model", DEMO], "ARMB_ERR_CLI_USAGE"],
-    ["a Live-only flag without --live", ["a", "--stream-camera", "overhead", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["--fps without --stream-camera", ["a", "--live", "--fps", "1", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["--fps above the bound", ["a", "--live", "--stream-camera", "overhead", "--fps", "30", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["--context-compression neither on nor off", ["a", "--live", "--context-compression", "maybe", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["a compression target not below its trigger", ["a", "--live", "--compression-trigger-tokens", "1000", "--compression-target-tokens", "1000", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["compression thresholds with compression off", ["a", "--live", "--context-compression", "off", "--compression-trigger-tokens", "1000", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["--model-attempts with --live", ["a", "--live", "--model-attempts", "3", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["--reconnect-attempts 0", ["a", "--live", "--reconnect-attempts", "0", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
-    ["--bridge with an arm of its own", ["a", "--bridge", "http://127.0.0.1:1", "--token", "t", "--serial", "tcp://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
+    [
+      "a Live-only flag without --live",
+      ["a", "--stream-camera", "overhead", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--fps without --stream-camera",
+      ["a", "--live", "--fps", "1", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--fps above the bound",
+      ["a", "--live", "--stream-camera", "overhead", "--fps", "30", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--context-compression neither on nor off",
+      ["a", "--live", "--context-compression", "maybe", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "a compression target not below its trigger",
+      [
+        "a",
+        "--live",
+        "--compression-trigger-tokens",
+        "1000",
+        "--compression-target-tokens",
+        "1000",
+        "--serial",
+        "tcp://127.0.0.1:1",
+      ],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "compression thresholds with compression off",
+      [
+        "a",
+        "--live",
+        "--context-compression",
+        "off",
+        "--compression-trigger-tokens",
+        "1000",
+        "--serial",
+        "tcp://127.0.0.1:1",
+      ],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--model-attempts with --live",
+      ["a", "--live", "--model-attempts", "3", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--reconnect-attempts 0",
+      ["a", "--live", "--reconnect-attempts", "0", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--bridge with an arm of its own",
+      ["a", "--bridge", "http://127.0.0.1:1", "--token", "t", "--serial", "tcp://127.0.0.1:1"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
     ["--bridge without a token", ["a", "--bridge", "http://127.0.0.1:1"], "ARMB_ERR_CLI_USAGE"],
     ["--bridge that is not an http URL", ["a", "--bridge", "127.0.0.1:8640", "--token", "t"], "ARMB_ERR_CLI_USAGE"],
-    ["--bridge with --http (the console is serve's)", ["a", "--bridge", "http://127.0.0.1:1", "--token", "t", "--http", "127.0.0.1:0"], "ARMB_ERR_CLI_USAGE"],
-    ["--bridge with --stream-camera", ["a", "--live", "--stream-camera", "overhead", "--bridge", "http://127.0.0.1:1", "--token", "t"], "ARMB_ERR_CLI_USAGE"],
+    [
+      "--bridge with --http (the console is serve's)",
+      ["a", "--bridge", "http://127.0.0.1:1", "--token", "t", "--http", "127.0.0.1:0"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
+    [
+      "--bridge with --stream-camera",
+      ["a", "--live", "--stream-camera", "overhead", "--bridge", "http://127.0.0.1:1", "--token", "t"],
+      "ARMB_ERR_CLI_USAGE",
+    ],
   ])("%s: exit 2 with the code", async (_what, argv, code) => {
     const r = await agent(argv, { GEMINI_API_KEY: "k" });
     expect(r.code).toBe(2);
@@ -90,12 +160,35 @@ describe("armbridge agent", () => {
 
     it("replays the demo session: progress on stderr, one JSON line on stdout, the transcript written, exit 0", async () => {
       const transcript = join(dir, "run.jsonl");
-      const r = await agent(["show the demo", "--model", DEMO, "--serial", sim.link, "--data", join(dir, "data"), "--transcript", transcript]);
+      const r = await agent([
+        "show the demo",
+        "--model",
+        DEMO,
+        "--serial",
+        sim.link,
+        "--data",
+        join(dir, "data"),
+        "--transcript",
+        transcript,
+      ]);
       expect(r.stderr).not.toContain("ARMB_ERR");
       expect(r.code).toBe(0);
-      const finished = JSON.parse(r.stdout.trim()) as { event: string; ended: string; responses: { id: string; status: string }[]; notes: string[] };
+      const finished = JSON.parse(r.stdout.trim()) as {
+        event: string;
+        ended: string;
+        responses: { id: string; status: string }[];
+        notes: string[];
+      };
       expect(finished).toMatchObject({ event: "agent_finished", ended: "answered", notes: [] });
-      expect(finished.responses.map((x) => `${x.id}:${x.status}`)).toEqual(["d1:done", "d2:done", "q1:done", "q2:done", "t1:done", "u1:unknown", "s1:done"]);
+      expect(finished.responses.map((x) => `${x.id}:${x.status}`)).toEqual([
+        "d1:done",
+        "d2:done",
+        "q1:done",
+        "q2:done",
+        "t1:done",
+        "u1:unknown",
+        "s1:done",
+      ]);
       expect(r.stderr).toMatch(/\[agent\] q2 move_joints: queued/);
       expect(r.stderr).toMatch(/armbridge confirm act_\w+ --outcome/);
       expect(readFileSync(transcript, "utf8")).toContain('"type":"run_ended"');
@@ -107,7 +200,10 @@ describe("armbridge agent", () => {
       const config = join(dir, "gated.yaml");
       writeFileSync(config, stringify({ ...raw, approval: { set_gripper: "always" }, approval_timeout_s: 60 }));
       const script = join(dir, "grip.jsonl");
-      writeFileSync(script, `${JSON.stringify({ calls: [{ id: "g1", name: "set_gripper", args: { position: 0.4 } }] })}\n${JSON.stringify({ text: "ok" })}\n`);
+      writeFileSync(
+        script,
+        `${JSON.stringify({ calls: [{ id: "g1", name: "set_gripper", args: { position: 0.4 } }] })}\n${JSON.stringify({ text: "ok" })}\n`,
+      );
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       let out = "";
@@ -123,29 +219,63 @@ describe("armbridge agent", () => {
       const effectsLog = join(dir, "effects.jsonl");
       const gatedSim = await startSimulator({ link: "tcp", port: 0, logger: pino({ level: "silent" }), effectsLog });
       try {
-        const running = run(["grip", "--model", `replay:${script}`, "--serial", gatedSim.link, "--config", config, "--data", join(dir, "data")], { stdout, stderr, env: { ARMBRIDGE_LOG_LEVEL: "silent" } });
+        const running = run(
+          [
+            "grip",
+            "--model",
+            `replay:${script}`,
+            "--serial",
+            gatedSim.link,
+            "--config",
+            config,
+            "--data",
+            join(dir, "data"),
+          ],
+          { stdout, stderr, env: { ARMBRIDGE_LOG_LEVEL: "silent" } },
+        );
         const url = await consoleUrl;
-        const auth = { authorization: `Bearer ${decodeURIComponent(url.hash.slice("#token=".length))}`, "content-type": "application/json" };
+        const auth = {
+          authorization: `Bearer ${decodeURIComponent(url.hash.slice("#token=".length))}`,
+          "content-type": "application/json",
+        };
         let approval: { id: string; call_id: string; client: { kind: string } | null } | undefined;
         for (let i = 0; i < 400 && !approval; i++) {
-          const r = (await (await fetch(`${url.origin}/v1/approvals`, { headers: auth })).json()) as { approvals: { id: string; call_id: string; client: { kind: string } | null }[] };
+          const r = (await (await fetch(`${url.origin}/v1/approvals`, { headers: auth })).json()) as {
+            approvals: { id: string; call_id: string; client: { kind: string } | null }[];
+          };
           approval = r.approvals.find((a) => a.call_id === "g1");
           if (!approval) await new Promise((res) => setTimeout(res, 25));
         }
         expect(approval?.client, err).toMatchObject({ kind: "agent" });
-        const decided = await fetch(`${url.origin}/v1/approvals/${approval!.id}/approve`, { method: "POST", headers: auth, body: JSON.stringify({ operator: "ana" }) });
+        const decided = await fetch(`${url.origin}/v1/approvals/${approval!.id}/approve`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ operator: "ana" }),
+        });
         expect(decided.status).toBe(200);
         expect(await running, err).toBe(0);
         expect(JSON.parse(out.trim())).toMatchObject({ ended: "answered", responses: [{ id: "g1", status: "done" }] });
         // Ground truth: the simulator started exactly one gripper motion.
-        expect(readEffects(effectsLog).filter((e) => e.event === "motion_start" && e.joints.includes("gripper"))).toHaveLength(1);
+        expect(
+          readEffects(effectsLog).filter((e) => e.event === "motion_start" && e.joints.includes("gripper")),
+        ).toHaveLength(1);
       } finally {
         await gatedSim.close();
       }
     });
 
     it("--max-turns short of the session: exit 3 and ended max_turns", async () => {
-      const r = await agent(["demo", "--model", DEMO, "--serial", sim.link, "--data", join(dir, "data"), "--max-turns", "1"]);
+      const r = await agent([
+        "demo",
+        "--model",
+        DEMO,
+        "--serial",
+        sim.link,
+        "--data",
+        join(dir, "data"),
+        "--max-turns",
+        "1",
+      ]);
       expect(r.code).toBe(3);
       expect(JSON.parse(r.stdout.trim())).toMatchObject({ ended: "max_turns", turns: 1 });
     });
@@ -157,12 +287,32 @@ describe("armbridge agent", () => {
           await conn.next("clientContent");
           conn.send({ toolCall: { functionCalls: [{ id: "L1", name: "set_gripper", args: { position: 0.3 } }] } });
           await conn.next("toolResponse");
-          conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Gripper at 0.3." }] }, turnComplete: true } });
+          conn.send({
+            serverContent: { modelTurn: { role: "model", parts: [{ text: "Gripper at 0.3." }] }, turnComplete: true },
+          });
         };
-        const r = await agent(["close the gripper a bit", "--live", "--model", "gemini-live-test", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        const r = await agent(
+          [
+            "close the gripper a bit",
+            "--live",
+            "--model",
+            "gemini-live-test",
+            "--base-url",
+            server.baseUrl,
+            "--serial",
+            sim.link,
+            "--data",
+            join(dir, "data"),
+          ],
+          { GEMINI_API_KEY: "k" },
+        );
         expect(server.scriptErrors).toEqual([]);
         expect(r.code).toBe(0);
-        expect(JSON.parse(r.stdout.trim())).toMatchObject({ ended: "answered", text: "Gripper at 0.3.", responses: [{ id: "L1", name: "set_gripper", status: "done" }] });
+        expect(JSON.parse(r.stdout.trim())).toMatchObject({
+          ended: "answered",
+          text: "Gripper at 0.3.",
+          responses: [{ id: "L1", name: "set_gripper", status: "done" }],
+        });
       } finally {
         await server.close();
       }
@@ -173,14 +323,35 @@ describe("armbridge agent", () => {
       try {
         server.liveScript = async (conn) => {
           await conn.next("clientContent");
-          conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "Nothing to do." }] }, turnComplete: true } });
+          conn.send({
+            serverContent: { modelTurn: { role: "model", parts: [{ text: "Nothing to do." }] }, turnComplete: true },
+          });
         };
-        const r = await agent(["idle", "--live", "--context-compression", "off", "--model", "m", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        const r = await agent(
+          [
+            "idle",
+            "--live",
+            "--context-compression",
+            "off",
+            "--model",
+            "m",
+            "--base-url",
+            server.baseUrl,
+            "--serial",
+            sim.link,
+            "--data",
+            join(dir, "data"),
+          ],
+          { GEMINI_API_KEY: "k" },
+        );
         expect(r.code).toBe(0);
         const setup = server.connections[0]!.setup.setup as Record<string, unknown>;
         expect(setup).not.toHaveProperty("contextWindowCompression");
         expect(setup).toHaveProperty("sessionResumption");
-        expect(JSON.parse(r.stdout.trim())).toMatchObject({ ended: "answered", metrics: { reconnects: 0, retries: 0, joined_repeats: 0, model_requests: 1 } });
+        expect(JSON.parse(r.stdout.trim())).toMatchObject({
+          ended: "answered",
+          metrics: { reconnects: 0, retries: 0, joined_repeats: 0, model_requests: 1 },
+        });
       } finally {
         await server.close();
       }
@@ -189,7 +360,9 @@ describe("armbridge agent", () => {
     it("--stream-camera sends the camera's frames as realtime video: JPEG, within the size bound, no faster than --fps", async () => {
       const server = await ScriptedGeminiServer.start();
       const frames = (): { mimeType: string; data: string }[] =>
-        (server.connections[0]?.received ?? []).flatMap((m) => ("realtimeInput" in m ? [(m.realtimeInput as { video: { mimeType: string; data: string } }).video] : []));
+        (server.connections[0]?.received ?? []).flatMap((m) =>
+          "realtimeInput" in m ? [(m.realtimeInput as { video: { mimeType: string; data: string } }).video] : [],
+        );
       let watched = 0;
       try {
         server.liveScript = async (conn) => {
@@ -197,9 +370,32 @@ describe("armbridge agent", () => {
           const t0 = Date.now();
           while (frames().length < 3) await new Promise((r) => setTimeout(r, 50));
           watched = Date.now() - t0;
-          conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: "I watched the table." }] }, turnComplete: true } });
+          conn.send({
+            serverContent: {
+              modelTurn: { role: "model", parts: [{ text: "I watched the table." }] },
+              turnComplete: true,
+            },
+          });
         };
-        const r = await agent(["watch", "--live", "--stream-camera", "overhead", "--fps", "2", "--model", "m", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        const r = await agent(
+          [
+            "watch",
+            "--live",
+            "--stream-camera",
+            "overhead",
+            "--fps",
+            "2",
+            "--model",
+            "m",
+            "--base-url",
+            server.baseUrl,
+            "--serial",
+            sim.link,
+            "--data",
+            join(dir, "data"),
+          ],
+          { GEMINI_API_KEY: "k" },
+        );
         expect(server.scriptErrors).toEqual([]);
         expect(r.code).toBe(0);
         const sent = frames();
@@ -222,7 +418,23 @@ describe("armbridge agent", () => {
     it("--stream-camera naming no configured camera: exit 2 before any session opens", async () => {
       const server = await ScriptedGeminiServer.start();
       try {
-        const r = await agent(["watch", "--live", "--stream-camera", "ceiling", "--model", "m", "--base-url", server.baseUrl, "--serial", sim.link, "--data", join(dir, "data")], { GEMINI_API_KEY: "k" });
+        const r = await agent(
+          [
+            "watch",
+            "--live",
+            "--stream-camera",
+            "ceiling",
+            "--model",
+            "m",
+            "--base-url",
+            server.baseUrl,
+            "--serial",
+            sim.link,
+            "--data",
+            join(dir, "data"),
+          ],
+          { GEMINI_API_KEY: "k" },
+        );
         expect(r.code).toBe(2);
         expect(r.stderr).toContain("ARMB_ERR_CLI_USAGE");
         expect(r.stderr).toContain("configured: overhead");

@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { resultOf } from "../../../src/surfaces/toFunctionResponse.js";
 import { ReplayModelClient } from "../../../src/surfaces/gemini/ReplayModelClient.js";
 import { runAgent } from "../../../src/surfaces/gemini/runAgent.js";
-import { motionIntervals, overlapped, overlapsOnSharedJoints, startSimBridge, type SimBridge } from "../../fixtures/gemini/simBridge.js";
+import {
+  motionIntervals,
+  overlapped,
+  overlapsOnSharedJoints,
+  startSimBridge,
+  type SimBridge,
+} from "../../fixtures/gemini/simBridge.js";
 
 const DEMO = join(import.meta.dirname, "../../../config/demo-session.jsonl");
 
@@ -26,7 +32,14 @@ describe("replay-driven agent sessions on firmware-sim", () => {
     sb = await startSimBridge({ stallJoints: ["wrist_2"] });
     const transcriptPath = join(sb.dir, "transcript.jsonl");
     const lines: string[] = [];
-    const result = await runAgent({ bridge: sb.bridge, model: ReplayModelClient.fromFile(DEMO), instruction: "show what armbridge does", transcriptPath, deadlineMs: 60_000, onProgress: (l) => lines.push(l) });
+    const result = await runAgent({
+      bridge: sb.bridge,
+      model: ReplayModelClient.fromFile(DEMO),
+      instruction: "show what armbridge does",
+      transcriptPath,
+      deadlineMs: 60_000,
+      onProgress: (l) => lines.push(l),
+    });
 
     expect(result.ended).toBe("answered");
     expect(result.notes).toEqual([]);
@@ -49,7 +62,9 @@ describe("replay-driven agent sessions on firmware-sim", () => {
     const transcript = transcriptOf(transcriptPath);
     expect(transcript.filter((t) => t.type === "model_turn")).toHaveLength(6);
     expect(transcript.filter((t) => t.type === "calls")).toHaveLength(5);
-    const responded = transcript.filter((t) => t.type === "responses").flatMap((t) => (t.responses as { id: string }[]).map((r) => r.id));
+    const responded = transcript
+      .filter((t) => t.type === "responses")
+      .flatMap((t) => (t.responses as { id: string }[]).map((r) => r.id));
     expect(responded).toEqual(["d1", "d2", "q1", "q2", "t1", "u1", "s1"]);
     expect(transcript.at(-1)).toMatchObject({ type: "run_ended", ended: "answered" });
     // A transcript is itself a replay file of the same session.
@@ -62,7 +77,9 @@ describe("replay-driven agent sessions on firmware-sim", () => {
 
   it("a call without an id gets one, and its response carries it", async () => {
     sb = await startSimBridge();
-    const model = ReplayModelClient.fromText(['{"calls":[{"name":"move_joints","args":{"positions":{"wrist_1":-0.3}}}]}', '{"text":"ok"}'].join("\n"));
+    const model = ReplayModelClient.fromText(
+      ['{"calls":[{"name":"move_joints","args":{"positions":{"wrist_1":-0.3}}}]}', '{"text":"ok"}'].join("\n"),
+    );
     const result = await runAgent({ bridge: sb.bridge, model, instruction: "x" });
     expect(result.ended).toBe("answered");
     expect(result.responses).toHaveLength(1);
@@ -73,8 +90,11 @@ describe("replay-driven agent sessions on firmware-sim", () => {
 
   it("stops at max turns and says so", async () => {
     sb = await startSimBridge();
-    const turn = (id: string, v: number): string => JSON.stringify({ calls: [{ id, name: "move_joints", args: { positions: { wrist_3: v } } }] });
-    const model = ReplayModelClient.fromText([turn("m1", 0.1), turn("m2", 0.2), turn("m3", 0.3), '{"text":"never"}'].join("\n"));
+    const turn = (id: string, v: number): string =>
+      JSON.stringify({ calls: [{ id, name: "move_joints", args: { positions: { wrist_3: v } } }] });
+    const model = ReplayModelClient.fromText(
+      [turn("m1", 0.1), turn("m2", 0.2), turn("m3", 0.3), '{"text":"never"}'].join("\n"),
+    );
     const result = await runAgent({ bridge: sb.bridge, model, instruction: "x", maxTurns: 2 });
     expect(result).toMatchObject({ ended: "max_turns", turns: 2 });
     expect(result.responses.map((r) => r.id)).toEqual(["m1", "m2"]);
@@ -83,10 +103,19 @@ describe("replay-driven agent sessions on firmware-sim", () => {
 
   it("stops at the run deadline and says so; the motion under way is observed, not stopped", async () => {
     sb = await startSimBridge();
-    const model = ReplayModelClient.fromText(['{"calls":[{"id":"slow","name":"move_joints","args":{"positions":{"shoulder_pan":1.0},"speed":0.2}}]}', '{"text":"never"}'].join("\n"));
+    const model = ReplayModelClient.fromText(
+      [
+        '{"calls":[{"id":"slow","name":"move_joints","args":{"positions":{"shoulder_pan":1.0},"speed":0.2}}]}',
+        '{"text":"never"}',
+      ].join("\n"),
+    );
     const result = await runAgent({ bridge: sb.bridge, model, instruction: "x", deadlineMs: 300 });
     expect(result.ended).toBe("deadline");
-    expect(resultOf(result.responses[0]!.response)).toMatchObject({ status: "done", timed_out: true, settled_by: "observation" });
+    expect(resultOf(result.responses[0]!.response)).toMatchObject({
+      status: "done",
+      timed_out: true,
+      settled_by: "observation",
+    });
     const row = sb.bridge.ledger.findByCallId("slow")!;
     expect(motionIntervals(sb.effects()).get(row.actionId)?.starts).toBe(1);
   });
@@ -95,39 +124,85 @@ describe("replay-driven agent sessions on firmware-sim", () => {
     sb = await startSimBridge();
     const transcriptPath = join(sb.dir, "t.jsonl");
     const model = ReplayModelClient.fromText('{"calls":[{"id":"a","name":"get_arm_state","args":{}}]}', "short.jsonl");
-    await expect(runAgent({ bridge: sb.bridge, model, instruction: "x", transcriptPath })).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_REPLAY" });
-    expect(transcriptOf(transcriptPath).at(-1)).toMatchObject({ type: "error", error: { code: "ARMB_ERR_GEMINI_REPLAY" } });
+    await expect(runAgent({ bridge: sb.bridge, model, instruction: "x", transcriptPath })).rejects.toMatchObject({
+      code: "ARMB_ERR_GEMINI_REPLAY",
+    });
+    expect(transcriptOf(transcriptPath).at(-1)).toMatchObject({
+      type: "error",
+      error: { code: "ARMB_ERR_GEMINI_REPLAY" },
+    });
   });
 });
 
 describe("ReplayModelClient checks what the loop sends back", () => {
-  const file = ['{"calls":[{"id":"c1","name":"move_joints","args":{"positions":{"elbow":1}}},{"id":"c2","name":"stop","args":{}}]}', '{"text":"ok"}'].join("\n");
+  const file = [
+    '{"calls":[{"id":"c1","name":"move_joints","args":{"positions":{"elbow":1}}},{"id":"c2","name":"stop","args":{}}]}',
+    '{"text":"ok"}',
+  ].join("\n");
   const signal = new AbortController().signal;
-  const ask = (client: ReplayModelClient, last: unknown) => client.generate({ contents: [{ role: "user", parts: [{ text: "x" }] }, last as never], tools: [], systemInstruction: "", signal });
+  const ask = (client: ReplayModelClient, last: unknown) =>
+    client.generate({
+      contents: [{ role: "user", parts: [{ text: "x" }] }, last as never],
+      tools: [],
+      systemInstruction: "",
+      signal,
+    });
 
   it.each([
-    ["a wrong id", [{ id: "c1", name: "move_joints" }, { id: "cX", name: "stop" }]],
-    ["a wrong name", [{ id: "c1", name: "move_joints" }, { id: "c2", name: "move_joints" }]],
+    [
+      "a wrong id",
+      [
+        { id: "c1", name: "move_joints" },
+        { id: "cX", name: "stop" },
+      ],
+    ],
+    [
+      "a wrong name",
+      [
+        { id: "c1", name: "move_joints" },
+        { id: "c2", name: "move_joints" },
+      ],
+    ],
     ["a missing response", [{ id: "c1", name: "move_joints" }]],
-    ["the wrong order", [{ id: "c2", name: "stop" }, { id: "c1", name: "move_joints" }]],
+    [
+      "the wrong order",
+      [
+        { id: "c2", name: "stop" },
+        { id: "c1", name: "move_joints" },
+      ],
+    ],
   ])("%s is ARMB_ERR_GEMINI_REPLAY", async (_what, replies) => {
     const client = ReplayModelClient.fromText(file);
     await ask(client, undefined);
-    const last = { role: "user", parts: replies.map((r) => ({ functionResponse: { ...r, response: { output: { status: "done" } } } })) };
+    const last = {
+      role: "user",
+      parts: replies.map((r) => ({ functionResponse: { ...r, response: { output: { status: "done" } } } })),
+    };
     await expect(ask(client, last)).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_REPLAY" });
   });
 
   it("the right ids and names get the next turn", async () => {
     const client = ReplayModelClient.fromText(file);
     await ask(client, undefined);
-    const last = { role: "user", parts: [{ functionResponse: { id: "c1", name: "move_joints", response: { output: { status: "done" } } } }, { functionResponse: { id: "c2", name: "stop", response: { output: { status: "done" } } } }] };
+    const last = {
+      role: "user",
+      parts: [
+        { functionResponse: { id: "c1", name: "move_joints", response: { output: { status: "done" } } } },
+        { functionResponse: { id: "c2", name: "stop", response: { output: { status: "done" } } } },
+      ],
+    };
     await expect(ask(client, last)).resolves.toMatchObject({ text: "ok", calls: [] });
   });
 
   it("a status other than the file's expect is reported, not fatal", async () => {
-    const client = ReplayModelClient.fromText(['{"calls":[{"id":"c1","name":"stop","args":{}}],"expect":{"c1":"done"}}', '{"text":"ok"}'].join("\n"));
+    const client = ReplayModelClient.fromText(
+      ['{"calls":[{"id":"c1","name":"stop","args":{}}],"expect":{"c1":"done"}}', '{"text":"ok"}'].join("\n"),
+    );
     await ask(client, undefined);
-    await ask(client, { role: "user", parts: [{ functionResponse: { id: "c1", name: "stop", response: { output: { status: "failed" } } } }] });
+    await ask(client, {
+      role: "user",
+      parts: [{ functionResponse: { id: "c1", name: "stop", response: { output: { status: "failed" } } } }],
+    });
     expect(client.expectationMisses()).toEqual(["call c1 (stop) ended failed, the script expects done"]);
   });
 
@@ -147,7 +222,8 @@ describe("ReplayModelClient checks what the loop sends back", () => {
       error = e;
     }
     expect(error).toMatchObject({ code: "ARMB_ERR_GEMINI_REPLAY", details: { path: "bad.jsonl" } });
-    if (line > 0) expect((error as { details: { reason: string } }).details.reason).toMatch(new RegExp(`^line ${line}:`));
+    if (line > 0)
+      expect((error as { details: { reason: string } }).details.reason).toMatch(new RegExp(`^line ${line}:`));
   });
 
   it("reads all three line forms and skips comments and other transcript lines", () => {
@@ -164,7 +240,9 @@ describe("ReplayModelClient checks what the loop sends back", () => {
   });
 
   it("a missing file is ARMB_ERR_GEMINI_REPLAY", () => {
-    expect(() => ReplayModelClient.fromFile("/nonexistent/session.jsonl")).toThrow(expect.objectContaining({ code: "ARMB_ERR_GEMINI_REPLAY" }));
+    expect(() => ReplayModelClient.fromFile("/nonexistent/session.jsonl")).toThrow(
+      expect.objectContaining({ code: "ARMB_ERR_GEMINI_REPLAY" }),
+    );
   });
 
   it("the bundled demo session parses", () => {

@@ -4,7 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExecutorEvent } from "../../../src/executor/ExecutorEvent.js";
 import { createGoogleGenAI } from "../../../src/surfaces/gemini/GeminiModelClient.js";
 import { runLiveAgent } from "../../../src/surfaces/gemini/runLiveAgent.js";
-import { ScriptedGeminiServer, type ClientMessage, type LiveConnection } from "../../fixtures/gemini/ScriptedGeminiServer.js";
+import {
+  ScriptedGeminiServer,
+  type ClientMessage,
+  type LiveConnection,
+} from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { motionIntervals, startSimBridge, type Effect, type SimBridge } from "../../fixtures/gemini/simBridge.js";
 
 type Output = { status: string; action_id?: string; joined_call_id?: string; message: string };
@@ -21,17 +25,25 @@ const answerOf = (m: ClientMessage): Output => {
   const r = (m.toolResponse as Responses).functionResponses[0]!.response;
   return (r.output ?? r.error)!;
 };
-const clientContents = (conn: LiveConnection): Content[] => conn.received.filter((m) => "clientContent" in m).map((m) => m.clientContent as Content);
+const clientContents = (conn: LiveConnection): Content[] =>
+  conn.received.filter((m) => "clientContent" in m).map((m) => m.clientContent as Content);
 const textOf = (c: Content): string => c.turns.map((t) => t.parts.map((p) => p.text ?? "").join("")).join("\n");
-const say = (conn: LiveConnection, words: string): void => conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] } } });
-const answer = (conn: LiveConnection, words: string): void => conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] }, turnComplete: true } });
+const say = (conn: LiveConnection, words: string): void =>
+  conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] } } });
+const answer = (conn: LiveConnection, words: string): void =>
+  conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] }, turnComplete: true } });
 const call = (conn: LiveConnection, id: string, args: object): void => {
   // The Live API is not resumable while the model runs a function call.
   conn.send({ sessionResumptionUpdate: { resumable: false } });
   conn.send({ toolCall: { functionCalls: [{ id, name: "move_joints", args }] } });
 };
-const startsOf = (effects: readonly Effect[], joint: string): (string | null)[] => effects.filter((e) => e.event === "motion_start" && e.joints.includes(joint)).map((e) => e.action_id);
-const transcript = (path: string): Line[] => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
+const startsOf = (effects: readonly Effect[], joint: string): (string | null)[] =>
+  effects.filter((e) => e.event === "motion_start" && e.joints.includes(joint)).map((e) => e.action_id);
+const transcript = (path: string): Line[] =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
 
 /**
  * A Live model that loses its connection in the middle of motions, again and
@@ -52,8 +64,9 @@ describe("Live resumption: a repeat joins only a result the model never got, a n
     sb = await startSimBridge();
     off = sb.bridge.onEvent((e: ExecutorEvent) => {
       if (e.type !== "started") return;
-      for (const w of waiters.splice(0)) if (w.id === e.callId) w.resolve();
-      else waiters.push(w);
+      for (const w of waiters.splice(0))
+        if (w.id === e.callId) w.resolve();
+        else waiters.push(w);
     });
   });
   afterEach(async () => {
@@ -62,11 +75,13 @@ describe("Live resumption: a repeat joins only a result the model never got, a n
     await server.close();
     await sb.close();
   });
-  const ai = (): ReturnType<typeof createGoogleGenAI> => createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl, apiVersion: "v1beta" });
+  const ai = (): ReturnType<typeof createGoogleGenAI> =>
+    createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl, apiVersion: "v1beta" });
 
   it("wrist to 1.3, dropped, repeated: joined; to 0.7, dropped, repeated: joined; to 1.3 again as a new request: the wrist moves, and its own repeat joins it", async () => {
     const answers = new Map<string, ClientMessage>();
-    const reply = async (conn: LiveConnection, id: string): Promise<void> => void answers.set(id, await conn.next("toolResponse"));
+    const reply = async (conn: LiveConnection, id: string): Promise<void> =>
+      void answers.set(id, await conn.next("toolResponse"));
     server.liveScript = async (conn) => {
       switch (server.connections.length) {
         case 1:
@@ -104,7 +119,14 @@ describe("Live resumption: a repeat joins only a result the model never got, a n
       }
     };
     const transcriptPath = join(sb.dir, "wrist.jsonl");
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: INSTRUCTION, transcriptPath, deadlineMs: 20_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: INSTRUCTION,
+      transcriptPath,
+      deadlineMs: 20_000,
+    });
 
     expect(server.scriptErrors).toEqual([]);
     expect(result).toMatchObject({ ended: "answered", text: "The wrist is back at 1.3." });
@@ -121,20 +143,35 @@ describe("Live resumption: a repeat joins only a result the model never got, a n
     }
     for (const repeat of ["r1-b", "r2-b", "r3-b"]) expect(sb.bridge.ledger.findByCallId(repeat)).toBeUndefined();
     // Each repeat got its own motion's result; no request got an older one.
-    expect(answerOf(answers.get("r1-b")!)).toMatchObject({ status: "done", action_id: r1.actionId, joined_call_id: "r1-a" });
-    expect(answerOf(answers.get("r2-b")!)).toMatchObject({ status: "done", action_id: r2.actionId, joined_call_id: "r2-a" });
-    expect(answerOf(answers.get("r3-b")!)).toMatchObject({ status: "done", action_id: r3!.actionId, joined_call_id: "r3-a" });
+    expect(answerOf(answers.get("r1-b")!)).toMatchObject({
+      status: "done",
+      action_id: r1.actionId,
+      joined_call_id: "r1-a",
+    });
+    expect(answerOf(answers.get("r2-b")!)).toMatchObject({
+      status: "done",
+      action_id: r2.actionId,
+      joined_call_id: "r2-a",
+    });
+    expect(answerOf(answers.get("r3-b")!)).toMatchObject({
+      status: "done",
+      action_id: r3!.actionId,
+      joined_call_id: "r3-a",
+    });
     // A result the model read is never announced as lost again, and no note tells it a result it already had.
     const losses = transcript(transcriptPath).filter((l) => l.type === "connection_lost");
     expect(losses.map((l) => l.undeliveredCallIds)).toEqual([["r1-a"], ["r2-a"], ["r3-a"]]);
-    expect(server.connections.flatMap((c) => clientContents(c)).some((c) => textOf(c).includes("never reached you"))).toBe(false);
+    expect(
+      server.connections.flatMap((c) => clientContents(c)).some((c) => textOf(c).includes("never reached you")),
+    ).toBe(false);
   });
 
   it("a resumed session is never sent the instruction again (the handle came after the server had it); a fresh one is sent it with the ledger's account of what the arm did", async () => {
     let opening: Content | undefined;
     let joined: ClientMessage | undefined;
     // The second resume is refused, as for an expired handle: a fresh session.
-    server.setupReply = (_setup, index) => (index === 2 ? { close: 1007, reason: "session resumption handle is invalid or expired" } : "complete");
+    server.setupReply = (_setup, index) =>
+      index === 2 ? { close: 1007, reason: "session resumption handle is invalid or expired" } : "complete";
     server.liveScript = async (conn) => {
       switch (server.connections.length) {
         case 1:
@@ -157,7 +194,13 @@ describe("Live resumption: a repeat joins only a result the model never got, a n
           answer(conn, "Done: the pan is at 0.8.");
       }
     };
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan to 0.8", deadlineMs: 20_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "pan to 0.8",
+      deadlineMs: 20_000,
+    });
 
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");

@@ -5,7 +5,11 @@ import type { ExecutorEvent } from "../../../src/executor/ExecutorEvent.js";
 import { createGoogleGenAI } from "../../../src/surfaces/gemini/GeminiModelClient.js";
 import { runLiveAgent } from "../../../src/surfaces/gemini/runLiveAgent.js";
 import { reconnectScenario } from "../../fixtures/gemini/reconnectScenario.js";
-import { ScriptedGeminiServer, type ClientMessage, type LiveConnection } from "../../fixtures/gemini/ScriptedGeminiServer.js";
+import {
+  ScriptedGeminiServer,
+  type ClientMessage,
+  type LiveConnection,
+} from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { motionIntervals, startSimBridge, type Effect, type SimBridge } from "../../fixtures/gemini/simBridge.js";
 
 type Output = { status: string; action_id?: string; joined_call_id?: string; message: string; settled_by: string };
@@ -16,13 +20,22 @@ type Line = { type: string } & Record<string, unknown>;
 const PAN = { positions: { shoulder_pan: 0.8 }, speed: 0.2 };
 const PAN_AGAIN = { speed: 0.2, positions: { shoulder_pan: 0.8 } };
 
-const toolResponses = (conn: LiveConnection): Responses[] => conn.received.filter((m) => "toolResponse" in m).map((m) => m.toolResponse as Responses);
-const clientContents = (conn: LiveConnection): Content[] => conn.received.filter((m) => "clientContent" in m).map((m) => m.clientContent as Content);
-const text = (conn: LiveConnection, words: string): void => conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] }, turnComplete: true } });
+const toolResponses = (conn: LiveConnection): Responses[] =>
+  conn.received.filter((m) => "toolResponse" in m).map((m) => m.toolResponse as Responses);
+const clientContents = (conn: LiveConnection): Content[] =>
+  conn.received.filter((m) => "clientContent" in m).map((m) => m.clientContent as Content);
+const text = (conn: LiveConnection, words: string): void =>
+  conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] }, turnComplete: true } });
 /** Model text within a turn: the model has read what we sent before it. */
-const say = (conn: LiveConnection, words: string): void => conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] } } });
-const panStarts = (effects: readonly Effect[]): Effect[] => effects.filter((e) => e.event === "motion_start" && e.joints.includes("shoulder_pan"));
-const transcript = (path: string): Line[] => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
+const say = (conn: LiveConnection, words: string): void =>
+  conn.send({ serverContent: { modelTurn: { role: "model", parts: [{ text: words }] } } });
+const panStarts = (effects: readonly Effect[]): Effect[] =>
+  effects.filter((e) => e.event === "motion_start" && e.joints.includes("shoulder_pan"));
+const transcript = (path: string): Line[] =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
 const setupOf = (conn: LiveConnection): Record<string, unknown> => conn.setup.setup as Record<string, unknown>;
 
 /**
@@ -36,14 +49,16 @@ describe("Live resumption: the run goes on across connections, and no motion hap
   let sb: SimBridge;
   const waiters: { match: (e: ExecutorEvent) => boolean; resolve: () => void }[] = [];
   let off: () => void = () => undefined;
-  const when = (match: (e: ExecutorEvent) => boolean): Promise<void> => new Promise((resolve) => waiters.push({ match, resolve }));
+  const when = (match: (e: ExecutorEvent) => boolean): Promise<void> =>
+    new Promise((resolve) => waiters.push({ match, resolve }));
   const startedCall = (id: string): Promise<void> => when((e) => e.type === "started" && e.callId === id);
   beforeEach(async () => {
     server = await ScriptedGeminiServer.start();
     sb = await startSimBridge();
     off = sb.bridge.onEvent((e) => {
-      for (const w of waiters.splice(0)) if (w.match(e)) w.resolve();
-      else waiters.push(w);
+      for (const w of waiters.splice(0))
+        if (w.match(e)) w.resolve();
+        else waiters.push(w);
     });
   });
   afterEach(async () => {
@@ -52,12 +67,19 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     await server.close();
     await sb.close();
   });
-  const ai = (): ReturnType<typeof createGoogleGenAI> => createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl, apiVersion: "v1beta" });
+  const ai = (): ReturnType<typeof createGoogleGenAI> =>
+    createGoogleGenAI({ apiKey: "k", baseUrl: server.baseUrl, apiVersion: "v1beta" });
 
   it("asks for resumption and sliding-window compression in every setup, offering the newest resumable handle", async () => {
     const scenario = reconnectScenario({ reconnects: 1, started: startedCall });
     server.liveScript = scenario.script;
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan", deadlineMs: 30_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "pan",
+      deadlineMs: 30_000,
+    });
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");
     const [first, second] = server.connections;
@@ -94,7 +116,15 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       };
       const transcriptPath = join(sb.dir, `${style}.jsonl`);
       const lines: string[] = [];
-      const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan to 0.8", transcriptPath, deadlineMs: 30_000, onProgress: (l) => lines.push(l) });
+      const result = await runLiveAgent({
+        bridge: sb.bridge,
+        ai: ai(),
+        model: "m",
+        instruction: "pan to 0.8",
+        transcriptPath,
+        deadlineMs: 30_000,
+        onProgress: (l) => lines.push(l),
+      });
 
       expect(server.scriptErrors).toEqual([]);
       expect(result).toMatchObject({ ended: "answered", text: "The pan is at 0.8." });
@@ -104,26 +134,41 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       const first = sb.bridge.ledger.findByCallId("fc1")!;
       expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([first.actionId]);
       expect(motionIntervals(sb.effects()).get(first.actionId)!.starts).toBe(1);
-      expect(sb.effects().find((e) => e.event === "motion_end" && e.action_id === first.actionId)?.outcome).toBe("reached");
+      expect(sb.effects().find((e) => e.event === "motion_end" && e.action_id === first.actionId)?.outcome).toBe(
+        "reached",
+      );
       expect(sb.bridge.ledger.findByCallId("fc1-again")).toBeUndefined();
       // The resumed model got fc1's outcome under its own id; fc1 itself was never answered on any connection.
       const joined = (joinedAnswer!.toolResponse as Responses).functionResponses[0]!;
-      expect(joined).toMatchObject({ id: "fc1-again", response: { output: { status: "done", action_id: first.actionId, joined_call_id: "fc1" } } });
-      expect(joined.response.output!.message).toMatch(/^Not run again: this call repeats call fc1 .*connection to the model was lost/);
-      expect(server.connections.flatMap((c) => toolResponses(c)).flatMap((r) => r.functionResponses.map((f) => f.id))).toEqual(["fc1-again"]);
+      expect(joined).toMatchObject({
+        id: "fc1-again",
+        response: { output: { status: "done", action_id: first.actionId, joined_call_id: "fc1" } },
+      });
+      expect(joined.response.output!.message).toMatch(
+        /^Not run again: this call repeats call fc1 .*connection to the model was lost/,
+      );
+      expect(
+        server.connections.flatMap((c) => toolResponses(c)).flatMap((r) => r.functionResponses.map((f) => f.id)),
+      ).toEqual(["fc1-again"]);
       // Nothing was re-sent: the handle already covered the instruction.
       expect(clientContents(server.connections[1]!)).toEqual([]);
       // The transcript and the progress lines say why, how long, which handle.
       const t = transcript(transcriptPath);
       const lost = t.find((l) => l.type === "connection_lost")!;
-      expect(lost).toMatchObject({ cause: style === "go_away" ? "go_away" : "closed", undeliveredCallIds: ["fc1"], handle: "handle-before-the-call" });
+      expect(lost).toMatchObject({
+        cause: style === "go_away" ? "go_away" : "closed",
+        undeliveredCallIds: ["fc1"],
+        handle: "handle-before-the-call",
+      });
       if (style === "drop") expect(lost.detail).toContain("1006");
       const back = t.find((l) => l.type === "reconnected")!;
       expect(back).toMatchObject({ mode: "resumed", cause: lost.cause, handle: "handle-before-the-call", attempts: 1 });
       expect(back.durationMs).toEqual(expect.any(Number));
       if (style === "go_away") expect(t.find((l) => l.type === "go_away")).toMatchObject({ timeLeftMs: 30_000 });
       expect(lines.some((l) => l.startsWith("Live connection lost") && l.includes("fc1"))).toBe(true);
-      expect(lines.some((l) => /^Live session resumed from handle .* ms after the old connection ended/.test(l))).toBe(true);
+      expect(lines.some((l) => /^Live session resumed from handle .* ms after the old connection ended/.test(l))).toBe(
+        true,
+      );
       expect(result.metrics).toMatchObject({ reconnects: 1, resumed: 1, fresh_sessions: 0, joined_repeats: 1 });
     });
   }
@@ -148,7 +193,13 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       joinedAnswer = await conn.next("toolResponse");
       text(conn, "Already there.");
     };
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan to 0.8", deadlineMs: 30_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "pan to 0.8",
+      deadlineMs: 30_000,
+    });
 
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");
@@ -159,7 +210,10 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect(told!.turns[0]!.parts[0]!.text).toContain("it is not sent again");
     const first = sb.bridge.ledger.findByCallId("fc1")!;
     expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([first.actionId]);
-    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: "fc2", response: { output: { status: "done", joined_call_id: "fc1" } } });
+    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({
+      id: "fc2",
+      response: { output: { status: "done", joined_call_id: "fc1" } },
+    });
   });
 
   it("a handle that arrives right after a result, before the model said a word, does not count the result as received", async () => {
@@ -178,7 +232,13 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       joinedAnswer = await conn.next("toolResponse");
       text(conn, "At 0.8.");
     };
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan to 0.8", deadlineMs: 30_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "pan to 0.8",
+      deadlineMs: 30_000,
+    });
 
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");
@@ -187,13 +247,17 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect(clientContents(server.connections[1]!)).toEqual([]);
     const first = sb.bridge.ledger.findByCallId("fc1")!;
     expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([first.actionId]);
-    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: "fc2", response: { output: { status: "done", joined_call_id: "fc1" } } });
+    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({
+      id: "fc2",
+      response: { output: { status: "done", joined_call_id: "fc1" } },
+    });
   });
 
   it("a resume the server refuses (expired handle) starts a fresh session told from the ledger what the arm did; a repeat of the motion still under way joins it", async () => {
     let opening: Content | undefined;
     let joinedAnswer: ClientMessage | undefined;
-    server.setupReply = (_setup, index) => (index === 1 ? { close: 1007, reason: "session resumption handle is invalid or expired" } : "complete");
+    server.setupReply = (_setup, index) =>
+      index === 1 ? { close: 1007, reason: "session resumption handle is invalid or expired" } : "complete";
     server.liveScript = async (conn) => {
       if (server.connections.length === 1) {
         await conn.next("clientContent");
@@ -214,7 +278,14 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       text(conn, "Gripper at 0.3 and pan at 0.8.");
     };
     const transcriptPath = join(sb.dir, "fresh.jsonl");
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "grip then pan", transcriptPath, deadlineMs: 30_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "grip then pan",
+      transcriptPath,
+      deadlineMs: 30_000,
+    });
 
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");
@@ -227,7 +298,10 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect(said).toContain(`call g1 set_gripper {"position":0.3}, action ${gripper.actionId}: done`);
     expect(said).toContain(`call fc1 move_joints ${JSON.stringify(PAN)}, action ${pan.actionId}: still under way`);
     expect(panStarts(sb.effects()).map((e) => e.action_id)).toEqual([pan.actionId]);
-    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: "fc9", response: { output: { status: "done", joined_call_id: "fc1" } } });
+    expect((joinedAnswer!.toolResponse as Responses).functionResponses[0]).toMatchObject({
+      id: "fc9",
+      response: { output: { status: "done", joined_call_id: "fc1" } },
+    });
     const t = transcript(transcriptPath);
     expect(t.find((l) => l.type === "resume_refused")).toMatchObject({ handle: "handle-expired" });
     const back = t.find((l) => l.type === "reconnected")!;
@@ -256,7 +330,14 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     };
     const transcriptPath = join(sb.dir, "leave.jsonl");
     const t0 = Date.now();
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan", transcriptPath, deadlineMs: 30_000 });
+    const result = await runLiveAgent({
+      bridge: sb.bridge,
+      ai: ai(),
+      model: "m",
+      instruction: "pan",
+      transcriptPath,
+      deadlineMs: 30_000,
+    });
     expect(server.scriptErrors).toEqual([]);
     expect(result.ended).toBe("answered");
     expect(Date.now() - t0).toBeLessThan(20_000);
@@ -266,34 +347,48 @@ describe("Live resumption: the run goes on across connections, and no motion hap
     expect(result.responses.map((r) => r.id)).toEqual(["fc1"]);
   });
 
-  it("survives 20 reconnects in a row, each in the middle of a motion: every motion ran once, none lost, every repeat joined", { timeout: 120_000 }, async () => {
-    const n = 20;
-    const scenario = reconnectScenario({ reconnects: n, started: startedCall });
-    server.liveScript = scenario.script;
-    const result = await runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "pan back and forth", deadlineMs: 110_000, maxTurns: 100 });
+  it(
+    "survives 20 reconnects in a row, each in the middle of a motion: every motion ran once, none lost, every repeat joined",
+    { timeout: 120_000 },
+    async () => {
+      const n = 20;
+      const scenario = reconnectScenario({ reconnects: n, started: startedCall });
+      server.liveScript = scenario.script;
+      const result = await runLiveAgent({
+        bridge: sb.bridge,
+        ai: ai(),
+        model: "m",
+        instruction: "pan back and forth",
+        deadlineMs: 110_000,
+        maxTurns: 100,
+      });
 
-    expect(server.scriptErrors).toEqual([]);
-    expect(result).toMatchObject({ ended: "answered", text: `All ${n} motions done.` });
-    expect(server.connections).toHaveLength(n + 1);
-    expect(scenario.offered.map((o) => o.got)).toEqual(scenario.offered.map((o) => o.expected));
-    const effects = sb.effects();
-    const intervals = motionIntervals(effects);
-    const actions = Array.from({ length: n }, (_, i) => sb.bridge.ledger.findByCallId(scenario.firstId(i))!);
-    // None lost: each motion has its ledger row, done, one start and a reached end in the effects log.
-    for (const row of actions) {
-      expect(row.state).toBe("done");
-      expect(intervals.get(row.actionId)!.starts).toBe(1);
-      expect(effects.find((e) => e.event === "motion_end" && e.action_id === row.actionId)?.outcome).toBe("reached");
-    }
-    // None repeated: the pan moved exactly n times, once per first call; no repeat reached the ledger.
-    expect(panStarts(effects).map((e) => e.action_id)).toEqual(actions.map((r) => r.actionId));
-    for (let i = 0; i < n; i++) expect(sb.bridge.ledger.findByCallId(scenario.repeatId(i))).toBeUndefined();
-    scenario.answers.forEach((a, i) => {
-      expect((a.toolResponse as Responses).functionResponses[0]).toMatchObject({ id: scenario.repeatId(i), response: { output: { status: "done", joined_call_id: scenario.firstId(i) } } });
-    });
-    expect(result.metrics).toMatchObject({ reconnects: n, resumed: n, fresh_sessions: 0, joined_repeats: n });
-    expect(result.metrics.reconnect_ms!.count).toBe(n);
-  });
+      expect(server.scriptErrors).toEqual([]);
+      expect(result).toMatchObject({ ended: "answered", text: `All ${n} motions done.` });
+      expect(server.connections).toHaveLength(n + 1);
+      expect(scenario.offered.map((o) => o.got)).toEqual(scenario.offered.map((o) => o.expected));
+      const effects = sb.effects();
+      const intervals = motionIntervals(effects);
+      const actions = Array.from({ length: n }, (_, i) => sb.bridge.ledger.findByCallId(scenario.firstId(i))!);
+      // None lost: each motion has its ledger row, done, one start and a reached end in the effects log.
+      for (const row of actions) {
+        expect(row.state).toBe("done");
+        expect(intervals.get(row.actionId)!.starts).toBe(1);
+        expect(effects.find((e) => e.event === "motion_end" && e.action_id === row.actionId)?.outcome).toBe("reached");
+      }
+      // None repeated: the pan moved exactly n times, once per first call; no repeat reached the ledger.
+      expect(panStarts(effects).map((e) => e.action_id)).toEqual(actions.map((r) => r.actionId));
+      for (let i = 0; i < n; i++) expect(sb.bridge.ledger.findByCallId(scenario.repeatId(i))).toBeUndefined();
+      scenario.answers.forEach((a, i) => {
+        expect((a.toolResponse as Responses).functionResponses[0]).toMatchObject({
+          id: scenario.repeatId(i),
+          response: { output: { status: "done", joined_call_id: scenario.firstId(i) } },
+        });
+      });
+      expect(result.metrics).toMatchObject({ reconnects: n, resumed: n, fresh_sessions: 0, joined_repeats: n });
+      expect(result.metrics.reconnect_ms!.count).toBe(n);
+    },
+  );
 
   it("while reconnects keep failing the run deadline still ends the run, after the motion under way has settled", async () => {
     server.setupReply = (_setup, index) => (index === 0 ? "complete" : { close: 1013, reason: "try again later" });
@@ -311,7 +406,12 @@ describe("Live resumption: the run goes on across connections, and no motion hap
       instruction: "pan",
       transcriptPath,
       deadlineMs: 3_000,
-      reconnect: { attempts: 1000, backoff: { initialMs: 100, maxMs: 400 }, setupTimeoutMs: 5_000, goAwayMarginMs: 1_000 },
+      reconnect: {
+        attempts: 1000,
+        backoff: { initialMs: 100, maxMs: 400 },
+        setupTimeoutMs: 5_000,
+        goAwayMarginMs: 1_000,
+      },
     });
     expect(result.ended).toBe("deadline");
     // Returned only once the motion it had started was settled, and it moved once.
@@ -325,7 +425,9 @@ describe("Live resumption: the run goes on across connections, and no motion hap
 
   it("a setup the server refuses outright (bad key or model) ends the run with ARMB_ERR_GEMINI_API at once", async () => {
     server.setupReply = () => ({ close: 1008, reason: "API key not valid" });
-    await expect(runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "x", deadlineMs: 20_000 })).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_API" });
+    await expect(
+      runLiveAgent({ bridge: sb.bridge, ai: ai(), model: "m", instruction: "x", deadlineMs: 20_000 }),
+    ).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_API" });
     expect(server.wsPaths).toHaveLength(1);
   });
 

@@ -6,7 +6,11 @@ import { locateColourInImage } from "../../../src/surfaces/gemini/locateColourIn
 const RED = [220, 30, 30] as const;
 
 /** A grey table with a red block covering x in [x0, x1) and y in [y0, y1), and one stray red pixel. */
-function picture(width: number, height: number, block: { x0: number; x1: number; y0: number; y1: number }): { width: number; height: number; data: Buffer } {
+function picture(
+  width: number,
+  height: number,
+  block: { x0: number; x1: number; y0: number; y1: number },
+): { width: number; height: number; data: Buffer } {
   const data = Buffer.alloc(width * height * 4);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {

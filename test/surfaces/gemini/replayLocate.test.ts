@@ -18,7 +18,16 @@ function pictureBase64(colour: readonly [number, number, number]): string {
 
 const SCRIPT = [
   JSON.stringify({ calls: [{ id: "look", name: "get_camera_image", args: { camera: "overhead" } }] }),
-  JSON.stringify({ calls: [{ id: "reach", name: "move_to_image_point", args: { camera: "overhead", height_m: 0.1 }, locate: { image_from: "look", colour: "red" } }] }),
+  JSON.stringify({
+    calls: [
+      {
+        id: "reach",
+        name: "move_to_image_point",
+        args: { camera: "overhead", height_m: 0.1 },
+        locate: { image_from: "look", colour: "red" },
+      },
+    ],
+  }),
   JSON.stringify({ text: "done" }),
 ].join("\n");
 
@@ -32,23 +41,45 @@ describe("replay `locate`: a point read out of the delivered picture", () => {
     const t1 = await replay.generate(request([first]));
     const answer: Content = {
       role: "user",
-      parts: [{ functionResponse: { id: "look", name: "get_camera_image", response: { output: { status: "done" } }, parts: [{ inlineData: { mimeType: "image/png", data: pictureBase64(namedColour("red")) } }] } }],
+      parts: [
+        {
+          functionResponse: {
+            id: "look",
+            name: "get_camera_image",
+            response: { output: { status: "done" } },
+            parts: [{ inlineData: { mimeType: "image/png", data: pictureBase64(namedColour("red")) } }],
+          },
+        },
+      ],
     };
     const t2 = await replay.generate(request([first, t1.content, answer]));
     // Centroid x = 65 of 100 -> 650; y = 15 of 50 -> 300.
-    expect(t2.calls).toEqual([{ id: "reach", name: "move_to_image_point", args: { camera: "overhead", height_m: 0.1, point: [300, 650] } }]);
+    expect(t2.calls).toEqual([
+      { id: "reach", name: "move_to_image_point", args: { camera: "overhead", height_m: 0.1, point: [300, 650] } },
+    ]);
     // The turn that goes into the history carries the point, as a real model's would.
     expect(t2.content.parts?.[0]?.functionCall?.args).toEqual({ camera: "overhead", height_m: 0.1, point: [300, 650] });
   });
 
   it("a picture without the colour, or no picture at all, is ARMB_ERR_GEMINI_REPLAY (nothing is guessed)", async () => {
     for (const parts of [
-      [{ functionResponse: { id: "look", name: "get_camera_image", response: { output: { status: "done" } }, parts: [{ inlineData: { mimeType: "image/png", data: pictureBase64(namedColour("blue")) } }] } }],
+      [
+        {
+          functionResponse: {
+            id: "look",
+            name: "get_camera_image",
+            response: { output: { status: "done" } },
+            parts: [{ inlineData: { mimeType: "image/png", data: pictureBase64(namedColour("blue")) } }],
+          },
+        },
+      ],
       [{ functionResponse: { id: "look", name: "get_camera_image", response: { output: { status: "failed" } } } }],
     ]) {
       const replay = ReplayModelClient.fromText(SCRIPT);
       const t1 = await replay.generate(request([first]));
-      await expect(replay.generate(request([first, t1.content, { role: "user", parts }]))).rejects.toMatchObject({ code: "ARMB_ERR_GEMINI_REPLAY" });
+      await expect(replay.generate(request([first, t1.content, { role: "user", parts }]))).rejects.toMatchObject({
+        code: "ARMB_ERR_GEMINI_REPLAY",
+      });
     }
   });
 });

@@ -7,7 +7,14 @@ const exhausted = (seconds: number) =>
   httpReply({
     status: 429,
     headers: { "retry-after": String(seconds) },
-    body: { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${seconds}s` }] } },
+    body: {
+      error: {
+        code: 429,
+        message: "quota",
+        status: "RESOURCE_EXHAUSTED",
+        details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${seconds}s` }],
+      },
+    },
   });
 
 /**
@@ -36,7 +43,9 @@ describe("@google/genai's own retryOptions, as armbridge found them", () => {
 
   it("do not retry a reset connection (p-retry 4 gives up on undici's 'fetch failed' TypeError)", async () => {
     server.unaryResponses = [httpReply("reset"), answer];
-    await expect(sdk({ attempts: 3, initialDelay: 0.05 }).models.generateContent({ model: "m", contents: "hi" })).rejects.toThrow(TypeError);
+    await expect(
+      sdk({ attempts: 3, initialDelay: 0.05 }).models.generateContent({ model: "m", contents: "hi" }),
+    ).rejects.toThrow(TypeError);
     expect(server.httpRequests).toHaveLength(1);
   });
 
@@ -44,7 +53,11 @@ describe("@google/genai's own retryOptions, as armbridge found them", () => {
     server.unaryResponses = [exhausted(1), answer];
     const stop = new AbortController();
     const t0 = Date.now();
-    const pending = sdk({ attempts: 2, initialDelay: 3 }).models.generateContent({ model: "m", contents: "hi", config: { abortSignal: stop.signal } });
+    const pending = sdk({ attempts: 2, initialDelay: 3 }).models.generateContent({
+      model: "m",
+      contents: "hi",
+      config: { abortSignal: stop.signal },
+    });
     setTimeout(() => stop.abort(), 300);
     await expect(pending).rejects.toBeDefined();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2_500);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { decodeImage, encodeImage } from "../../../src/cameras/encodeImage.js";
-import { STREAM_FRAME_MAX_BYTES, STREAM_FRAME_MAX_SIDE, streamFrame } from "../../../src/surfaces/gemini/streamFrame.js";
+import {
+  STREAM_FRAME_MAX_BYTES,
+  STREAM_FRAME_MAX_SIDE,
+  streamFrame,
+} from "../../../src/surfaces/gemini/streamFrame.js";
 
 /** A test card: a horizontal gradient with a white square near the top left. */
 function card(width: number, height: number): { width: number; height: number; data: Buffer } {

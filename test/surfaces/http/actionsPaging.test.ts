@@ -19,7 +19,15 @@ function seedRows(): Set<string> {
   for (let i = 0; i < ROWS; i++) {
     const actionId = `act_${String(i).padStart(4, "0")}_${(i * 7919) % 1000}`;
     bridge.ledger.recordIntent(
-      { actionId, callId: `call-${i}`, tool: "move_joints", args: { positions: { elbow: 0.1 } }, argsHash: `h${i}`, resources: ["joint:elbow"], command: { actionId, targets: { elbow: 0.1 }, speed: 0.5 } },
+      {
+        actionId,
+        callId: `call-${i}`,
+        tool: "move_joints",
+        args: { positions: { elbow: 0.1 } },
+        argsHash: `h${i}`,
+        resources: ["joint:elbow"],
+        command: { actionId, targets: { elbow: 0.1 }, speed: 0.5 },
+      },
       base + Math.floor(i / 27),
     );
     ids.add(actionId);
@@ -34,7 +42,11 @@ async function getJson(path: string): Promise<{ status: number; json: Record<str
 
 beforeEach(async () => {
   const config = loadConfig();
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config) },
+    dataDir: ":memory:",
+  });
   server = await startHttpServer(bridge, { port: 0, token: TOKEN });
 });
 
@@ -76,7 +88,11 @@ describe("GET /v1/actions paging (rows sharing a millisecond)", () => {
     const stdout = new PassThrough();
     const chunks: Buffer[] = [];
     stdout.on("data", (c: Buffer) => chunks.push(c));
-    const code = await actionsCommand(["--all", "--limit", "10"], { stdout, stderr: new PassThrough(), env: { ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN } });
+    const code = await actionsCommand(["--all", "--limit", "10"], {
+      stdout,
+      stderr: new PassThrough(),
+      env: { ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN },
+    });
     expect(code).toBe(0);
     const answer = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { actions: { action_id: string }[] };
     const seen = answer.actions.map((a) => a.action_id);
@@ -90,7 +106,11 @@ describe("GET /v1/actions paging (rows sharing a millisecond)", () => {
     const stdout = new PassThrough();
     const chunks: Buffer[] = [];
     stdout.on("data", (c: Buffer) => chunks.push(c));
-    await actionsCommand(["--limit", "30", "--cursor", String(first.json.next_cursor)], { stdout, stderr: new PassThrough(), env: { ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN } });
+    await actionsCommand(["--limit", "30", "--cursor", String(first.json.next_cursor)], {
+      stdout,
+      stderr: new PassThrough(),
+      env: { ARMBRIDGE_URL: server.url, ARMBRIDGE_TOKEN: TOKEN },
+    });
     const second = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { actions: { action_id: string }[] };
     const firstIds = (first.json.actions as { action_id: string }[]).map((a) => a.action_id);
     const all = bridge.ledger.list({ limit: 60 }).map((r) => r.actionId);

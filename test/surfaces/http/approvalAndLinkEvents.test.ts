@@ -15,7 +15,11 @@ interface SseEvent {
 }
 
 /** Reads an SSE stream into a list; `until` waits for a matching event. */
-function readEvents(url: string): { events: SseEvent[]; until(pred: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>; close(): Promise<void> } {
+function readEvents(url: string): {
+  events: SseEvent[];
+  until(pred: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>;
+  close(): Promise<void>;
+} {
   const events: SseEvent[] = [];
   const abort = new AbortController();
   const done = (async () => {
@@ -41,7 +45,8 @@ function readEvents(url: string): { events: SseEvent[]; until(pred: (e: SseEvent
       for (;;) {
         const hit = events.find(pred);
         if (hit) return hit;
-        if (Date.now() > deadline) throw new Error(`no such event; saw ${JSON.stringify(events.map((e) => [e.event, e.data.type]))}`);
+        if (Date.now() > deadline)
+          throw new Error(`no such event; saw ${JSON.stringify(events.map((e) => [e.event, e.data.type]))}`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },
@@ -61,7 +66,12 @@ beforeEach(async () => {
   arm = new FakeArm(config);
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
   // A state throttle of a minute: any state event seen within the test was not sent by the throttle.
-  server = await startHttpServer(bridge, { token: TOKEN, operatorToken: OPERATOR_TOKEN, port: 0, events: { stateIntervalMs: 60_000 } });
+  server = await startHttpServer(bridge, {
+    token: TOKEN,
+    operatorToken: OPERATOR_TOKEN,
+    port: 0,
+    events: { stateIntervalMs: 60_000 },
+  });
 });
 
 afterEach(async () => {
@@ -75,9 +85,23 @@ describe("the event stream", () => {
     try {
       await stream.until((e) => e.event === "state");
       await arm.dropLink(300);
-      const lost = await stream.until((e) => e.event === "state" && (e.data.link as { state: string }).state === "reconnecting", 1000);
-      expect(lost.data.link).toMatchObject({ state: "reconnecting", attempt: 1, detail: "link dropped (fake)", last_loss: { reason: "link dropped (fake)", in_flight: [] } });
-      const back = await stream.until((e) => e.event === "state" && (e.data.link as { state: string }).state === "connected" && stream.events.indexOf(e) > stream.events.indexOf(lost), 2000);
+      const lost = await stream.until(
+        (e) => e.event === "state" && (e.data.link as { state: string }).state === "reconnecting",
+        1000,
+      );
+      expect(lost.data.link).toMatchObject({
+        state: "reconnecting",
+        attempt: 1,
+        detail: "link dropped (fake)",
+        last_loss: { reason: "link dropped (fake)", in_flight: [] },
+      });
+      const back = await stream.until(
+        (e) =>
+          e.event === "state" &&
+          (e.data.link as { state: string }).state === "connected" &&
+          stream.events.indexOf(e) > stream.events.indexOf(lost),
+        2000,
+      );
       expect(back.data.link).toMatchObject({ state: "connected", last_loss: { incarnation_changed: false } });
       // The executor says so on the stream too: what the link went through, and what it looks at again.
       await stream.until((e) => e.event === "executor" && (e.data as { type: string }).type === "link_returned", 1000);
@@ -90,21 +114,34 @@ describe("the event stream", () => {
     const stream = readEvents(server.url);
     try {
       await stream.until((e) => e.event === "state");
-      const call = fetch(`${server.url}/v1/calls`, { method: "POST", headers: auth, body: JSON.stringify({ calls: [{ id: "sse-1", name: "move_joints", args: { positions: { elbow: 0.8 } } }] }) }).then(
-        (r) => r.json() as Promise<{ responses: { response: { output: { status: string } } }[] }>,
-      );
+      const call = fetch(`${server.url}/v1/calls`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ calls: [{ id: "sse-1", name: "move_joints", args: { positions: { elbow: 0.8 } } }] }),
+      }).then((r) => r.json() as Promise<{ responses: { response: { output: { status: string } } }[] }>);
       const requested = await stream.until((e) => e.event === "executor" && e.data.type === "approval_requested");
       const approval = requested.data.approval as { id: string; targets: Record<string, number>; call_id: string };
       expect(approval).toMatchObject({ call_id: "sse-1", targets: { elbow: 0.8 } });
-      expect(((await (await fetch(`${server.url}/v1/state`, { headers: auth })).json()) as { approvals_pending: number }).approvals_pending).toBe(1);
+      expect(
+        ((await (await fetch(`${server.url}/v1/state`, { headers: auth })).json()) as { approvals_pending: number })
+          .approvals_pending,
+      ).toBe(1);
       expect(arm.sent).toHaveLength(0);
-      const res = await fetch(`${server.url}/v1/approvals/${approval.id}/approve`, { method: "POST", headers: asOperator, body: JSON.stringify({ operator: "ana" }) });
+      const res = await fetch(`${server.url}/v1/approvals/${approval.id}/approve`, {
+        method: "POST",
+        headers: asOperator,
+        body: JSON.stringify({ operator: "ana" }),
+      });
       expect(res.status).toBe(200);
       const resolved = await stream.until((e) => e.event === "executor" && e.data.type === "approval_resolved");
       expect(resolved.data.approval).toMatchObject({ id: approval.id, decision: "approved", operator: "ana" });
       expect((await call).responses[0]!.response.output.status).toBe("done");
       expect(arm.sent).toHaveLength(1);
-      const again = await fetch(`${server.url}/v1/approvals/${approval.id}/decline`, { method: "POST", headers: asOperator, body: JSON.stringify({ operator: "ana" }) });
+      const again = await fetch(`${server.url}/v1/approvals/${approval.id}/decline`, {
+        method: "POST",
+        headers: asOperator,
+        body: JSON.stringify({ operator: "ana" }),
+      });
       expect(again.status).toBe(409);
       expect(((await again.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_APPROVAL_DECIDED");
     } finally {

@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/surfaces/http/startHttpServer.js";
-import { PLACED_VOLUMES_VIEW, type ArmStateView, type PlacedVolumesView } from "../../../src/surfaces/http/wire/index.js";
+import {
+  PLACED_VOLUMES_VIEW,
+  type ArmStateView,
+  type PlacedVolumesView,
+} from "../../../src/surfaces/http/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
 import { FakeArm } from "./FakeArm.js";
 
@@ -16,7 +20,11 @@ let bridge: Bridge | undefined;
 let server: RunningHttpServer | undefined;
 
 async function start(config: ArmConfig): Promise<void> {
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config) },
+    dataDir: ":memory:",
+  });
   server = await startHttpServer(bridge, { token: TOKEN, port: 0 });
 }
 
@@ -51,7 +59,14 @@ describe("GET /v1/arm/volumes", () => {
     expect(same.status).toBe(200);
     const here = PLACED_VOLUMES_VIEW.parse(same.json);
     expect(here.frame).toBe("base_link");
-    expect(here.from_status.sort()).toEqual(["elbow", "shoulder_lift", "shoulder_pan", "wrist_1", "wrist_2", "wrist_3"]);
+    expect(here.from_status.sort()).toEqual([
+      "elbow",
+      "shoulder_lift",
+      "shoulder_pan",
+      "wrist_1",
+      "wrist_2",
+      "wrist_3",
+    ]);
     expect(here.volumes).toEqual(live);
 
     const elbow = state.pose.elbow!;
@@ -61,8 +76,10 @@ describe("GET /v1/arm/volumes", () => {
     const before = byLink(here.volumes);
     const after = byLink(bent.volumes);
     // Upstream of the elbow nothing moves; the forearm and everything after it does.
-    for (const link of ["base_link", "shoulder_link", "upper_arm_link"]) expect(after.get(link), link).toBe(before.get(link));
-    for (const link of ["forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link"]) expect(after.get(link), link).not.toBe(before.get(link));
+    for (const link of ["base_link", "shoulder_link", "upper_arm_link"])
+      expect(after.get(link), link).toBe(before.get(link));
+    for (const link of ["forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link"])
+      expect(after.get(link), link).not.toBe(before.get(link));
   });
 
   it("refuses an axis the arm does not have, naming its axes, and a position that is not a number", async () => {
@@ -79,7 +96,12 @@ describe("GET /v1/arm/volumes", () => {
 
   it("answers ARMB_ERR_NO_KINEMATICS (404) for an arm without a URDF", async () => {
     const config = testConfig();
-    const config2: ArmConfig = { ...config, arm: { ...config.arm, urdf: undefined, baseLink: undefined, tipLink: undefined }, workspace: undefined, linkVolumes: {} };
+    const config2: ArmConfig = {
+      ...config,
+      arm: { ...config.arm, urdf: undefined, baseLink: undefined, tipLink: undefined },
+      workspace: undefined,
+      linkVolumes: {},
+    };
     await start(config2);
     const r = await get<{ error: { code: string } }>("/v1/arm/volumes?elbow=0.1");
     expect(r.status).toBe(404);

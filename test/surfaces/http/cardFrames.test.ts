@@ -23,16 +23,29 @@ afterEach(async () => {
   bridge = undefined;
 });
 
-async function start(cardFrames?: { maxCalls: number; maxBytes: number }, config: ArmConfig = loadConfig()): Promise<{ app: FastifyInstance; arm: FakeArm }> {
+async function start(
+  cardFrames?: { maxCalls: number; maxBytes: number },
+  config: ArmConfig = loadConfig(),
+): Promise<{ app: FastifyInstance; arm: FakeArm }> {
   const arm = new FakeArm(config);
   bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
-  app = await buildHttpApp(bridge, { token: TOKEN, operatorToken: OPERATOR_TOKEN, ...(cardFrames ? { cardFrames } : {}) });
+  app = await buildHttpApp(bridge, {
+    token: TOKEN,
+    operatorToken: OPERATOR_TOKEN,
+    ...(cardFrames ? { cardFrames } : {}),
+  });
   return { app, arm };
 }
 
 async function move(a: FastifyInstance, id: string, positions: Record<string, number>): Promise<string> {
-  const r = await a.inject({ method: "POST", url: "/v1/calls", headers: auth, payload: { calls: [{ id, name: "move_joints", args: { positions, speed: 1 } }] } });
-  const out = r.json<{ responses: { response: { output: { status: string; action_id: string } } }[] }>().responses[0]!.response.output;
+  const r = await a.inject({
+    method: "POST",
+    url: "/v1/calls",
+    headers: auth,
+    payload: { calls: [{ id, name: "move_joints", args: { positions, speed: 1 } }] },
+  });
+  const out = r.json<{ responses: { response: { output: { status: string; action_id: string } } }[] }>().responses[0]!
+    .response.output;
   expect(out.status).toBe("done");
   return out.action_id;
 }
@@ -77,7 +90,11 @@ describe("GET /v1/actions/:id/frames/:which", () => {
     const none = await a.inject({ method: "GET", url: "/v1/actions/act_nope/frames/before", headers: auth });
     expect(none.statusCode).toBe(404);
     expect(none.json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_FRAME_NOT_KEPT");
-    const noCamera = await a.inject({ method: "GET", url: `/v1/actions/${id}/frames/before?camera=side`, headers: auth });
+    const noCamera = await a.inject({
+      method: "GET",
+      url: `/v1/actions/${id}/frames/before?camera=side`,
+      headers: auth,
+    });
     expect(noCamera.statusCode).toBe(404);
     expect(noCamera.json<{ error: { message: string } }>().error.message).toContain("kept: overhead");
     const sideways = await a.inject({ method: "GET", url: `/v1/actions/${id}/frames/sideways`, headers: auth });
@@ -94,18 +111,27 @@ describe("GET /v1/actions/:id/frames/:which", () => {
     const oldest = await a.inject({ method: "GET", url: `/v1/actions/${ids[0]!}/frames/before`, headers: auth });
     expect(oldest.statusCode).toBe(404);
     expect(oldest.json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_FRAME_NOT_KEPT");
-    expect((await a.inject({ method: "GET", url: `/v1/actions/${ids[1]!}/frames/before`, headers: auth })).statusCode).toBe(200);
+    expect(
+      (await a.inject({ method: "GET", url: `/v1/actions/${ids[1]!}/frames/before`, headers: auth })).statusCode,
+    ).toBe(200);
   });
 });
 
 describe("GET /v1/approvals/:id/frames", () => {
   it("keeps the frame from before an approval request (nothing moved yet); a declined call keeps nothing", async () => {
     const { app: a, arm } = await start(undefined, testConfig({ approval: { move_joints: "always" } }));
-    const call = a.inject({ method: "POST", url: "/v1/calls", headers: auth, payload: { calls: [{ id: "ask-1", name: "move_joints", args: { positions: { elbow: 0.8 } } }] } });
+    const call = a.inject({
+      method: "POST",
+      url: "/v1/calls",
+      headers: auth,
+      payload: { calls: [{ id: "ask-1", name: "move_joints", args: { positions: { elbow: 0.8 } } }] },
+    });
     let approvalId: string | undefined;
     for (let i = 0; approvalId === undefined; i++) {
       expect(i, "the request is pending within 5 s").toBeLessThan(100);
-      approvalId = (await a.inject({ method: "GET", url: "/v1/approvals", headers: auth })).json<{ approvals: { id: string }[] }>().approvals[0]?.id;
+      approvalId = (await a.inject({ method: "GET", url: "/v1/approvals", headers: auth })).json<{
+        approvals: { id: string }[];
+      }>().approvals[0]?.id;
       if (approvalId === undefined) await new Promise((res) => setTimeout(res, 50));
     }
     let list: ReturnType<typeof CARD_FRAMES_LIST.parse> | undefined;
@@ -121,24 +147,57 @@ describe("GET /v1/approvals/:id/frames", () => {
     expect(bytes.statusCode).toBe(200);
     expect(bytes.headers["content-type"]).toMatch(/^image\//);
     // An approval has no after: nothing has moved for it.
-    expect((await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames/after`, headers: auth })).statusCode).toBe(400);
+    expect(
+      (await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames/after`, headers: auth })).statusCode,
+    ).toBe(400);
 
-    expect((await a.inject({ method: "POST", url: `/v1/approvals/${approvalId}/decline`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, payload: { operator: "ana" } })).statusCode).toBe(200);
-    expect((await call).json<{ responses: { response: { error?: { status: string } } }[] }>().responses[0]!.response.error?.status).toBe("rejected");
+    expect(
+      (
+        await a.inject({
+          method: "POST",
+          url: `/v1/approvals/${approvalId}/decline`,
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+          payload: { operator: "ana" },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await call).json<{ responses: { response: { error?: { status: string } } }[] }>().responses[0]!.response.error
+        ?.status,
+    ).toBe("rejected");
     expect(arm.sent).toHaveLength(0);
-    expect((await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames`, headers: auth })).statusCode).toBe(404);
+    expect(
+      (await a.inject({ method: "GET", url: `/v1/approvals/${approvalId}/frames`, headers: auth })).statusCode,
+    ).toBe(404);
   });
 });
 
 describe("ActionFrames bounds", () => {
   const frame = (bytes: number): { camera: string; frame: LabelledFrame } => ({
     camera: "overhead",
-    frame: { camera: "overhead", source: "sim", format: "jpeg", bytes: Buffer.alloc(bytes, 1), width: 4, height: 4, capturedAtMs: 0, clock: "wall", captureTimeFrom: "rendered", ageMs: 0, notes: [], stale: false, staleAfterMs: 1000 },
+    frame: {
+      camera: "overhead",
+      source: "sim",
+      format: "jpeg",
+      bytes: Buffer.alloc(bytes, 1),
+      width: 4,
+      height: 4,
+      capturedAtMs: 0,
+      clock: "wall",
+      captureTimeFrom: "rendered",
+      ageMs: 0,
+      notes: [],
+      stale: false,
+      staleAfterMs: 1000,
+    },
   });
 
   it("drops the oldest first by count and by bytes, but keeps a call an operator still has to answer while others can go", () => {
     const wanted = new Set<string>(["c0"]);
-    const frames = new ActionFrames({ limits: { maxCalls: 3, maxBytes: 10_000 }, isWanted: (e: CallFrames) => wanted.has(e.callId) });
+    const frames = new ActionFrames({
+      limits: { maxCalls: 3, maxBytes: 10_000 },
+      isWanted: (e: CallFrames) => wanted.has(e.callId),
+    });
     for (let i = 0; i < 5; i++) frames.keep(frames.begin(`c${i}`, "move_joints"), "before", [frame(1000)]);
     expect(frames.get("c0"), "the unknown one stays").toBeDefined();
     expect(frames.get("c1")).toBeUndefined();

@@ -38,14 +38,20 @@ async function get(url: string) {
 /** wrist_2 from 0 toward 0.9; the fake arm stalls it half-way (0.45) → unknown. */
 async function stalledUnknown(id: string): Promise<string> {
   arm.nextEndings.push("stall_after_moving");
-  const r = await post("/v1/calls", { calls: [{ id, name: "move_joints", args: { positions: { wrist_2: 0.9 } } }], deadline_ms: 5000 });
+  const r = await post("/v1/calls", {
+    calls: [{ id, name: "move_joints", args: { positions: { wrist_2: 0.9 } } }],
+    deadline_ms: 5000,
+  });
   const out = r.json.responses[0].response.output;
   expect(out.status).toBe("unknown");
   return out.action_id as string;
 }
 
 async function wrist2Runs(id: string): Promise<string> {
-  const r = await post("/v1/calls", { calls: [{ id, name: "move_joints", args: { positions: { wrist_2: 0.1 } } }], deadline_ms: 5000 });
+  const r = await post("/v1/calls", {
+    calls: [{ id, name: "move_joints", args: { positions: { wrist_2: 0.1 } } }],
+    deadline_ms: 5000,
+  });
   return r.json.responses[0].response.output.status as string;
 }
 
@@ -53,7 +59,11 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
   it("an unknown action offers the three outcomes, each saying what it releases and the model's exact words", async () => {
     const id = await stalledUnknown("u-opts");
     const view = (await get(`/v1/actions/${id}`)).json;
-    expect(view.confirm_options.map((o: { outcome: string }) => o.outcome)).toEqual(["reached", "partial", "not_moved"]);
+    expect(view.confirm_options.map((o: { outcome: string }) => o.outcome)).toEqual([
+      "reached",
+      "partial",
+      "not_moved",
+    ]);
     for (const o of view.confirm_options) {
       expect(o.releases).toEqual(["joint:wrist_2"]);
       expect(o.label).toBe(CONFIRM_OUTCOME_RULES[o.outcome as "reached"].label);
@@ -81,33 +91,36 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
     ["not_moved", "confirmed_not_done", "failed"],
     ["done", "confirmed_done", "done"],
     ["not_done", "confirmed_not_done", "failed"],
-  ] as const)("outcome %s → %s, result %s, wrist_2 released, operator, note and observed pose kept", async (outcome, state, status) => {
-    const id = await stalledUnknown(`u-${outcome}`);
-    expect(await wrist2Runs(`blocked-${outcome}`)).toBe("blocked");
-    const before = Date.now();
-    const r = await post(`/v1/actions/${id}/confirm`, { outcome, operator: " ana ", note: "looked at it" });
-    expect(r.status).toBe(200);
-    const canonical = outcome === "done" ? "reached" : outcome === "not_done" ? "not_moved" : outcome;
-    expect(r.json).toMatchObject({
-      state,
-      settled_by: "operator",
-      operator: "ana",
-      operator_note: "looked at it",
-      operator_outcome: canonical,
-      observed_pose: expect.objectContaining({ wrist_2: 0.45 }),
-      result: { status },
-    });
-    expect(r.json.observed_at).toBeGreaterThanOrEqual(before - 1000);
-    expect(r.json.settled_at).toBe(r.json.confirmed_at);
-    expect(r.json.message).toBe(r.json.result.message);
-    expect(r.json.message).toContain("An operator (ana)");
-    expect(r.json.description).toMatch(/^ana confirmed/);
-    // The table's status is the status the model gets.
-    expect(CONFIRM_OUTCOME_RULES[canonical].status).toBe(status);
-    expect(CONFIRM_OUTCOME_RULES[canonical].state).toBe(state);
-    expect((await get("/v1/state")).json.quarantined).toEqual({});
-    expect(await wrist2Runs(`after-${outcome}`)).toBe("done");
-  });
+  ] as const)(
+    "outcome %s → %s, result %s, wrist_2 released, operator, note and observed pose kept",
+    async (outcome, state, status) => {
+      const id = await stalledUnknown(`u-${outcome}`);
+      expect(await wrist2Runs(`blocked-${outcome}`)).toBe("blocked");
+      const before = Date.now();
+      const r = await post(`/v1/actions/${id}/confirm`, { outcome, operator: " ana ", note: "looked at it" });
+      expect(r.status).toBe(200);
+      const canonical = outcome === "done" ? "reached" : outcome === "not_done" ? "not_moved" : outcome;
+      expect(r.json).toMatchObject({
+        state,
+        settled_by: "operator",
+        operator: "ana",
+        operator_note: "looked at it",
+        operator_outcome: canonical,
+        observed_pose: expect.objectContaining({ wrist_2: 0.45 }),
+        result: { status },
+      });
+      expect(r.json.observed_at).toBeGreaterThanOrEqual(before - 1000);
+      expect(r.json.settled_at).toBe(r.json.confirmed_at);
+      expect(r.json.message).toBe(r.json.result.message);
+      expect(r.json.message).toContain("An operator (ana)");
+      expect(r.json.description).toMatch(/^ana confirmed/);
+      // The table's status is the status the model gets.
+      expect(CONFIRM_OUTCOME_RULES[canonical].status).toBe(status);
+      expect(CONFIRM_OUTCOME_RULES[canonical].state).toBe(state);
+      expect((await get("/v1/state")).json.quarantined).toEqual({});
+      expect(await wrist2Runs(`after-${outcome}`)).toBe("done");
+    },
+  );
 
   it("partial tells the model plainly that the arm stopped part-way, where it is and that a re-run starts from there", async () => {
     const id = await stalledUnknown("u-partial-words");
@@ -121,7 +134,11 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
     // get_action_status reads the same row.
     const s = await post("/v1/calls", { calls: [{ id: "gas", name: "get_action_status", args: { action_id: id } }] });
     const status = s.json.responses[0].response.output;
-    expect(status.output).toMatchObject({ state: "confirmed_partial", operator_outcome: "partial", observed_pose: { wrist_2: 0.45 } });
+    expect(status.output).toMatchObject({
+      state: "confirmed_partial",
+      operator_outcome: "partial",
+      observed_pose: { wrist_2: 0.45 },
+    });
     expect(status.message).toMatch(/stopped part-way.*wrist_2=0\.450 \(target 0\.900\)/);
   });
 
@@ -147,8 +164,17 @@ describe("truthful outcomes: each choice, its ledger state, its release and what
       for (const a of r.json.actions) expect(a.state).toBe(state);
     }
     const counts: Record<string, number> = {};
-    for (const s of ACTION_STATES) counts[s] = ((await get(`/v1/actions?state=${s}`)).json as { actions: unknown[] }).actions.length;
-    expect(counts).toMatchObject({ done: 1, unknown: 1, confirmed_done: 1, confirmed_partial: 1, confirmed_not_done: 1, started: 0, failed: 0 });
+    for (const s of ACTION_STATES)
+      counts[s] = ((await get(`/v1/actions?state=${s}`)).json as { actions: unknown[] }).actions.length;
+    expect(counts).toMatchObject({
+      done: 1,
+      unknown: 1,
+      confirmed_done: 1,
+      confirmed_partial: 1,
+      confirmed_not_done: 1,
+      started: 0,
+      failed: 0,
+    });
     const partial = (await get("/v1/actions?state=confirmed_partial")).json.actions[0];
     expect(partial).toMatchObject({ action_id: ids.partial, settled_by: "operator", operator: "op-partial" });
     expect(partial.settled_at).toBeGreaterThanOrEqual(partial.verdict_at);

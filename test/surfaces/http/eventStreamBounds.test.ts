@@ -22,8 +22,16 @@ const clients: Socket[] = [];
 
 beforeEach(async () => {
   const config = loadConfig();
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
-  server = await startHttpServer(bridge, { port: 0, token: TOKEN, events: { stateIntervalMs: 0, maxStreams: MAX_STREAMS, maxBacklogBytes: BACKLOG } });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config) },
+    dataDir: ":memory:",
+  });
+  server = await startHttpServer(bridge, {
+    port: 0,
+    token: TOKEN,
+    events: { stateIntervalMs: 0, maxStreams: MAX_STREAMS, maxBacklogBytes: BACKLOG },
+  });
   serverSockets = [];
   server.app.server.on("connection", (s: Socket) => serverSockets.push(s));
 });
@@ -48,7 +56,11 @@ async function stuckClient(): Promise<Socket> {
 /** 63 calls per request, each a `settled` event (~0.5 KB) on every stream. */
 async function burst(): Promise<void> {
   const calls = Array.from({ length: 63 }, (_, i) => ({ id: `c${i}`, name: `invented_${i}`, args: {} }));
-  const res = await fetch(`${server.url}/v1/calls`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ calls }) });
+  const res = await fetch(`${server.url}/v1/calls`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ calls }),
+  });
   expect(res.status).toBe(200);
   await res.arrayBuffer();
 }
@@ -111,7 +123,9 @@ describe("GET /v1/events against clients that do not read", () => {
     // Nothing in the stuck streams yet beyond their first event, so none is dropped.
     const res = await fetch(`${server.url}/v1/events`, { headers: auth });
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ error: { code: "ARMB_ERR_HTTP_TOO_MANY_STREAMS", message: expect.any(String) as string } });
+    expect(await res.json()).toEqual({
+      error: { code: "ARMB_ERR_HTTP_TOO_MANY_STREAMS", message: expect.any(String) as string },
+    });
     clients[0]?.destroy();
     await until("the closed stream is released", () => serverSockets[0]?.destroyed === true);
     const again = await fetch(`${server.url}/v1/events`, { headers: auth });

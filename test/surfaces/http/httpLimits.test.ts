@@ -2,7 +2,11 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
-import { DEFAULT_MAX_HTTP_CONNECTIONS, HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS } from "../../../src/surfaces/http/bindHttpPort.js";
+import {
+  DEFAULT_MAX_HTTP_CONNECTIONS,
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+} from "../../../src/surfaces/http/bindHttpPort.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/surfaces/http/startHttpServer.js";
 import { FakeArm } from "../../support/FakeArm.js";
 
@@ -26,9 +30,16 @@ afterEach(async () => {
   bridge = undefined;
 });
 
-async function start(limits: { headersTimeoutMs?: number; requestTimeoutMs?: number; maxConnections?: number }, motionMs = 20): Promise<URL> {
+async function start(
+  limits: { headersTimeoutMs?: number; requestTimeoutMs?: number; maxConnections?: number },
+  motionMs = 20,
+): Promise<URL> {
   const config = loadConfig();
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config, { motionMs: () => motionMs }) }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config, { motionMs: () => motionMs }) },
+    dataDir: ":memory:",
+  });
   server = await startHttpServer(bridge, { token: TOKEN, port: 0, limits });
   return new URL(server.url);
 }
@@ -44,7 +55,11 @@ async function connectionsOpen(n: number): Promise<void> {
 }
 
 /** A raw connection that sends `text` and reports what came back and when it was closed (ms after connecting), or "open" after `waitMs`. */
-function rawExchange(url: URL, text: string, waitMs: number): Promise<{ reply: string; closedAfterMs: number | "open" }> {
+function rawExchange(
+  url: URL,
+  text: string,
+  waitMs: number,
+): Promise<{ reply: string; closedAfterMs: number | "open" }> {
   return new Promise((resolve) => {
     const t0 = Date.now();
     let reply = "";
@@ -69,7 +84,11 @@ describe("HTTP limits on a real socket", () => {
 
   it("headers that trickle in are answered 408 and the connection closed", async () => {
     const url = await start({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
-    const r = await rawExchange(url, `GET /v1/state HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n`, 5000);
+    const r = await rawExchange(
+      url,
+      `GET /v1/state HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n`,
+      5000,
+    );
     expect(r.closedAfterMs).not.toBe("open");
     expect(r.reply).toMatch(/^HTTP\/1\.1 408/);
   });
@@ -122,7 +141,11 @@ describe("HTTP limits on a real socket", () => {
     const held = [rawExchange(url, slow, 6000), rawExchange(url, slow, 6000)];
     await connectionsOpen(2);
     const post = (path: string, body: unknown): Promise<Response> =>
-      fetch(new URL(path, url), { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(new URL(path, url), {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const busy = await post("/v1/calls", { calls: [{ id: "while-busy", name: "get_arm_state", args: {} }] });
     expect(busy.status).toBe(503);
     expect(busy.headers.get("retry-after")).toBe("1");

@@ -13,7 +13,11 @@ let app: FastifyInstance;
 
 beforeEach(async () => {
   const config = loadConfig();
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config) },
+    dataDir: ":memory:",
+  });
   app = await buildHttpApp(bridge, { token: TOKEN });
 });
 
@@ -34,7 +38,9 @@ describe("/metrics against invented tool names", () => {
       payload: { calls: [...invented, { id: "k1", name: "get_arm_state", args: {} }] },
     });
     expect(res.statusCode).toBe(200);
-    const statuses = res.json<{ responses: { name: string; response: { output?: { status: string }; error?: { error_code: string } } }[] }>().responses;
+    const statuses = res.json<{
+      responses: { name: string; response: { output?: { status: string }; error?: { error_code: string } } }[];
+    }>().responses;
     // The callers still hear which name was wrong; only the metric folds them.
     expect(statuses.filter((r) => r.response.error?.error_code === "ARMB_ERR_TOOL_UNKNOWN")).toHaveLength(63);
 
@@ -47,7 +53,11 @@ describe("/metrics against invented tool names", () => {
 
   it("keeps the exposition the same size however many distinct names arrive", async () => {
     const batch = async (from: number): Promise<void> => {
-      const calls = Array.from({ length: 50 }, (_, i) => ({ id: `b${from + i}`, name: `made_up_${from + i}`, args: {} }));
+      const calls = Array.from({ length: 50 }, (_, i) => ({
+        id: `b${from + i}`,
+        name: `made_up_${from + i}`,
+        args: {},
+      }));
       await app.inject({ method: "POST", url: "/v1/calls", headers: auth, payload: { calls } });
     };
     await batch(0);

@@ -25,13 +25,35 @@ describe("presence routes on a bridge without operator_presence (the default)", 
     bridge = await Bridge.start({ config, transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
     app = await buildHttpApp(bridge, { token: TOKEN, operatorToken: OPERATOR });
     const got = await app.inject({ method: "GET", url: "/v1/presence", headers: auth });
-    expect(PRESENCE_VIEW.parse(got.json())).toEqual({ required: false, timeout_ms: null, operator: null, missing: null, consoles: [] });
-    const beat = await app.inject({ method: "POST", url: "/v1/presence", headers: asOperator, payload: { session: "console-1234", operator: "ana" } });
+    expect(PRESENCE_VIEW.parse(got.json())).toEqual({
+      required: false,
+      timeout_ms: null,
+      operator: null,
+      missing: null,
+      consoles: [],
+    });
+    const beat = await app.inject({
+      method: "POST",
+      url: "/v1/presence",
+      headers: asOperator,
+      payload: { session: "console-1234", operator: "ana" },
+    });
     expect(beat.statusCode).toBe(404);
     expect(beat.json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_PRESENCE_NOT_REQUIRED");
-    expect(Object.keys((await app.inject({ method: "GET", url: "/v1/state", headers: auth })).json<Record<string, unknown>>())).not.toContain("presence");
-    const r = await app.inject({ method: "POST", url: "/v1/calls", headers: auth, payload: { calls: [{ id: "free", name: "move_joints", args: { positions: { elbow: 0.4 } } }] } });
-    expect(r.json<{ responses: { response: { output: { status: string } } }[] }>().responses[0]!.response.output.status).toBe("done");
+    expect(
+      Object.keys(
+        (await app.inject({ method: "GET", url: "/v1/state", headers: auth })).json<Record<string, unknown>>(),
+      ),
+    ).not.toContain("presence");
+    const r = await app.inject({
+      method: "POST",
+      url: "/v1/calls",
+      headers: auth,
+      payload: { calls: [{ id: "free", name: "move_joints", args: { positions: { elbow: 0.4 } } }] },
+    });
+    expect(
+      r.json<{ responses: { response: { output: { status: string } } }[] }>().responses[0]!.response.output.status,
+    ).toBe("done");
     expect(arm.sent).toHaveLength(1);
   });
 });
@@ -46,8 +68,10 @@ describe("presence routes with operator_presence required", () => {
     return { app, arm };
   }
 
-  const beat = (a: FastifyInstance, body: Record<string, unknown>, headers = asOperator) => a.inject({ method: "POST", url: "/v1/presence", headers, payload: body });
-  const presence = async (a: FastifyInstance) => PRESENCE_VIEW.parse((await a.inject({ method: "GET", url: "/v1/presence", headers: auth })).json());
+  const beat = (a: FastifyInstance, body: Record<string, unknown>, headers = asOperator) =>
+    a.inject({ method: "POST", url: "/v1/presence", headers, payload: body });
+  const presence = async (a: FastifyInstance) =>
+    PRESENCE_VIEW.parse((await a.inject({ method: "GET", url: "/v1/presence", headers: auth })).json());
 
   it("a heartbeat with the API token is refused (403, coded), counts no console and admits no motion", async () => {
     const { app: a, arm } = await start();
@@ -55,8 +79,16 @@ describe("presence routes with operator_presence required", () => {
     expect(forged.statusCode).toBe(403);
     expect(forged.json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_HTTP_OPERATOR_ONLY");
     expect((await presence(a)).consoles).toEqual([]);
-    const r = await a.inject({ method: "POST", url: "/v1/calls", headers: auth, payload: { calls: [{ id: "after-forgery", name: "move_joints", args: { positions: { elbow: 0.4 } } }] } });
-    expect(r.json<{ responses: { response: { output: { error_code: string } } }[] }>().responses[0]!.response.output.error_code).toBe("ARMB_ERR_OPERATOR_ABSENT");
+    const r = await a.inject({
+      method: "POST",
+      url: "/v1/calls",
+      headers: auth,
+      payload: { calls: [{ id: "after-forgery", name: "move_joints", args: { positions: { elbow: 0.4 } } }] },
+    });
+    expect(
+      r.json<{ responses: { response: { output: { error_code: string } } }[] }>().responses[0]!.response.output
+        .error_code,
+    ).toBe("ARMB_ERR_OPERATOR_ABSENT");
     expect(arm.sent).toEqual([]);
     // The operator's own token is refused nowhere: the console uses it for every route.
     expect((await a.inject({ method: "GET", url: "/v1/state", headers: asOperator })).statusCode).toBe(200);
@@ -66,17 +98,34 @@ describe("presence routes with operator_presence required", () => {
   it("approval decisions with the API token are refused (403, coded) before the request is looked up", async () => {
     const { app: a } = await start();
     for (const verb of ["approve", "decline"]) {
-      const r = await a.inject({ method: "POST", url: `/v1/approvals/apr_any/${verb}`, headers: auth, payload: { operator: "ana" } });
+      const r = await a.inject({
+        method: "POST",
+        url: `/v1/approvals/apr_any/${verb}`,
+        headers: auth,
+        payload: { operator: "ana" },
+      });
       expect(r.statusCode).toBe(403);
       expect(r.json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_HTTP_OPERATOR_ONLY");
-      expect((await a.inject({ method: "POST", url: `/v1/approvals/apr_any/${verb}`, headers: asOperator, payload: { operator: "ana" } })).json<{ error: { code: string } }>().error.code).toBe("ARMB_ERR_APPROVAL_NOT_FOUND");
+      expect(
+        (
+          await a.inject({
+            method: "POST",
+            url: `/v1/approvals/apr_any/${verb}`,
+            headers: asOperator,
+            payload: { operator: "ana" },
+          })
+        ).json<{ error: { code: string } }>().error.code,
+      ).toBe("ARMB_ERR_APPROVAL_NOT_FOUND");
     }
   });
 
   it("the consoles counted are bounded: past the cap a new console is refused (429, coded), those counted keep beating, and the state stays small", async () => {
     const { app: a } = await start();
     const answers = [];
-    for (let i = 0; i < 40; i++) answers.push((await beat(a, { session: `console-${String(i).padStart(4, "0")}`, operator: `op${i}` })).statusCode);
+    for (let i = 0; i < 40; i++)
+      answers.push(
+        (await beat(a, { session: `console-${String(i).padStart(4, "0")}`, operator: `op${i}` })).statusCode,
+      );
     expect(answers.filter((s) => s === 200)).toHaveLength(16);
     const refused = await beat(a, { session: "console-one-more", operator: "late" });
     expect(refused.statusCode).toBe(429);

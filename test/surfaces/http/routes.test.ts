@@ -31,7 +31,11 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 }
 async function get(url: string, headers: Record<string, string> = auth) {
   const res = await app.inject({ method: "GET", url, headers });
-  return { status: res.statusCode, json: res.headers["content-type"]?.toString().startsWith("application/json") ? res.json() : undefined, res };
+  return {
+    status: res.statusCode,
+    json: res.headers["content-type"]?.toString().startsWith("application/json") ? res.json() : undefined,
+    res,
+  };
 }
 function move(id: string, positions: Record<string, number>) {
   return { id, name: "move_joints", args: { positions } };
@@ -73,7 +77,10 @@ describe("auth", () => {
 
 describe("POST /v1/calls", () => {
   it("answers each call with its id and name, in order, result under output", async () => {
-    const r = await post("/v1/calls", { calls: [move("c1", { elbow: 1.2 }), { id: "c2", name: "get_arm_state", args: {} }, move("c3", { wrist_1: 0.3 })], deadline_ms: 5000 });
+    const r = await post("/v1/calls", {
+      calls: [move("c1", { elbow: 1.2 }), { id: "c2", name: "get_arm_state", args: {} }, move("c3", { wrist_1: 0.3 })],
+      deadline_ms: 5000,
+    });
     expect(r.status).toBe(200);
     expect(r.json.responses.map((x: { id: string; name: string }) => [x.id, x.name])).toEqual([
       ["c1", "move_joints"],
@@ -90,13 +97,19 @@ describe("POST /v1/calls", () => {
   it("puts an unknown tool under response.error with status rejected, and sends nothing", async () => {
     const r = await post("/v1/calls", { calls: [{ id: "x", name: "fly_away", args: {} }] });
     expect(r.status).toBe(200);
-    expect(r.json.responses[0].response.error).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_TOOL_UNKNOWN" });
+    expect(r.json.responses[0].response.error).toMatchObject({
+      status: "rejected",
+      error_code: "ARMB_ERR_TOOL_UNKNOWN",
+    });
     expect(arm.sent).toHaveLength(0);
   });
 
   it("rejects an unknown joint under response.error", async () => {
     const r = await post("/v1/calls", { calls: [move("x", { no_such_joint: 0 })] });
-    expect(r.json.responses[0].response.error).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_ARGS_INVALID" });
+    expect(r.json.responses[0].response.error).toMatchObject({
+      status: "rejected",
+      error_code: "ARMB_ERR_ARGS_INVALID",
+    });
   });
 
   it.each([
@@ -105,7 +118,10 @@ describe("POST /v1/calls", () => {
     ["a call without a name", { calls: [{ id: "a", args: {} }] }],
     ["a misspelt deadline", { calls: [move("a", { elbow: 1 })], deadlineMs: 100 }],
     ["a negative deadline", { calls: [move("a", { elbow: 1 })], deadline_ms: -1 }],
-    ["a batch over 64 calls", { calls: Array.from({ length: 65 }, (_, i) => ({ id: `g${i}`, name: "get_arm_state" })) }],
+    [
+      "a batch over 64 calls",
+      { calls: Array.from({ length: 65 }, (_, i) => ({ id: `g${i}`, name: "get_arm_state" })) },
+    ],
   ])("refuses %s with 400 ARMB_ERR_HTTP_BAD_REQUEST", async (_what, body) => {
     const r = await post("/v1/calls", body);
     expect(r.status).toBe(400);
@@ -115,13 +131,20 @@ describe("POST /v1/calls", () => {
   });
 
   it("refuses unparsable JSON with 400 ARMB_ERR_HTTP_BAD_REQUEST", async () => {
-    const res = await app.inject({ method: "POST", url: "/v1/calls", headers: { ...auth, "content-type": "application/json" }, payload: "{nope" });
+    const res = await app.inject({
+      method: "POST",
+      url: "/v1/calls",
+      headers: { ...auth, "content-type": "application/json" },
+      payload: "{nope",
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe("ARMB_ERR_HTTP_BAD_REQUEST");
   });
 
   it("refuses a body over the limit with 413 ARMB_ERR_HTTP_BODY_TOO_LARGE", async () => {
-    const r = await post("/v1/calls", { calls: [{ id: "big", name: "get_arm_state", args: { pad: "x".repeat(5000) } }] });
+    const r = await post("/v1/calls", {
+      calls: [{ id: "big", name: "get_arm_state", args: { pad: "x".repeat(5000) } }],
+    });
     expect(r.status).toBe(413);
     expect(r.json.error.code).toBe("ARMB_ERR_HTTP_BODY_TOO_LARGE");
   });
@@ -150,9 +173,19 @@ describe("actions and the confirm flow", () => {
     expect(noName.status).toBe(400);
     expect(noName.json.error.code).toBe("ARMB_ERR_OPERATOR_REQUIRED");
 
-    const confirmed = await post(`/v1/actions/${id}/confirm`, { outcome: "not_done", operator: "Ada", note: "it stopped short" });
+    const confirmed = await post(`/v1/actions/${id}/confirm`, {
+      outcome: "not_done",
+      operator: "Ada",
+      note: "it stopped short",
+    });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.json).toMatchObject({ action_id: id, state: "confirmed_not_done", operator: "Ada", operator_note: "it stopped short", settled_by: "operator" });
+    expect(confirmed.json).toMatchObject({
+      action_id: id,
+      state: "confirmed_not_done",
+      operator: "Ada",
+      operator_note: "it stopped short",
+      settled_by: "operator",
+    });
 
     const again = await post(`/v1/actions/${id}/confirm`, { outcome: "done", operator: "Ada" });
     expect(again.status).toBe(409);
@@ -187,14 +220,17 @@ describe("actions and the confirm flow", () => {
     expect(r.json.error.code).toBe("ARMB_ERR_HTTP_BAD_REQUEST");
   });
 
-  it.each(["/v1/actions?state=lost", "/v1/actions?limit=0", "/v1/actions?limit=abc", "/v1/actions?before=-5", "/v1/actions?colour=red"])(
-    "refuses the query %s with 400 ARMB_ERR_HTTP_BAD_REQUEST",
-    async (url) => {
-      const r = await get(url);
-      expect(r.status).toBe(400);
-      expect(r.json.error.code).toBe("ARMB_ERR_HTTP_BAD_REQUEST");
-    },
-  );
+  it.each([
+    "/v1/actions?state=lost",
+    "/v1/actions?limit=0",
+    "/v1/actions?limit=abc",
+    "/v1/actions?before=-5",
+    "/v1/actions?colour=red",
+  ])("refuses the query %s with 400 ARMB_ERR_HTTP_BAD_REQUEST", async (url) => {
+    const r = await get(url);
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe("ARMB_ERR_HTTP_BAD_REQUEST");
+  });
 
   it("reads blank query fields as absent", async () => {
     await post("/v1/calls", { calls: [move("q1", { elbow: 0.1 })] });
@@ -224,7 +260,14 @@ describe("other routes", () => {
 
   it("reports pose, moving axes and freshness in /v1/state", async () => {
     const r = await get("/v1/state");
-    expect(r.json).toMatchObject({ pose: { elbow: 1.0, gripper: 1.0 }, moving: [], stale: false, faults: [], quarantined: {}, pending_unknowns: [] });
+    expect(r.json).toMatchObject({
+      pose: { elbow: 1.0, gripper: 1.0 },
+      moving: [],
+      stale: false,
+      faults: [],
+      quarantined: {},
+      pending_unknowns: [],
+    });
     expect(r.json.age_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -251,7 +294,9 @@ describe("other routes", () => {
     expect(r.res.headers["content-security-policy"]).toMatch(/default-src 'none'; script-src 'sha256-/);
     // Self-contained: no script, stylesheet or icon from anywhere but the page itself
     // (the SVG and XHTML namespaces are names for createElementNS, never fetched).
-    expect(r.res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\/(?!www\.w3\.org\/(2000\/svg|1999\/xhtml)")/);
+    expect(r.res.body).not.toMatch(
+      /<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\/(?!www\.w3\.org\/(2000\/svg|1999\/xhtml)")/,
+    );
   });
 
   it("serves a CSP whose hashes are those of the page's one inline script and one inline style", async () => {

@@ -14,7 +14,9 @@ class RecoveringArm extends FakeArm {
   readonly asked: (readonly string[] | undefined)[] = [];
   recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
     this.asked.push(options.axes);
-    return Promise.resolve((options.axes ?? ["elbow"]).map((axis) => ({ axis, outcome: "recovered" as const, detail: "rebooted" })));
+    return Promise.resolve(
+      (options.axes ?? ["elbow"]).map((axis) => ({ axis, outcome: "recovered" as const, detail: "rebooted" })),
+    );
   }
 }
 
@@ -28,7 +30,11 @@ afterEach(async () => {
 });
 
 async function start(arm: FakeArm): Promise<FastifyInstance> {
-  bridge = await Bridge.start({ config: loadConfig(), transport: { kind: "custom", transport: arm }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config: loadConfig(),
+    transport: { kind: "custom", transport: arm },
+    dataDir: ":memory:",
+  });
   app = await buildHttpApp(bridge, { token: TOKEN, bodyLimit: 4096 });
   return app;
 }

@@ -12,7 +12,11 @@ let server: RunningHttpServer;
 
 beforeEach(async () => {
   const config = loadConfig();
-  bridge = await Bridge.start({ config, transport: { kind: "custom", transport: new FakeArm(config) }, dataDir: ":memory:" });
+  bridge = await Bridge.start({
+    config,
+    transport: { kind: "custom", transport: new FakeArm(config) },
+    dataDir: ":memory:",
+  });
   server = await startHttpServer(bridge, { port: 0, token: TOKEN, events: { stateIntervalMs: 20 } });
 });
 
@@ -43,7 +47,8 @@ function sseReader(reader: ReadableStreamDefaultReader<string>) {
           }
         }
         const { value, done } = await reader.read();
-        if (done) throw new Error(`stream ended before the wanted event; saw ${JSON.stringify(seen.map((e) => e.event))}`);
+        if (done)
+          throw new Error(`stream ended before the wanted event; saw ${JSON.stringify(seen.map((e) => e.event))}`);
         buf += value;
       }
     },
@@ -80,11 +85,19 @@ describe("startHttpServer on a real socket", () => {
       body: JSON.stringify({ calls: [{ id: "s1", name: "move_joints", args: { positions: { elbow: 0.4 } } }] }),
     });
     const settled = await sse.until((e, d) => e === "executor" && (d as { type: string }).type === "settled");
-    expect(settled.data).toMatchObject({ type: "settled", callId: "s1", tool: "move_joints", result: { status: "done" } });
+    expect(settled.data).toMatchObject({
+      type: "settled",
+      callId: "s1",
+      tool: "move_joints",
+      result: { status: "done" },
+    });
     await (await call).text();
     // The throttled state after the motion may come before or after `settled`.
-    const movedState = sse.seen.find((e) => e.event === "state" && (e.data as { pose: { elbow: number } }).pose.elbow === 0.4);
-    const moved = movedState ?? (await sse.until((e, d) => e === "state" && (d as { pose: { elbow: number } }).pose.elbow === 0.4));
+    const movedState = sse.seen.find(
+      (e) => e.event === "state" && (e.data as { pose: { elbow: number } }).pose.elbow === 0.4,
+    );
+    const moved =
+      movedState ?? (await sse.until((e, d) => e === "state" && (d as { pose: { elbow: number } }).pose.elbow === 0.4));
     expect(moved.event).toBe("state");
 
     await server.close();

@@ -38,8 +38,12 @@ const effects = (): Effect[] =>
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Effect);
-const wrist3Starts = (): Effect[] => effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_3"));
-const wrist3RestsAt = (): number | undefined => effects().filter((e) => e.event === "motion_end" && e.joints.includes("wrist_3")).at(-1)?.to.wrist_3;
+const wrist3Starts = (): Effect[] =>
+  effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_3"));
+const wrist3RestsAt = (): number | undefined =>
+  effects()
+    .filter((e) => e.event === "motion_end" && e.joints.includes("wrist_3"))
+    .at(-1)?.to.wrist_3;
 
 async function post(body: unknown, session?: string): Promise<string> {
   const res = await fetch(`${server.url}/mcp`, {
@@ -57,20 +61,40 @@ async function post(body: unknown, session?: string): Promise<string> {
 }
 
 async function openSession(name: string): Promise<string> {
-  const session = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name, version: "1" } } });
+  const session = await post({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name, version: "1" } },
+  });
   expect(session).not.toBe("");
   await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
   return session;
 }
 
 /** One tools/call with this JSON-RPC id; the structuredContent of its response (SSE or JSON). */
-async function callTool(session: string, id: string | number, wrist3: number, meta?: Record<string, unknown>): Promise<ToolResult> {
-  const params = { name: "move_joints", arguments: { positions: { wrist_3: wrist3 } }, ...(meta ? { _meta: meta } : {}) };
+async function callTool(
+  session: string,
+  id: string | number,
+  wrist3: number,
+  meta?: Record<string, unknown>,
+): Promise<ToolResult> {
+  const params = {
+    name: "move_joints",
+    arguments: { positions: { wrist_3: wrist3 } },
+    ...(meta ? { _meta: meta } : {}),
+  };
   const text = await post({ jsonrpc: "2.0", id, method: "tools/call", params }, session);
   const messages = text
     .split("\n")
     .filter((l) => l.startsWith("data: ") || l.startsWith("{"))
-    .map((l) => JSON.parse(l.startsWith("data: ") ? l.slice(6) : l) as { id?: unknown; result?: { structuredContent?: ToolResult } });
+    .map(
+      (l) =>
+        JSON.parse(l.startsWith("data: ") ? l.slice(6) : l) as {
+          id?: unknown;
+          result?: { structuredContent?: ToolResult };
+        },
+    );
   const answer = messages.find((m) => m.id === id && m.result !== undefined);
   if (!answer?.result?.structuredContent) throw new Error(`no result for request ${JSON.stringify(id)}: ${text}`);
   return answer.result.structuredContent;
@@ -79,7 +103,13 @@ async function callTool(session: string, id: string | number, wrist3: number, me
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "armb-mcp-ids-"));
   const config = loadConfig();
-  sim = await startSimulator({ link: "tcp", port: 0, effectsLog: join(dir, "effects.jsonl"), logger: pino({ level: "silent" }), armConfig: config });
+  sim = await startSimulator({
+    link: "tcp",
+    port: 0,
+    effectsLog: join(dir, "effects.jsonl"),
+    logger: pino({ level: "silent" }),
+    armConfig: config,
+  });
   bridge = await Bridge.start({ config, transport: { kind: "serial", link: sim.link }, dataDir: join(dir, "data") });
   server = await startHttpServer(bridge, { port: 0, token: TOKEN });
 });
@@ -120,10 +150,15 @@ describe("MCP call ids over Streamable HTTP", () => {
     const viaHttp = await fetch(`${server.url}/v1/calls`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ calls: [{ id: `mcp:${owner}:4`, name: "move_joints", args: { positions: { wrist_3: 0.2 } } }] }),
+      body: JSON.stringify({
+        calls: [{ id: `mcp:${owner}:4`, name: "move_joints", args: { positions: { wrist_3: 0.2 } } }],
+      }),
     });
     const answered = (await viaHttp.json()) as { responses: { response: { error?: ToolResult } }[] };
-    expect(answered.responses[0]?.response.error).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_CALL_ID_INVALID" });
+    expect(answered.responses[0]?.response.error).toMatchObject({
+      status: "rejected",
+      error_code: "ARMB_ERR_CALL_ID_INVALID",
+    });
     expect(wrist3Starts()).toHaveLength(before);
 
     const own = await callTool(owner, 3, -0.3);

@@ -29,7 +29,9 @@ function hostEntries(text: string): HostEntry[] {
     }
   };
   // Only blocks that hold a command: other JSON examples in the docs abbreviate with "…".
-  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? "").filter((b) => b.includes('"command"'));
+  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? "")
+    .filter((b) => b.includes('"command"'));
   const lines = text.split("\n").filter((l) => l.trim().startsWith('{"command"'));
   for (const source of [...blocks, ...lines]) visit(JSON.parse(source));
   return entries;

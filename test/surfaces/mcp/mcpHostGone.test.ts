@@ -61,7 +61,9 @@ describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanl
     // Our end of the pipes may be closed on purpose; a write to it then is not this test's failure.
     child.stdin.on("error", () => undefined);
     child.stdout.on("error", () => undefined);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
     const waiting = new Map<number, (m: { result?: unknown; error?: unknown }) => void>();
     createInterface({ input: child.stdout }).on("line", (line) => {
       const m = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
@@ -76,7 +78,11 @@ describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanl
       exit: (ms) => within(exited, ms),
     };
     children.push(mcp);
-    mcp.send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host-gone-test", version: "1" } } });
+    mcp.send({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host-gone-test", version: "1" } },
+    });
     const init = await mcp.answer(1);
     expect(init.error, `initialize failed; stderr: ${err}`).toBeUndefined();
     mcp.send({ method: "notifications/initialized" });
@@ -86,9 +92,21 @@ describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanl
   /** A move that takes ~10 s (elbow over 2 rad at 0.2 rad/s), its motion_start awaited in the effects log. */
   async function motionInFlight(mcp: McpChild, callId: string, target: number): Promise<void> {
     const before = effects().length;
-    mcp.send({ id: 2, method: "tools/call", params: { name: "move_joints", arguments: { positions: { elbow: target }, speed: 0.1 }, _meta: { "armbridge/call_id": callId } } });
+    mcp.send({
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "move_joints",
+        arguments: { positions: { elbow: target }, speed: 0.1 },
+        _meta: { "armbridge/call_id": callId },
+      },
+    });
     const until = Date.now() + 10_000;
-    while (!effects().slice(before).some((e) => e.event === "motion_start")) {
+    while (
+      !effects()
+        .slice(before)
+        .some((e) => e.event === "motion_start")
+    ) {
       if (Date.now() > until) throw new Error(`no motion_start for ${callId}; stderr: ${mcp.stderr()}`);
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -100,7 +118,10 @@ describe.skipIf(!built)("armbridge mcp: the host going away shuts it down cleanl
   function expectCleanShutdown(mcp: McpChild, outcome: Awaited<ReturnType<McpChild["exit"]>>, why: RegExp): void {
     expect(outcome, `stderr: ${mcp.stderr()}`).toEqual({ code: 0, signal: null });
     // IntentLedger.close() removes it; a process killed before closing its ledger leaves it.
-    expect(existsSync(join(mcp.dataDir, "ledger.owner.json")), "the ledger's owner file is left: the ledger was not closed").toBe(false);
+    expect(
+      existsSync(join(mcp.dataDir, "ledger.owner.json")),
+      "the ledger's owner file is left: the ledger was not closed",
+    ).toBe(false);
     expect(mcp.stderr()).toMatch(why);
     expect(mcp.stderr()).not.toContain("still running 5 s after");
     expect(mcp.stderr()).not.toMatch(/Unhandled 'error' event|uncaught/i);

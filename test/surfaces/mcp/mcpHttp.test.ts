@@ -34,7 +34,9 @@ afterEach(async () => {
 
 async function connect(name: string, token = TOKEN): Promise<Client> {
   const client = new Client({ name, version: "1.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -43,7 +45,12 @@ async function connect(name: string, token = TOKEN): Promise<Client> {
 function rawPost(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${server.url}/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -71,19 +78,32 @@ describe("MCP over Streamable HTTP at /mcp", () => {
       a.callTool({ name: "move_joints", arguments: { positions: { elbow: 0.2 } } }),
       b.callTool({ name: "move_joints", arguments: { positions: { wrist_1: 0.2 } } }),
     ]);
-    const names = bridge.ledger.clients().map((c) => c.client.name).sort();
+    const names = bridge.ledger
+      .clients()
+      .map((c) => c.client.name)
+      .sort();
     expect(names).toEqual(["host-a 1.0", "host-b 1.0"]);
     expect(bridge.ledger.list({ client: { name: "host-a 1.0" } })).toHaveLength(1);
   });
 
   it("a JSON-RPC request re-sent in the same session (a lost answer) is answered from the ledger: one motion", async () => {
-    const init = await rawPost({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    const init = await rawPost({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
     const session = init.headers.get("mcp-session-id");
     expect(session).toBeTruthy();
     await init.text();
     const h = { "mcp-session-id": session ?? "", "mcp-protocol-version": "2025-06-18" };
     await (await rawPost({ jsonrpc: "2.0", method: "notifications/initialized" }, h)).text();
-    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "move_joints", arguments: { positions: { elbow: 0.3 } } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "move_joints", arguments: { positions: { elbow: 0.3 } } },
+    };
     const first = await (await rawPost(call, h)).text();
     const again = await (await rawPost(call, h)).text();
     expect(first).toContain('\\"status\\":\\"done\\"');
@@ -93,14 +113,24 @@ describe("MCP over Streamable HTTP at /mcp", () => {
 
   it("needs the bearer token and a Host it answers to, like every route", async () => {
     await expect(connect("intruder", "wrong-token")).rejects.toThrow();
-    const wrong = await rawPost({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }, { authorization: "Bearer nope" });
+    const wrong = await rawPost(
+      { jsonrpc: "2.0", id: 0, method: "initialize", params: {} },
+      { authorization: "Bearer nope" },
+    );
     expect(wrong.status).toBe(401);
     // fetch will not send another Host; a DNS-rebinding page's browser would.
     const rebound = await new Promise<number>((resolve, reject) => {
-      const req = request(`${server.url}/mcp`, { method: "POST", headers: { host: "evil.example", authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${server.url}/mcp`,
+        {
+          method: "POST",
+          headers: { host: "evil.example", authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }));
     });
@@ -109,12 +139,19 @@ describe("MCP over Streamable HTTP at /mcp", () => {
   });
 
   it("an Origin other than the server's own is refused 403 and opens no session; its own origin and none are served", async () => {
-    const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "page", version: "0" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "page", version: "0" } },
+    };
     for (const origin of ["http://evil.example", "http://localhost:5173", "null", `${server.url}.evil.example`]) {
       const refused = await rawPost(init, { origin });
       expect(refused.status, origin).toBe(403);
       expect(refused.headers.get("mcp-session-id"), origin).toBeNull();
-      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED");
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+        "ARMB_ERR_HTTP_ORIGIN_NOT_ALLOWED",
+      );
     }
     const own = await rawPost(init, { origin: server.url });
     expect(own.status).toBe(200);
@@ -126,17 +163,26 @@ describe("MCP over Streamable HTTP at /mcp", () => {
   });
 
   it("a 401 carries the Bearer challenge (WWW-Authenticate), with and without a token sent", async () => {
-    const wrong = await rawPost({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }, { authorization: "Bearer nope" });
+    const wrong = await rawPost(
+      { jsonrpc: "2.0", id: 0, method: "initialize", params: {} },
+      { authorization: "Bearer nope" },
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("www-authenticate")).toMatch(/^Bearer realm="armbridge", error="invalid_token"$/);
-    const missing = await fetch(`${server.url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const missing = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
   });
 
   it("an unknown tool is the JSON-RPC error -32602, not a tool result; nothing is sent", async () => {
     const client = await connect("typo-host");
-    await expect(client.callTool({ name: "move_jionts", arguments: { positions: { elbow: 0.1 } } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.callTool({ name: "move_jionts", arguments: { positions: { elbow: 0.1 } } }),
+    ).rejects.toMatchObject({ code: -32602 });
     const known = await client.callTool({ name: "move_joints", arguments: { positions: { elbow: 9 } } });
     // Bad arguments to a tool that exists stay a tool result the model can correct.
     expect(known).toMatchObject({ isError: true, structuredContent: { status: "rejected" } });
@@ -145,7 +191,9 @@ describe("MCP over Streamable HTTP at /mcp", () => {
 
   it("a request without a session that is not initialize is refused; an unknown session is 404", async () => {
     expect((await rawPost({ jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(400);
-    expect((await rawPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-session-id": "no-such-session" })).status).toBe(404);
+    expect(
+      (await rawPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-session-id": "no-such-session" })).status,
+    ).toBe(404);
   });
 
   it("at the session cap the least recently used idle session makes room; its client learns its session ended", async () => {

@@ -75,12 +75,20 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
     expect(move.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(byName.get("get_arm_state")!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get("stop")!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
-    expect(move.outputSchema?.required).toEqual(expect.arrayContaining(["status", "message", "timed_out", "settled_by"]));
+    expect(move.outputSchema?.required).toEqual(
+      expect.arrayContaining(["status", "message", "timed_out", "settled_by"]),
+    );
   });
 
   it("runs move_joints on the arm: done with an action id, moved exactly once", async () => {
     const result = await client.callTool({ name: "move_joints", arguments: { positions: { elbow: 0.3 }, speed: 1 } });
-    const out = result.structuredContent as { status: string; action_id?: string; timed_out: boolean; settled_by: string; message: string };
+    const out = result.structuredContent as {
+      status: string;
+      action_id?: string;
+      timed_out: boolean;
+      settled_by: string;
+      message: string;
+    };
     expect(out.status).toBe("done");
     expect(out.action_id).toMatch(/^act_/);
     expect(out.timed_out).toBe(false);
@@ -102,7 +110,9 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
     expect(out.error_code).toBe("ARMB_ERR_ARGS_INVALID");
     expect(out.issues.map((i) => i.path)).toContain("positions.elbow");
     expect(result.isError).toBe(true);
-    expect(JSON.parse((result.content as { text: string }[])[0]!.text.split("\n").slice(1).join("\n"))).toHaveProperty("error");
+    expect(JSON.parse((result.content as { text: string }[])[0]!.text.split("\n").slice(1).join("\n"))).toHaveProperty(
+      "error",
+    );
     expect(effects().length).toBe(before);
   });
 
@@ -114,7 +124,10 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
 
   it("reads the arm state: the pose the motion left", async () => {
     const result = await client.callTool({ name: "get_arm_state", arguments: {} });
-    const out = result.structuredContent as { status: string; output: { pose: Record<string, number>; stale: boolean } };
+    const out = result.structuredContent as {
+      status: string;
+      output: { pose: Record<string, number>; stale: boolean };
+    };
     expect(out.status).toBe("done");
     expect(result.isError).toBe(false);
     expect(out.output.pose.elbow).toBeCloseTo(0.3, 2);
@@ -129,16 +142,24 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
     expect(first.isError).toBe(false);
     expect(out.message).toMatch(/Do NOT re-run/);
     const again = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_3: 0.9 } } });
-    expect(again.structuredContent).toMatchObject({ status: "blocked", error_code: "ARMB_ERR_QUARANTINED", blocked_by: [out.action_id] });
+    expect(again.structuredContent).toMatchObject({
+      status: "blocked",
+      error_code: "ARMB_ERR_QUARANTINED",
+      blocked_by: [out.action_id],
+    });
     expect(again.isError).toBe(false);
     expect(effects().filter((e) => e.event === "motion_start" && e.joints.includes("wrist_3"))).toHaveLength(1);
   });
 
   it("reports a motion's progress to a host that asks for it", async () => {
     const progress: string[] = [];
-    const result = await client.callTool({ name: "move_joints", arguments: { positions: { shoulder_pan: 0.5 } } }, undefined, {
-      onprogress: (p) => progress.push(p.message ?? ""),
-    });
+    const result = await client.callTool(
+      { name: "move_joints", arguments: { positions: { shoulder_pan: 0.5 } } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p.message ?? ""),
+      },
+    );
     const out = result.structuredContent as { status: string; action_id: string };
     expect(out.status).toBe("done");
     expect(progress[0]).toBe("queued for joint:shoulder_pan");
@@ -147,8 +168,16 @@ describe("armbridge mcp over stdio against firmware-sim", () => {
 
   it("returns the recorded result for a call id the host repeats, moving nothing again", async () => {
     const meta = { "armbridge/call_id": "host-call-42" };
-    const first = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_1: 0.4 }, speed: 1 }, _meta: meta });
-    const second = await client.callTool({ name: "move_joints", arguments: { positions: { wrist_1: 0.4 }, speed: 1 }, _meta: meta });
+    const first = await client.callTool({
+      name: "move_joints",
+      arguments: { positions: { wrist_1: 0.4 }, speed: 1 },
+      _meta: meta,
+    });
+    const second = await client.callTool({
+      name: "move_joints",
+      arguments: { positions: { wrist_1: 0.4 }, speed: 1 },
+      _meta: meta,
+    });
     const a = first.structuredContent as { status: string; action_id: string };
     const b = second.structuredContent as { status: string; action_id: string; replayed?: boolean };
     expect(a.status).toBe("done");

@@ -14,10 +14,14 @@ export interface SimProcess {
 
 /** Starts the real firmware-sim process (dist/) on TCP port 0 and waits for its ready line. */
 export async function startSimProcess(extraArgs: readonly string[] = []): Promise<SimProcess> {
-  const child = spawn(process.execPath, [join(ROOT, "dist", "firmware-sim", "main.js"), "--link", "tcp", "--port", "0", ...extraArgs], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "warn" },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "dist", "firmware-sim", "main.js"), "--link", "tcp", "--port", "0", ...extraArgs],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ARMBRIDGE_LOG_LEVEL: "warn" },
+    },
+  );
   let stderr = "";
   child.stderr?.on("data", (b: Buffer) => (stderr += b.toString()));
   const lines = createInterface({ input: child.stdout });

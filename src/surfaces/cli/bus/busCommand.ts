@@ -48,7 +48,12 @@ const SCAN_FLAGS = {
   json: { type: "boolean" },
 } as const;
 
-const SET_UP_FLAGS = { ...SCAN_FLAGS, id: { type: "string" }, from: { type: "string" }, to: { type: "string" } } as const;
+const SET_UP_FLAGS = {
+  ...SCAN_FLAGS,
+  id: { type: "string" },
+  from: { type: "string" },
+  to: { type: "string" },
+} as const;
 
 /** Every flag of every bus subcommand, each named in BUS_HELP. */
 export const BUS_FLAG_NAMES: readonly string[] = Object.keys(SET_UP_FLAGS);
@@ -75,7 +80,9 @@ async function scan(argv: readonly string[], io: CliIo): Promise<number> {
   const protocols = values.protocol === undefined ? [...BUS_PROTOCOLS] : [protocolFlag(values.protocol)];
   const asked = bauds(values.baud);
   if (isPseudoTerminal(link) && (asked === undefined || asked.length > 1)) {
-    io.stderr.write(`armbridge bus scan: note: ${link} is a pseudo-terminal; a baud set on it reaches no wire, so what answers there answers at every baud asked\n`);
+    io.stderr.write(
+      `armbridge bus scan: note: ${link} is a pseudo-terminal; a baud set on it reaches no wire, so what answers there answers at every baud asked\n`,
+    );
   }
   const servos: ScannedServo[] = [];
   const hints: string[] = [];
@@ -85,7 +92,11 @@ async function scan(argv: readonly string[], io: CliIo): Promise<number> {
     try {
       const list = asked ?? defaultScanBauds(exchange);
       scanned[protocol] = list;
-      const result = await scanBus(exchange, { bauds: list, method: values.sweep === true ? "sweep" : "broadcast", onBaud: (b) => io.stderr.write(`scanning ${protocol} at ${b} baud…\n`) });
+      const result = await scanBus(exchange, {
+        bauds: list,
+        method: values.sweep === true ? "sweep" : "broadcast",
+        onBaud: (b) => io.stderr.write(`scanning ${protocol} at ${b} baud…\n`),
+      });
       servos.push(...result.servos);
       hints.push(...result.hints);
     } finally {
@@ -98,13 +109,24 @@ async function scan(argv: readonly string[], io: CliIo): Promise<number> {
     io.stdout.write(
       formatTable(
         ["PROTOCOL", "ID", "MODEL", "FIRMWARE", "BAUD", "POSITION"],
-        servos.map((s) => [s.protocol, String(s.id), s.model, s.firmware ?? "?", String(s.baud), s.position === undefined ? "?" : String(s.position)]),
+        servos.map((s) => [
+          s.protocol,
+          String(s.id),
+          s.model,
+          s.firmware ?? "?",
+          String(s.baud),
+          s.position === undefined ? "?" : String(s.position),
+        ]),
       ),
     );
     for (const h of hints) io.stdout.write(`hint: ${h}\n`);
   }
   if (servos.length === 0) {
-    io.stderr.write(`armbridge bus scan: no servo answered on ${link} (${Object.entries(scanned).map(([p, b]) => `${p} at ${b.join(", ")}`).join("; ")}); check power, the cable and the adapter\n`);
+    io.stderr.write(
+      `armbridge bus scan: no servo answered on ${link} (${Object.entries(scanned)
+        .map(([p, b]) => `${p} at ${b.join(", ")}`)
+        .join("; ")}); check power, the cable and the adapter\n`,
+    );
     return 1;
   }
   return 0;
@@ -117,16 +139,24 @@ async function setUp(argv: readonly string[], io: CliIo, what: "id" | "baud"): P
   const link = required(values.serial, "--serial LINK");
   const protocol = protocolFlag(required(values.protocol, "--protocol dynamixel_2|feetech_sts"));
   const asked = bauds(values.baud);
-  const target = what === "id" ? integer(required(values.id, "--id N"), "--id") : integer(required(values.to, "--to BAUD"), "--to");
+  const target =
+    what === "id" ? integer(required(values.id, "--id N"), "--id") : integer(required(values.to, "--to BAUD"), "--to");
   const from = values.from === undefined ? undefined : integer(values.from, "--from");
-  if (what === "baud" && values.id !== undefined) throw cliUsageError("set-baud takes --to BAUD; --id belongs to set-id");
+  if (what === "baud" && values.id !== undefined)
+    throw cliUsageError("set-baud takes --to BAUD; --id belongs to set-id");
   const exchange = await openBusExchange(link, protocol, asked?.[0] ?? 1_000_000);
   try {
     const lone = await findLoneServo(exchange, asked ?? defaultScanBauds(exchange), `bus ${command}`);
-    if (from !== undefined && lone.id !== from) throw cliUsageError(`--from ${from}, but the servo on the bus has id ${lone.id} (at ${lone.baud} baud); nothing was written`);
+    if (from !== undefined && lone.id !== from)
+      throw cliUsageError(
+        `--from ${from}, but the servo on the bus has id ${lone.id} (at ${lone.baud} baud); nothing was written`,
+      );
     const done = what === "id" ? await setServoId(exchange, lone, target) : await setServoBaud(exchange, lone, target);
     if (wantsJson(io, values.json)) io.stdout.write(JSON.stringify({ protocol, ...done }) + "\n");
-    else io.stdout.write(`${protocol} servo (${done.model}, firmware ${done.firmware ?? "?"}): id ${done.previous.id} → ${done.id}, ${done.previous.baud} → ${done.baud} baud; it answers there\n`);
+    else
+      io.stdout.write(
+        `${protocol} servo (${done.model}, firmware ${done.firmware ?? "?"}): id ${done.previous.id} → ${done.id}, ${done.previous.baud} → ${done.baud} baud; it answers there\n`,
+      );
     return 0;
   } finally {
     await exchange.link.close();

@@ -4,7 +4,12 @@ import { protocolNamed, type BusProtocolName } from "../../../transport/bus/prot
 import { linkForUrl } from "../../../transport/link/openLink.js";
 
 /** Opens LINK at `baud` for the set-up tools; close the exchange's link when done. */
-export async function openBusExchange(link: string, protocol: BusProtocolName, baud: number, signal?: AbortSignal): Promise<BusExchange> {
+export async function openBusExchange(
+  link: string,
+  protocol: BusProtocolName,
+  baud: number,
+  signal?: AbortSignal,
+): Promise<BusExchange> {
   const byteLink = linkForUrl(link, { baudRate: baud });
   await byteLink.open(signal);
   return new BusExchange(byteLink, protocolNamed(protocol), baud);

@@ -1,6 +1,15 @@
 import { existsSync } from "node:fs";
 import type { ArmConfig } from "../../../config/ArmConfig.js";
-import { ARMBRIDGE_CALIBRATION_FORMAT, isArmbridgeCalibration, missingSteps, parseBusCalibrationFile, writeBusCalibrationFile, type BusCalibrationFile, type CalibrationAxis, type CalibrationStep } from "../../../config/busCalibrationFile.js";
+import {
+  ARMBRIDGE_CALIBRATION_FORMAT,
+  isArmbridgeCalibration,
+  missingSteps,
+  parseBusCalibrationFile,
+  writeBusCalibrationFile,
+  type BusCalibrationFile,
+  type CalibrationAxis,
+  type CalibrationStep,
+} from "../../../config/busCalibrationFile.js";
 import { ArmbridgeError } from "../../../errors.js";
 import type { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { servoAxesOf, type ServoAxis } from "../../../transport/bus/servoAxes.js";
@@ -22,7 +31,17 @@ export class CalibrationRun {
   readonly signal: AbortSignal | undefined;
   draft: BusCalibrationFile;
 
-  constructor(o: { config: ArmConfig; path: string; exchange: BusExchange | undefined; io: CliIo; lines: LineReader; json: boolean; yes: boolean; link: string | undefined; signal?: AbortSignal | undefined }) {
+  constructor(o: {
+    config: ArmConfig;
+    path: string;
+    exchange: BusExchange | undefined;
+    io: CliIo;
+    lines: LineReader;
+    json: boolean;
+    yes: boolean;
+    link: string | undefined;
+    signal?: AbortSignal | undefined;
+  }) {
     this.config = o.config;
     this.axes = servoAxesOf(o.config);
     this.path = o.path;
@@ -37,7 +56,8 @@ export class CalibrationRun {
 
   /** The bus, for a step that needs it. */
   bus(step: CalibrationStep | "export"): BusExchange {
-    if (!this.exchange) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step, reason: "it needs the arm: pass --serial LINK" });
+    if (!this.exchange)
+      throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step, reason: "it needs the arm: pass --serial LINK" });
     return this.exchange;
   }
 
@@ -63,14 +83,19 @@ export class CalibrationRun {
     }
     this.say(`${text} Press Enter.`, { event: "prompt", step, text });
     const line = await this.lines.next(this.signal);
-    if (line === undefined) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step, reason: "stdin closed before Enter (run it at a terminal, or pass --yes when the arm is already in place)" });
+    if (line === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", {
+        step,
+        reason: "stdin closed before Enter (run it at a terminal, or pass --yes when the arm is already in place)",
+      });
   }
 
   /** A yes/no question; a closed stdin is no answer. */
   async ask(step: CalibrationStep, text: string, choices: string): Promise<string> {
     this.say(`${text} ${choices}`, { event: "question", step, text, choices });
     const line = await this.lines.next(this.signal);
-    if (line === undefined) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step, reason: `no answer to "${text}" (stdin closed)` });
+    if (line === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step, reason: `no answer to "${text}" (stdin closed)` });
     return line.trim().toLowerCase();
   }
 
@@ -87,22 +112,47 @@ export class CalibrationRun {
     this.draft = { ...this.draft, steps: { ...this.draft.steps, [step]: new Date().toISOString() } };
     writeBusCalibrationFile(this.path, this.draft);
     const missing = missingSteps(this.draft, this.config);
-    this.say(`${step}: written to ${this.path}${missing.length === 0 ? " (complete)" : ` (still to do: ${missing.join(", ")})`}`, { event: "written", step, path: this.path, complete: missing.length === 0, missing });
+    this.say(
+      `${step}: written to ${this.path}${missing.length === 0 ? " (complete)" : ` (still to do: ${missing.join(", ")})`}`,
+      { event: "written", step, path: this.path, complete: missing.length === 0, missing },
+    );
   }
 }
 
 /** The file being filled in: what an earlier run left (for this arm and bus), or a new one with the config's servos. */
 function existingOrNew(config: ArmConfig, path: string, link: string | undefined): BusCalibrationFile {
   const protocol = config.bus?.protocol;
-  if (!protocol) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "bus", issues: "calibration is for servo-bus arms: the config has no bus: section" });
+  if (!protocol)
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+      path: "bus",
+      issues: "calibration is for servo-bus arms: the config has no bus: section",
+    });
   const fresh = (): BusCalibrationFile => {
     const axes: Record<string, CalibrationAxis> = {};
     for (const j of config.arm.joints) {
-      if (j.servo) axes[j.name] = { kind: "joint", id: j.servo.id, ...(j.servo.model === undefined ? {} : { model: j.servo.model }), counts_per_rev: j.servo.countsPerRev };
+      if (j.servo)
+        axes[j.name] = {
+          kind: "joint",
+          id: j.servo.id,
+          ...(j.servo.model === undefined ? {} : { model: j.servo.model }),
+          counts_per_rev: j.servo.countsPerRev,
+        };
     }
     const g = config.arm.gripper;
-    if (g?.servo) axes[g.name] = { kind: "gripper", id: g.servo.id, ...(g.servo.model === undefined ? {} : { model: g.servo.model }) };
-    return { format: ARMBRIDGE_CALIBRATION_FORMAT, arm: config.arm.name, protocol, ...(link === undefined ? {} : { link }), steps: {}, axes };
+    if (g?.servo)
+      axes[g.name] = {
+        kind: "gripper",
+        id: g.servo.id,
+        ...(g.servo.model === undefined ? {} : { model: g.servo.model }),
+      };
+    return {
+      format: ARMBRIDGE_CALIBRATION_FORMAT,
+      arm: config.arm.name,
+      protocol,
+      ...(link === undefined ? {} : { link }),
+      steps: {},
+      axes,
+    };
   };
   if (!existsSync(path)) return fresh();
   let raw: unknown;
@@ -112,7 +162,11 @@ function existingOrNew(config: ArmConfig, path: string, link: string | undefined
     throw new ArmbridgeError("ARMB_ERR_CONFIG_READ", { path, reason: (error as Error).message }, { cause: error });
   }
   if (!isArmbridgeCalibration(raw)) {
-    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path, issues: "it is not an armbridge calibration (a LeRobot file? import it with --import-lerobot, or write elsewhere with --out)" });
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+      path,
+      issues:
+        "it is not an armbridge calibration (a LeRobot file? import it with --import-lerobot, or write elsewhere with --out)",
+    });
   }
   const file = parseBusCalibrationFile(raw, path);
   if (file.protocol !== protocol) return fresh();

@@ -1,6 +1,11 @@
 import { dirname, resolve } from "node:path";
 import type { ArmConfig } from "../../../config/ArmConfig.js";
-import { CALIBRATION_STEPS, missingSteps, writeBusCalibrationFile, type CalibrationStep } from "../../../config/busCalibrationFile.js";
+import {
+  CALIBRATION_STEPS,
+  missingSteps,
+  writeBusCalibrationFile,
+  type CalibrationStep,
+} from "../../../config/busCalibrationFile.js";
 import { fromLerobot, readLerobotCalibration, toLerobot } from "../../../config/lerobotCalibrationFile.js";
 import { loadConfig } from "../../../config/loadConfig.js";
 import { isArmbridgeError } from "../../../errors.js";
@@ -75,15 +80,26 @@ export const CALIBRATE_FLAGS = {
   json: { type: "boolean" },
 } as const;
 
-export async function calibrateCommand(argv: readonly string[], io: CliIo, controls: { readonly signal?: AbortSignal } = {}): Promise<number> {
+export async function calibrateCommand(
+  argv: readonly string[],
+  io: CliIo,
+  controls: { readonly signal?: AbortSignal } = {},
+): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, CALIBRATE_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const configPath = values.config;
   if (!configPath) throw cliUsageError("--config FILE is required: the arm to calibrate");
   const importing = values["import-lerobot"];
-  const steps = stepsFrom(values.step, importing !== undefined || (values["export-lerobot"] !== undefined && values.step === undefined));
-  if (steps.length > 0 && values.serial === undefined) throw cliUsageError("--serial LINK is required to measure the arm (the bus adapter's device path, or tcp://HOST:PORT / rfc2217://HOST:PORT)");
-  const rangeSeconds = values["range-seconds"] === undefined ? undefined : positiveNumber(values["range-seconds"], "--range-seconds");
+  const steps = stepsFrom(
+    values.step,
+    importing !== undefined || (values["export-lerobot"] !== undefined && values.step === undefined),
+  );
+  if (steps.length > 0 && values.serial === undefined)
+    throw cliUsageError(
+      "--serial LINK is required to measure the arm (the bus adapter's device path, or tcp://HOST:PORT / rfc2217://HOST:PORT)",
+    );
+  const rangeSeconds =
+    values["range-seconds"] === undefined ? undefined : positiveNumber(values["range-seconds"], "--range-seconds");
   const jogDeg = values["jog-deg"] === undefined ? 5 : positiveNumber(values["jog-deg"], "--jog-deg");
   if (jogDeg > 20) throw cliUsageError("--jog-deg is at most 20: a direction check needs a few degrees, not a sweep");
   const jogSpeed = values["jog-speed"] === undefined ? 10 : positiveNumber(values["jog-speed"], "--jog-speed");
@@ -103,7 +119,8 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
   if (!config.bus) throw cliUsageError(`${configPath} has no bus: section; calibrate is for servo-bus arms`);
   const ranges = parseAssignments(values.range, "--range", config, (v) => {
     const m = /^(\d+):(\d+)$/.exec(v);
-    if (!m || Number(m[1]) >= Number(m[2])) throw cliUsageError(`--range takes JOINT=MIN:MAX in counts, MIN below MAX (got ${JSON.stringify(v)})`);
+    if (!m || Number(m[1]) >= Number(m[2]))
+      throw cliUsageError(`--range takes JOINT=MIN:MAX in counts, MIN below MAX (got ${JSON.stringify(v)})`);
     return [Number(m[1]), Number(m[2])] as const;
   });
   const signs = parseAssignments(values.sign, "--sign", config, (v) => {
@@ -111,7 +128,12 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
     if (v === "-1") return -1 as const;
     throw cliUsageError(`--sign takes JOINT=+1 or JOINT=-1 (got ${JSON.stringify(v)})`);
   });
-  const path = values.out !== undefined ? resolve(values.out) : named !== undefined ? resolve(dirname(resolve(configPath)), named) : defaultCalibrationPath(configPath);
+  const path =
+    values.out !== undefined
+      ? resolve(values.out)
+      : named !== undefined
+        ? resolve(dirname(resolve(configPath)), named)
+        : defaultCalibrationPath(configPath);
   const willPointConfig = values.out === undefined && named === undefined;
   if (willPointConfig) refuseShippedConfig(configPath);
 
@@ -124,7 +146,17 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
     exchange = new BusExchange(link, protocolNamed(config.bus.protocol), config.bus.baud);
   }
   try {
-    const run = new CalibrationRun({ config, path, exchange, io, lines, json, yes: values.yes === true, link: values.serial, signal: controls.signal });
+    const run = new CalibrationRun({
+      config,
+      path,
+      exchange,
+      io,
+      lines,
+      json,
+      yes: values.yes === true,
+      link: values.serial,
+      signal: controls.signal,
+    });
     if (importing !== undefined) {
       run.draft = fromLerobot(readLerobotCalibration(importing), config, importing);
       writeBusCalibrationFile(path, run.draft);
@@ -139,7 +171,11 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
     if (willPointConfig) {
       const rel = pointConfigAt(configPath, path);
       run.say(`${configPath}: bus.calibration set to ${rel}`, { event: "config", path: configPath, calibration: rel });
-    } else if (values.out !== undefined && named !== undefined && resolve(dirname(resolve(configPath)), named) !== path) {
+    } else if (
+      values.out !== undefined &&
+      named !== undefined &&
+      resolve(dirname(resolve(configPath)), named) !== path
+    ) {
       run.say(`note: ${configPath} names ${named}, not ${path}; serve reads the one the config names`);
     }
     const exportTo = values["export-lerobot"];
@@ -148,9 +184,21 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
     summarizeCalibration(run);
     const refused = missing.length === 0 ? configChecksRefuse(configPath, path) : undefined;
     if (refused !== undefined) {
-      run.say(`the config does not load with this calibration (serve would refuse it): ${refused}`, { event: "refused", path, issues: refused });
+      run.say(`the config does not load with this calibration (serve would refuse it): ${refused}`, {
+        event: "refused",
+        path,
+        issues: refused,
+      });
     }
-    if (json) run.emit({ event: "calibration", path, complete: missing.length === 0, missing, loads: missing.length === 0 && refused === undefined, file: run.draft });
+    if (json)
+      run.emit({
+        event: "calibration",
+        path,
+        complete: missing.length === 0,
+        missing,
+        loads: missing.length === 0 && refused === undefined,
+        file: run.draft,
+      });
     return refused === undefined ? 0 : 1;
   } finally {
     lines.close();
@@ -165,7 +213,12 @@ export async function calibrateCommand(argv: readonly string[], io: CliIo, contr
  */
 function configChecksRefuse(configPath: string, calibrationPath: string): string | undefined {
   try {
-    loadConfig(configPath, { edit: (raw) => ({ ...raw, bus: { ...(raw.bus as Record<string, unknown> | undefined), calibration: calibrationPath } }) });
+    loadConfig(configPath, {
+      edit: (raw) => ({
+        ...raw,
+        bus: { ...(raw.bus as Record<string, unknown> | undefined), calibration: calibrationPath },
+      }),
+    });
     return undefined;
   } catch (error) {
     if (isArmbridgeError(error, "ARMB_ERR_CONFIG_INVALID")) return String(error.details.issues ?? error.message);
@@ -187,37 +240,61 @@ function stepsFrom(flags: readonly string[] | undefined, none: boolean): Calibra
 
 function positiveNumber(value: string, flag: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw cliUsageError(`${flag} must be a positive number (got ${JSON.stringify(value)})`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw cliUsageError(`${flag} must be a positive number (got ${JSON.stringify(value)})`);
   return n;
 }
 
-function parseAssignments<V>(list: readonly string[] | undefined, flag: string, config: ArmConfig, parse: (value: string) => V): Map<string, V> {
+function parseAssignments<V>(
+  list: readonly string[] | undefined,
+  flag: string,
+  config: ArmConfig,
+  parse: (value: string) => V,
+): Map<string, V> {
   const out = new Map<string, V>();
-  const names = new Set([...config.arm.joints.map((j) => j.name), ...(config.arm.gripper ? [config.arm.gripper.name] : [])]);
+  const names = new Set([
+    ...config.arm.joints.map((j) => j.name),
+    ...(config.arm.gripper ? [config.arm.gripper.name] : []),
+  ]);
   for (const item of list ?? []) {
     const eq = item.indexOf("=");
     const name = eq > 0 ? item.slice(0, eq) : "";
-    if (!names.has(name)) throw cliUsageError(`${flag} ${JSON.stringify(item)}: no joint named ${JSON.stringify(name)} (joints: ${[...names].join(", ")})`);
+    if (!names.has(name))
+      throw cliUsageError(
+        `${flag} ${JSON.stringify(item)}: no joint named ${JSON.stringify(name)} (joints: ${[...names].join(", ")})`,
+      );
     out.set(name, parse(item.slice(eq + 1)));
   }
   return out;
 }
 
 /** LeRobot wrote Homing_Offset into each servo; a servo whose offset differs was recalibrated or swapped since the file was saved. */
-async function compareHomingOffsets(run: CalibrationRun, exchange: BusExchange, lerobot: ReturnType<typeof readLerobotCalibration>): Promise<void> {
+async function compareHomingOffsets(
+  run: CalibrationRun,
+  exchange: BusExchange,
+  lerobot: ReturnType<typeof readLerobotCalibration>,
+): Promise<void> {
   const reg = exchange.protocol.table.setup.homingOffset;
   for (const [name, m] of Object.entries(lerobot)) {
     const now = await readRegister(exchange, m.id, reg, run.signal);
-    if (now === undefined) run.say(`import: warning: servo ${m.id} (${name}) did not answer; its Homing_Offset could not be compared`, { event: "warning", joint: name });
+    if (now === undefined)
+      run.say(`import: warning: servo ${m.id} (${name}) did not answer; its Homing_Offset could not be compared`, {
+        event: "warning",
+        joint: name,
+      });
     else if (now !== m.homing_offset) {
-      run.say(`import: warning: servo ${m.id} (${name}) holds Homing_Offset ${now}, the file says ${m.homing_offset}: its positions are not the ones the file was measured in; calibrate again`, { event: "warning", joint: name, homing_offset: now, file: m.homing_offset });
+      run.say(
+        `import: warning: servo ${m.id} (${name}) holds Homing_Offset ${now}, the file says ${m.homing_offset}: its positions are not the ones the file was measured in; calibrate again`,
+        { event: "warning", joint: name, homing_offset: now, file: m.homing_offset },
+      );
     }
   }
 }
 
 async function exportLerobot(run: CalibrationRun, config: ArmConfig, to: string): Promise<void> {
   const missing = missingSteps(run.draft, config);
-  if (missing.length > 0) throw cliUsageError(`--export-lerobot needs a complete calibration; still to do: ${missing.join(", ")}`);
+  if (missing.length > 0)
+    throw cliUsageError(`--export-lerobot needs a complete calibration; still to do: ${missing.join(", ")}`);
   const offsets = new Map<number, number>();
   if (run.exchange) {
     for (const a of run.axes) {
@@ -227,8 +304,14 @@ async function exportLerobot(run: CalibrationRun, config: ArmConfig, to: string)
   }
   const { lerobot, zeroShifts } = toLerobot(run.draft, offsets);
   writeFileAtomic(to, JSON.stringify(lerobot, null, 4) + "\n");
-  run.say(`exported LeRobot's calibration to ${to}${run.exchange ? "" : " (homing_offset 0: no --serial to read the servos' own)"}`, { event: "exported", path: to });
+  run.say(
+    `exported LeRobot's calibration to ${to}${run.exchange ? "" : " (homing_offset 0: no --serial to read the servos' own)"}`,
+    { event: "exported", path: to },
+  );
   for (const [joint, shift] of Object.entries(zeroShifts)) {
-    run.say(`export: note: LeRobot's zero for ${joint} is the middle of its range, ${shift.toFixed(1)} counts from its zero pose here: the two tools read the same pose ${((shift / 4096) * 360).toFixed(1)}° apart`, { event: "zero_shift", joint, counts: shift });
+    run.say(
+      `export: note: LeRobot's zero for ${joint} is the middle of its range, ${shift.toFixed(1)} counts from its zero pose here: the two tools read the same pose ${((shift / 4096) * 360).toFixed(1)}° apart`,
+      { event: "zero_shift", joint, counts: shift },
+    );
   }
 }

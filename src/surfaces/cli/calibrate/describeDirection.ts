@@ -8,7 +8,12 @@ import { positionOf } from "../../../kinematics/rigidTransform.js";
  * 103 has it) and which way the joint turns, seen from the end its axis
  * points to. Undefined when the config has no URDF.
  */
-export function describeDirection(config: ArmConfig, joint: string, radians: number, pose: Readonly<Record<string, number>>): string | undefined {
+export function describeDirection(
+  config: ArmConfig,
+  joint: string,
+  radians: number,
+  pose: Readonly<Record<string, number>>,
+): string | undefined {
   const kin = armKinematicsOf(config);
   if (!kin) return undefined;
   const k = kin.jointNames.indexOf(joint);
@@ -27,14 +32,22 @@ export function describeDirection(config: ArmConfig, joint: string, radians: num
     ["up", "down"],
   ];
   if (biggest >= 0.003) {
-    const moves = d.flatMap((v, i) => (Math.abs(v) >= biggest * 0.3 ? [`${v > 0 ? names[i]?.[0] : names[i]?.[1]} ${(Math.abs(v) * 100).toFixed(1)} cm`] : []));
+    const moves = d.flatMap((v, i) =>
+      Math.abs(v) >= biggest * 0.3
+        ? [`${v > 0 ? names[i]?.[0] : names[i]?.[1]} ${(Math.abs(v) * 100).toFixed(1)} cm`]
+        : [],
+    );
     words.push(`the tool tip moves ${moves.join(" and ")}`);
   }
   // The joint's axis in the base frame, and the sense of a positive turn about it (right-hand rule).
   const frame = kin.chain.frames(q0).jointFrames[k];
   const a = kin.chain.axisOf(k);
   if (frame) {
-    const w = [frame[0]! * a[0] + frame[4]! * a[1] + frame[8]! * a[2], frame[1]! * a[0] + frame[5]! * a[1] + frame[9]! * a[2], frame[2]! * a[0] + frame[6]! * a[1] + frame[10]! * a[2]];
+    const w = [
+      frame[0]! * a[0] + frame[4]! * a[1] + frame[8]! * a[2],
+      frame[1]! * a[0] + frame[5]! * a[1] + frame[9]! * a[2],
+      frame[2]! * a[0] + frame[6]! * a[1] + frame[10]! * a[2],
+    ];
     const i = w.map(Math.abs).indexOf(Math.max(...w.map(Math.abs)));
     const from = [
       ["the front", "behind"],

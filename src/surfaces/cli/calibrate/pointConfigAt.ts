@@ -22,7 +22,9 @@ export function refuseShippedConfig(configPath: string): void {
   const shippedFolder = realOrResolved(join(packageRoot(), "config"));
   const real = realOrResolved(configPath);
   if (real.startsWith(shippedFolder + sep) || isHardLinkInto(shippedFolder, configPath)) {
-    throw cliUsageError(`${configPath} is a config shipped with armbridge${real === resolve(configPath) ? "" : ` (it leads to ${real})`}; copy it first (cp ${real} my-arm.yaml) and calibrate the copy`);
+    throw cliUsageError(
+      `${configPath} is a config shipped with armbridge${real === resolve(configPath) ? "" : ` (it leads to ${real})`}; copy it first (cp ${real} my-arm.yaml) and calibrate the copy`,
+    );
   }
 }
 
@@ -66,6 +68,15 @@ export function pointConfigAt(configPath: string, calibrationPath: string): stri
     writeFileAtomic(configPath, JSON.stringify(raw, null, 2) + "\n");
     return rel;
   }
-  writeFileAtomic(configPath, setYamlKey(text, ["bus"], "calibration", () => ` ${/^[\w./-]+$/.test(rel) ? rel : JSON.stringify(rel)}`, configPath));
+  writeFileAtomic(
+    configPath,
+    setYamlKey(
+      text,
+      ["bus"],
+      "calibration",
+      () => ` ${/^[\w./-]+$/.test(rel) ? rel : JSON.stringify(rel)}`,
+      configPath,
+    ),
+  );
   return rel;
 }

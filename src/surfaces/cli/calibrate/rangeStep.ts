@@ -21,26 +21,44 @@ interface Seen {
  * and max; Enter ends it (or `seconds`). `given` joints take the range from
  * the command line instead (`--range J=MIN:MAX`).
  */
-export async function rangeStep(run: CalibrationRun, options: { readonly seconds: number | undefined; readonly given: ReadonlyMap<string, readonly [number, number]> }): Promise<void> {
+export async function rangeStep(
+  run: CalibrationRun,
+  options: { readonly seconds: number | undefined; readonly given: ReadonlyMap<string, readonly [number, number]> },
+): Promise<void> {
   const bus = run.bus("range");
   const measured = run.axes.filter((a) => !options.given.has(a.name));
   for (const a of run.axes) {
     const existing = run.axis(a.name);
-    if (existing?.kind === "joint" && existing.center === undefined) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step: "range", reason: `${a.name} has no centre yet: run the zero step first` });
-    if (existing?.kind === "gripper" && existing.closed === undefined) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step: "range", reason: `the gripper has no closed count yet: run the zero step first` });
+    if (existing?.kind === "joint" && existing.center === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", {
+        step: "range",
+        reason: `${a.name} has no centre yet: run the zero step first`,
+      });
+    if (existing?.kind === "gripper" && existing.closed === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", {
+        step: "range",
+        reason: `the gripper has no closed count yet: run the zero step first`,
+      });
   }
   const seen = new Map<string, Seen>();
   if (measured.length > 0) {
     for (const a of measured) await torqueOff(bus, a.id, run.signal);
     const how = options.seconds === undefined ? "then press Enter" : `recording for ${options.seconds} s`;
-    run.say(`range: torque is off. Move every joint slowly from one end of its travel to the other, and open the gripper fully; ${how}.`, { event: "step", step: "range", state: "recording", seconds: options.seconds });
+    run.say(
+      `range: torque is off. Move every joint slowly from one end of its travel to the other, and open the gripper fully; ${how}.`,
+      { event: "step", step: "range", state: "recording", seconds: options.seconds },
+    );
     const started = performance.now();
     const tty = (run.io.stderr as { isTTY?: boolean }).isTTY === true;
     let drawn = 0;
     let lastEmit = 0;
     for (;;) {
       run.signal?.throwIfAborted();
-      const counts = await readPositions(bus, measured.map((a) => a.id), run.signal);
+      const counts = await readPositions(
+        bus,
+        measured.map((a) => a.id),
+        run.signal,
+      );
       for (const a of measured) {
         const c = counts.get(a.id);
         if (c === undefined) continue;
@@ -66,10 +84,18 @@ export async function rangeStep(run: CalibrationRun, options: { readonly seconds
       }
       if (run.json && elapsed - lastEmit >= 200) {
         lastEmit = elapsed;
-        run.emit({ event: "readout", step: "range", axes: Object.fromEntries([...seen].map(([n, s]) => [n, { count: s.now, min: s.min, max: s.max }])) });
+        run.emit({
+          event: "readout",
+          step: "range",
+          axes: Object.fromEntries([...seen].map(([n, s]) => [n, { count: s.now, min: s.min, max: s.max }])),
+        });
       }
       if (options.seconds !== undefined ? elapsed >= options.seconds * 1000 : run.lines.poll() !== undefined) break;
-      if (options.seconds === undefined && run.lines.ended) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step: "range", reason: "stdin closed before Enter (pass --range-seconds S to record for a fixed time)" });
+      if (options.seconds === undefined && run.lines.ended)
+        throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", {
+          step: "range",
+          reason: "stdin closed before Enter (pass --range-seconds S to record for a fixed time)",
+        });
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
   }
@@ -83,18 +109,24 @@ export async function rangeStep(run: CalibrationRun, options: { readonly seconds
       problems.push(`${a.name}: servo ${a.id} did not answer`);
       continue;
     }
-    if (s?.wrapped) problems.push(`${a.name}: its travel crosses the encoder's 0/4095 seam, which a single-turn position cannot express (set the servo's Homing_Offset so the travel sits mid-turn, or re-seat the horn)`);
+    if (s?.wrapped)
+      problems.push(
+        `${a.name}: its travel crosses the encoder's 0/4095 seam, which a single-turn position cannot express (set the servo's Homing_Offset so the travel sits mid-turn, or re-seat the horn)`,
+      );
     if (existing?.kind === "joint") {
       if (max - min < MIN_TRAVEL) problems.push(`${a.name}: moved only ${max - min} counts; move it end to end`);
-      else if (existing.center !== undefined && (existing.center < min || existing.center > max)) problems.push(`${a.name}: its zero pose (${existing.center}) lies outside the travel shown (${min}..${max})`);
+      else if (existing.center !== undefined && (existing.center < min || existing.center > max))
+        problems.push(`${a.name}: its zero pose (${existing.center}) lies outside the travel shown (${min}..${max})`);
       else run.setAxis(a.name, { ...existing, range_min: min, range_max: max });
     } else if (existing?.kind === "gripper" && existing.closed !== undefined) {
       const open = Math.abs(max - existing.closed) >= Math.abs(existing.closed - min) ? max : min;
-      if (Math.abs(open - existing.closed) < MIN_TRAVEL) problems.push(`${a.name}: opened only ${Math.abs(open - existing.closed)} counts; open it fully`);
+      if (Math.abs(open - existing.closed) < MIN_TRAVEL)
+        problems.push(`${a.name}: opened only ${Math.abs(open - existing.closed)} counts; open it fully`);
       else run.setAxis(a.name, { ...existing, open });
     }
   }
-  if (problems.length > 0) throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step: "range", reason: problems.join("; ") });
+  if (problems.length > 0)
+    throw new ArmbridgeError("ARMB_ERR_CALIBRATION_STEP", { step: "range", reason: problems.join("; ") });
   run.emit({ event: "range", axes: Object.fromEntries(run.axes.map((a) => [a.name, run.axis(a.name)])) });
   run.saveStep("range");
 }

@@ -57,28 +57,45 @@ const HOLDOUT_WARN_MM = 3;
 
 export async function cameraCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== "calibrate") throw cliUsageError(sub === undefined ? "camera needs a subcommand: calibrate" : `unknown camera subcommand ${JSON.stringify(sub)}: calibrate`);
+  if (sub !== "calibrate")
+    throw cliUsageError(
+      sub === undefined
+        ? "camera needs a subcommand: calibrate"
+        : `unknown camera subcommand ${JSON.stringify(sub)}: calibrate`,
+    );
   const { values, positionals } = parseCommandFlags(rest, CAMERA_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const cameraName = values.camera;
   if (!cameraName) throw cliUsageError("--camera NAME is required");
-  if (!values.config) throw cliUsageError("--config FILE is required: the config serve runs, whose camera is calibrated");
+  if (!values.config)
+    throw cliUsageError("--config FILE is required: the config serve runs, whose camera is calibrated");
   const configPath = values.config;
   const config = loadConfig(configPath);
   const camera = config.cameras.find((c) => c.name === cameraName);
-  if (!camera) throw cliUsageError(`${configPath} has no camera ${JSON.stringify(cameraName)} (cameras: ${config.cameras.map((c) => c.name).join(", ") || "none"})`);
+  if (!camera)
+    throw cliUsageError(
+      `${configPath} has no camera ${JSON.stringify(cameraName)} (cameras: ${config.cameras.map((c) => c.name).join(", ") || "none"})`,
+    );
   if (values.write) refuseShippedConfig(configPath);
   const poses = (values.pose ?? []).map(parsePose);
   const pixels = (values.pixel ?? []).map(parsePixel);
-  if (poses.length !== pixels.length) throw cliUsageError(`give one --pixel per --pose (${poses.length} poses, ${pixels.length} pixels)`);
-  if (poses.length > 0 && poses.length < MIN_POINTS) throw cliUsageError(`a calibration needs at least ${MIN_POINTS} marks (${poses.length} given)`);
+  if (poses.length !== pixels.length)
+    throw cliUsageError(`give one --pixel per --pose (${poses.length} poses, ${pixels.length} pixels)`);
+  if (poses.length > 0 && poses.length < MIN_POINTS)
+    throw cliUsageError(`a calibration needs at least ${MIN_POINTS} marks (${poses.length} given)`);
   const speed = values.speed === undefined ? 0.3 : Number(values.speed);
-  if (!(speed > 0 && speed <= 1)) throw cliUsageError(`--speed must be in (0, 1] (got ${JSON.stringify(values.speed)})`);
+  if (!(speed > 0 && speed <= 1))
+    throw cliUsageError(`--speed must be in (0, 1] (got ${JSON.stringify(values.speed)})`);
   const tableZ = values["table-z"] === undefined ? undefined : Number(values["table-z"]);
-  if (tableZ !== undefined && !Number.isFinite(tableZ)) throw cliUsageError(`--table-z must be a number (got ${JSON.stringify(values["table-z"])})`);
+  if (tableZ !== undefined && !Number.isFinite(tableZ))
+    throw cliUsageError(`--table-z must be a number (got ${JSON.stringify(values["table-z"])})`);
 
   const arm = new BridgeArm(ApiClient.fromFlags(values, io));
-  const marks: { tip: readonly [number, number, number]; pixel: readonly [number, number]; size: readonly [number, number] }[] = [];
+  const marks: {
+    tip: readonly [number, number, number];
+    pixel: readonly [number, number];
+    size: readonly [number, number];
+  }[] = [];
   const say = (text: string): void => void io.stderr.write(text + "\n");
   if (poses.length > 0) {
     for (const [i, pose] of poses.entries()) {
@@ -86,7 +103,9 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
       const tip = await arm.tip();
       const frame = await arm.frame(cameraName);
       marks.push({ tip, pixel: pixels[i] ?? [0, 0], size: [frame.width, frame.height] });
-      say(`mark ${i + 1}: tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m, pixel (${(pixels[i] ?? []).join(", ")}) of ${frame.width}×${frame.height}`);
+      say(
+        `mark ${i + 1}: tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m, pixel (${(pixels[i] ?? []).join(", ")}) of ${frame.width}×${frame.height}`,
+      );
     }
   } else {
     const lines = new LineReader(io.stdin);
@@ -94,9 +113,14 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
       for (;;) {
         // Numbered by the marks taken: a "done" refused for too few marks does not skip a number.
         const i = marks.length + 1;
-        say(`mark ${i}: put the tool tip on a mark on the table, then press Enter${i > MIN_POINTS ? ' (or type "done")' : ""}.`);
+        say(
+          `mark ${i}: put the tool tip on a mark on the table, then press Enter${i > MIN_POINTS ? ' (or type "done")' : ""}.`,
+        );
         const line = await lines.next();
-        if (line === undefined) throw cliUsageError("stdin closed before the marks were given (give --pose/--pixel pairs to run without a terminal)");
+        if (line === undefined)
+          throw cliUsageError(
+            "stdin closed before the marks were given (give --pose/--pixel pairs to run without a terminal)",
+          );
         if (line.trim().toLowerCase() === "done") {
           if (marks.length >= MIN_POINTS) break;
           say(`${MIN_POINTS} marks at least, ${marks.length} so far`);
@@ -104,9 +128,14 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
         }
         const tip = await arm.tip();
         const frame = await arm.frame(cameraName);
-        const file = join(dirname(resolve(configPath)), `${cameraName}-mark-${i}.${frame.mimeType === "image/png" ? "png" : "jpg"}`);
+        const file = join(
+          dirname(resolve(configPath)),
+          `${cameraName}-mark-${i}.${frame.mimeType === "image/png" ? "png" : "jpg"}`,
+        );
         writeFileSync(file, frame.bytes);
-        say(`tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m. The camera's view is in ${file} (${frame.width}×${frame.height}): type the mark's pixel as COL,ROW.`);
+        say(
+          `tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m. The camera's view is in ${file} (${frame.width}×${frame.height}): type the mark's pixel as COL,ROW.`,
+        );
         let pixel: readonly [number, number] | undefined;
         while (!pixel) {
           const answer = await lines.next();
@@ -125,11 +154,21 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   }
 
   const { z, points, residual, holdout } = fitTouchOff(marks, tableZ ?? config.scene?.table.z);
-  say(`fit: residual ${residual.rms_mm} mm RMS, ${residual.max_mm} mm worst, over ${points.length} marks at table z ${z.toFixed(4)} m`);
+  say(
+    `fit: residual ${residual.rms_mm} mm RMS, ${residual.max_mm} mm worst, over ${points.length} marks at table z ${z.toFixed(4)} m`,
+  );
   if (holdout) {
-    say(`check: ${holdout.marks} mark(s) inside the others, each mapped by the fit of the others, land ${holdout.rms_mm} mm RMS, ${holdout.max_mm} mm worst from the tip`);
-    if (holdout.max_mm > HOLDOUT_WARN_MM) say(`warning: a mark the fit did not use is ${holdout.max_mm} mm off: a pixel is not where its tip is (the drawn tip, not the wrist), or a mark moved; the residual alone cannot show it`);
-  } else say(`note: no mark lies inside the others, so none can be left out to check the fit (${MIN_POINTS} marks fix a homography exactly: their residual is 0 whatever the errors); add marks inside the work area`);
+    say(
+      `check: ${holdout.marks} mark(s) inside the others, each mapped by the fit of the others, land ${holdout.rms_mm} mm RMS, ${holdout.max_mm} mm worst from the tip`,
+    );
+    if (holdout.max_mm > HOLDOUT_WARN_MM)
+      say(
+        `warning: a mark the fit did not use is ${holdout.max_mm} mm off: a pixel is not where its tip is (the drawn tip, not the wrist), or a mark moved; the residual alone cannot show it`,
+      );
+  } else
+    say(
+      `note: no mark lies inside the others, so none can be left out to check the fit (${MIN_POINTS} marks fix a homography exactly: their residual is 0 whatever the errors); add marks inside the work area`,
+    );
   const table = { z: round(z, 5), points };
   if (values.write) {
     writeTableCalibration(configPath, cameraName, table);
@@ -137,7 +176,16 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   } else if (values.json !== true) {
     io.stdout.write(`# cameras: - name: ${cameraName} … table:\n${JSON.stringify(table)}\n`);
   }
-  if (values.json === true) io.stdout.write(JSON.stringify({ camera: cameraName, residual, holdout: holdout ?? null, table, written: values.write === true }) + "\n");
+  if (values.json === true)
+    io.stdout.write(
+      JSON.stringify({
+        camera: cameraName,
+        residual,
+        holdout: holdout ?? null,
+        table,
+        written: values.write === true,
+      }) + "\n",
+    );
   return 0;
 }
 
@@ -151,7 +199,8 @@ function parsePose(text: string): Record<string, number> {
   for (const part of text.split(",")) {
     const [name, value] = part.split("=");
     const v = Number(value);
-    if (!name || value === undefined || !Number.isFinite(v)) throw cliUsageError(`--pose takes JOINT=RAD,JOINT=RAD,… (got ${JSON.stringify(text)})`);
+    if (!name || value === undefined || !Number.isFinite(v))
+      throw cliUsageError(`--pose takes JOINT=RAD,JOINT=RAD,… (got ${JSON.stringify(text)})`);
     pose[name.trim()] = v;
   }
   return pose;

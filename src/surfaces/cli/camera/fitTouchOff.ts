@@ -37,18 +37,29 @@ const MIN_POINTS = 4;
 export function fitTouchOff(marks: readonly TouchOffMark[], tableZ: number | undefined): TouchOffFit {
   const heights = marks.map((m) => m.tip[2]);
   const z = tableZ ?? heights.reduce((a, b) => a + b, 0) / heights.length;
-  const off = marks.map((m, i) => ({ mark: i + 1, dz: m.tip[2] - z })).filter((o) => Math.abs(o.dz) > PLANE_TOLERANCE_M);
+  const off = marks
+    .map((m, i) => ({ mark: i + 1, dz: m.tip[2] - z }))
+    .filter((o) => Math.abs(o.dz) > PLANE_TOLERANCE_M);
   if (off.length > 0) {
     const which = off.map((o) => `mark ${o.mark} ${(o.dz * 1000).toFixed(1)} mm`).join(", ");
     throw cliUsageError(
       `the tool tip must touch the table at each mark: the table is at z ${z.toFixed(4)} m (${tableZ === undefined ? "the marks' mean height" : "--table-z or the config's scene table"}) and ${which} ${off.length === 1 ? "is" : "are"} off it (more than ${PLANE_TOLERANCE_M * 1000} mm); a mapping fitted off the table maps things on it by the parallax`,
     );
   }
-  const points = marks.map((m) => ({ image: [round((m.pixel[1] / m.size[1]) * 1000), round((m.pixel[0] / m.size[0]) * 1000)] as [number, number], table: [round(m.tip[0], 6), round(m.tip[1], 6)] as [number, number] }));
+  const points = marks.map((m) => ({
+    image: [round((m.pixel[1] / m.size[1]) * 1000), round((m.pixel[0] / m.size[0]) * 1000)] as [number, number],
+    table: [round(m.tip[0], 6), round(m.tip[1], 6)] as [number, number],
+  }));
   const pairs = points.map((p) => ({ from: [p.image[1], p.image[0]] as const, to: p.table }));
   const fit = fitHomography(pairs);
-  if (!fit.ok) throw cliUsageError(`the marks do not fix a table mapping: ${fit.reason}; spread them out (no three on a line)`);
-  return { z, points, residual: { rms_mm: round(fit.rmsResidual * 1000, 2), max_mm: round(fit.maxResidual * 1000, 2) }, holdout: leaveOneOut(pairs) };
+  if (!fit.ok)
+    throw cliUsageError(`the marks do not fix a table mapping: ${fit.reason}; spread them out (no three on a line)`);
+  return {
+    z,
+    points,
+    residual: { rms_mm: round(fit.rmsResidual * 1000, 2), max_mm: round(fit.maxResidual * 1000, 2) },
+    holdout: leaveOneOut(pairs),
+  };
 }
 
 /**
@@ -56,12 +67,20 @@ export function fitTouchOff(marks: readonly TouchOffMark[], tableZ: number | und
  * an extrapolation of the others, where a quarter-pixel of noise becomes
  * centimetres, and says nothing about the mapping over the work area.
  */
-function leaveOneOut(pairs: readonly { readonly from: readonly [number, number]; readonly to: readonly [number, number] }[]): TouchOffFit["holdout"] {
+function leaveOneOut(
+  pairs: readonly { readonly from: readonly [number, number]; readonly to: readonly [number, number] }[],
+): TouchOffFit["holdout"] {
   if (pairs.length <= MIN_POINTS) return undefined;
   const errors: number[] = [];
   for (const [i, held] of pairs.entries()) {
     const others = pairs.filter((_, k) => k !== i);
-    if (!insideHull(held.from, others.map((p) => p.from))) continue;
+    if (
+      !insideHull(
+        held.from,
+        others.map((p) => p.from),
+      )
+    )
+      continue;
     const fit = fitHomography(others);
     const mapped = fit.ok ? applyHomography(fit.h, held.from) : undefined;
     // The others cannot fix a mapping (three on a line), or it sends this mark to infinity: no prediction at all.
@@ -74,7 +93,8 @@ function leaveOneOut(pairs: readonly { readonly from: readonly [number, number];
 
 /** Whether `p` is strictly inside the convex hull of `points` (Andrew's monotone chain, then same-side tests). */
 function insideHull(p: readonly [number, number], points: readonly (readonly [number, number])[]): boolean {
-  const cross = (o: readonly [number, number], a: readonly [number, number], b: readonly [number, number]): number => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const cross = (o: readonly [number, number], a: readonly [number, number], b: readonly [number, number]): number =>
+    (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
   const sorted = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const half = (list: readonly (readonly [number, number])[]): (readonly [number, number])[] => {
     const h: (readonly [number, number])[] = [];

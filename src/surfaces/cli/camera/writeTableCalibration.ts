@@ -15,7 +15,10 @@ export function writeTableCalibration(configPath: string, camera: string, table:
   if (configPath.endsWith(".json")) {
     const raw = JSON.parse(text) as { cameras?: { name?: string; table?: unknown }[] };
     const c = raw.cameras?.find((x) => x.name === camera);
-    if (!c) throw cliUsageError(`${configPath} has no camera ${JSON.stringify(camera)} (cameras: ${raw.cameras?.map((x) => x.name).join(", ") || "none"})`);
+    if (!c)
+      throw cliUsageError(
+        `${configPath} has no camera ${JSON.stringify(camera)} (cameras: ${raw.cameras?.map((x) => x.name).join(", ") || "none"})`,
+      );
     c.table = table;
     writeFileAtomic(configPath, JSON.stringify(raw, null, 2) + "\n");
     return;
@@ -24,9 +27,16 @@ export function writeTableCalibration(configPath: string, camera: string, table:
   const index = isSeq(cameras) ? cameras.items.findIndex((item) => isMap(item) && item.get("name") === camera) : -1;
   if (index < 0) {
     const named = isSeq(cameras) ? cameras.items.map((item) => (isMap(item) ? String(item.get("name")) : "?")) : [];
-    throw cliUsageError(`${configPath} has no camera ${JSON.stringify(camera)} under cameras: (cameras: ${named.join(", ") || "none"})`);
+    throw cliUsageError(
+      `${configPath} has no camera ${JSON.stringify(camera)} under cameras: (cameras: ${named.join(", ") || "none"})`,
+    );
   }
   const render = (indent: string): string =>
-    [``, `${indent}  z: ${table.z}`, `${indent}  points:`, ...table.points.map((p) => `${indent}    - { image: [${p.image.join(", ")}], table: [${p.table.join(", ")}] }`)].join("\n");
+    [
+      ``,
+      `${indent}  z: ${table.z}`,
+      `${indent}  points:`,
+      ...table.points.map((p) => `${indent}    - { image: [${p.image.join(", ")}], table: [${p.table.join(", ")}] }`),
+    ].join("\n");
   writeFileAtomic(configPath, setYamlKey(text, ["cameras", index], "table", render, configPath));
 }

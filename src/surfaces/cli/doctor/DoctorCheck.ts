@@ -8,8 +8,18 @@ export interface DoctorCheck {
 }
 
 export const ok = (check: string, detail: string): DoctorCheck => ({ check, status: "OK", detail });
-export const warn = (check: string, detail: string, fix: string): DoctorCheck => ({ check, status: "WARN", detail, fix });
-export const fail = (check: string, detail: string, fix: string): DoctorCheck => ({ check, status: "FAIL", detail, fix });
+export const warn = (check: string, detail: string, fix: string): DoctorCheck => ({
+  check,
+  status: "WARN",
+  detail,
+  fix,
+});
+export const fail = (check: string, detail: string, fix: string): DoctorCheck => ({
+  check,
+  status: "FAIL",
+  detail,
+  fix,
+});
 
 export function formatCheck(c: DoctorCheck): string {
   return `${c.status.padEnd(4)}  ${c.check.padEnd(14)} ${c.detail}${c.fix ? ` — fix: ${c.fix}` : ""}\n`;

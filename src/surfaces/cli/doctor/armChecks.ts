@@ -14,13 +14,34 @@ export function checkEnvelope(config: ArmConfig): DoctorCheck {
   try {
     kin = armKinematicsOf(config);
   } catch (error) {
-    return fail("envelope", isArmbridgeError(error) ? error.message : String(error), "fix arm.urdf / base_link / tip_link (docs/kinematics.md)");
+    return fail(
+      "envelope",
+      isArmbridgeError(error) ? error.message : String(error),
+      "fix arm.urdf / base_link / tip_link (docs/kinematics.md)",
+    );
   }
   const w = config.workspace;
-  if (!kin || !w) return warn("envelope", "no workspace envelope: motions are not checked against a box, the table or keep-out zones", "give the config arm.urdf, base_link, tip_link and a workspace: {keep_in, floor_z, max_step_m} (docs/kinematics.md)");
-  const parts = [w.keepIn ? `keep_in [${w.keepIn.min.join(", ")}]..[${w.keepIn.max.join(", ")}]` : undefined, w.floorZ === undefined ? undefined : `floor_z ${w.floorZ}`, w.maxStepM === undefined ? undefined : `max_step_m ${w.maxStepM}`].filter((p) => p !== undefined);
-  if (!w.keepIn && w.floorZ === undefined) return warn("envelope", `${kin.chain.baseLink} → ${kin.chain.tipLink} loads, but the workspace sets neither keep_in nor floor_z`, "set workspace.keep_in and workspace.floor_z (docs/kinematics.md)");
-  return ok("envelope", `${kin.chain.baseLink} → ${kin.chain.tipLink} (${kin.jointNames.length} joints, ${kin.source}): ${parts.join(", ")}`);
+  if (!kin || !w)
+    return warn(
+      "envelope",
+      "no workspace envelope: motions are not checked against a box, the table or keep-out zones",
+      "give the config arm.urdf, base_link, tip_link and a workspace: {keep_in, floor_z, max_step_m} (docs/kinematics.md)",
+    );
+  const parts = [
+    w.keepIn ? `keep_in [${w.keepIn.min.join(", ")}]..[${w.keepIn.max.join(", ")}]` : undefined,
+    w.floorZ === undefined ? undefined : `floor_z ${w.floorZ}`,
+    w.maxStepM === undefined ? undefined : `max_step_m ${w.maxStepM}`,
+  ].filter((p) => p !== undefined);
+  if (!w.keepIn && w.floorZ === undefined)
+    return warn(
+      "envelope",
+      `${kin.chain.baseLink} → ${kin.chain.tipLink} loads, but the workspace sets neither keep_in nor floor_z`,
+      "set workspace.keep_in and workspace.floor_z (docs/kinematics.md)",
+    );
+  return ok(
+    "envelope",
+    `${kin.chain.baseLink} → ${kin.chain.tipLink} (${kin.jointNames.length} joints, ${kin.source}): ${parts.join(", ")}`,
+  );
 }
 
 /** Each camera: a whole frame comes, and it is fresh by the camera's own stale_after_ms. */
@@ -32,14 +53,23 @@ export async function checkCameras(config: ArmConfig, options: { readonly ros: b
     for (const c of config.cameras) {
       const check = `camera ${c.name}`;
       if (c.source.kind === "ros" && !options.ros) {
-        out.push(warn(check, `ROS topic ${c.source.topic}: checked only with --ros`, `armbridge doctor --config … --ros`));
+        out.push(
+          warn(check, `ROS topic ${c.source.topic}: checked only with --ros`, `armbridge doctor --config … --ros`),
+        );
         continue;
       }
       const fix = fixFor(c.source);
       try {
-        const frame = await cameras.capture(c.name, AbortSignal.timeout(Math.max(3000, c.source.kind === "http" ? c.source.timeoutMs + 500 : 0)));
+        const frame = await cameras.capture(
+          c.name,
+          AbortSignal.timeout(Math.max(3000, c.source.kind === "http" ? c.source.timeoutMs + 500 : 0)),
+        );
         const what = `${frame.width}×${frame.height} ${frame.format} from ${frame.source}, ${Math.round(frame.ageMs)} ms old`;
-        out.push(frame.stale ? fail(check, `${what}: older than its stale_after_ms (${c.staleAfterMs} ms)`, fix) : ok(check, what));
+        out.push(
+          frame.stale
+            ? fail(check, `${what}: older than its stale_after_ms (${c.staleAfterMs} ms)`, fix)
+            : ok(check, what),
+        );
       } catch (error) {
         out.push(fail(check, isArmbridgeError(error) ? error.message : String(error), fix));
       }
@@ -66,7 +96,10 @@ function fixFor(source: ArmConfig["cameras"][number]["source"]): string {
 }
 
 /** Where the intent ledger lives, whether this user can write there, and whether a bridge holds it now. */
-export function checkLedger(dataDir: string, armName: string): { check: DoctorCheck; runningBridge: string | undefined } {
+export function checkLedger(
+  dataDir: string,
+  armName: string,
+): { check: DoctorCheck; runningBridge: string | undefined } {
   const ledger = join(dataDir, "ledger.sqlite");
   if (!existsSync(dataDir)) {
     let parent = dirname(dataDir);
@@ -75,7 +108,14 @@ export function checkLedger(dataDir: string, armName: string): { check: DoctorCh
       accessSync(parent, constants.W_OK);
       return { check: ok("ledger", `${dataDir}: not there yet; the first serve creates it`), runningBridge: undefined };
     } catch {
-      return { check: fail("ledger", `${dataDir} does not exist and ${parent} is not writable by this user`, "pass serve --data DIR with a folder you own"), runningBridge: undefined };
+      return {
+        check: fail(
+          "ledger",
+          `${dataDir} does not exist and ${parent} is not writable by this user`,
+          "pass serve --data DIR with a folder you own",
+        ),
+        runningBridge: undefined,
+      };
     }
   }
   try {
@@ -83,17 +123,36 @@ export function checkLedger(dataDir: string, armName: string): { check: DoctorCh
     if (existsSync(ledger)) accessSync(ledger, constants.R_OK | constants.W_OK);
   } catch {
     const who = existsSync(ledger) ? statSync(ledger).uid : statSync(dataDir).uid;
-    return { check: fail("ledger", `${existsSync(ledger) ? ledger : dataDir} is not writable by this user (owned by uid ${who}; a serve once run with sudo?)`, `sudo chown -R $(id -un) ${dataDir}`), runningBridge: undefined };
+    return {
+      check: fail(
+        "ledger",
+        `${existsSync(ledger) ? ledger : dataDir} is not writable by this user (owned by uid ${who}; a serve once run with sudo?)`,
+        `sudo chown -R $(id -un) ${dataDir}`,
+      ),
+      runningBridge: undefined,
+    };
   }
   const owner = readOwnerFile(ledger);
   const alive = owner !== undefined && pidAlive(owner.pid);
   const record = readArmRecordFile(ledger);
   const theirs = record && record.name !== armName ? ` — it belongs to arm ${record.name}, not ${armName}` : "";
   if (alive && owner) {
-    return { check: warn("ledger", `${ledger} is held by a running bridge (pid ${owner.pid} on ${owner.host}, since ${owner.since})${theirs}`, "stop that serve for the bus checks (two programs on one bus talk over each other), or check through it: GET /v1/state"), runningBridge: `pid ${owner.pid}` };
+    return {
+      check: warn(
+        "ledger",
+        `${ledger} is held by a running bridge (pid ${owner.pid} on ${owner.host}, since ${owner.since})${theirs}`,
+        "stop that serve for the bus checks (two programs on one bus talk over each other), or check through it: GET /v1/state",
+      ),
+      runningBridge: `pid ${owner.pid}`,
+    };
   }
   const rows = existsSync(ledger) ? `${ledger}` : `${dataDir} (no ledger yet)`;
-  return { check: theirs ? warn("ledger", `${rows}${theirs}`, "give this arm its own folder with serve --data DIR") : ok("ledger", `${rows}, writable by this user, no bridge holds it`), runningBridge: undefined };
+  return {
+    check: theirs
+      ? warn("ledger", `${rows}${theirs}`, "give this arm its own folder with serve --data DIR")
+      : ok("ledger", `${rows}, writable by this user, no bridge holds it`),
+    runningBridge: undefined,
+  };
 }
 
 function pidAlive(pid: number): boolean {

@@ -19,14 +19,36 @@ const SLACK = 40;
  * over (a horn that slipped, or a servo swapped since, does not); or no file
  * and the simulator's servos, mounted as the config says.
  */
-export async function checkCalibration(exchange: BusExchange | undefined, base: ArmConfig, configPath: string, named: string | undefined, link: string, answering: readonly ServoAxis[], signal?: AbortSignal): Promise<DoctorCheck[]> {
+export async function checkCalibration(
+  exchange: BusExchange | undefined,
+  base: ArmConfig,
+  configPath: string,
+  named: string | undefined,
+  link: string,
+  answering: readonly ServoAxis[],
+  signal?: AbortSignal,
+): Promise<DoctorCheck[]> {
   const calibrate = `armbridge calibrate --config ${configPath} --serial ${link}`;
   if (named === undefined) {
     if (!exchange) return [fail("calibration", "the config names no bus.calibration file", calibrate)];
     const checks = await checkSimulatorMount(exchange, answering, signal);
-    if (answering.length > 0 && checks.every((c) => c.kind === "matches")) return [ok("calibration", "armbridge-sim, calibrated by construction: every servo's mount block agrees with the config")];
+    if (answering.length > 0 && checks.every((c) => c.kind === "matches"))
+      return [
+        ok(
+          "calibration",
+          "armbridge-sim, calibrated by construction: every servo's mount block agrees with the config",
+        ),
+      ];
     const differs = checks.flatMap((c) => (c.kind === "differs" ? [`${c.axis}: ${c.detail}`] : []));
-    return [fail("calibration", differs.length > 0 ? `no bus.calibration, and the simulated servos are not mounted as the config says (${differs.join("; ")})` : "the config names no bus.calibration file; the shipped centres and directions are guesses", calibrate)];
+    return [
+      fail(
+        "calibration",
+        differs.length > 0
+          ? `no bus.calibration, and the simulated servos are not mounted as the config says (${differs.join("; ")})`
+          : "the config names no bus.calibration file; the shipped centres and directions are guesses",
+        calibrate,
+      ),
+    ];
   }
   const path = resolve(dirname(resolve(configPath)), named);
   try {
@@ -46,22 +68,45 @@ export async function checkCalibration(exchange: BusExchange | undefined, base: 
   if (isArmbridgeCalibration(raw)) {
     const file = parseBusCalibrationFile(raw, path);
     taken = file.steps.range ? `, range taken ${file.steps.range}` : "";
-    for (const [name, a] of Object.entries(file.axes)) if (a.kind === "joint" && a.range_min !== undefined && a.range_max !== undefined) travel.set(name, { id: a.id, min: a.range_min, max: a.range_max });
+    for (const [name, a] of Object.entries(file.axes))
+      if (a.kind === "joint" && a.range_min !== undefined && a.range_max !== undefined)
+        travel.set(name, { id: a.id, min: a.range_min, max: a.range_max });
   } else if (raw && typeof raw === "object") {
-    for (const [name, m] of Object.entries(raw as Record<string, { id?: number; range_min?: number; range_max?: number }>)) {
-      if (typeof m.id === "number" && typeof m.range_min === "number" && typeof m.range_max === "number" && base.arm.joints.some((j) => j.name === name)) travel.set(name, { id: m.id, min: m.range_min, max: m.range_max });
+    for (const [name, m] of Object.entries(
+      raw as Record<string, { id?: number; range_min?: number; range_max?: number }>,
+    )) {
+      if (
+        typeof m.id === "number" &&
+        typeof m.range_min === "number" &&
+        typeof m.range_max === "number" &&
+        base.arm.joints.some((j) => j.name === name)
+      )
+        travel.set(name, { id: m.id, min: m.range_min, max: m.range_max });
     }
   }
   const checks: DoctorCheck[] = [ok("calibration", `${named}: loads and is complete${taken}`)];
   if (!exchange || answering.length === 0) return checks;
-  const counts = await readPositions(exchange, [...travel.values()].map((t) => t.id), signal);
+  const counts = await readPositions(
+    exchange,
+    [...travel.values()].map((t) => t.id),
+    signal,
+  );
   const outside: string[] = [];
   for (const [name, t] of travel) {
     const c = counts.get(t.id);
-    if (c !== undefined && (c < t.min - SLACK || c > t.max + SLACK)) outside.push(`${name} reads ${c}, outside its calibrated travel ${t.min}..${t.max}`);
+    if (c !== undefined && (c < t.min - SLACK || c > t.max + SLACK))
+      outside.push(`${name} reads ${c}, outside its calibrated travel ${t.min}..${t.max}`);
   }
-  if (outside.length > 0) checks.push(fail("calibration", `implausible now: ${outside.join("; ")} — a horn slipped, or the servo was swapped, since calibrating`, calibrate));
-  else if (travel.size > 0) checks.push(ok("calibration", "every joint reads inside the travel it was calibrated over"));
+  if (outside.length > 0)
+    checks.push(
+      fail(
+        "calibration",
+        `implausible now: ${outside.join("; ")} — a horn slipped, or the servo was swapped, since calibrating`,
+        calibrate,
+      ),
+    );
+  else if (travel.size > 0)
+    checks.push(ok("calibration", "every joint reads inside the travel it was calibrated over"));
   else checks.push(warn("calibration", "the file gives no travel to compare the servos' readings with", calibrate));
   return checks;
 }

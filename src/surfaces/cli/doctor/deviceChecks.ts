@@ -10,9 +10,18 @@ export function checkDevice(link: string): DoctorCheck {
   try {
     st = statSync(link);
   } catch {
-    return fail("device", `${link} does not exist`, "plug the adapter in and check its power; `ls /dev/serial/by-id/` lists the adapters present (a by-id path stays the same across reboots and replugging)");
+    return fail(
+      "device",
+      `${link} does not exist`,
+      "plug the adapter in and check its power; `ls /dev/serial/by-id/` lists the adapters present (a by-id path stays the same across reboots and replugging)",
+    );
   }
-  if (!st.isCharacterDevice()) return fail("device", `${link} is not a serial device (not a character device)`, "give --serial the adapter's device path, e.g. /dev/ttyUSB0 or /dev/ttyACM0");
+  if (!st.isCharacterDevice())
+    return fail(
+      "device",
+      `${link} is not a serial device (not a character device)`,
+      "give --serial the adapter's device path, e.g. /dev/ttyUSB0 or /dev/ttyACM0",
+    );
   const group = groupName(st.gid);
   try {
     accessSync(link, constants.R_OK | constants.W_OK);
@@ -26,7 +35,11 @@ export function checkDevice(link: string): DoctorCheck {
         : member
           ? `you are in group ${group} but this login started before you were added: log out and back in (or \`newgrp ${group}\`)`
           : `sudo usermod -aG ${group} ${user}, then log out and back in`;
-    return fail("device", `${link} is not writable by ${user} (owner uid ${st.uid}, group ${group ?? st.gid}, mode ${(st.mode & 0o777).toString(8)})`, fix);
+    return fail(
+      "device",
+      `${link} is not writable by ${user} (owner uid ${st.uid}, group ${group ?? st.gid}, mode ${(st.mode & 0o777).toString(8)})`,
+      fix,
+    );
   }
 }
 
@@ -37,22 +50,33 @@ export function checkDevice(link: string): DoctorCheck {
  * lowest the hardware supports (e-Manual, "USB Latency Setting").
  */
 export function checkLatencyTimer(link: string, sysfsRoot = "/sys"): DoctorCheck {
-  if (!link.startsWith("/")) return ok("latency timer", "a network link: the adapter's latency is the server's (set it there)");
+  if (!link.startsWith("/"))
+    return ok("latency timer", "a network link: the adapter's latency is the server's (set it there)");
   let real: string;
   try {
     real = realpathSync(link);
   } catch {
     return ok("latency timer", `${link} is not there to check (see device)`);
   }
-  if (real.startsWith("/dev/pts/")) return ok("latency timer", `${link} is a pseudo-terminal: no USB adapter, no latency timer`);
+  if (real.startsWith("/dev/pts/"))
+    return ok("latency timer", `${link} is a pseudo-terminal: no USB adapter, no latency timer`);
   return latencyTimerOf(basename(real), sysfsRoot);
 }
 
 export function latencyTimerOf(tty: string, sysfsRoot: string): DoctorCheck {
   const file = join(sysfsRoot, "bus", "usb-serial", "devices", tty, "latency_timer");
-  if (!existsSync(file)) return ok("latency timer", `${tty} has no latency timer (not an FTDI-style USB-serial adapter; a CDC-ACM board sends at once)`);
+  if (!existsSync(file))
+    return ok(
+      "latency timer",
+      `${tty} has no latency timer (not an FTDI-style USB-serial adapter; a CDC-ACM board sends at once)`,
+    );
   const ms = Number(readFileSync(file, "utf8").trim());
-  if (!Number.isFinite(ms)) return warn("latency timer", `${file} reads ${JSON.stringify(readFileSync(file, "utf8").trim())}`, `echo 1 | sudo tee ${file}`);
+  if (!Number.isFinite(ms))
+    return warn(
+      "latency timer",
+      `${file} reads ${JSON.stringify(readFileSync(file, "utf8").trim())}`,
+      `echo 1 | sudo tee ${file}`,
+    );
   if (ms <= 1) return ok("latency timer", `${tty}: ${ms} ms`);
   return warn(
     "latency timer",

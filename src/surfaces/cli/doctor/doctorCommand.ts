@@ -57,10 +57,15 @@ export interface DoctorControls {
   readonly rclnodejsImporter?: RclnodejsImporter;
 }
 
-export async function doctorCommand(argv: readonly string[], io: CliIo, controls: DoctorControls = {}): Promise<number> {
+export async function doctorCommand(
+  argv: readonly string[],
+  io: CliIo,
+  controls: DoctorControls = {},
+): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, DOCTOR_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (values.serial !== undefined && values.ros === true) throw cliUsageError("--serial and --ros were both given; doctor checks one arm connection");
+  if (values.serial !== undefined && values.ros === true)
+    throw cliUsageError("--serial and --ros were both given; doctor checks one arm connection");
   const checks: DoctorCheck[] = [];
   const json = wantsJson(io, values.json);
   const report = (c: DoctorCheck): void => {
@@ -73,10 +78,24 @@ export async function doctorCommand(argv: readonly string[], io: CliIo, controls
   let named: string | undefined;
   let config: ArmConfig | undefined;
   try {
-    config = configPath === undefined ? loadConfig() : loadConfig(configPath, { edit: (raw) => withoutCalibration(raw, (c) => (named = c)) });
-    report(ok("config", `${configPath ?? "the default simulated arm"}: arm ${config.arm.name}, ${config.arm.joints.length} joints${config.arm.gripper ? " and a gripper" : ""}${config.bus ? ` on a ${config.bus.protocol} bus at ${config.bus.baud} baud` : ""}`));
+    config =
+      configPath === undefined
+        ? loadConfig()
+        : loadConfig(configPath, { edit: (raw) => withoutCalibration(raw, (c) => (named = c)) });
+    report(
+      ok(
+        "config",
+        `${configPath ?? "the default simulated arm"}: arm ${config.arm.name}, ${config.arm.joints.length} joints${config.arm.gripper ? " and a gripper" : ""}${config.bus ? ` on a ${config.bus.protocol} bus at ${config.bus.baud} baud` : ""}`,
+      ),
+    );
   } catch (error) {
-    report(fail("config", isArmbridgeError(error) ? error.message : String(error), "correct the config (docs/servo-bus.md, docs/kinematics.md, docs/cameras.md)"));
+    report(
+      fail(
+        "config",
+        isArmbridgeError(error) ? error.message : String(error),
+        "correct the config (docs/servo-bus.md, docs/kinematics.md, docs/cameras.md)",
+      ),
+    );
   }
 
   if (config) {
@@ -89,14 +108,28 @@ export async function doctorCommand(argv: readonly string[], io: CliIo, controls
     report(ledger.check);
     if (link !== undefined && config.bus) {
       if (ledger.runningBridge !== undefined) {
-        report(warn("bus", `skipped: a running bridge (${ledger.runningBridge}) is using the bus`, "stop it to check the bus, or ask it: armbridge actions / GET /v1/state"));
+        report(
+          warn(
+            "bus",
+            `skipped: a running bridge (${ledger.runningBridge}) is using the bus`,
+            "stop it to check the bus, or ask it: armbridge actions / GET /v1/state",
+          ),
+        );
       } else {
         for (const c of await busChecks(config, configPath ?? "FILE", named, link)) report(c);
       }
     } else if (link !== undefined) {
-      report(ok("link", "a firmware arm: its link is checked by serve's handshake (HELLO); this doctor checks servo buses"));
+      report(
+        ok("link", "a firmware arm: its link is checked by serve's handshake (HELLO); this doctor checks servo buses"),
+      );
     } else if (config.bus && values.ros !== true) {
-      report(warn("link", "no --serial LINK given: the bus, servos and calibration were not checked", `armbridge doctor --config ${configPath ?? "FILE"} --serial LINK`));
+      report(
+        warn(
+          "link",
+          "no --serial LINK given: the bus, servos and calibration were not checked",
+          `armbridge doctor --config ${configPath ?? "FILE"} --serial LINK`,
+        ),
+      );
     }
     report(checkEnvelope(config));
     for (const c of await checkCameras(config, { ros: values.ros === true })) report(c);
@@ -105,11 +138,19 @@ export async function doctorCommand(argv: readonly string[], io: CliIo, controls
 
   const failed = checks.filter((c) => c.status === "FAIL");
   if (json) io.stdout.write(JSON.stringify({ ok: failed.length === 0, checks }) + "\n");
-  else io.stdout.write(failed.length === 0 ? `\nno check failed (${checks.filter((c) => c.status === "WARN").length} warnings)\n` : `\n${failed.length} check(s) failed: ${failed.map((c) => c.check).join(", ")}\n`);
+  else
+    io.stdout.write(
+      failed.length === 0
+        ? `\nno check failed (${checks.filter((c) => c.status === "WARN").length} warnings)\n`
+        : `\n${failed.length} check(s) failed: ${failed.map((c) => c.check).join(", ")}\n`,
+    );
   return failed.length === 0 ? 0 : 1;
 }
 
-function withoutCalibration(raw: Record<string, unknown>, found: (calibration: string) => void): Record<string, unknown> {
+function withoutCalibration(
+  raw: Record<string, unknown>,
+  found: (calibration: string) => void,
+): Record<string, unknown> {
   const bus = raw.bus as Record<string, unknown> | undefined;
   if (!bus) return raw;
   if (typeof bus.calibration === "string") found(bus.calibration);
@@ -118,14 +159,25 @@ function withoutCalibration(raw: Record<string, unknown>, found: (calibration: s
 }
 
 /** The checks that talk on the bus; the link is opened for them and closed after. */
-async function busChecks(config: ArmConfig, configPath: string, named: string | undefined, link: string): Promise<DoctorCheck[]> {
+async function busChecks(
+  config: ArmConfig,
+  configPath: string,
+  named: string | undefined,
+  link: string,
+): Promise<DoctorCheck[]> {
   const bus = config.bus;
   if (!bus) return [];
   const byteLink = linkForUrl(link, { baudRate: bus.baud });
   try {
     await byteLink.open(AbortSignal.timeout(5000));
   } catch (error) {
-    return [fail("link", isArmbridgeError(error) ? error.message : String(error), "see device above; for tcp:// and rfc2217://, is the server running?")];
+    return [
+      fail(
+        "link",
+        isArmbridgeError(error) ? error.message : String(error),
+        "see device above; for tcp:// and rfc2217://, is the server running?",
+      ),
+    ];
   }
   try {
     const exchange = new BusExchange(byteLink, protocolNamed(bus.protocol), bus.baud);

@@ -47,8 +47,18 @@ export const ACTION_VIEW = z.strictObject({
    * the request's id, the operator, when (epoch ms) and their note. Null when no approval was asked, and
    * on rows recorded before approvals were (ledger schema 5).
    */
-  approval: z.strictObject({ id: z.string(), operator: z.string(), at: z.number(), note: z.string().nullable() }).nullable(),
-  command: z.object({ actionId: z.string(), targets: pose, speed: z.number(), from: pose.nullable().optional(), requested_speed: z.number().optional() }).nullable(),
+  approval: z
+    .strictObject({ id: z.string(), operator: z.string(), at: z.number(), note: z.string().nullable() })
+    .nullable(),
+  command: z
+    .object({
+      actionId: z.string(),
+      targets: pose,
+      speed: z.number(),
+      from: pose.nullable().optional(),
+      requested_speed: z.number().optional(),
+    })
+    .nullable(),
   state: ACTION_ROW_STATE,
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),
@@ -56,7 +66,14 @@ export const ACTION_VIEW = z.strictObject({
   message: z.string().nullable(),
   /** What happened, in words for the operator and the history (not the model's text). */
   description: z.string(),
-  evidence: z.strictObject({ pose: pose.nullable(), pose_stamp_ms: z.number().nullable(), record: ARM_ACTION_RECORD.nullable(), notes: z.array(z.string()) }).nullable(),
+  evidence: z
+    .strictObject({
+      pose: pose.nullable(),
+      pose_stamp_ms: z.number().nullable(),
+      record: ARM_ACTION_RECORD.nullable(),
+      notes: z.array(z.string()),
+    })
+    .nullable(),
   operator: z.string().nullable(),
   operator_note: z.string().nullable(),
   /** The operator's choice (reached / partial / not_moved), once confirmed. */

@@ -6,5 +6,7 @@ import type { WireOf } from "./WireOf.js";
  * for a name that is not a valid one (an unknown camera, axis, field), the
  * valid `choices`.
  */
-export const API_ERROR_BODY = z.strictObject({ error: z.strictObject({ code: z.string(), message: z.string(), choices: z.array(z.string()).optional() }) });
+export const API_ERROR_BODY = z.strictObject({
+  error: z.strictObject({ code: z.string(), message: z.string(), choices: z.array(z.string()).optional() }),
+});
 export type ApiErrorBody = WireOf<typeof API_ERROR_BODY>;

@@ -41,7 +41,13 @@ export type EnvelopeContactView = WireOf<typeof ENVELOPE_CONTACT_VIEW>;
 
 const KEEP_OUT_VIEW = z.discriminatedUnion("kind", [
   z.strictObject({ name: z.string(), kind: z.literal("box"), min: POINT, max: POINT }),
-  z.strictObject({ name: z.string(), kind: z.literal("cylinder"), center: z.tuple([z.number(), z.number()]), radius: z.number(), z: z.tuple([z.number(), z.number()]) }),
+  z.strictObject({
+    name: z.string(),
+    kind: z.literal("cylinder"),
+    center: z.tuple([z.number(), z.number()]),
+    radius: z.number(),
+    z: z.tuple([z.number(), z.number()]),
+  }),
 ]);
 
 /** GET /v1/arm `envelope`: what the safety envelope is made of, for a 3D view (metres, in `frame`; link volumes in their own link's frame). */
@@ -54,7 +60,12 @@ export const ENVELOPE_DESCRIPTION_VIEW = z.strictObject({
   allowed_contacts: z.array(z.tuple([z.string(), z.string()])),
   link_volumes: z.array(z.strictObject({ link: z.string(), source: z.string(), shape: SHAPE_VIEW })),
   /** Link pairs never checked for self-collision, and why. */
-  unchecked_pairs: z.array(z.strictObject({ links: z.tuple([z.string(), z.string()]), why: z.enum(["adjacent", "allowed_contacts", "rigid", "static", "always"]) })),
+  unchecked_pairs: z.array(
+    z.strictObject({
+      links: z.tuple([z.string(), z.string()]),
+      why: z.enum(["adjacent", "allowed_contacts", "rigid", "static", "always"]),
+    }),
+  ),
   limits: z.strictObject({ max_tool_speed_mps: z.number().nullable(), motions_per_minute: z.number().nullable() }),
 });
 export type EnvelopeDescriptionView = WireOf<typeof ENVELOPE_DESCRIPTION_VIEW>;

@@ -22,7 +22,13 @@ export const MOTION_PACE_VIEW = z.strictObject({
 /** The SSE `executor` event: what the executor reports as calls move along, one variant per `type`. */
 export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("queued"), ...call, resources: z.array(z.string()) }),
-  z.strictObject({ type: z.literal("started"), ...call, actionId: z.string(), resources: z.array(z.string()), budgetMs: z.number() }),
+  z.strictObject({
+    type: z.literal("started"),
+    ...call,
+    actionId: z.string(),
+    resources: z.array(z.string()),
+    budgetMs: z.number(),
+  }),
   z.strictObject({ type: z.literal("timed_out"), ...call, actionId: z.string() }),
   z.strictObject({ type: z.literal("paced"), ...call, actionId: z.string(), pace: MOTION_PACE_VIEW }),
   z.strictObject({ type: z.literal("settled"), ...call, result: CALL_RESULT_VIEW, durationMs: z.number() }),
@@ -32,6 +38,11 @@ export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("halted"), halt: HALT_VIEW }),
   z.strictObject({ type: z.literal("halt_released"), halts: z.array(HALT_VIEW) }),
   /** The arm answers again after a lost link or a restart: what it went through, the unknown actions looked at again (their settlements follow as action_resolved). */
-  z.strictObject({ type: z.literal("link_returned"), loss: LINK_LOSS_VIEW, incarnation: z.string().optional(), reobserving: z.array(z.string()) }),
+  z.strictObject({
+    type: z.literal("link_returned"),
+    loss: LINK_LOSS_VIEW,
+    incarnation: z.string().optional(),
+    reobserving: z.array(z.string()),
+  }),
 ]);
 export type ExecutorEventView = WireOf<typeof EXECUTOR_EVENT_VIEW>;

@@ -20,7 +20,9 @@ export const PRESENCE_VIEW = z.strictObject({
    * console's public tag, a digest of the id it beats with: the id itself is
    * never shown, so knowing a console's tag does not let anyone end or rename it.
    */
-  consoles: z.array(z.strictObject({ session: z.string(), operator: z.string().nullable(), last_beat_ms_ago: z.number() })),
+  consoles: z.array(
+    z.strictObject({ session: z.string(), operator: z.string().nullable(), last_beat_ms_ago: z.number() }),
+  ),
   /** Only in the answer to a heartbeat: the tag the beating console is listed under, so it can find itself in `consoles`. */
   yours: z.string().optional(),
 });

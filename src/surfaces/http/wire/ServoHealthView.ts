@@ -2,7 +2,14 @@ import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
 
 /** What a servo's hardware-error bit means (Dynamixel Hardware_Error_Status, Feetech Status). */
-export const HARDWARE_ERROR_KIND = z.enum(["input_voltage", "overheating", "overload", "overcurrent", "electrical_shock", "encoder"]);
+export const HARDWARE_ERROR_KIND = z.enum([
+  "input_voltage",
+  "overheating",
+  "overload",
+  "overcurrent",
+  "electrical_shock",
+  "encoder",
+]);
 
 /** Something about one servo that needs the operator's eye: `alarm` (an error, or past a limit) or `warning` (near one). */
 export const SERVO_ALERT_VIEW = z.strictObject({

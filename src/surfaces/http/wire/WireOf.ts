@@ -1,6 +1,10 @@
 import type { z } from "zod";
 
-type DeepReadonly<T> = T extends readonly (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends readonly (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 
 /** What an answer of schema S is, read-only all the way down: the server builds it once and sends it; nobody edits it. */
 export type WireOf<S extends z.ZodType> = DeepReadonly<z.output<S>>;

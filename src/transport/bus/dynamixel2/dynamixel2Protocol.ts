@@ -1,6 +1,14 @@
 import type { BusProtocol } from "../protocol/BusProtocol.js";
 import { dxl2 } from "./instructions.js";
-import { DXL2_BROADCAST_ID, DXL2_INSTRUCTION, DXL2_OVERHEAD, DXL2_STATUS, Dxl2Decoder, dxl2StatusOf, encodeDxl2Status } from "./packet.js";
+import {
+  DXL2_BROADCAST_ID,
+  DXL2_INSTRUCTION,
+  DXL2_OVERHEAD,
+  DXL2_STATUS,
+  Dxl2Decoder,
+  dxl2StatusOf,
+  encodeDxl2Status,
+} from "./packet.js";
 import { X_SERIES_TABLE } from "./xSeriesTable.js";
 
 /**

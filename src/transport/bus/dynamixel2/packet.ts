@@ -92,7 +92,11 @@ const DXL2_FRAMING: Framing = {
     const crc = (bytes[total - 2] ?? 0) | ((bytes[total - 1] ?? 0) << 8);
     if (crc !== crc16Dynamixel(bytes, 0, total - 2)) return undefined;
     const code = bytes[7] ?? 0;
-    return { id: bytes[4] ?? 0, code, params: unstuff(Uint8Array.from([code, ...bytes.subarray(8, total - 2)])).subarray(1) };
+    return {
+      id: bytes[4] ?? 0,
+      code,
+      params: unstuff(Uint8Array.from([code, ...bytes.subarray(8, total - 2)])).subarray(1),
+    };
   },
 };
 

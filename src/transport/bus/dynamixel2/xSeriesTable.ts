@@ -33,8 +33,20 @@ const RPM_UNIT = 0.229;
 const PRESENT_LOAD = register(126, 2, twosComplement);
 const CURRENT_LIMIT = register(38, 2);
 const LOAD: EffortRegister = { kind: "load", register: PRESENT_LOAD, percentPerUnit: 0.1 };
-const current = (milliampsPerUnit: number): EffortRegister => ({ kind: "current", register: PRESENT_LOAD, milliampsPerUnit, limit: CURRENT_LIMIT });
-const EFFORT_BY_MODEL: Readonly<Record<number, EffortRegister>> = { 1190: current(1), 1200: current(1), 1020: current(2.69), 1120: current(2.69), 1060: LOAD, 1070: LOAD };
+const current = (milliampsPerUnit: number): EffortRegister => ({
+  kind: "current",
+  register: PRESENT_LOAD,
+  milliampsPerUnit,
+  limit: CURRENT_LIMIT,
+});
+const EFFORT_BY_MODEL: Readonly<Record<number, EffortRegister>> = {
+  1190: current(1),
+  1200: current(1),
+  1020: current(2.69),
+  1120: current(2.69),
+  1060: LOAD,
+  1070: LOAD,
+};
 
 /**
  * Temperature_Limit (31), Max / Min_Voltage_Limit (32 / 34) and Current_Limit
@@ -58,7 +70,14 @@ const X_SERIES_CONDITION: ServoConditionTable = {
 
 export const X_SERIES_TABLE: ServoControlTable = {
   family: "dynamixel_x",
-  modelNumbers: { "xl330-m077": 1190, "xl330-m288": 1200, "xl430-w250": 1060, "xm430-w350": 1020, "xm540-w270": 1120, "xc430-w150": 1070 },
+  modelNumbers: {
+    "xl330-m077": 1190,
+    "xl330-m288": 1200,
+    "xl430-w250": 1060,
+    "xm430-w350": 1020,
+    "xm540-w270": 1120,
+    "xc430-w150": 1070,
+  },
   modelNumber: register(0, 2),
   operatingMode: register(11, 1),
   positionMode: 3,
@@ -67,14 +86,24 @@ export const X_SERIES_TABLE: ServoControlTable = {
   gripLimitNeedsTorqueOff: true,
   torqueEnable: register(64, 1),
   hardwareError: register(70, 1),
-  hardwareErrorNames: { 0: "input voltage error", 2: "overheating", 3: "motor encoder error", 4: "electrical shock", 5: "overload" },
+  hardwareErrorNames: {
+    0: "input voltage error",
+    2: "overheating",
+    3: "motor encoder error",
+    4: "electrical shock",
+    5: "overload",
+  },
   goalPosition: GOAL_POSITION,
   moving: register(122, 1),
   presentVelocity: register(128, 4, twosComplement),
   presentPosition: register(132, 4, twosComplement),
   motionBlock: { address: 108, size: 12 },
   encodeMotion(goal, velocityUnits, accelerationUnits) {
-    return Uint8Array.from([...encodeRegister(PROFILE_ACCELERATION, accelerationUnits), ...encodeRegister(PROFILE_VELOCITY, velocityUnits), ...encodeRegister(GOAL_POSITION, goal)]);
+    return Uint8Array.from([
+      ...encodeRegister(PROFILE_ACCELERATION, accelerationUnits),
+      ...encodeRegister(PROFILE_VELOCITY, velocityUnits),
+      ...encodeRegister(GOAL_POSITION, goal),
+    ]);
   },
   // Torque_Enable..Hardware_Error_Status, then Moving..Present_Position: two short reads beat one of 72 bytes.
   statusBlocks: [

@@ -57,12 +57,23 @@ export const STS_TABLE: ServoControlTable = {
   presentPosition: register(56, 2, signMagnitude(15)),
   presentVelocity: register(58, 2, signMagnitude(15)),
   hardwareError: register(65, 1),
-  hardwareErrorNames: { 0: "input voltage error", 1: "angle sensor error", 2: "overheating", 3: "overcurrent", 5: "overload" },
+  hardwareErrorNames: {
+    0: "input voltage error",
+    1: "angle sensor error",
+    2: "overheating",
+    3: "overcurrent",
+    5: "overload",
+  },
   moving: register(66, 1),
   // Acceleration, Goal_Position, Goal_Time (0: speed-based), Goal_Velocity.
   motionBlock: { address: 41, size: 7 },
   encodeMotion(goal, velocityUnits, accelerationUnits) {
-    return Uint8Array.from([...encodeRegister(ACCELERATION, accelerationUnits), ...encodeRegister(GOAL_POSITION, goal), ...encodeRegister(GOAL_TIME, 0), ...encodeRegister(GOAL_VELOCITY, velocityUnits)]);
+    return Uint8Array.from([
+      ...encodeRegister(ACCELERATION, accelerationUnits),
+      ...encodeRegister(GOAL_POSITION, goal),
+      ...encodeRegister(GOAL_TIME, 0),
+      ...encodeRegister(GOAL_VELOCITY, velocityUnits),
+    ]);
   },
   // Torque_Enable (40) … Moving (66): one read covers torque, goal, position, velocity, status, moving.
   statusBlocks: [{ address: 40, size: 27 }],

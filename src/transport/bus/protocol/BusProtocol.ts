@@ -89,7 +89,11 @@ export interface BusProtocol {
   read(id: number, address: number, length: number): Uint8Array;
   write(id: number, address: number, data: Uint8Array): Uint8Array;
   syncRead(address: number, length: number, ids: readonly number[]): Uint8Array;
-  syncWrite(address: number, length: number, entries: readonly { readonly id: number; readonly data: Uint8Array }[]): Uint8Array;
+  syncWrite(
+    address: number,
+    length: number,
+    entries: readonly { readonly id: number; readonly data: Uint8Array }[],
+  ): Uint8Array;
   /** The reboot instruction to one servo (answered by a status packet before it restarts); undefined where the protocol has none. */
   readonly reboot: ((id: number) => Uint8Array) | undefined;
   /** A servo's status packet (the sim's side). */
@@ -120,7 +124,10 @@ export function hardwareErrorNames(table: ServoControlTable, bits: number): stri
  * measured share for an alert-gated one).
  */
 export function statusCycleWireBytes(protocol: BusProtocol, n: number, readsPerCycle: readonly number[]): number {
-  return protocol.table.statusBlocks.reduce((sum, b, i) => sum + (readsPerCycle[i] ?? 1) * syncReadWireBytes(protocol, b.size, n), 0);
+  return protocol.table.statusBlocks.reduce(
+    (sum, b, i) => sum + (readsPerCycle[i] ?? 1) * syncReadWireBytes(protocol, b.size, n),
+    0,
+  );
 }
 
 /** Bytes on the wire of a sync read of `size` bytes from `n` servos: one instruction, n replies. */

@@ -7,7 +7,8 @@ interface ConditionBlock {
 }
 
 /** What a hardware-error bit means, whatever the family calls it. */
-export type HardwareErrorKind = "input_voltage" | "overheating" | "overload" | "overcurrent" | "electrical_shock" | "encoder";
+export type HardwareErrorKind =
+  "input_voltage" | "overheating" | "overload" | "overcurrent" | "electrical_shock" | "encoder";
 
 /**
  * How a servo reports the effort it is making: an estimated share of its
@@ -17,7 +18,12 @@ export type HardwareErrorKind = "input_voltage" | "overheating" | "overload" | "
  */
 export type EffortRegister =
   | { readonly kind: "load"; readonly register: Register; readonly percentPerUnit: number }
-  | { readonly kind: "current"; readonly register: Register; readonly milliampsPerUnit: number; readonly limit: Register };
+  | {
+      readonly kind: "current";
+      readonly register: Register;
+      readonly milliampsPerUnit: number;
+      readonly limit: Register;
+    };
 
 /**
  * Where a servo family reports its condition — temperature, supply voltage,

@@ -49,7 +49,8 @@ export interface ServoSetupTable {
    * (Dynamixel X: Data Limit Error), or goes no further than the limit
    * (Feetech STS).
    */
-  readonly goalOutsideLimits: { readonly kind: "refused"; readonly statusError: number } | { readonly kind: "stops_at_limit" };
+  readonly goalOutsideLimits:
+    { readonly kind: "refused"; readonly statusError: number } | { readonly kind: "stops_at_limit" };
   /** Return_Delay_Time (2 µs per unit): how long a servo waits before its status packet. */
   readonly returnDelayTime: Register;
   /** Which instructions get a status packet (Dynamixel Status_Return_Level, RAM; Feetech Response_Status_Level, EEPROM); at `answersAll` every one does. */

@@ -47,5 +47,9 @@ export function encodeSimMount(mount: SimMount): Uint8Array {
 export function decodeSimMount(bytes: Uint8Array): SimMount | undefined {
   if (bytes.length !== 16 || !MAGIC.every((b, i) => bytes[i] === b) || bytes[4] !== VERSION) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
-  return { kind: bytes[5] === 0 ? "joint" : "gripper", zeroCount: view.getInt32(8, true) / SCALE, countsPerUnit: view.getInt32(12, true) / SCALE };
+  return {
+    kind: bytes[5] === 0 ? "joint" : "gripper",
+    zeroCount: view.getInt32(8, true) / SCALE,
+    countsPerUnit: view.getInt32(12, true) / SCALE,
+  };
 }

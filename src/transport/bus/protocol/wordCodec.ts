@@ -7,7 +7,10 @@
  * commit 0558acc97b50079ffe184f2e0c4e2a93ed5b7f8f). Both are little-endian
  * on the wire (Feetech's "Endianness" byte at address 2 reads 0 on STS).
  */
-export type RegisterEncoding = { readonly kind: "unsigned" } | { readonly kind: "twos_complement" } | { readonly kind: "sign_magnitude"; readonly signBit: number };
+export type RegisterEncoding =
+  | { readonly kind: "unsigned" }
+  | { readonly kind: "twos_complement" }
+  | { readonly kind: "sign_magnitude"; readonly signBit: number };
 
 export interface Register {
   readonly address: number;

@@ -72,7 +72,11 @@ export class BusExchange {
   async setBaud(baud: number, signal?: AbortSignal): Promise<void> {
     if (baud === this.#baud) return;
     if (!this.link.setBaudRate) {
-      throw new ArmbridgeError("ARMB_ERR_LINK_BAUD", { link: this.link.url, baud, reason: `a raw TCP link's baud is set at the server (ser2net raw mode), here ${this.#baud}; use the device path, or an rfc2217:// server, to let armbridge set it` });
+      throw new ArmbridgeError("ARMB_ERR_LINK_BAUD", {
+        link: this.link.url,
+        baud,
+        reason: `a raw TCP link's baud is set at the server (ser2net raw mode), here ${this.#baud}; use the device path, or an rfc2217:// server, to let armbridge set it`,
+      });
     }
     await this.link.setBaudRate(baud, signal);
     this.#baud = baud;
@@ -90,17 +94,29 @@ export class BusExchange {
 
   ping(id: number, signal?: AbortSignal): Promise<Exchanged> {
     const packet = this.protocol.ping(id);
-    return this.transact(packet, { expect: { ids: [id], length: this.pingReplyLength, keepDuplicates: true, refusalsAnyLength: true }, timeoutMs: this.replyTimeoutMs(packet.length, 3), signal });
+    return this.transact(packet, {
+      expect: { ids: [id], length: this.pingReplyLength, keepDuplicates: true, refusalsAnyLength: true },
+      timeoutMs: this.replyTimeoutMs(packet.length, 3),
+      signal,
+    });
   }
 
   read(id: number, address: number, length: number, signal?: AbortSignal): Promise<Exchanged> {
     const packet = this.protocol.read(id, address, length);
-    return this.transact(packet, { expect: { ids: [id], length, keepDuplicates: true, refusalsAnyLength: true }, timeoutMs: this.replyTimeoutMs(packet.length, length), signal });
+    return this.transact(packet, {
+      expect: { ids: [id], length, keepDuplicates: true, refusalsAnyLength: true },
+      timeoutMs: this.replyTimeoutMs(packet.length, length),
+      signal,
+    });
   }
 
   write(id: number, address: number, data: Uint8Array, signal?: AbortSignal): Promise<Exchanged> {
     const packet = this.protocol.write(id, address, data);
-    return this.transact(packet, { expect: { ids: [id], length: 0, keepDuplicates: true, refusalsAnyLength: true }, timeoutMs: this.replyTimeoutMs(packet.length, 0), signal });
+    return this.transact(packet, {
+      expect: { ids: [id], length: 0, keepDuplicates: true, refusalsAnyLength: true },
+      timeoutMs: this.replyTimeoutMs(packet.length, 0),
+      signal,
+    });
   }
 
   /**
@@ -109,14 +125,27 @@ export class BusExchange {
    * answered (ids "any": until `timeoutMs`, for a broadcast ping) or the
    * time is up. Anything else that arrives is dropped (`staleReplies`).
    */
-  async transact(packet: Uint8Array, options: { readonly expect: ReplyShape; readonly timeoutMs: number; readonly signal?: AbortSignal | undefined }): Promise<Exchanged> {
-    if (this.#busy) throw new ArmbridgeError("ARMB_ERR_INTERNAL", { reason: "two instructions at once on a half-duplex bus" });
-    if (!this.link.isOpen) throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "the link is closed" });
+  async transact(
+    packet: Uint8Array,
+    options: { readonly expect: ReplyShape; readonly timeoutMs: number; readonly signal?: AbortSignal | undefined },
+  ): Promise<Exchanged> {
+    if (this.#busy)
+      throw new ArmbridgeError("ARMB_ERR_INTERNAL", { reason: "two instructions at once on a half-duplex bus" });
+    if (!this.link.isOpen)
+      throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "the link is closed" });
     options.signal?.throwIfAborted();
     this.#busy = true;
     try {
-      const r = await this.#replies.exchange(() => this.link.write(packet), options.expect, options.timeoutMs, { signal: options.signal, watchClose: true });
-      if (r.lost) throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: r.lost.message }, { cause: r.lost });
+      const r = await this.#replies.exchange(() => this.link.write(packet), options.expect, options.timeoutMs, {
+        signal: options.signal,
+        watchClose: true,
+      });
+      if (r.lost)
+        throw new ArmbridgeError(
+          "ARMB_ERR_LINK_LOST",
+          { link: this.link.url, reason: r.lost.message },
+          { cause: r.lost },
+        );
       options.signal?.throwIfAborted();
       return { replies: r.replies, garbledBytes: r.garbledBytes };
     } finally {

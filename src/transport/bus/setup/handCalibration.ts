@@ -13,14 +13,22 @@ import type { BusExchange } from "./BusExchange.js";
  * three reads, as readRegister) those whose answer did not come in time; a
  * servo that never answered is missing from the map.
  */
-export async function readPositions(exchange: BusExchange, ids: readonly number[], signal?: AbortSignal): Promise<Map<number, number>> {
+export async function readPositions(
+  exchange: BusExchange,
+  ids: readonly number[],
+  signal?: AbortSignal,
+): Promise<Map<number, number>> {
   const { protocol } = exchange;
   const reg = protocol.table.presentPosition;
   const out = new Map<number, number>();
   for (let attempt = 0; attempt < 3 && out.size < ids.length; attempt++) {
     const asked = ids.filter((id) => !out.has(id));
     const packet = protocol.syncRead(reg.address, reg.size, asked);
-    const r = await exchange.transact(packet, { expect: { ids: asked, length: reg.size }, timeoutMs: exchange.replyTimeoutMs(packet.length, asked.length * (reg.size + protocol.statusOverhead)), signal });
+    const r = await exchange.transact(packet, {
+      expect: { ids: asked, length: reg.size },
+      timeoutMs: exchange.replyTimeoutMs(packet.length, asked.length * (reg.size + protocol.statusOverhead)),
+      signal,
+    });
     for (const reply of r.replies) {
       const v = decodeRegister(reg, reply.data, 0);
       if (v !== undefined) out.set(reply.id, v);
@@ -29,19 +37,37 @@ export async function readPositions(exchange: BusExchange, ids: readonly number[
   return out;
 }
 
-export async function writeRegister(exchange: BusExchange, id: number, reg: Register, value: number, what: string, signal?: AbortSignal): Promise<void> {
+export async function writeRegister(
+  exchange: BusExchange,
+  id: number,
+  reg: Register,
+  value: number,
+  what: string,
+  signal?: AbortSignal,
+): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const r = await exchange.write(id, reg.address, encodeRegister(reg, value), signal);
     const reply = r.replies.find((x) => x.id === id);
     if (!reply) continue;
     const problems = exchange.protocol.statusErrorNames(reply.error);
-    if (problems.length > 0) throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", { id, link: exchange.link.url, what, reason: problems.join(", ") });
+    if (problems.length > 0)
+      throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", {
+        id,
+        link: exchange.link.url,
+        what,
+        reason: problems.join(", "),
+      });
     return;
   }
   throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", { id, link: exchange.link.url, what, reason: "no answer (3 tries)" });
 }
 
-export async function readRegister(exchange: BusExchange, id: number, reg: Register, signal?: AbortSignal): Promise<number | undefined> {
+export async function readRegister(
+  exchange: BusExchange,
+  id: number,
+  reg: Register,
+  signal?: AbortSignal,
+): Promise<number | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const r = await exchange.read(id, reg.address, reg.size, signal);
     const data = r.replies.find((x) => x.id === id && x.data.length === reg.size)?.data;
@@ -76,14 +102,30 @@ export async function jogAndReturn(
 ): Promise<JogResult> {
   const t = exchange.protocol.table;
   const from = await readRegister(exchange, id, t.presentPosition, signal);
-  if (from === undefined) throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", { id, link: exchange.link.url, what: "a jog", reason: "its position could not be read" });
+  if (from === undefined)
+    throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", {
+      id,
+      link: exchange.link.url,
+      what: "a jog",
+      reason: "its position could not be read",
+    });
   const velocity = Math.max(1, Math.round(countsPerSecond / t.profileVelocityUnit));
   const acceleration = Math.max(1, Math.round((countsPerSecond * 4) / t.profileAccelerationUnit));
   const move = async (goal: number): Promise<number> => {
     const block = t.motionBlock;
-    const data = t.encodeMotion(goal, Math.min(velocity, t.maxProfileVelocityUnits), Math.min(acceleration, t.maxProfileAccelerationUnits));
+    const data = t.encodeMotion(
+      goal,
+      Math.min(velocity, t.maxProfileVelocityUnits),
+      Math.min(acceleration, t.maxProfileAccelerationUnits),
+    );
     const r = await exchange.write(id, block.address, data, signal);
-    if (!r.replies.some((x) => x.id === id)) throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", { id, link: exchange.link.url, what: "a jog goal", reason: "no answer" });
+    if (!r.replies.some((x) => x.id === id))
+      throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", {
+        id,
+        link: exchange.link.url,
+        what: "a jog goal",
+        reason: "no answer",
+      });
     return waitUntilStill(exchange, id, goal, (Math.abs(goal - from) / countsPerSecond) * 1000 + 3000, signal);
   };
   await writeRegister(exchange, id, t.goalPosition, from, "the jog's starting goal", signal);
@@ -99,7 +141,13 @@ export async function jogAndReturn(
 }
 
 /** Polls until the servo is within 3 counts of `goal` and not moving, or `withinMs` passed; returns where it is. */
-async function waitUntilStill(exchange: BusExchange, id: number, goal: number, withinMs: number, signal?: AbortSignal): Promise<number> {
+async function waitUntilStill(
+  exchange: BusExchange,
+  id: number,
+  goal: number,
+  withinMs: number,
+  signal?: AbortSignal,
+): Promise<number> {
   const t = exchange.protocol.table;
   const deadline = performance.now() + withinMs;
   let last: number | undefined;
@@ -110,6 +158,12 @@ async function waitUntilStill(exchange: BusExchange, id: number, goal: number, w
     if (last !== undefined && Math.abs(last - goal) <= 3 && moving === 0) return last;
     await new Promise((r) => setTimeout(r, 20));
   }
-  if (last === undefined) throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", { id, link: exchange.link.url, what: "a jog", reason: "its position could not be read while it moved" });
+  if (last === undefined)
+    throw new ArmbridgeError("ARMB_ERR_BUS_WRITE", {
+      id,
+      link: exchange.link.url,
+      what: "a jog",
+      reason: "its position could not be read while it moved",
+    });
   return last;
 }

@@ -31,7 +31,11 @@ export function modelNumberOf(protocol: BusProtocol, model: string): number | un
  * servos of one model send the same bytes), so the present position — which
  * differs between two horns — is read as well.
  */
-export async function identifyServo(exchange: BusExchange, id: number, signal?: AbortSignal): Promise<ServoIdentity | undefined> {
+export async function identifyServo(
+  exchange: BusExchange,
+  id: number,
+  signal?: AbortSignal,
+): Promise<ServoIdentity | undefined> {
   const { protocol } = exchange;
   const table = protocol.table;
   const setup = table.setup;
@@ -55,7 +59,10 @@ export async function identifyServo(exchange: BusExchange, id: number, signal?: 
     firmware = pong.data.length >= 3 ? String(pong.data[2]) : undefined;
   } else {
     const first = Math.min(table.modelNumber.address, ...setup.firmware.map((r) => r.address));
-    const last = Math.max(table.modelNumber.address + table.modelNumber.size, ...setup.firmware.map((r) => r.address + r.size));
+    const last = Math.max(
+      table.modelNumber.address + table.modelNumber.size,
+      ...setup.firmware.map((r) => r.address + r.size),
+    );
     let data: Uint8Array | undefined;
     for (let attempt = 0; attempt < 3 && !data && evidence.length === 0; attempt++) {
       const info = await exchange.read(id, first, last - first, signal);
@@ -67,9 +74,12 @@ export async function identifyServo(exchange: BusExchange, id: number, signal?: 
       firmware = firmwareOf(setup.firmware, data, first);
     }
   }
-  const position = await readOnce(exchange, id, table.presentPosition, signal, (r) => note("a read of its position", r));
+  const position = await readOnce(exchange, id, table.presentPosition, signal, (r) =>
+    note("a read of its position", r),
+  );
   const again = await readOnce(exchange, id, table.presentPosition, signal, (r) => note("a read of its position", r));
-  if (position === undefined && again === undefined && pong) evidence.push("it answers a ping but not a read of its position");
+  if (position === undefined && again === undefined && pong)
+    evidence.push("it answers a ping but not a read of its position");
   return {
     id,
     modelNumber,
@@ -80,7 +90,13 @@ export async function identifyServo(exchange: BusExchange, id: number, signal?: 
   };
 }
 
-async function readOnce(exchange: BusExchange, id: number, reg: Register, signal: AbortSignal | undefined, note: (r: { replies: readonly unknown[]; garbledBytes: number }) => void): Promise<number | undefined> {
+async function readOnce(
+  exchange: BusExchange,
+  id: number,
+  reg: Register,
+  signal: AbortSignal | undefined,
+  note: (r: { replies: readonly unknown[]; garbledBytes: number }) => void,
+): Promise<number | undefined> {
   const r = await exchange.read(id, reg.address, reg.size, signal);
   note(r);
   const data = r.replies.find((x) => x.id === id && x.data.length === reg.size)?.data;

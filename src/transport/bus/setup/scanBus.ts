@@ -52,7 +52,11 @@ export async function scanBus(exchange: BusExchange, options: ScanOptions): Prom
     const ids = new Set<number>();
     let garbled = 0;
     if (options.method === "broadcast") {
-      const r = await exchange.transact(protocol.ping(protocol.broadcastId), { expect: { ids: "any", length: exchange.pingReplyLength, keepDuplicates: true }, timeoutMs: broadcastPingWaitMs(setup, baud), signal: options.signal });
+      const r = await exchange.transact(protocol.ping(protocol.broadcastId), {
+        expect: { ids: "any", length: exchange.pingReplyLength, keepDuplicates: true },
+        timeoutMs: broadcastPingWaitMs(setup, baud),
+        signal: options.signal,
+      });
       for (const reply of r.replies) ids.add(reply.id);
       garbled += r.garbledBytes;
     } else {
@@ -63,7 +67,9 @@ export async function scanBus(exchange: BusExchange, options: ScanOptions): Prom
       }
     }
     if (garbled > 0) {
-      hints.push(`${protocol.name} at ${baud} baud: ${garbled} bytes of the answers were garbled — two servos answering at once (a shared id), noise on the wiring, or a servo at a nearby baud`);
+      hints.push(
+        `${protocol.name} at ${baud} baud: ${garbled} bytes of the answers were garbled — two servos answering at once (a shared id), noise on the wiring, or a servo at a nearby baud`,
+      );
     }
     for (const id of [...ids].sort((a, b) => a - b)) {
       const who = await identifyServo(exchange, id, options.signal);
@@ -79,7 +85,9 @@ export async function scanBus(exchange: BusExchange, options: ScanOptions): Prom
         shared_id: who.sharedIdEvidence,
       });
       if (who.sharedIdEvidence !== undefined) {
-        hints.push(`id ${id} at ${baud} baud seems to be shared by two or more servos (${who.sharedIdEvidence}): connect them one at a time and give each its own id with \`armbridge bus set-id\``);
+        hints.push(
+          `id ${id} at ${baud} baud seems to be shared by two or more servos (${who.sharedIdEvidence}): connect them one at a time and give each its own id with \`armbridge bus set-id\``,
+        );
       }
     }
   }

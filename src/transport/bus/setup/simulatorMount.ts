@@ -19,7 +19,11 @@ const ATTEMPTS = 3;
  * servo has no such block: `not_simulated`, and no more servos are asked.
  * A servo that does not answer is `silent`, and the next one is asked.
  */
-export async function checkSimulatorMount(exchange: BusExchange, axes: readonly ServoAxis[], signal?: AbortSignal): Promise<MountCheck[]> {
+export async function checkSimulatorMount(
+  exchange: BusExchange,
+  axes: readonly ServoAxis[],
+  signal?: AbortSignal,
+): Promise<MountCheck[]> {
   const block = SIM_MOUNT_BLOCK[exchange.protocol.name];
   const out: MountCheck[] = [];
   for (const axis of axes) {
@@ -43,7 +47,9 @@ export async function checkSimulatorMount(exchange: BusExchange, axes: readonly 
       return out;
     }
     const detail = mountDifference(axis, mount);
-    out.push(detail === undefined ? { axis: axis.name, kind: "matches" } : { axis: axis.name, kind: "differs", detail });
+    out.push(
+      detail === undefined ? { axis: axis.name, kind: "matches" } : { axis: axis.name, kind: "differs", detail },
+    );
   }
   return out;
 }
@@ -52,12 +58,18 @@ export async function checkSimulatorMount(exchange: BusExchange, axes: readonly 
 function mountDifference(axis: ServoAxis, mount: SimMount): string | undefined {
   if (axis.kind === "gripper") {
     const open = (m: { zeroCount: number; countsPerUnit: number }): number => m.zeroCount + m.countsPerUnit;
-    if (Math.abs(axis.zeroCount - mount.zeroCount) <= 0.5 && Math.abs(open(axis) - open(mount)) <= 0.5) return undefined;
+    if (Math.abs(axis.zeroCount - mount.zeroCount) <= 0.5 && Math.abs(open(axis) - open(mount)) <= 0.5)
+      return undefined;
     return `closed ${mount.zeroCount} / open ${open(mount)} on the servo, ${axis.zeroCount} / ${open(axis)} in the config`;
   }
   const parts: string[] = [];
-  if (Math.abs(axis.zeroCount - mount.zeroCount) > 0.5) parts.push(`centre ${mount.zeroCount} on the servo, ${axis.zeroCount} in the config`);
-  if (Math.sign(axis.countsPerUnit) !== Math.sign(mount.countsPerUnit)) parts.push(`mounted with sign ${Math.sign(mount.countsPerUnit)}, the config says ${Math.sign(axis.countsPerUnit)}`);
-  else if (Math.abs(axis.countsPerUnit - mount.countsPerUnit) > Math.abs(mount.countsPerUnit) * 1e-3) parts.push(`${Math.round(Math.abs(mount.countsPerUnit) * 2 * Math.PI)} counts per turn on the servo, ${Math.round(Math.abs(axis.countsPerUnit) * 2 * Math.PI)} in the config`);
+  if (Math.abs(axis.zeroCount - mount.zeroCount) > 0.5)
+    parts.push(`centre ${mount.zeroCount} on the servo, ${axis.zeroCount} in the config`);
+  if (Math.sign(axis.countsPerUnit) !== Math.sign(mount.countsPerUnit))
+    parts.push(`mounted with sign ${Math.sign(mount.countsPerUnit)}, the config says ${Math.sign(axis.countsPerUnit)}`);
+  else if (Math.abs(axis.countsPerUnit - mount.countsPerUnit) > Math.abs(mount.countsPerUnit) * 1e-3)
+    parts.push(
+      `${Math.round(Math.abs(mount.countsPerUnit) * 2 * Math.PI)} counts per turn on the servo, ${Math.round(Math.abs(axis.countsPerUnit) * 2 * Math.PI)} in the config`,
+    );
   return parts.length > 0 ? parts.join(", ") : undefined;
 }

@@ -3,7 +3,17 @@ import type { ByteLink } from "../ByteLink.js";
 import { LinkListeners } from "../LinkListeners.js";
 import { TcpLink } from "../TcpLink.js";
 import { COM_PORT_COMMAND, COM_PORT_REPLY_OFFSET, decodeBaud, setBaudRateCommand } from "./protocol/comPort.js";
-import { DO, DONT, escapeTelnetData, negotiation, TelnetDecoder, TELNET_OPTION, WILL, WONT, type TelnetEvent } from "./protocol/telnet.js";
+import {
+  DO,
+  DONT,
+  escapeTelnetData,
+  negotiation,
+  TelnetDecoder,
+  TELNET_OPTION,
+  WILL,
+  WONT,
+  type TelnetEvent,
+} from "./protocol/telnet.js";
 
 /** How long the server gets to agree to COM-PORT-OPTION and to answer a SET-BAUDRATE. */
 const ANSWER_MS = 2000;
@@ -48,7 +58,11 @@ export class Rfc2217Link implements ByteLink {
     if (this.#tcp.isOpen) return;
     this.#decoder = new TelnetDecoder();
     // The server's DO/WILL that acknowledge our own requests need no answer (RFC 1143: no negotiation loops).
-    this.#answered = new Set([`${DO}:${TELNET_OPTION.binary}`, `${WILL}:${TELNET_OPTION.binary}`, `${DO}:${TELNET_OPTION.comPort}`]);
+    this.#answered = new Set([
+      `${DO}:${TELNET_OPTION.binary}`,
+      `${WILL}:${TELNET_OPTION.binary}`,
+      `${DO}:${TELNET_OPTION.comPort}`,
+    ]);
     this.#unsubscribe = [
       this.#tcp.onData((chunk) => this.#receive(chunk)),
       this.#tcp.onClose((error) => {
@@ -59,17 +73,33 @@ export class Rfc2217Link implements ByteLink {
     ];
     try {
       await this.#tcp.open(signal);
-      const agreed = this.#await((e) => e.kind === "negotiation" && e.option === TELNET_OPTION.comPort && (e.verb === DO || e.verb === DONT), signal);
-      this.#tcp.write(Uint8Array.from([...negotiation(WILL, TELNET_OPTION.binary), ...negotiation(DO, TELNET_OPTION.binary), ...negotiation(WILL, TELNET_OPTION.comPort)]));
+      const agreed = this.#await(
+        (e) => e.kind === "negotiation" && e.option === TELNET_OPTION.comPort && (e.verb === DO || e.verb === DONT),
+        signal,
+      );
+      this.#tcp.write(
+        Uint8Array.from([
+          ...negotiation(WILL, TELNET_OPTION.binary),
+          ...negotiation(DO, TELNET_OPTION.binary),
+          ...negotiation(WILL, TELNET_OPTION.comPort),
+        ]),
+      );
       const answer = await agreed;
       if (answer.kind !== "negotiation" || answer.verb !== DO) {
-        throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: "the server refused RFC 2217 (COM-PORT-OPTION); a raw ser2net port is tcp://, not rfc2217://" });
+        throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
+          link: this.url,
+          reason: "the server refused RFC 2217 (COM-PORT-OPTION); a raw ser2net port is tcp://, not rfc2217://",
+        });
       }
       await this.setBaudRate(this.#baudRate, signal);
     } catch (error) {
       await this.#tcp.close();
       if (error instanceof ArmbridgeError) throw error;
-      throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.url, reason: (error as Error).message }, { cause: error });
+      throw new ArmbridgeError(
+        "ARMB_ERR_LINK_OPEN",
+        { link: this.url, reason: (error as Error).message },
+        { cause: error },
+      );
     }
   }
 
@@ -91,13 +121,28 @@ export class Rfc2217Link implements ByteLink {
 
   /** Asks the server to run the port at `baud`; resolves once it confirmed that rate, else ARMB_ERR_LINK_BAUD. */
   async setBaudRate(baud: number, signal?: AbortSignal): Promise<void> {
-    const reply = this.#await((e) => e.kind === "subnegotiation" && e.option === TELNET_OPTION.comPort && e.payload[0] === COM_PORT_COMMAND.setBaudRate + COM_PORT_REPLY_OFFSET, signal);
+    const reply = this.#await(
+      (e) =>
+        e.kind === "subnegotiation" &&
+        e.option === TELNET_OPTION.comPort &&
+        e.payload[0] === COM_PORT_COMMAND.setBaudRate + COM_PORT_REPLY_OFFSET,
+      signal,
+    );
     this.#tcp.write(setBaudRateCommand(baud));
     const e = await reply.catch((error: unknown) => {
-      throw new ArmbridgeError("ARMB_ERR_LINK_BAUD", { link: this.url, baud, reason: (error as Error).message }, { cause: error });
+      throw new ArmbridgeError(
+        "ARMB_ERR_LINK_BAUD",
+        { link: this.url, baud, reason: (error as Error).message },
+        { cause: error },
+      );
     });
     const now = e.kind === "subnegotiation" ? decodeBaud(e.payload.subarray(1)) : undefined;
-    if (now !== baud) throw new ArmbridgeError("ARMB_ERR_LINK_BAUD", { link: this.url, baud, reason: `the server runs the port at ${now ?? "an unreadable rate"}` });
+    if (now !== baud)
+      throw new ArmbridgeError("ARMB_ERR_LINK_BAUD", {
+        link: this.url,
+        baud,
+        reason: `the server runs the port at ${now ?? "an unreadable rate"}`,
+      });
     this.#baudRate = baud;
   }
 
@@ -114,8 +159,14 @@ export class Rfc2217Link implements ByteLink {
     const key = `${verb}:${option}`;
     if (this.#answered.has(key)) return;
     this.#answered.add(key);
-    if (verb === DO) this.#tcp.write(negotiation(option === TELNET_OPTION.binary || option === TELNET_OPTION.comPort ? WILL : WONT, option));
-    else if (verb === WILL) this.#tcp.write(negotiation(option === TELNET_OPTION.binary || option === TELNET_OPTION.suppressGoAhead ? DO : DONT, option));
+    if (verb === DO)
+      this.#tcp.write(
+        negotiation(option === TELNET_OPTION.binary || option === TELNET_OPTION.comPort ? WILL : WONT, option),
+      );
+    else if (verb === WILL)
+      this.#tcp.write(
+        negotiation(option === TELNET_OPTION.binary || option === TELNET_OPTION.suppressGoAhead ? DO : DONT, option),
+      );
   }
 
   #await(match: (e: TelnetEvent) => boolean, signal?: AbortSignal): Promise<TelnetEvent> {

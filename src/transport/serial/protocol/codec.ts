@@ -40,11 +40,15 @@ export type DecodeResult =
 const HEADER_BYTES = 4;
 const CRC_BYTES = 2;
 
-const OP_BY_CODE = new Map<number, Message["op"]>(Object.entries(OP).map(([name, code]) => [code, name as Message["op"]]));
+const OP_BY_CODE = new Map<number, Message["op"]>(
+  Object.entries(OP).map(([name, code]) => [code, name as Message["op"]]),
+);
 const STATE_BY_CODE = new Map<number, WireActionState>(
   Object.entries(WIRE_ACTION_STATE).map(([name, code]) => [code, name as WireActionState]),
 );
-const NACK_BY_CODE = new Map<number, NackCode>(Object.entries(NACK_CODE).map(([name, code]) => [code, name as NackCode]));
+const NACK_BY_CODE = new Map<number, NackCode>(
+  Object.entries(NACK_CODE).map(([name, code]) => [code, name as NackCode]),
+);
 const KIND_CODE: Readonly<Record<AxisInfo["kind"], number>> = { joint: 0, gripper: 1 };
 const KIND_BY_CODE = new Map<number, AxisInfo["kind"]>([
   [0, "joint"],
@@ -168,7 +172,8 @@ const WRITE_BODY: BodyWriters = {
   },
   MOVE: (w, m) => {
     w.actionId(m.actionId);
-    if (m.expectBootId === 0) throw new EncodeProblem("expectBootId must be the device's non-zero boot id (from HELLO or STATUS), got 0");
+    if (m.expectBootId === 0)
+      throw new EncodeProblem("expectBootId must be the device's non-zero boot id (from HELLO or STATUS), got 0");
     w.u32(m.expectBootId, "expectBootId");
     w.f32(m.speed, "speed");
     w.u32(m.durationMs, "durationMs");
@@ -304,7 +309,8 @@ class PayloadReader {
   }
 
   done(): void {
-    if (this.offset !== this.end) throw new DecodeProblem(`${this.end - this.offset} unexpected byte(s) after the body`);
+    if (this.offset !== this.end)
+      throw new DecodeProblem(`${this.end - this.offset} unexpected byte(s) after the body`);
   }
 }
 
@@ -368,7 +374,10 @@ const READ_BODY: BodyReaders = {
     if (expectBootId === 0) throw new DecodeProblem("MOVE expectBootId is 0; it must name the device's current boot");
     const speed = r.f32("speed");
     const durationMs = r.u32("durationMs");
-    const targets = times(r.count(WIRE_LIMITS.maxAxes, "targets"), () => ({ axis: r.u8("target.axis"), position: r.f32("target.position") }));
+    const targets = times(r.count(WIRE_LIMITS.maxAxes, "targets"), () => ({
+      axis: r.u8("target.axis"),
+      position: r.f32("target.position"),
+    }));
     return { op: "MOVE", seq, actionId, expectBootId, speed, durationMs, targets };
   },
   STOP: (r, seq) => ({ op: "STOP", seq, axes: times(r.count(WIRE_LIMITS.maxAxes, "axes"), () => r.u8("axis")) }),
@@ -405,7 +414,10 @@ const READ_BODY: BodyReaders = {
 /** Decodes one payload (already COBS-decoded, delimiter removed). Never throws. */
 export function decodePayload(payload: Uint8Array): DecodeResult {
   if (payload.length < HEADER_BYTES + CRC_BYTES) {
-    return { ok: false, reason: `payload of ${payload.length} byte(s) is shorter than header + CRC (${HEADER_BYTES + CRC_BYTES})` };
+    return {
+      ok: false,
+      reason: `payload of ${payload.length} byte(s) is shorter than header + CRC (${HEADER_BYTES + CRC_BYTES})`,
+    };
   }
   if (payload.length > WIRE_LIMITS.maxPayloadBytes) {
     return { ok: false, reason: `payload of ${payload.length} bytes exceeds ${WIRE_LIMITS.maxPayloadBytes}` };
@@ -420,7 +432,12 @@ export function decodePayload(payload: Uint8Array): DecodeResult {
   const seq = (payload[1] ?? 0) | ((payload[2] ?? 0) << 8);
   const opCode = payload[3] ?? 0;
   if (version !== PROTOCOL_VERSION) {
-    return { ok: false, reason: `protocol version ${version} is not supported (this peer speaks ${PROTOCOL_VERSION})`, seq, op: opCode };
+    return {
+      ok: false,
+      reason: `protocol version ${version} is not supported (this peer speaks ${PROTOCOL_VERSION})`,
+      seq,
+      op: opCode,
+    };
   }
   const op = OP_BY_CODE.get(opCode);
   if (!op) return { ok: false, reason: `unknown op 0x${opCode.toString(16).padStart(2, "0")}`, seq, op: opCode };

@@ -139,8 +139,13 @@ export type Message =
   /** device → host: the frame `ackSeq` was accepted (STOP, PING). */
   | { readonly op: "ACK"; readonly seq: number; readonly ackSeq: number }
   /** device → host: the frame `ackSeq` was refused; nothing it asked for happened. */
-  | { readonly op: "NACK"; readonly seq: number; readonly ackSeq: number; readonly code: NackCode; readonly reason: string }
-  ;
+  | {
+      readonly op: "NACK";
+      readonly seq: number;
+      readonly ackSeq: number;
+      readonly code: NackCode;
+      readonly reason: string;
+    };
 
 export type MessageOf<K extends Message["op"]> = Extract<Message, { op: K }>;
 

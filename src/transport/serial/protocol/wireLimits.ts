@@ -20,5 +20,7 @@ const ACTION_ID = /^[\x21-\x7e]{1,64}$/;
 
 /** Why `id` cannot be an action id on the wire, or undefined when it can. */
 export function actionIdProblem(id: string): string | undefined {
-  return ACTION_ID.test(id) ? undefined : `action id ${JSON.stringify(id.slice(0, 80))} is not 1..64 printable ASCII characters without space`;
+  return ACTION_ID.test(id)
+    ? undefined
+    : `action id ${JSON.stringify(id.slice(0, 80))} is not 1..64 printable ASCII characters without space`;
 }

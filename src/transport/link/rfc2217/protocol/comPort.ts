@@ -34,10 +34,16 @@ export function setBaudRateCommand(baud: number): Uint8Array {
 
 /** Server → client: the baud rate now in effect. */
 export function baudRateReply(baud: number): Uint8Array {
-  return subnegotiation(TELNET_OPTION.comPort, Uint8Array.from([COM_PORT_COMMAND.setBaudRate + COM_PORT_REPLY_OFFSET, ...encodeBaud(baud)]));
+  return subnegotiation(
+    TELNET_OPTION.comPort,
+    Uint8Array.from([COM_PORT_COMMAND.setBaudRate + COM_PORT_REPLY_OFFSET, ...encodeBaud(baud)]),
+  );
 }
 
 /** Server → client: its signature text. */
 export function signatureReply(text: string): Uint8Array {
-  return subnegotiation(TELNET_OPTION.comPort, Uint8Array.from([COM_PORT_COMMAND.signature + COM_PORT_REPLY_OFFSET, ...new TextEncoder().encode(text)]));
+  return subnegotiation(
+    TELNET_OPTION.comPort,
+    Uint8Array.from([COM_PORT_COMMAND.signature + COM_PORT_REPLY_OFFSET, ...new TextEncoder().encode(text)]),
+  );
 }
