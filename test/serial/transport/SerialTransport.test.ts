@@ -75,7 +75,7 @@ describe("SerialTransport against a scripted device", () => {
     device.streamStatus = false;
     device.reboot();
     const end = await transport.runMotion(move("a-unseen"), AbortSignal.timeout(5000));
-    // (A resent copy refused this way is link_error instead: see test/serial/review/resendAfterReboot.test.ts.)
+    // (A resent copy refused this way is link_error instead: see test/serial/transport/resendAfterReboot.test.ts.)
     expect(end).toMatchObject({ kind: "refused", error: { code: "ARMB_ERR_MOTION_REFUSED" } });
     expect(device.bootMismatches).toEqual(["a-unseen"]);
     expect(device.executions.has("a-unseen")).toBe(false);

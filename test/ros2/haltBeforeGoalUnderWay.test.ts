@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GOAL_STATUS } from "../../doubles/rclnodejsDouble.js";
-import { configWith, ended, jtc, useRos2Double } from "../ros2OnDoubleHarness.js";
+import { GOAL_STATUS } from "../doubles/rclnodejsDouble.js";
+import { configWith, ended, jtc, useRos2Double } from "./ros2OnDoubleHarness.js";
 
 const { start } = useRos2Double();
 

@@ -1,12 +1,12 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { DeviceSession } from "../../../firmware-sim/DeviceSession.js";
-import { MemoryEffects } from "../../../firmware-sim/EffectsLog.js";
-import { FaultPlan, NO_FAULTS } from "../../../firmware-sim/faults.js";
-import { SimulatedArm } from "../../../firmware-sim/SimulatedArm.js";
-import { FrameDecoder, encodeFrame, type Message } from "../../../src/transport/serial/protocol/index.js";
-import { ManualClock } from "../ManualClock.js";
-import { AXES } from "../simulatedArmHarness.js";
+import { DeviceSession } from "../../firmware-sim/DeviceSession.js";
+import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
+import { FaultPlan, NO_FAULTS } from "../../firmware-sim/faults.js";
+import { SimulatedArm } from "../../firmware-sim/SimulatedArm.js";
+import { FrameDecoder, encodeFrame, type Message } from "../../src/transport/serial/protocol/index.js";
+import { ManualClock } from "./ManualClock.js";
+import { AXES } from "./simulatedArmHarness.js";
 
 /**
  * The effects log is ground truth "written before the reply that reports it"

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/loadConfig.js";
-import { scriptedRig, sleep, until } from "../transport/scriptedRig.js";
+import { scriptedRig, sleep, until } from "./scriptedRig.js";
 
 const config = loadConfig();
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import type { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
-import type { ScriptedDevice } from "../transport/ScriptedDevice.js";
-import { scriptedRig, sleep, until } from "../transport/scriptedRig.js";
+import type { ScriptedDevice } from "./ScriptedDevice.js";
+import { scriptedRig, sleep, until } from "./scriptedRig.js";
 
 const config = loadConfig();
 const cleanups: (() => Promise<void>)[] = [];

@@ -10,7 +10,7 @@ import { loadConfig } from "../../../src/config/loadConfig.js";
 import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 import { createMemoryLinkPair } from "../../../src/transport/link/MemoryLink.js";
 import { FrameDecoder, type Message } from "../../../src/transport/serial/protocol/index.js";
-import { scriptedRig } from "../transport/scriptedRig.js";
+import { scriptedRig } from "./scriptedRig.js";
 
 const config = loadConfig();
 const cleanups: (() => Promise<void> | void)[] = [];
