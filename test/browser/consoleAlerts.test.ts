@@ -8,7 +8,7 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";
 import { FakeArm } from "../surfaces/http/FakeArm.js";
 
-// Issue 8's console banners, in a real browser: a ledger deleted under the
+// The console's alarm banners, in a real browser: a ledger deleted under the
 // running bridge (every motion refused until a restart), and a token short
 // enough to guess (GET /v1/security's warnings).
 const CHROMIUM = "/usr/bin/chromium";

@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 
 /**
- * Finding 7 (issue 8), config side: names index objects everywhere, so a name
+ * Config names index objects everywhere, so a name
  * inherited from Object.prototype is refused at load, with the config's own
  * code — as is an empty named pose, and a number the float32 wire cannot carry.
  */

@@ -7,10 +7,10 @@ import { readEffects } from "../firmware-sim/readEffects.js";
 import { SIM, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
 
 /**
- * Issue 8, finding 2: firmware-sim took its boot id from --seed, so a
- * simulator restarted with the same seed came back "in the same boot". The
- * bridge then asked it to void a motion the previous process had started,
- * and recorded `failed` ("voided without moving") for a motion that ran.
+ * A simulator restarted with the same --seed comes back in a new boot: were
+ * its boot id taken from the seed, the bridge would ask it to void a motion
+ * the previous process had started, and record `failed` ("voided without
+ * moving") for a motion that ran.
  * Judged by the effects logs of both simulator processes.
  */
 const built = existsSync(SIM);

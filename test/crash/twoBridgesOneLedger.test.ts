@@ -6,12 +6,12 @@ import { readEffects } from "../firmware-sim/readEffects.js";
 import { CLI, SIM, interrupt, startReady, type ReadyProcess } from "../surfaces/cli/processes.js";
 
 /**
- * Issue 8, finding 1, reproduced with real processes: two simulators on the
+ * A ledger belongs to one bridge, with real processes: two simulators on the
  * same seed, a bridge serving arm A with a motion under way, and a second
- * bridge started for arm B on the same data folder. Before, B reconciled A's
+ * bridge started for arm B on the same data folder. B must not reconcile A's
  * in-flight row against arm B (voiding it there, recording `failed … re-running
- * is allowed` for a motion that reached its target on A). Now B refuses to
- * start, naming A's bridge; and the lock dies with its holder (SIGKILL).
+ * is allowed` for a motion that reached its target on A): B refuses to start,
+ * naming A's bridge; and the lock dies with its holder (SIGKILL).
  */
 const built = existsSync(CLI) && existsSync(SIM);
 const TOKEN = "two-bridges-token";

@@ -120,7 +120,7 @@ describe("judgeCrashLoop: the crash loop's invariants, from the effects log and 
     expect(
       counts([start("a", 0), end("a", 100, "stopped")], [row("a", "done", "c1", says)]).doneWithoutReachedMotion,
     ).toBe(1);
-    // Finding 11 itself: "never ran" with the id never voided, so a late copy could still start.
+    // The case itself: "never ran" with the id never voided, so a late copy could still start.
     expect(counts([], [row("a", "done", "c1", says)]).doneWithoutReachedMotion).toBe(1);
   });
 
@@ -237,7 +237,7 @@ describe("judgeCrashLoop: the crash loop's invariants, from the effects log and 
 
   describe("an accepted motion whose path could meet an unsettled motion's outside the envelope (the default arm's floor_z)", () => {
     const config = loadConfig();
-    // Issue 17's case: elbow and wrist_1 moved, shoulder_lift stalled half-way (unknown), then elbow towards 0.
+    // Elbow and wrist_1 moved, shoulder_lift stalled half-way (unknown), then elbow towards 0.
     const move = (
       id: string,
       t: number,

@@ -7,7 +7,7 @@ import type { CallResult } from "../../src/executor/CallResult.js";
 import { testConfig } from "../support/testConfig.js";
 
 /**
- * Finding 11 (issue 8): a call moving a joint to where it already is, whose
+ * A call moving a joint to where it already is, whose
  * MOVE may be lost on the wire and whose wait ends at once. The pose alone
  * says "at the target", but that proves nothing about the command: the
  * device may never have heard of it, and a late copy could still start after

@@ -4,7 +4,7 @@ import { actionView } from "../../src/surfaces/http/actionView.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 /**
- * Finding 9 (issue 8): after an operator's confirmation the row's message
+ * After an operator's confirmation the row's message
  * must read as confirmed everywhere — in the ledger itself (other SQLite
  * readers, the CLI through the API), in the API's view and in the result a
  * model gets — never "Do NOT re-run" beside a state that allows it.

@@ -11,7 +11,7 @@ import { defineMotionTool } from "../../src/executor/ToolDefinition.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 /**
- * Finding 6 (issue 8): only plausible motions leave. Ground truth: the
+ * Only plausible motions leave. Ground truth: the
  * FakeArm's record of what was sent, and the ledger (nothing recorded).
  */
 let h: Harness | undefined;

@@ -5,9 +5,8 @@ import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 /**
- * Finding 11 (issue 8) on every path that settles a motion by looking at the
- * arm: a pose at the target releases nothing until the arm has accounted for
- * the action id (a record, or its answer to a void request). Ground truth is
+ * On every path that settles a motion by looking at the arm, a pose at the
+ * target releases nothing until the arm has accounted for the action id (a record, or its answer to a void request). Ground truth is
  * the FakeArm's own record of each id: "unknown" there means a delayed copy
  * of the command could still start.
  */

@@ -7,7 +7,7 @@ import { socatOnPath } from "../../firmware-sim/simOptions.js";
 
 // firmware-sim on a PTY link starts socat. A closed terminal (SIGHUP) must stop
 // it as SIGINT/SIGTERM do: by default SIGHUP would end the simulator and leave
-// socat holding the PTY pair, an orphan (issue 8, finding 10). Real processes,
+// socat holding the PTY pair, an orphan. Real processes,
 // checked by pid from /proc.
 const SIM = join(import.meta.dirname, "..", "..", "dist", "firmware-sim", "main.js");
 const runnable = socatOnPath() && existsSync(SIM);

@@ -82,7 +82,7 @@ function leaveStartedRow(b: Bridge): string {
   return row.actionId;
 }
 
-describe("a ledger belongs to one arm (issue 8, finding 1)", () => {
+describe("a ledger belongs to one arm", () => {
   it("refuses to start on a ledger recorded against another arm, and asks that arm nothing", async () => {
     const config = loadConfig();
     const dir = tmp();
@@ -141,7 +141,7 @@ describe("a ledger belongs to one arm (issue 8, finding 1)", () => {
   });
 });
 
-describe("a ledger that cannot disappear silently (issue 8, finding 5)", () => {
+describe("a ledger that cannot disappear silently", () => {
   for (const how of ["deleted", "replaced"] as const) {
     it(`notices the ledger file ${how} under the running bridge: motion fails with ARMB_ERR_LEDGER_LOST, nothing is sent, /healthz is 503, /v1/state says why`, async () => {
       const config = loadConfig();

@@ -4,7 +4,7 @@ import { configWith, ended, jtc, useRos2Double } from "./ros2OnDoubleHarness.js"
 
 const { start } = useRos2Double();
 
-describe("Ros2Transport review", () => {
+describe("Ros2Transport halted before its goal is under way", () => {
   it("halt while our goal request is still unanswered: the goal, once accepted, is cancelled (the arm does not go on to its target)", async () => {
     const o = await start({ halt_own_goals: "cancel" }, { responseDelayMs: 150 });
     const running = o.transport.runMotion(

@@ -12,7 +12,7 @@ import { createMcpServer, MCP_CALL_ID_META } from "../../src/surfaces/mcp/create
 import { FakeArm } from "./http/FakeArm.js";
 
 /**
- * Finding 7 (issue 8), calls side: a call id longer than the cap, or with a
+ * A call id longer than the cap, or with a
  * lone surrogate (not encodable as UTF-8), gets a coded `rejected` on every
  * surface, and nothing is recorded or sent. Checked centrally in the
  * executor's admission; each surface is driven here as its clients drive it.
