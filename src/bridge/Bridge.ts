@@ -122,6 +122,8 @@ export class Bridge {
     const startupWarnings: string[] = [];
     const expected = ledgerPath === ":memory:" ? undefined : missingLedgerEvidence(ledgerPath);
     const ledger = IntentLedger.open(ledgerPath, { logger });
+    const startup = logger.child({ component: "startup" });
+    startup.debug("ledger open");
     if (expected) {
       startupWarnings.push(expected);
       logger.warn({ path: ledgerPath }, expected);
@@ -139,6 +141,7 @@ export class Bridge {
           what: "kinematics: moveit (MoveIt's compute_ik service)",
         });
       reportEnvelope(config, logger);
+      startup.debug("kinematics and envelope loaded");
       const opening = new AbortController();
       const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
       try {
@@ -146,6 +149,7 @@ export class Bridge {
       } finally {
         clearTimeout(timer);
       }
+      startup.debug("arm link open");
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
       const adopted = bindLedgerToArm(
         ledger,
@@ -172,7 +176,9 @@ export class Bridge {
         metrics,
         imagesAfterMotion: imagesAfterMotion(config, cameras, logger),
       });
+      startup.debug("executor built");
       const reconciled = await executor.reconcile();
+      startup.debug("ledger reconciled");
       if (reconciled.length)
         logger.warn(
           { actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) },

@@ -80,6 +80,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
 
   const logger = controls.logger ?? createLogger();
   const log = logger.child({ component: "serve" });
+  const startup = logger.child({ component: "startup" });
+  // Since the process began: what Node's own start and the module loading cost before serve could run.
+  startup.debug({ since_process_start_ms: Math.round(performance.now()) }, "serve running");
   const stop = controls.until ? { signal: controls.until, dispose: () => undefined } : processSignals();
   try {
     // Bound before the bridge starts: a taken port must not cost a device handshake and a reconciliation first.
@@ -89,6 +92,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
       port,
       maxConnections: Math.max(DEFAULT_MAX_HTTP_CONNECTIONS, (maxStreams ?? DEFAULT_MAX_EVENT_STREAMS) + 48),
     });
+    startup.debug("http port bound");
     let bridge: Bridge;
     try {
       bridge = await Bridge.start({
