@@ -1,4 +1,4 @@
-import { SerialPort } from "serialport";
+import type { SerialPort } from "serialport";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "./ByteLink.js";
 import { LinkListeners } from "./LinkListeners.js";
@@ -26,6 +26,8 @@ export class SerialPortLink implements ByteLink {
   async open(signal?: AbortSignal): Promise<void> {
     if (this.port) return;
     signal?.throwIfAborted();
+    // Loaded on the first open: a TCP or RFC 2217 link (the simulator, ser2net) never needs serialport's native bindings.
+    const { SerialPort } = await import("serialport");
     const port = new SerialPort({ path: this.path, baudRate: this.baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => {
       port.open((error) => {
