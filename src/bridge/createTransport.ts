@@ -1,8 +1,6 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
 import type { Logger } from "../observability/logger.js";
 import { createSerialTransport } from "../transport/serial/index.js";
-import { createServoBusTransport } from "../transport/bus/index.js";
-import { requireBusCalibration } from "../transport/bus/setup/requireBusCalibration.js";
 import { linkForUrl } from "../transport/link/openLink.js";
 import type { Transport } from "../transport/Transport.js";
 import type { CompressedImageTopics } from "../cameras/sources/CompressedImageTopics.js";
@@ -58,6 +56,11 @@ export async function createTransport(
     case "serial": {
       // A config with a bus: section names servos, not firmware: the same link speaks their protocol.
       if (config.bus) {
+        // Imported here: a firmware arm's start-up does not load the servo-bus protocols and set-up.
+        const [{ createServoBusTransport }, { requireBusCalibration }] = await Promise.all([
+          import("../transport/bus/index.js"),
+          import("../transport/bus/setup/requireBusCalibration.js"),
+        ]);
         const link = linkForUrl(choice.link, { baudRate: config.bus.baud });
         // Before the transport exists: opening it arms every servo.
         const calibrated = await requireBusCalibration(config, link, { configLabel: options.configLabel ?? "FILE" });
