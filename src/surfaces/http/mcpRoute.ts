@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { asArmbridgeError } from "../../errors.js";
-import { McpHttpSessions, type McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
+import type { McpHttpSessions, McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { httpStatusFor } from "./httpStatusFor.js";
 import { holdOpen } from "./holdOpen.js";
 
@@ -9,19 +9,20 @@ import { holdOpen } from "./holdOpen.js";
  * `/mcp`: MCP over Streamable HTTP on the bridge's own port, behind the same
  * bearer token and Host allow-list as every other route (the app's hooks run
  * first). The SDK's transport writes the response itself, so the reply is
- * hijacked; a call may stream for minutes (holdOpen).
+ * hijacked; a call may stream for minutes (holdOpen). The MCP side (its SDK
+ * and schemas, a large graph of modules) is loaded on the first /mcp request,
+ * not at start: a bridge comes back from a crash sooner, and one nobody
+ * reaches over MCP never pays for it.
  */
-export function registerMcpRoute(
-  app: FastifyInstance,
-  bridge: Bridge,
-  options: McpHttpSessionsOptions,
-): McpHttpSessions {
-  const sessions = new McpHttpSessions(bridge, options);
+export function registerMcpRoute(app: FastifyInstance, bridge: Bridge, options: McpHttpSessionsOptions): void {
+  let sessions: Promise<McpHttpSessions> | undefined;
+  const opened = (): Promise<McpHttpSessions> =>
+    (sessions ??= import("../mcp/McpHttpSessions.js").then((m) => new m.McpHttpSessions(bridge, options)));
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     holdOpen(request, reply);
     reply.hijack();
     try {
-      await sessions.handle(request.raw, reply.raw, request.body);
+      await (await opened()).handle(request.raw, reply.raw, request.body);
     } catch (error) {
       const e = asArmbridgeError(error);
       if (!reply.raw.headersSent)
@@ -34,6 +35,8 @@ export function registerMcpRoute(
   app.post("/mcp", handler);
   app.get("/mcp", handler);
   app.delete("/mcp", handler);
-  app.addHook("preClose", async () => sessions.close());
-  return sessions;
+  app.addHook("preClose", async () => {
+    const open = await sessions?.catch(() => undefined);
+    await open?.close();
+  });
 }
