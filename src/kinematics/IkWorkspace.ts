@@ -34,15 +34,15 @@ export class IkWorkspace {
   /** The last descent's joints (the answer when it converged). */
   readonly q: Float64Array;
   readonly #kernel: ChainKernel;
-  readonly #n: number;
+  readonly #dof: number;
   readonly #trial: Float64Array;
   readonly #dq: Float64Array;
-  readonly #J: Float64Array;
-  readonly #H: Float64Array;
-  readonly #A: Float64Array;
-  readonly #g: Float64Array;
+  readonly #jacobian: Float64Array;
+  readonly #hessian: Float64Array;
+  readonly #damped: Float64Array;
+  readonly #gradient: Float64Array;
   readonly #rhs: Float64Array;
-  readonly #e = new Float64Array(6);
+  readonly #error = new Float64Array(6);
   readonly #trialE = new Float64Array(6);
   readonly #pinned: Uint8Array;
   readonly #targetP = new Float64Array(3);
@@ -55,17 +55,17 @@ export class IkWorkspace {
 
   constructor(chain: KinematicChain) {
     const n = chain.dof;
-    this.#n = n;
+    this.#dof = n;
     this.#kernel = chain.kernel;
     this.lower = Float64Array.from(chain.variables, (v) => (Number.isFinite(v.lower) ? v.lower : -Math.PI));
     this.upper = Float64Array.from(chain.variables, (v) => (Number.isFinite(v.upper) ? v.upper : Math.PI));
     this.q = new Float64Array(n);
     this.#trial = new Float64Array(n);
     this.#dq = new Float64Array(n);
-    this.#J = new Float64Array(6 * n);
-    this.#H = new Float64Array(n * n);
-    this.#A = new Float64Array(n * n);
-    this.#g = new Float64Array(n);
+    this.#jacobian = new Float64Array(6 * n);
+    this.#hessian = new Float64Array(n * n);
+    this.#damped = new Float64Array(n * n);
+    this.#gradient = new Float64Array(n);
     this.#rhs = new Float64Array(n);
     this.#pinned = new Uint8Array(n);
   }
@@ -85,16 +85,16 @@ export class IkWorkspace {
 
   /** One local descent from `seed`; leaves its joints in `q`. */
   descend(seed: Float64Array, maxIterations: number, posTol: number, rotTol: number): Descent {
-    const n = this.#n,
+    const n = this.#dof,
       kernel = this.#kernel,
       q = this.q,
       trial = this.#trial,
       dq = this.#dq,
       pinned = this.#pinned;
-    const J = this.#J,
-      H = this.#H,
-      g = this.#g,
-      e = this.#e,
+    const J = this.#jacobian,
+      H = this.#hessian,
+      g = this.#gradient,
+      e = this.#error,
       rows = this.#rows;
     for (let k = 0; k < n; k++) q[k] = this.clampJoint(k, seed[k] ?? 0);
     kernel.forward(q);
@@ -172,10 +172,10 @@ export class IkWorkspace {
 
   /** dq = (H + d·I)⁻¹ g over the free joints (pinned ones get 0), by Cholesky on the preallocated A. */
   #solve(d: number): void {
-    const n = this.#n,
-      A = this.#A,
-      H = this.#H,
-      g = this.#g,
+    const n = this.#dof,
+      A = this.#damped,
+      H = this.#hessian,
+      g = this.#gradient,
       y = this.#rhs,
       dq = this.#dq,
       pinned = this.#pinned;

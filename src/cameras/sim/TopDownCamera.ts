@@ -16,16 +16,16 @@ export type Vec3 = readonly [number, number, number];
 export class TopDownCamera {
   readonly width: number;
   readonly height: number;
-  readonly #c: Vec3;
-  readonly #f: number;
+  readonly #position: Vec3;
+  readonly #focalPx: number;
   readonly #cos: number;
   readonly #sin: number;
 
   constructor(config: Pick<SimCameraConfig, "position" | "yawDeg" | "fovDeg" | "width" | "height">) {
     this.width = config.width;
     this.height = config.height;
-    this.#c = config.position;
-    this.#f = config.width / 2 / Math.tan(((config.fovDeg / 2) * Math.PI) / 180);
+    this.#position = config.position;
+    this.#focalPx = config.width / 2 / Math.tan(((config.fovDeg / 2) * Math.PI) / 180);
     const yaw = (config.yawDeg * Math.PI) / 180;
     this.#cos = Math.cos(yaw);
     this.#sin = Math.sin(yaw);
@@ -33,25 +33,25 @@ export class TopDownCamera {
 
   /** Where a base-frame point appears, in pixels (col, row); undefined at or above the camera's height. */
   toPixel(p: Vec3): readonly [number, number] | undefined {
-    const depth = this.#c[2] - p[2];
+    const depth = this.#position[2] - p[2];
     if (!(depth > 1e-9)) return undefined;
-    const dx = p[0] - this.#c[0];
-    const dy = p[1] - this.#c[1];
+    const dx = p[0] - this.#position[0];
+    const dy = p[1] - this.#position[1];
     // Rotate the horizontal offset into the camera's frame: "up" in the image is +x at yaw 0, "right" is −y.
     const up = this.#cos * dx + this.#sin * dy;
     const right = this.#sin * dx - this.#cos * dy;
-    return [this.width / 2 + (this.#f * right) / depth, this.height / 2 - (this.#f * up) / depth];
+    return [this.width / 2 + (this.#focalPx * right) / depth, this.height / 2 - (this.#focalPx * up) / depth];
   }
 
   /** The point of the horizontal plane z = `planeZ` seen at pixel (col, row). */
   fromPixel(col: number, row: number, planeZ: number): readonly [number, number] {
-    const depth = this.#c[2] - planeZ;
-    const right = ((col - this.width / 2) * depth) / this.#f;
-    const up = ((this.height / 2 - row) * depth) / this.#f;
+    const depth = this.#position[2] - planeZ;
+    const right = ((col - this.width / 2) * depth) / this.#focalPx;
+    const up = ((this.height / 2 - row) * depth) / this.#focalPx;
     // Inverse of the rotation in toPixel.
     const dx = this.#cos * up + this.#sin * right;
     const dy = this.#sin * up - this.#cos * right;
-    return [this.#c[0] + dx, this.#c[1] + dy];
+    return [this.#position[0] + dx, this.#position[1] + dy];
   }
 
   /** A base-frame point as Gemini would point at it: [y, x], 0–1000. */
@@ -62,6 +62,6 @@ export class TopDownCamera {
 
   /** Metres on the plane z = `planeZ` per pixel (the same everywhere for a camera looking straight down). */
   metresPerPixel(planeZ: number): number {
-    return (this.#c[2] - planeZ) / this.#f;
+    return (this.#position[2] - planeZ) / this.#focalPx;
   }
 }

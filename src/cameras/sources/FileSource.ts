@@ -29,7 +29,7 @@ export interface FileSourceOptions {
  * rename it over the old one (atomic) never show a partial frame.
  */
 export class FileSource implements CameraSource {
-  readonly #o: FileSourceOptions;
+  readonly #options: FileSourceOptions;
   readonly #now: () => number;
   /**
    * The file I/O under way. A read on a stalled network mount never ends and
@@ -41,12 +41,12 @@ export class FileSource implements CameraSource {
   #io: Promise<unknown> | undefined;
 
   constructor(options: FileSourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
   async grab(signal: AbortSignal): Promise<CameraFrame> {
-    const { camera, path } = this.#o;
+    const { camera, path } = this.#options;
     let lastProblem = "";
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (attempt > 0) await sleep(RETRY_MS, undefined, { signal }).catch(() => undefined);
@@ -110,7 +110,7 @@ export class FileSource implements CameraSource {
 
   /** One read of the file, given up when `signal` ends (the I/O itself runs on, and blocks the next grab until it ends). */
   #readOnce(signal: AbortSignal): Promise<FileRead> {
-    const { camera, path } = this.#o;
+    const { camera, path } = this.#options;
     if (this.#io) {
       throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
         camera,

@@ -36,14 +36,14 @@ export interface HttpSnapshotSourceOptions {
  * fresh when sent, having been waited for).
  */
 export class HttpSnapshotSource implements CameraSource {
-  readonly #o: HttpSnapshotSourceOptions;
+  readonly #options: HttpSnapshotSourceOptions;
   readonly #now: () => number;
   /** The URL without credentials: what is fetched and what errors name. */
   readonly #url: string;
   readonly #authorization: string | undefined;
 
   constructor(options: HttpSnapshotSourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
     // The config refused a URL that cannot be split (cameraConfig); one built in code is held to the same rule, naming the camera.
     const url = cameraUrl(options.url);
@@ -57,7 +57,7 @@ export class HttpSnapshotSource implements CameraSource {
   }
 
   async grab(signal: AbortSignal): Promise<CameraFrame> {
-    const { camera, timeoutMs } = this.#o;
+    const { camera, timeoutMs } = this.#options;
     const url = this.#url;
     const unavailable = (reason: string, cause?: unknown): ArmbridgeError =>
       new ArmbridgeError(

@@ -49,7 +49,7 @@ const STDERR_TAIL = 2000;
  * other source's.
  */
 export class V4l2Source implements CameraSource {
-  readonly #o: V4l2SourceOptions;
+  readonly #options: V4l2SourceOptions;
   readonly #now: () => number;
   #child: ChildProcess | undefined;
   #mode: "copy" | "encode";
@@ -61,13 +61,13 @@ export class V4l2Source implements CameraSource {
   #closed = false;
 
   constructor(options: V4l2SourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#mode = options.input ? "encode" : "copy";
   }
 
   async grab(signal: AbortSignal): Promise<CameraFrame> {
-    const { camera } = this.#o;
+    const { camera } = this.#options;
     if (this.#closed)
       throw new ArmbridgeError("ARMB_ERR_CAMERA_UNAVAILABLE", {
         camera,
@@ -90,9 +90,9 @@ export class V4l2Source implements CameraSource {
     if (!image.ok) throw new ArmbridgeError("ARMB_ERR_CAMERA_FRAME_INVALID", { camera, reason: image.reason });
     const notes = ["capture time: when ffmpeg delivered the whole frame (its MJPEG output carries no timestamps)"];
     if (this.#exit) notes.push(`ffmpeg has stopped (${this.#exit}); this is the last frame it sent`);
-    if (image.width !== this.#o.width || image.height !== this.#o.height)
+    if (image.width !== this.#options.width || image.height !== this.#options.height)
       notes.push(
-        `the camera delivers ${image.width}×${image.height}, not the ${this.#o.width}×${this.#o.height} configured`,
+        `the camera delivers ${image.width}×${image.height}, not the ${this.#options.width}×${this.#options.height} configured`,
       );
     return {
       camera,
@@ -117,11 +117,11 @@ export class V4l2Source implements CameraSource {
   }
 
   #describe(): string {
-    return this.#o.input ? `ffmpeg ${this.#o.input.join(" ")}` : `v4l2 ${this.#o.device}`;
+    return this.#options.input ? `ffmpeg ${this.#options.input.join(" ")}` : `v4l2 ${this.#options.device}`;
   }
 
   #args(): string[] {
-    const { device, width, height, fps, input } = this.#o;
+    const { device, width, height, fps, input } = this.#options;
     const source = input
       ? [...input]
       : [
@@ -147,7 +147,7 @@ export class V4l2Source implements CameraSource {
     this.#exit = undefined;
     this.#stderr = "";
     const splitter = new JpegStreamSplitter({ maxBytes: MAX_FRAME_BYTES });
-    const child = spawn(this.#o.ffmpeg ?? "ffmpeg", this.#args(), { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(this.#options.ffmpeg ?? "ffmpeg", this.#args(), { stdio: ["ignore", "pipe", "pipe"] });
     this.#child = child;
     let frames = 0;
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -167,7 +167,7 @@ export class V4l2Source implements CameraSource {
       // ffmpeg relays what the device and its driver said: device text, the operator's to read, not a model's.
       this.#exit = `${why}${said ? `: ${deviceText("ffmpeg's error output", said)}` : ""}`;
       // A camera with no MJPEG at this size: ffmpeg gives up before the first frame. Capture raw and encode instead, at once.
-      if (this.#mode === "copy" && frames === 0 && !this.#closed && !this.#o.input) {
+      if (this.#mode === "copy" && frames === 0 && !this.#closed && !this.#options.input) {
         this.#mode = "encode";
         this.#start();
         return;
