@@ -8,7 +8,10 @@
  * open, kinematics and envelope, the link handshake, the executor, the
  * start-up reconciliation, and the HTTP server up to the ready line.
  *
- * A bare `node -e ""` is timed too: the floor no serve can go under.
+ * A bare `node -e ""` is timed too: the floor no serve can go under. On a
+ * machine shared with other work the wall times swing with its load, so the
+ * CPU time serve spent up to its ready line (Linux: /proc/PID/stat) is
+ * printed beside them: it moves with what serve does, not with the neighbours.
  *
  * Prints figures; asserts nothing. STARTUP_RUNS sets N (default 15);
  * STARTUP_CONFIG another arm config for serve and the simulator.
@@ -37,6 +40,8 @@ const MARKS: readonly (readonly [string, string])[] = [
 
 interface Run {
   readonly readyMs: number;
+  /** CPU time (user + system) the process spent up to its ready line, ms; NaN where /proc is not there. */
+  readonly cpuMs: number;
   /** ms from spawn to each mark, by mark. */
   readonly marks: ReadonlyMap<string, number>;
 }
@@ -56,6 +61,17 @@ function marksOf(logFile: string, spawnedAt: number): Map<string, number> {
     if (!marks.has(entry.msg)) marks.set(entry.msg, entry.time - spawnedAt);
   }
   return marks;
+}
+
+/** utime + stime of a live process, from /proc/PID/stat (clock ticks, 100 per second on Linux). */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 function nodeFloorMs(): number[] {
@@ -91,8 +107,9 @@ async function main(): Promise<void> {
         readyTimeoutMs: 30_000,
         config: CONFIG,
       });
+      const cpuMs = cpuMsOf(child.pid);
       await child.kill();
-      runs.push({ readyMs: child.readyMs, marks: marksOf(logFile, spawnedAt) });
+      runs.push({ readyMs: child.readyMs, cpuMs, marks: marksOf(logFile, spawnedAt) });
     }
   } finally {
     await sim.stop(3000);
@@ -106,6 +123,8 @@ function report(runs: readonly Run[], floor: readonly number[]): void {
   process.stdout.write(
     `serve spawn → ready over ${runs.length} starts after SIGKILL: p50 ${ms(quantile(ready, 0.5))}, p90 ${ms(quantile(ready, 0.9))}, min ${ms(Math.min(...ready))}, max ${ms(Math.max(...ready))}\n`,
   );
+  const cpu = runs.map((r) => r.cpuMs);
+  process.stdout.write(`CPU time up to ready: p50 ${ms(quantile(cpu, 0.5))}, p90 ${ms(quantile(cpu, 0.9))}\n`);
   process.stdout.write(`node -e "" (the floor): p50 ${ms(quantile(floor, 0.5))}\n\n`);
   const rows: string[][] = [];
   let previous: number[] = runs.map(() => 0);
