@@ -54,34 +54,75 @@ export function checkMotionEnvelope(
   if (!model?.checksAnything) return { ok: true, samples: 0, pairChecks: 0 };
   const kin = model.kin;
   if (!kin.jointNames.some((name) => targets[name] !== undefined)) return { ok: true, samples: 0, pairChecks: 0 };
-  const dof = kin.chain.dof;
-
   const q0 = jointVectorOf(kin, currentPose);
-  if (!q0) {
-    const missing = kin.jointNames.filter((n) => currentPose?.[n] === undefined);
-    const reason = currentPose ? `no reported position for ${missing.join(", ")}` : "no status from the arm yet";
-    const e = new ArmbridgeError("ARMB_ERR_POSE_UNKNOWN", { tool, reason });
-    return { ok: false, code: e.code, issues: [{ path: "(pose)", code: "pose_unknown", message: e.message }] };
-  }
-  const delta = new Float64Array(dof);
+  if (!q0) return poseUnknown(kin.jointNames, currentPose, tool);
+  const delta = new Float64Array(kin.chain.dof);
   for (const [k, name] of kin.jointNames.entries()) {
     const t = targets[name];
     if (t !== undefined) delta[k] = t - (q0[k] ?? 0);
   }
+  const moving = segmentsInFlight(kin.jointNames, kin.chain.dof, targets, inFlight);
+  const T = model.tests.length;
+  const rates = new Float64Array(T);
+  for (let t = 0; t < T; t++) rates[t] = clearanceRate(model, t, (k) => delta[k] ?? 0);
+  // Per test and motion in flight: how much its whole segment can change the test's clearance.
+  const flightRates = moving.map((g) =>
+    Float64Array.from({ length: T }, (_, t) => clearanceRate(model, t, (k) => (g.b[k] ?? 0) - (g.a[k] ?? 0), g.joints)),
+  );
+  // An unbounded rate (a joint whose reach the chain cannot bound) certifies nothing: refuse, never skip.
+  if (!rates.every(Number.isFinite) || !flightRates.every((r) => r.every(Number.isFinite)))
+    return pathNotChecked(
+      tool,
+      "how far the links can move along this path cannot be bounded; split it into smaller moves",
+    );
+  return certifyAlongsideInFlight({ model, tool, q0, delta, rates, flightRates, moving });
+}
 
-  // Each in-flight motion's segment over the chain joints it moves (and the new one does not).
-  const moving: Array<{
-    readonly actionId: string;
-    readonly joints: number[];
-    readonly a: Float64Array;
-    readonly b: Float64Array;
-    readonly motion: InFlightMotion;
-  }> = [];
+/** One in-flight motion's segment over the chain joints it moves (and the new one does not), from `a` to `b`. */
+interface FlightSegment {
+  readonly actionId: string;
+  readonly joints: number[];
+  readonly a: Float64Array;
+  readonly b: Float64Array;
+  readonly motion: InFlightMotion;
+}
+
+/** A box of in-flight progress, with the tests still to certify over it. */
+interface ProgressBox {
+  readonly centre: number[];
+  readonly half: number[];
+  readonly tests: readonly number[];
+}
+
+function poseUnknown(
+  jointNames: readonly string[],
+  currentPose: Readonly<Record<string, number>> | undefined,
+  tool: string,
+): EnvelopeVerdict {
+  const missing = jointNames.filter((n) => currentPose?.[n] === undefined);
+  const reason = currentPose ? `no reported position for ${missing.join(", ")}` : "no status from the arm yet";
+  const e = new ArmbridgeError("ARMB_ERR_POSE_UNKNOWN", { tool, reason });
+  return { ok: false, code: e.code, issues: [{ path: "(pose)", code: "pose_unknown", message: e.message }] };
+}
+
+/** A path the check could not get through (unbounded, or over its budget): refused, never let pass. */
+function pathNotChecked(tool: string, rule: string): EnvelopeVerdict {
+  const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", { tool, link: "(path)", point: "(not checked)", rule });
+  return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
+}
+
+function segmentsInFlight(
+  jointNames: readonly string[],
+  dof: number,
+  targets: Readonly<Record<string, number>>,
+  inFlight: readonly InFlightMotion[],
+): FlightSegment[] {
+  const moving: FlightSegment[] = [];
   for (const m of inFlight) {
     const joints: number[] = [];
     const a = new Float64Array(dof),
       b = new Float64Array(dof);
-    for (const [k, name] of kin.jointNames.entries()) {
+    for (const [k, name] of jointNames.entries()) {
       const from = m.from[name],
         to = m.to[name];
       if (to === undefined || targets[name] !== undefined) continue;
@@ -91,43 +132,44 @@ export function checkMotionEnvelope(
     }
     if (joints.length > 0) moving.push({ actionId: m.actionId, joints, a, b, motion: m });
   }
+  return moving;
+}
 
-  const T = model.tests.length;
-  const rateOf = (t: number, d: (k: number) => number, joints?: readonly number[]): number => {
-    let r = 0;
-    // A joint that does not move adds nothing, even beside an unbounded reach (∞ × 0 would be NaN).
-    const add = (k: number): void => {
-      const step = Math.abs(d(k));
-      if (step > 0) r += (model.rates[t * dof + k] ?? 0) * step;
-    };
-    if (joints) for (const k of joints) add(k);
-    else for (let k = 0; k < dof; k++) add(k);
-    return r;
+/** How much test `t`'s clearance can change over a joint step `d` (of the given joints, or all). */
+function clearanceRate(model: EnvelopeModel, t: number, d: (k: number) => number, joints?: readonly number[]): number {
+  const dof = model.kin.chain.dof;
+  let r = 0;
+  // A joint that does not move adds nothing, even beside an unbounded reach (∞ × 0 would be NaN).
+  const add = (k: number): void => {
+    const step = Math.abs(d(k));
+    if (step > 0) r += (model.rates[t * dof + k] ?? 0) * step;
   };
-  const rates = new Float64Array(T);
-  for (let t = 0; t < T; t++) rates[t] = rateOf(t, (k) => delta[k] ?? 0);
-  // Per test and motion in flight: how much its whole segment can change the test's clearance.
-  const flightRates = moving.map((g) =>
-    Float64Array.from({ length: T }, (_, t) => rateOf(t, (k) => (g.b[k] ?? 0) - (g.a[k] ?? 0), g.joints)),
-  );
-  // An unbounded rate (a joint whose reach the chain cannot bound) certifies nothing: refuse, never skip.
-  if (!rates.every(Number.isFinite) || !flightRates.every((r) => r.every(Number.isFinite))) {
-    const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", {
-      tool,
-      link: "(path)",
-      point: "(not checked)",
-      rule: "how far the links can move along this path cannot be bounded; split it into smaller moves",
-    });
-    return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
-  }
+  if (joints) for (const k of joints) add(k);
+  else for (let k = 0; k < dof; k++) add(k);
+  return r;
+}
 
+/**
+ * The new path certified over every box of in-flight progress: a test
+ * certified over a box is done there, and only the tests that could not be
+ * are split further (along the motion with the widest share of their bound).
+ */
+function certifyAlongsideInFlight(check: {
+  readonly model: EnvelopeModel;
+  readonly tool: string;
+  readonly q0: Float64Array;
+  readonly delta: Float64Array;
+  readonly rates: Float64Array;
+  readonly flightRates: readonly Float64Array[];
+  readonly moving: readonly FlightSegment[];
+}): EnvelopeVerdict {
+  const { model, tool, delta, rates, flightRates, moving } = check;
+  const T = model.tests.length;
   const scratch = walkScratchFor(model);
-  const start = Float64Array.from(q0);
+  const start = Float64Array.from(check.q0);
   const bounds = new Float64Array(T);
   const active = new Uint8Array(T);
-  // Boxes of in-flight progress, each with the tests still to certify over it: a test certified over a box
-  // is done there, and only the tests that could not be are split further.
-  const boxes: Array<{ readonly centre: number[]; readonly half: number[]; readonly tests: readonly number[] }> = [
+  const boxes: ProgressBox[] = [
     { centre: moving.map(() => 0.5), half: moving.map(() => 0.5), tests: Array.from({ length: T }, (_, t) => t) },
   ];
   let evaluations = 0,
@@ -143,52 +185,28 @@ export function checkMotionEnvelope(
       active[t] = 1;
       bounds[t] = flightRates.reduce((sum, r, i) => sum + (r[t] ?? 0) * (half[i] ?? 0), 0);
     }
+    const budget = MAX_EVALUATIONS - evaluations;
     const walk = certifyPath(
       model,
-      {
-        start,
-        delta,
-        rates,
-        bounds,
-        margin: MARGIN_M,
-        budget: MAX_EVALUATIONS - evaluations,
-        active,
-        deferAbove: IN_FLIGHT_RESOLUTION_M,
-      },
+      { start, delta, rates, bounds, margin: MARGIN_M, budget, active, deferAbove: IN_FLIGHT_RESOLUTION_M },
       scratch,
     );
     evaluations += walk.evaluations;
     pairChecks += walk.pairChecks;
     if (walk.ok) {
-      if (walk.deferred.length === 0) continue;
-      // Split along the motion in flight with the largest share of the deferred tests' bounds.
-      const share = (i: number): number =>
-        walk.deferred.reduce((sum, t) => sum + (flightRates[i]?.[t] ?? 0) * (half[i] ?? 0), 0);
-      let widest = 0;
-      for (let i = 1; i < moving.length; i++) if (share(i) > share(widest)) widest = i;
-      const h = (half[widest] ?? 0) / 2;
-      for (const side of [1, -1]) {
-        const c = [...centre];
-        c[widest] = (c[widest] ?? 0) + side * h;
-        const hh = [...half];
-        hh[widest] = h;
-        boxes.push({ centre: c, half: hh, tests: walk.deferred });
-      }
+      if (walk.deferred.length > 0) boxes.push(...halvesOf(box, walk.deferred, flightRates));
       continue;
     }
-    if (walk.reason === "budget") {
-      const rule =
-        moving.length > 0
-          ? `the path cannot be verified alongside the ${moving.length} motion(s) in flight in ${MAX_EVALUATIONS} evaluations; ${whenInFlightEnd(moving.map((g) => g.motion))}, or move in smaller steps`
-          : `the path cannot be verified in ${MAX_EVALUATIONS} evaluations; split it into smaller moves`;
-      const e = new ArmbridgeError("ARMB_ERR_ENVELOPE_VIOLATION", {
+    const whenTheyEnd = whenInFlightEnd(moving.map((g) => g.motion));
+    if (walk.reason === "budget")
+      return pathNotChecked(
         tool,
-        link: "(path)",
-        point: "(not checked)",
-        rule,
-      });
-      return { ok: false, code: e.code, issues: [{ path: "(path)", code: "path_too_long", message: e.message }] };
-    }
+        moving.length > 0
+          ? `the path cannot be verified alongside the ${moving.length} motion(s) in flight in ${MAX_EVALUATIONS} evaluations; ${whenTheyEnd}, or move in smaller steps`
+          : `the path cannot be verified in ${MAX_EVALUATIONS} evaluations; split it into smaller moves`,
+      );
+    const inFlightIds = moving.map((g) => g.actionId);
+    const bound = bounds[walk.test] ?? 0;
     return envelopeRefusal({
       model,
       tool,
@@ -196,10 +214,27 @@ export function checkMotionEnvelope(
       s: walk.s,
       start,
       delta,
-      bound: bounds[walk.test] ?? 0,
-      inFlight: moving.map((g) => g.actionId),
-      whenTheyEnd: whenInFlightEnd(moving.map((g) => g.motion)),
+      bound,
+      inFlight: inFlightIds,
+      whenTheyEnd,
     });
   }
   return { ok: true, samples: evaluations, pairChecks };
+}
+
+/** A box split in two along the motion in flight with the largest share of the deferred tests' bounds. */
+function halvesOf(box: ProgressBox, deferred: readonly number[], flightRates: readonly Float64Array[]): ProgressBox[] {
+  const { centre, half } = box;
+  const share = (i: number): number =>
+    deferred.reduce((sum, t) => sum + (flightRates[i]?.[t] ?? 0) * (half[i] ?? 0), 0);
+  let widest = 0;
+  for (let i = 1; i < flightRates.length; i++) if (share(i) > share(widest)) widest = i;
+  const h = (half[widest] ?? 0) / 2;
+  return [1, -1].map((side) => {
+    const c = [...centre];
+    c[widest] = (c[widest] ?? 0) + side * h;
+    const hh = [...half];
+    hh[widest] = h;
+    return { centre: c, half: hh, tests: deferred };
+  });
 }
