@@ -1,4 +1,4 @@
-import type { Obstacle } from "./EnvelopeModel.js";
+import type { Obstacle } from "./EnvelopeTest.js";
 import type { PlacedShape } from "./placedVolumes.js";
 
 /**

@@ -14,35 +14,10 @@ import {
 import { segmentBoxDistance } from "./geometry/segmentBoxDistance.js";
 import { segmentCylinderDistance } from "./geometry/segmentCylinderDistance.js";
 import { segmentSegmentDistance } from "./geometry/segmentSegmentDistance.js";
+import { boxAsCapsule } from "./geometry/boxAsCapsule.js";
+import { clearanceRatesOf } from "./clearanceRates.js";
+import type { Contact, EnvelopeTest } from "./EnvelopeTest.js";
 import { MARGIN_M } from "./margins.js";
-
-/**
- * One clearance the envelope keeps positive along a path: an item against
- * the workspace (floor, keep_in, keep_out zones), two link volumes against
- * each other, or the tip's travel against max_step_m.
- */
-export type EnvelopeTest =
-  /** Height: floor_z and keep_in's bottom and top (a turn about a vertical axis cannot change it). */
-  | { readonly kind: "vertical"; readonly item: number }
-  /** Sideways: keep_in's four sides and the keep-out zones. */
-  | { readonly kind: "workspace"; readonly item: number }
-  | { readonly kind: "pair"; readonly item: number; readonly other: number }
-  | { readonly kind: "step"; readonly item: number };
-
-/** What a clearance was measured against, for a refusal and the console. */
-export type Obstacle =
-  | { readonly kind: "floor"; readonly name: "floor_z" }
-  | { readonly kind: "keep_in"; readonly name: string }
-  | { readonly kind: "keep_out"; readonly name: string }
-  | { readonly kind: "link"; readonly name: string }
-  | { readonly kind: "max_step"; readonly name: "max_step_m" };
-
-export interface Contact {
-  readonly obstacle: Obstacle;
-  /** Where the item comes closest to the obstacle (workspace frame, metres): a point of the item's volume, or for two links a point of either. */
-  readonly point: [number, number, number];
-  readonly clearance: number;
-}
 
 const AXES = ["x", "y", "z"] as const;
 
@@ -122,26 +97,7 @@ export class EnvelopeModel {
       ] as const;
     });
 
-    const dof = chain.dof;
-    this.rates = new Float64Array(this.tests.length * dof);
-    const perJoint = (k: number, ref: number, reach: number): number =>
-      chain.variables[k]?.type === "prismatic" ? 1 : chain.originDistanceBound(k, ref) + reach;
-    const upright = uprightJoints(kin, toFrame);
-    for (const [t, test] of this.tests.entries()) {
-      const a = items[test.item];
-      if (!a) continue;
-      if (test.kind === "pair") {
-        const b = items[test.other];
-        if (!b) continue;
-        // Only the joints between the two frames move one relative to the other.
-        const [near, far] = a.ref <= b.ref ? [a, b] : [b, a];
-        for (let k = near.ref + 1; k <= far.ref; k++) this.rates[t * dof + k] = perJoint(k, far.ref, far.reach);
-      } else {
-        // Turning about a vertical axis moves nothing up or down.
-        for (let k = 0; k <= a.ref; k++)
-          this.rates[t * dof + k] = test.kind === "vertical" && upright[k] ? 0 : perJoint(k, a.ref, a.reach);
-      }
-    }
+    this.rates = clearanceRatesOf(kin, toFrame, items, this.tests);
   }
 
   /**
@@ -430,43 +386,4 @@ export class EnvelopeModel {
 
 const cache = new WeakMap<ArmConfig, EnvelopeModel | undefined>();
 
-/**
- * Per joint: whether its axis is vertical in the workspace frame whatever the
- * joints do — no revolute joint upstream to tilt it, and parallel to z (a
- * pan joint on a level base). Heights do not change when it turns.
- */
-function uprightJoints(kin: ArmKinematics, toFrame: Transform): boolean[] {
-  const chain = kin.chain;
-  chain.kernel.forward(new Float64Array(chain.dof));
-  const axes = chain.kernel.jointAxis;
-  let tilted = false;
-  return chain.variables.map((v, k) => {
-    const x = axes[3 * k] ?? 0,
-      y = axes[3 * k + 1] ?? 0,
-      z = axes[3 * k + 2] ?? 0;
-    // The axis in the workspace frame: its z component (row 2 of the rotation).
-    const zw = (toFrame[2] ?? 0) * x + (toFrame[6] ?? 0) * y + (toFrame[10] ?? 1) * z;
-    const upright = !tilted && Math.abs(Math.abs(zw) - 1) < 1e-12;
-    if (v.type !== "prismatic") tilted = true;
-    return upright;
-  });
-}
 const ALWAYS_SAMPLES = 256;
-
-/** The capsule around a placed box: along its longest axis, radius the half diagonal across it. */
-function boxAsCapsule(W: Float64Array, o: number): [number, number, number, number, number, number, number] {
-  const h0 = W[o + 12] ?? 0,
-    h1 = W[o + 13] ?? 0,
-    h2 = W[o + 14] ?? 0;
-  const long = h0 >= h1 && h0 >= h2 ? 0 : h1 >= h2 ? 1 : 2;
-  const u = o + 3 + 3 * long;
-  const hl = long === 0 ? h0 : long === 1 ? h1 : h2;
-  const r = long === 0 ? Math.hypot(h1, h2) : long === 1 ? Math.hypot(h0, h2) : Math.hypot(h0, h1);
-  const cx = W[o] ?? 0,
-    cy = W[o + 1] ?? 0,
-    cz = W[o + 2] ?? 0;
-  const ux = (W[u] ?? 0) * hl,
-    uy = (W[u + 1] ?? 0) * hl,
-    uz = (W[u + 2] ?? 0) * hl;
-  return [cx - ux, cy - uy, cz - uz, cx + ux, cy + uy, cz + uz, r];
-}

@@ -2,7 +2,8 @@ import { ArmbridgeError } from "../errors.js";
 import type { EnvelopeVerdict } from "./EnvelopeVerdict.js";
 import { STRIDE } from "./EnvelopeItems.js";
 import type { EnvelopeContact } from "./EnvelopeContact.js";
-import type { Contact, EnvelopeModel } from "./EnvelopeModel.js";
+import type { EnvelopeModel } from "./EnvelopeModel.js";
+import type { Contact } from "./EnvelopeTest.js";
 import { apart } from "./inFlightWords.js";
 import { placedShape } from "./placedVolumes.js";
 
