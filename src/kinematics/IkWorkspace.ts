@@ -90,10 +90,6 @@ export class IkWorkspace {
       q = this.q,
       trial = this.#trial,
       dq = this.#dq,
-      pinned = this.#pinned;
-    const J = this.#jacobian,
-      H = this.#hessian,
-      g = this.#gradient,
       e = this.#error,
       rows = this.#rows;
     for (let k = 0; k < n; k++) q[k] = this.clampJoint(k, seed[k] ?? 0);
@@ -109,42 +105,12 @@ export class IkWorkspace {
         if (score > checkpoint * STALL_RATIO) break;
         checkpoint = score;
       }
-      kernel.jacobian(J, rows, ROTATION_WEIGHT);
-      // H = JᵀJ, g = Jᵀe (n×n and n: at most 6×6).
-      for (let a = 0; a < n; a++) {
-        let s = 0;
-        for (let r = 0; r < rows; r++) s += (J[r * n + a] ?? 0) * (e[r] ?? 0);
-        g[a] = s;
-        for (let b = 0; b <= a; b++) {
-          let h = 0;
-          for (let r = 0; r < rows; r++) h += (J[r * n + a] ?? 0) * (J[r * n + b] ?? 0);
-          H[a * n + b] = h;
-          H[b * n + a] = h;
-        }
-      }
+      kernel.jacobian(this.#jacobian, rows, ROTATION_WEIGHT);
+      this.#normalEquations();
       let improved = false;
       for (let tries = 0; tries < 6 && !improved; tries++) {
         const damping = mu * 0.5 * score + DAMPING_BIAS;
-        pinned.fill(0);
-        this.#solve(damping);
-        // Joints at a limit that the step pushes further out leave the system; solve again.
-        for (let pass = 0; pass < n; pass++) {
-          let newlyPinned = false;
-          for (let k = 0; k < n; k++) {
-            if (pinned[k] === 1) continue;
-            const v = q[k] ?? 0,
-              d = dq[k] ?? 0;
-            if (
-              (d < 0 && v <= (this.lower[k] ?? -Infinity) + 1e-9) ||
-              (d > 0 && v >= (this.upper[k] ?? Infinity) - 1e-9)
-            ) {
-              pinned[k] = 1;
-              newlyPinned = true;
-            }
-          }
-          if (!newlyPinned) break;
-          this.#solve(damping);
-        }
+        this.#stepWithinLimits(damping);
         let biggest = 0;
         for (let k = 0; k < n; k++) biggest = Math.max(biggest, Math.abs(dq[k] ?? 0));
         const shrink = biggest > MAX_JOINT_STEP ? MAX_JOINT_STEP / biggest : 1;
@@ -168,6 +134,51 @@ export class IkWorkspace {
       if (!improved) break;
     }
     return { converged: pos <= posTol && rot <= rotTol, position: pos, rotation: rot, score };
+  }
+
+  /** H = JᵀJ, g = Jᵀe from the current Jacobian and error (n×n and n: at most 6×6). */
+  #normalEquations(): void {
+    const n = this.#dof,
+      rows = this.#rows,
+      J = this.#jacobian,
+      H = this.#hessian,
+      g = this.#gradient,
+      e = this.#error;
+    for (let a = 0; a < n; a++) {
+      let s = 0;
+      for (let r = 0; r < rows; r++) s += (J[r * n + a] ?? 0) * (e[r] ?? 0);
+      g[a] = s;
+      for (let b = 0; b <= a; b++) {
+        let h = 0;
+        for (let r = 0; r < rows; r++) h += (J[r * n + a] ?? 0) * (J[r * n + b] ?? 0);
+        H[a * n + b] = h;
+        H[b * n + a] = h;
+      }
+    }
+  }
+
+  /** The damped step in dq; joints at a limit that the step pushes further out leave the system, which is solved again. */
+  #stepWithinLimits(damping: number): void {
+    const n = this.#dof,
+      q = this.q,
+      dq = this.#dq,
+      pinned = this.#pinned;
+    pinned.fill(0);
+    this.#solve(damping);
+    for (let pass = 0; pass < n; pass++) {
+      let newlyPinned = false;
+      for (let k = 0; k < n; k++) {
+        if (pinned[k] === 1) continue;
+        const v = q[k] ?? 0,
+          d = dq[k] ?? 0;
+        if ((d < 0 && v <= (this.lower[k] ?? -Infinity) + 1e-9) || (d > 0 && v >= (this.upper[k] ?? Infinity) - 1e-9)) {
+          pinned[k] = 1;
+          newlyPinned = true;
+        }
+      }
+      if (!newlyPinned) break;
+      this.#solve(damping);
+    }
   }
 
   /** dq = (H + d·I)⁻¹ g over the free joints (pinned ones get 0), by Cholesky on the preallocated A. */
