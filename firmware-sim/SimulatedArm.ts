@@ -1,11 +1,6 @@
 import type { Logger } from "pino";
 import { ArmbridgeError } from "../src/errors.js";
-import type {
-  AxisSample,
-  NackCode,
-  WireActionRecord,
-  WireActionState,
-} from "../src/transport/serial/protocol/index.js";
+import type { AxisSample, NackCode, WireActionRecord, WireActionState } from "../src/protocol/serial/index.js";
 import type { Clock, ClockTimer } from "./Clock.js";
 import type { Actuator } from "../src/config/actuators.js";
 import type { EffectsSink, Outcome } from "./EffectsLog.js";

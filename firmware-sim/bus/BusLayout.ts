@@ -3,8 +3,8 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { ArmbridgeError } from "../../src/errors.js";
-import type { BusProtocol } from "../../src/transport/bus/protocol/index.js";
-import { countOf, servoAxesOf, type ServoAxis } from "../../src/transport/bus/servoAxes.js";
+import type { BusProtocol } from "../../src/protocol/bus/index.js";
+import { countOf, servoAxesOf, type ServoAxis } from "../../src/protocol/bus/servoAxes.js";
 import { formatIssues } from "../../src/validation/formatIssues.js";
 
 /**

@@ -8,8 +8,8 @@ import {
   type BusPacket,
   type BusProtocol,
   type PacketDecoder,
-} from "../../src/transport/bus/protocol/index.js";
-import { countOf, positionOf } from "../../src/transport/bus/servoAxes.js";
+} from "../../src/protocol/bus/index.js";
+import { countOf, positionOf } from "../../src/protocol/bus/servoAxes.js";
 import type { Clock } from "../Clock.js";
 import type { EffectsSink, Outcome } from "../EffectsLog.js";
 import type { FaultPlan } from "../faults.js";

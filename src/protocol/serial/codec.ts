@@ -1,4 +1,4 @@
-import { ArmbridgeError } from "../../../errors.js";
+import { ArmbridgeError } from "../../errors.js";
 import { cobsEncode } from "./cobs.js";
 import { crc16CcittFalse } from "./crc.js";
 import {
