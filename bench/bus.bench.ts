@@ -30,8 +30,8 @@ import {
   statusCycleWireBytes,
   syncReadWireBytes,
   type BusProtocolName,
-} from "../src/transport/bus/protocol/index.js";
-import { servoAxesOf } from "../src/transport/bus/servoAxes.js";
+} from "../src/protocol/bus/index.js";
+import { servoAxesOf } from "../src/protocol/bus/servoAxes.js";
 import { overlapsIn, quantile, readEffects, type EffectLine } from "../firmware-sim/effectsJudge.js";
 import { linkForUrl } from "../src/transport/link/openLink.js";
 import { TimedLink } from "./bus/TimedLink.js";

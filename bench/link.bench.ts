@@ -37,7 +37,7 @@ import { Executor } from "../src/executor/Executor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
 import { createServoBusTransport } from "../src/transport/bus/index.js";
-import type { BusProtocolName } from "../src/transport/bus/protocol/index.js";
+import type { BusProtocolName } from "../src/protocol/bus/index.js";
 import { createSerialTransport } from "../src/transport/serial/index.js";
 import type { Transport } from "../src/transport/Transport.js";
 import { createRos2TransportOnDouble } from "../test/doubles/createRos2TransportOnDouble.js";

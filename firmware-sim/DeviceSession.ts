@@ -9,7 +9,7 @@ import {
   type Message,
   type MessageOf,
   type NackCode,
-} from "../src/transport/serial/protocol/index.js";
+} from "../src/protocol/serial/index.js";
 import type { Clock, ClockTimer } from "./Clock.js";
 import type { FaultPlan } from "./faults.js";
 import type { SimulatedArm } from "./SimulatedArm.js";

@@ -1,32 +1,20 @@
 import type { Logger } from "pino";
-import { ArmbridgeError } from "../src/errors.js";
-import type {
-  AxisSample,
-  NackCode,
-  WireActionRecord,
-  WireActionState,
-} from "../src/transport/serial/protocol/index.js";
-import type { Clock, ClockTimer } from "./Clock.js";
-import type { Actuator } from "../src/config/actuators.js";
+import type { AxisSample, NackCode, WireActionRecord, WireActionState } from "../src/protocol/serial/index.js";
+import type { Clock } from "./Clock.js";
 import type { EffectsSink, Outcome } from "./EffectsLog.js";
 import type { FaultPlan } from "./faults.js";
-import { drawMotionMs, type MotionTime } from "./motionTime.js";
-import { brake, hold, minimumDuration, trapezoid, type Trajectory } from "./Trajectory.js";
-
-/** One axis as the device knows it: the arm config's actuator, less the bridge-side tolerance and lock key. */
-export type SimAxis = Pick<Actuator, "name" | "kind" | "min" | "max" | "maxVelocity" | "maxAcceleration" | "home">;
-
-export interface MoveRequest {
-  readonly actionId: string;
-  readonly speed: number;
-  readonly durationMs: number;
-  readonly targets: readonly { readonly axis: number; readonly position: number }[];
-}
-
-/** What the device answers to a MOVE: the action's record, or a refusal. */
-export type MoveReply =
-  | { readonly kind: "action"; readonly record: WireActionRecord; readonly detail: string }
-  | { readonly kind: "nack"; readonly code: NackCode; readonly reason: string };
+import { ActionTable, type StoredAction } from "./ActionTable.js";
+import { AxisMotions, type ActiveMotion } from "./AxisMotions.js";
+import { ArmFaultCues } from "./armFaultCues.js";
+import type { MotionTime } from "./motionTime.js";
+import {
+  clampToAxis,
+  plannedDurationMs,
+  refusalOf,
+  type MoveReply,
+  type MoveRequest,
+  type SimAxis,
+} from "./MoveRequest.js";
 
 export interface SimulatedArmOptions {
   readonly axes: readonly SimAxis[];
@@ -47,25 +35,6 @@ export interface SimulatedArmOptions {
   readonly powerLossJoints?: readonly string[];
   /** How long a power loss on cue lasts (ms). Default 500. */
   readonly powerLossMs?: number;
-}
-
-interface StoredAction {
-  record: WireActionRecord;
-  detail: string;
-  readonly axes: readonly number[];
-}
-
-interface ActiveMotion {
-  readonly actionId: string;
-  readonly axes: readonly number[];
-  readonly from: readonly number[];
-  trajectories: Trajectory[];
-  phase: "running" | "braking";
-  timer: ClockTimer | undefined;
-  /** A seeded stall or reboot planned part-way through the motion. */
-  faultTimer: ClockTimer | undefined;
-  /** Why a braking motion is being stopped (record detail). */
-  stopReason: string;
 }
 
 /**
@@ -93,29 +62,16 @@ export class SimulatedArm {
   private readonly effects: EffectsSink;
   private readonly motionTime: MotionTime;
   private readonly log: Logger;
-  private readonly actionMemory: number;
-  private readonly statusActionCount: number;
   private readonly bootMs: number;
 
-  private readonly positions: number[];
-  private readonly owner: (ActiveMotion | undefined)[];
-  private readonly stalled: boolean[];
-  private readonly active = new Map<string, ActiveMotion>();
-  private readonly actions = new Map<string, StoredAction>();
+  private readonly motions: AxisMotions;
+  private readonly actions: ActionTable;
   private readonly rebootListeners: (() => void)[] = [];
   private readonly extraFaults = new Set<string>();
-  private readonly stallOnCue: Set<string>;
-  private readonly powerLossOnCue: Set<string>;
+  private readonly cues: ArmFaultCues;
   private readonly powerLossMs: number;
   private readonly powerLossListeners: ((outageMs: number) => void)[] = [];
   private readonly actionEndListeners: ((actionId: string) => void)[] = [];
-  /**
-   * Action ids in the order their records last changed, oldest first, at most
-   * `statusActionCount`: STATUS carries these (docs/serial-protocol.md §3.6),
-   * so an action's terminal record appears however many newer actions were
-   * created while it ran.
-   */
-  private readonly recentlyUpdated = new Set<string>();
   private currentBootId: number;
   private bootAt: number;
   private bootingUntil = -Infinity;
@@ -128,26 +84,25 @@ export class SimulatedArm {
     this.effects = options.effects;
     this.motionTime = options.motionTime;
     this.log = options.logger;
-    this.actionMemory = options.actionMemory ?? 4096;
-    this.statusActionCount = options.statusActions ?? 16;
+    this.actions = new ActionTable({
+      memory: options.actionMemory ?? 4096,
+      statusActionCount: options.statusActions ?? 16,
+      isActive: (id) => this.motions.isActive(id),
+    });
     this.bootMs = options.bootMs ?? 50;
-    for (const [flag, list] of [
-      ["--stall-joint", options.stallJoints],
-      ["--power-loss-joint", options.powerLossJoints],
-    ] as const) {
-      const unknownAxes = (list ?? []).filter((n) => !this.axes.some((a) => a.name === n));
-      if (unknownAxes.length > 0)
-        throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
-          path: flag,
-          issues: `no axis named ${unknownAxes.join(", ")}`,
-        });
-    }
-    this.stallOnCue = new Set(options.stallJoints ?? []);
-    this.powerLossOnCue = new Set(options.powerLossJoints ?? []);
+    this.cues = new ArmFaultCues(
+      this.plan,
+      this.axes.map((a) => a.name),
+      options,
+    );
     this.powerLossMs = options.powerLossMs ?? 500;
-    this.positions = this.axes.map((a) => a.home);
-    this.owner = this.axes.map(() => undefined);
-    this.stalled = this.axes.map(() => false);
+    this.motions = new AxisMotions({
+      axes: this.axes,
+      clock: this.clock,
+      logger: this.log,
+      faults: this.extraFaults,
+      onEnd: (m, to, outcome, detail) => this.settle(m.actionId, m.axes, m.from, to, outcome, detail),
+    });
     this.currentBootId = this.plan.nextBootId();
     this.bootAt = this.clock.now();
   }
@@ -184,38 +139,19 @@ export class SimulatedArm {
   move(request: MoveRequest): MoveReply {
     const { actionId } = request;
     const existing = this.actions.get(actionId);
-    if (existing) {
-      this.effects.append({
-        event: "duplicate_refused",
-        action_id: actionId,
-        joints: this.namesOf(request.targets.map((t) => t.axis)),
-        existing_state: existing.record.state,
-        boot_id: this.currentBootId,
-      });
-      this.log.info(
-        { action_id: actionId, state: existing.record.state },
-        "duplicate MOVE refused; answering with the existing record",
-      );
-      if (existing.record.state === "voided")
-        return {
-          kind: "nack",
-          code: "VOIDED",
-          reason: `action ${actionId} was voided by QUERY_ACTION; it will never run`,
-        };
-      return { kind: "action", record: existing.record, detail: existing.detail };
-    }
+    if (existing) return this.answerDuplicate(request, existing);
 
-    const invalid = this.validate(request);
+    const invalid = refusalOf(request, this.axes, (axis) => this.motions.ownerOf(axis));
     if (invalid) return this.refuse(request, invalid.code, invalid.reason);
 
     const failure = this.plan.genuineFailure();
     if (failure === "refused") return this.refuse(request, "FAULTED", "simulated drive fault: motion refused");
 
     const axes = request.targets.map((t) => t.axis);
-    const targets = request.targets.map((t) => this.clamp(t.axis, t.position));
-    const from = axes.map((i) => this.positions[i] ?? 0);
+    const targets = request.targets.map((t) => clampToAxis(this.axes, t.axis, t.position));
+    const from = axes.map((i) => this.motions.positionOf(i));
     const now = this.clock.now();
-    this.remember(actionId, { record: { actionId, state: "executing", moved: undefined }, detail: "", axes });
+    this.actions.remember(actionId, { record: { actionId, state: "executing", moved: undefined }, detail: "", axes });
     this.effects.append({
       event: "motion_start",
       action_id: actionId,
@@ -236,59 +172,22 @@ export class SimulatedArm {
       };
     }
 
-    for (const i of axes) {
-      this.stalled[i] = false;
-      this.extraFaults.delete(`stall:${this.axes[i]?.name ?? i}`);
-    }
-    const durationMs = this.plannedDurationMs(request, axes, from, targets);
-    const motion: ActiveMotion = {
-      actionId,
-      axes,
-      from,
-      trajectories: axes.map((axis, k) =>
-        trapezoid(from[k] ?? 0, targets[k] ?? 0, now, durationMs, this.axes[axis]?.maxAcceleration ?? 1),
-      ),
-      phase: "running",
-      timer: undefined,
-      faultTimer: undefined,
-      stopReason: "",
-    };
-    this.active.set(actionId, motion);
-    for (const i of axes) this.owner[i] = motion;
+    this.motions.clearStalls(axes);
+    const durationMs = plannedDurationMs(
+      request,
+      this.axes,
+      { axes, from, targets },
+      { motionTime: this.motionTime, plan: this.plan },
+    );
+    const motion = this.motions.start(actionId, { axes, from, targets }, durationMs, now);
     const moved = targets.some((t, k) => Math.abs(t - (from[k] ?? 0)) > MOVED_EPSILON);
-    this.updateRecord(actionId, { actionId, state: "executing", moved }, `moving for ${Math.round(durationMs)} ms`);
+    this.actions.update(actionId, { actionId, state: "executing", moved }, `moving for ${Math.round(durationMs)} ms`);
     this.log.info(
       { action_id: actionId, axes: this.namesOf(axes), duration_ms: Math.round(durationMs) },
       "motion started",
     );
 
-    // Drawn even when a stall on cue overrides it, so the seeded faults of later motions stay the same.
-    const seeded = this.plan.midMotion();
-    const cued = axes.find((i) => this.stallOnCue.has(this.axes[i]?.name ?? ""));
-    if (cued !== undefined) this.stallOnCue.delete(this.axes[cued]?.name ?? "");
-    const powerCued =
-      cued === undefined ? axes.find((i) => this.powerLossOnCue.delete(this.axes[i]?.name ?? "")) : undefined;
-    const faults =
-      cued !== undefined
-        ? { stall: { fraction: 0.5, pick: (axes.indexOf(cued) + 0.5) / axes.length } }
-        : powerCued !== undefined
-          ? {}
-          : seeded;
-    if (powerCued !== undefined)
-      motion.faultTimer = this.clock.setTimer(durationMs * 0.5, () => this.powerLoss(this.powerLossMs));
-    if (faults.freezeMs !== undefined) this.frozenUntil = Math.max(this.frozenUntil, now + faults.freezeMs);
-    motion.timer = this.clock.setTimer(durationMs, () =>
-      this.finishMotion(motion, "reached", "target reached", now + durationMs),
-    );
-    if (faults.stall) {
-      const { fraction, pick } = faults.stall;
-      const axis = axes[Math.floor(pick * axes.length)] ?? axes[0] ?? 0;
-      motion.faultTimer = this.clock.setTimer(durationMs * fraction, () =>
-        this.stallMotion(motion, axis, now + durationMs * fraction),
-      );
-    } else if (faults.reboot) {
-      motion.faultTimer = this.clock.setTimer(durationMs * faults.reboot.fraction, () => this.reboot());
-    }
+    this.armFaults(motion, durationMs, now);
     return {
       kind: "action",
       record: this.actions.get(actionId)?.record ?? { actionId, state: "executing", moved },
@@ -302,17 +201,7 @@ export class SimulatedArm {
    * clears stall flags on the axes, as a fault reset.
    */
   stop(axes: readonly number[] | "all", reason: string): void {
-    const list = axes === "all" ? this.axes.map((_, i) => i) : axes;
-    for (const i of list) {
-      this.stalled[i] = false;
-      this.extraFaults.delete(`stall:${this.axes[i]?.name ?? i}`);
-    }
-    const motions = new Set<ActiveMotion>();
-    for (const i of list) {
-      const m = this.owner[i];
-      if (m) motions.add(m);
-    }
-    for (const m of motions) this.brakeMotion(m, reason);
+    this.motions.stop(axes === "all" ? this.axes.map((_, i) => i) : axes, reason);
   }
 
   /** The device's record of `actionId`; with `voidIfUnknown`, an unknown id is recorded voided so it can never run. */
@@ -325,7 +214,7 @@ export class SimulatedArm {
         detail: `no record since boot ${this.currentBootId}`,
       };
     const detail = `voided by QUERY_ACTION in boot ${this.currentBootId}`;
-    this.remember(actionId, { record: { actionId, state: "voided", moved: false }, detail, axes: [] });
+    this.actions.remember(actionId, { record: { actionId, state: "voided", moved: false }, detail, axes: [] });
     this.effects.append({ event: "voided", action_id: actionId, joints: [], boot_id: this.currentBootId });
     this.log.info({ action_id: actionId }, "unknown action voided on query");
     return { record: { actionId, state: "voided", moved: false }, detail };
@@ -338,18 +227,7 @@ export class SimulatedArm {
   }
 
   samples(): AxisSample[] {
-    const now = this.clock.now();
-    return this.axes.map((_, i) => {
-      const m = this.owner[i];
-      const k = m ? m.axes.indexOf(i) : -1;
-      const traj = m ? m.trajectories[k] : undefined;
-      return {
-        position: traj ? traj.positionAt(now) : (this.positions[i] ?? 0),
-        velocity: traj ? traj.velocityAt(now) : 0,
-        moving: m !== undefined,
-        stalled: this.stalled[i] ?? false,
-      };
-    });
+    return this.motions.samples(this.clock.now());
   }
 
   faults(): string[] {
@@ -358,14 +236,7 @@ export class SimulatedArm {
 
   /** The most recently updated records (oldest update first), then any executing action not among them. */
   statusActions(): WireActionRecord[] {
-    const ids = new Set(this.recentlyUpdated);
-    for (const id of this.active.keys()) ids.add(id);
-    const out: WireActionRecord[] = [];
-    for (const id of ids) {
-      const stored = this.actions.get(id);
-      if (stored) out.push(stored.record);
-    }
-    return out;
+    return this.actions.statusRecords(this.motions.activeIds());
   }
 
   /** Current positions by axis name (tests, logs). */
@@ -375,7 +246,7 @@ export class SimulatedArm {
   }
 
   activeActionIds(): string[] {
-    return [...this.active.keys()];
+    return this.motions.activeIds();
   }
 
   /** Called when the device loses power (after its reboot is recorded), with how long it stays off. */
@@ -398,17 +269,11 @@ export class SimulatedArm {
   /** Cuts power now: every motion ends where it is (`stopped`), action memory is lost, a new bootId. */
   reboot(): void {
     const now = this.clock.now();
-    const interrupted: string[] = [];
-    for (const m of [...this.active.values()]) {
-      this.finishMotion(m, "stopped", "device rebooted mid-motion", now);
-      interrupted.push(m.actionId);
-    }
+    const interrupted = this.motions.stopAllAt("device rebooted mid-motion", now);
     const oldBootId = this.currentBootId;
     this.currentBootId = this.plan.nextBootId(oldBootId);
     this.actions.clear();
-    this.recentlyUpdated.clear();
     this.extraFaults.clear();
-    this.stalled.fill(false);
     this.bootAt = now;
     this.bootingUntil = now + this.bootMs;
     this.frozenUntil = -Infinity;
@@ -426,39 +291,14 @@ export class SimulatedArm {
 
   /** Ends every timer; the arm is unusable afterwards. */
   close(): void {
-    for (const m of this.active.values()) this.clearTimers(m);
+    this.motions.close();
   }
 
   // ------------------------------------------------------------ internals
 
-  private validate(request: MoveRequest): { code: NackCode; reason: string } | undefined {
-    if (request.targets.length === 0) return { code: "BAD_AXIS", reason: "MOVE names no axis" };
-    if (!(request.speed > 0 && request.speed <= 1))
-      return { code: "BAD_FRAME", reason: `speed ${request.speed} is not in (0, 1]` };
-    const seen = new Set<number>();
-    for (const t of request.targets) {
-      const axis = this.axes[t.axis];
-      if (!axis) return { code: "BAD_AXIS", reason: `axis ${t.axis} does not exist (device has ${this.axes.length})` };
-      if (seen.has(t.axis)) return { code: "BAD_AXIS", reason: `axis ${axis.name} is listed twice` };
-      seen.add(t.axis);
-      // Limits travel as float32 (HELLO); compare at that precision so a target at the limit is accepted.
-      if (t.position < Math.fround(axis.min) || t.position > Math.fround(axis.max)) {
-        return {
-          code: "OUT_OF_LIMITS",
-          reason: `${axis.name} target ${t.position} is outside [${axis.min}, ${axis.max}]`,
-        };
-      }
-    }
-    for (const t of request.targets) {
-      const busy = this.owner[t.axis];
-      if (busy) return { code: "BUSY", reason: `${this.axes[t.axis]?.name} is driven by action ${busy.actionId}` };
-    }
-    return undefined;
-  }
-
   private refuse(request: MoveRequest, code: NackCode, reason: string): MoveReply {
     const axes = request.targets.map((t) => t.axis).filter((i) => i < this.axes.length);
-    this.remember(request.actionId, {
+    this.actions.remember(request.actionId, {
       record: { actionId: request.actionId, state: "rejected", moved: false },
       detail: `${code}: ${reason}`,
       axes,
@@ -467,87 +307,46 @@ export class SimulatedArm {
     return { kind: "nack", code, reason };
   }
 
-  private plannedDurationMs(
-    request: MoveRequest,
-    axes: readonly number[],
-    from: readonly number[],
-    targets: readonly number[],
-  ): number {
-    const imposed = drawMotionMs(this.motionTime, this.plan);
-    if (imposed !== undefined) return imposed;
-    let seconds = 0;
-    axes.forEach((i, k) => {
-      const axis = this.axes[i];
-      if (!axis) return;
-      seconds = Math.max(
-        seconds,
-        minimumDuration((targets[k] ?? 0) - (from[k] ?? 0), axis.maxVelocity * request.speed, axis.maxAcceleration),
-      );
+  /** Answers a MOVE of an id already seen with its record: a MOVE never runs twice. */
+  private answerDuplicate(request: MoveRequest, existing: StoredAction): MoveReply {
+    const { actionId } = request;
+    this.effects.append({
+      event: "duplicate_refused",
+      action_id: actionId,
+      joints: this.namesOf(request.targets.map((t) => t.axis)),
+      existing_state: existing.record.state,
+      boot_id: this.currentBootId,
     });
-    return Math.max(seconds * 1000, request.durationMs);
-  }
-
-  private clamp(axis: number, position: number): number {
-    const a = this.axes[axis];
-    return a ? Math.min(Math.max(position, a.min), a.max) : position;
-  }
-
-  private brakeMotion(m: ActiveMotion, reason: string): void {
-    if (m.phase === "braking" || !this.active.has(m.actionId)) return;
-    const now = this.clock.now();
-    this.clearTimers(m);
-    m.phase = "braking";
-    m.stopReason = reason;
-    m.trajectories = m.trajectories.map((traj, k) => {
-      const p = traj.positionAt(now);
-      const v = traj.velocityAt(now);
-      const axis = this.axes[m.axes[k] ?? 0];
-      // Brake no harder than the axis allows, but never past the target (an imposed motion time may have run it faster).
-      const remaining = Math.abs(traj.to - p);
-      const decel = Math.max(axis?.maxAcceleration ?? 1, remaining > 0 ? (v * v) / (2 * remaining) : 0);
-      return v === 0 ? hold(p, now, now) : brake(p, v, now, decel);
-    });
-    const endMs = Math.max(now, ...m.trajectories.map((t) => t.endMs));
-    this.log.info({ action_id: m.actionId, reason }, "braking");
-    if (endMs <= now) {
-      this.finishMotion(m, "stopped", reason, now);
-      return;
-    }
-    m.timer = this.clock.setTimer(endMs - now, () => this.finishMotion(m, "stopped", reason, endMs));
-  }
-
-  private clearTimers(m: ActiveMotion): void {
-    if (m.timer) this.clock.clearTimer(m.timer);
-    if (m.faultTimer) this.clock.clearTimer(m.faultTimer);
-    m.timer = undefined;
-    m.faultTimer = undefined;
-  }
-
-  private stallMotion(m: ActiveMotion, axis: number, atMs: number): void {
-    if (!this.active.has(m.actionId) || m.phase !== "running") return;
-    this.stalled[axis] = true;
-    this.extraFaults.add(`stall:${this.axes[axis]?.name ?? axis}`);
-    this.finishMotion(m, "stalled", `${this.axes[axis]?.name ?? axis} stalled`, atMs);
-  }
-
-  private finishMotion(m: ActiveMotion, outcome: Outcome, detail: string, atMs: number): void {
-    if (this.active.get(m.actionId) !== m) return;
-    this.clearTimers(m);
-    this.active.delete(m.actionId);
-    const to = m.trajectories.map((t) => (outcome === "reached" ? t.to : t.positionAt(atMs)));
-    m.axes.forEach((i, k) => {
-      this.positions[i] = to[k] ?? this.positions[i] ?? 0;
-      if (this.owner[i] === m) this.owner[i] = undefined;
-    });
-    this.settle(
-      m.actionId,
-      m.axes,
-      m.from,
-      to,
-      outcome,
-      outcome === "stopped" && m.phase === "braking" ? m.stopReason : detail,
+    this.log.info(
+      { action_id: actionId, state: existing.record.state },
+      "duplicate MOVE refused; answering with the existing record",
     );
-    this.log.info({ action_id: m.actionId, outcome, detail }, "motion ended");
+    if (existing.record.state === "voided")
+      return {
+        kind: "nack",
+        code: "VOIDED",
+        reason: `action ${actionId} was voided by QUERY_ACTION; it will never run`,
+      };
+    return { kind: "action", record: existing.record, detail: existing.detail };
+  }
+
+  /** Arms the motion's end and the faults due part-way through it (on cue, else seeded). */
+  private armFaults(motion: ActiveMotion, durationMs: number, now: number): void {
+    const { faults, powerLoss } = this.cues.draw(motion.axes, (i) => this.axes[i]?.name ?? "");
+    if (powerLoss) motion.faultTimer = this.clock.setTimer(durationMs * 0.5, () => this.powerLoss(this.powerLossMs));
+    if (faults.freezeMs !== undefined) this.frozenUntil = Math.max(this.frozenUntil, now + faults.freezeMs);
+    motion.timer = this.clock.setTimer(durationMs, () =>
+      this.motions.finish(motion, "reached", "target reached", now + durationMs),
+    );
+    if (faults.stall) {
+      const { fraction, pick } = faults.stall;
+      const axis = motion.axes[Math.floor(pick * motion.axes.length)] ?? motion.axes[0] ?? 0;
+      motion.faultTimer = this.clock.setTimer(durationMs * fraction, () =>
+        this.motions.stall(motion, axis, now + durationMs * fraction),
+      );
+    } else if (faults.reboot) {
+      motion.faultTimer = this.clock.setTimer(durationMs * faults.reboot.fraction, () => this.reboot());
+    }
   }
 
   private settle(
@@ -560,7 +359,7 @@ export class SimulatedArm {
   ): void {
     const moved = to.some((p, k) => Math.abs(p - (from[k] ?? 0)) > MOVED_EPSILON);
     const state: WireActionState = outcome;
-    this.updateRecord(actionId, { actionId, state, moved }, detail);
+    this.actions.update(actionId, { actionId, state, moved }, detail);
     // Ground truth first: listeners send the STATUS that reports this end.
     this.effects.append({
       event: "motion_end",
@@ -573,35 +372,6 @@ export class SimulatedArm {
       boot_id: this.currentBootId,
     });
     for (const listener of this.actionEndListeners) listener(actionId);
-  }
-
-  private remember(actionId: string, stored: StoredAction): void {
-    this.actions.set(actionId, stored);
-    this.touch(actionId);
-    if (this.actions.size <= this.actionMemory) return;
-    for (const id of this.actions.keys()) {
-      if (this.actions.size <= this.actionMemory) break;
-      if (!this.active.has(id)) this.actions.delete(id);
-    }
-  }
-
-  private updateRecord(actionId: string, record: WireActionRecord, detail: string): void {
-    const stored = this.actions.get(actionId);
-    if (!stored) return;
-    stored.record = record;
-    stored.detail = detail;
-    this.touch(actionId);
-  }
-
-  /** Marks `actionId` as the most recently updated record. */
-  private touch(actionId: string): void {
-    this.recentlyUpdated.delete(actionId);
-    this.recentlyUpdated.add(actionId);
-    while (this.recentlyUpdated.size > this.statusActionCount) {
-      const oldest = this.recentlyUpdated.values().next();
-      if (oldest.done) break;
-      this.recentlyUpdated.delete(oldest.value);
-    }
   }
 
   private namesOf(axes: readonly number[]): string[] {

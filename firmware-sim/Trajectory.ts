@@ -13,7 +13,7 @@ export interface Trajectory {
 }
 
 /** Shortest time (s) to travel `distance` under these limits: the bridge's own model, so both sides agree on how long a motion takes. */
-export { restToRestTime as minimumDuration } from "../src/motion/restToRestTime.js";
+export { restToRestTime as minimumDuration } from "../src/protocol/restToRestTime.js";
 
 /**
  * A trapezoidal move from `from` to `to` lasting exactly `durationMs`, using

@@ -3,7 +3,7 @@ import { delimiter, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { FaultRates } from "./faults.js";
 import { parseMotionTime, type MotionTime } from "./motionTime.js";
-import { BUS_PROTOCOLS, type BusProtocolName } from "../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../src/protocol/bus/index.js";
 
 /** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
 export interface SimOptions extends FaultRates {

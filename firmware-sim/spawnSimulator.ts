@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import { packageRoot } from "../src/config/packageRoot.js";
 import { ArmbridgeError } from "../src/errors.js";
 import { socatOnPath } from "./simOptions.js";
@@ -81,38 +81,10 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
   void exited.then(() => process.off("exit", killOnExit));
 
   const lines = createInterface({ input: child.stdout! });
-  const timeoutMs = options.readyTimeoutMs ?? 15_000;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const link = await new Promise<string>((resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
-              link: "firmware-sim",
-              reason: `no ready line within ${timeoutMs} ms (see ${options.logFile})`,
-            }),
-          ),
-        timeoutMs,
-      );
-      lines.on("line", (line) => {
-        try {
-          const msg = JSON.parse(line) as { event?: unknown; link?: unknown };
-          if (msg.event === "ready" && typeof msg.link === "string") resolve(msg.link);
-        } catch {
-          // not the ready line
-        }
-      });
-      exited.then(
-        (code) =>
-          reject(
-            new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
-              link: "firmware-sim",
-              reason: `it exited with code ${code} before it was ready (see ${options.logFile})`,
-            }),
-          ),
-        reject,
-      );
+    const link = await readyLine(lines, exited, {
+      timeoutMs: options.readyTimeoutMs ?? 15_000,
+      logFile: options.logFile,
     });
     let stopping: Promise<number | null> | undefined;
     return {
@@ -143,6 +115,48 @@ export async function spawnSimulator(options: SimChildOptions): Promise<SimChild
     lines.close();
     process.off("exit", killOnExit);
     throw error;
+  }
+}
+
+/** The link the simulator names on its ready line; refused when it exits first or says nothing within the time. */
+async function readyLine(
+  lines: Interface,
+  exited: Promise<number | null>,
+  options: { readonly timeoutMs: number; readonly logFile: string },
+): Promise<string> {
+  const { timeoutMs, logFile } = options;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
+              link: "firmware-sim",
+              reason: `no ready line within ${timeoutMs} ms (see ${logFile})`,
+            }),
+          ),
+        timeoutMs,
+      );
+      lines.on("line", (line) => {
+        try {
+          const msg = JSON.parse(line) as { event?: unknown; link?: unknown };
+          if (msg.event === "ready" && typeof msg.link === "string") resolve(msg.link);
+        } catch {
+          // not the ready line
+        }
+      });
+      exited.then(
+        (code) =>
+          reject(
+            new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
+              link: "firmware-sim",
+              reason: `it exited with code ${code} before it was ready (see ${logFile})`,
+            }),
+          ),
+        reject,
+      );
+    });
   } finally {
     clearTimeout(timer);
   }

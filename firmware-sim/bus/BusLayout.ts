@@ -3,8 +3,8 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { ArmbridgeError } from "../../src/errors.js";
-import type { BusProtocol } from "../../src/transport/bus/protocol/index.js";
-import { countOf, servoAxesOf, type ServoAxis } from "../../src/transport/bus/servoAxes.js";
+import type { BusProtocol } from "../../src/protocol/bus/index.js";
+import { countOf, servoAxesOf, type ServoAxis } from "../../src/protocol/bus/servoAxes.js";
 import { formatIssues } from "../../src/validation/formatIssues.js";
 
 /**
@@ -90,24 +90,7 @@ export function layOutServos(
 ): LaidOutServo[] {
   const table = protocol.table;
   const models = table.modelNumbers;
-  const modelOf = (name: string | undefined, what: string): number => {
-    if (name === undefined) return Object.values(models)[0] ?? 0;
-    const n = models[name.toLowerCase()];
-    if (n === undefined)
-      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
-        path: where,
-        issues: `${what}: model ${name} is not a ${table.family} model armbridge knows (${Object.keys(models).join(", ")})`,
-      });
-    return n;
-  };
-  const baudOk = (baud: number, what: string): number => {
-    if (table.setup.baudValues[baud] === undefined)
-      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
-        path: where,
-        issues: `${what}: ${baud} baud is not one a ${table.family} servo can be set to (${Object.keys(table.setup.baudValues).join(", ")})`,
-      });
-    return baud;
-  };
+  const { modelOf, baudOk } = layoutChecks(table, where);
   const bus = config.bus;
   const defaultBaud = bus?.baud ?? table.setup.factoryBaud;
   const axes = servoAxesOf(config);
@@ -149,31 +132,7 @@ export function layOutServos(
         issues: `${what}: ${s.joint} is laid out twice`,
       });
     if (s.joint !== undefined) seen.add(s.joint);
-    const cpr = s.counts_per_rev ?? 4096;
-    let axis: ServoAxis;
-    if (!configured) {
-      // A loose servo turns like a plain joint centred mid-turn; its effects name it by its place in the layout.
-      axis = {
-        name: `loose_${i}`,
-        kind: "joint",
-        id: s.id ?? table.setup.factoryId,
-        countsPerUnit: cpr / (2 * Math.PI),
-        zeroCount: cpr / 2,
-        gripLimit: undefined,
-      };
-    } else if (configured.kind === "joint") {
-      const sign = s.sign ?? Math.sign(configured.countsPerUnit);
-      const perRev = s.counts_per_rev ?? Math.round(Math.abs(configured.countsPerUnit) * 2 * Math.PI);
-      axis = {
-        ...configured,
-        countsPerUnit: (perRev / (2 * Math.PI)) * sign,
-        zeroCount: s.center ?? configured.zeroCount,
-      };
-    } else {
-      const closed = s.closed ?? configured.zeroCount;
-      const open = s.open ?? configured.zeroCount + configured.countsPerUnit;
-      axis = { ...configured, zeroCount: closed, countsPerUnit: open - closed };
-    }
+    const axis = layoutAxisOf(s, i, configured, table.setup.factoryId);
     const home = configured ? (homes.get(configured.name) ?? 0) : 0;
     const modelNumber = modelOf(s.model ?? (configured ? configModel(configured.name) : undefined), what);
     return {
@@ -187,4 +146,64 @@ export function layOutServos(
       temperature: s.temperature ?? 32,
     };
   });
+}
+
+/** The axis a laid-out servo turns: the configured one as the layout re-mounts it, or a loose servo's own. */
+function layoutAxisOf(
+  s: BusLayoutFile["servos"][number],
+  i: number,
+  configured: ServoAxis | undefined,
+  factoryId: number,
+): ServoAxis {
+  const cpr = s.counts_per_rev ?? 4096;
+  if (!configured) {
+    // A loose servo turns like a plain joint centred mid-turn; its effects name it by its place in the layout.
+    return {
+      name: `loose_${i}`,
+      kind: "joint",
+      id: s.id ?? factoryId,
+      countsPerUnit: cpr / (2 * Math.PI),
+      zeroCount: cpr / 2,
+      gripLimit: undefined,
+    };
+  }
+  if (configured.kind === "joint") {
+    const sign = s.sign ?? Math.sign(configured.countsPerUnit);
+    const perRev = s.counts_per_rev ?? Math.round(Math.abs(configured.countsPerUnit) * 2 * Math.PI);
+    return {
+      ...configured,
+      countsPerUnit: (perRev / (2 * Math.PI)) * sign,
+      zeroCount: s.center ?? configured.zeroCount,
+    };
+  }
+  const closed = s.closed ?? configured.zeroCount;
+  const open = s.open ?? configured.zeroCount + configured.countsPerUnit;
+  return { ...configured, zeroCount: closed, countsPerUnit: open - closed };
+}
+
+/** A layout's model names and bauds checked against what the servo family knows. */
+function layoutChecks(
+  table: BusProtocol["table"],
+  where: string,
+): { modelOf: (name: string | undefined, what: string) => number; baudOk: (baud: number, what: string) => number } {
+  const models = table.modelNumbers;
+  const modelOf = (name: string | undefined, what: string): number => {
+    if (name === undefined) return Object.values(models)[0] ?? 0;
+    const n = models[name.toLowerCase()];
+    if (n === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `${what}: model ${name} is not a ${table.family} model armbridge knows (${Object.keys(models).join(", ")})`,
+      });
+    return n;
+  };
+  const baudOk = (baud: number, what: string): number => {
+    if (table.setup.baudValues[baud] === undefined)
+      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+        path: where,
+        issues: `${what}: ${baud} baud is not one a ${table.family} servo can be set to (${Object.keys(table.setup.baudValues).join(", ")})`,
+      });
+    return baud;
+  };
+  return { modelOf, baudOk };
 }

@@ -1,10 +1,5 @@
-import {
-  decodeRegister,
-  encodeRegister,
-  type Register,
-  type ServoControlTable,
-} from "../../src/transport/bus/protocol/index.js";
-import type { ServoAxis } from "../../src/transport/bus/servoAxes.js";
+import { decodeRegister, encodeRegister, type Register, type ServoControlTable } from "../../src/protocol/bus/index.js";
+import type { ServoAxis } from "../../src/protocol/bus/servoAxes.js";
 import { hold, minimumDuration, trapezoid, type Trajectory } from "../Trajectory.js";
 import { servoFactoryValues, type ServoFactoryValues } from "./servoFactoryValues.js";
 

@@ -1,4 +1,4 @@
-import type { HardwareErrorKind, ServoControlTable } from "../../src/transport/bus/protocol/index.js";
+import type { HardwareErrorKind, ServoControlTable } from "../../src/protocol/bus/index.js";
 import type { SimServo } from "./SimServo.js";
 
 /** What a servo's own protections make of its temperature and supply now. */

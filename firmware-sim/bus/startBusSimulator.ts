@@ -1,6 +1,6 @@
 import { ArmbridgeError } from "../../src/errors.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { protocolNamed, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { startOnLink, type SimStartOptions } from "../startOnLink.js";
 import { readBusLayout, type BusLayoutFile } from "./BusLayout.js";
 import { BusSimulator } from "./BusSimulator.js";

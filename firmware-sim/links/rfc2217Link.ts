@@ -1,11 +1,6 @@
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
-import {
-  baudRateReply,
-  COM_PORT_COMMAND,
-  decodeBaud,
-  signatureReply,
-} from "../../src/transport/link/rfc2217/protocol/comPort.js";
+import { baudRateReply, COM_PORT_COMMAND, decodeBaud, signatureReply } from "../../src/protocol/rfc2217/comPort.js";
 import {
   DO,
   DONT,
@@ -15,7 +10,7 @@ import {
   TELNET_OPTION,
   WILL,
   WONT,
-} from "../../src/transport/link/rfc2217/protocol/telnet.js";
+} from "../../src/protocol/rfc2217/telnet.js";
 import type { ByteStreamEndpoint, DeviceLink } from "./DeviceLink.js";
 import { admitOneHost } from "./admitOneHost.js";
 import { interruptibleListener } from "./interruptibleListener.js";

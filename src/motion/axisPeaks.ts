@@ -1,6 +1,6 @@
 import type { Actuator } from "../config/actuators.js";
 import type { MotionTiming } from "./MotionTiming.js";
-import { restToRestTime } from "./restToRestTime.js";
+import { restToRestTime } from "../protocol/restToRestTime.js";
 
 /** Per axis of a motion: the fastest it will move (rad/s), and, for a synchronised straight line, the peak rate of progress along it (1/s). */
 export interface AxisPeaks {

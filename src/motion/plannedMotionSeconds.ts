@@ -1,5 +1,5 @@
 import type { Actuator } from "../config/actuators.js";
-import { restToRestTime } from "./restToRestTime.js";
+import { restToRestTime } from "../protocol/restToRestTime.js";
 
 export interface MotionEstimate {
   /** The slowest axis's rest-to-rest time, in seconds. */

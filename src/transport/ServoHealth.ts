@@ -1,6 +1,6 @@
-import type { HardwareErrorKind } from "./bus/protocol/index.js";
+import type { HardwareErrorKind } from "../protocol/bus/index.js";
 
-export type { HardwareErrorKind } from "./bus/protocol/index.js";
+export type { HardwareErrorKind } from "../protocol/bus/index.js";
 
 /**
  * One servo's condition as its own registers report it, with what is near

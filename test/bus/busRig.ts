@@ -10,7 +10,7 @@ import {
   type ServoBusTransport,
   type ServoBusTransportOptions,
 } from "../../src/transport/bus/index.js";
-import type { BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import type { BusProtocolName } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 
 /** A bus simulator in this process, the servo-bus transport on it, and the effects it records. */

@@ -4,7 +4,7 @@ import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
-import { protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { protocolNamed, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { captureIo } from "../support/captureIo.js";
 
 /** The shipped arm of each bus: its servos, ids and models are what a scan must find. */

@@ -5,7 +5,7 @@ import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
 import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import type { FaultRates } from "../../firmware-sim/faults.js";
 import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
 

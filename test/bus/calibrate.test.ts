@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../src/errors.js";
 import { silentLogger } from "../../src/observability/logger.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
-import type { BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import type { BusProtocolName } from "../../src/protocol/bus/index.js";
 import { captureIo, type CapturedIo } from "../support/captureIo.js";
 
 const SHIPPED: Record<BusProtocolName, string> = {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { createServoBusTransport, type ServoBusTransport } from "../../src/transport/bus/index.js";
-import { BUS_PROTOCOLS, protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, protocolNamed, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 
 const GRIPPER = 7;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
 import type { Executor } from "../../src/executor/Executor.js";
-import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { closeBusRigs, startBusRig, type BusRig } from "./busRig.js";
 
 afterEach(closeBusRigs);

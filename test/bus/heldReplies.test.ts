@@ -8,7 +8,7 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import type { DoctorCheck } from "../../src/surfaces/cli/doctor/DoctorCheck.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
-import { protocolNamed, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { protocolNamed, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 import { captureIo } from "../support/captureIo.js";
 import { startReplyShapingProxy, type ReplyShaping, type ReplyShapingProxy } from "../support/ReplyShapingProxy.js";

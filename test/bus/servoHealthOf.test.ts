@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { X_SERIES_TABLE } from "../../src/transport/bus/dynamixel2/xSeriesTable.js";
-import { STS_TABLE } from "../../src/transport/bus/feetechSts/stsTable.js";
-import type { ServoControlTable } from "../../src/transport/bus/protocol/index.js";
+import { X_SERIES_TABLE } from "../../src/protocol/bus/dynamixel2/xSeriesTable.js";
+import { STS_TABLE } from "../../src/protocol/bus/feetechSts/stsTable.js";
+import type { ServoControlTable } from "../../src/protocol/bus/index.js";
 import { judgeLoad, judgeTemperature, judgeVoltage } from "../../src/transport/bus/servoConditionLimits.js";
 import { servoHealthOf } from "../../src/transport/bus/servoHealthOf.js";
 import { newServoState, type ServoState } from "../../src/transport/bus/ServoState.js";

@@ -6,7 +6,7 @@ import { Bridge } from "../../src/bridge/Bridge.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";
 import { ARM_STATE_VIEW, type ArmStateView, type ServoHealthView } from "../../src/surfaces/http/wire/index.js";
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
-import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 import { readEventStream } from "../support/readEventStream.js";
 

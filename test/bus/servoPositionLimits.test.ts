@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { BUS_PROTOCOLS, protocolNamed } from "../../src/transport/bus/protocol/index.js";
-import { countOf } from "../../src/transport/bus/servoAxes.js";
+import { BUS_PROTOCOLS, protocolNamed } from "../../src/protocol/bus/index.js";
+import { countOf } from "../../src/protocol/bus/servoAxes.js";
 import { closeBusRigs, startBusRig } from "./busRig.js";
 
 afterEach(closeBusRigs);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
-import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { closeBusRigs, startBusRig } from "./busRig.js";
 
 afterEach(closeBusRigs);

@@ -11,7 +11,7 @@ import { Executor } from "../../src/executor/Executor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { createServoBusTransport, type ServoBusTransport } from "../../src/transport/bus/index.js";
-import type { BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import type { BusProtocolName } from "../../src/protocol/bus/index.js";
 import type { LinkState } from "../../src/transport/Transport.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 

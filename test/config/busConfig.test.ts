@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
-import { countOf, positionOf, servoAxesOf } from "../../src/transport/bus/servoAxes.js";
+import { countOf, positionOf, servoAxesOf } from "../../src/protocol/bus/servoAxes.js";
 
 const joint = (name: string, id: number): Record<string, unknown> => ({ name, min: -2, max: 2, max_velocity: 2, max_acceleration: 8, servo: { id } });
 

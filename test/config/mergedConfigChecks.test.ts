@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
 import { isArmbridgeError } from "../../src/errors.js";
-import { servoAxesOf } from "../../src/transport/bus/servoAxes.js";
+import { servoAxesOf } from "../../src/protocol/bus/servoAxes.js";
 
 const SO101 = join(packageRoot(), "config", "so101.yaml");
 type Motor = { id: number; drive_mode: number; homing_offset: number; range_min: number; range_max: number };

@@ -2,7 +2,7 @@ import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
-import { BUS_PROTOCOLS, protocolNamed } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, protocolNamed } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 import { transportContract } from "./transportContract.js";
 

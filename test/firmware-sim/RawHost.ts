@@ -5,7 +5,7 @@ import {
   type DecodeResult,
   type Message,
   type MessageOf,
-} from "../../src/transport/serial/protocol/index.js";
+} from "../../src/protocol/serial/index.js";
 
 type Waiter = {
   match: (m: Message) => boolean;

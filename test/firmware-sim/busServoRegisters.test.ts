@@ -11,7 +11,7 @@ import {
   type BusProtocolName,
   type Register,
   type StatusReply,
-} from "../../src/transport/bus/protocol/index.js";
+} from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 import { ManualClock } from "./ManualClock.js";
 

@@ -4,7 +4,7 @@ import { DeviceSession } from "../../firmware-sim/DeviceSession.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { FaultPlan, NO_FAULTS } from "../../firmware-sim/faults.js";
 import { SimulatedArm } from "../../firmware-sim/SimulatedArm.js";
-import { FrameDecoder, encodeFrame, type Message } from "../../src/transport/serial/protocol/index.js";
+import { FrameDecoder, encodeFrame, type Message } from "../../src/protocol/serial/index.js";
 import { ManualClock } from "./ManualClock.js";
 import { AXES } from "./simulatedArmHarness.js";
 

@@ -4,8 +4,8 @@ import { DeviceSession } from "../../firmware-sim/DeviceSession.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { FaultPlan } from "../../firmware-sim/faults.js";
 import { SimulatedArm } from "../../firmware-sim/SimulatedArm.js";
-import { FrameDecoder, REPLY_OPS, type Message } from "../../src/transport/serial/protocol/index.js";
-import { VECTORS } from "../serial/protocol/goldenVectors.js";
+import { FrameDecoder, REPLY_OPS, type Message } from "../../src/protocol/serial/index.js";
+import { VECTORS } from "../protocol/serial/goldenVectors.js";
 import { ManualClock } from "./ManualClock.js";
 import { AXES } from "./simulatedArmHarness.js";
 

@@ -8,7 +8,7 @@ import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { FaultPlan } from "../../firmware-sim/faults.js";
 import { SimulatedArm } from "../../firmware-sim/SimulatedArm.js";
 import { parseSimArgs } from "../../firmware-sim/simOptions.js";
-import { BUS_PROTOCOLS, protocolNamed } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, protocolNamed } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 import { ManualClock } from "./ManualClock.js";
 import { AXES, axisIndex } from "./simulatedArmHarness.js";

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { parseSimArgs } from "../../firmware-sim/simOptions.js";
-import { BUS_PROTOCOLS } from "../../src/transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 
 // firmware-sim's servos report their condition in their own registers and

@@ -6,7 +6,7 @@ import { SerialPort } from "serialport";
 import { describe, expect, it } from "vitest";
 import { socatOnPath } from "../../firmware-sim/simOptions.js";
 import { startSimulator } from "../../firmware-sim/startSimulator.js";
-import { FrameDecoder, encodeFrame, type Message } from "../../src/transport/serial/protocol/index.js";
+import { FrameDecoder, encodeFrame, type Message } from "../../src/protocol/serial/index.js";
 import { readEffects } from "./readEffects.js";
 
 const haveSocat = socatOnPath();

@@ -10,7 +10,7 @@ import {
 } from "../../firmware-sim/startSimulator.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { OP, cobsEncode, crc16CcittFalse } from "../../src/transport/serial/protocol/index.js";
+import { OP, cobsEncode, crc16CcittFalse } from "../../src/protocol/serial/index.js";
 import { ManualClock } from "./ManualClock.js";
 import { RawHost } from "./RawHost.js";
 import { readEffects } from "./readEffects.js";

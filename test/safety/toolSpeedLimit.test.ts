@@ -5,7 +5,7 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { armKinematicsOf } from "../../src/kinematics/armKinematics.js";
 import type { MotionTiming } from "../../src/motion/MotionTiming.js";
-import { restToRestTime } from "../../src/motion/restToRestTime.js";
+import { restToRestTime } from "../../src/protocol/restToRestTime.js";
 import { limitToolSpeed } from "../../src/safety/toolSpeedLimit.js";
 import { testConfig } from "../support/testConfig.js";
 

@@ -1,5 +1,5 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
-import type { BusProtocol, StatusReply } from "../../src/transport/bus/protocol/index.js";
+import type { BusProtocol, StatusReply } from "../../src/protocol/bus/index.js";
 
 /**
  * What the proxy does to the servos' replies on their way to the host, as a

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
-import type { BusProtocolName } from "../../src/transport/bus/protocol/index.js";
+import type { BusProtocolName } from "../../src/protocol/bus/index.js";
 
 /** The default simulated arm on a servo bus: joints on ids 1–6 (4096 counts/rev, centre 2048), the gripper on id 7. */
 export function busTestConfig(

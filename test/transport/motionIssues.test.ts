@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { motionIssues, refuseUnsendable } from "../../src/transport/motionProblem.js";
 import { BusServos } from "../../src/transport/bus/BusServos.js";
-import { protocolNamed } from "../../src/transport/bus/protocol/index.js";
+import { protocolNamed } from "../../src/protocol/bus/index.js";
 import { FLOAT32_WIRE, FLOAT64_WIRE } from "../../src/transport/WireNumbers.js";
 import { busTestConfig } from "../support/busTestConfig.js";
 

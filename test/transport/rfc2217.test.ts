@@ -2,20 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import {
-  baudRateReply,
-  decodeBaud,
-  encodeBaud,
-  setBaudRateCommand,
-} from "../../src/transport/link/rfc2217/protocol/comPort.js";
+import { baudRateReply, decodeBaud, encodeBaud, setBaudRateCommand } from "../../src/protocol/rfc2217/comPort.js";
 import { Rfc2217Link } from "../../src/transport/link/rfc2217/Rfc2217Link.js";
-import {
-  escapeTelnetData,
-  IAC,
-  TelnetDecoder,
-  TELNET_OPTION,
-  WILL,
-} from "../../src/transport/link/rfc2217/protocol/telnet.js";
+import { escapeTelnetData, IAC, TelnetDecoder, TELNET_OPTION, WILL } from "../../src/protocol/rfc2217/telnet.js";
 import { linkForUrl } from "../../src/transport/link/openLink.js";
 import { isArmbridgeError } from "../../src/errors.js";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError } from "../../errors.js";
-import { BUS_PROTOCOLS, type BusProtocolName } from "../../transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../protocol/bus/index.js";
 
 /** The demo on a simulated servo bus instead of the simulated serial arm. */
 export interface DemoBus {

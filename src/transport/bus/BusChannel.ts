@@ -1,6 +1,6 @@
 import type { ByteLink } from "../link/ByteLink.js";
 import { BusReplies } from "./BusReplies.js";
-import type { BusProtocol, StatusReply } from "./protocol/index.js";
+import type { BusProtocol, StatusReply } from "../../protocol/bus/index.js";
 
 export type BusPriority = "command" | "status";
 

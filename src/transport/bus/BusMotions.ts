@@ -3,7 +3,7 @@ import { ArmbridgeError } from "../../errors.js";
 import type { ActionRecord, ArmActionState, MotionEnd } from "../Transport.js";
 import type { BusChannel } from "./BusChannel.js";
 import type { BusServos } from "./BusServos.js";
-import { decodeRegister, type BusProtocol } from "./protocol/index.js";
+import { decodeRegister, type BusProtocol } from "../../protocol/bus/index.js";
 import type { ServoState } from "./ServoState.js";
 import type { StatusSchedule } from "./StatusSchedule.js";
 

@@ -1,5 +1,5 @@
 import type { ByteLink } from "../link/ByteLink.js";
-import type { BusProtocol, PacketDecoder, StatusReply } from "./protocol/index.js";
+import type { BusProtocol, PacketDecoder, StatusReply } from "../../protocol/bus/index.js";
 
 /**
  * What can answer one instruction. A status packet carries no instruction

@@ -5,7 +5,7 @@ import type { LinkReturn } from "../link/LinkLifecycle.js";
 import type { BusChannel } from "./BusChannel.js";
 import type { BusServos } from "./BusServos.js";
 import type { BusStatusLoop } from "./BusStatusLoop.js";
-import { decodeRegister, type BusProtocol } from "./protocol/index.js";
+import { decodeRegister, type BusProtocol } from "../../protocol/bus/index.js";
 import type { ServoArming } from "./ServoArming.js";
 import type { ServoState } from "./ServoState.js";
 

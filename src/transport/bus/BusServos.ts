@@ -1,8 +1,8 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import type { ActionRecord, ArmStatus, AxisState } from "../Transport.js";
-import { decodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "./protocol/index.js";
-import { countOf, positionOf, servoAxesOf } from "./servoAxes.js";
+import { decodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "../../protocol/bus/index.js";
+import { countOf, positionOf, servoAxesOf } from "../../protocol/bus/servoAxes.js";
 import { newServoState, type ServoState } from "./ServoState.js";
 import { servoHealthOf } from "./servoHealthOf.js";
 import type { ServoHealth } from "../ServoHealth.js";

@@ -1,6 +1,6 @@
 import type { BusChannel } from "./BusChannel.js";
 import type { BusServos } from "./BusServos.js";
-import type { BusProtocol, RegisterBlock, StatusReply } from "./protocol/index.js";
+import type { BusProtocol, RegisterBlock, StatusReply } from "../../protocol/bus/index.js";
 import type { ServoState } from "./ServoState.js";
 import type { StatusSchedule } from "./StatusSchedule.js";
 

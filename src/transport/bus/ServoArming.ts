@@ -7,8 +7,8 @@ import {
   hardwareErrorNames,
   type BusProtocol,
   type Register,
-} from "./protocol/index.js";
-import { positionOf } from "./servoAxes.js";
+} from "../../protocol/bus/index.js";
+import { positionOf } from "../../protocol/bus/servoAxes.js";
 import type { ServoState } from "./ServoState.js";
 
 /** How long a recovering servo may stay silent (a Dynamixel restarting after REBOOT) before it counts as not answering. */

@@ -24,7 +24,7 @@ import { readModelNumbers, reconnectBus, type BusReturnContext } from "./BusRetu
 import { BusServos } from "./BusServos.js";
 import { BusStatusLoop } from "./BusStatusLoop.js";
 import { haltBusAxes, type BusHaltContext } from "./haltBusAxes.js";
-import type { BusProtocol } from "./protocol/index.js";
+import type { BusProtocol } from "../../protocol/bus/index.js";
 import { sendBusMotion, type BusMotionContext } from "./sendBusMotion.js";
 import { ServoArming } from "./ServoArming.js";
 import type { ServoState } from "./ServoState.js";

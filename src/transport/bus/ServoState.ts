@@ -1,4 +1,4 @@
-import type { ServoAxis } from "./servoAxes.js";
+import type { ServoAxis } from "../../protocol/bus/servoAxes.js";
 
 /** One servo as the status loop last read it. */
 export interface ServoState {

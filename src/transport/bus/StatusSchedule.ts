@@ -1,4 +1,4 @@
-import type { ServoControlTable } from "./protocol/index.js";
+import type { ServoControlTable } from "../../protocol/bus/index.js";
 import type { ServoState } from "./ServoState.js";
 
 /**

@@ -4,7 +4,7 @@ import type { ArmStatus, HaltResult } from "../Transport.js";
 import type { BusChannel } from "./BusChannel.js";
 import type { BusMotions } from "./BusMotions.js";
 import type { BusServos } from "./BusServos.js";
-import { decodeRegister, encodeRegister, type BusProtocol } from "./protocol/index.js";
+import { decodeRegister, encodeRegister, type BusProtocol } from "../../protocol/bus/index.js";
 import type { ServoState } from "./ServoState.js";
 
 export interface BusHaltContext {

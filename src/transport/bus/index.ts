@@ -2,11 +2,11 @@ import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../link/ByteLink.js";
 import { linkForUrl } from "../link/openLink.js";
-import { protocolNamed } from "./protocol/index.js";
+import { protocolNamed } from "../../protocol/bus/index.js";
 import { ServoBusTransport, type ServoBusTransportOptions } from "./ServoBusTransport.js";
 
 export { ServoBusTransport, type ServoBusTransportOptions } from "./ServoBusTransport.js";
-export { servoAxesOf, countOf, positionOf, type ServoAxis } from "./servoAxes.js";
+export { servoAxesOf, countOf, positionOf, type ServoAxis } from "../../protocol/bus/servoAxes.js";
 
 /** The servo-bus transport for a config with a `bus:` section, over a device path or tcp://HOST:PORT. */
 export function createServoBusTransport(

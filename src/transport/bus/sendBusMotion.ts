@@ -6,9 +6,9 @@ import type { ArmStatus, MotionCommand, MotionEnd } from "../Transport.js";
 import type { BusChannel } from "./BusChannel.js";
 import type { BusMotions } from "./BusMotions.js";
 import type { BusServos } from "./BusServos.js";
-import type { BusProtocol } from "./protocol/index.js";
-import { decodeRegister, type ServoControlTable } from "./protocol/index.js";
-import { countOf } from "./servoAxes.js";
+import type { BusProtocol } from "../../protocol/bus/index.js";
+import { decodeRegister, type ServoControlTable } from "../../protocol/bus/index.js";
+import { countOf } from "../../protocol/bus/servoAxes.js";
 import type { ServoState } from "./ServoState.js";
 
 export interface BusMotionContext {

@@ -5,7 +5,7 @@ import {
   type HardwareErrorKind,
   type Register,
   type ServoControlTable,
-} from "./protocol/index.js";
+} from "../../protocol/bus/index.js";
 import { judgeLoad, judgeTemperature, judgeVoltage, type LimitStanding } from "./servoConditionLimits.js";
 import type { ServoState } from "./ServoState.js";
 

@@ -1,4 +1,4 @@
-import { restToRestTime } from "../../motion/restToRestTime.js";
+import { restToRestTime } from "../../protocol/restToRestTime.js";
 import type { FollowJointTrajectoryGoal, RosTime } from "./rclTypes.js";
 
 export { restToRestTime };

@@ -1,4 +1,4 @@
-import { FrameDecoder, encodeFrame, type DecodeResult, type Message } from "./protocol/index.js";
+import { FrameDecoder, encodeFrame, type DecodeResult, type Message } from "../../protocol/serial/index.js";
 
 /**
  * What the transport needs from the wire codec. The transport takes it as a

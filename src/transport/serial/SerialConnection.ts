@@ -7,7 +7,7 @@ import type { ArmStatus } from "../Transport.js";
 import { checkHello, type ConnectedDevice, type HelloExpectation } from "./checkHello.js";
 import type { FrameCodec } from "./FrameCodec.js";
 import { MotionWatches } from "./MotionWatches.js";
-import type { DecodeResult, MessageOf } from "./protocol/index.js";
+import type { DecodeResult, MessageOf } from "../../protocol/serial/index.js";
 import { RequestChannel } from "./RequestChannel.js";
 import {
   SERIAL_TRANSPORT_DEFAULTS,

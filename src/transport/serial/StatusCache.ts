@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ActionRecord, ArmStatus, AxisState } from "../Transport.js";
-import type { MessageOf, WireActionRecord } from "./protocol/index.js";
+import type { MessageOf, WireActionRecord } from "../../protocol/serial/index.js";
 import { deviceText } from "../../validation/deviceText.js";
 
 /** A wire action record in the Transport's vocabulary (the two share their state names). */

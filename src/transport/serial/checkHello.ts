@@ -1,6 +1,6 @@
 import type { Actuator } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
-import { PROTOCOL_VERSION, type MessageOf } from "./protocol/index.js";
+import { PROTOCOL_VERSION, type MessageOf } from "../../protocol/serial/index.js";
 
 /** A device that passed the handshake: its HELLO, and its axis order (MOVE, STOP and STATUS index by it). */
 export interface ConnectedDevice {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { linkSignals } from "../linkSignals.js";
 import type { ActionRecord } from "../Transport.js";
-import { actionIdProblem } from "./protocol/index.js";
+import { actionIdProblem } from "../../protocol/serial/index.js";
 import { BOOT_LOST, type SentBootMemory } from "./SentBootMemory.js";
 import type { SerialConnection } from "./SerialConnection.js";
 import type { RequestTiming } from "./SerialTransportOptions.js";

@@ -4,7 +4,7 @@ import { refuseUnsendable, type AxisRange } from "../motionProblem.js";
 import { FLOAT32_WIRE } from "../WireNumbers.js";
 import type { ActionRecord, MotionCommand, MotionEnd } from "../Transport.js";
 import type { MotionWatch } from "./MotionWatches.js";
-import { actionIdProblem } from "./protocol/index.js";
+import { actionIdProblem } from "../../protocol/serial/index.js";
 import type { RequestOutcome } from "./RequestChannel.js";
 import type { SentBootMemory } from "./SentBootMemory.js";
 import type { SerialConnection } from "./SerialConnection.js";

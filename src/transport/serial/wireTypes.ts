@@ -1,4 +1,4 @@
-import type { Message, MessageOf } from "./protocol/index.js";
+import type { Message, MessageOf } from "../../protocol/serial/index.js";
 
 /** Ops the host sends and expects one reply to. */
 export type HostOp = "HELLO_REQ" | "MOVE" | "STOP" | "QUERY_ACTION" | "PING";

@@ -11,7 +11,7 @@ import {
   type NackCode,
   type WireActionRecord,
   type WireActionState,
-} from "../../../src/transport/serial/protocol/index.js";
+} from "../../../src/protocol/serial/index.js";
 
 export interface ReceivedFrame {
   readonly bytes: Uint8Array;

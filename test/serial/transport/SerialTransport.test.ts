@@ -3,7 +3,7 @@ import { loadConfig } from "../../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../../src/errors.js";
 import type { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 import { type SerialTransportOptions } from "../../../src/transport/serial/SerialTransport.js";
-import { encodeFrame } from "../../../src/transport/serial/protocol/index.js";
+import { encodeFrame } from "../../../src/protocol/serial/index.js";
 import type { MotionEnd } from "../../../src/transport/Transport.js";
 import type { ScriptedDevice } from "./ScriptedDevice.js";
 import { scriptedRig, sleep, until } from "./scriptedRig.js";

@@ -8,7 +8,7 @@ import { SimulatedArm } from "../../../firmware-sim/SimulatedArm.js";
 import { actuatorsOf } from "../../../src/config/actuators.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { createMemoryLinkPair } from "../../../src/transport/link/MemoryLink.js";
-import { FrameDecoder, type Message } from "../../../src/transport/serial/protocol/index.js";
+import { FrameDecoder, type Message } from "../../../src/protocol/serial/index.js";
 import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 
 const config = loadConfig();

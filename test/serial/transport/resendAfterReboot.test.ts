@@ -9,7 +9,7 @@ import { actuatorsOf } from "../../../src/config/actuators.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { SerialTransport } from "../../../src/transport/serial/SerialTransport.js";
 import { createMemoryLinkPair } from "../../../src/transport/link/MemoryLink.js";
-import { FrameDecoder, type Message } from "../../../src/transport/serial/protocol/index.js";
+import { FrameDecoder, type Message } from "../../../src/protocol/serial/index.js";
 import { scriptedRig } from "./scriptedRig.js";
 
 const config = loadConfig();

@@ -1,4 +1,4 @@
-import { BUS_PROTOCOLS, type BusProtocolName } from "../../../transport/bus/protocol/index.js";
+import { BUS_PROTOCOLS, type BusProtocolName } from "../../../protocol/bus/index.js";
 import { defaultScanBauds, scanBus, type ScannedServo } from "../../../transport/bus/setup/scanBus.js";
 import { findLoneServo, setServoBaud, setServoId } from "../../../transport/bus/setup/setUpLoneServo.js";
 import type { CliIo } from "../CliIo.js";

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
-import { protocolNamed, type BusProtocolName } from "../../../transport/bus/protocol/index.js";
+import { protocolNamed, type BusProtocolName } from "../../../protocol/bus/index.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";
 
 /** Opens LINK at `baud` for the set-up tools; close the exchange's link when done. */

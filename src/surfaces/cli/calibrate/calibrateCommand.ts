@@ -9,7 +9,7 @@ import {
 import { fromLerobot, readLerobotCalibration, toLerobot } from "../../../config/lerobotCalibrationFile.js";
 import { loadConfig } from "../../../config/loadConfig.js";
 import { isArmbridgeError } from "../../../errors.js";
-import { protocolNamed } from "../../../transport/bus/protocol/index.js";
+import { protocolNamed } from "../../../protocol/bus/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";

@@ -1,9 +1,9 @@
 import type { ArmConfig } from "../../../config/ArmConfig.js";
-import { hardwareErrorNames, type Register } from "../../../transport/bus/protocol/index.js";
+import { hardwareErrorNames, type Register } from "../../../protocol/bus/index.js";
 import type { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
 import { identifyServo, modelNumberOf } from "../../../transport/bus/setup/identifyServo.js";
-import { servoAxesOf, type ServoAxis } from "../../../transport/bus/servoAxes.js";
+import { servoAxesOf, type ServoAxis } from "../../../protocol/bus/servoAxes.js";
 import { judgeTemperature, judgeVoltage, type LimitStanding } from "../../../transport/bus/servoConditionLimits.js";
 import { fail, ok, warn, type DoctorCheck } from "./DoctorCheck.js";
 

@@ -6,7 +6,7 @@ import { isArmbridgeError } from "../../../errors.js";
 import type { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readPositions } from "../../../transport/bus/setup/handCalibration.js";
 import { checkSimulatorMount } from "../../../transport/bus/setup/simulatorMount.js";
-import type { ServoAxis } from "../../../transport/bus/servoAxes.js";
+import type { ServoAxis } from "../../../protocol/bus/servoAxes.js";
 import { fail, ok, warn, type DoctorCheck } from "./DoctorCheck.js";
 import { readBoundedJson } from "../../../config/files/readBoundedFile.js";
 

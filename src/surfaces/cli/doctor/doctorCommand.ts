@@ -3,7 +3,7 @@ import { defaultDataDir } from "../../../bridge/defaultDataDir.js";
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { loadConfig } from "../../../config/loadConfig.js";
 import { isArmbridgeError } from "../../../errors.js";
-import { protocolNamed } from "../../../transport/bus/protocol/index.js";
+import { protocolNamed } from "../../../protocol/bus/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import type { RclnodejsImporter } from "../../../transport/ros2/index.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";

@@ -1,7 +1,7 @@
 import { ArmbridgeError } from "../../../errors.js";
 import type { ByteLink } from "../../link/ByteLink.js";
 import { BusReplies, type ReplyShape } from "../BusReplies.js";
-import type { BusProtocol, StatusReply } from "../protocol/index.js";
+import type { BusProtocol, StatusReply } from "../../../protocol/bus/index.js";
 
 /** What came back for one instruction: the status packets, and the bytes that made no packet (noise, collisions). */
 export interface Exchanged {

@@ -1,4 +1,4 @@
-import { decodeRegister, type BusProtocol, type Register, type StatusReply } from "../protocol/index.js";
+import { decodeRegister, type BusProtocol, type Register, type StatusReply } from "../../../protocol/bus/index.js";
 import type { BusExchange } from "./BusExchange.js";
 
 /** What one id on the bus says it is. */

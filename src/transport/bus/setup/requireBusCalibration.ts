@@ -1,8 +1,8 @@
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../../errors.js";
 import type { ByteLink } from "../../link/ByteLink.js";
-import { protocolNamed } from "../protocol/index.js";
-import { servoAxesOf } from "../servoAxes.js";
+import { protocolNamed } from "../../../protocol/bus/index.js";
+import { servoAxesOf } from "../../../protocol/bus/servoAxes.js";
 import { BusExchange } from "./BusExchange.js";
 import { checkSimulatorMount } from "./simulatorMount.js";
 

@@ -1,4 +1,4 @@
-import { broadcastPingWaitMs, type BusProtocolName } from "../protocol/index.js";
+import { broadcastPingWaitMs, type BusProtocolName } from "../../../protocol/bus/index.js";
 import type { BusExchange } from "./BusExchange.js";
 import { identifyServo } from "./identifyServo.js";
 

@@ -1,5 +1,5 @@
 import { ArmbridgeError } from "../../../errors.js";
-import { encodeRegister, type Register } from "../protocol/index.js";
+import { encodeRegister, type Register } from "../../../protocol/bus/index.js";
 import type { BusExchange } from "./BusExchange.js";
 import { scanBus, type ScannedServo } from "./scanBus.js";
 

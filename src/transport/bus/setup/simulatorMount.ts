@@ -1,5 +1,5 @@
-import { decodeSimMount, SIM_MOUNT_BLOCK, type SimMount } from "../protocol/index.js";
-import type { ServoAxis } from "../servoAxes.js";
+import { decodeSimMount, SIM_MOUNT_BLOCK, type SimMount } from "../../../protocol/bus/index.js";
+import type { ServoAxis } from "../../../protocol/bus/servoAxes.js";
 import type { BusExchange } from "./BusExchange.js";
 
 /** How an axis's servo compares with the simulator's truth. */

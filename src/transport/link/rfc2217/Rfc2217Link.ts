@@ -2,7 +2,12 @@ import { ArmbridgeError } from "../../../errors.js";
 import type { ByteLink } from "../ByteLink.js";
 import { LinkListeners } from "../LinkListeners.js";
 import { TcpLink } from "../TcpLink.js";
-import { COM_PORT_COMMAND, COM_PORT_REPLY_OFFSET, decodeBaud, setBaudRateCommand } from "./protocol/comPort.js";
+import {
+  COM_PORT_COMMAND,
+  COM_PORT_REPLY_OFFSET,
+  decodeBaud,
+  setBaudRateCommand,
+} from "../../../protocol/rfc2217/comPort.js";
 import {
   DO,
   DONT,
@@ -13,7 +18,7 @@ import {
   WILL,
   WONT,
   type TelnetEvent,
-} from "./protocol/telnet.js";
+} from "../../../protocol/rfc2217/telnet.js";
 
 /** How long the server gets to agree to COM-PORT-OPTION and to answer a SET-BAUDRATE. */
 const ANSWER_MS = 2000;

@@ -1,4 +1,3 @@
-import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 
 /**
@@ -18,7 +17,36 @@ export interface ServoAxis {
     { readonly currentLimit: number | undefined; readonly torqueLimit: number | undefined } | undefined;
 }
 
-export function servoAxesOf(config: ArmConfig): readonly ServoAxis[] {
+/** One joint's servo: which id, and how its counts map to radians. */
+export interface JointServo {
+  readonly id: number;
+  readonly countsPerRev: number;
+  readonly sign: number;
+  readonly center: number;
+}
+
+/** The gripper's servo: which id, its closed and open counts, and the grip limits it is armed with. */
+export interface GripperServo {
+  readonly id: number;
+  readonly closed: number;
+  readonly open: number;
+  readonly currentLimit: number | undefined;
+  readonly torqueLimit: number | undefined;
+}
+
+/**
+ * What the axis maths reads of an arm: the servo of each joint and of the
+ * gripper. The arm config satisfies it as it is; the protocol names only what
+ * it reads, so it stands below the config.
+ */
+export interface ServoMounts {
+  readonly arm: {
+    readonly joints: readonly { readonly name: string; readonly servo?: JointServo | undefined }[];
+    readonly gripper?: { readonly name: string; readonly servo?: GripperServo | undefined } | undefined;
+  };
+}
+
+export function servoAxesOf(config: ServoMounts): readonly ServoAxis[] {
   const axes: ServoAxis[] = config.arm.joints.map((j) => {
     if (!j.servo)
       throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {

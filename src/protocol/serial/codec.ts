@@ -1,4 +1,4 @@
-import { ArmbridgeError } from "../../../errors.js";
+import { ArmbridgeError } from "../../errors.js";
 import { cobsEncode } from "./cobs.js";
 import { crc16CcittFalse } from "./crc.js";
 import {
@@ -14,7 +14,9 @@ import {
   type WireActionRecord,
   type WireActionState,
 } from "./messages.js";
-import { WIRE_LIMITS, actionIdProblem } from "./wireLimits.js";
+import { HEADER_BYTES, DecodeProblem, PayloadReader } from "./PayloadReader.js";
+import { EncodeProblem, PayloadWriter } from "./PayloadWriter.js";
+import { WIRE_LIMITS } from "./wireLimits.js";
 
 /**
  * Encodes and decodes protocol v1 payloads (docs/serial-protocol.md):
@@ -37,7 +39,6 @@ export type DecodeResult =
       readonly op?: number;
     };
 
-const HEADER_BYTES = 4;
 const CRC_BYTES = 2;
 
 const OP_BY_CODE = new Map<number, Message["op"]>(
@@ -55,93 +56,8 @@ const KIND_BY_CODE = new Map<number, AxisInfo["kind"]>([
   [1, "gripper"],
 ]);
 const MOVED_UNKNOWN = 2;
-// ignoreBOM keeps a leading U+FEFF, so decoding then re-encoding gives the same bytes (the seq cache compares them).
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const utf8Encoder = new TextEncoder();
 
 // ---------------------------------------------------------------- writing
-
-class EncodeProblem extends Error {}
-
-class PayloadWriter {
-  private bytes = new Uint8Array(64);
-  private view = new DataView(this.bytes.buffer);
-  length = 0;
-
-  private reserve(n: number): void {
-    if (this.length + n > WIRE_LIMITS.maxPayloadBytes) {
-      throw new EncodeProblem(`payload would exceed ${WIRE_LIMITS.maxPayloadBytes} bytes`);
-    }
-    if (this.length + n <= this.bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + n));
-    grown.set(this.bytes);
-    this.bytes = grown;
-    this.view = new DataView(grown.buffer);
-  }
-
-  u8(value: number, what: string): void {
-    checkUint(value, 0xff, what);
-    this.reserve(1);
-    this.view.setUint8(this.length, value);
-    this.length += 1;
-  }
-
-  u16(value: number, what: string): void {
-    checkUint(value, 0xffff, what);
-    this.reserve(2);
-    this.view.setUint16(this.length, value, true);
-    this.length += 2;
-  }
-
-  u32(value: number, what: string): void {
-    checkUint(value, 0xffffffff, what);
-    this.reserve(4);
-    this.view.setUint32(this.length, value, true);
-    this.length += 4;
-  }
-
-  f32(value: number, what: string): void {
-    if (!Number.isFinite(value)) throw new EncodeProblem(`${what} must be a finite number, got ${value}`);
-    if (Math.abs(value) > 3.4028234663852886e38) throw new EncodeProblem(`${what} ${value} does not fit a float32`);
-    this.reserve(4);
-    this.view.setFloat32(this.length, value, true);
-    this.length += 4;
-  }
-
-  str(value: string, what: string): void {
-    const encoded = utf8Encoder.encode(value);
-    if (encoded.length > WIRE_LIMITS.maxStringBytes) {
-      throw new EncodeProblem(`${what} is ${encoded.length} bytes of UTF-8; at most ${WIRE_LIMITS.maxStringBytes} fit`);
-    }
-    this.u8(encoded.length, what);
-    this.reserve(encoded.length);
-    this.bytes.set(encoded, this.length);
-    this.length += encoded.length;
-  }
-
-  actionId(value: string): void {
-    const problem = actionIdProblem(value);
-    if (problem) throw new EncodeProblem(problem);
-    this.str(value, "actionId");
-  }
-
-  count(n: number, max: number, what: string): void {
-    if (n > max) throw new EncodeProblem(`${what}: ${n} entries; at most ${max}`);
-    this.u8(n, what);
-  }
-
-  finish(): Uint8Array {
-    const crc = crc16CcittFalse(this.bytes, 0, this.length);
-    this.u16(crc, "crc");
-    return this.bytes.slice(0, this.length);
-  }
-}
-
-function checkUint(value: number, max: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0 || value > max) {
-    throw new EncodeProblem(`${what} must be an integer in 0..${max}, got ${value}`);
-  }
-}
 
 function writeRecord(w: PayloadWriter, record: WireActionRecord): void {
   w.actionId(record.actionId);
@@ -246,73 +162,6 @@ export function encodeFrame(message: Message): Buffer {
 }
 
 // ---------------------------------------------------------------- reading
-
-class DecodeProblem extends Error {}
-
-class PayloadReader {
-  private offset = HEADER_BYTES;
-  private readonly view: DataView;
-
-  constructor(
-    private readonly bytes: Uint8Array,
-    private readonly end: number,
-  ) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  private take(n: number, what: string): number {
-    if (this.offset + n > this.end) throw new DecodeProblem(`body ends inside ${what}`);
-    const at = this.offset;
-    this.offset += n;
-    return at;
-  }
-
-  u8(what: string): number {
-    return this.view.getUint8(this.take(1, what));
-  }
-
-  u16(what: string): number {
-    return this.view.getUint16(this.take(2, what), true);
-  }
-
-  u32(what: string): number {
-    return this.view.getUint32(this.take(4, what), true);
-  }
-
-  f32(what: string): number {
-    const value = this.view.getFloat32(this.take(4, what), true);
-    if (!Number.isFinite(value)) throw new DecodeProblem(`${what} is not a finite number`);
-    return value;
-  }
-
-  str(what: string): string {
-    const length = this.u8(`${what} length`);
-    const at = this.take(length, what);
-    try {
-      return utf8Decoder.decode(this.bytes.subarray(at, at + length));
-    } catch {
-      throw new DecodeProblem(`${what} is not valid UTF-8`);
-    }
-  }
-
-  actionId(): string {
-    const id = this.str("actionId");
-    const problem = actionIdProblem(id);
-    if (problem) throw new DecodeProblem(problem);
-    return id;
-  }
-
-  count(max: number, what: string): number {
-    const n = this.u8(`${what} count`);
-    if (n > max) throw new DecodeProblem(`${what} count ${n} exceeds ${max}`);
-    return n;
-  }
-
-  done(): void {
-    if (this.offset !== this.end)
-      throw new DecodeProblem(`${this.end - this.offset} unexpected byte(s) after the body`);
-  }
-}
 
 function readRecord(r: PayloadReader): WireActionRecord {
   const actionId = r.actionId();

@@ -1,5 +1,5 @@
-import type { ServoSetupTable } from "../protocol/ServoSetupTable.js";
-import { register, signMagnitude } from "../protocol/wordCodec.js";
+import type { ServoSetupTable } from "../ServoSetupTable.js";
+import { register, signMagnitude } from "../wordCodec.js";
 
 /**
  * Feetech STS/SMS set-up registers (Feetech STS/SMS memory table, as listed

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { protocolNamed, BUS_PROTOCOLS } from "../../src/transport/bus/protocol/index.js";
+import { protocolNamed, BUS_PROTOCOLS } from "../../../src/protocol/bus/index.js";
 
 const packetArb = fc.record({
   id: fc.integer({ min: 0, max: 252 }),

@@ -7,8 +7,8 @@ import {
   encodeDxl2Status,
   stuff,
   unstuff,
-} from "../../src/transport/bus/dynamixel2/index.js";
-import { decodeRegister, register, twosComplement } from "../../src/transport/bus/protocol/index.js";
+} from "../../../src/protocol/bus/dynamixel2/index.js";
+import { decodeRegister, register, twosComplement } from "../../../src/protocol/bus/index.js";
 
 const hex = (s: string): Uint8Array =>
   Uint8Array.from(

@@ -1,5 +1,5 @@
-import type { BusPacket, StatusReply } from "../protocol/BusPacket.js";
-import { ResyncDecoder, type Framing } from "../protocol/ResyncDecoder.js";
+import type { BusPacket, StatusReply } from "../BusPacket.js";
+import { ResyncDecoder, type Framing } from "../ResyncDecoder.js";
 import { crc16Dynamixel } from "./crc16.js";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodeStsStatus, sts, StsDecoder, stsStatusOf } from "../../src/transport/bus/feetechSts/index.js";
-import { decodeRegister, encodeRegister, register, signMagnitude } from "../../src/transport/bus/protocol/index.js";
+import { encodeStsStatus, sts, StsDecoder, stsStatusOf } from "../../../src/protocol/bus/feetechSts/index.js";
+import { decodeRegister, encodeRegister, register, signMagnitude } from "../../../src/protocol/bus/index.js";
 
 const hex = (s: string): Uint8Array =>
   Uint8Array.from(

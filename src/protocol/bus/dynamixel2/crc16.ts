@@ -3,7 +3,7 @@
  * reflection, no final XOR, over every byte from the header to the last
  * parameter (stuffed, as sent). ROBOTIS e-Manual, "CRC Calculation":
  * https://emanual.robotis.com/docs/en/dxl/crc/ — the golden packets of the
- * protocol page (test/bus/dynamixel2.golden.test.ts) check it.
+ * protocol page (test/protocol/bus/dynamixel2.golden.test.ts) check it.
  */
 const TABLE = (() => {
   const table = new Uint16Array(256);

@@ -8,7 +8,7 @@ import {
   decodePayload,
   encodeFrame,
   encodePayload,
-} from "../../../src/transport/serial/protocol/index.js";
+} from "../../../src/protocol/serial/index.js";
 import { VECTORS } from "./goldenVectors.js";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");

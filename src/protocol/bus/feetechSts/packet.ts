@@ -1,5 +1,5 @@
-import type { BusPacket, StatusReply } from "../protocol/BusPacket.js";
-import { ResyncDecoder, type Framing } from "../protocol/ResyncDecoder.js";
+import type { BusPacket, StatusReply } from "../BusPacket.js";
+import { ResyncDecoder, type Framing } from "../ResyncDecoder.js";
 
 /**
  * Feetech STS/SMS packets (Feetech "FT-SCS communication protocol" manual,

@@ -1,5 +1,5 @@
-import type { ServoSetupTable } from "../protocol/ServoSetupTable.js";
-import { register, twosComplement } from "../protocol/wordCodec.js";
+import type { ServoSetupTable } from "../ServoSetupTable.js";
+import { register, twosComplement } from "../wordCodec.js";
 
 /**
  * DYNAMIXEL X-series set-up registers (ROBOTIS e-Manual, XL330-M288-T

@@ -1,6 +1,6 @@
-import type { ServoControlTable } from "../protocol/BusProtocol.js";
-import { encodeRegister, register, signMagnitude } from "../protocol/wordCodec.js";
-import type { EffortRegister, ServoConditionTable } from "../protocol/ServoConditionTable.js";
+import type { ServoControlTable } from "../BusProtocol.js";
+import { encodeRegister, register, signMagnitude } from "../wordCodec.js";
+import type { EffortRegister, ServoConditionTable } from "../ServoConditionTable.js";
 import { STS_SETUP } from "./stsSetup.js";
 
 /**

@@ -5,7 +5,7 @@ import {
   type Message,
   type NackCode,
   type WireActionState,
-} from "../../../src/transport/serial/protocol/index.js";
+} from "../../../src/protocol/serial/index.js";
 
 /** Generators of valid protocol v1 messages: every number representable as on the wire (f32, u16, u32). */
 const u16 = fc.integer({ min: 0, max: 0xffff });

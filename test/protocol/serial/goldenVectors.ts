@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Message } from "../../../src/transport/serial/protocol/index.js";
+import type { Message } from "../../../src/protocol/serial/index.js";
 
 export interface ValidVector {
   readonly name: string;
@@ -21,5 +21,5 @@ interface VectorFile {
   readonly invalid: readonly InvalidVector[];
 }
 
-/** test/serial/protocol/vectors.json: the protocol's golden frames, shared by the codec and firmware-sim tests. */
+/** test/protocol/serial/vectors.json: the protocol's golden frames, shared by the codec and firmware-sim tests. */
 export const VECTORS = JSON.parse(readFileSync(new URL("./vectors.json", import.meta.url), "utf8")) as VectorFile;

@@ -1,5 +1,5 @@
-import { dynamixel2Protocol } from "../dynamixel2/dynamixel2Protocol.js";
-import { feetechStsProtocol } from "../feetechSts/feetechStsProtocol.js";
+import { dynamixel2Protocol } from "./dynamixel2/dynamixel2Protocol.js";
+import { feetechStsProtocol } from "./feetechSts/feetechStsProtocol.js";
 import type { BusProtocol, BusProtocolName } from "./BusProtocol.js";
 
 const PROTOCOLS: Readonly<Record<BusProtocolName, BusProtocol>> = {

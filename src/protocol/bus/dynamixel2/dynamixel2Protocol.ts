@@ -1,4 +1,4 @@
-import type { BusProtocol } from "../protocol/BusProtocol.js";
+import type { BusProtocol } from "../BusProtocol.js";
 import { dxl2 } from "./instructions.js";
 import {
   DXL2_BROADCAST_ID,

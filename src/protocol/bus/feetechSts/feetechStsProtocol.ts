@@ -1,4 +1,4 @@
-import type { BusProtocol } from "../protocol/BusProtocol.js";
+import type { BusProtocol } from "../BusProtocol.js";
 import { sts } from "./instructions.js";
 import { encodeStsStatus, STS_BROADCAST_ID, STS_INSTRUCTION, STS_OVERHEAD, StsDecoder, stsStatusOf } from "./packet.js";
 import { STS_TABLE } from "./stsTable.js";

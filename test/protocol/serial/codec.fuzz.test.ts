@@ -7,7 +7,7 @@ import {
   encodeFrame,
   encodePayload,
   type DecodeResult,
-} from "../../../src/transport/serial/protocol/index.js";
+} from "../../../src/protocol/serial/index.js";
 import { arbitraryMessage } from "./arbitraryMessage.js";
 
 function okMessages(results: DecodeResult[]): unknown[] {

@@ -1,6 +1,7 @@
 /**
  * Shortest time (s) to travel `distance` from rest to rest under a
- * trapezoidal velocity profile with these limits. The one model of motion
+ * trapezoidal velocity profile with these limits: the device moves on
+ * trapezoids (serial v1 §3.2), so this is part of its contract. The one model of motion
  * time: firmware-sim times its motions with it, the ROS transport times its
  * trajectories with it, and the executor refuses plans too slow to settle.
  */
