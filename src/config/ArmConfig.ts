@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./cameraConfig.js";
+import { camerasFileSchema, checkCameras, checkScene, sceneFileSchema, toCameraConfigs, toSceneConfig } from "./sections/cameras.js";
 import { allowedContactsFile, keepOutFile, linkVolumesFile, toKeepOutZones } from "./envelopeConfig.js";
 import { checkServoBus } from "./checkServoBus.js";
-import { ros2SectionSchema } from "./ros2Section.js";
+import { ros2SectionSchema } from "./sections/ros2.js";
 import { MAX_SERVO_ID } from "./servoBusLimits.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { SimCameraConfig } from "../../config/cameraConfig.js";
+import type { SimCameraConfig } from "../../config/sections/cameras.js";
 
 export type Vec3 = readonly [number, number, number];
 

@@ -1,8 +1,8 @@
-import { ros2SectionSchema, type GripperKindName, type Ros2SectionFile } from "../../config/ros2Section.js";
+import { ros2SectionSchema, type GripperKindName, type Ros2SectionFile } from "../../config/sections/ros2.js";
 
 /**
  * The ROS 2 transport's options: the arm config's `ros2:` section
- * (src/config/ros2Section.ts, snake_case as in files and ROS parameters) in
+ * (src/config/sections/ros2.ts, snake_case as in files and ROS parameters) in
  * camelCase. Every field can be overridden by a ROS parameter of the same
  * name on the `armbridge` node (see createRos2Node), so launch files and
  * `--params-file` win over a file.

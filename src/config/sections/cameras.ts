@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { fitHomography, type Homography } from "../geometry/fitHomography.js";
-import { cameraUrl } from "./cameraUrl.js";
+import { fitHomography, type Homography } from "../../geometry/fitHomography.js";
+import { cameraUrl } from "../cameraUrl.js";
 
 /**
  * Config for cameras (`cameras:`) and the simulated camera's scene (`scene:`),
