@@ -4,6 +4,18 @@ import { describe, expect, it } from "vitest";
 import { loadEveryConfig } from "./loadedConfigs.js";
 
 /**
+ * The one value whose name in code changed with its key: MoveIt's solve
+ * timeout, now `solve_timeout_ms` in the file and `solveTimeoutMs` in code,
+ * the same duration.
+ */
+function withRenamedKeys(config: unknown): unknown {
+  const moveit = (config as { moveit?: Record<string, unknown> }).moveit;
+  if (moveit === undefined || !("solveTimeoutS" in moveit)) return config;
+  const { solveTimeoutS, ...rest } = moveit;
+  return { ...(config as object), moveit: { ...rest, solveTimeoutMs: (solveTimeoutS as number) * 1000 } };
+}
+
+/**
  * Every config that loaded before the schema was split by section loads to
  * the same values: the fixture is the loader's output before the split
  * (written with ARMBRIDGE_WRITE_CONFIG_FIXTURE=1), compared key by key.
@@ -20,6 +32,6 @@ describe("loaded configs", () => {
   });
 
   it.each(Object.keys(before))("%s loads to the same values", (name) => {
-    expect(now[name]).toEqual(before[name]);
+    expect(now[name]).toEqual(withRenamedKeys(before[name]));
   });
 });

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { fitHomography, type Homography } from "../../geometry/fitHomography.js";
 import { cameraUrl } from "../cameraUrl.js";
+import { DEFAULT_SIM, simCameraFile, type SimCameraConfig } from "./simulator.js";
 
 /**
- * Config for cameras (`cameras:`) and the simulated camera's scene (`scene:`),
- * kept apart from ArmConfig.ts so the camera work touches that file only to
- * add the two keys. Snake case in the file, camelCase after the transform.
+ * The `cameras:` section (docs/cameras.md). Snake case in the file,
+ * camelCase after the transform; the simulated camera's own keys
+ * (`cameras[].sim`) and what it sees (`scene:`) are in ./simulator.ts.
  */
 
 const cameraName = z
@@ -48,21 +49,6 @@ const rosSource = z
   })
   .strict();
 
-/** The simulated camera: a pinhole looking straight down at the table, rendering the scene and the arm. */
-const simCameraFile = z
-  .object({
-    /** The camera's optical centre in the arm's base frame (m). */
-    position: z.tuple([finite, finite, finite]).default([0.5, 0, 0.8]),
-    /** Rotation about the vertical: 0 puts the base frame's +x at the top of the image and +y at the left. */
-    yaw_deg: finite.default(0),
-    /** Horizontal field of view. */
-    fov_deg: finite.gt(1).lt(170).default(60),
-    width: z.number().int().min(16).max(4096).default(640),
-    height: z.number().int().min(16).max(4096).default(480),
-    format: z.enum(["jpeg", "png"]).default("jpeg"),
-    jpeg_quality: z.number().int().min(1).max(100).default(90),
-  })
-  .strict();
 
 const tableCalibrationFile = z
   .object({
@@ -87,41 +73,13 @@ const cameraFile = z
   })
   .strict();
 
-const colour = z.union([
-  z.enum(["red", "green", "blue", "yellow", "orange", "purple", "white", "black", "grey"]),
-  z.string().regex(/^#[0-9a-fA-F]{6}$/, "a colour name or #rrggbb"),
-]);
 
-const sceneFile = z
-  .object({
-    /** The table surface the blocks stand on, in the arm's base frame (m), and its colour. */
-    table: z
-      .object({ z: finite, color: colour.default("#c8b89a") })
-      .strict()
-      .default({ z: 0, color: "#c8b89a" }),
-    blocks: z
-      .array(
-        z
-          .object({
-            name: cameraName,
-            color: colour,
-            /** The block's centre on the table (base frame, m). */
-            x: finite,
-            y: finite,
-            /** Edge length of the (square, axis-aligned) block's footprint (m). */
-            size: finite.positive().max(1),
-            /** How tall it stands (m); default `size`, a cube. 0 is a flat marker lying on the table. */
-            height: finite.min(0).max(1).optional(),
-          })
-          .strict(),
-      )
-      .max(64)
-      .default([]),
-  })
-  .strict();
 
-export const camerasFileSchema = z.array(cameraFile).max(16).default([]);
-export const sceneFileSchema = sceneFile.optional();
+export const camerasFileSchema = z
+  .array(cameraFile)
+  .max(16)
+  .default([])
+  .describe("Cameras (docs/cameras.md): `[{name, source, table?, stale_after_ms?, attach_to_results?, sim?}]`.");
 
 /** Adds an issue per camera problem the schema alone cannot see: duplicate names, a calibration that fixes no homography. */
 export function checkCameras(cameras: z.output<typeof camerasFileSchema>, ctx: z.RefinementCtx): void {
@@ -141,14 +99,6 @@ export function checkCameras(cameras: z.output<typeof camerasFileSchema>, ctx: z
   }
 }
 
-export function checkScene(scene: z.output<typeof sceneFileSchema>, ctx: z.RefinementCtx): void {
-  if (!scene) return;
-  const names = new Set<string>();
-  for (const [i, b] of scene.blocks.entries()) {
-    if (names.has(b.name)) ctx.addIssue({ code: "custom", path: ["scene", "blocks", i, "name"], message: `duplicate block ${b.name}` });
-    names.add(b.name);
-  }
-}
 
 export type CameraSourceConfig =
   | { readonly kind: "sim" }
@@ -166,15 +116,6 @@ export interface TableCalibration {
   readonly residualMm: { readonly rms: number; readonly max: number };
 }
 
-export interface SimCameraConfig {
-  readonly position: readonly [number, number, number];
-  readonly yawDeg: number;
-  readonly fovDeg: number;
-  readonly width: number;
-  readonly height: number;
-  readonly format: "jpeg" | "png";
-  readonly jpegQuality: number;
-}
 
 export interface CameraConfig {
   readonly name: string;
@@ -185,21 +126,8 @@ export interface CameraConfig {
   readonly sim: SimCameraConfig;
 }
 
-export interface SceneBlock {
-  readonly name: string;
-  readonly color: string;
-  readonly x: number;
-  readonly y: number;
-  readonly size: number;
-  readonly height: number;
-}
 
-export interface SceneConfig {
-  readonly table: { readonly z: number; readonly color: string };
-  readonly blocks: readonly SceneBlock[];
-}
 
-const DEFAULT_SIM = simCameraFile.parse({});
 
 export function toCameraConfigs(cameras: z.output<typeof camerasFileSchema>): CameraConfig[] {
   return cameras.map((c) => {
@@ -215,9 +143,6 @@ export function toCameraConfigs(cameras: z.output<typeof camerasFileSchema>): Ca
   });
 }
 
-export function toSceneConfig(scene: z.output<typeof sceneFileSchema>): SceneConfig | undefined {
-  return scene ? { table: scene.table, blocks: scene.blocks.map((b) => ({ name: b.name, color: b.color, x: b.x, y: b.y, size: b.size, height: b.height ?? b.size })) } : undefined;
-}
 
 function sourceOf(s: z.output<typeof cameraFile>["source"]): CameraSourceConfig {
   if (s === "sim") return { kind: "sim" };
