@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/loadConfig.js";
 import { loadEveryConfig } from "./loadedConfigs.js";
 
 /**
@@ -33,5 +34,24 @@ describe("loaded configs", () => {
 
   it.each(Object.keys(before))("%s loads to the same values", (name) => {
     expect(now[name]).toEqual(withRenamedKeys(before[name]));
+  });
+});
+
+describe("a renamed key", () => {
+  const joints = [{ name: "j", min: -1, max: 1, max_velocity: 1, max_acceleration: 1 }];
+
+  it("still loads under its old name, converted, with a warning naming the new key", () => {
+    const heard: string[] = [];
+    const config = parseConfig({ arm: { joints }, approval_timeout_s: 30 }, "old", {
+      onRenamedKeys: (warnings) => heard.push(...warnings.map((w) => w.message)),
+    });
+    expect(config.approvalTimeoutMs).toBe(30_000);
+    expect(heard).toEqual(["approval_timeout_s is deprecated: use approval_timeout_ms (milliseconds)"]);
+  });
+
+  it("is refused when given under both names", () => {
+    expect(() => parseConfig({ arm: { joints }, approval_timeout_s: 30, approval_timeout_ms: 30_000 })).toThrow(
+      /give approval_timeout_ms only/,
+    );
   });
 });
