@@ -23,8 +23,6 @@ function toArmConfig(file: ArmConfigFileValue) {
       /** The URDF text read from arm.robot_description at start (set by the ROS transport, never from a file). */
       urdfText: undefined as string | undefined,
     },
-    /** The `ros2:` section as written (defaults filled in): the ROS transport's options, which ROS parameters override. */
-    ros2: file.ros2,
     workspace: workspace
       ? {
           ...workspace,

@@ -4,16 +4,29 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/loadConfig.js";
 import { loadEveryConfig } from "./loadedConfigs.js";
 
+/** Every key of a plain value in camelCase, at every depth (the `ros2:` section has no keys that are names). */
+function camelEverywhere(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelEverywhere);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camelEverywhere(field)]),
+  );
+}
+
 /**
- * The one value whose name in code changed with its key: MoveIt's solve
- * timeout, now `solve_timeout_ms` in the file and `solveTimeoutMs` in code,
- * the same duration.
+ * The values whose names in code changed: MoveIt's solve timeout, now
+ * `solve_timeout_ms` in the file and `solveTimeoutMs` in code (the same
+ * duration), and the `ros2:` section, now camelCase in code like every other.
  */
 function withRenamedKeys(config: unknown): unknown {
-  const moveit = (config as { moveit?: Record<string, unknown> }).moveit;
-  if (moveit === undefined || !("solveTimeoutS" in moveit)) return config;
-  const { solveTimeoutS, ...rest } = moveit;
-  return { ...(config as object), moveit: { ...rest, solveTimeoutMs: (solveTimeoutS as number) * 1000 } };
+  const { moveit, ros2, ...rest } = config as { moveit?: Record<string, unknown>; ros2?: unknown };
+  const renamed: Record<string, unknown> = { ...rest };
+  if (ros2 !== undefined) renamed.ros2 = camelEverywhere(ros2);
+  if (moveit !== undefined) {
+    const { solveTimeoutS, ...others } = moveit;
+    renamed.moveit = { ...others, solveTimeoutMs: (solveTimeoutS as number) * 1000 };
+  }
+  return renamed;
 }
 
 /**
