@@ -39,6 +39,7 @@ const UNITS: readonly [string, string][] = [
   ["_mps", "m/s"],
   ["_m", "m"],
   ["_deg", "°"],
+  ["_s", "s"],
 ];
 
 function unitOf(key: string): string {

@@ -21,54 +21,44 @@ const tablePoint = z.tuple([finite, finite]);
 
 const httpSource = z
   .object({
-    /** A snapshot URL that answers one JPEG (or PNG) per GET, as mjpg-streamer's `?action=snapshot` and IP cameras do. */
-    http: z.url({ protocol: /^https?$/ }),
+    http: z.url({ protocol: /^https?$/ }).describe("A snapshot URL that answers one JPEG (or PNG) per GET, as mjpg-streamer's `?action=snapshot` and IP cameras do."),
     timeout_ms: finite.positive().max(60_000).default(2000),
   })
   .strict();
 const fileSource = z
   .object({
-    /** A JPEG or PNG file that another program rewrites; its modification time is the capture time. */
-    file: z.string().min(1),
+    file: z.string().min(1).describe("A JPEG or PNG file that another program rewrites; its modification time is the capture time."),
   })
   .strict();
 const v4l2Source = z
   .object({
-    /** A V4L2 capture device (a USB webcam): /dev/video0, or a stable /dev/v4l/by-id/… path. */
-    device: z.string().regex(/^\//, "an absolute device path, e.g. /dev/video0"),
-    /** The frame size and rate asked of the camera (it must offer them; `v4l2-ctl --list-formats-ext` lists what it does). */
-    width: z.number().int().min(16).max(8192),
+    device: z.string().regex(/^\//, "an absolute device path, e.g. /dev/video0").describe("A V4L2 capture device (a USB webcam): /dev/video0, or a stable /dev/v4l/by-id/… path."),
+    width: z.number().int().min(16).max(8192).describe("The frame size and rate asked of the camera (it must offer them; `v4l2-ctl --list-formats-ext` lists what it does)."),
     height: z.number().int().min(16).max(8192),
     fps: z.number().positive().max(240),
   })
   .strict();
 const rosSource = z
   .object({
-    /** A sensor_msgs/msg/CompressedImage topic (needs the ros2 transport: the camera shares its node and clock). */
-    ros_topic: z.string().regex(/^\/?[A-Za-z~][A-Za-z0-9_/~]*$/, "a ROS topic name"),
+    ros_topic: z.string().regex(/^\/?[A-Za-z~][A-Za-z0-9_/~]*$/, "a ROS topic name").describe("A sensor_msgs/msg/CompressedImage topic (needs the ros2 transport: the camera shares its node and clock)."),
   })
   .strict();
 
 
 const tableCalibrationFile = z
   .object({
-    /** The table surface's height in the arm's base frame (m): every mapped point lies on it. */
-    z: finite,
-    /** At least 4 correspondences, no three on one line: where a table point (base frame x, y in metres) appears in the image ([y, x], 0–1000). */
-    points: z.array(z.object({ image: imagePoint, table: tablePoint }).strict()).min(4, "a table calibration needs at least 4 points").max(200),
+    z: finite.describe("The table surface's height in the arm's base frame (m): every mapped point lies on it."),
+    points: z.array(z.object({ image: imagePoint, table: tablePoint }).strict()).min(4, "a table calibration needs at least 4 points").max(200).describe("At least 4 correspondences, no three on one line: where a table point (base frame x, y in metres) appears in the image ([y, x], 0–1000)."),
   })
   .strict();
 
 const cameraFile = z
   .object({
     name: cameraName,
-    /** `sim`, `{http: URL}`, `{file: PATH}`, `{ros_topic: TOPIC}` or `{device: /dev/videoN, width, height, fps}`. */
-    source: z.union([z.literal("sim"), httpSource, fileSource, rosSource, v4l2Source]),
+    source: z.union([z.literal("sim"), httpSource, fileSource, rosSource, v4l2Source]).describe("`sim`, `{http: URL}`, `{file: PATH}`, `{ros_topic: TOPIC}` or `{device: /dev/videoN, width, height, fps}`."),
     table: tableCalibrationFile.optional(),
-    /** A frame older than this is labelled stale, and move_to_image_point refuses to act on the camera. */
-    stale_after_ms: finite.positive().max(3_600_000).default(2000),
-    /** Attach a fresh frame from this camera to every motion's result, taken after the motion settled. */
-    attach_to_results: z.boolean().default(false),
+    stale_after_ms: finite.positive().max(3_600_000).default(2000).describe("A frame older than this is labelled stale, and move_to_image_point refuses to act on the camera."),
+    attach_to_results: z.boolean().default(false).describe("Attach a fresh frame from this camera to every motion's result, taken after the motion settled."),
     sim: simCameraFile.optional(),
   })
   .strict();

@@ -17,18 +17,16 @@ const blockName = z
 /** The simulated camera: a pinhole looking straight down at the table, rendering the scene and the arm. */
 export const simCameraFile = z
   .object({
-    /** The camera's optical centre in the arm's base frame (m). */
-    position: z.tuple([finite, finite, finite]).default([0.5, 0, 0.8]),
-    /** Rotation about the vertical: 0 puts the base frame's +x at the top of the image and +y at the left. */
-    yaw_deg: finite.default(0),
-    /** Horizontal field of view. */
-    fov_deg: finite.gt(1).lt(170).default(60),
+    position: z.tuple([finite, finite, finite]).default([0.5, 0, 0.8]).describe("The camera's optical centre in the arm's base frame (m)."),
+    yaw_deg: finite.default(0).describe("Rotation about the vertical: 0 puts the base frame's +x at the top of the image and +y at the left."),
+    fov_deg: finite.gt(1).lt(170).default(60).describe("Horizontal field of view."),
     width: z.number().int().min(16).max(4096).default(640),
     height: z.number().int().min(16).max(4096).default(480),
     format: z.enum(["jpeg", "png"]).default("jpeg"),
     jpeg_quality: z.number().int().min(1).max(100).default(90),
   })
-  .strict();
+  .strict()
+  .describe("Simulator only (`source: sim`): the simulated overhead camera, a pinhole looking straight down at the table.");
 
 const colour = z.union([
   z.enum(["red", "green", "blue", "yellow", "orange", "purple", "white", "black", "grey"]),
@@ -41,20 +39,18 @@ const sceneFile = z
     table: z
       .object({ z: finite, color: colour.default("#c8b89a") })
       .strict()
-      .default({ z: 0, color: "#c8b89a" }),
+      .default({ z: 0, color: "#c8b89a" })
+      .describe("The table surface the blocks stand on, in the arm's base frame (m), and its colour."),
     blocks: z
       .array(
         z
           .object({
             name: blockName,
             color: colour,
-            /** The block's centre on the table (base frame, m). */
-            x: finite,
+            x: finite.describe("The block's centre on the table (base frame, m)."),
             y: finite,
-            /** Edge length of the (square, axis-aligned) block's footprint (m). */
-            size: finite.positive().max(1),
-            /** How tall it stands (m); default `size`, a cube. 0 is a flat marker lying on the table. */
-            height: finite.min(0).max(1).optional(),
+            size: finite.positive().max(1).describe("Edge length of the (square, axis-aligned) block's footprint (m)."),
+            height: finite.min(0).max(1).optional().describe("How tall it stands (m); default `size`, a cube. 0 is a flat marker lying on the table."),
           })
           .strict(),
       )
