@@ -81,7 +81,7 @@ export async function createTransport(
       const { Ros2Host } = await import("../transport/ros2/index.js");
       const argv = [...(choice.argv ?? process.argv)];
       if (choice.paramsFile !== undefined) argv.push("--ros-args", "--params-file", choice.paramsFile);
-      const host = await Ros2Host.start(config, config.ros2 ?? {}, { argv, logger });
+      const host = await Ros2Host.start(config, undefined, { argv, logger });
       try {
         return {
           config: host.config,

@@ -1,4 +1,4 @@
-import type { CameraSourceConfig } from "../config/cameraConfig.js";
+import type { CameraSourceConfig } from "../config/sections/cameras.js";
 import type { ImageFormat } from "./encodeImage.js";
 
 /** Where a frame's capture time came from, most trustworthy first. */

@@ -1,5 +1,5 @@
 import type { ArmConfig } from "../config/ArmConfig.js";
-import type { CameraConfig } from "../config/cameraConfig.js";
+import type { CameraConfig } from "../config/sections/cameras.js";
 import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import type { CameraFrame, LabelledFrame } from "./CameraFrame.js";

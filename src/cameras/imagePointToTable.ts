@@ -1,4 +1,4 @@
-import type { TableCalibration } from "../config/cameraConfig.js";
+import type { TableCalibration } from "../config/sections/cameras.js";
 import { applyHomography, homogeneousW } from "../geometry/fitHomography.js";
 
 /**

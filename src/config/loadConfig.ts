@@ -7,6 +7,7 @@ import { ConfigOrigins } from "./ConfigOrigins.js";
 import { packageRoot } from "./packageRoot.js";
 import { resolveConfigPaths } from "./resolveConfigPaths.js";
 import { readBoundedText } from "./files/readBoundedFile.js";
+import { applyRenamedKeys, logRenamedKeys, type RenamedKeyWarning } from "./renamedKeys.js";
 import { boundIssueMessage } from "../validation/boundIssueMessage.js";
 
 /** The simulated arm shipped with armbridge: 6 joints and a gripper. */
@@ -15,6 +16,8 @@ export const DEFAULT_CONFIG_PATH = join(packageRoot(), "config", "sim-arm.yaml")
 export interface ParseConfigOptions {
   /** The folder relative file paths in the config resolve against (loadConfig: the config file's); default the working folder. */
   readonly baseDir?: string;
+  /** Hears of every renamed key the config still uses (by its old name); default: a warning in the log. */
+  readonly onRenamedKeys?: (warnings: readonly RenamedKeyWarning[]) => void;
 }
 
 /**
@@ -27,8 +30,9 @@ export interface ParseConfigOptions {
 export function parseConfig(raw: unknown, source = "<inline>", options: ParseConfigOptions = {}): ArmConfig {
   const baseDir = options.baseDir ?? process.cwd();
   const origins = new ConfigOrigins();
-  const issues: string[] = [];
-  let merged = resolveConfigPaths(raw, baseDir);
+  const renamed = applyRenamedKeys(raw);
+  const issues: string[] = [...renamed.issues];
+  let merged = resolveConfigPaths(renamed.raw, baseDir);
   const calibration = calibrationNamedBy(raw);
   if (calibration !== undefined && merged !== null && typeof merged === "object") {
     const read = readBusCalibration(resolve(baseDir, calibration), calibration);
@@ -38,7 +42,9 @@ export function parseConfig(raw: unknown, source = "<inline>", options: ParseCon
   }
   const parsed = armConfigFileSchema.safeParse(merged, { error: (issue) => boundIssueMessage(issue) });
   if (!parsed.success) issues.push(...origins.describe(parsed.error.issues));
-  if (issues.length > 0 || !parsed.success) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: issues.join("; ") });
+  if (issues.length > 0 || !parsed.success)
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: source, issues: issues.join("; ") });
+  (options.onRenamedKeys ?? ((warnings) => logRenamedKeys(source, warnings)))(renamed.warnings);
   return parsed.data;
 }
 

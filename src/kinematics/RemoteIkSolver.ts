@@ -24,7 +24,7 @@ export interface RemoteIkSolver {
  * frame, FRAME_TRANSFORM_FAILURE if it cannot), `ik_link_name` is the tip
  * link, the seed is the arm's current joints (move_group overlays
  * `robot_state` on its current state and starts the solver there), and the
- * search time is `moveit.solve_timeout_s` whole seconds (move_group passes
+ * search time is `moveit.solve_timeout_ms`, in whole seconds (move_group passes
  * only `timeout.sec`; 0 means the group's default) — github.com/moveit/moveit2,
  * moveit_ros/move_group/src/default_capabilities/kinematics_service_capability.cpp
  * @ 065602a9, computeIK / computeIKService.
@@ -47,7 +47,7 @@ export function moveitIkSolver(
           seed: request.seed,
           position: request.position,
           orientation: request.orientation,
-          solveTimeoutMs: moveit.solveTimeoutS * 1000,
+          solveTimeoutMs: moveit.solveTimeoutMs,
           avoidCollisions: moveit.avoidCollisions,
         },
         { timeoutMs: moveit.callTimeoutMs, signal },

@@ -6,7 +6,7 @@ import { namedColour } from "../../src/cameras/sim/namedColour.js";
 import { renderScene } from "../../src/cameras/sim/renderScene.js";
 import { TopDownCamera } from "../../src/cameras/sim/TopDownCamera.js";
 import { SimCameraSource } from "../../src/cameras/sources/SimCameraSource.js";
-import type { SceneConfig } from "../../src/config/cameraConfig.js";
+import type { SceneConfig } from "../../src/config/sections/simulator.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { armKinematicsOf, jointVectorOf } from "../../src/kinematics/armKinematics.js";
 import { positionOf } from "../../src/kinematics/rigidTransform.js";

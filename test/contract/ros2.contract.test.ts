@@ -12,7 +12,7 @@ const MOVES = { slowMove: { elbow: 0.4 }, quickMove: { elbow: 1.2 }, otherJointM
 /** The ROS path on the double, with the controllers set up as `sim` says. */
 function onDouble(sim: Partial<RclnodejsDoubleOptions> & { readonly argv?: readonly string[] }, config = testConfig()) {
   return async ({ reconnect }: ContractArmOptions) => {
-    const ros = await createRos2TransportOnDouble(config, config.ros2 ?? {}, { ...sim, reconnect });
+    const ros = await createRos2TransportOnDouble(config, undefined, { ...sim, reconnect });
     await ros.transport.open(AbortSignal.timeout(10_000));
     const world = ros.double.world;
     const servers = () => [...world.servers.values()];

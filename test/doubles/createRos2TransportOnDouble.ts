@@ -2,7 +2,7 @@ import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import {
   Ros2Host,
   resolveRos2Setup,
-  ros2OptionsFileSchema,
+  ros2OptionsOf,
   type Ros2OptionsFile,
   type Ros2Transport,
 } from "../../src/transport/ros2/index.js";
@@ -27,13 +27,13 @@ export interface Ros2OnDouble {
  */
 export async function createRos2TransportOnDouble(
   config: ArmConfig,
-  options: Ros2OptionsFile = config.ros2 ?? {},
+  options: Ros2OptionsFile | undefined = undefined,
   simulation: Partial<RclnodejsDoubleOptions> & {
     readonly argv?: readonly string[];
     readonly reconnect?: boolean;
   } = {},
 ): Promise<Ros2OnDouble> {
-  const { setup } = resolveRos2Setup(config, ros2OptionsFileSchema.parse(options));
+  const { setup } = resolveRos2Setup(config, ros2OptionsOf(options, config));
   const positions: Record<string, number> = {};
   for (const j of config.arm.joints) positions[j.name] = j.home;
   const g = setup.gripper;

@@ -43,7 +43,7 @@ export function urDriverDouble(
     controllers: [
       {
         name,
-        actionName: controller?.action_name ?? `/${name}/follow_joint_trajectory`,
+        actionName: controller?.actionName ?? `/${name}/follow_joint_trajectory`,
         joints: armJoints(config),
         ...(driver === "scaled"
           ? { kind: "ur_scaled" as const }
@@ -57,7 +57,7 @@ export function urDriverDouble(
     ...(robotiq
       ? {
           gripper: {
-            actionName: robotiq.action_name,
+            actionName: robotiq.actionName,
             kind: robotiq.kind === "parallel_gripper" ? "parallel_gripper" : "gripper_command",
             joint: robotiq.joint,
             velocity: 0.4,
@@ -89,7 +89,7 @@ export function frankaDouble(config: ArmConfig): Partial<RclnodejsDoubleOptions>
     controllers: [
       {
         name,
-        actionName: controller?.action_name ?? `/${name}/follow_joint_trajectory`,
+        actionName: controller?.actionName ?? `/${name}/follow_joint_trajectory`,
         joints: armJoints(config),
         commandInterface: "effort",
         velocityErrors: true,

@@ -27,7 +27,7 @@ function frankaConfig(patch: (c: ArmConfig) => ArmConfig = (c) => c): ArmConfig 
 }
 
 async function frankaArm(config = frankaConfig(), sim: Partial<RclnodejsDoubleOptions> = {}) {
-  const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...frankaDouble(config), ...sim }, config);
+  const o = await start(undefined, { distro: "jazzy", ...frankaDouble(config), ...sim }, config);
   const ledger = IntentLedger.open(":memory:");
   const executor = new Executor({
     config: o.transport.config,
@@ -88,7 +88,7 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
     const g = config.ros2!.gripper!;
     const sim = {
       frankaGripper: {
-        actionName: g.action_name,
+        actionName: g.actionName,
         joints: ["fr3_finger_joint1", "fr3_finger_joint2"] as const,
         maxWidth: 0.08,
         width: 0.08,
@@ -188,7 +188,7 @@ describe("config/franka-fr3-ros2.yaml on franka_ros2 (the double)", () => {
   });
 
   it("without joint_states_topics, the joint_state_publisher on /joint_states is recognised and its source_list read instead", async () => {
-    const config = frankaConfig((c) => ({ ...c, ros2: { ...c.ros2!, joint_states_topics: undefined } }));
+    const config = frankaConfig((c) => ({ ...c, ros2: { ...c.ros2!, jointStatesTopics: undefined } }));
     const { o } = await frankaArm(config);
     expect(o.transport.facts!.jointStates.topics).toEqual(["/franka/joint_states", "/franka_gripper/joint_states"]);
     expect(o.transport.facts!.jointStates.how).toMatch(/joint_state_publisher/);

@@ -46,7 +46,7 @@ export function useRos2Double(): Ros2DoubleHarness {
     cleanups = [];
   });
   return {
-    start: async (options = {}, sim = {}, config = loadConfig()) => {
+    start: async (options, sim = {}, config = loadConfig()) => {
       const o = await createRos2TransportOnDouble(config, options, sim);
       open.push(o);
       await o.transport.open(AbortSignal.timeout(5000));

@@ -37,11 +37,7 @@ async function urArm(
   extra: DoubleSimulation = {},
   driver: UrDriverRelease = "scaled",
 ) {
-  const o = await start(
-    config.ros2 ?? {},
-    { distro: "jazzy", ...urDriverDouble(config, scaling, driver), ...extra },
-    config,
-  );
+  const o = await start(undefined, { distro: "jazzy", ...urDriverDouble(config, scaling, driver), ...extra }, config);
   const ledger = IntentLedger.open(":memory:");
   const executor = new Executor({
     config: o.transport.config,
@@ -168,8 +164,8 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
 
   it("halt: a cancel would stop the arm within one 2 ms control cycle; our hold goal brakes at max_acceleration instead", async () => {
     for (const mode of ["cancel", "auto"] as const) {
-      const config = urConfig((c) => ({ ...c, ros2: { ...c.ros2!, halt_own_goals: mode } }));
-      const o = await start(config.ros2 ?? {}, { distro: "jazzy", ...urDriverDouble(config, 1) }, config);
+      const config = urConfig((c) => ({ ...c, ros2: { ...c.ros2!, haltOwnGoals: mode } }));
+      const o = await start(undefined, { distro: "jazzy", ...urDriverDouble(config, 1) }, config);
       const jtc = o.double.world.controllers.get(CONTROLLER)!;
       const running = o.transport.runMotion(
         { actionId: `h-${mode}`, targets: { shoulder_pan_joint: 1.5 }, speed: 1 },

@@ -1,4 +1,4 @@
-import type { SceneConfig, SimCameraConfig } from "../../config/cameraConfig.js";
+import type { SceneConfig, SimCameraConfig } from "../../config/sections/simulator.js";
 import type { ArmView } from "./renderScene.js";
 
 /** One picture for the render worker to draw and encode: plain data (it crosses a thread by structured clone). */

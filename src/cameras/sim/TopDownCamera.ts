@@ -1,4 +1,4 @@
-import type { SimCameraConfig } from "../../config/cameraConfig.js";
+import type { SimCameraConfig } from "../../config/sections/simulator.js";
 
 export type Vec3 = readonly [number, number, number];
 

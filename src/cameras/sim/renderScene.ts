@@ -1,4 +1,4 @@
-import type { SceneConfig } from "../../config/cameraConfig.js";
+import type { SceneConfig } from "../../config/sections/simulator.js";
 import { namedColour } from "./namedColour.js";
 import type { TopDownCamera, Vec3 } from "./TopDownCamera.js";
 

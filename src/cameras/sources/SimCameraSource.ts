@@ -1,5 +1,5 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
-import type { CameraConfig } from "../../config/cameraConfig.js";
+import type { CameraConfig } from "../../config/sections/cameras.js";
 import type { CameraFrame } from "../CameraFrame.js";
 import { encodeImage } from "../encodeImage.js";
 import { armViewOf } from "../sim/armViewOf.js";

@@ -97,7 +97,7 @@ export class Ros2Host {
    * config names one (ARMB_ERR_ROBOT_DESCRIPTION_MISSING when none arrives in
    * time), and makes the arm transport, ready to open().
    */
-  static async start(config: ArmConfig, options: Ros2OptionsFile = {}, deps: Ros2HostDeps = {}): Promise<Ros2Host> {
+  static async start(config: ArmConfig, options?: Ros2OptionsFile, deps: Ros2HostDeps = {}): Promise<Ros2Host> {
     const rcl = deps.rclnodejs ?? (await loadRclnodejs());
     const handle = await createRos2Node(rcl, {
       config,

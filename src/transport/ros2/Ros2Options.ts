@@ -1,42 +1,17 @@
-import { ros2SectionSchema, type GripperKindName, type Ros2SectionFile } from "../../config/ros2Section.js";
+import { ArmbridgeError } from "../../errors.js";
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import { ros2SectionSchema, type GripperKindName, type Ros2SectionFile } from "../../config/sections/ros2.js";
+import { camelDeep } from "../../config/snakeToCamel.js";
+import { formatIssues } from "../../validation/formatIssues.js";
 
 /**
  * The ROS 2 transport's options: the arm config's `ros2:` section
- * (src/config/ros2Section.ts, snake_case as in files and ROS parameters) in
+ * (src/config/sections/ros2.ts, snake_case as in files and ROS parameters) in
  * camelCase. Every field can be overridden by a ROS parameter of the same
  * name on the `armbridge` node (see createRos2Node), so launch files and
  * `--params-file` win over a file.
  */
-export const ros2OptionsFileSchema = ros2SectionSchema.transform((f) => ({
-  nodeName: f.node_name,
-  jointStatesTopic: f.joint_states_topic,
-  jointStatesTopics: f.joint_states_topics,
-  jointStatesAggregator: f.joint_states_aggregator,
-  controllers: f.controllers.map((c) => ({ name: c.name, actionName: c.action_name })),
-  gripper: f.gripper
-    ? {
-        actionName: f.gripper.action_name,
-        kind: f.gripper.kind,
-        joint: f.gripper.joint,
-        closedPosition: f.gripper.closed_position,
-        openPosition: f.gripper.open_position,
-        maxEffort: f.gripper.max_effort,
-      }
-    : undefined,
-  speedScalingTopic: f.speed_scaling_topic,
-  haltOwnGoals: f.halt_own_goals,
-  goalTimeToleranceS: f.goal_time_tolerance_s,
-  goalVelocityTolerance: f.goal_velocity_tolerance,
-  feedbackIdleMs: f.feedback_idle_ms,
-  settleMs: f.settle_ms,
-  minMotionS: f.min_motion_s,
-  serverWaitMs: f.server_wait_ms,
-  goalResponseTimeoutMs: f.goal_response_timeout_ms,
-  cancelTimeoutMs: f.cancel_timeout_ms,
-  resultMarginMs: f.result_margin_ms,
-  jointStatesTimeoutMs: f.joint_states_timeout_ms,
-  probeTimeoutMs: f.probe_timeout_ms,
-}));
+export const ros2OptionsFileSchema = ros2SectionSchema.transform((f) => camelDeep(ros2SectionSchema, f));
 
 export type Ros2OptionsFile = Ros2SectionFile;
 export type Ros2Options = ReturnType<typeof ros2OptionsFileSchema.parse>;
@@ -46,4 +21,21 @@ export type GripperKind = GripperKindName;
 /** The JTC action name convention. */
 export function defaultTrajectoryAction(controller: string): string {
   return `/${controller}/follow_joint_trajectory`;
+}
+
+/**
+ * The options the ROS transport starts from, before ROS parameters: those
+ * given in code (file form, as a test or an embedder writes them), else the
+ * config's `ros2:` section, else the defaults.
+ */
+export function ros2OptionsOf(given: Ros2OptionsFile | undefined, config: ArmConfig | undefined): Ros2Options {
+  if (given === undefined) return config?.ros2 ?? ros2OptionsFileSchema.parse({});
+  const parsed = ros2OptionsFileSchema.safeParse(given);
+  if (!parsed.success) {
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+      path: "ros2 options",
+      issues: formatIssues(parsed.error.issues),
+    });
+  }
+  return parsed.data;
 }

@@ -2,12 +2,20 @@ import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import pino from "pino";
 import { parse as parseYaml } from "yaml";
-import { tolerancesFile, type ArmConfig } from "../../config/ArmConfig.js";
+import type { ArmConfig } from "../../config/ArmConfig.js";
+import { tolerancesFile } from "../../config/sections/motion.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import { formatIssues } from "../../validation/formatIssues.js";
 import { ParameterType, type Rclnodejs, type RclNode } from "./rclTypes.js";
-import { defaultTrajectoryAction, ros2OptionsFileSchema, type Ros2OptionsFile } from "./Ros2Options.js";
+import {
+  defaultTrajectoryAction,
+  ros2OptionsFileSchema,
+  ros2OptionsOf,
+  type GripperKind,
+  type Ros2GripperOptions,
+  type Ros2OptionsFile,
+} from "./Ros2Options.js";
 import { DEFAULT_CONTROLLER_NAME, resolveRos2Setup, type Ros2Setup } from "./resolveRos2Setup.js";
 
 export interface CreateRos2NodeOptions {
@@ -15,8 +23,8 @@ export interface CreateRos2NodeOptions {
   readonly argv?: readonly string[];
   /** The arm config to start from; the `config_path` parameter, when set, replaces it. */
   readonly config?: ArmConfig;
-  /** ROS options from a file or code; ROS parameters override each field. */
-  readonly options?: Ros2OptionsFile;
+  /** ROS options from code, replacing the config's `ros2:` section; ROS parameters override each field. */
+  readonly options?: Ros2OptionsFile | undefined;
   /**
    * `armbridge` (default): remove the SIGINT handler rclnodejs installs on
    * import. That handler shuts every ROS context down at once, destroying the
@@ -70,8 +78,8 @@ export interface Ros2NodeHandle {
 export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOptions = {}): Promise<Ros2NodeHandle> {
   const log = (options.logger ?? pino({ level: "silent" })).child({ component: "ros2-node" });
   if ((options.signalHandling ?? "armbridge") === "armbridge") rcl.removeSignalHandlers();
-  const file = options.options ?? {};
-  const nodeName = ros2OptionsFileSchema.safeParse({ node_name: file.node_name }).data?.nodeName ?? "armbridge";
+  const file = ros2OptionsOf(options.options, options.config);
+  const nodeName = file.nodeName;
 
   const argv = [...(options.argv ?? process.argv)];
   await rcl.init(undefined, argv);
@@ -89,7 +97,7 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
     const configPath = params.string("config_path", "");
     let config = configPath ? loadConfig(configPath) : (options.config ?? loadConfig());
 
-    const fileControllers = new Map((file.controllers ?? []).map((c) => [c.name, c.action_name]));
+    const fileControllers = new Map(file.controllers.map((c) => [c.name, c.actionName]));
     const armControllers =
       config.arm.controllers.length > 0
         ? config.arm.controllers
@@ -133,48 +141,41 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
       arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) },
     };
 
-    const g = file.gripper ?? {};
-    const topics = params.stringArray("joint_states_topics", file.joint_states_topics ?? []);
+    const g = file.gripper;
+    const topics = params.stringArray("joint_states_topics", file.jointStatesTopics ?? []);
+    const gripperFromParams = {
+      action_name: params.string("gripper_action", g?.actionName ?? "/gripper_controller/gripper_cmd"),
+      kind: params.string("gripper_kind", g?.kind ?? "auto") as GripperKind,
+      joint: params.string("gripper_joint", g?.joint ?? "gripper_joint"),
+      closed_position: params.number("gripper_closed_position", g?.closedPosition ?? 0),
+      open_position: params.number("gripper_open_position", g?.openPosition ?? 0.04),
+      max_effort: params.number("gripper_max_effort", g?.maxEffort ?? 10),
+    };
+    // Without a gripper in the arm config, a gripper in the options is passed on as it is, for resolveRos2Setup to refuse.
+    const gripper = config.arm.gripper ? gripperFromParams : g ? gripperFileOf(g) : undefined;
     const merged: Ros2OptionsFile = {
-      ...file,
       node_name: nodeName,
-      joint_states_topic: params.string("joint_states_topic", file.joint_states_topic ?? "/joint_states"),
+      joint_states_topic: params.string("joint_states_topic", file.jointStatesTopic),
       ...(topics.length > 0 ? { joint_states_topics: topics } : {}),
       joint_states_aggregator: params.string(
         "joint_states_aggregator",
-        file.joint_states_aggregator ?? "follow_sources",
+        file.jointStatesAggregator,
       ) as Ros2OptionsFile["joint_states_aggregator"],
       controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
-      speed_scaling_topic: params.string(
-        "speed_scaling_topic",
-        file.speed_scaling_topic ?? "/speed_scaling_state_broadcaster/speed_scaling",
-      ),
-      halt_own_goals: params.string(
-        "halt_own_goals",
-        file.halt_own_goals ?? "auto",
-      ) as Ros2OptionsFile["halt_own_goals"],
-      goal_time_tolerance_s: params.number("goal_time_tolerance", file.goal_time_tolerance_s ?? 1.0),
-      goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goal_velocity_tolerance ?? 0.05),
-      feedback_idle_ms: params.number("feedback_idle_ms", file.feedback_idle_ms ?? 1000),
-      settle_ms: params.number("settle_ms", file.settle_ms ?? 1000),
-      server_wait_ms: params.number("server_wait_ms", file.server_wait_ms ?? 2000),
-      goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goal_response_timeout_ms ?? 2000),
-      cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancel_timeout_ms ?? 1000),
-      result_margin_ms: params.number("result_margin_ms", file.result_margin_ms ?? 2000),
-      joint_states_timeout_ms: params.number("joint_states_timeout_ms", file.joint_states_timeout_ms ?? 5000),
-      probe_timeout_ms: params.number("probe_timeout_ms", file.probe_timeout_ms ?? 1500),
-      ...(config.arm.gripper
-        ? {
-            gripper: {
-              action_name: params.string("gripper_action", g.action_name ?? "/gripper_controller/gripper_cmd"),
-              kind: params.string("gripper_kind", g.kind ?? "auto") as NonNullable<Ros2OptionsFile["gripper"]>["kind"],
-              joint: params.string("gripper_joint", g.joint ?? "gripper_joint"),
-              closed_position: params.number("gripper_closed_position", g.closed_position ?? 0),
-              open_position: params.number("gripper_open_position", g.open_position ?? 0.04),
-              max_effort: params.number("gripper_max_effort", g.max_effort ?? 10),
-            },
-          }
-        : {}),
+      ...(gripper ? { gripper } : {}),
+      speed_scaling_topic: params.string("speed_scaling_topic", file.speedScalingTopic),
+      halt_own_goals: params.string("halt_own_goals", file.haltOwnGoals) as Ros2OptionsFile["halt_own_goals"],
+      goal_time_tolerance_s: params.number("goal_time_tolerance", file.goalTimeToleranceS),
+      goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goalVelocityTolerance),
+      feedback_idle_ms: params.number("feedback_idle_ms", file.feedbackIdleMs),
+      settle_ms: params.number("settle_ms", file.settleMs),
+      min_motion_s: file.minMotionS,
+      server_wait_ms: params.number("server_wait_ms", file.serverWaitMs),
+      goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goalResponseTimeoutMs),
+      cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancelTimeoutMs),
+      result_margin_ms: params.number("result_margin_ms", file.resultMarginMs),
+      joint_states_timeout_ms: params.number("joint_states_timeout_ms", file.jointStatesTimeoutMs),
+      probe_timeout_ms: params.number("probe_timeout_ms", file.probeTimeoutMs),
     };
     const parsed = ros2OptionsFileSchema.safeParse(merged);
     if (!parsed.success) {
@@ -302,4 +303,15 @@ export function paramsFilesWithoutSection(
     }
   }
   return out;
+}
+
+function gripperFileOf(g: Ros2GripperOptions): NonNullable<Ros2OptionsFile["gripper"]> {
+  return {
+    action_name: g.actionName,
+    kind: g.kind,
+    joint: g.joint,
+    closed_position: g.closedPosition,
+    open_position: g.openPosition,
+    max_effort: g.maxEffort,
+  };
 }

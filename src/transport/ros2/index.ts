@@ -2,7 +2,13 @@ export { Ros2Host, MSG_COMPRESSED_IMAGE, CAMERA_QOS, type Ros2HostDeps, type Ros
 export { Ros2Transport, type Ros2Feedback, type Ros2TransportDeps } from "./Ros2Transport.js";
 export { createRos2Node, type CreateRos2NodeOptions, type Ros2NodeHandle } from "./createRos2Node.js";
 export { loadRclnodejs, type LoadRclnodejsOptions, type RclnodejsImporter } from "./loadRclnodejs.js";
-export { ros2OptionsFileSchema, type Ros2Options, type Ros2OptionsFile, type GripperKind } from "./Ros2Options.js";
+export {
+  ros2OptionsFileSchema,
+  ros2OptionsOf,
+  type Ros2Options,
+  type Ros2OptionsFile,
+  type GripperKind,
+} from "./Ros2Options.js";
 export {
   resolveRos2Setup,
   DEFAULT_CONTROLLER_NAME,
