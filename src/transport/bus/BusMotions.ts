@@ -131,13 +131,8 @@ export class BusMotions {
     const got = new Map<number, number>();
     for (let attempt = 0; attempt < this.#d.readAttempts && got.size < ids.length; attempt++) {
       const missing = ids.filter((id) => !got.has(id));
-      const replies = await channel.exchange(
-        protocol.syncRead(t.goalPosition.address, t.goalPosition.size, missing),
-        missing,
-        "command",
-        t.goalPosition.size,
-      );
-      for (const [id, r] of replies) got.set(id, decodeRegister(t.goalPosition, r.data) ?? Number.NaN);
+      const { byId } = await channel.syncRead(missing, "goalPosition");
+      for (const [id, r] of byId) got.set(id, decodeRegister(t.goalPosition, r.data) ?? Number.NaN);
     }
     if (track.phase !== "unconfirmed") return track.phase === "ended" ? "lost" : "commanded";
     if (track.incarnation !== this.#d.incarnation()) return "lost";

@@ -140,14 +140,9 @@ export class BusStatusLoop {
 
   /** A sync read of a block outside the status blocks into each servo's register copy; returns who answered, and when. */
   async #syncRead(block: RegisterBlock): Promise<Map<ServoState, number>> {
-    const { protocol, channel, servos } = this.#d;
+    const { channel, servos } = this.#d;
     const ids = servos.ids;
-    const replies = await channel.exchange(
-      protocol.syncRead(block.address, block.size, ids),
-      ids,
-      "status",
-      block.size,
-    );
+    const { byId: replies } = await channel.syncRead(ids, block, { priority: "status" });
     const at = this.#d.now();
     const answered = new Map<ServoState, number>();
     for (const s of servos.list) {
@@ -159,17 +154,12 @@ export class BusStatusLoop {
     return answered;
   }
 
-  async readBlock(b: number): Promise<{ replies: Map<number, StatusReply>; at: number }> {
+  async readBlock(b: number): Promise<{ replies: ReadonlyMap<number, StatusReply>; at: number }> {
     const { protocol, channel, servos, schedule } = this.#d;
     const ids = servos.ids;
     const block = protocol.table.statusBlocks[b]!;
     const sentAt = this.#d.now();
-    const replies = await channel.exchange(
-      protocol.syncRead(block.address, block.size, ids),
-      ids,
-      "status",
-      block.size,
-    );
+    const { byId: replies } = await channel.syncRead(ids, block, { priority: "status" });
     const at = this.#d.now();
     for (const s of servos.list) {
       const r = replies.get(s.axis.id);

@@ -113,7 +113,7 @@ export class ServoBusTransport implements Transport {
     const wireMs = ((this.#servos.list.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, {
       replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)),
-      quietAfterTimeoutMs: 20,
+      lateMs: 20,
     });
     this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts });
     this.#schedule = new StatusSchedule(protocol.table, {

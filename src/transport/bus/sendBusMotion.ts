@@ -115,10 +115,7 @@ export async function sendBusMotion(
   const track = c.motions.create(command, goals, start);
   const log = c.log.child({ action_id: command.actionId });
   // Once, and never again: a bus has no de-duplication, so a second write could be a second motion.
-  const sent = await c.channel.send(
-    c.protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, entries),
-    "command",
-  );
+  const sent = await c.channel.syncWrite("motionBlock", entries);
   if (!sent) {
     // The port closed before the bytes left: no servo heard them.
     c.motions.unsent(track, "the link closed before the goals were written; nothing was sent");
