@@ -143,7 +143,7 @@ export class ServoArming {
     );
   }
 
-  /** One servo's recovery (see ServoBusTransport.recoverServos); `readStatus` is one status cycle of the whole bus. */
+  /** One servo's recovery (see BusServoCare.recover); `readStatus` is one status cycle of the whole bus. */
   async recover(
     s: ServoState,
     signal: AbortSignal,

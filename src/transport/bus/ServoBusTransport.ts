@@ -1,4 +1,3 @@
-import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import type { ArmConfig } from "../../config/ArmConfig.js";
@@ -6,21 +5,22 @@ import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../link/ByteLink.js";
 import type { BackoffOptions } from "../link/ExponentialBackoff.js";
 import { LinkLifecycle } from "../link/LinkLifecycle.js";
-import type { ServoHealth } from "../ServoHealth.js";
 import type {
   ActionRecord,
+  ArmIdentity,
   ArmStatus,
   HaltResult,
   LinkState,
   MotionCommand,
   MotionEnd,
-  ServoRecovery,
+  MotionTimingSource,
   Transport,
 } from "../Transport.js";
 import type { WireNumbers } from "../WireNumbers.js";
 import { BusChannel } from "./BusChannel.js";
 import { BusMotions } from "./BusMotions.js";
 import { readModelNumbers, reconnectBus, type BusReturnContext } from "./BusReturn.js";
+import { BusServoCare } from "./BusServoCare.js";
 import { BusServos } from "./BusServos.js";
 import { BusStatusLoop } from "./BusStatusLoop.js";
 import { haltBusAxes, type BusHaltContext } from "./haltBusAxes.js";
@@ -74,6 +74,7 @@ export interface ServoBusTransportOptions {
 export class ServoBusTransport implements Transport {
   readonly kind: string;
   readonly wire: WireNumbers;
+  readonly servos: BusServoCare;
   readonly #config: ArmConfig;
   readonly #link: ByteLink;
   readonly #protocol: BusProtocol;
@@ -128,7 +129,7 @@ export class ServoBusTransport implements Transport {
       log: this.#log,
       now: this.#now,
       readAttempts,
-      incarnation: () => this.armIncarnation(),
+      incarnation: () => this.identity.incarnation(),
       readAll: () => this.#loop.readAll(),
       transportKind: this.kind,
     });
@@ -141,6 +142,18 @@ export class ServoBusTransport implements Transport {
       motionAtRest: () => this.#motions.atRest(),
       onCycle: () => this.#afterCycle(),
       ...(options.conditionPeriodMs === undefined ? {} : { conditionPeriodMs: options.conditionPeriodMs }),
+    });
+    this.servos = new BusServoCare({
+      protocol,
+      servos: this.#servos,
+      motions: this.#motions,
+      arming: this.#arming,
+      loop: this.#loop,
+      models: this.#models,
+      linkState: () => this.#lifecycle.state,
+      closed: () => this.#closed !== undefined,
+      afterCycle: () => this.#afterCycle(),
+      publish: () => this.#publish(),
     });
     const returning: BusReturnContext = {
       link,
@@ -163,7 +176,7 @@ export class ServoBusTransport implements Transport {
       reconnect: options.reconnect,
       attemptTimeoutMs: options.attemptTimeoutMs ?? 3000,
       lastStatusAt: () => this.#latest?.stampMs,
-      incarnation: () => this.armIncarnation(),
+      incarnation: () => this.identity.incarnation(),
       inFlight: () => this.#motions.inFlight(),
       attempt: async (signal) => {
         const found = await reconnectBus(returning, signal);
@@ -202,18 +215,22 @@ export class ServoBusTransport implements Transport {
    * speed × max_velocity, at max_acceleration) with no common duration, and
    * cannot be told to move slower than one velocity unit.
    */
-  motionTiming(): MotionTiming {
-    const t = this.#protocol.table;
-    const minVelocity: Record<string, number> = {};
-    for (const s of this.#servos.list)
-      minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
-    return { kind: "independent", minVelocity };
-  }
+  readonly timing: MotionTimingSource = {
+    motionTiming: () => {
+      const t = this.#protocol.table;
+      const minVelocity: Record<string, number> = {};
+      for (const s of this.#servos.list)
+        minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
+      return { kind: "independent", minVelocity };
+    },
+  };
 
-  /** This process's session with the bus and the power losses its servos have had: each one is a new incarnation. */
-  armIncarnation(): string {
-    return `${this.#session}:${this.#servos.list.reduce((n, s) => n + s.powerLosses, 0)}`;
-  }
+  readonly identity = {
+    /** Servos name no arm: their ids and models are checked on every return, not recorded. */
+    arm: (): string | undefined => undefined,
+    /** This process's session with the bus and the power losses its servos have had: each one is a new incarnation. */
+    incarnation: (): string => `${this.#session}:${this.#servos.list.reduce((n, s) => n + s.powerLosses, 0)}`,
+  } satisfies ArmIdentity;
 
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
@@ -263,11 +280,6 @@ export class ServoBusTransport implements Transport {
     return this.#closed;
   }
 
-  /** Each servo's temperature, voltage, load and hardware errors against its own limits, as last read; empty before open. */
-  servoHealth(): readonly ServoHealth[] {
-    return this.#models.size === 0 ? [] : this.#servos.health(this.#models);
-  }
-
   latestStatus(): ArmStatus | undefined {
     return this.#latest;
   }
@@ -299,7 +311,7 @@ export class ServoBusTransport implements Transport {
     s.armed = false;
     s.powerLosses++;
     this.#log.warn(
-      { servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() },
+      { servo: s.axis.id, joint: s.axis.name, incarnation: this.identity.incarnation() },
       "servo came back with torque off: power loss; motions on it are unknown",
     );
     this.#motions.loseOn(s, why);
@@ -328,7 +340,7 @@ export class ServoBusTransport implements Transport {
         }
       }
       // A servo that came back from a power loss holds where it is again (that cannot move the arm);
-      // one that tripped stays off until recoverServos: the cause is at the arm, not on the bus.
+      // one that tripped stays off until an operator recovers it: the cause is at the arm, not on the bus.
       if (!s.armed && !s.arming && !s.tripped) {
         s.arming = true;
         // A fresh read first, so the hold is not a stale position.
@@ -434,54 +446,5 @@ export class ServoBusTransport implements Transport {
         error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
       };
     return haltBusAxes(this.#motionContext(), options);
-  }
-
-  /**
-   * The operator's recovery of tripped servos, one at a time:
-   * - Dynamixel X: REBOOT, the only way out of a shutdown (e-Manual, X-series
-   *   "Shutdown": Torque Enable is cleared to 0 and "a REBOOT is the only
-   *   method to reset Torque Enable to 1"; ROBOTIS-GIT/emanual
-   *   _includes/en/dxl/x/shutdown.md @ 53247968642942cbbdb3fb52e47d5aef4269267a).
-   *   The servo answers, restarts with its RAM at power-on values (torque
-   *   off, goal anywhere), and is read until it answers again.
-   * - Feetech STS: no reboot; its Status bits follow the condition, so the
-   *   error must read clear (the load is gone) before torque goes back on.
-   * Then the usual arming: goal := present position, then torque on, so the
-   * horn does not jump. Not automatic, and never while a motion on the servo
-   * is still being judged or the bus is not answering.
-   */
-  async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
-    const t = this.#protocol.table;
-    // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
-    // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
-    if (!this.#closed && !options.signal.aborted && this.#lifecycle.state === "connected") {
-      await this.#loop.readAll();
-      this.#afterCycle();
-    }
-    const names = options.axes ?? this.#servos.list.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
-    const out: ServoRecovery[] = [];
-    for (const name of names) {
-      const s = this.#servos.byName.get(name);
-      if (!s) {
-        out.push({ axis: name, outcome: "no_answer", detail: `no servo drives an axis named ${JSON.stringify(name)}` });
-        continue;
-      }
-      const was = s.tripped;
-      if (this.#closed || options.signal.aborted)
-        out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
-      else if (this.#lifecycle.state !== "connected")
-        out.push({
-          axis: name,
-          outcome: "no_answer",
-          detail: `the bus is ${this.#lifecycle.state}: nothing can reach the servo`,
-        });
-      else if (this.#motions.busyOn(name))
-        out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
-      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0)
-        out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
-      else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#loop.readAll())) });
-    }
-    this.#publish();
-    return out;
   }
 }

@@ -1,13 +1,25 @@
-import type { ServoAlert, ServoHealth } from "../ServoHealth.js";
+import type { HardwareErrorKind, ServoAlert, ServoHealth } from "../ServoHealth.js";
 import {
   decodeRegister,
   hardwareErrorKinds,
-  type HardwareErrorKind,
+  type HardwareErrorKind as TableErrorKind,
   type Register,
   type ServoControlTable,
 } from "./protocol/index.js";
 import { judgeLoad, judgeTemperature, judgeVoltage, type LimitStanding } from "./servoConditionLimits.js";
 import type { ServoState } from "./ServoState.js";
+
+/**
+ * The control tables name their error bits in the contract's words: the
+ * build breaks here if one side gains a kind the other lacks.
+ */
+type SameKinds = [TableErrorKind] extends [HardwareErrorKind]
+  ? [HardwareErrorKind] extends [TableErrorKind]
+    ? true
+    : never
+  : never;
+const kindsAgree: SameKinds = true;
+void kindsAgree;
 
 /**
  * How a servo that shut down comes back, per vendor: the advice names only

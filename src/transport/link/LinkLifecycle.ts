@@ -46,7 +46,7 @@ export interface LinkLifecycleOptions {
   readonly attemptTimeoutMs: number;
   /** Epoch ms of the newest status from the arm. */
   readonly lastStatusAt: () => number | undefined;
-  /** The arm's incarnation now (Transport.armIncarnation). */
+  /** The arm's incarnation now (ArmIdentity.incarnation). */
   readonly incarnation?: () => string | undefined;
   /** Action ids of the motions in flight now: recorded with a loss, never re-sent. */
   readonly inFlight: () => readonly string[];
