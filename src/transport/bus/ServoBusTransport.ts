@@ -3,7 +3,7 @@ import { pino, type Logger } from "pino";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../link/ByteLink.js";
-import type { BackoffOptions } from "../link/ExponentialBackoff.js";
+import type { ServoBusTransportOptions } from "./ServoBusTransportOptions.js";
 import { LinkLifecycle } from "../link/LinkLifecycle.js";
 import type {
   ActionRecord,
@@ -17,6 +17,7 @@ import type {
   Transport,
 } from "../Transport.js";
 import type { WireNumbers } from "../WireNumbers.js";
+import { nextStatusOf } from "../nextStatusOf.js";
 import { BusChannel } from "./BusChannel.js";
 import { BusMotions } from "./BusMotions.js";
 import { readModelNumbers, reconnectBus, type BusReturnContext } from "./BusReturn.js";
@@ -24,35 +25,12 @@ import { BusServoCare } from "./BusServoCare.js";
 import { BusServos } from "./BusServos.js";
 import { BusStatusLoop } from "./BusStatusLoop.js";
 import { haltBusAxes, type BusHaltContext } from "./haltBusAxes.js";
+import { judgeServoTorque, silentServos } from "./judgeBusCycle.js";
 import type { BusProtocol } from "./protocol/index.js";
 import { sendBusMotion, type BusMotionContext } from "./sendBusMotion.js";
 import { ServoArming } from "./ServoArming.js";
 import type { ServoState } from "./ServoState.js";
 import { StatusSchedule } from "./StatusSchedule.js";
-
-/** Reads in a row a servo must miss, besides stale_after_ms passing, before the bus counts as lost. */
-const SILENT_READS = 3;
-
-export interface ServoBusTransportOptions {
-  readonly logger?: Logger;
-  /** How long to wait for a servo's reply (ms) beyond the bytes' own wire time. */
-  readonly replyMarginMs?: number;
-  /** The bus baud rate, for reply deadlines (the config's bus.baud). */
-  readonly baud?: number;
-  /** How often a failed read is tried again before giving up on it. */
-  readonly readAttempts?: number;
-  readonly now?: () => number;
-  /** Longest gap between reads of an alert-gated health block (StatusSchedule, HEALTH_PERIOD_MS). */
-  readonly healthPeriodMs?: number;
-  /** How often temperature, voltage and the servos' own limits are read (BusStatusLoop, CONDITION_PERIOD_MS). */
-  readonly conditionPeriodMs?: number;
-  /** Delays between reconnection attempts. Default 100 ms doubling to 2 s, half jittered. */
-  readonly backoff?: BackoffOptions;
-  /** Try to get a lost bus back (default true). false: a lost bus stays `down` until the bridge restarts. */
-  readonly reconnect?: boolean;
-  /** Longest one reconnection attempt may take (reopen, ping, read, arm). Default 3000 ms. */
-  readonly attemptTimeoutMs?: number;
-}
 
 /**
  * The Transport over a Dynamixel 2.0 or Feetech STS servo bus. A bus has no
@@ -143,8 +121,17 @@ export class ServoBusTransport implements Transport {
       onCycle: () => this.#afterCycle(),
       ...(options.conditionPeriodMs === undefined ? {} : { conditionPeriodMs: options.conditionPeriodMs }),
     });
-    this.servos = new BusServoCare({
-      protocol,
+    this.servos = this.#createServoCare();
+    this.#lifecycle = this.#createLifecycle(options, readAttempts);
+    // undefined: closed by us (close(), or an attempt starting afresh).
+    this.#unsubscribeLink = link.onClose((error) => {
+      if (error !== undefined) this.#lose(`link ${link.url} lost: ${error.message}`);
+    });
+  }
+
+  #createServoCare(): BusServoCare {
+    return new BusServoCare({
+      protocol: this.#protocol,
       servos: this.#servos,
       motions: this.#motions,
       arming: this.#arming,
@@ -155,9 +142,13 @@ export class ServoBusTransport implements Transport {
       afterCycle: () => this.#afterCycle(),
       publish: () => this.#publish(),
     });
+  }
+
+  /** The link's states, and the return of a lost bus: reopened, pinged, the same servos, read, armed again. */
+  #createLifecycle(options: ServoBusTransportOptions, readAttempts: number): LinkLifecycle {
     const returning: BusReturnContext = {
-      link,
-      protocol,
+      link: this.#link,
+      protocol: this.#protocol,
       channel: this.#channel,
       servos: this.#servos,
       loop: this.#loop,
@@ -168,8 +159,8 @@ export class ServoBusTransport implements Transport {
       models: this.#models,
       notePowerLoss: (s, why) => this.#notePowerLoss(s, why),
     };
-    this.#lifecycle = new LinkLifecycle({
-      describe: link.url,
+    return new LinkLifecycle({
+      describe: this.#link.url,
       logger: this.#log,
       now: this.#now,
       backoff: options.backoff,
@@ -183,10 +174,6 @@ export class ServoBusTransport implements Transport {
         this.#publish();
         return found;
       },
-    });
-    // undefined: closed by us (close(), or an attempt starting afresh).
-    this.#unsubscribeLink = link.onClose((error) => {
-      if (error !== undefined) this.#lose(`link ${link.url} lost: ${error.message}`);
     });
   }
 
@@ -318,57 +305,22 @@ export class ServoBusTransport implements Transport {
   }
 
   #afterCycle(): void {
-    const t = this.#protocol.table;
-    const torqueBlock = t.statusBlocks.findIndex(
-      (b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size,
-    );
-    for (const s of this.#servos.list) {
-      if (this.#servos.get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
-      // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
-      if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#servos.get(s, t.torqueEnable) === 0) {
-        if (s.tripped) {
-          s.armed = false;
-        } else {
-          // Torque off that we did not ask for, with no error, and no gap in the replies
-          // long enough to drop the link: the servo browned out and came back.
-          const inFlight = this.#motions.inFlight();
-          this.#notePowerLoss(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
-          this.#lifecycle.restarted(
-            `servo ${s.axis.id} (${s.axis.name}) came back with torque off: a power loss the replies showed no gap for`,
-            inFlight,
-          );
-        }
-      }
-      // A servo that came back from a power loss holds where it is again (that cannot move the arm);
-      // one that tripped stays off until an operator recovers it: the cause is at the arm, not on the bus.
-      if (!s.armed && !s.arming && !s.tripped) {
-        s.arming = true;
-        // A fresh read first, so the hold is not a stale position.
-        void this.#loop
-          .readAll()
-          .then(() => this.#arming.arm(s))
-          .finally(() => (s.arming = false));
-      }
-    }
+    judgeServoTorque({
+      protocol: this.#protocol,
+      servos: this.#servos,
+      arming: this.#arming,
+      loop: this.#loop,
+      motions: this.#motions,
+      lifecycle: this.#lifecycle,
+      notePowerLoss: (s, why) => this.#notePowerLoss(s, why),
+    });
     this.#motions.judgeAll();
     this.#publish();
     this.#judgeSilence();
   }
 
-  /**
-   * Every servo must have answered within stale_after_ms; one that has not
-   * means the bus is not whole. Counted in reads it missed too, not only in
-   * time: a stall of this process's own event loop (a busy start-up) makes a
-   * read time out once, a silent servo makes every read time out.
-   */
   #judgeSilence(): void {
-    const at = this.#now();
-    const silent = this.#servos.list
-      .filter(
-        (s) =>
-          s.missedReads >= SILENT_READS && at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs,
-      )
-      .map((s) => s.axis.id);
+    const silent = silentServos(this.#servos.list, this.#now(), this.#loop.startedAt, this.#config.staleAfterMs);
     if (silent.length > 0)
       this.#lose(
         `no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url} for more than ${this.#config.staleAfterMs} ms`,
@@ -399,26 +351,11 @@ export class ServoBusTransport implements Transport {
       now: this.#now,
       staleAfterMs: this.#config.staleAfterMs,
       latest: () => this.#latest,
-      nextStatus: (signal) => this.#nextStatus(signal),
+      nextStatus: (signal) => nextStatusOf(this, signal),
       onStatus: (listener) => this.onStatus(listener),
       interrupted: () => this.#interrupt.signal,
       closed: () => this.#closed !== undefined,
     };
-  }
-
-  /** The next status published, or undefined if `signal` fires first. */
-  #nextStatus(signal: AbortSignal): Promise<ArmStatus | undefined> {
-    return new Promise((resolve) => {
-      const done = (status: ArmStatus | undefined): void => {
-        off();
-        signal.removeEventListener("abort", onAbort);
-        resolve(status);
-      };
-      const onAbort = (): void => done(undefined);
-      const off = this.onStatus((status) => done(status));
-      if (signal.aborted) done(undefined);
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
   }
 
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
