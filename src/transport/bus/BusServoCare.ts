@@ -23,15 +23,15 @@ export interface BusServoCareContext {
 
 /** The servo bus's servos as the operator sees them: their own condition, and the recovery of tripped ones. */
 export class BusServoCare implements ServoCare {
-  readonly #d: BusServoCareContext;
+  readonly #deps: BusServoCareContext;
 
   constructor(context: BusServoCareContext) {
-    this.#d = context;
+    this.#deps = context;
   }
 
   /** Each servo's temperature, voltage, load and hardware errors against its own limits, as last read; empty before open. */
   health(): readonly ServoHealth[] {
-    return this.#d.models.size === 0 ? [] : this.#d.servos.health(this.#d.models);
+    return this.#deps.models.size === 0 ? [] : this.#deps.servos.health(this.#deps.models);
   }
 
   /**
@@ -49,35 +49,35 @@ export class BusServoCare implements ServoCare {
    * is still being judged or the bus is not answering.
    */
   async recover(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
-    const { servos, loop } = this.#d;
+    const { servos, loop } = this.#deps;
     // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
     // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
-    if (!this.#d.closed() && !options.signal.aborted && this.#d.linkState() === "connected") {
+    if (!this.#deps.closed() && !options.signal.aborted && this.#deps.linkState() === "connected") {
       await loop.readAll();
-      this.#d.afterCycle();
+      this.#deps.afterCycle();
     }
     const names = options.axes ?? servos.list.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
     const out: ServoRecovery[] = [];
     for (const name of names) out.push(await this.#recoverOne(name, options.signal));
-    this.#d.publish();
+    this.#deps.publish();
     return out;
   }
 
   async #recoverOne(name: string, signal: AbortSignal): Promise<ServoRecovery> {
-    const { servos, loop } = this.#d;
-    const t = this.#d.protocol.table;
+    const { servos, loop } = this.#deps;
+    const t = this.#deps.protocol.table;
     const s = servos.byName.get(name);
     if (!s)
       return { axis: name, outcome: "no_answer", detail: `no servo drives an axis named ${JSON.stringify(name)}` };
-    const linkState = this.#d.linkState();
-    if (this.#d.closed() || signal.aborted)
+    const linkState = this.#deps.linkState();
+    if (this.#deps.closed() || signal.aborted)
       return { axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" };
     if (linkState !== "connected")
       return { axis: name, outcome: "no_answer", detail: `the bus is ${linkState}: nothing can reach the servo` };
-    if (this.#d.motions.busyOn(name))
+    if (this.#deps.motions.busyOn(name))
       return { axis: name, outcome: "busy", detail: "a motion on it is still being judged" };
     if (s.armed && !s.tripped && servos.get(s, t.hardwareError) === 0)
       return { axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" };
-    return { axis: name, ...(await this.#d.arming.recover(s, signal, () => loop.readAll())) };
+    return { axis: name, ...(await this.#deps.arming.recover(s, signal, () => loop.readAll())) };
   }
 }
