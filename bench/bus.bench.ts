@@ -116,7 +116,7 @@ async function withBus<T>(
         conditionReads: () => transport.conditionBlockReads,
         effects: () => readEffects(effectsLog),
         faults: () => transport.latestStatus()?.faults ?? [],
-        recover: () => transport.recoverServos({ signal: AbortSignal.timeout(10_000) }),
+        recover: () => transport.servos.recover({ signal: AbortSignal.timeout(10_000) }),
       });
     } finally {
       executor.close();

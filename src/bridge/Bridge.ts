@@ -153,7 +153,7 @@ export class Bridge {
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
       const adopted = bindLedgerToArm(
         ledger,
-        { name: config.arm.name, identity: transport.armIdentity?.() },
+        { name: config.arm.name, identity: transport.identity?.arm() },
         { policy: options.otherArm ?? "refuse", logger },
       );
       if (adopted) startupWarnings.push(adopted);

@@ -23,7 +23,7 @@ export interface ArmClock {
 }
 
 export function armClock(transport: Transport, axes: readonly string[], now: () => number): ArmClock {
-  const read = (): MotionPace | undefined => transport.pace?.(axes);
+  const read = (): MotionPace | undefined => transport.pace?.of(axes);
   const counted = (p: MotionPace | undefined): number => (p ? (p.paused ? 0 : Math.min(1, Math.max(0, p.factor))) : 1);
   let pace = read();
   let factor = counted(pace);
@@ -31,7 +31,7 @@ export function armClock(transport: Transport, axes: readonly string[], now: () 
   let last = now();
   let pausedSince = pace?.paused ? last : undefined;
   const listeners = new Set<() => void>();
-  const off = transport.onPace?.(() => {
+  const off = transport.pace?.onChange(() => {
     const t = now();
     elapsedAtLast += (t - last) * factor;
     last = t;

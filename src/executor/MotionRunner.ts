@@ -227,7 +227,7 @@ export class MotionRunner {
       });
       admittedActionId = command.actionId;
       // The intent is durable before a single byte leaves for the arm.
-      const armIncarnation = d.transport.armIncarnation?.();
+      const armIncarnation = d.transport.identity?.incarnation();
       // The ledger keeps the pose the motion starts from beside what was sent: an operator judging an
       // unknown later needs "where was it before" as much as "where was it going" (the console draws both),
       // and a later start rebuilds the motion's whole path from it for the envelope (inFlightOfRow).
@@ -360,7 +360,7 @@ export class MotionRunner {
         refusal: envelope.contact && result.status === "rejected" ? { ...result, envelope: envelope.contact } : result,
       };
     }
-    const timing = d.transport.motionTiming?.();
+    const timing = d.transport.timing?.motionTiming();
     const limited = limitToolSpeed({
       config: d.config,
       pose,
@@ -579,7 +579,7 @@ export class MotionRunner {
       command,
       config: d.config,
       initialRecord,
-      mayVoid: sameIncarnation(m.armIncarnation, d.transport.armIncarnation?.()),
+      mayVoid: sameIncarnation(m.armIncarnation, d.transport.identity?.incarnation()),
       signal: d.shutdown,
       now: d.now,
       clock: m.clock,
@@ -619,7 +619,7 @@ export class MotionRunner {
     resources: readonly string[],
     targets: Readonly<Record<string, number>>,
   ): CallResult | undefined {
-    const down = (this.#d.transport.servoHealth?.() ?? []).filter((h) => h.shut_down && h.axis in targets);
+    const down = (this.#d.transport.servos?.health() ?? []).filter((h) => h.shut_down && h.axis in targets);
     if (down.length === 0) return undefined;
     this.#d.log.warn(
       { tool, servos: down.map((h) => h.servo_id), axes: down.map((h) => h.axis) },

@@ -41,7 +41,7 @@ export async function observeRecordedAction(
     observe: observeFnOf(d.registry, row.tool),
     command,
     config: d.config,
-    mayVoid: sameIncarnation(row.armIncarnation, d.transport.armIncarnation?.()),
+    mayVoid: sameIncarnation(row.armIncarnation, d.transport.identity?.incarnation()),
     signal: d.signal,
     now: d.now,
   });

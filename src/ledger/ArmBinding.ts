@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 
 /**
  * Which arm a ledger's rows were recorded against: the config's arm name and
- * what the arm says it is (Transport.armIdentity: the firmware's HELLO, the
+ * what the arm says it is (Transport.identity: the firmware's HELLO, the
  * ROS controllers). Rows of one arm are never reconciled against another.
  */
 export interface ArmBinding {

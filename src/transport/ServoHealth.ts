@@ -1,6 +1,9 @@
-import type { HardwareErrorKind } from "../protocol/bus/index.js";
-
-export type { HardwareErrorKind } from "../protocol/bus/index.js";
+/**
+ * What a servo's hardware-error bits say, whatever its family: each servo
+ * bus's control table names its bits with these (ServoConditionTable).
+ */
+export type HardwareErrorKind =
+  "input_voltage" | "overheating" | "overload" | "overcurrent" | "electrical_shock" | "encoder";
 
 /**
  * One servo's condition as its own registers report it, with what is near

@@ -79,42 +79,56 @@ export interface Transport {
    */
   halt(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<HaltResult>;
 
+  /** Which arm this is and which of its memories, where the arm can tell. */
+  readonly identity?: ArmIdentity;
+
+  /**
+   * How this transport turns a motion's speed into each axis's motion
+   * (MotionTiming): what `limits.max_tool_speed_mps` needs to bound the
+   * tool's speed and to slow a motion down. A transport without it (or whose
+   * timing answers undefined) cannot be held to a tool-speed limit: motions
+   * are refused while one is configured.
+   */
+  readonly timing?: MotionTimingSource;
+
+  /**
+   * How fast motions run now against their plan, where the arm says (a
+   * controller's speed scaling). Without it motions are taken to run at
+   * their planned speed.
+   */
+  readonly pace?: MotionPaceSource;
+
+  /** The servos' own condition and an operator's recovery of tripped ones, where the arm's servos report them (servo buses). */
+  readonly servos?: ServoCare;
+}
+
+/** Which arm is behind a transport, as far as the arm can tell (Transport.identity). */
+export interface ArmIdentity {
+  /**
+   * Says which arm this is (serial: the firmware and axes its HELLO reports;
+   * ROS 2: the controllers and their action servers), or undefined before
+   * `open` / when the arm cannot say. Stable across reboots, unlike
+   * `incarnation`. The bridge records it in the ledger and refuses to
+   * reconcile rows recorded against another arm.
+   */
+  arm(): string | undefined;
+
   /**
    * Names the arm's current memory of actions (the firmware's boot id), when
    * the arm keeps one. The executor records it with each intent: an arm whose
    * incarnation has changed since a command was sent may have forgotten it,
    * so its "never heard of it" is no evidence, and the action is never voided.
    */
-  armIncarnation?(): string | undefined;
+  incarnation(): string | undefined;
+}
 
-  /**
-   * Says which arm this is, as far as the arm can tell (serial: the firmware
-   * and axes its HELLO reports; ROS 2: the controllers and their action
-   * servers), or undefined before `open` / when the arm cannot say. Stable
-   * across reboots, unlike `armIncarnation`. The bridge records it in the
-   * ledger and refuses to reconcile rows recorded against another arm.
-   */
-  armIdentity?(): string | undefined;
+/** See Transport.timing. */
+export interface MotionTimingSource {
+  motionTiming(): MotionTiming | undefined;
+}
 
-  /**
-   * How this transport turns a motion's speed into each axis's motion
-   * (MotionTiming): what `limits.max_tool_speed_mps` needs to bound the
-   * tool's speed and to slow a motion down. A transport without it (or that
-   * answers undefined) cannot be held to a tool-speed limit: motions are
-   * refused while one is configured.
-   */
-  motionTiming?(): MotionTiming | undefined;
-
-  /**
-   * An operator's deliberate recovery of axes whose servos shut down on a
-   * hardware error (servo buses): reboot where the protocol has one, then
-   * torque back on holding the present position, so nothing moves. Never
-   * automatic: a protection trip (overload, overheating) usually has a cause
-   * at the arm that a person must see first. Axes omitted → every tripped
-   * axis. Never rejects; each axis gets its own outcome.
-   */
-  recoverServos?(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]>;
-
+/** See Transport.pace. */
+export interface MotionPaceSource {
   /**
    * How fast motions on these axes run now, against their plan: a speed
    * slider (UR's speed scaling), a program paused on a teach pendant, a
@@ -123,23 +137,35 @@ export interface Transport {
    * counts its wait budgets in this time, so a correct motion at 30 % speed
    * is not taken for a lost one, and a paused one is reported as paused.
    */
-  pace?(axes: readonly string[]): MotionPace | undefined;
+  of(axes: readonly string[]): MotionPace | undefined;
 
-  /**
-   * Each servo's condition — temperature, supply voltage, load, hardware
-   * errors — against its own limits, where the arm's servos report them
-   * (servo buses). For the operator, save `shut_down`, which the executor
-   * reads to answer motions on such a servo `blocked` until it is recovered.
-   * A transport without such data leaves this out (the HTTP state then has
-   * no `servo_health`, rather than zeros).
-   */
-  servoHealth?(): readonly ServoHealth[];
-
-  /** Called when `pace` may have changed (a slider moved, a pause began or ended). Returns an unsubscribe function. */
-  onPace?(listener: () => void): () => void;
+  /** Called when the pace may have changed (a slider moved, a pause began or ended). Returns an unsubscribe function. */
+  onChange(listener: () => void): () => void;
 }
 
-/** The arm's pace now (see Transport.pace). */
+/** See Transport.servos. */
+export interface ServoCare {
+  /**
+   * Each servo's condition — temperature, supply voltage, load, hardware
+   * errors — against its own limits. For the operator, save `shut_down`,
+   * which the executor reads to answer motions on such a servo `blocked`
+   * until it is recovered. A transport without such data has no `servos`
+   * (the HTTP state then has no `servo_health`, rather than zeros).
+   */
+  health(): readonly ServoHealth[];
+
+  /**
+   * An operator's deliberate recovery of axes whose servos shut down on a
+   * hardware error: reboot where the protocol has one, then torque back on
+   * holding the present position, so nothing moves. Never automatic: a
+   * protection trip (overload, overheating) usually has a cause at the arm
+   * that a person must see first. Axes omitted → every tripped axis. Never
+   * rejects; each axis gets its own outcome.
+   */
+  recover(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]>;
+}
+
+/** The arm's pace now (see MotionPaceSource.of). */
 export interface MotionPace {
   /** Planned seconds the arm covers per wall second: 1 at full speed, 0.3 with the slider at 30 %, 0 while paused. */
   readonly factor: number;

@@ -33,7 +33,7 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
   it("a servo that loses power mid-motion: the motion is unknown (never failed), the incarnation changes, torque comes back holding", async () => {
     const { sim, transport, effects, config } = await rig(protocol);
     await transport.open(AbortSignal.timeout(5000));
-    const before = transport.armIncarnation();
+    const before = transport.identity.incarnation();
     const ledger = IntentLedger.open(":memory:");
     const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
@@ -46,7 +46,7 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
       powerCycle(sim, 3);
       const [m] = await run;
       expect(m!.result.status).toBe("unknown");
-      expect(transport.armIncarnation()).not.toBe(before);
+      expect(transport.identity.incarnation()).not.toBe(before);
       expect(effects.events.some((e) => e.event === "reboot")).toBe(true);
       await new Promise((r) => setTimeout(r, 200));
       expect(sim.bus.servos.get(3)!.torque).toBe(true);

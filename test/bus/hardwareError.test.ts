@@ -68,12 +68,12 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     sim.bus.shutDownOnCue(ELBOW_SERVO);
     await sleep(50);
     // Feetech reports the overload while it lasts; a Dynamixel REBOOT clears its latch at once.
-    const early = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
+    const early = await transport.servos.recover({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
     expect(early.map((r) => r.outcome)).toEqual([protocol === "feetech_sts" ? "still_in_error" : "recovered"]);
     if (protocol === "feetech_sts") {
       expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(false);
       await sleep(400);
-      const late = await transport.recoverServos({ signal: AbortSignal.timeout(5000) });
+      const late = await transport.servos.recover({ signal: AbortSignal.timeout(5000) });
       expect(late).toEqual([expect.objectContaining({ axis: "elbow", outcome: "recovered" })]);
     }
     const servo = sim.bus.servos.get(ELBOW_SERVO)!;
@@ -85,7 +85,7 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     expect(transport.latestStatus()!.faults).toEqual([]);
     // A second recovery has nothing to do and sends nothing that moves.
     expect(
-      (await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome),
+      (await transport.servos.recover({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome),
     ).toEqual(["not_needed"]);
 
     const [m] = await executor.execute([{ id: "after", name: "move_joints", args: { positions: { elbow: 0.4 } } }], {
@@ -98,7 +98,7 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
   it("a recover the moment after a trip is judged on a fresh read of the servo, never 'nothing to recover' from the status loop's older cycle", async () => {
     const { sim, transport, effects } = await rig(protocol);
     sim.bus.shutDownOnCue(ELBOW_SERVO);
-    const [r] = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
+    const [r] = await transport.servos.recover({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
     expect(r?.outcome).toBe(protocol === "feetech_sts" ? "still_in_error" : "recovered");
     expect(starts(effects)).toBe(0);
   });
@@ -109,7 +109,7 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     // Past the time a Feetech Status bit takes to clear (a Dynamixel latches it until the REBOOT).
     await sleep(450);
     const answers = await Promise.all(
-      Array.from({ length: 4 }, () => transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(8000) })),
+      Array.from({ length: 4 }, () => transport.servos.recover({ axes: ["elbow"], signal: AbortSignal.timeout(8000) })),
     );
     const outcomes = answers.map((a) => a[0]?.outcome);
     expect(outcomes.filter((o) => o === "recovered")).toHaveLength(1);
@@ -118,7 +118,7 @@ describe.each(BUS_PROTOCOLS)("a servo that shuts down on a hardware error, %s", 
     expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(true);
     // Once it is over, another request has nothing to recover.
     expect(
-      (await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome),
+      (await transport.servos.recover({ axes: ["elbow"], signal: AbortSignal.timeout(5000) })).map((r) => r.outcome),
     ).toEqual(["not_needed"]);
     expect(starts(effects)).toBe(0);
   });

@@ -74,13 +74,13 @@ describe("dynamixel_2 status cycle: 122..135 every cycle, 64..70 when needed", (
     let t = 1_000_000;
     const { sim, transport } = await rig({ now: () => t });
     await cyclesPassed(transport, 5);
-    const before = transport.armIncarnation();
+    const before = transport.identity.incarnation();
     // A brown-out the host sees no silence in: only Torque_Enable (64) tells.
     sim.bus.powerCycle(ELBOW_SERVO, 0);
     // The period is measured on the transport's clock, which stands still until the test moves it.
     t += HEALTH_PERIOD_MS;
     const c0 = transport.cycles;
-    await statusWhere(transport, () => transport.armIncarnation() !== before);
+    await statusWhere(transport, () => transport.identity.incarnation() !== before);
     expect(transport.cycles - c0).toBeLessThanOrEqual(2);
     await statusWhere(transport, (s) => s.faults.length === 0);
     expect(sim.bus.servos.get(ELBOW_SERVO)!.torque).toBe(true);
@@ -88,7 +88,7 @@ describe("dynamixel_2 status cycle: 122..135 every cycle, 64..70 when needed", (
 
   it("a power loss with no gap in the replies mid-motion: unknown, never judged stalled, though no periodic read comes", async () => {
     const { sim, transport, effects, config } = await rig({ healthPeriodMs: 3_600_000 });
-    const before = transport.armIncarnation();
+    const before = transport.identity.incarnation();
     const ledger = IntentLedger.open(":memory:");
     const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
@@ -102,7 +102,7 @@ describe("dynamixel_2 status cycle: 122..135 every cycle, 64..70 when needed", (
       // The servo stopped short and reads still: without a torque reading taken with that
       // sample this would be "stalled"; the verdict waits for 64..70 and finds the power loss.
       expect(m!.result.status).toBe("unknown");
-      expect(transport.armIncarnation()).not.toBe(before);
+      expect(transport.identity.incarnation()).not.toBe(before);
       expect(effects.events.filter((e) => e.event === "motion_start")).toHaveLength(1);
     } finally {
       executor.close();

@@ -20,7 +20,7 @@ describe.each(BUS_PROTOCOLS)("a goal beyond the servo's own Min/Max_Position_Lim
     elbow.set(t.setup.maxPositionLimit, Math.max(a, b));
     await transport.open(AbortSignal.timeout(5000));
     // The limits are read on the status loop's slow schedule, first thing after opening.
-    for (let i = 0; i < 100 && !transport.servoHealth().every((h) => h.temperature_limit_c !== undefined); i++)
+    for (let i = 0; i < 100 && !transport.servos.health().every((h) => h.temperature_limit_c !== undefined); i++)
       await sleep(20);
     const executor = rig.executor();
 

@@ -30,7 +30,7 @@ describe.each(BUS_PROTOCOLS)("a motion on a servo that shut down, %s", (protocol
     const executor = rig.executor();
     sim.bus.shutDownOnCue(ELBOW_SERVO);
     await waitFor(
-      () => transport.servoHealth().some((h) => h.axis === "elbow" && h.shut_down),
+      () => transport.servos.health().some((h) => h.axis === "elbow" && h.shut_down),
       "the bridge to see the trip",
     );
 
@@ -56,8 +56,8 @@ describe.each(BUS_PROTOCOLS)("a motion on a servo that shut down, %s", (protocol
     expect(motions(effects)).toBe(0);
 
     // The console shows the same advice and offers only what exists: no recovery "in the console".
-    const alarm = transport
-      .servoHealth()
+    const alarm = transport.servos
+      .health()
       .find((h) => h.axis === "elbow")!
       .alerts.find((a) => a.kind === "hardware_error")!;
     expect(alarm.advice).toMatch(RECOVERY[protocol].says);
@@ -66,7 +66,7 @@ describe.each(BUS_PROTOCOLS)("a motion on a servo that shut down, %s", (protocol
 
     // Once an operator recovers it, the same motion runs.
     if (protocol === "feetech_sts") await sleep(400);
-    const [rec] = await transport.recoverServos({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
+    const [rec] = await transport.servos.recover({ axes: ["elbow"], signal: AbortSignal.timeout(5000) });
     expect(rec?.outcome).toBe("recovered");
     const [after] = await executor.execute([{ id: "m3", name: "move_joints", args: { positions: { elbow: 0.5 } } }], {
       deadlineMs: 8000,

@@ -60,7 +60,7 @@ describe("no verdict releases a joint while the arm could still start the action
       argsHash: "x",
       resources: ["joint:elbow"],
       command,
-      armIncarnation: h.arm.armIncarnation(),
+      armIncarnation: h.arm.identity.incarnation(),
     });
     const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
     try {
@@ -86,7 +86,7 @@ describe("no verdict releases a joint while the arm could still start the action
       argsHash: "x",
       resources: ["joint:elbow"],
       command,
-      armIncarnation: h.arm.armIncarnation(),
+      armIncarnation: h.arm.identity.incarnation(),
     });
     const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
     try {

@@ -15,14 +15,8 @@ import { FakeArm } from "../surfaces/http/FakeArm.js";
 /** A FakeArm that says who it is and counts the questions it was asked. */
 class NamedArm extends FakeArm {
   readonly queried: string[] = [];
-  constructor(
-    config: ArmConfig,
-    readonly identity: string,
-  ) {
-    super(config);
-  }
-  armIdentity(): string {
-    return this.identity;
+  constructor(config: ArmConfig, armName: string) {
+    super(config, { armName });
   }
   override async queryAction(
     actionId: string,

@@ -121,7 +121,7 @@ describe("speed scaling: stock JTC has it from 4.39.0 (position commands); UR's 
   it("Jazzy 4.38: a slider at 30 % does nothing to stock JTC — the motion runs at full speed and the pace says 1", async () => {
     const o = await start({}, { distro: "jazzy", ros2ControllersVersion: "4.38.0", speedScaling: 0.3 });
     let worst = 1;
-    const off = o.transport.onPace(() => (worst = Math.min(worst, o.transport.pace(["elbow"])?.factor ?? 1)));
+    const off = o.transport.pace.onChange(() => (worst = Math.min(worst, o.transport.pace.of(["elbow"])?.factor ?? 1)));
     const t0 = Date.now();
     ended(
       await o.transport.runMotion({ actionId: "s1", targets: { elbow: 0.4 }, speed: 1 }, AbortSignal.timeout(10_000)),
@@ -135,13 +135,13 @@ describe("speed scaling: stock JTC has it from 4.39.0 (position commands); UR's 
   it("Jazzy 4.42: stock JTC reads ~/speed_scaling_input; armbridge reads it too (transient local) and from the feedback", async () => {
     const o = await start({}, { distro: "jazzy", ros2ControllersVersion: "4.42.1", speedScaling: 0.5 });
     expect(o.transport.facts!.controllers.get("joint_trajectory_controller")!.speedScaling).toBe("input_topic");
-    expect(o.transport.pace(["elbow"])).toMatchObject({ factor: 0.5, paused: false });
+    expect(o.transport.pace.of(["elbow"])).toMatchObject({ factor: 0.5, paused: false });
     const running = o.transport.runMotion(
       { actionId: "s2", targets: { elbow: 0.4 }, speed: 1 },
       AbortSignal.timeout(10_000),
     );
     await sleep(700);
-    const pace = o.transport.pace(["elbow"])!;
+    const pace = o.transport.pace.of(["elbow"])!;
     expect(pace.source).toMatch(/feedback/);
     expect(pace.factor).toBeGreaterThan(0.35);
     expect(pace.factor).toBeLessThan(0.65);
@@ -150,7 +150,7 @@ describe("speed scaling: stock JTC has it from 4.39.0 (position commands); UR's 
 
   it("the gripper has no pace: a slider is the arm's", async () => {
     const o = await start({}, { distro: "jazzy", speedScaling: 0.5 });
-    expect(o.transport.pace(["gripper"])).toBeUndefined();
+    expect(o.transport.pace.of(["gripper"])).toBeUndefined();
   });
 });
 

@@ -7,11 +7,13 @@ import { LinkLifecycle, type LinkReturn } from "../../src/transport/link/LinkLif
 import { refuseUnsendable } from "../../src/transport/motionProblem.js";
 import type {
   ActionRecord,
+  ArmIdentity,
   ArmStatus,
   HaltResult,
   LinkState,
   MotionCommand,
   MotionEnd,
+  MotionTimingSource,
   Transport,
 } from "../../src/transport/Transport.js";
 
@@ -44,6 +46,8 @@ export interface FakeEffect {
 
 export interface FakeArmOptions {
   readonly statusHz?: number;
+  /** What the arm says it is (ArmIdentity.arm); by default it cannot say. */
+  readonly armName?: string;
   /** How long a motion takes; `from` is where its axes start. Default 50 ms. */
   readonly motionMs?: (command: MotionCommand, from: Readonly<Record<string, number>>) => number;
   readonly behaviour?: (command: MotionCommand) => FakeBehaviour;
@@ -111,18 +115,14 @@ export class FakeArm implements Transport {
   }
 
   /** Only when the test gives one: a transport that does not say how it times motions is a case of its own. */
-  motionTiming(): MotionTiming | undefined {
-    return this.#options.timing;
-  }
+  readonly timing: MotionTimingSource = { motionTiming: () => this.#options.timing };
+
+  readonly identity: ArmIdentity = { arm: () => this.#options.armName, incarnation: () => `fake:${this.#incarnation}` };
 
   async open(): Promise<void> {
     this.lifecycle.opened();
     this.#publish();
     this.#statusTimer = setInterval(() => this.#publish(), 1000 / (this.#options.statusHz ?? 100));
-  }
-
-  armIncarnation(): string {
-    return `fake:${this.#incarnation}`;
   }
 
   linkState(): LinkState {

@@ -30,8 +30,8 @@ export interface GripperServo {
   readonly id: number;
   readonly closed: number;
   readonly open: number;
-  readonly currentLimit: number | undefined;
-  readonly torqueLimit: number | undefined;
+  readonly currentLimit?: number | undefined;
+  readonly torqueLimit?: number | undefined;
 }
 
 /**

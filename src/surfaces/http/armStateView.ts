@@ -18,7 +18,7 @@ export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
   }
   const ageMs = status ? Math.max(0, now - status.stampMs) : null;
   const halt = bridge.executor.halts.engaged;
-  const servoHealth = bridge.transport.servoHealth?.();
+  const servoHealth = bridge.transport.servos?.health();
   return {
     link: bridge.transport.linkState(),
     pose,

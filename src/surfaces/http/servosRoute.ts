@@ -33,10 +33,9 @@ export function registerServosRoute(app: FastifyInstance, bridge: Bridge): void 
   app.post("/v1/servos/recover", async (request) => {
     const body = parseInput(recoverBody, request.body, "body");
     const transport = bridge.transport;
-    if (!transport.recoverServos)
-      throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
+    if (!transport.servos) throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
     requireKnownAxes(bridge.config, body.joints, "body.joints");
-    const results = await transport.recoverServos({
+    const results = await transport.servos.recover({
       ...(body.joints ? { axes: body.joints } : {}),
       signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS),
     });

@@ -55,11 +55,11 @@ const STATUS_ACTIONS = 16;
  *   become `unknown` (the incarnation changed).
  */
 export class BusMotions {
-  readonly #d: BusMotionsDeps;
+  readonly #deps: BusMotionsDeps;
   readonly #tracks = new Map<string, BusTrack>();
 
   constructor(deps: BusMotionsDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   get(actionId: string): BusTrack | undefined {
@@ -93,7 +93,7 @@ export class BusMotions {
       goals,
       start,
       targets: command.targets,
-      incarnation: this.#d.incarnation(),
+      incarnation: this.#deps.incarnation(),
       phase: "sending",
       confirmedAt: Infinity,
       stillSamples: 0,
@@ -125,29 +125,24 @@ export class BusMotions {
    * power: then the write never landed and never will (a bus has no queue).
    */
   async confirm(track: BusTrack): Promise<"commanded" | "not_commanded" | "no_answer" | "lost"> {
-    const { protocol, channel } = this.#d;
+    const { protocol, channel } = this.#deps;
     const t = protocol.table;
     const ids = [...track.goals.keys()];
     const got = new Map<number, number>();
-    for (let attempt = 0; attempt < this.#d.readAttempts && got.size < ids.length; attempt++) {
+    for (let attempt = 0; attempt < this.#deps.readAttempts && got.size < ids.length; attempt++) {
       const missing = ids.filter((id) => !got.has(id));
-      const replies = await channel.exchange(
-        protocol.syncRead(t.goalPosition.address, t.goalPosition.size, missing),
-        missing,
-        "command",
-        t.goalPosition.size,
-      );
-      for (const [id, r] of replies) got.set(id, decodeRegister(t.goalPosition, r.data) ?? Number.NaN);
+      const { byId } = await channel.syncRead(missing, "goalPosition");
+      for (const [id, r] of byId) got.set(id, decodeRegister(t.goalPosition, r.data) ?? Number.NaN);
     }
     if (track.phase !== "unconfirmed") return track.phase === "ended" ? "lost" : "commanded";
-    if (track.incarnation !== this.#d.incarnation()) return "lost";
+    if (track.incarnation !== this.#deps.incarnation()) return "lost";
     if (got.size < ids.length) return "no_answer";
     const ours = ids.filter((id) => got.get(id) === track.goals.get(id));
     if (ours.length === 0) {
       // Still-ness from a sample read after the read-back: nothing moved.
-      await this.#d.readAll();
+      await this.#deps.readAll();
       const moved = this.movedFromStart(track);
-      if (moved !== true && track.incarnation === this.#d.incarnation() && track.phase === "unconfirmed") {
+      if (moved !== true && track.incarnation === this.#deps.incarnation() && track.phase === "unconfirmed") {
         track.phase = "ended";
         track.record = {
           actionId: track.actionId,
@@ -161,7 +156,7 @@ export class BusMotions {
     }
     if (track.phase !== "unconfirmed") return track.phase === "ended" ? "lost" : "commanded";
     track.phase = "running";
-    track.confirmedAt = this.#d.now();
+    track.confirmedAt = this.#deps.now();
     if (ours.length < ids.length)
       track.record = {
         ...track.record,
@@ -187,7 +182,7 @@ export class BusMotions {
           kind: "link_error",
           error: new ArmbridgeError("ARMB_ERR_DEVICE_TIMEOUT", {
             op: "goal read-back",
-            ms: this.#d.channel.options.replyTimeoutMs * this.#d.readAttempts,
+            ms: this.#deps.channel.options.replyTimeoutMs * this.#deps.readAttempts,
           }),
         };
       if (v === "not_commanded") return this.#outcome(track);
@@ -211,13 +206,13 @@ export class BusMotions {
       if (closed())
         return {
           kind: "link_error",
-          error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.#d.transportKind }),
+          error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.#deps.transportKind }),
         };
       if (interrupted.aborted && !signal.aborted)
         return {
           kind: "link_error",
           error: new ArmbridgeError("ARMB_ERR_LINK_LOST", {
-            link: this.#d.transportKind,
+            link: this.#deps.transportKind,
             reason: "the servos stopped answering while the motion ran",
           }),
         };
@@ -230,7 +225,10 @@ export class BusMotions {
     if (track.record.state === "unknown")
       return {
         kind: "link_error",
-        error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", { from: track.incarnation, to: this.#d.incarnation() }),
+        error: new ArmbridgeError("ARMB_ERR_DEVICE_REBOOTED", {
+          from: track.incarnation,
+          to: this.#deps.incarnation(),
+        }),
       };
     if (track.record.state === "rejected")
       return {
@@ -246,7 +244,7 @@ export class BusMotions {
 
   /** Some running motion's servos all read still: its verdict is near and needs fresh torque readings. */
   atRest(): boolean {
-    const { servos, protocol } = this.#d;
+    const { servos, protocol } = this.#deps;
     for (const track of this.#tracks.values()) {
       if (
         track.phase === "running" &&
@@ -284,7 +282,7 @@ export class BusMotions {
   }
 
   #judge(track: BusTrack): void {
-    const { servos, protocol, schedule } = this.#d;
+    const { servos, protocol, schedule } = this.#deps;
     const t = protocol.table;
     const list = track.axes.map((a) => servos.byName.get(a)!);
     if (list.some((s) => s.stampMs <= track.confirmedAt)) return;
@@ -337,13 +335,13 @@ export class BusMotions {
       moved,
       ...(detail ? { detail } : track.record.detail ? { detail: track.record.detail } : {}),
     };
-    this.#d.log.info({ action_id: track.actionId, state, moved }, "motion ended");
+    this.#deps.log.info({ action_id: track.actionId, state, moved }, "motion ended");
     track.end();
   }
 
   /** Displaced beyond tolerance → true; every axis still and in place (read now) → false; else unknown. */
   movedFromStart(track: BusTrack): boolean | undefined {
-    const { servos, protocol } = this.#d;
+    const { servos, protocol } = this.#deps;
     let still = true;
     for (const axis of track.axes) {
       const s = servos.byName.get(axis)!;

@@ -39,7 +39,7 @@ export async function readModelNumbers(
     let answered = false;
     // A lost or damaged packet is tried again, as any read is: a ping moves nothing.
     for (let attempt = 0; attempt < c.readAttempts && !answered; attempt++)
-      answered = (await channel.exchange(protocol.ping(id), [id], "command")).has(id);
+      answered = (await channel.ping(id)).byId.has(id);
     if (!answered) silent.push(id);
   }
   if (silent.length > 0)
@@ -51,13 +51,8 @@ export async function readModelNumbers(
   const models = new Map<number, number>();
   for (let attempt = 0; attempt < c.readAttempts && models.size < servos.ids.length; attempt++) {
     const missing = servos.ids.filter((id) => !models.has(id));
-    const replies = await channel.exchange(
-      protocol.syncRead(reg.address, reg.size, missing),
-      missing,
-      "command",
-      reg.size,
-    );
-    for (const [id, r] of replies) models.set(id, decodeRegister(reg, r.data) ?? -1);
+    const { byId } = await channel.syncRead(missing, "modelNumber");
+    for (const [id, r] of byId) models.set(id, decodeRegister(reg, r.data) ?? -1);
   }
   const unread = servos.ids.filter((id) => !models.has(id));
   if (unread.length > 0)

@@ -35,7 +35,7 @@ const LIMITS_EVERY = 20;
  * inside the wire time instead of adding to every cycle.
  */
 export class BusStatusLoop {
-  readonly #d: BusStatusLoopDeps;
+  readonly #deps: BusStatusLoopDeps;
   #loop: Promise<void> | undefined;
   #running = false;
   /** Cycles completed, for rate figures. */
@@ -46,7 +46,7 @@ export class BusStatusLoop {
   readonly conditionBlockReads = { present: 0, limits: 0 };
 
   constructor(deps: BusStatusLoopDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   get running(): boolean {
@@ -59,7 +59,7 @@ export class BusStatusLoop {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.startedAt = this.#d.now();
+    this.startedAt = this.#deps.now();
     this.#loop = this.#run();
   }
 
@@ -76,7 +76,7 @@ export class BusStatusLoop {
       if (!this.#running) break;
       this.cycles++;
       reading = this.#readCycle();
-      this.#d.onCycle();
+      this.#deps.onCycle();
       // Yield to I/O and timers (the bus is busy with the next read meanwhile).
       await new Promise((r) => setImmediate(r));
     }
@@ -85,7 +85,7 @@ export class BusStatusLoop {
 
   /** Every status block of every servo (opening, a return, re-arming, recovery, a motion's read-back). */
   async readAll(): Promise<void> {
-    for (const b of this.#d.protocol.table.statusBlocks.keys()) await this.readBlock(b);
+    for (const b of this.#deps.protocol.table.statusBlocks.keys()) await this.readBlock(b);
   }
 
   /**
@@ -94,7 +94,7 @@ export class BusStatusLoop {
    * servo missed a reply or a motion's servos have come to rest.
    */
   async #readCycle(): Promise<void> {
-    const { schedule, servos, protocol } = this.#d;
+    const { schedule, servos, protocol } = this.#deps;
     const health = schedule.healthBlock;
     for (const b of schedule.everyCycle) {
       const { replies } = await this.readBlock(b);
@@ -102,14 +102,14 @@ export class BusStatusLoop {
       if (health === undefined) continue;
       if (replies.size < servos.list.length) schedule.want();
       for (const r of replies.values()) if (protocol.hardwareAlert(r.error)) schedule.want();
-      if (this.#d.motionAtRest()) schedule.want();
+      if (this.#deps.motionAtRest()) schedule.want();
     }
     if (health !== undefined && schedule.healthDue()) {
       const { replies, at } = await this.readBlock(health);
       schedule.reads[health] = (schedule.reads[health] ?? 0) + 1;
       schedule.healthRead(at, replies.size === servos.list.length);
     }
-    if (this.#d.now() - this.#conditionAt >= (this.#d.conditionPeriodMs ?? CONDITION_PERIOD_MS))
+    if (this.#deps.now() - this.#conditionAt >= (this.#deps.conditionPeriodMs ?? CONDITION_PERIOD_MS))
       await this.readCondition();
   }
 
@@ -120,9 +120,9 @@ export class BusStatusLoop {
    * LIMITS_EVERY-th read. For the operator only: nothing about motion waits on these.
    */
   async readCondition(): Promise<void> {
-    const { protocol, servos } = this.#d;
+    const { protocol, servos } = this.#deps;
     const condition = protocol.table.condition;
-    this.#conditionAt = this.#d.now();
+    this.#conditionAt = this.#deps.now();
     // A servo that answers but has no limits read yet (it was silent at the last one) is read again now, not in 5 s.
     const limitsDue =
       this.#conditionReads++ % LIMITS_EVERY === 0 || servos.list.some((s) => s.limitsAt === 0 && s.missedReads === 0);
@@ -140,15 +140,10 @@ export class BusStatusLoop {
 
   /** A sync read of a block outside the status blocks into each servo's register copy; returns who answered, and when. */
   async #syncRead(block: RegisterBlock): Promise<Map<ServoState, number>> {
-    const { protocol, channel, servos } = this.#d;
+    const { channel, servos } = this.#deps;
     const ids = servos.ids;
-    const replies = await channel.exchange(
-      protocol.syncRead(block.address, block.size, ids),
-      ids,
-      "status",
-      block.size,
-    );
-    const at = this.#d.now();
+    const { byId: replies } = await channel.syncRead(ids, block, { priority: "status" });
+    const at = this.#deps.now();
     const answered = new Map<ServoState, number>();
     for (const s of servos.list) {
       const r = replies.get(s.axis.id);
@@ -159,18 +154,13 @@ export class BusStatusLoop {
     return answered;
   }
 
-  async readBlock(b: number): Promise<{ replies: Map<number, StatusReply>; at: number }> {
-    const { protocol, channel, servos, schedule } = this.#d;
+  async readBlock(b: number): Promise<{ replies: ReadonlyMap<number, StatusReply>; at: number }> {
+    const { protocol, channel, servos, schedule } = this.#deps;
     const ids = servos.ids;
     const block = protocol.table.statusBlocks[b]!;
-    const sentAt = this.#d.now();
-    const replies = await channel.exchange(
-      protocol.syncRead(block.address, block.size, ids),
-      ids,
-      "status",
-      block.size,
-    );
-    const at = this.#d.now();
+    const sentAt = this.#deps.now();
+    const { byId: replies } = await channel.syncRead(ids, block, { priority: "status" });
+    const at = this.#deps.now();
     for (const s of servos.list) {
       const r = replies.get(s.axis.id);
       s.missedReads = r ? 0 : s.missedReads + 1;

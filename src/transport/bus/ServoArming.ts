@@ -1,13 +1,7 @@
 import type { Logger } from "pino";
 import type { ServoRecovery } from "../Transport.js";
 import type { BusChannel } from "./BusChannel.js";
-import {
-  decodeRegister,
-  encodeRegister,
-  hardwareErrorNames,
-  type BusProtocol,
-  type Register,
-} from "../../protocol/bus/index.js";
+import { decodeRegister, hardwareErrorNames, type BusProtocol, type Register } from "../../protocol/bus/index.js";
 import { positionOf } from "../../protocol/bus/servoAxes.js";
 import type { ServoState } from "./ServoState.js";
 
@@ -115,14 +109,7 @@ export class ServoArming {
 
   async #readRegister(s: ServoState, reg: Register): Promise<number | undefined> {
     for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const r = (
-        await this.#channel.exchange(
-          this.#protocol.read(s.axis.id, reg.address, reg.size),
-          [s.axis.id],
-          "command",
-          reg.size,
-        )
-      ).get(s.axis.id);
+      const r = (await this.#channel.read(s.axis.id, reg)).byId.get(s.axis.id);
       if (r) return decodeRegister(reg, r.data);
     }
     return undefined;
@@ -135,13 +122,7 @@ export class ServoArming {
    */
   async #writeChecked(s: ServoState, reg: Register, value: number): Promise<boolean> {
     for (let attempt = 0; attempt < this.#readAttempts; attempt++) {
-      const replies = await this.#channel.exchange(
-        this.#protocol.write(s.axis.id, reg.address, encodeRegister(reg, value)),
-        [s.axis.id],
-        "command",
-        0,
-      );
-      const r = replies.get(s.axis.id);
+      const r = (await this.#channel.write(s.axis.id, reg, value)).byId.get(s.axis.id);
       if (!r) continue;
       const errors = this.#protocol.statusErrorNames(r.error);
       if (errors.length > 0)
@@ -162,7 +143,7 @@ export class ServoArming {
     );
   }
 
-  /** One servo's recovery (see ServoBusTransport.recoverServos); `readStatus` is one status cycle of the whole bus. */
+  /** One servo's recovery (see BusServoCare.recover); `readStatus` is one status cycle of the whole bus. */
   async recover(
     s: ServoState,
     signal: AbortSignal,
@@ -181,8 +162,11 @@ export class ServoArming {
     s.arming = true;
     try {
       if (this.#protocol.reboot) {
-        const answered = await this.#channel.exchange(this.#protocol.reboot(s.axis.id), [s.axis.id], "command", 0);
-        if (!answered.has(s.axis.id))
+        const { byId } = await this.#channel.exchange(this.#protocol.reboot(s.axis.id), {
+          ids: [s.axis.id],
+          length: 0,
+        });
+        if (!byId.has(s.axis.id))
           return {
             outcome: "no_answer",
             detail: `servo ${s.axis.id} did not answer the REBOOT; it had shut down on ${was}`,

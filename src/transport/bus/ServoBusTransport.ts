@@ -1,58 +1,36 @@
-import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../link/ByteLink.js";
-import type { BackoffOptions } from "../link/ExponentialBackoff.js";
+import type { ServoBusTransportOptions } from "./ServoBusTransportOptions.js";
 import { LinkLifecycle } from "../link/LinkLifecycle.js";
-import type { ServoHealth } from "../ServoHealth.js";
 import type {
   ActionRecord,
+  ArmIdentity,
   ArmStatus,
   HaltResult,
   LinkState,
   MotionCommand,
   MotionEnd,
-  ServoRecovery,
+  MotionTimingSource,
   Transport,
 } from "../Transport.js";
 import type { WireNumbers } from "../WireNumbers.js";
+import { nextStatusOf } from "../nextStatusOf.js";
 import { BusChannel } from "./BusChannel.js";
 import { BusMotions } from "./BusMotions.js";
 import { readModelNumbers, reconnectBus, type BusReturnContext } from "./BusReturn.js";
+import { BusServoCare } from "./BusServoCare.js";
 import { BusServos } from "./BusServos.js";
 import { BusStatusLoop } from "./BusStatusLoop.js";
 import { haltBusAxes, type BusHaltContext } from "./haltBusAxes.js";
+import { judgeServoTorque, silentServos } from "./judgeBusCycle.js";
 import type { BusProtocol } from "../../protocol/bus/index.js";
 import { sendBusMotion, type BusMotionContext } from "./sendBusMotion.js";
 import { ServoArming } from "./ServoArming.js";
 import type { ServoState } from "./ServoState.js";
 import { StatusSchedule } from "./StatusSchedule.js";
-
-/** Reads in a row a servo must miss, besides stale_after_ms passing, before the bus counts as lost. */
-const SILENT_READS = 3;
-
-export interface ServoBusTransportOptions {
-  readonly logger?: Logger;
-  /** How long to wait for a servo's reply (ms) beyond the bytes' own wire time. */
-  readonly replyMarginMs?: number;
-  /** The bus baud rate, for reply deadlines (the config's bus.baud). */
-  readonly baud?: number;
-  /** How often a failed read is tried again before giving up on it. */
-  readonly readAttempts?: number;
-  readonly now?: () => number;
-  /** Longest gap between reads of an alert-gated health block (StatusSchedule, HEALTH_PERIOD_MS). */
-  readonly healthPeriodMs?: number;
-  /** How often temperature, voltage and the servos' own limits are read (BusStatusLoop, CONDITION_PERIOD_MS). */
-  readonly conditionPeriodMs?: number;
-  /** Delays between reconnection attempts. Default 100 ms doubling to 2 s, half jittered. */
-  readonly backoff?: BackoffOptions;
-  /** Try to get a lost bus back (default true). false: a lost bus stays `down` until the bridge restarts. */
-  readonly reconnect?: boolean;
-  /** Longest one reconnection attempt may take (reopen, ping, read, arm). Default 3000 ms. */
-  readonly attemptTimeoutMs?: number;
-}
 
 /**
  * The Transport over a Dynamixel 2.0 or Feetech STS servo bus. A bus has no
@@ -74,6 +52,7 @@ export interface ServoBusTransportOptions {
 export class ServoBusTransport implements Transport {
   readonly kind: string;
   readonly wire: WireNumbers;
+  readonly servos: BusServoCare;
   readonly #config: ArmConfig;
   readonly #link: ByteLink;
   readonly #protocol: BusProtocol;
@@ -113,7 +92,7 @@ export class ServoBusTransport implements Transport {
     const wireMs = ((this.#servos.list.length * (protocol.statusOverhead + 40) + 40) * 10 * 1000) / baud;
     this.#channel = new BusChannel(link, protocol, {
       replyTimeoutMs: Math.ceil(wireMs + (options.replyMarginMs ?? 60)),
-      quietAfterTimeoutMs: 20,
+      lateMs: 20,
     });
     this.#arming = new ServoArming({ protocol, channel: this.#channel, log: this.#log, now: this.#now, readAttempts });
     this.#schedule = new StatusSchedule(protocol.table, {
@@ -128,7 +107,7 @@ export class ServoBusTransport implements Transport {
       log: this.#log,
       now: this.#now,
       readAttempts,
-      incarnation: () => this.armIncarnation(),
+      incarnation: () => this.identity.incarnation(),
       readAll: () => this.#loop.readAll(),
       transportKind: this.kind,
     });
@@ -142,9 +121,34 @@ export class ServoBusTransport implements Transport {
       onCycle: () => this.#afterCycle(),
       ...(options.conditionPeriodMs === undefined ? {} : { conditionPeriodMs: options.conditionPeriodMs }),
     });
+    this.servos = this.#createServoCare();
+    this.#lifecycle = this.#createLifecycle(options, readAttempts);
+    // undefined: closed by us (close(), or an attempt starting afresh).
+    this.#unsubscribeLink = link.onClose((error) => {
+      if (error !== undefined) this.#lose(`link ${link.url} lost: ${error.message}`);
+    });
+  }
+
+  #createServoCare(): BusServoCare {
+    return new BusServoCare({
+      protocol: this.#protocol,
+      servos: this.#servos,
+      motions: this.#motions,
+      arming: this.#arming,
+      loop: this.#loop,
+      models: this.#models,
+      linkState: () => this.#lifecycle.state,
+      closed: () => this.#closed !== undefined,
+      afterCycle: () => this.#afterCycle(),
+      publish: () => this.#publish(),
+    });
+  }
+
+  /** The link's states, and the return of a lost bus: reopened, pinged, the same servos, read, armed again. */
+  #createLifecycle(options: ServoBusTransportOptions, readAttempts: number): LinkLifecycle {
     const returning: BusReturnContext = {
-      link,
-      protocol,
+      link: this.#link,
+      protocol: this.#protocol,
       channel: this.#channel,
       servos: this.#servos,
       loop: this.#loop,
@@ -155,25 +159,21 @@ export class ServoBusTransport implements Transport {
       models: this.#models,
       notePowerLoss: (s, why) => this.#notePowerLoss(s, why),
     };
-    this.#lifecycle = new LinkLifecycle({
-      describe: link.url,
+    return new LinkLifecycle({
+      describe: this.#link.url,
       logger: this.#log,
       now: this.#now,
       backoff: options.backoff,
       reconnect: options.reconnect,
       attemptTimeoutMs: options.attemptTimeoutMs ?? 3000,
       lastStatusAt: () => this.#latest?.stampMs,
-      incarnation: () => this.armIncarnation(),
+      incarnation: () => this.identity.incarnation(),
       inFlight: () => this.#motions.inFlight(),
       attempt: async (signal) => {
         const found = await reconnectBus(returning, signal);
         this.#publish();
         return found;
       },
-    });
-    // undefined: closed by us (close(), or an attempt starting afresh).
-    this.#unsubscribeLink = link.onClose((error) => {
-      if (error !== undefined) this.#lose(`link ${link.url} lost: ${error.message}`);
     });
   }
 
@@ -202,18 +202,22 @@ export class ServoBusTransport implements Transport {
    * speed × max_velocity, at max_acceleration) with no common duration, and
    * cannot be told to move slower than one velocity unit.
    */
-  motionTiming(): MotionTiming {
-    const t = this.#protocol.table;
-    const minVelocity: Record<string, number> = {};
-    for (const s of this.#servos.list)
-      minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
-    return { kind: "independent", minVelocity };
-  }
+  readonly timing: MotionTimingSource = {
+    motionTiming: () => {
+      const t = this.#protocol.table;
+      const minVelocity: Record<string, number> = {};
+      for (const s of this.#servos.list)
+        minVelocity[s.axis.name] = t.profileVelocityUnit / Math.abs(s.axis.countsPerUnit);
+      return { kind: "independent", minVelocity };
+    },
+  };
 
-  /** This process's session with the bus and the power losses its servos have had: each one is a new incarnation. */
-  armIncarnation(): string {
-    return `${this.#session}:${this.#servos.list.reduce((n, s) => n + s.powerLosses, 0)}`;
-  }
+  readonly identity = {
+    /** Servos name no arm: their ids and models are checked on every return, not recorded. */
+    arm: (): string | undefined => undefined,
+    /** This process's session with the bus and the power losses its servos have had: each one is a new incarnation. */
+    incarnation: (): string => `${this.#session}:${this.#servos.list.reduce((n, s) => n + s.powerLosses, 0)}`,
+  } satisfies ArmIdentity;
 
   async open(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind });
@@ -263,11 +267,6 @@ export class ServoBusTransport implements Transport {
     return this.#closed;
   }
 
-  /** Each servo's temperature, voltage, load and hardware errors against its own limits, as last read; empty before open. */
-  servoHealth(): readonly ServoHealth[] {
-    return this.#models.size === 0 ? [] : this.#servos.health(this.#models);
-  }
-
   latestStatus(): ArmStatus | undefined {
     return this.#latest;
   }
@@ -299,64 +298,29 @@ export class ServoBusTransport implements Transport {
     s.armed = false;
     s.powerLosses++;
     this.#log.warn(
-      { servo: s.axis.id, joint: s.axis.name, incarnation: this.armIncarnation() },
+      { servo: s.axis.id, joint: s.axis.name, incarnation: this.identity.incarnation() },
       "servo came back with torque off: power loss; motions on it are unknown",
     );
     this.#motions.loseOn(s, why);
   }
 
   #afterCycle(): void {
-    const t = this.#protocol.table;
-    const torqueBlock = t.statusBlocks.findIndex(
-      (b) => b.address <= t.torqueEnable.address && t.torqueEnable.address < b.address + b.size,
-    );
-    for (const s of this.#servos.list) {
-      if (this.#servos.get(s, t.hardwareError) !== 0) this.#arming.noteTrip(s);
-      // Only a torque reading taken after we armed it counts (a read that timed out leaves an old one).
-      if (s.armed && (s.blockStamps[torqueBlock] ?? 0) > s.armedAt && this.#servos.get(s, t.torqueEnable) === 0) {
-        if (s.tripped) {
-          s.armed = false;
-        } else {
-          // Torque off that we did not ask for, with no error, and no gap in the replies
-          // long enough to drop the link: the servo browned out and came back.
-          const inFlight = this.#motions.inFlight();
-          this.#notePowerLoss(s, `servo ${s.axis.id} (${s.axis.name}) lost power during the motion`);
-          this.#lifecycle.restarted(
-            `servo ${s.axis.id} (${s.axis.name}) came back with torque off: a power loss the replies showed no gap for`,
-            inFlight,
-          );
-        }
-      }
-      // A servo that came back from a power loss holds where it is again (that cannot move the arm);
-      // one that tripped stays off until recoverServos: the cause is at the arm, not on the bus.
-      if (!s.armed && !s.arming && !s.tripped) {
-        s.arming = true;
-        // A fresh read first, so the hold is not a stale position.
-        void this.#loop
-          .readAll()
-          .then(() => this.#arming.arm(s))
-          .finally(() => (s.arming = false));
-      }
-    }
+    judgeServoTorque({
+      protocol: this.#protocol,
+      servos: this.#servos,
+      arming: this.#arming,
+      loop: this.#loop,
+      motions: this.#motions,
+      lifecycle: this.#lifecycle,
+      notePowerLoss: (s, why) => this.#notePowerLoss(s, why),
+    });
     this.#motions.judgeAll();
     this.#publish();
     this.#judgeSilence();
   }
 
-  /**
-   * Every servo must have answered within stale_after_ms; one that has not
-   * means the bus is not whole. Counted in reads it missed too, not only in
-   * time: a stall of this process's own event loop (a busy start-up) makes a
-   * read time out once, a silent servo makes every read time out.
-   */
   #judgeSilence(): void {
-    const at = this.#now();
-    const silent = this.#servos.list
-      .filter(
-        (s) =>
-          s.missedReads >= SILENT_READS && at - Math.max(s.stampMs, this.#loop.startedAt) > this.#config.staleAfterMs,
-      )
-      .map((s) => s.axis.id);
+    const silent = silentServos(this.#servos.list, this.#now(), this.#loop.startedAt, this.#config.staleAfterMs);
     if (silent.length > 0)
       this.#lose(
         `no answer from servo id(s) ${silent.join(", ")} on ${this.#link.url} for more than ${this.#config.staleAfterMs} ms`,
@@ -387,26 +351,11 @@ export class ServoBusTransport implements Transport {
       now: this.#now,
       staleAfterMs: this.#config.staleAfterMs,
       latest: () => this.#latest,
-      nextStatus: (signal) => this.#nextStatus(signal),
+      nextStatus: (signal) => nextStatusOf(this, signal),
       onStatus: (listener) => this.onStatus(listener),
       interrupted: () => this.#interrupt.signal,
       closed: () => this.#closed !== undefined,
     };
-  }
-
-  /** The next status published, or undefined if `signal` fires first. */
-  #nextStatus(signal: AbortSignal): Promise<ArmStatus | undefined> {
-    return new Promise((resolve) => {
-      const done = (status: ArmStatus | undefined): void => {
-        off();
-        signal.removeEventListener("abort", onAbort);
-        resolve(status);
-      };
-      const onAbort = (): void => done(undefined);
-      const off = this.onStatus((status) => done(status));
-      if (signal.aborted) done(undefined);
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
   }
 
   async runMotion(command: MotionCommand, signal: AbortSignal): Promise<MotionEnd> {
@@ -434,54 +383,5 @@ export class ServoBusTransport implements Transport {
         error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
       };
     return haltBusAxes(this.#motionContext(), options);
-  }
-
-  /**
-   * The operator's recovery of tripped servos, one at a time:
-   * - Dynamixel X: REBOOT, the only way out of a shutdown (e-Manual, X-series
-   *   "Shutdown": Torque Enable is cleared to 0 and "a REBOOT is the only
-   *   method to reset Torque Enable to 1"; ROBOTIS-GIT/emanual
-   *   _includes/en/dxl/x/shutdown.md @ 53247968642942cbbdb3fb52e47d5aef4269267a).
-   *   The servo answers, restarts with its RAM at power-on values (torque
-   *   off, goal anywhere), and is read until it answers again.
-   * - Feetech STS: no reboot; its Status bits follow the condition, so the
-   *   error must read clear (the load is gone) before torque goes back on.
-   * Then the usual arming: goal := present position, then torque on, so the
-   * horn does not jump. Not automatic, and never while a motion on the servo
-   * is still being judged or the bus is not answering.
-   */
-  async recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
-    const t = this.#protocol.table;
-    // Judged on a fresh read of every servo: the status loop's last cycle may be older than the trip
-    // the operator is answering, and "nothing to recover" about a servo that just shut down is wrong.
-    if (!this.#closed && !options.signal.aborted && this.#lifecycle.state === "connected") {
-      await this.#loop.readAll();
-      this.#afterCycle();
-    }
-    const names = options.axes ?? this.#servos.list.filter((s) => s.tripped || !s.armed).map((s) => s.axis.name);
-    const out: ServoRecovery[] = [];
-    for (const name of names) {
-      const s = this.#servos.byName.get(name);
-      if (!s) {
-        out.push({ axis: name, outcome: "no_answer", detail: `no servo drives an axis named ${JSON.stringify(name)}` });
-        continue;
-      }
-      const was = s.tripped;
-      if (this.#closed || options.signal.aborted)
-        out.push({ axis: name, outcome: "no_answer", detail: "the transport is closing or the request was aborted" });
-      else if (this.#lifecycle.state !== "connected")
-        out.push({
-          axis: name,
-          outcome: "no_answer",
-          detail: `the bus is ${this.#lifecycle.state}: nothing can reach the servo`,
-        });
-      else if (this.#motions.busyOn(name))
-        out.push({ axis: name, outcome: "busy", detail: "a motion on it is still being judged" });
-      else if (s.armed && !was && this.#servos.get(s, t.hardwareError) === 0)
-        out.push({ axis: name, outcome: "not_needed", detail: "nothing to recover: torque on, no hardware error" });
-      else out.push({ axis: name, ...(await this.#arming.recover(s, options.signal, () => this.#loop.readAll())) });
-    }
-    this.#publish();
-    return out;
   }
 }

@@ -47,12 +47,7 @@ export async function haltBusAxes(
   const t = c.protocol.table;
   const ids = list.map((s) => s.axis.id);
   if (ids.length > 0) {
-    const replies = await c.channel.exchange(
-      c.protocol.syncRead(t.presentPosition.address, t.presentPosition.size, ids),
-      ids,
-      "command",
-      t.presentPosition.size,
-    );
+    const { byId: replies } = await c.channel.syncRead(ids, "presentPosition");
     const entries = list.map((s) => {
       const r = replies.get(s.axis.id);
       const present = r
@@ -60,9 +55,7 @@ export async function haltBusAxes(
         : c.servos.get(s, t.presentPosition);
       return { id: s.axis.id, data: encodeRegister(t.goalPosition, present) };
     });
-    if (
-      !(await c.channel.send(c.protocol.syncWrite(t.goalPosition.address, t.goalPosition.size, entries), "command"))
-    ) {
+    if (!(await c.channel.syncWrite("goalPosition", entries))) {
       return {
         halted: false,
         status: c.latest(),

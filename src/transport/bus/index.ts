@@ -3,9 +3,11 @@ import { ArmbridgeError } from "../../errors.js";
 import type { ByteLink } from "../link/ByteLink.js";
 import { linkForUrl } from "../link/openLink.js";
 import { protocolNamed } from "../../protocol/bus/index.js";
-import { ServoBusTransport, type ServoBusTransportOptions } from "./ServoBusTransport.js";
+import { ServoBusTransport } from "./ServoBusTransport.js";
+import type { ServoBusTransportOptions } from "./ServoBusTransportOptions.js";
 
-export { ServoBusTransport, type ServoBusTransportOptions } from "./ServoBusTransport.js";
+export { ServoBusTransport } from "./ServoBusTransport.js";
+export type { ServoBusTransportOptions } from "./ServoBusTransportOptions.js";
 export { servoAxesOf, countOf, positionOf, type ServoAxis } from "../../protocol/bus/servoAxes.js";
 
 /** The servo-bus transport for a config with a `bus:` section, over a device path or tcp://HOST:PORT. */

@@ -57,68 +57,21 @@ export async function sendBusMotion(
     },
   );
   if (unsendable) return unsendable;
-  const fresh = (s: ArmStatus | undefined): s is ArmStatus => s !== undefined && c.now() - s.stampMs <= c.staleAfterMs;
-  let status = c.latest();
-  // A status older than stale_after_ms is no start to plan from; a fresh one is a cycle or two away
-  // (a read missed while this process was busy leaves one servo's sample old for a cycle).
-  if (!fresh(status)) {
-    const wait = AbortSignal.any([signal, AbortSignal.timeout(2 * c.staleAfterMs)]);
-    while (!fresh(status) && !wait.aborted) status = (await c.nextStatus(wait)) ?? status;
-  }
-  if (!fresh(status)) {
+  const status = await freshStatus(c, signal);
+  if (!status) {
     return {
       kind: "refused",
       reason: "no fresh servo readings to plan from",
       error: new ArmbridgeError("ARMB_ERR_TRANSPORT_NO_STATUS", { transport: c.kind }),
     };
   }
-  const t = c.protocol.table;
-  const entries: { id: number; data: Uint8Array }[] = [];
-  const goals = new Map<number, number>();
-  const start: Record<string, number> = {};
-  for (const [axis, target] of Object.entries(command.targets)) {
-    const s = c.servos.byName.get(axis)!;
-    const a = c.servos.actuators.get(axis)!;
-    if (s.tripped) {
-      const error = new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: s.axis.id, joint: axis, errors: s.tripped });
-      return { kind: "refused", reason: error.message, error };
-    }
-    if (!s.armed) {
-      const reason = `servo ${s.axis.id} (${axis}) has torque off`;
-      return {
-        kind: "refused",
-        reason,
-        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason }),
-      };
-    }
-    const goal = Math.round(countOf(s.axis, target));
-    const outside = outsidePositionLimits(t, s, goal);
-    if (outside)
-      return {
-        kind: "refused",
-        reason: outside,
-        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: outside }),
-      };
-    const perUnit = Math.abs(s.axis.countsPerUnit);
-    const velocity = clampUnits(
-      (command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit,
-      t.maxProfileVelocityUnits,
-    );
-    const acceleration = clampUnits(
-      (a.maxAcceleration * perUnit) / t.profileAccelerationUnit,
-      t.maxProfileAccelerationUnits,
-    );
-    entries.push({ id: s.axis.id, data: t.encodeMotion(goal, velocity, acceleration) });
-    goals.set(s.axis.id, goal);
-    start[axis] = status.axes[axis]?.position ?? Number.NaN;
-  }
+  const planned = goalWrites(c, command, status);
+  if ("kind" in planned) return planned;
+  const { entries, goals, start } = planned;
   const track = c.motions.create(command, goals, start);
   const log = c.log.child({ action_id: command.actionId });
   // Once, and never again: a bus has no de-duplication, so a second write could be a second motion.
-  const sent = await c.channel.send(
-    c.protocol.syncWrite(t.motionBlock.address, t.motionBlock.size, entries),
-    "command",
-  );
+  const sent = await c.channel.syncWrite("motionBlock", entries);
   if (!sent) {
     // The port closed before the bytes left: no servo heard them.
     c.motions.unsent(track, "the link closed before the goals were written; nothing was sent");
@@ -135,6 +88,62 @@ export async function sendBusMotion(
   log.info({ goals: Object.fromEntries(goals) }, "goals written (sync write, not repeated)");
   track.phase = "unconfirmed";
   return c.motions.await(track, signal, c.interrupted(), c.closed);
+}
+
+/**
+ * A status no older than stale_after_ms to plan from; undefined when none
+ * came. A fresh one is a cycle or two away (a read missed while this
+ * process was busy leaves one servo's sample old for a cycle).
+ */
+async function freshStatus(c: BusMotionContext, signal: AbortSignal): Promise<ArmStatus | undefined> {
+  const fresh = (s: ArmStatus | undefined): s is ArmStatus => s !== undefined && c.now() - s.stampMs <= c.staleAfterMs;
+  let status = c.latest();
+  if (!fresh(status)) {
+    const wait = AbortSignal.any([signal, AbortSignal.timeout(2 * c.staleAfterMs)]);
+    while (!fresh(status) && !wait.aborted) status = (await c.nextStatus(wait)) ?? status;
+  }
+  return fresh(status) ? status : undefined;
+}
+
+interface GoalWrites {
+  readonly entries: { id: number; data: Uint8Array }[];
+  readonly goals: Map<number, number>;
+  readonly start: Record<string, number>;
+}
+
+/** Each servo's goal, profile velocity and acceleration as one sync write's entries; a refusal when a servo cannot take its goal. */
+function goalWrites(c: BusMotionContext, command: MotionCommand, status: ArmStatus): GoalWrites | MotionEnd {
+  const t = c.protocol.table;
+  const out: GoalWrites = { entries: [], goals: new Map(), start: {} };
+  for (const [axis, target] of Object.entries(command.targets)) {
+    const s = c.servos.byName.get(axis)!;
+    const a = c.servos.actuators.get(axis)!;
+    if (s.tripped) {
+      const error = new ArmbridgeError("ARMB_ERR_SERVO_TRIPPED", { servo: s.axis.id, joint: axis, errors: s.tripped });
+      return { kind: "refused", reason: error.message, error };
+    }
+    const goal = Math.round(countOf(s.axis, target));
+    const refusal = s.armed ? outsidePositionLimits(t, s, goal) : `servo ${s.axis.id} (${axis}) has torque off`;
+    if (refusal)
+      return {
+        kind: "refused",
+        reason: refusal,
+        error: new ArmbridgeError("ARMB_ERR_MOTION_REFUSED", { actionId: command.actionId, reason: refusal }),
+      };
+    const perUnit = Math.abs(s.axis.countsPerUnit);
+    const velocity = clampUnits(
+      (command.speed * a.maxVelocity * perUnit) / t.profileVelocityUnit,
+      t.maxProfileVelocityUnits,
+    );
+    const acceleration = clampUnits(
+      (a.maxAcceleration * perUnit) / t.profileAccelerationUnit,
+      t.maxProfileAccelerationUnits,
+    );
+    out.entries.push({ id: s.axis.id, data: t.encodeMotion(goal, velocity, acceleration) });
+    out.goals.set(s.axis.id, goal);
+    out.start[axis] = status.axes[axis]?.position ?? Number.NaN;
+  }
+  return out;
 }
 
 function clampUnits(units: number, max: number): number {

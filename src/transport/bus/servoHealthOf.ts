@@ -1,13 +1,25 @@
-import type { ServoAlert, ServoHealth } from "../ServoHealth.js";
+import type { HardwareErrorKind, ServoAlert, ServoHealth } from "../ServoHealth.js";
 import {
   decodeRegister,
   hardwareErrorKinds,
-  type HardwareErrorKind,
+  type HardwareErrorKind as TableErrorKind,
   type Register,
   type ServoControlTable,
 } from "../../protocol/bus/index.js";
 import { judgeLoad, judgeTemperature, judgeVoltage, type LimitStanding } from "./servoConditionLimits.js";
 import type { ServoState } from "./ServoState.js";
+
+/**
+ * The control tables name their error bits in the contract's words: the
+ * build breaks here if one side gains a kind the other lacks.
+ */
+type SameKinds = [TableErrorKind] extends [HardwareErrorKind]
+  ? [HardwareErrorKind] extends [TableErrorKind]
+    ? true
+    : never
+  : never;
+const kindsAgree: SameKinds = true;
+void kindsAgree;
 
 /**
  * How a servo that shut down comes back, per vendor: the advice names only
@@ -88,11 +100,10 @@ export interface ServoHealthInput {
  * each hardware error and each reading near or past a limit.
  */
 export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput): ServoHealth {
-  const setup = table.setup;
   const read = (reg: Register): number | undefined => decodeRegister(reg, s.memory, reg.address);
   const who = `servo ${s.axis.id} (${s.axis.name})`;
   const alerts: ServoAlert[] = [];
-  const out: { -readonly [K in keyof ServoHealth]: ServoHealth[K] } = {
+  const out: HealthDraft = {
     axis: s.axis.name,
     servo_id: s.axis.id,
     hardware_errors: [],
@@ -102,6 +113,34 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
 
   const bits = s.stampMs > 0 ? (read(table.hardwareError) ?? 0) : 0;
   out.hardware_errors = hardwareErrorKinds(table.condition, bits);
+  const reading: Reading = { table, servo: s, read, who };
+  alerts.push(...hardwareErrorAlerts(reading, out.hardware_errors));
+  const effort = fillReadings(reading, out, modelNumber);
+  alerts.push(...limitAlerts(reading, out, effort));
+  alerts.sort((a, b) => (a.level === b.level ? 0 : a.level === "alarm" ? -1 : 1));
+  return out;
+}
+
+/** One servo's registers being read into its health. */
+interface Reading {
+  readonly table: ServoControlTable;
+  readonly servo: ServoState;
+  readonly read: (reg: Register) => number | undefined;
+  /** "servo 3 (elbow)", for messages. */
+  readonly who: string;
+}
+
+type HealthDraft = { -readonly [K in keyof ServoHealth]: ServoHealth[K] };
+
+/** How a servo model reports its effort (load or current), if it does. */
+type Effort = ReturnType<ServoControlTable["condition"]["effort"]>;
+
+/** An alarm for each hardware error set, and one for a trip whose bits have cleared. */
+function hardwareErrorAlerts(
+  { table, servo: s, read, who }: Reading,
+  errors: readonly HardwareErrorKind[],
+): ServoAlert[] {
+  const alerts: ServoAlert[] = [];
   // An error outside the servo's shutdown set (a Dynamixel's input voltage, by default) leaves its torque on; the bridge still sends it nothing until recovered.
   const tripNote = !s.tripped
     ? ""
@@ -111,7 +150,7 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
   const recovery = RECOVERY_ADVICE[table.family]?.(s.axis.name) ?? "";
   // A servo that has not shut down (an input-voltage bit, outside the default shutdown set) needs no recovery step.
   const then = (advice: string): string => (s.tripped ? `${advice} ${recovery}`.trim() : advice);
-  for (const error of out.hardware_errors) {
+  for (const error of errors) {
     const e = HARDWARE_ERROR[error];
     alerts.push({
       kind: "hardware_error",
@@ -121,7 +160,7 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
       advice: then(e.advice(table.family)),
     });
   }
-  if (out.hardware_errors.length === 0 && s.tripped) {
+  if (errors.length === 0 && s.tripped) {
     alerts.push({
       kind: "hardware_error",
       level: "alarm",
@@ -130,6 +169,12 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
     });
   }
 
+  return alerts;
+}
+
+/** The readings and the servo's own limits it has given (absent until it has); returns how it reports effort. */
+function fillReadings({ table, servo: s, read }: Reading, out: HealthDraft, modelNumber: number | undefined): Effort {
+  const setup = table.setup;
   // Feetech reports temperature and voltage in the block read every cycle; Dynamixel X in one read on its own schedule.
   const conditionAt = table.condition.presentBlock === undefined ? s.stampMs : s.conditionAt;
   if (conditionAt > 0) {
@@ -158,6 +203,12 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
     }
   }
 
+  return effort;
+}
+
+/** An alert for each reading near or past the servo's own limit, unless its hardware error already says so. */
+function limitAlerts({ table, who }: Reading, out: HealthDraft, effort: Effort): ServoAlert[] {
+  const alerts: ServoAlert[] = [];
   const {
     temperature_c: t,
     temperature_limit_c: tl,
@@ -200,8 +251,7 @@ export function servoHealthOf({ table, servo: s, modelNumber }: ServoHealthInput
           "Something may be pushing against the joint or the payload is heavy: ease the load before the overload protection shuts the servo down.",
       });
   }
-  alerts.sort((a, b) => (a.level === b.level ? 0 : a.level === "alarm" ? -1 : 1));
-  return out;
+  return alerts;
 }
 
 function round1(x: number): number {

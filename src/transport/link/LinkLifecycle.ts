@@ -46,7 +46,7 @@ export interface LinkLifecycleOptions {
   readonly attemptTimeoutMs: number;
   /** Epoch ms of the newest status from the arm. */
   readonly lastStatusAt: () => number | undefined;
-  /** The arm's incarnation now (Transport.armIncarnation). */
+  /** The arm's incarnation now (ArmIdentity.incarnation). */
   readonly incarnation?: () => string | undefined;
   /** Action ids of the motions in flight now: recorded with a loss, never re-sent. */
   readonly inFlight: () => readonly string[];
@@ -74,7 +74,7 @@ export interface LinkLifecycleOptions {
  * one attempt.
  */
 export class LinkLifecycle {
-  readonly #o: LinkLifecycleOptions;
+  readonly #options: LinkLifecycleOptions;
   readonly #now: () => number;
   readonly #log: Logger;
   readonly #backoff: ExponentialBackoff;
@@ -87,7 +87,7 @@ export class LinkLifecycle {
   #closed = false;
 
   constructor(options: LinkLifecycleOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
     this.#backoff = new ExponentialBackoff(options.backoff);
@@ -143,10 +143,10 @@ export class LinkLifecycle {
    */
   lost(reason: string): void {
     if (this.#closed || this.#tracker.name !== "connected") return;
-    const loss: LinkLoss = { lost_at: this.#now(), reason, in_flight: [...this.#o.inFlight()], attempts: 0 };
+    const loss: LinkLoss = { lost_at: this.#now(), reason, in_flight: [...this.#options.inFlight()], attempts: 0 };
     this.#loss = loss;
     this.#log.warn({ reason, in_flight: loss.in_flight }, "link lost; what was in flight is not re-sent");
-    if (this.#o.reconnect === false) {
+    if (this.#options.reconnect === false) {
       this.#tracker.set("down", { detail: `${reason}; reconnecting is disabled: restart the bridge` }, loss);
       this.#emit({ type: "lost", loss });
       return;
@@ -208,18 +208,18 @@ export class LinkLifecycle {
   async #try(attempt: number, detail: string, errorCode: string | undefined): Promise<void> {
     // Under way: no "next attempt at" until this one has failed.
     this.#tracker.set("reconnecting", { attempt, detail, errorCode });
-    const timeout = AbortSignal.timeout(this.#o.attemptTimeoutMs);
+    const timeout = AbortSignal.timeout(this.#options.attemptTimeoutMs);
     // Not AbortSignal.any over the lifetime signal: on Node 20 each composed signal stays referenced from it (linkSignals).
     const linked = linkSignals([this.#closing.signal, timeout]);
     let found: LinkReturn;
     try {
-      found = await this.#o.attempt(linked.signal, attempt);
+      found = await this.#options.attempt(linked.signal, attempt);
       if (this.#closed) return;
     } catch (error) {
       if (this.#closed) return;
       const code = isArmbridgeError(error) ? error.code : undefined;
       const reason = timeout.aborted
-        ? `attempt ${attempt} took longer than ${this.#o.attemptTimeoutMs} ms`
+        ? `attempt ${attempt} took longer than ${this.#options.attemptTimeoutMs} ms`
         : error instanceof Error
           ? error.message
           : String(error);

@@ -55,12 +55,12 @@ export const HALT_FRAME_ID = "armbridge/halt";
  * Gripper goals are cancelled (their controllers hold where they are).
  */
 export class Halter {
-  readonly #d: HalterDeps;
+  readonly #deps: HalterDeps;
   /** Halts per server (serverKey): a goal still waiting for its server when a halt came is never sent. */
   readonly #halts = new Map<string, number>();
 
   constructor(deps: HalterDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   /** How many halts have hit this server so far. */
@@ -69,35 +69,35 @@ export class Halter {
   }
 
   async halt(axes: readonly string[], signal: AbortSignal): Promise<HaltResult> {
-    const { servers } = this.#d;
+    const { servers } = this.#deps;
     const targets = servers.serversFor(axes);
     for (const s of targets) this.#halts.set(serverKey(s), this.count(s) + 1);
     const affectedAxes = new Set<string>();
     for (const s of targets) for (const a of servers.axesOf(s)) affectedAxes.add(a);
-    const failures = await this.#d.bounded(
-      [signal, AbortSignal.timeout(this.#d.setup.options.cancelTimeoutMs)],
+    const failures = await this.#deps.bounded(
+      [signal, AbortSignal.timeout(this.#deps.setup.options.cancelTimeoutMs)],
       async (wait) => {
         const requests: Promise<string | undefined>[] = [];
         for (const server of targets) {
-          const ours = this.#d.tracker.activeRuns(server);
+          const ours = this.#deps.tracker.activeRuns(server);
           if (ours.length > 0 && this.#cancels(server)) {
             for (const run of ours) requests.push(this.#cancel(run, wait));
           } else if (ours.length > 0) {
             requests.push(this.#holdOver(ours, server, wait));
-          } else if (servers.axesOf(server).some((a) => this.#d.observer.latest()?.axes[a]?.moving)) {
+          } else if (servers.axesOf(server).some((a) => this.#deps.observer.latest()?.axes[a]?.moving)) {
             requests.push(this.#sendHold(server, wait));
           }
         }
         return (await Promise.all(requests)).filter((f): f is string => f !== undefined);
       },
     );
-    const stopped = await this.#d.bounded([signal], (wait) =>
-      this.#d.observer.waitFor(
+    const stopped = await this.#deps.bounded([signal], (wait) =>
+      this.#deps.observer.waitFor(
         (s) => [...affectedAxes].every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
         wait,
       ),
     );
-    const status: ArmStatus | undefined = stopped ?? this.#d.observer.latest();
+    const status: ArmStatus | undefined = stopped ?? this.#deps.observer.latest();
     if (failures.length > 0) {
       return {
         halted: false,
@@ -111,13 +111,13 @@ export class Halter {
   /** Whether our goals on this server are stopped by a cancel rather than a decelerating hold goal. */
   #cancels(server: GoalServer): boolean {
     if (server.kind === "gripper") return true;
-    switch (this.#d.setup.options.haltOwnGoals) {
+    switch (this.#deps.setup.options.haltOwnGoals) {
       case "cancel":
         return true;
       case "decelerate":
         return false;
       case "auto":
-        return this.#d.decelerateOnCancel(server.controller) === true;
+        return this.#deps.decelerateOnCancel(server.controller) === true;
     }
   }
 
@@ -134,7 +134,7 @@ export class Halter {
     }
     const live = runs.filter((r) => !r.terminal);
     if (live.length === 0) return undefined;
-    const t = this.#d.now();
+    const t = this.#deps.now();
     for (const run of live) run.haltedByUsMs ??= t;
     return this.#sendHold(server, signal);
   }
@@ -162,28 +162,28 @@ export class Halter {
     if (r.kind === "error")
       return `cancel on ${run.actionName} failed: ${r.error instanceof Error ? r.error.message : String(r.error)}`;
     const code = r.value.return_code;
-    if (code === CANCEL_ERROR_NONE) run.cancelAcceptedMs ??= this.#d.now();
+    if (code === CANCEL_ERROR_NONE) run.cancelAcceptedMs ??= this.#deps.now();
     if (code === CANCEL_ERROR_NONE || code === CANCEL_ERROR_GOAL_TERMINATED || run.terminal) return undefined;
     return `${run.actionName} refused to cancel (return_code ${code})`;
   }
 
   async #sendHold(server: GoalServer, signal: AbortSignal): Promise<string | undefined> {
-    const { servers, setup, config } = this.#d;
-    const status = this.#d.observer.latest();
+    const { servers, setup, config } = this.#deps;
+    const status = this.#deps.observer.latest();
     const client = servers.clientOf(server);
     const name = servers.actionNameOf(server);
     if (!status || !client) return `no status to hold ${name} at`;
     let goal: object;
     const controller = servers.controllerOf(server);
     if (controller) {
-      const joints = controller.joints.map((j) => this.#d.actuators.get(j));
+      const joints = controller.joints.map((j) => this.#deps.actuators.get(j));
       if (joints.some((j) => j === undefined)) return `no limits for every joint of ${controller.name}`;
       const plan = stoppingPlan(
         joints as Actuator[],
         status.axes,
-        (this.#d.now() - status.stampMs) / 1000,
+        (this.#deps.now() - status.stampMs) / 1000,
         setup.options.minMotionS,
-        this.#d.speedScaling(controller.name),
+        this.#deps.speedScaling(controller.name),
       );
       if (!plan) return `no position for every joint of ${controller.name}`;
       goal = buildTrajectoryGoal({
@@ -191,7 +191,7 @@ export class Halter {
         joints: controller.joints,
         targets: plan.targets,
         current: plan.targets,
-        limits: this.#d.limits,
+        limits: this.#deps.limits,
         speed: 1,
         positionTolerance: config.tolerances.position,
         velocityTolerance: setup.options.goalVelocityTolerance,
@@ -205,7 +205,10 @@ export class Halter {
       if (!g || p === undefined) return "no gripper position to hold at";
       goal = buildGripperGoal(g, p);
     }
-    this.#d.log.warn({ server: name }, "halting: preempting the goal under way with a hold goal at the stopping point");
+    this.#deps.log.warn(
+      { server: name },
+      "halting: preempting the goal under way with a hold goal at the stopping point",
+    );
     let sent: Promise<{ isAccepted(): boolean }>;
     try {
       sent = client.sendGoal(goal);

@@ -74,7 +74,7 @@ export interface MotionPaceMonitorDeps {
  * effort-commanded JTC) are read from their feedback only.
  */
 export class MotionPaceMonitor {
-  readonly #d: MotionPaceMonitorDeps;
+  readonly #deps: MotionPaceMonitorDeps;
   readonly #subscriptions: RclSubscription[] = [];
   readonly #feedback = new Map<string, FeedbackSample[]>();
   readonly #inputs = new Map<string, Reading>();
@@ -84,13 +84,13 @@ export class MotionPaceMonitor {
   #facts: ReadonlyMap<string, TrajectoryControllerFacts> = new Map();
 
   constructor(deps: MotionPaceMonitorDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   /** Subscribes to the broadcaster and to each stock JTC's speed_scaling_input, as the facts say they exist. */
   start(facts: ReadonlyMap<string, TrajectoryControllerFacts>): void {
     this.#facts = facts;
-    const { rcl, broadcasterTopic } = this.#d;
+    const { rcl, broadcasterTopic } = this.#deps;
     const qos = new rcl.QoS(
       QosPolicy.HISTORY_KEEP_LAST,
       1,
@@ -103,7 +103,7 @@ export class MotionPaceMonitor {
         if (typeof data !== "number" || !Number.isFinite(data)) return;
         this.#broadcaster = {
           value: data / 100,
-          receivedMs: this.#d.now(),
+          receivedMs: this.#deps.now(),
           source: `${broadcasterTopic}: ${Math.round(data)} %`,
         };
         this.#changed();
@@ -139,16 +139,16 @@ export class MotionPaceMonitor {
 
   #subscribe(type: string, topic: string, qos: object, callback: (msg: unknown) => void): void {
     try {
-      this.#subscriptions.push(this.#d.node.createSubscription(type, topic, { qos }, callback));
+      this.#subscriptions.push(this.#deps.node.createSubscription(type, topic, { qos }, callback));
     } catch (error) {
-      this.#d.warn(`${type} on ${topic}: the pace will be read from the controllers' feedback only`, error);
+      this.#deps.warn(`${type} on ${topic}: the pace will be read from the controllers' feedback only`, error);
     }
   }
 
   close(): void {
     for (const s of this.#subscriptions.splice(0)) {
       try {
-        this.#d.node.destroySubscription(s);
+        this.#deps.node.destroySubscription(s);
       } catch {
         // Destroyed with the node already.
       }
@@ -170,7 +170,7 @@ export class MotionPaceMonitor {
     const sample: FeedbackSample = {
       trajS: tfs.sec + tfs.nanosec / 1e9,
       stampS: stamp.sec + stamp.nanosec / 1e9,
-      receivedMs: this.#d.now(),
+      receivedMs: this.#deps.now(),
     };
     let window = this.#feedback.get(controller);
     const last = window?.[window.length - 1];
@@ -197,7 +197,7 @@ export class MotionPaceMonitor {
   }
 
   #controllerPace(controller: string): MotionPace | undefined {
-    const now = this.#d.now();
+    const now = this.#deps.now();
     const window = this.#feedback.get(controller) ?? [];
     const first = window[0];
     const last = window[window.length - 1];
@@ -218,7 +218,7 @@ export class MotionPaceMonitor {
         const scaling = freshDeclared ? freshDeclared.value : dTraj / dStamp;
         const paused = scaling <= PAUSED_AT;
         // Paused is no progress at all, whatever the window still holds of the motion before the pause.
-        const factor = paused ? 0 : Math.max(0, this.#d.simTime ? dTraj / dWall : scaling);
+        const factor = paused ? 0 : Math.max(0, this.#deps.simTime ? dTraj / dWall : scaling);
         return {
           factor,
           paused,

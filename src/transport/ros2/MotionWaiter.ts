@@ -66,18 +66,18 @@ type Watch =
  * - Then OutcomeConfirmer checks what a result does not settle alone.
  */
 export class MotionWaiter {
-  readonly #d: MotionWaiterDeps;
+  readonly #deps: MotionWaiterDeps;
   /** Servers that have sent feedback for a goal of ours: silence from them means something. */
   readonly #feedbackServers = new Set<string>();
 
   constructor(deps: MotionWaiterDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   async awaitEnd(track: ActionTrack, signal: AbortSignal, log: Logger): Promise<MotionEnd> {
-    const { options } = this.#d;
+    const { options } = this.#deps;
     const responseMs = options.goalResponseTimeoutMs;
-    const responded = await this.#d.bounded([signal, AbortSignal.timeout(responseMs)], (s) =>
+    const responded = await this.#deps.bounded([signal, AbortSignal.timeout(responseMs)], (s) =>
       awaitWithin(Promise.all(track.runs.map((r) => r.responded)), s),
     );
     if (responded.kind !== "value") return this.#waitEnd(signal, `sendGoal ${serverNames(track)}`, responseMs, log);
@@ -92,7 +92,7 @@ export class MotionWaiter {
       );
     }
 
-    const watched = await this.#d.bounded([signal], (s) => this.#watch(track, s, log));
+    const watched = await this.#deps.bounded([signal], (s) => this.#watch(track, s, log));
     if (watched.kind !== "finished")
       return this.#waitEnd(
         signal,
@@ -102,10 +102,10 @@ export class MotionWaiter {
       );
     const lost = lostEnd(track);
     if (lost) return lost;
-    await this.#d.bounded([signal], (s) => this.#d.confirmer.confirm(track, s));
+    await this.#deps.bounded([signal], (s) => this.#deps.confirmer.confirm(track, s));
     // An outcome not yet confirmed is no outcome to report: the caller's wait simply ended.
     if (signal.aborted) return this.#waitEnd(signal, "", 0, log);
-    const record = this.#d.tracker.recordOf(track);
+    const record = this.#deps.tracker.recordOf(track);
     if (!record)
       return {
         kind: "link_error",
@@ -117,7 +117,7 @@ export class MotionWaiter {
 
   /** Why a bounded wait ended: our caller's signal, close(), or our own timeout on rclnodejs. */
   #waitEnd(signal: AbortSignal, operation: string, ms: number, log: Logger): MotionEnd {
-    if (this.#d.closing.aborted)
+    if (this.#deps.closing.aborted)
       return { kind: "link_error", error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: "ros2" }) };
     if (signal.aborted) return { kind: "wait_ended" };
     log.warn({ operation, ms }, "ROS did not answer in time; the goal is left running");
@@ -125,7 +125,7 @@ export class MotionWaiter {
   }
 
   async #watch(track: ActionTrack, signal: AbortSignal, log: Logger): Promise<Watch> {
-    const { options, now } = this.#d;
+    const { options, now } = this.#deps;
     const finished = Promise.all(track.runs.map((r) => r.finished));
     const budgetMs = Math.ceil(track.planMs + options.goalTimeToleranceS * 1000 + options.resultMarginMs);
     const goneSince = new Map<GoalRun, number>();
@@ -143,7 +143,7 @@ export class MotionWaiter {
         if (run.phase !== "accepted") continue;
         const t = now();
         // A server that left the graph sends nothing more: our goal is left running, outcome unknown.
-        const available = this.#d.servers.clientOf(run.server)?.isActionServerAvailable() ?? false;
+        const available = this.#deps.servers.clientOf(run.server)?.isActionServerAvailable() ?? false;
         if (available) goneSince.delete(run);
         else if (!goneSince.has(run)) goneSince.set(run, t);
         const gone = goneSince.get(run);
@@ -168,7 +168,7 @@ export class MotionWaiter {
             ))
           )
             return this.#aborted(signal);
-        } else if (heard === undefined && this.#d.nodeNow() - track.sentAtNodeMs > budgetMs) {
+        } else if (heard === undefined && this.#deps.nodeNow() - track.sentAtNodeMs > budgetMs) {
           if (run.server.kind === "gripper") {
             const quiet = this.#quietGripper(track, run);
             if (quiet === "moving") continue;
@@ -183,7 +183,7 @@ export class MotionWaiter {
   #aborted(signal: AbortSignal): Watch {
     return signal.aborted
       ? { kind: "aborted" }
-      : { kind: "timeout", operation: "a fresh /joint_states sample to settle by", ms: this.#d.options.settleMs };
+      : { kind: "timeout", operation: "a fresh /joint_states sample to settle by", ms: this.#deps.options.settleMs };
   }
 
   /**
@@ -194,11 +194,11 @@ export class MotionWaiter {
    * cannot tell, the caller reports a timeout.
    */
   async #settle(track: ActionTrack, run: GoalRun, reason: string, signal: AbortSignal, log: Logger): Promise<boolean> {
-    const from = this.#d.now();
-    const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
+    const from = this.#deps.now();
+    const axes = this.#deps.servers.axesOf(run.server).filter((a) => a in track.targets);
     const fresh = (s: { stampMs: number }) => s.stampMs >= from;
-    const reached = await this.#d.bounded([signal, AbortSignal.timeout(this.#d.options.settleMs)], (wait) =>
-      this.#d.observer.waitFor((s) => fresh(s) && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
+    const reached = await this.#deps.bounded([signal, AbortSignal.timeout(this.#deps.options.settleMs)], (wait) =>
+      this.#deps.observer.waitFor((s) => fresh(s) && this.#deps.tracker.atTargetAndStill(track, axes, s), wait),
     );
     if (signal.aborted) return false;
     if (reached) {
@@ -209,7 +209,7 @@ export class MotionWaiter {
       });
       return true;
     }
-    const latest = this.#d.observer.latest();
+    const latest = this.#deps.observer.latest();
     if (!latest || !fresh(latest)) return false;
     log.warn({ server: run.actionName, reason }, "no result; /joint_states shows the goal did not get there");
     run.presume({ state: "stopped", detail: `${run.actionName}: no result (${reason}); /joint_states: not at target` });
@@ -226,18 +226,18 @@ export class MotionWaiter {
    * then ends `unknown`). Nothing is sent.
    */
   async settleForgotten(track: ActionTrack, run: GoalRun, log: Logger): Promise<void> {
-    const { options } = this.#d;
-    const from = this.#d.now();
-    const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
+    const { options } = this.#deps;
+    const from = this.#deps.now();
+    const axes = this.#deps.servers.axesOf(run.server).filter((a) => a in track.targets);
     const budgetMs = Math.ceil(track.planMs + options.goalTimeToleranceS * 1000 + options.resultMarginMs);
-    const still = await this.#d.bounded([AbortSignal.timeout(budgetMs)], (wait) =>
-      this.#d.observer.waitFor(
+    const still = await this.#deps.bounded([AbortSignal.timeout(budgetMs)], (wait) =>
+      this.#deps.observer.waitFor(
         (s) => s.stampMs >= from && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
         wait,
       ),
     );
     if (!still || run.terminal) return;
-    const reached = this.#d.tracker.atTargetAndStill(track, axes, still);
+    const reached = this.#deps.tracker.atTargetAndStill(track, axes, still);
     log.warn(
       { server: run.actionName, reached },
       "its controller went away and came back without a result; settled from /joint_states",
@@ -262,23 +262,23 @@ export class MotionWaiter {
    * caller reports a timeout.
    */
   #quietGripper(track: ActionTrack, run: GoalRun): "moving" | "settled" | "unknown" {
-    const axis = this.#d.servers.axesOf(run.server)[0];
-    const latest = this.#d.observer.latest();
+    const axis = this.#deps.servers.axesOf(run.server)[0];
+    const latest = this.#deps.observer.latest();
     const target = axis === undefined ? undefined : track.targets[axis];
     const s = axis === undefined ? undefined : latest?.axes[axis];
-    if (!latest || !s || target === undefined || this.#d.now() - latest.stampMs > this.#d.config.staleAfterMs)
+    if (!latest || !s || target === undefined || this.#deps.now() - latest.stampMs > this.#deps.config.staleAfterMs)
       return "unknown";
     if (s.moving) return "moving";
     const start = track.start[axis ?? ""] ?? s.position;
-    const closing = target < start - this.#d.config.tolerances.gripper;
+    const closing = target < start - this.#deps.config.tolerances.gripper;
     const why =
       "no result from the controller, whose stall check needs |velocity| ≤ stall_velocity_threshold for stall_timeout (a noisy velocity never does); /joint_states shows the gripper at rest";
-    if (closing && s.position > target + this.#d.config.tolerances.gripper) {
+    if (closing && s.position > target + this.#deps.config.tolerances.gripper) {
       run.presume({
         state: "grasped",
         detail: `closed on an object at ${s.position.toFixed(3)} of its opening and holds it; ${why}; the goal stays active, pressing on it`,
       });
-    } else if (Math.abs(s.position - target) <= this.#d.config.tolerances.gripper) {
+    } else if (Math.abs(s.position - target) <= this.#deps.config.tolerances.gripper) {
       run.presume({ state: "reached", detail: `${run.actionName}: ${why}, at the target` });
     } else {
       run.presume({

@@ -37,10 +37,10 @@ export interface OutcomeConfirmerDeps {
  *   the settled pose are what the arm did, not a sample from mid-brake.
  */
 export class OutcomeConfirmer {
-  readonly #d: OutcomeConfirmerDeps;
+  readonly #deps: OutcomeConfirmerDeps;
 
   constructor(deps: OutcomeConfirmerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   async confirm(track: ActionTrack, signal: AbortSignal): Promise<void> {
@@ -52,8 +52,8 @@ export class OutcomeConfirmer {
   }
 
   async #confirmReached(track: ActionTrack, signal: AbortSignal): Promise<void> {
-    const { options } = this.#d;
-    const honoured = this.#d.goalTolerancesHonoured();
+    const { options } = this.#deps;
+    const honoured = this.#deps.goalTolerancesHonoured();
     const toConfirm = track.runs.filter(
       (r) =>
         r.phase === "ended" && r.outcome()?.state === "reached" && (r.server.kind === "gripper" || honoured !== true),
@@ -61,16 +61,19 @@ export class OutcomeConfirmer {
     const endedAt = track.endedAtMs;
     if (toConfirm.length === 0 || endedAt === undefined) return;
     for (const run of toConfirm) {
-      const axes = this.#d.servers.axesOf(run.server).filter((a) => a in track.targets);
+      const axes = this.#deps.servers.axesOf(run.server).filter((a) => a in track.targets);
       // AbortSignal.timeout takes whole milliseconds only.
       const ms = Math.ceil(
         (run.server.kind === "gripper" ? track.planMs : 0) + options.goalTimeToleranceS * 1000 + options.settleMs,
       );
-      const confirmed = await this.#d.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
-        this.#d.observer.waitFor((s) => s.stampMs >= endedAt && this.#d.tracker.atTargetAndStill(track, axes, s), wait),
+      const confirmed = await this.#deps.bounded([signal, AbortSignal.timeout(ms)], (wait) =>
+        this.#deps.observer.waitFor(
+          (s) => s.stampMs >= endedAt && this.#deps.tracker.atTargetAndStill(track, axes, s),
+          wait,
+        ),
       );
       if (confirmed || signal.aborted) continue;
-      const latest = this.#d.observer.latest();
+      const latest = this.#deps.observer.latest();
       const where = axes
         .map(
           (a) => `${a} ${latest?.axes[a]?.position.toFixed(3) ?? "?"} (target ${track.targets[a]?.toFixed(3) ?? "?"})`,
@@ -78,25 +81,25 @@ export class OutcomeConfirmer {
         .join(", ");
       const tolerance =
         run.server.kind === "gripper"
-          ? `tolerances.gripper ${this.#d.config.tolerances.gripper}`
-          : `tolerances.position ${this.#d.config.tolerances.position} (this JTC may ignore goal tolerances)`;
+          ? `tolerances.gripper ${this.#deps.config.tolerances.gripper}`
+          : `tolerances.position ${this.#deps.config.tolerances.position} (this JTC may ignore goal tolerances)`;
       run.amend({
         state: "stalled",
         detail: `${run.outcome()?.detail ?? run.actionName}; but /joint_states shows ${where}: not within ${tolerance} and still`,
       });
-      this.#d.tracker.refreeze(track);
+      this.#deps.tracker.refreeze(track);
     }
   }
 
   async #explainFromRosout(track: ActionTrack, signal: AbortSignal): Promise<void> {
-    const watcher = this.#d.rosout();
+    const watcher = this.#deps.rosout();
     if (!watcher) return;
     for (const run of track.runs) {
       const o = run.outcome();
       if (!o?.causeOnRosout || run.sentAtMs === undefined) continue;
       // The log and the result travel on different topics: give the log a moment to catch up.
-      const errors = await this.#d.bounded(
-        [signal, AbortSignal.timeout(Math.ceil(Math.min(500, this.#d.options.settleMs)))],
+      const errors = await this.#deps.bounded(
+        [signal, AbortSignal.timeout(Math.ceil(Math.min(500, this.#deps.options.settleMs)))],
         (wait) => watcher.waitForError(run.sentAtMs ?? 0, wait),
       );
       if (errors.length === 0) {
@@ -109,7 +112,7 @@ export class OutcomeConfirmer {
         state: "faulted",
         detail: `${run.actionName}: the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}`,
       });
-      this.#d.tracker.refreeze(track);
+      this.#deps.tracker.refreeze(track);
     }
   }
 
@@ -124,15 +127,17 @@ export class OutcomeConfirmer {
     const final = track.final;
     if (endedAt === undefined || !final || final.state === "reached" || final.state === "rejected") return;
     const axes = track.axes;
-    const atRest = await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.options.settleMs))], (wait) =>
-      this.#d.observer.waitFor(
-        (s) => s.stampMs >= endedAt && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
-        wait,
-      ),
+    const atRest = await this.#deps.bounded(
+      [signal, AbortSignal.timeout(Math.ceil(this.#deps.options.settleMs))],
+      (wait) =>
+        this.#deps.observer.waitFor(
+          (s) => s.stampMs >= endedAt && axes.every((a) => s.axes[a] !== undefined && !s.axes[a].moving),
+          wait,
+        ),
     );
     if (atRest || signal.aborted || final.moved !== undefined) return;
-    await this.#d.bounded([signal, AbortSignal.timeout(Math.ceil(this.#d.config.staleAfterMs))], (wait) =>
-      this.#d.observer.waitFor((s) => s.stampMs >= endedAt, wait),
+    await this.#deps.bounded([signal, AbortSignal.timeout(Math.ceil(this.#deps.config.staleAfterMs))], (wait) =>
+      this.#deps.observer.waitFor((s) => s.stampMs >= endedAt, wait),
     );
   }
 }

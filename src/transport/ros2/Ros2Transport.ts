@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import pino, { type Logger } from "pino";
-import type { MotionTiming } from "../../motion/MotionTiming.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf, type Actuator } from "../../config/actuators.js";
 import { deviceText } from "../../validation/deviceText.js";
@@ -11,12 +10,14 @@ import { linkSignals } from "../linkSignals.js";
 import { refuseUnsendable } from "../motionProblem.js";
 import type {
   ActionRecord,
+  ArmIdentity,
   ArmStatus,
   HaltResult,
   LinkState,
   MotionCommand,
   MotionEnd,
-  MotionPace,
+  MotionPaceSource,
+  MotionTimingSource,
   Transport,
 } from "../Transport.js";
 import { ActionTracker, type ActionTrack } from "./ActionTracker.js";
@@ -273,14 +274,16 @@ export class Ros2Transport implements Transport {
     return this.#facts;
   }
 
-  pace(axes: readonly string[]): MotionPace | undefined {
-    const controllers = this.#servers.serversFor(axes).flatMap((s) => (s.kind === "trajectory" ? [s.controller] : []));
-    return controllers.length === 0 ? undefined : this.#pace.pace(controllers);
-  }
-
-  onPace(listener: () => void): () => void {
-    return this.#pace.onChange(listener);
-  }
+  /** The speed scaling of the trajectory controllers that drive the axes. */
+  readonly pace: MotionPaceSource = {
+    of: (axes) => {
+      const controllers = this.#servers
+        .serversFor(axes)
+        .flatMap((s) => (s.kind === "trajectory" ? [s.controller] : []));
+      return controllers.length === 0 ? undefined : this.#pace.pace(controllers);
+    },
+    onChange: (listener) => this.#pace.onChange(listener),
+  };
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
@@ -318,20 +321,24 @@ export class Ros2Transport implements Transport {
    * buildTrajectoryGoal (speed scales velocity and acceleration, never under
    * min_motion_s). Controllers run side by side, each on its own time.
    */
-  motionTiming(): MotionTiming {
-    return {
+  readonly timing: MotionTimingSource = {
+    motionTiming: () => ({
       kind: "synchronized_cubic",
       groups: this.#deps.config.arm.controllers.map((c) => c.joints),
       minDurationS: this.#deps.setup.options.minMotionS,
-    };
-  }
+    }),
+  };
 
-  /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
-  armIdentity(): string | undefined {
-    const { setup } = this.#deps;
-    const controllers = setup.controllers.map((c) => `${c.name}@${c.actionName}`).join(",");
-    return `ros2 controllers ${controllers}${setup.gripper ? `, gripper ${setup.gripper.actionName}` : ""}`;
-  }
+  readonly identity: ArmIdentity = {
+    /** The controllers and gripper action this bridge drives: what a ROS graph says of the arm's identity. */
+    arm: () => {
+      const { setup } = this.#deps;
+      const controllers = setup.controllers.map((c) => `${c.name}@${c.actionName}`).join(",");
+      return `ros2 controllers ${controllers}${setup.gripper ? `, gripper ${setup.gripper.actionName}` : ""}`;
+    },
+    /** The controllers report no incarnation of their own. */
+    incarnation: () => undefined,
+  };
 
   latestStatus(): ArmStatus | undefined {
     return this.#observer.latest();

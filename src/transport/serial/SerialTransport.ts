@@ -1,15 +1,16 @@
-import type { MotionTiming } from "../../motion/MotionTiming.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { silentLogger } from "../../observability/logger.js";
 import { FLOAT32_WIRE } from "../WireNumbers.js";
 import type {
   ActionRecord,
+  ArmIdentity,
   ArmStatus,
   HaltResult,
   LinkState,
   MotionCommand,
   MotionEnd,
+  MotionTimingSource,
   Transport,
 } from "../Transport.js";
 import { PROTOCOL_V1_CODEC } from "./FrameCodec.js";
@@ -139,28 +140,27 @@ export class SerialTransport implements Transport {
    * its own trapezoid at max_acceleration within it (docs/serial-protocol.md,
    * MOVE; firmware-sim's SimulatedArm does exactly that).
    */
-  motionTiming(): MotionTiming {
-    return { kind: "shared_duration" };
-  }
+  readonly timing: MotionTimingSource = { motionTiming: () => ({ kind: "shared_duration" }) };
 
-  /** The device's boot id: a reboot wipes its action memory. */
-  armIncarnation(): string | undefined {
-    // The connection's boot, not the HELLO's: a reboot seen on STATUS changes it without a new HELLO.
-    const bootId = this.connection.bootId;
-    if (!this.connection.device || bootId === undefined) return undefined;
-    return `boot:${bootId}`;
-  }
-
-  /**
-   * What the device's HELLO says it is. Protocol v1's HELLO carries no serial
-   * number, so two devices with the same firmware and axes look alike here;
-   * their boot ids (armIncarnation) still tell them apart.
-   */
-  armIdentity(): string | undefined {
-    const h = this.connection.device?.hello;
-    if (!h) return undefined;
-    return `serial firmware ${JSON.stringify(h.firmwareVersion)}, axes ${h.axes.map((a) => `${a.name}:${a.kind}`).join(",")}`;
-  }
+  readonly identity: ArmIdentity = {
+    /**
+     * What the device's HELLO says it is. Protocol v1's HELLO carries no serial
+     * number, so two devices with the same firmware and axes look alike here;
+     * their boot ids (the incarnation) still tell them apart.
+     */
+    arm: () => {
+      const h = this.connection.device?.hello;
+      if (!h) return undefined;
+      return `serial firmware ${JSON.stringify(h.firmwareVersion)}, axes ${h.axes.map((a) => `${a.name}:${a.kind}`).join(",")}`;
+    },
+    /** The device's boot id: a reboot wipes its action memory. */
+    incarnation: () => {
+      // The connection's boot, not the HELLO's: a reboot seen on STATUS changes it without a new HELLO.
+      const bootId = this.connection.bootId;
+      if (!this.connection.device || bootId === undefined) return undefined;
+      return `boot:${bootId}`;
+    },
+  };
 
   latestStatus(): ArmStatus | undefined {
     return this.connection.statuses.latest();

@@ -64,11 +64,11 @@ describe("a device reboot the host has not yet seen on STATUS", () => {
   it("armIncarnation names the new boot once a STATUS showed the reboot", async () => {
     const { transport, device } = setup();
     await transport.open();
-    expect(transport.armIncarnation()).toBe("boot:1");
+    expect(transport.identity.incarnation()).toBe("boot:1");
     const reboots: number[] = [];
     transport.onReboot((r) => reboots.push(r.bootId));
     device.reboot();
     await until(() => reboots.length === 1, "reboot seen on STATUS");
-    expect(transport.armIncarnation()).toBe("boot:2");
+    expect(transport.identity.incarnation()).toBe("boot:2");
   });
 });

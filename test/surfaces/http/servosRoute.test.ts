@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
-import type { ServoRecovery } from "../../../src/transport/Transport.js";
+import type { ServoCare } from "../../../src/transport/Transport.js";
 import { FakeArm } from "./FakeArm.js";
 
 const TOKEN = "test-token-123";
@@ -12,12 +12,15 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 /** A FakeArm that can recover servos, recording what it was asked. */
 class RecoveringArm extends FakeArm {
   readonly asked: (readonly string[] | undefined)[] = [];
-  recoverServos(options: { axes?: readonly string[]; signal: AbortSignal }): Promise<readonly ServoRecovery[]> {
-    this.asked.push(options.axes);
-    return Promise.resolve(
-      (options.axes ?? ["elbow"]).map((axis) => ({ axis, outcome: "recovered" as const, detail: "rebooted" })),
-    );
-  }
+  readonly servos: ServoCare = {
+    health: () => [],
+    recover: (options) => {
+      this.asked.push(options.axes);
+      return Promise.resolve(
+        (options.axes ?? ["elbow"]).map((axis) => ({ axis, outcome: "recovered" as const, detail: "rebooted" })),
+      );
+    },
+  };
 }
 
 let bridge: Bridge | undefined;

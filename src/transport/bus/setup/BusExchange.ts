@@ -1,7 +1,10 @@
 import { ArmbridgeError } from "../../../errors.js";
 import type { ByteLink } from "../../link/ByteLink.js";
-import { BusReplies, type ReplyShape } from "../BusReplies.js";
+import { BusChannel, type Answered, type ExchangeOptions, type ReplyShape } from "../BusChannel.js";
 import type { BusProtocol, StatusReply } from "../../../protocol/bus/index.js";
+
+/** Every reply a set-up tool asks for: a second one from an id is evidence of a shared id, and a refusal is told apart from silence. */
+const SET_UP_REPLIES = { keepDuplicates: true, refusalsAnyLength: true } as const;
 
 /** What came back for one instruction: the status packets, and the bytes that made no packet (noise, collisions). */
 export interface Exchanged {
@@ -19,40 +22,42 @@ export interface BusExchangeOptions {
 }
 
 /**
- * The set-up tools' own way onto a bus: one instruction at a time on an
- * open link at a known baud, every status packet that comes back within the
- * instruction's time, and a count of bytes that were not a packet — what a
- * scan needs to see two servos answering at once. (The transport's
- * BusChannel drives a configured arm; this one knows nothing of an arm.)
- * Replies are matched to their instruction by BusReplies, as the
- * transport's are: a reply later than its instruction's time is waited for
- * (one more latency margin) before that servo is asked anything else, and
- * dropped, so it is never read as the answer to the next question.
+ * The set-up tools' session on a bus, which knows nothing of an arm: the
+ * bus channel the transport uses too, at a known baud that the session may
+ * change, each instruction given its own wire time plus a latency margin,
+ * every status packet that comes back within it (a second one from an id
+ * included: what a scan needs to see two servos answering at once) and a
+ * count of bytes that were not a packet. The channel drops a reply later
+ * than its instruction's time, after waiting one more latency margin for it
+ * before that servo is asked anything else, so it is never read as the
+ * answer to the next question. A closed or lost link is an error here.
  */
 export class BusExchange {
   readonly link: ByteLink;
   readonly protocol: BusProtocol;
+  readonly channel: BusChannel;
   readonly #latencyMarginMs: number;
-  readonly #replies: BusReplies;
   #baud: number;
-  #busy = false;
 
   constructor(link: ByteLink, protocol: BusProtocol, baud: number, options: BusExchangeOptions = {}) {
     this.link = link;
     this.protocol = protocol;
     this.#baud = baud;
     this.#latencyMarginMs = options.latencyMarginMs ?? 40;
-    this.#replies = new BusReplies(link, protocol, { lateMs: this.#latencyMarginMs });
+    this.channel = new BusChannel(link, protocol, {
+      replyTimeoutMs: this.#latencyMarginMs,
+      lateMs: this.#latencyMarginMs,
+    });
   }
 
   /** Replies dropped so far because they could not answer the instruction on the wire (late, another id or length). */
   get staleReplies(): number {
-    return this.#replies.stale;
+    return this.channel.staleReplies;
   }
 
   /** Stops listening to the link (the link itself stays open). */
   dispose(): void {
-    this.#replies.dispose();
+    this.channel.dispose();
   }
 
   /** Data bytes of a servo's answer to a ping: Dynamixel 2.0 sends model number and firmware (3), Feetech nothing. */
@@ -93,30 +98,40 @@ export class BusExchange {
   }
 
   ping(id: number, signal?: AbortSignal): Promise<Exchanged> {
-    const packet = this.protocol.ping(id);
-    return this.transact(packet, {
-      expect: { ids: [id], length: this.pingReplyLength, keepDuplicates: true, refusalsAnyLength: true },
-      timeoutMs: this.replyTimeoutMs(packet.length, 3),
+    const packetBytes = this.protocol.ping(id).length;
+    return this.#asked(
+      this.channel.ping(id, {
+        ...this.#each(signal, this.replyTimeoutMs(packetBytes, 3)),
+        expect: { length: this.pingReplyLength, ...SET_UP_REPLIES },
+      }),
       signal,
-    });
+    );
   }
 
   read(id: number, address: number, length: number, signal?: AbortSignal): Promise<Exchanged> {
-    const packet = this.protocol.read(id, address, length);
-    return this.transact(packet, {
-      expect: { ids: [id], length, keepDuplicates: true, refusalsAnyLength: true },
-      timeoutMs: this.replyTimeoutMs(packet.length, length),
+    const packetBytes = this.protocol.read(id, address, length).length;
+    return this.#asked(
+      this.channel.read(
+        id,
+        { address, size: length },
+        {
+          ...this.#each(signal, this.replyTimeoutMs(packetBytes, length)),
+          expect: SET_UP_REPLIES,
+        },
+      ),
       signal,
-    });
+    );
   }
 
   write(id: number, address: number, data: Uint8Array, signal?: AbortSignal): Promise<Exchanged> {
-    const packet = this.protocol.write(id, address, data);
-    return this.transact(packet, {
-      expect: { ids: [id], length: 0, keepDuplicates: true, refusalsAnyLength: true },
-      timeoutMs: this.replyTimeoutMs(packet.length, 0),
+    const packetBytes = this.protocol.write(id, address, data).length;
+    return this.#asked(
+      this.channel.write(id, { address, size: data.length }, data, {
+        ...this.#each(signal, this.replyTimeoutMs(packetBytes, 0)),
+        expect: SET_UP_REPLIES,
+      }),
       signal,
-    });
+    );
   }
 
   /**
@@ -125,31 +140,33 @@ export class BusExchange {
    * answered (ids "any": until `timeoutMs`, for a broadcast ping) or the
    * time is up. Anything else that arrives is dropped (`staleReplies`).
    */
-  async transact(
+  transact(
     packet: Uint8Array,
     options: { readonly expect: ReplyShape; readonly timeoutMs: number; readonly signal?: AbortSignal | undefined },
   ): Promise<Exchanged> {
-    if (this.#busy)
-      throw new ArmbridgeError("ARMB_ERR_INTERNAL", { reason: "two instructions at once on a half-duplex bus" });
+    return this.#asked(
+      this.channel.exchange(packet, options.expect, this.#each(options.signal, options.timeoutMs)),
+      options.signal,
+    );
+  }
+
+  #each(signal: AbortSignal | undefined, timeoutMs: number): ExchangeOptions {
     if (!this.link.isOpen)
       throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "the link is closed" });
-    options.signal?.throwIfAborted();
-    this.#busy = true;
-    try {
-      const r = await this.#replies.exchange(() => this.link.write(packet), options.expect, options.timeoutMs, {
-        signal: options.signal,
-        watchClose: true,
-      });
-      if (r.lost)
-        throw new ArmbridgeError(
-          "ARMB_ERR_LINK_LOST",
-          { link: this.link.url, reason: r.lost.message },
-          { cause: r.lost },
-        );
-      options.signal?.throwIfAborted();
-      return { replies: r.replies, garbledBytes: r.garbledBytes };
-    } finally {
-      this.#busy = false;
-    }
+    signal?.throwIfAborted();
+    return { priority: "command", timeoutMs, signal, watchClose: true };
+  }
+
+  async #asked(answer: Promise<Answered>, signal: AbortSignal | undefined): Promise<Exchanged> {
+    const r = await answer;
+    if (r.lost)
+      throw new ArmbridgeError(
+        "ARMB_ERR_LINK_LOST",
+        { link: this.link.url, reason: r.lost.message },
+        { cause: r.lost },
+      );
+    if (!r.sent) throw new ArmbridgeError("ARMB_ERR_LINK_LOST", { link: this.link.url, reason: "the link is closed" });
+    signal?.throwIfAborted();
+    return { replies: r.replies, garbledBytes: r.garbledBytes };
   }
 }
