@@ -1,5 +1,5 @@
 import { actuatorsOf } from "../config/actuators.js";
-import type { ArmActionState } from "../transport/Transport.js";
+import type { ActionRecord, ArmActionState } from "../transport/Transport.js";
 import type { Observation, ObserveInput, ObserveVerdict } from "./ToolDefinition.js";
 
 /** How each device-reported action state reads as evidence, before looking at `moved`. */
@@ -32,55 +32,61 @@ const RECORD_VERDICT: Readonly<
  */
 export function observeTargets(input: ObserveInput): Observation {
   const notes: string[] = [];
-  const { record, status, command, config } = input;
+  const { record } = input;
+  const byRecord = record ? observeRecord(record, notes) : undefined;
+  return byRecord ?? observePose(input, notes);
+}
 
-  if (record) {
-    const reading = RECORD_VERDICT[record.state];
-    switch (reading) {
-      case "reached":
-        return { verdict: "reached", notes: [`the arm reports action ${record.actionId} reached`] };
-      case "grasped": {
-        // The call asked the gripper to close, and it did: on an object. A transport's detail starts
-        // with the words for the model, up to the first ";" ("closed on an object at width 0.031 m and
-        // holds it; …"): only the transport knows whether its gripper goes on pressing.
-        const first = record.detail?.split(";")[0]?.trim();
-        const where = first?.startsWith("closed on an object")
-          ? first
-          : "closed on an object, short of the commanded opening";
+/** The arm's own record of the action: an observation when it settles it, else a note for the pose to go on from. */
+function observeRecord(record: ActionRecord, notes: string[]): Observation | undefined {
+  switch (RECORD_VERDICT[record.state]) {
+    case "reached":
+      return { verdict: "reached", notes: [`the arm reports action ${record.actionId} reached`] };
+    case "grasped": {
+      // The call asked the gripper to close, and it did: on an object. A transport's detail starts
+      // with the words for the model, up to the first ";" ("closed on an object at width 0.031 m and
+      // holds it; …"): only the transport knows whether its gripper goes on pressing.
+      const first = record.detail?.split(";")[0]?.trim();
+      const where = first?.startsWith("closed on an object")
+        ? first
+        : "closed on an object, short of the commanded opening";
+      return {
+        verdict: "reached",
+        notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`],
+        detail: `the gripper ${where}`,
+      };
+    }
+    case "in_progress":
+      notes.push(`the arm reports action ${record.actionId} executing`);
+      return undefined;
+    case "ended_short":
+      if (record.moved === false) {
         return {
-          verdict: "reached",
-          notes: [`the arm reports action ${record.actionId} grasped${record.detail ? `: ${record.detail}` : ""}`],
-          detail: `the gripper ${where}`,
+          verdict: "not_moved",
+          notes: [
+            `the arm reports action ${record.actionId} ${record.state} without moving${record.detail ? `: ${record.detail}` : ""}`,
+          ],
         };
       }
-      case "in_progress":
-        notes.push(`the arm reports action ${record.actionId} executing`);
-        break;
-      case "ended_short":
-        if (record.moved === false) {
-          return {
-            verdict: "not_moved",
-            notes: [
-              `the arm reports action ${record.actionId} ${record.state} without moving${record.detail ? `: ${record.detail}` : ""}`,
-            ],
-          };
-        }
-        if (record.moved === true) {
-          return {
-            verdict: "interrupted",
-            notes: [
-              `the arm reports action ${record.actionId} ${record.state} after moving${record.detail ? `: ${record.detail}` : ""}`,
-            ],
-          };
-        }
-        notes.push(`the arm reports action ${record.actionId} ${record.state} and does not know whether it moved`);
-        break;
-      case "not_known":
-        notes.push(`the arm has no record of action ${record.actionId}`);
-        break;
-    }
+      if (record.moved === true) {
+        return {
+          verdict: "interrupted",
+          notes: [
+            `the arm reports action ${record.actionId} ${record.state} after moving${record.detail ? `: ${record.detail}` : ""}`,
+          ],
+        };
+      }
+      notes.push(`the arm reports action ${record.actionId} ${record.state} and does not know whether it moved`);
+      return undefined;
+    case "not_known":
+      notes.push(`the arm has no record of action ${record.actionId}`);
+      return undefined;
   }
+}
 
+/** A fresh pose with every target within tolerance and every commanded axis still is `reached`; a stale one is no evidence. */
+function observePose(input: ObserveInput, notes: string[]): Observation {
+  const { record, status, command, config } = input;
   if (!status)
     return {
       verdict: record?.state === "executing" ? "in_progress" : "no_evidence",

@@ -68,172 +68,212 @@ export interface ObserveOutcome {
  * joints, and the arm could still start a command it has not accounted for.
  */
 export function observeUntilSettled(options: ObserveOptions): Promise<ObserveOutcome> {
-  const { transport, observe, command, config } = options;
-  const now = options.now ?? Date.now;
-  const mayVoid = options.mayVoid ?? true;
-  const startedAt = now();
-  const ownClock = options.clock === undefined;
-  const clock = options.clock ?? armClock(transport, Object.keys(command.targets), now);
-  const armStart = clock.elapsed();
-  const softEnd = armStart + config.observe.budgetMs;
-  const hardEnd = armStart + config.observe.maxMs;
+  return new Promise<ObserveOutcome>((resolve) => new Observation(options, resolve).start());
+}
+
+const SHUTTING_DOWN = "observation ended early: the bridge is shutting down";
+
+/** One observation of one action, from its first look to its one outcome. */
+class Observation {
+  readonly #options: ObserveOptions;
+  readonly #resolve: (outcome: ObserveOutcome) => void;
+  readonly #now: () => number;
+  readonly #mayVoid: boolean;
+  readonly #startedAt: number;
+  readonly #ownClock: boolean;
+  readonly #clock: ArmClock;
+  readonly #softEnd: number;
+  readonly #hardEnd: number;
   // Ends this observation's queries when it finishes or the caller's signal fires. Not
   // AbortSignal.any over the caller's (long-lived) signal: on Node 20 that keeps every
   // composed signal referenced from it.
-  const controller = new AbortController();
-  const signal = controller.signal;
+  readonly #controller = new AbortController();
+  #record: ActionRecord | undefined;
+  #lastNotes: readonly string[] = [];
+  #deadline: number;
+  #settled = false;
+  #queryTimer: NodeJS.Timeout | undefined;
+  // Set once the listeners exist (start); finish() may run before that only through an abort.
+  #deadlineTimer: { rearm(): void; cancel(): void } | undefined;
+  #queryInFlight = false;
+  #pausedForMs: number | undefined;
+  #unsubscribe: () => void = () => undefined;
+  #unsubscribeLink: () => void = () => undefined;
 
-  return new Promise<ObserveOutcome>((resolve) => {
-    let record = options.initialRecord;
-    let lastNotes: readonly string[] = [];
-    let deadline = softEnd;
-    let settled = false;
-    let queryTimer: NodeJS.Timeout | undefined;
-    // Set once the listeners exist (below); finish() may run before that only through an abort.
-    const deadlineTimer: { current?: { rearm(): void; cancel(): void } } = {};
-    let queryInFlight = false;
-    let pausedForMs: number | undefined;
+  constructor(options: ObserveOptions, resolve: (outcome: ObserveOutcome) => void) {
+    const { transport, command, config } = options;
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#now = options.now ?? Date.now;
+    this.#mayVoid = options.mayVoid ?? true;
+    this.#startedAt = this.#now();
+    this.#ownClock = options.clock === undefined;
+    this.#clock = options.clock ?? armClock(transport, Object.keys(command.targets), this.#now);
+    const armStart = this.#clock.elapsed();
+    this.#softEnd = armStart + config.observe.budgetMs;
+    this.#hardEnd = armStart + config.observe.maxMs;
+    this.#record = options.initialRecord;
+    this.#deadline = this.#softEnd;
+  }
 
-    const finish = (verdict: Verdict, notes: readonly string[]): void => {
-      if (settled) return;
-      settled = true;
-      unsubscribe();
-      unsubscribeLink();
-      clearTimeout(queryTimer);
-      deadlineTimer.current?.cancel();
-      if (ownClock) clock.dispose();
-      options.signal?.removeEventListener("abort", onExternalAbort);
-      controller.abort();
-      resolve({
-        verdict,
-        notes,
-        record,
-        status: transport.latestStatus(),
-        waitedMs: now() - startedAt,
-        ...(pausedForMs === undefined ? {} : { pausedForMs }),
-      });
-    };
-
-    const judge = (): void => {
-      if (settled) return;
-      const j = judgeAction(
-        observe,
-        { command, config, status: transport.latestStatus(), record, nowMs: now() },
-        { armRestarted: !mayVoid },
-      );
-      lastNotes = j.notes;
-      switch (j.kind) {
-        case "settled":
-          finish(j.verdict, j.notes);
-          return;
-        case "running": {
-          const extended = Math.min(hardEnd, clock.elapsed() + config.observe.budgetMs);
-          if (extended > deadline) {
-            deadline = extended;
-            deadlineTimer.current?.rearm();
-          }
-          return;
-        }
-        case "waiting":
-          return;
-      }
-    };
-
-    /** The arm has not (yet) said it knows this id: only then is there anything to void. */
-    const unaccounted = (): boolean => record === undefined || record.state === "unknown";
-
-    const takeRecordFrom = (status: ArmStatus): void => {
-      const r = status.actions.find((a) => a.actionId === command.actionId);
-      if (r) record = r;
-    };
-
-    const query = async (): Promise<void> => {
-      if (settled || queryInFlight) return;
-      queryInFlight = true;
-      try {
-        const answer = await transport.queryAction(command.actionId, {
-          voidIfUnknown: mayVoid && unaccounted(),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(50, config.observe.queryIntervalMs * 2))]),
-        });
-        if (answer) record = answer;
-      } catch {
-        // The contract says queryAction never rejects; if one does, it is simply no answer.
-      } finally {
-        queryInFlight = false;
-      }
-      judge();
-      if (!settled) queryTimer = setTimeout(() => void query(), config.observe.queryIntervalMs);
-    };
-
-    const onDeadline = async (end: "elapsed" | "paused"): Promise<void> => {
-      if (settled) return;
-      if (end === "paused") pausedForMs = clock.pausedForMs();
-      // Last word: ask once more, voiding the action if the arm never heard of it.
-      const answer = await transport
-        .queryAction(command.actionId, {
-          voidIfUnknown: mayVoid && unaccounted(),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(100, config.observe.queryIntervalMs * 2))]),
-        })
-        .catch(() => undefined);
-      if (answer) record = answer;
-      judge();
-      const paused =
-        pausedForMs === undefined
-          ? []
-          : [
-              `the arm has been paused for ${Math.round(pausedForMs / 1000)} s (${clock.pace()?.source ?? "speed scaling 0"})`,
-            ];
-      const notes = [...lastNotes, ...paused, `no conclusive evidence within ${now() - startedAt} ms of observation`];
-      finish({ kind: "undetermined", why: notes.join("; ") }, notes);
-    };
-
-    const shuttingDown = "observation ended early: the bridge is shutting down";
-    const onExternalAbort = (): void =>
-      finish({ kind: "undetermined", why: shuttingDown }, [...lastNotes, shuttingDown]);
-    if (options.signal?.aborted) {
-      if (ownClock) clock.dispose();
-      resolve({
-        verdict: { kind: "undetermined", why: shuttingDown },
-        notes: [shuttingDown],
-        record,
+  start(): void {
+    const { transport, config, signal } = this.#options;
+    if (signal?.aborted) {
+      if (this.#ownClock) this.#clock.dispose();
+      this.#resolve({
+        verdict: { kind: "undetermined", why: SHUTTING_DOWN },
+        notes: [SHUTTING_DOWN],
+        record: this.#record,
         status: transport.latestStatus(),
         waitedMs: 0,
       });
       return;
     }
-    options.signal?.addEventListener("abort", onExternalAbort, { once: true });
-
-    const unsubscribe = transport.onStatus((status) => {
-      takeRecordFrom(status);
-      judge();
+    signal?.addEventListener("abort", this.#onExternalAbort, { once: true });
+    this.#unsubscribe = transport.onStatus((status) => {
+      this.#takeRecordFrom(status);
+      this.#judge();
     });
-    const linkDown = (): void => {
-      if (hardEnd > deadline) {
-        deadline = hardEnd;
-        deadlineTimer.current?.rearm();
-      }
-    };
-    const unsubscribeLink = transport.onLinkState((link) => {
-      if (settled) return;
-      if (link.state !== "connected") return linkDown();
+    this.#unsubscribeLink = transport.onLinkState((link) => {
+      if (this.#settled) return;
+      if (link.state !== "connected") return this.#linkDown();
       // Back: the patience the outage bought ends; evidence now gets the usual budget from here
       // (a motion the arm shows running extends it again). And ask at once, not at the next tick.
-      deadline = Math.min(hardEnd, Math.max(softEnd, clock.elapsed() + config.observe.budgetMs));
-      deadlineTimer.current?.rearm();
-      clearTimeout(queryTimer);
-      void query();
+      this.#deadline = Math.min(
+        this.#hardEnd,
+        Math.max(this.#softEnd, this.#clock.elapsed() + config.observe.budgetMs),
+      );
+      this.#deadlineTimer?.rearm();
+      clearTimeout(this.#queryTimer);
+      void this.#query();
     });
-    if (transport.linkState().state !== "connected") linkDown();
-
+    if (transport.linkState().state !== "connected") this.#linkDown();
     const latest = transport.latestStatus();
-    if (latest) takeRecordFrom(latest);
-    deadlineTimer.current = armTimer(
-      clock,
-      () => deadline,
+    if (latest) this.#takeRecordFrom(latest);
+    this.#deadlineTimer = armTimer(
+      this.#clock,
+      () => this.#deadline,
       config.observe.pauseMaxMs,
-      (end) => void onDeadline(end),
+      (end) => void this.#onDeadline(end),
     );
-    judge();
-    void query();
-  });
+    this.#judge();
+    void this.#query();
+  }
+
+  #finish(verdict: Verdict, notes: readonly string[]): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#unsubscribe();
+    this.#unsubscribeLink();
+    clearTimeout(this.#queryTimer);
+    this.#deadlineTimer?.cancel();
+    if (this.#ownClock) this.#clock.dispose();
+    this.#options.signal?.removeEventListener("abort", this.#onExternalAbort);
+    this.#controller.abort();
+    const pausedForMs = this.#pausedForMs;
+    this.#resolve({
+      verdict,
+      notes,
+      record: this.#record,
+      status: this.#options.transport.latestStatus(),
+      waitedMs: this.#now() - this.#startedAt,
+      ...(pausedForMs === undefined ? {} : { pausedForMs }),
+    });
+  }
+
+  #judge(): void {
+    if (this.#settled) return;
+    const { observe, command, config, transport } = this.#options;
+    const j = judgeAction(
+      observe,
+      { command, config, status: transport.latestStatus(), record: this.#record, nowMs: this.#now() },
+      { armRestarted: !this.#mayVoid },
+    );
+    this.#lastNotes = j.notes;
+    switch (j.kind) {
+      case "settled":
+        this.#finish(j.verdict, j.notes);
+        return;
+      case "running": {
+        const extended = Math.min(this.#hardEnd, this.#clock.elapsed() + config.observe.budgetMs);
+        if (extended > this.#deadline) {
+          this.#deadline = extended;
+          this.#deadlineTimer?.rearm();
+        }
+        return;
+      }
+      case "waiting":
+        return;
+    }
+  }
+
+  /** The arm has not (yet) said it knows this id: only then is there anything to void. */
+  #unaccounted(): boolean {
+    return this.#record === undefined || this.#record.state === "unknown";
+  }
+
+  #takeRecordFrom(status: ArmStatus): void {
+    const r = status.actions.find((a) => a.actionId === this.#options.command.actionId);
+    if (r) this.#record = r;
+  }
+
+  /** Asks the arm about the action, voiding it while the arm has not accounted for it. */
+  #ask(minTimeoutMs: number): Promise<ActionRecord | undefined> {
+    const { transport, command, config } = this.#options;
+    return transport.queryAction(command.actionId, {
+      voidIfUnknown: this.#mayVoid && this.#unaccounted(),
+      signal: AbortSignal.any([
+        this.#controller.signal,
+        AbortSignal.timeout(Math.max(minTimeoutMs, config.observe.queryIntervalMs * 2)),
+      ]),
+    });
+  }
+
+  async #query(): Promise<void> {
+    if (this.#settled || this.#queryInFlight) return;
+    this.#queryInFlight = true;
+    try {
+      const answer = await this.#ask(50);
+      if (answer) this.#record = answer;
+    } catch {
+      // The contract says queryAction never rejects; if one does, it is simply no answer.
+    } finally {
+      this.#queryInFlight = false;
+    }
+    this.#judge();
+    if (!this.#settled)
+      this.#queryTimer = setTimeout(() => void this.#query(), this.#options.config.observe.queryIntervalMs);
+  }
+
+  async #onDeadline(end: "elapsed" | "paused"): Promise<void> {
+    if (this.#settled) return;
+    if (end === "paused") this.#pausedForMs = this.#clock.pausedForMs();
+    // Last word: ask once more, voiding the action if the arm never heard of it.
+    const answer = await this.#ask(100).catch(() => undefined);
+    if (answer) this.#record = answer;
+    this.#judge();
+    const pausedForMs = this.#pausedForMs;
+    const paused =
+      pausedForMs === undefined
+        ? []
+        : [
+            `the arm has been paused for ${Math.round(pausedForMs / 1000)} s (${this.#clock.pace()?.source ?? "speed scaling 0"})`,
+          ];
+    const notes = [
+      ...this.#lastNotes,
+      ...paused,
+      `no conclusive evidence within ${this.#now() - this.#startedAt} ms of observation`,
+    ];
+    this.#finish({ kind: "undetermined", why: notes.join("; ") }, notes);
+  }
+
+  readonly #onExternalAbort = (): void =>
+    this.#finish({ kind: "undetermined", why: SHUTTING_DOWN }, [...this.#lastNotes, SHUTTING_DOWN]);
+
+  #linkDown(): void {
+    if (this.#hardEnd > this.#deadline) {
+      this.#deadline = this.#hardEnd;
+      this.#deadlineTimer?.rearm();
+    }
+  }
 }
