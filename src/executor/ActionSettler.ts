@@ -39,16 +39,16 @@ export interface ActionSettlerDeps {
  * from one `Verdict`, written once, and the quarantine follows the row.
  */
 export class ActionSettler {
-  readonly #d: ActionSettlerDeps;
+  readonly #deps: ActionSettlerDeps;
 
   constructor(deps: ActionSettlerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   settle(actionId: string, verdict: Verdict, ctx: SettlementContext): ActionRow {
-    const { ledger, quarantine, log } = this.#d;
+    const { ledger, quarantine, log } = this.#deps;
     const before = ledger.get(actionId);
-    const status = ctx.status ?? this.#d.transport.latestStatus();
+    const status = ctx.status ?? this.#deps.transport.latestStatus();
     const halted = ctx.halt ? haltWords(ctx.halt) : undefined;
     const evidence: Evidence = {
       pose: poseOf(status),
@@ -84,7 +84,7 @@ export class ActionSettler {
     const row = ledger.settle(
       actionId,
       { state, timedOut: ctx.timedOut, settledBy, message, evidence: { ...evidence, notes }, operator },
-      this.#d.now(),
+      this.#deps.now(),
     );
     quarantine.update(row);
     if (row.state === "unknown")
@@ -94,7 +94,7 @@ export class ActionSettler {
       );
     if (before?.state === "unknown" && row.state !== "unknown") {
       log.info({ action_id: actionId, state: row.state }, "unknown action settled by a later observation");
-      this.#d.onResolved(row);
+      this.#deps.onResolved(row);
     }
     return row;
   }

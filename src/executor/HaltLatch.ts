@@ -70,14 +70,14 @@ export interface HaltLatchDeps {
  * the motion is judged as before (`unknown`, its joints quarantined).
  */
 export class HaltLatch {
-  readonly #d: HaltLatchDeps;
+  readonly #deps: HaltLatchDeps;
   /** Open halts, oldest first: the latch is on while there is one. */
   #open: HaltRow[];
   /** Each open halt's answer from the arm, while it is awaited or kept for motions that ask. */
   readonly #answers = new Map<string, Promise<HaltRow>>();
 
   constructor(deps: HaltLatchDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#open = deps.ledger.openHalts();
   }
 
@@ -97,7 +97,7 @@ export class HaltLatch {
    * Never rejects.
    */
   async halt(request: HaltRequest, signal: AbortSignal): Promise<HaltOutcome> {
-    const d = this.#d;
+    const d = this.#deps;
     const haltId = `halt_${d.now().toString(36)}${randomBytes(4).toString("hex")}`;
     const provisional: HaltRow = {
       haltId,
@@ -139,10 +139,10 @@ export class HaltLatch {
 
   /** Releases every open halt (an operator's word, by name); throws ARMB_ERR_NOT_HALTED when none is open. */
   release(operator: string, note: string | undefined): HaltRow[] {
-    const released = this.#d.ledger.releaseHalts({ operator, note }, this.#d.now());
+    const released = this.#deps.ledger.releaseHalts({ operator, note }, this.#deps.now());
     this.#open = [];
     this.#answers.clear();
-    this.#d.onChange({ kind: "released", halts: released });
+    this.#deps.onChange({ kind: "released", halts: released });
     return released;
   }
 
@@ -158,7 +158,7 @@ export class HaltLatch {
   }
 
   #record(row: HaltRow, result: HaltResult): HaltRow {
-    const d = this.#d;
+    const d = this.#deps;
     const pose = poseOf(result.status);
     const answer = { confirmed: result.halted, detail: result.error?.message, pose };
     let answered: HaltRow = { ...row, ...answer, answeredAt: d.now() };

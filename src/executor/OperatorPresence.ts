@@ -66,7 +66,7 @@ export const MAX_PRESENCE_CONSOLES = 16;
  */
 export class OperatorPresence {
   readonly timeoutMs: number;
-  readonly #o: OperatorPresenceOptions;
+  readonly #options: OperatorPresenceOptions;
   readonly #consoles = new Map<string, PresenceConsole>();
   readonly #underway = new Set<string>();
   #holder: string | undefined;
@@ -77,7 +77,7 @@ export class OperatorPresence {
 
   constructor(options: OperatorPresenceOptions) {
     this.timeoutMs = options.timeoutMs;
-    this.#o = options;
+    this.#options = options;
   }
 
   /**
@@ -86,10 +86,10 @@ export class OperatorPresence {
    * while the cap is reached; those counted keep beating.
    */
   beat(sessionId: string, operator: string | undefined): PresenceSnapshot {
-    const now = this.#o.now();
+    const now = this.#options.now();
     this.#prune();
     const before = this.#consoles.get(sessionId);
-    const limit = this.#o.maxConsoles ?? MAX_PRESENCE_CONSOLES;
+    const limit = this.#options.maxConsoles ?? MAX_PRESENCE_CONSOLES;
     if (!before && this.#consoles.size >= limit)
       throw new ArmbridgeError("ARMB_ERR_PRESENCE_CONSOLES_FULL", { limit, timeoutMs: this.timeoutMs });
     this.#consoles.set(sessionId, {
@@ -150,7 +150,7 @@ export class OperatorPresence {
   }
 
   #prune(): void {
-    const now = this.#o.now();
+    const now = this.#options.now();
     for (const [id, c] of this.#consoles) if (now - c.lastBeatAt > this.timeoutMs) this.#consoles.delete(id);
   }
 
@@ -178,15 +178,15 @@ export class OperatorPresence {
         operator: this.#lastHolder?.operator,
         motions: [...this.#underway],
       };
-      this.#o.log.warn(
+      this.#options.log.warn(
         { operator: lapse.operator, motions: lapse.motions, reason: lapse.reason },
         "operator presence lost",
       );
-      this.#o.onLapse(lapse);
+      this.#options.onLapse(lapse);
     } else if (!wasHeld && holder !== undefined) {
-      this.#o.log.info({ operator: holder }, "operator present");
+      this.#options.log.info({ operator: holder }, "operator present");
     }
-    if (changed) this.#o.onChange?.();
+    if (changed) this.#options.onChange?.();
     this.#arm();
   }
 
