@@ -9,13 +9,8 @@ export { loadConfig, parseConfig, DEFAULT_CONFIG_PATH } from "./config/loadConfi
 export type { ApprovalRule, ArmConfig, ArmConfigFile } from "./config/ArmConfig.js";
 export { actuatorsOf, resourcesFor, type Actuator } from "./config/actuators.js";
 export { ArmbridgeError, ERROR_CODES, isArmbridgeError, type ErrorCode } from "./errors.js";
-export {
-  Executor,
-  newActionId,
-  type ExecuteOptions,
-  type ExecutorEvent,
-  type ExecutorOptions,
-} from "./executor/Executor.js";
+export { Executor, newActionId, type ExecuteOptions, type ExecutorEvent } from "./executor/Executor.js";
+export { composeExecutor, type ExecutorOptions } from "./bridge/composeExecutor.js";
 export {
   CALL_STATUSES,
   type CallResponse,

@@ -5,7 +5,8 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
 import { checkApprovalAnswerable, type OperatorSurface } from "../executor/approvalRules.js";
-import { Executor, type ExecutorEvent } from "../executor/Executor.js";
+import type { Executor, ExecutorEvent } from "../executor/Executor.js";
+import { composeExecutor } from "./composeExecutor.js";
 import { readArmRecordFile } from "../ledger/ArmBinding.js";
 import { IntentLedger } from "../ledger/IntentLedger.js";
 import type { LedgerLoss } from "../ledger/LedgerFileWatch.js";
@@ -163,7 +164,7 @@ export class Bridge {
       });
       const registry = options.registry ?? createDefaultTools(config, { cameras, remoteIk: created.remoteIk });
       const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
-      const executor = new Executor({
+      const executor = composeExecutor({
         config,
         registry,
         transport,

@@ -1,7 +1,8 @@
 import { ImageBudget } from "../../src/cameras/ImageBudget.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import {
   defineMotionTool,
   defineReadTool,
@@ -34,7 +35,7 @@ describe("tool contexts", () => {
     const arm = new FakeArm(config);
     await arm.open();
     const ledger = IntentLedger.open(":memory:");
-    const executor = new Executor({ config, registry, transport: arm, ledger });
+    const executor = composeExecutor({ config, registry, transport: arm, ledger });
     close = async () => {
       executor.close();
       await arm.close();
