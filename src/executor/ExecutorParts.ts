@@ -5,17 +5,17 @@ import type { Logger } from "../observability/logger.js";
 import type { EnvelopeContact } from "../safety/EnvelopeContact.js";
 import type { MotionRateLimit } from "../safety/MotionRateLimit.js";
 import type { Transport } from "../transport/Transport.js";
-import type { ApprovalDesk } from "./ApprovalDesk.js";
-import type { ArmState } from "./ArmState.js";
-import type { CallAdmission } from "./CallAdmission.js";
+import type { ApprovalDesk } from "./operator/ApprovalDesk.js";
+import type { ArmState } from "./arm/ArmState.js";
+import type { CallAdmission } from "./calls/CallAdmission.js";
 import type { ExecutorEvents } from "./ExecutorEvents.js";
-import type { HaltOutcome, HaltRequest } from "./HaltLatch.js";
-import type { MotionRunner } from "./MotionRunner.js";
-import type { RecordedObservationDeps } from "./observeRecordedAction.js";
-import type { OperatorPresence } from "./OperatorPresence.js";
-import type { ReadContext } from "./ToolDefinition.js";
-import type { ToolMetrics } from "./ToolMetrics.js";
-import type { ToolRegistry } from "./ToolRegistry.js";
+import type { HaltOutcome, HaltRequest } from "./arm/HaltLatch.js";
+import type { MotionRunner } from "./motion/MotionRunner.js";
+import type { RecordedObservationDeps } from "./reconciliation/observeRecordedAction.js";
+import type { OperatorPresence } from "./operator/OperatorPresence.js";
+import type { ReadContext } from "./toolContract/ToolDefinition.js";
+import type { ToolMetrics } from "./calls/ToolMetrics.js";
+import type { ToolRegistry } from "./toolContract/ToolRegistry.js";
 
 /** What an executor is made of: built by the composition root (composeExecutor), shared with the parts that need them. */
 export interface ExecutorParts {

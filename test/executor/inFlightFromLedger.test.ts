@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import type { Executor } from "../../src/executor/Executor.js";
 import { composeExecutor } from "../../src/bridge/composeExecutor.js";
-import { inFlightOfRow } from "../../src/executor/inFlightOfRow.js";
+import { inFlightOfRow } from "../../src/executor/reconciliation/inFlightOfRow.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import type { RecordedCommand } from "../../src/ledger/RecordedCommand.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";

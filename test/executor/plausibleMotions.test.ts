@@ -6,8 +6,8 @@ import { z } from "zod";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
 import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
-import { defineMotionTool } from "../../src/executor/ToolDefinition.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
+import { defineMotionTool } from "../../src/executor/toolContract/ToolDefinition.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 /**

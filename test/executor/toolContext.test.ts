@@ -8,9 +8,9 @@ import {
   defineReadTool,
   type HaltContext,
   type ReadContext,
-} from "../../src/executor/ToolDefinition.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
-import { ToolRegistry } from "../../src/executor/ToolRegistry.js";
+} from "../../src/executor/toolContract/ToolDefinition.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
+import { ToolRegistry } from "../../src/executor/toolContract/ToolRegistry.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { FakeArm } from "../support/FakeArm.js";
 import { testConfig } from "../support/testConfig.js";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Cameras } from "../../src/cameras/Cameras.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import type { Executor } from "../../src/executor/Executor.js";
 import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
