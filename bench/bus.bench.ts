@@ -20,7 +20,8 @@ import { parse, stringify } from "yaml";
 import { packageRoot } from "../src/config/packageRoot.js";
 import { loadConfig } from "../src/config/loadConfig.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
-import { Executor } from "../src/executor/Executor.js";
+import type { Executor } from "../src/executor/Executor.js";
+import { composeExecutor } from "../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
 import { createServoBusTransport } from "../src/transport/bus/index.js";
@@ -105,7 +106,7 @@ async function withBus<T>(
   const ledger = IntentLedger.open(":memory:");
   try {
     await transport.open(AbortSignal.timeout(10_000));
-    const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+    const executor = composeExecutor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
       return await body({
         executor,

@@ -15,7 +15,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../src/config/loadConfig.js";
-import { Executor } from "../src/executor/Executor.js";
+import { composeExecutor } from "../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
 import type {
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "armbridge-bench-"));
   const ledger = IntentLedger.open(join(dir, "ledger.sqlite"));
   const arm = new InstantArm(names);
-  const executor = new Executor({ config, registry: createDefaultTools(config), transport: arm, ledger });
+  const executor = composeExecutor({ config, registry: createDefaultTools(config), transport: arm, ledger });
   let seq = 0;
 
   for (let i = 0; i < WARMUP_CALLS; i++) {
@@ -142,13 +142,11 @@ async function main(): Promise<void> {
           direct.push(Number(process.hrtime.bigint() - t0) / 1000);
         }),
       );
-      const calls = names
-        .slice(0, n)
-        .map((joint) => ({
-          id: `c${seq++}`,
-          name: "move_joints",
-          args: { positions: { [joint]: ((r + 1) % 10) / 10 } },
-        }));
+      const calls = names.slice(0, n).map((joint) => ({
+        id: `c${seq++}`,
+        name: "move_joints",
+        args: { positions: { [joint]: ((r + 1) % 10) / 10 } },
+      }));
       const started = new Map<string, bigint>();
       const wall0 = process.hrtime.bigint();
       const unsubscribe = executor.onEvent((e) => {

@@ -33,7 +33,8 @@ import type { ArmConfig } from "../src/config/ArmConfig.js";
 import { loadConfig } from "../src/config/loadConfig.js";
 import { packageRoot } from "../src/config/packageRoot.js";
 import { silentLogger } from "../src/observability/logger.js";
-import { Executor } from "../src/executor/Executor.js";
+import type { Executor } from "../src/executor/Executor.js";
+import { composeExecutor } from "../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../src/tools/defaultTools.js";
 import { createServoBusTransport } from "../src/transport/bus/index.js";
@@ -66,7 +67,7 @@ function onExecutor(
   transport: Transport,
 ): { executor: Executor; ledger: IntentLedger; close(): void } {
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+  const executor = composeExecutor({ config, registry: createDefaultTools(config), transport, ledger });
   return {
     executor,
     ledger,

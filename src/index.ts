@@ -9,28 +9,23 @@ export { loadConfig, parseConfig, DEFAULT_CONFIG_PATH } from "./config/loadConfi
 export type { ApprovalRule, ArmConfig, ArmConfigFile } from "./config/ArmConfig.js";
 export { actuatorsOf, resourcesFor, type Actuator } from "./config/actuators.js";
 export { ArmbridgeError, ERROR_CODES, isArmbridgeError, type ErrorCode } from "./errors.js";
-export {
-  Executor,
-  newActionId,
-  type ExecuteOptions,
-  type ExecutorEvent,
-  type ExecutorOptions,
-} from "./executor/Executor.js";
+export { Executor, newActionId, type ExecuteOptions, type ExecutorEvent } from "./executor/Executor.js";
+export { composeExecutor, type ExecutorOptions } from "./bridge/composeExecutor.js";
 export {
   CALL_STATUSES,
   type CallResponse,
   type CallResult,
   type CallStatus,
   type FunctionCall,
-} from "./executor/CallResult.js";
-export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/JointLockTable.js";
-export { observeUntilSettled } from "./executor/observeUntilSettled.js";
+} from "./executor/calls/CallResult.js";
+export { JointLockTable, LockWaitAborted, type LockLease } from "./executor/arm/JointLockTable.js";
+export { observeUntilSettled } from "./executor/motion/observeUntilSettled.js";
 export {
   ApprovalDesk,
   type ApprovalDecision,
   type ApprovalView,
   type DecidedApprovalView,
-} from "./executor/ApprovalDesk.js";
+} from "./executor/operator/ApprovalDesk.js";
 export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
 export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
 // ActionRowState is the ledger's state of an action; ActionState, its first exported name, is kept for library users.
@@ -44,9 +39,9 @@ export type {
 export { IntentLedger } from "./ledger/IntentLedger.js";
 export type { LedgerCursor } from "./ledger/LedgerQueries.js";
 export type { LedgerLoss } from "./ledger/LedgerFileWatch.js";
-export { ToolRegistry, type FunctionDeclaration } from "./executor/ToolRegistry.js";
+export { ToolRegistry, type FunctionDeclaration } from "./executor/toolContract/ToolRegistry.js";
 export { createDefaultTools } from "./tools/defaultTools.js";
-export { observeTargets } from "./executor/observeTargets.js";
+export { observeTargets } from "./executor/toolContract/observeTargets.js";
 export {
   defineMotionTool,
   defineReadTool,
@@ -55,8 +50,8 @@ export {
   type HaltTool,
   type ToolDefinition,
   type ObserveFn,
-} from "./executor/ToolDefinition.js";
-export { ToolMetrics } from "./executor/ToolMetrics.js";
+} from "./executor/toolContract/ToolDefinition.js";
+export { ToolMetrics } from "./executor/calls/ToolMetrics.js";
 export { createLogger } from "./observability/logger.js";
 export type {
   Transport,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { ApiClient } from "../../src/surfaces/cli/apiClient.js";
 import { resultOf, type FunctionResponse } from "../../src/surfaces/toFunctionResponse.js";
 import type { CallRecord } from "./CallPlanner.js";

@@ -1,5 +1,5 @@
 import { newActionId } from "../../src/executor/Executor.js";
-import type { CallResponse } from "../../src/executor/CallResult.js";
+import type { CallResponse } from "../../src/executor/calls/CallResult.js";
 import type { MotionEnd } from "../../src/transport/Transport.js";
 import type { BenchRig } from "./BenchRig.js";
 import { linesFor, motionStarts, overlapsIn } from "../../firmware-sim/effectsJudge.js";

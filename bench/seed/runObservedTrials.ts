@@ -1,4 +1,4 @@
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { TERMINAL_ACTION_STATES } from "../../src/transport/Transport.js";
 import type { BenchRig } from "./BenchRig.js";
 import { groundTruthOf } from "../../firmware-sim/effectsJudge.js";

@@ -4,17 +4,18 @@ import { Cameras } from "../cameras/Cameras.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { ArmbridgeError, asArmbridgeError } from "../errors.js";
-import { checkApprovalAnswerable, type OperatorSurface } from "../executor/approvalRules.js";
-import { Executor, type ExecutorEvent } from "../executor/Executor.js";
+import { checkApprovalAnswerable, type OperatorSurface } from "../executor/operator/approvalRules.js";
+import type { Executor, ExecutorEvent } from "../executor/Executor.js";
+import { composeExecutor } from "./composeExecutor.js";
 import { readArmRecordFile } from "../ledger/ArmBinding.js";
 import { IntentLedger } from "../ledger/IntentLedger.js";
 import type { LedgerLoss } from "../ledger/LedgerFileWatch.js";
 import { readOwnerFile } from "../ledger/LedgerOwner.js";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import { ToolMetrics } from "../executor/ToolMetrics.js";
+import { ToolMetrics } from "../executor/calls/ToolMetrics.js";
 import { reportEnvelope } from "../safety/reportEnvelope.js";
 import { createDefaultTools } from "../tools/defaultTools.js";
-import type { ToolRegistry } from "../executor/ToolRegistry.js";
+import type { ToolRegistry } from "../executor/toolContract/ToolRegistry.js";
 import type { Transport } from "../transport/Transport.js";
 import { freshPoseOf } from "../cameras/freshPose.js";
 import { imagesAfterMotion } from "../cameras/imagesAfterMotion.js";
@@ -167,7 +168,7 @@ export class Bridge {
       });
       const registry = options.registry ?? createDefaultTools(config, { cameras, remoteIk: created.remoteIk });
       const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
-      const executor = new Executor({
+      const executor = composeExecutor({
         config,
         registry,
         transport,

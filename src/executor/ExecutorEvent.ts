@@ -2,8 +2,8 @@ import type { ActionRow } from "../ledger/ActionRow.js";
 import type { CallClient } from "../ledger/CallClient.js";
 import type { HaltRow } from "../ledger/HaltRow.js";
 import type { LinkLoss, MotionPace } from "../transport/Transport.js";
-import type { ApprovalView, DecidedApprovalView } from "./ApprovalDesk.js";
-import type { CallResult } from "./CallResult.js";
+import type { ApprovalView, DecidedApprovalView } from "./operator/ApprovalDesk.js";
+import type { CallResult } from "./calls/CallResult.js";
 
 /** Who sent the call an event is about; absent when the caller said nothing (a library user). */
 interface FromClient {

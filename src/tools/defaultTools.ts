@@ -12,8 +12,8 @@ import { moveToPointTool } from "./moveToPoint.js";
 import { moveToPoseTool } from "./moveToPose.js";
 import { setGripper } from "./setGripper.js";
 import { stop } from "./stop.js";
-import type { ToolDefinition } from "../executor/ToolDefinition.js";
-import { ToolRegistry } from "../executor/ToolRegistry.js";
+import type { ToolDefinition } from "../executor/toolContract/ToolDefinition.js";
+import { ToolRegistry } from "../executor/toolContract/ToolRegistry.js";
 
 export interface DefaultToolsOptions {
   /**

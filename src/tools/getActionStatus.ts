@@ -1,7 +1,7 @@
-import { resultFromRow } from "../executor/resultFromRow.js";
+import { resultFromRow } from "../executor/calls/resultFromRow.js";
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/toolContract/ToolDefinition.js";
 
 /** `get_action_status {action_id}`: an earlier action as the intent ledger records it. Read-only. */
 export function getActionStatus(config: ArmConfig): ReadTool | HaltTool {

@@ -3,7 +3,7 @@ import type { ArmConfig } from "../config/ArmConfig.js";
 import { endEffectorOf } from "../kinematics/endEffectorOf.js";
 import { latchWords, whoHalted } from "../ledger/HaltRow.js";
 import { poseOf } from "../transport/poseOf.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/toolContract/ToolDefinition.js";
 
 /** `get_arm_state {}`: pose, moving axes, staleness, actions awaiting an operator. Read-only. */
 export function getArmState(config: ArmConfig): ReadTool | HaltTool {

@@ -5,7 +5,7 @@ import type { ImageBudget } from "../cameras/ImageBudget.js";
 import { ArmbridgeError, isArmbridgeError } from "../errors.js";
 import { describeImage, toCameraImage, withoutData } from "../cameras/CameraImage.js";
 import type { ArmConfig } from "../config/ArmConfig.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/toolContract/ToolDefinition.js";
 import { namesOf } from "../validation/nameChoices.js";
 
 /** `get_camera_image {camera}`: one fresh picture from a configured camera, to look at. Read-only. */

@@ -9,8 +9,8 @@ import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove } from "../kinematics/planCartesianMove.js";
 import { CARTESIAN_RESULT_GUIDE } from "./moveToPoint.js";
 import { speedOf, speedSchema } from "./speedSchema.js";
-import { observeTargets } from "../executor/observeTargets.js";
-import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { observeTargets } from "../executor/toolContract/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/toolContract/ToolDefinition.js";
 import { namesOf } from "../validation/nameChoices.js";
 
 /** The highest a call may ask to hover above the table: beyond it, a point is no longer "at" the image point. */

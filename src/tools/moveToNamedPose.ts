@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
-import { observeTargets } from "../executor/observeTargets.js";
+import { observeTargets } from "../executor/toolContract/observeTargets.js";
 import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
-import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { defineMotionTool, type MotionTool } from "../executor/toolContract/ToolDefinition.js";
 import { namesOf } from "../validation/nameChoices.js";
 
 /** `move_to_named_pose {pose, speed?}`: a pose from the arm config. */

@@ -5,9 +5,9 @@ import { poseOf } from "../transport/poseOf.js";
 import type { ArmKinematics } from "../kinematics/armKinematics.js";
 import { planCartesianMove, planCartesianMoveRemote } from "../kinematics/planCartesianMove.js";
 import type { RemoteIkSolver } from "../kinematics/RemoteIkSolver.js";
-import { observeTargets } from "../executor/observeTargets.js";
+import { observeTargets } from "../executor/toolContract/observeTargets.js";
 import { speedOf, speedSchema } from "./speedSchema.js";
-import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { defineMotionTool, type MotionTool } from "../executor/toolContract/ToolDefinition.js";
 
 export const CARTESIAN_RESULT_GUIDE =
   "Blocks until the motion ends. Results: status done (reached), failed (nothing moved; you may re-run), " +

@@ -9,8 +9,8 @@ import { fromPositionQuaternion, fromPositionRpy, type Transform } from "../kine
 import { unitVector } from "../geometry/unitVector.js";
 import { CARTESIAN_RESULT_GUIDE, frameSchema } from "./moveToPoint.js";
 import { speedOf, speedSchema } from "./speedSchema.js";
-import { observeTargets } from "../executor/observeTargets.js";
-import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { observeTargets } from "../executor/toolContract/observeTargets.js";
+import { defineMotionTool, type MotionTool } from "../executor/toolContract/ToolDefinition.js";
 
 const m = (axis: string): z.ZodNumber => z.number().finite().describe(`${axis} in metres.`);
 const rad = (what: string): z.ZodNumber =>

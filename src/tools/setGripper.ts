@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ArmConfig, GripperConfig } from "../config/ArmConfig.js";
 import { resourcesFor } from "../config/actuators.js";
-import { observeTargets } from "../executor/observeTargets.js";
+import { observeTargets } from "../executor/toolContract/observeTargets.js";
 import { MOTION_RESULT_GUIDE, speedOf, speedSchema } from "./speedSchema.js";
-import { defineMotionTool, type MotionTool } from "../executor/ToolDefinition.js";
+import { defineMotionTool, type MotionTool } from "../executor/toolContract/ToolDefinition.js";
 
 /** `set_gripper {position: 0..1, speed?}`: 0 closed, 1 open. */
 export function setGripper(config: ArmConfig, gripper: GripperConfig): MotionTool {

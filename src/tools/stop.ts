@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ArmConfig } from "../config/ArmConfig.js";
 import { actuatorsOf, resourcesFor } from "../config/actuators.js";
-import { resultMessages } from "../executor/resultMessages.js";
+import { resultMessages } from "../executor/calls/resultMessages.js";
 import { poseOf } from "../transport/poseOf.js";
-import { defineReadTool, type HaltTool, type ReadTool } from "../executor/ToolDefinition.js";
+import { defineReadTool, type HaltTool, type ReadTool } from "../executor/toolContract/ToolDefinition.js";
 import { namesOf } from "../validation/nameChoices.js";
 
 /** `stop {joints?}`: halts now; bypasses the queue and the quarantine. */

@@ -2,7 +2,8 @@ import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import type { FaultRates } from "../../firmware-sim/faults.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import {
@@ -55,7 +56,10 @@ export async function startBusRig(protocol: BusProtocolName, options: BusRigOpti
     executor() {
       if (!made) {
         const ledger = IntentLedger.open(":memory:");
-        made = { ledger, executor: new Executor({ config, registry: createDefaultTools(config), transport, ledger }) };
+        made = {
+          ledger,
+          executor: composeExecutor({ config, registry: createDefaultTools(config), transport, ledger }),
+        };
       }
       return made.executor;
     },

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { POWER_ON_GOAL_OFFSET } from "../../firmware-sim/bus/SimServo.js";
 import { overlapsIn } from "../../firmware-sim/effectsJudge.js";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/protocol/bus/index.js";
@@ -35,7 +35,7 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
     await transport.open(AbortSignal.timeout(5000));
     const before = transport.identity.incarnation();
     const ledger = IntentLedger.open(":memory:");
-    const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+    const executor = composeExecutor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
       const run = executor.execute(
         [{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }],
@@ -65,7 +65,7 @@ describe.each(BUS_PROTOCOLS)("servo bus %s", (protocol) => {
     );
     await transport.open(AbortSignal.timeout(10_000));
     const ledger = IntentLedger.open(":memory:");
-    const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+    const executor = composeExecutor({ config, registry: createDefaultTools(config), transport, ledger });
     const results: { status: string; startsBefore: number; startsAfter: number }[] = [];
     try {
       for (let i = 0; i < 24; i++) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import type { ServoBusTransport, ServoBusTransportOptions } from "../../src/transport/bus/index.js";
@@ -90,7 +90,7 @@ describe("dynamixel_2 status cycle: 122..135 every cycle, 64..70 when needed", (
     const { sim, transport, effects, config } = await rig({ healthPeriodMs: 3_600_000 });
     const before = transport.identity.incarnation();
     const ledger = IntentLedger.open(":memory:");
-    const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+    const executor = composeExecutor({ config, registry: createDefaultTools(config), transport, ledger });
     try {
       const run = executor.execute(
         [{ id: "m", name: "move_joints", args: { positions: { elbow: -1.5 }, speed: 0.3 } }],

@@ -7,7 +7,7 @@ import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { socatOnPath } from "../../firmware-sim/simOptions.js";
 import { silentLogger } from "../../src/observability/logger.js";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { createServoBusTransport, type ServoBusTransport } from "../../src/transport/bus/index.js";
@@ -93,7 +93,7 @@ describe.skipIf(!runnable).each<BusProtocolName>(["feetech_sts", "dynamixel_2"])
       const first = await plugIn(path, port);
       const transport = createServoBusTransport(config, path);
       const ledger = IntentLedger.open(":memory:");
-      const executor = new Executor({ config, registry: createDefaultTools(config), transport, ledger });
+      const executor = composeExecutor({ config, registry: createDefaultTools(config), transport, ledger });
       cleanups.push(async () => {
         executor.close();
         await transport.close();

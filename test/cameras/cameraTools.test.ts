@@ -10,7 +10,7 @@ import { decodeImage } from "../../src/cameras/encodeImage.js";
 import { namedColour } from "../../src/cameras/sim/namedColour.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { armKinematicsOf, jointVectorOf } from "../../src/kinematics/armKinematics.js";
 import { positionOf } from "../../src/kinematics/rigidTransform.js";
 import { centroidOf } from "../support/centroidOf.js";

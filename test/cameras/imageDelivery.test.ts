@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CameraImage } from "../../src/cameras/CameraImage.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import {
   functionResponseContent,
   readsImagesInFunctionResponses,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import type { ArmStatus, Transport } from "../../src/transport/Transport.js";
@@ -72,7 +73,7 @@ export function transportContract(
     beforeEach(async () => {
       arm = await create({ reconnect: RECONNECT });
       ledger = IntentLedger.open(":memory:");
-      executor = new Executor({
+      executor = composeExecutor({
         config: arm.config,
         registry: createDefaultTools(arm.config),
         transport: arm.transport,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JointLockTable, LockWaitAborted } from "../../src/executor/JointLockTable.js";
+import { JointLockTable, LockWaitAborted } from "../../src/executor/arm/JointLockTable.js";
 
 const KEYS = ["joint:a", "joint:b", "joint:c", "joint:d", "gripper", "controller:arm"];
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
-import type { ToolDefinition } from "../../src/executor/ToolDefinition.js";
-import { ToolRegistry } from "../../src/executor/ToolRegistry.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
+import type { ToolDefinition } from "../../src/executor/toolContract/ToolDefinition.js";
+import { ToolRegistry } from "../../src/executor/toolContract/ToolRegistry.js";
 import { testConfig } from "../support/testConfig.js";
 
 const motion = {

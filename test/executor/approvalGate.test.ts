@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import type { ExecutorEvent } from "../../src/executor/ExecutorEvent.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
@@ -187,7 +188,7 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     const [r] = await run;
     expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_APPROVAL_WITHDRAWN" });
     expect(x.ledger.list()).toEqual([]);
-    const next = new Executor({
+    const next = composeExecutor({
       config: x.config,
       registry: createDefaultTools(x.config),
       transport: x.arm,
@@ -224,19 +225,18 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
     try {
       for (const approval of [{ move_joint: "always" }, { get_arm_state: "always" }]) {
         const config = testConfig({ approval });
-        expect(
-          () =>
-            new Executor({
-              config,
-              registry: createDefaultTools(config),
-              transport: {
-                latestStatus: () => undefined,
-                onStatus: () => () => undefined,
-                linkState: () => ({ state: "connected", since: 0 }),
-                onLinkState: () => () => undefined,
-              } as never,
-              ledger,
-            }),
+        expect(() =>
+          composeExecutor({
+            config,
+            registry: createDefaultTools(config),
+            transport: {
+              latestStatus: () => undefined,
+              onStatus: () => () => undefined,
+              linkState: () => ({ state: "connected", since: 0 }),
+              onLinkState: () => () => undefined,
+            } as never,
+            ledger,
+          }),
         ).toThrow(expect.objectContaining({ code: "ARMB_ERR_CONFIG_INVALID" }));
       }
       // A contract tool this arm lacks (here: no gripper) is warned about, not refused: configs are written for many arms.
@@ -244,7 +244,7 @@ describe("approval gate (config approval): nothing sent or recorded until an ope
       const noGripper = { ...raw, arm: { ...raw.arm, gripper: undefined } };
       const registry = createDefaultTools(noGripper);
       expect(registry.get("set_gripper")).toBeUndefined();
-      const e = new Executor({
+      const e = composeExecutor({
         config: noGripper,
         registry,
         transport: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeForOperator } from "../../src/executor/describeForOperator.js";
-import { resultFromRow } from "../../src/executor/resultFromRow.js";
+import { describeForOperator } from "../../src/executor/operator/describeForOperator.js";
+import { resultFromRow } from "../../src/executor/calls/resultFromRow.js";
 import { ACTION_STATES, type ActionRow, type ActionRowState } from "../../src/ledger/ActionRow.js";
 
 function row(state: ActionRowState, patch: Partial<ActionRow> = {}): ActionRow {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 import type { FakeBehaviour } from "../support/FakeArm.js";
 

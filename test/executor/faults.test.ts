@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
@@ -55,7 +55,12 @@ describe("executor: internal faults and shutdown never reject, never lie", () =>
     // The arm (still the same FakeArm, its motion going on) is checked by the next executor.
     h.ledger.close();
     const ledger = IntentLedger.open(ledgerPath);
-    const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
+    const next = composeExecutor({
+      config: h.config,
+      registry: createDefaultTools(h.config),
+      transport: h.arm,
+      ledger,
+    });
     try {
       const [row] = await next.reconcile();
       expect(row).toMatchObject({ actionId, state: "done", settledBy: "observation" });

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
-import { inFlightOfRow } from "../../src/executor/inFlightOfRow.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
+import { inFlightOfRow } from "../../src/executor/reconciliation/inFlightOfRow.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import type { RecordedCommand } from "../../src/ledger/RecordedCommand.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";
@@ -59,7 +60,7 @@ async function executorOn(ledgerPath: string): Promise<{ executor: Executor; arm
   const arm = new FakeArm(config, { motionMs: () => 20 });
   await arm.open();
   const ledger = IntentLedger.open(ledgerPath);
-  const executor = new Executor({ config, registry: createDefaultTools(config), transport: arm, ledger });
+  const executor = composeExecutor({ config, registry: createDefaultTools(config), transport: arm, ledger });
   cleanups.push(async () => {
     executor.close();
     await arm.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { judgeAction } from "../../src/executor/judgeAction.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
+import { judgeAction } from "../../src/executor/motion/judgeAction.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
 import type { ActionRecord, ArmActionState, ArmStatus } from "../../src/transport/Transport.js";
 import { testConfig } from "../support/testConfig.js";
 

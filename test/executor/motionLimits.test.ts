@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import type { MotionTiming } from "../../src/motion/MotionTiming.js";
 import { MotionRateLimit } from "../../src/safety/MotionRateLimit.js";
@@ -25,7 +26,7 @@ async function rig(
   const arm = new FakeArm(config, { motionMs: () => 20, ...(timing ? { timing } : {}) });
   await arm.open();
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({
+  const executor = composeExecutor({
     config,
     registry: createDefaultTools(config),
     transport: arm,

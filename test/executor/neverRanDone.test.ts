@@ -3,7 +3,7 @@ import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import type { EffectLine } from "../../firmware-sim/effectsJudge.js";
 import { startSimulator, type RunningSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { testConfig } from "../support/testConfig.js";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
 import type { ActionRecord } from "../../src/transport/Transport.js";
 
 // A gripper that closed on an object settles the call `reached`; the words the model reads are the

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { resultFromRow } from "../../src/executor/resultFromRow.js";
+import { resultFromRow } from "../../src/executor/calls/resultFromRow.js";
 import { actionView } from "../../src/surfaces/http/actionView.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 

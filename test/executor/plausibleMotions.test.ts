@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
 import { DEFAULT_CONFIG_PATH, parseConfig } from "../../src/config/loadConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
-import { defineMotionTool } from "../../src/executor/ToolDefinition.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
+import { defineMotionTool } from "../../src/executor/toolContract/ToolDefinition.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 
 /**
@@ -99,7 +99,7 @@ describe("plausible motions only", () => {
         observe: observeTargets,
       }),
     );
-    const executor = new Executor({ config: h.config, registry, transport: h.arm, ledger: h.ledger });
+    const executor = composeExecutor({ config: h.config, registry, transport: h.arm, ledger: h.ledger });
     try {
       const [r] = await executor.execute([{ id: "k1", name: "computed_motion", args: {} }]);
       expect(r!.result).toMatchObject({ status: "rejected", error_code: "ARMB_ERR_PLAN_REJECTED" });

@@ -1,15 +1,16 @@
 import { ImageBudget } from "../../src/cameras/ImageBudget.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import {
   defineMotionTool,
   defineReadTool,
   type HaltContext,
   type ReadContext,
-} from "../../src/executor/ToolDefinition.js";
-import { observeTargets } from "../../src/executor/observeTargets.js";
-import { ToolRegistry } from "../../src/executor/ToolRegistry.js";
+} from "../../src/executor/toolContract/ToolDefinition.js";
+import { observeTargets } from "../../src/executor/toolContract/observeTargets.js";
+import { ToolRegistry } from "../../src/executor/toolContract/ToolRegistry.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { FakeArm } from "../support/FakeArm.js";
 import { testConfig } from "../support/testConfig.js";
@@ -34,7 +35,7 @@ describe("tool contexts", () => {
     const arm = new FakeArm(config);
     await arm.open();
     const ledger = IntentLedger.open(":memory:");
-    const executor = new Executor({ config, registry, transport: arm, ledger });
+    const executor = composeExecutor({ config, registry, transport: arm, ledger });
     close = async () => {
       executor.close();
       await arm.close();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
@@ -62,7 +62,12 @@ describe("no verdict releases a joint while the arm could still start the action
       command,
       armIncarnation: h.arm.identity.incarnation(),
     });
-    const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
+    const next = composeExecutor({
+      config: h.config,
+      registry: createDefaultTools(h.config),
+      transport: h.arm,
+      ledger,
+    });
     try {
       const [row] = await next.reconcile();
       expect(row).toMatchObject({ actionId: "act_lost", state: "done", settledBy: "observation" });
@@ -88,7 +93,12 @@ describe("no verdict releases a joint while the arm could still start the action
       command,
       armIncarnation: h.arm.identity.incarnation(),
     });
-    const next = new Executor({ config: h.config, registry: createDefaultTools(h.config), transport: h.arm, ledger });
+    const next = composeExecutor({
+      config: h.config,
+      registry: createDefaultTools(h.config),
+      transport: h.arm,
+      ledger,
+    });
     try {
       const [row] = await next.reconcile();
       expect(row?.state).toBe("unknown");

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { FRANKA_TEXT, GOAL_STATUS } from "../doubles/rclnodejsDouble.js";
@@ -29,7 +29,7 @@ function frankaConfig(patch: (c: ArmConfig) => ArmConfig = (c) => c): ArmConfig 
 async function frankaArm(config = frankaConfig(), sim: Partial<RclnodejsDoubleOptions> = {}) {
   const o = await start(undefined, { distro: "jazzy", ...frankaDouble(config), ...sim }, config);
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({
+  const executor = composeExecutor({
     config: o.transport.config,
     registry: createDefaultTools(o.transport.config),
     transport: o.transport,

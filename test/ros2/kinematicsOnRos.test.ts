@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { remoteIkOn } from "../../src/bridge/createTransport.js";
 import { silentLogger } from "../../src/observability/logger.js";
 import { armKinematicsOf, type ArmKinematics } from "../../src/kinematics/armKinematics.js";
@@ -36,7 +37,7 @@ async function onRos(
   const service = new ComputeIkServiceDouble(answer(kin));
   const o = await start({}, { services: { "/compute_ik": service } }, config);
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({
+  const executor = composeExecutor({
     config: o.transport.config,
     registry: createDefaultTools(o.transport.config, { remoteIk: await remoteIkOn(o.host, silentLogger) }),
     transport: o.transport,

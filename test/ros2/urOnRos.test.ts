@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
-import { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import type { ExecutorEvent } from "../../src/executor/ExecutorEvent.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
@@ -39,7 +39,7 @@ async function urArm(
 ) {
   const o = await start(undefined, { distro: "jazzy", ...urDriverDouble(config, scaling, driver), ...extra }, config);
   const ledger = IntentLedger.open(":memory:");
-  const executor = new Executor({
+  const executor = composeExecutor({
     config: o.transport.config,
     registry: createDefaultTools(o.transport.config),
     transport: o.transport,

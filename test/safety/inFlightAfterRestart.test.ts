@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type RunningSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { readEffects } from "../firmware-sim/readEffects.js";
 
 /**

@@ -12,7 +12,7 @@ import {
 } from "../../firmware-sim/effectsJudge.js";
 import { startSimulator, type RunningSimulator } from "../../firmware-sim/startSimulator.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
-import type { CallResult, FunctionCall } from "../../src/executor/CallResult.js";
+import type { CallResult, FunctionCall } from "../../src/executor/calls/CallResult.js";
 import { mulberry32 } from "../../src/random/mulberry32.js";
 import type { InFlightMotion } from "../../src/safety/InFlightMotions.js";
 import { checkMotionEnvelope } from "../../src/safety/checkMotionEnvelope.js";

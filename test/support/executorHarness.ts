@@ -1,5 +1,6 @@
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
-import { Executor } from "../../src/executor/Executor.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { FakeArm, type FakeArmOptions } from "./FakeArm.js";
@@ -21,7 +22,7 @@ export async function createHarness(
   const arm = new FakeArm(config, options.arm);
   await arm.open();
   const ledger = IntentLedger.open(options.ledgerPath ?? ":memory:");
-  const executor = new Executor({ config, registry: createDefaultTools(config), transport: arm, ledger });
+  const executor = composeExecutor({ config, registry: createDefaultTools(config), transport: arm, ledger });
   return {
     config,
     arm,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import { GeminiToolAdapter } from "../../src/surfaces/gemini/GeminiToolAdapter.js";
 import { toCallToolResult } from "../../src/surfaces/mcp/toCallToolResult.js";
 import { createRos2TransportOnDouble, type Ros2OnDouble } from "../doubles/createRos2TransportOnDouble.js";

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Cameras } from "../../src/cameras/Cameras.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
-import { Executor } from "../../src/executor/Executor.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
+import type { Executor } from "../../src/executor/Executor.js";
+import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { DEFAULT_SPEED } from "../../src/tools/speedSchema.js";
@@ -37,7 +38,7 @@ describe("every motion tool takes one speed", () => {
     await arm.open();
     ledger = IntentLedger.open(":memory:");
     cameras = new Cameras({ config, pose: () => undefined });
-    executor = new Executor({ config, registry: createDefaultTools(config, { cameras }), transport: arm, ledger });
+    executor = composeExecutor({ config, registry: createDefaultTools(config, { cameras }), transport: arm, ledger });
   });
 
   afterEach(async () => {

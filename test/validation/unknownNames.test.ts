@@ -4,7 +4,7 @@ import { Bridge } from "../../src/bridge/Bridge.js";
 import { actuatorsOf } from "../../src/config/actuators.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../src/errors.js";
-import type { CallResult } from "../../src/executor/CallResult.js";
+import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import type { CliIo } from "../../src/surfaces/cli/CliIo.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";

@@ -1,6 +1,6 @@
 import { ArmbridgeError } from "../../errors.js";
 import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
-import type { FunctionDeclaration } from "../../executor/ToolRegistry.js";
+import type { FunctionDeclaration } from "../../executor/toolContract/ToolRegistry.js";
 import type { CallClient } from "../../ledger/CallClient.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { AgentBridge } from "../gemini/AgentBridge.js";

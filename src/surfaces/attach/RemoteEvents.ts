@@ -1,5 +1,5 @@
 import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
-import type { CallResult } from "../../executor/CallResult.js";
+import type { CallResult } from "../../executor/calls/CallResult.js";
 import type { Logger } from "../../observability/logger.js";
 import type { ExecutorEventView } from "../http/wire/ExecutorEventView.js";
 import type { ArmStateView } from "../http/wire/ArmStateView.js";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { ArmbridgeError, type ErrorCode } from "../../errors.js";
 import type { ExecuteOptions } from "../../executor/Executor.js";
-import type { CallResponse, CallResult, FunctionCall } from "../../executor/CallResult.js";
-import { resultMessages } from "../../executor/resultMessages.js";
+import type { CallResponse, CallResult, FunctionCall } from "../../executor/calls/CallResult.js";
+import { resultMessages } from "../../executor/calls/resultMessages.js";
 import type { CallClient } from "../../ledger/CallClient.js";
 import type { Logger } from "../../observability/logger.js";
 import type { CallAnswer, CallsCancelled, CallsResponse } from "../http/wire/CallResultView.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { FunctionDeclaration } from "../../executor/ToolRegistry.js";
+import type { FunctionDeclaration } from "../../executor/toolContract/ToolRegistry.js";
 import type { Logger } from "../../observability/logger.js";
 import type { AgentTool, AgentToolCatalog } from "../gemini/AgentBridge.js";
 

@@ -1,6 +1,6 @@
 import type { Executor } from "../../executor/Executor.js";
 import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
-import type { FunctionDeclaration } from "../../executor/ToolRegistry.js";
+import type { FunctionDeclaration } from "../../executor/toolContract/ToolRegistry.js";
 
 /** What an agent run knows of one tool: whether it moves the arm, and its argument schema. */
 export interface AgentTool {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FunctionCall as GeminiFunctionCall } from "@google/genai";
 import { ImageBudget } from "../../cameras/ImageBudget.js";
-import type { FunctionCall } from "../../executor/CallResult.js";
+import type { FunctionCall } from "../../executor/calls/CallResult.js";
 import type { Executor } from "../../executor/Executor.js";
 import { toFunctionResponse, type FunctionResponse } from "../toFunctionResponse.js";
 

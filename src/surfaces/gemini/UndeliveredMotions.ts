@@ -1,5 +1,5 @@
-import { CALL_STATUSES, type CallResult } from "../../executor/CallResult.js";
-import { hashArgs } from "../../executor/hashArgs.js";
+import { CALL_STATUSES, type CallResult } from "../../executor/calls/CallResult.js";
+import { hashArgs } from "../../executor/calls/hashArgs.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
 import type { AgentToolCatalog } from "./AgentBridge.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";

@@ -1,5 +1,5 @@
 import { Behavior, type FunctionDeclaration, type Tool } from "@google/genai";
-import type { ToolRegistry } from "../../executor/ToolRegistry.js";
+import type { ToolRegistry } from "../../executor/toolContract/ToolRegistry.js";
 
 /**
  * Which Gemini method the declarations go to. `behavior` on a

@@ -1,6 +1,6 @@
-import type { CallResult } from "../../executor/CallResult.js";
+import type { CallResult } from "../../executor/calls/CallResult.js";
 import type { ExecutorEvent } from "../../executor/Executor.js";
-import { paceWords } from "../../executor/reportPace.js";
+import { paceWords } from "../../executor/motion/reportPace.js";
 
 /**
  * One short line per executor event of a call, for people watching a run

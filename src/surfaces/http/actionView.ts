@@ -1,6 +1,6 @@
 import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../ledger/confirmOutcomes.js";
-import { describeForOperator } from "../../executor/describeForOperator.js";
-import { resultFromRow } from "../../executor/resultFromRow.js";
+import { describeForOperator } from "../../executor/operator/describeForOperator.js";
+import { resultFromRow } from "../../executor/calls/resultFromRow.js";
 import { CONFIRM_OUTCOMES, type ActionRow } from "../../ledger/ActionRow.js";
 import { poseOf } from "../../transport/poseOf.js";
 import type { ArmStatus } from "../../transport/Transport.js";

@@ -12,11 +12,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
-import { paceWords } from "../../executor/reportPace.js";
-import { mcpSessionCallId } from "../../executor/callIdNamespace.js";
+import { paceWords } from "../../executor/motion/reportPace.js";
+import { mcpSessionCallId } from "../../executor/calls/callIdNamespace.js";
 import { normalizeClient, type CallClient } from "../../ledger/CallClient.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
-import type { ToolRegistry } from "../../executor/ToolRegistry.js";
+import type { ToolRegistry } from "../../executor/toolContract/ToolRegistry.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
 import { toolAnnotations } from "./toolAnnotations.js";
 

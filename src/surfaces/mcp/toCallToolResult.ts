@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { CALL_STATUSES, type CallResponse, type CallStatus } from "../../executor/CallResult.js";
+import { CALL_STATUSES, type CallResponse, type CallStatus } from "../../executor/calls/CallResult.js";
 import { resultOf, toFunctionResponse } from "../toFunctionResponse.js";
 import { splitImages } from "../splitImages.js";
 

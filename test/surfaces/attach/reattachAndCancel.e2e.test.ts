@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
-import type { CallResponse } from "../../../src/executor/CallResult.js";
+import type { CallResponse } from "../../../src/executor/calls/CallResult.js";
 import { silentLogger } from "../../../src/observability/logger.js";
 import { BridgeHttpClient } from "../../../src/surfaces/attach/BridgeHttpClient.js";
 import { RemoteExecutor } from "../../../src/surfaces/attach/RemoteExecutor.js";

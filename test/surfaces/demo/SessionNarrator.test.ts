@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CallResult } from "../../../src/executor/CallResult.js";
+import type { CallResult } from "../../../src/executor/calls/CallResult.js";
 import type { ExecutorEvent } from "../../../src/executor/Executor.js";
 import { SESSION_FINISHED_MARKER, SessionNarrator } from "../../../src/surfaces/demo/SessionNarrator.js";
 import type { AgentEvent } from "../../../src/surfaces/gemini/AgentEvent.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CallResponse, FunctionCall } from "../../../src/executor/CallResult.js";
+import type { CallResponse, FunctionCall } from "../../../src/executor/calls/CallResult.js";
 import type { ExecuteOptions } from "../../../src/executor/Executor.js";
 import { GeminiToolAdapter, identifyCalls, type CallExecutor } from "../../../src/surfaces/gemini/GeminiToolAdapter.js";
 import { geminiTools, UNARY_BLOCKING_NOTE } from "../../../src/surfaces/gemini/geminiTools.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CallResult } from "../../../src/executor/CallResult.js";
+import type { CallResult } from "../../../src/executor/calls/CallResult.js";
 import { createDefaultTools } from "../../../src/tools/defaultTools.js";
 import type { FunctionResponse } from "../../../src/surfaces/toFunctionResponse.js";
 import { missedOutcomesNote, UndeliveredMotions } from "../../../src/surfaces/gemini/UndeliveredMotions.js";

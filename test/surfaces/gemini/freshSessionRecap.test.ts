@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CallResponse, FunctionCall } from "../../../src/executor/CallResult.js";
+import type { CallResponse, FunctionCall } from "../../../src/executor/calls/CallResult.js";
 import { freshSessionRecap, RECAP_MAX_ACTIONS } from "../../../src/surfaces/gemini/freshSessionRecap.js";
 
 /** An executor that answers get_action_status from a table, and records each batch. */

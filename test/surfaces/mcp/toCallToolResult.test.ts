@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CALL_STATUSES, type CallResult } from "../../../src/executor/CallResult.js";
+import { CALL_STATUSES, type CallResult } from "../../../src/executor/calls/CallResult.js";
 import { MCP_IS_ERROR, toCallToolResult } from "../../../src/surfaces/mcp/toCallToolResult.js";
 
 const base = { message: "m", timed_out: false, settled_by: "none" } as const;
