@@ -57,9 +57,6 @@ export interface BridgePort<Tool extends PortTool = PortTool> {
   onEvent(listener: (e: ExecutorEvent) => void): () => void;
 }
 
-/** What a surface asks of one call: execute only (an agent's tool adapter, a recap's reads). */
-export type CallRunner = Pick<BridgePort, "execute">;
-
 /** The approvals desk as an operator sees it: what waits, and their answer to one. */
 export interface OperatorApprovals {
   pending(): ApprovalView[];
@@ -173,6 +170,7 @@ export interface HostedBridgePort extends BridgePort<ToolDefinition> {
 export type { CallResponse, CallResult, CallStatus, FunctionCall } from "../executor/CallResult.js";
 export type { ExecuteOptions } from "../executor/Executor.js";
 export type { ExecutorEvent } from "../executor/ExecutorEvent.js";
+export type { PresenceSnapshot } from "../executor/OperatorPresence.js";
 export type { FunctionDeclaration } from "../executor/ToolRegistry.js";
 export type { ToolDefinition } from "../executor/ToolDefinition.js";
 export type { ActionRow, ActionRowState } from "../ledger/ActionRow.js";
