@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { asArmbridgeError } from "../../errors.js";
 import { McpHttpSessions, type McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { httpStatusFor } from "./httpStatusFor.js";
@@ -13,7 +13,7 @@ import { holdOpen } from "./holdOpen.js";
  */
 export function registerMcpRoute(
   app: FastifyInstance,
-  bridge: Bridge,
+  bridge: HostedBridgePort,
   options: McpHttpSessionsOptions,
 ): McpHttpSessions {
   const sessions = new McpHttpSessions(bridge, options);
