@@ -8,15 +8,36 @@
 
 /** Bottom to top. A path ending in "/" is a folder, else one file. */
 export const FLOORS = [
-  { floor: "errors", paths: ["src/errors.ts", "src/validation/", "src/random/", "src/observability/", "src/geometry/"], holds: "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths" },
+  {
+    floor: "errors",
+    paths: ["src/errors.ts", "src/validation/", "src/random/", "src/observability/", "src/geometry/"],
+    holds:
+      "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths",
+  },
   { floor: "config", paths: ["src/config/"], holds: "the arm config: schema, loader, actuators and resource keys" },
-  { floor: "motion", paths: ["src/motion/", "src/kinematics/", "src/safety/"], holds: "the motion-time model, MotionPlan, kinematics, the envelope check" },
-  { floor: "transport", paths: ["src/transport/", "src/cameras/"], holds: "the Transport contract and its serial, bus and ROS 2 implementations; the cameras" },
+  {
+    floor: "motion",
+    paths: ["src/motion/", "src/kinematics/", "src/safety/"],
+    holds: "the motion-time model, MotionPlan, kinematics, the envelope check",
+  },
+  {
+    floor: "transport",
+    paths: ["src/transport/", "src/cameras/"],
+    holds: "the Transport contract and its serial, bus and ROS 2 implementations; the cameras",
+  },
   { floor: "ledger", paths: ["src/ledger/"], holds: "the intent ledger, its rows and the confirm-outcome rules" },
-  { floor: "executor", paths: ["src/executor/"], holds: "the executor and the tool contract it runs (ToolDefinition, ToolRegistry)" },
+  {
+    floor: "executor",
+    paths: ["src/executor/"],
+    holds: "the executor and the tool contract it runs (ToolDefinition, ToolRegistry)",
+  },
   { floor: "tools", paths: ["src/tools/"], holds: "the default tools and their shared conventions" },
   { floor: "bridge", paths: ["src/bridge/"], holds: "the composition root" },
-  { floor: "surfaces", paths: ["src/surfaces/", "src/index.ts"], holds: "HTTP, MCP, Gemini, CLI, the demo; the public index" },
+  {
+    floor: "surfaces",
+    paths: ["src/surfaces/", "src/index.ts"],
+    holds: "HTTP, MCP, Gemini, CLI, the demo; the public index",
+  },
 ];
 
 /**
@@ -43,6 +64,45 @@ export const FIRMWARE_SIM_MAY_USE = [
 /** The operator console (browser code) stands apart: it takes the server's wire types and nothing else of src/. */
 export const CONSOLE_MAY_USE = ["src/surfaces/http/wire/"];
 
+/**
+ * The Bridge is the one door: a surface takes the bridge's port
+ * (src/bridge/BridgePort.ts, its vocabulary in portVocabulary.ts) and nothing
+ * behind it, so the executor, the ledger and the transports can change shape,
+ * or stand in another process (RemoteBridge), without a surface noticing.
+ */
+export const BEHIND_THE_DOOR = ["src/executor/", "src/ledger/", "src/transport/"];
+
+/**
+ * The set-up tools talk to a device before any bridge runs — an unwired bus
+ * to scan, a servo to calibrate, a link to check — so there is no door to go
+ * through: they stand on the device layer (bus packets and set-up exchanges, servo
+ * axes and limits, opening a link, a ROS 2 node), and
+ * `doctor` also reads the arm record and owner file a ledger folder keeps,
+ * without opening the ledger a running bridge may hold. The demo's bus names
+ * the protocols of the simulated device it starts. `camera calibrate` is not
+ * among them: it drives a running serve over its HTTP API.
+ */
+export const SET_UP_TOOLS = [
+  "src/surfaces/cli/bus/",
+  "src/surfaces/cli/calibrate/",
+  "src/surfaces/cli/doctor/",
+  "src/surfaces/demo/demoBus.ts",
+];
+export const SET_UP_TOOLS_MAY_USE = [
+  "src/transport/bus/protocol/",
+  "src/transport/bus/setup/",
+  "src/transport/bus/servoAxes.ts",
+  "src/transport/bus/servoConditionLimits.ts",
+  "src/transport/link/openLink.ts",
+  "src/transport/ros2/createRos2Node.ts",
+  "src/transport/ros2/loadRclnodejs.ts",
+  "src/ledger/ArmBinding.ts",
+  "src/ledger/LedgerOwner.ts",
+];
+
+/** The HTTP wire contract is shared with the console and declares the vocabulary it carries; it is a package of its own, not a surface. */
+export const WIRE_CONTRACT = ["src/surfaces/http/wire/"];
+
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A path of the table as an anchored regular expression. */
 export const pathPattern = (p) => (p.endsWith("/") ? `^${escape(p)}` : `^${escape(p)}$`);
@@ -63,9 +123,26 @@ export default {
   forbidden: [
     ...floorRules,
     {
+      name: "surfaces-through-the-door",
+      severity: "error",
+      comment:
+        'A surface goes through the Bridge\'s port (src/bridge/BridgePort.ts, portVocabulary.ts), never into the executor, the ledger or a transport: add what it needs to the port (docs/architecture.md, "The one door").',
+      from: { path: "^src/surfaces/", pathNot: anyOf([...SET_UP_TOOLS, ...WIRE_CONTRACT]) },
+      to: { path: anyOf(BEHIND_THE_DOOR) },
+    },
+    {
+      name: "set-up-tools-on-the-device-layer",
+      severity: "error",
+      comment:
+        "The set-up tools run with no bridge: they may use the device layer (bus, link, ROS 2) and a ledger folder's records, never the executor, the ledger itself or a transport (SET_UP_TOOLS above says why).",
+      from: { path: anyOf(SET_UP_TOOLS) },
+      to: { path: anyOf(BEHIND_THE_DOOR), pathNot: anyOf(SET_UP_TOOLS_MAY_USE) },
+    },
+    {
       name: "firmware-sim-beside",
       severity: "error",
-      comment: "firmware-sim is a device beside the bridge: it may use the wire codecs, the config, the motion model and the simulated camera, never the executor, the ledger, the tools or a transport.",
+      comment:
+        "firmware-sim is a device beside the bridge: it may use the wire codecs, the config, the motion model and the simulated camera, never the executor, the ledger, the tools or a transport.",
       from: { path: "^firmware-sim/" },
       to: { path: "^src/", pathNot: anyOf(FIRMWARE_SIM_MAY_USE) },
     },
@@ -79,7 +156,8 @@ export default {
     {
       name: "console-apart",
       severity: "error",
-      comment: "The console is browser code: from src/ it takes the server's wire types only (docs/architecture.md, \"The console's wire contract\").",
+      comment:
+        "The console is browser code: from src/ it takes the server's wire types only (docs/architecture.md, \"The console's wire contract\").",
       from: { path: "^console/" },
       to: { path: "^(src|firmware-sim|bench)/", pathNot: anyOf(CONSOLE_MAY_USE) },
     },
@@ -100,7 +178,8 @@ export default {
     {
       name: "no-cycles",
       severity: "error",
-      comment: "Files that import each other in a loop cannot be read, tested or moved apart: put what both need in a file of its own.",
+      comment:
+        "Files that import each other in a loop cannot be read, tested or moved apart: put what both need in a file of its own.",
       from: { path: "^(src|firmware-sim|console|bench)/" },
       to: { circular: true },
     },
