@@ -66,6 +66,43 @@ export const FIRMWARE_SIM_SHARES = ["src/cameras/sources/SimCameraSource.ts", "s
 /** The operator console (browser code) stands apart: it takes the server's wire types and nothing else of src/. */
 export const CONSOLE_MAY_USE = ["src/surfaces/http/wire/"];
 
+/**
+ * The Bridge is the one door: a surface takes the bridge's port
+ * (src/bridge/BridgePort.ts, its vocabulary in portVocabulary.ts) and nothing
+ * behind it, so the executor, the ledger and the transports can change shape,
+ * or stand in another process (RemoteBridge), without a surface noticing.
+ */
+export const BEHIND_THE_DOOR = ["src/executor/", "src/ledger/", "src/transport/"];
+
+/**
+ * The set-up tools talk to a device before any bridge runs — an unwired bus
+ * to scan, a servo to calibrate, a link to check — so there is no door to go
+ * through: they stand on the device layer (bus packets and set-up exchanges, servo
+ * axes and limits, opening a link, a ROS 2 node), and
+ * `doctor` also reads the arm record and owner file a ledger folder keeps,
+ * without opening the ledger a running bridge may hold. The demo's bus names
+ * the protocols of the simulated device it starts. `camera calibrate` is not
+ * among them: it drives a running serve over its HTTP API.
+ */
+export const SET_UP_TOOLS = [
+  "src/surfaces/cli/bus/",
+  "src/surfaces/cli/calibrate/",
+  "src/surfaces/cli/doctor/",
+  "src/surfaces/demo/demoBus.ts",
+];
+export const SET_UP_TOOLS_MAY_USE = [
+  "src/transport/bus/setup/",
+  "src/transport/bus/servoConditionLimits.ts",
+  "src/transport/link/openLink.ts",
+  "src/transport/ros2/createRos2Node.ts",
+  "src/transport/ros2/loadRclnodejs.ts",
+  "src/ledger/ArmBinding.ts",
+  "src/ledger/LedgerOwner.ts",
+];
+
+/** The HTTP wire contract is shared with the console and declares the vocabulary it carries; it is a package of its own, not a surface. */
+export const WIRE_CONTRACT = ["src/surfaces/http/wire/"];
+
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A path of the table as an anchored regular expression. */
 export const pathPattern = (p) => (p.endsWith("/") ? `^${escape(p)}` : `^${escape(p)}$`);
@@ -85,6 +122,22 @@ const floorRules = FLOORS.slice(0, -1).map((f, i) => {
 export default {
   forbidden: [
     ...floorRules,
+    {
+      name: "surfaces-through-the-door",
+      severity: "error",
+      comment:
+        'A surface goes through the Bridge\'s port (src/bridge/BridgePort.ts, portVocabulary.ts), never into the executor, the ledger or a transport: add what it needs to the port (docs/architecture.md, "The one door").',
+      from: { path: "^src/surfaces/", pathNot: anyOf([...SET_UP_TOOLS, ...WIRE_CONTRACT]) },
+      to: { path: anyOf(BEHIND_THE_DOOR) },
+    },
+    {
+      name: "set-up-tools-on-the-device-layer",
+      severity: "error",
+      comment:
+        "The set-up tools run with no bridge: they may use the device layer (bus, link, ROS 2) and a ledger folder's records, never the executor, the ledger itself or a transport (SET_UP_TOOLS above says why).",
+      from: { path: anyOf(SET_UP_TOOLS) },
+      to: { path: anyOf(BEHIND_THE_DOOR), pathNot: anyOf(SET_UP_TOOLS_MAY_USE) },
+    },
     {
       name: "firmware-sim-beside",
       severity: "error",

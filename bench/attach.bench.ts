@@ -136,7 +136,7 @@ async function main(): Promise<void> {
       in_process: async () =>
         (await local.executor.execute([{ id: `in-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
       agent_http: async () =>
-        (await agent.executor.execute([{ id: `ag-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
+        (await agent.execute([{ id: `ag-${n}`, name: "move_joints", args: args() }]))[0]!.result.status,
       mcp_http: async () =>
         ((await host.callTool({ name: "move_joints", arguments: args() })).structuredContent as { status: string })
           .status,

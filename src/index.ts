@@ -2,6 +2,14 @@
  * armbridge's public surface for library users. Everything else is internal.
  */
 export { Bridge, type BridgeOptions } from "./bridge/Bridge.js";
+export type {
+  BridgePort,
+  BridgeState,
+  HostedBridgePort,
+  OperatorFace,
+  PortTool,
+  ToolCatalogue,
+} from "./bridge/BridgePort.js";
 export { defaultDataDir } from "./bridge/defaultDataDir.js";
 export type { OtherArmPolicy } from "./bridge/bindLedgerToArm.js";
 export type { TransportChoice } from "./bridge/createTransport.js";

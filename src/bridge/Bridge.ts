@@ -22,6 +22,19 @@ import { imagesAfterMotion } from "../cameras/imagesAfterMotion.js";
 import { bindLedgerToArm, type OtherArmPolicy } from "./bindLedgerToArm.js";
 import { createTransport, type CreatedTransport, type TransportChoice } from "./createTransport.js";
 import { defaultDataDir } from "./defaultDataDir.js";
+import type { CallResponse, FunctionCall } from "../executor/calls/CallResult.js";
+import type { ExecuteOptions } from "../executor/Executor.js";
+import type { ToolDefinition } from "../executor/toolContract/ToolDefinition.js";
+import type {
+  ActionHistory,
+  ArmWatch,
+  BridgeState,
+  HostedBridgePort,
+  OperatorFace,
+  ToolCatalogue,
+} from "./BridgePort.js";
+import { bridgeStateOf } from "./bridgeStateOf.js";
+import { operatorFaceOf } from "./operatorFaceOf.js";
 
 export interface BridgeOptions {
   /** An arm config, or the path of one; default: the simulated arm in config/sim-arm.yaml. */
@@ -62,7 +75,7 @@ export interface BridgeOptions {
  * checked to belong to this arm, then crashed `started` actions are reconciled
  * against the arm before the first new call is taken.
  */
-export class Bridge {
+export class Bridge implements HostedBridgePort {
   readonly config: ArmConfig;
   readonly ledger: IntentLedger;
   readonly transport: Transport;
@@ -80,6 +93,7 @@ export class Bridge {
   /** Closes the transport and whatever hosts it (a ROS host's node). */
   readonly #closeArm: () => Promise<void>;
   #closed = false;
+  #operator: OperatorFace | undefined;
 
   private constructor(parts: {
     config: ArmConfig;
@@ -208,8 +222,47 @@ export class Bridge {
     }
   }
 
+  /*
+   * The door (BridgePort.ts): what surfaces ask of this bridge. The parts
+   * above stay public for library users who compose their own.
+   */
+
+  execute(calls: readonly FunctionCall[], options?: ExecuteOptions): Promise<CallResponse[]> {
+    return this.executor.execute(calls, options);
+  }
+
+  get tools(): ToolCatalogue<ToolDefinition> {
+    return this.registry;
+  }
+
   onEvent(listener: (e: ExecutorEvent) => void): () => void {
     return this.executor.onEvent(listener);
+  }
+
+  attach(callId: string): Promise<CallResponse | undefined> {
+    return this.executor.attach(callId);
+  }
+
+  /** Approvals, presence, halt and release, confirm, servo recovery: what a person does. */
+  get operator(): OperatorFace {
+    return (this.#operator ??= operatorFaceOf(this.executor, this.transport));
+  }
+
+  state(): BridgeState {
+    return bridgeStateOf(this.transport, this.executor, this.ledger);
+  }
+
+  get actions(): ActionHistory {
+    return this.ledger;
+  }
+
+  get arm(): ArmWatch {
+    return this.transport;
+  }
+
+  /** Ends the waits of calls under way: they answer, their motions go on and are settled by observation or at the next start. */
+  endWaits(): void {
+    this.executor.close();
   }
 
   /** Set once the ledger file was deleted or replaced under the running bridge: motion is refused from then on. */

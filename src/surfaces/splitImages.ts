@@ -1,5 +1,5 @@
 import { withoutData } from "../cameras/CameraImage.js";
-import type { CallResult } from "../executor/calls/CallResult.js";
+import type { CallResult } from "../bridge/BridgePort.js";
 
 export interface InlineImagePart {
   readonly inlineData: { readonly mimeType: string; readonly data: string };

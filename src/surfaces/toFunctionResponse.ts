@@ -1,4 +1,4 @@
-import type { CallResponse, CallResult } from "../executor/calls/CallResult.js";
+import type { CallResponse, CallResult } from "../bridge/BridgePort.js";
 import { withoutDeviceTextIn } from "../validation/deviceText.js";
 import { splitImages } from "./splitImages.js";
 

@@ -25,6 +25,10 @@ interface FloorsModule {
   readonly FIRMWARE_SIM_STANDS_ON: readonly string[];
   readonly FIRMWARE_SIM_SHARES: readonly string[];
   readonly CONSOLE_MAY_USE: readonly string[];
+  readonly BEHIND_THE_DOOR: readonly string[];
+  readonly SET_UP_TOOLS: readonly string[];
+  readonly SET_UP_TOOLS_MAY_USE: readonly string[];
+  readonly WIRE_CONTRACT: readonly string[];
 }
 interface Violation {
   readonly rule: { readonly name: string };
@@ -88,7 +92,8 @@ describe("the floors, as npm run lint checks them", () => {
   let violations: Violation[];
 
   beforeAll(async () => {
-    const { FLOORS, FIRMWARE_SIM_STANDS_ON, FIRMWARE_SIM_SHARES, CONSOLE_MAY_USE } = floors;
+    const { FLOORS, FIRMWARE_SIM_STANDS_ON, FIRMWARE_SIM_SHARES, CONSOLE_MAY_USE, BEHIND_THE_DOOR } = floors;
+    const behindTheDoor = (file: string): boolean => BEHIND_THE_DOOR.some((p) => file.startsWith(p));
     FLOORS.forEach((lower, i) => {
       for (const folder of folders(lower.paths)) {
         FLOORS.forEach((other, j) => {
@@ -98,6 +103,8 @@ describe("the floors, as npm run lint checks them", () => {
             const from = `${folder}to_${other.floor}_${target.replace(/[/.]/g, "_")}.ts`;
             imports(from, probeOf(target));
             if (j > i) expected.push({ rule: `floor-${lower.floor}`, from, to: probeOf(target) });
+            if (lower.floor === "surfaces" && behindTheDoor(probeOf(target)))
+              expected.push({ rule: "surfaces-through-the-door", from, to: probeOf(target) });
           }
         });
       }
@@ -137,6 +144,7 @@ describe("the floors, as npm run lint checks them", () => {
     expected.push({ rule: "console-apart", from: "console/reachesIn.ts", to: "src/ledger/probe.ts" });
     imports("src/surfaces/http/page.ts", "console/main.ts");
     expected.push({ rule: "nothing-imports-the-console", from: "src/surfaces/http/page.ts", to: "console/main.ts" });
+    throughTheDoor();
     // A cycle through a type-only import is a cycle too.
     imports("src/motion/cycleA.ts", "src/motion/cycleB.ts");
     imports("src/motion/cycleB.ts", "src/motion/cycleA.ts", "type");
@@ -152,6 +160,32 @@ describe("the floors, as npm run lint checks them", () => {
     }
     violations = await depcruise(tree, ["src", "firmware-sim", "console"]);
   }, 120_000);
+
+  /** Surfaces that reach behind the Bridge, set-up tools beyond the device layer, and what each may use. */
+  function throughTheDoor(): void {
+    const { BEHIND_THE_DOOR, SET_UP_TOOLS, SET_UP_TOOLS_MAY_USE, WIRE_CONTRACT } = floors;
+    imports("src/surfaces/http/door.ts", "src/bridge/BridgePort.ts", "type");
+    imports("src/surfaces/http/door.ts", "src/bridge/portVocabulary.ts");
+    for (const wire of WIRE_CONTRACT) imports(probeOf(wire), "src/ledger/ActionRow.ts");
+    // `camera calibrate` drives a running serve: it is a surface like any other.
+    for (const from of ["src/surfaces/http/reachesIn.ts", "src/surfaces/cli/camera/reachesIn.ts"])
+      for (const behind of [...BEHIND_THE_DOOR.map(probeOf), "src/transport/link/openLink.ts"]) {
+        imports(from, behind, "type");
+        expected.push({ rule: "surfaces-through-the-door", from, to: behind });
+      }
+    for (const tool of SET_UP_TOOLS) {
+      const from = tool.endsWith("/") ? `${tool}setUp.ts` : tool;
+      for (const allowed of SET_UP_TOOLS_MAY_USE) imports(from, probeOf(allowed));
+      for (const refused of [
+        "src/executor/probe.ts",
+        "src/ledger/IntentLedger.ts",
+        "src/transport/bus/ServoBusTransport.ts",
+      ]) {
+        imports(from, refused);
+        expected.push({ rule: "set-up-tools-on-the-device-layer", from, to: refused });
+      }
+    }
+  }
 
   afterAll(() => {
     if (tree) rmSync(tree, { recursive: true, force: true });
@@ -185,6 +219,20 @@ describe("the floors, as npm run lint checks them", () => {
         .map(key)
         .sort(),
     );
+    for (const rule of rules)
+      expect(
+        got.some((g) => g.startsWith(`${rule}:`)),
+        rule,
+      ).toBe(true);
+  });
+
+  it("lets a surface through the Bridge's port only, and the set-up tools on the device layer only", () => {
+    const rules = ["surfaces-through-the-door", "set-up-tools-on-the-device-layer"];
+    const got = violations
+      .filter((v) => rules.includes(v.rule.name))
+      .map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
+    const want = expected.filter((e) => rules.includes(e.rule)).map(key);
+    expect(got.sort()).toEqual(want.sort());
     for (const rule of rules)
       expect(
         got.some((g) => g.startsWith(`${rule}:`)),

@@ -1,14 +1,20 @@
 import { ArmbridgeError } from "../../errors.js";
-import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
-import type { FunctionDeclaration } from "../../executor/toolContract/ToolRegistry.js";
-import type { CallClient } from "../../ledger/CallClient.js";
+import type {
+  BridgePort,
+  CallClient,
+  CallResponse,
+  ExecuteOptions,
+  ExecutorEvent,
+  FunctionCall,
+  FunctionDeclaration,
+} from "../../bridge/BridgePort.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
-import type { AgentBridge } from "../gemini/AgentBridge.js";
 import type { ArmStateView } from "../http/wire/ArmStateView.js";
 import { BridgeApiError, BridgeHttpClient } from "./BridgeHttpClient.js";
 import { RemoteEvents } from "./RemoteEvents.js";
 import { RemoteExecutor } from "./RemoteExecutor.js";
 import { RemoteToolCatalog } from "./RemoteToolCatalog.js";
+import type { ServeHttp } from "./ServeHttp.js";
 
 export interface RemoteBridgeOptions {
   /** The serve's base URL, `http://HOST:PORT`. */
@@ -33,17 +39,17 @@ const EVENT_ORDER_WAIT_MS = 1000;
  * started is seen through by serve, and a run started again with the same
  * call ids gets the recorded results back.
  */
-export class RemoteBridge implements AgentBridge {
+export class RemoteBridge implements BridgePort {
   readonly url: string;
-  readonly executor: Pick<RemoteExecutor, "execute">;
-  readonly registry: RemoteToolCatalog;
+  readonly tools: RemoteToolCatalog;
   readonly client: CallClient;
-  readonly #http: BridgeHttpClient;
+  readonly #http: ServeHttp;
+  readonly #executor: RemoteExecutor;
   readonly #events: RemoteEvents;
 
   private constructor(parts: {
     url: string;
-    http: BridgeHttpClient;
+    http: ServeHttp;
     executor: RemoteExecutor;
     registry: RemoteToolCatalog;
     events: RemoteEvents;
@@ -51,18 +57,18 @@ export class RemoteBridge implements AgentBridge {
   }) {
     this.url = parts.url;
     this.#http = parts.http;
-    const events = parts.events;
-    this.executor = {
-      execute: async (calls, options) => {
-        const watch = events.watchSettled(calls.flatMap((c) => (typeof c.id === "string" ? [c.id] : [])));
-        const responses = await parts.executor.execute(calls, options);
-        await watch.until(EVENT_ORDER_WAIT_MS);
-        return responses;
-      },
-    };
-    this.registry = parts.registry;
+    this.#executor = parts.executor;
+    this.tools = parts.registry;
     this.#events = parts.events;
     this.client = parts.client;
+  }
+
+  /** Serve's answers, each after its `settled` event came through the stream (so progress is told before the result). */
+  async execute(calls: readonly FunctionCall[], options?: ExecuteOptions): Promise<CallResponse[]> {
+    const watch = this.#events.watchSettled(calls.flatMap((c) => (typeof c.id === "string" ? [c.id] : [])));
+    const responses = await this.#executor.execute(calls, options);
+    await watch.until(EVENT_ORDER_WAIT_MS);
+    return responses;
   }
 
   /** Reaches serve, reads its tools, and opens its event stream; throws ARMB_ERR_HTTP_UNREACHABLE / ARMB_ERR_HTTP_UNAUTHORIZED before any call. */

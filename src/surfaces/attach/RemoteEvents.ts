@@ -1,9 +1,8 @@
-import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
-import type { CallResult } from "../../executor/calls/CallResult.js";
+import type { CallResult, ExecutorEvent } from "../../bridge/BridgePort.js";
 import type { Logger } from "../../observability/logger.js";
 import type { ExecutorEventView } from "../http/wire/ExecutorEventView.js";
 import type { ArmStateView } from "../http/wire/ArmStateView.js";
-import type { BridgeHttpClient } from "./BridgeHttpClient.js";
+import type { ServeHttp } from "./ServeHttp.js";
 
 /** How long to wait before opening the event stream again after it dropped; doubles up to the last. */
 const RECONNECT_MS = [250, 500, 1000, 2000, 5000] as const;
@@ -21,7 +20,7 @@ const RECONNECT_MS = [250, 500, 1000, 2000, 5000] as const;
  * (progress only: every result comes back with its call).
  */
 export class RemoteEvents {
-  readonly #client: BridgeHttpClient;
+  readonly #client: ServeHttp;
   readonly #log: Logger;
   readonly #listeners = new Set<(e: ExecutorEvent) => void>();
   readonly #stop = new AbortController();
@@ -30,7 +29,7 @@ export class RemoteEvents {
   /** The stream is open (between a drop and its reopening it is not, and no event is worth waiting for). */
   #live = false;
 
-  constructor(client: BridgeHttpClient, log: Logger) {
+  constructor(client: ServeHttp, log: Logger) {
     this.#client = client;
     this.#log = log;
   }

@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { ArmbridgeError, type ErrorCode } from "../../errors.js";
-import type { ExecuteOptions } from "../../executor/Executor.js";
-import type { CallResponse, CallResult, FunctionCall } from "../../executor/calls/CallResult.js";
-import { resultMessages } from "../../executor/calls/resultMessages.js";
-import type { CallClient } from "../../ledger/CallClient.js";
+import type { CallClient, CallResponse, CallResult, ExecuteOptions, FunctionCall } from "../../bridge/BridgePort.js";
+import { resultMessages } from "../../bridge/portVocabulary.js";
 import type { Logger } from "../../observability/logger.js";
 import type { CallAnswer, CallsCancelled, CallsResponse } from "../http/wire/CallResultView.js";
-import { BridgeApiError, connectionLost, type BridgeHttpClient } from "./BridgeHttpClient.js";
+import { BridgeApiError, connectionLost } from "./BridgeHttpClient.js";
+import type { ServeHttp } from "./ServeHttp.js";
 
 /** Waits between attempts to reach serve again; the last repeats. */
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000] as const;
@@ -14,7 +13,7 @@ const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000] as const;
 export const DEFAULT_REATTACH_FOR_MS = 120_000;
 
 export interface RemoteExecutorOptions {
-  readonly http: BridgeHttpClient;
+  readonly http: ServeHttp;
   /** Who is calling: recorded with every motion on serve. */
   readonly client: CallClient;
   readonly log: Logger;

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { FunctionDeclaration } from "../../executor/toolContract/ToolRegistry.js";
+import type { FunctionDeclaration, PortTool, ToolCatalogue } from "../../bridge/BridgePort.js";
 import type { Logger } from "../../observability/logger.js";
-import type { AgentTool, AgentToolCatalog } from "../gemini/AgentBridge.js";
 
 /**
  * The tools of a running serve as an attached agent sees them: the
@@ -11,14 +10,14 @@ import type { AgentTool, AgentToolCatalog } from "../gemini/AgentBridge.js";
  * bookkeeping (which Live calls repeat a motion). Arguments are still
  * checked where they count, by serve's executor.
  */
-export class RemoteToolCatalog implements AgentToolCatalog {
+export class RemoteToolCatalog implements ToolCatalogue {
   readonly #declarations: readonly FunctionDeclaration[];
-  readonly #tools = new Map<string, AgentTool>();
+  readonly #tools = new Map<string, PortTool>();
 
   constructor(declarations: readonly FunctionDeclaration[], log: Logger) {
     this.#declarations = declarations;
     for (const d of declarations) {
-      let args: AgentTool["args"];
+      let args: PortTool["args"];
       try {
         args = z.fromJSONSchema(d.parametersJsonSchema);
       } catch (error) {
@@ -37,7 +36,7 @@ export class RemoteToolCatalog implements AgentToolCatalog {
     return [...this.#declarations];
   }
 
-  get(name: string): AgentTool | undefined {
+  get(name: string): PortTool | undefined {
     return this.#tools.get(name);
   }
 

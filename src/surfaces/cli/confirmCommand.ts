@@ -1,7 +1,11 @@
-import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
+import {
+  CONFIRM_OUTCOME_ALIASES,
+  CONFIRM_OUTCOMES,
+  normaliseOperatorName,
+  OPERATOR_NAME_RULE,
+} from "../../bridge/portVocabulary.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
-import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";

@@ -1,6 +1,6 @@
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
-import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 import { formatTable, JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";

@@ -138,7 +138,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
     const closed = (async () => {
       // First end every wait (calls in flight answer `unknown` and stay `started` in the
       // ledger for the next start to reconcile), so the HTTP server is not held open by them.
-      bridge.executor.close();
+      bridge.endWaits();
       await server.close();
       await bridge.close();
     })();

@@ -1,4 +1,4 @@
-import { latchWords } from "../../ledger/HaltRow.js";
+import { latchWords } from "../../bridge/portVocabulary.js";
 import type { ApprovalsList, ArmStateView, HaltView } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";

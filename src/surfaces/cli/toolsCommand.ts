@@ -1,6 +1,6 @@
 import { Cameras } from "../../cameras/Cameras.js";
 import { loadConfig } from "../../config/loadConfig.js";
-import type { FunctionDeclaration } from "../../executor/toolContract/ToolRegistry.js";
+import type { FunctionDeclaration } from "../../bridge/BridgePort.js";
 import { createDefaultTools } from "../../tools/defaultTools.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";

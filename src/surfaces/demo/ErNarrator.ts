@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResultImage } from "../../cameras/CameraImage.js";
-import type { CallResult } from "../../executor/calls/CallResult.js";
-import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
+import type { CallResult, ExecutorEvent } from "../../bridge/BridgePort.js";
 import type { AgentEvent } from "../gemini/AgentEvent.js";
 import { progressLine } from "../gemini/progressLine.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";

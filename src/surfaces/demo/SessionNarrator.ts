@@ -1,8 +1,5 @@
-import type { CallResult } from "../../executor/calls/CallResult.js";
-import type { ExecutorEvent } from "../../executor/Executor.js";
-import { isCallEvent } from "../../executor/ExecutorEvent.js";
-import { paceWords } from "../../executor/motion/reportPace.js";
-import type { ActionRow } from "../../ledger/ActionRow.js";
+import type { ActionRow, CallResult, ExecutorEvent } from "../../bridge/BridgePort.js";
+import { isCallEvent, paceWords } from "../../bridge/portVocabulary.js";
 import type { AgentEvent } from "../gemini/AgentEvent.js";
 import { describeModelLinkEvent } from "../gemini/ModelLinkEvent.js";
 

@@ -1,4 +1,4 @@
-import type { ExecutorEvent } from "../../executor/Executor.js";
+import type { ExecutorEvent } from "../../bridge/BridgePort.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
 import type { AgentMetrics } from "./AgentMetrics.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";

@@ -1,5 +1,5 @@
-import { isCallEvent } from "../../executor/ExecutorEvent.js";
-import type { AgentBridge } from "./AgentBridge.js";
+import { isCallEvent } from "../../bridge/portVocabulary.js";
+import type { BridgePort } from "../../bridge/BridgePort.js";
 import type { AgentEvent, ProgressListener } from "./AgentEvent.js";
 import { describeAgentEvent } from "./describeAgentEvent.js";
 import { TranscriptWriter } from "./TranscriptWriter.js";
@@ -16,7 +16,7 @@ export class AgentReporter {
   readonly #unsubscribe: () => void;
 
   constructor(
-    bridge: Pick<AgentBridge, "onEvent">,
+    bridge: Pick<BridgePort, "onEvent">,
     options: { transcriptPath?: string | undefined; onProgress?: ProgressListener | undefined },
   ) {
     this.#transcript = options.transcriptPath ? new TranscriptWriter(options.transcriptPath) : undefined;

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FunctionCall as GeminiFunctionCall } from "@google/genai";
 import { ImageBudget } from "../../cameras/ImageBudget.js";
-import type { FunctionCall } from "../../executor/calls/CallResult.js";
-import type { Executor } from "../../executor/Executor.js";
+import type { BridgePort, FunctionCall } from "../../bridge/BridgePort.js";
 import { toFunctionResponse, type FunctionResponse } from "../toFunctionResponse.js";
 
 /** A model's function call once it is sure to have an id. */
@@ -14,7 +13,7 @@ export interface IdentifiedCall {
   readonly idAssigned: boolean;
 }
 
-export type CallExecutor = Pick<Executor, "execute">;
+export type CallExecutor = Pick<BridgePort, "execute">;
 
 export interface RespondOptions {
   /** The run deadline, in ms from now, that every call of the turn inherits. */

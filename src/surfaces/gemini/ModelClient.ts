@@ -1,5 +1,5 @@
 import type { Content, FunctionCall as GeminiFunctionCall, Tool } from "@google/genai";
-import type { CallStatus } from "../../executor/calls/CallResult.js";
+import type { CallStatus } from "../../bridge/BridgePort.js";
 import type { ModelRetry } from "./retryModelRequest.js";
 
 /** What the agent loop asks a model for: the whole conversation so far. */

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Content, Part } from "@google/genai";
 import { z } from "zod";
-import { CALL_STATUSES, type CallStatus } from "../../executor/calls/CallResult.js";
+import type { CallStatus } from "../../bridge/BridgePort.js";
+import { CALL_STATUSES } from "../../bridge/portVocabulary.js";
 import { ArmbridgeError } from "../../errors.js";
 import { imageDeliveredFor } from "./imageDeliveredFor.js";
 import { locateColourInImage } from "./locateColourInImage.js";

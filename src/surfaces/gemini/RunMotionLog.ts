@@ -1,4 +1,4 @@
-import type { ExecutorEvent } from "../../executor/Executor.js";
+import type { ExecutorEvent } from "../../bridge/BridgePort.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
 
 /** A motion this run started: the call, and the action the executor recorded for it. */

@@ -1,7 +1,6 @@
-import { CALL_STATUSES, type CallResult } from "../../executor/calls/CallResult.js";
-import { hashArgs } from "../../executor/calls/hashArgs.js";
+import type { CallResult, ToolCatalogue } from "../../bridge/BridgePort.js";
+import { CALL_STATUSES, hashArgs } from "../../bridge/portVocabulary.js";
 import { resultOf, type FunctionResponse } from "../toFunctionResponse.js";
-import type { AgentToolCatalog } from "./AgentBridge.js";
 import type { IdentifiedCall } from "./GeminiToolAdapter.js";
 
 /**
@@ -85,13 +84,13 @@ export interface UndeliveredMotionsOptions {
  * the model believing a pose the arm does not hold.
  */
 export class UndeliveredMotions {
-  readonly #registry: Pick<AgentToolCatalog, "get">;
+  readonly #registry: Pick<ToolCatalogue, "get">;
   /** By the first call's id, in the order the results were lost. */
   readonly #entries = new Map<string, Entry>();
   readonly #joinWindowMs: number;
   readonly #now: () => number;
 
-  constructor(registry: Pick<AgentToolCatalog, "get">, options: UndeliveredMotionsOptions = {}) {
+  constructor(registry: Pick<ToolCatalogue, "get">, options: UndeliveredMotionsOptions = {}) {
     this.#registry = registry;
     this.#joinWindowMs = options.joinWindowMs ?? DEFAULT_JOIN_WINDOW_MS;
     this.#now = options.now ?? Date.now;

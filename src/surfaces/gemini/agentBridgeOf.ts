@@ -1,22 +1,14 @@
-import type { Bridge } from "../../bridge/Bridge.js";
-import type { CallClient } from "../../ledger/CallClient.js";
-import type { AgentBridge } from "./AgentBridge.js";
+import type { BridgePort, CallClient } from "../../bridge/BridgePort.js";
 
 /**
  * A bridge in this process as an agent's bridge (the embedded mode): every
  * call it executes is recorded under `client`, as serve records an attached
  * agent's.
  */
-export function agentBridgeOf(
-  bridge: Pick<Bridge, "executor" | "registry" | "onEvent">,
-  client: CallClient,
-): AgentBridge {
+export function agentBridgeOf(bridge: BridgePort, client: CallClient): BridgePort {
   return {
-    executor: {
-      execute: (calls, options = {}) =>
-        bridge.executor.execute(calls, { ...options, client: options.client ?? client }),
-    },
-    registry: bridge.registry,
+    execute: (calls, options = {}) => bridge.execute(calls, { ...options, client: options.client ?? client }),
+    tools: bridge.tools,
     onEvent: (listener) => bridge.onEvent(listener),
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { basename } from "node:path";
-import { normalizeClient, type CallClient } from "../../ledger/CallClient.js";
+import type { CallClient } from "../../bridge/BridgePort.js";
+import { normalizeClient } from "../../bridge/portVocabulary.js";
 
 /**
  * Who an agent run is in the ledger and the console: kind `agent`, named by

@@ -1,5 +1,5 @@
 import { Behavior, type FunctionDeclaration, type Tool } from "@google/genai";
-import type { ToolRegistry } from "../../executor/toolContract/ToolRegistry.js";
+import type { ToolCatalogue } from "../../bridge/BridgePort.js";
 
 /**
  * Which Gemini method the declarations go to. `behavior` on a
@@ -26,7 +26,7 @@ export const UNARY_BLOCKING_NOTE =
  * so in their description, and no unary declaration carries `behavior`.
  */
 export function geminiTools(
-  registry: Pick<ToolRegistry, "declarations">,
+  registry: Pick<ToolCatalogue, "declarations">,
   options: { readonly endpoint: GeminiEndpoint },
 ): Tool[] {
   const functionDeclarations: FunctionDeclaration[] = registry.declarations().map((d) => {

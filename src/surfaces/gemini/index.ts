@@ -19,7 +19,6 @@ export type { ModelClient, ModelRequest, ModelTurn } from "./ModelClient.js";
 export { progressLine } from "./progressLine.js";
 export { ReplayModelClient } from "./ReplayModelClient.js";
 export { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent, type RunAgentOptions } from "./runAgent.js";
-export type { AgentBridge } from "./AgentBridge.js";
 export { runLiveAgent, type RunLiveAgentOptions } from "./runLiveAgent.js";
 export { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
 export type { AgentMetrics, LatencySummary } from "./AgentMetrics.js";

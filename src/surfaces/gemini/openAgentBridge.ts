@@ -1,12 +1,11 @@
 import { Bridge } from "../../bridge/Bridge.js";
 import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { ArmbridgeError } from "../../errors.js";
-import type { CallClient } from "../../ledger/CallClient.js";
+import type { BridgePort, CallClient } from "../../bridge/BridgePort.js";
 import type { Logger } from "../../observability/logger.js";
 import { RemoteBridge } from "../attach/RemoteBridge.js";
 import type { BridgeFlagOptions } from "../cli/bridgeFlags.js";
 import { EmbeddedConsole } from "../http/EmbeddedConsole.js";
-import type { AgentBridge } from "./AgentBridge.js";
 import { agentBridgeOf } from "./agentBridgeOf.js";
 import type { CameraFeed } from "./CameraStreamer.js";
 
@@ -22,7 +21,7 @@ export type AgentTarget =
     };
 
 export interface OpenedAgentBridge {
-  readonly bridge: AgentBridge;
+  readonly bridge: BridgePort;
   /**
    * Ends every wait at once (a stop signal). Embedded: the executor's waits
    * end, calls in flight answer unknown and stay `started` for the next
@@ -93,7 +92,7 @@ export async function openAgentBridge(
   const local = bridge;
   return {
     bridge: agentBridgeOf(local, client),
-    stopWaits: () => local.executor.close(),
+    stopWaits: () => local.endWaits(),
     cameraFeed: (chosen) => {
       if (local.cameras.get(chosen.name) === undefined) {
         throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", {
@@ -110,12 +109,12 @@ export async function openAgentBridge(
       };
     },
     unknownAdvice: (actionId, stoppedBy) =>
-      stoppedBy !== undefined && local.ledger.get(actionId)?.state === "started"
+      stoppedBy !== undefined && local.actions.get(actionId)?.state === "started"
         ? `${actionId} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm`
         : `${actionId} is unknown: check the arm, then confirm it (the console above while this runs; afterwards \`armbridge serve\` on this arm and its console, or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME\`)`,
     close: async () => {
       // Waits end first, so the console's server is not held open by a call.
-      local.executor.close();
+      local.endWaits();
       await surface.close();
       await local.close();
     },

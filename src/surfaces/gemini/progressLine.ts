@@ -1,6 +1,5 @@
-import type { CallResult } from "../../executor/calls/CallResult.js";
-import type { ExecutorEvent } from "../../executor/Executor.js";
-import { paceWords } from "../../executor/motion/reportPace.js";
+import type { CallResult, ExecutorEvent } from "../../bridge/BridgePort.js";
+import { paceWords } from "../../bridge/portVocabulary.js";
 
 /**
  * One short line per executor event of a call, for people watching a run

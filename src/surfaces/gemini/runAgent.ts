@@ -1,7 +1,7 @@
 import type { Content } from "@google/genai";
 import { asArmbridgeError } from "../../errors.js";
 import type { FunctionResponse } from "../toFunctionResponse.js";
-import type { AgentBridge } from "./AgentBridge.js";
+import type { BridgePort } from "../../bridge/BridgePort.js";
 import type { AgentEnd, AgentResult, ProgressListener } from "./AgentEvent.js";
 import { AgentMetricsRecorder } from "./AgentMetrics.js";
 import { AgentReporter } from "./AgentReporter.js";
@@ -18,7 +18,7 @@ export const DEFAULT_AGENT_DEADLINE_MS = 300_000;
 
 /** What every agent run takes, unary or Live. */
 export interface AgentRunCommon {
-  readonly bridge: AgentBridge;
+  readonly bridge: BridgePort;
   readonly instruction: string;
   /** Image files sent with the instruction as inlineData. */
   readonly images?: readonly string[] | undefined;
@@ -56,8 +56,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const run = new AbortController();
   const timer = setTimeout(() => run.abort(), deadlineMs);
   const signal = options.signal ? AbortSignal.any([run.signal, options.signal]) : run.signal;
-  const adapter = new GeminiToolAdapter(options.bridge.executor);
-  const tools = geminiTools(options.bridge.registry, { endpoint: "generateContent" });
+  const adapter = new GeminiToolAdapter(options.bridge);
+  const tools = geminiTools(options.bridge.tools, { endpoint: "generateContent" });
 
   const metrics = new AgentMetricsRecorder();
   const sent: FunctionResponse[] = [];

@@ -79,7 +79,7 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
     reporter.report({ type: "link", event });
   };
   const setup = {
-    tools: geminiTools(options.bridge.registry, { endpoint: "bidiGenerateContent" }),
+    tools: geminiTools(options.bridge.tools, { endpoint: "bidiGenerateContent" }),
     systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION,
     compression: options.compression ?? DEFAULT_CONTEXT_COMPRESSION,
   };
@@ -107,9 +107,9 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
   const conversation: LiveConversation = new LiveConversation({
     run,
     link: session,
-    adapter: new GeminiToolAdapter(options.bridge.executor),
-    executor: options.bridge.executor,
-    undelivered: new UndeliveredMotions(options.bridge.registry, { joinWindowMs: options.joinWindowMs }),
+    adapter: new GeminiToolAdapter(options.bridge),
+    executor: options.bridge,
+    undelivered: new UndeliveredMotions(options.bridge.tools, { joinWindowMs: options.joinWindowMs }),
     motions,
     reporter,
     metrics,

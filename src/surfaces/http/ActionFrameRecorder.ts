@@ -1,4 +1,4 @@
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { ExecutorEvent, HostedBridgePort } from "../../bridge/BridgePort.js";
 import {
   ActionFrames,
   type ActionFramesLimits,
@@ -6,7 +6,6 @@ import {
   type FrameMoment,
 } from "../../cameras/ActionFrames.js";
 import { asArmbridgeError } from "../../errors.js";
-import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
 import type { Logger } from "../../observability/logger.js";
 
 /** The longest one capture round (every camera, together) may take. */
@@ -21,12 +20,15 @@ const CAPTURE_MS = 3000;
  */
 export class ActionFrameRecorder {
   readonly frames: ActionFrames;
-  readonly #bridge: Bridge;
+  readonly #bridge: HostedBridgePort;
   readonly #log: Logger;
   readonly #unsubscribe: () => void;
   readonly #closing = new AbortController();
 
-  constructor(bridge: Bridge, options: { readonly logger: Logger; readonly limits?: ActionFramesLimits | undefined }) {
+  constructor(
+    bridge: HostedBridgePort,
+    options: { readonly logger: Logger; readonly limits?: ActionFramesLimits | undefined },
+  ) {
     this.#bridge = bridge;
     this.#log = options.logger;
     this.frames = new ActionFrames({ limits: options.limits, isWanted: (e) => this.#wanted(e) });
@@ -41,7 +43,7 @@ export class ActionFrameRecorder {
   #onEvent(e: ExecutorEvent): void {
     switch (e.type) {
       case "queued":
-        if (this.#bridge.registry.get(e.tool)?.blocking === true)
+        if (this.#bridge.tools.get(e.tool)?.blocking === true)
           this.#capture(this.frames.begin(e.callId, e.tool), "before");
         return;
       case "approval_requested": {
@@ -102,7 +104,7 @@ export class ActionFrameRecorder {
   #wanted(e: CallFrames): boolean {
     if (e.actionId === undefined) return true;
     try {
-      return this.#bridge.ledger.get(e.actionId)?.state === "unknown";
+      return this.#bridge.actions.get(e.actionId)?.state === "unknown";
     } catch {
       return true;
     }

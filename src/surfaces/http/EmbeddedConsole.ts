@@ -1,4 +1,4 @@
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import type { Logger } from "../../observability/logger.js";
 import { generateToken } from "./bearerToken.js";
 import { bindHttpPort, type BoundHttpPort } from "./bindHttpPort.js";
@@ -50,7 +50,7 @@ export class EmbeddedConsole {
   }
 
   /** Starts answering on the bound port with the bridge's API and console; returns the warnings to print (a wide bind, a short token). */
-  async serve(bridge: Bridge, logger: Logger): Promise<readonly string[]> {
+  async serve(bridge: HostedBridgePort, logger: Logger): Promise<readonly string[]> {
     this.#server = await serveHttpOnPort(bridge, this.#port, {
       token: this.token,
       operatorToken: this.operatorToken,

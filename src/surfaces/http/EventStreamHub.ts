@@ -1,8 +1,7 @@
 import type { ServerResponse } from "node:http";
-import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import type { ExecutorEvent } from "../../executor/Executor.js";
 import type { Logger } from "../../observability/logger.js";
+import type { ExecutorEvent, HostedBridgePort } from "../../bridge/BridgePort.js";
 import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
 import { haltView } from "./haltView.js";
@@ -46,7 +45,7 @@ export const DEFAULT_MAX_STREAM_BACKLOG_BYTES = 1024 * 1024;
  * event that crossed it) before the stream is destroyed.
  */
 export class EventStreamHub {
-  readonly #bridge: Bridge;
+  readonly #bridge: HostedBridgePort;
   readonly #clients = new Set<ServerResponse>();
   readonly #stateIntervalMs: number;
   readonly #heartbeatMs: number;
@@ -59,7 +58,7 @@ export class EventStreamHub {
   #lastStateAt = 0;
   #closed = false;
 
-  constructor(bridge: Bridge, options: EventStreamHubOptions = {}) {
+  constructor(bridge: HostedBridgePort, options: EventStreamHubOptions = {}) {
     this.#bridge = bridge;
     this.#stateIntervalMs = options.stateIntervalMs ?? 200;
     this.#heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -68,9 +67,9 @@ export class EventStreamHub {
     this.#log = options.logger;
     this.#unsubscribe = [
       bridge.onEvent((e) => this.#onExecutorEvent(e)),
-      bridge.transport.onStatus(() => this.#scheduleState()),
+      bridge.arm.onStatus(() => this.#scheduleState()),
       // Not throttled: an operator must see a lost arm link within a second, not at the next status (there is none).
-      bridge.transport.onLinkState(() => this.#sendStateNow()),
+      bridge.arm.onLinkState(() => this.#sendStateNow()),
     ];
   }
 
@@ -87,13 +86,11 @@ export class EventStreamHub {
   /** Takes over a raw response for the life of the stream (after `admit()`). */
   attach(response: ServerResponse): void {
     if (this.#closed) {
-      response
-        .writeHead(503, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" },
-          }),
-        );
+      response.writeHead(503, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" },
+        }),
+      );
       return;
     }
     response.writeHead(200, {

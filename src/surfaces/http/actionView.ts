@@ -1,9 +1,12 @@
-import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../ledger/confirmOutcomes.js";
-import { describeForOperator } from "../../executor/operator/describeForOperator.js";
-import { resultFromRow } from "../../executor/calls/resultFromRow.js";
-import { CONFIRM_OUTCOMES, type ActionRow } from "../../ledger/ActionRow.js";
-import { poseOf } from "../../transport/poseOf.js";
-import type { ArmStatus } from "../../transport/Transport.js";
+import type { ActionRow, ArmStatus } from "../../bridge/BridgePort.js";
+import {
+  CONFIRM_OUTCOME_RULES,
+  CONFIRM_OUTCOMES,
+  describeForOperator,
+  factsOfRow,
+  poseOf,
+  resultFromRow,
+} from "../../bridge/portVocabulary.js";
 import type { ActionView, ConfirmOption } from "./wire/ActionView.js";
 
 export type { ActionView, ConfirmOption } from "./wire/ActionView.js";

@@ -1,11 +1,18 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES, type ActionRowState } from "../../ledger/ActionRow.js";
-import { CLIENT_KINDS, CLIENT_NAME_MAX, CLIENT_SESSION_MAX } from "../../ledger/CallClient.js";
-import { STATE_INPUTS, statesOfWord } from "../../ledger/stateWords.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
+import type { ActionRowState, HostedBridgePort } from "../../bridge/BridgePort.js";
+import {
+  CLIENT_KINDS,
+  CLIENT_NAME_MAX,
+  CLIENT_SESSION_MAX,
+  CONFIRM_OUTCOME_ALIASES,
+  CONFIRM_OUTCOMES,
+  STATE_INPUTS,
+  statesOfWord,
+} from "../../bridge/portVocabulary.js";
+
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
 import type { ActionsPage } from "./wire/ActionView.js";
@@ -41,7 +48,7 @@ const confirmBody = z.strictObject({
 });
 
 /** The ledger view: list, one action, and an operator's confirmation of an `unknown` one. */
-export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): void {
+export function registerActionsRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/v1/actions", async (request) => {
     // `?state=` from a blank form field means "any", not a state named "".
     const raw = Object.fromEntries(
@@ -51,7 +58,7 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): voi
     const limit = q.limit ?? 100;
     const after = q.cursor === undefined ? undefined : decodePageCursor(q.cursor);
     const client = { kind: q.client_kind, name: q.client_name, session: q.client_session };
-    const rows = bridge.ledger.list({ state: q.state, client, limit, before: q.before, after });
+    const rows = bridge.actions.list({ state: q.state, client, limit, before: q.before, after });
     const last = rows.length === limit ? rows.at(-1) : undefined;
     const page: ActionsPage = {
       actions: rows.map(actionView),
@@ -65,15 +72,15 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: Bridge): voi
 
   app.get("/v1/actions/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
-    const row = bridge.ledger.get(id);
+    const row = bridge.actions.get(id);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId: id });
-    return actionViewWithOptions(row, bridge.transport.latestStatus());
+    return actionViewWithOptions(row, bridge.arm.latestStatus());
   });
 
   app.post("/v1/actions/:id/confirm", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(confirmBody, request.body, "body");
-    const row = bridge.executor.confirm(id, { outcome: body.outcome, operator: body.operator, note: body.note });
+    const row = bridge.operator.confirm(id, { outcome: body.outcome, operator: body.operator, note: body.note });
     return actionView(row);
   });
 }

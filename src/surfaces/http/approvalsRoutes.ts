@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { parseInput } from "./parseInput.js";
 import { OPERATOR_ROUTE } from "./publicRoute.js";
 import type { ApprovalsList, DecidedApprovalView } from "./wire/ApprovalView.js";
@@ -20,13 +20,13 @@ const decisionBody = z.strictObject({
  * Deciding takes the operator token: an agent holding the API token could
  * otherwise approve its own motions (403 ARMB_ERR_HTTP_OPERATOR_ONLY).
  */
-export function registerApprovalsRoutes(app: FastifyInstance, bridge: Bridge): void {
-  app.get("/v1/approvals", async (): Promise<ApprovalsList> => ({ approvals: bridge.executor.approvals.pending() }));
+export function registerApprovalsRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
+  app.get("/v1/approvals", async (): Promise<ApprovalsList> => ({ approvals: bridge.operator.approvals.pending() }));
 
   app.post("/v1/approvals/:id/approve", OPERATOR_ROUTE, async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
-    const decided: DecidedApprovalView = bridge.executor.approvals.approve(id, {
+    const decided: DecidedApprovalView = bridge.operator.approvals.approve(id, {
       operator: body.operator,
       note: body.note,
     });
@@ -36,7 +36,7 @@ export function registerApprovalsRoutes(app: FastifyInstance, bridge: Bridge): v
   app.post("/v1/approvals/:id/decline", OPERATOR_ROUTE, async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
-    const decided: DecidedApprovalView = bridge.executor.approvals.decline(id, {
+    const decided: DecidedApprovalView = bridge.operator.approvals.decline(id, {
       operator: body.operator,
       note: body.note,
     });

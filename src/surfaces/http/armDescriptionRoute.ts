@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { envelopeDescriptionView } from "./envelopeView.js";
 import type { ArmAxisView, ArmDescriptionView } from "./wire/ArmDescriptionView.js";
 
 export type { ArmDescriptionView } from "./wire/ArmDescriptionView.js";
 
-export function armDescriptionView(bridge: Bridge): ArmDescriptionView {
+export function armDescriptionView(bridge: HostedBridgePort): ArmDescriptionView {
   const arm = bridge.config.arm;
   const axes: ArmAxisView[] = actuatorsOf(bridge.config).map((a) => ({
     name: a.name,
@@ -26,6 +26,6 @@ export function armDescriptionView(bridge: Bridge): ArmDescriptionView {
   };
 }
 
-export function registerArmDescriptionRoute(app: FastifyInstance, bridge: Bridge): void {
+export function registerArmDescriptionRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/v1/arm", async () => armDescriptionView(bridge));
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { ArmbridgeError } from "../../errors.js";
 import { EnvelopeModel } from "../../safety/EnvelopeModel.js";
 import { placedVolumes } from "../../safety/placedVolumes.js";
@@ -17,7 +17,7 @@ const poseQuery = z.record(z.string().max(200), z.coerce.number().finite());
  * the query leaves out stay where the arm last reported them, and the answer
  * says which those were.
  */
-export function placeVolumesFor(bridge: Bridge, query: Readonly<Record<string, number>>): PlacedVolumesView {
+export function placeVolumesFor(bridge: HostedBridgePort, query: Readonly<Record<string, number>>): PlacedVolumesView {
   const model = EnvelopeModel.of(bridge.config);
   if (!model) throw new ArmbridgeError("ARMB_ERR_NO_KINEMATICS", { what: "GET /v1/arm/volumes" });
   const arm = bridge.config.arm;
@@ -28,7 +28,7 @@ export function placeVolumesFor(bridge: Bridge, query: Readonly<Record<string, n
       issues: strangers.map((n) => `query.${n}: not an axis of ${arm.name} (its axes: ${axes.join(", ")})`).join("; "),
     });
   }
-  const reported = bridge.transport.latestStatus()?.axes ?? {};
+  const reported = bridge.arm.latestStatus()?.axes ?? {};
   const joints: Record<string, number> = {};
   const fromStatus: string[] = [];
   const missing: string[] = [];
@@ -50,6 +50,6 @@ export function placeVolumesFor(bridge: Bridge, query: Readonly<Record<string, n
   return { frame: model.frame, joints, from_status: fromStatus, volumes };
 }
 
-export function registerArmVolumesRoute(app: FastifyInstance, bridge: Bridge): void {
+export function registerArmVolumesRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/v1/arm/volumes", async (request) => placeVolumesFor(bridge, parseInput(poseQuery, request.query, "query")));
 }

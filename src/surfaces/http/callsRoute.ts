@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { type ClientKind, CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../ledger/CallClient.js";
 import { toFunctionResponse } from "../toFunctionResponse.js";
+import type { ClientKind, HostedBridgePort } from "../../bridge/BridgePort.js";
+import { CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../bridge/portVocabulary.js";
 import { CallWaits } from "./CallWaits.js";
 import { callerGone, holdOpen } from "./holdOpen.js";
 import { parseInput } from "./parseInput.js";
@@ -67,7 +67,7 @@ const idParams = z.strictObject({ id: z.string().min(1).max(1000) });
  *   this id, or answers its recorded result (`replayed`); 404
  *   ARMB_ERR_CALL_NOT_FOUND when no motion runs or was recorded under it.
  */
-export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
+export function registerCallsRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   const waits = new CallWaits();
 
   app.post("/v1/calls", async (request, reply) => {
@@ -81,7 +81,7 @@ export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
       session: body.client?.session,
     });
     try {
-      const responses = await bridge.executor.execute(body.calls, {
+      const responses = await bridge.execute(body.calls, {
         deadlineMs: body.deadline_ms,
         callSignals: signals,
         detach: gone.signal,
@@ -104,7 +104,7 @@ export function registerCallsRoute(app: FastifyInstance, bridge: Bridge): void {
   app.get("/v1/calls/:id", async (request, reply): Promise<CallAnswer> => {
     const { id } = parseInput(idParams, request.params, "params");
     holdOpen(request, reply);
-    const found = await bridge.executor.attach(id);
+    const found = await bridge.attach(id);
     if (!found) throw new ArmbridgeError("ARMB_ERR_CALL_NOT_FOUND", { callId: id });
     return toFunctionResponse(found);
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { imagePointToTable } from "../../cameras/imagePointToTable.js";
 import { ArmbridgeError } from "../../errors.js";
@@ -21,7 +21,7 @@ const FRAME_WAIT_MS = 5000;
  * camera's image ([y, x], 0–1000, the model's convention) to the table.
  * An unknown camera name is a 404 (ARMB_ERR_CAMERA_UNKNOWN) naming the configured ones.
  */
-export function registerCameraRoutes(app: FastifyInstance, bridge: Bridge): void {
+export function registerCameraRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/v1/cameras", async (): Promise<CamerasList> => ({
     cameras: bridge.cameras.names().map((name) => {
       const c = bridge.cameras.get(name)!;

@@ -1,4 +1,4 @@
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { BridgeState, HostedBridgePort } from "../../bridge/BridgePort.js";
 import type { KeepOutZone } from "../../config/envelopeConfig.js";
 import { EnvelopeModel } from "../../safety/EnvelopeModel.js";
 import { placedVolumes } from "../../safety/placedVolumes.js";
@@ -13,7 +13,7 @@ type KeepOutZoneView = EnvelopeDescriptionView["keep_out"][number];
  * checked and why, and the speed and rate limits (wire/EnvelopeView.ts).
  */
 
-export function envelopeDescriptionView(bridge: Bridge): EnvelopeDescriptionView | null {
+export function envelopeDescriptionView(bridge: HostedBridgePort): EnvelopeDescriptionView | null {
   const model = EnvelopeModel.of(bridge.config);
   if (!model) return null;
   const { bodies } = model.kin;
@@ -40,15 +40,16 @@ export function envelopeDescriptionView(bridge: Bridge): EnvelopeDescriptionView
  * involved placed at the contact), and the motion rate's tokens.
  */
 export function envelopeStateView(
-  bridge: Bridge,
+  bridge: Pick<HostedBridgePort, "config">,
+  state: Pick<BridgeState, "motionRate" | "lastEnvelopeRefusal">,
   pose: Readonly<Record<string, number>>,
   now: number,
 ): EnvelopeStateView {
   const model = EnvelopeModel.of(bridge.config);
-  const rate = bridge.executor.motionRate;
+  const rate = state.motionRate;
   return {
     volumes: model ? (placedVolumes(model, pose) ?? null) : null,
-    last_refusal: bridge.executor.lastEnvelopeRefusal ?? null,
+    last_refusal: state.lastEnvelopeRefusal ?? null,
     motion_rate: rate ? { per_minute: rate.perMinute, tokens: Math.round(rate.tokens(now) * 1000) / 1000 } : null,
   };
 }

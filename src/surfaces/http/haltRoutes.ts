@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { haltView } from "./haltView.js";
 import { parseInput } from "./parseInput.js";
 import { readHaltBody, UnreadableBody } from "./readHaltBody.js";
@@ -22,7 +22,7 @@ const releaseBody = z.strictObject({
  * in the answer's `problems`, coded, after the fact.
  * `POST /v1/halt/release`: an operator's release of the latch, by name.
  */
-export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
+export function registerHaltRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
   // Its own scope, so that its body parser (which reads anything) is the HALT's alone.
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -34,7 +34,7 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
 
   app.post("/v1/halt/release", async (request) => {
     const body = parseInput(releaseBody, request.body, "body");
-    const released = bridge.executor.releaseHalt({ operator: body.operator, note: body.note });
+    const released = bridge.operator.releaseHalt({ operator: body.operator, note: body.note });
     const answer: HaltReleaseAnswer = {
       released: released.map(haltView),
       message: `Released by ${released[0]?.releasedBy ?? body.operator}: motion is accepted again.`,
@@ -43,9 +43,9 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: Bridge): void {
   });
 }
 
-async function haltNow(bridge: Bridge, request: FastifyRequest): Promise<HaltAnswer> {
+async function haltNow(bridge: HostedBridgePort, request: FastifyRequest): Promise<HaltAnswer> {
   const asked = readHaltBody(bridge.config, request.body);
-  const { halt, result } = await bridge.executor.halt({
+  const { halt, result } = await bridge.operator.halt({
     source: asked.source,
     operator: asked.operator,
     note: asked.note,

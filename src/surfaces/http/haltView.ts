@@ -1,4 +1,5 @@
-import { whoHalted, type HaltRow } from "../../ledger/HaltRow.js";
+import type { HaltRow } from "../../bridge/BridgePort.js";
+import { whoHalted } from "../../bridge/portVocabulary.js";
 import type { HaltView } from "./wire/HaltView.js";
 
 export function haltView(h: HaltRow): HaltView {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { PUBLIC_ROUTE } from "./publicRoute.js";
 
 /**
@@ -9,7 +9,7 @@ import { PUBLIC_ROUTE } from "./publicRoute.js";
  * deleted or replaced: ARMB_ERR_LEDGER_LOST), so a supervisor restarts it or
  * calls someone. The reason carries no file path (the route is public).
  */
-export function registerHealthzRoute(app: FastifyInstance, bridge: Bridge): void {
+export function registerHealthzRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/healthz", PUBLIC_ROUTE, async (_request, reply) => {
     const loss = bridge.ledgerLoss();
     if (!loss) return { status: "ok" };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { asArmbridgeError } from "../../errors.js";
 import type { McpHttpSessions, McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { httpStatusFor } from "./httpStatusFor.js";
@@ -14,7 +14,11 @@ import { holdOpen } from "./holdOpen.js";
  * not at start: a bridge comes back from a crash sooner, and one nobody
  * reaches over MCP never pays for it.
  */
-export function registerMcpRoute(app: FastifyInstance, bridge: Bridge, options: McpHttpSessionsOptions): void {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  bridge: HostedBridgePort,
+  options: McpHttpSessionsOptions,
+): void {
   let sessions: Promise<McpHttpSessions> | undefined;
   const opened = (): Promise<McpHttpSessions> =>
     (sessions ??= import("../mcp/McpHttpSessions.js").then((m) => new m.McpHttpSessions(bridge, options)));

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 
 /** GET /metrics — Prometheus text: per-tool duration histograms, outcomes, timeout share. */
-export function registerMetricsRoute(app: FastifyInstance, bridge: Bridge): void {
+export function registerMetricsRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/metrics", async (_request, reply) => {
     return reply.type("text/plain; version=0.0.4; charset=utf-8").send(bridge.metrics.toPrometheus());
   });

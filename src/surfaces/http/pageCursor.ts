@@ -1,5 +1,5 @@
 import { ArmbridgeError } from "../../errors.js";
-import type { LedgerCursor } from "../../ledger/LedgerQueries.js";
+import type { LedgerCursor } from "../../bridge/BridgePort.js";
 
 /**
  * The `cursor` / `next_cursor` of GET /v1/actions: the last row's

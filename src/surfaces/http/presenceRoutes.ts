@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
 import { consoleTag, presenceView } from "./presenceView.js";
@@ -31,11 +31,11 @@ const heartbeatBody = z.strictObject({
  * bridge without presence refuses the heartbeat
  * (ARMB_ERR_PRESENCE_NOT_REQUIRED) and answers GET with `required: false`.
  */
-export function registerPresenceRoutes(app: FastifyInstance, bridge: Bridge): void {
+export function registerPresenceRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.get("/v1/presence", async (): Promise<PresenceView> => presenceView(bridge));
 
   app.post("/v1/presence", OPERATOR_ROUTE, async (request): Promise<PresenceView> => {
-    const presence = bridge.executor.presence;
+    const presence = bridge.operator.presence;
     if (!presence) throw new ArmbridgeError("ARMB_ERR_PRESENCE_NOT_REQUIRED");
     const body = parseInput(heartbeatBody, request.body, "body");
     if (body.leaving === true) presence.leave(body.session);

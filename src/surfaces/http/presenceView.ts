@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort, PresenceSnapshot } from "../../bridge/BridgePort.js";
 import type { PresenceView } from "./wire/PresenceView.js";
 
 /** Operator presence as the API shows it; `required: false` on a bridge without it. */
-export function presenceView(bridge: Bridge, now = Date.now()): PresenceView {
-  const presence = bridge.executor.presence;
-  if (!presence) return { required: false, timeout_ms: null, operator: null, missing: null, consoles: [] };
-  const s = presence.snapshot();
+export function presenceView(bridge: HostedBridgePort, now = Date.now()): PresenceView {
+  return presenceViewOf(bridge.operator.presence?.snapshot(), now);
+}
+
+/** A presence snapshot as the API shows it; undefined on a bridge without presence. */
+export function presenceViewOf(s: PresenceSnapshot | undefined, now: number): PresenceView {
+  if (!s) return { required: false, timeout_ms: null, operator: null, missing: null, consoles: [] };
   return {
     required: true,
     timeout_ms: s.timeoutMs,

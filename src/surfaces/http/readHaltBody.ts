@@ -1,7 +1,7 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { ArmbridgeError } from "../../errors.js";
-import { normaliseOperatorName } from "../../ledger/operatorName.js";
+import { normaliseOperatorName } from "../../bridge/portVocabulary.js";
 import { quoteNames } from "../../validation/nameChoices.js";
 import { apiErrorBody } from "./apiErrorBody.js";
 import type { ApiErrorBody } from "./wire/ApiErrorBody.js";

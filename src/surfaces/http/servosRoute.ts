@@ -1,8 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { Bridge } from "../../bridge/Bridge.js";
-import { ArmbridgeError } from "../../errors.js";
-import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
+import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { parseInput } from "./parseInput.js";
 import { requireKnownAxes } from "./requireKnownAxes.js";
 
@@ -29,13 +28,12 @@ const RECOVER_TIMEOUT_MS = 20_000;
  * bridge never does this on its own, because the cause — something blocking
  * the arm, a person included — is at the arm, where only a person can see it.
  */
-export function registerServosRoute(app: FastifyInstance, bridge: Bridge): void {
+export function registerServosRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   app.post("/v1/servos/recover", async (request) => {
     const body = parseInput(recoverBody, request.body, "body");
-    const transport = bridge.transport;
-    if (!transport.servos) throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
+    const recoverServos = bridge.operator.servoRecovery();
     requireKnownAxes(bridge.config, body.joints, "body.joints");
-    const results = await transport.servos.recover({
+    const results = await recoverServos({
       ...(body.joints ? { axes: body.joints } : {}),
       signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS),
     });

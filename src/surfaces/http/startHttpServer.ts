@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
 } from "fastify";
-import type { Bridge } from "../../bridge/Bridge.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { registerActionsRoutes } from "./actionsRoutes.js";
@@ -89,7 +89,7 @@ export interface RunningHttpServer {
 }
 
 /** The app without a socket: routes, auth, errors. Tests drive it with `inject`. */
-export async function buildHttpApp(bridge: Bridge, options: HttpAppOptions): Promise<FastifyInstance> {
+export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOptions): Promise<FastifyInstance> {
   if (options.token.length === 0)
     throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
   const operatorToken = options.operatorToken ?? generateToken();
@@ -241,7 +241,7 @@ const CLOSE_AFTER: ReadonlySet<string> = new Set([
  * (streams first) and then the port.
  */
 export async function serveHttpOnPort(
-  bridge: Bridge,
+  bridge: HostedBridgePort,
   port: BoundHttpPort,
   options: Omit<HttpAppOptions, "port" | "bindHost">,
 ): Promise<RunningHttpServer> {
@@ -264,7 +264,10 @@ export async function serveHttpOnPort(
 }
 
 /** Binds the app (127.0.0.1 by default) and returns its URL and an idempotent close. */
-export async function startHttpServer(bridge: Bridge, options: HttpServerOptions): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  bridge: HostedBridgePort,
+  options: HttpServerOptions,
+): Promise<RunningHttpServer> {
   const port = await bindHttpPort({ host: options.host ?? "127.0.0.1", port: options.port, ...options.limits });
   return serveHttpOnPort(bridge, port, options);
 }

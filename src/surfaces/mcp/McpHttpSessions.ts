@@ -5,7 +5,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ArmbridgeError } from "../../errors.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
-import { createMcpServer, type McpBridge } from "./createMcpServer.js";
+import type { BridgePort, ToolDefinition } from "../../bridge/BridgePort.js";
+import { createMcpServer } from "./createMcpServer.js";
 
 export interface McpHttpSessionsOptions {
   readonly logger?: Logger | undefined;
@@ -37,14 +38,14 @@ interface Session {
  * comments, so a client waiting minutes for a motion sees bytes flowing.
  */
 export class McpHttpSessions {
-  readonly #bridge: McpBridge;
+  readonly #bridge: BridgePort<ToolDefinition>;
   readonly #log: Logger;
   readonly #deadlineMs: number | undefined;
   readonly #max: number;
   readonly #sessions = new Map<string, Session>();
   #closed = false;
 
-  constructor(bridge: McpBridge, options: McpHttpSessionsOptions = {}) {
+  constructor(bridge: BridgePort<ToolDefinition>, options: McpHttpSessionsOptions = {}) {
     this.#bridge = bridge;
     this.#log = (options.logger ?? silentLogger).child({ component: "mcp_http" });
     this.#deadlineMs = options.deadlineMs;

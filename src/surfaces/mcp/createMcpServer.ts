@@ -11,20 +11,11 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { packageRoot } from "../../config/packageRoot.js";
-import type { Executor, ExecutorEvent } from "../../executor/Executor.js";
-import { paceWords } from "../../executor/motion/reportPace.js";
-import { mcpSessionCallId } from "../../executor/calls/callIdNamespace.js";
-import { normalizeClient, type CallClient } from "../../ledger/CallClient.js";
+import type { BridgePort, CallClient, ExecutorEvent, ToolDefinition } from "../../bridge/BridgePort.js";
+import { mcpSessionCallId, normalizeClient, paceWords } from "../../bridge/portVocabulary.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
-import type { ToolRegistry } from "../../executor/toolContract/ToolRegistry.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
 import { toolAnnotations } from "./toolAnnotations.js";
-
-/** The parts of a Bridge the MCP server drives. */
-export interface McpBridge {
-  readonly registry: ToolRegistry;
-  readonly executor: Pick<Executor, "execute" | "onEvent">;
-}
 
 export interface McpServerOptions {
   readonly logger?: Logger | undefined;
@@ -85,15 +76,16 @@ const INSTRUCTIONS =
  * shapes, while the declarations models see are already JSON Schema, and MCP
  * hosts must see exactly the same schema as Gemini and the HTTP API.
  */
-export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {}): Server {
+/** `bridge`'s tools carry their kind, for the hosts' annotations (toolAnnotations). */
+export function createMcpServer(bridge: BridgePort<ToolDefinition>, options: McpServerOptions = {}): Server {
   const log = (options.logger ?? silentLogger).child({ component: "mcp" });
   const server = new Server(
     { name: "armbridge", version: packageVersion() },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
 
-  const tools: Tool[] = bridge.registry.declarations().map((d) => {
-    const def = bridge.registry.get(d.name);
+  const tools: Tool[] = bridge.tools.declarations().map((d) => {
+    const def = bridge.tools.get(d.name);
     const schema = d.parametersJsonSchema;
     return {
       name: d.name,
@@ -113,7 +105,7 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
     // (revision 2025-11-25, server/tools, "Error Handling") lists unknown
     // tools among the JSON-RPC errors, its example -32602. Bad arguments to
     // a known tool stay a tool result (isError) the model can correct.
-    if (!bridge.registry.get(name))
+    if (!bridge.tools.get(name))
       throw new McpError(
         ErrorCode.InvalidParams,
         `Unknown tool: ${JSON.stringify(name.slice(0, 200))}; tools/list names the tools`,
@@ -139,7 +131,7 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
     let progress = 0;
     const unsubscribe =
       typeof progressToken === "string" || typeof progressToken === "number"
-        ? bridge.executor.onEvent((e) => {
+        ? bridge.onEvent((e) => {
             const text = progressText(e, callId);
             if (text === undefined) return;
             progress += 1;
@@ -157,7 +149,7 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
     try {
       // `extra.signal` fires when the host cancels the request: that ends our
       // waiting, never the motion, which is still settled by observation.
-      const [response] = await bridge.executor.execute([{ id: callId, name, args: args ?? {} }], {
+      const [response] = await bridge.execute([{ id: callId, name, args: args ?? {} }], {
         signal: extra.signal,
         client,
         ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),

@@ -189,7 +189,7 @@ const SHUTDOWN_LIMIT_MS = 10_000;
  */
 async function closeWithin(limitMs: number, bridge: Bridge, closeServer: () => Promise<void>): Promise<boolean> {
   const closed = (async () => {
-    bridge.executor.close();
+    bridge.endWaits();
     await closeServer().catch(() => undefined);
     await bridge.close();
     return true;

@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { CALL_STATUSES, type CallResponse, type CallStatus } from "../../executor/calls/CallResult.js";
+import type { CallResponse, CallStatus } from "../../bridge/BridgePort.js";
+import { CALL_STATUSES } from "../../bridge/portVocabulary.js";
 import { resultOf, toFunctionResponse } from "../toFunctionResponse.js";
 import { splitImages } from "../splitImages.js";
 

@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolDefinition } from "../../executor/toolContract/ToolDefinition.js";
+import type { ToolDefinition } from "../../bridge/BridgePort.js";
 
 /**
  * MCP hints per kind of tool. Hosts use them to decide what to ask the user

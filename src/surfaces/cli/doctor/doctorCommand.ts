@@ -5,7 +5,7 @@ import { loadConfig } from "../../../config/loadConfig.js";
 import { isArmbridgeError } from "../../../errors.js";
 import { protocolNamed } from "../../../protocol/bus/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
-import type { RclnodejsImporter } from "../../../transport/ros2/index.js";
+import type { RclnodejsImporter } from "../../../transport/ros2/loadRclnodejs.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";
 import { wantsJson } from "../bus/printRecords.js";
 import { JSON_FLAG_HELP } from "../printRecords.js";

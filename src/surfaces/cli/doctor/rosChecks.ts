@@ -1,6 +1,7 @@
 import type { ArmConfig } from "../../../config/ArmConfig.js";
 import { isArmbridgeError } from "../../../errors.js";
-import { createRos2Node, loadRclnodejs, type RclnodejsImporter } from "../../../transport/ros2/index.js";
+import { createRos2Node } from "../../../transport/ros2/createRos2Node.js";
+import { loadRclnodejs, type RclnodejsImporter } from "../../../transport/ros2/loadRclnodejs.js";
 import { fail, ok, type DoctorCheck } from "./DoctorCheck.js";
 
 /** A controller as controller_manager's list_controllers service reports it (controller_manager_msgs/msg/ControllerState). */
