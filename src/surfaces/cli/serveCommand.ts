@@ -12,10 +12,10 @@ import {
   NO_ARM_GIVEN,
   parseBridgeFlags,
   type BridgeFlagOptions,
-} from "./bridgeFlags.js";
-import type { CliIo } from "./CliIo.js";
-import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
+} from "../runtime/bridgeFlags.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
+import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
 
 export const DEFAULT_HTTP = "127.0.0.1:8640";
 

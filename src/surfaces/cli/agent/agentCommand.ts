@@ -1,30 +1,30 @@
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
-import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
-import { resultOf } from "../toFunctionResponse.js";
-import { createLogger } from "../../observability/logger.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../cli/bridgeFlags.js";
-import type { CliIo } from "../cli/CliIo.js";
-import { parseHostPort } from "../cli/serveCommand.js";
-import { EMBEDDED_CONSOLE_DEFAULT } from "../http/EmbeddedConsole.js";
-import { agentClient } from "./agentClient.js";
+import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../../errors.js";
+import { resultOf } from "../../toFunctionResponse.js";
+import { createLogger } from "../../../observability/logger.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { parseHostPort } from "../serveCommand.js";
+import { EMBEDDED_CONSOLE_DEFAULT } from "../../http/EmbeddedConsole.js";
+import { agentClient } from "../../gemini/agentClient.js";
 import { openAgentBridge, type AgentTarget, type OpenedAgentBridge } from "./openAgentBridge.js";
-import type { AgentEnd, AgentResult } from "./AgentEvent.js";
-import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "./CameraStreamer.js";
+import type { AgentEnd, AgentResult } from "../../gemini/AgentEvent.js";
+import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "../../gemini/CameraStreamer.js";
 import {
   createGoogleGenAI,
   DEFAULT_GEMINI_LIVE_MODEL,
   DEFAULT_GEMINI_MODEL,
   GeminiModelClient,
-} from "./GeminiModelClient.js";
-import type { ModelClient } from "./ModelClient.js";
+} from "../../gemini/GeminiModelClient.js";
+import type { ModelClient } from "../../gemini/ModelClient.js";
 import { parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
-import { ReplayModelClient } from "./ReplayModelClient.js";
-import { DEFAULT_RECONNECT_POLICY } from "./ResumableLiveSession.js";
-import { DEFAULT_MODEL_RETRY_POLICY } from "./retryModelRequest.js";
-import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAgent.js";
-import { runLiveAgent } from "./runLiveAgent.js";
-import { DEFAULT_JOIN_WINDOW_MS } from "./UndeliveredMotions.js";
+import { ReplayModelClient } from "../../gemini/ReplayModelClient.js";
+import { DEFAULT_RECONNECT_POLICY } from "../../gemini/ResumableLiveSession.js";
+import { DEFAULT_MODEL_RETRY_POLICY } from "../../gemini/retryModelRequest.js";
+import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "../../gemini/runAgent.js";
+import { runLiveAgent } from "../../gemini/runLiveAgent.js";
+import { DEFAULT_JOIN_WINDOW_MS } from "../../gemini/UndeliveredMotions.js";
 
 export const AGENT_USAGE = `Usage: armbridge agent "<instruction>" --bridge URL [--token T] [flags]
        armbridge agent "<instruction>" (--serial LINK | --ros ...) [--http HOST:PORT] [flags]

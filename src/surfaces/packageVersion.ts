@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { packageRoot } from "../../config/packageRoot.js";
+import { packageRoot } from "../config/packageRoot.js";
 
 /** The `version` of armbridge's own package.json (the one an install ships). */
 export function packageVersion(): string {

@@ -1,17 +1,17 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { Bridge } from "../../bridge/Bridge.js";
-import { packageRoot } from "../../config/packageRoot.js";
-import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
-import { createLogger, type Logger } from "../../observability/logger.js";
-import { BridgeHttpClient } from "../attach/BridgeHttpClient.js";
-import { McpStdioProxy } from "../attach/McpStdioProxy.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../cli/bridgeFlags.js";
-import type { CliIo } from "../cli/CliIo.js";
-import { parseHostPort } from "../cli/serveCommand.js";
-import { EMBEDDED_CONSOLE_DEFAULT, EmbeddedConsole } from "../http/EmbeddedConsole.js";
-import { createMcpServer } from "./createMcpServer.js";
+import { Bridge } from "../../../bridge/Bridge.js";
+import { packageRoot } from "../../../config/packageRoot.js";
+import { ArmbridgeError, asArmbridgeError } from "../../../errors.js";
+import { createLogger, type Logger } from "../../../observability/logger.js";
+import { BridgeHttpClient } from "../../attach/BridgeHttpClient.js";
+import { McpStdioProxy } from "../../attach/McpStdioProxy.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { parseHostPort } from "../serveCommand.js";
+import { EMBEDDED_CONSOLE_DEFAULT, EmbeddedConsole } from "../../http/EmbeddedConsole.js";
+import { createMcpServer } from "../../mcp/createMcpServer.js";
 
 export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
 

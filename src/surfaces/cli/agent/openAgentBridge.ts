@@ -1,14 +1,14 @@
-import { Bridge } from "../../bridge/Bridge.js";
-import { MIME_TYPES } from "../../cameras/encodeImage.js";
-import { ArmbridgeError } from "../../errors.js";
-import type { CallClient } from "../../ledger/CallClient.js";
-import type { Logger } from "../../observability/logger.js";
-import { RemoteBridge } from "../attach/RemoteBridge.js";
-import type { BridgeFlagOptions } from "../cli/bridgeFlags.js";
-import { EmbeddedConsole } from "../http/EmbeddedConsole.js";
-import type { AgentBridge } from "./AgentBridge.js";
-import { agentBridgeOf } from "./agentBridgeOf.js";
-import type { CameraFeed } from "./CameraStreamer.js";
+import { Bridge } from "../../../bridge/Bridge.js";
+import { MIME_TYPES } from "../../../cameras/encodeImage.js";
+import { ArmbridgeError } from "../../../errors.js";
+import type { CallClient } from "../../../ledger/CallClient.js";
+import type { Logger } from "../../../observability/logger.js";
+import { RemoteBridge } from "../../attach/RemoteBridge.js";
+import type { BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
+import { EmbeddedConsole } from "../../http/EmbeddedConsole.js";
+import type { AgentBridge } from "../../gemini/AgentBridge.js";
+import { agentBridgeOf } from "../../gemini/agentBridgeOf.js";
+import type { CameraFeed } from "../../gemini/CameraStreamer.js";
 
 /** Where an agent's calls go: a running serve (`--bridge`), or a bridge of its own in this process with its own console. */
 export type AgentTarget =
