@@ -3,24 +3,18 @@ import { mkdirSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import type { TransportChoice } from "../../bridge/createTransport.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtime/bridgeFlags.js";
 import type { CliIo } from "../runtime/CliIo.js";
-import { GeminiModelClient } from "../gemini/GeminiModelClient.js";
-import type { ModelClient } from "../gemini/ModelClient.js";
-import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
-import { runAgent } from "../gemini/runAgent.js";
-import { agentClient } from "../gemini/agentClient.js";
-import { RemoteBridge } from "../attach/RemoteBridge.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving, type StartedSim } from "../runtime/startServing.js";
 import { onStopSignals } from "../runtime/stopSignals.js";
+import { consoleUrlOf, type DemoOptions, type DemoRun } from "./DemoRun.js";
 import { runErSession } from "./erSession.js";
-import { SessionNarrator } from "./SessionNarrator.js";
-import { DEMO_BUS_HELP, demoBusOf, type DemoBus } from "./demoBus.js";
+import { runScriptedSession } from "./scriptedSession.js";
+import { DEMO_BUS_HELP, demoBusOf } from "./demoBus.js";
 import { socatAvailable, spawnSimulator } from "../../../firmware-sim/spawnSimulator.js";
 
 /** The joint the bundled session (config/demo-session.jsonl, turn 4) expects the simulator to stall on cue, so the demo shows an `unknown`. */
@@ -72,41 +66,6 @@ With --serial LINK or --ros the session drives that arm instead of a simulator.
 
 ${BRIDGE_FLAGS_HELP}
 `;
-
-interface DemoOptions {
-  readonly exitAfterSession: boolean;
-  readonly session: string;
-  readonly instruction: string;
-  readonly model: string | undefined;
-  readonly baseUrl: string | undefined;
-  readonly seed: number;
-  readonly link: "pty" | "tcp";
-  readonly stallJoints: readonly string[];
-  readonly host: string;
-  readonly port: number;
-  readonly token: string;
-  readonly dataDir: string;
-  readonly config: string | undefined;
-  /** An arm given on the command line: no simulator is started. */
-  readonly transport: TransportChoice | undefined;
-  /** --bus: the simulator is a servo bus, and config, session and stall joint default to the bus arm's. */
-  readonly bus: DemoBus | undefined;
-}
-
-/** One demo process: what it was asked, where it speaks and logs, what ends it and what it opened. */
-interface DemoRun {
-  readonly options: DemoOptions;
-  readonly io: CliIo;
-  /** A line of the narrative on stdout, while anyone reads it. */
-  readonly say: (line?: string) => void;
-  /** A path as the user can type it from here. */
-  readonly shown: (path: string) => string;
-  readonly logger: Logger;
-  /** Aborted by a stop signal, a reader gone from stdout, or the simulator ending on its own. */
-  readonly shutdown: AbortController;
-  readonly scope: ProcessScope;
-  exitCode: number;
-}
 
 /** `armbridge demo` (`npm start`): the simulator and a serve on it, the ER session, the scripted session, then serving until Ctrl-C. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -298,68 +257,6 @@ async function runErStep(demo: DemoRun): Promise<void> {
     token: options.token,
   });
   if (er.failed) demo.exitCode = 1;
-}
-
-/** The scripted (or Gemini) session: a client of the serve above, over its HTTP API, as `armbridge agent --bridge` is. */
-async function runScriptedSession(demo: DemoRun, serving: Serving): Promise<void> {
-  const { options, say } = demo;
-  const { bridge, http } = serving;
-  const narrator = new SessionNarrator({ write: say, consoleUrl: consoleUrlOf(serving, options) });
-  demo.scope.add(
-    "events",
-    bridge.onEvent((e) => {
-      if (e.type === "action_resolved") narrator.actionResolved(e.row);
-    }),
-  );
-  const { model, what } = chooseModel(options, demo.io.env);
-  say(what);
-  const remote = await RemoteBridge.connect({
-    url: http.url,
-    token: options.token,
-    client: agentClient({ model: model.model }),
-    logger: demo.logger,
-  });
-  demo.scope.add("remote", () => remote.close());
-  say(
-    `  attached   to ${remote.url} as ${remote.client.kind} ${remote.client.name} (session ${remote.client.session ?? "-"}): its calls, progress and outcomes are in the console above`,
-  );
-  say();
-  try {
-    const result = await runAgent({
-      bridge: remote,
-      model,
-      instruction: options.instruction,
-      transcriptPath: join(options.dataDir, "transcript.jsonl"),
-      onProgress: narrator.onAgentEvent,
-      signal: demo.shutdown.signal,
-    });
-    for (const note of result.notes) say(`  note: ${note}`);
-  } catch (error) {
-    const e = asArmbridgeError(error);
-    say(`The session failed: ${e.message} [${e.code}]`);
-    demo.exitCode = 1;
-  }
-  say();
-  narrator.summary((actionId) => bridge.ledger.get(actionId)?.state === "unknown");
-}
-
-const consoleUrlOf = (serving: Serving, options: DemoOptions): string =>
-  `${serving.http.url}/console#token=${options.token}`;
-
-function chooseModel(options: DemoOptions, env: NodeJS.ProcessEnv): { model: ModelClient; what: string } {
-  const key = env.GEMINI_API_KEY;
-  if (options.model?.startsWith("replay:")) {
-    const file = options.model.slice("replay:".length);
-    return { model: ReplayModelClient.fromFile(file), what: `Scripted session ${file} (replay model).` };
-  }
-  if (key) {
-    const model = new GeminiModelClient({ apiKey: key, model: options.model, baseUrl: options.baseUrl });
-    return { model, what: `Gemini session with ${model.model}. Instruction: ${options.instruction}` };
-  }
-  return {
-    model: ReplayModelClient.fromFile(options.session),
-    what: `Scripted session ${relative(process.cwd(), options.session)} through the agent loop with the replay model (set GEMINI_API_KEY to drive it with Gemini).`,
-  };
 }
 
 /** The demo's own flags (the bridge flags are taken first); its help names each. */
