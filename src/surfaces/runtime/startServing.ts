@@ -4,6 +4,9 @@ import { bindHttpPort } from "../http/bindHttpPort.js";
 import { serveHttpOnPort, type HttpAppOptions, type RunningHttpServer } from "../http/startHttpServer.js";
 import type { ProcessScope } from "./ProcessScope.js";
 
+/** Where an embedded mode (`agent`, `mcp` without `--bridge`) serves its console unless told: loopback, any free port. */
+export const EMBEDDED_CONSOLE_DEFAULT = "127.0.0.1:0";
+
 /** A simulator started for the bridge to drive (the demo's firmware-sim): its link, and how to stop it. */
 export interface StartedSim {
   readonly transport: TransportChoice;

@@ -11,9 +11,8 @@ import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../
 import type { CliIo } from "../../runtime/CliIo.js";
 import { parseHostPort } from "../serveCommand.js";
 import { generateToken } from "../../http/bearerToken.js";
-import { EMBEDDED_CONSOLE_DEFAULT } from "../../http/EmbeddedConsole.js";
 import { ProcessScope } from "../../runtime/ProcessScope.js";
-import { startServing } from "../../runtime/startServing.js";
+import { EMBEDDED_CONSOLE_DEFAULT, startServing } from "../../runtime/startServing.js";
 import { onStopSignals } from "../../runtime/stopSignals.js";
 import { createMcpServer } from "../../mcp/createMcpServer.js";
 
