@@ -49,6 +49,24 @@ export const FLOORS = [
 ];
 
 /**
+ * The surfaces floor has storeys of its own, bottom to top, under the same
+ * rule: a storey imports from itself and the storeys below. The commands
+ * (cli, demo) stand on top, the runtime they share under them, then the
+ * clients of a running serve, the HTTP server, the model links, and at the
+ * bottom what every surface shares. Every file of src/surfaces stands on one
+ * (test/lint/floors.test.ts).
+ */
+export const SURFACE_FLOORS = [
+  { floor: "shared", paths: ["src/surfaces/client/", "src/surfaces/toFunctionResponse.ts", "src/surfaces/splitImages.ts", "src/surfaces/packageVersion.ts"], holds: "what every surface shares: a tool result as a model reads it, images split out of it, the package version; the HTTP client's Node pieces" },
+  { floor: "model-links", paths: ["src/surfaces/gemini/", "src/surfaces/mcp/"], holds: "the Gemini agent loops (unary and Live) and the MCP server" },
+  { floor: "http", paths: ["src/surfaces/http/"], holds: "the HTTP API server, its MCP endpoint and the console it serves" },
+  { floor: "attach", paths: ["src/surfaces/attach/"], holds: "a running serve seen as a bridge (RemoteBridge) and the MCP stdio relay to it" },
+  { floor: "runtime", paths: ["src/surfaces/runtime/"], holds: "the command runtime: process scope and stop signals, startServing, the flag parser and the shared bridge flags" },
+  { floor: "demo", paths: ["src/surfaces/demo/"], holds: "npm start: the simulator, a serve on it, the ER session and the scripted session, narrated" },
+  { floor: "cli", paths: ["src/surfaces/cli/"], holds: "the armbridge commands and their registry" },
+];
+
+/**
  * firmware-sim stands beside the floors: a device, not a part of the bridge.
  * It stands on the device contract (src/protocol/), the config and the floor-1
  * modules, never on anything else of the bridge.
@@ -108,20 +126,23 @@ const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 export const pathPattern = (p) => (p.endsWith("/") ? `^${escape(p)}` : `^${escape(p)}$`);
 const anyOf = (paths) => paths.map(pathPattern);
 
-const floorRules = FLOORS.slice(0, -1).map((f, i) => {
-  const above = FLOORS.slice(i + 1);
-  return {
-    name: `floor-${f.floor}`,
-    severity: "error",
-    comment: `The ${f.floor} floor may not import from a floor above it (${above.map((a) => a.floor).join(", ")}): move the shared part down, or the importer up (docs/architecture.md, "Floors").`,
-    from: { path: anyOf(f.paths) },
-    to: { path: anyOf(above.flatMap((a) => a.paths)) },
-  };
-});
+/** One rule per floor of a table but the top one: nothing imported from a floor above it. */
+const rulesOf = (table, prefix, section) =>
+  table.slice(0, -1).map((f, i) => {
+    const above = table.slice(i + 1);
+    return {
+      name: `${prefix}${f.floor}`,
+      severity: "error",
+      comment: `The ${f.floor} floor may not import from a floor above it (${above.map((a) => a.floor).join(", ")}): move the shared part down, or the importer up (docs/architecture.md, "${section}").`,
+      from: { path: anyOf(f.paths) },
+      to: { path: anyOf(above.flatMap((a) => a.paths)) },
+    };
+  });
 
 export default {
   forbidden: [
-    ...floorRules,
+    ...rulesOf(FLOORS, "floor-", "Floors"),
+    ...rulesOf(SURFACE_FLOORS, "surfaces-", "Floors inside surfaces"),
     {
       name: "surfaces-through-the-door",
       severity: "error",

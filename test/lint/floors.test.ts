@@ -22,6 +22,7 @@ interface Floor {
 }
 interface FloorsModule {
   readonly FLOORS: readonly Floor[];
+  readonly SURFACE_FLOORS: readonly Floor[];
   readonly FIRMWARE_SIM_STANDS_ON: readonly string[];
   readonly FIRMWARE_SIM_SHARES: readonly string[];
   readonly CONSOLE_MAY_USE: readonly string[];
@@ -91,24 +92,30 @@ describe("the floors, as npm run lint checks them", () => {
   const expected: { rule: string; from: string; to: string }[] = [];
   let violations: Violation[];
 
-  beforeAll(async () => {
-    const { FLOORS, FIRMWARE_SIM_STANDS_ON, FIRMWARE_SIM_SHARES, CONSOLE_MAY_USE, BEHIND_THE_DOOR } = floors;
-    const behindTheDoor = (file: string): boolean => BEHIND_THE_DOOR.some((p) => file.startsWith(p));
-    FLOORS.forEach((lower, i) => {
+  const behindTheDoor = (file: string): boolean => floors.BEHIND_THE_DOOR.some((p) => file.startsWith(p));
+  /** From every folder of a table to every path of it: the upward imports are expected to break `${prefix}<floor>`. */
+  const everyPair = (table: readonly Floor[], prefix: string): void => {
+    table.forEach((lower, i) => {
       for (const folder of folders(lower.paths)) {
-        FLOORS.forEach((other, j) => {
+        table.forEach((other, j) => {
           for (const target of other.paths) {
             if (j === i && probeOf(target) === `${folder}probe.ts`) continue;
             // One importer per pair, so each upward import is its own violation.
             const from = `${folder}to_${other.floor}_${target.replace(/[/.]/g, "_")}.ts`;
             imports(from, probeOf(target));
-            if (j > i) expected.push({ rule: `floor-${lower.floor}`, from, to: probeOf(target) });
-            if (lower.floor === "surfaces" && behindTheDoor(probeOf(target)))
+            if (j > i) expected.push({ rule: `${prefix}${lower.floor}`, from, to: probeOf(target) });
+            if (prefix === "floor-" && lower.floor === "surfaces" && behindTheDoor(probeOf(target)))
               expected.push({ rule: "surfaces-through-the-door", from, to: probeOf(target) });
           }
         });
       }
     });
+  };
+
+  beforeAll(async () => {
+    const { FLOORS, SURFACE_FLOORS, FIRMWARE_SIM_STANDS_ON, FIRMWARE_SIM_SHARES, CONSOLE_MAY_USE } = floors;
+    everyPair(FLOORS, "floor-");
+    everyPair(SURFACE_FLOORS, "surfaces-");
     for (const allowed of [...FIRMWARE_SIM_STANDS_ON, ...FIRMWARE_SIM_SHARES])
       imports(`firmware-sim/uses_${allowed.replace(/[/.]/g, "_")}.ts`, probeOf(allowed));
     // Everything else of the bridge is refused, the motion model, kinematics and the rest of the cameras included.
@@ -202,6 +209,15 @@ describe("the floors, as npm run lint checks them", () => {
     expect(got.sort()).toEqual(want.sort());
   });
 
+  it("refuses every import that runs up a storey inside surfaces, and allows every one that runs down", () => {
+    const got = violations
+      .filter((v) => v.rule.name.startsWith("surfaces-"))
+      .map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }));
+    const want = expected.filter((e) => e.rule.startsWith("surfaces-")).map(key);
+    expect(want.length).toBeGreaterThan(20);
+    expect(got.sort()).toEqual(want.sort());
+  });
+
   it("keeps firmware-sim beside the floors, the simulator out of the bridge, and the console apart with types only", () => {
     const rules = [
       "firmware-sim-beside",
@@ -253,14 +269,24 @@ describe("the floors, as npm run lint checks them", () => {
     const real = await depcruiseReport(ROOT, ["src", "firmware-sim", "console", "bench"]);
     expect(real.modules.length).toBeGreaterThan(300);
     expect(real.summary.violations.map((v) => key({ rule: v.rule.name, from: v.from, to: v.to }))).toEqual([]);
+    // A file of src/surfaces on no storey would be out of the inner rule's sight.
+    const storeys = floors.SURFACE_FLOORS.flatMap((f) => f.paths);
+    const onNoStorey = real.modules
+      .map((m) => m.source)
+      .filter((s) => s.startsWith("src/surfaces/"))
+      .filter((s) => !storeys.some((p) => (p.endsWith("/") ? s.startsWith(p) : s === p)));
+    expect(onNoStorey).toEqual([]);
   }, 120_000);
 });
 
 describe("docs/architecture.md", () => {
-  it("shows the floors table the lint checks, floor by floor, bottom to top", () => {
+  it.each([
+    ["Floors", () => floors.FLOORS],
+    ["Floors inside surfaces", () => floors.SURFACE_FLOORS],
+  ] as const)("shows the table the lint checks in '## %s', floor by floor, bottom to top", (title, table) => {
     const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
-    const section = doc.split(/^## /m).find((s) => s.startsWith("Floors"));
-    expect(section, "a '## Floors' section").toBeDefined();
+    const section = doc.split(/^## /m).find((s) => s.startsWith(`${title}\n`));
+    expect(section, `a '## ${title}' section`).toBeDefined();
     const rows = (section ?? "")
       .split("\n")
       .filter((l) => /^\| \d+ \|/.test(l))
@@ -269,6 +295,10 @@ describe("docs/architecture.md", () => {
       floor: cells[2],
       paths: [...(cells[3] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]),
     }));
-    expect(shown).toEqual(floors.FLOORS.map((f) => ({ floor: f.floor, paths: [...f.paths] })).reverse());
+    expect(shown).toEqual(
+      table()
+        .map((f) => ({ floor: f.floor, paths: [...f.paths] }))
+        .reverse(),
+    );
   });
 });

@@ -7,8 +7,8 @@ import { parse, stringify } from "yaml";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { DEFAULT_CONFIG_PATH } from "../../src/config/loadConfig.js";
 import { checkApprovalAnswerable } from "../../src/executor/operator/approvalRules.js";
-import { run as runAgent } from "../../src/surfaces/gemini/agentCommand.js";
-import { run as runMcp } from "../../src/surfaces/mcp/mcpCommand.js";
+import { run as runAgent } from "../../src/surfaces/cli/agent/agentCommand.js";
+import { run as runMcp } from "../../src/surfaces/cli/mcp/mcpCommand.js";
 import { testConfig } from "../support/testConfig.js";
 
 /**

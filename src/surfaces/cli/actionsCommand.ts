@@ -2,9 +2,9 @@ import type { ActionRowState } from "../../bridge/BridgePort.js";
 import { describeClient, STATE_INPUTS, STATE_WORDS, statesOfWord } from "../../bridge/portVocabulary.js";
 import type { ActionsPage, ActionView } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
-import type { CliIo } from "./CliIo.js";
-import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
+import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
 import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 
 export const ACTIONS_FLAGS = {

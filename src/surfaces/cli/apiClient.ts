@@ -1,6 +1,6 @@
 import { ArmbridgeError } from "../../errors.js";
-import type { CliIo } from "./CliIo.js";
-import { cliUsageError } from "./cliUsageError.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
 
 export const DEFAULT_SERVE_URL = "http://127.0.0.1:8640";
 

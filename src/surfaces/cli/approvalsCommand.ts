@@ -1,8 +1,8 @@
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, OPERATOR_CLIENT_FLAGS_HELP } from "./apiClient.js";
-import type { CliIo } from "./CliIo.js";
+import type { CliIo } from "../runtime/CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
-import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags } from "./parseCommandFlags.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 import type { ApprovalsList, DecidedApprovalView } from "../http/wire/index.js";
 

@@ -1,7 +1,7 @@
 import { isArmbridgeError } from "../../errors.js";
 import { ApiError } from "./apiClient.js";
-import type { CliIo, SubcommandRun } from "./CliIo.js";
-import { packageVersion } from "./packageVersion.js";
+import type { CliIo, SubcommandRun } from "../runtime/CliIo.js";
+import { packageVersion } from "../packageVersion.js";
 
 /** Exit codes: 0 success, 1 runtime error (printed with its code), 2 bad command line. */
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
@@ -172,9 +172,9 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
 export const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly module: string }>> = {
   agent: {
     summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"',
-    module: "../gemini/agentCommand.js",
+    module: "./agent/agentCommand.js",
   },
-  mcp: { summary: "serve the tools over MCP (stdio) for MCP agent hosts", module: "../mcp/mcpCommand.js" },
+  mcp: { summary: "serve the tools over MCP (stdio) for MCP agent hosts", module: "./mcp/mcpCommand.js" },
   demo: {
     summary: "start the simulator and the bridge and run the scripted session (npm start)",
     module: "../demo/demoCommand.js",

@@ -1,21 +1,22 @@
-import { Bridge } from "../../bridge/Bridge.js";
 import { createLogger, type Logger } from "../../observability/logger.js";
 import { generateToken } from "../http/bearerToken.js";
-import { bindHttpPort, DEFAULT_MAX_HTTP_CONNECTIONS } from "../http/bindHttpPort.js";
+import { DEFAULT_MAX_HTTP_CONNECTIONS } from "../http/bindHttpPort.js";
 import { DEFAULT_MAX_EVENT_STREAMS } from "../http/EventStreamHub.js";
 import { normalizeHost } from "../http/hostAllowList.js";
 import { MIN_TOKEN_LENGTH } from "../http/securityReport.js";
-import { serveHttpOnPort } from "../http/startHttpServer.js";
 import {
   BRIDGE_FLAG_NAMES,
   BRIDGE_FLAGS_HELP,
   NO_ARM_GIVEN,
   parseBridgeFlags,
   type BridgeFlagOptions,
-} from "./bridgeFlags.js";
-import type { CliIo } from "./CliIo.js";
-import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags, positiveInt } from "./parseCommandFlags.js";
+} from "../runtime/bridgeFlags.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
+import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
+import { ProcessScope } from "../runtime/ProcessScope.js";
+import { startServing, type Serving } from "../runtime/startServing.js";
+import { onStopSignals } from "../runtime/stopSignals.js";
 
 export const DEFAULT_HTTP = "127.0.0.1:8640";
 
@@ -64,6 +65,49 @@ export interface ServeControls {
 const SHUTDOWN_LIMIT_MS = 10_000;
 
 export async function serveCommand(argv: readonly string[], io: CliIo, controls: ServeControls = {}): Promise<number> {
+  const flags = serveFlagsOf(argv, io);
+  const logger = controls.logger ?? createLogger();
+  const log = logger.child({ component: "serve" });
+  // Since the process began: what Node's own start and the module loading cost before serve could run.
+  logger
+    .child({ component: "startup" })
+    .debug({ since_process_start_ms: Math.round(performance.now()) }, "serve running");
+  const stop = controls.until ? { signal: controls.until, dispose: () => undefined } : processSignals();
+  const scope = new ProcessScope();
+  try {
+    const serving = await startServe(flags, scope, io, logger).catch(async (error: unknown) => {
+      await scope.close();
+      throw error;
+    });
+    announceReady(serving, flags, io, log);
+    if (!stop.signal.aborted)
+      await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
+    log.info(
+      "shutting down: ending in-flight waits, then closing the HTTP server and the bridge (motions under way are not stopped)",
+    );
+    if ((await scope.closeWithin(SHUTDOWN_LIMIT_MS)) === "timed_out") {
+      log.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "shutdown did not finish in time");
+      return 1;
+    }
+    log.info("stopped");
+    return 0;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** What serve's command line asks for, every problem said before anything is bound or started. */
+interface ServeFlags {
+  readonly options: BridgeFlagOptions;
+  readonly host: string;
+  readonly port: number;
+  readonly allowHosts: readonly string[];
+  readonly maxStreams: number | undefined;
+  readonly token: string;
+  readonly operatorToken: string;
+}
+
+function serveFlagsOf(argv: readonly string[], io: CliIo): ServeFlags {
   const { options, rest } = parseServeArgs(argv);
   const { values, positionals } = rest;
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
@@ -77,87 +121,50 @@ export async function serveCommand(argv: readonly string[], io: CliIo, controls:
     io.stderr.write(`armbridge: no --token or ARMBRIDGE_TOKEN given; generated token: ${token}\n`);
   }
   const operatorToken = operatorTokenOfFlags(values["operator-token"], token, io);
+  return { options, host, port, allowHosts, maxStreams, token, operatorToken };
+}
 
-  const logger = controls.logger ?? createLogger();
-  const log = logger.child({ component: "serve" });
-  const startup = logger.child({ component: "startup" });
-  // Since the process began: what Node's own start and the module loading cost before serve could run.
-  startup.debug({ since_process_start_ms: Math.round(performance.now()) }, "serve running");
-  const stop = controls.until ? { signal: controls.until, dispose: () => undefined } : processSignals();
-  try {
-    // Bound before the bridge starts: a taken port must not cost a device handshake and a reconciliation first.
-    // Room for every event stream allowed, besides the calls and consoles.
-    const httpPort = await bindHttpPort({
-      host,
-      port,
-      maxConnections: Math.max(DEFAULT_MAX_HTTP_CONNECTIONS, (maxStreams ?? DEFAULT_MAX_EVENT_STREAMS) + 48),
-    });
-    startup.debug("http port bound");
-    let bridge: Bridge;
-    try {
-      bridge = await Bridge.start({
-        config: options.config,
-        transport: options.transport,
-        dataDir: options.dataDir,
-        otherArm: options.otherArm,
-        env: io.env,
-        logger,
-      });
-    } catch (error) {
-      await httpPort.close();
-      throw error;
-    }
-    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
-    let server;
-    try {
-      server = await serveHttpOnPort(bridge, httpPort, {
-        token,
-        operatorToken,
-        allowHosts,
-        events: maxStreams === undefined ? undefined : { maxStreams },
-      });
-    } catch (error) {
-      await bridge.close();
-      throw error;
-    }
-    for (const w of server.security.warnings) {
-      io.stderr.write(`armbridge: warning: ${w.message}\n`);
-      log.warn({ kind: w.kind }, w.message);
-    }
-    const consoleUrl = `${server.url}/console#token=${encodeURIComponent(operatorToken)}`;
-    io.stdout.write(
-      JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n",
-    );
-    log.info({ http: server.url, transport: options.transport.kind, data: bridge.dataDir }, "armbridge serving");
+/**
+ * The port, the bridge, the API. Once serving, closing the scope ends every
+ * wait first (calls in flight answer `unknown` and stay `started` in the
+ * ledger for the next start to reconcile), so the HTTP server is not held
+ * open by them; then the HTTP server, then the bridge.
+ */
+async function startServe(flags: ServeFlags, scope: ProcessScope, io: CliIo, logger: Logger): Promise<Serving> {
+  const serving = await startServing({
+    scope,
+    http: {
+      host: flags.host,
+      port: flags.port,
+      // Room for every event stream allowed, besides the calls and consoles.
+      maxConnections: Math.max(DEFAULT_MAX_HTTP_CONNECTIONS, (flags.maxStreams ?? DEFAULT_MAX_EVENT_STREAMS) + 48),
+      token: flags.token,
+      operatorToken: flags.operatorToken,
+      allowHosts: flags.allowHosts,
+      events: flags.maxStreams === undefined ? undefined : { maxStreams: flags.maxStreams },
+    },
+    bridge: { ...flags.options, env: io.env, logger },
+    onBridge: (bridge) => {
+      for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
+    },
+  });
+  if (!serving) throw new Error("serve: started without a stop signal, yet stopped");
+  scope.add("waits", () => serving.bridge.endWaits());
+  return serving;
+}
 
-    if (!stop.signal.aborted)
-      await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
-    log.info(
-      "shutting down: ending in-flight waits, then closing the HTTP server and the bridge (motions under way are not stopped)",
-    );
-    const closed = (async () => {
-      // First end every wait (calls in flight answer `unknown` and stay `started` in the
-      // ledger for the next start to reconcile), so the HTTP server is not held open by them.
-      bridge.endWaits();
-      await server.close();
-      await bridge.close();
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      closed.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), SHUTDOWN_LIMIT_MS);
-      }),
-    ]).finally(() => clearTimeout(timer));
-    if (timedOut) {
-      log.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "shutdown did not finish in time");
-      return 1;
-    }
-    log.info("stopped");
-    return 0;
-  } finally {
-    stop.dispose();
+/** The warnings a wide bind or a short token earn, and the ready line. */
+function announceReady(serving: Serving, flags: ServeFlags, io: CliIo, log: Logger): void {
+  const { bridge, http: server } = serving;
+  for (const w of server.security.warnings) {
+    io.stderr.write(`armbridge: warning: ${w.message}\n`);
+    log.warn({ kind: w.kind }, w.message);
   }
+  const consoleUrl = `${server.url}/console#token=${encodeURIComponent(flags.operatorToken)}`;
+  io.stdout.write(
+    JSON.stringify({ event: "ready", http: server.url, console: consoleUrl, data: bridge.dataDir }) + "\n",
+  );
+  log.info({ http: server.url, transport: flags.options.transport.kind, data: bridge.dataDir }, "armbridge serving");
 }
 
 /** --operator-token, else $ARMBRIDGE_OPERATOR_TOKEN, else a new one (said on stderr); never the API token itself. */
@@ -196,20 +203,12 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host, port };
 }
 
-/** SIGHUP too: a closed terminal must shut the bridge down as cleanly as Ctrl-C. */
+/** Ends serving on the first stop signal. */
 function processSignals(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  for (const s of STOP_SIGNALS) process.once(s, onSignal);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      for (const s of STOP_SIGNALS) process.off(s, onSignal);
-    },
-  };
+  const dispose = onStopSignals(() => controller.abort(), "once");
+  return { signal: controller.signal, dispose };
 }
-
-const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** Flags people reach for that serve spells another way: the hint follows the "unknown option" error. */
 const FLAG_HINTS: Readonly<Record<string, string>> = {

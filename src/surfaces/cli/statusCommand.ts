@@ -1,9 +1,9 @@
 import { latchWords } from "../../bridge/portVocabulary.js";
 import type { ApprovalsList, ArmStateView, HaltView } from "../http/wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
-import type { CliIo } from "./CliIo.js";
-import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags } from "./parseCommandFlags.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { clockOf, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 
 export const STATUS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG } as const;

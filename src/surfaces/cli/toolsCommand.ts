@@ -3,9 +3,9 @@ import { loadConfig } from "../../config/loadConfig.js";
 import type { FunctionDeclaration } from "../../bridge/BridgePort.js";
 import { createDefaultTools } from "../../tools/defaultTools.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
-import type { CliIo } from "./CliIo.js";
-import { cliUsageError } from "./cliUsageError.js";
-import { parseCommandFlags } from "./parseCommandFlags.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";
 
 export const TOOLS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG, config: { type: "string" } } as const;

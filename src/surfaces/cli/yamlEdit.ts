@@ -1,5 +1,5 @@
 import { isMap, isPair, isScalar, parseDocument, visit, type Document, type Node } from "yaml";
-import { cliUsageError } from "./cliUsageError.js";
+import { cliUsageError } from "../runtime/cliUsageError.js";
 
 /**
  * Sets one key of a block mapping in a YAML text by editing only that key's

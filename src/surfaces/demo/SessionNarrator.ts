@@ -179,26 +179,9 @@ export class SessionNarrator {
     const c = this.#calls.get(e.callId) ?? { id: e.callId, tool: e.tool, turn: this.#turn, resources: [] };
     this.#calls.set(e.callId, c);
     switch (e.type) {
-      case "queued": {
-        c.queuedAt = t;
-        c.resources = e.resources;
-        const ahead = [...this.#calls.values()].filter(
-          (o) =>
-            o !== c &&
-            o.queuedAt !== undefined &&
-            o.settledAt === undefined &&
-            o.resources.some((r) => e.resources.includes(r)),
-        );
-        if (ahead.length > 0) {
-          const shared = [...new Set(ahead.flatMap((o) => o.resources.filter((r) => e.resources.includes(r))))];
-          this.#line(
-            t,
-            c,
-            `waits: ${shared.map(shortName).join(", ")} ${shared.length === 1 ? "is" : "are"} held by ${ahead.map((o) => o.id).join(", ")}`,
-          );
-        }
+      case "queued":
+        this.#onQueued(t, c, e.resources);
         break;
-      }
       case "started":
         c.startedAt = t;
         c.actionId = e.actionId;
@@ -247,6 +230,26 @@ export class SessionNarrator {
         this.#line(t, c, `approval ${e.approval.decision}${e.approval.operator ? ` by ${e.approval.operator}` : ""}`);
         break;
     }
+  }
+
+  /** A call queued: said only when it waits behind calls holding a joint it needs. */
+  #onQueued(t: number, c: CallTrack, resources: readonly string[]): void {
+    c.queuedAt = t;
+    c.resources = resources;
+    const ahead = [...this.#calls.values()].filter(
+      (o) =>
+        o !== c &&
+        o.queuedAt !== undefined &&
+        o.settledAt === undefined &&
+        o.resources.some((r) => resources.includes(r)),
+    );
+    if (ahead.length === 0) return;
+    const shared = [...new Set(ahead.flatMap((o) => o.resources.filter((r) => resources.includes(r))))];
+    this.#line(
+      t,
+      c,
+      `waits: ${shared.map(shortName).join(", ")} ${shared.length === 1 ? "is" : "are"} held by ${ahead.map((o) => o.id).join(", ")}`,
+    );
   }
 
   #analyseTurn(turn: number): void {

@@ -3,25 +3,19 @@ import { mkdirSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { Bridge } from "../../bridge/Bridge.js";
-import type { TransportChoice } from "../../bridge/createTransport.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
-import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../cli/bridgeFlags.js";
-import type { CliIo } from "../cli/CliIo.js";
-import { GeminiModelClient } from "../gemini/GeminiModelClient.js";
-import type { ModelClient } from "../gemini/ModelClient.js";
-import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
-import { runAgent } from "../gemini/runAgent.js";
-import { agentClient } from "../gemini/agentClient.js";
-import { RemoteBridge } from "../attach/RemoteBridge.js";
-import { bindHttpPort, type BoundHttpPort } from "../http/bindHttpPort.js";
-import { serveHttpOnPort, type RunningHttpServer } from "../http/startHttpServer.js";
+import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtime/bridgeFlags.js";
+import type { CliIo } from "../runtime/CliIo.js";
+import { ProcessScope } from "../runtime/ProcessScope.js";
+import { startServing, type Serving, type StartedSim } from "../runtime/startServing.js";
+import { onStopSignals } from "../runtime/stopSignals.js";
+import { consoleUrlOf, type DemoOptions, type DemoRun } from "./DemoRun.js";
 import { runErSession } from "./erSession.js";
-import { SessionNarrator } from "./SessionNarrator.js";
-import { DEMO_BUS_HELP, demoBusOf, type DemoBus } from "./demoBus.js";
-import { socatAvailable, spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
+import { runScriptedSession } from "./scriptedSession.js";
+import { DEMO_BUS_HELP, demoBusOf } from "./demoBus.js";
+import { socatAvailable, spawnSimulator } from "../../../firmware-sim/spawnSimulator.js";
 
 /** The joint the bundled session (config/demo-session.jsonl, turn 4) expects the simulator to stall on cue, so the demo shows an `unknown`. */
 export const DEMO_STALL_JOINT = "wrist_2";
@@ -73,30 +67,7 @@ With --serial LINK or --ros the session drives that arm instead of a simulator.
 ${BRIDGE_FLAGS_HELP}
 `;
 
-/** Each ends the demo cleanly, simulator and socat included; SIGHUP is a closed terminal. */
-const DEMO_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-interface DemoOptions {
-  readonly exitAfterSession: boolean;
-  readonly session: string;
-  readonly instruction: string;
-  readonly model: string | undefined;
-  readonly baseUrl: string | undefined;
-  readonly seed: number;
-  readonly link: "pty" | "tcp";
-  readonly stallJoints: readonly string[];
-  readonly host: string;
-  readonly port: number;
-  readonly token: string;
-  readonly dataDir: string;
-  readonly config: string | undefined;
-  /** An arm given on the command line: no simulator is started. */
-  readonly transport: TransportChoice | undefined;
-  /** --bus: the simulator is a servo bus, and config, session and stall joint default to the bus arm's. */
-  readonly bus: DemoBus | undefined;
-}
-
-/** `armbridge demo` (`npm start`). */
+/** `armbridge demo` (`npm start`): the simulator and a serve on it, the ER session, the scripted session, then serving until Ctrl-C. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     io.stdout.write(DEMO_HELP);
@@ -110,187 +81,76 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write(`armbridge demo: ${e.message} [${e.code}]\n`);
     return 2;
   }
-  // A reader that went away (`armbridge demo | head -1`, a closed terminal)
-  // ends the demo like Ctrl-C: nobody hears the narrative any more, and an
-  // unhandled EPIPE would kill this process before it stops the simulator.
+  const { demo, dispose } = openDemo(options, io);
+  try {
+    demo.say(`armbridge demo (pid ${process.pid})`);
+    const serving = await startDemoServing(demo);
+    if (!serving || demo.shutdown.signal.aborted) return 0;
+    await runErStep(demo);
+    if (demo.shutdown.signal.aborted) return demo.exitCode;
+    await runScriptedSession(demo, serving);
+    if (options.exitAfterSession || demo.shutdown.signal.aborted) return demo.exitCode;
+    demo.say();
+    demo.say(
+      `Serving. Open ${consoleUrlOf(serving, options)} to confirm or reject unknown actions. Press Ctrl-C to stop.`,
+    );
+    await new Promise<void>((resolve) => {
+      if (demo.shutdown.signal.aborted) resolve();
+      else demo.shutdown.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    return demo.exitCode;
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    io.stderr.write(`armbridge demo: ${e.message} [${e.code}]\n`);
+    return 1;
+  } finally {
+    await dispose();
+  }
+}
+
+/**
+ * The narrative, the log file, and what ends the demo: a stop signal, or a
+ * reader that went away (`armbridge demo | head -1`, a closed terminal) —
+ * nobody hears the narrative any more, and an unhandled EPIPE would kill this
+ * process before it stops the simulator. `dispose` closes what the demo
+ * opened, last opened first (stop taking requests, then release the arm, then
+ * stop the arm), and says how it went.
+ */
+function openDemo(options: DemoOptions, io: CliIo): { demo: DemoRun; dispose: () => Promise<void> } {
   let stdoutGone = false;
   const say = (line = ""): void => {
     if (!stdoutGone) io.stdout.write(line + "\n");
   };
-
   mkdirSync(options.dataDir, { recursive: true });
   // The terminal is for the narrative; the logs go to a file in the data folder.
   const logger: Logger = pino(
     { level: io.env.ARMBRIDGE_LOG_LEVEL ?? "info", base: { app: "armbridge", command: "demo" } },
     pino.destination({ dest: join(options.dataDir, "armbridge.log"), sync: true, mkdir: true }),
   );
-
   const shutdown = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const stopListening = onStopSignals((signal) => {
     if (!shutdown.signal.aborted) say(`\n${signal}: shutting down (bridge, HTTP, simulator)...`);
     shutdown.abort(signal);
-  };
-  for (const s of DEMO_STOP_SIGNALS) process.on(s, onSignal);
+  }, "every");
   const onStdoutError = (error: NodeJS.ErrnoException): void => {
     stdoutGone = true;
     logger.warn({ code: error.code }, "stdout closed; shutting down");
     shutdown.abort("stdout closed");
   };
   io.stdout.on("error", onStdoutError);
-
-  let sim: SimChild | undefined;
-  let bridge: Bridge | undefined;
-  let httpPort: BoundHttpPort | undefined;
-  let http: RunningHttpServer | undefined;
-  let unsubscribe: (() => void) | undefined;
-  let remote: RemoteBridge | undefined;
-  let exitCode = 0;
-  let closeFailed = false;
-  let stoppingSim = false;
-  try {
-    // Paths as the user can type them from here: relative below the current folder, absolute elsewhere.
-    const shown = (p: string): string => {
-      const r = relative(process.cwd(), p);
-      return r === "" ? "." : r.startsWith("..") || isAbsolute(r) ? resolve(p) : r;
-    };
-    say(`armbridge demo (pid ${process.pid})`);
-    // Bound first, as serve does: a taken port is said before a simulator is started or an arm is touched.
-    httpPort = await bindHttpPort({ host: options.host, port: options.port });
-    let transport = options.transport;
-    if (!transport) {
-      sim = await spawnSimulator({
-        link: options.link,
-        seed: options.seed,
-        effectsLog: join(options.dataDir, "effects.jsonl"),
-        logFile: join(options.dataDir, "firmware-sim.log"),
-        flags: [
-          ...(options.stallJoints.length > 0 ? ["--stall-joint", options.stallJoints.join(",")] : []),
-          ...(options.bus ? ["--bus", options.bus.protocol] : []),
-          ...(options.config === undefined ? [] : ["--config", options.config]),
-        ],
-      });
-      transport = { kind: "serial", link: sim.link };
-      // The simulator ending on its own ends the demo: exit 0 means it was told to
-      // (Ctrl-C in a terminal reaches it too), anything else is a crash.
-      void sim.exited.then((code) => {
-        if (shutdown.signal.aborted || stoppingSim) return;
-        if (code !== 0) {
-          say(
-            `\nfirmware-sim exited with code ${code} (see ${join(options.dataDir, "firmware-sim.log")}); shutting down.`,
-          );
-          exitCode = 1;
-        }
-        shutdown.abort("firmware-sim exited");
-      });
-      say(
-        `  simulator  firmware-sim${options.bus ? ` --bus ${options.bus.protocol}` : ""} (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`,
-      );
-      if (options.stallJoints.length > 0)
-        say(
-          `             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`,
-        );
-      say(`  effects    ${shown(join(options.dataDir, "effects.jsonl"))} (the simulator's ground truth)`);
-    }
-    if (shutdown.signal.aborted) return 0;
-    bridge = await Bridge.start({ config: options.config, transport, dataDir: options.dataDir, logger });
-    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge demo: WARNING: ${w}\n`);
-    say(`  ledger     ${shown(join(options.dataDir, "ledger.sqlite"))}`);
-    say(`  logs       ${shown(join(options.dataDir, "armbridge.log"))}`);
-    http = await serveHttpOnPort(bridge, httpPort, { token: options.token, logger });
-    const consoleUrl = `${http.url}/console#token=${options.token}`;
-    say(`  API        ${http.url}/v1 (Authorization: Bearer ${options.token})`);
-    say(`  console    ${consoleUrl}`);
-    say();
-    if (shutdown.signal.aborted) return 0;
-
-    // The ER session (its own module, on a simulated arm of its own) goes first; an arm given on the
-    // command line has no simulated camera, and a bus arm's config ships none (the bus demo is about the bus).
-    if (options.bus)
-      say(
-        "ER session skipped: it runs on the simulated 6-axis arm and its overhead camera; `armbridge demo` without --bus shows it.\n",
-      );
-    else if (!options.transport) {
-      const er = await runErSession({
-        dataDir: join(options.dataDir, "er"),
-        config: options.config,
-        link: options.link,
-        seed: options.seed,
-        logger,
-        say,
-        shown,
-        env: io.env,
-        signal: shutdown.signal,
-        baseUrl: options.baseUrl,
-        token: options.token,
-      });
-      if (er.failed) exitCode = 1;
-    }
-    if (shutdown.signal.aborted) return exitCode;
-
-    const narrator = new SessionNarrator({ write: say, consoleUrl });
-    const activeBridge = bridge;
-    unsubscribe = bridge.onEvent((e) => {
-      if (e.type === "action_resolved") narrator.actionResolved(e.row);
+  // Paths as the user can type them from here: relative below the current folder, absolute elsewhere.
+  const shown = (p: string): string => {
+    const r = relative(process.cwd(), p);
+    return r === "" ? "." : r.startsWith("..") || isAbsolute(r) ? resolve(p) : r;
+  };
+  const demo: DemoRun = { options, io, say, shown, logger, shutdown, scope: new ProcessScope(), exitCode: 0 };
+  const dispose = async (): Promise<void> => {
+    let closeFailed = false;
+    await demo.scope.close((what, error) => {
+      closeFailed = true;
+      logger.error({ err: String(error) }, `${what} close failed`);
     });
-    const { model, what } = chooseModel(options, io.env);
-    say(what);
-    // The session is a client of the serve above, over its HTTP API, as `armbridge agent --bridge` is.
-    remote = await RemoteBridge.connect({
-      url: http.url,
-      token: options.token,
-      client: agentClient({ model: model.model }),
-      logger,
-    });
-    say(
-      `  attached   to ${remote.url} as ${remote.client.kind} ${remote.client.name} (session ${remote.client.session ?? "-"}): its calls, progress and outcomes are in the console above`,
-    );
-    say();
-    try {
-      const result = await runAgent({
-        bridge: remote,
-        model,
-        instruction: options.instruction,
-        transcriptPath: join(options.dataDir, "transcript.jsonl"),
-        onProgress: narrator.onAgentEvent,
-        signal: shutdown.signal,
-      });
-      for (const note of result.notes) say(`  note: ${note}`);
-    } catch (error) {
-      const e = asArmbridgeError(error);
-      say(`The session failed: ${e.message} [${e.code}]`);
-      exitCode = 1;
-    }
-    say();
-    narrator.summary((actionId) => activeBridge.ledger.get(actionId)?.state === "unknown");
-    if (options.exitAfterSession || shutdown.signal.aborted) return exitCode;
-
-    say();
-    say(`Serving. Open ${consoleUrl} to confirm or reject unknown actions. Press Ctrl-C to stop.`);
-    await new Promise<void>((resolve) => {
-      if (shutdown.signal.aborted) resolve();
-      else shutdown.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
-    return exitCode;
-  } catch (error) {
-    const e = asArmbridgeError(error);
-    io.stderr.write(`armbridge demo: ${e.message} [${e.code}]\n`);
-    return 1;
-  } finally {
-    unsubscribe?.();
-    await remote?.close();
-    // Order matters: stop taking requests, then release the arm, then stop the arm.
-    const failed =
-      (what: string) =>
-      (error: unknown): void => {
-        closeFailed = true;
-        logger.error({ err: String(error) }, `${what} close failed`);
-      };
-    await (http ?? httpPort)?.close().catch(failed("HTTP"));
-    await bridge?.close().catch(failed("bridge"));
-    stoppingSim = true;
-    const simCode = await sim?.stop();
-    if (sim) logger.info({ exit_code: simCode }, "firmware-sim stopped");
-    for (const s of DEMO_STOP_SIGNALS) process.off(s, onSignal);
+    stopListening();
     io.stdout.off("error", onStdoutError);
     logger.flush();
     if (shutdown.signal.aborted)
@@ -299,23 +159,104 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
           ? `Stopped, but not everything closed cleanly (see ${join(options.dataDir, "armbridge.log")}).`
           : "Stopped cleanly.",
       );
-  }
+  };
+  return { demo, dispose };
 }
 
-function chooseModel(options: DemoOptions, env: NodeJS.ProcessEnv): { model: ModelClient; what: string } {
-  const key = env.GEMINI_API_KEY;
-  if (options.model?.startsWith("replay:")) {
-    const file = options.model.slice("replay:".length);
-    return { model: ReplayModelClient.fromFile(file), what: `Scripted session ${file} (replay model).` };
-  }
-  if (key) {
-    const model = new GeminiModelClient({ apiKey: key, model: options.model, baseUrl: options.baseUrl });
-    return { model, what: `Gemini session with ${model.model}. Instruction: ${options.instruction}` };
-  }
+/** The port (bound first, as serve does: a taken port is said before a simulator starts), the simulator, the bridge, the API. */
+async function startDemoServing(demo: DemoRun): Promise<Serving | undefined> {
+  const { options, say, shown, io } = demo;
+  const serving = await startServing({
+    scope: demo.scope,
+    http: { host: options.host, port: options.port, token: options.token, logger: demo.logger },
+    bridge: { config: options.config, transport: options.transport, dataDir: options.dataDir, logger: demo.logger },
+    sim: () => startDemoSim(demo),
+    signal: demo.shutdown.signal,
+    onBridge: (bridge) => {
+      for (const w of bridge.startupWarnings) io.stderr.write(`armbridge demo: WARNING: ${w}\n`);
+      say(`  ledger     ${shown(join(options.dataDir, "ledger.sqlite"))}`);
+      say(`  logs       ${shown(join(options.dataDir, "armbridge.log"))}`);
+    },
+  });
+  if (!serving) return undefined;
+  say(`  API        ${serving.http.url}/v1 (Authorization: Bearer ${options.token})`);
+  say(`  console    ${consoleUrlOf(serving, options)}`);
+  say();
+  return serving;
+}
+
+/**
+ * firmware-sim as a child process, narrated. Its ending on its own ends the
+ * demo: exit 0 means it was told to (Ctrl-C in a terminal reaches it too),
+ * anything else is a crash.
+ */
+async function startDemoSim(demo: DemoRun): Promise<StartedSim> {
+  const { options, say, shown } = demo;
+  const sim = await spawnSimulator({
+    link: options.link,
+    seed: options.seed,
+    effectsLog: join(options.dataDir, "effects.jsonl"),
+    logFile: join(options.dataDir, "firmware-sim.log"),
+    flags: [
+      ...(options.stallJoints.length > 0 ? ["--stall-joint", options.stallJoints.join(",")] : []),
+      ...(options.bus ? ["--bus", options.bus.protocol] : []),
+      ...(options.config === undefined ? [] : ["--config", options.config]),
+    ],
+  });
+  let stopping = false;
+  void sim.exited.then((code) => {
+    if (demo.shutdown.signal.aborted || stopping) return;
+    if (code !== 0) {
+      say(`\nfirmware-sim exited with code ${code} (see ${join(options.dataDir, "firmware-sim.log")}); shutting down.`);
+      demo.exitCode = 1;
+    }
+    demo.shutdown.abort("firmware-sim exited");
+  });
+  say(
+    `  simulator  firmware-sim${options.bus ? ` --bus ${options.bus.protocol}` : ""} (pid ${sim.pid}, seed ${options.seed}) on ${options.link === "pty" ? "a PTY" : "TCP"}: ${sim.link}`,
+  );
+  if (options.stallJoints.length > 0)
+    say(
+      `             its next ${options.stallJoints.join(", ")} motion will stall half-way (a fault on cue, to show an unknown)`,
+    );
+  say(`  effects    ${shown(join(options.dataDir, "effects.jsonl"))} (the simulator's ground truth)`);
   return {
-    model: ReplayModelClient.fromFile(options.session),
-    what: `Scripted session ${relative(process.cwd(), options.session)} through the agent loop with the replay model (set GEMINI_API_KEY to drive it with Gemini).`,
+    transport: { kind: "serial", link: sim.link },
+    stop: async () => {
+      stopping = true;
+      const code = await sim.stop();
+      demo.logger.info({ exit_code: code }, "firmware-sim stopped");
+    },
   };
+}
+
+/**
+ * The ER session (its own module, on a simulated arm of its own) goes first; an arm given on the
+ * command line has no simulated camera, and a bus arm's config ships none (the bus demo is about the bus).
+ */
+async function runErStep(demo: DemoRun): Promise<void> {
+  const { options, say } = demo;
+  if (options.bus) {
+    say(
+      "ER session skipped: it runs on the simulated 6-axis arm and its overhead camera; `armbridge demo` without --bus shows it.\n",
+    );
+    return;
+  }
+  if (options.transport) return;
+  const er = await runErSession({
+    dataDir: join(options.dataDir, "er"),
+    config: options.config,
+    link: options.link,
+    seed: options.seed,
+    logger: demo.logger,
+    say,
+    shown: demo.shown,
+    env: demo.io.env,
+    signal: demo.shutdown.signal,
+    baseUrl: options.baseUrl,
+    token: options.token,
+  });
+  if (er.failed) demo.exitCode = 1;
 }
 
 /** The demo's own flags (the bridge flags are taken first); its help names each. */

@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { spawnSimulator, type SimChild } from "../../../firmware-sim/spawnSimulator.js";
-import { Bridge } from "../../bridge/Bridge.js";
+import { spawnSimulator } from "../../../firmware-sim/spawnSimulator.js";
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { packageRoot } from "../../config/packageRoot.js";
 import { asArmbridgeError } from "../../errors.js";
@@ -14,7 +13,8 @@ import { ReplayModelClient } from "../gemini/ReplayModelClient.js";
 import { runAgent } from "../gemini/runAgent.js";
 import { agentClient } from "../gemini/agentClient.js";
 import { RemoteBridge } from "../attach/RemoteBridge.js";
-import { startHttpServer, type RunningHttpServer } from "../http/startHttpServer.js";
+import { ProcessScope } from "../runtime/ProcessScope.js";
+import { startServing, type Serving } from "../runtime/startServing.js";
 import { ErNarrator, type ImagePointMove } from "./ErNarrator.js";
 
 /** The scripted ER session `npm start` replays without GEMINI_API_KEY. */
@@ -66,30 +66,11 @@ export interface ErSessionOutcome {
 export async function runErSession(options: ErSessionOptions): Promise<ErSessionOutcome> {
   const { say } = options;
   mkdirSync(options.dataDir, { recursive: true });
-  let sim: SimChild | undefined;
-  let bridge: Bridge | undefined;
-  let http: RunningHttpServer | undefined;
-  let remote: RemoteBridge | undefined;
-  let failed = false;
+  const scope = new ProcessScope();
   try {
-    // An arm of its own: the scripted session that follows judges its arm's effects log, and its
-    // fault on cue (the next wrist_2 motion stalls) would otherwise catch this session's reach.
-    const effects = join(options.dataDir, "effects.jsonl");
-    sim = await spawnSimulator({
-      link: options.link,
-      seed: options.seed,
-      effectsLog: effects,
-      logFile: join(options.dataDir, "firmware-sim.log"),
-      flags: options.config === undefined ? [] : ["--config", options.config],
-    });
-    if (options.signal.aborted) return { ran: false, failed: false };
-    bridge = await Bridge.start({
-      config: options.config,
-      transport: { kind: "serial", link: sim.link },
-      dataDir: options.dataDir,
-      logger: options.logger.child({ component: "er_session" }),
-    });
-    const missing = ER_TOOLS.filter((t) => bridge?.registry.get(t) === undefined);
+    const armed = await startErArm(options, scope);
+    if (!armed) return { ran: false, failed: false };
+    const missing = ER_TOOLS.filter((t) => armed.serving.bridge.registry.get(t) === undefined);
     if (missing.length > 0) {
       say(
         `ER session skipped: this arm has no ${missing.join(", ")} (a calibrated camera in the config's cameras: gives them).`,
@@ -97,64 +78,101 @@ export async function runErSession(options: ErSessionOptions): Promise<ErSession
       say();
       return { ran: false, failed: false };
     }
-    const { model, what } = chooseErModel(options);
-    const logger = options.logger.child({ component: "er_session" });
-    http = await startHttpServer(bridge, { port: 0, token: options.token, logger });
-    remote = await RemoteBridge.connect({
-      url: http.url,
-      token: options.token,
-      client: agentClient({ model: model.model, name: "er-session" }),
-      logger,
-    });
-    say(what);
-    say(
-      `  ER arm     a simulated arm of its own (sim pid ${sim.pid}); ground truth ${options.shown(effects)}, ledger ${options.shown(join(options.dataDir, "ledger.sqlite"))}`,
-    );
-    say(
-      `  ER console ${http.url}/console#token=${encodeURIComponent(options.token)} (this arm's own; the session is attached to it as ${remote.client.kind} ${remote.client.name})`,
-    );
-    say();
-    const narrator = new ErNarrator({
-      framesDir: join(options.dataDir, "frames"),
-      write: (l) => say(l),
-      shown: options.shown,
-    });
-    try {
-      const result = await runAgent({
-        bridge: remote,
-        model,
-        instruction: ER_DEMO_INSTRUCTION,
-        systemInstruction: ER_SYSTEM_INSTRUCTION,
-        transcriptPath: join(options.dataDir, "transcript.jsonl"),
-        onProgress: narrator.onAgentEvent,
-        signal: options.signal,
-        maxTurns: 12,
-      });
-      for (const note of result.notes) say(`  note: ${note}`);
-    } catch (error) {
-      const e = asArmbridgeError(error);
-      say(`The ER session failed: ${e.message} [${e.code}]`);
-      failed = true;
-    }
-    say();
-    summarise(options, bridge.config, narrator);
-    say();
-    return { ran: true, failed };
+    return { ran: true, failed: await runErModel(options, armed, scope) };
   } catch (error) {
     const e = asArmbridgeError(error);
     say(`The ER session could not start: ${e.message} [${e.code}]`);
     say();
     return { ran: false, failed: true };
   } finally {
-    await remote?.close();
-    await http
-      ?.close()
-      .catch((error: unknown) => options.logger.error({ err: String(error) }, "ER console close failed"));
-    await bridge
-      ?.close()
-      .catch((error: unknown) => options.logger.error({ err: String(error) }, "ER bridge close failed"));
-    await sim?.stop();
+    await scope.close((what, error) =>
+      options.logger.error({ err: String(error) }, `ER ${what === "HTTP" ? "console" : what} close failed`),
+    );
   }
+}
+
+/** The ER session's own arm: firmware-sim, a bridge and a console on it. */
+interface ErArm {
+  readonly serving: Serving;
+  readonly simPid: number;
+  readonly effects: string;
+}
+
+/**
+ * An arm of its own: the scripted session that follows judges its arm's effects log, and its
+ * fault on cue (the next wrist_2 motion stalls) would otherwise catch this session's reach.
+ */
+async function startErArm(options: ErSessionOptions, scope: ProcessScope): Promise<ErArm | undefined> {
+  const effects = join(options.dataDir, "effects.jsonl");
+  let simPid = 0;
+  const logger = options.logger.child({ component: "er_session" });
+  const serving = await startServing({
+    scope,
+    http: { host: "127.0.0.1", port: 0, token: options.token, logger },
+    bridge: { config: options.config, dataDir: options.dataDir, logger },
+    sim: async () => {
+      const sim = await spawnSimulator({
+        link: options.link,
+        seed: options.seed,
+        effectsLog: effects,
+        logFile: join(options.dataDir, "firmware-sim.log"),
+        flags: options.config === undefined ? [] : ["--config", options.config],
+      });
+      simPid = sim.pid;
+      return { transport: { kind: "serial", link: sim.link }, stop: async () => void (await sim.stop()) };
+    },
+    signal: options.signal,
+  });
+  return serving ? { serving, simPid, effects } : undefined;
+}
+
+/** The model on the ER arm, attached to its console, narrated; whether it failed. */
+async function runErModel(options: ErSessionOptions, armed: ErArm, scope: ProcessScope): Promise<boolean> {
+  const { say } = options;
+  const { bridge, http } = armed.serving;
+  const { model, what } = chooseErModel(options);
+  const remote = await RemoteBridge.connect({
+    url: http.url,
+    token: options.token,
+    client: agentClient({ model: model.model, name: "er-session" }),
+    logger: options.logger.child({ component: "er_session" }),
+  });
+  scope.add("remote", () => remote.close());
+  say(what);
+  say(
+    `  ER arm     a simulated arm of its own (sim pid ${armed.simPid}); ground truth ${options.shown(armed.effects)}, ledger ${options.shown(join(options.dataDir, "ledger.sqlite"))}`,
+  );
+  say(
+    `  ER console ${http.url}/console#token=${encodeURIComponent(options.token)} (this arm's own; the session is attached to it as ${remote.client.kind} ${remote.client.name})`,
+  );
+  say();
+  const narrator = new ErNarrator({
+    framesDir: join(options.dataDir, "frames"),
+    write: (l) => say(l),
+    shown: options.shown,
+  });
+  let failed = false;
+  try {
+    const result = await runAgent({
+      bridge: remote,
+      model,
+      instruction: ER_DEMO_INSTRUCTION,
+      systemInstruction: ER_SYSTEM_INSTRUCTION,
+      transcriptPath: join(options.dataDir, "transcript.jsonl"),
+      onProgress: narrator.onAgentEvent,
+      signal: options.signal,
+      maxTurns: 12,
+    });
+    for (const note of result.notes) say(`  note: ${note}`);
+  } catch (error) {
+    const e = asArmbridgeError(error);
+    say(`The ER session failed: ${e.message} [${e.code}]`);
+    failed = true;
+  }
+  say();
+  summarise(options, bridge.config, narrator);
+  say();
+  return failed;
 }
 
 function chooseErModel(options: ErSessionOptions): { model: ModelClient; what: string } {

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -10,12 +8,12 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { packageRoot } from "../../config/packageRoot.js";
 import type { BridgePort, CallClient, ExecutorEvent, ToolDefinition } from "../../bridge/BridgePort.js";
 import { mcpSessionCallId, normalizeClient, paceWords } from "../../bridge/portVocabulary.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
 import { toolAnnotations } from "./toolAnnotations.js";
+import { packageVersion } from "../packageVersion.js";
 
 export interface McpServerOptions {
   readonly logger?: Logger | undefined;
@@ -213,14 +211,5 @@ function progressText(e: ExecutorEvent, callId: string): string | undefined {
     case "link_returned":
     case "presence_changed":
       return undefined;
-  }
-}
-
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
-    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
-  } catch {
-    return "0.0.0";
   }
 }

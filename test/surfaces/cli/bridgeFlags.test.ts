@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isArmbridgeError } from "../../../src/errors.js";
-import { parseBridgeFlags } from "../../../src/surfaces/cli/bridgeFlags.js";
+import { parseBridgeFlags } from "../../../src/surfaces/runtime/bridgeFlags.js";
 
 function usageError(argv: string[]): unknown {
   try {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MCP_HELP } from "../../../src/surfaces/mcp/mcpCommand.js";
+import { MCP_HELP } from "../../../src/surfaces/cli/mcp/mcpCommand.js";
 import { ROOT } from "./startSimProcess.js";
 
 /**

@@ -1,9 +1,9 @@
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../../protocol/bus/index.js";
 import { defaultScanBauds, scanBus, type ScannedServo } from "../../../transport/bus/setup/scanBus.js";
 import { findLoneServo, setServoBaud, setServoId } from "../../../transport/bus/setup/setUpLoneServo.js";
-import type { CliIo } from "../CliIo.js";
-import { cliUsageError } from "../cliUsageError.js";
-import { parseCommandFlags } from "../parseCommandFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { isPseudoTerminal, openBusExchange } from "./openBusExchange.js";
 import { formatTable, wantsJson } from "./printRecords.js";
 import { JSON_FLAG_HELP } from "../printRecords.js";

@@ -13,9 +13,9 @@ import { protocolNamed } from "../../../protocol/bus/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";
-import type { CliIo } from "../CliIo.js";
-import { cliUsageError } from "../cliUsageError.js";
-import { parseCommandFlags } from "../parseCommandFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { CalibrationRun } from "./CalibrationRun.js";
 import { directionStep } from "./directionStep.js";
 import { LineReader } from "./LineReader.js";
@@ -80,11 +80,56 @@ export const CALIBRATE_FLAGS = {
   json: { type: "boolean" },
 } as const;
 
+/** What calibrate was asked, checked (and the config read without its calibration) before the bus is opened. */
+type CalibrateRequest = ReturnType<typeof calibrateRequestOf>;
+
+/** `armbridge calibrate`: the steps asked for on the bus, then the file, the config pointed at it, and the checks serve would make. */
 export async function calibrateCommand(
   argv: readonly string[],
   io: CliIo,
   controls: { readonly signal?: AbortSignal } = {},
 ): Promise<number> {
+  const request = calibrateRequestOf(argv);
+  const { values, config, bus, importing, path } = request;
+  const json = values.json === true;
+  const lines = new LineReader(io.stdin);
+  let exchange: BusExchange | undefined;
+  if (values.serial !== undefined) {
+    const link = linkForUrl(values.serial, { baudRate: bus.baud });
+    await link.open(controls.signal);
+    exchange = new BusExchange(link, protocolNamed(bus.protocol), bus.baud);
+  }
+  try {
+    const run = new CalibrationRun({
+      config,
+      path,
+      exchange,
+      io,
+      lines,
+      json,
+      yes: values.yes === true,
+      link: values.serial,
+      signal: controls.signal,
+    });
+    if (importing !== undefined) {
+      run.draft = fromLerobot(readLerobotCalibration(importing), config, importing);
+      writeBusCalibrationFile(path, run.draft);
+      run.say(`imported ${importing} (LeRobot): written to ${path}`, { event: "imported", from: importing, path });
+      if (exchange) await compareHomingOffsets(run, exchange, readLerobotCalibration(importing));
+    }
+    for (const step of request.steps) {
+      if (step === "zero") await zeroStep(run);
+      else if (step === "range") await rangeStep(run, { seconds: request.rangeSeconds, given: request.ranges });
+      else await directionStep(run, { jogDeg: request.jogDeg, degPerSecond: request.jogSpeed, given: request.signs });
+    }
+    return await finishCalibration(run, request);
+  } finally {
+    lines.close();
+    await exchange?.link.close();
+  }
+}
+
+function calibrateRequestOf(argv: readonly string[]) {
   const { values, positionals } = parseCommandFlags(argv, CALIBRATE_FLAGS);
   if (positionals.length) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const configPath = values.config;
@@ -137,73 +182,56 @@ export async function calibrateCommand(
   const willPointConfig = values.out === undefined && named === undefined;
   if (willPointConfig) refuseShippedConfig(configPath);
 
+  return {
+    values,
+    configPath,
+    importing,
+    steps,
+    rangeSeconds,
+    jogDeg,
+    jogSpeed,
+    config,
+    bus: config.bus,
+    named,
+    ranges,
+    signs,
+    path,
+    willPointConfig,
+  };
+}
+
+/** The config pointed at the file (or a note), the LeRobot export, the summary, and whether serve would load it: the exit code. */
+async function finishCalibration(run: CalibrationRun, request: CalibrateRequest): Promise<number> {
+  const { values, configPath, config, named, path, willPointConfig } = request;
   const json = values.json === true;
-  const lines = new LineReader(io.stdin);
-  let exchange: BusExchange | undefined;
-  if (values.serial !== undefined) {
-    const link = linkForUrl(values.serial, { baudRate: config.bus.baud });
-    await link.open(controls.signal);
-    exchange = new BusExchange(link, protocolNamed(config.bus.protocol), config.bus.baud);
+  if (willPointConfig) {
+    const rel = pointConfigAt(configPath, path);
+    run.say(`${configPath}: bus.calibration set to ${rel}`, { event: "config", path: configPath, calibration: rel });
+  } else if (values.out !== undefined && named !== undefined && resolve(dirname(resolve(configPath)), named) !== path) {
+    run.say(`note: ${configPath} names ${named}, not ${path}; serve reads the one the config names`);
   }
-  try {
-    const run = new CalibrationRun({
-      config,
+  const exportTo = values["export-lerobot"];
+  if (exportTo !== undefined) await exportLerobot(run, config, exportTo);
+  const missing = missingSteps(run.draft, config);
+  summarizeCalibration(run);
+  const refused = missing.length === 0 ? configChecksRefuse(configPath, path) : undefined;
+  if (refused !== undefined) {
+    run.say(`the config does not load with this calibration (serve would refuse it): ${refused}`, {
+      event: "refused",
       path,
-      exchange,
-      io,
-      lines,
-      json,
-      yes: values.yes === true,
-      link: values.serial,
-      signal: controls.signal,
+      issues: refused,
     });
-    if (importing !== undefined) {
-      run.draft = fromLerobot(readLerobotCalibration(importing), config, importing);
-      writeBusCalibrationFile(path, run.draft);
-      run.say(`imported ${importing} (LeRobot): written to ${path}`, { event: "imported", from: importing, path });
-      if (exchange) await compareHomingOffsets(run, exchange, readLerobotCalibration(importing));
-    }
-    for (const step of steps) {
-      if (step === "zero") await zeroStep(run);
-      else if (step === "range") await rangeStep(run, { seconds: rangeSeconds, given: ranges });
-      else await directionStep(run, { jogDeg, degPerSecond: jogSpeed, given: signs });
-    }
-    if (willPointConfig) {
-      const rel = pointConfigAt(configPath, path);
-      run.say(`${configPath}: bus.calibration set to ${rel}`, { event: "config", path: configPath, calibration: rel });
-    } else if (
-      values.out !== undefined &&
-      named !== undefined &&
-      resolve(dirname(resolve(configPath)), named) !== path
-    ) {
-      run.say(`note: ${configPath} names ${named}, not ${path}; serve reads the one the config names`);
-    }
-    const exportTo = values["export-lerobot"];
-    if (exportTo !== undefined) await exportLerobot(run, config, exportTo);
-    const missing = missingSteps(run.draft, config);
-    summarizeCalibration(run);
-    const refused = missing.length === 0 ? configChecksRefuse(configPath, path) : undefined;
-    if (refused !== undefined) {
-      run.say(`the config does not load with this calibration (serve would refuse it): ${refused}`, {
-        event: "refused",
-        path,
-        issues: refused,
-      });
-    }
-    if (json)
-      run.emit({
-        event: "calibration",
-        path,
-        complete: missing.length === 0,
-        missing,
-        loads: missing.length === 0 && refused === undefined,
-        file: run.draft,
-      });
-    return refused === undefined ? 0 : 1;
-  } finally {
-    lines.close();
-    await exchange?.link.close();
   }
+  if (json)
+    run.emit({
+      event: "calibration",
+      path,
+      complete: missing.length === 0,
+      missing,
+      loads: missing.length === 0 && refused === undefined,
+      file: run.draft,
+    });
+  return refused === undefined ? 0 : 1;
 }
 
 /**

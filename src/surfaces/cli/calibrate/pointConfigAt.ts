@@ -1,7 +1,7 @@
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { packageRoot } from "../../../config/packageRoot.js";
-import { cliUsageError } from "../cliUsageError.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { setYamlKey } from "../yamlEdit.js";
 import { readBoundedText } from "../../../config/files/readBoundedFile.js";
 import { writeFileAtomic } from "../../../config/files/writeFileAtomic.js";

@@ -4,9 +4,9 @@ import { loadConfig } from "../../../config/loadConfig.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "../apiClient.js";
 import { LineReader } from "../calibrate/LineReader.js";
 import { refuseShippedConfig } from "../calibrate/pointConfigAt.js";
-import type { CliIo } from "../CliIo.js";
-import { cliUsageError } from "../cliUsageError.js";
-import { parseCommandFlags } from "../parseCommandFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { BridgeArm } from "./BridgeArm.js";
 import { fitTouchOff } from "./fitTouchOff.js";
 import { writeTableCalibration } from "./writeTableCalibration.js";
@@ -55,7 +55,37 @@ const MIN_POINTS = 4;
 /** A mark mapped this far off by the fit of the others is worth a warning: its pixel or its tip is wrong. */
 const HOLDOUT_WARN_MM = 3;
 
+/** A mark: where the tool tip was, and the pixel it showed at in a frame of `size`. */
+interface Mark {
+  readonly tip: readonly [number, number, number];
+  readonly pixel: readonly [number, number];
+  readonly size: readonly [number, number];
+}
+
+/** What `camera calibrate` was asked, checked before the arm is reached. */
+interface CameraRequest {
+  readonly values: ReturnType<typeof parseCommandFlags<typeof CAMERA_FLAGS>>["values"];
+  readonly cameraName: string;
+  readonly configPath: string;
+  readonly config: ReturnType<typeof loadConfig>;
+  readonly poses: readonly Record<string, number>[];
+  readonly pixels: readonly (readonly [number, number])[];
+  readonly speed: number;
+  readonly tableZ: number | undefined;
+}
+
+/** `armbridge camera calibrate`: marks from the flags or from a person at the arm, a fit, then the table printed or written. */
 export async function cameraCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const request = cameraRequestOf(argv);
+  const arm = new BridgeArm(ApiClient.fromFlags(request.values, io));
+  const say = (text: string): void => void io.stderr.write(text + "\n");
+  const marks =
+    request.poses.length > 0 ? await marksOfPoses(arm, request, say) : await marksOfOperator(arm, request, io, say);
+  reportFit(request, marks, io, say);
+  return 0;
+}
+
+function cameraRequestOf(argv: readonly string[]): CameraRequest {
   const [sub, ...rest] = argv;
   if (sub !== "calibrate")
     throw cliUsageError(
@@ -89,70 +119,86 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   const tableZ = values["table-z"] === undefined ? undefined : Number(values["table-z"]);
   if (tableZ !== undefined && !Number.isFinite(tableZ))
     throw cliUsageError(`--table-z must be a number (got ${JSON.stringify(values["table-z"])})`);
+  return { values, cameraName, configPath, config, poses, pixels, speed, tableZ };
+}
 
-  const arm = new BridgeArm(ApiClient.fromFlags(values, io));
-  const marks: {
-    tip: readonly [number, number, number];
-    pixel: readonly [number, number];
-    size: readonly [number, number];
-  }[] = [];
-  const say = (text: string): void => void io.stderr.write(text + "\n");
-  if (poses.length > 0) {
-    for (const [i, pose] of poses.entries()) {
-      await arm.moveJoints(pose, speed);
+/** --pose/--pixel pairs: the arm goes to each pose, and the tip there is paired with the pixel given. */
+async function marksOfPoses(arm: BridgeArm, request: CameraRequest, say: (text: string) => void): Promise<Mark[]> {
+  const { poses, pixels, speed, cameraName } = request;
+  const marks: Mark[] = [];
+  for (const [i, pose] of poses.entries()) {
+    await arm.moveJoints(pose, speed);
+    const tip = await arm.tip();
+    const frame = await arm.frame(cameraName);
+    marks.push({ tip, pixel: pixels[i] ?? [0, 0], size: [frame.width, frame.height] });
+    say(
+      `mark ${i + 1}: tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m, pixel (${(pixels[i] ?? []).join(", ")}) of ${frame.width}×${frame.height}`,
+    );
+  }
+  return marks;
+}
+
+/** A person at the arm: the tip on a mark, Enter, then the mark's pixel in the saved frame; "done" after enough. */
+async function marksOfOperator(
+  arm: BridgeArm,
+  request: CameraRequest,
+  io: CliIo,
+  say: (text: string) => void,
+): Promise<Mark[]> {
+  const { cameraName, configPath } = request;
+  const marks: Mark[] = [];
+  const lines = new LineReader(io.stdin);
+  try {
+    for (;;) {
+      // Numbered by the marks taken: a "done" refused for too few marks does not skip a number.
+      const i = marks.length + 1;
+      say(
+        `mark ${i}: put the tool tip on a mark on the table, then press Enter${i > MIN_POINTS ? ' (or type "done")' : ""}.`,
+      );
+      const line = await lines.next();
+      if (line === undefined)
+        throw cliUsageError(
+          "stdin closed before the marks were given (give --pose/--pixel pairs to run without a terminal)",
+        );
+      if (line.trim().toLowerCase() === "done") {
+        if (marks.length >= MIN_POINTS) break;
+        say(`${MIN_POINTS} marks at least, ${marks.length} so far`);
+        continue;
+      }
       const tip = await arm.tip();
       const frame = await arm.frame(cameraName);
-      marks.push({ tip, pixel: pixels[i] ?? [0, 0], size: [frame.width, frame.height] });
-      say(
-        `mark ${i + 1}: tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m, pixel (${(pixels[i] ?? []).join(", ")}) of ${frame.width}×${frame.height}`,
+      const file = join(
+        dirname(resolve(configPath)),
+        `${cameraName}-mark-${i}.${frame.mimeType === "image/png" ? "png" : "jpg"}`,
       );
+      writeFileSync(file, frame.bytes);
+      say(
+        `tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m. The camera's view is in ${file} (${frame.width}×${frame.height}): type the mark's pixel as COL,ROW.`,
+      );
+      marks.push({ tip, pixel: await pixelOf(lines, say), size: [frame.width, frame.height] });
     }
-  } else {
-    const lines = new LineReader(io.stdin);
+  } finally {
+    lines.close();
+  }
+  return marks;
+}
+
+/** COL,ROW typed by the person, asked again until it reads. */
+async function pixelOf(lines: LineReader, say: (text: string) => void): Promise<readonly [number, number]> {
+  for (;;) {
+    const answer = await lines.next();
+    if (answer === undefined) throw cliUsageError("stdin closed before the pixel was given");
     try {
-      for (;;) {
-        // Numbered by the marks taken: a "done" refused for too few marks does not skip a number.
-        const i = marks.length + 1;
-        say(
-          `mark ${i}: put the tool tip on a mark on the table, then press Enter${i > MIN_POINTS ? ' (or type "done")' : ""}.`,
-        );
-        const line = await lines.next();
-        if (line === undefined)
-          throw cliUsageError(
-            "stdin closed before the marks were given (give --pose/--pixel pairs to run without a terminal)",
-          );
-        if (line.trim().toLowerCase() === "done") {
-          if (marks.length >= MIN_POINTS) break;
-          say(`${MIN_POINTS} marks at least, ${marks.length} so far`);
-          continue;
-        }
-        const tip = await arm.tip();
-        const frame = await arm.frame(cameraName);
-        const file = join(
-          dirname(resolve(configPath)),
-          `${cameraName}-mark-${i}.${frame.mimeType === "image/png" ? "png" : "jpg"}`,
-        );
-        writeFileSync(file, frame.bytes);
-        say(
-          `tip at (${tip.map((v) => v.toFixed(4)).join(", ")}) m. The camera's view is in ${file} (${frame.width}×${frame.height}): type the mark's pixel as COL,ROW.`,
-        );
-        let pixel: readonly [number, number] | undefined;
-        while (!pixel) {
-          const answer = await lines.next();
-          if (answer === undefined) throw cliUsageError("stdin closed before the pixel was given");
-          try {
-            pixel = parsePixel(answer.trim());
-          } catch {
-            say("COL,ROW, e.g. 312,208");
-          }
-        }
-        marks.push({ tip, pixel, size: [frame.width, frame.height] });
-      }
-    } finally {
-      lines.close();
+      return parsePixel(answer.trim());
+    } catch {
+      say("COL,ROW, e.g. 312,208");
     }
   }
+}
 
+/** The fit and its check said on stderr; the table printed, or written into the config (--write), and --json's line. */
+function reportFit(request: CameraRequest, marks: readonly Mark[], io: CliIo, say: (text: string) => void): void {
+  const { values, cameraName, configPath, config, tableZ } = request;
   const { z, points, residual, holdout } = fitTouchOff(marks, tableZ ?? config.scene?.table.z);
   say(
     `fit: residual ${residual.rms_mm} mm RMS, ${residual.max_mm} mm worst, over ${points.length} marks at table z ${z.toFixed(4)} m`,
@@ -186,7 +232,6 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
         written: values.write === true,
       }) + "\n",
     );
-  return 0;
 }
 
 function round(v: number, digits = 4): number {

@@ -1,5 +1,5 @@
 import { applyHomography, fitHomography } from "../../../geometry/fitHomography.js";
-import { cliUsageError } from "../cliUsageError.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
 
 /** One touch-off mark: the tip's position (FK, base frame, m) and its pixel in an image of `size`. */
 export interface TouchOffMark {

@@ -1,5 +1,5 @@
 import { isMap, isSeq, parseDocument } from "yaml";
-import { cliUsageError } from "../cliUsageError.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { setYamlKey } from "../yamlEdit.js";
 import { readBoundedText } from "../../../config/files/readBoundedFile.js";
 import { writeFileAtomic } from "../../../config/files/writeFileAtomic.js";

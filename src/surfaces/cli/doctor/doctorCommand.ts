@@ -9,9 +9,9 @@ import type { RclnodejsImporter } from "../../../transport/ros2/loadRclnodejs.js
 import { linkForUrl } from "../../../transport/link/openLink.js";
 import { wantsJson } from "../bus/printRecords.js";
 import { JSON_FLAG_HELP } from "../printRecords.js";
-import type { CliIo } from "../CliIo.js";
-import { cliUsageError } from "../cliUsageError.js";
-import { parseCommandFlags } from "../parseCommandFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { cliUsageError } from "../../runtime/cliUsageError.js";
+import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { checkCameras, checkEnvelope, checkLedger } from "./armChecks.js";
 import { checkBus } from "./busChecks.js";
 import { checkCalibration } from "./calibrationCheck.js";
@@ -75,6 +75,25 @@ export async function doctorCommand(
 
   // The config, without its calibration file: that file is a check of its own.
   const configPath = values.config;
+  const { config, named } = checkConfig(configPath, report);
+  if (config) await checkArm({ config, configPath, named, values, io, controls, report });
+
+  const failed = checks.filter((c) => c.status === "FAIL");
+  if (json) io.stdout.write(JSON.stringify({ ok: failed.length === 0, checks }) + "\n");
+  else
+    io.stdout.write(
+      failed.length === 0
+        ? `\nno check failed (${checks.filter((c) => c.status === "WARN").length} warnings)\n`
+        : `\n${failed.length} check(s) failed: ${failed.map((c) => c.check).join(", ")}\n`,
+    );
+  return failed.length === 0 ? 0 : 1;
+}
+
+/** The config read and said (without its calibration file, which is a check of its own). */
+function checkConfig(
+  configPath: string | undefined,
+  report: (c: DoctorCheck) => void,
+): { config: ArmConfig | undefined; named: string | undefined } {
   let named: string | undefined;
   let config: ArmConfig | undefined;
   try {
@@ -98,53 +117,55 @@ export async function doctorCommand(
     );
   }
 
-  if (config) {
-    const link = values.serial;
-    if (link !== undefined) {
-      report(checkDevice(link));
-      report(checkLatencyTimer(link, controls.sysfsRoot));
-    }
-    const ledger = checkLedger(resolve(values.data ?? defaultDataDir(config.arm.name, io.env)), config.arm.name);
-    report(ledger.check);
-    if (link !== undefined && config.bus) {
-      if (ledger.runningBridge !== undefined) {
-        report(
-          warn(
-            "bus",
-            `skipped: a running bridge (${ledger.runningBridge}) is using the bus`,
-            "stop it to check the bus, or ask it: armbridge actions / GET /v1/state",
-          ),
-        );
-      } else {
-        for (const c of await busChecks(config, configPath ?? "FILE", named, link)) report(c);
-      }
-    } else if (link !== undefined) {
-      report(
-        ok("link", "a firmware arm: its link is checked by serve's handshake (HELLO); this doctor checks servo buses"),
-      );
-    } else if (config.bus && values.ros !== true) {
+  return { config, named };
+}
+
+/** The checks of an arm whose config loaded: device, latency timer, ledger, bus, envelope, cameras, ROS. */
+async function checkArm(arm: {
+  readonly config: ArmConfig;
+  readonly configPath: string | undefined;
+  readonly named: string | undefined;
+  readonly values: ReturnType<typeof parseCommandFlags<typeof DOCTOR_FLAGS>>["values"];
+  readonly io: CliIo;
+  readonly controls: DoctorControls;
+  readonly report: (c: DoctorCheck) => void;
+}): Promise<void> {
+  const { config, configPath, named, values, io, controls, report } = arm;
+  const link = values.serial;
+  if (link !== undefined) {
+    report(checkDevice(link));
+    report(checkLatencyTimer(link, controls.sysfsRoot));
+  }
+  const ledger = checkLedger(resolve(values.data ?? defaultDataDir(config.arm.name, io.env)), config.arm.name);
+  report(ledger.check);
+  if (link !== undefined && config.bus) {
+    if (ledger.runningBridge !== undefined) {
       report(
         warn(
-          "link",
-          "no --serial LINK given: the bus, servos and calibration were not checked",
-          `armbridge doctor --config ${configPath ?? "FILE"} --serial LINK`,
+          "bus",
+          `skipped: a running bridge (${ledger.runningBridge}) is using the bus`,
+          "stop it to check the bus, or ask it: armbridge actions / GET /v1/state",
         ),
       );
+    } else {
+      for (const c of await busChecks(config, configPath ?? "FILE", named, link)) report(c);
     }
-    report(checkEnvelope(config));
-    for (const c of await checkCameras(config, { ros: values.ros === true })) report(c);
-    if (values.ros === true) for (const c of await checkRos(config, io.env, controls.rclnodejsImporter)) report(c);
-  }
-
-  const failed = checks.filter((c) => c.status === "FAIL");
-  if (json) io.stdout.write(JSON.stringify({ ok: failed.length === 0, checks }) + "\n");
-  else
-    io.stdout.write(
-      failed.length === 0
-        ? `\nno check failed (${checks.filter((c) => c.status === "WARN").length} warnings)\n`
-        : `\n${failed.length} check(s) failed: ${failed.map((c) => c.check).join(", ")}\n`,
+  } else if (link !== undefined) {
+    report(
+      ok("link", "a firmware arm: its link is checked by serve's handshake (HELLO); this doctor checks servo buses"),
     );
-  return failed.length === 0 ? 0 : 1;
+  } else if (config.bus && values.ros !== true) {
+    report(
+      warn(
+        "link",
+        "no --serial LINK given: the bus, servos and calibration were not checked",
+        `armbridge doctor --config ${configPath ?? "FILE"} --serial LINK`,
+      ),
+    );
+  }
+  report(checkEnvelope(config));
+  for (const c of await checkCameras(config, { ros: values.ros === true })) report(c);
+  if (values.ros === true) for (const c of await checkRos(config, io.env, controls.rclnodejsImporter)) report(c);
 }
 
 function withoutCalibration(

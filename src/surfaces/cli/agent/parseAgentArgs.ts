@@ -1,12 +1,12 @@
 import { parseArgs } from "node:util";
-import { ArmbridgeError } from "../../errors.js";
-import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "./CameraStreamer.js";
-import { DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL } from "./GeminiModelClient.js";
-import { DEFAULT_CONTEXT_COMPRESSION, type ContextCompression } from "./liveConnectConfig.js";
-import { DEFAULT_RECONNECT_POLICY } from "./ResumableLiveSession.js";
-import { DEFAULT_MODEL_RETRY_POLICY } from "./retryModelRequest.js";
-import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS } from "./runAgent.js";
-import { DEFAULT_JOIN_WINDOW_MS } from "./UndeliveredMotions.js";
+import { ArmbridgeError } from "../../../errors.js";
+import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "../../gemini/CameraStreamer.js";
+import { DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL } from "../../gemini/GeminiModelClient.js";
+import { DEFAULT_CONTEXT_COMPRESSION, type ContextCompression } from "../../gemini/liveConnectConfig.js";
+import { DEFAULT_RECONNECT_POLICY } from "../../gemini/ResumableLiveSession.js";
+import { DEFAULT_MODEL_RETRY_POLICY } from "../../gemini/retryModelRequest.js";
+import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS } from "../../gemini/runAgent.js";
+import { DEFAULT_JOIN_WINDOW_MS } from "../../gemini/UndeliveredMotions.js";
 
 /** `armbridge agent`'s own flags (the arm's are parseBridgeFlags'). */
 export interface AgentArgs {

@@ -1,13 +1,14 @@
-import { Bridge } from "../../bridge/Bridge.js";
-import { MIME_TYPES } from "../../cameras/encodeImage.js";
-import { ArmbridgeError } from "../../errors.js";
-import type { BridgePort, CallClient } from "../../bridge/BridgePort.js";
-import type { Logger } from "../../observability/logger.js";
-import { RemoteBridge } from "../attach/RemoteBridge.js";
-import type { BridgeFlagOptions } from "../cli/bridgeFlags.js";
-import { EmbeddedConsole } from "../http/EmbeddedConsole.js";
-import { agentBridgeOf } from "./agentBridgeOf.js";
-import type { CameraFeed } from "./CameraStreamer.js";
+import { MIME_TYPES } from "../../../cameras/encodeImage.js";
+import { ArmbridgeError } from "../../../errors.js";
+import type { BridgePort, CallClient } from "../../../bridge/BridgePort.js";
+import type { Logger } from "../../../observability/logger.js";
+import { RemoteBridge } from "../../attach/RemoteBridge.js";
+import type { BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
+import { generateToken } from "../../http/bearerToken.js";
+import { ProcessScope } from "../../runtime/ProcessScope.js";
+import { startServing, type Serving } from "../../runtime/startServing.js";
+import { agentBridgeOf } from "../../gemini/agentBridgeOf.js";
+import type { CameraFeed } from "../../gemini/CameraStreamer.js";
 
 /** Where an agent's calls go: a running serve (`--bridge`), or a bridge of its own in this process with its own console. */
 export type AgentTarget =
@@ -66,30 +67,34 @@ export async function openAgentBridge(
       close: () => remote.close(),
     };
   }
-  const surface = await EmbeddedConsole.bind({ host: target.host, port: target.port, token: target.token });
-  let bridge: Bridge;
+  const scope = new ProcessScope();
+  let serving: Serving | undefined;
   try {
-    bridge = await Bridge.start({
-      config: target.flags.config,
-      transport: target.flags.transport,
-      dataDir: target.flags.dataDir,
-      otherArm: target.flags.otherArm,
-      logger,
+    serving = await startServing({
+      scope,
+      http: {
+        host: target.host,
+        port: target.port,
+        token: target.token ?? generateToken(),
+        operatorToken: generateToken(),
+        logger,
+      },
+      bridge: { ...target.flags, logger },
+      onBridge: (bridge) => {
+        for (const w of bridge.startupWarnings) say(`armbridge agent: WARNING: ${w}`);
+      },
     });
+    if (!serving) throw new Error("agent: started without a stop signal, yet stopped");
+    for (const w of serving.http.security.warnings) say(`armbridge agent: warning: ${w.message}`);
   } catch (error) {
-    await surface.close();
+    await scope.close();
     throw error;
   }
-  try {
-    for (const w of bridge.startupWarnings) say(`armbridge agent: WARNING: ${w}`);
-    for (const w of await surface.serve(bridge, logger)) say(`armbridge agent: warning: ${w}`);
-  } catch (error) {
-    await bridge.close();
-    await surface.close();
-    throw error;
-  }
-  say(`armbridge agent: console ${surface.consoleUrl} (watch, HALT, approve, confirm while this agent drives the arm)`);
-  const local = bridge;
+  const consoleUrl = `${serving.http.url}/console#token=${encodeURIComponent(serving.http.operatorToken)}`;
+  say(`armbridge agent: console ${consoleUrl} (watch, HALT, approve, confirm while this agent drives the arm)`);
+  const local = serving.bridge;
+  // Waits end first, so the console's server is not held open by a call.
+  scope.add("waits", () => local.endWaits());
   return {
     bridge: agentBridgeOf(local, client),
     stopWaits: () => local.endWaits(),
@@ -112,11 +117,6 @@ export async function openAgentBridge(
       stoppedBy !== undefined && local.actions.get(actionId)?.state === "started"
         ? `${actionId} was in flight when ${stoppedBy} stopped the run: its row stays started and the next bridge start settles it from the arm`
         : `${actionId} is unknown: check the arm, then confirm it (the console above while this runs; afterwards \`armbridge serve\` on this arm and its console, or \`armbridge confirm ${actionId} --outcome reached|partial|not_moved --operator NAME\`)`,
-    close: async () => {
-      // Waits end first, so the console's server is not held open by a call.
-      local.endWaits();
-      await surface.close();
-      await local.close();
-    },
+    close: () => scope.close(),
   };
 }

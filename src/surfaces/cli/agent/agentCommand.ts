@@ -1,30 +1,31 @@
 import { constants } from "node:os";
 import { createInterface } from "node:readline";
-import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../errors.js";
-import { resultOf } from "../toFunctionResponse.js";
-import { createLogger } from "../../observability/logger.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../cli/bridgeFlags.js";
-import type { CliIo } from "../cli/CliIo.js";
-import { parseHostPort } from "../cli/serveCommand.js";
-import { EMBEDDED_CONSOLE_DEFAULT } from "../http/EmbeddedConsole.js";
-import { agentClient } from "./agentClient.js";
+import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../../errors.js";
+import { resultOf } from "../../toFunctionResponse.js";
+import { createLogger } from "../../../observability/logger.js";
+import { EMBEDDED_CONSOLE_DEFAULT } from "../../runtime/startServing.js";
+import { onStopSignals, type StopSignal } from "../../runtime/stopSignals.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { parseHostPort } from "../serveCommand.js";
+import { agentClient } from "../../gemini/agentClient.js";
 import { openAgentBridge, type AgentTarget, type OpenedAgentBridge } from "./openAgentBridge.js";
-import type { AgentEnd, AgentResult } from "./AgentEvent.js";
-import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "./CameraStreamer.js";
+import type { AgentEnd, AgentResult } from "../../gemini/AgentEvent.js";
+import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "../../gemini/CameraStreamer.js";
 import {
   createGoogleGenAI,
   DEFAULT_GEMINI_LIVE_MODEL,
   DEFAULT_GEMINI_MODEL,
   GeminiModelClient,
-} from "./GeminiModelClient.js";
-import type { ModelClient } from "./ModelClient.js";
+} from "../../gemini/GeminiModelClient.js";
+import type { ModelClient } from "../../gemini/ModelClient.js";
 import { parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
-import { ReplayModelClient } from "./ReplayModelClient.js";
-import { DEFAULT_RECONNECT_POLICY } from "./ResumableLiveSession.js";
-import { DEFAULT_MODEL_RETRY_POLICY } from "./retryModelRequest.js";
-import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "./runAgent.js";
-import { runLiveAgent } from "./runLiveAgent.js";
-import { DEFAULT_JOIN_WINDOW_MS } from "./UndeliveredMotions.js";
+import { ReplayModelClient } from "../../gemini/ReplayModelClient.js";
+import { DEFAULT_RECONNECT_POLICY } from "../../gemini/ResumableLiveSession.js";
+import { DEFAULT_MODEL_RETRY_POLICY } from "../../gemini/retryModelRequest.js";
+import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "../../gemini/runAgent.js";
+import { runLiveAgent } from "../../gemini/runLiveAgent.js";
+import { DEFAULT_JOIN_WINDOW_MS } from "../../gemini/UndeliveredMotions.js";
 
 export const AGENT_USAGE = `Usage: armbridge agent "<instruction>" --bridge URL [--token T] [flags]
        armbridge agent "<instruction>" (--serial LINK | --ros ...) [--http HOST:PORT] [flags]
@@ -100,9 +101,6 @@ and settles the motions by observation, as after any timeout. However it
 ends, the arm link and the ledger (embedded) or the connection to serve
 (attached) are closed; motions under way are not stopped.`;
 
-/** Each ends the run cleanly; SIGHUP is a closed terminal. */
-const AGENT_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-type StopSignal = (typeof AGENT_STOP_SIGNALS)[number];
 /** How long the outcome line may wait for a reader that is not reading before it counts as undelivered. */
 const OUTCOME_WRITE_LIMIT_MS = 10_000;
 
@@ -116,112 +114,42 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   "ARMB_ERR_APPROVAL_UNANSWERABLE",
 ]);
 
+/** What the command line asks for, checked before anything is reached. */
+interface AgentPlan {
+  readonly args: AgentArgs;
+  /** The replay client, or undefined for the API. */
+  readonly model: ModelClient | undefined;
+  readonly target: AgentTarget;
+  readonly client: ReturnType<typeof agentClient>;
+}
+
 /** `armbridge agent`: exit code per AGENT_USAGE. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     io.stdout.write(AGENT_USAGE + "\n");
     return 0;
   }
+  const progress = progressOn(io.stderr);
   let opened: OpenedAgentBridge | undefined;
   const interrupt = new AbortController();
   let stoppedBy: StopSignal | undefined;
-  const onSignal = (signal: StopSignal): void => {
-    stoppedBy ??= signal;
-    interrupt.abort(signal);
-    // Embedded, every wait ends now, observation too (as serve and mcp do): a call in flight answers
-    // `unknown` and its row stays `started` for the next start to reconcile. Otherwise a closed
-    // terminal would keep the process observing a long motion for up to observe.max_ms.
-    opened?.stopWaits();
-  };
-  // Nobody reading progress (stderr closed) must not kill a run that is driving an arm: an
-  // unhandled EPIPE is an uncaught error that would skip closing the ledger. Never removed: a
-  // progress line already queued may still fail on its way out.
-  let stderrGone = false;
-  const onStderrError = (): void => {
-    stderrGone = true;
-  };
-  io.stderr.on("error", onStderrError);
-  const progress = (line: string): void => {
-    if (!stderrGone) io.stderr.write(line);
-  };
+  let stopListening: (() => void) | undefined;
   try {
-    const flags = parseBridgeFlags(argv, { transport: "optional" });
-    const args = parseAgentArgs(flags.rest);
-    const model = modelClient(args, io.env);
-    const target = agentTarget(args, flags.options, argv, io.env);
-    const client = agentClient({ model: args.model, name: args.clientName });
-
+    const plan = agentPlanOf(argv, io.env);
     const logger = createLogger({ level: io.env.ARMBRIDGE_LOG_LEVEL ?? "warn" });
     // Before the start: a signal while the arm link opens ends the run before its first turn.
-    for (const s of AGENT_STOP_SIGNALS) process.once(s, onSignal);
-    opened = await openAgentBridge(target, client, logger, (line) => progress(`${line}\n`));
-    const common = {
-      bridge: opened.bridge,
-      instruction: args.instruction,
-      images: args.images,
-      maxTurns: args.maxTurns,
-      deadlineMs: args.deadlineMs,
-      transcriptPath: args.transcript,
-      signal: interrupt.signal,
-      onProgress: (line: string) => progress(`[agent] ${line}\n`),
-    };
-    let result: AgentResult;
-    if (args.live) {
-      const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
-      const streamCamera = args.streamCamera ? opened.cameraFeed(args.streamCamera) : undefined;
-      // Only a terminal: piped stdin is whatever a script feeds it, not a person talking to the model.
-      const typed = io.stdin?.isTTY === true ? createInterface({ input: io.stdin, terminal: false }) : undefined;
-      try {
-        result = await runLiveAgent({
-          ...common,
-          ai,
-          model: args.model,
-          userTurns: typed,
-          compression: args.compression,
-          reconnect: { ...DEFAULT_RECONNECT_POLICY, attempts: args.reconnectAttempts },
-          joinWindowMs: args.joinWindowMs,
-          streamCamera,
-        });
-      } finally {
-        typed?.close();
-      }
-    } else {
-      const retry = { ...DEFAULT_MODEL_RETRY_POLICY, attempts: args.modelAttempts };
-      result = await runAgent({
-        ...common,
-        model:
-          model ??
-          new GeminiModelClient({
-            apiKey: apiKey(io.env),
-            baseUrl: args.baseUrl,
-            apiVersion: args.apiVersion,
-            model: args.model,
-            retry,
-          }),
-      });
-    }
-    for (const note of result.notes) progress(`[agent] note: ${note}\n`);
-    for (const r of result.responses) {
-      const out = resultOf(r.response);
-      // An unconfirmed halt is unknown with no action of its own: nothing to confirm.
-      if (out.status === "unknown" && out.action_id !== undefined)
-        progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
-    }
-    const delivered = await writeLine(
-      io.stdout,
-      JSON.stringify({
-        event: "agent_finished",
-        ended: result.ended,
-        ...(stoppedBy === undefined ? {} : { stopped_by: stoppedBy }),
-        turns: result.turns,
-        client,
-        ...(target.kind === "attached" ? { bridge: target.url } : {}),
-        text: result.text,
-        responses: result.responses.map((r) => ({ id: r.id, name: r.name, status: resultOf(r.response).status })),
-        notes: result.notes,
-        metrics: result.metrics,
-      }) + "\n",
-    );
+    stopListening = onStopSignals((signal) => {
+      stoppedBy ??= signal;
+      interrupt.abort(signal);
+      // Embedded, every wait ends now, observation too (as serve and mcp do): a call in flight answers
+      // `unknown` and its row stays `started` for the next start to reconcile. Otherwise a closed
+      // terminal would keep the process observing a long motion for up to observe.max_ms.
+      opened?.stopWaits();
+    }, "once");
+    opened = await openAgentBridge(plan.target, plan.client, logger, (line) => progress(`${line}\n`));
+    const result = await runModel(plan, opened, interrupt.signal, io, progress);
+    adviseOnUnknowns(result, opened, stoppedBy, progress);
+    const delivered = await writeLine(io.stdout, outcomeLine(result, plan, stoppedBy));
     if (delivered !== true) {
       progress(
         `armbridge agent: the outcome line could not be written to stdout (${delivered}); the ledger has every call's result (armbridge actions)\n`,
@@ -235,9 +163,119 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (e.code === "ARMB_ERR_CLI_USAGE") progress("run `armbridge agent --help` for usage\n");
     return USAGE_CODES.has(e.code) ? 2 : 1;
   } finally {
-    for (const s of AGENT_STOP_SIGNALS) process.removeListener(s, onSignal);
+    stopListening?.();
     await opened?.close();
   }
+}
+
+/**
+ * Progress lines on stderr while anyone reads them. Nobody reading (stderr
+ * closed) must not kill a run that is driving an arm: an unhandled EPIPE is
+ * an uncaught error that would skip closing the ledger. The listener is never
+ * removed: a progress line already queued may still fail on its way out.
+ */
+function progressOn(stderr: NodeJS.WritableStream): (line: string) => void {
+  let stderrGone = false;
+  stderr.on("error", () => {
+    stderrGone = true;
+  });
+  return (line) => {
+    if (!stderrGone) stderr.write(line);
+  };
+}
+
+function agentPlanOf(argv: readonly string[], env: NodeJS.ProcessEnv): AgentPlan {
+  const flags = parseBridgeFlags(argv, { transport: "optional" });
+  const args = parseAgentArgs(flags.rest);
+  const model = modelClient(args, env);
+  const target = agentTarget(args, flags.options, argv, env);
+  return { args, model, target, client: agentClient({ model: args.model, name: args.clientName }) };
+}
+
+/** The model loop the flags chose (Live, or unary with retries) on the opened bridge. */
+async function runModel(
+  plan: AgentPlan,
+  opened: OpenedAgentBridge,
+  signal: AbortSignal,
+  io: CliIo,
+  progress: (line: string) => void,
+): Promise<AgentResult> {
+  const { args } = plan;
+  const common = {
+    bridge: opened.bridge,
+    instruction: args.instruction,
+    images: args.images,
+    maxTurns: args.maxTurns,
+    deadlineMs: args.deadlineMs,
+    transcriptPath: args.transcript,
+    signal,
+    onProgress: (line: string) => progress(`[agent] ${line}\n`),
+  };
+  if (!args.live) {
+    const retry = { ...DEFAULT_MODEL_RETRY_POLICY, attempts: args.modelAttempts };
+    const model =
+      plan.model ??
+      new GeminiModelClient({
+        apiKey: apiKey(io.env),
+        baseUrl: args.baseUrl,
+        apiVersion: args.apiVersion,
+        model: args.model,
+        retry,
+      });
+    return runAgent({ ...common, model });
+  }
+  const ai = createGoogleGenAI({ apiKey: apiKey(io.env), baseUrl: args.baseUrl, apiVersion: args.apiVersion });
+  const streamCamera = args.streamCamera ? opened.cameraFeed(args.streamCamera) : undefined;
+  // Only a terminal: piped stdin is whatever a script feeds it, not a person talking to the model.
+  const typed = io.stdin?.isTTY === true ? createInterface({ input: io.stdin, terminal: false }) : undefined;
+  try {
+    return await runLiveAgent({
+      ...common,
+      ai,
+      model: args.model,
+      userTurns: typed,
+      compression: args.compression,
+      reconnect: { ...DEFAULT_RECONNECT_POLICY, attempts: args.reconnectAttempts },
+      joinWindowMs: args.joinWindowMs,
+      streamCamera,
+    });
+  } finally {
+    typed?.close();
+  }
+}
+
+/** The run's notes, and for each unknown result where to confirm it. */
+function adviseOnUnknowns(
+  result: AgentResult,
+  opened: OpenedAgentBridge,
+  stoppedBy: StopSignal | undefined,
+  progress: (line: string) => void,
+): void {
+  for (const note of result.notes) progress(`[agent] note: ${note}\n`);
+  for (const r of result.responses) {
+    const out = resultOf(r.response);
+    // An unconfirmed halt is unknown with no action of its own: nothing to confirm.
+    if (out.status === "unknown" && out.action_id !== undefined)
+      progress(`[agent] ${opened.unknownAdvice(out.action_id, stoppedBy)}\n`);
+  }
+}
+
+/** The outcome, one JSON line for stdout. */
+function outcomeLine(result: AgentResult, plan: AgentPlan, stoppedBy: StopSignal | undefined): string {
+  return (
+    JSON.stringify({
+      event: "agent_finished",
+      ended: result.ended,
+      ...(stoppedBy === undefined ? {} : { stopped_by: stoppedBy }),
+      turns: result.turns,
+      client: plan.client,
+      ...(plan.target.kind === "attached" ? { bridge: plan.target.url } : {}),
+      text: result.text,
+      responses: result.responses.map((r) => ({ id: r.id, name: r.name, status: resultOf(r.response).status })),
+      notes: result.notes,
+      metrics: result.metrics,
+    }) + "\n"
+  );
 }
 
 const EMBEDDED_ONLY = [

@@ -1,17 +1,20 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { Bridge } from "../../bridge/Bridge.js";
-import { packageRoot } from "../../config/packageRoot.js";
-import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
-import { createLogger, type Logger } from "../../observability/logger.js";
-import { BridgeHttpClient } from "../attach/BridgeHttpClient.js";
-import { McpStdioProxy } from "../attach/McpStdioProxy.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../cli/bridgeFlags.js";
-import type { CliIo } from "../cli/CliIo.js";
-import { parseHostPort } from "../cli/serveCommand.js";
-import { EMBEDDED_CONSOLE_DEFAULT, EmbeddedConsole } from "../http/EmbeddedConsole.js";
-import { createMcpServer } from "./createMcpServer.js";
+import type { Bridge } from "../../../bridge/Bridge.js";
+import { packageRoot } from "../../../config/packageRoot.js";
+import { ArmbridgeError, asArmbridgeError } from "../../../errors.js";
+import { createLogger, type Logger } from "../../../observability/logger.js";
+import { BridgeHttpClient } from "../../attach/BridgeHttpClient.js";
+import { McpStdioProxy } from "../../attach/McpStdioProxy.js";
+import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
+import type { CliIo } from "../../runtime/CliIo.js";
+import { parseHostPort } from "../serveCommand.js";
+import { generateToken } from "../../http/bearerToken.js";
+import { ProcessScope } from "../../runtime/ProcessScope.js";
+import { EMBEDDED_CONSOLE_DEFAULT, startServing } from "../../runtime/startServing.js";
+import { onStopSignals } from "../../runtime/stopSignals.js";
+import { createMcpServer } from "../../mcp/createMcpServer.js";
 
 export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
 
@@ -94,49 +97,79 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   }
   const logger = createLogger().child({ command: "mcp" });
   if (mode.kind === "relay") return relay(mode, io, logger);
-  const { flags, deadlineMs } = mode;
+  const scope = new ProcessScope();
+  const bridge = await startEmbedded(mode, scope, io, logger);
+  if (!bridge) return 1;
+  const code = await serveStdio(bridge, mode, scope, io, logger);
+  // Ends every wait first (calls in flight answer `unknown` and stay `started` for the next start to
+  // reconcile), so neither the transport nor the bridge is held open by them; then the transport, then the arm link and ledger.
+  if ((await scope.closeWithin(SHUTDOWN_LIMIT_MS)) === "timed_out") {
+    logger.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "MCP shutdown did not finish in time");
+    io.stderr.write(`armbridge mcp: shutdown did not finish within ${SHUTDOWN_LIMIT_MS} ms\n`);
+    return 1;
+  }
+  return code;
+}
 
-  let surface: EmbeddedConsole | undefined;
-  let bridge: Bridge;
+/** The console's port, the bridge, the console; undefined (said on stderr, the scope closed) when one failed. */
+async function startEmbedded(
+  mode: Extract<McpMode, { kind: "embedded" }>,
+  scope: ProcessScope,
+  io: CliIo,
+  logger: Logger,
+): Promise<Bridge | undefined> {
+  let bridgeUp = false;
   try {
-    surface = await EmbeddedConsole.bind({ host: mode.host, port: mode.port, token: mode.token });
-    bridge = await Bridge.start({
-      config: flags.config,
-      transport: flags.transport,
-      dataDir: flags.dataDir,
-      otherArm: flags.otherArm,
-      logger,
+    const serving = await startServing({
+      scope,
+      http: {
+        host: mode.host,
+        port: mode.port,
+        token: mode.token ?? generateToken(),
+        operatorToken: generateToken(),
+        logger,
+      },
+      bridge: { ...mode.flags, logger },
+      onBridge: (bridge) => {
+        bridgeUp = true;
+        for (const w of bridge.startupWarnings) io.stderr.write(`armbridge mcp: WARNING: ${w}\n`);
+      },
     });
-    for (const w of bridge.startupWarnings) io.stderr.write(`armbridge mcp: WARNING: ${w}\n`);
+    if (!serving) throw new Error("mcp: started without a stop signal, yet stopped");
+    for (const w of serving.http.security.warnings) io.stderr.write(`armbridge mcp: warning: ${w.message}\n`);
+    const consoleUrl = `${serving.http.url}/console#token=${encodeURIComponent(serving.http.operatorToken)}`;
+    io.stderr.write(
+      `armbridge mcp: console ${consoleUrl} (watch, HALT, approve, confirm while the host drives the arm)\n`,
+    );
+    return serving.bridge;
   } catch (error) {
-    await surface?.close();
+    await scope.close();
     const e = asArmbridgeError(error);
-    io.stderr.write(`armbridge mcp: cannot start the bridge: ${e.message} [${e.code}]\n`);
-    return 1;
+    io.stderr.write(
+      `armbridge mcp: ${bridgeUp ? "cannot serve the console" : "cannot start the bridge"}: ${e.message} [${e.code}]\n`,
+    );
+    return undefined;
   }
-  const operator = surface;
-  try {
-    for (const w of await operator.serve(bridge, logger)) io.stderr.write(`armbridge mcp: warning: ${w}\n`);
-  } catch (error) {
-    await bridge.close();
-    await operator.close();
-    const e = asArmbridgeError(error);
-    io.stderr.write(`armbridge mcp: cannot serve the console: ${e.message} [${e.code}]\n`);
-    return 1;
-  }
-  io.stderr.write(
-    `armbridge mcp: console ${operator.consoleUrl} (watch, HALT, approve, confirm while the host drives the arm)\n`,
-  );
+}
 
+/** MCP on stdio until the host goes away or a stop signal; the exit code. */
+async function serveStdio(
+  bridge: Bridge,
+  mode: Extract<McpMode, { kind: "embedded" }>,
+  scope: ProcessScope,
+  io: CliIo & { readonly stdin?: Readable },
+  logger: Logger,
+): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
-  const server = createMcpServer(bridge, { logger, deadlineMs, session: () => "stdio" });
+  const server = createMcpServer(bridge, { logger, deadlineMs: mode.deadlineMs, session: () => "stdio" });
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);
-  let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  scope.add("MCP transport", () => server.close().catch(() => undefined));
+  scope.add("waits", () => bridge.endWaits());
+  let stopListening: (() => void) | undefined;
   let hostGone: ((why: string) => void) | undefined;
   const ended = new Promise<string>((resolve) => {
-    onSignal = (signal) => resolve(signal);
     hostGone = resolve;
-    for (const s of MCP_STOP_SIGNALS) process.once(s, onSignal);
+    stopListening = onStopSignals(resolve, "once");
     stdin.once("end", () => resolve("stdin closed"));
     stdin.once("close", () => resolve("stdin closed"));
     server.onclose = () => resolve("transport closed");
@@ -148,7 +181,6 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
   const onStdoutError = (error: NodeJS.ErrnoException): void =>
     hostGone?.(`stdout closed (${error.code ?? error.message})`);
   io.stdout.on("error", onStdoutError);
-  let code = 0;
   try {
     await server.connect(transport);
     logger.info({ tools: bridge.registry.names() }, "MCP server ready on stdio");
@@ -157,53 +189,18 @@ export async function run(argv: readonly string[], io: CliIo & { readonly stdin?
       { why },
       "MCP server stopping: ending waits, closing the transport and the ledger (motions under way are not stopped)",
     );
+    return 0;
   } catch (error) {
     const e = asArmbridgeError(error);
     io.stderr.write(`armbridge mcp: ${e.message} [${e.code}]\n`);
-    code = 1;
-  } finally {
-    if (onSignal) for (const s of MCP_STOP_SIGNALS) process.off(s, onSignal);
-  }
-  if (
-    !(await closeWithin(SHUTDOWN_LIMIT_MS, bridge, async () => {
-      await server.close();
-      await operator.close();
-    }))
-  ) {
-    logger.error({ limit_ms: SHUTDOWN_LIMIT_MS }, "MCP shutdown did not finish in time");
-    io.stderr.write(`armbridge mcp: shutdown did not finish within ${SHUTDOWN_LIMIT_MS} ms\n`);
     return 1;
+  } finally {
+    stopListening?.();
   }
-  return code;
 }
 
-/** SIGHUP too: a host (or terminal) that closed must shut the bridge down as cleanly as Ctrl-C. */
-const MCP_STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 /** How long shutdown may take before we say so and give up waiting. */
 const SHUTDOWN_LIMIT_MS = 10_000;
-
-/**
- * Ends every wait first (calls in flight answer `unknown` and stay `started`
- * for the next start to reconcile), so neither the transport nor the bridge
- * is held open by them; then the transport, then the arm link and ledger.
- */
-async function closeWithin(limitMs: number, bridge: Bridge, closeServer: () => Promise<void>): Promise<boolean> {
-  const closed = (async () => {
-    bridge.endWaits();
-    await closeServer().catch(() => undefined);
-    await bridge.close();
-    return true;
-  })();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), limitMs);
-  });
-  try {
-    return await Promise.race([closed, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 type McpMode =
   | { readonly kind: "relay"; readonly url: string; readonly token: string }
@@ -284,10 +281,9 @@ async function relay(
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);
   const proxy = new McpStdioProxy({ http, log: logger, toHost: (m) => transport.send(m) });
-  let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  let stopListening: (() => void) | undefined;
   const ended = new Promise<string>((resolve) => {
-    onSignal = (signal) => resolve(signal);
-    for (const s of MCP_STOP_SIGNALS) process.once(s, onSignal);
+    stopListening = onStopSignals(resolve, "once");
     stdin.once("end", () => resolve("stdin closed"));
     stdin.once("close", () => resolve("stdin closed"));
     transport.onclose = () => resolve("transport closed");
@@ -302,7 +298,7 @@ async function relay(
     logger.info({ why }, "MCP relay stopping: the session on serve ends; motions under way there are not stopped");
     return 0;
   } finally {
-    if (onSignal) for (const s of MCP_STOP_SIGNALS) process.off(s, onSignal);
+    stopListening?.();
     await proxy.close();
     await transport.close().catch(() => undefined);
     await http.close();
