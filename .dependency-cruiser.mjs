@@ -8,15 +8,36 @@
 
 /** Bottom to top. A path ending in "/" is a folder, else one file. */
 export const FLOORS = [
-  { floor: "errors", paths: ["src/errors.ts", "src/validation/", "src/random/", "src/observability/", "src/geometry/"], holds: "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths" },
+  {
+    floor: "errors",
+    paths: ["src/errors.ts", "src/validation/", "src/random/", "src/observability/", "src/geometry/"],
+    holds:
+      "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths",
+  },
   { floor: "config", paths: ["src/config/"], holds: "the arm config: schema, loader, actuators and resource keys" },
-  { floor: "motion", paths: ["src/motion/", "src/kinematics/", "src/safety/"], holds: "the motion-time model, MotionPlan, kinematics, the envelope check" },
-  { floor: "transport", paths: ["src/transport/", "src/cameras/"], holds: "the Transport contract and its serial, bus and ROS 2 implementations; the cameras" },
+  {
+    floor: "motion",
+    paths: ["src/motion/", "src/kinematics/", "src/safety/"],
+    holds: "the motion-time model, MotionPlan, kinematics, the envelope check",
+  },
+  {
+    floor: "transport",
+    paths: ["src/transport/", "src/cameras/"],
+    holds: "the Transport contract and its serial, bus and ROS 2 implementations; the cameras",
+  },
   { floor: "ledger", paths: ["src/ledger/"], holds: "the intent ledger, its rows and the confirm-outcome rules" },
-  { floor: "executor", paths: ["src/executor/"], holds: "the executor and the tool contract it runs (ToolDefinition, ToolRegistry)" },
+  {
+    floor: "executor",
+    paths: ["src/executor/"],
+    holds: "the executor and the tool contract it runs (ToolDefinition, ToolRegistry)",
+  },
   { floor: "tools", paths: ["src/tools/"], holds: "the default tools and their shared conventions" },
   { floor: "bridge", paths: ["src/bridge/"], holds: "the composition root" },
-  { floor: "surfaces", paths: ["src/surfaces/", "src/index.ts"], holds: "HTTP, MCP, Gemini, CLI, the demo; the public index" },
+  {
+    floor: "surfaces",
+    paths: ["src/surfaces/", "src/index.ts"],
+    holds: "HTTP, MCP, Gemini, CLI, the demo; the public index",
+  },
 ];
 
 /**
@@ -41,7 +62,7 @@ export const FIRMWARE_SIM_MAY_USE = [
 ];
 
 /** The operator console (browser code) stands apart: it takes the server's wire types and nothing else of src/. */
-export const CONSOLE_MAY_USE = ["src/surfaces/http/wire/"];
+export const CONSOLE_MAY_USE = ["src/wire/"];
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A path of the table as an anchored regular expression. */
@@ -65,7 +86,8 @@ export default {
     {
       name: "firmware-sim-beside",
       severity: "error",
-      comment: "firmware-sim is a device beside the bridge: it may use the wire codecs, the config, the motion model and the simulated camera, never the executor, the ledger, the tools or a transport.",
+      comment:
+        "firmware-sim is a device beside the bridge: it may use the wire codecs, the config, the motion model and the simulated camera, never the executor, the ledger, the tools or a transport.",
       from: { path: "^firmware-sim/" },
       to: { path: "^src/", pathNot: anyOf(FIRMWARE_SIM_MAY_USE) },
     },
@@ -79,7 +101,8 @@ export default {
     {
       name: "console-apart",
       severity: "error",
-      comment: "The console is browser code: from src/ it takes the server's wire types only (docs/architecture.md, \"The console's wire contract\").",
+      comment:
+        "The console is browser code: from src/ it takes the server's wire types only (docs/architecture.md, \"The console's wire contract\").",
       from: { path: "^console/" },
       to: { path: "^(src|firmware-sim|bench)/", pathNot: anyOf(CONSOLE_MAY_USE) },
     },
@@ -100,7 +123,8 @@ export default {
     {
       name: "no-cycles",
       severity: "error",
-      comment: "Files that import each other in a loop cannot be read, tested or moved apart: put what both need in a file of its own.",
+      comment:
+        "Files that import each other in a loop cannot be read, tested or moved apart: put what both need in a file of its own.",
       from: { path: "^(src|firmware-sim|console|bench)/" },
       to: { circular: true },
     },

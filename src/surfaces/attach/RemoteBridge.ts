@@ -4,7 +4,7 @@ import type { FunctionDeclaration } from "../../executor/ToolRegistry.js";
 import type { CallClient } from "../../ledger/CallClient.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { AgentBridge } from "../gemini/AgentBridge.js";
-import type { ArmStateView } from "../http/wire/ArmStateView.js";
+import type { ArmStateView } from "../../wire/ArmStateView.js";
 import { BridgeApiError, BridgeHttpClient } from "./BridgeHttpClient.js";
 import { RemoteEvents } from "./RemoteEvents.js";
 import { RemoteExecutor } from "./RemoteExecutor.js";

@@ -1,8 +1,8 @@
 import type { ExecutorEvent } from "../../executor/ExecutorEvent.js";
 import type { CallResult } from "../../executor/CallResult.js";
 import type { Logger } from "../../observability/logger.js";
-import type { ExecutorEventView } from "../http/wire/ExecutorEventView.js";
-import type { ArmStateView } from "../http/wire/ArmStateView.js";
+import type { ExecutorEventView } from "../../wire/ExecutorEventView.js";
+import type { ArmStateView } from "../../wire/ArmStateView.js";
 import type { BridgeHttpClient } from "./BridgeHttpClient.js";
 
 /** How long to wait before opening the event stream again after it dropped; doubles up to the last. */

@@ -5,7 +5,7 @@ import type { CallResponse, CallResult, FunctionCall } from "../../executor/Call
 import { resultMessages } from "../../executor/resultMessages.js";
 import type { CallClient } from "../../ledger/CallClient.js";
 import type { Logger } from "../../observability/logger.js";
-import type { CallAnswer, CallsCancelled, CallsResponse } from "../http/wire/CallResultView.js";
+import type { CallAnswer, CallsCancelled, CallsResponse } from "../../wire/CallResultView.js";
 import { BridgeApiError, connectionLost, type BridgeHttpClient } from "./BridgeHttpClient.js";
 
 /** Waits between attempts to reach serve again; the last repeats. */

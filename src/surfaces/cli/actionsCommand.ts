@@ -1,7 +1,7 @@
 import type { ActionRowState } from "../../ledger/ActionRow.js";
 import { describeClient } from "../../ledger/CallClient.js";
 import { STATE_INPUTS, STATE_WORDS, statesOfWord } from "../../ledger/stateWords.js";
-import type { ActionsPage, ActionView } from "../http/wire/index.js";
+import type { ActionsPage, ActionView } from "../../wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";

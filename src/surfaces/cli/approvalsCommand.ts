@@ -4,7 +4,7 @@ import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operator
 import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
-import type { ApprovalsList, DecidedApprovalView } from "../http/wire/index.js";
+import type { ApprovalsList, DecidedApprovalView } from "../../wire/index.js";
 
 export const APPROVALS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG } as const;
 export const DECISION_FLAGS = {

@@ -6,7 +6,7 @@ import { cliUsageError } from "./cliUsageError.js";
 import { parseCommandFlags } from "./parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";
 import { describeAction } from "./actionsCommand.js";
-import type { ActionView } from "../http/wire/index.js";
+import type { ActionView } from "../../wire/index.js";
 
 export const CONFIRM_FLAGS = {
   ...CLIENT_FLAG_OPTIONS,

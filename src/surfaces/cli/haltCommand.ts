@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
-import type { HaltAnswer, HaltReleaseAnswer } from "../http/wire/index.js";
+import type { HaltAnswer, HaltReleaseAnswer } from "../../wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";

@@ -1,5 +1,5 @@
 import { latchWords } from "../../ledger/HaltRow.js";
-import type { ApprovalsList, ArmStateView, HaltView } from "../http/wire/index.js";
+import type { ApprovalsList, ArmStateView, HaltView } from "../../wire/index.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { cliUsageError } from "./cliUsageError.js";

@@ -6,7 +6,7 @@ import type { Logger } from "../../observability/logger.js";
 import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
 import { haltView } from "./haltView.js";
-import type { ExecutorEventView } from "./wire/ExecutorEventView.js";
+import type { ExecutorEventView } from "../../wire/ExecutorEventView.js";
 import { armStateView } from "./armStateView.js";
 
 export interface EventStreamHubOptions {
@@ -87,13 +87,11 @@ export class EventStreamHub {
   /** Takes over a raw response for the life of the stream (after `admit()`). */
   attach(response: ServerResponse): void {
     if (this.#closed) {
-      response
-        .writeHead(503, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" },
-          }),
-        );
+      response.writeHead(503, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: { code: "ARMB_ERR_INTERNAL", message: "Internal error: the server is shutting down" },
+        }),
+      );
       return;
     }
     response.writeHead(200, {

@@ -4,9 +4,9 @@ import { resultFromRow } from "../../executor/resultFromRow.js";
 import { CONFIRM_OUTCOMES, type ActionRow } from "../../ledger/ActionRow.js";
 import { poseOf } from "../../transport/poseOf.js";
 import type { ArmStatus } from "../../transport/Transport.js";
-import type { ActionView, ConfirmOption } from "./wire/ActionView.js";
+import type { ActionView, ConfirmOption } from "../../wire/ActionView.js";
 
-export type { ActionView, ConfirmOption } from "./wire/ActionView.js";
+export type { ActionView, ConfirmOption } from "../../wire/ActionView.js";
 
 export function actionView(row: ActionRow): ActionView {
   const e = row.evidence;

@@ -8,7 +8,7 @@ import { STATE_INPUTS, statesOfWord } from "../../ledger/stateWords.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
-import type { ActionsPage } from "./wire/ActionView.js";
+import type { ActionsPage } from "../../wire/ActionView.js";
 
 const listQuery = z.strictObject({
   // The ledger's name of a state, its shared word (confirmed_reached for confirmed_done, …), or the model's word (stopped).

@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { envelopeDescriptionView } from "./envelopeView.js";
-import type { ArmAxisView, ArmDescriptionView } from "./wire/ArmDescriptionView.js";
+import type { ArmAxisView, ArmDescriptionView } from "../../wire/ArmDescriptionView.js";
 
-export type { ArmDescriptionView } from "./wire/ArmDescriptionView.js";
+export type { ArmDescriptionView } from "../../wire/ArmDescriptionView.js";
 
 export function armDescriptionView(bridge: Bridge): ArmDescriptionView {
   const arm = bridge.config.arm;

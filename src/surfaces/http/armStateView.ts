@@ -4,9 +4,9 @@ import { actionViewWithOptions } from "./actionView.js";
 import { envelopeStateView } from "./envelopeView.js";
 import { haltView } from "./haltView.js";
 import { presenceView } from "./presenceView.js";
-import type { ArmStateView } from "./wire/ArmStateView.js";
+import type { ArmStateView } from "../../wire/ArmStateView.js";
 
-export type { ArmStateView } from "./wire/ArmStateView.js";
+export type { ArmStateView } from "../../wire/ArmStateView.js";
 
 export function armStateView(bridge: Bridge, now = Date.now()): ArmStateView {
   const status = bridge.transport.latestStatus();

@@ -7,7 +7,7 @@ import { toFunctionResponse } from "../toFunctionResponse.js";
 import { CallWaits } from "./CallWaits.js";
 import { callerGone, holdOpen } from "./holdOpen.js";
 import { parseInput } from "./parseInput.js";
-import type { CallAnswer, CallsCancelled, CallsResponse } from "./wire/CallResultView.js";
+import type { CallAnswer, CallsCancelled, CallsResponse } from "../../wire/CallResultView.js";
 
 /** The executor's own batch ceiling; refusing more here gives one clear 400 instead of 64+ rejections. */
 const MAX_CALLS = 64;

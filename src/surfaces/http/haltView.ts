@@ -1,5 +1,5 @@
 import { whoHalted, type HaltRow } from "../../ledger/HaltRow.js";
-import type { HaltView } from "./wire/HaltView.js";
+import type { HaltView } from "../../wire/HaltView.js";
 
 export function haltView(h: HaltRow): HaltView {
   return {
