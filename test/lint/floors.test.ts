@@ -121,10 +121,15 @@ describe("the floors, as npm run lint checks them", () => {
       from: "src/bridge/startsSim.ts",
       to: "firmware-sim/spawnSimulator.ts",
     });
-    for (const wire of CONSOLE_MAY_USE) imports("console/typesOnly.ts", probeOf(wire), "type");
-    for (const wire of CONSOLE_MAY_USE) {
-      imports("console/valueImport.ts", probeOf(wire));
-      expected.push({ rule: "console-takes-types-only", from: "console/valueImport.ts", to: probeOf(wire) });
+    for (const wire of CONSOLE_MAY_USE) imports("console/usesWire.ts", probeOf(wire));
+    // The wire package is bundled into the console: no Node builtin and no Node-only package.
+    for (const [module, resolved] of [
+      ["node:http", "http"],
+      ["undici", "undici"],
+    ] as const) {
+      const from = `src/wire/uses_${module.replace(/\W/g, "_")}.ts`;
+      files.set(from, [`import "${module}";`]);
+      expected.push({ rule: "wire-runs-in-a-browser", from, to: resolved });
     }
     imports("console/reachesIn.ts", "src/ledger/probe.ts", "type");
     expected.push({ rule: "console-apart", from: "console/reachesIn.ts", to: "src/ledger/probe.ts" });
@@ -161,12 +166,12 @@ describe("the floors, as npm run lint checks them", () => {
     expect(got.sort()).toEqual(want.sort());
   });
 
-  it("keeps firmware-sim beside the floors, the simulator out of the bridge, and the console apart with types only", () => {
+  it("keeps firmware-sim beside the floors, the simulator out of the bridge, the console apart, and the wire package free of Node", () => {
     const rules = [
       "firmware-sim-beside",
       "only-surfaces-start-the-simulator",
       "console-apart",
-      "console-takes-types-only",
+      "wire-runs-in-a-browser",
       "nothing-imports-the-console",
     ];
     const got = violations

@@ -1,4 +1,4 @@
-import type { ActionRowState } from "../../ledger/ActionRow.js";
+import type { ActionRowState } from "../../wire/vocabulary.js";
 import { describeClient } from "../../ledger/CallClient.js";
 import { STATE_INPUTS, STATE_WORDS, statesOfWord } from "../../ledger/stateWords.js";
 import type { ActionsPage, ActionView } from "../../wire/index.js";

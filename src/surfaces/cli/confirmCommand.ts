@@ -1,4 +1,5 @@
-import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../../ledger/ActionRow.js";
+import { CONFIRM_OUTCOMES } from "../../wire/vocabulary.js";
+import { CONFIRM_OUTCOME_ALIASES } from "../../ledger/ActionRow.js";
 import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";

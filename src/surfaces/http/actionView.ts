@@ -1,7 +1,8 @@
+import { CONFIRM_OUTCOMES } from "../../wire/vocabulary.js";
 import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../ledger/confirmOutcomes.js";
 import { describeForOperator } from "../../executor/describeForOperator.js";
 import { resultFromRow } from "../../executor/resultFromRow.js";
-import { CONFIRM_OUTCOMES, type ActionRow } from "../../ledger/ActionRow.js";
+import { type ActionRow } from "../../ledger/ActionRow.js";
 import { poseOf } from "../../transport/poseOf.js";
 import type { ArmStatus } from "../../transport/Transport.js";
 import type { ActionView, ConfirmOption } from "../../wire/ActionView.js";

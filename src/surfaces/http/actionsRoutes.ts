@@ -1,9 +1,10 @@
+import { CONFIRM_OUTCOMES, type ActionRowState, CLIENT_KINDS } from "../../wire/vocabulary.js";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES, type ActionRowState } from "../../ledger/ActionRow.js";
-import { CLIENT_KINDS, CLIENT_NAME_MAX, CLIENT_SESSION_MAX } from "../../ledger/CallClient.js";
+import { CONFIRM_OUTCOME_ALIASES } from "../../ledger/ActionRow.js";
+import { CLIENT_NAME_MAX, CLIENT_SESSION_MAX } from "../../ledger/CallClient.js";
 import { STATE_INPUTS, statesOfWord } from "../../ledger/stateWords.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";

@@ -1,8 +1,9 @@
+import type { ClientKind } from "../../wire/vocabulary.js";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Bridge } from "../../bridge/Bridge.js";
 import { ArmbridgeError } from "../../errors.js";
-import { type ClientKind, CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../ledger/CallClient.js";
+import { CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../ledger/CallClient.js";
 import { toFunctionResponse } from "../toFunctionResponse.js";
 import { CallWaits } from "./CallWaits.js";
 import { callerGone, holdOpen } from "./holdOpen.js";
