@@ -19,6 +19,7 @@ import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { ToolRegistry } from "../../executor/ToolRegistry.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
 import { toolAnnotations } from "./toolAnnotations.js";
+import { MAX_CALL_ID_LENGTH } from "../../wire/limits.js";
 
 /** The parts of a Bridge the MCP server drives. */
 export interface McpBridge {
@@ -51,9 +52,6 @@ export interface McpServerOptions {
   /** Told when a tools/call starts (+1) and ends (-1): a session with a call under way is not evicted. */
   readonly onCallCount?: ((delta: 1 | -1) => void) | undefined;
 }
-
-/** Longest call id the executor takes (CallAdmission); a longer session-scoped id falls back to a random one. */
-const MAX_CALL_ID = 128;
 
 /**
  * A host may name its call with `_meta["armbridge/call_id"]`. The executor
@@ -128,7 +126,7 @@ export function createMcpServer(bridge: McpBridge, options: McpServerOptions = {
     const callId =
       typeof hostCallId === "string" && hostCallId.length > 0
         ? hostCallId
-        : scoped !== undefined && scoped.length <= MAX_CALL_ID
+        : scoped !== undefined && scoped.length <= MAX_CALL_ID_LENGTH
           ? scoped
           : `mcp_${randomUUID()}`;
     const client = clientOf(server.getClientVersion(), session);
