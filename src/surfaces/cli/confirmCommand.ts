@@ -1,6 +1,6 @@
 import { CONFIRM_OUTCOMES } from "../../wire/vocabulary.js";
 import { CONFIRM_OUTCOME_ALIASES } from "../../ledger/ActionRow.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "./CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../ledger/operatorName.js";
 import { cliUsageError } from "./cliUsageError.js";
@@ -44,19 +44,18 @@ export async function confirmCommand(argv: readonly string[], io: CliIo): Promis
     throw cliUsageError("name the action, e.g. `armbridge confirm act_... --outcome partial --operator Ada`");
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
   const outcome = values.outcome;
-  if (!OUTCOMES.includes(outcome ?? "")) {
+  if (outcome === undefined || !OUTCOMES.includes(outcome)) {
     throw cliUsageError(
       `--outcome must be one of ${OUTCOMES.join(", ")} (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`,
     );
   }
   if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
     throw cliUsageError(`--operator NAME is required: say who is confirming (${OPERATOR_NAME_RULE})`);
-  const client = ApiClient.fromFlags(values, io);
-  const row = (await client.request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, {
-    outcome,
-    operator: values.operator,
-    ...(values.note === undefined ? {} : { note: values.note }),
-  })) as ActionView;
+  const client = clientFromFlags(values, io);
+  const row: ActionView = await client.call("confirmAction", {
+    params: { id: actionId },
+    body: { outcome, operator: values.operator, ...(values.note === undefined ? {} : { note: values.note }) },
+  });
   printRecord(io, wantsJson(io, values.json), row, () => describeAction(row));
   return 0;
 }

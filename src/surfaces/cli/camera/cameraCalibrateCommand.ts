@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../../config/loadConfig.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "../apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "../apiClient.js";
 import { LineReader } from "../calibrate/LineReader.js";
 import { refuseShippedConfig } from "../calibrate/pointConfigAt.js";
 import type { CliIo } from "../CliIo.js";
@@ -90,7 +90,7 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   if (tableZ !== undefined && !Number.isFinite(tableZ))
     throw cliUsageError(`--table-z must be a number (got ${JSON.stringify(values["table-z"])})`);
 
-  const arm = new BridgeArm(ApiClient.fromFlags(values, io));
+  const arm = new BridgeArm(clientFromFlags(values, io));
   const marks: {
     tip: readonly [number, number, number];
     pixel: readonly [number, number];
