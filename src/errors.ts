@@ -149,6 +149,8 @@ export const ERROR_CODES = {
   ARMB_ERR_HTTP_NOT_FOUND: "No route {method} {url}",
   ARMB_ERR_HTTP_BODY_TOO_LARGE: "Request body is larger than {limit} bytes",
   ARMB_ERR_HTTP_UNREACHABLE: "Cannot reach armbridge at {url}: {reason}. Is `armbridge serve` running there?",
+  ARMB_ERR_HTTP_BAD_ANSWER:
+    "{method} {path} answered {status} with a body that is not the API's contract ({what}); is the server an armbridge of another version?",
   ARMB_ERR_HTTP_TOO_MANY_STREAMS:
     "{limit} event streams are already open; close one (another console tab?) or raise serve --max-event-streams",
   ARMB_ERR_HTTP_HOST_NOT_ALLOWED:
