@@ -22,14 +22,18 @@ export const CLIENT_FLAG_OPTIONS = {
 
 /**
  * The client of the running serve named by --url/--token (or the
- * environment). Its fetch has no timeout of its own: `armbridge call` may
- * wait minutes for an operator's approval.
- * `as: "operator"` prefers $ARMBRIDGE_OPERATOR_TOKEN when no --token is given (approve, decline).
+ * environment). `as: "operator"` prefers $ARMBRIDGE_OPERATOR_TOKEN when no
+ * --token is given (approve, decline). `wait: "long"` for a command whose
+ * answer may take minutes (`armbridge call` waiting for an operator's
+ * approval): Node's own fetch gives up after 300 s without an answer, so it
+ * runs on a fetch without that limit, which costs a module load at its first
+ * request; the commands that answer at once (halt above all) do not pay it.
  */
 export function clientFromFlags(
   flags: { url?: string | undefined; token?: string | undefined },
   io: CliIo,
   as: "api" | "operator" = "api",
+  wait: "brief" | "long" = "brief",
 ): ArmbridgeClient {
   const url = flags.url ?? (io.env.ARMBRIDGE_URL || DEFAULT_SERVE_URL);
   if (!/^https?:\/\/[^/]+/.test(url)) throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
@@ -38,5 +42,10 @@ export function clientFromFlags(
     ((as === "operator" ? io.env.ARMBRIDGE_OPERATOR_TOKEN : undefined) || io.env.ARMBRIDGE_TOKEN || undefined);
   if (!token)
     throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
-  return new ArmbridgeClient({ url, token, fetch: nodeFetch().fetch, connectionError: unreachable });
+  return new ArmbridgeClient({
+    url,
+    token,
+    ...(wait === "long" ? { fetch: nodeFetch().fetch } : {}),
+    connectionError: unreachable,
+  });
 }

@@ -46,7 +46,7 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
     }
   }
   const deadlineMs = positiveInt("--deadline-ms", values["deadline-ms"]);
-  const client = clientFromFlags(values, io);
+  const client = clientFromFlags(values, io, "api", "long");
   const id = values.id ?? `cli_${randomBytes(6).toString("hex")}`;
   const answer: { responses: readonly CallAnswerLine[] } = await client.call("calls", {
     body: {

@@ -1,4 +1,4 @@
-import { Agent, fetch as undiciFetch } from "undici";
+import type { Agent, fetch as undiciFetch } from "undici";
 import { ArmbridgeError } from "../../errors.js";
 import type { FetchLike } from "../../wire/client/ArmbridgeClient.js";
 
@@ -17,17 +17,28 @@ export interface NodeFetch {
  * Connections are kept alive and pooled.
  */
 export function nodeFetch(): NodeFetch {
-  const dispatcher = new Agent({
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    keepAliveTimeout: 10_000,
-    connect: { timeout: 10_000 },
-  });
+  // undici is loaded on the first request, not at start: a CLI command that answers at once
+  // (halt above all) does not pay for it.
+  let loaded: Promise<{ dispatcher: Agent; fetch: typeof undiciFetch }> | undefined;
+  const load = (): Promise<{ dispatcher: Agent; fetch: typeof undiciFetch }> =>
+    (loaded ??= import("undici").then((undici) => ({
+      fetch: undici.fetch,
+      dispatcher: new undici.Agent({
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        keepAliveTimeout: 10_000,
+        connect: { timeout: 10_000 },
+      }),
+    })));
   return {
-    fetch: async (url, init) =>
+    fetch: async (url, init) => {
+      const { fetch, dispatcher } = await load();
       // undici's own fetch, so that the dispatcher is honoured; its Response is the same WHATWG shape.
-      await undiciFetch(url, { ...(init as unknown as Parameters<typeof undiciFetch>[1]), dispatcher }),
-    close: async () => dispatcher.destroy().catch(() => undefined),
+      return await fetch(url, { ...(init as unknown as Parameters<typeof undiciFetch>[1]), dispatcher });
+    },
+    close: async () => {
+      if (loaded) await (await loaded).dispatcher.destroy().catch(() => undefined);
+    },
   };
 }
 

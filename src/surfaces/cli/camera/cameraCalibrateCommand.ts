@@ -90,7 +90,7 @@ export async function cameraCommand(argv: readonly string[], io: CliIo): Promise
   if (tableZ !== undefined && !Number.isFinite(tableZ))
     throw cliUsageError(`--table-z must be a number (got ${JSON.stringify(values["table-z"])})`);
 
-  const arm = new BridgeArm(clientFromFlags(values, io));
+  const arm = new BridgeArm(clientFromFlags(values, io, "api", "long"));
   const marks: {
     tip: readonly [number, number, number];
     pixel: readonly [number, number];
