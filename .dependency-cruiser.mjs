@@ -9,6 +9,11 @@
 /** Bottom to top. A path ending in "/" is a folder, else one file. */
 export const FLOORS = [
   {
+    floor: "wire",
+    paths: ["src/wire/"],
+    holds: "the HTTP API's contract: vocabulary, schemas, route table, the one client",
+  },
+  {
     floor: "errors",
     paths: [
       "src/errors.ts",
@@ -71,7 +76,7 @@ export const SURFACE_FLOORS = [
  * It stands on the device contract (src/protocol/), the config and the floor-1
  * modules, never on anything else of the bridge.
  */
-export const FIRMWARE_SIM_STANDS_ON = [...FLOORS[0].paths, "src/protocol/", "src/config/"];
+export const FIRMWARE_SIM_STANDS_ON = [...FLOORS.find((f) => f.floor === "errors").paths, "src/protocol/", "src/config/"];
 
 /**
  * The one exception, with its reason: the simulated camera's renderer. The
@@ -81,8 +86,8 @@ export const FIRMWARE_SIM_STANDS_ON = [...FLOORS[0].paths, "src/protocol/", "src
  */
 export const FIRMWARE_SIM_SHARES = ["src/cameras/sources/SimCameraSource.ts", "src/cameras/encodeImage.ts"];
 
-/** The operator console (browser code) stands apart: it takes the server's wire types and nothing else of src/. */
-export const CONSOLE_MAY_USE = ["src/surfaces/http/wire/"];
+/** The operator console (browser code) stands apart: it takes the wire package (contract and client) and nothing else of src/. */
+export const CONSOLE_MAY_USE = ["src/wire/"];
 
 /**
  * The Bridge is the one door: a surface takes the bridge's port
@@ -118,9 +123,6 @@ export const SET_UP_TOOLS_MAY_USE = [
   "src/ledger/LedgerOwner.ts",
 ];
 
-/** The HTTP wire contract is shared with the console and declares the vocabulary it carries; it is a package of its own, not a surface. */
-export const WIRE_CONTRACT = ["src/surfaces/http/wire/"];
-
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A path of the table as an anchored regular expression. */
 export const pathPattern = (p) => (p.endsWith("/") ? `^${escape(p)}` : `^${escape(p)}$`);
@@ -148,7 +150,7 @@ export default {
       severity: "error",
       comment:
         'A surface goes through the Bridge\'s port (src/bridge/BridgePort.ts, portVocabulary.ts), never into the executor, the ledger or a transport: add what it needs to the port (docs/architecture.md, "The one door").',
-      from: { path: "^src/surfaces/", pathNot: anyOf([...SET_UP_TOOLS, ...WIRE_CONTRACT]) },
+      from: { path: "^src/surfaces/", pathNot: anyOf(SET_UP_TOOLS) },
       to: { path: anyOf(BEHIND_THE_DOOR) },
     },
     {
@@ -182,11 +184,12 @@ export default {
       to: { path: "^(src|firmware-sim|bench)/", pathNot: anyOf(CONSOLE_MAY_USE) },
     },
     {
-      name: "console-takes-types-only",
+      name: "wire-runs-in-a-browser",
       severity: "error",
-      comment: "The console imports the wire contract with `import type`: its bundle carries no server code.",
-      from: { path: "^console/" },
-      to: { path: anyOf(CONSOLE_MAY_USE), dependencyTypesNot: ["type-only"] },
+      comment:
+        "src/wire/ is bundled into the console: it imports zod and itself only, never a Node builtin or undici (a Node caller injects its own dispatcher from outside).",
+      from: { path: "^src/wire/" },
+      to: { path: ".", pathNot: ["^src/", "node_modules/zod/"] },
     },
     {
       name: "nothing-imports-the-console",

@@ -1,3 +1,4 @@
+import { readEventStream } from "../src/wire/client/readEventStream.js";
 import type { ApiClient } from "./api.js";
 
 /** The browser's own stream of GET /v1/events: separate from the arm link, which the bridge reports. */
@@ -26,17 +27,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Splits one SSE block into its event name and data; comments (heartbeats) give null. */
-export function parseEventBlock(block: string): { event: string; data: string } | null {
-  let event = "message";
-  let data = "";
-  for (const line of block.split("\n")) {
-    if (line.startsWith("event:")) event = line.slice(6).trim();
-    else if (line.startsWith("data:")) data += line.slice(5).trim();
-  }
-  return data ? { event, data } : null;
-}
-
 /** Reads the stream until `signal` aborts, reconnecting every second after a drop; stops for good on 401. */
 export async function runEventStream(
   api: ApiClient,
@@ -58,19 +48,7 @@ export async function runEventStream(
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       attempt = 0;
       handlers.onStatus({ state: "live", since: Date.now() });
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        buffer += chunk.value;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = parseEventBlock(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          if (block) handlers.onEvent(block.event, JSON.parse(block.data) as unknown);
-        }
-      }
+      for await (const block of readEventStream(response.body)) handlers.onEvent(block.event, block.data);
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
     }

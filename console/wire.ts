@@ -1,12 +1,12 @@
 /*
  * The shapes the console reads from the HTTP API: the server's own wire
- * contract (src/surfaces/http/wire/), imported as types only, so the browser
+ * contract (src/wire/), imported as types only, so the browser
  * bundle carries no server code and the two sides cannot drift apart (the
  * lint's floors check refuses any other import of server code, and any
  * import that is not type-only). Every value is still treated as untrusted
  * text when it reaches the page (dom.ts).
  */
-import type { ActionView, ApiErrorBody as ApiErrorAnswer, ArmStateView } from "../src/surfaces/http/wire/index.js";
+import type { ActionView, ApiErrorBody as ApiErrorAnswer, ArmStateView } from "../src/wire/index.js";
 
 export type {
   ActionView,
@@ -35,7 +35,7 @@ export type {
   ServoAlertView,
   ServoHealthView,
   TablePointView,
-} from "../src/surfaces/http/wire/index.js";
+} from "../src/wire/index.js";
 
 /** GET /v1/state and the SSE `state` event. */
 export type StateView = ArmStateView;

@@ -35,15 +35,11 @@ export {
   type DecidedApprovalView,
 } from "./executor/operator/ApprovalDesk.js";
 export { CONFIRM_OUTCOME_RULES, type ConfirmOutcomeRule } from "./ledger/confirmOutcomes.js";
-export { CONFIRM_OUTCOMES, type ConfirmOutcome, type ConfirmOutcomeInput } from "./ledger/ActionRow.js";
+export { CONFIRM_OUTCOMES, type ConfirmOutcome } from "./wire/vocabulary.js";
+export type { ConfirmOutcomeInput } from "./ledger/ActionRow.js";
 // ActionRowState is the ledger's state of an action; ActionState, its first exported name, is kept for library users.
-export type {
-  ActionRow,
-  ActionRowState,
-  ActionRowState as ActionState,
-  Evidence,
-  SettledBy,
-} from "./ledger/ActionRow.js";
+export type { ActionRowState, ActionRowState as ActionState } from "./wire/vocabulary.js";
+export type { ActionRow, Evidence, SettledBy } from "./ledger/ActionRow.js";
 export { IntentLedger } from "./ledger/IntentLedger.js";
 export type { LedgerCursor } from "./ledger/LedgerQueries.js";
 export type { LedgerLoss } from "./ledger/LedgerFileWatch.js";

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CallResult } from "../../src/executor/calls/CallResult.js";
-import { ApiClient } from "../../src/surfaces/cli/apiClient.js";
+import { unreachable } from "../../src/surfaces/client/nodeFetch.js";
+import { ArmbridgeClient } from "../../src/wire/client/ArmbridgeClient.js";
 import { resultOf, type FunctionResponse } from "../../src/surfaces/toFunctionResponse.js";
 import type { CallRecord } from "./CallPlanner.js";
 import { ServeStartFailed, spawnServe, type ServeChild } from "./ServeChild.js";
@@ -45,9 +46,9 @@ export class BridgeSession {
     return this.#bridge?.readyMs ?? NaN;
   }
 
-  api(): ApiClient {
+  api(): ArmbridgeClient {
     if (!this.#bridge) throw new Error("the bridge is not running");
-    return new ApiClient(this.#bridge.url, this.#o.token);
+    return new ArmbridgeClient({ url: this.#bridge.url, token: this.#o.token, connectionError: unreachable });
   }
 
   async start(): Promise<void> {
@@ -86,10 +87,12 @@ export class BridgeSession {
   async post(batch: readonly WireCall[], deadlineMs: number): Promise<BatchOutcome> {
     this.sent += batch.length;
     try {
-      const body = (await this.api().request("POST", "/v1/calls", { calls: batch, deadline_ms: deadlineMs })) as {
-        responses: FunctionResponse[];
+      const body = await this.api().call("calls", { body: { calls: batch, deadline_ms: deadlineMs } });
+      // The contract checks the fields every result shares; the rest (resources, pose) are the executor's CallResult as sent.
+      return {
+        kind: "answered",
+        results: body.responses.map((r) => resultOf(r.response as FunctionResponse["response"])),
       };
-      return { kind: "answered", results: body.responses.map((r) => resultOf(r.response)) };
     } catch (error) {
       return { kind: "lost", reason: error instanceof Error ? error.message : String(error) };
     }

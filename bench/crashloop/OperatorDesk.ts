@@ -1,7 +1,7 @@
 import { groundTruthOf, motionIntervals, type EffectLine } from "../../firmware-sim/effectsJudge.js";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import type { InFlightMotion } from "../../src/safety/InFlightMotions.js";
-import { ApiError } from "../../src/surfaces/cli/apiClient.js";
+import { ApiError } from "../../src/wire/client/ApiError.js";
 import type { BridgeSession } from "./BridgeSession.js";
 import type { EffectsTail } from "./EffectsTail.js";
 import { readLedger } from "./readLedger.js";
@@ -115,13 +115,10 @@ export class OperatorDesk {
     );
     const outcome = groundTruthOf(this.#d.effects.read(), actionId) === "reached" ? "done" : "not_done";
     try {
-      await this.#d.session
-        .api()
-        .request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, {
-          outcome,
-          operator: OPERATOR,
-          note: "from firmware-sim's effects log",
-        });
+      await this.#d.session.api().call("confirmAction", {
+        params: { id: actionId },
+        body: { outcome, operator: OPERATOR, note: "from firmware-sim's effects log" },
+      });
       this.confirms++;
     } catch (error) {
       // A later observation may have settled it in the meantime; anything else is the harness's problem.

@@ -1,4 +1,5 @@
-import { ApiError, type ApiClient } from "../../src/surfaces/cli/apiClient.js";
+import { ApiError } from "../../src/wire/client/ApiError.js";
+import type { ArmbridgeClient } from "../../src/wire/client/ArmbridgeClient.js";
 import type { LedgerRowView } from "./judgeCrashLoop.js";
 
 interface ActionsPage {
@@ -24,7 +25,7 @@ export interface LedgerReadBack {
  * judge nor go unreported.
  */
 export async function readLedger(
-  api: ApiClient,
+  api: ArmbridgeClient,
   alsoIds: Iterable<string>,
   filter: { readonly state?: string } = {},
 ): Promise<LedgerReadBack> {
@@ -32,12 +33,12 @@ export async function readLedger(
   let cursor: string | null = null;
   const seenCursors = new Set<string>();
   for (;;) {
-    const query = new URLSearchParams({
+    const query = {
       limit: "1000",
       ...(filter.state ? { state: filter.state } : {}),
       ...(cursor === null ? {} : { cursor }),
-    });
-    const page = (await api.request("GET", `/v1/actions?${query.toString()}`)) as ActionsPage;
+    };
+    const page: ActionsPage = await api.call("actions", { query });
     for (const row of page.actions) byId.set(row.action_id, row);
     if (page.next_cursor === null || page.actions.length === 0) break;
     // A cursor that does not move would page forever.
@@ -58,9 +59,9 @@ export async function readLedger(
 }
 
 /** One row by id; undefined when the ledger has none (404 ARMB_ERR_ACTION_NOT_FOUND). */
-export async function getAction(api: ApiClient, actionId: string): Promise<LedgerRowView | undefined> {
+export async function getAction(api: ArmbridgeClient, actionId: string): Promise<LedgerRowView | undefined> {
   try {
-    return (await api.request("GET", `/v1/actions/${encodeURIComponent(actionId)}`)) as LedgerRowView;
+    return await api.call("action", { params: { id: actionId } });
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined;
     throw error;

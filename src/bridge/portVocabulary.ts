@@ -12,14 +12,8 @@ export { mcpSessionCallId } from "../executor/calls/callIdNamespace.js";
 export { paceWords } from "../executor/motion/reportPace.js";
 export { resultFromRow } from "../executor/calls/resultFromRow.js";
 export { resultMessages } from "../executor/calls/resultMessages.js";
-export { CONFIRM_OUTCOME_ALIASES, CONFIRM_OUTCOMES } from "../ledger/ActionRow.js";
-export {
-  CLIENT_KINDS,
-  CLIENT_NAME_MAX,
-  CLIENT_SESSION_MAX,
-  describeClient,
-  normalizeClient,
-} from "../ledger/CallClient.js";
+export { CONFIRM_OUTCOME_ALIASES } from "../ledger/ActionRow.js";
+export { CLIENT_NAME_MAX, CLIENT_SESSION_MAX, describeClient, normalizeClient } from "../ledger/CallClient.js";
 export { CONFIRM_OUTCOME_RULES, factsOfRow } from "../ledger/confirmOutcomes.js";
 export { latchWords, whoHalted } from "../ledger/HaltRow.js";
 export { normaliseOperatorName, OPERATOR_NAME_RULE } from "../ledger/operatorName.js";

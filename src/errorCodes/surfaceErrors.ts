@@ -33,6 +33,13 @@ export const SURFACE_ERRORS = {
     httpStatus: 502,
     message: "Cannot reach armbridge at {url}: {reason}. Is `armbridge serve` running there?",
   },
+  // raised on the client's side: the answer came, but not in the shape its route declares
+  ARMB_ERR_HTTP_BAD_ANSWER: {
+    httpStatus: 502,
+    message:
+      "{method} {path} answered {status} with a body that is not the API's contract ({what}); is the server an armbridge of another version?",
+    docs: "Raised by the client (`ArmbridgeClient`), which parses every answer with its route's schema",
+  },
   // the stream cap: another stream may be admitted once one closes
   ARMB_ERR_HTTP_TOO_MANY_STREAMS: {
     httpStatus: 503,

@@ -1,32 +1,8 @@
 import type { ActionRecord } from "../transport/Transport.js";
 import type { CallClient } from "./CallClient.js";
 import type { RecordedCommand } from "./RecordedCommand.js";
+import type { ActionRowState, ConfirmOutcome } from "../wire/vocabulary.js";
 
-/**
- * Ledger states of an action (see docs/architecture.md for the diagram). Not
- * the arm's own record of an action (ArmActionState, src/transport): here
- * `unknown` means the bridge could not tell what happened and an operator must
- * confirm; there it means the arm has no record of the id.
- */
-export const ACTION_STATES = [
-  "started",
-  "done",
-  "failed",
-  "unknown",
-  "confirmed_done",
-  "confirmed_not_done",
-  "confirmed_partial",
-  "halted",
-] as const;
-export type ActionRowState = (typeof ACTION_STATES)[number];
-
-/**
- * What an operator can see of an `unknown` action at the arm: it reached the
- * target, it stopped short (moved part-way), or it did not move. The ledger
- * keeps this word; src/ledger/confirmOutcomes.ts says what each one does.
- */
-export const CONFIRM_OUTCOMES = ["reached", "partial", "not_moved"] as const;
-export type ConfirmOutcome = (typeof CONFIRM_OUTCOMES)[number];
 /** The first two words the API took; a contract, kept as aliases. */
 export const CONFIRM_OUTCOME_ALIASES = { done: "reached", not_done: "not_moved" } as const satisfies Record<
   string,

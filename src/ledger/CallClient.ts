@@ -1,21 +1,4 @@
-/**
- * Who sent a call: the surface it came through and what the sender says it
- * is. Recorded with every motion in the ledger and carried by every executor
- * event, so an operator can tell which model is moving the arm. It is a
- * label, not an authentication: every client of one bridge shares its token.
- *
- * - `agent`: a Gemini agent loop (`armbridge agent`, embedded or attached
- *   with `--bridge`, and the demo's sessions); `name` is the model, `session`
- *   the run.
- * - `mcp`: an MCP client; `name` is the `clientInfo.name` (and version) from
- *   its `initialize`, `session` the MCP session id (`stdio` over stdio).
- * - `http`: a caller of `POST /v1/calls` that gave no kind of its own; `name`
- *   is its label (`client.name`), else `http`.
- * - `console`: the operator console (its HALT button); `name` the operator.
- * - `cli`: `armbridge call`.
- */
-export const CLIENT_KINDS = ["agent", "mcp", "http", "console", "cli"] as const;
-export type ClientKind = (typeof CLIENT_KINDS)[number];
+import { CLIENT_KINDS, type ClientKind } from "../wire/vocabulary.js";
 
 export interface CallClient {
   readonly kind: ClientKind;

@@ -1,12 +1,5 @@
 import { describeClient, type CallClient } from "./CallClient.js";
-
-/**
- * Who asked for a halt: the operator console's HALT button, a model's `stop`
- * call, `armbridge halt`, the HTTP API (POST /v1/halt), or the bridge itself
- * when a required operator's console went quiet mid-motion (operator_presence).
- */
-export const HALT_SOURCES = ["console", "tool", "cli", "http", "presence"] as const;
-export type HaltSource = (typeof HALT_SOURCES)[number];
+import type { HaltSource } from "../wire/vocabulary.js";
 
 /** One halt as the ledger keeps it: the latch is on while any halt has no `releasedAt`. */
 export interface HaltRow {

@@ -1,6 +1,7 @@
+import type { ActionRowState } from "../wire/vocabulary.js";
 import type Database from "better-sqlite3";
 import { silentLogger, type Logger } from "../observability/logger.js";
-import type { ActionRow, ActionRowState } from "./ActionRow.js";
+import type { ActionRow } from "./ActionRow.js";
 import type { ArmBinding } from "./ArmBinding.js";
 import { ActionSettlements, type Confirmation, type Settlement } from "./ActionSettlements.js";
 import type { HaltRow } from "./HaltRow.js";

@@ -1,8 +1,9 @@
+import type { HaltSource } from "../wire/vocabulary.js";
 import type Database from "better-sqlite3";
 import { ArmbridgeError } from "../errors.js";
 import type { Logger } from "../observability/logger.js";
 import { isClientKind, normalizeClient } from "./CallClient.js";
-import type { HaltRow, HaltSource } from "./HaltRow.js";
+import type { HaltRow } from "./HaltRow.js";
 
 /**
  * The ledger's `halts` table: every halt asked of the arm, what the arm said

@@ -1,8 +1,9 @@
+import type { ActionRowState, ClientKind } from "../wire/vocabulary.js";
 import type Database from "better-sqlite3";
 import { ArmbridgeError } from "../errors.js";
-import type { ActionRow, ActionRowState } from "./ActionRow.js";
+import type { ActionRow } from "./ActionRow.js";
 import { actionRowOf, storedClientOf, type RawActionRow } from "./actionRowOf.js";
-import type { CallClient, ClientKind } from "./CallClient.js";
+import type { CallClient } from "./CallClient.js";
 
 /** Which client's rows to list: every field given must match exactly. */
 export interface ClientFilter {

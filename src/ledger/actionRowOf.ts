@@ -1,4 +1,5 @@
-import type { ActionRow, ActionRowState, ApprovalRecord, ConfirmOutcome, Evidence, SettledBy } from "./ActionRow.js";
+import type { ActionRowState, ConfirmOutcome } from "../wire/vocabulary.js";
+import type { ActionRow, ApprovalRecord, Evidence, SettledBy } from "./ActionRow.js";
 import { isClientKind, normalizeClient, type CallClient } from "./CallClient.js";
 import { parseRecordedCommand } from "./RecordedCommand.js";
 

@@ -1,4 +1,5 @@
-import type { ActionRow, ActionRowState, ConfirmOutcome, ObservedPose } from "./ActionRow.js";
+import type { ActionRowState, ConfirmOutcome } from "../wire/vocabulary.js";
+import type { ActionRow, ObservedPose } from "./ActionRow.js";
 
 /** What a confirmation's words are built from. */
 export interface ConfirmationFacts {

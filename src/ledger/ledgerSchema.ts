@@ -1,5 +1,5 @@
+import { ACTION_STATES } from "../wire/vocabulary.js";
 import type Database from "better-sqlite3";
-import { ACTION_STATES } from "./ActionRow.js";
 
 /**
  * The ledger's schema, its version, and how an older file is brought up to

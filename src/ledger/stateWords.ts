@@ -1,5 +1,3 @@
-import { ACTION_STATES, type ActionRowState } from "./ActionRow.js";
-
 /**
  * The words every surface uses for a ledger state — the CLI's tables and
  * `--state`, the HTTP `?state=` filter, the console's badges and history
@@ -41,3 +39,4 @@ export function statesOfWord(word: string): readonly ActionRowState[] | undefine
   for (const s of ACTION_STATES) if (s === word || STATE_WORDS[s].word === word) return [s];
   return Object.hasOwn(RESULT_WORDS, word) ? RESULT_WORDS[word] : undefined;
 }
+import { ACTION_STATES, type ActionRowState } from "../wire/vocabulary.js";

@@ -4,7 +4,7 @@ import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";
-import { ARM_STATE_VIEW, type ArmStateView, type ServoHealthView } from "../../src/surfaces/http/wire/index.js";
+import { ARM_STATE_VIEW, type ArmStateView, type ServoHealthView } from "../../src/wire/index.js";
 import { createServoBusTransport } from "../../src/transport/bus/index.js";
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../src/protocol/bus/index.js";
 import { busTestConfig } from "../support/busTestConfig.js";

@@ -1,6 +1,6 @@
+import { ACTION_STATES } from "../../src/wire/vocabulary.js";
 import { describe, expect, it } from "vitest";
 import { STATE_WORDS as CONSOLE_WORDS } from "../../console/stateWords.js";
-import { ACTION_STATES } from "../../src/ledger/ActionRow.js";
 import { STATE_WORDS } from "../../src/ledger/stateWords.js";
 
 describe("the console's state words", () => {

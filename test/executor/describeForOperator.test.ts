@@ -1,7 +1,8 @@
+import { ACTION_STATES, type ActionRowState } from "../../src/wire/vocabulary.js";
 import { describe, expect, it } from "vitest";
 import { describeForOperator } from "../../src/executor/operator/describeForOperator.js";
 import { resultFromRow } from "../../src/executor/calls/resultFromRow.js";
-import { ACTION_STATES, type ActionRow, type ActionRowState } from "../../src/ledger/ActionRow.js";
+import type { ActionRow } from "../../src/ledger/ActionRow.js";
 
 function row(state: ActionRowState, patch: Partial<ActionRow> = {}): ActionRow {
   return {

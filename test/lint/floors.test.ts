@@ -29,7 +29,6 @@ interface FloorsModule {
   readonly BEHIND_THE_DOOR: readonly string[];
   readonly SET_UP_TOOLS: readonly string[];
   readonly SET_UP_TOOLS_MAY_USE: readonly string[];
-  readonly WIRE_CONTRACT: readonly string[];
 }
 interface Violation {
   readonly rule: { readonly name: string };
@@ -142,10 +141,15 @@ describe("the floors, as npm run lint checks them", () => {
       from: "src/bridge/startsSim.ts",
       to: "firmware-sim/spawnSimulator.ts",
     });
-    for (const wire of CONSOLE_MAY_USE) imports("console/typesOnly.ts", probeOf(wire), "type");
-    for (const wire of CONSOLE_MAY_USE) {
-      imports("console/valueImport.ts", probeOf(wire));
-      expected.push({ rule: "console-takes-types-only", from: "console/valueImport.ts", to: probeOf(wire) });
+    for (const wire of CONSOLE_MAY_USE) imports("console/usesWire.ts", probeOf(wire));
+    // The wire package is bundled into the console: no Node builtin and no Node-only package.
+    for (const [module, resolved] of [
+      ["node:http", "http"],
+      ["undici", "undici"],
+    ] as const) {
+      const from = `src/wire/uses_${module.replace(/\W/g, "_")}.ts`;
+      files.set(from, [`import "${module}";`]);
+      expected.push({ rule: "wire-runs-in-a-browser", from, to: resolved });
     }
     imports("console/reachesIn.ts", "src/ledger/probe.ts", "type");
     expected.push({ rule: "console-apart", from: "console/reachesIn.ts", to: "src/ledger/probe.ts" });
@@ -170,10 +174,9 @@ describe("the floors, as npm run lint checks them", () => {
 
   /** Surfaces that reach behind the Bridge, set-up tools beyond the device layer, and what each may use. */
   function throughTheDoor(): void {
-    const { BEHIND_THE_DOOR, SET_UP_TOOLS, SET_UP_TOOLS_MAY_USE, WIRE_CONTRACT } = floors;
+    const { BEHIND_THE_DOOR, SET_UP_TOOLS, SET_UP_TOOLS_MAY_USE } = floors;
     imports("src/surfaces/http/door.ts", "src/bridge/BridgePort.ts", "type");
     imports("src/surfaces/http/door.ts", "src/bridge/portVocabulary.ts");
-    for (const wire of WIRE_CONTRACT) imports(probeOf(wire), "src/ledger/ActionRow.ts");
     // `camera calibrate` drives a running serve: it is a surface like any other.
     for (const from of ["src/surfaces/http/reachesIn.ts", "src/surfaces/cli/camera/reachesIn.ts"])
       for (const behind of [...BEHIND_THE_DOOR.map(probeOf), "src/transport/link/openLink.ts"]) {
@@ -218,12 +221,12 @@ describe("the floors, as npm run lint checks them", () => {
     expect(got.sort()).toEqual(want.sort());
   });
 
-  it("keeps firmware-sim beside the floors, the simulator out of the bridge, and the console apart with types only", () => {
+  it("keeps firmware-sim beside the floors, the simulator out of the bridge, the console apart, and the wire package free of Node", () => {
     const rules = [
       "firmware-sim-beside",
       "only-surfaces-start-the-simulator",
       "console-apart",
-      "console-takes-types-only",
+      "wire-runs-in-a-browser",
       "nothing-imports-the-console",
     ];
     const got = violations

@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../src/bridge/Bridge.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { MAX_CALL_ID_LENGTH } from "../../src/executor/calls/callIdProblem.js";
+import { MAX_CALL_ID_LENGTH } from "../../src/wire/limits.js";
 import { callCommand } from "../../src/surfaces/cli/callCommand.js";
 import { GeminiToolAdapter, identifyCalls } from "../../src/surfaces/gemini/GeminiToolAdapter.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";

@@ -1,7 +1,7 @@
+import { ACTION_STATES } from "../../src/wire/vocabulary.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ACTION_STATES } from "../../src/ledger/ActionRow.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { createHarness, type Harness } from "../support/executorHarness.js";
 import { testConfig } from "../support/testConfig.js";

@@ -8,7 +8,7 @@ import type { CallResult } from "../../src/executor/calls/CallResult.js";
 import type { CliIo } from "../../src/surfaces/runtime/CliIo.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";
-import { API_ERROR_BODY, HALT_ANSWER } from "../../src/surfaces/http/wire/index.js";
+import { API_ERROR_BODY, HALT_ANSWER } from "../../src/wire/index.js";
 import { testConfig } from "../support/testConfig.js";
 import { FakeArm } from "../surfaces/http/FakeArm.js";
 

@@ -1,8 +1,9 @@
+import type { HaltSource } from "../../wire/vocabulary.js";
 import { randomBytes } from "node:crypto";
 import { asArmbridgeError } from "../../errors.js";
 import { poseOf } from "../../transport/poseOf.js";
 import { normalizeClient, type CallClient } from "../../ledger/CallClient.js";
-import type { HaltRow, HaltSource } from "../../ledger/HaltRow.js";
+import type { HaltRow } from "../../ledger/HaltRow.js";
 import type { IntentLedger } from "../../ledger/IntentLedger.js";
 import type { Logger } from "../../observability/logger.js";
 import type { HaltResult, Transport } from "../../transport/Transport.js";

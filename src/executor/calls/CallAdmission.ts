@@ -9,9 +9,7 @@ import { callIdProblem } from "./callIdProblem.js";
 import { rejected } from "./callResults.js";
 import { hashArgs } from "./hashArgs.js";
 import { resultFromRow } from "./resultFromRow.js";
-
-/** The longest a batch may be: a model turn with more calls than this is a bug or an attack. */
-export const MAX_BATCH = 64;
+import { MAX_BATCH } from "../../wire/limits.js";
 
 /** One call of a batch as admitted: its id (given or generated), its name, and a refusal when it must not run at all. */
 export interface AdmittedCall {

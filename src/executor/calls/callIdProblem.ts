@@ -1,5 +1,4 @@
-/** Longer call ids are refused: ids are keys, stored and echoed on every surface, not payloads. */
-export const MAX_CALL_ID_LENGTH = 128;
+import { MAX_CALL_ID_LENGTH } from "../../wire/limits.js";
 
 // ES2024's String.prototype.isWellFormed (Node >= 20); the project's lib is ES2023.
 const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;

@@ -1,4 +1,5 @@
-import type { ActionRow, ActionRowState } from "../../ledger/ActionRow.js";
+import type { ActionRow } from "../../ledger/ActionRow.js";
+import type { ActionRowState } from "../../wire/vocabulary.js";
 import type { CallResult } from "./CallResult.js";
 import { CONFIRM_OUTCOME_RULES, factsOfRow } from "../../ledger/confirmOutcomes.js";
 import { resultMessages } from "./resultMessages.js";

@@ -1,4 +1,4 @@
-import type { ActionRowState } from "../../ledger/ActionRow.js";
+import type { ActionRowState } from "../../wire/vocabulary.js";
 import type { HaltRow } from "../../ledger/HaltRow.js";
 
 /**

@@ -1,4 +1,5 @@
-import type { ActionRow, ActionRowState } from "../../ledger/ActionRow.js";
+import type { ActionRow } from "../../ledger/ActionRow.js";
+import type { ActionRowState } from "../../wire/vocabulary.js";
 import { canonicalOutcome } from "../../ledger/ActionRow.js";
 import { CONFIRM_OUTCOME_RULES, factsOfRow, outcomeOfState } from "../../ledger/confirmOutcomes.js";
 

@@ -1,4 +1,4 @@
-import type { ActionRowState } from "../../ledger/ActionRow.js";
+import type { ActionRowState } from "../../wire/vocabulary.js";
 import { observeRecordedAction, type RecordedObservationDeps } from "./observeRecordedAction.js";
 
 /** What looking again at one action came to. */

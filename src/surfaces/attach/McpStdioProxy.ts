@@ -13,7 +13,7 @@ import {
 import type { Logger } from "../../observability/logger.js";
 import { MCP_CALL_ID_META } from "../mcp/createMcpServer.js";
 import { BridgeApiError, connectionLost, type BridgeHttpClient } from "./BridgeHttpClient.js";
-import { sseBlocks } from "./RemoteEvents.js";
+import { readEventStream } from "../../wire/client/readEventStream.js";
 
 /** Waits between attempts to reach serve again; the last repeats. */
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000] as const;
@@ -206,7 +206,7 @@ export class McpStdioProxy {
     };
     try {
       if ((header(res, "content-type") ?? "").includes("text/event-stream")) {
-        for await (const block of sseBlocks(res.body as AsyncIterable<Buffer>)) await deliver(block.data);
+        for await (const block of readEventStream(res.body)) await deliver(block.data);
       } else {
         const body = JSON.parse(await res.body.text()) as unknown;
         for (const m of Array.isArray(body) ? body : [body]) await deliver(m);

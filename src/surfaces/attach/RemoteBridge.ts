@@ -9,7 +9,7 @@ import type {
   FunctionDeclaration,
 } from "../../bridge/BridgePort.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
-import type { ArmStateView } from "../http/wire/ArmStateView.js";
+import type { ArmStateView } from "../../wire/ArmStateView.js";
 import { BridgeApiError, BridgeHttpClient } from "./BridgeHttpClient.js";
 import { RemoteEvents } from "./RemoteEvents.js";
 import { RemoteExecutor } from "./RemoteExecutor.js";

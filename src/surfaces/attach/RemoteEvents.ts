@@ -1,8 +1,9 @@
 import type { CallResult, ExecutorEvent } from "../../bridge/BridgePort.js";
 import type { Logger } from "../../observability/logger.js";
-import type { ExecutorEventView } from "../http/wire/ExecutorEventView.js";
-import type { ArmStateView } from "../http/wire/ArmStateView.js";
+import type { ExecutorEventView } from "../../wire/ExecutorEventView.js";
+import type { ArmStateView } from "../../wire/ArmStateView.js";
 import type { ServeHttp } from "./ServeHttp.js";
+import { readEventStream } from "../../wire/client/readEventStream.js";
 
 /** How long to wait before opening the event stream again after it dropped; doubles up to the last. */
 const RECONNECT_MS = [250, 500, 1000, 2000, 5000] as const;
@@ -96,7 +97,7 @@ export class RemoteEvents {
         if (res.status !== 200) throw new Error(`GET /v1/events answered HTTP ${res.status}`);
         attempt = 0;
         this.#live = true;
-        for await (const block of sseBlocks(res.body)) {
+        for await (const block of readEventStream(res.body)) {
           if (block.event === "state") {
             this.#state = block.data as ArmStateView;
             if (!opened) {
@@ -184,33 +185,5 @@ export function toExecutorEvent(v: ExecutorEventView): ExecutorEvent | undefined
     case "approval_requested":
     case "approval_resolved":
       return { ...v, client: v.client ?? undefined };
-  }
-}
-
-/** Server-sent events from a byte stream: `event:` and `data:` of each block (comments, such as the heartbeat, skipped). */
-export async function* sseBlocks(
-  body: AsyncIterable<Buffer>,
-): AsyncGenerator<{ readonly event: string; readonly data: unknown }> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = "message";
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-      }
-      if (data.length === 0) continue;
-      try {
-        yield { event, data: JSON.parse(data.join("\n")) as unknown };
-      } catch {
-        // A block that is not JSON is not one of ours; skip it.
-      }
-    }
   }
 }

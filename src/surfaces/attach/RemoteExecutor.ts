@@ -3,7 +3,7 @@ import { ArmbridgeError, type ErrorCode } from "../../errors.js";
 import type { CallClient, CallResponse, CallResult, ExecuteOptions, FunctionCall } from "../../bridge/BridgePort.js";
 import { resultMessages } from "../../bridge/portVocabulary.js";
 import type { Logger } from "../../observability/logger.js";
-import type { CallAnswer, CallsCancelled, CallsResponse } from "../http/wire/CallResultView.js";
+import type { CallAnswer, CallsCancelled, CallsResponse } from "../../wire/CallResultView.js";
 import { BridgeApiError, connectionLost } from "./BridgeHttpClient.js";
 import type { ServeHttp } from "./ServeHttp.js";
 

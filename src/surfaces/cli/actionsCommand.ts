@@ -1,7 +1,7 @@
 import type { ActionRowState } from "../../bridge/BridgePort.js";
 import { describeClient, STATE_INPUTS, STATE_WORDS, statesOfWord } from "../../bridge/portVocabulary.js";
-import type { ActionsPage, ActionView } from "../http/wire/index.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import type { ActionsPage, ActionView } from "../../wire/index.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
@@ -46,24 +46,23 @@ export async function actionsCommand(argv: readonly string[], io: CliIo): Promis
   if (values.cursor !== undefined && values.all === true)
     throw cliUsageError("--cursor and --all cannot be combined: --all starts at the newest action");
   const limit = positiveInt("--limit", values.limit);
-  const client = ApiClient.fromFlags(values, io);
+  const client = clientFromFlags(values, io);
   const json = wantsJson(io, values.json);
   if (actionId !== undefined) {
     if (values.state !== undefined || limit !== undefined || values.cursor !== undefined || values.all === true) {
       throw cliUsageError("--state, --limit, --cursor and --all apply to the list, not to one ACTION_ID");
     }
-    const action = (await client.request("GET", `/v1/actions/${encodeURIComponent(actionId)}`)) as ActionView;
+    const action: ActionView = await client.call("action", { params: { id: actionId } });
     printRecord(io, json, action, () => describeAction(action));
     return 0;
   }
   const page = (cursor: string | undefined): Promise<ActionsPage> => {
-    const q = new URLSearchParams();
+    const query: Record<string, string> = {};
     // The word as typed: the server reads the same words (stopped is two states).
-    if (values.state !== undefined) q.set("state", values.state);
-    if (limit !== undefined) q.set("limit", String(limit));
-    if (cursor !== undefined) q.set("cursor", cursor);
-    const qs = q.toString();
-    return client.request("GET", `/v1/actions${qs ? `?${qs}` : ""}`) as Promise<ActionsPage>;
+    if (values.state !== undefined) query.state = values.state;
+    if (limit !== undefined) query.limit = String(limit);
+    if (cursor !== undefined) query.cursor = cursor;
+    return client.call("actions", { query });
   };
   let answer: { actions: readonly ActionView[]; next_cursor: string | null; next_before?: number | null };
   if (values.all === true) {

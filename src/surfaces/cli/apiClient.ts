@@ -1,4 +1,5 @@
-import { ArmbridgeError } from "../../errors.js";
+import { ArmbridgeClient } from "../../wire/client/ArmbridgeClient.js";
+import { nodeFetch, unreachable } from "../client/nodeFetch.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 
@@ -19,79 +20,32 @@ export const CLIENT_FLAG_OPTIONS = {
   token: { type: "string" },
 } as const;
 
-/** An error answer of the API, passed on with the server's code. */
-export class ApiError extends Error {
-  override readonly name = "ApiError";
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A small JSON client for the HTTP API, used by `call`, `actions` and `confirm`. */
-export class ApiClient {
-  readonly url: string;
-  readonly #token: string;
-
-  constructor(url: string, token: string) {
-    this.url = url.replace(/\/+$/, "");
-    this.#token = token;
-  }
-
-  /** `as: "operator"` prefers $ARMBRIDGE_OPERATOR_TOKEN when no --token is given (approve, decline). */
-  static fromFlags(
-    flags: { url?: string | undefined; token?: string | undefined },
-    io: CliIo,
-    as: "api" | "operator" = "api",
-  ): ApiClient {
-    const url = flags.url ?? (io.env.ARMBRIDGE_URL || DEFAULT_SERVE_URL);
-    if (!/^https?:\/\/[^/]+/.test(url))
-      throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
-    const token =
-      flags.token ??
-      ((as === "operator" ? io.env.ARMBRIDGE_OPERATOR_TOKEN : undefined) || io.env.ARMBRIDGE_TOKEN || undefined);
-    if (!token)
-      throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
-    return new ApiClient(url, token);
-  }
-
-  async request(method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
-    let res: Response;
-    try {
-      res = await fetch(this.url + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.#token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ArmbridgeError(
-        "ARMB_ERR_HTTP_UNREACHABLE",
-        { url: this.url, reason: cause?.code ?? cause?.message ?? String(error) },
-        { cause: error },
-      );
-    }
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    if (!res.ok) {
-      const e = (json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-      throw new ApiError(
-        res.status,
-        typeof e?.code === "string" ? e.code : `HTTP_${res.status}`,
-        typeof e?.message === "string" ? e.message : text.slice(0, 200),
-      );
-    }
-    return json;
-  }
+/**
+ * The client of the running serve named by --url/--token (or the
+ * environment). `as: "operator"` prefers $ARMBRIDGE_OPERATOR_TOKEN when no
+ * --token is given (approve, decline). `wait: "long"` for a command whose
+ * answer may take minutes (`armbridge call` waiting for an operator's
+ * approval): Node's own fetch gives up after 300 s without an answer, so it
+ * runs on a fetch without that limit, which costs a module load at its first
+ * request; the commands that answer at once (halt above all) do not pay it.
+ */
+export function clientFromFlags(
+  flags: { url?: string | undefined; token?: string | undefined },
+  io: CliIo,
+  as: "api" | "operator" = "api",
+  wait: "brief" | "long" = "brief",
+): ArmbridgeClient {
+  const url = flags.url ?? (io.env.ARMBRIDGE_URL || DEFAULT_SERVE_URL);
+  if (!/^https?:\/\/[^/]+/.test(url)) throw cliUsageError(`--url must be an http(s) URL (got ${JSON.stringify(url)})`);
+  const token =
+    flags.token ??
+    ((as === "operator" ? io.env.ARMBRIDGE_OPERATOR_TOKEN : undefined) || io.env.ARMBRIDGE_TOKEN || undefined);
+  if (!token)
+    throw cliUsageError(`no token; pass --token T or set ARMBRIDGE_TOKEN (\`armbridge serve\` prints its token)`);
+  return new ArmbridgeClient({
+    url,
+    token,
+    ...(wait === "long" ? { fetch: nodeFetch().fetch } : {}),
+    connectionError: unreachable,
+  });
 }

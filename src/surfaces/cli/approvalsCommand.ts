@@ -1,10 +1,10 @@
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, OPERATOR_CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags, OPERATOR_CLIENT_FLAGS_HELP } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
-import type { ApprovalsList, DecidedApprovalView } from "../http/wire/index.js";
+import type { ApprovalsList, DecidedApprovalView } from "../../wire/index.js";
 
 export const APPROVALS_FLAGS = { ...CLIENT_FLAG_OPTIONS, ...JSON_FLAG } as const;
 export const DECISION_FLAGS = {
@@ -54,7 +54,7 @@ export const DECLINE_HELP = decisionHelp(
 export async function approvalsCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, APPROVALS_FLAGS);
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const answer = (await ApiClient.fromFlags(values, io).request("GET", "/v1/approvals")) as ApprovalsList;
+  const answer: ApprovalsList = await clientFromFlags(values, io).call("approvals");
   printRecord(io, wantsJson(io, values.json), answer, () =>
     answer.approvals.length === 0
       ? "Nothing waits for approval.\n"
@@ -79,14 +79,10 @@ async function decide(verb: "approve" | "decline", argv: readonly string[], io: 
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
   if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
     throw cliUsageError(`--operator NAME is required: say who ${verb}s (${OPERATOR_NAME_RULE})`);
-  const answer = (await ApiClient.fromFlags(values, io, "operator").request(
-    "POST",
-    `/v1/approvals/${encodeURIComponent(id)}/${verb}`,
-    {
-      operator: values.operator,
-      ...(values.note === undefined ? {} : { note: values.note }),
-    },
-  )) as DecidedApprovalView;
+  const answer: DecidedApprovalView = await clientFromFlags(values, io, "operator").call(verb, {
+    params: { id },
+    body: { operator: values.operator, ...(values.note === undefined ? {} : { note: values.note }) },
+  });
   printRecord(
     io,
     wantsJson(io, values.json),

@@ -2,14 +2,14 @@
 export interface CallAnswerLine {
   readonly id: string;
   readonly name: string;
-  readonly response: { readonly output?: CallResultLine; readonly error?: CallResultLine };
+  readonly response: { readonly output?: CallResultLine | undefined; readonly error?: CallResultLine | undefined };
 }
 
 interface CallResultLine {
   readonly status: string;
   readonly message: string;
-  readonly action_id?: string;
-  readonly pose?: Readonly<Record<string, number>>;
-  readonly error_code?: string;
+  readonly action_id?: string | undefined;
+  readonly pose?: Readonly<Record<string, number>> | undefined;
+  readonly error_code?: string | undefined;
   readonly issues?: readonly { readonly path: string; readonly code?: string; readonly message: string }[];
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
@@ -46,14 +46,16 @@ export async function callCommand(argv: readonly string[], io: CliIo): Promise<n
     }
   }
   const deadlineMs = positiveInt("--deadline-ms", values["deadline-ms"]);
-  const client = ApiClient.fromFlags(values, io);
+  const client = clientFromFlags(values, io, "api", "long");
   const id = values.id ?? `cli_${randomBytes(6).toString("hex")}`;
-  const answer = (await client.request("POST", "/v1/calls", {
-    calls: [{ id, name: tool, args }],
-    // Recorded with the motion as who asked: without it the server takes the caller for a bare HTTP client.
-    client: { kind: "cli", name: "armbridge call" },
-    ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
-  })) as { responses: CallAnswerLine[] };
+  const answer: { responses: readonly CallAnswerLine[] } = await client.call("calls", {
+    body: {
+      calls: [{ id, name: tool, args }],
+      // Recorded with the motion as who asked: without it the server takes the caller for a bare HTTP client.
+      client: { kind: "cli", name: "armbridge call" },
+      ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
+    },
+  });
   const line = answer.responses[0];
   printRecord(io, wantsJson(io, values.json), line, () => describeCallAnswer(line));
   return 0;

@@ -1,16 +1,12 @@
-import {
-  CONFIRM_OUTCOME_ALIASES,
-  CONFIRM_OUTCOMES,
-  normaliseOperatorName,
-  OPERATOR_NAME_RULE,
-} from "../../bridge/portVocabulary.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { CONFIRM_OUTCOMES } from "../../wire/vocabulary.js";
+import { CONFIRM_OUTCOME_ALIASES, normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";
 import { describeAction } from "./actionsCommand.js";
-import type { ActionView } from "../http/wire/index.js";
+import type { ActionView } from "../../wire/index.js";
 
 export const CONFIRM_FLAGS = {
   ...CLIENT_FLAG_OPTIONS,
@@ -47,19 +43,18 @@ export async function confirmCommand(argv: readonly string[], io: CliIo): Promis
     throw cliUsageError("name the action, e.g. `armbridge confirm act_... --outcome partial --operator Ada`");
   if (extra !== undefined) throw cliUsageError(`unexpected argument ${JSON.stringify(extra)}`);
   const outcome = values.outcome;
-  if (!OUTCOMES.includes(outcome ?? "")) {
+  if (outcome === undefined || !OUTCOMES.includes(outcome)) {
     throw cliUsageError(
       `--outcome must be one of ${OUTCOMES.join(", ")} (got ${outcome === undefined ? "nothing" : JSON.stringify(outcome)})`,
     );
   }
   if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
     throw cliUsageError(`--operator NAME is required: say who is confirming (${OPERATOR_NAME_RULE})`);
-  const client = ApiClient.fromFlags(values, io);
-  const row = (await client.request("POST", `/v1/actions/${encodeURIComponent(actionId)}/confirm`, {
-    outcome,
-    operator: values.operator,
-    ...(values.note === undefined ? {} : { note: values.note }),
-  })) as ActionView;
+  const client = clientFromFlags(values, io);
+  const row: ActionView = await client.call("confirmAction", {
+    params: { id: actionId },
+    body: { outcome, operator: values.operator, ...(values.note === undefined ? {} : { note: values.note }) },
+  });
   printRecord(io, wantsJson(io, values.json), row, () => describeAction(row));
   return 0;
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
-import type { HaltAnswer, HaltReleaseAnswer } from "../http/wire/index.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import type { HaltAnswer, HaltReleaseAnswer } from "../../wire/index.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
@@ -60,12 +60,14 @@ ${CLIENT_FLAGS_HELP}`;
  */
 export async function haltCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, problem } = readHaltFlags(argv);
-  const answer = (await ApiClient.fromFlags(values, io).request("POST", "/v1/halt", {
-    source: "cli",
-    ...(values.operator === undefined ? {} : { operator: values.operator }),
-    ...(values.note === undefined ? {} : { note: values.note }),
-    ...(values.joint === undefined ? {} : { joints: values.joint }),
-  })) as HaltAnswer;
+  const answer: HaltAnswer = await clientFromFlags(values, io).call("halt", {
+    body: {
+      source: "cli",
+      ...(values.operator === undefined ? {} : { operator: values.operator }),
+      ...(values.note === undefined ? {} : { note: values.note }),
+      ...(values.joint === undefined ? {} : { joints: values.joint }),
+    },
+  });
   printRecord(io, wantsJson(io, values.json), answer, () =>
     [
       `${answer.halted ? "HALTED" : "HALT NOT CONFIRMED"} (${answer.halt.halt_id})`,
@@ -120,10 +122,9 @@ export async function releaseCommand(argv: readonly string[], io: CliIo): Promis
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
     throw cliUsageError(`--operator NAME is required: say who releases the halt (${OPERATOR_NAME_RULE})`);
-  const answer = (await ApiClient.fromFlags(values, io).request("POST", "/v1/halt/release", {
-    operator: values.operator,
-    ...(values.note === undefined ? {} : { note: values.note }),
-  })) as HaltReleaseAnswer;
+  const answer: HaltReleaseAnswer = await clientFromFlags(values, io).call("releaseHalt", {
+    body: { operator: values.operator, ...(values.note === undefined ? {} : { note: values.note }) },
+  });
   printRecord(io, wantsJson(io, values.json), answer, () =>
     [answer.message, ...answer.released.map((h) => `  released ${h.halt_id} (${h.who})`)].join("\n"),
   );

@@ -1,4 +1,4 @@
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
@@ -36,12 +36,17 @@ export async function recoverCommand(argv: readonly string[], io: CliIo): Promis
     throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; name joints with --joint`);
   if (values.operator === undefined || normaliseOperatorName(values.operator) === undefined)
     throw cliUsageError(`--operator NAME is required: say who is recovering the servos (${OPERATOR_NAME_RULE})`);
-  const client = ApiClient.fromFlags(values, io);
-  const result = (await client.request("POST", "/v1/servos/recover", {
-    operator: values.operator,
-    ...(values.joint === undefined ? {} : { joints: values.joint }),
-    ...(values.note === undefined ? {} : { note: values.note }),
-  })) as { results?: readonly { axis?: string; outcome?: string; detail?: string }[] };
+  const client = clientFromFlags(values, io);
+  const result: { results?: readonly { axis?: string; outcome?: string; detail?: string }[] } = await client.call(
+    "recoverServos",
+    {
+      body: {
+        operator: values.operator,
+        ...(values.joint === undefined ? {} : { joints: values.joint }),
+        ...(values.note === undefined ? {} : { note: values.note }),
+      },
+    },
+  );
   printRecord(io, wantsJson(io, values.json), result, () =>
     formatTable(
       ["AXIS", "OUTCOME", "DETAIL"],

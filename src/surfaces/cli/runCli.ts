@@ -1,5 +1,5 @@
 import { isArmbridgeError } from "../../errors.js";
-import { ApiError } from "./apiClient.js";
+import { ApiError } from "../../wire/client/ApiError.js";
 import type { CliIo, SubcommandRun } from "../runtime/CliIo.js";
 import { packageVersion } from "../packageVersion.js";
 

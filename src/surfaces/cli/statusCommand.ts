@@ -1,6 +1,6 @@
 import { latchWords } from "../../bridge/portVocabulary.js";
-import type { ApprovalsList, ArmStateView, HaltView } from "../http/wire/index.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import type { ApprovalsList, ArmStateView, HaltView } from "../../wire/index.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
@@ -36,11 +36,11 @@ export interface StatusRecord {
 export async function statusCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandFlags(argv, STATUS_FLAGS);
   if (positionals.length > 0) throw cliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const api = ApiClient.fromFlags(values, io);
-  const [state, approvals] = (await Promise.all([
-    api.request("GET", "/v1/state"),
-    api.request("GET", "/v1/approvals"),
-  ])) as [ArmStateView, ApprovalsList];
+  const api = clientFromFlags(values, io);
+  const [state, approvals] = (await Promise.all([api.call("state"), api.call("approvals")])) satisfies [
+    ArmStateView,
+    ApprovalsList,
+  ];
   const record = statusRecord(state, approvals);
   printRecord(io, wantsJson(io, values.json), record, () => statusText(record));
   return 0;

@@ -2,7 +2,7 @@ import { Cameras } from "../../cameras/Cameras.js";
 import { loadConfig } from "../../config/loadConfig.js";
 import type { FunctionDeclaration } from "../../bridge/BridgePort.js";
 import { createDefaultTools } from "../../tools/defaultTools.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "./apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
 import type { CliIo } from "../runtime/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
@@ -34,11 +34,7 @@ export async function toolsCommand(argv: readonly string[], io: CliIo): Promise<
     );
   let declarations: readonly FunctionDeclaration[];
   if (remote) {
-    declarations = (
-      (await ApiClient.fromFlags(values, io).request("GET", "/v1/tools")) as {
-        functionDeclarations: FunctionDeclaration[];
-      }
-    ).functionDeclarations;
+    declarations = (await clientFromFlags(values, io).call("tools")).functionDeclarations;
   } else {
     const config = loadConfig(values.config);
     // No arm: the cameras are only named (their tools are declared), never opened.

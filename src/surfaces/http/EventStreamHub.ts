@@ -5,7 +5,7 @@ import type { ExecutorEvent, HostedBridgePort } from "../../bridge/BridgePort.js
 import { splitImages } from "../splitImages.js";
 import { actionView } from "./actionView.js";
 import { haltView } from "./haltView.js";
-import type { ExecutorEventView } from "./wire/ExecutorEventView.js";
+import type { ExecutorEventView } from "../../wire/ExecutorEventView.js";
 import { armStateView } from "./armStateView.js";
 
 export interface EventStreamHubOptions {

@@ -1,15 +1,15 @@
+import { CONFIRM_OUTCOMES } from "../../wire/vocabulary.js";
 import type { ActionRow, ArmStatus } from "../../bridge/BridgePort.js";
 import {
   CONFIRM_OUTCOME_RULES,
-  CONFIRM_OUTCOMES,
   describeForOperator,
   factsOfRow,
   poseOf,
   resultFromRow,
 } from "../../bridge/portVocabulary.js";
-import type { ActionView, ConfirmOption } from "./wire/ActionView.js";
+import type { ActionView, ConfirmOption } from "../../wire/ActionView.js";
 
-export type { ActionView, ConfirmOption } from "./wire/ActionView.js";
+export type { ActionView, ConfirmOption } from "../../wire/ActionView.js";
 
 export function actionView(row: ActionRow): ActionView {
   const e = row.evidence;

@@ -1,21 +1,20 @@
+import { CONFIRM_OUTCOMES, type ActionRowState, CLIENT_KINDS } from "../../wire/vocabulary.js";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ArmbridgeError } from "../../errors.js";
 import { actionView, actionViewWithOptions } from "./actionView.js";
-import type { ActionRowState, HostedBridgePort } from "../../bridge/BridgePort.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import {
-  CLIENT_KINDS,
   CLIENT_NAME_MAX,
   CLIENT_SESSION_MAX,
   CONFIRM_OUTCOME_ALIASES,
-  CONFIRM_OUTCOMES,
   STATE_INPUTS,
   statesOfWord,
 } from "../../bridge/portVocabulary.js";
 
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
-import type { ActionsPage } from "./wire/ActionView.js";
+import type { ActionsPage } from "../../wire/ActionView.js";
 
 const listQuery = z.strictObject({
   // The ledger's name of a state, its shared word (confirmed_reached for confirmed_done, …), or the model's word (stopped).

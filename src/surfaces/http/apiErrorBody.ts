@@ -1,5 +1,5 @@
 import type { ArmbridgeError } from "../../errors.js";
-import type { ApiErrorBody } from "./wire/ApiErrorBody.js";
+import type { ApiErrorBody } from "../../wire/ApiErrorBody.js";
 
 /** An error as the API sends it: code, message, and the valid choices when the error is about a name that is not one of them. */
 export function apiErrorBody(e: ArmbridgeError): ApiErrorBody {

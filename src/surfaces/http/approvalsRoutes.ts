@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { parseInput } from "./parseInput.js";
 import { OPERATOR_ROUTE } from "./publicRoute.js";
-import type { ApprovalsList, DecidedApprovalView } from "./wire/ApprovalView.js";
+import type { ApprovalsList, DecidedApprovalView } from "../../wire/ApprovalView.js";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
 

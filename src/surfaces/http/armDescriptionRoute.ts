@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { envelopeDescriptionView } from "./envelopeView.js";
-import type { ArmAxisView, ArmDescriptionView } from "./wire/ArmDescriptionView.js";
+import type { ArmAxisView, ArmDescriptionView } from "../../wire/ArmDescriptionView.js";
 
-export type { ArmDescriptionView } from "./wire/ArmDescriptionView.js";
+export type { ArmDescriptionView } from "../../wire/ArmDescriptionView.js";
 
 export function armDescriptionView(bridge: HostedBridgePort): ArmDescriptionView {
   const arm = bridge.config.arm;

@@ -4,9 +4,9 @@ import { actionViewWithOptions } from "./actionView.js";
 import { envelopeStateView } from "./envelopeView.js";
 import { haltView } from "./haltView.js";
 import { presenceViewOf } from "./presenceView.js";
-import type { ArmStateView } from "./wire/ArmStateView.js";
+import type { ArmStateView } from "../../wire/ArmStateView.js";
 
-export type { ArmStateView } from "./wire/ArmStateView.js";
+export type { ArmStateView } from "../../wire/ArmStateView.js";
 
 export function armStateView(bridge: HostedBridgePort, now = Date.now()): ArmStateView {
   const state = bridge.state();

@@ -5,7 +5,7 @@ import { ArmbridgeError } from "../../errors.js";
 import { EnvelopeModel } from "../../safety/EnvelopeModel.js";
 import { placedVolumes } from "../../safety/placedVolumes.js";
 import { parseInput } from "./parseInput.js";
-import type { PlacedVolumesView } from "./wire/EnvelopeView.js";
+import type { PlacedVolumesView } from "../../wire/EnvelopeView.js";
 
 /** Every query key is an axis name, every value its position (rad; the gripper's 0..1 is accepted and not placed). */
 const poseQuery = z.record(z.string().max(200), z.coerce.number().finite());

@@ -1,16 +1,15 @@
+import type { ClientKind } from "../../wire/vocabulary.js";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ArmbridgeError } from "../../errors.js";
 import { toFunctionResponse } from "../toFunctionResponse.js";
-import type { ClientKind, HostedBridgePort } from "../../bridge/BridgePort.js";
+import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../bridge/portVocabulary.js";
 import { CallWaits } from "./CallWaits.js";
 import { callerGone, holdOpen } from "./holdOpen.js";
 import { parseInput } from "./parseInput.js";
-import type { CallAnswer, CallsCancelled, CallsResponse } from "./wire/CallResultView.js";
-
-/** The executor's own batch ceiling; refusing more here gives one clear 400 instead of 64+ rejections. */
-const MAX_CALLS = 64;
+import type { CallAnswer, CallsCancelled, CallsResponse } from "../../wire/CallResultView.js";
+import { MAX_BATCH } from "../../wire/limits.js";
 
 /** Kinds a caller of /v1/calls may say it is; `mcp` is the MCP endpoint's own, taken from the session. */
 const HTTP_CLIENT_KINDS = ["agent", "http", "console", "cli"] as const satisfies readonly Exclude<ClientKind, "mcp">[];
@@ -28,7 +27,7 @@ const callsBody = z.strictObject({
       }),
     )
     .min(1)
-    .max(MAX_CALLS),
+    .max(MAX_BATCH),
   deadline_ms: z.number().int().positive().max(3_600_000).optional(),
   /** Who is calling: recorded with each motion and shown in the console (default `{kind: "http", name: "http"}`). */
   client: z
@@ -43,7 +42,7 @@ const callsBody = z.strictObject({
     .optional(),
 });
 
-const cancelBody = z.strictObject({ ids: z.array(z.string().min(1).max(1000)).min(1).max(MAX_CALLS) });
+const cancelBody = z.strictObject({ ids: z.array(z.string().min(1).max(1000)).min(1).max(MAX_BATCH) });
 
 const idParams = z.strictObject({ id: z.string().min(1).max(1000) });
 

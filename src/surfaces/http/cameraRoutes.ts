@@ -5,7 +5,7 @@ import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { imagePointToTable } from "../../cameras/imagePointToTable.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
-import { FRAME_HEADERS, type CamerasList, type FrameHeadersView, type TablePointView } from "./wire/CameraView.js";
+import { FRAME_HEADERS, type CamerasList, type FrameHeadersView, type TablePointView } from "../../wire/CameraView.js";
 
 const cameraParams = z.strictObject({ name: z.string().min(1).max(200) });
 const pointQuery = z.strictObject({ y: z.coerce.number().min(0).max(1000), x: z.coerce.number().min(0).max(1000) });

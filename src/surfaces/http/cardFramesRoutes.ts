@@ -5,7 +5,7 @@ import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ActionFrameRecorder } from "./ActionFrameRecorder.js";
 import { parseInput } from "./parseInput.js";
-import { FRAME_HEADERS, type CardFrameView, type CardFramesList } from "./wire/CameraView.js";
+import { FRAME_HEADERS, type CardFrameView, type CardFramesList } from "../../wire/CameraView.js";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
 const frameParams = z.strictObject({ id: z.string().min(1).max(200), which: z.enum(FRAME_MOMENTS) });

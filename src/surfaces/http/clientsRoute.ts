@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
-import type { ClientsList } from "./wire/ClientView.js";
+import type { ClientsList } from "../../wire/ClientView.js";
 
 /** GET /v1/clients: who has sent motions, the most recent first, for the console's history filter. */
 export function registerClientsRoute(app: FastifyInstance, bridge: HostedBridgePort): void {

@@ -2,7 +2,7 @@ import type { BridgeState, HostedBridgePort } from "../../bridge/BridgePort.js";
 import type { KeepOutZone } from "../../config/envelopeConfig.js";
 import { EnvelopeModel } from "../../safety/EnvelopeModel.js";
 import { placedVolumes } from "../../safety/placedVolumes.js";
-import type { EnvelopeDescriptionView, EnvelopeStateView } from "./wire/EnvelopeView.js";
+import type { EnvelopeDescriptionView, EnvelopeStateView } from "../../wire/EnvelopeView.js";
 
 type KeepOutZoneView = EnvelopeDescriptionView["keep_out"][number];
 

@@ -4,7 +4,7 @@ import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { haltView } from "./haltView.js";
 import { parseInput } from "./parseInput.js";
 import { readHaltBody, UnreadableBody } from "./readHaltBody.js";
-import type { HaltAnswer, HaltReleaseAnswer } from "./wire/HaltView.js";
+import type { HaltAnswer, HaltReleaseAnswer } from "../../wire/HaltView.js";
 
 const releaseBody = z.strictObject({
   // Emptiness is the executor's rule (ARMB_ERR_OPERATOR_REQUIRED), checked in one place.

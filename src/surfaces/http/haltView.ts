@@ -1,6 +1,6 @@
 import type { HaltRow } from "../../bridge/BridgePort.js";
 import { whoHalted } from "../../bridge/portVocabulary.js";
-import type { HaltView } from "./wire/HaltView.js";
+import type { HaltView } from "../../wire/HaltView.js";
 
 export function haltView(h: HaltRow): HaltView {
   return {

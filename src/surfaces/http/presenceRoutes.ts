@@ -5,7 +5,7 @@ import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
 import { consoleTag, presenceView } from "./presenceView.js";
 import { OPERATOR_ROUTE } from "./publicRoute.js";
-import type { PresenceView } from "./wire/PresenceView.js";
+import type { PresenceView } from "../../wire/PresenceView.js";
 
 const heartbeatBody = z.strictObject({
   /** The console page's own id for its life (random): each open console counts once. */

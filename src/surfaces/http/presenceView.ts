@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { HostedBridgePort, PresenceSnapshot } from "../../bridge/BridgePort.js";
-import type { PresenceView } from "./wire/PresenceView.js";
+import type { PresenceView } from "../../wire/PresenceView.js";
 
 /** Operator presence as the API shows it; `required: false` on a bridge without it. */
 export function presenceView(bridge: HostedBridgePort, now = Date.now()): PresenceView {

@@ -4,7 +4,7 @@ import { ArmbridgeError } from "../../errors.js";
 import { normaliseOperatorName } from "../../bridge/portVocabulary.js";
 import { quoteNames } from "../../validation/nameChoices.js";
 import { apiErrorBody } from "./apiErrorBody.js";
-import type { ApiErrorBody } from "./wire/ApiErrorBody.js";
+import type { ApiErrorBody } from "../../wire/ApiErrorBody.js";
 
 /** Longest operator name and note kept; longer ones are cut there (and the answer says so). */
 export const HALT_OPERATOR_MAX = 200;

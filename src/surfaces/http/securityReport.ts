@@ -1,10 +1,10 @@
 import { isLoopbackHost, type HostAllowList } from "./hostAllowList.js";
-import type { SecurityReport, SecurityWarning } from "./wire/SecurityReport.js";
+import type { SecurityReport, SecurityWarning } from "../../wire/SecurityReport.js";
 
 /** Tokens shorter than this are flagged: 16 random characters are the least a guess-by-network attack should face. */
 export const MIN_TOKEN_LENGTH = 16;
 
-export type { SecurityReport, SecurityWarning } from "./wire/SecurityReport.js";
+export type { SecurityReport, SecurityWarning } from "../../wire/SecurityReport.js";
 export type SecurityWarningKind = SecurityWarning["kind"];
 
 export function securityReport(options: {

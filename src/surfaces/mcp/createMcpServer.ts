@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from "../../observability/logger.js";
 import { CALL_RESULT_OUTPUT_SCHEMA, toCallToolResult } from "./toCallToolResult.js";
 import { toolAnnotations } from "./toolAnnotations.js";
 import { packageVersion } from "../packageVersion.js";
+import { MAX_CALL_ID_LENGTH } from "../../wire/limits.js";
 
 export interface McpServerOptions {
   readonly logger?: Logger | undefined;
@@ -40,9 +41,6 @@ export interface McpServerOptions {
   /** Told when a tools/call starts (+1) and ends (-1): a session with a call under way is not evicted. */
   readonly onCallCount?: ((delta: 1 | -1) => void) | undefined;
 }
-
-/** Longest call id the executor takes (CallAdmission); a longer session-scoped id falls back to a random one. */
-const MAX_CALL_ID = 128;
 
 /**
  * A host may name its call with `_meta["armbridge/call_id"]`. The executor
@@ -118,7 +116,7 @@ export function createMcpServer(bridge: BridgePort<ToolDefinition>, options: Mcp
     const callId =
       typeof hostCallId === "string" && hostCallId.length > 0
         ? hostCallId
-        : scoped !== undefined && scoped.length <= MAX_CALL_ID
+        : scoped !== undefined && scoped.length <= MAX_CALL_ID_LENGTH
           ? scoped
           : `mcp_${randomUUID()}`;
     const client = clientOf(server.getClientVersion(), session);

@@ -11,7 +11,7 @@ import { AGENT_FLAGS } from "../../../src/surfaces/cli/agent/parseAgentArgs.js";
 import { DEMO_FLAGS, DEMO_HELP } from "../../../src/surfaces/demo/demoCommand.js";
 import { MCP_FLAG_NAMES, MCP_HELP } from "../../../src/surfaces/cli/mcp/mcpCommand.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/surfaces/http/startHttpServer.js";
-import { ACTIONS_PAGE } from "../../../src/surfaces/http/wire/index.js";
+import { ACTIONS_PAGE } from "../../../src/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
 import { FakeArm } from "../http/FakeArm.js";
 

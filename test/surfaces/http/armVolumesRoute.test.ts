@@ -2,11 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/surfaces/http/startHttpServer.js";
-import {
-  PLACED_VOLUMES_VIEW,
-  type ArmStateView,
-  type PlacedVolumesView,
-} from "../../../src/surfaces/http/wire/index.js";
+import { PLACED_VOLUMES_VIEW, type ArmStateView, type PlacedVolumesView } from "../../../src/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
 import { FakeArm } from "./FakeArm.js";
 

@@ -7,7 +7,7 @@ import { loadConfig } from "../../../src/config/loadConfig.js";
 import type { ArmConfig } from "../../../src/config/ArmConfig.js";
 import { testConfig } from "../../support/testConfig.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
-import { CARD_FRAMES_LIST } from "../../../src/surfaces/http/wire/CameraView.js";
+import { CARD_FRAMES_LIST } from "../../../src/wire/CameraView.js";
 import { FakeArm } from "./FakeArm.js";
 
 const TOKEN = "card-frames-token";

@@ -1,9 +1,9 @@
+import { ACTION_STATES, CONFIRM_OUTCOMES } from "../../../src/wire/vocabulary.js";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { CONFIRM_OUTCOME_RULES } from "../../../src/ledger/confirmOutcomes.js";
-import { ACTION_STATES, CONFIRM_OUTCOMES } from "../../../src/ledger/ActionRow.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
 import { FakeArm } from "./FakeArm.js";
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
-import { PRESENCE_VIEW } from "../../../src/surfaces/http/wire/PresenceView.js";
+import { PRESENCE_VIEW } from "../../../src/wire/PresenceView.js";
 import { FakeArm } from "./FakeArm.js";
 
 const TOKEN = "presence-routes-token";

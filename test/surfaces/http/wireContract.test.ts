@@ -20,12 +20,12 @@ import {
   HALT_RELEASE_ANSWER,
   SECURITY_REPORT,
   TABLE_POINT_VIEW,
-} from "../../../src/surfaces/http/wire/index.js";
+} from "../../../src/wire/index.js";
 import { testConfig } from "../../support/testConfig.js";
 import { FakeArm } from "./FakeArm.js";
 import { readEventStream } from "../../support/readEventStream.js";
 
-// The HTTP API's answers against its wire contract (src/surfaces/http/wire/),
+// The HTTP API's answers against its wire contract (src/wire/),
 // the schemas whose types the console is built against. Every answer the
 // console reads is parsed strictly here: a field the server adds, drops,
 // renames or retypes without changing the contract fails this test, and a

@@ -1,10 +1,11 @@
 import { ArmbridgeError } from "../../../errors.js";
-import type { ApiClient } from "../apiClient.js";
+import type { ArmbridgeClient } from "../../../wire/client/ArmbridgeClient.js";
 
 /** What a running `serve` answers for one function call (POST /v1/calls), as much as camera calibration reads of it. */
 interface CallAnswer {
   readonly response?: { readonly output?: Record<string, unknown>; readonly error?: Record<string, unknown> };
-  readonly parts?: readonly { readonly inlineData?: { readonly mimeType?: string; readonly data?: string } }[];
+  readonly parts?:
+    readonly { readonly inlineData?: { readonly mimeType?: string; readonly data?: string } }[] | undefined;
 }
 
 let seq = 0;
@@ -15,13 +16,13 @@ const text = (v: unknown, fallback: string): string =>
 
 /** The arm and its cameras through a running `armbridge serve`, one function call at a time, as an operator would drive them. */
 export class BridgeArm {
-  constructor(readonly client: ApiClient) {}
+  constructor(readonly client: ArmbridgeClient) {}
 
   async call(name: string, args: Record<string, unknown>): Promise<CallAnswer> {
     const id = `camcal-${process.pid}-${Date.now()}-${seq++}`;
-    const answer = (await this.client.request("POST", "/v1/calls", { calls: [{ id, name, args }] })) as {
-      responses?: CallAnswer[];
-    };
+    const answer: { responses?: readonly CallAnswer[] } = await this.client.call("calls", {
+      body: { calls: [{ id, name, args }] },
+    });
     const r = answer.responses?.[0];
     if (!r?.response)
       throw new ArmbridgeError("ARMB_ERR_INTERNAL", { reason: `serve answered ${name} without a response` });

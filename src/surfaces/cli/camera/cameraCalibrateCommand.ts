@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../../config/loadConfig.js";
-import { ApiClient, CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP } from "../apiClient.js";
+import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "../apiClient.js";
 import { LineReader } from "../calibrate/LineReader.js";
 import { refuseShippedConfig } from "../calibrate/pointConfigAt.js";
 import type { CliIo } from "../../runtime/CliIo.js";
@@ -77,7 +77,7 @@ interface CameraRequest {
 /** `armbridge camera calibrate`: marks from the flags or from a person at the arm, a fit, then the table printed or written. */
 export async function cameraCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const request = cameraRequestOf(argv);
-  const arm = new BridgeArm(ApiClient.fromFlags(request.values, io));
+  const arm = new BridgeArm(clientFromFlags(request.values, io, "api", "long"));
   const say = (text: string): void => void io.stderr.write(text + "\n");
   const marks =
     request.poses.length > 0 ? await marksOfPoses(arm, request, say) : await marksOfOperator(arm, request, io, say);

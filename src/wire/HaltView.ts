@@ -1,5 +1,5 @@
+import { HALT_SOURCES } from "./vocabulary.js";
 import { z } from "zod";
-import { HALT_SOURCES } from "../../../ledger/HaltRow.js";
 import { API_ERROR_BODY } from "./ApiErrorBody.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 import type { WireOf } from "./WireOf.js";

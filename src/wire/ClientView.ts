@@ -1,5 +1,5 @@
+import { CLIENT_KINDS } from "./vocabulary.js";
 import { z } from "zod";
-import { CLIENT_KINDS } from "../../../ledger/CallClient.js";
 import type { WireOf } from "./WireOf.js";
 
 /** Who sent a call (src/ledger/CallClient.ts): the surface it came through, and what the sender says it is. */

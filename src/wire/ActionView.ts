@@ -1,6 +1,6 @@
+import { ACTION_STATES, CONFIRM_OUTCOMES } from "./vocabulary.js";
 import { z } from "zod";
 import type { WireOf } from "./WireOf.js";
-import { ACTION_STATES, CONFIRM_OUTCOMES } from "../../../ledger/ActionRow.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 
