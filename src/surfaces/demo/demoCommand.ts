@@ -10,7 +10,7 @@ import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtim
 import type { CliIo } from "../runtime/CliIo.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving, type StartedSim } from "../runtime/startServing.js";
-import { onStopSignals } from "../runtime/stopSignals.js";
+import { onStopSignals } from "../../commandLine/stopSignals.js";
 import { consoleUrlOf, type DemoOptions, type DemoRun } from "./DemoRun.js";
 import { runErSession } from "./erSession.js";
 import { runScriptedSession } from "./scriptedSession.js";
