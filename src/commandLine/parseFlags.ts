@@ -18,8 +18,7 @@ export type ParsedFlags<O extends FlagSchema> =
 /**
  * The one parser of `armbridge`'s and `armbridge-sim`'s command lines:
  * node:util parseArgs in strict mode. A bad flag comes back as parseArgs's
- * own sentence naming it, without its hint about `--` (the commands' help
- * says how to pass what they take); each program words and exits its own way.
+ * own sentence naming it; each command words and exits its own way.
  */
 export function parseFlags<O extends FlagSchema>(
   args: readonly string[],
@@ -35,8 +34,6 @@ export function parseFlags<O extends FlagSchema>(
     });
     return { ok: true, values: parsed.values, positionals: parsed.positionals };
   } catch (error) {
-    const message =
-      error instanceof Error ? error.message.replace(/\. To specify a positional argument.*$/s, "") : String(error);
-    return { ok: false, message };
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
 }

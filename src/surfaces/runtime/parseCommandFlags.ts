@@ -7,7 +7,8 @@ export function parseCommandFlags<O extends FlagSchema>(
   options: O,
 ): { values: FlagValues<O>; positionals: string[] } {
   const parsed = parseFlags(args, options, "positionals");
-  if (!parsed.ok) throw cliUsageError(parsed.message);
+  // Node's hint about `--` is dropped: each command's help says how to pass what it takes.
+  if (!parsed.ok) throw cliUsageError(parsed.message.replace(/\. To specify a positional argument.*$/s, ""));
   return { values: parsed.values, positionals: parsed.positionals };
 }
 
