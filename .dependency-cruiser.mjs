@@ -23,9 +23,10 @@ export const FLOORS = [
       "src/random/",
       "src/observability/",
       "src/geometry/",
+      "src/commandLine/",
     ],
     holds:
-      "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths",
+      "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths, the one flag parser and the signals that end a command",
   },
   { floor: "protocol", paths: ["src/protocol/"], holds: "the device contract: serial v1 codec, servo-bus packets and control tables, the RFC 2217 codec, servo axis maths, the motion-time model" },
   { floor: "config", paths: ["src/config/"], holds: "the arm config: schema, loader, actuators and resource keys" },

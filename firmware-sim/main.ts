@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { asArmbridgeError } from "../src/errors.js";
+import { STOP_SIGNALS } from "../src/commandLine/stopSignals.js";
 import { parseSimArgs, USAGE } from "./simOptions.js";
 import { startSimulator } from "./startSimulator.js";
 import { startBusSimulator } from "./bus/startBusSimulator.js";
@@ -20,7 +21,7 @@ async function main(): Promise<number> {
   // for before the start and the ready line: a signal sent the moment the ready
   // line is read would otherwise meet the default action.
   const signalled = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => resolve(signal));
+    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve(signal));
   });
   let fatal: (reason: string) => void = () => undefined;
   const dead = new Promise<string>((resolve) => (fatal = resolve));

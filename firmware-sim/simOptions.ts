@@ -1,9 +1,9 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import { parseArgs } from "node:util";
 import type { FaultRates } from "./faults.js";
 import { parseMotionTime, type MotionTime } from "./motionTime.js";
 import { BUS_PROTOCOLS, type BusProtocolName } from "../src/protocol/bus/index.js";
+import { parseFlags, type FlagValues } from "../src/commandLine/parseFlags.js";
 
 /** Everything `armbridge-sim` can be told; `startSimulator` takes the same. */
 export interface SimOptions extends FaultRates {
@@ -113,56 +113,93 @@ export function socatOnPath(): boolean {
   return false;
 }
 
+const STRING_FLAGS = [
+  "link",
+  "port",
+  "seed",
+  "effects-log",
+  "motion-time",
+  "fail-rate",
+  "drop-rate",
+  "corrupt-rate",
+  "freeze-rate",
+  "stall-rate",
+  "reboot-rate",
+  "stall-joint",
+  "power-loss-joint",
+  "power-loss-ms",
+  "ack-delay-ms",
+  "late-reply-rate",
+  "late-reply-ms",
+  "status-hz",
+  "watchdog-ms",
+  "config",
+  "baud",
+  "bus",
+  "bus-layout",
+  "camera-port",
+  "heat-joint",
+  "servo-temperature",
+  "supply-voltage",
+] as const;
+
+type SimFlag = (typeof STRING_FLAGS)[number];
+const SIM_FLAGS = {
+  ...(Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: "string" }])) as Record<
+    SimFlag,
+    { readonly type: "string" }
+  >),
+  help: { type: "boolean" },
+} as const;
+type SimFlagValues = FlagValues<typeof SIM_FLAGS>;
+
+/** The servo-bus fault cues; a bad one adds its problem to `problems`. */
+function servoBusCues(values: SimFlagValues, problems: string[]): Partial<SimOptions> {
+  const temperatures: Record<string, number> = {};
+  for (const entry of (values["servo-temperature"] ?? "").split(",").filter((e) => e !== "")) {
+    const m = /^([^=]+)=(-?\d+(\.\d+)?)$/.exec(entry);
+    if (m?.[1] !== undefined && m[2] !== undefined) temperatures[m[1]] = Number(m[2]);
+    else problems.push(`--servo-temperature ${JSON.stringify(entry)} must be AXIS=CELSIUS`);
+  }
+  const supplyText = values["supply-voltage"];
+  const supply = supplyText === undefined ? undefined : /^\d+(\.\d+)?$/.test(supplyText) ? Number(supplyText) : NaN;
+  if (supply !== undefined && !(supply > 0 && supply <= 60))
+    problems.push(`--supply-voltage ${JSON.stringify(supplyText)} must be a voltage in (0, 60]`);
+  return {
+    ...(values["heat-joint"] === undefined
+      ? {}
+      : { heatJoints: values["heat-joint"].split(",").filter((n) => n !== "") }),
+    ...(values["servo-temperature"] === undefined ? {} : { servoTemperatures: temperatures }),
+    ...(supply === undefined ? {} : { supplyVoltage: supply }),
+  };
+}
+
+/** Flags given without the flag they apply to, or with one they do not apply to. */
+function flagsThatNeedOthers(
+  values: SimFlagValues,
+  bus: BusProtocolName | undefined,
+  link: SimOptions["link"],
+): string[] {
+  const problems: string[] = [];
+  for (const flag of ["heat-joint", "servo-temperature", "supply-voltage"] as const)
+    if (values[flag] !== undefined && bus === undefined) problems.push(`--${flag} needs --bus`);
+  if (values["bus-layout"] !== undefined && bus === undefined) problems.push("--bus-layout needs --bus");
+  if (values["camera-port"] !== undefined && bus !== undefined)
+    problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
+  if (values.port !== undefined && link === "pty")
+    problems.push("--port applies to --link tcp or rfc2217, not --link pty");
+  return problems;
+}
+
 /** Parses argv (without node and script); never throws, never exits. */
 export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
-  const stringFlags = [
-    "link",
-    "port",
-    "seed",
-    "effects-log",
-    "motion-time",
-    "fail-rate",
-    "drop-rate",
-    "corrupt-rate",
-    "freeze-rate",
-    "stall-rate",
-    "reboot-rate",
-    "stall-joint",
-    "power-loss-joint",
-    "power-loss-ms",
-    "ack-delay-ms",
-    "late-reply-rate",
-    "late-reply-ms",
-    "status-hz",
-    "watchdog-ms",
-    "config",
-    "baud",
-    "bus",
-    "bus-layout",
-    "camera-port",
-    "heat-joint",
-    "servo-temperature",
-    "supply-voltage",
-  ] as const;
-  let values: Partial<Record<(typeof stringFlags)[number], string>> & { help?: boolean };
-  try {
-    const parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        ...Object.fromEntries(stringFlags.map((f) => [f, { type: "string" as const }])),
-        help: { type: "boolean" as const },
-      },
-    });
-    values = parsed.values;
-  } catch (error) {
-    return { kind: "error", message: (error as Error).message };
-  }
+  const parsed = parseFlags(argv, SIM_FLAGS, "no positionals");
+  if (!parsed.ok) return { kind: "error", message: parsed.message };
+  const values = parsed.values;
   if (values.help) return { kind: "help" };
 
   const problems: string[] = [];
-  const integer = (flag: (typeof stringFlags)[number], fallback: number, min: number, max: number): number => {
+  const integer = (flag: SimFlag, fallback: number, min: number, max: number): number => {
     const text = values[flag];
     if (text === undefined) return fallback;
     const n = /^\d+$/.test(text) ? Number(text) : NaN;
@@ -170,7 +207,7 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
       problems.push(`--${flag} ${JSON.stringify(text)} must be an integer in ${min}..${max}`);
     return n;
   };
-  const probability = (flag: (typeof stringFlags)[number]): number => {
+  const probability = (flag: SimFlag): number => {
     const text = values[flag];
     if (text === undefined) return 0;
     const p = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : NaN;
@@ -223,30 +260,8 @@ export function parseSimArgs(argv: readonly string[]): ParsedSimArgs {
     ...(values["camera-port"] === undefined ? {} : { cameraPort: integer("camera-port", 0, 0, 65535) }),
     ...(values["bus-layout"] === undefined ? {} : { busLayout: values["bus-layout"] }),
   };
-  const temperatures: Record<string, number> = {};
-  for (const entry of (values["servo-temperature"] ?? "").split(",").filter((e) => e !== "")) {
-    const m = /^([^=]+)=(-?\d+(\.\d+)?)$/.exec(entry);
-    if (m?.[1] !== undefined && m[2] !== undefined) temperatures[m[1]] = Number(m[2]);
-    else problems.push(`--servo-temperature ${JSON.stringify(entry)} must be AXIS=CELSIUS`);
-  }
-  const supplyText = values["supply-voltage"];
-  const supply = supplyText === undefined ? undefined : /^\d+(\.\d+)?$/.test(supplyText) ? Number(supplyText) : NaN;
-  if (supply !== undefined && !(supply > 0 && supply <= 60))
-    problems.push(`--supply-voltage ${JSON.stringify(supplyText)} must be a voltage in (0, 60]`);
-  const servoCues = {
-    ...(values["heat-joint"] === undefined
-      ? {}
-      : { heatJoints: values["heat-joint"].split(",").filter((n) => n !== "") }),
-    ...(values["servo-temperature"] === undefined ? {} : { servoTemperatures: temperatures }),
-    ...(supply === undefined ? {} : { supplyVoltage: supply }),
-  };
-  for (const flag of ["heat-joint", "servo-temperature", "supply-voltage"] as const)
-    if (values[flag] !== undefined && bus === undefined) problems.push(`--${flag} needs --bus`);
-  if (values["bus-layout"] !== undefined && bus === undefined) problems.push("--bus-layout needs --bus");
-  if (values["camera-port"] !== undefined && bus !== undefined)
-    problems.push("--camera-port applies to the serial-protocol simulator, not --bus");
-  if (values.port !== undefined && link === "pty")
-    problems.push("--port applies to --link tcp or rfc2217, not --link pty");
+  const servoCues = servoBusCues(values, problems);
+  problems.push(...flagsThatNeedOthers(values, bus, link));
   if (problems.length > 0) return { kind: "error", message: problems.join("; ") };
   return { kind: "options", options: { ...options, ...servoCues } };
 }

@@ -163,21 +163,34 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
   },
 };
 
+/** A command module of another surface: `export async function run(argv, io)`. */
+export interface SubcommandModule {
+  readonly run?: unknown;
+}
+
 /**
  * Commands owned by other surfaces, loaded only when used (the Gemini SDK and
- * the MCP SDK cost start-up time `serve` should not pay). Paths are relative
- * to this file's compiled location and kept in variables so tsc does not try
- * to resolve them.
+ * the MCP SDK cost start-up time `serve` should not pay). Each `load` imports
+ * a literal path, so tsc and the floors check see the edge; `module` is that
+ * same path, which names the file when a build lacks it.
  */
-export const DYNAMIC: Readonly<Record<string, { readonly summary: string; readonly module: string }>> = {
+export const DYNAMIC: Readonly<
+  Record<string, { readonly summary: string; readonly module: string; readonly load: () => Promise<SubcommandModule> }>
+> = {
   agent: {
     summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"',
     module: "./agent/agentCommand.js",
+    load: () => import("./agent/agentCommand.js"),
   },
-  mcp: { summary: "serve the tools over MCP (stdio) for MCP agent hosts", module: "./mcp/mcpCommand.js" },
+  mcp: {
+    summary: "serve the tools over MCP (stdio) for MCP agent hosts",
+    module: "./mcp/mcpCommand.js",
+    load: () => import("./mcp/mcpCommand.js"),
+  },
   demo: {
     summary: "start the simulator and the bridge and run the scripted session (npm start)",
     module: "../demo/demoCommand.js",
+    load: () => import("../demo/demoCommand.js"),
   },
 };
 
@@ -231,7 +244,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return await command.run(rest, io);
     }
     const dynamic = DYNAMIC[name];
-    if (dynamic) return await runSubcommandModule(name, new URL(dynamic.module, import.meta.url), rest, io);
+    if (dynamic)
+      return await runSubcommandModule(name, new URL(dynamic.module, import.meta.url), rest, io, dynamic.load);
     io.stderr.write(
       `armbridge: unknown command ${JSON.stringify(name)}; commands: ${[...Object.keys(LOCAL), ...Object.keys(DYNAMIC)].join(", ")}\n`,
     );
@@ -241,11 +255,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/** Imports a subcommand module (`export async function run(argv, io)`) and runs it. */
-export async function runSubcommandModule(name: string, url: URL, argv: readonly string[], io: CliIo): Promise<number> {
-  let mod: { run?: unknown };
+/**
+ * Loads a subcommand module (`export async function run(argv, io)`) and runs
+ * it. `url` is the module `load` imports: only its absence is "not available".
+ */
+export async function runSubcommandModule(
+  name: string,
+  url: URL,
+  argv: readonly string[],
+  io: CliIo,
+  load: () => Promise<SubcommandModule> = async () => (await import(url.href)) as SubcommandModule,
+): Promise<number> {
+  let mod: SubcommandModule;
   try {
-    mod = (await import(url.href)) as { run?: unknown };
+    mod = await load();
   } catch (error) {
     // Only the command's own module being absent is "not available"; an
     // error inside it (or in what it imports) is a real fault and surfaces as one.

@@ -16,7 +16,7 @@ import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving } from "../runtime/startServing.js";
-import { onStopSignals } from "../runtime/stopSignals.js";
+import { onStopSignals } from "../../commandLine/stopSignals.js";
 
 export const DEFAULT_HTTP = "127.0.0.1:8640";
 

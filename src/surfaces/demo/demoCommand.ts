@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseFlags } from "../../commandLine/parseFlags.js";
 import { pino } from "pino";
 import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
@@ -10,7 +10,7 @@ import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtim
 import type { CliIo } from "../runtime/CliIo.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving, type StartedSim } from "../runtime/startServing.js";
-import { onStopSignals } from "../runtime/stopSignals.js";
+import { onStopSignals } from "../../commandLine/stopSignals.js";
 import { consoleUrlOf, type DemoOptions, type DemoRun } from "./DemoRun.js";
 import { runErSession } from "./erSession.js";
 import { runScriptedSession } from "./scriptedSession.js";
@@ -277,17 +277,9 @@ export const DEMO_FLAGS = {
 function parseDemoArgs(argv: readonly string[]): DemoOptions {
   const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
   const bridgeFlags = parseBridgeFlags(argv, { transport: "optional" });
-  let values;
-  try {
-    values = parseArgs({
-      args: bridgeFlags.rest,
-      strict: true,
-      allowPositionals: false,
-      options: DEMO_FLAGS,
-    }).values;
-  } catch (error) {
-    throw usage(`${(error as Error).message}; see armbridge demo --help`);
-  }
+  const parsed = parseFlags(bridgeFlags.rest, DEMO_FLAGS, "no positionals");
+  if (!parsed.ok) throw usage(`${parsed.message}; see armbridge demo --help`);
+  const values = parsed.values;
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0)
     throw usage(`--seed ${JSON.stringify(values.seed)} must be a non-negative integer`);

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runCli, runSubcommandModule } from "../../../src/surfaces/cli/runCli.js";
+import { DYNAMIC, runCli, runSubcommandModule } from "../../../src/surfaces/cli/runCli.js";
 
 function memoryIo() {
   const stdout = new PassThrough();
@@ -31,6 +31,20 @@ describe("runSubcommandModule", () => {
     expect(code).toBe(1);
     expect(m.err()).toContain("the agent command is not available in this build");
     expect(m.err()).toContain("noSuchCommand.js");
+  });
+});
+
+describe("the commands of other surfaces", () => {
+  it.each(Object.keys(DYNAMIC))("`%s` loads the module its missing-build message names", async (name) => {
+    const command = DYNAMIC[name];
+    if (command === undefined) throw new Error(name);
+    const named: unknown = await import(
+      new URL(command.module, new URL("../../../src/surfaces/cli/runCli.ts", import.meta.url)).href.replace(
+        /\.js$/,
+        ".ts",
+      )
+    );
+    expect(await command.load()).toBe(named);
   });
 });
 

@@ -4,7 +4,7 @@ import { ArmbridgeError, asArmbridgeError, type ErrorCode } from "../../../error
 import { resultOf } from "../../toFunctionResponse.js";
 import { createLogger } from "../../../observability/logger.js";
 import { EMBEDDED_CONSOLE_DEFAULT } from "../../runtime/startServing.js";
-import { onStopSignals, type StopSignal } from "../../runtime/stopSignals.js";
+import { onStopSignals, type StopSignal } from "../../../commandLine/stopSignals.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
 import type { CliIo } from "../../runtime/CliIo.js";
 import { parseHostPort } from "../serveCommand.js";

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseFlags } from "../../../commandLine/parseFlags.js";
 import { ArmbridgeError } from "../../../errors.js";
 import { DEFAULT_STREAM_FPS, STREAM_FPS_RANGE } from "../../gemini/CameraStreamer.js";
 import { DEFAULT_GEMINI_LIVE_MODEL, DEFAULT_GEMINI_MODEL } from "../../gemini/GeminiModelClient.js";
@@ -75,17 +75,8 @@ const LIVE_ONLY = [
 ] as const;
 
 export function parseAgentArgs(rest: readonly string[]): AgentArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      strict: true,
-      options: AGENT_FLAGS,
-    });
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
+  const parsed = parseFlags(rest, AGENT_FLAGS, "positionals");
+  if (!parsed.ok) throw usage(parsed.message);
   const v = parsed.values;
   if (parsed.positionals.length !== 1 || parsed.positionals[0]?.trim() === "") {
     throw usage(

@@ -13,7 +13,7 @@ import { parseHostPort } from "../serveCommand.js";
 import { generateToken } from "../../http/bearerToken.js";
 import { ProcessScope } from "../../runtime/ProcessScope.js";
 import { EMBEDDED_CONSOLE_DEFAULT, startServing } from "../../runtime/startServing.js";
-import { onStopSignals } from "../../runtime/stopSignals.js";
+import { onStopSignals } from "../../../commandLine/stopSignals.js";
 import { createMcpServer } from "../../mcp/createMcpServer.js";
 
 export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
