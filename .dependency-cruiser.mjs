@@ -18,6 +18,7 @@ export const FLOORS = [
     paths: [
       "src/errors.ts",
       "src/errorCodes/",
+      "src/errorsDoc.ts",
       "src/validation/",
       "src/random/",
       "src/observability/",

@@ -3,7 +3,7 @@
 // until the page is written again after a registry change.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withErrorTable } from "../dist/src/errorCodes/errorsDoc.js";
+import { withErrorTable } from "../dist/src/errorsDoc.js";
 
 const page = join(import.meta.dirname, "..", "docs", "errors.md");
 const before = readFileSync(page, "utf8");

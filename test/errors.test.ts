@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ARM_ERRORS } from "../src/errorCodes/armErrors.js";
 import { CALL_ERRORS } from "../src/errorCodes/callErrors.js";
-import { withErrorTable } from "../src/errorCodes/errorsDoc.js";
+import { withErrorTable } from "../src/errorsDoc.js";
 import { LINK_ERRORS } from "../src/errorCodes/linkErrors.js";
 import { SURFACE_ERRORS } from "../src/errorCodes/surfaceErrors.js";
 import { ArmbridgeError, ERROR_CODES, ERRORS, type ErrorCode } from "../src/errors.js";

@@ -14,6 +14,7 @@ import {
 
 import { decodePageCursor, encodePageCursor } from "./pageCursor.js";
 import { parseInput } from "./parseInput.js";
+import { serveRoute } from "./serveRoute.js";
 import type { ActionsPage } from "../../wire/ActionView.js";
 
 const listQuery = z.strictObject({
@@ -48,7 +49,7 @@ const confirmBody = z.strictObject({
 
 /** The ledger view: list, one action, and an operator's confirmation of an `unknown` one. */
 export function registerActionsRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/actions", async (request) => {
+  serveRoute(app, "actions", async (request) => {
     // `?state=` from a blank form field means "any", not a state named "".
     const raw = Object.fromEntries(
       Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== ""),
@@ -69,14 +70,14 @@ export function registerActionsRoutes(app: FastifyInstance, bridge: HostedBridge
     return page;
   });
 
-  app.get("/v1/actions/:id", async (request) => {
+  serveRoute(app, "action", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const row = bridge.actions.get(id);
     if (!row) throw new ArmbridgeError("ARMB_ERR_ACTION_NOT_FOUND", { actionId: id });
     return actionViewWithOptions(row, bridge.arm.latestStatus());
   });
 
-  app.post("/v1/actions/:id/confirm", async (request) => {
+  serveRoute(app, "confirmAction", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(confirmBody, request.body, "body");
     const row = bridge.operator.confirm(id, { outcome: body.outcome, operator: body.operator, note: body.note });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { parseInput } from "./parseInput.js";
-import { OPERATOR_ROUTE } from "./publicRoute.js";
+import { serveRoute } from "./serveRoute.js";
 import type { ApprovalsList, DecidedApprovalView } from "../../wire/ApprovalView.js";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
@@ -21,9 +21,11 @@ const decisionBody = z.strictObject({
  * otherwise approve its own motions (403 ARMB_ERR_HTTP_OPERATOR_ONLY).
  */
 export function registerApprovalsRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/approvals", async (): Promise<ApprovalsList> => ({ approvals: bridge.operator.approvals.pending() }));
+  serveRoute(app, "approvals", async (): Promise<ApprovalsList> => ({
+    approvals: bridge.operator.approvals.pending(),
+  }));
 
-  app.post("/v1/approvals/:id/approve", OPERATOR_ROUTE, async (request) => {
+  serveRoute(app, "approve", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
     const decided: DecidedApprovalView = bridge.operator.approvals.approve(id, {
@@ -33,7 +35,7 @@ export function registerApprovalsRoutes(app: FastifyInstance, bridge: HostedBrid
     return decided;
   });
 
-  app.post("/v1/approvals/:id/decline", OPERATOR_ROUTE, async (request) => {
+  serveRoute(app, "decline", async (request) => {
     const { id } = parseInput(idParams, request.params, "params");
     const body = parseInput(decisionBody, request.body, "body");
     const decided: DecidedApprovalView = bridge.operator.approvals.decline(id, {

@@ -3,6 +3,7 @@ import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { actuatorsOf } from "../../config/actuators.js";
 import { envelopeDescriptionView } from "./envelopeView.js";
 import type { ArmAxisView, ArmDescriptionView } from "../../wire/ArmDescriptionView.js";
+import { serveRoute } from "./serveRoute.js";
 
 export type { ArmDescriptionView } from "../../wire/ArmDescriptionView.js";
 
@@ -27,5 +28,5 @@ export function armDescriptionView(bridge: HostedBridgePort): ArmDescriptionView
 }
 
 export function registerArmDescriptionRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/arm", async () => armDescriptionView(bridge));
+  serveRoute(app, "arm", async () => armDescriptionView(bridge));
 }

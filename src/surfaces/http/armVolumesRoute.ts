@@ -6,6 +6,7 @@ import { EnvelopeModel } from "../../safety/EnvelopeModel.js";
 import { placedVolumes } from "../../safety/placedVolumes.js";
 import { parseInput } from "./parseInput.js";
 import type { PlacedVolumesView } from "../../wire/EnvelopeView.js";
+import { serveRoute } from "./serveRoute.js";
 
 /** Every query key is an axis name, every value its position (rad; the gripper's 0..1 is accepted and not placed). */
 const poseQuery = z.record(z.string().max(200), z.coerce.number().finite());
@@ -51,5 +52,7 @@ export function placeVolumesFor(bridge: HostedBridgePort, query: Readonly<Record
 }
 
 export function registerArmVolumesRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/arm/volumes", async (request) => placeVolumesFor(bridge, parseInput(poseQuery, request.query, "query")));
+  serveRoute(app, "armVolumes", async (request) =>
+    placeVolumesFor(bridge, parseInput(poseQuery, request.query, "query")),
+  );
 }

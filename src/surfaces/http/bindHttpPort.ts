@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ArmbridgeError } from "../../errors.js";
+import { ROUTES } from "../../wire/routes.js";
 
 /**
  * An HTTP port held before the bridge exists. `serve` binds first so that a
@@ -128,7 +129,7 @@ function countConnections(server: Server, cap: number): WeakSet<Socket> {
 
 /** A stop request always stops: HALT is served on a connection beyond the cap too. */
 function servedOverCap(request: IncomingMessage): boolean {
-  return request.method === "POST" && request.url?.split("?")[0] === "/v1/halt";
+  return request.method === ROUTES.halt.method && request.url?.split("?")[0] === ROUTES.halt.path;
 }
 
 /** 503 and the connection closed after it (its body, if any, is not read), so no client sends on it again. */

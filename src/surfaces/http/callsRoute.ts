@@ -8,6 +8,7 @@ import { CLIENT_NAME_MAX, CLIENT_SESSION_MAX, normalizeClient } from "../../brid
 import { CallWaits } from "./CallWaits.js";
 import { callerGone, holdOpen } from "./holdOpen.js";
 import { parseInput } from "./parseInput.js";
+import { serveRoute } from "./serveRoute.js";
 import type { CallAnswer, CallsCancelled, CallsResponse } from "../../wire/CallResultView.js";
 import { MAX_BATCH } from "../../wire/limits.js";
 
@@ -69,7 +70,7 @@ const idParams = z.strictObject({ id: z.string().min(1).max(1000) });
 export function registerCallsRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
   const waits = new CallWaits();
 
-  app.post("/v1/calls", async (request, reply) => {
+  serveRoute(app, "calls", async (request, reply) => {
     const body = parseInput(callsBody, request.body, "body");
     holdOpen(request, reply);
     const gone = callerGone(reply);
@@ -94,13 +95,13 @@ export function registerCallsRoute(app: FastifyInstance, bridge: HostedBridgePor
     }
   });
 
-  app.post("/v1/calls/cancel", async (request): Promise<CallsCancelled> => {
+  serveRoute(app, "cancelCalls", async (request): Promise<CallsCancelled> => {
     const body = parseInput(cancelBody, request.body, "body");
     const found = waits.cancel(body.ids, "cancelled by its caller (POST /v1/calls/cancel {ids})");
     return { cancelled: found, not_waiting: body.ids.filter((id) => !found.includes(id)) };
   });
 
-  app.get("/v1/calls/:id", async (request, reply): Promise<CallAnswer> => {
+  serveRoute(app, "attachCall", async (request, reply): Promise<CallAnswer> => {
     const { id } = parseInput(idParams, request.params, "params");
     holdOpen(request, reply);
     const found = await bridge.attach(id);

@@ -5,6 +5,7 @@ import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { imagePointToTable } from "../../cameras/imagePointToTable.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
+import { serveRoute } from "./serveRoute.js";
 import { FRAME_HEADERS, type CamerasList, type FrameHeadersView, type TablePointView } from "../../wire/CameraView.js";
 
 const cameraParams = z.strictObject({ name: z.string().min(1).max(200) });
@@ -22,14 +23,14 @@ const FRAME_WAIT_MS = 5000;
  * An unknown camera name is a 404 (ARMB_ERR_CAMERA_UNKNOWN) naming the configured ones.
  */
 export function registerCameraRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/cameras", async (): Promise<CamerasList> => ({
+  serveRoute(app, "cameras", async (): Promise<CamerasList> => ({
     cameras: bridge.cameras.names().map((name) => {
       const c = bridge.cameras.get(name)!;
       return { name, source: c.source.kind, stale_after_ms: c.staleAfterMs, calibrated: c.table !== undefined };
     }),
   }));
 
-  app.get("/v1/cameras/:name/frame", async (request, reply) => {
+  serveRoute(app, "cameraFrame", async (request, reply) => {
     const { name } = parseInput(cameraParams, request.params, "params");
     const frame = await bridge.cameras.capture(name, AbortSignal.timeout(FRAME_WAIT_MS));
     const headers: FrameHeadersView = {
@@ -42,7 +43,7 @@ export function registerCameraRoutes(app: FastifyInstance, bridge: HostedBridgeP
     return reply.headers(headers).send(frame.bytes);
   });
 
-  app.get("/v1/cameras/:name/table-point", async (request): Promise<TablePointView> => {
+  serveRoute(app, "cameraTablePoint", async (request): Promise<TablePointView> => {
     const { name } = parseInput(cameraParams, request.params, "params");
     const { y, x } = parseInput(pointQuery, request.query, "query");
     const camera = bridge.cameras.get(name);

@@ -5,6 +5,8 @@ import { MIME_TYPES } from "../../cameras/encodeImage.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ActionFrameRecorder } from "./ActionFrameRecorder.js";
 import { parseInput } from "./parseInput.js";
+import { serveRoute } from "./serveRoute.js";
+import { pathOf, ROUTES } from "../../wire/routes.js";
 import { FRAME_HEADERS, type CardFrameView, type CardFramesList } from "../../wire/CameraView.js";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(200) });
@@ -23,23 +25,25 @@ const frameQuery = z.strictObject({ camera: z.string().min(1).max(200).optional(
 export function registerCardFramesRoutes(app: FastifyInstance, recorder: ActionFrameRecorder): void {
   const frames = recorder.frames;
 
-  app.get("/v1/actions/:id/frames", async (request): Promise<CardFramesList> => {
+  serveRoute(app, "actionFrames", async (request): Promise<CardFramesList> => {
     const { id } = parseInput(idParams, request.params, "params");
-    return listOf(found(frames.byActionId(id), `action ${id}`), `/v1/actions/${encodeURIComponent(id)}`);
+    return listOf(found(frames.byActionId(id), `action ${id}`), (which) => pathOf(ROUTES.actionFrame, { id, which }));
   });
 
-  app.get("/v1/actions/:id/frames/:which", async (request, reply) => {
+  serveRoute(app, "actionFrame", async (request, reply) => {
     const { id, which } = parseInput(frameParams, request.params, "params");
     const { camera } = parseInput(frameQuery, request.query, "query");
     return sendFrame(reply, found(frames.byActionId(id), `action ${id}`, which), which, camera, `action ${id}`);
   });
 
-  app.get("/v1/approvals/:id/frames", async (request): Promise<CardFramesList> => {
+  serveRoute(app, "approvalFrames", async (request): Promise<CardFramesList> => {
     const { id } = parseInput(idParams, request.params, "params");
-    return listOf(found(frames.byApprovalId(id), `approval request ${id}`), `/v1/approvals/${encodeURIComponent(id)}`);
+    return listOf(found(frames.byApprovalId(id), `approval request ${id}`), (which) =>
+      pathOf(ROUTES.approvalFrame, { id, which }),
+    );
   });
 
-  app.get("/v1/approvals/:id/frames/:which", async (request, reply) => {
+  serveRoute(app, "approvalFrame", async (request, reply) => {
     const { id, which } = parseInput(approvalFrameParams, request.params, "params");
     const { camera } = parseInput(frameQuery, request.query, "query");
     return sendFrame(
@@ -63,7 +67,8 @@ function found(entry: CallFrames | undefined, subject: string, which: FrameMomen
   });
 }
 
-function listOf(e: CallFrames, base: string): CardFramesList {
+/** `frameUrl` is where one of the listed pictures is served (its camera follows as `?camera=`). */
+function listOf(e: CallFrames, frameUrl: (which: FrameMoment) => string): CardFramesList {
   const views: CardFrameView[] = [];
   for (const which of FRAME_MOMENTS) {
     for (const f of e[which].values()) {
@@ -76,7 +81,7 @@ function listOf(e: CallFrames, base: string): CardFramesList {
         captured_at: f.capturedAtMs,
         clock: f.clock,
         stale: f.stale,
-        url: `${base}/frames/${which}?camera=${encodeURIComponent(f.camera)}`,
+        url: `${frameUrl(which)}?camera=${encodeURIComponent(f.camera)}`,
       });
     }
   }

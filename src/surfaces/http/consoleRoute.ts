@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { consolePage } from "./consolePage.js";
-import { PUBLIC_ROUTE } from "./publicRoute.js";
+import { serveRoute } from "./serveRoute.js";
 
 /**
  * GET /console — the operator page. Served without a token because a browser
@@ -8,7 +8,7 @@ import { PUBLIC_ROUTE } from "./publicRoute.js";
  * token from the URL fragment (never sent to the server) for its API calls.
  */
 export function registerConsoleRoute(app: FastifyInstance): void {
-  app.get("/console", PUBLIC_ROUTE, async (_request, reply) => {
+  serveRoute(app, "console", async (_request, reply) => {
     const page = consolePage();
     return reply
       .type("text/html; charset=utf-8")

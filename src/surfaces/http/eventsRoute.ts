@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { EventStreamHub } from "./EventStreamHub.js";
+import { serveRoute } from "./serveRoute.js";
 
 /**
  * GET /v1/events — Server-Sent Events (`state`, `executor`). Authenticated by
@@ -9,7 +10,7 @@ import type { EventStreamHub } from "./EventStreamHub.js";
  * Over the hub's stream cap: 503 ARMB_ERR_HTTP_TOO_MANY_STREAMS.
  */
 export function registerEventsRoute(app: FastifyInstance, hub: EventStreamHub): void {
-  app.get("/v1/events", (_request, reply) => {
+  serveRoute(app, "events", (_request, reply) => {
     // Before hijack, so a refusal goes through the error handler in the JSON error shape.
     hub.admit();
     reply.hijack();

@@ -4,6 +4,7 @@ import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { haltView } from "./haltView.js";
 import { parseInput } from "./parseInput.js";
 import { readHaltBody, UnreadableBody } from "./readHaltBody.js";
+import { serveRoute } from "./serveRoute.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "../../wire/HaltView.js";
 
 const releaseBody = z.strictObject({
@@ -29,10 +30,10 @@ export function registerHaltRoutes(app: FastifyInstance, bridge: HostedBridgePor
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, text, done) =>
       done(null, readJsonLeniently(String(text))),
     );
-    scope.post("/v1/halt", async (request) => haltNow(bridge, request));
+    serveRoute(scope, "halt", async (request) => haltNow(bridge, request));
   });
 
-  app.post("/v1/halt/release", async (request) => {
+  serveRoute(app, "releaseHalt", async (request) => {
     const body = parseInput(releaseBody, request.body, "body");
     const released = bridge.operator.releaseHalt({ operator: body.operator, note: body.note });
     const answer: HaltReleaseAnswer = {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
-import { PUBLIC_ROUTE } from "./publicRoute.js";
+import { serveRoute } from "./serveRoute.js";
 
 /**
  * GET /healthz — for supervisors; needs no token, so it says nothing about the
@@ -10,7 +10,7 @@ import { PUBLIC_ROUTE } from "./publicRoute.js";
  * calls someone. The reason carries no file path (the route is public).
  */
 export function registerHealthzRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/healthz", PUBLIC_ROUTE, async (_request, reply) => {
+  serveRoute(app, "healthz", async (_request, reply) => {
     const loss = bridge.ledgerLoss();
     if (!loss) return { status: "ok" };
     return reply.status(503).send({

@@ -4,6 +4,7 @@ import { asArmbridgeError } from "../../errors.js";
 import type { McpHttpSessions, McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { httpStatusFor } from "./httpStatusFor.js";
 import { holdOpen } from "./holdOpen.js";
+import { serveRoute } from "./serveRoute.js";
 
 /**
  * `/mcp`: MCP over Streamable HTTP on the bridge's own port, behind the same
@@ -36,9 +37,9 @@ export function registerMcpRoute(
       else reply.raw.destroy();
     }
   };
-  app.post("/mcp", handler);
-  app.get("/mcp", handler);
-  app.delete("/mcp", handler);
+  serveRoute(app, "mcpPost", handler);
+  serveRoute(app, "mcpGet", handler);
+  serveRoute(app, "mcpDelete", handler);
   app.addHook("preClose", async () => {
     const open = await sessions?.catch(() => undefined);
     await open?.close();

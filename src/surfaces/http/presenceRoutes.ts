@@ -4,7 +4,7 @@ import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";
 import { consoleTag, presenceView } from "./presenceView.js";
-import { OPERATOR_ROUTE } from "./publicRoute.js";
+import { serveRoute } from "./serveRoute.js";
 import type { PresenceView } from "../../wire/PresenceView.js";
 
 const heartbeatBody = z.strictObject({
@@ -32,9 +32,9 @@ const heartbeatBody = z.strictObject({
  * (ARMB_ERR_PRESENCE_NOT_REQUIRED) and answers GET with `required: false`.
  */
 export function registerPresenceRoutes(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/presence", async (): Promise<PresenceView> => presenceView(bridge));
+  serveRoute(app, "presence", async (): Promise<PresenceView> => presenceView(bridge));
 
-  app.post("/v1/presence", OPERATOR_ROUTE, async (request): Promise<PresenceView> => {
+  serveRoute(app, "presenceBeat", async (request): Promise<PresenceView> => {
     const presence = bridge.operator.presence;
     if (!presence) throw new ArmbridgeError("ARMB_ERR_PRESENCE_NOT_REQUIRED");
     const body = parseInput(heartbeatBody, request.body, "body");

@@ -4,6 +4,7 @@ import type { HostedBridgePort } from "../../bridge/BridgePort.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { parseInput } from "./parseInput.js";
 import { requireKnownAxes } from "./requireKnownAxes.js";
+import { serveRoute } from "./serveRoute.js";
 
 const recoverBody = z.strictObject({
   /** Axes (joint or gripper names) to recover; omitted → every servo that shut down. */
@@ -29,7 +30,7 @@ const RECOVER_TIMEOUT_MS = 20_000;
  * the arm, a person included — is at the arm, where only a person can see it.
  */
 export function registerServosRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.post("/v1/servos/recover", async (request) => {
+  serveRoute(app, "recoverServos", async (request) => {
     const body = parseInput(recoverBody, request.body, "body");
     const recoverServos = bridge.operator.servoRecovery();
     requireKnownAxes(bridge.config, body.joints, "body.joints");
@@ -38,6 +39,7 @@ export function registerServosRoute(app: FastifyInstance, bridge: HostedBridgePo
       signal: AbortSignal.timeout(RECOVER_TIMEOUT_MS),
     });
     request.log.warn({ operator: body.operator, note: body.note, results }, "operator recovered servos");
-    return { operator: body.operator, results };
+    // Plain copies: the wire's schema is an open object, which a declared interface is not.
+    return { operator: body.operator, results: results.map((r) => ({ ...r })) };
   });
 }

@@ -32,7 +32,7 @@ import { registerMcpRoute } from "./mcpRoute.js";
 import type { McpHttpSessionsOptions } from "../mcp/McpHttpSessions.js";
 import { registerMetricsRoute } from "./metricsRoute.js";
 import { registerPresenceRoutes } from "./presenceRoutes.js";
-import "./publicRoute.js";
+import "./serveRoute.js";
 import { securityReport, type SecurityReport } from "./securityReport.js";
 import { registerSecurityRoute } from "./securityRoute.js";
 import { registerServosRoute } from "./servosRoute.js";
@@ -90,14 +90,7 @@ export interface RunningHttpServer {
 
 /** The app without a socket: routes, auth, errors. Tests drive it with `inject`. */
 export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOptions): Promise<FastifyInstance> {
-  if (options.token.length === 0)
-    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
-  const operatorToken = options.operatorToken ?? generateToken();
-  if (operatorToken.length === 0)
-    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must not be empty" });
-  // The same string for both would give every agent the operator's word.
-  if (operatorToken === options.token)
-    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must differ from the API token" });
+  const operatorToken = checkedTokens(options);
   const bindHost = options.port?.host ?? options.bindHost ?? "127.0.0.1";
   const hosts = new HostAllowList({ bindHost, extra: options.allowHosts });
   const security = securityReport({ bindHost, token: options.token, hosts });
@@ -124,11 +117,32 @@ export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOpt
         .send({ error: { code: e.code, message: e.message } });
     },
   });
-  const hub = new EventStreamHub(bridge, {
-    logger: (options.logger ?? bridge.logger).child({ component: "events" }),
-    ...options.events,
-  });
+  guardRequests(app, hosts, { api: options.token, operator: operatorToken });
+  logRequests(app);
+  answerErrors(app, bodyLimit);
+  registerRoutes(app, bridge, options, security);
+  app.decorate(SECURITY, security);
+  app.decorate(OPERATOR_TOKEN, operatorToken);
+  await app.ready();
+  if (port && portHandler) port.serveWith(portHandler);
+  return app;
+}
 
+/** The operator token to serve with (given, or made now), once both tokens are known to be usable. */
+function checkedTokens(options: HttpAppOptions): string {
+  if (options.token.length === 0)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the HTTP token must not be empty" });
+  const operatorToken = options.operatorToken ?? generateToken();
+  if (operatorToken.length === 0)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must not be empty" });
+  // The same string for both would give every agent the operator's word.
+  if (operatorToken === options.token)
+    throw new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message: "the operator token must differ from the API token" });
+  return operatorToken;
+}
+
+/** Host and Origin first, then the bearer token each route's `auth` in the wire table asks for. */
+function guardRequests(app: FastifyInstance, hosts: HostAllowList, tokens: { api: string; operator: string }): void {
   // First, on every route (the public ones and unknown paths too): a page
   // that rebound its own name to this address must get nothing at all.
   app.addHook("onRequest", async (request) => {
@@ -145,19 +159,21 @@ export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOpt
     }
   });
   app.addHook("onRequest", async (request) => {
-    const config = request.routeOptions.config;
-    if (config.public === true) return;
-    const credential = credentialOf(request.headers.authorization, { api: options.token, operator: operatorToken });
+    const auth = request.routeOptions.config.auth;
+    if (auth === "public") return;
+    const credential = credentialOf(request.headers.authorization, tokens);
     if (credential === undefined) throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED");
-    if (config.operator === true && credential !== "operator") {
+    if (auth === "operator" && credential !== "operator") {
       throw new ArmbridgeError("ARMB_ERR_HTTP_OPERATOR_ONLY", {
         method: request.method,
         url: request.url.split("?")[0],
       });
     }
   });
-  // One line per request, without the fastify default pair: reads are debug (the
-  // console and scrapers poll), changes and errors are info.
+}
+
+/** One line per request, without the fastify default pair: reads are debug (the console and scrapers poll), changes and errors are info. */
+function logRequests(app: FastifyInstance): void {
   app.addHook("onResponse", async (request, reply) => {
     const level = request.method === "GET" && reply.statusCode < 400 ? "debug" : "info";
     request.log[level](
@@ -170,14 +186,10 @@ export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOpt
       "request",
     );
   });
-  // Streams are ended before the server waits for its connections to drain.
-  app.addHook("preClose", async () => hub.close());
-  const recorder = new ActionFrameRecorder(bridge, {
-    logger: (options.logger ?? bridge.logger).child({ component: "card-frames" }),
-    limits: options.cardFrames,
-  });
-  app.addHook("onClose", async () => recorder.close());
+}
 
+/** Every refusal and failure in the one error shape, with the status its code has. */
+function answerErrors(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError | ArmbridgeError, request, reply) => {
     const e = toArmbridgeError(error, bodyLimit);
     const status = error instanceof ArmbridgeError ? httpStatusFor(e.code) : fastifyStatus(error, e);
@@ -193,7 +205,25 @@ export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOpt
     const e = new ArmbridgeError("ARMB_ERR_HTTP_NOT_FOUND", { method: request.method, url: request.url.split("?")[0] });
     return reply.status(404).send({ error: { code: e.code, message: e.message } });
   });
+}
 
+function registerRoutes(
+  app: FastifyInstance,
+  bridge: HostedBridgePort,
+  options: HttpAppOptions,
+  security: SecurityReport,
+): void {
+  const hub = new EventStreamHub(bridge, {
+    logger: (options.logger ?? bridge.logger).child({ component: "events" }),
+    ...options.events,
+  });
+  // Streams are ended before the server waits for its connections to drain.
+  app.addHook("preClose", async () => hub.close());
+  const recorder = new ActionFrameRecorder(bridge, {
+    logger: (options.logger ?? bridge.logger).child({ component: "card-frames" }),
+    limits: options.cardFrames,
+  });
+  app.addHook("onClose", async () => recorder.close());
   registerHealthzRoute(app, bridge);
   registerConsoleRoute(app);
   registerToolsRoute(app, bridge);
@@ -213,11 +243,6 @@ export async function buildHttpApp(bridge: HostedBridgePort, options: HttpAppOpt
   registerMetricsRoute(app, bridge);
   registerSecurityRoute(app, security);
   registerMcpRoute(app, bridge, { logger: options.logger ?? bridge.logger, ...options.mcp });
-  app.decorate(SECURITY, security);
-  app.decorate(OPERATOR_TOKEN, operatorToken);
-  await app.ready();
-  if (port && portHandler) port.serveWith(portHandler);
-  return app;
 }
 
 const SECURITY = "armbridgeSecurity";

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
+import { serveRoute } from "./serveRoute.js";
 
 /** GET /v1/tools — exactly the function declarations sent to models (no local policy). */
 export function registerToolsRoute(app: FastifyInstance, bridge: HostedBridgePort): void {
-  app.get("/v1/tools", async () => ({ functionDeclarations: bridge.tools.declarations() }));
+  serveRoute(app, "tools", async () => ({ functionDeclarations: bridge.tools.declarations() }));
 }

@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode } from "../errors.js";
+import { ERRORS, type ErrorCode } from "./errors.js";
 
 const BEGIN =
   "<!-- The table below is written from src/errors.ts by `npm run docs:errors`: edit the registry, not the table. -->";
