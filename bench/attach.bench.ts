@@ -23,12 +23,13 @@ import { pino } from "pino";
 import { Bridge } from "../src/bridge/Bridge.js";
 import { loadConfig } from "../src/config/loadConfig.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BridgeHttpClient } from "../src/surfaces/attach/BridgeHttpClient.js";
+import { connectToServe, type ServeConnection } from "../src/surfaces/attach/ServeHttp.js";
 import { McpStdioProxy } from "../src/surfaces/attach/McpStdioProxy.js";
 import { RemoteBridge } from "../src/surfaces/attach/RemoteBridge.js";
 import { agentClient } from "../src/surfaces/gemini/agentClient.js";
 import { startHttpServer } from "../src/surfaces/http/startHttpServer.js";
 import { spawnSimulator } from "../firmware-sim/spawnSimulator.js";
+import { ROUTES } from "../src/wire/routes.js";
 
 const CALLS = Number(process.env.BENCH_ATTACH_CALLS ?? 300);
 const BLOCK = 25;
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
   let bridge: Bridge | undefined;
   let remote: RemoteBridge | undefined;
   let mcp: Client | undefined;
-  let relayHttp: BridgeHttpClient | undefined;
+  let relayHttp: ServeConnection | undefined;
   let relay: McpStdioProxy | undefined;
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   try {
@@ -94,15 +95,15 @@ async function main(): Promise<void> {
     });
     mcp = new Client({ name: "bench-attach", version: "1.0" });
     await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(server.url + ROUTES.mcpPost.path), {
         requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
       }),
     );
     // The relay as `mcp --bridge` runs it, its host's messages handed in and its answers taken by JSON-RPC id.
     const answers = new Map<number, (m: JSONRPCMessage) => void>();
-    relayHttp = new BridgeHttpClient(server.url, TOKEN);
+    relayHttp = connectToServe(server.url, TOKEN);
     relay = new McpStdioProxy({
-      http: relayHttp,
+      http: relayHttp.client,
       log: logger,
       toHost: async (m) => {
         if ("id" in m && typeof m.id === "number") answers.get(m.id)?.(m);

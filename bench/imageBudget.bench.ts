@@ -25,6 +25,8 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify, parse } from "yaml";
 import { spawnSimulator } from "../firmware-sim/spawnSimulator.js";
+import { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
+import { ROUTES } from "../src/wire/routes.js";
 import { RESPONSE_IMAGE_BUDGET_BYTES } from "../src/cameras/ImageBudget.js";
 import { DEFAULT_CONFIG_PATH } from "../src/config/loadConfig.js";
 import { killLiveServeChildren, spawnServe } from "./crashloop/ServeChild.js";
@@ -95,14 +97,15 @@ async function main(): Promise<number> {
     readyTimeoutMs: 60_000,
     config: configPath,
   });
+  // Raw answers (send, not call): the bench prints the answer's size and status as they came.
+  const client = new ArmbridgeClient({ url: serve.url, token });
   try {
     const before = rssMb(serve.pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(serve.pid))), 10);
     if (posts !== undefined)
       return await separatePosts(
-        serve.url,
-        token,
+        client,
         posts,
         () => snapshots,
         () => peak,
@@ -110,10 +113,10 @@ async function main(): Promise<number> {
         sampler,
       );
     const t0 = performance.now();
-    const res = await fetch(`${serve.url}/v1/calls`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
+    const res = await client.send(
+      "calls",
+      undefined,
+      JSON.stringify({
         calls: Array.from({ length: calls }, (_, i) => ({
           id: `img-${i}`,
           name: "get_camera_image",
@@ -121,7 +124,8 @@ async function main(): Promise<number> {
         })),
         deadline_ms: 120_000,
       }),
-    });
+      JSON_BODY,
+    );
     const text = await res.text();
     const ms = performance.now() - t0;
     clearInterval(sampler);
@@ -139,7 +143,7 @@ async function main(): Promise<number> {
       }
     }
     console.log(
-      `bench:images — ${calls} get_camera_image calls in one POST /v1/calls, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG each, budget ${RESPONSE_IMAGE_BUDGET_BYTES / 1048576} MiB per response`,
+      `bench:images — ${calls} get_camera_image calls in one ${ROUTES.calls.method} ${ROUTES.calls.path}, a ${(PNG_BYTES / 1e6).toFixed(1)} MB PNG each, budget ${RESPONSE_IMAGE_BUDGET_BYTES / 1048576} MiB per response`,
     );
     console.log(
       `HTTP ${res.status}, answer ${(text.length / 1e6).toFixed(1)} MB in ${(ms / 1000).toFixed(1)} s; frames delivered ${delivered}, refused over the budget ${refused}, picture bytes ${(pictureBytes / 1e6).toFixed(1)} MB`,
@@ -156,9 +160,10 @@ async function main(): Promise<number> {
   }
 }
 
+const JSON_BODY = { headers: { "content-type": "application/json" } };
+
 async function separatePosts(
-  url: string,
-  token: string,
+  client: ArmbridgeClient,
   posts: number,
   snapshots: () => number,
   peak: () => number,
@@ -168,14 +173,17 @@ async function separatePosts(
   const t0 = performance.now();
   const answers = await Promise.all(
     Array.from({ length: posts }, (_, i) =>
-      fetch(`${url}/v1/calls`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          calls: [{ id: `post-${i}`, name: "get_camera_image", args: { camera: "big" } }],
-          deadline_ms: 120_000,
-        }),
-      }).then(async (r) => ({ status: r.status, length: (await r.text()).length })),
+      client
+        .send(
+          "calls",
+          undefined,
+          JSON.stringify({
+            calls: [{ id: `post-${i}`, name: "get_camera_image", args: { camera: "big" } }],
+            deadline_ms: 120_000,
+          }),
+          JSON_BODY,
+        )
+        .then(async (r) => ({ status: r.status, length: (await r.text()).length })),
     ),
   );
   const ms = performance.now() - t0;

@@ -28,6 +28,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { spawnSimulator } from "../firmware-sim/spawnSimulator.js";
+import { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
+import { ROUTES } from "../src/wire/routes.js";
 import { killLiveServeChildren, spawnServe } from "./crashloop/ServeChild.js";
 import { InspectorProbe, type MemoryUsage } from "./memory/InspectorProbe.js";
 
@@ -50,7 +52,7 @@ function openStuckStream(url: URL, token: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) }, () => {
       socket.write(
-        `GET /v1/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+        `${ROUTES.events.method} ${ROUTES.events.path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
       );
       // Never read: the bridge's writes must meet backpressure, not an endless buffer.
       socket.pause();
@@ -59,6 +61,8 @@ function openStuckStream(url: URL, token: string): Promise<Socket> {
     socket.on("error", reject);
   });
 }
+
+const JSON_BODY = { headers: { "content-type": "application/json" } };
 
 interface Round {
   readonly round: number;
@@ -103,7 +107,8 @@ async function main(): Promise<number> {
   });
   const probe = await InspectorProbe.fromLog(serveLog, 10_000);
   const url = new URL(serve.url);
-  const auth = { authorization: `Bearer ${token}` };
+  // Raw answers (send, not call): the bench measures the bridge, not this side parsing what it answered.
+  const client = new ArmbridgeClient({ url: serve.url, token });
   try {
     await sleep(1000);
     const rssBefore = rssMb(serve.pid);
@@ -126,11 +131,7 @@ async function main(): Promise<number> {
           name: `invented_tool_${round}_${sent + k}`,
           args: {},
         }));
-        const res = await fetch(`${serve.url}/v1/calls`, {
-          method: "POST",
-          headers: { "content-type": "application/json", ...auth },
-          body: JSON.stringify({ calls }),
-        });
+        const res = await client.send("calls", undefined, JSON.stringify({ calls }), JSON_BODY);
         await res.arrayBuffer();
         sent += n;
         batchNo++;
@@ -142,7 +143,7 @@ async function main(): Promise<number> {
       }
       const callsSeconds = (Date.now() - started) / 1000;
       peak = Math.max(peak, rssMb(serve.pid));
-      const metrics = await (await fetch(`${serve.url}/metrics`, { headers: auth })).text();
+      const metrics = await (await client.send("metrics")).text();
       const atPeak = await probe.heapAfterGc();
       for (const s of sockets) s.destroy();
       // Let the bridge notice the closes; RSS is read before the forced GC, as a client would see it.
@@ -177,7 +178,7 @@ async function main(): Promise<number> {
       .filter((l) => l.includes("dropped an event stream whose client stopped reading")).length;
     const out = process.stdout;
     out.write(
-      `bench:memory: ${rounds} round(s) of ${STREAMS} non-reading GET /v1/events clients + ${CALLS} invented-tool calls (batches of ${BATCH}), node ${process.version}, ${new Date().toISOString()}\n`,
+      `bench:memory: ${rounds} round(s) of ${STREAMS} non-reading ${ROUTES.events.method} ${ROUTES.events.path} clients + ${CALLS} invented-tool calls (batches of ${BATCH}), node ${process.version}, ${new Date().toISOString()}\n`,
     );
     for (const r of results) out.write(`${JSON.stringify(r)}\n`);
     out.write(

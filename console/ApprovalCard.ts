@@ -122,9 +122,11 @@ export class ApprovalCard {
     this.sync();
     const note = this.#note.value.trim();
     try {
-      const body: Record<string, string> = { operator };
-      if (note) body.note = note;
-      await this.#ctx.api.post(`/v1/approvals/${encodeURIComponent(this.#approval.id)}/${answer}`, body);
+      const body = { operator, ...(note ? { note } : {}) };
+      await this.#ctx.api.call(answer === "approve" ? "approve" : "decline", {
+        params: { id: this.#approval.id },
+        body,
+      });
       this.#ctx.done(
         `${clockTime(Date.now())} \u2014 ${answer === "approve" ? "approved" : "declined"}: ${this.#approval.tool} (call ${this.#approval.call_id}) by ${operator}.`,
       );

@@ -1,9 +1,10 @@
-import { describeError, type ApiClient } from "./api.js";
+import { describeError } from "./api.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { ArmScene, type LastRefusal, type PlacedVolumes } from "./ArmScene.js";
 import { ArmView3D } from "./ArmView3D.js";
 import { el } from "./dom.js";
 import { clockTime } from "./format.js";
-import type { ArmDescription, EnvelopeDescriptionView, PlacedVolumesView, Pose, StateView } from "./wire.js";
+import type { ArmDescription, EnvelopeDescriptionView, Pose, StateView } from "./wire.js";
 
 type GhostLook = "target" | "requested";
 
@@ -29,7 +30,7 @@ const GHOST_WORDS: Readonly<Record<GhostLook, string>> = {
  * card's view is disposed once the card has left the page.
  */
 export class ArmViews {
-  readonly #api: ApiClient;
+  readonly #api: ArmbridgeClient;
   readonly #box: HTMLElement;
   #envelope: EnvelopeDescriptionView | undefined;
   #axes: ArmDescription["axes"] = [];
@@ -41,7 +42,7 @@ export class ArmViews {
   #refusal: LastRefusal | null = null;
   #key = "";
 
-  constructor(api: ApiClient, box: HTMLElement) {
+  constructor(api: ArmbridgeClient, box: HTMLElement) {
     this.#api = api;
     this.#box = box;
   }
@@ -105,9 +106,9 @@ export class ArmViews {
     this.#ghosts.add(ghost);
     this.#paint(view);
     view.setCaption(`In 3D \u2014 the arm now (blue), and ${GHOST_WORDS[look]} (working it out\u2026)`);
-    const query = new URLSearchParams(joints.map((n) => [n, String(targets[n])]));
+    const query = Object.fromEntries(joints.map((n) => [n, String(targets[n])]));
     this.#api
-      .get<PlacedVolumesView>(`/v1/arm/volumes?${query.toString()}`)
+      .call("armVolumes", { query })
       .then((placed) => {
         view.arm.setGhost(placed.volumes, look);
         view.root.dataset.ghostPlaced = "true";

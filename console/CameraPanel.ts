@@ -1,6 +1,7 @@
-import { describeError, type ApiClient } from "./api.js";
+import { describeError } from "./api.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { $, el, setText } from "./dom.js";
-import type { CamerasList, CameraView, TablePointView } from "./wire.js";
+import type { CameraView } from "./wire.js";
 
 /** How often each camera's newest frame is fetched while the page is visible. */
 const REFRESH_MS = 1000;
@@ -25,11 +26,11 @@ interface Shown {
  * camera's image says where on the table that point is.
  */
 export class CameraPanel {
-  readonly #api: ApiClient;
+  readonly #api: ArmbridgeClient;
   readonly #shown: Shown[] = [];
   #loading: Promise<void> | undefined;
 
-  constructor(api: ApiClient) {
+  constructor(api: ArmbridgeClient) {
     this.#api = api;
   }
 
@@ -43,7 +44,7 @@ export class CameraPanel {
   }
 
   async #load(): Promise<void> {
-    const list = await this.#api.get<CamerasList>("/v1/cameras");
+    const list = await this.#api.call("cameras");
     const box = $("cameras");
     for (const view of list.cameras) {
       const img = el("img", { attrs: { alt: `camera ${view.name}`, "data-camera": view.name } });
@@ -85,9 +86,10 @@ export class CameraPanel {
   async #fetch(s: Shown): Promise<void> {
     s.busy = true;
     try {
-      const { blob, headers } = await this.#api.getBlob(
-        `/v1/cameras/${encodeURIComponent(s.view.name)}/frame`,
-        AbortSignal.timeout(8000),
+      const { blob, headers } = await this.#api.bytes(
+        "cameraFrame",
+        { params: { name: s.view.name } },
+        { signal: AbortSignal.timeout(8000) },
       );
       const url = URL.createObjectURL(blob);
       await new Promise<void>((resolve) => {
@@ -125,9 +127,10 @@ export class CameraPanel {
     const y = Math.round(((e.clientY - r.top) / r.height) * 1000);
     const x = Math.round(((e.clientX - r.left) / r.width) * 1000);
     try {
-      const p = await this.#api.get<TablePointView>(
-        `/v1/cameras/${encodeURIComponent(s.view.name)}/table-point?y=${y}&x=${x}`,
-      );
+      const p = await this.#api.call("cameraTablePoint", {
+        params: { name: s.view.name },
+        query: { y: String(y), x: String(x) },
+      });
       const [tx = Number.NaN, ty = Number.NaN, tz = Number.NaN] = p.table;
       setText(
         s.where,

@@ -1,4 +1,6 @@
-import { ApiError, describeError, type ApiClient } from "./api.js";
+import { ApiError } from "../src/wire/client/ApiError.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
+import { describeError } from "./api.js";
 import { el, setText } from "./dom.js";
 import { clockTime } from "./format.js";
 import type { CardFrameView, CardFramesList } from "./wire.js";
@@ -20,7 +22,7 @@ const NOW_MS = 2000;
  * has moved yet). Placed at the card's end, below its buttons; stops asking
  * once the card leaves the page.
  */
-export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: FramesSubject): void {
+export function mountCardFrames(card: HTMLElement, api: ArmbridgeClient, subject: FramesSubject): void {
   const box = el("div", { cls: "card-frames", attrs: { "data-frames-for": subject.kind } });
   const status = el("p", { cls: "frames-status", text: "Camera frames: loading…" });
   box.appendChild(status);
@@ -34,7 +36,9 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
     return !seen || card.isConnected;
   };
 
-  const show = async (key: string, camera: string, path: string, caption: string): Promise<void> => {
+  /** A frame's bytes, asked for within `signal`. */
+  type Frame = (signal: AbortSignal) => Promise<{ blob: Blob }>;
+  const show = async (key: string, camera: string, frame: Frame, caption: string): Promise<void> => {
     let fig = shown.get(key);
     if (!fig) {
       fig = el("figure", { cls: "card-frame", attrs: { "data-frame": key.split(":")[0] ?? key } }, [
@@ -47,7 +51,7 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
       box.appendChild(fig);
     }
     const img = fig.querySelector("img")!;
-    const { blob } = await api.getBlob(path, AbortSignal.timeout(8000));
+    const { blob } = await frame(AbortSignal.timeout(8000));
     const url = URL.createObjectURL(blob);
     await new Promise<void>((resolve) => {
       img.addEventListener("load", () => resolve(), { once: true });
@@ -60,15 +64,20 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
     setText(fig.querySelector("figcaption")!, `${camera}: ${caption}`);
   };
 
-  const base =
-    subject.kind === "action"
-      ? `/v1/actions/${encodeURIComponent(subject.id)}`
-      : `/v1/approvals/${encodeURIComponent(subject.id)}`;
+  const params = { id: subject.id };
+  const savedFrame =
+    (f: CardFrameView): Frame =>
+    (signal) =>
+      api.bytes(
+        subject.kind === "action" ? "actionFrame" : "approvalFrame",
+        { params: { ...params, which: f.which }, query: { camera: f.camera } },
+        { signal },
+      );
   const load = async (attempt: number): Promise<void> => {
     if (!alive()) return;
     let list: CardFramesList;
     try {
-      list = await api.get<CardFramesList>(`${base}/frames`);
+      list = await api.call(subject.kind === "action" ? "actionFrames" : "approvalFrames", { params });
     } catch (error) {
       // Not kept yet (the capture is under way) or not at all (a restart, no camera): say which.
       if (attempt < RETRIES && error instanceof ApiError && error.status === 404)
@@ -81,7 +90,7 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
     }
     for (const f of list.frames)
       if (!shown.has(`${f.which}:${f.camera}`))
-        await show(`${f.which}:${f.camera}`, f.camera, f.url, captionOf(f, list.sent_at)).catch((e: unknown) =>
+        await show(`${f.which}:${f.camera}`, f.camera, savedFrame(f), captionOf(f, list.sent_at)).catch((e: unknown) =>
           setText(status, describeError(e)),
         );
     const cameras = [...new Set(list.frames.map((f) => f.camera))];
@@ -107,7 +116,7 @@ export function mountCardFrames(card: HTMLElement, api: ApiClient, subject: Fram
     await show(
       `now:${camera}`,
       camera,
-      `/v1/cameras/${encodeURIComponent(camera)}/frame`,
+      (signal) => api.bytes("cameraFrame", { params: { name: camera } }, { signal }),
       `now (${clockTime(Date.now())})`,
     ).catch(() => undefined);
     setTimeout(() => void refreshNow(camera), NOW_MS);

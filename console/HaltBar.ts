@@ -1,7 +1,8 @@
-import { describeError, type ApiClient } from "./api.js";
+import { describeError } from "./api.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { $, setText } from "./dom.js";
 import { clockTime } from "./format.js";
-import type { HaltAnswer, HaltReleaseAnswer, HaltView, StateView } from "./wire.js";
+import type { HaltView, StateView } from "./wire.js";
 
 /** A receipt (a release, a press that never reached the bridge) stays this long, then fades away. */
 const RECEIPT_MS = 8000;
@@ -16,7 +17,7 @@ const NOT_REACHED_MS = 30_000;
  * release, by this console or another, is a short receipt that fades.
  */
 export class HaltBar {
-  readonly #api: ApiClient;
+  readonly #api: ArmbridgeClient;
   readonly #operator: () => string;
   readonly #changed: () => void;
   readonly #releaseName = $("release-name") as HTMLInputElement;
@@ -28,7 +29,7 @@ export class HaltBar {
   #unsentAt: number | undefined;
   #fade: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(api: ApiClient, operator: () => string, changed: () => void) {
+  constructor(api: ArmbridgeClient, operator: () => string, changed: () => void) {
     this.#api = api;
     this.#operator = operator;
     this.#changed = changed;
@@ -46,7 +47,7 @@ export class HaltBar {
     this.#outcome("sent", "HALT SENT: waiting for the arm to confirm…");
     const operator = this.#operator();
     try {
-      const a = await this.#api.post<HaltAnswer>("/v1/halt", { source: "console", ...(operator ? { operator } : {}) });
+      const a = await this.#api.call("halt", { body: { source: "console", ...(operator ? { operator } : {}) } });
       if (n !== this.#sent) return;
       // The latch tells it, once, as the arm answered: no second banner.
       this.#hideOutcome();
@@ -126,7 +127,7 @@ export class HaltBar {
     }
     this.#setReleaseError(undefined);
     try {
-      const a = await this.#api.post<HaltReleaseAnswer>("/v1/halt/release", { operator: name });
+      const a = await this.#api.call("releaseHalt", { body: { operator: name } });
       this.released(a.released);
       this.#hideLatch();
     } catch (error) {

@@ -1,4 +1,5 @@
-import { describeError, type ApiClient } from "./api.js";
+import { describeError } from "./api.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { $, el, setText } from "./dom.js";
 import { clientLabel, clockTime } from "./format.js";
 import { stateLabel } from "./stateWords.js";
@@ -53,7 +54,7 @@ const MAX_REFUSALS = 20;
  * card links to it.
  */
 export class HistoryPanel {
-  readonly #api: ApiClient;
+  readonly #api: ArmbridgeClient;
   readonly #list: HTMLElement;
   readonly #filter: HTMLSelectElement;
   readonly #clientFilter: HTMLSelectElement;
@@ -69,7 +70,7 @@ export class HistoryPanel {
    */
   #refusals: Refusal[] = [];
 
-  constructor(api: ApiClient) {
+  constructor(api: ArmbridgeClient) {
     this.#api = api;
     this.#list = $("history");
     this.#status = $("history-status");
@@ -140,8 +141,8 @@ export class HistoryPanel {
         if (client.session) q.set("client_session", client.session);
       }
       const [page, clients] = await Promise.all([
-        this.#api.get<{ actions: ActionView[] }>(`/v1/actions?${q.toString()}`),
-        this.#api.get<ClientsList>("/v1/clients"),
+        this.#api.call("actions", { query: Object.fromEntries(q) }),
+        this.#api.call("clients"),
       ]);
       this.#offerClients(clients);
       // Refusals have no state or client in the ledger: they stand among the rows only when nothing is filtered.

@@ -1,4 +1,5 @@
-import { describeError, type ApiClient } from "./api.js";
+import { describeError } from "./api.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { compactGauges, type AxisGauge } from "./AxisGauge.js";
 import { mountCardFrames } from "./CardFrames.js";
 import { el, setText } from "./dom.js";
@@ -8,7 +9,7 @@ import { axisReport, reachedQuestion, reportsReached, type AxisReport } from "./
 import type { ActionView, ArmAxis, Pose } from "./wire.js";
 
 export interface CardContext {
-  readonly api: ApiClient;
+  readonly api: ArmbridgeClient;
   readonly operator: () => string;
   readonly axes: readonly ArmAxis[];
   /** After a decision was recorded: a line for the banner. */
@@ -258,9 +259,8 @@ export class OutcomeCard {
     this.sync();
     const note = this.#note.value.trim();
     try {
-      const body: Record<string, string> = { outcome: option.outcome, operator };
-      if (note) body.note = note;
-      await this.#ctx.api.post(`/v1/actions/${encodeURIComponent(this.#action.action_id)}/confirm`, body);
+      const body = { outcome: option.outcome, operator, ...(note ? { note } : {}) };
+      await this.#ctx.api.call("confirmAction", { params: { id: this.#action.action_id }, body });
       this.#ctx.done(
         `${clockTime(Date.now())} \u2014 recorded for ${this.#action.tool} ${this.#action.action_id}: \u201c${option.label}\u201d (by ${operator}). Released: ${releasesText(option.releases)}.`,
       );

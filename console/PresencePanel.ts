@@ -1,4 +1,6 @@
-import { ApiError, describeError, type ApiClient } from "./api.js";
+import { describeError } from "./api.js";
+import { ApiError } from "../src/wire/client/ApiError.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { $, setText } from "./dom.js";
 import { clientLabel, clockTime } from "./format.js";
 import type { ExecutorEventView, PresenceView, StateView } from "./wire.js";
@@ -17,7 +19,7 @@ type Settled = Extract<ExecutorEventView, { type: "settled" }>;
  * presence at once.
  */
 export class PresencePanel {
-  readonly #api: ApiClient;
+  readonly #api: ArmbridgeClient;
   readonly #operator: () => string;
   readonly #onRequired: () => void;
   /** This page's own id for its life: the bridge counts each open console once. It is this console's key, never shown. */
@@ -29,7 +31,7 @@ export class PresencePanel {
   #beatError: string | undefined;
   #refusal: string | undefined;
 
-  constructor(api: ApiClient, operator: () => string, onRequired: () => void) {
+  constructor(api: ArmbridgeClient, operator: () => string, onRequired: () => void) {
     this.#api = api;
     this.#operator = operator;
     this.#onRequired = onRequired;
@@ -48,7 +50,7 @@ export class PresencePanel {
   /** Asks once whether the bridge requires presence; starts heartbeating if it does. */
   async load(): Promise<void> {
     try {
-      this.#show(await this.#api.get<PresenceView>("/v1/presence"));
+      this.#show(await this.#api.call("presence"));
     } catch (error) {
       // An older bridge has no such route: it has no presence to keep either.
       if (!(error instanceof ApiError && error.status === 404)) throw error;
@@ -64,7 +66,7 @@ export class PresencePanel {
       "pagehide",
       () =>
         void this.#api
-          .post("/v1/presence", { session: this.#session, leaving: true }, { keepalive: true })
+          .call("presenceBeat", { body: { session: this.#session, leaving: true } }, { keepalive: true })
           .catch(() => undefined),
     );
     await this.beat();
@@ -76,9 +78,8 @@ export class PresencePanel {
     if (document.visibilityState !== "visible") return this.#render();
     const operator = this.#operator();
     try {
-      const view = await this.#api.post<PresenceView>("/v1/presence", {
-        session: this.#session,
-        ...(operator ? { operator } : {}),
+      const view = await this.#api.call("presenceBeat", {
+        body: { session: this.#session, ...(operator ? { operator } : {}) },
       });
       this.#tag = view.yours ?? this.#tag;
       this.#show(view);

@@ -1,5 +1,5 @@
-import { readEventStream } from "../src/wire/client/readEventStream.js";
-import type { ApiClient } from "./api.js";
+import { ApiError } from "../src/wire/client/ApiError.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 
 /** The browser's own stream of GET /v1/events: separate from the arm link, which the bridge reports. */
 export type StreamStatus =
@@ -29,7 +29,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Reads the stream until `signal` aborts, reconnecting every second after a drop; stops for good on 401. */
 export async function runEventStream(
-  api: ApiClient,
+  api: ArmbridgeClient,
   handlers: EventStreamHandlers,
   signal: AbortSignal,
 ): Promise<void> {
@@ -39,18 +39,18 @@ export async function runEventStream(
   while (!signal.aborted) {
     let reason = "connection closed";
     try {
-      const response = await fetch("/v1/events", { headers: api.headers, cache: "no-store", signal });
-      if (response.status === 401) {
-        api.refused();
+      // A 401 has told the page already (the client's onRefused).
+      const events = await api.events(signal);
+      attempt = 0;
+      handlers.onStatus({ state: "live", since: Date.now() });
+      for await (const block of events) handlers.onEvent(block.event, block.data);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
         handlers.onStatus({ state: "refused", since: Date.now() });
         return;
       }
-      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
-      attempt = 0;
-      handlers.onStatus({ state: "live", since: Date.now() });
-      for await (const block of readEventStream(response.body)) handlers.onEvent(block.event, block.data);
-    } catch (error) {
-      reason = error instanceof Error ? error.message : String(error);
+      reason =
+        error instanceof ApiError ? `HTTP ${error.status}` : error instanceof Error ? error.message : String(error);
     }
     if (signal.aborted) return;
     if (attempt === 0) downSince = Date.now();

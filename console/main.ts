@@ -3,7 +3,9 @@
  * them (approvals, unknown outcomes) first, then a picture of the arm, then
  * the history. Bundled by console/build.mjs; dom.ts is the only way data reaches the page.
  */
-import { ApiClient, ApiError, describeError } from "./api.js";
+import { consoleClient, describeError } from "./api.js";
+import { ApiError } from "../src/wire/client/ApiError.js";
+import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
 import { ApprovalCard } from "./ApprovalCard.js";
 import { ArmViews } from "./ArmViews.js";
 import { AxisGauge } from "./AxisGauge.js";
@@ -18,15 +20,7 @@ import { armPill, decisionsPill, linkPill, setPill, streamPill, valuesStale, typ
 import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
 import { PresencePanel } from "./PresencePanel.js";
 import { ServoHealthPanel } from "./ServoHealthPanel.js";
-import type {
-  ActionView,
-  ApprovalView,
-  ArmDescription,
-  ExecutorEventView,
-  Pose,
-  SecurityReport,
-  StateView,
-} from "./wire.js";
+import type { ApprovalView, ArmDescription, ExecutorEventView, Pose, StateView } from "./wire.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
@@ -62,7 +56,7 @@ interface ActiveMotion {
 }
 
 class OperatorConsole {
-  readonly #api: ApiClient;
+  readonly #api: ArmbridgeClient;
   readonly #history: HistoryPanel;
   readonly #haltBar: HaltBar;
   readonly #cameras: CameraPanel;
@@ -83,7 +77,7 @@ class OperatorConsole {
   /** A bridge without the approval gate answers 404: then the console stops asking. */
   #approvalsAbsent = false;
 
-  constructor(api: ApiClient) {
+  constructor(api: ArmbridgeClient) {
     this.#api = api;
     this.#history = new HistoryPanel(api);
     this.#operator.value = localStorage.getItem(NAME_KEY) ?? "";
@@ -154,7 +148,7 @@ class OperatorConsole {
   async #loadSecurity(): Promise<void> {
     const box = $("security-warnings");
     try {
-      const report = await this.#api.get<SecurityReport>("/v1/security");
+      const report = await this.#api.call("security");
       box.replaceChildren(
         ...report.warnings.map((w) =>
           el("p", { text: `SECURITY WARNING: ${w.message}`, attrs: { "data-kind": w.kind } }),
@@ -172,7 +166,7 @@ class OperatorConsole {
 
   async #loadArm(): Promise<void> {
     try {
-      const arm = await this.#api.get<ArmDescription>("/v1/arm");
+      const arm = await this.#api.call("arm");
       this.#arm = arm;
       setText($("arm-name"), arm.name);
       this.#arm3d.setArm(arm);
@@ -243,7 +237,7 @@ class OperatorConsole {
 
   async #trackMotion(actionId: string): Promise<void> {
     try {
-      const a = await this.#api.get<ActionView>(`/v1/actions/${encodeURIComponent(actionId)}`);
+      const a = await this.#api.call("action", { params: { id: actionId } });
       if (a.state === "started")
         this.#active.set(actionId, { targets: a.command?.targets ?? {}, from: a.command?.from ?? {} });
     } catch {
@@ -253,7 +247,7 @@ class OperatorConsole {
 
   async #refreshState(): Promise<void> {
     try {
-      const s = await this.#api.get<StateView>("/v1/state");
+      const s = await this.#api.call("state");
       this.#onState(s, s.age_ms === null ? undefined : Date.now() - s.age_ms);
     } catch {
       // The stream's next state event brings it.
@@ -265,7 +259,7 @@ class OperatorConsole {
     this.#approvalsTimer = setTimeout(() => {
       this.#approvalsTimer = undefined;
       this.#api
-        .get<{ approvals: ApprovalView[] }>("/v1/approvals")
+        .call("approvals")
         .then((r) => {
           this.#approvals = r.approvals;
           this.#renderApprovals();
@@ -463,4 +457,4 @@ class OperatorConsole {
 
 const token = readToken();
 if (!token) fatal("No token. Open the console link that armbridge serve printed: it ends in #token=...");
-else new OperatorConsole(new ApiClient(token, () => fatal(REFUSED))).start(new AbortController().signal);
+else new OperatorConsole(consoleClient(token, () => fatal(REFUSED))).start(new AbortController().signal);

@@ -112,7 +112,15 @@ export const ROUTES = {
     errors: ["ARMB_ERR_HTTP_TOO_MANY_STREAMS"],
   },
   arm: { method: "GET", path: "/v1/arm", auth: "api", response: ARM_DESCRIPTION_VIEW, errors: [] },
-  armVolumes: { method: "GET", path: "/v1/arm/volumes", auth: "api", response: PLACED_VOLUMES_VIEW, errors: [] },
+  armVolumes: {
+    method: "GET",
+    path: "/v1/arm/volumes",
+    auth: "api",
+    // A target per joint: `?shoulder=0.4&elbow=-1.2`.
+    query: z.record(z.string(), z.string()),
+    response: PLACED_VOLUMES_VIEW,
+    errors: [],
+  },
   actions: {
     method: "GET",
     path: "/v1/actions",

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { Dispatcher } from "undici";
 import {
   isInitializeRequest,
   isJSONRPCErrorResponse,
@@ -12,8 +11,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../observability/logger.js";
 import { MCP_CALL_ID_META } from "../mcp/createMcpServer.js";
-import { BridgeApiError, connectionLost, type BridgeHttpClient } from "./BridgeHttpClient.js";
+import { ApiError } from "../../wire/client/ApiError.js";
+import type { ArmbridgeClient } from "../../wire/client/ArmbridgeClient.js";
 import { readEventStream } from "../../wire/client/readEventStream.js";
+import { connectionLost } from "../client/nodeFetch.js";
 
 /** Waits between attempts to reach serve again; the last repeats. */
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000] as const;
@@ -23,7 +24,8 @@ const DEFAULT_RETRY_FOR_MS = 120_000;
 const PROTOCOL_HEADER = "mcp-protocol-version";
 
 export interface McpStdioProxyOptions {
-  readonly http: BridgeHttpClient;
+  /** A client that reports a lost connection as ARMB_ERR_HTTP_UNREACHABLE (connectToServe). */
+  readonly http: Pick<ArmbridgeClient, "url" | "send" | "lost">;
   readonly log: Logger;
   /** Where messages for the host go (the stdio transport's send). */
   readonly toHost: (message: JSONRPCMessage) => Promise<void>;
@@ -111,14 +113,14 @@ export class McpStdioProxy {
         // The host cancelled it: no answer is owed, and it must not be sent again.
         if (cancelled.aborted) return;
         const sessionGone =
-          error instanceof BridgeApiError &&
+          error instanceof ApiError &&
           error.status === 404 &&
           this.#session !== undefined &&
           !isInitializeRequest(outgoing);
         const retry =
           sessionGone ||
           connectionLost(error) ||
-          (error instanceof BridgeApiError && (error.status === 502 || error.status === 503 || error.status === 504));
+          (error instanceof ApiError && (error.status === 502 || error.status === 503 || error.status === 504));
         if (!retry || Date.now() >= giveUpAt) return this.#failed(outgoing, error);
         this.#o.log.warn(
           { attempt: attempt + 1, err: String(error), session_gone: sessionGone },
@@ -143,8 +145,8 @@ export class McpStdioProxy {
     this.#closed = true;
     if (this.#session === undefined) return;
     try {
-      const res = await this.#o.http.send("DELETE", "/mcp", this.#headers());
-      await res.body.dump();
+      const res = await this.#o.http.send("mcpDelete", undefined, undefined, { headers: this.#headers() });
+      await res.arrayBuffer();
     } catch {
       // serve is gone already: nothing to end.
     }
@@ -181,13 +183,16 @@ export class McpStdioProxy {
     relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m),
     signal?: AbortSignal,
   ): Promise<void> {
-    const res = await this.#o.http.send("POST", "/mcp", this.#headers(), JSON.stringify(message), signal);
-    const session = header(res, "mcp-session-id");
+    const res = await this.#o.http.send("mcpPost", undefined, JSON.stringify(message), {
+      headers: this.#headers(),
+      signal,
+    });
+    const session = res.headers.get("mcp-session-id") ?? undefined;
     if (isInitializeRequest(message) && session !== undefined) this.#session = session;
-    if (res.statusCode === 202) return void (await res.body.dump());
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await res.body.text().catch(() => "");
-      throw new BridgeApiError(res.statusCode, `HTTP_${res.statusCode}`, text.slice(0, 300));
+    if (res.status === 202) return void (await res.arrayBuffer());
+    if (!res.ok) {
+      const text = await res.text().catch(() => "");
+      throw new ApiError(res.status, `HTTP_${res.status}`, text.slice(0, 300));
     }
     const wanted = isJSONRPCRequest(message) ? message.id : undefined;
     let answered = false;
@@ -205,10 +210,10 @@ export class McpStdioProxy {
       await relay(m);
     };
     try {
-      if ((header(res, "content-type") ?? "").includes("text/event-stream")) {
+      if ((res.headers.get("content-type") ?? "").includes("text/event-stream") && res.body) {
         for await (const block of readEventStream(res.body)) await deliver(block.data);
       } else {
-        const body = JSON.parse(await res.body.text()) as unknown;
+        const body = JSON.parse(await res.text()) as unknown;
         for (const m of Array.isArray(body) ? body : [body]) await deliver(m);
       }
     } catch (error) {
@@ -251,11 +256,6 @@ export class McpStdioProxy {
       })
       .catch(() => undefined);
   }
-}
-
-function header(res: Dispatcher.ResponseData, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function isMessage(m: unknown): m is JSONRPCMessage {

@@ -10,11 +10,12 @@ import type {
 } from "../../bridge/BridgePort.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { ArmStateView } from "../../wire/ArmStateView.js";
-import { BridgeApiError, BridgeHttpClient } from "./BridgeHttpClient.js";
+import { ROUTES } from "../../wire/routes.js";
+import { ApiError, BAD_ANSWER_CODE } from "../../wire/client/ApiError.js";
 import { RemoteEvents } from "./RemoteEvents.js";
 import { RemoteExecutor } from "./RemoteExecutor.js";
 import { RemoteToolCatalog } from "./RemoteToolCatalog.js";
-import type { ServeHttp } from "./ServeHttp.js";
+import { connectToServe, type ServeConnection } from "./ServeHttp.js";
 
 export interface RemoteBridgeOptions {
   /** The serve's base URL, `http://HOST:PORT`. */
@@ -43,13 +44,13 @@ export class RemoteBridge implements BridgePort {
   readonly url: string;
   readonly tools: RemoteToolCatalog;
   readonly client: CallClient;
-  readonly #http: ServeHttp;
+  readonly #http: ServeConnection;
   readonly #executor: RemoteExecutor;
   readonly #events: RemoteEvents;
 
   private constructor(parts: {
     url: string;
-    http: ServeHttp;
+    http: ServeConnection;
     executor: RemoteExecutor;
     registry: RemoteToolCatalog;
     events: RemoteEvents;
@@ -78,33 +79,20 @@ export class RemoteBridge implements BridgePort {
         message: `--bridge must be the http(s) URL of a running serve, like http://127.0.0.1:8640 (got ${JSON.stringify(options.url)})`,
       });
     const log = (options.logger ?? silentLogger).child({ component: "remote_bridge" });
-    const http = new BridgeHttpClient(options.url, options.token);
-    const events = new RemoteEvents(http, log);
+    const http = connectToServe(options.url, options.token);
+    const serve = http.client;
+    const events = new RemoteEvents(serve, log);
     try {
-      let tools: { functionDeclarations: FunctionDeclaration[] };
-      try {
-        tools = await http.json<{ functionDeclarations: FunctionDeclaration[] }>("GET", "/v1/tools");
-      } catch (error) {
-        if (error instanceof BridgeApiError && error.status === 401)
-          throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
-        if (error instanceof BridgeApiError)
-          throw new ArmbridgeError(
-            "ARMB_ERR_BRIDGE_INCOMPATIBLE",
-            { url: http.url, reason: `GET /v1/tools answered ${error.status} ${error.code}: ${error.message}` },
-            { cause: error },
-          );
-        throw error;
-      }
-      if (!Array.isArray(tools.functionDeclarations))
-        throw new ArmbridgeError("ARMB_ERR_BRIDGE_INCOMPATIBLE", {
-          url: http.url,
-          reason: "GET /v1/tools did not list functionDeclarations",
-        });
-      const registry = new RemoteToolCatalog(tools.functionDeclarations, log);
+      const registry = new RemoteToolCatalog(await readTools(serve.url, () => serve.call("tools")), log);
       await events.open();
-      const executor = new RemoteExecutor({ http, client: options.client, log, reattachForMs: options.reattachForMs });
-      log.info({ url: http.url, tools: registry.names(), client: options.client }, "attached to serve");
-      return new RemoteBridge({ url: http.url, http, executor, registry, events, client: options.client });
+      const executor = new RemoteExecutor({
+        http: serve,
+        client: options.client,
+        log,
+        reattachForMs: options.reattachForMs,
+      });
+      log.info({ url: serve.url, tools: registry.names(), client: options.client }, "attached to serve");
+      return new RemoteBridge({ url: serve.url, http, executor, registry, events, client: options.client });
     } catch (error) {
       await events.close();
       await http.close();
@@ -129,5 +117,32 @@ export class RemoteBridge implements BridgePort {
   async close(): Promise<void> {
     await this.#events.close();
     await this.#http.close();
+  }
+}
+
+/** Serve's tools; a serve that refuses the token or answers outside the contract is reported before any call. */
+async function readTools(
+  url: string,
+  read: () => Promise<{ functionDeclarations: readonly FunctionDeclaration[] }>,
+): Promise<FunctionDeclaration[]> {
+  const route = `${ROUTES.tools.method} ${ROUTES.tools.path}`;
+  try {
+    return [...(await read()).functionDeclarations];
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401)
+      throw new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
+    if (error instanceof ApiError && error.code === BAD_ANSWER_CODE)
+      throw new ArmbridgeError(
+        "ARMB_ERR_BRIDGE_INCOMPATIBLE",
+        { url, reason: `${route} did not list functionDeclarations` },
+        { cause: error },
+      );
+    if (error instanceof ApiError)
+      throw new ArmbridgeError(
+        "ARMB_ERR_BRIDGE_INCOMPATIBLE",
+        { url, reason: `${route} answered ${error.status} ${error.code}: ${error.message}` },
+        { cause: error },
+      );
+    throw error;
   }
 }

@@ -3,7 +3,8 @@ import type { Logger } from "../../observability/logger.js";
 import type { ExecutorEventView } from "../../wire/ExecutorEventView.js";
 import type { ArmStateView } from "../../wire/ArmStateView.js";
 import type { ServeHttp } from "./ServeHttp.js";
-import { readEventStream } from "../../wire/client/readEventStream.js";
+import { ApiError } from "../../wire/client/ApiError.js";
+import { ROUTES } from "../../wire/routes.js";
 
 /** How long to wait before opening the event stream again after it dropped; doubles up to the last. */
 const RECONNECT_MS = [250, 500, 1000, 2000, 5000] as const;
@@ -93,11 +94,15 @@ export class RemoteEvents {
     let attempt = 0;
     while (!this.#stop.signal.aborted) {
       try {
-        const res = await this.#client.stream("/v1/events", this.#stop.signal);
-        if (res.status !== 200) throw new Error(`GET /v1/events answered HTTP ${res.status}`);
+        const stream = await this.#client.events(this.#stop.signal).catch((error: unknown) => {
+          if (!(error instanceof ApiError)) throw error;
+          throw new Error(`${ROUTES.events.method} ${ROUTES.events.path} answered HTTP ${error.status}`, {
+            cause: error,
+          });
+        });
         attempt = 0;
         this.#live = true;
-        for await (const block of readEventStream(res.body)) {
+        for await (const block of stream) {
           if (block.event === "state") {
             this.#state = block.data as ArmStateView;
             if (!opened) {

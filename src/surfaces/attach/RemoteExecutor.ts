@@ -3,8 +3,9 @@ import { ArmbridgeError, type ErrorCode } from "../../errors.js";
 import type { CallClient, CallResponse, CallResult, ExecuteOptions, FunctionCall } from "../../bridge/BridgePort.js";
 import { resultMessages } from "../../bridge/portVocabulary.js";
 import type { Logger } from "../../observability/logger.js";
-import type { CallAnswer, CallsCancelled, CallsResponse } from "../../wire/CallResultView.js";
-import { BridgeApiError, connectionLost } from "./BridgeHttpClient.js";
+import type { CallAnswer } from "../../wire/CallResultView.js";
+import { ApiError } from "../../wire/client/ApiError.js";
+import { connectionLost } from "../client/nodeFetch.js";
 import type { ServeHttp } from "./ServeHttp.js";
 
 /** Waits between attempts to reach serve again; the last repeats. */
@@ -27,7 +28,7 @@ export interface RemoteExecutorOptions {
  * in order, never a rejection for a call's own outcome).
  *
  * Nothing that matters lives here. The request is never abandoned by this
- * side: there is no client timeout (BridgeHttpClient), and a run that ends
+ * side: there is no client timeout (nodeFetch), and a run that ends
  * its wait (`signal`: the agent's deadline, a Live cancellation) asks serve
  * to end the calls' waits (`POST /v1/calls/cancel`) and still takes the
  * answer, so it learns what became of each call just as in process. When
@@ -73,11 +74,11 @@ export class RemoteExecutor {
             ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
             client: this.#clientBody(),
           };
-          const answer = await this.#o.http.json<CallsResponse>("POST", "/v1/calls", body);
+          const answer = await this.#o.http.call("calls", { body });
           answered = true;
           return answer.responses.map(fromAnswer);
         } catch (error) {
-          if (error instanceof BridgeApiError && error.status === 400) {
+          if (error instanceof ApiError && error.status === 400) {
             answered = true;
             return identified.map((c) => ({ id: c.id, name: c.name, result: refusedByServe(c.name, error) }));
           }
@@ -102,10 +103,10 @@ export class RemoteExecutor {
       calls.map(async (c): Promise<CallResponse> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            return fromAnswer(await this.#o.http.json<CallAnswer>("GET", `/v1/calls/${encodeURIComponent(c.id)}`));
+            return fromAnswer(await this.#o.http.call("attachCall", { params: { id: c.id } }));
           } catch (error) {
             // Nothing ran or was recorded under this id, and after the cancellation nothing will start.
-            if (error instanceof BridgeApiError && error.code === "ARMB_ERR_CALL_NOT_FOUND")
+            if (error instanceof ApiError && error.code === "ARMB_ERR_CALL_NOT_FOUND")
               return { id: c.id, name: c.name, result: cancelledBeforeSend(c.name) };
             if (!retryable(error) || Date.now() >= giveUpAt) throw asLost(this.#o.http.url, error, [c.id]);
             await sleep(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number);
@@ -123,7 +124,7 @@ export class RemoteExecutor {
   async #cancel(ids: readonly string[], answered: () => boolean): Promise<void> {
     for (let attempt = 0; attempt < 200 && !answered(); attempt++) {
       try {
-        const r = await this.#o.http.json<CallsCancelled>("POST", "/v1/calls/cancel", { ids });
+        const r = await this.#o.http.call("cancelCalls", { body: { ids } });
         if (r.cancelled.length > 0) return;
       } catch (error) {
         this.#o.log.debug({ call_ids: ids, err: String(error) }, "cancel not delivered yet");
@@ -142,13 +143,13 @@ export class RemoteExecutor {
 function retryable(error: unknown): boolean {
   return (
     connectionLost(error) ||
-    (error instanceof BridgeApiError &&
+    (error instanceof ApiError &&
       (error.code === "ARMB_ERR_HTTP_STARTING" || error.status === 502 || error.status === 504))
   );
 }
 
 function asLost(url: string, error: unknown, ids: readonly string[]): Error {
-  if (error instanceof BridgeApiError && error.status === 401)
+  if (error instanceof ApiError && error.status === 401)
     return new ArmbridgeError("ARMB_ERR_HTTP_UNAUTHORIZED", {}, { cause: error });
   if (!retryable(error)) return error instanceof Error ? error : new Error(String(error));
   const reason = error instanceof Error ? error.message : String(error);
@@ -176,7 +177,7 @@ export function fromAnswer(a: CallAnswer): CallResponse {
 }
 
 /** Serve refused the whole request (400): each call is rejected with its reason, nothing was sent. */
-function refusedByServe(tool: string, error: BridgeApiError): CallResult {
+function refusedByServe(tool: string, error: ApiError): CallResult {
   const message = resultMessages.rejected(tool, error.message);
   return {
     status: "rejected",

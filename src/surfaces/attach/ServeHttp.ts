@@ -1,9 +1,29 @@
-import type { BridgeHttpClient } from "./BridgeHttpClient.js";
+import { ArmbridgeClient } from "../../wire/client/ArmbridgeClient.js";
+import { nodeFetch, unreachable } from "../client/nodeFetch.js";
 
 /**
  * What the remote bridge (RemoteBridge, RemoteExecutor, RemoteEvents) asks
- * of its HTTP client: serve's URL, JSON requests, the event stream, close.
- * Nothing else of the client is relied on, so another client with these
- * four members can stand in for it.
+ * of its client: serve's URL, route calls and the event stream. Nothing else
+ * of the client is relied on, so another object with these members can
+ * stand in for it.
  */
-export type ServeHttp = Pick<BridgeHttpClient, "url" | "json" | "stream" | "close">;
+export type ServeHttp = Pick<ArmbridgeClient, "url" | "call" | "events">;
+
+/** A client of a running serve and the connection pool under it; close the pool when done. */
+export interface ServeConnection {
+  readonly client: ArmbridgeClient;
+  close(): Promise<void>;
+}
+
+/**
+ * A client for `agent --bridge` and `mcp --bridge`, which may wait minutes
+ * for one answer: Node's fetch without its answer timeouts (nodeFetch), and
+ * a failure to reach serve reported as ARMB_ERR_HTTP_UNREACHABLE.
+ */
+export function connectToServe(url: string, token: string): ServeConnection {
+  const node = nodeFetch();
+  return {
+    client: new ArmbridgeClient({ url, token, fetch: node.fetch, connectionError: unreachable }),
+    close: () => node.close(),
+  };
+}

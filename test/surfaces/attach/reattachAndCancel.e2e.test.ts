@@ -9,7 +9,7 @@ import { parse, stringify } from "yaml";
 import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import type { CallResponse } from "../../../src/executor/calls/CallResult.js";
 import { silentLogger } from "../../../src/observability/logger.js";
-import { BridgeHttpClient } from "../../../src/surfaces/attach/BridgeHttpClient.js";
+import { connectToServe, type ServeConnection } from "../../../src/surfaces/attach/ServeHttp.js";
 import { RemoteExecutor } from "../../../src/surfaces/attach/RemoteExecutor.js";
 import { agentClient } from "../../../src/surfaces/gemini/agentClient.js";
 import { readEffects } from "../../firmware-sim/readEffects.js";
@@ -168,11 +168,11 @@ describe.skipIf(!built)(
       expect(r.status, await r.text()).toBe(200);
     }
 
-    function remoteExecutor(): { executor: RemoteExecutor; http: BridgeHttpClient } {
-      const http = new BridgeHttpClient(url, TOKEN);
+    function remoteExecutor(): { executor: RemoteExecutor; http: ServeConnection } {
+      const http = connectToServe(url, TOKEN);
       return {
         executor: new RemoteExecutor({
-          http,
+          http: http.client,
           client: agentClient({ model: "reattach-test" }),
           log: silentLogger,
           reattachForMs: 60_000,

@@ -5,7 +5,7 @@ import type { Bridge } from "../../../bridge/Bridge.js";
 import { packageRoot } from "../../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../../errors.js";
 import { createLogger, type Logger } from "../../../observability/logger.js";
-import { BridgeHttpClient } from "../../attach/BridgeHttpClient.js";
+import { connectToServe } from "../../attach/ServeHttp.js";
 import { McpStdioProxy } from "../../attach/McpStdioProxy.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
 import type { CliIo } from "../../runtime/CliIo.js";
@@ -15,6 +15,7 @@ import { ProcessScope } from "../../runtime/ProcessScope.js";
 import { EMBEDDED_CONSOLE_DEFAULT, startServing } from "../../runtime/startServing.js";
 import { onStopSignals } from "../../../commandLine/stopSignals.js";
 import { createMcpServer } from "../../mcp/createMcpServer.js";
+import { ROUTES } from "../../../wire/routes.js";
 
 export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
 
@@ -277,10 +278,10 @@ async function relay(
   io: CliIo & { readonly stdin?: Readable },
   logger: Logger,
 ): Promise<number> {
-  const http = new BridgeHttpClient(mode.url, mode.token);
+  const http = connectToServe(mode.url, mode.token);
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);
-  const proxy = new McpStdioProxy({ http, log: logger, toHost: (m) => transport.send(m) });
+  const proxy = new McpStdioProxy({ http: http.client, log: logger, toHost: (m) => transport.send(m) });
   let stopListening: (() => void) | undefined;
   const ended = new Promise<string>((resolve) => {
     stopListening = onStopSignals(resolve, "once");
@@ -293,7 +294,9 @@ async function relay(
   transport.onerror = (error) => logger.warn({ err: error.message }, "a message from the host could not be read");
   try {
     await transport.start();
-    io.stderr.write(`armbridge mcp: relaying to ${http.url}/mcp; watch and stop the arm in that serve's console\n`);
+    io.stderr.write(
+      `armbridge mcp: relaying to ${http.client.url}${ROUTES.mcpPost.path}; watch and stop the arm in that serve's console\n`,
+    );
     const why = await ended;
     logger.info({ why }, "MCP relay stopping: the session on serve ends; motions under way there are not stopped");
     return 0;
