@@ -310,25 +310,41 @@ export class BusChannel {
    */
   async #drain(ids: ReadonlySet<number> | undefined): Promise<void> {
     for (;;) {
-      const now = performance.now();
       let until = 0;
-      for (const [id, deadline] of this.#owed) {
-        if (deadline <= now) this.#owed.delete(id);
-        else if (ids === undefined || ids.has(id)) until = Math.max(until, deadline);
-      }
-      if (until === 0 || !(await this.#nextDataOr(until - now))) return;
+      for (const [id, deadline] of this.#owed) if (ids === undefined || ids.has(id)) until = Math.max(until, deadline);
+      if (until === 0) return;
+      if (await this.#nextDataOr(until - performance.now())) continue;
+      const now = performance.now();
+      for (const [id, deadline] of this.#owed)
+        if (deadline <= now || ids === undefined || ids.has(id)) this.#owed.delete(id);
+      return;
     }
   }
 
-  /** Resolves true on the next chunk from the link, false after `ms`. */
+  /**
+   * Resolves true on the next chunk from the link, false when `ms` passed
+   * without one — even when `ms` already passed. Before saying false it lets
+   * one turn of the event loop go by: after a stall, this timer and bytes
+   * that arrived during it come due together, and the timer runs first
+   * (timers phase) while the socket is read later (poll phase), or another
+   * timer due in the same phase delivers them; an owed reply forgotten then
+   * would be read as the next instruction's answer. setImmediate runs in the
+   * check phase, after both.
+   */
   #nextDataOr(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wake = undefined;
-        resolve(false);
-      }, ms);
+      let immediate: NodeJS.Immediate | undefined;
+      const giveUp = (): void => {
+        immediate = setImmediate(() => {
+          this.#wake = undefined;
+          resolve(false);
+        });
+      };
+      const timer = ms > 0 ? setTimeout(giveUp, ms) : undefined;
+      if (timer === undefined) giveUp();
       this.#wake = () => {
         clearTimeout(timer);
+        clearImmediate(immediate);
         this.#wake = undefined;
         resolve(true);
       };
