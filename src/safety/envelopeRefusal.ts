@@ -63,14 +63,7 @@ export function envelopeRefusal(r: RefusalInput): EnvelopeVerdict {
     ...(test?.kind === "pair" ? { other_volume: placedShape(model, test.other) } : {}),
   };
   const where = `(at ${Math.round(s * 100)}% of the path)`;
-  const why =
-    r.inFlight.length > 0
-      ? ` with the ${r.inFlight.length} motion(s) in flight on other joints at some point of theirs; ${r.whenTheyEnd}`
-      : s === 0
-        ? test?.kind === "pair"
-          ? "; the arm is already in that configuration: move it apart with joint moves that separate the links"
-          : "; the arm is already outside the envelope: move it back by hand or with joint moves that stay inside"
-        : "";
+  const why = becauseText(r, test?.kind === "pair");
   const point = `(${c.point.map((v) => v.toFixed(3)).join(", ")}) m`;
   const needed = `clearance ${mm(c.clearance)}, at least ${mm(required)} needed`;
   if (test?.kind === "pair") {
@@ -106,6 +99,17 @@ export function envelopeRefusal(r: RefusalInput): EnvelopeVerdict {
     at: s,
     contact,
   };
+}
+
+/** Why the contact counts: the motions in flight it was measured with, or that the arm starts there. */
+function becauseText(r: RefusalInput, pair: boolean): string {
+  return r.inFlight.length > 0
+    ? ` with the ${r.inFlight.length} motion(s) in flight on other joints at some point of theirs; ${r.whenTheyEnd}`
+    : r.s === 0
+      ? pair
+        ? "; the arm is already in that configuration: move it apart with joint moves that separate the links"
+        : "; the arm is already outside the envelope: move it back by hand or with joint moves that stay inside"
+      : "";
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resourcesFor } from "../../src/config/actuators.js";
-import type { Ros2Feedback } from "../../src/transport/ros2/Ros2Transport.js";
+import type { Ros2Feedback } from "../../src/transport/ros2/Ros2TransportDeps.js";
 import { GOAL_STATUS } from "../doubles/rclnodejsDouble.js";
 import { configWith, ended, JOINTS, JTC, jtc, until, useRos2Double } from "./ros2OnDoubleHarness.js";
 

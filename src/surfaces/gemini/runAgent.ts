@@ -9,7 +9,7 @@ import { GeminiToolAdapter, identifyCalls } from "./GeminiToolAdapter.js";
 import { functionResponseContent } from "./functionResponseContent.js";
 import { geminiTools } from "./geminiTools.js";
 import { imageParts } from "./imageParts.js";
-import type { ModelClient } from "./ModelClient.js";
+import type { ModelClient, ModelRequest, ModelTurn } from "./ModelClient.js";
 import { ReplayModelClient } from "./ReplayModelClient.js";
 import { AGENT_SYSTEM_INSTRUCTION } from "./systemInstruction.js";
 
@@ -82,44 +82,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         ended = "max_turns";
         break;
       }
-      let turn;
-      const asked = Date.now();
-      try {
-        turn = await options.model.generate({
-          contents,
-          tools,
-          systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION,
-          signal,
-          deadlineAt,
-          // A retry repeats the model request only: this turn's tools have not run yet, and never run twice.
-          onRetry: (retry) => {
-            metrics.retried();
-            reporter.write("model_retry", { turn: turns + 1, ...retry });
-            reporter.report({ type: "link", event: { kind: "model_retry", retry } });
-          },
-        });
-        metrics.modelAnswered(Date.now() - asked);
-      } catch (error) {
-        if (signal.aborted) {
-          ended = "deadline";
-          break;
-        }
-        throw error;
+      const turn = await askModel(options, { contents, tools, signal, deadlineAt }, turns + 1, metrics, reporter);
+      if (!turn) {
+        ended = "deadline";
+        break;
       }
       turns++;
       contents.push(turn.content);
       if (turn.text) text = turn.text;
       const calls = identifyCalls(turn.calls);
-      reporter.track(calls.map((c) => c.id));
-      // The scripted keys go along, so the transcript replays the same session.
-      reporter.write("model_turn", {
-        turn: turns,
-        content: turn.content,
-        ...(turn.note === undefined ? {} : { note: turn.note }),
-        ...(turn.deadlineMs === undefined ? {} : { deadline_ms: turn.deadlineMs }),
-        ...(turn.expect === undefined ? {} : { expect: turn.expect }),
-      });
-      reporter.report({ type: "model_turn", turn: turns, calls, text: turn.text, note: turn.note });
+      reportTurn(reporter, turns, turn, calls);
       if (calls.length === 0) {
         ended = "answered";
         break;
@@ -148,4 +120,51 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     clearTimeout(timer);
     reporter.close();
   }
+}
+
+/** One model request of the loop, its retries reported; undefined when the run's deadline or signal ended it. */
+async function askModel(
+  options: RunAgentOptions,
+  request: Pick<ModelRequest, "contents" | "tools" | "signal" | "deadlineAt">,
+  turn: number,
+  metrics: AgentMetricsRecorder,
+  reporter: AgentReporter,
+): Promise<ModelTurn | undefined> {
+  const asked = Date.now();
+  try {
+    const answer = await options.model.generate({
+      ...request,
+      systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION,
+      // A retry repeats the model request only: this turn's tools have not run yet, and never run twice.
+      onRetry: (retry) => {
+        metrics.retried();
+        reporter.write("model_retry", { turn, ...retry });
+        reporter.report({ type: "link", event: { kind: "model_retry", retry } });
+      },
+    });
+    metrics.modelAnswered(Date.now() - asked);
+    return answer;
+  } catch (error) {
+    if (request.signal?.aborted) return undefined;
+    throw error;
+  }
+}
+
+/** The model's turn into the transcript and to the listener. */
+function reportTurn(
+  reporter: AgentReporter,
+  turns: number,
+  turn: ModelTurn,
+  calls: ReturnType<typeof identifyCalls>,
+): void {
+  reporter.track(calls.map((c) => c.id));
+  // The scripted keys go along, so the transcript replays the same session.
+  reporter.write("model_turn", {
+    turn: turns,
+    content: turn.content,
+    ...(turn.note === undefined ? {} : { note: turn.note }),
+    ...(turn.deadlineMs === undefined ? {} : { deadline_ms: turn.deadlineMs }),
+    ...(turn.expect === undefined ? {} : { expect: turn.expect }),
+  });
+  reporter.report({ type: "model_turn", turn: turns, calls, text: turn.text, note: turn.note });
 }

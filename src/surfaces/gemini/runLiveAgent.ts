@@ -83,40 +83,16 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
     systemInstruction: options.systemInstruction ?? AGENT_SYSTEM_INSTRUCTION,
     compression: options.compression ?? DEFAULT_CONTEXT_COMPRESSION,
   };
-  // The session's callbacks run only after start(), by when the conversation exists.
-  const session: ResumableLiveSession<LiveSentRecord> = new ResumableLiveSession<LiveSentRecord>({
-    ai: options.ai,
-    model: options.model,
-    config: (handle) => liveConnectConfig(setup, handle),
-    policy: options.reconnect,
-    signal: runSignal,
-    busy: (): boolean => conversation.busy(),
-    on: {
-      message: (m) => conversation.onMessage(m),
-      lost: (loss) => conversation.onLost(loss),
-      opened: (start) => conversation.onOpened(start),
-      event: (e) => {
-        if (e.kind === "reconnected") metrics.reconnected(e.durationMs, e.mode);
-        reportLink(e);
-      },
-      handle: (handle) => reporter.write("session_resumption_update", { new_handle: handle, resumable: true }),
-      answered: (ms) => metrics.modelAnswered(ms),
-      failed: (error) => run.fail(error),
-    },
-  });
-  const conversation: LiveConversation = new LiveConversation({
+  const { session, conversation } = connectConversation(options, setup, {
     run,
-    link: session,
-    adapter: new GeminiToolAdapter(options.bridge),
-    executor: options.bridge,
-    undelivered: new UndeliveredMotions(options.bridge.tools, { joinWindowMs: options.joinWindowMs }),
-    motions,
     reporter,
     metrics,
+    motions,
     instruction,
     maxTurns,
     deadlineAt,
     signal: runSignal,
+    reportLink,
   });
   const camera = options.streamCamera
     ? new CameraStreamer({
@@ -126,18 +102,7 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
       })
     : undefined;
 
-  reporter.write("run_started", {
-    model: options.model,
-    instruction: options.instruction,
-    images: options.images ?? [],
-    max_turns: maxTurns,
-    deadline_ms: deadlineMs,
-    live: true,
-    context_compression: setup.compression,
-    ...(options.streamCamera
-      ? { stream_camera: { camera: options.streamCamera.camera, fps: options.streamCamera.fps } }
-      : {}),
-  });
+  writeRunStarted(reporter, options, { maxTurns, deadlineMs, compression: setup.compression });
   try {
     session.start();
     camera?.start();
@@ -163,6 +128,84 @@ export async function runLiveAgent(options: RunLiveAgentOptions): Promise<AgentR
     clearTimeout(timer);
     reporter.close();
   }
+}
+
+/** The transcript's first line: what this run was asked and with what limits. */
+function writeRunStarted(
+  reporter: AgentReporter,
+  options: RunLiveAgentOptions,
+  limits: { maxTurns: number; deadlineMs: number; compression: Parameters<typeof liveConnectConfig>[0]["compression"] },
+): void {
+  reporter.write("run_started", {
+    model: options.model,
+    instruction: options.instruction,
+    images: options.images ?? [],
+    max_turns: limits.maxTurns,
+    deadline_ms: limits.deadlineMs,
+    live: true,
+    context_compression: limits.compression,
+    ...(options.streamCamera
+      ? { stream_camera: { camera: options.streamCamera.camera, fps: options.streamCamera.fps } }
+      : {}),
+  });
+}
+
+/** What the conversation shares with the run around it. */
+interface LiveRunParts {
+  readonly run: LiveRun;
+  readonly reporter: AgentReporter;
+  readonly metrics: AgentMetricsRecorder;
+  readonly motions: RunMotionLog;
+  readonly instruction: Content;
+  readonly maxTurns: number;
+  readonly deadlineAt: number;
+  readonly signal: AbortSignal;
+  readonly reportLink: (event: ModelLinkEvent) => void;
+}
+
+/** The Live session and the conversation held on it: each answers the other's events. */
+function connectConversation(
+  options: RunLiveAgentOptions,
+  setup: Parameters<typeof liveConnectConfig>[0],
+  parts: LiveRunParts,
+): { session: ResumableLiveSession<LiveSentRecord>; conversation: LiveConversation } {
+  // The session's callbacks run only after start(), by when the conversation exists.
+  const session: ResumableLiveSession<LiveSentRecord> = new ResumableLiveSession<LiveSentRecord>({
+    ai: options.ai,
+    model: options.model,
+    config: (handle) => liveConnectConfig(setup, handle),
+    policy: options.reconnect,
+    signal: parts.signal,
+    busy: (): boolean => conversation.busy(),
+    on: {
+      message: (m) => conversation.onMessage(m),
+      lost: (loss) => conversation.onLost(loss),
+      opened: (start) => conversation.onOpened(start),
+      event: (e) => {
+        if (e.kind === "reconnected") parts.metrics.reconnected(e.durationMs, e.mode);
+        parts.reportLink(e);
+      },
+      handle: (handle) => parts.reporter.write("session_resumption_update", { new_handle: handle, resumable: true }),
+      answered: (ms) => parts.metrics.modelAnswered(ms),
+      failed: (error) => parts.run.fail(error),
+    },
+  });
+  const { run, reporter, metrics, motions, instruction, maxTurns, deadlineAt, signal } = parts;
+  const conversation: LiveConversation = new LiveConversation({
+    run,
+    link: session,
+    adapter: new GeminiToolAdapter(options.bridge),
+    executor: options.bridge,
+    undelivered: new UndeliveredMotions(options.bridge.tools, { joinWindowMs: options.joinWindowMs }),
+    motions,
+    reporter,
+    metrics,
+    instruction,
+    maxTurns,
+    deadlineAt,
+    signal,
+  });
+  return { session, conversation };
 }
 
 /** Sends each later user turn as it comes; one that arrives while calls are awaited interrupts them. */

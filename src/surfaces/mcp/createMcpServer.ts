@@ -80,18 +80,7 @@ export function createMcpServer(bridge: BridgePort<ToolDefinition>, options: Mcp
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
 
-  const tools: Tool[] = bridge.tools.declarations().map((d) => {
-    const def = bridge.tools.get(d.name);
-    const schema = d.parametersJsonSchema;
-    return {
-      name: d.name,
-      description: d.description,
-      // MCP requires an object schema at the top; every armbridge tool takes an object.
-      inputSchema: { ...schema, type: "object" },
-      outputSchema: CALL_RESULT_OUTPUT_SCHEMA,
-      ...(def ? { annotations: toolAnnotations(def) } : {}),
-    };
-  });
+  const tools = toolsOf(bridge);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
@@ -109,37 +98,13 @@ export function createMcpServer(bridge: BridgePort<ToolDefinition>, options: Mcp
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const hostCallId = meta?.[MCP_CALL_ID_META];
     const session = options.session?.();
-    const scoped =
-      options.sessionScopedIds === true && session !== undefined
-        ? mcpSessionCallId(session, extra.requestId)
-        : undefined;
-    const callId =
-      typeof hostCallId === "string" && hostCallId.length > 0
-        ? hostCallId
-        : scoped !== undefined && scoped.length <= MAX_CALL_ID_LENGTH
-          ? scoped
-          : `mcp_${randomUUID()}`;
+    const callId = callIdOf(hostCallId, options.sessionScopedIds === true ? session : undefined, extra.requestId);
     const client = clientOf(server.getClientVersion(), session);
     const progressToken = meta?.progressToken;
 
-    // Progress notifications (queued → started → timed out) let a host show
-    // what a long motion is doing, and reset its request timeout.
-    let progress = 0;
     const unsubscribe =
       typeof progressToken === "string" || typeof progressToken === "number"
-        ? bridge.onEvent((e) => {
-            const text = progressText(e, callId);
-            if (text === undefined) return;
-            progress += 1;
-            extra
-              .sendNotification({
-                method: "notifications/progress",
-                params: { progressToken, progress, message: text },
-              })
-              .catch((error: unknown) => {
-                log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
-              });
-          })
+        ? forwardProgress(bridge, callId, progressToken, extra, log)
         : undefined;
     options.onCallCount?.(1);
     try {
@@ -171,6 +136,67 @@ export function createMcpServer(bridge: BridgePort<ToolDefinition>, options: Mcp
   });
 
   return server;
+}
+
+/** The tools/list answer: every tool of the registry with its schema as models see it. */
+function toolsOf(bridge: BridgePort<ToolDefinition>): Tool[] {
+  return bridge.tools.declarations().map((d) => {
+    const def = bridge.tools.get(d.name);
+    const schema = d.parametersJsonSchema;
+    return {
+      name: d.name,
+      description: d.description,
+      // MCP requires an object schema at the top; every armbridge tool takes an object.
+      inputSchema: { ...schema, type: "object" },
+      outputSchema: CALL_RESULT_OUTPUT_SCHEMA,
+      ...(def ? { annotations: toolAnnotations(def) } : {}),
+    };
+  });
+}
+
+/** The host's own call id when it gave one, else one scoped to the session (when asked for and short enough), else a fresh one. */
+function callIdOf(hostCallId: unknown, session: string | undefined, requestId: string | number): string {
+  const scoped = session !== undefined ? mcpSessionCallId(session, requestId) : undefined;
+  return typeof hostCallId === "string" && hostCallId.length > 0
+    ? hostCallId
+    : scoped !== undefined && scoped.length <= MAX_CALL_ID_LENGTH
+      ? scoped
+      : `mcp_${randomUUID()}`;
+}
+
+/** What forwardProgress needs of a request's `extra`: its notification channel to the host. */
+interface ProgressSender {
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; message: string };
+  }): Promise<void>;
+}
+
+/**
+ * Progress notifications (queued → started → timed out) let a host show
+ * what a long motion is doing, and reset its request timeout. Returns the unsubscribe.
+ */
+function forwardProgress(
+  bridge: BridgePort<ToolDefinition>,
+  callId: string,
+  progressToken: string | number,
+  extra: ProgressSender,
+  log: Logger,
+): () => void {
+  let progress = 0;
+  return bridge.onEvent((e) => {
+    const text = progressText(e, callId);
+    if (text === undefined) return;
+    progress += 1;
+    extra
+      .sendNotification({
+        method: "notifications/progress",
+        params: { progressToken, progress, message: text },
+      })
+      .catch((error: unknown) => {
+        log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
+      });
+  });
 }
 
 /** The MCP client as its `initialize` named itself (`clientInfo`), in its session. */

@@ -13,6 +13,7 @@ import {
   ros2OptionsFileSchema,
   ros2OptionsOf,
   type GripperKind,
+  type Ros2Options,
   type Ros2GripperOptions,
   type Ros2OptionsFile,
 } from "./Ros2Options.js";
@@ -97,94 +98,10 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
     const configPath = params.string("config_path", "");
     let config = configPath ? loadConfig(configPath) : (options.config ?? loadConfig());
 
-    const fileControllers = new Map(file.controllers.map((c) => [c.name, c.actionName]));
-    const armControllers =
-      config.arm.controllers.length > 0
-        ? config.arm.controllers
-        : [{ name: DEFAULT_CONTROLLER_NAME, joints: config.arm.joints.map((j) => j.name) }];
-    const names = params.stringArray(
-      "controller_names",
-      armControllers.map((c) => c.name),
-    );
-    const controllers = names.map((name) => ({
-      name,
-      joints: params.stringArray(
-        `controllers.${name}.joints`,
-        armControllers.find((c) => c.name === name)?.joints ?? [],
-      ),
-      actionName: params.string(
-        `controllers.${name}.action_name`,
-        fileControllers.get(name) ?? defaultTrajectoryAction(name),
-      ),
-    }));
-
-    // Parameters override the config's tolerances: held to the config's own rules, or a 0 or negative tolerance would make nothing ever "reached".
-    const checked = tolerancesFile.safeParse({
-      position: params.number("tolerances.position", config.tolerances.position),
-      gripper: params.number("tolerances.gripper", config.tolerances.gripper),
-      stopped_velocity: params.number("tolerances.stopped_velocity", config.tolerances.stoppedVelocity),
-    });
-    if (!checked.success) {
-      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
-        path: `ROS parameters of node ${nodeName}`,
-        issues: formatIssues(checked.error.issues.map((i) => ({ ...i, path: ["tolerances", ...i.path] }))),
-      });
-    }
-    const tolerances = {
-      position: checked.data.position,
-      gripper: checked.data.gripper,
-      stoppedVelocity: checked.data.stopped_velocity,
-    };
-    config = {
-      ...config,
-      tolerances,
-      arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) },
-    };
-
-    const g = file.gripper;
-    const topics = params.stringArray("joint_states_topics", file.jointStatesTopics ?? []);
-    const gripperFromParams = {
-      action_name: params.string("gripper_action", g?.actionName ?? "/gripper_controller/gripper_cmd"),
-      kind: params.string("gripper_kind", g?.kind ?? "auto") as GripperKind,
-      joint: params.string("gripper_joint", g?.joint ?? "gripper_joint"),
-      closed_position: params.number("gripper_closed_position", g?.closedPosition ?? 0),
-      open_position: params.number("gripper_open_position", g?.openPosition ?? 0.04),
-      max_effort: params.number("gripper_max_effort", g?.maxEffort ?? 10),
-    };
-    // Without a gripper in the arm config, a gripper in the options is passed on as it is, for resolveRos2Setup to refuse.
-    const gripper = config.arm.gripper ? gripperFromParams : g ? gripperFileOf(g) : undefined;
-    const merged: Ros2OptionsFile = {
-      node_name: nodeName,
-      joint_states_topic: params.string("joint_states_topic", file.jointStatesTopic),
-      ...(topics.length > 0 ? { joint_states_topics: topics } : {}),
-      joint_states_aggregator: params.string(
-        "joint_states_aggregator",
-        file.jointStatesAggregator,
-      ) as Ros2OptionsFile["joint_states_aggregator"],
-      controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
-      ...(gripper ? { gripper } : {}),
-      speed_scaling_topic: params.string("speed_scaling_topic", file.speedScalingTopic),
-      halt_own_goals: params.string("halt_own_goals", file.haltOwnGoals) as Ros2OptionsFile["halt_own_goals"],
-      goal_time_tolerance_s: params.number("goal_time_tolerance", file.goalTimeToleranceS),
-      goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goalVelocityTolerance),
-      feedback_idle_ms: params.number("feedback_idle_ms", file.feedbackIdleMs),
-      settle_ms: params.number("settle_ms", file.settleMs),
-      min_motion_s: file.minMotionS,
-      server_wait_ms: params.number("server_wait_ms", file.serverWaitMs),
-      goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goalResponseTimeoutMs),
-      cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancelTimeoutMs),
-      result_margin_ms: params.number("result_margin_ms", file.resultMarginMs),
-      joint_states_timeout_ms: params.number("joint_states_timeout_ms", file.jointStatesTimeoutMs),
-      probe_timeout_ms: params.number("probe_timeout_ms", file.probeTimeoutMs),
-    };
-    const parsed = ros2OptionsFileSchema.safeParse(merged);
-    if (!parsed.success) {
-      throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
-        path: `ROS parameters of node ${nodeName}`,
-        issues: formatIssues(parsed.error.issues),
-      });
-    }
-    const resolved = resolveRos2Setup(config, parsed.data);
+    const controllers = controllersFromParameters(params, config, file);
+    config = configFromParameters(params, config, controllers, nodeName);
+    const parsed = optionsFromParameters(params, file, config, controllers, nodeName);
+    const resolved = resolveRos2Setup(config, parsed);
     node.spin();
     log.info(
       {
@@ -218,6 +135,123 @@ export async function createRos2Node(rcl: Rclnodejs, options: CreateRos2NodeOpti
     }
     throw error;
   }
+}
+
+/** A trajectory controller as the parameters name it: its joints in its order, and its action. */
+interface ControllerParameters {
+  readonly name: string;
+  readonly joints: string[];
+  readonly actionName: string;
+}
+
+/** The controllers: `controller_names` and each one's joints and action, over the config's and the file's. */
+function controllersFromParameters(
+  params: ParameterReader,
+  config: ArmConfig,
+  file: Ros2Options,
+): ControllerParameters[] {
+  const fileControllers = new Map(file.controllers.map((c) => [c.name, c.actionName]));
+  const armControllers =
+    config.arm.controllers.length > 0
+      ? config.arm.controllers
+      : [{ name: DEFAULT_CONTROLLER_NAME, joints: config.arm.joints.map((j) => j.name) }];
+  const names = params.stringArray(
+    "controller_names",
+    armControllers.map((c) => c.name),
+  );
+  return names.map((name) => ({
+    name,
+    joints: params.stringArray(`controllers.${name}.joints`, armControllers.find((c) => c.name === name)?.joints ?? []),
+    actionName: params.string(
+      `controllers.${name}.action_name`,
+      fileControllers.get(name) ?? defaultTrajectoryAction(name),
+    ),
+  }));
+}
+
+/** The arm config with the parameters' controllers and tolerances. */
+function configFromParameters(
+  params: ParameterReader,
+  config: ArmConfig,
+  controllers: readonly ControllerParameters[],
+  nodeName: string,
+): ArmConfig {
+  // Parameters override the config's tolerances: held to the config's own rules, or a 0 or negative tolerance would make nothing ever "reached".
+  const checked = tolerancesFile.safeParse({
+    position: params.number("tolerances.position", config.tolerances.position),
+    gripper: params.number("tolerances.gripper", config.tolerances.gripper),
+    stopped_velocity: params.number("tolerances.stopped_velocity", config.tolerances.stoppedVelocity),
+  });
+  if (!checked.success) {
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+      path: `ROS parameters of node ${nodeName}`,
+      issues: formatIssues(checked.error.issues.map((i) => ({ ...i, path: ["tolerances", ...i.path] }))),
+    });
+  }
+  const tolerances = {
+    position: checked.data.position,
+    gripper: checked.data.gripper,
+    stoppedVelocity: checked.data.stopped_velocity,
+  };
+  return {
+    ...config,
+    tolerances,
+    arm: { ...config.arm, controllers: controllers.map((c) => ({ name: c.name, joints: c.joints })) },
+  };
+}
+
+/** The ROS options: each field's parameter over the file's value, checked as a file would be. */
+function optionsFromParameters(
+  params: ParameterReader,
+  file: Ros2Options,
+  config: ArmConfig,
+  controllers: readonly ControllerParameters[],
+  nodeName: string,
+): Ros2Options {
+  const g = file.gripper;
+  const topics = params.stringArray("joint_states_topics", file.jointStatesTopics ?? []);
+  const gripperFromParams = {
+    action_name: params.string("gripper_action", g?.actionName ?? "/gripper_controller/gripper_cmd"),
+    kind: params.string("gripper_kind", g?.kind ?? "auto") as GripperKind,
+    joint: params.string("gripper_joint", g?.joint ?? "gripper_joint"),
+    closed_position: params.number("gripper_closed_position", g?.closedPosition ?? 0),
+    open_position: params.number("gripper_open_position", g?.openPosition ?? 0.04),
+    max_effort: params.number("gripper_max_effort", g?.maxEffort ?? 10),
+  };
+  // Without a gripper in the arm config, a gripper in the options is passed on as it is, for resolveRos2Setup to refuse.
+  const gripper = config.arm.gripper ? gripperFromParams : g ? gripperFileOf(g) : undefined;
+  const merged: Ros2OptionsFile = {
+    node_name: nodeName,
+    joint_states_topic: params.string("joint_states_topic", file.jointStatesTopic),
+    ...(topics.length > 0 ? { joint_states_topics: topics } : {}),
+    joint_states_aggregator: params.string(
+      "joint_states_aggregator",
+      file.jointStatesAggregator,
+    ) as Ros2OptionsFile["joint_states_aggregator"],
+    controllers: controllers.map((c) => ({ name: c.name, action_name: c.actionName })),
+    ...(gripper ? { gripper } : {}),
+    speed_scaling_topic: params.string("speed_scaling_topic", file.speedScalingTopic),
+    halt_own_goals: params.string("halt_own_goals", file.haltOwnGoals) as Ros2OptionsFile["halt_own_goals"],
+    goal_time_tolerance_s: params.number("goal_time_tolerance", file.goalTimeToleranceS),
+    goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goalVelocityTolerance),
+    feedback_idle_ms: params.number("feedback_idle_ms", file.feedbackIdleMs),
+    settle_ms: params.number("settle_ms", file.settleMs),
+    min_motion_s: file.minMotionS,
+    server_wait_ms: params.number("server_wait_ms", file.serverWaitMs),
+    goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goalResponseTimeoutMs),
+    cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancelTimeoutMs),
+    result_margin_ms: params.number("result_margin_ms", file.resultMarginMs),
+    joint_states_timeout_ms: params.number("joint_states_timeout_ms", file.jointStatesTimeoutMs),
+    probe_timeout_ms: params.number("probe_timeout_ms", file.probeTimeoutMs),
+  };
+  const parsed = ros2OptionsFileSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", {
+      path: `ROS parameters of node ${nodeName}`,
+      issues: formatIssues(parsed.error.issues),
+    });
+  }
+  return parsed.data;
 }
 
 /**

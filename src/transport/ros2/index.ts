@@ -1,5 +1,6 @@
 export { Ros2Host, MSG_COMPRESSED_IMAGE, CAMERA_QOS, type Ros2HostDeps, type RosImageTopics } from "./Ros2Host.js";
-export { Ros2Transport, type Ros2Feedback, type Ros2TransportDeps } from "./Ros2Transport.js";
+export { Ros2Transport } from "./Ros2Transport.js";
+export type { Ros2Feedback, Ros2TransportDeps } from "./Ros2TransportDeps.js";
 export { createRos2Node, type CreateRos2NodeOptions, type Ros2NodeHandle } from "./createRos2Node.js";
 export { loadRclnodejs, type LoadRclnodejsOptions, type RclnodejsImporter } from "./loadRclnodejs.js";
 export {

@@ -9,12 +9,9 @@ import type { FrameCodec } from "./FrameCodec.js";
 import { MotionWatches } from "./MotionWatches.js";
 import type { DecodeResult, MessageOf } from "../../protocol/serial/index.js";
 import { RequestChannel } from "./RequestChannel.js";
-import {
-  SERIAL_TRANSPORT_DEFAULTS,
-  type DeviceReboot,
-  type RequestTiming,
-  type SerialConnectionState,
-} from "./SerialTransportOptions.js";
+import { requestHello } from "./requestHello.js";
+import { SerialHeartbeat } from "./SerialHeartbeat.js";
+import type { DeviceReboot, RequestTiming, SerialConnectionState } from "./SerialTransportOptions.js";
 import { StatusCache, toArmStatus } from "./StatusCache.js";
 import { isDeviceReply } from "./wireTypes.js";
 
@@ -62,6 +59,7 @@ export class SerialConnection {
   private readonly unsubscribeLink: (() => void)[];
   private readonly connectedWaiters = new Set<(connected: boolean) => void>();
   private readonly rebootListeners = new Set<(reboot: DeviceReboot) => void>();
+  private readonly heartbeat: SerialHeartbeat;
 
   private currentState: SerialConnectionState = "idle";
   private decoder: ReturnType<FrameCodec["createDecoder"]>;
@@ -69,8 +67,6 @@ export class SerialConnection {
   private currentBootId: number | undefined;
   private openPromise: Promise<void> | undefined;
   private closePromise: Promise<void> | undefined;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
-  private pingInFlight = false;
   private garbageFrames = 0;
   private acceptedStatuses = 0;
   private lastStatusAcceptedAt = -Infinity;
@@ -82,6 +78,12 @@ export class SerialConnection {
     this.logger = options.logger;
     this.channel = new RequestChannel(this.codec, (bytes) => this.link.write(bytes), this.logger);
     this.statuses = new StatusCache(this.logger);
+    this.heartbeat = new SerialHeartbeat({
+      channel: this.channel,
+      lifetime: this.lifetime.signal,
+      heartbeatMs: options.heartbeatMs,
+      isConnected: () => this.currentState === "connected",
+    });
     this.lifecycle = new LinkLifecycle({
       describe: this.link.url,
       logger: this.logger,
@@ -195,7 +197,7 @@ export class SerialConnection {
     } catch (error) {
       this.openPromise = undefined;
       this.connected = undefined;
-      this.stopHeartbeat();
+      this.heartbeat.stop();
       if ((this.currentState as SerialConnectionState) !== "closed") {
         this.currentState = "idle";
         this.lifecycle.down(`could not open ${this.link.url}: ${(error as Error).message}`);
@@ -220,7 +222,7 @@ export class SerialConnection {
       await this.connect(signal);
     } catch (error) {
       this.connected = undefined;
-      this.stopHeartbeat();
+      this.heartbeat.stop();
       if (this.currentState !== "closed") this.currentState = "reconnecting";
       await this.link.close();
       if (isArmbridgeError(error, "ARMB_ERR_DEVICE_MISMATCH")) {
@@ -245,7 +247,7 @@ export class SerialConnection {
   private async shutdown(): Promise<void> {
     this.currentState = "closed";
     this.lifetime.abort();
-    this.stopHeartbeat();
+    this.heartbeat.stop();
     const closed = this.closedError();
     this.channel.interruptAll(closed);
     this.motions.interruptAll({ kind: "link_error", error: closed });
@@ -262,27 +264,13 @@ export class SerialConnection {
   private async connect(signal: AbortSignal): Promise<void> {
     this.decoder = this.codec.createDecoder();
     await this.link.open(signal);
-    const outcome = await this.channel.request(
-      { op: "HELLO_REQ", hostVersion: this.options.hostVersion },
-      { signal, ...this.options.timing },
-    );
-    if (outcome.kind !== "reply") {
-      throw outcome.kind === "aborted"
-        ? new ArmbridgeError("ARMB_ERR_LINK_OPEN", { link: this.link.url, reason: "no HELLO before the deadline" })
-        : outcome.error;
-    }
-    if (outcome.reply.op !== "HELLO") {
-      throw new ArmbridgeError("ARMB_ERR_LINK_OPEN", {
-        link: this.link.url,
-        reason: `the device answered HELLO_REQ with ${outcome.reply.op}`,
-      });
-    }
-    const hello = outcome.reply;
+    const { hostVersion, timing } = this.options;
+    const hello = await requestHello(this.channel, this.link.url, hostVersion, timing, signal);
     this.connected = checkHello(hello, this.options.expected);
     const previousBootId = this.currentBootId;
     this.currentBootId = hello.bootId;
     this.currentState = "connected";
-    this.startHeartbeat(hello.watchdogMs);
+    this.heartbeat.start(hello.watchdogMs);
     this.logger.info(
       {
         firmware: hello.firmwareVersion,
@@ -313,42 +301,13 @@ export class SerialConnection {
       this.lifecycle.lost(`link lost: ${error.message}`);
     }
     this.connected = undefined;
-    this.stopHeartbeat();
+    this.heartbeat.stop();
     this.channel.interruptAll(lost);
     this.motions.interruptAll({ kind: "link_error", error: lost });
   }
 
   private notifyConnected(connected: boolean): void {
     for (const waiter of [...this.connectedWaiters]) waiter(connected);
-  }
-
-  // ------------------------------------------------------------------ heartbeat
-
-  private startHeartbeat(watchdogMs: number): void {
-    this.stopHeartbeat();
-    const d = SERIAL_TRANSPORT_DEFAULTS;
-    const period =
-      this.options.heartbeatMs ??
-      (watchdogMs > 0
-        ? Math.min(d.heartbeatMaxMs, Math.max(d.heartbeatMinMs, Math.floor(watchdogMs * d.heartbeatFraction)))
-        : d.heartbeatMaxMs);
-    this.heartbeatTimer = setInterval(() => void this.ping(period), period);
-  }
-
-  private stopHeartbeat(): void {
-    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
-    this.heartbeatTimer = undefined;
-  }
-
-  private async ping(period: number): Promise<void> {
-    if (this.pingInFlight || this.currentState !== "connected") return;
-    this.pingInFlight = true;
-    try {
-      // A lost PING is not re-sent: the next period sends a fresh one.
-      await this.channel.request({ op: "PING" }, { signal: this.lifetime.signal, maxResends: 0, ackTimeoutMs: period });
-    } finally {
-      this.pingInFlight = false;
-    }
   }
 
   // ------------------------------------------------------------------ incoming frames
