@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { defOf } from "./schemaDef.js";
 import { armConfigFile } from "./armConfigFile.js";
 import { RENAMED_KEYS } from "./renamedKeys.js";
 
@@ -8,22 +9,6 @@ import { RENAMED_KEYS } from "./renamedKeys.js";
  * docs:config` writes the page and a test fails when it and the schemas
  * differ, so the reference cannot fall behind the code.
  */
-interface Def {
-  readonly type: string;
-  readonly shape?: Record<string, z.ZodType>;
-  readonly valueType?: z.ZodType;
-  readonly element?: z.ZodType;
-  readonly innerType?: z.ZodType;
-  readonly in?: z.ZodType;
-  readonly out?: z.ZodType;
-  readonly options?: readonly z.ZodType[];
-  readonly items?: readonly z.ZodType[];
-  readonly entries?: Record<string, string>;
-  readonly values?: readonly unknown[];
-  readonly defaultValue?: unknown;
-  readonly checks?: readonly { _zod: { def: { check: string; format?: string } } }[];
-}
-
 interface Row {
   readonly path: string;
   readonly type: string;
@@ -31,8 +16,6 @@ interface Row {
   readonly unit: string;
   readonly doc: string;
 }
-
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 const UNITS: readonly [string, string][] = [
   ["_ms", "ms"],

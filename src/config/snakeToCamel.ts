@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { defOf, type SchemaDef } from "./schemaDef.js";
 
 /**
  * Config files are snake_case (as ROS parameter files are) and code is
@@ -20,21 +21,6 @@ export type CamelDeep<T> = T extends readonly unknown[]
 
 export function camelCase(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
-}
-
-interface SchemaDef {
-  readonly type: string;
-  readonly shape?: Record<string, z.ZodType>;
-  readonly valueType?: z.ZodType;
-  readonly element?: z.ZodType;
-  readonly innerType?: z.ZodType;
-  readonly in?: z.ZodType;
-  readonly out?: z.ZodType;
-  readonly options?: readonly z.ZodType[];
-}
-
-function defOf(schema: z.ZodType): SchemaDef {
-  return (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
