@@ -31,6 +31,8 @@ export function parseConfig(raw: unknown, source = "<inline>", options: ParseCon
   const baseDir = options.baseDir ?? process.cwd();
   const origins = new ConfigOrigins();
   const renamed = applyRenamedKeys(raw);
+  // An issue with a value given under an old name is said under that name, the one the file holds.
+  for (const m of renamed.moved) origins.set(m.path, m.origin);
   const issues: string[] = [...renamed.issues];
   let merged = resolveConfigPaths(renamed.raw, baseDir);
   const calibration = calibrationNamedBy(raw);

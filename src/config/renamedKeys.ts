@@ -27,8 +27,15 @@ export interface RenamedKeyWarning {
   readonly message: string;
 }
 
+/** A value moved from an old key: its path under the new name, and how to say where it came from. */
+export interface MovedKey {
+  readonly path: readonly string[];
+  readonly origin: string;
+}
+
 export interface RenamedKeysResult {
   readonly raw: unknown;
+  readonly moved: MovedKey[];
   readonly warnings: RenamedKeyWarning[];
   readonly issues: string[];
 }
@@ -41,7 +48,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function applyRenamedKeys(raw: unknown): RenamedKeysResult {
   const warnings: RenamedKeyWarning[] = [];
   const issues: string[] = [];
-  if (!isRecord(raw)) return { raw, warnings, issues };
+  const moved: MovedKey[] = [];
+  if (!isRecord(raw)) return { raw, warnings, issues, moved };
   const copy: Record<string, unknown> = { ...raw };
   for (const rename of RENAMED_KEYS) {
     const parent = sectionCopy(copy, rename.section);
@@ -55,9 +63,20 @@ export function applyRenamedKeys(raw: unknown): RenamedKeysResult {
     }
     parent[rename.renamed] = rename.convert(parent[rename.old]);
     delete parent[rename.old];
+    moved.push({
+      path: [...rename.section, rename.renamed],
+      origin: `${key} (${String(parent[rename.renamed])} ms once read as ${use}, from ${shownOld(raw, rename)} s)`,
+    });
     warnings.push({ key, use, message: `${key} is deprecated: use ${use} (milliseconds)` });
   }
-  return { raw: copy, warnings, issues };
+  return { raw: copy, warnings, issues, moved };
+}
+
+/** The old key's value as the file gave it. */
+function shownOld(raw: Record<string, unknown>, rename: RenamedKey): string {
+  let at: unknown = raw;
+  for (const key of rename.section) at = isRecord(at) ? at[key] : undefined;
+  return isRecord(at) ? String(at[rename.old]) : "?";
 }
 
 /** The object at `path` under `root`, copied in place so editing it leaves the caller's object alone. */

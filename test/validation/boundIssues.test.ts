@@ -63,7 +63,9 @@ describe("a value out of range is said with the value, the key and the bound, on
       message = (error as Error).message;
     }
     expect(message).toContain("approval_timeout_s");
-    expect(message).toMatch(/-5 is below the (smallest allowed|limit)/);
+    // Given in seconds under its old name: said under that name, with the value it was read as.
+    expect(message).toContain("from -5 s");
+    expect(message).toMatch(/-5000 is below the (smallest allowed|limit)/);
     expect(message).not.toMatch(/Too small/);
   });
 });
