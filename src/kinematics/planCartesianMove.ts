@@ -1,6 +1,7 @@
 import { ArmbridgeError } from "../errors.js";
 import type { MotionPlan, MotionRefusal } from "../motion/MotionPlan.js";
 import { jointVectorOf, type ArmKinematics } from "./armKinematics.js";
+import type { ComputeIkOutcome } from "./moveitComputeIk.js";
 import type { RemoteIkSolver } from "./RemoteIkSolver.js";
 import {
   identity,
@@ -9,6 +10,7 @@ import {
   positionOf,
   quaternionOf,
   transformPoint,
+  type Quaternion,
   type Transform,
 } from "./rigidTransform.js";
 import { solveIk } from "./solveIk.js";
@@ -124,6 +126,13 @@ function targetsOf(kin: ArmKinematics, q: Float64Array): Record<string, number> 
   return targets;
 }
 
+/** Why a remote answer is refused: the error code, its reason, the issue code the model reads. */
+interface RemoteRefusal {
+  readonly code: "ARMB_ERR_TARGET_UNREACHABLE" | "ARMB_ERR_IK_SERVICE" | "ARMB_ERR_URDF_MISMATCH";
+  readonly reason: string;
+  readonly issue: string;
+}
+
 /** planCartesianMove with the IK asked of a remote service (`kinematics: moveit`). */
 export async function planCartesianMoveRemote(
   kin: ArmKinematics,
@@ -136,84 +145,95 @@ export async function planCartesianMoveRemote(
 ): Promise<MotionPlan> {
   const prepared = prepare(kin, goal, pose, tool, speed);
   if (prepared.kind === "refused") return prepared.plan;
-  const p = { ...prepared, goal, tool, speed, signal };
-  const { chain } = kin;
-  const refuse = (
-    code: "ARMB_ERR_TARGET_UNREACHABLE" | "ARMB_ERR_IK_SERVICE" | "ARMB_ERR_URDF_MISMATCH",
-    reason: string,
-    issue: string,
-  ): MotionPlan => {
+  const refuse = ({ code, reason, issue }: RemoteRefusal): MotionPlan => {
     const e =
       code === "ARMB_ERR_URDF_MISMATCH"
         ? new ArmbridgeError(code, { path: kin.source, reason })
-        : new ArmbridgeError(code, { tool: p.tool, reason });
+        : new ArmbridgeError(code, { tool, reason });
     return {
       targets: {},
-      speed: p.speed,
+      speed,
       refusal: { ok: false, code: e.code, issues: [{ path: "(target)", code: issue, message: e.message }] },
     };
   };
   // MoveIt always solves a pose: with no orientation asked (a five-axis arm, or one left
   // free) it gets the current one, and the group's kinematics.yaml decides whether it
   // counts (position_only_ik for KDL); our check below then judges the position only.
-  const orientation = quaternionOf(p.orientation ?? chain.tip(p.q0));
-  let outcome;
+  const orientation = quaternionOf(prepared.orientation ?? kin.chain.tip(prepared.q0));
+  let outcome: ComputeIkOutcome;
   try {
-    outcome = await remote.solve({ position: p.position, orientation, seed: p.q0 }, p.signal);
+    outcome = await remote.solve({ position: prepared.position, orientation, seed: prepared.q0 }, signal);
   } catch (error) {
     const reason =
       error instanceof ArmbridgeError ? `${remote.label}: ${error.message}` : `${remote.label}: ${String(error)}`;
-    return refuse("ARMB_ERR_IK_SERVICE", reason, "ik_service");
+    return refuse({ code: "ARMB_ERR_IK_SERVICE", reason, issue: "ik_service" });
   }
-  if (!outcome.ok) {
-    if (outcome.unreachable) {
-      // MoveIt names no closest point; our own solver does, and tells apart "out of reach"
-      // from "reachable, but MoveIt found only solutions it rejected (collisions)".
-      const local = solveIk(
-        chain,
-        { position: p.position, orientation: p.goal.orientationRequired ? p.orientation : undefined },
-        p.q0,
-      );
-      const closest = transformPoint(invert(p.baseFromFrame), local.ok ? p.position : local.closest);
-      const detail = local.ok
-        ? `this bridge's own solver does reach it, so MoveIt likely found only solutions in collision (avoid_collisions) or ran out of search time`
-        : `no solution within its search time; the closest reachable point this bridge's solver found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${p.frameName}`;
-      return refuse("ARMB_ERR_TARGET_UNREACHABLE", `${outcome.reason}: ${detail}`, "unreachable");
-    }
-    return refuse("ARMB_ERR_IK_SERVICE", `${remote.label}: ${outcome.reason}`, "ik_service");
-  }
-  // The answer, judged by our own URDF: it must reach the target and stay inside our limits.
+  if (!outcome.ok) return refuse(whyUnsolved(kin, remote, prepared, goal, outcome));
+  const mismatch = mismatchByOwnUrdf(kin, remote.label, outcome.q, prepared, goal, orientation);
+  if (mismatch) return refuse(mismatch);
+  return { targets: targetsOf(kin, outcome.q), speed };
+}
+
+/** A remote "no solution", told apart: out of reach (with the closest point), or only rejected solutions. */
+function whyUnsolved(
+  kin: ArmKinematics,
+  remote: RemoteIkSolver,
+  p: Prepared,
+  goal: CartesianGoal,
+  outcome: { readonly unreachable: boolean; readonly reason: string },
+): RemoteRefusal {
+  if (!outcome.unreachable)
+    return { code: "ARMB_ERR_IK_SERVICE", reason: `${remote.label}: ${outcome.reason}`, issue: "ik_service" };
+  // MoveIt names no closest point; our own solver does, and tells apart "out of reach"
+  // from "reachable, but MoveIt found only solutions it rejected (collisions)".
+  const local = solveIk(
+    kin.chain,
+    { position: p.position, orientation: goal.orientationRequired ? p.orientation : undefined },
+    p.q0,
+  );
+  const closest = transformPoint(invert(p.baseFromFrame), local.ok ? p.position : local.closest);
+  const detail = local.ok
+    ? `this bridge's own solver does reach it, so MoveIt likely found only solutions in collision (avoid_collisions) or ran out of search time`
+    : `no solution within its search time; the closest reachable point this bridge's solver found is (${closest.map((v) => v.toFixed(3)).join(", ")}) m in ${p.frameName}`;
+  return { code: "ARMB_ERR_TARGET_UNREACHABLE", reason: `${outcome.reason}: ${detail}`, issue: "unreachable" };
+}
+
+/** The remote answer, judged by our own URDF: inside our limits, at the target, turned as asked. */
+function mismatchByOwnUrdf(
+  kin: ArmKinematics,
+  label: string,
+  q: Float64Array,
+  p: Prepared,
+  goal: CartesianGoal,
+  asked: Quaternion,
+): RemoteRefusal | undefined {
+  const { chain } = kin;
+  const mismatch = (reason: string): RemoteRefusal => ({
+    code: "ARMB_ERR_URDF_MISMATCH",
+    reason,
+    issue: "ik_mismatch",
+  });
   for (const [k, v] of chain.variables.entries()) {
-    const q = outcome.q[k] ?? 0;
-    if (q < v.lower - 1e-6 || q > v.upper + 1e-6) {
-      return refuse(
-        "ARMB_ERR_URDF_MISMATCH",
-        `${remote.label} answered ${v.name} = ${q.toFixed(4)}, outside this bridge's limits [${v.lower}, ${v.upper}]`,
-        "ik_mismatch",
+    const qk = q[k] ?? 0;
+    if (qk < v.lower - 1e-6 || qk > v.upper + 1e-6)
+      return mismatch(
+        `${label} answered ${v.name} = ${qk.toFixed(4)}, outside this bridge's limits [${v.lower}, ${v.upper}]`,
       );
-    }
   }
-  const tip = chain.tip(outcome.q);
+  const tip = chain.tip(q);
   const reached = positionOf(tip);
   const miss = Math.hypot(reached[0] - p.position[0], reached[1] - p.position[1], reached[2] - p.position[2]);
-  if (miss > REMOTE_POSITION_CHECK_M) {
-    return refuse(
-      "ARMB_ERR_URDF_MISMATCH",
-      `${remote.label}'s solution puts ${chain.tipLink} ${(miss * 1000).toFixed(1)} mm from the target by this bridge's URDF (check that MoveIt and armbridge load the same robot)`,
-      "ik_mismatch",
+  if (miss > REMOTE_POSITION_CHECK_M)
+    return mismatch(
+      `${label}'s solution puts ${chain.tipLink} ${(miss * 1000).toFixed(1)} mm from the target by this bridge's URDF (check that MoveIt and armbridge load the same robot)`,
     );
-  }
-  if (p.orientation && p.goal.orientationRequired) {
-    const a = quaternionOf(tip),
-      b = orientation;
-    const angle = 2 * Math.acos(Math.min(1, Math.abs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w)));
-    if (angle > REMOTE_ROTATION_CHECK_RAD) {
-      return refuse(
-        "ARMB_ERR_URDF_MISMATCH",
-        `${remote.label}'s solution turns ${chain.tipLink} ${angle.toFixed(3)} rad from the asked orientation by this bridge's URDF`,
-        "ik_mismatch",
+  if (p.orientation && goal.orientationRequired) {
+    const a = quaternionOf(tip);
+    const angle = 2 * Math.acos(Math.min(1, Math.abs(a.x * asked.x + a.y * asked.y + a.z * asked.z + a.w * asked.w)));
+    if (angle > REMOTE_ROTATION_CHECK_RAD)
+      return mismatch(
+        `${label}'s solution turns ${chain.tipLink} ${angle.toFixed(3)} rad from the asked orientation by this bridge's URDF`,
       );
-    }
   }
-  return { targets: targetsOf(kin, outcome.q), speed: p.speed };
+  return undefined;
 }

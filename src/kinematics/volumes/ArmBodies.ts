@@ -93,34 +93,49 @@ const MAX_SWEEP_SAMPLES = 20_000;
  * that the chain does not move relative to each other (both on the base).
  */
 export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
-  const { model, chain } = input;
-  const mismatch = (reason: string): ArmbridgeError =>
-    new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", { path: input.source, reason });
-  for (const link of Object.keys(input.linkVolumes)) {
-    if (!model.links.has(link))
-      throw mismatch(
-        `link_volumes names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`,
-      );
-  }
-  for (const [a, b] of input.allowedContacts) {
-    for (const link of [a, b])
-      if (!model.links.has(link))
-        throw mismatch(
-          `workspace.allowed_contacts names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`,
-        );
-  }
+  refuseUnknownLinks(input);
+  const linkVolumes = linkVolumesOf(input);
+  const placements = placeLinks(input.model, input.chain);
+  const groups = rigidGroups(input.model);
+  const { volumes, unplaced } = placeVolumes(linkVolumes, placements, groups);
+  const framePoints = framePointsOf(input.chain, placements);
+  const { pairs, skipped } = pairsToCheck(input, volumes, groups);
+  return { volumes, linkVolumes, framePoints, pairs, skipped, unplaced };
+}
 
+/** Every link the config names (link_volumes, allowed_contacts) must be a link of the robot. */
+function refuseUnknownLinks(input: ArmBodiesInput): void {
+  const { model } = input;
+  const refuse = (key: string, link: string): never => {
+    throw new ArmbridgeError("ARMB_ERR_URDF_MISMATCH", {
+      path: input.source,
+      reason: `${key} names ${link}, which is not a link of robot ${model.name} (links: ${[...model.links].join(", ")})`,
+    });
+  };
+  for (const link of Object.keys(input.linkVolumes)) if (!model.links.has(link)) refuse("link_volumes", link);
+  for (const link of input.allowedContacts.flat())
+    if (!model.links.has(link)) refuse("workspace.allowed_contacts", link);
+}
+
+/** Each link's volumes in its own frame: the config's link_volumes for that link, else its URDF collisions. */
+function linkVolumesOf(input: ArmBodiesInput): LinkVolume[] {
   const env = input.env ?? process.env;
   const linkVolumes: LinkVolume[] = [];
-  for (const link of model.links) {
+  for (const link of input.model.links) {
     const specs = input.linkVolumes[link];
     if (specs !== undefined) for (const spec of specs) linkVolumes.push(volumeFromSpec(link, spec));
     else
       for (const c of input.collisions) if (c.link === link) linkVolumes.push(volumeFromUrdf(c, input.urdfPath, env));
   }
+  return linkVolumes;
+}
 
-  const placements = placeLinks(model, chain);
-  const groups = rigidGroups(model);
+/** Each volume moved onto the chain frame that carries it (swept over joints outside the chain). */
+function placeVolumes(
+  linkVolumes: readonly LinkVolume[],
+  placements: ReadonlyMap<string, Placement>,
+  groups: ReadonlyMap<string, number>,
+): { volumes: BodyVolume[]; unplaced: string[] } {
   const volumes: BodyVolume[] = [];
   const unplaced = new Set<string>();
   for (const v of linkVolumes) {
@@ -139,7 +154,11 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
       swept,
     });
   }
+  return { volumes, unplaced: [...unplaced] };
+}
 
+/** The origin of every chain link that moves, on its carrying frame. */
+function framePointsOf(chain: KinematicChain, placements: ReadonlyMap<string, Placement>): FramePoint[] {
   const framePoints: FramePoint[] = [];
   for (const [i, link] of chain.linkNames.entries()) {
     if (!chain.linkMoves[i]) continue;
@@ -147,9 +166,17 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
     if (!p) continue;
     framePoints.push({ link, ref: p.ref, offset: applyTransform(fixedPart(p.steps), [0, 0, 0]) });
   }
+  return framePoints;
+}
 
+/** The volume pairs to check for self-collision, and the link pairs left out with why. */
+function pairsToCheck(
+  input: ArmBodiesInput,
+  volumes: readonly BodyVolume[],
+  groups: ReadonlyMap<string, number>,
+): { pairs: [number, number][]; skipped: SkippedPair[] } {
   const adjacent = new Set<string>();
-  for (const j of model.joints) {
+  for (const j of input.model.joints) {
     if (j.type === "fixed") continue;
     const a = groups.get(j.parent) ?? -1,
       b = groups.get(j.child) ?? -1;
@@ -175,7 +202,7 @@ export function buildArmBodies(input: ArmBodiesInput): ArmBodies {
       else pairs.push([i, j]);
     }
   }
-  return { volumes, linkVolumes, framePoints, pairs, skipped: [...skipped.values()], unplaced: [...unplaced] };
+  return { pairs, skipped: [...skipped.values()] };
 }
 
 function pairKey(a: string, b: string): string {
