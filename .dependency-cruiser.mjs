@@ -86,7 +86,7 @@ export const FIRMWARE_SIM_STANDS_ON = [...FLOORS.find((f) => f.floor === "errors
  * it cannot live inside firmware-sim, and it draws the arm with the bridge's
  * kinematics, so it is no part of the device contract either.
  */
-export const FIRMWARE_SIM_SHARES = ["src/cameras/sources/SimCameraSource.ts", "src/cameras/encodeImage.ts"];
+export const FIRMWARE_SIM_SHARES = ["src/cameras/sources/SimCameraSource.ts", "src/imaging/encodeImage.ts"];
 
 /** The operator console (browser code) stands apart: it takes the wire package (contract and client) and nothing else of src/. */
 export const CONSOLE_MAY_USE = ["src/wire/"];

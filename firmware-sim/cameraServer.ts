@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Logger } from "pino";
 import { SimCameraSource } from "../src/cameras/sources/SimCameraSource.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
-import { MIME_TYPES } from "../src/cameras/encodeImage.js";
+import { MIME_TYPES } from "../src/imaging/encodeImage.js";
 import { listenOnLoopback } from "./links/listenOnLoopback.js";
 
 export interface CameraServer {

@@ -1,5 +1,5 @@
 import type { CameraSourceConfig } from "../config/sections/cameras.js";
-import type { ImageFormat } from "./encodeImage.js";
+import type { ImageFormat } from "../imaging/encodeImage.js";
 
 /** Where a frame's capture time came from, most trustworthy first. */
 export type CaptureTimeSource =

@@ -1,5 +1,5 @@
 import type { LabelledFrame } from "./CameraFrame.js";
-import { MIME_TYPES } from "./encodeImage.js";
+import { MIME_TYPES } from "../imaging/encodeImage.js";
 
 /**
  * A frame as it travels in a call's result (`images` of a CallResult).

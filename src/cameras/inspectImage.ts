@@ -1,4 +1,4 @@
-import type { ImageFormat } from "./encodeImage.js";
+import type { ImageFormat } from "../imaging/encodeImage.js";
 
 export type ImageInspection =
   | { readonly ok: true; readonly format: ImageFormat; readonly width: number; readonly height: number }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeImage } from "../../src/cameras/encodeImage.js";
+import { decodeImage } from "../../src/imaging/encodeImage.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { applyHomography, fitHomography } from "../../src/geometry/fitHomography.js";
 import { armKinematicsOf, jointVectorOf } from "../../src/kinematics/armKinematics.js";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage } from "../../src/cameras/encodeImage.js";
+import { decodeImage } from "../../src/imaging/encodeImage.js";
 import { imagePointToTable } from "../../src/cameras/imagePointToTable.js";
 import { inspectImage } from "../../src/cameras/inspectImage.js";
-import { namedColour } from "../../src/cameras/sim/namedColour.js";
-import { renderScene } from "../../src/cameras/sim/renderScene.js";
-import { TopDownCamera } from "../../src/cameras/sim/TopDownCamera.js";
+import { namedColour } from "../../src/imaging/sim/namedColour.js";
+import { renderScene } from "../../src/imaging/sim/renderScene.js";
+import { TopDownCamera } from "../../src/imaging/sim/TopDownCamera.js";
 import { SimCameraSource } from "../../src/cameras/sources/SimCameraSource.js";
 import type { SceneConfig } from "../../src/config/sections/simulator.js";
 import { loadConfig } from "../../src/config/loadConfig.js";

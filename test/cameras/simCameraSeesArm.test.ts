@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage } from "../../src/cameras/encodeImage.js";
-import { armViewOf } from "../../src/cameras/sim/armViewOf.js";
-import { ARM_RGB, renderScene } from "../../src/cameras/sim/renderScene.js";
-import { TopDownCamera } from "../../src/cameras/sim/TopDownCamera.js";
+import { decodeImage } from "../../src/imaging/encodeImage.js";
+import { armViewOf } from "../../src/imaging/sim/armViewOf.js";
+import { ARM_RGB, renderScene } from "../../src/imaging/sim/renderScene.js";
+import { TopDownCamera } from "../../src/imaging/sim/TopDownCamera.js";
 import { SimCameraSource } from "../../src/cameras/sources/SimCameraSource.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { mulberry32 } from "../../src/random/mulberry32.js";

@@ -121,7 +121,7 @@ describe("the floors, as npm run lint checks them", () => {
     for (const refused of [
       "src/motion/probe.ts",
       "src/kinematics/probe.ts",
-      "src/cameras/sim/renderScene.ts",
+      "src/imaging/sim/renderScene.ts",
       "src/cameras/Cameras.ts",
       "src/transport/bus/BusChannel.ts",
       "src/executor/probe.ts",

@@ -1,4 +1,4 @@
-import type { RawImage } from "../../src/cameras/sim/renderScene.js";
+import type { RawImage } from "../../src/imaging/sim/renderScene.js";
 
 /** Centroid (normalised [y, x], 0–1000) of the pixels within `tolerance` (sum of |ΔRGB|) of this colour. */
 export function centroidOf(

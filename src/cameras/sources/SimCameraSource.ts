@@ -1,12 +1,12 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import type { CameraConfig } from "../../config/sections/cameras.js";
 import type { CameraFrame } from "../CameraFrame.js";
-import { encodeImage } from "../encodeImage.js";
-import { armViewOf } from "../sim/armViewOf.js";
-import { renderScene } from "../sim/renderScene.js";
-import { RENDER_WORKER, type Rendered } from "../sim/RenderWorker.js";
-import { SharedCapture } from "../SharedCapture.js";
-import { TopDownCamera } from "../sim/TopDownCamera.js";
+import { encodeImage } from "../../imaging/encodeImage.js";
+import { armViewOf } from "../../imaging/sim/armViewOf.js";
+import { renderScene } from "../../imaging/sim/renderScene.js";
+import { RENDER_WORKER, type Rendered } from "../../imaging/sim/RenderWorker.js";
+import { SharedCapture } from "../../imaging/SharedCapture.js";
+import { TopDownCamera } from "../../imaging/sim/TopDownCamera.js";
 import type { CameraSource } from "./CameraSource.js";
 
 /** A pose and when it was measured (epoch ms). */

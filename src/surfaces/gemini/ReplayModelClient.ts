@@ -7,7 +7,7 @@ import { ArmbridgeError } from "../../errors.js";
 import { imageDeliveredFor } from "./imageDeliveredFor.js";
 import { locateColourInImage } from "./locateColourInImage.js";
 import { turnFromContent, type ModelClient, type ModelRequest, type ModelTurn } from "./ModelClient.js";
-import { namedColour } from "../../cameras/sim/namedColour.js";
+import { namedColour } from "../../imaging/sim/namedColour.js";
 
 const statuses = Object.keys(CALL_STATUSES) as [CallStatus, ...CallStatus[]];
 

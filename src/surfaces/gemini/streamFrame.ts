@@ -1,6 +1,6 @@
-import { decodeImage, encodeImage } from "../../cameras/encodeImage.js";
+import { decodeImage, encodeImage } from "../../imaging/encodeImage.js";
 import { inspectImage } from "../../cameras/inspectImage.js";
-import type { RawImage } from "../../cameras/sim/renderScene.js";
+import type { RawImage } from "../../imaging/sim/renderScene.js";
 
 /**
  * Bounds on one realtime video frame. The Gemini API counts an image up to

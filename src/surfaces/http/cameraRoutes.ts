@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { HostedBridgePort } from "../../bridge/BridgePort.js";
-import { MIME_TYPES } from "../../cameras/encodeImage.js";
+import { MIME_TYPES } from "../../imaging/encodeImage.js";
 import { imagePointToTable } from "../../cameras/imagePointToTable.js";
 import { ArmbridgeError } from "../../errors.js";
 import { parseInput } from "./parseInput.js";

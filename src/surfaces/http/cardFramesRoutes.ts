@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { bytesOf, FRAME_MOMENTS, type CallFrames, type FrameMoment } from "../../cameras/ActionFrames.js";
-import { MIME_TYPES } from "../../cameras/encodeImage.js";
+import { MIME_TYPES } from "../../imaging/encodeImage.js";
 import { ArmbridgeError } from "../../errors.js";
 import type { ActionFrameRecorder } from "./ActionFrameRecorder.js";
 import { parseInput } from "./parseInput.js";

@@ -21,7 +21,7 @@ import type { BusLayoutFile } from "../../../firmware-sim/bus/BusLayout.js";
 import { startBusSimulator, type RunningBusSimulator } from "../../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../../firmware-sim/EffectsLog.js";
 import { socatOnPath } from "../../../firmware-sim/simOptions.js";
-import { encodeImage } from "../../../src/cameras/encodeImage.js";
+import { encodeImage } from "../../../src/imaging/encodeImage.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { latencyTimerOf } from "../../../src/surfaces/cli/doctor/deviceChecks.js";
 import type { DoctorCheck } from "../../../src/surfaces/cli/doctor/DoctorCheck.js";

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { namedColour } from "../../../src/cameras/sim/namedColour.js";
+import { namedColour } from "../../../src/imaging/sim/namedColour.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { armKinematicsOf, jointVectorOf } from "../../../src/kinematics/armKinematics.js";
 import { positionOf } from "../../../src/kinematics/rigidTransform.js";

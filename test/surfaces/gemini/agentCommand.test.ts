@@ -8,7 +8,7 @@ import { parse, stringify } from "yaml";
 import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import { startSimulator, type RunningSimulator } from "../../../firmware-sim/startSimulator.js";
 import { run } from "../../../src/surfaces/cli/agent/agentCommand.js";
-import { decodeImage } from "../../../src/cameras/encodeImage.js";
+import { decodeImage } from "../../../src/imaging/encodeImage.js";
 import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { readEffects } from "../../firmware-sim/readEffects.js";
 

@@ -2,7 +2,7 @@ import type { Content } from "@google/genai";
 import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
 import { ReplayModelClient } from "../../../src/surfaces/gemini/ReplayModelClient.js";
-import { namedColour } from "../../../src/cameras/sim/namedColour.js";
+import { namedColour } from "../../../src/imaging/sim/namedColour.js";
 
 /** A 100×50 grey PNG with a block of `colour` over x in [60, 70), y in [10, 20). */
 function pictureBase64(colour: readonly [number, number, number]): string {

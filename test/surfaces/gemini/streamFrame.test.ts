@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeImage, encodeImage } from "../../../src/cameras/encodeImage.js";
+import { decodeImage, encodeImage } from "../../../src/imaging/encodeImage.js";
 import {
   STREAM_FRAME_MAX_BYTES,
   STREAM_FRAME_MAX_SIDE,

@@ -1,4 +1,4 @@
-import { MIME_TYPES } from "../../../cameras/encodeImage.js";
+import { MIME_TYPES } from "../../../imaging/encodeImage.js";
 import { ArmbridgeError } from "../../../errors.js";
 import type { BridgePort, CallClient } from "../../../bridge/BridgePort.js";
 import type { Logger } from "../../../observability/logger.js";
