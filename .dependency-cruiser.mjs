@@ -36,6 +36,12 @@ export const FLOORS = [
     holds: "the motion-time model, MotionPlan, kinematics, the envelope check",
   },
   {
+    floor: "imaging",
+    paths: ["src/imaging/"],
+    holds:
+      "pictures: JPEG/PNG encoding, one capture shared by the requests that come while it runs, and the simulated camera's renderer (scene + arm pose → picture)",
+  },
+  {
     floor: "transport",
     paths: ["src/transport/", "src/cameras/"],
     holds: "the Transport contract and its serial, bus and ROS 2 implementations; the cameras",
@@ -75,18 +81,17 @@ export const SURFACE_FLOORS = [
 
 /**
  * firmware-sim stands beside the floors: a device, not a part of the bridge.
- * It stands on the device contract (src/protocol/), the config and the floor-1
- * modules, never on anything else of the bridge.
+ * It stands on the device contract (src/protocol/), the config, the imaging
+ * package (its camera server draws the `source: sim` cameras with the same
+ * renderer as the bridge) and the floor-1 modules, never on anything else of
+ * the bridge: not the cameras, not a transport, not the kinematics directly.
  */
-export const FIRMWARE_SIM_STANDS_ON = [...FLOORS.find((f) => f.floor === "errors").paths, "src/protocol/", "src/config/"];
-
-/**
- * The one exception, with its reason: the simulated camera's renderer. The
- * bridge renders with it too (a camera of `source: sim` draws in-process), so
- * it cannot live inside firmware-sim, and it draws the arm with the bridge's
- * kinematics, so it is no part of the device contract either.
- */
-export const FIRMWARE_SIM_SHARES = ["src/cameras/sources/SimCameraSource.ts", "src/imaging/encodeImage.ts"];
+export const FIRMWARE_SIM_STANDS_ON = [
+  ...FLOORS.find((f) => f.floor === "errors").paths,
+  "src/protocol/",
+  "src/config/",
+  "src/imaging/",
+];
 
 /** The operator console (browser code) stands apart: it takes the wire package (contract and client) and nothing else of src/. */
 export const CONSOLE_MAY_USE = ["src/wire/"];
@@ -166,9 +171,10 @@ export default {
     {
       name: "firmware-sim-beside",
       severity: "error",
-      comment: "firmware-sim is a device beside the bridge: from src/ it stands on the protocol package, the config and the floor-1 modules only (and the simulated camera's renderer, which both sides draw with).",
+      comment:
+        "firmware-sim is a device beside the bridge: from src/ it stands on the protocol package, the config, the imaging package (the simulated camera's renderer both sides draw with) and the floor-1 modules only.",
       from: { path: "^firmware-sim/" },
-      to: { path: "^src/", pathNot: anyOf([...FIRMWARE_SIM_STANDS_ON, ...FIRMWARE_SIM_SHARES]) },
+      to: { path: "^src/", pathNot: anyOf(FIRMWARE_SIM_STANDS_ON) },
     },
     {
       name: "only-surfaces-start-the-simulator",

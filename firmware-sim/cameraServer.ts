@@ -1,8 +1,11 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { Logger } from "pino";
-import { SimCameraSource } from "../src/cameras/sources/SimCameraSource.js";
 import type { ArmConfig } from "../src/config/ArmConfig.js";
-import { MIME_TYPES } from "../src/imaging/encodeImage.js";
+import type { CameraConfig } from "../src/config/sections/cameras.js";
+import { MIME_TYPES, type ImageFormat } from "../src/imaging/encodeImage.js";
+import { SharedCapture } from "../src/imaging/SharedCapture.js";
+import { armViewOf } from "../src/imaging/sim/armViewOf.js";
+import { RENDER_WORKER } from "../src/imaging/sim/RenderWorker.js";
 import { listenOnLoopback } from "./links/listenOnLoopback.js";
 
 export interface CameraServer {
@@ -33,16 +36,7 @@ export async function startCameraServer(options: {
   readonly logger: Logger;
 }): Promise<CameraServer> {
   const sims = options.config.cameras.filter((c) => c.source.kind === "sim");
-  const sources = new Map(
-    sims.map((c) => [
-      c.name,
-      new SimCameraSource({
-        camera: c,
-        arm: options.config,
-        pose: () => ({ pose: options.positions(), stampMs: Date.now() }),
-      }),
-    ]),
-  );
+  const sources = new Map(sims.map((c) => [c.name, sharedSnapshots(options.config, c, options.positions)]));
   const first = sims[0]?.name;
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -66,7 +60,7 @@ export async function startCameraServer(options: {
         return;
       }
       // Drawn off the event loop, and shared by requests that come while it is drawn: the simulator's own link to the bridge (its watchdog) must not wait on pictures.
-      source.renderShared(AbortSignal.timeout(FRAME_WAIT_MS)).then(
+      source(AbortSignal.timeout(FRAME_WAIT_MS)).then(
         (frame) => {
           const seconds = Math.floor(frame.capturedAtMs / 1000);
           const micros = Math.round((frame.capturedAtMs % 1000) * 1000);
@@ -95,4 +89,31 @@ export async function startCameraServer(options: {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A snapshot: the encoded picture and when the pose it draws was read (epoch ms). */
+export interface Snapshot {
+  readonly bytes: Buffer;
+  readonly format: ImageFormat;
+  readonly capturedAtMs: number;
+}
+
+/**
+ * One camera's snapshots of the true joint state, drawn off the event loop
+ * (the render worker); requests that come while one is drawn share it, so a
+ * burst of requests is one drawing, not a queue of them.
+ */
+export function sharedSnapshots(
+  config: ArmConfig,
+  camera: CameraConfig,
+  positions: () => Readonly<Record<string, number>>,
+): (signal: AbortSignal) => Promise<Snapshot> {
+  const drawing = new SharedCapture<Snapshot>();
+  const draw = async (): Promise<Snapshot> => {
+    const capturedAtMs = Date.now();
+    const arm = armViewOf(config, positions());
+    const rendered = await RENDER_WORKER.render({ view: camera.sim, scene: config.scene, arm });
+    return { bytes: rendered.bytes, format: camera.sim.format, capturedAtMs };
+  };
+  return (signal) => drawing.join(signal, draw, () => new Error("the request ended before the frame was drawn"));
 }

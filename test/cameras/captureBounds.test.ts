@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sharedSnapshots } from "../../firmware-sim/cameraServer.js";
 import { Cameras } from "../../src/cameras/Cameras.js";
 import { CAPTURES_IN_FLIGHT, CaptureSlots } from "../../src/cameras/CaptureSlots.js";
 import { SimCameraSource } from "../../src/cameras/sources/SimCameraSource.js";
@@ -204,16 +205,10 @@ describe("simulated camera drawing", () => {
     expect(frame.bytes.equals(source.render(kept).bytes)).toBe(true);
   });
 
-  it("requests that come while a frame is drawn share that one drawing", async () => {
+  it("firmware-sim's snapshot requests that come while a frame is drawn share that one drawing", async () => {
     let poses = 0;
-    const source = new SimCameraSource({
-      camera: overhead,
-      arm: config,
-      pose: () => (poses++, { pose: config.arm.namedPoses.home!, stampMs: Date.now() }),
-    });
-    const frames = await Promise.all(
-      Array.from({ length: 40 }, () => source.renderShared(AbortSignal.timeout(30_000))),
-    );
+    const snapshot = sharedSnapshots(config, overhead, () => (poses++, config.arm.namedPoses.home!));
+    const frames = await Promise.all(Array.from({ length: 40 }, () => snapshot(AbortSignal.timeout(30_000))));
     expect(poses).toBe(1);
     expect(new Set(frames.map((f) => f.bytes)).size).toBe(1);
   });

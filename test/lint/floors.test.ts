@@ -24,7 +24,6 @@ interface FloorsModule {
   readonly FLOORS: readonly Floor[];
   readonly SURFACE_FLOORS: readonly Floor[];
   readonly FIRMWARE_SIM_STANDS_ON: readonly string[];
-  readonly FIRMWARE_SIM_SHARES: readonly string[];
   readonly CONSOLE_MAY_USE: readonly string[];
   readonly BEHIND_THE_DOOR: readonly string[];
   readonly SET_UP_TOOLS: readonly string[];
@@ -112,16 +111,17 @@ describe("the floors, as npm run lint checks them", () => {
   };
 
   beforeAll(async () => {
-    const { FLOORS, SURFACE_FLOORS, FIRMWARE_SIM_STANDS_ON, FIRMWARE_SIM_SHARES, CONSOLE_MAY_USE } = floors;
+    const { FLOORS, SURFACE_FLOORS, FIRMWARE_SIM_STANDS_ON, CONSOLE_MAY_USE } = floors;
     everyPair(FLOORS, "floor-");
     everyPair(SURFACE_FLOORS, "surfaces-");
-    for (const allowed of [...FIRMWARE_SIM_STANDS_ON, ...FIRMWARE_SIM_SHARES])
+    for (const allowed of FIRMWARE_SIM_STANDS_ON)
       imports(`firmware-sim/uses_${allowed.replace(/[/.]/g, "_")}.ts`, probeOf(allowed));
-    // Everything else of the bridge is refused, the motion model, kinematics and the rest of the cameras included.
+    // Everything else of the bridge is refused: the motion model, kinematics, and every file of the cameras (the bridge's sim camera included).
     for (const refused of [
       "src/motion/probe.ts",
       "src/kinematics/probe.ts",
-      "src/imaging/sim/renderScene.ts",
+      "src/cameras/probe.ts",
+      "src/cameras/sources/SimCameraSource.ts",
       "src/cameras/Cameras.ts",
       "src/transport/bus/BusChannel.ts",
       "src/executor/probe.ts",

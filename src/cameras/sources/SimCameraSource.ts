@@ -5,7 +5,6 @@ import { encodeImage } from "../../imaging/encodeImage.js";
 import { armViewOf } from "../../imaging/sim/armViewOf.js";
 import { renderScene } from "../../imaging/sim/renderScene.js";
 import { RENDER_WORKER, type Rendered } from "../../imaging/sim/RenderWorker.js";
-import { SharedCapture } from "../../imaging/SharedCapture.js";
 import { TopDownCamera } from "../../imaging/sim/TopDownCamera.js";
 import type { CameraSource } from "./CameraSource.js";
 
@@ -16,10 +15,12 @@ export interface StampedPose {
 }
 
 /**
- * The simulated overhead camera: renders config `scene:` and the arm at the
- * pose `pose()` gives — in the bridge the arm's newest reported status, in
- * firmware-sim the simulator's true joint state. The picture is as old as the
- * pose it draws, so a bridge that lost its arm link gets stale pictures.
+ * The simulated overhead camera as a bridge camera: renders config `scene:`
+ * and the arm at the pose `pose()` gives, the arm's newest reported status
+ * (firmware-sim's camera server draws the same scene from the simulator's
+ * true joint state, with the same renderer, src/imaging/sim/). The picture is
+ * as old as the pose it draws, so a bridge that lost its arm link gets stale
+ * pictures.
  */
 export class SimCameraSource implements CameraSource {
   readonly #camera: CameraConfig;
@@ -28,8 +29,6 @@ export class SimCameraSource implements CameraSource {
   readonly #freshPose: ((signal: AbortSignal) => Promise<StampedPose | undefined>) | undefined;
   readonly #now: () => number;
   readonly #view: TopDownCamera;
-  /** Pictures of "now" asked for while one is being drawn share it: a burst of requests is one drawing, not a queue of them. */
-  readonly #drawing = new SharedCapture<CameraFrame>();
 
   constructor(options: {
     readonly camera: CameraConfig;
@@ -51,15 +50,6 @@ export class SimCameraSource implements CameraSource {
   /** A frame drawn off the event loop (the render worker), of the next fresh pose when one is worth waiting for. */
   async grab(signal: AbortSignal): Promise<CameraFrame> {
     return this.#drawOffThread(this.#freshPose ? await this.#freshPose(signal) : this.#pose());
-  }
-
-  /** A frame of the pose now, drawn off the event loop; requests that come while one is drawn share it (firmware-sim's HTTP server). */
-  renderShared(signal: AbortSignal): Promise<CameraFrame> {
-    return this.#drawing.join(
-      signal,
-      () => this.#drawOffThread(this.#pose()),
-      () => new Error("the request ended before the frame was drawn"),
-    );
   }
 
   /** One frame, synchronously, in this thread, of `stamped` (default: the pose now): for tests and for kept frames drawn when looked at. */
