@@ -19,6 +19,7 @@ const secondsToMs = (value: unknown): unknown => (typeof value === "number" ? va
 export const RENAMED_KEYS: readonly RenamedKey[] = [
   { section: [], old: "approval_timeout_s", renamed: "approval_timeout_ms", convert: secondsToMs },
   { section: ["moveit"], old: "solve_timeout_s", renamed: "solve_timeout_ms", convert: secondsToMs },
+  { section: ["ros2"], old: "min_motion_s", renamed: "min_motion_ms", convert: secondsToMs },
 ];
 
 export interface RenamedKeyWarning {

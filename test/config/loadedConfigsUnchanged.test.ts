@@ -16,12 +16,16 @@ function camelEverywhere(value: unknown): unknown {
 /**
  * The values whose names in code changed: MoveIt's solve timeout, now
  * `solve_timeout_ms` in the file and `solveTimeoutMs` in code (the same
- * duration), and the `ros2:` section, now camelCase in code like every other.
+ * duration), the `ros2:` section, now camelCase in code like every other,
+ * and its shortest motion, now `min_motion_ms` (the same duration).
  */
 function withRenamedKeys(config: unknown): unknown {
   const { moveit, ros2, ...rest } = config as { moveit?: Record<string, unknown>; ros2?: unknown };
   const renamed: Record<string, unknown> = { ...rest };
-  if (ros2 !== undefined) renamed.ros2 = camelEverywhere(ros2);
+  if (ros2 !== undefined) {
+    const { minMotionS, ...others } = camelEverywhere(ros2) as Record<string, unknown>;
+    renamed.ros2 = { ...others, minMotionMs: (minMotionS as number) * 1000 };
+  }
   if (moveit !== undefined) {
     const { solveTimeoutS, ...others } = moveit;
     renamed.moveit = { ...others, solveTimeoutMs: (solveTimeoutS as number) * 1000 };
@@ -66,5 +70,18 @@ describe("a renamed key", () => {
     expect(() => parseConfig({ arm: { joints }, approval_timeout_s: 30, approval_timeout_ms: 30_000 })).toThrow(
       /give approval_timeout_ms only/,
     );
+  });
+
+  it("inside a section: ros2.min_motion_s loads as ros2.min_motion_ms with a warning naming it; both are refused", () => {
+    const ros2 = { controllers: [{ name: "arm", action_name: "/arm/follow_joint_trajectory" }] };
+    const heard: string[] = [];
+    const config = parseConfig({ arm: { joints }, ros2: { ...ros2, min_motion_s: 0.25 } }, "old", {
+      onRenamedKeys: (warnings) => heard.push(...warnings.map((w) => w.message)),
+    });
+    expect(config.ros2?.minMotionMs).toBe(250);
+    expect(heard).toEqual(["ros2.min_motion_s is deprecated: use ros2.min_motion_ms (milliseconds)"]);
+    expect(() =>
+      parseConfig({ arm: { joints }, ros2: { ...ros2, min_motion_s: 0.25, min_motion_ms: 250 } }),
+    ).toThrow(/give ros2.min_motion_ms only/);
   });
 });

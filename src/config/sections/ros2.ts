@@ -62,7 +62,7 @@ export const ros2SectionSchema = z
     goal_velocity_tolerance: z.number().finite().nonnegative().default(0.05).describe("Per-joint velocity tolerance at the goal (rad/s), sent with every goal. 0 keeps the controller default, stopped_velocity_tolerance (0.01), which the velocity noise of a real arm at rest can exceed: JTC (with velocity state and velocity/effort command interfaces) then aborts a goal that reached its position with GOAL_TOLERANCE_VIOLATED."),
     feedback_idle_ms: positive.default(1000).describe("JTC stamps its feedback on every control update: a goal of ours whose feedback stamps have stopped advancing this long without a result was dropped by the controller (preempted on Humble / Jazzy < 4.41, whose result comes only when the preempting goal ends). We then settle it by observation."),
     settle_ms: positive.default(1000).describe("How long /joint_states may take to show an outcome we judge by observation (no result, or a gripper \"reached\")."),
-    min_motion_s: positive.default(0.1).describe("Shortest trajectory we send, so a tiny move is not a step command; seconds, as the trajectory's `time_from_start` it bounds."),
+    min_motion_ms: positive.default(100).describe("Shortest trajectory we send, so a tiny move is not a step command: the least `time_from_start` of its end point."),
     server_wait_ms: positive.default(2000).describe("How long runMotion waits for an action server to appear before refusing."),
     goal_response_timeout_ms: positive.default(2000).describe("How long we wait for a goal response (accept/reject) before calling the link failed."),
     cancel_timeout_ms: positive.default(1000).describe("How long halt waits for a cancel response."),

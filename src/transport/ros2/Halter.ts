@@ -182,7 +182,7 @@ export class Halter {
         joints as Actuator[],
         status.axes,
         (this.#deps.now() - status.stampMs) / 1000,
-        setup.options.minMotionS,
+        setup.options.minMotionMs / 1000,
         this.#deps.speedScaling(controller.name),
       );
       if (!plan) return `no position for every joint of ${controller.name}`;
@@ -196,7 +196,7 @@ export class Halter {
         positionTolerance: config.tolerances.position,
         velocityTolerance: setup.options.goalVelocityTolerance,
         goalTimeToleranceS: setup.options.goalTimeToleranceS,
-        minMotionS: setup.options.minMotionS,
+        minMotionS: setup.options.minMotionMs / 1000,
         durationS: plan.durationS,
       }).goal;
     } else {

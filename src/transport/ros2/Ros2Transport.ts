@@ -203,13 +203,13 @@ export class Ros2Transport implements Transport {
    * velocity given: ros-controls/ros2_controllers,
    * joint_trajectory_controller/doc/trajectory.rst @ 0e684b55), timed by
    * buildTrajectoryGoal (speed scales velocity and acceleration, never under
-   * min_motion_s). Controllers run side by side, each on its own time.
+   * min_motion_ms). Controllers run side by side, each on its own time.
    */
   readonly timing: MotionTimingSource = {
     motionTiming: () => ({
       kind: "synchronized_cubic",
       groups: this.#deps.config.arm.controllers.map((c) => c.joints),
-      minDurationS: this.#deps.setup.options.minMotionS,
+      minDurationS: this.#deps.setup.options.minMotionMs / 1000,
     }),
   };
 

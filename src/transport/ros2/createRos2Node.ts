@@ -236,7 +236,7 @@ function optionsFromParameters(
     goal_velocity_tolerance: params.number("tolerances.goal_velocity", file.goalVelocityTolerance),
     feedback_idle_ms: params.number("feedback_idle_ms", file.feedbackIdleMs),
     settle_ms: params.number("settle_ms", file.settleMs),
-    min_motion_s: file.minMotionS,
+    min_motion_ms: file.minMotionMs,
     server_wait_ms: params.number("server_wait_ms", file.serverWaitMs),
     goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goalResponseTimeoutMs),
     cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancelTimeoutMs),

@@ -104,7 +104,7 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
         positionTolerance: config.tolerances.position,
         velocityTolerance: setup.options.goalVelocityTolerance,
         goalTimeToleranceS: setup.options.goalTimeToleranceS,
-        minMotionS: setup.options.minMotionS,
+        minMotionS: setup.options.minMotionMs / 1000,
       });
       goals.push({ server, client, actionName: controller.actionName, goal: plan.goal, durationS: plan.durationS });
     } else if (setup.gripper) {
@@ -120,7 +120,7 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
         client,
         actionName: g.actionName,
         goal: buildGripperGoal(g, target),
-        durationS: Math.max(durationS, setup.options.minMotionS),
+        durationS: Math.max(durationS, setup.options.minMotionMs / 1000),
       });
     }
   }
