@@ -10,10 +10,12 @@
  * not serialised by the locks — the ledger is what they share.
  *
  * Beside the wall times, the CPU the process spent per call (process.cpuUsage,
- * every thread: SQLite's fsync waits are not CPU) and the event loop's busy
- * time per call: on a shared machine they move with what the bridge does,
- * not with its neighbours. The promises made per call are counted too
- * (async_hooks, after the timed runs): a figure no load can move.
+ * every thread: SQLite's fsync waits are not CPU): on a shared machine it
+ * moves with what the bridge does far more than the wall times do. The event
+ * loop's busy time per call is printed too; it counts the time the OS gave the
+ * CPU to a neighbour mid-turn, so under load it reads like a wall time. The
+ * promises made per call are counted (async_hooks, after the timed runs): a
+ * figure no load can move.
  * EXECUTOR_BENCH_LEDGER_DIR puts the ledger in another folder (/dev/shm takes
  * the disk's fsync out of the figures).
  *
