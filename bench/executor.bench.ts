@@ -9,11 +9,23 @@
  * are N calls in one batch on N disjoint joints (a 64-joint arm), so they are
  * not serialised by the locks — the ledger is what they share.
  *
+ * Beside the wall times, the CPU the process spent per call (process.cpuUsage,
+ * every thread: SQLite's fsync waits are not CPU): on a shared machine it
+ * moves with what the bridge does far more than the wall times do. The event
+ * loop's busy time per call is printed too; it counts the time the OS gave the
+ * CPU to a neighbour mid-turn, so under load it reads like a wall time. The
+ * promises made per call are counted (async_hooks, after the timed runs): a
+ * figure no load can move.
+ * EXECUTOR_BENCH_LEDGER_DIR puts the ledger in another folder (/dev/shm takes
+ * the disk's fsync out of the figures).
+ *
  * Prints figures; asserts nothing (machines are noisy: compare within a run).
  */
+import { createHook } from "node:async_hooks";
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { parseConfig } from "../src/config/loadConfig.js";
 import { composeExecutor } from "../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../src/ledger/IntentLedger.js";
@@ -32,6 +44,19 @@ const JOINTS = 64;
 const ROUNDS: Record<number, number> = { 1: 2000, 8: 300, 64: 40 };
 /** Calls run before measuring, so the JIT and SQLite's page cache are warm, as in a long-running bridge. */
 const WARMUP_CALLS = 500;
+/** Where the ledger's folder is made: the OS temp folder unless EXECUTOR_BENCH_LEDGER_DIR names another. */
+const LEDGER_PARENT = process.env.EXECUTOR_BENCH_LEDGER_DIR ?? tmpdir();
+
+/** What one concurrency's calls cost the process, beside their wall times. */
+interface CpuFigures {
+  readonly n: number;
+  /** CPU (user + system, every thread) per call over all rounds, µs. */
+  readonly meanUs: number;
+  /** The median round's CPU per call, µs: a round descheduled or slowed by a neighbour counts once. */
+  readonly medianUs: number;
+  /** The event loop's busy time per call, µs. */
+  readonly loopBusyUs: number;
+}
 
 class InstantArm implements Transport {
   readonly kind = "instant";
@@ -98,6 +123,49 @@ function fsyncFloorUs(dir: string): number {
   );
 }
 
+/** What the process spent per call: a second table, beside the wall times. */
+function printCpuFigures(figures: readonly CpuFigures[]): void {
+  console.log("concurrency | cpu per call µs (mean) | cpu per call µs (median round) | event loop busy per call µs");
+  for (const f of figures) {
+    console.log(
+      `${String(f.n).padStart(11)} | ${f.meanUs.toFixed(1).padStart(22)} | ${f.medianUs.toFixed(1).padStart(30)} | ${f.loopBusyUs.toFixed(1).padStart(27)}`,
+    );
+  }
+}
+
+/**
+ * Promises made per motion call at concurrency 1, counted by async_hooks
+ * (which slows every promise: counted apart from the timed runs). Each one is
+ * a turn of the microtask queue and an allocation.
+ */
+async function promisesPerCall(
+  executor: ReturnType<typeof composeExecutor>,
+  names: readonly string[],
+): Promise<number> {
+  const CALLS = 200;
+  let promises = 0;
+  const hook = createHook({
+    init: (_id, type) => {
+      if (type === "PROMISE") promises++;
+    },
+  });
+  hook.enable();
+  try {
+    for (let i = 0; i < CALLS; i++) {
+      await executor.execute([
+        {
+          id: `promises${i}`,
+          name: "move_joints",
+          args: { positions: { [names[i % names.length] ?? "j0"]: ((i + 5) % 10) / 10 } },
+        },
+      ]);
+    }
+  } finally {
+    hook.disable();
+  }
+  return promises / CALLS;
+}
+
 async function main(): Promise<void> {
   const names = Array.from({ length: JOINTS }, (_, i) => `j${i}`);
   const config = parseConfig(
@@ -109,7 +177,7 @@ async function main(): Promise<void> {
     },
     "bench",
   );
-  const dir = mkdtempSync(join(tmpdir(), "armbridge-bench-"));
+  const dir = mkdtempSync(join(LEDGER_PARENT, "armbridge-bench-"));
   const ledger = IntentLedger.open(join(dir, "ledger.sqlite"));
   const arm = new InstantArm(names);
   const executor = composeExecutor({ config, registry: createDefaultTools(config), transport: arm, ledger });
@@ -128,11 +196,14 @@ async function main(): Promise<void> {
   console.log(
     "concurrency | direct p50 µs | executor p50 µs | executor p99 µs | overhead p50 µs | minus fsync µs | wall per call µs | calls",
   );
+  const cpuFigures: CpuFigures[] = [];
   for (const n of [1, 8, 64]) {
     const rounds = ROUNDS[n] ?? 10;
     const direct: number[] = [];
     const viaExecutor: number[] = [];
     let wallTotal = 0;
+    const cpuPerCall: number[] = [];
+    let loopBusyMs = 0;
     for (let r = 0; r < rounds; r++) {
       // Direct: the same commands straight to the transport.
       await Promise.all(
@@ -156,7 +227,12 @@ async function main(): Promise<void> {
         }
       });
       for (const c of calls) started.set(c.id, wall0);
+      const cpu0 = process.cpuUsage();
+      const loop0 = performance.eventLoopUtilization();
       const out = await executor.execute(calls, { deadlineMs: 30_000 });
+      const cpu = process.cpuUsage(cpu0);
+      loopBusyMs += performance.eventLoopUtilization(loop0).active;
+      cpuPerCall.push((cpu.user + cpu.system) / n);
       wallTotal += Number(process.hrtime.bigint() - wall0) / 1000;
       unsubscribe();
       const notDone = out.filter((o) => o.result.status !== "done");
@@ -164,6 +240,13 @@ async function main(): Promise<void> {
     }
     direct.sort((a, b) => a - b);
     viaExecutor.sort((a, b) => a - b);
+    cpuPerCall.sort((a, b) => a - b);
+    cpuFigures.push({
+      n,
+      meanUs: cpuPerCall.reduce((sum, us) => sum + us, 0) / rounds,
+      medianUs: quantile(cpuPerCall, 0.5),
+      loopBusyUs: (loopBusyMs * 1000) / (rounds * n),
+    });
     const d50 = quantile(direct, 0.5);
     const e50 = quantile(viaExecutor, 0.5);
     const e99 = quantile(viaExecutor, 0.99);
@@ -174,6 +257,8 @@ async function main(): Promise<void> {
   console.log(
     "target: executor p50 under 1000 µs at concurrency 1, fsync included (reachable only where the disk's own fsync is well under 1 ms)",
   );
+  printCpuFigures(cpuFigures);
+  console.log(`promises made per call at concurrency 1: ${(await promisesPerCall(executor, names)).toFixed(1)}`);
 
   // Memory: a long-running bridge must not grow with the number of calls it
   // has served (the ledger is on disk; in-memory maps are bounded).

@@ -124,8 +124,14 @@ function newMotionCall(asked: {
   deadline: CallDeadline;
   client: CallClient | undefined;
 }): MotionCall {
+  // Every field written out in one literal: one object shape for every call, not a spread grown field by field.
   return {
-    ...asked,
+    callId: asked.callId,
+    tool: asked.tool,
+    args: asked.args,
+    argsHash: asked.argsHash,
+    deadline: asked.deadline,
+    client: asked.client,
     resources: [...new Set(asked.tool.resources(asked.args))].sort(),
     lease: undefined,
     budgetMs: 0,

@@ -111,13 +111,32 @@ export function runStages(
   stages: readonly Stage[],
   call: MotionCall,
   d: MotionDeps,
-  from = 0,
 ): StageResult | Promise<StageResult> {
-  for (let i = from; i < stages.length; i++) {
+  for (let i = 0; i < stages.length; i++) {
     const answer = stages[i]!(call, d);
-    if (answer instanceof Promise)
-      return answer.then((settled) => (settled === CONTINUE ? runStages(stages, call, d, i + 1) : settled));
+    if (answer instanceof Promise) return runRest(answer, stages, i + 1, call, d);
     if (answer !== CONTINUE) return answer;
   }
   return CONTINUE;
+}
+
+/**
+ * The rest of `stages` once one of them returned a promise: one async loop
+ * for the whole call, each later promise awaited in place, rather than a
+ * chain of promises nested one per waiting stage (every link of which the
+ * call's result would travel back through).
+ */
+async function runRest(
+  pending: Promise<StageResult>,
+  stages: readonly Stage[],
+  from: number,
+  call: MotionCall,
+  d: MotionDeps,
+): Promise<StageResult> {
+  let answer = await pending;
+  for (let i = from; answer === CONTINUE && i < stages.length; i++) {
+    const next = stages[i]!(call, d);
+    answer = next instanceof Promise ? await next : next;
+  }
+  return answer;
 }

@@ -15,8 +15,11 @@ function haltSince(call: MotionCall, d: MotionDeps): ReturnType<HaltLog["latestS
   return d.arm.haltLog.latestSince(call.sentAt, Object.keys(call.command!.targets));
 }
 
-/** The motion's end, settled: by the arm's own report when it gave one, else by observing the arm. */
-export async function settleStage(call: MotionCall, d: MotionDeps): Promise<CallResult> {
+/**
+ * The motion's end, settled: by the arm's own report when it gave one, else by
+ * observing the arm. An end the arm reported is settled synchronously.
+ */
+export function settleStage(call: MotionCall, d: MotionDeps): CallResult | Promise<CallResult> {
   const command = call.command!;
   const end = call.end!;
   if (end.kind !== "ended" && end.kind !== "refused" && d.shutdown.aborted)
@@ -24,7 +27,7 @@ export async function settleStage(call: MotionCall, d: MotionDeps): Promise<Call
   let initialRecord: ActionRecord | undefined;
   switch (end.kind) {
     case "ended": {
-      const settled = await settleEnded(call, d, end);
+      const settled = settleEnded(call, d, end);
       if (settled) return settled;
       initialRecord = end.record;
       break;
@@ -51,12 +54,15 @@ export async function settleStage(call: MotionCall, d: MotionDeps): Promise<Call
   return settleByObservation(call, d, initialRecord, end.kind === "wait_ended");
 }
 
-/** The arm's terminal report: a record that can no longer start again. Undefined when it shows no end yet. */
-async function settleEnded(
+/**
+ * The arm's terminal report: a record that can no longer start again. Undefined when it shows no end yet; a
+ * promise only where a halt's answer may explain an interruption.
+ */
+function settleEnded(
   call: MotionCall,
   d: MotionDeps,
   end: Extract<MotionEnd, { kind: "ended" }>,
-): Promise<CallResult | undefined> {
+): CallResult | Promise<CallResult> | undefined {
   const command = call.command!;
   const o = call.tool.observe({
     command,
@@ -80,12 +86,8 @@ async function settleEnded(
     case "not_moved":
       return resultFromRow(d.settler.settle(command.actionId, { kind: "not_moved", reason: o.notes.join("; ") }, ctx));
     case "interrupted":
-      return resultFromRow(
-        d.settler.settle(
-          command.actionId,
-          await haltExplains({ kind: "interrupted", detail: o.notes.join("; ") }, call.sentAt, d),
-          ctx,
-        ),
+      return haltExplains({ kind: "interrupted", detail: o.notes.join("; ") }, call.sentAt, d).then((verdict) =>
+        resultFromRow(d.settler.settle(command.actionId, verdict, ctx)),
       );
     case "in_progress":
     case "no_evidence":
