@@ -8,7 +8,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { Logger } from "../../observability/logger.js";
 import { MCP_CALL_ID_META } from "../mcp/createMcpServer.js";
 import { ApiError } from "../../wire/client/ApiError.js";
