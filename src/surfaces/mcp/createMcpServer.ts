@@ -60,7 +60,9 @@ const INSTRUCTIONS =
   "armbridge drives a robot arm. Motion tools block until the motion ends. Read `status` in each result: " +
   "done; failed (nothing moved, you may re-run); unknown (do NOT re-run — a person must confirm it; its joints are blocked until then); " +
   "blocked (a joint awaits an operator); rejected (fix the arguments); skipped (no time left, nothing sent). " +
-  "Calls you make in parallel on different joints run together; calls sharing a joint run one after another.";
+  "Calls you make in parallel on different joints run together; calls sharing a joint run one after another. " +
+  "A lost connection or a cancelled request ends only your wait, never a motion already sent; to learn its result, " +
+  'send the same call again with the same _meta["armbridge/call_id"]: it is answered from the ledger, never run twice.';
 
 /**
  * An MCP server (low-level `Server`, so the declarations' JSON Schema is
