@@ -8,7 +8,8 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+  PROTOCOL_VERSION_META_KEY,
+} from "@modelcontextprotocol/server";
 import type { Logger } from "../../observability/logger.js";
 import { MCP_CALL_ID_META } from "../mcp/createMcpServer.js";
 import { ApiError } from "../../wire/client/ApiError.js";
@@ -168,12 +169,14 @@ export class McpStdioProxy {
     return { ...message, params: { ...params, _meta: { ...params._meta, [MCP_CALL_ID_META]: callId } } };
   }
 
-  #headers(): Record<string, string> {
+  #headers(message?: JSONRPCMessage): Record<string, string> {
+    const modern = message === undefined ? undefined : modernHeaders(message);
     return {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       ...(this.#session === undefined ? {} : { "mcp-session-id": this.#session }),
       ...(this.#protocolVersion === undefined ? {} : { [PROTOCOL_HEADER]: this.#protocolVersion }),
+      ...modern,
     };
   }
 
@@ -184,7 +187,7 @@ export class McpStdioProxy {
     signal?: AbortSignal,
   ): Promise<void> {
     const res = await this.#o.http.send("mcpPost", undefined, JSON.stringify(message), {
-      headers: this.#headers(),
+      headers: this.#headers(message),
       signal,
     });
     const session = res.headers.get("mcp-session-id") ?? undefined;
@@ -260,4 +263,34 @@ export class McpStdioProxy {
 
 function isMessage(m: unknown): m is JSONRPCMessage {
   return typeof m === "object" && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === "2.0";
+}
+
+/** The body field each method's `Mcp-Name` header mirrors (MCP 2026-07-28, Streamable HTTP). */
+const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+
+/**
+ * A 2026-07-28 host (its protocol version in the message's `_meta`, no
+ * session) has its message carry the headers that era requires on every POST:
+ * the version, `Mcp-Method`, and `Mcp-Name` where the method names a target.
+ * A 2025-era message gets none of them.
+ */
+function modernHeaders(message: JSONRPCMessage): Record<string, string> | undefined {
+  if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) return undefined;
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  const version = (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== "string") return undefined;
+  const field = MCP_NAME_SOURCE[message.method];
+  const name = field === undefined ? undefined : params[field];
+  return {
+    [PROTOCOL_HEADER]: version,
+    "mcp-method": message.method,
+    ...(typeof name === "string" ? { "mcp-name": name } : {}),
+  };
 }

@@ -1,8 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+  type Server,
+} from "@modelcontextprotocol/server";
 import { ArmbridgeError } from "../../errors.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
 import type { BridgePort, ToolDefinition } from "../../bridge/BridgePort.js";
@@ -21,21 +25,31 @@ export const DEFAULT_MAX_MCP_SESSIONS = 64;
 interface Session {
   readonly id: string;
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   lastUsed: number;
   /** tools/call handlers under way: a session with a call in flight is never evicted. */
   calls: number;
 }
 
 /**
- * MCP over Streamable HTTP (the SDK's transport), one MCP server per
- * session: every client that sends `initialize` gets a session id
- * (`mcp-session-id`), its own server, and its calls recorded under its
- * `clientInfo` name and that session. All sessions drive the same bridge, so
- * their calls queue on the joint locks with every other surface's. Bearer
- * token and Host allow-list are the HTTP app's, checked before a request
- * gets here. Responses to tools/call stream as SSE with the SDK's keep-alive
- * comments, so a client waiting minutes for a motion sees bytes flowing.
+ * MCP over Streamable HTTP, both protocol eras on one endpoint (the SDK's
+ * own era classification, isLegacyRequest, decides which a request is):
+ *
+ * - 2026-07-28 (stateless): every request carries its protocol version and
+ *   client info in `_meta`; each is answered by a server made for it
+ *   (createMcpHandler), its call recorded under the client it names. With no
+ *   session, a call's default id is random; a host that re-issues a call
+ *   after a broken stream names it with `_meta["armbridge/call_id"]`, which
+ *   survives the re-issue, and is answered from the ledger.
+ * - 2025-11-25 (sessions): every client that sends `initialize` gets a
+ *   session id (`mcp-session-id`), its own server, and its calls recorded
+ *   under its `clientInfo` name and that session.
+ *
+ * All drive the same bridge, so their calls queue on the joint locks with
+ * every other surface's. Bearer token, Host and Origin are the HTTP app's,
+ * checked before a request gets here. Responses to tools/call stream as SSE
+ * with the SDK's keep-alive comments, so a client waiting minutes for a
+ * motion sees bytes flowing.
  */
 export class McpHttpSessions {
   readonly #bridge: BridgePort<ToolDefinition>;
@@ -43,6 +57,7 @@ export class McpHttpSessions {
   readonly #deadlineMs: number | undefined;
   readonly #max: number;
   readonly #sessions = new Map<string, Session>();
+  readonly #stateless: McpHttpHandler;
   #closed = false;
 
   constructor(bridge: BridgePort<ToolDefinition>, options: McpHttpSessionsOptions = {}) {
@@ -50,41 +65,51 @@ export class McpHttpSessions {
     this.#log = (options.logger ?? silentLogger).child({ component: "mcp_http" });
     this.#deadlineMs = options.deadlineMs;
     this.#max = options.maxSessions ?? DEFAULT_MAX_MCP_SESSIONS;
+    this.#stateless = createMcpHandler(
+      () => createMcpServer(this.#bridge, { logger: this.#log, deadlineMs: this.#deadlineMs }),
+      {
+        // 2025-era requests are served by the sessions below, never reach this handler.
+        legacy: "reject",
+        responseMode: "sse",
+        onerror: (error) => this.#log.debug({ err: String(error) }, "MCP request refused"),
+      },
+    );
   }
 
   get sessionCount(): number {
     return this.#sessions.size;
   }
 
-  /** One request to `/mcp` (POST, GET or DELETE); `body` is the parsed JSON of a POST. */
-  async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const header = req.headers["mcp-session-id"];
-    const sessionId = Array.isArray(header) ? header[0] : header;
+  /**
+   * One request to `/mcp` (POST, GET or DELETE); `body` is the parsed JSON of
+   * a POST. The request's signal aborts when the client goes away.
+   */
+  async handle(request: Request, body: unknown): Promise<Response> {
+    const sessionId = request.headers.get("mcp-session-id") ?? undefined;
     if (sessionId !== undefined) {
       const session = this.#sessions.get(sessionId);
       if (!session)
-        return answerJsonRpcError(
-          res,
+        return jsonRpcError(
           404,
           -32001,
           "Session not found: it ended (DELETE, eviction, or a restart of serve); send initialize again",
         );
       session.lastUsed = Date.now();
-      await session.transport.handleRequest(req, res, body);
-      return;
+      return session.transport.handleRequest(request, { parsedBody: body });
     }
-    if (req.method !== "POST" || !isInitializeRequest(body)) {
-      return answerJsonRpcError(
-        res,
+    if (this.#closed) return jsonRpcError(503, -32000, "The bridge is shutting down");
+    if (!(await isLegacyRequest(request, body))) return this.#stateless.fetch(request, { parsedBody: body });
+    if (request.method !== "POST" || !isInitializeRequest(body)) {
+      return jsonRpcError(
         400,
         -32000,
-        "Bad Request: no mcp-session-id header; a session starts with an initialize request",
+        "Bad Request: no mcp-session-id header; a session starts with an initialize request " +
+          "(2025-11-25), or each request carries _meta io.modelcontextprotocol/protocolVersion (2026-07-28)",
       );
     }
-    if (this.#closed) return answerJsonRpcError(res, 503, -32000, "The bridge is shutting down");
     this.#makeRoom();
     const session = this.#open();
-    await session.transport.handleRequest(req, res, body);
+    return session.transport.handleRequest(request, { parsedBody: body });
   }
 
   /** Closes every session (their streams end; calls in flight were ended by the executor's close). */
@@ -92,12 +117,15 @@ export class McpHttpSessions {
     this.#closed = true;
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
-    await Promise.all(all.map((s) => s.server.close().catch(() => undefined)));
+    await Promise.all([
+      this.#stateless.close().catch(() => undefined),
+      ...all.map((s) => s.server.close().catch(() => undefined)),
+    ]);
   }
 
   #open(): Session {
     let id: string | undefined;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
         id = sid;
@@ -154,8 +182,6 @@ export class McpHttpSessions {
 }
 
 /** A JSON-RPC error as the SDK's transport answers one (no id: it answers no request it could read). */
-function answerJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res
-    .writeHead(status, { "content-type": "application/json" })
-    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  CLIENT_INFO_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
+  type Implementation,
+  type ServerContext,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { BridgePort, CallClient, ExecutorEvent, ToolDefinition } from "../../bridge/BridgePort.js";
 import { mcpSessionCallId, normalizeClient, paceWords } from "../../bridge/portVocabulary.js";
 import { silentLogger, type Logger } from "../../observability/logger.js";
@@ -21,9 +22,10 @@ export interface McpServerOptions {
   /** The run deadline each tools/call inherits (ms). Default: the executor's. */
   readonly deadlineMs?: number | undefined;
   /**
-   * The MCP session this server answers (Streamable HTTP's `mcp-session-id`,
-   * or `stdio`): recorded with every call as the client's session, and, over
-   * HTTP, part of each call's default id (see MCP_CALL_ID_META).
+   * The MCP session this server answers (Streamable HTTP's `mcp-session-id`
+   * on the 2025-11-25 protocol, or `stdio`): recorded with every call as the
+   * client's session, and, over HTTP, part of each call's default id (see
+   * MCP_CALL_ID_META). The 2026-07-28 protocol has no sessions: undefined.
    */
   readonly session?: (() => string | undefined) | undefined;
   /**
@@ -58,14 +60,18 @@ const INSTRUCTIONS =
   "armbridge drives a robot arm. Motion tools block until the motion ends. Read `status` in each result: " +
   "done; failed (nothing moved, you may re-run); unknown (do NOT re-run — a person must confirm it; its joints are blocked until then); " +
   "blocked (a joint awaits an operator); rejected (fix the arguments); skipped (no time left, nothing sent). " +
-  "Calls you make in parallel on different joints run together; calls sharing a joint run one after another.";
+  "Calls you make in parallel on different joints run together; calls sharing a joint run one after another. " +
+  "A lost connection or a cancelled request ends only your wait, never a motion already sent; to learn its result, " +
+  'send the same call again with the same _meta["armbridge/call_id"]: it is answered from the ledger, never run twice.';
 
 /**
  * An MCP server (low-level `Server`, so the declarations' JSON Schema is
  * passed through as-is) exposing every tool of the registry. Each tools/call
  * goes through `executor.execute` like any other surface, and is answered
  * with the same three-valued result (see toCallToolResult for isError).
- * Connect it to a transport with `server.connect(transport)`.
+ * Served per request (2026-07-28) or per session (2025-11-25) by
+ * McpHttpSessions, per connection by the SDK's `serveStdio`: the same
+ * server for both protocol eras.
  *
  * The low-level `Server` (which the SDK marks deprecated for everyday use in
  * favour of `McpServer`) on purpose: `McpServer` builds input schemas from zod
@@ -82,41 +88,46 @@ export function createMcpServer(bridge: BridgePort<ToolDefinition>, options: Mcp
 
   const tools = toolsOf(bridge);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler("tools/list", () => ({ tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     // A tool that does not exist is a protocol error, not a tool result: MCP
     // (revision 2025-11-25, server/tools, "Error Handling") lists unknown
     // tools among the JSON-RPC errors, its example -32602. Bad arguments to
     // a known tool stay a tool result (isError) the model can correct.
     if (!bridge.tools.get(name))
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool: ${JSON.stringify(name.slice(0, 200))}; tools/list names the tools`,
       );
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const hostCallId = meta?.[MCP_CALL_ID_META];
     const session = options.session?.();
-    const callId = callIdOf(hostCallId, options.sessionScopedIds === true ? session : undefined, extra.requestId);
-    const client = clientOf(server.getClientVersion(), session);
+    const callId = callIdOf(hostCallId, options.sessionScopedIds === true ? session : undefined, ctx.mcpReq.id);
+    const client = clientOf(clientInfoOf(server, ctx), session);
     const progressToken = meta?.progressToken;
 
     const unsubscribe =
       typeof progressToken === "string" || typeof progressToken === "number"
-        ? forwardProgress(bridge, callId, progressToken, extra, log)
+        ? forwardProgress(bridge, callId, progressToken, ctx.mcpReq.notify, log)
         : undefined;
     options.onCallCount?.(1);
     try {
-      // `extra.signal` fires when the host cancels the request: that ends our
-      // waiting, never the motion, which is still settled by observation.
+      // `signal` fires when the host cancels the request — notifications/cancelled,
+      // or, on Streamable HTTP, the client dropping the request's response stream
+      // (MCP 2026-07-28 counts a disconnect as cancellation of that request). Either
+      // ends our waiting only: a motion already sent is not stopped (stop and HALT
+      // do that), it settles by completion or observation, and its answer stays in
+      // the ledger under the call id for the request the client re-issues.
       const [response] = await bridge.execute([{ id: callId, name, args: args ?? {} }], {
-        signal: extra.signal,
+        signal: ctx.mcpReq.signal,
         client,
         ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       });
       if (!response) throw new Error("the executor returned no response");
-      const result = toCallToolResult(response);
+      // The era's codec shapes the result (identity for our object-shaped structuredContent).
+      const result = server.projectCallToolResult(toCallToolResult(response), CALL_RESULT_OUTPUT_SCHEMA);
       const action = "action_id" in response.result ? response.result.action_id : undefined;
       log.info(
         {
@@ -164,13 +175,8 @@ function callIdOf(hostCallId: unknown, session: string | undefined, requestId: s
       : `mcp_${randomUUID()}`;
 }
 
-/** What forwardProgress needs of a request's `extra`: its notification channel to the host. */
-interface ProgressSender {
-  sendNotification(notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; message: string };
-  }): Promise<void>;
-}
+/** A request's notification channel to the host (`ctx.mcpReq.notify`). */
+type ProgressSender = ServerContext["mcpReq"]["notify"];
 
 /**
  * Progress notifications (queued → started → timed out) let a host show
@@ -180,7 +186,7 @@ function forwardProgress(
   bridge: BridgePort<ToolDefinition>,
   callId: string,
   progressToken: string | number,
-  extra: ProgressSender,
+  notify: ProgressSender,
   log: Logger,
 ): () => void {
   let progress = 0;
@@ -188,18 +194,32 @@ function forwardProgress(
     const text = progressText(e, callId);
     if (text === undefined) return;
     progress += 1;
-    extra
-      .sendNotification({
-        method: "notifications/progress",
-        params: { progressToken, progress, message: text },
-      })
-      .catch((error: unknown) => {
-        log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
-      });
+    notify({
+      method: "notifications/progress",
+      params: { progressToken, progress, message: text },
+    }).catch((error: unknown) => {
+      log.debug({ call_id: callId, err: String(error) }, "progress notification not delivered");
+    });
   });
 }
 
-/** The MCP client as its `initialize` named itself (`clientInfo`), in its session. */
+/**
+ * Who asked: on the 2026-07-28 protocol every request names its client in
+ * `_meta` (the envelope the SDK lifts out); on 2025-11-25 the session's
+ * `initialize` did.
+ */
+function clientInfoOf(server: Server, ctx: ServerContext): Implementation | undefined {
+  const perRequest = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY];
+  if (isImplementation(perRequest)) return perRequest;
+  // The accessor is deprecated only for the 2026-07-28 era, answered above.
+  return server.getClientVersion();
+}
+
+function isImplementation(value: unknown): value is Implementation {
+  return typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string";
+}
+
+/** The MCP client as it named itself (`clientInfo`), in its session. */
 function clientOf(
   info: { readonly name: string; readonly version?: string } | undefined,
   session: string | undefined,

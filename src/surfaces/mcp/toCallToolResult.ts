@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CallResponse, CallStatus } from "../../bridge/BridgePort.js";
 import { CALL_STATUSES } from "../../bridge/portVocabulary.js";
 import { resultOf, toFunctionResponse } from "../toFunctionResponse.js";

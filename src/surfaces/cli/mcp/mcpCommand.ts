@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio as serveMcpStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../../bridge/Bridge.js";
 import { packageRoot } from "../../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../../errors.js";
@@ -162,10 +162,6 @@ async function serveStdio(
   logger: Logger,
 ): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
-  const server = createMcpServer(bridge, { logger, deadlineMs: mode.deadlineMs, session: () => "stdio" });
-  const transport = new StdioServerTransport(stdin, io.stdout as Writable);
-  scope.add("MCP transport", () => server.close().catch(() => undefined));
-  scope.add("waits", () => bridge.endWaits());
   let stopListening: (() => void) | undefined;
   let hostGone: ((why: string) => void) | undefined;
   const ended = new Promise<string>((resolve) => {
@@ -173,8 +169,15 @@ async function serveStdio(
     stopListening = onStopSignals(resolve, "once");
     stdin.once("end", () => resolve("stdin closed"));
     stdin.once("close", () => resolve("stdin closed"));
-    server.onclose = () => resolve("transport closed");
   });
+  // The SDK's stdio entry picks the protocol era from the host's first message
+  // (initialize: 2025-11-25; a request with _meta: 2026-07-28) and pins one
+  // server for the connection; each server it makes answers from this bridge.
+  // The host going away is seen on stdin and stdout, not on a server's close: a
+  // server made only to answer a `server/discover` probe is closed while the host stays.
+  const factory = (): ReturnType<typeof createMcpServer> =>
+    createMcpServer(bridge, { logger, deadlineMs: mode.deadlineMs, session: () => "stdio" });
+  const transport = new StdioServerTransport(stdin, io.stdout as Writable);
   // A host that went away leaves a pipe nobody reads: the next answer meets
   // EPIPE, which without a listener is an uncaught error that kills the
   // process before the ledger is closed. Left attached after shutdown on
@@ -183,7 +186,12 @@ async function serveStdio(
     hostGone?.(`stdout closed (${error.code ?? error.message})`);
   io.stdout.on("error", onStdoutError);
   try {
-    await server.connect(transport);
+    const served = serveMcpStdio(factory, {
+      transport,
+      onerror: (error) => logger.warn({ err: error.message }, "MCP on stdio: a message could not be served"),
+    });
+    scope.add("MCP transport", () => served.close().catch(() => undefined));
+    scope.add("waits", () => bridge.endWaits());
     logger.info({ tools: bridge.registry.names() }, "MCP server ready on stdio");
     const why = await ended;
     logger.info(
