@@ -77,8 +77,9 @@ async function moveJoints(
   executor: ReturnType<typeof composeExecutor>,
   positions: Record<string, number>,
   speed: number,
+  id = "m",
 ) {
-  const [r] = await executor.execute([{ id: "m", name: "move_joints", args: { positions, speed } }], {
+  const [r] = await executor.execute([{ id, name: "move_joints", args: { positions, speed } }], {
     deadlineMs: 30_000,
   });
   return r!.result;
@@ -155,4 +156,28 @@ describe("speed caps on the spline JTC runs (FR3: config/franka-fr3-ros2.yaml on
     },
     30_000,
   );
+});
+
+describe("ros2.joint_limit_margin_rad on the FR3 (libfranka's position-dependent velocity limit)", () => {
+  it("a target within the margin of a joint limit is refused before anything is sent, naming the margin, the reason and the nearest target allowed", async () => {
+    const config = loadConfig(FR3_PATH);
+    expect(config.ros2?.jointLimitMarginRad).toBe(0.05);
+    const { executor, jtc } = await armOn(config, frankaDouble(config));
+    // fr3_joint7's max is 3.0159: 3.0 is 15.9 mrad inside it.
+    const result = await moveJoints(executor, { fr3_joint7: 3.0 }, 1);
+    expect(result.status, result.message).toBe("failed");
+    expect(result.message).toMatch(
+      /fr3_joint7 target 3 rad is within ros2\.joint_limit_margin_rad 0\.05 of its max 3\.0159/,
+    );
+    expect(result.message).toMatch(/reflex/);
+    expect(result.message).toMatch(/choose a target no higher than 2\.9659 rad/);
+    // The double's record: nothing was sent, nothing moved.
+    expect(jtc.goals).toHaveLength(0);
+    expect(jtc.commanded).toHaveLength(0);
+    // Just outside the margin the same joint moves, and brakes within max_acceleration into the target.
+    const near = await moveJoints(executor, { fr3_joint7: 2.96 }, 1, "m2");
+    expect(near, near.message).toMatchObject({ status: "done", settled_by: "completion" });
+    expect(jtc.goals).toHaveLength(1);
+    expectWithinCaps(config, jtc, 1);
+  }, 30_000);
 });

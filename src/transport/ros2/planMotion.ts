@@ -5,6 +5,7 @@ import type { ArmStatus, MotionCommand, MotionEnd } from "../Transport.js";
 import { buildTrajectoryGoal, restToRestTime, type JointLimits } from "./buildTrajectoryGoal.js";
 import type { GoalServer } from "./GoalRun.js";
 import { buildGripperGoal } from "./gripperMapping.js";
+import { jointLimitMarginViolation } from "./jointLimitMargin.js";
 import type { RclActionClient } from "./rclTypes.js";
 import type { Ros2Setup } from "./resolveRos2Setup.js";
 import type { ServerRegistry } from "./ServerRegistry.js";
@@ -66,6 +67,8 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
       },
     };
   }
+  const nearLimit = jointLimitMarginViolation(command.targets, p.actuators, setup.options.jointLimitMarginRad ?? 0);
+  if (nearLimit) return { refused: refusal(id, nearLimit) };
   const start: Record<string, number> = {};
   for (const axis of Object.keys(command.targets)) {
     const pos = status.axes[axis]?.position;
