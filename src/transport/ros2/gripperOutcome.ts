@@ -112,6 +112,8 @@ function frankaOutcome(
     return {
       state: "faulted",
       detail: `${text}: refused before moving (the width was out of range, or the gripper gave no state)`,
+      // franka_gripper logs which: "Commanding out of range width! max_width = …" (0 on a Hand not homed).
+      causeOnRosout: true,
     };
   const moved = Math.abs(position - ctx.start) > ctx.tolerance;
   if (closing && width > targetWidth + ctx.graspEpsilonOuter) {
