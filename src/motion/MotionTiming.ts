@@ -7,14 +7,13 @@
 export type MotionTiming =
   /**
    * One trajectory per controller (ROS JointTrajectoryController): all its
-   * axes follow one time law along the straight joint-space line, a cubic
-   * from rest to rest (JTC interpolates a point with zero end velocities as
-   * a cubic spline) over the slowest axis's rest-to-rest time at speed ×
+   * axes follow one trapezoidal time law along the straight joint-space line
+   * (synchronizedTrapezoid), the shortest that keeps each axis within speed ×
    * max_velocity and speed × max_acceleration, and no shorter than
    * `minDurationS`. `groups`: the axes of each controller.
    */
   | {
-      readonly kind: "synchronized_cubic";
+      readonly kind: "synchronized_trapezoid";
       readonly groups: readonly (readonly string[])[];
       readonly minDurationS: number;
     }

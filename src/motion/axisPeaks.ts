@@ -1,6 +1,7 @@
 import type { Actuator } from "../config/actuators.js";
 import type { MotionTiming } from "./MotionTiming.js";
 import { restToRestTime } from "../protocol/restToRestTime.js";
+import { synchronizedTrapezoid } from "./synchronizedTrapezoid.js";
 
 /** Per axis of a motion: the fastest it will move (rad/s), and, for a synchronised straight line, the peak rate of progress along it (1/s). */
 export interface AxisPeaks {
@@ -47,21 +48,30 @@ export function axisPeaks(
       }
       return { velocity, pathRate: undefined };
     }
-    case "synchronized_cubic": {
+    case "synchronized_trapezoid": {
       const groups = timing.groups.map((g) => g.filter((axis) => axes.includes(axis))).filter((g) => g.length > 0);
       // Axes no controller lists are timed on their own.
       const listed = new Set(groups.flat());
       for (const axis of axes) if (!listed.has(axis)) groups.push([axis]);
       let pathRate: number | undefined;
       for (const group of groups) {
-        let T = timing.minDurationS;
-        for (const axis of group) {
-          const a = actuators.get(axis);
-          if (a) T = Math.max(T, restToRestTime(travel(axis), a.maxVelocity * speed, a.maxAcceleration * speed));
-        }
-        // s(τ) = 3τ² − 2τ³ over T: the fastest progress is 1.5 / T, at mid-time.
-        for (const axis of group) velocity[axis] = T > 0 ? (1.5 * travel(axis)) / T : 0;
-        pathRate = groups.length === 1 && T > 0 ? 1.5 / T : undefined;
+        const law = synchronizedTrapezoid(
+          group.flatMap((axis) => {
+            const a = actuators.get(axis);
+            return a
+              ? [
+                  {
+                    distance: travel(axis),
+                    maxVelocity: a.maxVelocity * speed,
+                    maxAcceleration: a.maxAcceleration * speed,
+                  },
+                ]
+              : [];
+          }),
+          timing.minDurationS,
+        );
+        for (const axis of group) velocity[axis] = travel(axis) * law.peakRate;
+        pathRate = groups.length === 1 ? law.peakRate : undefined;
       }
       return { velocity, pathRate };
     }

@@ -138,7 +138,7 @@ function toolSpeedBound(
     if (targets[n] !== undefined) delta[k] = (targets[n] ?? 0) - (q0[k] ?? 0);
   const moving = kin.jointNames.filter((n) => targets[n] !== undefined);
   const oneTimeLaw =
-    timing.kind === "synchronized_cubic" &&
+    timing.kind === "synchronized_trapezoid" &&
     flights.length === 0 &&
     timing.groups.some((g) => moving.every((n) => g.includes(n)));
   if (oneTimeLaw) {

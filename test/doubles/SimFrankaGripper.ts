@@ -53,6 +53,12 @@ export interface SimFrankaGripperOptions {
   /** The node's `joint_names`: `<robot_type>_finger_joint1/2`. */
   readonly joints?: readonly [string, string];
   readonly maxWidth?: number;
+  /**
+   * false: the Hand has not been homed since power-up, and libfranka's GripperState reports
+   * max_width 0 until it is (frankarobotics/franka_ros#276): franka_gripper then refuses every width
+   * above 0 as out of range. `home()` models the ~/homing action. Default true.
+   */
+  readonly homed?: boolean;
   /** default_speed (m/s). */
   readonly speed?: number;
   readonly epsilonInner?: number;
@@ -75,6 +81,8 @@ export class SimFrankaGripper extends SimActionServer {
   readonly joints: readonly [string, string];
   readonly node = "franka_gripper";
   readonly maxWidth: number;
+  /** Whether the Hand has been homed (see SimFrankaGripperOptions.homed). */
+  homed: boolean;
   /** An object between the fingers: closing stops at its width. */
   objectWidth: number | undefined;
   #failNext: string | undefined;
@@ -93,6 +101,7 @@ export class SimFrankaGripper extends SimActionServer {
     super(options.actionName ?? "/franka_gripper/gripper_action", TYPE_GRIPPER);
     this.joints = options.joints ?? ["fr3_finger_joint1", "fr3_finger_joint2"];
     this.maxWidth = options.maxWidth ?? 0.08;
+    this.homed = options.homed ?? true;
     const w = options.width ?? this.maxWidth;
     for (const j of this.joints) world.drive(j, w / 2, 0);
     this.#statePublisher = world.bus.advertise(`/${this.node}/joint_states`, "sensor_msgs/msg/JointState", this.node);
@@ -100,6 +109,12 @@ export class SimFrankaGripper extends SimActionServer {
 
   get width(): number {
     return 2 * this.world.position(this.joints[0]);
+  }
+
+  /** ~/homing: libfranka's homing runs the fingers through their stroke and leaves them open, max_width known. */
+  home(): void {
+    this.homed = true;
+    for (const j of this.joints) this.world.drive(j, this.maxWidth / 2, 0);
   }
 
   /** The next command fails the way libfranka reports a gripper error (kFail). */
@@ -147,11 +162,12 @@ export class SimFrankaGripper extends SimActionServer {
     const target = 2 * command.position;
     this.commandedWidths.push(target);
     const width = this.width;
-    if (target > this.maxWidth || target < 0) {
+    const maxWidth = this.homed ? this.maxWidth : 0;
+    if (target > maxWidth || target < 0) {
       this.world.log(
         this.node,
         LOG_LEVEL.ERROR,
-        `GripperServer: Commanding out of range width! max_width = ${this.maxWidth} command = ${target}`,
+        `GripperServer: Commanding out of range width! max_width = ${maxWidth} command = ${target}`,
       );
       record.finish(GOAL_STATUS.ABORTED, this.emptyResult());
       return;

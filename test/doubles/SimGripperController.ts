@@ -44,6 +44,13 @@ export interface SimGripperOptions {
   readonly stallVelocityThreshold?: number;
   /** allow_stalling: a stall succeeds (stalled true, reached_goal false) instead of aborting. */
   readonly allowStalling?: boolean;
+  /**
+   * The hardware's velocity state: `measured` (the joint's velocity with its noise), or `never_updated`:
+   * ros2_robotiq_gripper's hardware interface sets it to 0 on activation and read() never writes it
+   * (robotiq_driver/src/hardware_interface.cpp, PickNikRobotics/ros2_robotiq_gripper @ 04412cc3), so the
+   * stall check sees a gripper at rest from the first cycle.
+   */
+  readonly velocityState?: "measured" | "never_updated";
 }
 
 export class SimGripperController extends SimActionServer {
@@ -143,8 +150,8 @@ export class SimGripperController extends SimActionServer {
       return;
     }
     // check_for_success: movement is judged on the velocity state interface, noise included.
-    if (Math.abs(this.world.measuredVelocity(joint)) > (this.options.stallVelocityThreshold ?? 0.001))
-      this.lastMoveMs = nowMs;
+    const velocity = this.options.velocityState === "never_updated" ? 0 : this.world.measuredVelocity(joint);
+    if (Math.abs(velocity) > (this.options.stallVelocityThreshold ?? 0.001)) this.lastMoveMs = nowMs;
     else if (nowMs - this.lastMoveMs > (this.options.stallTimeoutS ?? 1.0) * 1000) {
       active.requestEnd(this.options.allowStalling ? "succeed" : "abort", this.#result(false, true));
       this.active = undefined;

@@ -21,6 +21,8 @@
  *   versions: controllerVersions.ts
  *
  * What it reproduces:
+ * - JTC's spline between the points, linear, cubic or quintic by which fields the points carry
+ *   (jtcSpline.ts), the first segment from the measured positions and velocities;
  * - trajectory time advances by `period × scaling_factor_` ([JTC-42] `traj_time_ +=`), the scaling
  *   coming from the hardware on UR, from `~/speed_scaling_input` or
  *   `speed_scaling.initial_scaling_factor` on stock JTC ≥ 4.39 (position command interfaces only);
@@ -42,6 +44,7 @@
  *   "Current goal cancelled during deactivate transition.".
  */
 import { jtcTraits, type JtcTraits } from "./controllerVersions.js";
+import { sampleJtcSegment, type SplineEnd, type SplineSample } from "./jtcSpline.js";
 import type { GoalRecord } from "./simGoalHandles.js";
 import { SimActionServer, type PreemptionMode } from "./simGoalHandles.js";
 import { rosTime, type SimWorld } from "./simWorld.js";
@@ -99,10 +102,12 @@ interface TrajectoryPlan {
   readonly startPositions: readonly number[];
   /** Start velocities in trajectory time: the measured physical velocities, taken as they are. */
   readonly startVelocities: readonly number[];
+  /** Velocities and accelerations as the goal gave them: an absent field changes JTC's spline (jtcSpline.ts). */
   readonly points: ReadonlyArray<{
     readonly t: number;
     readonly positions: readonly number[];
-    readonly velocities: readonly number[];
+    readonly velocities: readonly number[] | undefined;
+    readonly accelerations: readonly number[] | undefined;
   }>;
   readonly goalTolerance: ReadonlyMap<string, { position: number; velocity: number }>;
   readonly pathTolerance: ReadonlyMap<string, number>;
@@ -117,6 +122,15 @@ interface Ramp {
   readonly a: number;
 }
 
+/** One control cycle's command for a goal, in physical units (speed scaling applied). */
+export interface CommandedSample {
+  readonly goalId: number;
+  readonly atMs: number;
+  readonly positions: readonly number[];
+  readonly velocities: readonly number[];
+  readonly accelerations: readonly number[];
+}
+
 export type StopReason = "cancel" | "path_tolerance" | "goal_time" | "deactivate";
 
 /** A stop the controller made, with the deceleration it asked of the arm: the double's ground truth of how hard it stopped. */
@@ -126,23 +140,6 @@ export interface StopRecord {
   /** Physical rad/s²: |v| / control period for a hold, s²·max_deceleration_on_cancel for a ramp. */
   readonly peakDeceleration: number;
   readonly atMs: number;
-}
-
-/** A cubic Hermite segment: position and first/second derivatives at u ∈ [0, 1]. */
-export function hermite(
-  p0: number,
-  v0: number,
-  p1: number,
-  v1: number,
-  T: number,
-  u: number,
-): { p: number; v: number; a: number } {
-  const u2 = u * u;
-  const u3 = u2 * u;
-  const p = (2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * T * v0 + (-2 * u3 + 3 * u2) * p1 + (u3 - u2) * T * v1;
-  const dp = (6 * u2 - 6 * u) * p0 + (3 * u2 - 4 * u + 1) * T * v0 + (-6 * u2 + 6 * u) * p1 + (3 * u2 - 2 * u) * T * v1;
-  const ddp = (12 * u - 6) * p0 + (6 * u - 4) * T * v0 + (-12 * u + 6) * p1 + (6 * u - 2) * T * v1;
-  return { p, v: dp / T, a: ddp / (T * T) };
 }
 
 function seconds(t: { sec: number; nanosec: number } | undefined): number {
@@ -162,6 +159,7 @@ type FjtGoal = {
     points: Array<{
       positions: ArrayLike<number>;
       velocities?: ArrayLike<number>;
+      accelerations?: ArrayLike<number>;
       time_from_start: { sec: number; nanosec: number };
     }>;
   };
@@ -179,6 +177,8 @@ export class SimTrajectoryController extends SimActionServer {
   /** Stock JTC's scaling_factor_ (≥ 4.39): speed_scaling.initial_scaling_factor, then ~/speed_scaling_input. */
   scalingFactor: number;
   readonly stops: StopRecord[] = [];
+  /** Every control cycle's command while a goal runs: the double's record of how fast the arm was told to move. */
+  readonly commanded: CommandedSample[] = [];
   #ramps: Ramp[] | undefined;
   #rampTimeS = 0;
   #firstSample = false;
@@ -315,7 +315,8 @@ export class SimTrajectoryController extends SimActionServer {
       points: g.trajectory.points.map((p) => ({
         t: seconds(p.time_from_start),
         positions: Array.from(p.positions),
-        velocities: p.velocities && p.velocities.length > 0 ? Array.from(p.velocities) : joints.map(() => 0),
+        velocities: p.velocities && p.velocities.length > 0 ? Array.from(p.velocities) : undefined,
+        accelerations: p.accelerations && p.accelerations.length > 0 ? Array.from(p.accelerations) : undefined,
       })),
       goalTolerance: tolerance,
       pathTolerance: path,
@@ -334,14 +335,9 @@ export class SimTrajectoryController extends SimActionServer {
     if (first) {
       let peak = 0;
       plan.joints.forEach((_, i) => {
-        const args = [
-          plan.startPositions[i] ?? 0,
-          plan.startVelocities[i] ?? 0,
-          first.positions[i] ?? 0,
-          first.velocities[i] ?? 0,
-          first.t,
-        ] as const;
-        peak = Math.max(peak, Math.abs(hermite(...args, 0).a), Math.abs(hermite(...args, 1).a));
+        const from = { p: plan.startPositions[i] ?? 0, v: plan.startVelocities[i] };
+        const to = { p: first.positions[i] ?? 0, v: first.velocities?.[i], a: first.accelerations?.[i] };
+        for (const u of [0, first.t]) peak = Math.max(peak, Math.abs(sampleJtcSegment(from, to, first.t, u).a));
       });
       record.peakAcceleration = peak * scaling * scaling;
     }
@@ -441,31 +437,38 @@ export class SimTrajectoryController extends SimActionServer {
     const beforeLast = elapsed < end.t;
     const desired: number[] = [];
     const desiredV: number[] = [];
+    const desiredA: number[] = [];
     plan.joints.forEach((_, i) => {
-      let from = plan.startPositions[i] ?? 0;
-      let fromV = plan.startVelocities[i] ?? 0;
+      // The state before the trajectory: velocities from the velocity state interface, no accelerations.
+      let from: SplineEnd = { p: plan.startPositions[i] ?? 0, v: plan.startVelocities[i] };
       let t0 = 0;
-      let p = from;
-      let v = 0;
+      let sample: SplineSample = { p: from.p, v: 0, a: 0 };
       for (const point of plan.points) {
-        const to = point.positions[i] ?? from;
-        const toV = point.velocities[i] ?? 0;
+        const to: SplineEnd = {
+          p: point.positions[i] ?? from.p,
+          v: point.velocities?.[i],
+          a: point.accelerations?.[i],
+        };
         if (elapsed < point.t) {
-          const dur = point.t - t0;
-          const s = hermite(from, fromV, to, toV, dur, Math.max(0, (elapsed - t0) / dur));
-          p = s.p;
-          v = s.v * scaling;
+          sample = sampleJtcSegment(from, to, point.t - t0, Math.max(0, elapsed - t0));
           break;
         }
         from = to;
-        fromV = toV;
         t0 = point.t;
-        p = to;
-        v = 0;
+        sample = { p: to.p, v: 0, a: 0 };
       }
-      desired.push(p);
-      desiredV.push(v);
+      desired.push(sample.p);
+      desiredV.push(sample.v * scaling);
+      desiredA.push(sample.a * scaling * scaling);
     });
+    if (this.active)
+      this.commanded.push({
+        goalId: this.active.id,
+        atMs: this.world.now(),
+        velocities: desiredV,
+        accelerations: desiredA,
+        positions: desired,
+      });
     // The state is read before this cycle's command is written: the error is desired − measured.
     const actual = plan.joints.map((j) => this.world.position(j));
     const error = desired.map((d, i) => d - (actual[i] ?? 0));

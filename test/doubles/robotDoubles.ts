@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import type { ArmConfig } from "../../src/config/ArmConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
 import type { RclnodejsDoubleOptions } from "./SimulatedRosGraph.js";
@@ -26,14 +27,17 @@ export type UrDriverRelease = "scaled" | "stock_jtc";
  * `constraints: {stopped_velocity_tolerance: 0.2, goal_time: 0.0, <joint>: {trajectory: 0.2, goal: 0.1}}`,
  * speed scaling from the hardware (the teach pendant's slider) and its
  * speed_scaling_state_broadcaster, a 500 Hz control loop (e-Series), and the
- * URDF on /robot_description. With a Robotiq 2F-85 (ros2_robotiq_gripper
- * main, robotiq_description/config/robotiq_controllers.yaml): allow_stalling
- * true, stall_timeout 0.05, goal_tolerance 0.02.
+ * URDF on /robot_description. With a Robotiq 2F-85: the real driver's velocity state, never
+ * updated (SimGripperController `never_updated`), under the controller settings armbridge ships
+ * (launch/robotiq_gripper_controller.yaml); `robotiq: "upstream"` keeps ros2_robotiq_gripper's own
+ * (main, robotiq_description/config/robotiq_controllers.yaml: allow_stalling true, stall_timeout
+ * 0.05, goal_tolerance 0.02), under which every goal stalls 50 ms in.
  */
 export function urDriverDouble(
   config: ArmConfig,
   speedScaling = 1,
   driver: UrDriverRelease = "scaled",
+  robotiqSettings: "shipped" | "upstream" = "shipped",
 ): Partial<RclnodejsDoubleOptions> {
   const controller = config.ros2?.controllers[0];
   const name =
@@ -61,9 +65,10 @@ export function urDriverDouble(
             kind: robotiq.kind === "parallel_gripper" ? "parallel_gripper" : "gripper_command",
             joint: robotiq.joint,
             velocity: 0.4,
-            goalTolerance: 0.02,
-            stallTimeoutS: 0.05,
-            allowStalling: true,
+            velocityState: "never_updated" as const,
+            ...(robotiqSettings === "shipped"
+              ? robotiqShippedSettings()
+              : { goalTolerance: 0.02, stallTimeoutS: 0.05, allowStalling: true }),
           },
         }
       : {}),
@@ -71,6 +76,19 @@ export function urDriverDouble(
     speedScalingBroadcaster: true,
     controlPeriodS: 0.002,
     robotDescription: { urdf: fixture("ur5e.urdf") },
+  };
+}
+
+/** launch/robotiq_gripper_controller.yaml, as the controller would read it. */
+function robotiqShippedSettings(): { goalTolerance: number; stallTimeoutS: number; allowStalling: boolean } {
+  const file = parseYaml(readFileSync(join(packageRoot(), "launch", "robotiq_gripper_controller.yaml"), "utf8")) as {
+    robotiq_gripper_controller: { ros__parameters: Record<string, unknown> };
+  };
+  const p = file.robotiq_gripper_controller.ros__parameters;
+  return {
+    goalTolerance: Number(p.goal_tolerance),
+    stallTimeoutS: Number(p.stall_timeout),
+    allowStalling: p.allow_stalling === true,
   };
 }
 

@@ -371,7 +371,14 @@ describe("10. the hold goal for a foreign motion brakes within the configured ac
     o.double.world.sendForeignGoal("joint_trajectory_controller", {
       trajectory: {
         joint_names: JOINTS,
-        points: [{ positions: [1.0, ...HOME.slice(1)], velocities: [], time_from_start: { sec: 2, nanosec: 0 } }],
+        // Velocities given: JTC interpolates a cubic (peak 0.75 rad/s); positions alone would be linear at 0.5.
+        points: [
+          {
+            positions: [1.0, ...HOME.slice(1)],
+            velocities: JOINTS.map(() => 0),
+            time_from_start: { sec: 2, nanosec: 0 },
+          },
+        ],
       },
     });
     await until(o, (s) => s.axes.shoulder_pan!.velocity > 0.6);

@@ -13,7 +13,7 @@ import { testConfig } from "../support/testConfig.js";
  * limits.max_tool_speed_mps: the bound the limit uses must hold for the way
  * each transport really times a motion. Each motion is run here as the
  * transport runs it — firmware-sim's own trapezoids on one shared duration,
- * each servo on its own profile, a JTC cubic — and the tool's speed measured
+ * each servo on its own profile, a JTC trajectory on one synchronised trapezoid — and the tool's speed measured
  * by finite differences of FK at 4,000 instants.
  */
 const ISO_10218_REDUCED_SPEED = 0.25;
@@ -29,7 +29,7 @@ const HOME: Record<string, number> = Object.fromEntries(config.arm.joints.map((j
 const TIMINGS: Record<MotionTiming["kind"], MotionTiming> = {
   shared_duration: { kind: "shared_duration" },
   independent: { kind: "independent", minVelocity: Object.fromEntries(names.map((n) => [n, 0.024])) },
-  synchronized_cubic: { kind: "synchronized_cubic", groups: [names], minDurationS: 0.1 },
+  synchronized_trapezoid: { kind: "synchronized_trapezoid", groups: [names], minDurationS: 0.1 },
 };
 
 /** Each axis's position at time t (s), as the transport would move it. */
@@ -67,19 +67,36 @@ function runAs(
       const T = Math.max(...[...traj.values()].map((tr) => tr.endMs / 1000));
       return { at: (t) => names.map((n) => traj.get(n)?.positionAt(t * 1000) ?? from[n]!), duration: T };
     }
-    case "synchronized_cubic": {
-      const T = Math.max(
-        timing.minDurationS,
-        ...axes.map((n) =>
-          restToRestTime(d(n), actuators.get(n)!.maxVelocity * speed, actuators.get(n)!.maxAcceleration * speed),
-        ),
-      );
+    case "synchronized_trapezoid": {
+      // What JTC runs from buildTrajectoryGoal's points: cubics through the trapezoid's phase changes, which follow
+      // it exactly; here the trapezoid is written out by hand so the test does not take the law from the code it checks.
+      const need = axes.map((n) => ({
+        v: Math.abs(d(n)) / (actuators.get(n)!.maxVelocity * speed),
+        a: Math.abs(d(n)) / (actuators.get(n)!.maxAcceleration * speed),
+      }));
+      const byV = Math.max(0, ...need.map((x) => x.v));
+      const byA = Math.max(0, ...need.map((x) => x.a));
+      let c = Math.sqrt(byA) >= byV ? Math.sqrt(byA) : byV;
+      let ta = Math.sqrt(byA) >= byV ? c : byA / byV;
+      if (ta + c < timing.minDurationS) {
+        const k = timing.minDurationS / (ta + c);
+        ta *= k;
+        c *= k;
+      }
+      const T = ta + c;
+      const acc = 1 / (ta * c);
+      const sAt = (t: number): number =>
+        t <= 0
+          ? 0
+          : t >= T
+            ? 1
+            : t < ta
+              ? 0.5 * acc * t * t
+              : t <= c
+                ? ta / (2 * c) + (t - ta) / c
+                : 1 - 0.5 * acc * (T - t) ** 2;
       return {
-        at: (t) => {
-          const tau = Math.min(1, Math.max(0, t / T));
-          const s = 3 * tau * tau - 2 * tau * tau * tau;
-          return names.map((n) => from[n]! + s * ((targets[n] ?? from[n]!) - from[n]!));
-        },
+        at: (t) => names.map((n) => from[n]! + sAt(t) * ((targets[n] ?? from[n]!) - from[n]!)),
         duration: T,
       };
     }

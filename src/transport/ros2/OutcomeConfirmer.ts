@@ -3,6 +3,7 @@ import { deviceText } from "../../validation/deviceText.js";
 import type { ActionTrack, ActionTracker } from "./ActionTracker.js";
 import type { JointStateObserver } from "./JointStateObserver.js";
 import type { Ros2Options } from "./Ros2Options.js";
+import { FRANKA_HOMING_ADVICE, type FrankaHandHoming } from "./FrankaHandHoming.js";
 import type { RosoutWatcher } from "./RosoutWatcher.js";
 import type { ServerRegistry } from "./ServerRegistry.js";
 
@@ -18,6 +19,8 @@ export interface OutcomeConfirmerDeps {
   readonly goalTolerancesHonoured: () => boolean | undefined;
   /** The gripper node's /rosout errors, when its failures are reported only there (franka_gripper). */
   readonly rosout: () => RosoutWatcher | undefined;
+  /** Latched when franka_gripper's log shows the Hand is not homed. */
+  readonly hand?: FrankaHandHoming;
 }
 
 /**
@@ -108,9 +111,11 @@ export class OutcomeConfirmer {
       }
       // What a node logged is its text, not ours: quoted and bounded as device text.
       const cause = errors.map((e) => deviceText(`${e.node} on /rosout`, e.msg)).join("; ");
+      const axis = this.#deps.servers.axesOf(run.server)[0] ?? "";
+      const notHomed = this.#deps.hand?.noteErrors(errors, this.#deps.observer.latest()?.axes[axis]?.position) ?? false;
       run.amend({
         state: "faulted",
-        detail: `${run.actionName}: the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}`,
+        detail: `${run.actionName}: ${notHomed ? `${FRANKA_HOMING_ADVICE}; ` : ""}the command failed (status ${run.status ?? "?"}, reached_goal false); ${errors[0]?.node ?? "its node"} logged: ${cause}`,
       });
       this.#deps.tracker.refreeze(track);
     }

@@ -198,16 +198,15 @@ export class Ros2Transport implements Transport {
   }
 
   /**
-   * One FollowJointTrajectory goal per controller with a single point and
-   * zero end velocities, which JTC interpolates as a cubic (position and
-   * velocity given: ros-controls/ros2_controllers,
-   * joint_trajectory_controller/doc/trajectory.rst @ 0e684b55), timed by
-   * buildTrajectoryGoal (speed scales velocity and acceleration, never under
-   * min_motion_ms). Controllers run side by side, each on its own time.
+   * One FollowJointTrajectory goal per controller on one synchronised
+   * trapezoid, with a point at each of its phase changes so JTC's cubics
+   * follow it exactly (buildTrajectoryGoal: speed scales velocity and
+   * acceleration, never under min_motion_ms). Controllers run side by side,
+   * each on its own time.
    */
   readonly timing: MotionTimingSource = {
     motionTiming: () => ({
-      kind: "synchronized_cubic",
+      kind: "synchronized_trapezoid",
       groups: this.#deps.config.arm.controllers.map((c) => c.joints),
       minDurationS: this.#deps.setup.options.minMotionMs / 1000,
     }),

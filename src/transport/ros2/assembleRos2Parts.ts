@@ -8,6 +8,7 @@ import { Halter } from "./Halter.js";
 import { JointStateObserver } from "./JointStateObserver.js";
 import { MotionPaceMonitor } from "./MotionPaceMonitor.js";
 import { MotionWaiter } from "./MotionWaiter.js";
+import { FrankaHandHoming } from "./FrankaHandHoming.js";
 import { OutcomeConfirmer } from "./OutcomeConfirmer.js";
 import { Ros2LinkWatch } from "./Ros2LinkWatch.js";
 import type { Ros2TransportDeps } from "./Ros2TransportDeps.js";
@@ -81,11 +82,13 @@ export function assembleRos2Parts(
     warn: (what, err) => log.warn({ err }, `cannot subscribe to ${what}`),
   });
   const common = { config: deps.config, servers, tracker, observer, now, bounded };
+  const hand = new FrankaHandHoming();
   const confirmer = new OutcomeConfirmer({
     ...common,
     options: deps.setup.options,
     goalTolerancesHonoured: () => hooks.facts()?.goalTolerancesHonoured,
     rosout: hooks.rosout,
+    hand,
   });
   const waiter = new MotionWaiter({
     ...common,
@@ -116,6 +119,7 @@ export function assembleRos2Parts(
     facts: hooks.facts,
     closing: hooks.closing,
     onFeedback: hooks.onFeedback,
+    hand,
   });
   return { actuators, servers, tracker, observer, clock, pace, waiter, halter, linkWatch, sender };
 }

@@ -1,5 +1,6 @@
+import { synchronizedTrapezoid, type SynchronizedAxis } from "../../motion/synchronizedTrapezoid.js";
 import { restToRestTime } from "../../protocol/restToRestTime.js";
-import type { FollowJointTrajectoryGoal, RosTime } from "./rclTypes.js";
+import type { FollowJointTrajectoryGoal, JointTrajectoryPoint, RosTime } from "./rclTypes.js";
 
 export { restToRestTime };
 
@@ -58,15 +59,33 @@ export function rosTimeToSeconds(t: RosTime): number {
 /**
  * One FollowJointTrajectory goal for a JTC: absolute positions for every
  * joint of the controller (the untouched ones held where /joint_states last
- * saw them, since JTC rejects partial goals by default), one final point with
- * zero velocity (JTC rejects a last point that does not come to rest), timed
- * by the slowest joint's limits scaled by `speed`, with explicit goal
- * tolerances and a nonzero goal_time_tolerance so the controller aborts
- * instead of waiting forever on a joint that cannot get there.
+ * saw them, since JTC rejects partial goals by default), a last point with
+ * zero velocity (JTC rejects a last point that does not come to rest), with
+ * explicit goal tolerances and a nonzero goal_time_tolerance so the
+ * controller aborts instead of waiting forever on a joint that cannot get
+ * there.
+ *
+ * A move between two rests follows one synchronised trapezoid whose peaks
+ * are the joints' caps scaled by `speed` (synchronizedTrapezoid). JTC does
+ * not follow a trapezoid of its own: it interpolates between the points it is
+ * given, linearly from positions alone, as a cubic when both ends of a segment
+ * carry velocities, a quintic when they also carry accelerations
+ * (Trajectory::interpolate_between_points, joint_trajectory_controller/src/
+ * trajectory.cpp, ros-controls/ros2_controllers @ 01936294). One point with
+ * zero velocity is a single cubic whose peak velocity is 1.5× the average,
+ * over the caps whenever the trapezoid cruises. So the goal carries a point
+ * at each phase change of the trapezoid with its positions and velocities and
+ * no accelerations: every segment is then a cubic through a quadratic or
+ * linear piece of the trapezoid, which a cubic reproduces exactly, and the
+ * first segment, from JTC's measured state (positions and velocities, no
+ * accelerations without an acceleration state interface:
+ * read_state_from_state_interfaces), is a cubic too.
+ *
+ * A goal with `durationS` (a hold from a moving arm) is one point at that time.
  */
 export function buildTrajectoryGoal(input: TrajectoryGoalInput): TrajectoryGoalPlan {
   const finalPositions: Record<string, number> = {};
-  let durationS = 0;
+  const axes: SynchronizedAxis[] = [];
   for (const joint of input.joints) {
     const from = input.current[joint];
     if (from === undefined) throw new RangeError(`no measured position for joint ${joint}`);
@@ -74,27 +93,38 @@ export function buildTrajectoryGoal(input: TrajectoryGoalInput): TrajectoryGoalP
     finalPositions[joint] = to;
     const limits = input.limits.get(joint);
     if (!limits) throw new RangeError(`no limits for joint ${joint}`);
-    durationS = Math.max(
-      durationS,
-      restToRestTime(to - from, limits.maxVelocity * input.speed, limits.maxAcceleration * input.speed),
-    );
+    axes.push({
+      distance: to - from,
+      maxVelocity: limits.maxVelocity * input.speed,
+      maxAcceleration: limits.maxAcceleration * input.speed,
+    });
   }
-  durationS = Math.max(input.durationS ?? durationS, input.minMotionS);
+  const final = input.joints.map((j) => finalPositions[j] ?? 0);
   const zeros = input.joints.map(() => 0);
+  let points: JointTrajectoryPoint[];
+  let durationS: number;
+  if (input.durationS !== undefined) {
+    durationS = Math.max(input.durationS, input.minMotionS);
+    points = [trajectoryPoint(final, zeros, durationS)];
+  } else {
+    const law = synchronizedTrapezoid(axes, input.minMotionS);
+    durationS = law.durationS;
+    points = law.breaks.map((t, k) => {
+      if (k === law.breaks.length - 1) return trajectoryPoint(final, zeros, t);
+      const { s, ds } = law.at(t);
+      return trajectoryPoint(
+        input.joints.map((j, i) => (input.current[j] ?? 0) + (axes[i]?.distance ?? 0) * s),
+        axes.map((a) => a.distance * ds),
+        t,
+      );
+    });
+  }
   const goal: FollowJointTrajectoryGoal = {
     trajectory: {
       // A zero stamp means "start now" to JTC; a wall-clock stamp would be wrong under use_sim_time.
       header: { stamp: { sec: 0, nanosec: 0 }, frame_id: input.frameId ?? "" },
       joint_names: [...input.joints],
-      points: [
-        {
-          positions: input.joints.map((j) => finalPositions[j] ?? 0),
-          velocities: zeros,
-          accelerations: [],
-          effort: [],
-          time_from_start: secondsToRosTime(durationS),
-        },
-      ],
+      points,
     },
     path_tolerance: [],
     goal_tolerance: input.joints.map((name) => ({
@@ -106,4 +136,9 @@ export function buildTrajectoryGoal(input: TrajectoryGoalInput): TrajectoryGoalP
     goal_time_tolerance: secondsToRosTime(input.goalTimeToleranceS),
   };
   return { goal, durationS, finalPositions };
+}
+
+/** Positions and velocities, no accelerations: JTC interpolates the segment ending here as a cubic. */
+function trajectoryPoint(positions: number[], velocities: number[], t: number): JointTrajectoryPoint {
+  return { positions, velocities, accelerations: [], effort: [], time_from_start: secondsToRosTime(t) };
 }

@@ -237,6 +237,7 @@ function optionsFromParameters(
     feedback_idle_ms: params.number("feedback_idle_ms", file.feedbackIdleMs),
     settle_ms: params.number("settle_ms", file.settleMs),
     min_motion_ms: file.minMotionMs,
+    ...(file.jointLimitMarginRad === undefined ? {} : { joint_limit_margin_rad: file.jointLimitMarginRad }),
     server_wait_ms: params.number("server_wait_ms", file.serverWaitMs),
     goal_response_timeout_ms: params.number("goal_response_timeout_ms", file.goalResponseTimeoutMs),
     cancel_timeout_ms: params.number("cancel_timeout_ms", file.cancelTimeoutMs),

@@ -69,7 +69,7 @@ export function gripperOutcome(
   const franka = ctx.behaviour === "franka";
   const position = gripperResultPosition({ stalled: false, reached_goal: false, ...result }, franka);
   const text = `${actionName}: status ${status ?? "?"}, reached_goal ${String(result.reached_goal)}${franka ? "" : `, stalled ${String(result.stalled)}`}`;
-  const closing = ctx.target < ctx.start - ctx.tolerance;
+  const closing = towardClosed(ctx, ctx.target) > ctx.tolerance;
   if (status === GoalStatus.CANCELED) return { state: "stopped", detail: text };
   if (franka) return frankaOutcome(status, result, position, ctx, text, closing);
   if (status === GoalStatus.SUCCEEDED && !(result.stalled && !result.reached_goal))
@@ -77,7 +77,7 @@ export function gripperOutcome(
   if ((status === GoalStatus.SUCCEEDED || status === GoalStatus.ABORTED) && result.stalled) {
     // Closing, and it did close some way before stalling: it met something. A stall where it stood
     // (jammed, or blocked at the start) is no grasp.
-    const closedSome = position !== undefined && position < ctx.start - ctx.tolerance;
+    const closedSome = position !== undefined && towardClosed(ctx, position) > ctx.tolerance;
     if (closing && closedSome)
       return { state: "grasped", detail: `closed on an object at ${where(ctx, position)} and holds it; ${text}` };
     return { state: "stalled", detail: text };
@@ -112,6 +112,8 @@ function frankaOutcome(
     return {
       state: "faulted",
       detail: `${text}: refused before moving (the width was out of range, or the gripper gave no state)`,
+      // franka_gripper logs which: "Commanding out of range width! max_width = …" (0 on a Hand not homed).
+      causeOnRosout: true,
     };
   const moved = Math.abs(position - ctx.start) > ctx.tolerance;
   if (closing && width > targetWidth + ctx.graspEpsilonOuter) {
@@ -127,6 +129,16 @@ function frankaOutcome(
     detail: `${text}: the gripper ${moved ? "moved" : "did not move"} and stopped at width ${width.toFixed(4)} m`,
     causeOnRosout: true,
   };
+}
+
+/**
+ * How far `position` lies from the start toward closed, in controller units. Which way closes is the
+ * config's (closed_position vs open_position), per gripper: franka_gripper and most parallel grippers
+ * close toward 0, a Robotiq 2F-85 on ros2_robotiq_gripper closes upward (0.0 open, 0.8 closed).
+ */
+function towardClosed(ctx: GripperRunContext, position: number): number {
+  const closesUp = ctx.gripper.closedPosition > ctx.gripper.openPosition;
+  return closesUp ? position - ctx.start : ctx.start - position;
 }
 
 function where(ctx: GripperRunContext, position: number | undefined): string {

@@ -5,6 +5,8 @@ import type { ArmStatus, MotionCommand, MotionEnd } from "../Transport.js";
 import { buildTrajectoryGoal, restToRestTime, type JointLimits } from "./buildTrajectoryGoal.js";
 import type { GoalServer } from "./GoalRun.js";
 import { buildGripperGoal } from "./gripperMapping.js";
+import type { FrankaHandHoming } from "./FrankaHandHoming.js";
+import { jointLimitMarginViolation } from "./jointLimitMargin.js";
 import type { RclActionClient } from "./rclTypes.js";
 import type { Ros2Setup } from "./resolveRos2Setup.js";
 import type { ServerRegistry } from "./ServerRegistry.js";
@@ -29,6 +31,8 @@ export interface MotionPlanning {
   readonly limits: ReadonlyMap<string, JointLimits>;
   readonly now: () => number;
   readonly latest: () => ArmStatus | undefined;
+  /** The Franka Hand's homing, when a failed command showed it is not homed. */
+  readonly hand?: FrankaHandHoming;
 }
 
 /** `refused`: positive evidence that nothing was sent. */
@@ -66,6 +70,8 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
       },
     };
   }
+  const nearLimit = jointLimitMarginViolation(command.targets, p.actuators, setup.options.jointLimitMarginRad ?? 0);
+  if (nearLimit) return { refused: refusal(id, nearLimit) };
   const start: Record<string, number> = {};
   for (const axis of Object.keys(command.targets)) {
     const pos = status.axes[axis]?.position;
@@ -109,6 +115,8 @@ export function planMotion(command: MotionCommand, p: MotionPlanning): MotionPla
       goals.push({ server, client, actionName: controller.actionName, goal: plan.goal, durationS: plan.durationS });
     } else if (setup.gripper) {
       const g = setup.gripper;
+      const notHomed = p.hand?.refusal(status.axes[g.axis]?.position, config.tolerances.gripper);
+      if (notHomed) return { refused: refusal(id, notHomed) };
       const target = command.targets[g.axis] ?? 0;
       const limits = p.limits.get(g.axis);
       // Gripper controllers move at their own speed; bound the wait by a stroke at the configured limits.
