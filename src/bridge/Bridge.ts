@@ -127,43 +127,26 @@ export class Bridge implements HostedBridgePort {
     }
   }
 
+  /** The start-up story; each "startup" debug mark ends a stretch that `npm run bench:startup` times. */
   static async start(options: BridgeOptions): Promise<Bridge> {
     const logger = options.logger ?? silentLogger;
     const fileConfig = typeof options.config === "object" ? options.config : loadConfig(options.config);
     checkApprovalAnswerable(fileConfig, options.operatorSurface ?? { kind: "present" });
-    const given = options.dataDir ?? defaultDataDir(fileConfig.arm.name, options.env);
-    const dataDir = given === ":memory:" ? given : resolve(given);
-    const ledgerPath = dataDir === ":memory:" ? ":memory:" : join(dataDir, "ledger.sqlite");
-    const startupWarnings: string[] = [];
-    const expected = ledgerPath === ":memory:" ? undefined : missingLedgerEvidence(ledgerPath);
-    const ledger = IntentLedger.open(ledgerPath, { logger });
+    const dataDir = dataDirOf(options, fileConfig);
+    const { ledger, startupWarnings } = openLedger(dataDir, logger);
     const startup = logger.child({ component: "startup" });
     startup.debug("ledger open");
-    if (expected) {
-      startupWarnings.push(expected);
-      logger.warn({ path: ledgerPath }, expected);
-    }
     let created: CreatedTransport | undefined;
     let cameras: Cameras | undefined;
     try {
       created = await createTransport(fileConfig, options.transport, logger, {
         configLabel: typeof options.config === "string" ? options.config : "FILE",
       });
-      const transport = created.transport;
-      const config = created.config;
-      if (config.kinematics === "moveit" && !created.remoteIk)
-        throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", {
-          what: "kinematics: moveit (MoveIt's compute_ik service)",
-        });
+      const { transport, config } = created;
+      checkKinematicsReachable(created);
       reportEnvelope(config, logger);
       startup.debug("kinematics and envelope loaded");
-      const opening = new AbortController();
-      const timer = setTimeout(() => opening.abort(), options.openTimeoutMs ?? 10_000);
-      try {
-        await transport.open(opening.signal);
-      } finally {
-        clearTimeout(timer);
-      }
+      await openArmLink(transport, options.openTimeoutMs ?? 10_000);
       startup.debug("arm link open");
       // Before the executor exists: it loads the quarantine and judges unknown rows against this arm's statuses.
       const adopted = bindLedgerToArm(
@@ -172,33 +155,11 @@ export class Bridge implements HostedBridgePort {
         { policy: options.otherArm ?? "refuse", logger },
       );
       if (adopted) startupWarnings.push(adopted);
-      const poses = freshPoseOf(transport);
-      cameras = new Cameras({
-        config,
-        pose: poses.latest,
-        freshPose: poses.fresh,
-        imageTopics: created.imageTopics,
-        logger,
-      });
-      const registry = options.registry ?? createDefaultTools(config, { cameras, remoteIk: created.remoteIk });
-      const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
-      const executor = composeExecutor({
-        config,
-        registry,
-        transport,
-        ledger,
-        logger,
-        metrics,
-        imagesAfterMotion: imagesAfterMotion(config, cameras, logger),
-      });
+      cameras = openCameras(created, logger);
+      const { registry, metrics, executor } = buildExecutor(created, cameras, ledger, logger, options.registry);
       startup.debug("executor built");
-      const reconciled = await executor.reconcile();
+      await reconcileLeftovers(executor, logger);
       startup.debug("ledger reconciled");
-      if (reconciled.length)
-        logger.warn(
-          { actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) },
-          "reconciled actions left started by a previous run",
-        );
       const arm = created;
       return new Bridge({
         config,
@@ -281,6 +242,89 @@ export class Bridge implements HostedBridgePort {
     await this.#closeArm();
     this.ledger.close();
   }
+}
+
+/** The ledger's folder, absolute, or ":memory:". */
+function dataDirOf(options: BridgeOptions, config: ArmConfig): string {
+  const given = options.dataDir ?? defaultDataDir(config.arm.name, options.env);
+  return given === ":memory:" ? given : resolve(given);
+}
+
+/** Opens (or creates) the ledger in `dataDir`, warning when a new one replaces one that went missing. */
+function openLedger(dataDir: string, logger: Logger): { ledger: IntentLedger; startupWarnings: string[] } {
+  const ledgerPath = dataDir === ":memory:" ? ":memory:" : join(dataDir, "ledger.sqlite");
+  const startupWarnings: string[] = [];
+  const expected = ledgerPath === ":memory:" ? undefined : missingLedgerEvidence(ledgerPath);
+  const ledger = IntentLedger.open(ledgerPath, { logger });
+  if (expected) {
+    startupWarnings.push(expected);
+    logger.warn({ path: ledgerPath }, expected);
+  }
+  return { ledger, startupWarnings };
+}
+
+/** `kinematics: moveit` needs MoveIt's IK service, which only a ROS 2 transport with MoveIt brings. */
+function checkKinematicsReachable(created: CreatedTransport): void {
+  if (created.config.kinematics === "moveit" && !created.remoteIk)
+    throw new ArmbridgeError("ARMB_ERR_KINEMATICS_UNAVAILABLE", {
+      what: "kinematics: moveit (MoveIt's compute_ik service)",
+    });
+}
+
+/** Opens the link and waits for the arm's first status, giving up after `timeoutMs`. */
+async function openArmLink(transport: Transport, timeoutMs: number): Promise<void> {
+  const opening = new AbortController();
+  const timer = setTimeout(() => opening.abort(), timeoutMs);
+  try {
+    await transport.open(opening.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The configured cameras, posed by the arm's fresh status. */
+function openCameras(created: CreatedTransport, logger: Logger): Cameras {
+  const poses = freshPoseOf(created.transport);
+  return new Cameras({
+    config: created.config,
+    pose: poses.latest,
+    freshPose: poses.fresh,
+    imageTopics: created.imageTopics,
+    logger,
+  });
+}
+
+/** The tools (the given registry, or the default ones), their metrics, and the executor that runs them. */
+function buildExecutor(
+  created: CreatedTransport,
+  cameras: Cameras,
+  ledger: IntentLedger,
+  logger: Logger,
+  given: ToolRegistry | undefined,
+): { registry: ToolRegistry; metrics: ToolMetrics; executor: Executor } {
+  const { config, transport, remoteIk } = created;
+  const registry = given ?? createDefaultTools(config, { cameras, remoteIk });
+  const metrics = new ToolMetrics({ isKnownTool: (name) => registry.get(name) !== undefined });
+  const executor = composeExecutor({
+    config,
+    registry,
+    transport,
+    ledger,
+    logger,
+    metrics,
+    imagesAfterMotion: imagesAfterMotion(config, cameras, logger),
+  });
+  return { registry, metrics, executor };
+}
+
+/** Settles the actions a previous run left `started`, against the arm, before the first new call is taken. */
+async function reconcileLeftovers(executor: Executor, logger: Logger): Promise<void> {
+  const reconciled = await executor.reconcile();
+  if (reconciled.length)
+    logger.warn(
+      { actions: reconciled.map((r) => ({ action_id: r.actionId, state: r.state })) },
+      "reconciled actions left started by a previous run",
+    );
 }
 
 /**
