@@ -46,6 +46,13 @@ describe("ArmbridgeClient", () => {
     expect(e.message).toContain("approvals.0");
   });
 
+  it("describes what breaks the contract in English words, as the server's own checks do (zod/mini brings none)", async () => {
+    const { client } = clientAnswering(200, JSON.stringify({ cancelled: [7], not_waiting: [], extra: true }));
+    const e = await failure(client.call("cancelCalls", { body: { ids: ["a"] } }));
+    expect(e.message).toContain("cancelled.0: Invalid input: expected string, received number");
+    expect(e.message).toContain('(answer): Unrecognized key: "extra"');
+  });
+
   it("refuses an answer that is not JSON at all", async () => {
     const { client } = clientAnswering(200, "<html>proxy</html>");
     const e = await failure(client.call("state"));

@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { en } from "zod/locales";
+import { config, type ZodMiniType } from "zod/mini";
 import {
   pathOf,
   ROUTES,
@@ -10,6 +11,10 @@ import {
 } from "../routes.js";
 import { ApiError, apiErrorOf, BAD_ANSWER_CODE } from "./ApiError.js";
 import { readEventStream, type StreamEvent } from "./readEventStream.js";
+
+// zod/mini carries no words of its own (the classic zod sets English on its first schema): an answer that breaks the
+// contract is described in the same words in a browser as in Node.
+if (config().localeError === undefined) config(en());
 
 /** The one thing the client needs of the platform: a WHATWG fetch (a browser's, Node's, or undici's with a dispatcher). */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -167,7 +172,7 @@ export class ArmbridgeClient {
   }
 
   #parse(route: RouteSpec, status: number, text: string): unknown {
-    const schema = route.response as z.ZodType;
+    const schema = route.response as ZodMiniType;
     let json: unknown;
     try {
       json = JSON.parse(text);
