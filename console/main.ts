@@ -20,7 +20,8 @@ import { armPill, decisionsPill, linkPill, setPill, streamPill, valuesStale, typ
 import type { CardContext, LiveView } from "./OutcomeCard.js";
 import { PresencePanel } from "./PresencePanel.js";
 import { ServoHealthPanel } from "./ServoHealthPanel.js";
-import type { ArmDescription, ExecutorEventView, Pose, StateView } from "./wire.js";
+import type { ArmDescription, Pose, StateView } from "./wire.js";
+import type { CheckedEvent } from "../src/wire/routes.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
@@ -140,7 +141,8 @@ class OperatorConsole {
           if (s.state === "refused") fatal(REFUSED);
           this.#render();
         },
-        onEvent: (event, data) => this.#onEvent(event, data),
+        onEvent: (event) => this.#onEvent(event),
+        onBadEvent: (error) => this.#banner("bad", describeError(error)),
       },
       signal,
     );
@@ -189,14 +191,13 @@ class OperatorConsole {
     }
   }
 
-  #onEvent(event: string, data: unknown): void {
-    if (event === "state") {
-      const s = data as StateView;
+  #onEvent(event: CheckedEvent): void {
+    if (event.event === "state") {
+      const s = event.data;
       this.#onState(s, s.age_ms === null ? undefined : Date.now() - s.age_ms);
       return;
     }
-    if (event !== "executor") return;
-    const e = data as ExecutorEventView;
+    const e = event.data;
     switch (e.type) {
       case "started":
         if (e.actionId) void this.#trackMotion(e.actionId);

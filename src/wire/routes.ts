@@ -6,6 +6,7 @@ import { ARM_STATE_VIEW } from "./ArmStateView.js";
 import { CALL_ANSWER, CALLS_CANCELLED, CALLS_RESPONSE } from "./CallResultView.js";
 import { CAMERAS_LIST, CARD_FRAMES_LIST, TABLE_POINT_VIEW } from "./CameraView.js";
 import { CLIENTS_LIST } from "./ClientView.js";
+import { EXECUTOR_EVENT_VIEW } from "./ExecutorEventView.js";
 import { PLACED_VOLUMES_VIEW } from "./EnvelopeView.js";
 import { HALT_ANSWER, HALT_RELEASE_ANSWER } from "./HaltView.js";
 import { MAX_BATCH } from "./limits.js";
@@ -262,6 +263,14 @@ export const ROUTES = {
   mcpGet: { method: "GET", path: "/mcp", auth: "api", response: "protocol", errors: [] },
   mcpDelete: { method: "DELETE", path: "/mcp", auth: "api", response: "protocol", errors: [] },
 } as const satisfies Record<string, RouteSpec>;
+
+/** What GET /v1/events sends: the data of each named event. */
+export const STREAM_EVENTS = { state: ARM_STATE_VIEW, executor: EXECUTOR_EVENT_VIEW } as const;
+
+/** One event of GET /v1/events, its data parsed with its name's schema. */
+export type CheckedEvent = {
+  [E in keyof typeof STREAM_EVENTS]: { readonly event: E; readonly data: z.output<(typeof STREAM_EVENTS)[E]> };
+}[keyof typeof STREAM_EVENTS];
 
 export type Routes = typeof ROUTES;
 export type RouteName = keyof Routes;

@@ -97,4 +97,21 @@ describe("ArmbridgeClient", () => {
       { event: "executor", data: { type: "x" } },
     ]);
   });
+
+  it("checks each event's data against its name's schema: a fitting one passes, a broken one is a coded error, an unknown name is skipped", () => {
+    const { client } = clientAnswering(200, "");
+    const timedOut = { type: "timed_out", callId: "c1", tool: "move_joints", client: null, actionId: "a1" };
+    expect(client.checkEvent({ event: "executor", data: timedOut })).toEqual({ event: "executor", data: timedOut });
+    let error: unknown;
+    try {
+      client.checkEvent({ event: "executor", data: { ...timedOut, actionId: 7 } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 200, code: "ARMB_ERR_HTTP_BAD_ANSWER" });
+    expect((error as ApiError).message).toContain("its executor event: actionId: Invalid input: expected string");
+    expect(() => client.checkEvent({ event: "state", data: { pose: {} } })).toThrow(ApiError);
+    expect(client.checkEvent({ event: "news_of_a_later_version", data: {} })).toBeUndefined();
+  });
 });
