@@ -26,6 +26,56 @@ export interface LiveView {
   readonly moving: readonly string[];
 }
 
+/** Whose action, when it started, and a link to its row in the history. */
+function actionMeta(action: ActionView, ctx: CardContext): HTMLElement {
+  const id = action.action_id;
+  const rowLink = el("a", { text: "its row in History", attrs: { href: `#row-${id}` } });
+  rowLink.addEventListener("click", (e) => {
+    e.preventDefault();
+    ctx.showRow(id);
+  });
+  return el("p", { cls: "meta" }, [
+    document.createTextNode(
+      `action ${id} \u00b7 call ${action.call_id} \u00b7 asked by ${clientLabel(action.client)} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `,
+    ),
+    rowLink,
+  ]);
+}
+
+/** What the bridge saw of the motion, folded: its description and notes. */
+function evidenceDetails(action: ActionView): HTMLElement {
+  const notes = action.evidence?.notes ?? [];
+  return el("details", { cls: "evidence" }, [
+    el("summary", { text: "What the bridge saw" }),
+    el("p", { text: action.description ?? action.message ?? "No conclusive evidence." }),
+    ...(notes.length
+      ? [
+          el(
+            "ul",
+            {},
+            notes.map((n) => el("li", { text: n })),
+          ),
+        ]
+      : []),
+  ]);
+}
+
+/** The deliberate second step before "reached" is recorded, hidden until asked for; Back hides it again. */
+function secondStep(text: HTMLElement, yes: HTMLButtonElement): HTMLElement {
+  const back = el("button", {
+    cls: "second-no",
+    text: "Back",
+    attrs: { type: "button", "data-role": "cancel-reached" },
+  });
+  const box = el(
+    "div",
+    { cls: "second-step", attrs: { role: "alertdialog", "aria-label": "Confirm reached", hidden: "" } },
+    [text, el("div", { cls: "second-buttons" }, [yes, back])],
+  );
+  back.addEventListener("click", () => (box.hidden = true));
+  return box;
+}
+
 /**
  * An `unknown` motion waiting for the operator. It asks what can be seen at
  * the arm — reached, part-way, not moved — and each button says what follows.
@@ -59,33 +109,8 @@ export class OutcomeCard {
     const id = action.action_id;
     const targets = action.command?.targets ?? {};
     const moved = Object.keys(targets);
-    const rowLink = el("a", { text: "its row in History", attrs: { href: `#row-${id}` } });
-    rowLink.addEventListener("click", (e) => {
-      e.preventDefault();
-      ctx.showRow(id);
-    });
-    const meta = el("p", { cls: "meta" }, [
-      document.createTextNode(
-        `action ${id} \u00b7 call ${action.call_id} \u00b7 asked by ${clientLabel(action.client)} \u00b7 started ${clockTime(action.created_at)}${action.timed_out ? " \u00b7 our wait timed out" : ""} \u00b7 `,
-      ),
-      rowLink,
-    ]);
     const { box: gaugeBox, gauges } = compactGauges(moved, ctx.axes);
     this.#gauges = gauges;
-    const notes = action.evidence?.notes ?? [];
-    const details = el("details", { cls: "evidence" }, [
-      el("summary", { text: "What the bridge saw" }),
-      el("p", { text: action.description ?? action.message ?? "No conclusive evidence." }),
-      ...(notes.length
-        ? [
-            el(
-              "ul",
-              {},
-              notes.map((n) => el("li", { text: n })),
-            ),
-          ]
-        : []),
-    ]);
     const noteId = `note-${id}`;
     this.#note = el("textarea", { attrs: { id: noteId, rows: "1", maxlength: "2000", "data-role": "note" } });
     this.#buttonRow = el("div", { cls: "outcomes" });
@@ -98,32 +123,22 @@ export class OutcomeCard {
       text: "Yes, I see it at the target \u2014 record \u201creached\u201d",
       attrs: { type: "button", "data-role": "confirm-reached" },
     });
-    const secondNo = el("button", {
-      cls: "second-no",
-      text: "Back",
-      attrs: { type: "button", "data-role": "cancel-reached" },
-    });
-    this.#second = el(
-      "div",
-      { cls: "second-step", attrs: { role: "alertdialog", "aria-label": "Confirm reached", hidden: "" } },
-      [this.#secondText, el("div", { cls: "second-buttons" }, [this.#secondYes, secondNo])],
-    );
+    this.#second = secondStep(this.#secondText, this.#secondYes);
     this.#secondYes.addEventListener("click", () => {
       const reached = this.#options.find((o) => o.outcome === "reached");
       if (reached) void this.#answer(reached);
     });
-    secondNo.addEventListener("click", () => (this.#second.hidden = true));
     this.root = el("article", { cls: "card unknown", attrs: { "data-action-id": id, id: `card-${id}` } }, [
       el("h3", { text: `Did this ${action.tool} happen? Look at the arm.` }),
       el("p", {
         cls: "lead",
         text: `The bridge could not tell whether ${moved.length ? moved.join(", ") : "the arm"} reached the target; ${releasesText(action.resources)} accept no motion until you answer.`,
       }),
-      meta,
+      actionMeta(action, ctx),
       el("div", { cls: "args", text: `${action.tool} ${json(action.args)}` }),
       gaugeBox,
       this.#reported,
-      details,
+      evidenceDetails(action),
       el("div", { cls: "note-row" }, [
         el("label", { cls: "note-label", text: "Your note (optional): what you saw", attrs: { for: noteId } }),
         this.#note,

@@ -1,5 +1,6 @@
 import { ApiError } from "../src/wire/client/ApiError.js";
 import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
+import type { CheckedEvent } from "../src/wire/routes.js";
 
 /** The browser's own stream of GET /v1/events: separate from the arm link, which the bridge reports. */
 export type StreamStatus =
@@ -9,7 +10,10 @@ export type StreamStatus =
   | { readonly state: "refused"; readonly since: number };
 
 export interface EventStreamHandlers {
-  readonly onEvent: (event: string, data: unknown) => void;
+  /** An event whose data fits the contract (one of a name the contract does not know is skipped). */
+  readonly onEvent: (event: CheckedEvent) => void;
+  /** An event whose data breaks the contract (ApiError ARMB_ERR_HTTP_BAD_ANSWER): reported, and the stream goes on. */
+  readonly onBadEvent: (error: unknown) => void;
   readonly onStatus: (status: StreamStatus) => void;
 }
 
@@ -43,7 +47,16 @@ export async function runEventStream(
       const events = await api.events(signal);
       attempt = 0;
       handlers.onStatus({ state: "live", since: Date.now() });
-      for await (const block of events) handlers.onEvent(block.event, block.data);
+      for await (const block of events) {
+        let checked: CheckedEvent | undefined;
+        try {
+          checked = api.checkEvent(block);
+        } catch (error) {
+          handlers.onBadEvent(error);
+          continue;
+        }
+        if (checked) handlers.onEvent(checked);
+      }
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
         handlers.onStatus({ state: "refused", since: Date.now() });

@@ -6,21 +6,22 @@
 import { consoleClient, describeError } from "./api.js";
 import { ApiError } from "../src/wire/client/ApiError.js";
 import type { ArmbridgeClient } from "../src/wire/client/ArmbridgeClient.js";
-import { ApprovalCard } from "./ApprovalCard.js";
 import { ArmViews } from "./ArmViews.js";
+import { DecisionCards } from "./DecisionCards.js";
 import { AxisGauge } from "./AxisGauge.js";
 import { $, el, setText } from "./dom.js";
 import { HaltBar } from "./HaltBar.js";
 import { CameraPanel } from "./CameraPanel.js";
 import { movingNowText } from "./format.js";
 import { runEventStream, type StreamStatus } from "./eventStream.js";
-import { howFaultClears } from "./faultAdvice.js";
+import { showFaults } from "./faultAdvice.js";
 import { HistoryPanel } from "./HistoryPanel.js";
 import { armPill, decisionsPill, linkPill, setPill, streamPill, valuesStale, type Liveness } from "./liveness.js";
-import { OutcomeCard, type CardContext, type LiveView } from "./OutcomeCard.js";
+import type { CardContext, LiveView } from "./OutcomeCard.js";
 import { PresencePanel } from "./PresencePanel.js";
 import { ServoHealthPanel } from "./ServoHealthPanel.js";
-import type { ApprovalView, ArmDescription, ExecutorEventView, Pose, StateView } from "./wire.js";
+import type { ArmDescription, Pose, StateView } from "./wire.js";
+import type { CheckedEvent } from "../src/wire/routes.js";
 
 const TOKEN_KEY = "armbridge.token";
 const NAME_KEY = "armbridge.operator";
@@ -64,22 +65,22 @@ class OperatorConsole {
   readonly #arm3d: ArmViews;
   readonly #servoHealth = new ServoHealthPanel($("gauges"));
   readonly #operator = $("operator") as HTMLInputElement;
-  readonly #cards = new Map<string, OutcomeCard>();
-  readonly #approvalCards = new Map<string, ApprovalCard>();
+  readonly #decisions: DecisionCards;
   readonly #gauges = new Map<string, AxisGauge>();
   readonly #active = new Map<string, ActiveMotion>();
   #arm: ArmDescription | undefined;
   #state: StateView | undefined;
   #sampleAt: number | undefined;
   #stream: StreamStatus = { state: "connecting", since: Date.now() };
-  #approvals: readonly ApprovalView[] = [];
-  #approvalsTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A bridge without the approval gate answers 404: then the console stops asking. */
-  #approvalsAbsent = false;
 
   constructor(api: ArmbridgeClient) {
     this.#api = api;
     this.#history = new HistoryPanel(api);
+    this.#decisions = new DecisionCards(
+      api,
+      () => this.#ctx,
+      () => this.#render(),
+    );
     this.#operator.value = localStorage.getItem(NAME_KEY) ?? "";
     this.#operator.addEventListener("input", () => {
       localStorage.setItem(NAME_KEY, this.#operator.value.trim());
@@ -103,16 +104,18 @@ class OperatorConsole {
     );
   }
 
-  get #ctx(): CardContext {
+  /** What a card needs of the page; undefined until the arm's description (its limits, for the gauges) is known. */
+  get #ctx(): CardContext | undefined {
+    if (!this.#arm) return undefined;
     return {
       api: this.#api,
       operator: () => this.#operator.value.trim(),
-      axes: this.#arm?.axes ?? [],
+      axes: this.#arm.axes,
       done: (message) => {
         this.#banner("ok", message);
         this.#history.refresh(0);
         void this.#refreshState();
-        this.#refreshApprovals(0);
+        this.#decisions.refreshApprovals(0);
       },
       showRow: (id) => this.#history.show(id),
       armGhost: (targets, look) => this.#arm3d.ghost(targets, look),
@@ -133,12 +136,13 @@ class OperatorConsole {
             this.#presence.load().catch(() => undefined);
             void this.#loadSecurity();
             this.#history.refresh(0);
-            this.#refreshApprovals(0);
+            this.#decisions.refreshApprovals(0);
           }
           if (s.state === "refused") fatal(REFUSED);
           this.#render();
         },
-        onEvent: (event, data) => this.#onEvent(event, data),
+        onEvent: (event) => this.#onEvent(event),
+        onBadEvent: (error) => this.#banner("bad", describeError(error)),
       },
       signal,
     );
@@ -179,29 +183,21 @@ class OperatorConsole {
         box.appendChild(g.root);
       }
       // Cards made before the limits were known have no gauges: make them again.
-      for (const [id, c] of this.#cards) {
-        c.root.remove();
-        this.#cards.delete(id);
-      }
-      for (const [id, c] of this.#approvalCards) {
-        c.root.remove();
-        this.#approvalCards.delete(id);
-      }
+      this.#decisions.clear();
       if (this.#state) this.#onState(this.#state, this.#sampleAt);
-      this.#renderApprovals();
+      this.#decisions.renderApprovals();
     } catch (error) {
       setText($("age"), `could not read the arm's description: ${describeError(error)}`);
     }
   }
 
-  #onEvent(event: string, data: unknown): void {
-    if (event === "state") {
-      const s = data as StateView;
+  #onEvent(event: CheckedEvent): void {
+    if (event.event === "state") {
+      const s = event.data;
       this.#onState(s, s.age_ms === null ? undefined : Date.now() - s.age_ms);
       return;
     }
-    if (event !== "executor") return;
-    const e = data as ExecutorEventView;
+    const e = event.data;
     switch (e.type) {
       case "started":
         if (e.actionId) void this.#trackMotion(e.actionId);
@@ -216,7 +212,7 @@ class OperatorConsole {
         break;
       case "approval_requested":
       case "approval_resolved":
-        this.#refreshApprovals(0);
+        this.#decisions.refreshApprovals(0);
         break;
       case "halt_released":
         this.#haltBar.released(e.halts);
@@ -254,47 +250,15 @@ class OperatorConsole {
     }
   }
 
-  #refreshApprovals(delayMs = 100): void {
-    if (this.#approvalsTimer !== undefined || this.#approvalsAbsent) return;
-    this.#approvalsTimer = setTimeout(() => {
-      this.#approvalsTimer = undefined;
-      this.#api
-        .call("approvals")
-        .then((r) => {
-          this.#approvals = r.approvals;
-          this.#renderApprovals();
-        })
-        .catch((error: unknown) => {
-          // A dropped request: the next event retries.
-          if (error instanceof ApiError && error.status === 404) this.#approvalsAbsent = true;
-        });
-    }, delayMs);
-  }
-
   #onState(s: StateView, sampleAt: number | undefined): void {
     const pendingBefore = this.#approvalCount(this.#state);
     this.#state = s;
     this.#sampleAt = sampleAt;
     this.#haltBar.update(s);
     this.#presence.update(s);
-    if (this.#approvalCount(s) !== pendingBefore) this.#refreshApprovals(0);
+    if (this.#approvalCount(s) !== pendingBefore) this.#decisions.refreshApprovals(0);
     if (!this.#arm) return this.#render();
-    const ids = new Set<string>();
-    for (const a of s.pending_unknowns) {
-      ids.add(a.action_id);
-      // Cards are kept, not rebuilt, so a note being typed survives the next update.
-      if (!this.#cards.has(a.action_id)) {
-        const card = new OutcomeCard(a, this.#ctx);
-        this.#cards.set(a.action_id, card);
-        $("cards").appendChild(card.root);
-      } else this.#cards.get(a.action_id)?.setOptions(a.confirm_options);
-    }
-    for (const [id, c] of this.#cards) {
-      if (!ids.has(id)) {
-        c.root.remove();
-        this.#cards.delete(id);
-      }
-    }
+    this.#decisions.showUnknowns(s.pending_unknowns);
     const lost = s.ledger?.lost;
     const lostBox = $("ledger-lost");
     lostBox.hidden = !lost;
@@ -310,30 +274,9 @@ class OperatorConsole {
     return s?.approvals_pending ?? 0;
   }
 
-  #renderApprovals(): void {
-    if (!this.#arm) return;
-    const ids = new Set<string>();
-    for (const a of this.#approvals) {
-      ids.add(a.id);
-      if (!this.#approvalCards.has(a.id)) {
-        const card = new ApprovalCard(a, this.#ctx);
-        this.#approvalCards.set(a.id, card);
-        $("approvals").appendChild(card.root);
-      }
-    }
-    for (const [id, c] of this.#approvalCards) {
-      if (!ids.has(id)) {
-        c.root.remove();
-        this.#approvalCards.delete(id);
-      }
-    }
-    this.#render();
-  }
-
   #syncButtons(): void {
-    for (const c of this.#cards.values()) c.sync();
-    for (const c of this.#approvalCards.values()) c.sync();
-    const waiting = this.#cards.size + this.#approvalCards.size > 0;
+    this.#decisions.sync();
+    const waiting = this.#decisions.unknownCount + this.#decisions.approvalCount > 0;
     this.#operator.classList.toggle(
       "missing",
       (waiting || this.#presence.required) && this.#operator.value.trim() === "",
@@ -356,14 +299,13 @@ class OperatorConsole {
     setPill("stream", streamPill(this.#stream));
     setPill("link", linkPill(l));
     setPill("arm", armPill(l));
-    const waiting = this.#cards.size + this.#approvalCards.size;
+    const unknowns = this.#decisions.unknownCount;
+    const approvals = this.#decisions.approvalCount;
+    const waiting = unknowns + approvals;
     // "Nothing waiting" is a claim about now: only the live stream can make it.
     const live = this.#stream.state === "live" && this.#state !== undefined;
     const halted = live && this.#state?.halted === true;
-    setPill(
-      "need",
-      decisionsPill({ unknowns: this.#cards.size, approvals: this.#approvalCards.size, known: live, halted }),
-    );
+    setPill("need", decisionsPill({ unknowns, approvals, known: live, halted }));
     $("nothing").hidden = waiting > 0 || !live;
     // The halt's bar says it; this line only says that nothing else waits.
     setText($("nothing"), halted ? "Nothing else is waiting for you." : NOTHING_WAITING);
@@ -372,7 +314,7 @@ class OperatorConsole {
     // Hold-to-run needs a name whether or not anything waits: the field stays.
     $("who").hidden = waiting === 0 && !this.#presence.required;
     $("decisions").classList.toggle("has", waiting > 0);
-    this.#renderFaults(l);
+    showFaults($("faults"), l.state);
     this.#syncButtons();
     setText($("moving-now"), movingNowText(live ? (this.#state?.in_flight ?? []) : undefined));
 
@@ -405,8 +347,7 @@ class OperatorConsole {
         now,
       );
     this.#servoHealth.update(s?.servo_health, stale, (axis) => this.#gauges.get(axis)?.root);
-    for (const c of this.#cards.values()) c.update(view, now);
-    for (const c of this.#approvalCards.values()) c.update(view, now);
+    this.#decisions.update(view, now);
   }
 
   /** Before/target of whatever concerns this axis now: a motion in flight, else an approval request, else an unknown. */
@@ -417,34 +358,13 @@ class OperatorConsole {
   } {
     for (const m of this.#active.values())
       if (axis in m.targets) return { before: m.from[axis], target: m.targets[axis] };
-    for (const a of this.#approvals)
+    for (const a of this.#decisions.approvals)
       if (axis in a.targets) return { before: this.#state?.pose[axis], requested: a.targets[axis] };
     for (const a of this.#state?.pending_unknowns ?? []) {
       const t = a.command?.targets;
       if (t && axis in t) return { before: a.command?.from?.[axis], target: t[axis] };
     }
     return {};
-  }
-
-  #renderFaults(l: Liveness): void {
-    const box = $("faults");
-    const faults = l.state?.faults ?? [];
-    const key = faults.join("\n");
-    if (box.dataset.faults === key) return;
-    box.dataset.faults = key;
-    box.hidden = faults.length === 0;
-    // Faults that clear the same way share a line ("stall:wrist_2" and "axis wrist_2 stalled" are one event).
-    const help = new Map((l.state?.fault_help ?? []).map((h) => [h.fault, h.clears]));
-    const byAdvice = new Map<string, string[]>();
-    for (const f of faults) {
-      const clears = help.get(f) ?? howFaultClears(f);
-      byAdvice.set(clears, [...(byAdvice.get(clears) ?? []), f]);
-    }
-    box.replaceChildren(
-      ...[...byAdvice].map(([advice, fs]) =>
-        el("p", {}, [el("b", { text: `Arm fault: ${fs.join(", ")}. ` }), document.createTextNode(advice)]),
-      ),
-    );
   }
 
   #banner(tone: "ok" | "bad", message: string): void {

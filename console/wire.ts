@@ -1,10 +1,10 @@
 /*
  * The shapes the console reads from the HTTP API: the server's own wire
- * contract (src/wire/), imported as types only, so the browser
- * bundle carries no server code and the two sides cannot drift apart (the
- * lint's floors check refuses any other import of server code, and any
- * import that is not type-only). Every value is still treated as untrusted
- * text when it reaches the page (dom.ts).
+ * contract (src/wire/), whose client parses every answer and event with
+ * these shapes' schemas, so the two sides cannot drift apart; the browser
+ * bundle carries no other server code (the lint's floors check refuses any
+ * import from src/ outside src/wire/). Every value is still treated as
+ * untrusted text when it reaches the page (dom.ts).
  */
 import type { ActionView, ApiErrorBody as ApiErrorAnswer, ArmStateView } from "../src/wire/index.js";
 

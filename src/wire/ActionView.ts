@@ -1,5 +1,5 @@
 import { ACTION_STATES, CONFIRM_OUTCOMES } from "./vocabulary.js";
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 import { CALL_RESULT_VIEW } from "./CallResultView.js";
 import { CLIENT_VIEW } from "./ClientView.js";
@@ -28,8 +28,8 @@ export type ConfirmOption = WireOf<typeof CONFIRM_OPTION>;
 export const ARM_ACTION_RECORD = z.strictObject({
   actionId: z.string(),
   state: z.enum(["unknown", "executing", "reached", "grasped", "stopped", "stalled", "rejected", "faulted", "voided"]),
-  moved: z.boolean().optional(),
-  detail: z.string().optional(),
+  moved: z.optional(z.boolean()),
+  detail: z.optional(z.string()),
 });
 
 /** The ledger row as the HTTP API and the console show it (snake_case, like results). */
@@ -40,66 +40,66 @@ export const ACTION_VIEW = z.strictObject({
   args: z.unknown(),
   resources: z.array(z.string()),
   /** Who sent the call; null for rows recorded before clients were (ledger schema 3) and callers that said nothing. */
-  client: CLIENT_VIEW.nullable(),
+  client: z.nullable(CLIENT_VIEW),
   /** What was sent to the arm (absolute targets, speed) and the pose it started from; null when the row has none. */
   /**
    * Who approved the motion, for one the config gates behind an operator's approval (config `approval`):
    * the request's id, the operator, when (epoch ms) and their note. Null when no approval was asked, and
    * on rows recorded before approvals were (ledger schema 5).
    */
-  approval: z
-    .strictObject({ id: z.string(), operator: z.string(), at: z.number(), note: z.string().nullable() })
-    .nullable(),
-  command: z
-    .object({
+  approval: z.nullable(
+    z.strictObject({ id: z.string(), operator: z.string(), at: z.number(), note: z.nullable(z.string()) }),
+  ),
+  command: z.nullable(
+    z.object({
       actionId: z.string(),
       targets: pose,
       speed: z.number(),
-      from: pose.nullable().optional(),
-      requested_speed: z.number().optional(),
-    })
-    .nullable(),
+      from: z.optional(z.nullable(pose)),
+      requested_speed: z.optional(z.number()),
+    }),
+  ),
   state: ACTION_ROW_STATE,
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),
   /** The model's words (the result's message). */
-  message: z.string().nullable(),
+  message: z.nullable(z.string()),
   /** What happened, in words for the operator and the history (not the model's text). */
   description: z.string(),
-  evidence: z
-    .strictObject({
-      pose: pose.nullable(),
-      pose_stamp_ms: z.number().nullable(),
-      record: ARM_ACTION_RECORD.nullable(),
+  evidence: z.nullable(
+    z.strictObject({
+      pose: z.nullable(pose),
+      pose_stamp_ms: z.nullable(z.number()),
+      record: z.nullable(ARM_ACTION_RECORD),
       notes: z.array(z.string()),
-    })
-    .nullable(),
-  operator: z.string().nullable(),
-  operator_note: z.string().nullable(),
+    }),
+  ),
+  operator: z.nullable(z.string()),
+  operator_note: z.nullable(z.string()),
   /** The operator's choice (reached / partial / not_moved), once confirmed. */
-  operator_outcome: z.enum(CONFIRM_OUTCOMES).nullable(),
+  operator_outcome: z.nullable(z.enum(CONFIRM_OUTCOMES)),
   /** The pose observed when the operator confirmed, and its status's time (epoch ms). */
-  observed_pose: pose.nullable(),
-  observed_at: z.number().nullable(),
+  observed_pose: z.nullable(pose),
+  observed_at: z.nullable(z.number()),
   created_at: z.number(),
   /** When it was settled (epoch ms): the confirmation for confirmed rows, else the bridge's verdict; null while started. */
-  settled_at: z.number().nullable(),
+  settled_at: z.nullable(z.number()),
   /** When the bridge wrote its own verdict, before any operator's word. */
-  verdict_at: z.number().nullable(),
-  confirmed_at: z.number().nullable(),
+  verdict_at: z.nullable(z.number()),
+  confirmed_at: z.nullable(z.number()),
   updated_at: z.number(),
   /** The result a model would get for this action now (get_action_status). */
   result: CALL_RESULT_VIEW,
   /** Only for an `unknown` action viewed on its own (GET /v1/actions/:id) or in GET /v1/state's pending_unknowns. */
-  confirm_options: z.array(CONFIRM_OPTION).optional(),
+  confirm_options: z.optional(z.array(CONFIRM_OPTION)),
 });
 export type ActionView = WireOf<typeof ACTION_VIEW>;
 
 /** GET /v1/actions: newest first, a page at a time. */
 export const ACTIONS_PAGE = z.strictObject({
   actions: z.array(ACTION_VIEW),
-  next_cursor: z.string().nullable(),
+  next_cursor: z.nullable(z.string()),
   /** Kept for clients written against it; next_cursor never skips rows that share a millisecond. */
-  next_before: z.number().nullable(),
+  next_before: z.nullable(z.number()),
 });
 export type ActionsPage = WireOf<typeof ACTIONS_PAGE>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 
 /**
@@ -7,6 +7,6 @@ import type { WireOf } from "./WireOf.js";
  * valid `choices`.
  */
 export const API_ERROR_BODY = z.strictObject({
-  error: z.strictObject({ code: z.string(), message: z.string(), choices: z.array(z.string()).optional() }),
+  error: z.strictObject({ code: z.string(), message: z.string(), choices: z.optional(z.array(z.string())) }),
 });
 export type ApiErrorBody = WireOf<typeof API_ERROR_BODY>;

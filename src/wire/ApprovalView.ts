@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 
@@ -16,18 +16,18 @@ export const APPROVAL_VIEW = z.strictObject({
   requested_at: z.number(),
   expires_at: z.number(),
   /** Who sent the call that waits; null when the caller said nothing. */
-  client: CLIENT_VIEW.nullable(),
+  client: z.nullable(CLIENT_VIEW),
 });
 export type ApprovalView = WireOf<typeof APPROVAL_VIEW>;
 
 /** A request once it ended (the approve / decline answer, the `approval_resolved` event). */
-export const DECIDED_APPROVAL_VIEW = APPROVAL_VIEW.extend({
+export const DECIDED_APPROVAL_VIEW = z.extend(APPROVAL_VIEW, {
   decision: z.enum(["approved", "declined", "expired", "withdrawn"]),
-  operator: z.string().nullable(),
-  note: z.string().nullable(),
+  operator: z.nullable(z.string()),
+  note: z.nullable(z.string()),
   decided_at: z.number(),
   /** Set when a HALT declined the request (every pending request is declined by a halt): that halt's id. */
-  halt_id: z.string().optional(),
+  halt_id: z.optional(z.string()),
 });
 export type DecidedApprovalView = WireOf<typeof DECIDED_APPROVAL_VIEW>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { ENVELOPE_DESCRIPTION_VIEW } from "./EnvelopeView.js";
 import type { WireOf } from "./WireOf.js";
 
@@ -25,6 +25,6 @@ export const ARM_DESCRIPTION_VIEW = z.strictObject({
   /** A status older than this is stale (the config's stale_after_ms). */
   stale_after_ms: z.number(),
   /** The safety envelope's parts, for a 3D view; null without kinematics. */
-  envelope: ENVELOPE_DESCRIPTION_VIEW.nullable(),
+  envelope: z.nullable(ENVELOPE_DESCRIPTION_VIEW),
 });
 export type ArmDescriptionView = WireOf<typeof ARM_DESCRIPTION_VIEW>;

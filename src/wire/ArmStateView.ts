@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
 import { HALT_VIEW } from "./HaltView.js";
@@ -15,7 +15,7 @@ export const IN_FLIGHT_VIEW = z.strictObject({
   resources: z.array(z.string()),
   /** The absolute targets sent. */
   targets: z.record(z.string(), z.number()),
-  client: CLIENT_VIEW.nullable(),
+  client: z.nullable(CLIENT_VIEW),
   /** Epoch ms the intent was recorded (just before the command left). */
   started_at: z.number(),
 });
@@ -33,13 +33,13 @@ export const LINK_LOSS_VIEW = z.strictObject({
   /** Action ids of the motions in flight at that moment: never re-sent, settled by observation. */
   in_flight: z.array(z.string()),
   /** Epoch ms the arm answered again; absent while it has not. */
-  returned_at: z.number().optional(),
+  returned_at: z.optional(z.number()),
   /** Reconnection attempts it took (0 for a restart behind a link that stayed up). */
   attempts: z.number(),
   /** The arm came back as a new incarnation (power loss, new boot, restarted controller). */
-  incarnation_changed: z.boolean().optional(),
+  incarnation_changed: z.optional(z.boolean()),
   /** What the return found, in words for an operator. */
-  returned_detail: z.string().optional(),
+  returned_detail: z.optional(z.string()),
 });
 export type LinkLossView = WireOf<typeof LINK_LOSS_VIEW>;
 
@@ -49,18 +49,18 @@ export const LINK_VIEW = z.strictObject({
   /** Epoch ms the link entered this state. */
   since: z.number(),
   /** Reconnection attempt under way or just failed (1, 2, …), while `reconnecting`. */
-  attempt: z.number().optional(),
+  attempt: z.optional(z.number()),
   /** Epoch ms of the newest status received from the arm, if any ever was. */
-  last_status_at: z.number().optional(),
+  last_status_at: z.optional(z.number()),
   /** Why, in words for an operator. */
-  detail: z.string().optional(),
+  detail: z.optional(z.string()),
   /** Epoch ms of the next reconnection attempt, while waiting between attempts. */
-  next_attempt_at: z.number().optional(),
+  next_attempt_at: z.optional(z.number()),
   /** The coded reason the newest attempt was refused (ARMB_ERR_DEVICE_REPLACED: another device answered, never driven). */
-  error_code: z.string().optional(),
+  error_code: z.optional(z.string()),
   /** The arm's incarnation now, when the transport names one; a new one means the arm lost its memory of what was in flight. */
-  incarnation: z.string().optional(),
-  last_loss: LINK_LOSS_VIEW.optional(),
+  incarnation: z.optional(z.string()),
+  last_loss: z.optional(LINK_LOSS_VIEW),
 });
 export type LinkView = WireOf<typeof LINK_VIEW>;
 
@@ -73,7 +73,7 @@ export const ARM_STATE_VIEW = z.strictObject({
   moving: z.array(z.string()),
   /** True when there is no status yet or the newest is older than the config's stale_after_ms. */
   stale: z.boolean(),
-  age_ms: z.number().nullable(),
+  age_ms: z.nullable(z.number()),
   faults: z.array(z.string()),
   /** Each fault with what clears it (confirming an action never does). */
   fault_help: z.array(z.strictObject({ fault: z.string(), clears: z.string() })),
@@ -84,9 +84,9 @@ export const ARM_STATE_VIEW = z.strictObject({
   /** True while the bridge is latched by a halt: every motion is refused until an operator releases it. */
   halted: z.boolean(),
   /** The newest open halt (who, when, whether the arm confirmed it), or null. */
-  halt: HALT_VIEW.nullable(),
+  halt: z.nullable(HALT_VIEW),
   /** Hold-to-run (operator_presence): who holds it or what is missing; absent on a bridge without it. */
-  presence: PRESENCE_VIEW.optional(),
+  presence: z.optional(PRESENCE_VIEW),
   /** Motions under way now (ledger rows still `started`), oldest first, each with who sent it. */
   in_flight: z.array(IN_FLIGHT_VIEW),
   /** Actions waiting for an operator, oldest first, each with its `confirm_options`. */
@@ -94,7 +94,7 @@ export const ARM_STATE_VIEW = z.strictObject({
   /** The intent ledger: its file, and `lost` once that file was deleted or replaced under the running bridge. */
   ledger: z.strictObject({
     path: z.string(),
-    lost: z.strictObject({ code: z.string(), message: z.string(), detected_at: z.number() }).nullable(),
+    lost: z.nullable(z.strictObject({ code: z.string(), message: z.string(), detected_at: z.number() })),
   }),
   /** The safety envelope now: link volumes where the arm is, the newest refusal, the motion rate. */
   envelope: ENVELOPE_STATE_VIEW,
@@ -103,6 +103,6 @@ export const ARM_STATE_VIEW = z.strictObject({
    * its own limits, with warnings and alarms. Absent where the arm's
    * transport has no such data (serial firmware, ROS 2): absent, not zeros.
    */
-  servo_health: z.array(SERVO_HEALTH_VIEW).optional(),
+  servo_health: z.optional(z.array(SERVO_HEALTH_VIEW)),
 });
 export type ArmStateView = WireOf<typeof ARM_STATE_VIEW>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 
 /**
@@ -13,9 +13,9 @@ export const CALL_RESULT_VIEW = z.object({
   message: z.string(),
   timed_out: z.boolean(),
   settled_by: z.enum(["completion", "observation", "operator", "none"]),
-  action_id: z.string().optional(),
+  action_id: z.optional(z.string()),
   /** The registry code (src/errors.ts) of a result that is not a success: why it was refused, blocked or failed. */
-  error_code: z.string().optional(),
+  error_code: z.optional(z.string()),
 });
 export type CallResultView = WireOf<typeof CALL_RESULT_VIEW>;
 
@@ -24,7 +24,9 @@ export const CALL_ANSWER = z.strictObject({
   id: z.string(),
   name: z.string(),
   response: z.union([z.strictObject({ output: CALL_RESULT_VIEW }), z.strictObject({ error: CALL_RESULT_VIEW })]),
-  parts: z.array(z.strictObject({ inlineData: z.strictObject({ mimeType: z.string(), data: z.string() }) })).optional(),
+  parts: z.optional(
+    z.array(z.strictObject({ inlineData: z.strictObject({ mimeType: z.string(), data: z.string() }) })),
+  ),
 });
 /** GET /v1/calls/:id (re-attach): the motion call's result once it settles, `replayed`. */
 export type CallAnswer = WireOf<typeof CALL_ANSWER>;

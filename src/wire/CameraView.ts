@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 
 /** One configured camera as the console lists it. */
@@ -35,7 +35,7 @@ export const FRAME_HEADERS = {
   stale: "x-frame-stale",
 } as const;
 
-const decimal = z.string().regex(/^\d+$/, "a whole number in decimal");
+const decimal = z.string().check(z.regex(/^\d+$/, "a whole number in decimal"));
 
 /**
  * A frame's own headers, as sent (header values are strings): its image type,
@@ -74,10 +74,10 @@ export type CardFrameView = WireOf<typeof CARD_FRAME_VIEW>;
 /** GET /v1/actions/:id/frames and GET /v1/approvals/:id/frames: the pictures kept around one motion call. */
 export const CARD_FRAMES_LIST = z.strictObject({
   call_id: z.string(),
-  action_id: z.string().nullable(),
-  approval_id: z.string().nullable(),
+  action_id: z.nullable(z.string()),
+  approval_id: z.nullable(z.string()),
   /** Epoch ms the motion was sent, once it was: a `before` frame taken later says so. */
-  sent_at: z.number().nullable(),
+  sent_at: z.nullable(z.number()),
   frames: z.array(CARD_FRAME_VIEW),
   /** Cameras that gave no frame (`before:overhead` → why). */
   missing: z.record(z.string(), z.string()),

@@ -1,12 +1,12 @@
 import { CLIENT_KINDS } from "./vocabulary.js";
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 
 /** Who sent a call (src/ledger/CallClient.ts): the surface it came through, and what the sender says it is. */
 export const CLIENT_VIEW = z.strictObject({
   kind: z.enum(CLIENT_KINDS),
   name: z.string(),
-  session: z.string().optional(),
+  session: z.optional(z.string()),
 });
 export type ClientView = WireOf<typeof CLIENT_VIEW>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 
 const POINT = z.tuple([z.number(), z.number(), z.number()]);
@@ -33,9 +33,9 @@ export const ENVELOPE_CONTACT_VIEW = z.strictObject({
   /** Action ids of the motions in flight combined with this one. */
   in_flight: z.array(z.string()),
   /** The link's volume placed at the contact. */
-  volume: SHAPE_VIEW.optional(),
+  volume: z.optional(SHAPE_VIEW),
   /** The other link's volume there, for a self-collision. */
-  other_volume: SHAPE_VIEW.optional(),
+  other_volume: z.optional(SHAPE_VIEW),
 });
 export type EnvelopeContactView = WireOf<typeof ENVELOPE_CONTACT_VIEW>;
 
@@ -53,9 +53,9 @@ const KEEP_OUT_VIEW = z.discriminatedUnion("kind", [
 /** GET /v1/arm `envelope`: what the safety envelope is made of, for a 3D view (metres, in `frame`; link volumes in their own link's frame). */
 export const ENVELOPE_DESCRIPTION_VIEW = z.strictObject({
   frame: z.string(),
-  keep_in: z.strictObject({ min: POINT, max: POINT }).nullable(),
-  floor_z: z.number().nullable(),
-  max_step_m: z.number().nullable(),
+  keep_in: z.nullable(z.strictObject({ min: POINT, max: POINT })),
+  floor_z: z.nullable(z.number()),
+  max_step_m: z.nullable(z.number()),
   keep_out: z.array(KEEP_OUT_VIEW),
   allowed_contacts: z.array(z.tuple([z.string(), z.string()])),
   link_volumes: z.array(z.strictObject({ link: z.string(), source: z.string(), shape: SHAPE_VIEW })),
@@ -66,16 +66,18 @@ export const ENVELOPE_DESCRIPTION_VIEW = z.strictObject({
       why: z.enum(["adjacent", "allowed_contacts", "rigid", "static", "always"]),
     }),
   ),
-  limits: z.strictObject({ max_tool_speed_mps: z.number().nullable(), motions_per_minute: z.number().nullable() }),
+  limits: z.strictObject({ max_tool_speed_mps: z.nullable(z.number()), motions_per_minute: z.nullable(z.number()) }),
 });
 export type EnvelopeDescriptionView = WireOf<typeof ENVELOPE_DESCRIPTION_VIEW>;
 
 /** GET /v1/state `envelope`: the link volumes where the arm is, the newest refusal, the motion rate. */
 export const ENVELOPE_STATE_VIEW = z.strictObject({
   /** Every link volume placed for the arm's reported joints (workspace frame); null without kinematics or a full pose. */
-  volumes: z.array(z.strictObject({ link: z.string(), shape: SHAPE_VIEW })).nullable(),
-  last_refusal: ENVELOPE_CONTACT_VIEW.extend({ call_id: z.string(), tool: z.string(), at_ms: z.number() }).nullable(),
-  motion_rate: z.strictObject({ per_minute: z.number(), tokens: z.number() }).nullable(),
+  volumes: z.nullable(z.array(z.strictObject({ link: z.string(), shape: SHAPE_VIEW }))),
+  last_refusal: z.nullable(
+    z.extend(ENVELOPE_CONTACT_VIEW, { call_id: z.string(), tool: z.string(), at_ms: z.number() }),
+  ),
+  motion_rate: z.nullable(z.strictObject({ per_minute: z.number(), tokens: z.number() })),
 });
 export type EnvelopeStateView = WireOf<typeof ENVELOPE_STATE_VIEW>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 import { ACTION_VIEW } from "./ActionView.js";
 import { APPROVAL_VIEW, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
@@ -8,13 +8,13 @@ import { CLIENT_VIEW } from "./ClientView.js";
 import { HALT_VIEW } from "./HaltView.js";
 
 /** Every event about one call names it, its tool, and who sent it (null when the caller said nothing). */
-const call = { callId: z.string(), tool: z.string(), client: CLIENT_VIEW.nullable() };
+const call = { callId: z.string(), tool: z.string(), client: z.nullable(CLIENT_VIEW) };
 
 /** The arm's pace (Transport.pace): how fast it runs a motion against its plan; paused at speed scaling 0. */
 export const MOTION_PACE_VIEW = z.strictObject({
   factor: z.number(),
   paused: z.boolean(),
-  speedScaling: z.number().optional(),
+  speedScaling: z.optional(z.number()),
   source: z.string(),
   stampMs: z.number(),
 });
@@ -41,7 +41,7 @@ export const EXECUTOR_EVENT_VIEW = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("link_returned"),
     loss: LINK_LOSS_VIEW,
-    incarnation: z.string().optional(),
+    incarnation: z.optional(z.string()),
     reobserving: z.array(z.string()),
   }),
 ]);

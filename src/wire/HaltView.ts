@@ -1,5 +1,5 @@
 import { HALT_SOURCES } from "./vocabulary.js";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { API_ERROR_BODY } from "./ApiErrorBody.js";
 import { CLIENT_VIEW } from "./ClientView.js";
 import type { WireOf } from "./WireOf.js";
@@ -11,22 +11,22 @@ export const HALT_VIEW = z.strictObject({
   halted_at: z.number(),
   /** console, tool (a model's stop call), cli, http, presence (the operator's console went quiet mid-motion). */
   source: z.enum(HALT_SOURCES),
-  operator: z.string().nullable(),
-  call_id: z.string().nullable(),
+  operator: z.nullable(z.string()),
+  call_id: z.nullable(z.string()),
   /** Who asked, as the actions table names clients (the console's HALT: console and the operator's name); null for the bridge's own halt. */
-  client: CLIENT_VIEW.nullable(),
+  client: z.nullable(CLIENT_VIEW),
   /** The axes halted; null for every axis. */
-  axes: z.array(z.string()).nullable(),
-  note: z.string().nullable(),
+  axes: z.nullable(z.array(z.string())),
+  note: z.nullable(z.string()),
   /** null while the arm has not answered; true: it reports the axes halted; false: it did not confirm (detail says why) — the arm may still be moving. */
-  confirmed: z.boolean().nullable(),
-  detail: z.string().nullable(),
+  confirmed: z.nullable(z.boolean()),
+  detail: z.nullable(z.string()),
   /** The pose the arm reported after the halt. */
-  pose: z.record(z.string(), z.number()).nullable(),
-  answered_at: z.number().nullable(),
-  released_at: z.number().nullable(),
-  released_by: z.string().nullable(),
-  release_note: z.string().nullable(),
+  pose: z.nullable(z.record(z.string(), z.number())),
+  answered_at: z.nullable(z.number()),
+  released_at: z.nullable(z.number()),
+  released_by: z.nullable(z.string()),
+  release_note: z.nullable(z.string()),
   /** Who halted, in words ("the operator ana (console)", "a stop call (call c-7)"). */
   who: z.string(),
 });
@@ -40,7 +40,7 @@ export const HALT_ANSWER = z.strictObject({
   /** In words for the operator: confirmed, or not (why, and what to do). */
   message: z.string(),
   /** What was wrong with the request, each coded: a HALT is acted on first (every axis when its joints are unclear) and its problems reported after. */
-  problems: z.array(API_ERROR_BODY.shape.error).optional(),
+  problems: z.optional(z.array(API_ERROR_BODY.shape.error)),
 });
 export type HaltAnswer = WireOf<typeof HALT_ANSWER>;
 

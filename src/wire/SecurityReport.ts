@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { WireOf } from "./WireOf.js";
 
 /** GET /v1/security: how the API is exposed, for the console to show as a banner. */

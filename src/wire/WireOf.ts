@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod/mini";
 
 type DeepReadonly<T> = T extends readonly (infer U)[]
   ? readonly DeepReadonly<U>[]
@@ -7,4 +7,4 @@ type DeepReadonly<T> = T extends readonly (infer U)[]
     : T;
 
 /** What an answer of schema S is, read-only all the way down: the server builds it once and sends it; nobody edits it. */
-export type WireOf<S extends z.ZodType> = DeepReadonly<z.output<S>>;
+export type WireOf<S extends z.ZodMiniType> = DeepReadonly<z.output<S>>;

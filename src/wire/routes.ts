@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { ACTION_VIEW, ACTIONS_PAGE } from "./ActionView.js";
 import { APPROVALS_LIST, DECIDED_APPROVAL_VIEW } from "./ApprovalView.js";
 import { ARM_DESCRIPTION_VIEW } from "./ArmDescriptionView.js";
@@ -6,6 +6,7 @@ import { ARM_STATE_VIEW } from "./ArmStateView.js";
 import { CALL_ANSWER, CALLS_CANCELLED, CALLS_RESPONSE } from "./CallResultView.js";
 import { CAMERAS_LIST, CARD_FRAMES_LIST, TABLE_POINT_VIEW } from "./CameraView.js";
 import { CLIENTS_LIST } from "./ClientView.js";
+import { EXECUTOR_EVENT_VIEW } from "./ExecutorEventView.js";
 import { PLACED_VOLUMES_VIEW } from "./EnvelopeView.js";
 import { HALT_ANSWER, HALT_RELEASE_ANSWER } from "./HaltView.js";
 import { MAX_BATCH } from "./limits.js";
@@ -27,11 +28,11 @@ export interface RouteSpec {
   readonly method: "GET" | "POST" | "DELETE";
   readonly path: string;
   readonly auth: RouteAuth;
-  readonly params?: z.ZodType;
-  readonly query?: z.ZodType;
+  readonly params?: z.ZodMiniType;
+  readonly query?: z.ZodMiniType;
   /** What a client sends. The server parses it again with its own stricter rules (names of the arm's joints, …). */
-  readonly body?: z.ZodType;
-  readonly response: z.ZodType | RawAnswer;
+  readonly body?: z.ZodMiniType;
+  readonly response: z.ZodMiniType | RawAnswer;
   /** Registry codes this route answers beyond the ones every route may (unauthorized, bad request, starting, …). */
   readonly errors: readonly string[];
 }
@@ -39,17 +40,17 @@ export interface RouteSpec {
 const id = z.strictObject({ id: z.string() });
 const idWhich = z.strictObject({ id: z.string(), which: z.string() });
 const camera = z.strictObject({ name: z.string() });
-const operatorNote = z.object({ operator: z.string(), note: z.string().optional() });
+const operatorNote = z.object({ operator: z.string(), note: z.optional(z.string()) });
 
 const functionDeclaration = z.strictObject({
   name: z.string(),
   description: z.string(),
   parametersJsonSchema: z.record(z.string(), z.unknown()),
-  behavior: z.enum(["BLOCKING", "NON_BLOCKING"]).exactOptional(),
+  behavior: z.exactOptional(z.enum(["BLOCKING", "NON_BLOCKING"])),
 });
 
 /** A call as a client sends it: a Gemini functionCall, its id optional. */
-const CALL_INPUT = z.object({ id: z.string().optional(), name: z.string(), args: z.unknown().optional() });
+const CALL_INPUT = z.object({ id: z.optional(z.string()), name: z.string(), args: z.optional(z.unknown()) });
 
 /**
  * Every route `armbridge serve` answers: its method and path (written here
@@ -62,7 +63,7 @@ export const ROUTES = {
     method: "GET",
     path: "/healthz",
     auth: "public",
-    response: z.object({ status: z.enum(["ok", "unhealthy"]) }).loose(),
+    response: z.looseObject({ status: z.enum(["ok", "unhealthy"]) }),
     errors: [],
   },
   console: { method: "GET", path: "/console", auth: "public", response: "html", errors: [] },
@@ -80,9 +81,9 @@ export const ROUTES = {
     path: "/v1/calls",
     auth: "api",
     body: z.object({
-      calls: z.array(CALL_INPUT).max(MAX_BATCH).readonly(),
-      deadline_ms: z.number().optional(),
-      client: z.object({ kind: z.enum(CLIENT_KINDS).optional(), name: z.string().optional() }).optional(),
+      calls: z.readonly(z.array(CALL_INPUT).check(z.maxLength(MAX_BATCH))),
+      deadline_ms: z.optional(z.number()),
+      client: z.optional(z.object({ kind: z.optional(z.enum(CLIENT_KINDS)), name: z.optional(z.string()) })),
     }),
     response: CALLS_RESPONSE,
     errors: ["ARMB_ERR_HTTP_BODY_TOO_LARGE"],
@@ -91,7 +92,7 @@ export const ROUTES = {
     method: "POST",
     path: "/v1/calls/cancel",
     auth: "api",
-    body: z.object({ ids: z.array(z.string()).max(MAX_BATCH).readonly() }),
+    body: z.object({ ids: z.readonly(z.array(z.string()).check(z.maxLength(MAX_BATCH))) }),
     response: CALLS_CANCELLED,
     errors: [],
   },
@@ -143,7 +144,7 @@ export const ROUTES = {
     auth: "api",
     params: id,
     // The server reads the word (reached, partial, not_moved; done and not_done kept as aliases) and answers an unknown one.
-    body: operatorNote.extend({ outcome: z.string() }),
+    body: z.extend(operatorNote, { outcome: z.string() }),
     response: ACTION_VIEW,
     errors: ["ARMB_ERR_ACTION_NOT_FOUND", "ARMB_ERR_OPERATOR_REQUIRED"],
   },
@@ -160,7 +161,7 @@ export const ROUTES = {
     path: "/v1/actions/:id/frames/:which",
     auth: "api",
     params: idWhich,
-    query: z.object({ camera: z.string().optional() }),
+    query: z.object({ camera: z.optional(z.string()) }),
     response: "bytes",
     errors: ["ARMB_ERR_FRAME_NOT_KEPT"],
   },
@@ -196,7 +197,7 @@ export const ROUTES = {
     path: "/v1/approvals/:id/frames/:which",
     auth: "api",
     params: idWhich,
-    query: z.object({ camera: z.string().optional() }),
+    query: z.object({ camera: z.optional(z.string()) }),
     response: "bytes",
     errors: ["ARMB_ERR_FRAME_NOT_KEPT"],
   },
@@ -206,10 +207,10 @@ export const ROUTES = {
     auth: "api",
     // A HALT is never refused for how it was asked: the server reads whatever comes.
     body: z.object({
-      source: z.string().optional(),
-      operator: z.string().optional(),
-      note: z.string().optional(),
-      joints: z.array(z.string()).optional(),
+      source: z.optional(z.string()),
+      operator: z.optional(z.string()),
+      note: z.optional(z.string()),
+      joints: z.optional(z.array(z.string())),
     }),
     response: HALT_ANSWER,
     errors: [],
@@ -227,7 +228,7 @@ export const ROUTES = {
     method: "POST",
     path: "/v1/presence",
     auth: "operator",
-    body: z.object({ session: z.string(), operator: z.string().optional(), leaving: z.boolean().optional() }),
+    body: z.object({ session: z.string(), operator: z.optional(z.string()), leaving: z.optional(z.boolean()) }),
     response: PRESENCE_VIEW,
     errors: ["ARMB_ERR_PRESENCE_NOT_REQUIRED", "ARMB_ERR_PRESENCE_CONSOLES_FULL", "ARMB_ERR_HTTP_OPERATOR_ONLY"],
   },
@@ -254,7 +255,7 @@ export const ROUTES = {
     method: "POST",
     path: "/v1/servos/recover",
     auth: "api",
-    body: operatorNote.extend({ joints: z.array(z.string()).optional() }),
+    body: z.extend(operatorNote, { joints: z.optional(z.array(z.string())) }),
     response: z.object({ operator: z.string(), results: z.array(z.looseObject({})) }),
     errors: ["ARMB_ERR_RECOVERY_UNSUPPORTED"],
   },
@@ -263,11 +264,19 @@ export const ROUTES = {
   mcpDelete: { method: "DELETE", path: "/mcp", auth: "api", response: "protocol", errors: [] },
 } as const satisfies Record<string, RouteSpec>;
 
+/** What GET /v1/events sends: the data of each named event. */
+export const STREAM_EVENTS = { state: ARM_STATE_VIEW, executor: EXECUTOR_EVENT_VIEW } as const;
+
+/** One event of GET /v1/events, its data parsed with its name's schema. */
+export type CheckedEvent = {
+  [E in keyof typeof STREAM_EVENTS]: { readonly event: E; readonly data: z.output<(typeof STREAM_EVENTS)[E]> };
+}[keyof typeof STREAM_EVENTS];
+
 export type Routes = typeof ROUTES;
 export type RouteName = keyof Routes;
 
-type Out<S> = S extends z.ZodType ? z.output<S> : never;
-type In<S> = S extends z.ZodType ? z.input<S> : never;
+type Out<S> = S extends z.ZodMiniType ? z.output<S> : never;
+type In<S> = S extends z.ZodMiniType ? z.input<S> : never;
 
 /** What a client passes to call route N: its path parameters, query and body, each where the route has one. */
 export type RouteInput<N extends RouteName> = (Routes[N] extends { params: infer P } ? { params: In<P> } : unknown) &
@@ -279,7 +288,7 @@ export type RouteAnswer<N extends RouteName> = Out<Routes[N]["response"]>;
 
 /** The names of the routes that answer one JSON document. */
 export type JsonRouteName = {
-  [N in RouteName]: Routes[N]["response"] extends z.ZodType ? N : never;
+  [N in RouteName]: Routes[N]["response"] extends z.ZodMiniType ? N : never;
 }[RouteName];
 
 /** A route's path with its parameters filled in, each one encoded. */

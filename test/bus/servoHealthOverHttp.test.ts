@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { startBusSimulator, type RunningBusSimulator } from "../../firmware-sim/bus/startBusSimulator.js";
 import { MemoryEffects } from "../../firmware-sim/EffectsLog.js";
 import { Bridge } from "../../src/bridge/Bridge.js";
@@ -45,7 +45,7 @@ async function start(
   return { sim, server, effects };
 }
 
-function fits<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+function fits<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new Error(

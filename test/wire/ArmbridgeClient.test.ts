@@ -46,6 +46,13 @@ describe("ArmbridgeClient", () => {
     expect(e.message).toContain("approvals.0");
   });
 
+  it("describes what breaks the contract in English words, as the server's own checks do (zod/mini brings none)", async () => {
+    const { client } = clientAnswering(200, JSON.stringify({ cancelled: [7], not_waiting: [], extra: true }));
+    const e = await failure(client.call("cancelCalls", { body: { ids: ["a"] } }));
+    expect(e.message).toContain("cancelled.0: Invalid input: expected string, received number");
+    expect(e.message).toContain('(answer): Unrecognized key: "extra"');
+  });
+
   it("refuses an answer that is not JSON at all", async () => {
     const { client } = clientAnswering(200, "<html>proxy</html>");
     const e = await failure(client.call("state"));
@@ -89,5 +96,22 @@ describe("ArmbridgeClient", () => {
       { event: "state", data: { a: 1 } },
       { event: "executor", data: { type: "x" } },
     ]);
+  });
+
+  it("checks each event's data against its name's schema: a fitting one passes, a broken one is a coded error, an unknown name is skipped", () => {
+    const { client } = clientAnswering(200, "");
+    const timedOut = { type: "timed_out", callId: "c1", tool: "move_joints", client: null, actionId: "a1" };
+    expect(client.checkEvent({ event: "executor", data: timedOut })).toEqual({ event: "executor", data: timedOut });
+    let error: unknown;
+    try {
+      client.checkEvent({ event: "executor", data: { ...timedOut, actionId: 7 } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 200, code: "ARMB_ERR_HTTP_BAD_ANSWER" });
+    expect((error as ApiError).message).toContain("its executor event: actionId: Invalid input: expected string");
+    expect(() => client.checkEvent({ event: "state", data: { pose: {} } })).toThrow(ApiError);
+    expect(client.checkEvent({ event: "news_of_a_later_version", data: {} })).toBeUndefined();
   });
 });

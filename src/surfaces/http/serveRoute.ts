@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { z } from "zod";
-import { ROUTES, type RouteAnswer, type RouteAuth, type RouteName, type Routes } from "../../wire/routes.js";
+import {
+  ROUTES,
+  type JsonRouteName,
+  type RouteAnswer,
+  type RouteAuth,
+  type RouteInput,
+  type RouteName,
+} from "../../wire/routes.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -10,7 +16,7 @@ declare module "fastify" {
 }
 
 /** The router fills every `:name` of the path, so a handler sees them as the table's parameters, not yet checked. */
-type ParamsOf<N extends RouteName> = Routes[N] extends { params: infer P extends z.ZodType } ? z.input<P> : unknown;
+type ParamsOf<N extends RouteName> = RouteInput<N> extends { params: infer P } ? P : unknown;
 
 /**
  * What the handler gets: the path parameters typed by the table; the query
@@ -31,7 +37,7 @@ type ReadOnly<T> = T extends readonly (infer E)[]
     : T;
 
 /** A JSON route answers the table's response (or sends its own reply, e.g. a 503); a raw one writes the reply itself. */
-type ReplyOf<N extends RouteName> = Routes[N]["response"] extends z.ZodType
+type ReplyOf<N extends RouteName> = N extends JsonRouteName
   ? ReadOnly<RouteAnswer<N>> | FastifyReply
   : FastifyReply | void;
 

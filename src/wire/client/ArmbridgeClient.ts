@@ -1,7 +1,10 @@
-import type { z } from "zod";
+import { en } from "zod/locales";
+import { config, type ZodMiniType } from "zod/mini";
 import {
   pathOf,
   ROUTES,
+  STREAM_EVENTS,
+  type CheckedEvent,
   type JsonRouteName,
   type RouteAnswer,
   type RouteInput,
@@ -10,6 +13,10 @@ import {
 } from "../routes.js";
 import { ApiError, apiErrorOf, BAD_ANSWER_CODE } from "./ApiError.js";
 import { readEventStream, type StreamEvent } from "./readEventStream.js";
+
+// zod/mini carries no words of its own (the classic zod sets English on its first schema): an answer that breaks the
+// contract is described in the same words in a browser as in Node.
+if (config().localeError === undefined) config(en());
 
 /** The one thing the client needs of the platform: a WHATWG fetch (a browser's, Node's, or undici's with a dispatcher). */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -152,6 +159,21 @@ export class ArmbridgeClient {
     })();
   }
 
+  /**
+   * An event of `events()` with its data parsed by its name's schema; undefined
+   * for a name the contract does not know (a newer server's, to be ignored).
+   * Data that breaks the contract: ApiError ARMB_ERR_HTTP_BAD_ANSWER, for the
+   * caller to report while the stream goes on.
+   */
+  checkEvent(block: StreamEvent): CheckedEvent | undefined {
+    if (!Object.hasOwn(STREAM_EVENTS, block.event)) return undefined;
+    const event = block.event as keyof typeof STREAM_EVENTS;
+    const parsed = STREAM_EVENTS[event].safeParse(block.data);
+    if (!parsed.success) throw badAnswer(ROUTES.events, 200, `its ${event} event: ${issuesOf(parsed.error)}`);
+    // The data as it came, as #parse keeps answers.
+    return { event, data: block.data } as CheckedEvent;
+  }
+
   /** A failure while reading an answer, reported as the connection failure it is. */
   lost(error: unknown): Error {
     return this.#unreachable(error);
@@ -167,7 +189,7 @@ export class ArmbridgeClient {
   }
 
   #parse(route: RouteSpec, status: number, text: string): unknown {
-    const schema = route.response as z.ZodType;
+    const schema = route.response as ZodMiniType;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -175,10 +197,7 @@ export class ArmbridgeClient {
       throw badAnswer(route, status, `not JSON: ${JSON.stringify(text.slice(0, 80))}`);
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`);
-      throw badAnswer(route, status, issues.slice(0, 5).join("; "));
-    }
+    if (!parsed.success) throw badAnswer(route, status, issuesOf(parsed.error));
     // The answer as it came: the schemas transform nothing, and a result carries fields beyond the common ones.
     return json;
   }
@@ -197,6 +216,14 @@ function badAnswer(route: RouteSpec, status: number, what: string): ApiError {
     BAD_ANSWER_CODE,
     `${route.method} ${route.path} answered ${status} with a body that is not the API's contract (${what}); is the server an armbridge of another version?`,
   );
+}
+
+/** The first issues of a failed parse, each at its path. */
+function issuesOf(error: {
+  readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[];
+}): string {
+  const issues = error.issues.map((i) => `${i.path.map(String).join(".") || "(answer)"}: ${i.message}`);
+  return issues.slice(0, 5).join("; ");
 }
 
 function queryOf(query: unknown): string {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/surfaces/http/startHttpServer.js";
 import {
@@ -54,7 +54,7 @@ async function request(
 }
 
 /** Parses `value` with `schema`, failing with every issue's path when it does not fit. */
-function fits<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+function fits<S extends z.ZodMiniType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new Error(
