@@ -1,4 +1,4 @@
-import type { ArmStatus, ExecutorEvent, HostedBridgePort } from "../bridge/BridgePort.js";
+import type { ArmStatus, BridgeState, ExecutorEvent, HostedBridgePort } from "../bridge/BridgePort.js";
 import type { Logger } from "../observability/logger.js";
 import { ArmScene } from "./armScene.js";
 import { CameraRecorder, type CameraRecording } from "./CameraRecorder.js";
@@ -15,6 +15,8 @@ export interface RecordingSettings {
   readonly chunkKib: number;
   readonly cameras: CameraRecording;
 }
+
+type EnvelopeRefusal = NonNullable<BridgeState["lastEnvelopeRefusal"]>;
 
 /** The scene (volumes, zones) is redrawn at most this often: Foxglove interpolates nothing, 10 Hz reads as motion. */
 const SCENE_INTERVAL_MS = 100;
@@ -40,6 +42,8 @@ export class EpisodeRecorder {
   #moving = "";
   /** The newest status the rate left out: written after all when the next one is an edge. */
   #held: ArmStatus | undefined;
+  /** The newest envelope refusal, as the bridge's state said at the last answer. */
+  #refusal: EnvelopeRefusal | undefined;
   readonly #early: string[] = [];
   #closed = false;
 
@@ -135,7 +139,7 @@ export class EpisodeRecorder {
   }
 
   #writeScene(pose: Readonly<Record<string, number>>, ms: number): void {
-    const scene = this.#scene?.update(pose, this.#bridge.state().lastEnvelopeRefusal, ms);
+    const scene = this.#scene?.update(pose, this.#refusal, ms);
     if (!scene) return;
     this.#lastSceneMs = ms;
     this.#folder.write(RECORDING_CHANNELS.scene, ms, scene);
@@ -183,6 +187,8 @@ export class EpisodeRecorder {
     this.#actionOfCall.delete(callId);
     const status = this.#bridge.arm.latestStatus();
     // A refusal or a settled motion changes what the scene shows: redraw it now, not at the next status.
+    // A refusal is only ever met by a call: the state is asked once per answer, not at every status.
+    this.#refusal = this.#bridge.state().lastEnvelopeRefusal;
     if (status) this.#writeScene(Object.fromEntries(Object.entries(status.axes).map(([n, a]) => [n, a.position])), ms);
     if (actionId === undefined) return [];
     const row = this.#bridge.actions.get(actionId);
