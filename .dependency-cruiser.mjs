@@ -28,7 +28,12 @@ export const FLOORS = [
     holds:
       "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths, the one flag parser and the signals that end a command",
   },
-  { floor: "protocol", paths: ["src/protocol/"], holds: "the device contract: serial v1 codec, servo-bus packets and control tables, the RFC 2217 codec, servo axis maths, the motion-time model" },
+  {
+    floor: "protocol",
+    paths: ["src/protocol/"],
+    holds:
+      "the device contract: serial v1 codec, servo-bus packets and control tables, the RFC 2217 codec, servo axis maths, the motion-time model",
+  },
   { floor: "config", paths: ["src/config/"], holds: "the arm config: schema, loader, actuators and resource keys" },
   {
     floor: "motion",
@@ -55,6 +60,11 @@ export const FLOORS = [
   { floor: "tools", paths: ["src/tools/"], holds: "the default tools and their shared conventions" },
   { floor: "bridge", paths: ["src/bridge/"], holds: "the composition root" },
   {
+    floor: "recording",
+    paths: ["src/recording/"],
+    holds: "the bridge-side services that follow a bridge through its port: the MCAP recording of each session",
+  },
+  {
     floor: "surfaces",
     paths: ["src/surfaces/", "src/index.ts"],
     holds: "HTTP, MCP, Gemini, CLI, the demo; the public index",
@@ -70,12 +80,43 @@ export const FLOORS = [
  * (test/lint/floors.test.ts).
  */
 export const SURFACE_FLOORS = [
-  { floor: "shared", paths: ["src/surfaces/client/", "src/surfaces/toFunctionResponse.ts", "src/surfaces/splitImages.ts", "src/surfaces/packageVersion.ts"], holds: "what every surface shares: a tool result as a model reads it, images split out of it, the package version; the HTTP client's Node pieces" },
-  { floor: "model-links", paths: ["src/surfaces/gemini/", "src/surfaces/mcp/"], holds: "the Gemini agent loops (unary and Live) and the MCP server" },
-  { floor: "http", paths: ["src/surfaces/http/"], holds: "the HTTP API server, its MCP endpoint and the console it serves" },
-  { floor: "attach", paths: ["src/surfaces/attach/"], holds: "a running serve seen as a bridge (RemoteBridge) and the MCP stdio relay to it" },
-  { floor: "runtime", paths: ["src/surfaces/runtime/"], holds: "the command runtime: process scope and stop signals, startServing, the flag parser and the shared bridge flags" },
-  { floor: "demo", paths: ["src/surfaces/demo/"], holds: "npm start: the simulator, a serve on it, the ER session and the scripted session, narrated" },
+  {
+    floor: "shared",
+    paths: [
+      "src/surfaces/client/",
+      "src/surfaces/toFunctionResponse.ts",
+      "src/surfaces/splitImages.ts",
+      "src/surfaces/packageVersion.ts",
+    ],
+    holds:
+      "what every surface shares: a tool result as a model reads it, images split out of it, the package version; the HTTP client's Node pieces",
+  },
+  {
+    floor: "model-links",
+    paths: ["src/surfaces/gemini/", "src/surfaces/mcp/"],
+    holds: "the Gemini agent loops (unary and Live) and the MCP server",
+  },
+  {
+    floor: "http",
+    paths: ["src/surfaces/http/"],
+    holds: "the HTTP API server, its MCP endpoint and the console it serves",
+  },
+  {
+    floor: "attach",
+    paths: ["src/surfaces/attach/"],
+    holds: "a running serve seen as a bridge (RemoteBridge) and the MCP stdio relay to it",
+  },
+  {
+    floor: "runtime",
+    paths: ["src/surfaces/runtime/"],
+    holds:
+      "the command runtime: process scope and stop signals, startServing, the flag parser and the shared bridge flags",
+  },
+  {
+    floor: "demo",
+    paths: ["src/surfaces/demo/"],
+    holds: "npm start: the simulator, a serve on it, the ER session and the scripted session, narrated",
+  },
   { floor: "cli", paths: ["src/surfaces/cli/"], holds: "the armbridge commands and their registry" },
 ];
 

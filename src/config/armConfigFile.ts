@@ -5,6 +5,7 @@ import { busSection } from "./sections/bus.js";
 import { camerasFileSchema } from "./sections/cameras.js";
 import { kinematicsSection } from "./sections/kinematics.js";
 import { motionSection } from "./sections/motion.js";
+import { recordingSection } from "./sections/recording.js";
 import { ros2SectionSchema } from "./sections/ros2.js";
 import { sceneFileSchema } from "./sections/simulator.js";
 import { linkVolumesSection, workspaceSection } from "./sections/workspace.js";
@@ -29,6 +30,7 @@ export const armConfigFile = z
     ...linkVolumesSection,
     cameras: camerasFileSchema,
     scene: sceneFileSchema,
+    ...recordingSection,
   })
   .strict();
 

@@ -152,6 +152,15 @@ export const LOCAL: Readonly<Record<string, LocalCommand>> = {
         flags: Object.keys(m.TOOLS_FLAGS),
       })),
   },
+  export: {
+    summary: "turn serve --record's MCAP recordings into a LeRobot dataset: export lerobot --from DIR --to OUT",
+    load: async () =>
+      import("./export/exportCommand.js").then((m) => ({
+        help: m.EXPORT_HELP,
+        run: m.exportCommand,
+        flags: Object.keys(m.EXPORT_FLAGS),
+      })),
+  },
   decline: {
     summary: "decline a waiting call: rejected, nothing sent",
     load: async () =>

@@ -17,6 +17,7 @@ import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js"
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving } from "../runtime/startServing.js";
 import { onStopSignals } from "../../commandLine/stopSignals.js";
+import { startRecording } from "../../recording/startRecording.js";
 
 export const DEFAULT_HTTP = "127.0.0.1:8640";
 
@@ -26,12 +27,13 @@ const SERVE_FLAGS = {
   "operator-token": { type: "string" },
   "allow-host": { type: "string", multiple: true },
   "max-event-streams": { type: "string" },
+  record: { type: "string" },
 } as const;
 
 /** Every flag serve takes: its own and the bridge's. */
 export const SERVE_FLAG_NAMES: readonly string[] = [...Object.keys(SERVE_FLAGS), ...BRIDGE_FLAG_NAMES];
 
-export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--operator-token T] [--allow-host NAME]... [--max-event-streams N] [--config FILE] [--data DIR] [--adopt-ledger]
+export const SERVE_HELP = `Usage: armbridge serve (--serial LINK | --ros) [--http HOST:PORT] [--token T] [--operator-token T] [--allow-host NAME]... [--max-event-streams N] [--record DIR] [--config FILE] [--data DIR] [--adopt-ledger]
 
 Starts the bridge, the HTTP API and the operator console. The HTTP port is
 bound first, before the arm is touched: a taken port is ARMB_ERR_HTTP_PORT_IN_USE.
@@ -53,6 +55,8 @@ Flags:
   --allow-host NAME    a Host name the API answers to besides localhost, 127.0.0.1, [::1] and
                        the --http address (repeatable); other names get 421 ARMB_ERR_HTTP_HOST_NOT_ALLOWED
   --max-event-streams N  GET /v1/events streams open at once (default ${DEFAULT_MAX_EVENT_STREAMS}); more get 503
+  --record DIR         record the session as MCAP files in DIR (config \`recording:\` sets the rest;
+                       docs/recording.md); \`armbridge export lerobot --from DIR\` reads them
 ${BRIDGE_FLAGS_HELP}`;
 
 export interface ServeControls {
@@ -105,6 +109,7 @@ interface ServeFlags {
   readonly maxStreams: number | undefined;
   readonly token: string;
   readonly operatorToken: string;
+  readonly record: string | undefined;
 }
 
 function serveFlagsOf(argv: readonly string[], io: CliIo): ServeFlags {
@@ -114,6 +119,7 @@ function serveFlagsOf(argv: readonly string[], io: CliIo): ServeFlags {
   const { host, port } = parseHostPort(values.http ?? DEFAULT_HTTP);
   const allowHosts = (values["allow-host"] ?? []).map(parseAllowedHost);
   const maxStreams = positiveInt("--max-event-streams", values["max-event-streams"]);
+  if (values.record !== undefined && values.record.length === 0) throw cliUsageError("--record needs a folder");
   if (values.token !== undefined && values.token.length === 0) throw cliUsageError("--token must not be empty");
   let token = values.token ?? io.env.ARMBRIDGE_TOKEN;
   if (!token) {
@@ -121,7 +127,7 @@ function serveFlagsOf(argv: readonly string[], io: CliIo): ServeFlags {
     io.stderr.write(`armbridge: no --token or ARMBRIDGE_TOKEN given; generated token: ${token}\n`);
   }
   const operatorToken = operatorTokenOfFlags(values["operator-token"], token, io);
-  return { options, host, port, allowHosts, maxStreams, token, operatorToken };
+  return { options, host, port, allowHosts, maxStreams, token, operatorToken, record: values.record };
 }
 
 /**
@@ -146,6 +152,9 @@ async function startServe(flags: ServeFlags, scope: ProcessScope, io: CliIo, log
     bridge: { ...flags.options, env: io.env, logger },
     onBridge: (bridge) => {
       for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
+      // Before the API serves, so the first call is on the record; closed after the HTTP server, before the bridge.
+      const recorder = startRecording(bridge, flags.record);
+      if (recorder) scope.add("recording", () => recorder.close());
     },
   });
   if (!serving) throw new Error("serve: started without a stop signal, yet stopped");
