@@ -57,7 +57,7 @@ export interface McpStdioProxyOptions {
  * serve restarted under the relay afterwards.
  */
 export class McpStdioProxy {
-  readonly #o: McpStdioProxyOptions;
+  readonly #options: McpStdioProxyOptions;
   readonly #relayId = randomBytes(4).toString("hex");
   #session: string | undefined;
   #protocolVersion: string | undefined;
@@ -71,7 +71,7 @@ export class McpStdioProxy {
   readonly #underWay = new Map<RequestId, AbortController>();
 
   constructor(options: McpStdioProxyOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /**
@@ -103,12 +103,12 @@ export class McpStdioProxy {
   }
 
   async #deliverUntil(outgoing: JSONRPCMessage, cancelled: AbortSignal): Promise<void> {
-    const giveUpAt = Date.now() + (this.#o.retryForMs ?? DEFAULT_RETRY_FOR_MS);
+    const giveUpAt = Date.now() + (this.#options.retryForMs ?? DEFAULT_RETRY_FOR_MS);
     for (let attempt = 0; !this.#closed && !cancelled.aborted; attempt++) {
       try {
         await this.#reopening;
         if (cancelled.aborted) return;
-        await this.#post(outgoing, (m) => this.#o.toHost(m), cancelled);
+        await this.#post(outgoing, (m) => this.#options.toHost(m), cancelled);
         return;
       } catch (error) {
         // The host cancelled it: no answer is owed, and it must not be sent again.
@@ -123,7 +123,7 @@ export class McpStdioProxy {
           connectionLost(error) ||
           (error instanceof ApiError && (error.status === 502 || error.status === 503 || error.status === 504));
         if (!retry || Date.now() >= giveUpAt) return this.#failed(outgoing, error);
-        this.#o.log.warn(
+        this.#options.log.warn(
           { attempt: attempt + 1, err: String(error), session_gone: sessionGone },
           "lost serve's MCP endpoint; sending the same request again",
         );
@@ -146,7 +146,7 @@ export class McpStdioProxy {
     this.#closed = true;
     if (this.#session === undefined) return;
     try {
-      const res = await this.#o.http.send("mcpDelete", undefined, undefined, { headers: this.#headers() });
+      const res = await this.#options.http.send("mcpDelete", undefined, undefined, { headers: this.#headers() });
       await res.arrayBuffer();
     } catch {
       // serve is gone already: nothing to end.
@@ -183,10 +183,10 @@ export class McpStdioProxy {
   /** POSTs one message and relays every message of the answer; throws when the answer to a request did not arrive whole. */
   async #post(
     message: JSONRPCMessage,
-    relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#o.toHost(m),
+    relay: (m: JSONRPCMessage) => Promise<void> = (m) => this.#options.toHost(m),
     signal?: AbortSignal,
   ): Promise<void> {
-    const res = await this.#o.http.send("mcpPost", undefined, JSON.stringify(message), {
+    const res = await this.#options.http.send("mcpPost", undefined, JSON.stringify(message), {
       headers: this.#headers(message),
       signal,
     });
@@ -220,10 +220,10 @@ export class McpStdioProxy {
         for (const m of Array.isArray(body) ? body : [body]) await deliver(m);
       }
     } catch (error) {
-      if (wanted !== undefined && !answered) throw this.#o.http.lost(error);
+      if (wanted !== undefined && !answered) throw this.#options.http.lost(error);
     }
     if (wanted !== undefined && !answered)
-      throw this.#o.http.lost(new Error("the answer's stream ended before the response"));
+      throw this.#options.http.lost(new Error("the answer's stream ended before the response"));
   }
 
   /** serve forgot the session (a restart, an eviction): open a new one with the host's own initialize, its answer kept from the host. */
@@ -235,9 +235,9 @@ export class McpStdioProxy {
       if (!init) return;
       await this.#post({ ...init, id: `armbridge-relay-init-${this.#relayId}` }, async () => undefined);
       await this.#post({ jsonrpc: "2.0", method: "notifications/initialized" }, async () => undefined);
-      this.#o.log.info({ session: this.#session }, "opened a new MCP session on serve for the host");
+      this.#options.log.info({ session: this.#session }, "opened a new MCP session on serve for the host");
     })()
-      .catch((error: unknown) => this.#o.log.warn({ err: String(error) }, "could not open a new MCP session yet"))
+      .catch((error: unknown) => this.#options.log.warn({ err: String(error) }, "could not open a new MCP session yet"))
       .finally(() => {
         this.#reopening = undefined;
       });
@@ -246,15 +246,15 @@ export class McpStdioProxy {
   /** Tells the host its request could not be delivered (notifications are only logged). */
   async #failed(message: JSONRPCMessage, error: unknown): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error);
-    this.#o.log.error({ err: reason }, "could not deliver a message to serve's MCP endpoint");
+    this.#options.log.error({ err: reason }, "could not deliver a message to serve's MCP endpoint");
     if (!isJSONRPCRequest(message)) return;
-    await this.#o
+    await this.#options
       .toHost({
         jsonrpc: "2.0",
         id: message.id,
         error: {
           code: -32603,
-          message: `armbridge serve at ${this.#o.http.url} could not be reached (${reason}); any motion it took goes on there and is in its ledger. Calling again with the same request re-attaches to it.`,
+          message: `armbridge serve at ${this.#options.http.url} could not be reached (${reason}); any motion it took goes on there and is in its ledger. Calling again with the same request re-attaches to it.`,
         },
       })
       .catch(() => undefined);

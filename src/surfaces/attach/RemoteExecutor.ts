@@ -39,10 +39,10 @@ export interface RemoteExecutorOptions {
  * id (`GET /v1/calls/:id`) instead.
  */
 export class RemoteExecutor {
-  readonly #o: RemoteExecutorOptions;
+  readonly #options: RemoteExecutorOptions;
 
   constructor(options: RemoteExecutorOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   async execute(calls: readonly FunctionCall[], options: ExecuteOptions = {}): Promise<CallResponse[]> {
@@ -63,7 +63,7 @@ export class RemoteExecutor {
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const giveUpAt = Date.now() + (this.#o.reattachForMs ?? DEFAULT_REATTACH_FOR_MS);
+      const giveUpAt = Date.now() + (this.#options.reattachForMs ?? DEFAULT_REATTACH_FOR_MS);
       for (let attempt = 0; ; attempt++) {
         if (attempt === 0 && options.signal?.aborted) onAbort();
         if (cancelled && attempt > 0) return await this.#attachEach(identified, giveUpAt);
@@ -74,7 +74,7 @@ export class RemoteExecutor {
             ...(deadlineMs === undefined ? {} : { deadline_ms: deadlineMs }),
             client: this.#clientBody(),
           };
-          const answer = await this.#o.http.call("calls", { body });
+          const answer = await this.#options.http.call("calls", { body });
           answered = true;
           return answer.responses.map(fromAnswer);
         } catch (error) {
@@ -82,9 +82,9 @@ export class RemoteExecutor {
             answered = true;
             return identified.map((c) => ({ id: c.id, name: c.name, result: refusedByServe(c.name, error) }));
           }
-          if (!retryable(error)) throw asLost(this.#o.http.url, error, ids);
-          if (Date.now() >= giveUpAt) throw asLost(this.#o.http.url, error, ids);
-          this.#o.log.warn(
+          if (!retryable(error)) throw asLost(this.#options.http.url, error, ids);
+          if (Date.now() >= giveUpAt) throw asLost(this.#options.http.url, error, ids);
+          this.#options.log.warn(
             { call_ids: ids, attempt: attempt + 1, err: String(error) },
             "lost serve while calls were under way; re-attaching by call id",
           );
@@ -103,12 +103,12 @@ export class RemoteExecutor {
       calls.map(async (c): Promise<CallResponse> => {
         for (let attempt = 0; ; attempt++) {
           try {
-            return fromAnswer(await this.#o.http.call("attachCall", { params: { id: c.id } }));
+            return fromAnswer(await this.#options.http.call("attachCall", { params: { id: c.id } }));
           } catch (error) {
             // Nothing ran or was recorded under this id, and after the cancellation nothing will start.
             if (error instanceof ApiError && error.code === "ARMB_ERR_CALL_NOT_FOUND")
               return { id: c.id, name: c.name, result: cancelledBeforeSend(c.name) };
-            if (!retryable(error) || Date.now() >= giveUpAt) throw asLost(this.#o.http.url, error, [c.id]);
+            if (!retryable(error) || Date.now() >= giveUpAt) throw asLost(this.#options.http.url, error, [c.id]);
             await sleep(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number);
           }
         }
@@ -124,17 +124,17 @@ export class RemoteExecutor {
   async #cancel(ids: readonly string[], answered: () => boolean): Promise<void> {
     for (let attempt = 0; attempt < 200 && !answered(); attempt++) {
       try {
-        const r = await this.#o.http.call("cancelCalls", { body: { ids } });
+        const r = await this.#options.http.call("cancelCalls", { body: { ids } });
         if (r.cancelled.length > 0) return;
       } catch (error) {
-        this.#o.log.debug({ call_ids: ids, err: String(error) }, "cancel not delivered yet");
+        this.#options.log.debug({ call_ids: ids, err: String(error) }, "cancel not delivered yet");
       }
       await sleep(Math.min(25 * 2 ** Math.min(attempt, 5), 1000), { unref: true });
     }
   }
 
   #clientBody(): { kind: CallClient["kind"]; name: string; session?: string } {
-    const c = this.#o.client;
+    const c = this.#options.client;
     return { kind: c.kind === "mcp" ? "http" : c.kind, name: c.name, ...(c.session ? { session: c.session } : {}) };
   }
 }

@@ -31,7 +31,7 @@ export interface CameraStreamerOptions {
  * and again when it recovers; the stream keeps trying.
  */
 export class CameraStreamer {
-  readonly #o: CameraStreamerOptions;
+  readonly #options: CameraStreamerOptions;
   readonly #stop = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
@@ -39,12 +39,12 @@ export class CameraStreamer {
   sent = 0;
 
   constructor(options: CameraStreamerOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   start(): void {
-    const { feed } = this.#o;
-    this.#o.report({
+    const { feed } = this.#options;
+    this.#options.report({
       kind: "camera_stream",
       camera: feed.camera,
       state: "started",
@@ -59,9 +59,9 @@ export class CameraStreamer {
     this.#stop.abort();
     clearTimeout(this.#timer);
     await this.#running;
-    this.#o.report({
+    this.#options.report({
       kind: "camera_stream",
-      camera: this.#o.feed.camera,
+      camera: this.#options.feed.camera,
       state: "stopped",
       detail: `${this.sent} frame(s) sent`,
     });
@@ -76,21 +76,21 @@ export class CameraStreamer {
 
   async #tick(): Promise<void> {
     const started = Date.now();
-    const { feed } = this.#o;
+    const { feed } = this.#options;
     try {
       const raw = await feed.grab(this.#stop.signal);
       const frame = streamFrame(raw.bytes, raw.mimeType);
       if (frame === undefined) throw new Error("the frame does not fit the size bound at any JPEG quality");
-      if (this.#o.send({ data: frame.bytes.toString("base64"), mimeType: frame.mimeType })) this.sent++;
+      if (this.#options.send({ data: frame.bytes.toString("base64"), mimeType: frame.mimeType })) this.sent++;
       if (this.#failing) {
         this.#failing = false;
-        this.#o.report({ kind: "camera_stream", camera: feed.camera, state: "recovered", detail: "" });
+        this.#options.report({ kind: "camera_stream", camera: feed.camera, state: "recovered", detail: "" });
       }
     } catch (error) {
       if (this.#stop.signal.aborted) return;
       if (!this.#failing) {
         this.#failing = true;
-        this.#o.report({
+        this.#options.report({
           kind: "camera_stream",
           camera: feed.camera,
           state: "failing",

@@ -43,7 +43,7 @@ export interface LiveConversationOptions {
  * awaiting its response and nothing left to tell.
  */
 export class LiveConversation {
-  readonly #o: LiveConversationOptions;
+  readonly #options: LiveConversationOptions;
   readonly #awaiting = new AwaitedCalls();
   /** Later user turns so far, for a fresh session's opening. */
   readonly #userTurns: Content[] = [];
@@ -62,7 +62,7 @@ export class LiveConversation {
   #heardSinceLoss = false;
 
   constructor(options: LiveConversationOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** A call awaits its response: a goAway waits for it before leaving. */
@@ -76,7 +76,7 @@ export class LiveConversation {
   }
 
   onMessage(message: LiveServerMessage): void {
-    const { reporter } = this.#o;
+    const { reporter } = this.#options;
     if (message.toolCall || message.serverContent) this.#heardSinceLoss = true;
     if (message.setupComplete) reporter.write("setup_complete", { setupComplete: message.setupComplete });
     if (message.toolCall) this.#onToolCall(message.toolCall.functionCalls ?? []);
@@ -102,8 +102,8 @@ export class LiveConversation {
     this.turns++;
     this.#idle = true;
     reporter.report({ type: "model_turn", turn: this.turns, calls: [], text: this.text });
-    if (this.#o.undelivered.untold().length > 0) this.#tellMissed();
-    else this.#o.run.finish({ kind: "ended", ended: "answered" });
+    if (this.#options.undelivered.untold().length > 0) this.#tellMissed();
+    else this.#options.run.finish({ kind: "ended", ended: "answered" });
   }
 
   /** A later user turn: sent now (interrupting calls that await results), or once a connection is up. */
@@ -113,15 +113,15 @@ export class LiveConversation {
     const content: Content = { role: "user", parts: [{ text }] };
     this.#userTurns.push(content);
     if (!this.#sendUser(content)) this.#toSend.push(content);
-    this.#o.reporter.write("user_turn", { text });
-    this.#o.reporter.report({ type: "user_turn", text });
+    this.#options.reporter.write("user_turn", { text });
+    this.#options.reporter.report({ type: "user_turn", text });
   }
 
   interruptAwaiting(): void {
     const ids = this.#missCalls(this.#awaiting.ids(), "interrupted");
     if (ids.length === 0) return;
-    this.#o.reporter.write("interrupted", { call_ids: ids });
-    this.#o.reporter.report({ type: "interrupted", callIds: ids });
+    this.#options.reporter.write("interrupted", { call_ids: ids });
+    this.#options.reporter.report({ type: "interrupted", callIds: ids });
   }
 
   /**
@@ -135,7 +135,7 @@ export class LiveConversation {
    * to a resumed session (it may hold it): the session is told instead.
    */
   onLost(loss: SessionLoss<LiveSentRecord>): void {
-    const { undelivered } = this.#o;
+    const { undelivered } = this.#options;
     this.#textOfTurn = "";
     this.#idle = false;
     this.#heardSinceLoss = false;
@@ -159,15 +159,15 @@ export class LiveConversation {
       undeliveredCallIds: [...new Set(lost)],
       handle: loss.handle,
     } as const;
-    this.#o.reporter.write("connection_lost", { ...event });
-    this.#o.reporter.report({ type: "link", event });
+    this.#options.reporter.write("connection_lost", { ...event });
+    this.#options.reporter.report({ type: "link", event });
   }
 
   /** A connection is up: the first one, a resumed session, or a fresh one told the run so far. */
   onOpened(start: "first" | SessionStart): void {
     switch (start) {
       case "first":
-        this.#sendUser(this.#o.instruction);
+        this.#sendUser(this.#options.instruction);
         // Turns typed while the first connection was being made follow the instruction.
         this.#sendHeld();
         return;
@@ -176,7 +176,7 @@ export class LiveConversation {
           this.#userContentUnheld && this.#sendUser({ role: "user", parts: [{ text: UNREPEATED_USER_TURN_NOTE }] });
         if (noted) {
           this.#userContentUnheld = false;
-          this.#o.reporter.write("user_turn_not_repeated", { text: UNREPEATED_USER_TURN_NOTE });
+          this.#options.reporter.write("user_turn_not_repeated", { text: UNREPEATED_USER_TURN_NOTE });
         }
         const held = this.#sendHeld();
         // The handle was taken at a resumable point, which the Live API never marks while the model generates or runs calls;
@@ -189,27 +189,35 @@ export class LiveConversation {
       case "fresh":
         // The fresh session's opening carries the instruction and every later turn.
         this.#userContentUnheld = false;
-        this.#o.run.track(this.#openFresh());
+        this.#options.run.track(this.#openFresh());
         return;
     }
   }
 
   async #openFresh(): Promise<void> {
-    const { undelivered } = this.#o;
-    const recap = await freshSessionRecap(this.#o.executor, this.#o.motions.started(), this.#o.signal);
-    if (this.#o.run.finished || !this.#o.link.connected) return;
+    const { undelivered } = this.#options;
+    const recap = await freshSessionRecap(
+      this.#options.executor,
+      this.#options.motions.started(),
+      this.#options.signal,
+    );
+    if (this.#options.run.finished || !this.#options.link.connected) return;
     const told = undelivered.untold().filter((m) => m.settled !== undefined);
-    const turns: Content[] = [this.#o.instruction, ...this.#userTurns, { role: "user", parts: [{ text: recap }] }];
+    const turns: Content[] = [
+      this.#options.instruction,
+      ...this.#userTurns,
+      { role: "user", parts: [{ text: recap }] },
+    ];
     this.#toSend = [];
     this.#idle = false;
-    const sent = this.#o.link.sendClientContent(
+    const sent = this.#options.link.sendClientContent(
       { turns, turnComplete: true },
       { kind: "user_content", content: { role: "user", parts: turns.flatMap((t) => t.parts ?? []) } },
     );
     if (!sent) return;
     // Settled motions are in the recap; one still under way is told once it settles, or joined by a repeat.
     for (const m of told) undelivered.told(m.call);
-    this.#o.reporter.write("fresh_session_recap", { text: recap, told_call_ids: told.map((m) => m.call.id) });
+    this.#options.reporter.write("fresh_session_recap", { text: recap, told_call_ids: told.map((m) => m.call.id) });
   }
 
   /** Sends the user content held for a connection, in order; returns it. */
@@ -220,20 +228,23 @@ export class LiveConversation {
   }
 
   #sendUser(content: Content): boolean {
-    return this.#o.link.sendClientContent({ turns: [content], turnComplete: true }, { kind: "user_content", content });
+    return this.#options.link.sendClientContent(
+      { turns: [content], turnComplete: true },
+      { kind: "user_content", content },
+    );
   }
 
   /** Ends our wait for these calls; their motions go on and are remembered as undelivered. */
   #missCalls(ids: readonly string[], cause: "cancelled" | "interrupted"): string[] {
     const missed = this.#awaiting.miss(ids, cause, "end_wait");
-    for (const a of missed) this.#o.undelivered.miss(a.call, a.response, cause);
+    for (const a of missed) this.#options.undelivered.miss(a.call, a.response, cause);
     return missed.map((a) => a.call.id);
   }
 
   #onToolCall(functionCalls: Parameters<typeof identifyCalls>[0]): void {
-    const { run, reporter, undelivered } = this.#o;
+    const { run, reporter, undelivered } = this.#options;
     if (run.finished) return;
-    if (this.turns >= this.#o.maxTurns) {
+    if (this.turns >= this.#options.maxTurns) {
       run.finish({ kind: "ended", ended: "max_turns" });
       return;
     }
@@ -245,27 +256,27 @@ export class LiveConversation {
     reporter.report({ type: "model_turn", turn: this.turns, calls, text: "" });
     if (calls.length === 0) return;
     const dispatched = dispatchLiveCalls(calls, {
-      adapter: this.#o.adapter,
+      adapter: this.#options.adapter,
       undelivered,
-      deadlineAt: this.#o.deadlineAt,
-      signal: this.#o.signal,
+      deadlineAt: this.#options.deadlineAt,
+      signal: this.#options.signal,
     });
     const turn = this.turns;
     const batch = dispatched.map((d): AwaitedCall => ({ ...d, turn }));
     for (const a of batch) {
       this.#awaiting.add(a);
       if (a.joined) {
-        this.#o.metrics.joined();
+        this.#options.metrics.joined();
         reporter.write("joined", { call: a.call, joined_call_id: a.joined.call.id });
         reporter.report({ type: "joined", call: a.call, joinedCallId: a.joined.call.id });
-      } else this.#o.motions.dispatched(a.call);
+      } else this.#options.motions.dispatched(a.call);
     }
     run.track(this.#answer(turn, batch));
   }
 
   /** Answers a toolCall once all its calls settle: those still awaited, in one toolResponse. */
   async #answer(turn: number, batch: readonly AwaitedCall[]): Promise<void> {
-    const { run, reporter, undelivered } = this.#o;
+    const { run, reporter, undelivered } = this.#options;
     const outcomes = await Promise.all(
       batch.map(async (a) => {
         const r = await a.response;
@@ -282,7 +293,7 @@ export class LiveConversation {
     if (run.finished || answered.length === 0) return;
     const answers = answered.map((a) => outcomes[batch.indexOf(a)] as FunctionResponse);
     const { params, record } = liveToolResponse(answered, answers, undelivered);
-    if (!this.#o.link.sendToolResponse(params, record)) {
+    if (!this.#options.link.sendToolResponse(params, record)) {
       // The connection went as they settled: the next session is told instead.
       answered.forEach((a, i) => {
         undelivered.miss(
@@ -312,11 +323,11 @@ export class LiveConversation {
   #tellMissed(): void {
     if (this.#flushing) return;
     this.#flushing = true;
-    this.#o.run.track(this.#flushMissed());
+    this.#options.run.track(this.#flushMissed());
   }
 
   async #flushMissed(): Promise<void> {
-    const { run, undelivered, reporter, link } = this.#o;
+    const { run, undelivered, reporter, link } = this.#options;
     await undelivered.allSettled();
     this.#flushing = false;
     if (run.finished || !link.connected || !this.#idle || this.#awaiting.size > 0) return;

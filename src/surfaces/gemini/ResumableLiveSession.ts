@@ -107,7 +107,7 @@ export interface ResumableLiveSessionOptions<R> {
  * arrives after the send may have been made before the server read it.
  */
 export class ResumableLiveSession<R> {
-  readonly #o: ResumableLiveSessionOptions<R>;
+  readonly #options: ResumableLiveSessionOptions<R>;
   readonly #policy: ReconnectPolicy;
   readonly #now: () => number;
   #link: LiveLink | undefined;
@@ -125,7 +125,7 @@ export class ResumableLiveSession<R> {
   readonly #signal: AbortSignal;
 
   constructor(options: ResumableLiveSessionOptions<R>) {
-    this.#o = options;
+    this.#options = options;
     this.#policy = options.policy ?? DEFAULT_RECONNECT_POLICY;
     this.#now = options.now ?? Date.now;
     this.#signal = AbortSignal.any([options.signal, this.#stop.signal]);
@@ -186,20 +186,20 @@ export class ResumableLiveSession<R> {
       if (update.resumable === true && typeof update.newHandle === "string" && update.newHandle !== "") {
         this.#handle = update.newHandle;
         this.#outbox = this.#outbox.filter((e) => !e.answered);
-        this.#o.on.handle(update.newHandle);
+        this.#options.on.handle(update.newHandle);
         if (link.goAwayReceived) this.#leaveIfCalm();
       }
     }
     if (message.goAway) this.#onGoAway(link, message.goAway.timeLeft);
     if (message.toolCall || message.serverContent?.modelTurn || message.serverContent?.turnComplete) {
-      if (this.#sentAt !== undefined) this.#o.on.answered(this.#now() - this.#sentAt);
+      if (this.#sentAt !== undefined) this.#options.on.answered(this.#now() - this.#sentAt);
       this.#sentAt = undefined;
       for (const e of this.#outbox) e.answered = true;
       // With no handle yet, the first one to come covers everything answered before it.
       if (this.#handle === undefined) this.#outbox = this.#outbox.filter((e) => !e.answered);
     }
     if (message.toolCall || message.toolCallCancellation || message.serverContent || message.setupComplete)
-      this.#o.on.message(message);
+      this.#options.on.message(message);
   }
 
   #onGoAway(link: LiveLink, timeLeft: string | undefined): void {
@@ -211,7 +211,7 @@ export class ResumableLiveSession<R> {
       timeLeftMs === undefined
         ? 0
         : Math.round(Math.max(0, timeLeftMs - Math.min(this.#policy.goAwayMarginMs, timeLeftMs / 2)));
-    this.#o.on.event({ kind: "go_away", timeLeftMs, leaveInMs });
+    this.#options.on.event({ kind: "go_away", timeLeftMs, leaveInMs });
     this.#leaveTimer = setTimeout(() => this.#leave(link), leaveInMs);
     this.#leaveIfCalm();
   }
@@ -220,7 +220,7 @@ export class ResumableLiveSession<R> {
   #leaveIfCalm(): void {
     const link = this.#link;
     if (link === undefined || !link.goAwayReceived) return;
-    if (this.#o.busy() || this.#outbox.length > 0) return;
+    if (this.#options.busy() || this.#outbox.length > 0) return;
     this.#leave(link);
   }
 
@@ -249,12 +249,12 @@ export class ResumableLiveSession<R> {
       link.messages === 0 &&
       !end.transient
     ) {
-      this.#o.on.event({ kind: "resume_refused", handle: link.offeredHandle, detail: end.detail });
+      this.#options.on.event({ kind: "resume_refused", handle: link.offeredHandle, detail: end.detail });
       this.#forgetHandle();
     }
     const unconfirmed =
       this.#handle === undefined ? [] : this.#outbox.splice(0).map((e) => ({ record: e.record, answered: e.answered }));
-    this.#o.on.lost({ cause, detail: end.detail, unconfirmed, handle: this.#handle });
+    this.#options.on.lost({ cause, detail: end.detail, unconfirmed, handle: this.#handle });
     this.#track(this.#connect({ cause, since, first: false }));
   }
 
@@ -265,7 +265,7 @@ export class ResumableLiveSession<R> {
 
   #track(p: Promise<void>): void {
     const tracked = p.catch((error: unknown) =>
-      this.#o.on.failed(
+      this.#options.on.failed(
         error instanceof ArmbridgeError
           ? error
           : new ArmbridgeError("ARMB_ERR_GEMINI_API", { reason: String(error) }, { cause: error }),
@@ -280,16 +280,16 @@ export class ResumableLiveSession<R> {
     let failures = why.first ? 0 : this.#flaps;
     let last: SetupFailure = { refused: false, detail: "connections ended before the server said anything" };
     if (failures >= this.#policy.attempts) throw gaveUpError(failures, this.#now() - why.since, last);
-    let delayMs = failures > 0 ? backoffDelayMs(failures, this.#policy.backoff, this.#o.random) : 0;
+    let delayMs = failures > 0 ? backoffDelayMs(failures, this.#policy.backoff, this.#options.random) : 0;
     while (!this.#signal.aborted) {
       if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.#signal }).catch(() => undefined);
       if (this.#signal.aborted) return;
       const handle = this.#handle;
       const link = new LiveLink(handle, { message: (l, m) => this.#onMessage(l, m), end: (l, e) => this.#onEnd(l, e) });
       const failure = await link.open({
-        ai: this.#o.ai,
-        model: this.#o.model,
-        config: this.#o.config(handle),
+        ai: this.#options.ai,
+        model: this.#options.model,
+        config: this.#options.config(handle),
         setupTimeoutMs: this.#policy.setupTimeoutMs,
         signal: this.#signal,
       });
@@ -301,7 +301,7 @@ export class ResumableLiveSession<R> {
         this.#link = link;
         const start = why.first ? "first" : handle === undefined ? "fresh" : "resumed";
         if (start !== "first")
-          this.#o.on.event({
+          this.#options.on.event({
             kind: "reconnected",
             mode: start,
             cause: why.cause,
@@ -311,7 +311,7 @@ export class ResumableLiveSession<R> {
           });
         // Messages that came with setupComplete first (a handle, or a resumed model already calling): what we send next comes after them.
         link.activate();
-        this.#o.on.opened(start);
+        this.#options.on.opened(start);
         // Closed while the conversation was being told about it (or before setupComplete's flush ended): handle as a loss.
         if (link.ended && link === this.#link)
           this.#lost(link, { cause: "closed", code: undefined, detail: "closed right after setup", transient: true });
@@ -319,7 +319,7 @@ export class ResumableLiveSession<R> {
       }
       last = failure;
       if (failure.refused && handle !== undefined) {
-        this.#o.on.event({ kind: "resume_refused", handle, detail: failure.detail });
+        this.#options.on.event({ kind: "resume_refused", handle, detail: failure.detail });
         this.#forgetHandle();
         delayMs = 0;
         continue;
@@ -327,8 +327,8 @@ export class ResumableLiveSession<R> {
       if (failure.refused) throw refusedError(failure);
       failures++;
       if (failures >= this.#policy.attempts) throw gaveUpError(failures, this.#now() - why.since, last);
-      delayMs = backoffDelayMs(failures, this.#policy.backoff, this.#o.random);
-      this.#o.on.event({
+      delayMs = backoffDelayMs(failures, this.#policy.backoff, this.#options.random);
+      this.#options.on.event({
         kind: "reconnect_failed",
         attempt: failures,
         attempts: this.#policy.attempts,
