@@ -4,7 +4,8 @@ import type { ExecutorEventView } from "../../wire/ExecutorEventView.js";
 import type { ArmStateView } from "../../wire/ArmStateView.js";
 import type { ServeHttp } from "./ServeHttp.js";
 import { ApiError } from "../../wire/client/ApiError.js";
-import { ROUTES } from "../../wire/routes.js";
+import { ROUTES, type CheckedEvent } from "../../wire/routes.js";
+import type { StreamEvent } from "../../wire/client/readEventStream.js";
 
 /** How long to wait before opening the event stream again after it dropped; doubles up to the last. */
 const RECONNECT_MS = [250, 500, 1000, 2000, 5000] as const;
@@ -89,6 +90,19 @@ export class RemoteEvents {
     await this.#running?.catch(() => undefined);
   }
 
+  /** The event checked against the wire contract; one that breaks it is said in the log and passed over, the stream goes on. */
+  #check(block: StreamEvent): CheckedEvent | undefined {
+    try {
+      return this.#client.checkEvent(block);
+    } catch (error) {
+      this.#log.warn(
+        { err: String(error) },
+        "the bridge sent an event that breaks the wire contract; it is passed over",
+      );
+      return undefined;
+    }
+  }
+
   async #run(ready: () => void, failed: (e: unknown) => void): Promise<void> {
     let opened = false;
     let attempt = 0;
@@ -103,13 +117,14 @@ export class RemoteEvents {
         attempt = 0;
         this.#live = true;
         for await (const block of stream) {
-          if (block.event === "state") {
-            this.#state = block.data as ArmStateView;
+          const checked = this.#check(block);
+          if (checked?.event === "state") {
+            this.#state = checked.data;
             if (!opened) {
               opened = true;
               ready();
             }
-          } else if (block.event === "executor") this.#emit(block.data as ExecutorEventView);
+          } else if (checked?.event === "executor") this.#emit(checked.data);
         }
       } catch (error) {
         this.#live = false;

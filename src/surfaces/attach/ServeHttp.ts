@@ -3,11 +3,11 @@ import { nodeFetch, unreachable } from "../client/nodeFetch.js";
 
 /**
  * What the remote bridge (RemoteBridge, RemoteExecutor, RemoteEvents) asks
- * of its client: serve's URL, route calls and the event stream. Nothing else
+ * of its client: serve's URL, route calls, the event stream and its check against the wire contract. Nothing else
  * of the client is relied on, so another object with these members can
  * stand in for it.
  */
-export type ServeHttp = Pick<ArmbridgeClient, "url" | "call" | "events">;
+export type ServeHttp = Pick<ArmbridgeClient, "url" | "call" | "events" | "checkEvent">;
 
 /** A client of a running serve and the connection pool under it; close the pool when done. */
 export interface ServeConnection {
