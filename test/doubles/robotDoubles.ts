@@ -69,6 +69,7 @@ export function urDriverDouble(
       : {}),
     speedScaling,
     speedScalingBroadcaster: true,
+    urRobotState: {},
     controlPeriodS: 0.002,
     robotDescription: { urdf: fixture("ur5e.urdf") },
   };
