@@ -28,7 +28,12 @@ export const FLOORS = [
     holds:
       "error codes, zod issues in words, the seeded random, the logger, the homography fit, overflow-safe vector lengths, the one flag parser and the signals that end a command",
   },
-  { floor: "protocol", paths: ["src/protocol/"], holds: "the device contract: serial v1 codec, servo-bus packets and control tables, the RFC 2217 codec, servo axis maths, the motion-time model" },
+  {
+    floor: "protocol",
+    paths: ["src/protocol/"],
+    holds:
+      "the device contract: serial v1 codec, servo-bus packets and control tables, the RFC 2217 codec, servo axis maths, the motion-time model",
+  },
   { floor: "config", paths: ["src/config/"], holds: "the arm config: schema, loader, actuators and resource keys" },
   {
     floor: "motion",
@@ -64,12 +69,43 @@ export const FLOORS = [
  * (test/lint/floors.test.ts).
  */
 export const SURFACE_FLOORS = [
-  { floor: "shared", paths: ["src/surfaces/client/", "src/surfaces/toFunctionResponse.ts", "src/surfaces/splitImages.ts", "src/surfaces/packageVersion.ts"], holds: "what every surface shares: a tool result as a model reads it, images split out of it, the package version; the HTTP client's Node pieces" },
-  { floor: "model-links", paths: ["src/surfaces/gemini/", "src/surfaces/mcp/"], holds: "the Gemini agent loops (unary and Live) and the MCP server" },
-  { floor: "http", paths: ["src/surfaces/http/"], holds: "the HTTP API server, its MCP endpoint and the console it serves" },
-  { floor: "attach", paths: ["src/surfaces/attach/"], holds: "a running serve seen as a bridge (RemoteBridge) and the MCP stdio relay to it" },
-  { floor: "runtime", paths: ["src/surfaces/runtime/"], holds: "the command runtime: process scope and stop signals, startServing, the flag parser and the shared bridge flags" },
-  { floor: "demo", paths: ["src/surfaces/demo/"], holds: "npm start: the simulator, a serve on it, the ER session and the scripted session, narrated" },
+  {
+    floor: "shared",
+    paths: [
+      "src/surfaces/client/",
+      "src/surfaces/toFunctionResponse.ts",
+      "src/surfaces/splitImages.ts",
+      "src/surfaces/packageVersion.ts",
+    ],
+    holds:
+      "what every surface shares: a tool result as a model reads it, images split out of it, the package version; the HTTP client's Node pieces",
+  },
+  {
+    floor: "model-links",
+    paths: ["src/surfaces/gemini/", "src/surfaces/mcp/"],
+    holds: "the Gemini agent loops (unary and Live) and the MCP server",
+  },
+  {
+    floor: "http",
+    paths: ["src/surfaces/http/"],
+    holds: "the HTTP API server, its MCP endpoint and the console it serves",
+  },
+  {
+    floor: "attach",
+    paths: ["src/surfaces/attach/"],
+    holds: "a running serve seen as a bridge (RemoteBridge) and the MCP stdio relay to it",
+  },
+  {
+    floor: "runtime",
+    paths: ["src/surfaces/runtime/"],
+    holds:
+      "the command runtime: process scope and stop signals, startServing, the flag parser and the shared bridge flags",
+  },
+  {
+    floor: "demo",
+    paths: ["src/surfaces/demo/"],
+    holds: "npm start: the simulator, a serve on it, the ER session and the scripted session, narrated",
+  },
   { floor: "cli", paths: ["src/surfaces/cli/"], holds: "the armbridge commands and their registry" },
 ];
 
@@ -78,7 +114,11 @@ export const SURFACE_FLOORS = [
  * It stands on the device contract (src/protocol/), the config and the floor-1
  * modules, never on anything else of the bridge.
  */
-export const FIRMWARE_SIM_STANDS_ON = [...FLOORS.find((f) => f.floor === "errors").paths, "src/protocol/", "src/config/"];
+export const FIRMWARE_SIM_STANDS_ON = [
+  ...FLOORS.find((f) => f.floor === "errors").paths,
+  "src/protocol/",
+  "src/config/",
+];
 
 /**
  * The one exception, with its reason: the simulated camera's renderer. The
@@ -121,6 +161,8 @@ export const SET_UP_TOOLS_MAY_USE = [
   "src/transport/link/openLink.ts",
   "src/transport/ros2/createRos2Node.ts",
   "src/transport/ros2/loadRclnodejs.ts",
+  "src/transport/ros2/rclTypes.ts",
+  "src/transport/ros2/UrRobotStatus.ts",
   "src/ledger/ArmBinding.ts",
   "src/ledger/LedgerOwner.ts",
 ];
@@ -166,7 +208,8 @@ export default {
     {
       name: "firmware-sim-beside",
       severity: "error",
-      comment: "firmware-sim is a device beside the bridge: from src/ it stands on the protocol package, the config and the floor-1 modules only (and the simulated camera's renderer, which both sides draw with).",
+      comment:
+        "firmware-sim is a device beside the bridge: from src/ it stands on the protocol package, the config and the floor-1 modules only (and the simulated camera's renderer, which both sides draw with).",
       from: { path: "^firmware-sim/" },
       to: { path: "^src/", pathNot: anyOf([...FIRMWARE_SIM_STANDS_ON, ...FIRMWARE_SIM_SHARES]) },
     },

@@ -260,11 +260,6 @@ export class Ros2Transport implements Transport {
     };
   }
 
-  /** What the UR's status topics read now (doctor --ros): empty on any other robot. */
-  urReadings(): ReturnType<UrRobotStatus["readings"]> {
-    return this.#ur.readings();
-  }
-
   /**
    * A protective stop or E-stop only pauses a UR's program: unlocked and
    * resumed, it would carry on with the motion it was running (ur_robot_driver
