@@ -132,3 +132,21 @@ describe("a UR whose External Control program is not playing", () => {
     expect(jtc.goals).toHaveLength(0);
   }, 30_000);
 });
+
+describe("a SUCCEEDED before the last segment is reached (Jazzy, Kilted: ros2_controllers #2419)", () => {
+  it("the call settles done only once the JointStates show the target, not on the early result", async () => {
+    const config = loadConfig(UR_PATH);
+    const sim = urDriverDouble(config, 1);
+    const controllers = (sim.controllers ?? []).map((c) => ({ ...c, succeedsEarlyByS: 0.4 }));
+    const { executor, world, jtc } = await urArm({ controllers });
+    const [r] = await executor.execute([move("early", 2.4)], { deadlineMs: 30_000 });
+    const atSettle = world.position("elbow_joint");
+    // Ground truth: the controller said SUCCEEDED while the elbow was still short of its target.
+    expect(jtc.goals[0]!.status).toBe(GOAL_STATUS.SUCCEEDED);
+    expect(Math.max(...jtc.succeededShortOf!)).toBeGreaterThan(0.02);
+    expect(r!.result).toMatchObject({ status: "done" });
+    expect(Math.abs(atSettle - 2.4)).toBeLessThan(0.01);
+    const pose = r!.result.status === "done" ? r!.result.pose : undefined;
+    expect(pose?.elbow_joint).toBeCloseTo(2.4, 2);
+  }, 30_000);
+});
