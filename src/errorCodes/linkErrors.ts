@@ -39,6 +39,10 @@ export const LINK_ERRORS = {
     httpStatus: 409,
     message: "The arm is connected but cannot move: {detail}. {advice}; nothing was sent",
   },
+  ARMB_ERR_ARM_SAFETY_STOP: {
+    httpStatus: 409,
+    message: "The arm stopped on its own safety system: {detail}. {advice}; nothing was sent",
+  },
   ARMB_ERR_FRAME_ENCODE: { httpStatus: 500, message: "Cannot encode a {op} frame: {reason}" },
   ARMB_ERR_DEVICE_REBOOTED: {
     httpStatus: 502,

@@ -55,7 +55,7 @@ describe("a UR protective stop or E-stop is not a pause", () => {
     ["protective stop", UR_SAFETY.PROTECTIVE_STOP, /PROTECTIVE_STOP/],
     ["E-stop", UR_SAFETY.ROBOT_EMERGENCY_STOP, /ROBOT_EMERGENCY_STOP/],
   ])(
-    "a %s mid-motion: the goal is cancelled, the call settles with the cause and UR's advice; unlocked and resumed, nothing moves",
+    "a %s mid-motion: a HALT is latched with the cause and UR's advice, the goal ends where the arm stopped; unlocked and resumed, nothing moves",
     async (_name, mode, cause) => {
       const { o, executor, world, ur, jtc } = await urArm();
       const running = executor.execute([move("ps", 2.4)], { deadlineMs: 60_000 });
@@ -67,19 +67,24 @@ describe("a UR protective stop or E-stop is not a pause", () => {
       expect(jtc.goals[0]!.status).toBe(GOAL_STATUS.ABORTED);
       expect(jtc.goals.slice(1).every(isHaltGoal)).toBe(true);
       expect(stoppedAt).toBeLessThan(2.3);
-      // Stopped short of its target by evidence; the operator confirms what happened at the arm.
-      expect(r!.result.status).toBe("unknown");
-      expect(r!.result.message).toMatch(cause);
-      expect(r!.result.message).toMatch(/stop the External Control program and start it again/);
+      // Stopped short of its target, by the halt the arm's stop latched (the JointStates show where).
+      expect(r!.result.status).toBe("stopped");
+      expect(r!.result.message).toMatch(/the arm's own safety system stopped it/);
       expect(r!.result.message).not.toMatch(/goes on when it is resumed|resume it/);
-      // The executor holds the controller for an operator; the transport itself refuses any motion meanwhile.
+      // The bridge latched a HALT with the cause: every motion is refused until an operator releases it.
+      expect(executor.halts.engaged).toMatchObject({ source: "arm" });
+      // The latch's note (get_arm_state, /v1/state) carries the cause and UR's advice, never "resume".
+      expect(executor.halts.engaged!.note).toMatch(cause);
+      expect(executor.halts.engaged!.note).toMatch(/stop the External Control program and start it again/);
       const [next] = await executor.execute([move("ps2", 1.0)], { deadlineMs: 10_000 });
       expect(next!.result.status).toBe("blocked");
+      expect(next!.result.message).toMatch(/the arm.s own safety system stopped it/);
+      // The transport itself refuses too, with the cause and UR's advice.
       const direct = await o.transport.runMotion(command("ps3", 1.0), AbortSignal.timeout(5000));
-      expect(direct).toMatchObject({ kind: "refused", error: { code: "ARMB_ERR_ARM_NOT_READY" } });
+      expect(direct).toMatchObject({ kind: "refused", error: { code: "ARMB_ERR_ARM_SAFETY_STOP" } });
       expect(direct.kind === "refused" ? direct.reason : "").toMatch(/safety mode .*STOP.*start it again/);
       expect(motionGoals(jtc.goals)).toHaveLength(1);
-      expect(o.transport.linkState()).toMatchObject({ state: "connected", error_code: "ARMB_ERR_ARM_NOT_READY" });
+      expect(o.transport.linkState()).toMatchObject({ state: "connected", error_code: "ARMB_ERR_ARM_SAFETY_STOP" });
       // Unlocked and resumed on the pendant, as UR warns against: the cancelled motion does not carry on.
       ur.unlockSafetyStop();
       ur.resumeProgram();

@@ -270,18 +270,17 @@ export class Ros2Transport implements Transport {
     const condition = this.#ur.condition();
     if (condition?.kind !== "safety_stop" || this.#closed || this.#tracker.activeIds().length === 0) return;
     this.#log.error({ detail: condition.detail }, "UR safety stop: cancelling the goals in flight");
-    void this.#holdWhereStopped();
+    void this.halt({ signal: this.#closing.signal });
   }
 
   /**
-   * The robot brakes by itself on a safety stop: the hold is sent once the
+   * The robot brakes by itself on a safety stop: a hold is sent once the
    * JointStates show it at rest, so it holds where it stands. A hold planned
    * from the velocity before the stop would run its stopping distance on resume.
    */
-  async #holdWhereStopped(): Promise<void> {
-    const within = AbortSignal.any([this.#closing.signal, AbortSignal.timeout(STILL_WITHIN_MS)]);
+  async #atRest(signal: AbortSignal): Promise<void> {
+    const within = AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(STILL_WITHIN_MS)]);
     await this.#observer.waitFor((s) => Object.values(s.axes).every((a) => !a.moving), within);
-    await this.#halter.halt([...this.#actuators.keys()], this.#closing.signal);
   }
 
   /** FollowJointTrajectory (desired/actual/error) and gripper feedback, for progress. */
@@ -352,6 +351,7 @@ export class Ros2Transport implements Transport {
         status: this.latestStatus(),
         error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
       };
+    if (this.#ur.condition()?.kind === "safety_stop") await this.#atRest(options.signal);
     const link = this.#link.snapshot();
     const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
     // Cancels were sent where a server could hear them, but with the link not connected no
