@@ -167,6 +167,8 @@ export const SET_UP_TOOLS_MAY_USE = [
   "src/transport/link/openLink.ts",
   "src/transport/ros2/createRos2Node.ts",
   "src/transport/ros2/loadRclnodejs.ts",
+  "src/transport/ros2/rclTypes.ts",
+  "src/transport/ros2/UrRobotStatus.ts",
   "src/ledger/ArmBinding.ts",
   "src/ledger/LedgerOwner.ts",
 ];

@@ -19,6 +19,7 @@ import { restoreInFlight } from "../executor/reconciliation/restoreInFlight.js";
 import type { ReadContext } from "../executor/toolContract/ToolDefinition.js";
 import { ToolMetrics } from "../executor/calls/ToolMetrics.js";
 import type { ToolRegistry } from "../executor/toolContract/ToolRegistry.js";
+import { haltOnArmStop } from "../executor/operator/haltOnArmStop.js";
 import { watchLinkReturns } from "../executor/reconciliation/watchLinkReturns.js";
 import type { ActionRow } from "../ledger/ActionRow.js";
 import type { IntentLedger } from "../ledger/IntentLedger.js";
@@ -99,6 +100,7 @@ export function composeExecutor(options: ExecutorOptions): Executor {
   const watches = [
     transport.onStatus((s) => resolveUnknownsFrom(s, later)),
     watchLinkReturns({ transport, ledger, log, emit, recorded }),
+    haltOnArmStop({ transport, log, shutdown: shutdown.signal, halt }),
   ];
   return new Executor({
     config,

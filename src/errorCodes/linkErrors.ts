@@ -35,6 +35,14 @@ export const LINK_ERRORS = {
     httpStatus: 503,
     message: "The {transport} link to the arm is {state} ({detail}); nothing was sent",
   },
+  ARMB_ERR_ARM_NOT_READY: {
+    httpStatus: 409,
+    message: "The arm is connected but cannot move: {detail}. {advice}; nothing was sent",
+  },
+  ARMB_ERR_ARM_SAFETY_STOP: {
+    httpStatus: 409,
+    message: "The arm stopped on its own safety system: {detail}. {advice}; nothing was sent",
+  },
   ARMB_ERR_FRAME_ENCODE: { httpStatus: 500, message: "Cannot encode a {op} frame: {reason}" },
   ARMB_ERR_DEVICE_REBOOTED: {
     httpStatus: 502,

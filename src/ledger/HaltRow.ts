@@ -34,6 +34,8 @@ export function whoHalted(h: Pick<HaltRow, "source" | "operator" | "callId" | "c
       return `a stop call${h.callId ? ` (call ${h.callId})` : ""}${h.client ? ` from ${describeClient(h.client)}` : ""}`;
     case "presence":
       return "the bridge, because the operator's console stopped answering (operator_presence)";
+    case "arm":
+      return "the bridge, because the arm's own safety system stopped it";
     case "console":
     case "cli":
     case "http":

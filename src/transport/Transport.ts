@@ -326,6 +326,10 @@ export interface LinkState {
    * The coded reason the newest attempt was refused, while `reconnecting`:
    * `ARMB_ERR_DEVICE_REPLACED` when another device answered on the link (it is
    * never driven), `ARMB_ERR_LINK_OPEN` when the port could not be opened, ….
+   * While `connected`: why an arm that answers cannot move (`detail` says
+   * what to do): `ARMB_ERR_ARM_NOT_READY` (a UR's program not playing),
+   * `ARMB_ERR_ARM_SAFETY_STOP` (its protective stop or E-stop; the executor
+   * latches a HALT on it).
    */
   readonly error_code?: string;
   /**

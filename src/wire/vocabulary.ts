@@ -52,7 +52,8 @@ export type ClientKind = (typeof CLIENT_KINDS)[number];
 /**
  * Who asked for a halt: the operator console's HALT button, a model's `stop`
  * call, `armbridge halt`, the HTTP API (POST /v1/halt), or the bridge itself
- * when a required operator's console went quiet mid-motion (operator_presence).
+ * when a required operator's console went quiet mid-motion (operator_presence),
+ * or the arm's own safety system stopped it (a UR's protective stop or E-stop).
  */
-export const HALT_SOURCES = ["console", "tool", "cli", "http", "presence"] as const;
+export const HALT_SOURCES = ["console", "tool", "cli", "http", "presence", "arm"] as const;
 export type HaltSource = (typeof HALT_SOURCES)[number];

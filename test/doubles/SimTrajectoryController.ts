@@ -95,6 +95,13 @@ export interface SimControllerOptions {
   readonly velocityErrors?: boolean;
   /** constraints.decelerate_on_cancel with every joint's max_deceleration_on_cancel (rad/s²); honoured from 4.39 on Jazzy. */
   readonly decelerateOnCancel?: { readonly maxDeceleration: number };
+  /**
+   * Jazzy and Kilted JTC can report SUCCEEDED before the trajectory's last
+   * segment is reached (ros-controls/ros2_controllers #2419, fixed only on
+   * master): the result goes out this many seconds of trajectory time before
+   * the end while the controller keeps running the trajectory to its end.
+   */
+  readonly succeedsEarlyByS?: number;
 }
 
 interface TrajectoryPlan {
@@ -176,6 +183,8 @@ export class SimTrajectoryController extends SimActionServer {
   readonly traits: JtcTraits;
   /** Stock JTC's scaling_factor_ (≥ 4.39): speed_scaling.initial_scaling_factor, then ~/speed_scaling_input. */
   scalingFactor: number;
+  /** Each joint's distance from the end when an early SUCCEEDED went out (succeedsEarlyByS). */
+  succeededShortOf: number[] | undefined;
   readonly stops: StopRecord[] = [];
   /** Every control cycle's command while a goal runs: the double's record of how fast the arm was told to move. */
   readonly commanded: CommandedSample[] = [];
@@ -514,6 +523,13 @@ export class SimTrajectoryController extends SimActionServer {
         this.active = undefined;
       }
       this.stop("path_tolerance");
+      return;
+    }
+    const early = this.options.succeedsEarlyByS;
+    if (active && beforeLast && early !== undefined && elapsed >= end.t - early) {
+      active.requestEnd("succeed", { error_code: FJT.SUCCESSFUL, error_string: JTC_TEXT.succeeded });
+      this.active = undefined;
+      this.succeededShortOf = plan.joints.map((j, i) => Math.abs((end.positions[i] ?? 0) - this.world.position(j)));
       return;
     }
     if (beforeLast || !active) return;

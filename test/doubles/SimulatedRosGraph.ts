@@ -13,6 +13,7 @@ import { SimFrankaGripper, type SimFrankaGripperOptions } from "./SimFrankaGripp
 import { GoalRecord, type SimActionServer } from "./simGoalHandles.js";
 import { SimGripperController, type SimGripperOptions } from "./SimGripperController.js";
 import { SimJointStatePublisher } from "./SimJointStatePublisher.js";
+import { SimUrRobotState, type SimUrRobotStateOptions } from "./SimUrRobotState.js";
 import { SimTopicBus, topicName, type Reliability, type SimPublisher } from "./simTopicBus.js";
 import { SimTrajectoryController, type SimControllerOptions } from "./SimTrajectoryController.js";
 import { LOG_LEVEL, rosTime, type LogLevel, type SimWorld } from "./simWorld.js";
@@ -66,6 +67,8 @@ export interface RclnodejsDoubleOptions {
   readonly responseDelayMs?: number;
   /** The robot's speed scaling (a UR speed slider), and stock JTC's speed_scaling.initial_scaling_factor. */
   readonly speedScaling?: number;
+  /** ur_robot_driver's program and safety state (io_and_status_controller, controller_stopper): see SimUrRobotState. */
+  readonly urRobotState?: SimUrRobotStateOptions;
   /** UR's speed_scaling_state_broadcaster: publishes the scaling × 100 (std_msgs/Float64) on every control update. */
   readonly speedScalingBroadcaster?: boolean | { readonly topic?: string };
   /** Sim seconds per wall second; set, there is a sim clock (/clock) and stamps are on it. */
@@ -109,6 +112,8 @@ export class SimulatedRosGraph implements SimWorld {
   gripper: SimGripperController | undefined;
   frankaGripper: SimFrankaGripper | undefined;
   jointStatePublisher: SimJointStatePublisher | undefined;
+  /** A UR's program and safety state, when the graph is ur_robot_driver's. */
+  ur: SimUrRobotState | undefined;
   speedScaling: number;
   clockSkewMs: number;
   /** Node name → its parameters, answered by its parameter services. */
@@ -192,6 +197,7 @@ export class SimulatedRosGraph implements SimWorld {
         );
       }
     }
+    if (options.urRobotState) this.ur = new SimUrRobotState(this, options.urRobotState);
     if (options.gripper) {
       this.gripper = new SimGripperController(this, options.gripper, this.#monitorPeriodMs);
       this.servers.set(topicName(options.gripper.actionName), this.gripper);

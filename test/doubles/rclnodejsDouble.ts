@@ -25,6 +25,7 @@
  * controllers and drivers, and never for a node that is not running;
  * `getPublishersInfoByTopic` lists node_name / node_namespace / topic_type.
  */
+import { TYPE_BOOL, TYPE_UR_ROBOT_MODE, TYPE_UR_SAFETY_MODE } from "./SimUrRobotState.js";
 import { GOAL_STATUS, GoalRecord, type SimActionServer } from "./simGoalHandles.js";
 import { ALL_NODES, PARAM, ParameterDouble, parseRosArgs, typedParameter } from "./rosArgsDouble.js";
 import {
@@ -62,6 +63,9 @@ const TYPES = new Set([
   TYPE_CLOCK,
   TYPE_LOG,
   TYPE_SPEED_SCALING,
+  TYPE_UR_SAFETY_MODE,
+  TYPE_UR_ROBOT_MODE,
+  TYPE_BOOL,
 ]);
 
 /** rclnodejs lib/qos.js: a plain holder of the four policies this double reads. */

@@ -74,6 +74,7 @@ export function urDriverDouble(
       : {}),
     speedScaling,
     speedScalingBroadcaster: true,
+    urRobotState: {},
     controlPeriodS: 0.002,
     robotDescription: { urdf: fixture("ur5e.urdf") },
   };

@@ -90,7 +90,7 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     expect(paced.every((e) => e.type === "paced" && !e.pace.paused && Math.abs(e.pace.factor - 0.3) < 0.1)).toBe(true);
   }, 120_000);
 
-  it("the slider at 0 mid-motion: reported paused, the budget stands still; back to 100 % the motion completes, settled once", async () => {
+  it("the program paused mid-motion (speed scaling 0, safety mode NORMAL): reported paused, the budget stands still; back to 100 % the motion completes, settled once", async () => {
     // A budget of 3 s of arm time, and a pause twice as long: a wall-clock budget would have ended the wait.
     const config = urConfig((c) => ({ ...c, timeoutsMs: { ...c.timeoutsMs, moveJoints: 3000 } }));
     const { o, executor, events, jtc, ledger } = await urArm(config, 1);
@@ -99,14 +99,15 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
       { deadlineMs: 60_000 },
     );
     await until(o, (s) => s.axes.elbow_joint!.position > 1.7);
-    worldOf(o).setSpeedScaling(0);
+    // The slider cannot reach 0 on a real UR (ROS sets it no lower than 1 %): a pause is the program's.
+    worldOf(o).ur!.pauseProgram();
     await sleep(6000);
     const pausedAt = worldOf(o).position("elbow_joint");
     expect(pausedAt).toBeLessThan(2.3);
     const paused = events.filter((e) => e.type === "paced" && e.pace.paused);
     expect(paused.length).toBeGreaterThan(0);
     expect(events.some((e) => e.type === "settled" || e.type === "timed_out")).toBe(false);
-    worldOf(o).setSpeedScaling(1);
+    worldOf(o).ur!.resumeProgram();
     const [r] = await running;
     expect(r!.result).toMatchObject({ status: "done", settled_by: "completion", timed_out: false });
     expect(events.filter((e) => e.type === "settled")).toHaveLength(1);
@@ -128,7 +129,7 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
       { deadlineMs: 60_000 },
     );
     await until(o, (s) => s.axes.elbow_joint!.position > 1.7);
-    worldOf(o).setSpeedScaling(0);
+    worldOf(o).ur!.pauseProgram();
     const [r] = await running;
     expect(r!.result.status).toBe("unknown");
     expect(r!.result.message).toMatch(/paused by the teach pendant/);

@@ -34,6 +34,7 @@ export function clientOfHalt(request: HaltRequest): CallClient | undefined {
       return normalizeClient({ kind: request.source, name: request.operator });
     case "tool":
     case "presence":
+    case "arm":
       return undefined;
   }
 }

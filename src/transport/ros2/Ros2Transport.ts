@@ -34,6 +34,11 @@ import { RosoutWatcher } from "./RosoutWatcher.js";
 import { MSG_JOINT_STATE, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Feedback, Ros2TransportDeps } from "./Ros2TransportDeps.js";
 import type { ServerRegistry } from "./ServerRegistry.js";
+import { endWithCondition, linkWithCondition, refuseForCondition } from "./urArmCondition.js";
+import { UrRobotStatus } from "./UrRobotStatus.js";
+
+/** How long a safety stop's hold waits for the JointStates to show the arm at rest (UR brakes within about 0.5 s). */
+const STILL_WITHIN_MS = 1500;
 
 /**
  * The Transport over ROS 2 (made by Ros2Host, which owns the node): arm
@@ -76,6 +81,8 @@ export class Ros2Transport implements Transport {
   readonly #linkWatch: Ros2LinkWatch;
   readonly #link: LinkLifecycle;
   readonly #sender: GoalSender;
+  /** A UR's safety mode, robot mode and program state: what keeps a connected arm from moving. */
+  readonly #ur: UrRobotStatus;
   #opened = false;
   #closed: Promise<void> | undefined;
 
@@ -101,6 +108,12 @@ export class Ros2Transport implements Transport {
     this.#linkWatch = parts.linkWatch;
     this.#link = parts.linkWatch.lifecycle;
     this.#sender = parts.sender;
+    this.#ur = new UrRobotStatus({
+      rcl: deps.rcl,
+      node: deps.node,
+      warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
+    });
+    this.#ur.onChange(() => this.#onArmCondition());
   }
 
   /**
@@ -139,6 +152,7 @@ export class Ros2Transport implements Transport {
         this.#subscriptions.push(node.createSubscription(MSG_JOINT_STATE, topic, (msg) => this.#observer.handle(msg)));
       }
       this.#pace.start(facts.controllers);
+      this.#ur.start();
     }
     const axes = [...this.#actuators.keys()];
     const ms = setup.options.jointStatesTimeoutMs;
@@ -185,6 +199,7 @@ export class Ros2Transport implements Transport {
       }
       this.#observer.close();
       this.#pace.close();
+      this.#ur.close();
       this.#clock.close();
       this.#rosout?.close();
       this.#feedbackListeners.clear();
@@ -232,11 +247,39 @@ export class Ros2Transport implements Transport {
   }
 
   linkState(): LinkState {
-    return this.#link.snapshot();
+    return linkWithCondition(this.#link.snapshot(), this.#ur.condition());
   }
 
   onLinkState(listener: (state: LinkState) => void): () => void {
-    return this.#link.subscribe(listener);
+    const offLink = this.#link.subscribe((link) => listener(linkWithCondition(link, this.#ur.condition())));
+    const offArm = this.#ur.onChange(() => listener(this.linkState()));
+    return () => {
+      offLink();
+      offArm();
+    };
+  }
+
+  /**
+   * A protective stop or E-stop only pauses a UR's program: unlocked and
+   * resumed, it would carry on with the motion it was running (ur_robot_driver
+   * doc/robot_state_helper.rst). Our goals are cancelled at once, so a resume
+   * moves nothing; each settles by what the JointStates show.
+   */
+  #onArmCondition(): void {
+    const condition = this.#ur.condition();
+    if (condition?.kind !== "safety_stop" || this.#closed || this.#tracker.activeIds().length === 0) return;
+    this.#log.error({ detail: condition.detail }, "UR safety stop: cancelling the goals in flight");
+    void this.halt({ signal: this.#closing.signal });
+  }
+
+  /**
+   * The robot brakes by itself on a safety stop: a hold is sent once the
+   * JointStates show it at rest, so it holds where it stands. A hold planned
+   * from the velocity before the stop would run its stopping distance on resume.
+   */
+  async #atRest(signal: AbortSignal): Promise<void> {
+    const within = AbortSignal.any([signal, this.#closing.signal, AbortSignal.timeout(STILL_WITHIN_MS)]);
+    await this.#observer.waitFor((s) => Object.values(s.axes).every((a) => !a.moving), within);
   }
 
   /** FollowJointTrajectory (desired/actual/error) and gripper feedback, for progress. */
@@ -252,7 +295,9 @@ export class Ros2Transport implements Transport {
     // The same id again is the same motion: wait on it, never send a second goal —
     // also while the first call is still waiting for a server.
     const existing = this.#tracker.get(command.actionId);
-    if (existing) return this.#waiter.awaitEnd(existing, signal, log);
+    if (existing) return endWithCondition(await this.#waiter.awaitEnd(existing, signal, log), this.#ur.condition());
+    const condition = this.#ur.condition();
+    if (condition && !this.#sending.has(command.actionId)) return refuseForCondition(condition);
     if (!this.#sending.has(command.actionId)) {
       const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), {
         transport: this.kind,
@@ -283,8 +328,8 @@ export class Ros2Transport implements Transport {
           { cause: sent.error },
         ),
       };
-    if ("kind" in sent.value) return sent.value;
-    return this.#waiter.awaitEnd(sent.value, signal, log);
+    if ("kind" in sent.value) return endWithCondition(sent.value, this.#ur.condition());
+    return endWithCondition(await this.#waiter.awaitEnd(sent.value, signal, log), this.#ur.condition());
   }
 
   async queryAction(
@@ -305,6 +350,7 @@ export class Ros2Transport implements Transport {
         status: this.latestStatus(),
         error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
       };
+    if (this.#ur.condition()?.kind === "safety_stop") await this.#atRest(options.signal);
     const link = this.#link.snapshot();
     const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
     // Cancels were sent where a server could hear them, but with the link not connected no
