@@ -1,6 +1,6 @@
 import { isArmbridgeError } from "../../errors.js";
 import { ApiError } from "../../wire/client/ApiError.js";
-import type { CliIo, SubcommandRun } from "../runtime/CliIo.js";
+import type { CliIo, SubcommandRun } from "../../commandLine/CliIo.js";
 import { packageVersion } from "../packageVersion.js";
 
 /** Exit codes: 0 success, 1 runtime error (printed with its code), 2 bad command line. */

@@ -7,7 +7,7 @@ import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
 import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtime/bridgeFlags.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving, type StartedSim } from "../runtime/startServing.js";
 import { onStopSignals } from "../../commandLine/stopSignals.js";

@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { BRIDGE_FLAG_NAMES } from "../../../src/surfaces/runtime/bridgeFlags.js";
-import type { CliIo } from "../../../src/surfaces/runtime/CliIo.js";
+import type { CliIo } from "../../../src/commandLine/CliIo.js";
 import { DYNAMIC, LOCAL, runCli } from "../../../src/surfaces/cli/runCli.js";
 import { AGENT_USAGE } from "../../../src/surfaces/cli/agent/agentCommand.js";
 import { AGENT_FLAGS } from "../../../src/surfaces/cli/agent/parseAgentArgs.js";

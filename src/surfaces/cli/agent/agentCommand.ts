@@ -6,7 +6,7 @@ import { createLogger } from "../../../observability/logger.js";
 import { EMBEDDED_CONSOLE_DEFAULT } from "../../runtime/startServing.js";
 import { onStopSignals, type StopSignal } from "../../../commandLine/stopSignals.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { parseHostPort } from "../serveCommand.js";
 import { agentClient } from "../../gemini/agentClient.js";
 import { openAgentBridge, type AgentTarget, type OpenedAgentBridge } from "./openAgentBridge.js";

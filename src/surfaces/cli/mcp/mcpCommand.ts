@@ -8,7 +8,7 @@ import { createLogger, type Logger } from "../../../observability/logger.js";
 import { connectToServe } from "../../attach/ServeHttp.js";
 import { McpStdioProxy } from "../../attach/McpStdioProxy.js";
 import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { parseHostPort } from "../serveCommand.js";
 import { generateToken } from "../../http/bearerToken.js";
 import { ProcessScope } from "../../runtime/ProcessScope.js";
