@@ -27,9 +27,14 @@ export interface ServeRig {
   /** The simulator's ground truth: one line per physical event. */
   readonly effectsLog: string;
   readonly sim: ReadyProcess;
+  /** The serve running now (a new one after `startServe`). */
   readonly serve: ReadyProcess;
-  /** serve's API, from its ready line. */
+  /** The running serve's API, from its ready line. */
   readonly url: string;
+  /** Kills serve (SIGKILL: a crash, nothing closed cleanly) and waits for it to be gone. */
+  killServe(): Promise<void>;
+  /** Starts serve again on the same simulator, config and ledger. */
+  startServe(): Promise<void>;
   /** The environment a CLI command needs to reach serve with the API token. */
   env(): NodeJS.ProcessEnv;
   effects(): ReturnType<typeof readEffects>;
@@ -51,14 +56,13 @@ export async function startServeRig(options: ServeRigOptions): Promise<ServeRig>
     if (sim) await interrupt(sim);
     rmSync(dir, { recursive: true, force: true });
   };
-  try {
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", ...options.simArgs, "--effects-log", effectsLog]);
-    serve = await startReady(
+  const startServe = async (link: string): Promise<ReadyProcess> =>
+    startReady(
       CLI,
       [
         "serve",
         "--serial",
-        String(sim.ready.link),
+        link,
         "--config",
         configPath,
         "--http",
@@ -71,19 +75,39 @@ export async function startServeRig(options: ServeRigOptions): Promise<ServeRig>
       ],
       { XDG_STATE_HOME: join(dir, "xdg") },
     );
+  try {
+    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", ...options.simArgs, "--effects-log", effectsLog]);
+    serve = await startServe(String(sim.ready.link));
   } catch (error) {
     await close();
     throw error;
   }
-  const url = String(serve.ready.http);
+  const link = String(sim.ready.link);
+  const running = (): ReadyProcess => {
+    if (serve === undefined) throw new Error("serve is not running (killServe without startServe)");
+    return serve;
+  };
   return {
     dir,
     effectsLog,
     sim,
-    serve,
-    url,
-    env: () => ({ ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: options.token }),
+    get serve() {
+      return running();
+    },
+    get url() {
+      return String(running().ready.http);
+    },
+    env: () => ({ ARMBRIDGE_URL: String(running().ready.http), ARMBRIDGE_TOKEN: options.token }),
     effects: () => readEffects(effectsLog),
+    killServe: async () => {
+      const killed = running();
+      serve = undefined;
+      killed.child.kill("SIGKILL");
+      await killed.exited;
+    },
+    startServe: async () => {
+      serve = await startServe(link);
+    },
     close,
   };
 }
