@@ -144,7 +144,7 @@ const STRING_FLAGS = [
 ] as const;
 
 type SimFlag = (typeof STRING_FLAGS)[number];
-const SIM_FLAGS = {
+export const SIM_FLAGS = {
   ...(Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: "string" }])) as Record<
     SimFlag,
     { readonly type: "string" }

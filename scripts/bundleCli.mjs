@@ -6,8 +6,9 @@
 // entries) runs the bundle; the other commands' code and anything imported
 // on demand sit in chunks loaded when used.
 //
-// The entries are the bin and the commands runCli loads by URL (agent, mcp,
-// demo): one module graph shared through the chunks, so no module (an error
+// The entries are the bin and the heavy commands it loads on use (agent, mcp,
+// demo), whose own paths in dist/ are named too (the tests, a direct run):
+// one module graph shared through the chunks, so no module (an error
 // class an `instanceof` checks, say) is loaded twice. A module that asks for
 // its own `import.meta.url` is given the URL of its tsc output, where it
 // would be without the bundle. Native addons and packages loaded only on

@@ -37,3 +37,26 @@ export function parseFlags<O extends FlagSchema>(
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
 }
+
+/**
+ * What can still be read from a command line that does not parse: each of
+ * the schema's flags given with a value of its type. Unknown flags, stray
+ * words and a value-flag left without its value are dropped, never guessed
+ * at. For a command that must act even on a bad line (`armbridge halt`).
+ */
+export function readFlagsLoosely<O extends FlagSchema>(args: readonly string[], schema: O): FlagValues<O> {
+  const { values } = parseArgs({ args: [...args], options: schema, allowPositionals: true, strict: false });
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const flag = schema[name];
+    if (flag === undefined) continue;
+    const fits =
+      flag.type === "boolean"
+        ? typeof value === "boolean"
+        : flag.multiple === true
+          ? Array.isArray(value) && value.every((v) => typeof v === "string")
+          : typeof value === "string";
+    if (fits) kept[name] = value;
+  }
+  return kept as FlagValues<O>;
+}

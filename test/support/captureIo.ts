@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { CliIo } from "../../src/surfaces/runtime/CliIo.js";
+import type { CliIo } from "../../src/commandLine/CliIo.js";
 
 /** A CliIo whose output is kept as text, and whose stdin a test types into. */
 export interface CapturedIo extends CliIo {

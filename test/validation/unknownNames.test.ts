@@ -5,7 +5,7 @@ import { actuatorsOf } from "../../src/config/actuators.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 import { isArmbridgeError } from "../../src/errors.js";
 import type { CallResult } from "../../src/executor/calls/CallResult.js";
-import type { CliIo } from "../../src/surfaces/runtime/CliIo.js";
+import type { CliIo } from "../../src/commandLine/CliIo.js";
 import { runCli } from "../../src/surfaces/cli/runCli.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/surfaces/http/startHttpServer.js";
 import { API_ERROR_BODY, HALT_ANSWER } from "../../src/wire/index.js";

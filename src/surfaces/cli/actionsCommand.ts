@@ -2,7 +2,7 @@ import type { ActionRowState } from "../../bridge/BridgePort.js";
 import { describeClient, STATE_INPUTS, STATE_WORDS, statesOfWord } from "../../bridge/portVocabulary.js";
 import type { ActionsPage, ActionView } from "../../wire/index.js";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
 import { clockOf, formatTable, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";

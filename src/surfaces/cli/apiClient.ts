@@ -1,6 +1,6 @@
 import { ArmbridgeClient } from "../../wire/client/ArmbridgeClient.js";
 import { nodeFetch, unreachable } from "../client/nodeFetch.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 
 export const DEFAULT_SERVE_URL = "http://127.0.0.1:8640";

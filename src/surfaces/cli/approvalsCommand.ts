@@ -1,5 +1,5 @@
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags, OPERATOR_CLIENT_FLAGS_HELP } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";

@@ -1,7 +1,7 @@
 import { CONFIRM_OUTCOMES } from "../../wire/vocabulary.js";
 import { CONFIRM_OUTCOME_ALIASES, normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";

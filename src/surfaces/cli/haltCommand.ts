@@ -1,10 +1,10 @@
-import { parseArgs } from "node:util";
 import { normaliseOperatorName, OPERATOR_NAME_RULE } from "../../bridge/portVocabulary.js";
 import type { HaltAnswer, HaltReleaseAnswer } from "../../wire/index.js";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
+import { readFlagsLoosely } from "../../commandLine/parseFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";
 
 export const HALT_FLAGS = {
@@ -104,15 +104,8 @@ function readHaltFlags(argv: readonly string[]): {
       problem: `unexpected argument ${JSON.stringify(positionals[0])}; name axes with --joint`,
     };
   } catch (error) {
-    const loose = parseArgs({ args: [...argv], options: HALT_FLAGS, allowPositionals: true, strict: false }).values;
-    const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-    const values = {
-      url: text(loose.url),
-      token: text(loose.token),
-      json: loose.json === true,
-      operator: text(loose.operator),
-      note: text(loose.note),
-    };
+    // Never the joints: an axis list from a line that did not parse could leave a moving axis out.
+    const values = { ...readFlagsLoosely(argv, HALT_FLAGS), joint: undefined };
     return { values, problem: error instanceof Error ? error.message : String(error) };
   }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { processIo } from "../runtime/CliIo.js";
+import { processIo } from "../../commandLine/CliIo.js";
 import { runCli } from "./runCli.js";
 
 const code = await runCli(process.argv.slice(2), processIo());

@@ -1,4 +1,4 @@
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 
 /**
  * How every command that prints records chooses its form: JSON when asked

@@ -1,212 +1,199 @@
 import { isArmbridgeError } from "../../errors.js";
 import { ApiError } from "../../wire/client/ApiError.js";
-import type { CliIo, SubcommandRun } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
+import type { CommandSpec } from "../../commandLine/CommandSpec.js";
+import type { FlagSchema } from "../../commandLine/parseFlags.js";
 import { packageVersion } from "../packageVersion.js";
 
 /** Exit codes: 0 success, 1 runtime error (printed with its code), 2 bad command line. */
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
 
-interface LocalCommand {
-  readonly summary: string;
-  /**
-   * Loaded on use: `serve` pulls in the bridge, SQLite, serialport and
-   * fastify (~0.4 s of start-up) that `call` or `--help` should not pay for.
-   * `flags` are the names the command parses (a test holds its help to naming each).
-   */
-  readonly load: () => Promise<LoadedCommand>;
-}
-
-export interface LoadedCommand {
-  readonly help: string;
-  readonly run: SubcommandRun;
-  /** The flags it parses, each named in its help (test/surfaces/cli/cliConventions.test.ts). */
-  readonly flags: readonly string[];
-}
-
-export const LOCAL: Readonly<Record<string, LocalCommand>> = {
-  serve: {
+/** Each command of `armbridge`, loaded on use by `import()` of a literal path (see CommandSpec). */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "serve",
     summary: "run the bridge, the HTTP API and the operator console",
     load: async () =>
       import("./serveCommand.js").then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand, flags: m.SERVE_FLAG_NAMES })),
   },
-  call: {
+  {
+    name: "call",
     summary: "send one function call to a running serve",
     load: async () =>
-      import("./callCommand.js").then((m) => ({
-        help: m.CALL_HELP,
-        run: m.callCommand,
-        flags: Object.keys(m.CALL_FLAGS),
-      })),
+      import("./callCommand.js").then((m) => ({ help: m.CALL_HELP, run: m.callCommand, flags: keys(m.CALL_FLAGS) })),
   },
-  actions: {
+  {
+    name: "actions",
     summary: "list the intent ledger of a running serve",
     load: async () =>
       import("./actionsCommand.js").then((m) => ({
         help: m.ACTIONS_HELP,
         run: m.actionsCommand,
-        flags: Object.keys(m.ACTIONS_FLAGS),
+        flags: keys(m.ACTIONS_FLAGS),
       })),
   },
-  confirm: {
+  {
+    name: "confirm",
     summary: "confirm an unknown action: reached, partial or not_moved",
     load: async () =>
       import("./confirmCommand.js").then((m) => ({
         help: m.CONFIRM_HELP,
         run: m.confirmCommand,
-        flags: Object.keys(m.CONFIRM_FLAGS),
+        flags: keys(m.CONFIRM_FLAGS),
       })),
   },
-  recover: {
+  {
+    name: "recover",
     summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
     load: async () =>
       import("./recoverCommand.js").then((m) => ({
         help: m.RECOVER_HELP,
         run: m.recoverCommand,
-        flags: Object.keys(m.RECOVER_FLAGS),
+        flags: keys(m.RECOVER_FLAGS),
       })),
   },
-  bus: {
+  {
+    name: "bus",
     summary: "find the servos on a Dynamixel / Feetech bus, set a new servo's id or baud",
     load: async () =>
       import("./bus/busCommand.js").then((m) => ({ help: m.BUS_HELP, run: m.busCommand, flags: m.BUS_FLAG_NAMES })),
   },
-  calibrate: {
+  {
+    name: "calibrate",
     summary: "measure a servo-bus arm's centres, ranges and directions; import/export LeRobot's calibration",
     load: async () =>
       import("./calibrate/calibrateCommand.js").then((m) => ({
         help: m.CALIBRATE_HELP,
         run: m.calibrateCommand,
-        flags: Object.keys(m.CALIBRATE_FLAGS),
+        flags: keys(m.CALIBRATE_FLAGS),
       })),
   },
-  doctor: {
+  {
+    name: "doctor",
     summary:
       "check a set-up: device and permissions, latency timer, servos, power, calibration, envelope, cameras, ROS, ledger",
     load: async () =>
       import("./doctor/doctorCommand.js").then((m) => ({
         help: m.DOCTOR_HELP,
         run: m.doctorCommand,
-        flags: Object.keys(m.DOCTOR_FLAGS),
+        flags: keys(m.DOCTOR_FLAGS),
       })),
   },
-  camera: {
+  {
+    name: "camera",
     summary: "touch-off calibration of a camera's table mapping: tip positions from FK, pixels from you",
     load: async () =>
       import("./camera/cameraCalibrateCommand.js").then((m) => ({
         help: m.CAMERA_HELP,
         run: m.cameraCommand,
-        flags: Object.keys(m.CAMERA_FLAGS),
+        flags: keys(m.CAMERA_FLAGS),
       })),
   },
-  approvals: {
+  {
+    name: "approvals",
     summary: "list calls waiting for an operator's approval",
     load: async () =>
       import("./approvalsCommand.js").then((m) => ({
         help: m.APPROVALS_HELP,
         run: m.approvalsCommand,
-        flags: Object.keys(m.APPROVALS_FLAGS),
+        flags: keys(m.APPROVALS_FLAGS),
       })),
   },
-  approve: {
+  {
+    name: "approve",
     summary: "approve a waiting call: its motion runs",
     load: async () =>
       import("./approvalsCommand.js").then((m) => ({
         help: m.APPROVE_HELP,
         run: m.approveCommand,
-        flags: Object.keys(m.DECISION_FLAGS),
+        flags: keys(m.DECISION_FLAGS),
       })),
   },
-  halt: {
+  {
+    name: "halt",
     summary: "halt the arm now and latch the bridge until an operator releases it",
     load: async () =>
-      import("./haltCommand.js").then((m) => ({
-        help: m.HALT_HELP,
-        run: m.haltCommand,
-        flags: Object.keys(m.HALT_FLAGS),
-      })),
+      import("./haltCommand.js").then((m) => ({ help: m.HALT_HELP, run: m.haltCommand, flags: keys(m.HALT_FLAGS) })),
   },
-  release: {
+  {
+    name: "release",
     summary: "release the halt latch (an operator, by name): motion is accepted again",
     load: async () =>
       import("./haltCommand.js").then((m) => ({
         help: m.RELEASE_HELP,
         run: m.releaseCommand,
-        flags: Object.keys(m.RELEASE_FLAGS),
+        flags: keys(m.RELEASE_FLAGS),
       })),
   },
-  status: {
+  {
+    name: "status",
     summary: "what a running serve is doing: halted (by whom, since), link, in flight, waiting for an operator",
     load: async () =>
       import("./statusCommand.js").then((m) => ({
         help: m.STATUS_HELP,
         run: m.statusCommand,
-        flags: Object.keys(m.STATUS_FLAGS),
+        flags: keys(m.STATUS_FLAGS),
       })),
   },
-  tools: {
+  {
+    name: "tools",
     summary: "list the tools a model can call, with their arguments",
     load: async () =>
       import("./toolsCommand.js").then((m) => ({
         help: m.TOOLS_HELP,
         run: m.toolsCommand,
-        flags: Object.keys(m.TOOLS_FLAGS),
+        flags: keys(m.TOOLS_FLAGS),
       })),
   },
-  export: {
+  {
+    name: "export",
     summary: "turn serve --record's MCAP recordings into a LeRobot dataset: export lerobot --from DIR --to OUT",
     load: async () =>
       import("./export/exportCommand.js").then((m) => ({
         help: m.EXPORT_HELP,
         run: m.exportCommand,
-        flags: Object.keys(m.EXPORT_FLAGS),
+        flags: keys(m.EXPORT_FLAGS),
       })),
   },
-  decline: {
+  {
+    name: "decline",
     summary: "decline a waiting call: rejected, nothing sent",
     load: async () =>
       import("./approvalsCommand.js").then((m) => ({
         help: m.DECLINE_HELP,
         run: m.declineCommand,
-        flags: Object.keys(m.DECISION_FLAGS),
+        flags: keys(m.DECISION_FLAGS),
       })),
   },
-};
-
-/** A command module of another surface: `export async function run(argv, io)`. */
-export interface SubcommandModule {
-  readonly run?: unknown;
-}
-
-/**
- * Commands owned by other surfaces, loaded only when used (the Gemini SDK and
- * the MCP SDK cost start-up time `serve` should not pay). Each `load` imports
- * a literal path, so tsc and the floors check see the edge; `module` is that
- * same path, which names the file when a build lacks it.
- */
-export const DYNAMIC: Readonly<
-  Record<string, { readonly summary: string; readonly module: string; readonly load: () => Promise<SubcommandModule> }>
-> = {
-  agent: {
+  {
+    name: "agent",
     summary: 'run a Gemini agent on an instruction: armbridge agent "<instruction>"',
-    module: "./agent/agentCommand.js",
-    load: () => import("./agent/agentCommand.js"),
+    load: async () =>
+      import("./agent/agentCommand.js").then((m) => ({ help: m.AGENT_USAGE, run: m.run, flags: m.AGENT_FLAG_NAMES })),
   },
-  mcp: {
+  {
+    name: "mcp",
     summary: "serve the tools over MCP (stdio) for MCP agent hosts",
-    module: "./mcp/mcpCommand.js",
-    load: () => import("./mcp/mcpCommand.js"),
+    load: async () =>
+      import("./mcp/mcpCommand.js").then((m) => ({
+        help: m.MCP_HELP,
+        // Its stdin is a node Readable: the process's, or a test's stream.
+        run: async (argv, io) => m.run(argv, io as Parameters<typeof m.run>[1]),
+        flags: m.MCP_FLAG_NAMES,
+      })),
   },
-  demo: {
+  {
+    name: "demo",
     summary: "start the simulator and the bridge and run the scripted session (npm start)",
-    module: "../demo/demoCommand.js",
-    load: () => import("../demo/demoCommand.js"),
+    load: async () =>
+      import("../demo/demoCommand.js").then((m) => ({ help: m.DEMO_HELP, run: m.run, flags: m.DEMO_FLAG_NAMES })),
   },
-};
+];
+
+const keys = (schema: FlagSchema): readonly string[] => Object.keys(schema);
 
 export function topHelp(): string {
-  const rows = [...Object.entries(LOCAL), ...Object.entries(DYNAMIC)].map(
-    ([name, c]) => `  ${name.padEnd(10)}${c.summary}`,
-  );
+  const rows = COMMANDS.map((c) => `  ${c.name.padEnd(10)}${c.summary}`);
   return `Usage: armbridge <command> [flags]   (armbridge <command> --help for its flags)
 
 Drive a robot arm from an LLM agent's function calls, safely.
@@ -242,59 +229,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(`armbridge ${packageVersion()}\n`);
     return EXIT.ok;
   }
-  try {
-    const local = LOCAL[name];
-    if (local) {
-      const command = await local.load();
-      if (wantsHelp(rest)) {
-        io.stdout.write(command.help + "\n");
-        return EXIT.ok;
-      }
-      return await command.run(rest, io);
-    }
-    const dynamic = DYNAMIC[name];
-    if (dynamic)
-      return await runSubcommandModule(name, new URL(dynamic.module, import.meta.url), rest, io, dynamic.load);
+  const spec = COMMANDS.find((c) => c.name === name);
+  if (spec === undefined) {
     io.stderr.write(
-      `armbridge: unknown command ${JSON.stringify(name)}; commands: ${[...Object.keys(LOCAL), ...Object.keys(DYNAMIC)].join(", ")}\n`,
+      `armbridge: unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(", ")}\n`,
     );
     return EXIT.usage;
+  }
+  try {
+    const command = await spec.load();
+    if (wantsHelp(rest)) {
+      io.stdout.write(command.help.endsWith("\n") ? command.help : `${command.help}\n`);
+      return EXIT.ok;
+    }
+    return await command.run(rest, io);
   } catch (error) {
     return reportError(name, error, io);
   }
-}
-
-/**
- * Loads a subcommand module (`export async function run(argv, io)`) and runs
- * it. `url` is the module `load` imports: only its absence is "not available".
- */
-export async function runSubcommandModule(
-  name: string,
-  url: URL,
-  argv: readonly string[],
-  io: CliIo,
-  load: () => Promise<SubcommandModule> = async () => (await import(url.href)) as SubcommandModule,
-): Promise<number> {
-  let mod: SubcommandModule;
-  try {
-    mod = await load();
-  } catch (error) {
-    // Only the command's own module being absent is "not available"; an
-    // error inside it (or in what it imports) is a real fault and surfaces as one.
-    const e = error as { code?: string; url?: string; message?: string };
-    if (e.code === "ERR_MODULE_NOT_FOUND" && (e.url === url.href || (e.message ?? "").includes(url.pathname))) {
-      io.stderr.write(
-        `armbridge: ARMB_ERR_INTERNAL: the ${name} command is not available in this build (${url.pathname} is missing); run \`npm run build\`\n`,
-      );
-      return EXIT.runtime;
-    }
-    throw error;
-  }
-  if (typeof mod.run !== "function") {
-    io.stderr.write(`armbridge: ARMB_ERR_INTERNAL: ${url.pathname} does not export run(argv, io)\n`);
-    return EXIT.runtime;
-  }
-  return (await (mod.run as SubcommandRun)(argv, io)) ?? EXIT.ok;
 }
 
 function reportError(command: string, error: unknown, io: CliIo): number {

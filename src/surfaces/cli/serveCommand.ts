@@ -11,7 +11,7 @@ import {
   parseBridgeFlags,
   type BridgeFlagOptions,
 } from "../runtime/bridgeFlags.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../runtime/parseCommandFlags.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";

@@ -1,7 +1,7 @@
 import { latchWords } from "../../bridge/portVocabulary.js";
 import type { ApprovalsList, ArmStateView, HaltView } from "../../wire/index.js";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { clockOf, JSON_FLAG, JSON_FLAG_HELP, poseText, printRecord, wantsJson } from "./printRecords.js";

@@ -3,7 +3,7 @@ import { loadConfig } from "../../config/loadConfig.js";
 import type { FunctionDeclaration } from "../../bridge/BridgePort.js";
 import { createDefaultTools } from "../../tools/defaultTools.js";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "./apiClient.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { cliUsageError } from "../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../runtime/parseCommandFlags.js";
 import { JSON_FLAG, JSON_FLAG_HELP, printRecord, wantsJson } from "./printRecords.js";

@@ -1,6 +1,6 @@
 import type { TransportChoice } from "../../bridge/createTransport.js";
 import type { Logger } from "../../observability/logger.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import type { ProcessScope } from "../runtime/ProcessScope.js";
 import type { Serving } from "../runtime/startServing.js";
 import type { DemoBus } from "./demoBus.js";

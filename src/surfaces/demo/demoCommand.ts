@@ -6,8 +6,8 @@ import { pino } from "pino";
 import { packageRoot } from "../../config/packageRoot.js";
 import { ArmbridgeError, asArmbridgeError } from "../../errors.js";
 import type { Logger } from "../../observability/logger.js";
-import { BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtime/bridgeFlags.js";
-import type { CliIo } from "../runtime/CliIo.js";
+import { BRIDGE_FLAG_NAMES, BRIDGE_FLAGS_HELP, DEFAULT_DATA_DIR, parseBridgeFlags } from "../runtime/bridgeFlags.js";
+import type { CliIo } from "../../commandLine/CliIo.js";
 import { ProcessScope } from "../runtime/ProcessScope.js";
 import { startServing, type Serving, type StartedSim } from "../runtime/startServing.js";
 import { onStopSignals } from "../../commandLine/stopSignals.js";
@@ -273,6 +273,9 @@ export const DEMO_FLAGS = {
   token: { type: "string" },
   bus: { type: "string" },
 } as const;
+
+/** Every flag `demo` takes: its own and the bridge's. */
+export const DEMO_FLAG_NAMES: readonly string[] = [...Object.keys(DEMO_FLAGS), ...BRIDGE_FLAG_NAMES];
 
 function parseDemoArgs(argv: readonly string[]): DemoOptions {
   const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });

@@ -1,5 +1,6 @@
 import type { OtherArmPolicy } from "../../bridge/bindLedgerToArm.js";
 import type { TransportChoice } from "../../bridge/createTransport.js";
+import type { FlagSchema } from "../../commandLine/parseFlags.js";
 import { cliUsageError } from "./cliUsageError.js";
 
 /** The Bridge.start options that come from the command line. */
@@ -45,18 +46,27 @@ export const BRIDGE_FLAGS_HELP = `Bridge flags:
 export const NO_ARM_GIVEN =
   "no arm given: say which arm to drive with --serial LINK (a device path, or tcp://HOST:PORT as `armbridge-sim --link tcp` prints it) or --ros (ros2_control)";
 
-const VALUE_FLAGS = new Set(["--config", "--serial", "--data", "--params-file"]);
+/**
+ * The bridge flags, declared once. `--ros-args` is a switch here: what
+ * follows it, up to a lone "--", is rcl's and is taken whole.
+ */
+export const BRIDGE_FLAGS = {
+  serial: { type: "string" },
+  ros: { type: "boolean" },
+  "ros-args": { type: "boolean" },
+  "params-file": { type: "string" },
+  config: { type: "string" },
+  data: { type: "string" },
+  "adopt-ledger": { type: "boolean" },
+} as const satisfies FlagSchema;
 
 /** Every bridge flag by name (without the dashes), for the help checks. */
-export const BRIDGE_FLAG_NAMES: readonly string[] = [
-  "serial",
-  "ros",
-  "ros-args",
-  "params-file",
-  "config",
-  "data",
-  "adopt-ledger",
-];
+export const BRIDGE_FLAG_NAMES: readonly string[] = Object.keys(BRIDGE_FLAGS);
+
+/** The bridge flags that take a value, as typed (`--config`). */
+const VALUE_FLAGS: ReadonlySet<string> = new Set(
+  Object.entries(BRIDGE_FLAGS).flatMap(([name, f]) => (f.type === "string" ? [`--${name}`] : [])),
+);
 
 /**
  * Takes the shared bridge flags out of `argv` and leaves the rest to the

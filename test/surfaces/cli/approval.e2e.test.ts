@@ -1,11 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
-import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import { readEffects } from "../../firmware-sim/readEffects.js";
-import { CLI, interrupt, runCli, SIM, startReady, type ReadyProcess } from "./processes.js";
+import { startServeRig, type ServeRig } from "../../support/serveRig.js";
+import { CLI, runCli, SIM } from "./processes.js";
 
 // Real processes (dist/): firmware-sim with an effects log — the ground truth of
 // what moved — and `armbridge serve` on an arm config whose move_joints on
@@ -28,11 +25,8 @@ interface Output {
 describe.skipIf(!built)(
   "approval gate under a real serve, judged by the simulator's effects log (needs dist: npm run build)",
   () => {
-    let dir: string;
+    let rig: ServeRig | undefined;
     let effectsLog: string;
-    let configPath: string;
-    let sim: ReadyProcess;
-    let serve: ReadyProcess | undefined;
     let url: string;
     const env = (): NodeJS.ProcessEnv => ({
       ARMBRIDGE_URL: url,
@@ -40,64 +34,23 @@ describe.skipIf(!built)(
       ARMBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
     });
 
-    const startServe = async (): Promise<void> => {
-      serve = await startReady(
-        CLI,
-        [
-          "serve",
-          "--serial",
-          String(sim.ready.link),
-          "--config",
-          configPath,
-          "--http",
-          "127.0.0.1:0",
-          "--token",
-          TOKEN,
-          "--operator-token",
-          OPERATOR_TOKEN,
-          "--data",
-          join(dir, "data"),
-        ],
-        {
-          XDG_STATE_HOME: join(dir, "xdg"),
-        },
-      );
-      url = String(serve.ready.http);
-    };
-
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "armbridge-approval-e2e-"));
-      effectsLog = join(dir, "effects.jsonl");
-      const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
-      raw.arm!.urdf = join(dirname(DEFAULT_CONFIG_PATH), String(raw.arm!.urdf));
-      configPath = join(dir, "arm.yaml");
-      writeFileSync(
-        configPath,
-        stringify({
+      rig = await startServeRig({
+        name: "armbridge-approval-e2e-",
+        simArgs: ["--seed", "5", "--motion-time", "fixed:150"],
+        config: (raw) => ({
           ...raw,
           approval: { move_joints: { joints: ["wrist_1"] }, set_gripper: "always" },
           approval_timeout_s: 3,
         }),
-      );
-      sim = await startReady(SIM, [
-        "--link",
-        "tcp",
-        "--port",
-        "0",
-        "--seed",
-        "5",
-        "--motion-time",
-        "fixed:150",
-        "--effects-log",
-        effectsLog,
-      ]);
-      await startServe();
+        token: TOKEN,
+        operatorToken: OPERATOR_TOKEN,
+      });
+      ({ effectsLog, url } = rig);
     });
 
     afterAll(async () => {
-      if (serve) await interrupt(serve);
-      if (sim) await interrupt(sim);
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await rig?.close();
     });
 
     const starts = (joint: string): number =>
@@ -204,11 +157,10 @@ describe.skipIf(!built)(
       const before = readEffects(effectsLog).length;
       const running = call("cr-1", "move_joints", { positions: { wrist_1: 0.9 } }).catch(() => undefined);
       await waitPending(1);
-      serve!.child.kill("SIGKILL");
-      await serve!.exited;
-      serve = undefined;
+      await rig!.killServe();
       await running;
-      await startServe();
+      await rig!.startServe();
+      url = rig!.url;
       const actions = (await (await fetch(`${url}/v1/actions`, { headers: auth })).json()) as {
         actions: { call_id: string; approval: { operator: string } | null }[];
       };

@@ -1,11 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
-import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
-import { CLI, interrupt, runCli, SIM, startReady, type ReadyProcess } from "./processes.js";
+import { startServeRig, type ServeRig } from "../../support/serveRig.js";
+import { CLI, runCli, SIM } from "./processes.js";
 
 // `armbridge call` (the built CLI, a real process) on a motion that waits for
 // an operator's approval for longer than Node's fetch waits for an answer by
@@ -20,47 +17,23 @@ const OPERATOR_TOKEN = "long-wait-operator-token";
 const HOLD_MS = 6 * 60_000 + 15_000;
 
 describe.skipIf(!built)("armbridge call held in an approval wait past five minutes (needs dist)", () => {
-  let dir: string;
-  let sim: ReadyProcess;
-  let serve: ReadyProcess;
+  let rig: ServeRig | undefined;
   let url: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "armbridge-long-wait-"));
-    const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
-    raw.arm!.urdf = join(dirname(DEFAULT_CONFIG_PATH), String(raw.arm!.urdf));
-    const configPath = join(dir, "arm.yaml");
-    writeFileSync(
-      configPath,
-      stringify({ ...raw, approval: { move_joints: { joints: ["wrist_1"] } }, approval_timeout_s: 1200 }),
-    );
-    sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "5", "--motion-time", "fixed:150"]);
-    serve = await startReady(
-      CLI,
-      [
-        "serve",
-        "--serial",
-        String(sim.ready.link),
-        "--config",
-        configPath,
-        "--http",
-        "127.0.0.1:0",
-        "--token",
-        TOKEN,
-        "--operator-token",
-        OPERATOR_TOKEN,
-        "--data",
-        join(dir, "data"),
-      ],
-      { XDG_STATE_HOME: join(dir, "xdg") },
-    );
-    url = String(serve.ready.http);
+    // The effects log the rig keeps is not read here: the call's answer and the ledger say what happened.
+    rig = await startServeRig({
+      name: "armbridge-long-wait-",
+      simArgs: ["--seed", "5", "--motion-time", "fixed:150"],
+      config: (raw) => ({ ...raw, approval: { move_joints: { joints: ["wrist_1"] } }, approval_timeout_s: 1200 }),
+      token: TOKEN,
+      operatorToken: OPERATOR_TOKEN,
+    });
+    url = rig.url;
   }, 60_000);
 
   afterAll(async () => {
-    if (serve) await interrupt(serve);
-    if (sim) await interrupt(sim);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await rig?.close();
   });
 
   it("comes back done once the operator approves after six minutes", async () => {

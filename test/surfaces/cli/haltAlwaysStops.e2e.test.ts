@@ -1,13 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
-import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import { motionsEnded, readEffects } from "../../firmware-sim/readEffects.js";
-import { CLI, interrupt, runCli, SIM, startReady, type ReadyProcess } from "./processes.js";
+import { startServeRig, type ServeRig } from "../../support/serveRig.js";
+import { CLI, runCli, SIM } from "./processes.js";
 
 // A stop request always stops, and a halted bridge says so: real processes
 // (dist/), firmware-sim over TCP — its effects log is the ground truth of what
@@ -47,61 +44,25 @@ interface HaltAnswer {
 describe.skipIf(!built)(
   "a stop request always stops; a halt is seen and ends what waited (serve + firmware-sim; needs dist: npm run build)",
   () => {
-    let dir: string;
+    let rig: ServeRig | undefined;
     let effectsLog: string;
-    let sim: ReadyProcess;
-    let serve: ReadyProcess;
     let url: string;
     let target = 0.5;
     const env = (): NodeJS.ProcessEnv => ({ ARMBRIDGE_URL: url, ARMBRIDGE_TOKEN: TOKEN });
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "armbridge-halt-stops-e2e-"));
-      effectsLog = join(dir, "effects.jsonl");
-      const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
-      raw.arm!.urdf = join(dirname(DEFAULT_CONFIG_PATH), String(raw.arm!.urdf));
-      const configPath = join(dir, "arm.yaml");
-      writeFileSync(configPath, stringify({ ...raw, approval: { move_joints: { joints: ["wrist_1"] } } }));
-      sim = await startReady(SIM, [
-        "--link",
-        "tcp",
-        "--port",
-        "0",
-        "--seed",
-        "7",
-        "--motion-time",
-        "fixed:2500",
-        "--effects-log",
-        effectsLog,
-      ]);
-      serve = await startReady(
-        CLI,
-        [
-          "serve",
-          "--serial",
-          String(sim.ready.link),
-          "--config",
-          configPath,
-          "--http",
-          "127.0.0.1:0",
-          "--token",
-          TOKEN,
-          "--operator-token",
-          OPERATOR_TOKEN,
-          "--data",
-          join(dir, "data"),
-        ],
-        {
-          XDG_STATE_HOME: join(dir, "xdg"),
-        },
-      );
-      url = String(serve.ready.http);
+      rig = await startServeRig({
+        name: "armbridge-halt-stops-e2e-",
+        simArgs: ["--seed", "7", "--motion-time", "fixed:2500"],
+        config: (raw) => ({ ...raw, approval: { move_joints: { joints: ["wrist_1"] } } }),
+        token: TOKEN,
+        operatorToken: OPERATOR_TOKEN,
+      });
+      ({ effectsLog, url } = rig);
     });
 
     afterAll(async () => {
-      if (serve) await interrupt(serve);
-      if (sim) await interrupt(sim);
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await rig?.close();
     });
 
     // Each test leaves the bridge released and the arm at rest.

@@ -1,12 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
-import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import { readEffects } from "../../firmware-sim/readEffects.js";
-import { CLI, interrupt, SIM, startReady, type ReadyProcess } from "./processes.js";
+import { startServeRig, type ServeRig } from "../../support/serveRig.js";
+import { CLI, SIM } from "./processes.js";
 
 // Hold-to-run under a real serve on firmware-sim: what physically moved is read
 // from the simulator's effects log, never taken from the bridge's answers.
@@ -30,51 +27,26 @@ interface Output {
 describe.skipIf(!built)(
   "operator_presence (hold-to-run) under a real serve, judged by the simulator's effects log (needs dist: npm run build)",
   () => {
-    let dir: string;
+    let rig: ServeRig | undefined;
     let effectsLog: string;
-    let sim: ReadyProcess;
-    let serve: ReadyProcess;
     let url: string;
     /** The operator's token, as the console link serve printed carries it. */
     let operatorAuth: Record<string, string>;
     let beating: NodeJS.Timeout | undefined;
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "armbridge-presence-e2e-"));
-      effectsLog = join(dir, "effects.jsonl");
-      const raw = parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, Record<string, unknown>>;
-      raw.arm!.urdf = join(dirname(DEFAULT_CONFIG_PATH), String(raw.arm!.urdf));
-      const configPath = join(dir, "arm.yaml");
-      writeFileSync(
-        configPath,
-        stringify({
+      rig = await startServeRig({
+        name: "armbridge-presence-e2e-",
+        simArgs: ["--seed", "7"],
+        config: (raw) => ({
           ...raw,
           operator_presence: { required: true, timeout_ms: TIMEOUT_MS },
           timeouts_ms: { ...(raw.timeouts_ms ?? {}), move_joints: 30_000 },
         }),
-      );
-      sim = await startReady(SIM, ["--link", "tcp", "--port", "0", "--seed", "7", "--effects-log", effectsLog]);
-      serve = await startReady(
-        CLI,
-        [
-          "serve",
-          "--serial",
-          String(sim.ready.link),
-          "--config",
-          configPath,
-          "--http",
-          "127.0.0.1:0",
-          "--token",
-          TOKEN,
-          "--data",
-          join(dir, "data"),
-        ],
-        {
-          XDG_STATE_HOME: join(dir, "xdg"),
-        },
-      );
-      url = String(serve.ready.http);
-      const operatorToken = decodeURIComponent(/#token=(.+)$/.exec(String(serve.ready.console))?.[1] ?? "");
+        token: TOKEN,
+      });
+      ({ effectsLog, url } = rig);
+      const operatorToken = decodeURIComponent(/#token=(.+)$/.exec(String(rig.serve.ready.console))?.[1] ?? "");
       expect(operatorToken).not.toBe("");
       expect(operatorToken).not.toBe(TOKEN);
       operatorAuth = { ...auth, authorization: `Bearer ${operatorToken}` };
@@ -84,9 +56,7 @@ describe.skipIf(!built)(
 
     afterAll(async () => {
       stopBeating();
-      if (serve) await interrupt(serve);
-      if (sim) await interrupt(sim);
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await rig?.close();
     });
 
     function stopBeating(): void {

@@ -5,8 +5,13 @@ import { resultOf } from "../../toFunctionResponse.js";
 import { createLogger } from "../../../observability/logger.js";
 import { EMBEDDED_CONSOLE_DEFAULT } from "../../runtime/startServing.js";
 import { onStopSignals, type StopSignal } from "../../../commandLine/stopSignals.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import {
+  BRIDGE_FLAG_NAMES,
+  BRIDGE_FLAGS_HELP,
+  parseBridgeFlags,
+  type BridgeFlagOptions,
+} from "../../runtime/bridgeFlags.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { parseHostPort } from "../serveCommand.js";
 import { agentClient } from "../../gemini/agentClient.js";
 import { openAgentBridge, type AgentTarget, type OpenedAgentBridge } from "./openAgentBridge.js";
@@ -19,13 +24,16 @@ import {
   GeminiModelClient,
 } from "../../gemini/GeminiModelClient.js";
 import type { ModelClient } from "../../gemini/ModelClient.js";
-import { parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
+import { AGENT_FLAGS, parseAgentArgs, type AgentArgs } from "./parseAgentArgs.js";
 import { ReplayModelClient } from "../../gemini/ReplayModelClient.js";
 import { DEFAULT_RECONNECT_POLICY } from "../../gemini/ResumableLiveSession.js";
 import { DEFAULT_MODEL_RETRY_POLICY } from "../../gemini/retryModelRequest.js";
 import { DEFAULT_AGENT_DEADLINE_MS, DEFAULT_MAX_TURNS, runAgent } from "../../gemini/runAgent.js";
 import { runLiveAgent } from "../../gemini/runLiveAgent.js";
 import { DEFAULT_JOIN_WINDOW_MS } from "../../gemini/UndeliveredMotions.js";
+
+/** Every flag `agent` takes: its own and the bridge's. */
+export const AGENT_FLAG_NAMES: readonly string[] = [...Object.keys(AGENT_FLAGS), ...BRIDGE_FLAG_NAMES];
 
 export const AGENT_USAGE = `Usage: armbridge agent "<instruction>" --bridge URL [--token T] [flags]
        armbridge agent "<instruction>" (--serial LINK | --ros ...) [--http HOST:PORT] [flags]
@@ -125,10 +133,6 @@ interface AgentPlan {
 
 /** `armbridge agent`: exit code per AGENT_USAGE. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    io.stdout.write(AGENT_USAGE + "\n");
-    return 0;
-  }
   const progress = progressOn(io.stderr);
   let opened: OpenedAgentBridge | undefined;
   const interrupt = new AbortController();

@@ -1,7 +1,7 @@
 import { BUS_PROTOCOLS, type BusProtocolName } from "../../../protocol/bus/index.js";
 import { defaultScanBauds, scanBus, type ScannedServo } from "../../../transport/bus/setup/scanBus.js";
 import { findLoneServo, setServoBaud, setServoId } from "../../../transport/bus/setup/setUpLoneServo.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { isPseudoTerminal, openBusExchange } from "./openBusExchange.js";

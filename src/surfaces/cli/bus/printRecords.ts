@@ -1,4 +1,4 @@
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 
 /** JSON when asked, or when stdout is not a terminal (a pipe, a file, a script); a table for a person otherwise. */
 export function wantsJson(io: CliIo, flag: boolean | undefined): boolean {

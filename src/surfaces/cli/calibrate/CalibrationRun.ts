@@ -13,7 +13,7 @@ import {
 import { ArmbridgeError } from "../../../errors.js";
 import type { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { servoAxesOf, type ServoAxis } from "../../../protocol/bus/servoAxes.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import type { LineReader } from "./LineReader.js";
 import { readBoundedJson } from "../../../config/files/readBoundedFile.js";
 

@@ -13,7 +13,7 @@ import { protocolNamed } from "../../../protocol/bus/index.js";
 import { BusExchange } from "../../../transport/bus/setup/BusExchange.js";
 import { readRegister } from "../../../transport/bus/setup/handCalibration.js";
 import { linkForUrl } from "../../../transport/link/openLink.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { CalibrationRun } from "./CalibrationRun.js";

@@ -4,7 +4,7 @@ import { loadConfig } from "../../../config/loadConfig.js";
 import { CLIENT_FLAG_OPTIONS, CLIENT_FLAGS_HELP, clientFromFlags } from "../apiClient.js";
 import { LineReader } from "../calibrate/LineReader.js";
 import { refuseShippedConfig } from "../calibrate/pointConfigAt.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { BridgeArm } from "./BridgeArm.js";

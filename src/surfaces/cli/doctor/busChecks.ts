@@ -20,100 +20,111 @@ export async function checkBus(
 ): Promise<{ checks: DoctorCheck[]; answering: ServoAxis[] }> {
   const checks: DoctorCheck[] = [];
   const axes = servoAxesOf(config);
-  const baud = exchange.baud;
   const scan = `armbridge bus scan --serial ${link}`;
   const first = axes[0];
-  if (first) {
-    const times: number[] = [];
-    for (let i = 0; i < PINGS; i++) {
-      const t0 = performance.now();
-      const r = await exchange.ping(first.id, signal);
-      if (r.replies.some((x) => x.id === first.id)) times.push(performance.now() - t0);
-    }
-    if (times.length === 0) {
-      checks.push(
-        fail(
-          "link",
-          `servo ${first.id} (${first.name}) did not answer ${PINGS} pings at ${baud} baud`,
-          `check the servos' power and the cable; find what the bus has, at which baud: ${scan}`,
-        ),
-      );
-    } else {
-      times.sort((a, b) => a - b);
-      const median = times[Math.floor(times.length / 2)] ?? 0;
-      const wire = exchange.wireMs(20);
-      const detail = `round trip ${median.toFixed(1)} ms median, ${(times[times.length - 1] ?? 0).toFixed(1)} ms worst over ${times.length} pings of servo ${first.id} at ${baud} baud`;
-      // 10 ms: well above a loaded host's few ms, well below the 16 ms an adapter's default latency timer adds.
-      checks.push(
-        median > 10 + wire
-          ? warn(
-              "link",
-              `${detail}: slower than the wire (${wire.toFixed(2)} ms)`,
-              "lower the USB adapter's latency timer (see latency timer), or a ser2net link's host may be loaded",
-            )
-          : ok("link", detail),
-      );
-    }
-  }
+  if (first) checks.push(await checkRoundTrip(exchange, first, scan, signal));
   const answering: ServoAxis[] = [];
-  const table = exchange.protocol.table;
-  const configuredModel = (a: ServoAxis): string | undefined =>
-    config.arm.joints.find((j) => j.name === a.name)?.servo?.model ??
-    (config.arm.gripper?.name === a.name ? config.arm.gripper.servo?.model : undefined);
   for (const a of axes) {
-    const name = `servo ${a.id}`;
-    const who = await identifyServo(exchange, a.id, signal);
-    if (!who) {
-      checks.push(
-        fail(
-          name,
-          `${a.name}: no answer at ${baud} baud`,
-          `check its cable and power (the daisy chain may be broken before it); if it has another id or baud: ${scan}, then armbridge bus set-id / set-baud with it alone on the bus`,
-        ),
-      );
-      continue;
-    }
-    if (who.sharedIdEvidence !== undefined) {
-      checks.push(
-        fail(
-          name,
-          `${a.name}: answers like two servos (${who.sharedIdEvidence})`,
-          "connect the servos one at a time and give each its own id: armbridge bus set-id",
-        ),
-      );
-      continue;
-    }
-    const want = configuredModel(a);
-    const wantNumber = want === undefined ? undefined : modelNumberOf(exchange.protocol, want);
-    const is = who.model ?? `model number ${who.modelNumber ?? "?"}`;
-    if (want !== undefined && wantNumber === undefined) {
-      checks.push(
-        warn(
-          name,
-          `${a.name}: ${is}, firmware ${who.firmware ?? "?"}; the config's model ${want} is not one armbridge knows`,
-          `name one of ${Object.keys(table.modelNumbers).join(", ")} in the config's servo.model`,
-        ),
-      );
-    } else if (wantNumber !== undefined && who.modelNumber !== wantNumber) {
-      checks.push(
-        fail(
-          name,
-          `${a.name}: answers as ${is}, the config says ${want}`,
-          "a servo of another model sits at this id: swap it, or correct servo.model (and its limits) in the config",
-        ),
-      );
-    } else {
-      checks.push(
-        ok(
-          name,
-          `${a.name}: ${is}, firmware ${who.firmware ?? "?"}${want === undefined ? " (the config names no model to compare)" : ""}`,
-        ),
-      );
-    }
-    answering.push(a);
+    const { check, answered } = await checkServoIdentity(exchange, config, a, scan, signal);
+    checks.push(check);
+    if (answered) answering.push(a);
   }
   checks.push(...(await checkHealth(exchange, answering, signal)));
   return { checks, answering };
+}
+
+/** The round trip of PINGS pings of the first servo, against what the wire itself takes at this baud. */
+async function checkRoundTrip(
+  exchange: BusExchange,
+  first: ServoAxis,
+  scan: string,
+  signal: AbortSignal | undefined,
+): Promise<DoctorCheck> {
+  const baud = exchange.baud;
+  const times: number[] = [];
+  for (let i = 0; i < PINGS; i++) {
+    const t0 = performance.now();
+    const r = await exchange.ping(first.id, signal);
+    if (r.replies.some((x) => x.id === first.id)) times.push(performance.now() - t0);
+  }
+  if (times.length === 0)
+    return fail(
+      "link",
+      `servo ${first.id} (${first.name}) did not answer ${PINGS} pings at ${baud} baud`,
+      `check the servos' power and the cable; find what the bus has, at which baud: ${scan}`,
+    );
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)] ?? 0;
+  const wire = exchange.wireMs(20);
+  const detail = `round trip ${median.toFixed(1)} ms median, ${(times[times.length - 1] ?? 0).toFixed(1)} ms worst over ${times.length} pings of servo ${first.id} at ${baud} baud`;
+  // 10 ms: well above a loaded host's few ms, well below the 16 ms an adapter's default latency timer adds.
+  return median > 10 + wire
+    ? warn(
+        "link",
+        `${detail}: slower than the wire (${wire.toFixed(2)} ms)`,
+        "lower the USB adapter's latency timer (see latency timer), or a ser2net link's host may be loaded",
+      )
+    : ok("link", detail);
+}
+
+/** Whether the servo at the axis's id answers, alone, as the model the config names. */
+async function checkServoIdentity(
+  exchange: BusExchange,
+  config: ArmConfig,
+  a: ServoAxis,
+  scan: string,
+  signal: AbortSignal | undefined,
+): Promise<{ check: DoctorCheck; answered: boolean }> {
+  const name = `servo ${a.id}`;
+  const who = await identifyServo(exchange, a.id, signal);
+  if (!who)
+    return {
+      answered: false,
+      check: fail(
+        name,
+        `${a.name}: no answer at ${exchange.baud} baud`,
+        `check its cable and power (the daisy chain may be broken before it); if it has another id or baud: ${scan}, then armbridge bus set-id / set-baud with it alone on the bus`,
+      ),
+    };
+  if (who.sharedIdEvidence !== undefined)
+    return {
+      answered: false,
+      check: fail(
+        name,
+        `${a.name}: answers like two servos (${who.sharedIdEvidence})`,
+        "connect the servos one at a time and give each its own id: armbridge bus set-id",
+      ),
+    };
+  const want =
+    config.arm.joints.find((j) => j.name === a.name)?.servo?.model ??
+    (config.arm.gripper?.name === a.name ? config.arm.gripper.servo?.model : undefined);
+  const wantNumber = want === undefined ? undefined : modelNumberOf(exchange.protocol, want);
+  const is = who.model ?? `model number ${who.modelNumber ?? "?"}`;
+  if (want !== undefined && wantNumber === undefined)
+    return {
+      answered: true,
+      check: warn(
+        name,
+        `${a.name}: ${is}, firmware ${who.firmware ?? "?"}; the config's model ${want} is not one armbridge knows`,
+        `name one of ${Object.keys(exchange.protocol.table.modelNumbers).join(", ")} in the config's servo.model`,
+      ),
+    };
+  if (wantNumber !== undefined && who.modelNumber !== wantNumber)
+    return {
+      answered: true,
+      check: fail(
+        name,
+        `${a.name}: answers as ${is}, the config says ${want}`,
+        "a servo of another model sits at this id: swap it, or correct servo.model (and its limits) in the config",
+      ),
+    };
+  return {
+    answered: true,
+    check: ok(
+      name,
+      `${a.name}: ${is}, firmware ${who.firmware ?? "?"}${want === undefined ? " (the config names no model to compare)" : ""}`,
+    ),
+  };
 }
 
 async function checkHealth(

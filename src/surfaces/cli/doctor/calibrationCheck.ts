@@ -29,49 +29,64 @@ export async function checkCalibration(
   signal?: AbortSignal,
 ): Promise<DoctorCheck[]> {
   const calibrate = `armbridge calibrate --config ${configPath} --serial ${link}`;
-  if (named === undefined) {
-    if (!exchange) return [fail("calibration", "the config names no bus.calibration file", calibrate)];
-    const checks = await checkSimulatorMount(exchange, answering, signal);
-    if (answering.length > 0 && checks.every((c) => c.kind === "matches"))
-      return [
-        ok(
-          "calibration",
-          "armbridge-sim, calibrated by construction: every servo's mount block agrees with the config",
-        ),
-      ];
-    const differs = checks.flatMap((c) => (c.kind === "differs" ? [`${c.axis}: ${c.detail}`] : []));
-    return [
-      fail(
-        "calibration",
-        differs.length > 0
-          ? `no bus.calibration, and the simulated servos are not mounted as the config says (${differs.join("; ")})`
-          : "the config names no bus.calibration file; the shipped centres and directions are guesses",
-        calibrate,
-      ),
-    ];
-  }
+  if (named === undefined) return checkNoCalibrationFile(exchange, answering, calibrate, signal);
   const path = resolve(dirname(resolve(configPath)), named);
   try {
     loadConfig(configPath);
   } catch (error) {
     return [fail("calibration", `${named}: ${isArmbridgeError(error) ? error.message : String(error)}`, calibrate)];
   }
+  const { travel, taken } = calibratedTravel(path, base);
+  const checks: DoctorCheck[] = [ok("calibration", `${named}: loads and is complete${taken}`)];
+  if (!exchange || answering.length === 0) return checks;
+  checks.push(await checkReadingsInsideTravel(exchange, travel, calibrate, signal));
+  return checks;
+}
+
+type Travel = ReadonlyMap<string, { id: number; min: number; max: number }>;
+
+/** No file: only armbridge-sim's servos, mounted as the config says, are calibrated (by construction). */
+async function checkNoCalibrationFile(
+  exchange: BusExchange | undefined,
+  answering: readonly ServoAxis[],
+  calibrate: string,
+  signal: AbortSignal | undefined,
+): Promise<DoctorCheck[]> {
+  if (!exchange) return [fail("calibration", "the config names no bus.calibration file", calibrate)];
+  const checks = await checkSimulatorMount(exchange, answering, signal);
+  if (answering.length > 0 && checks.every((c) => c.kind === "matches"))
+    return [
+      ok("calibration", "armbridge-sim, calibrated by construction: every servo's mount block agrees with the config"),
+    ];
+  const differs = checks.flatMap((c) => (c.kind === "differs" ? [`${c.axis}: ${c.detail}`] : []));
+  return [
+    fail(
+      "calibration",
+      differs.length > 0
+        ? `no bus.calibration, and the simulated servos are not mounted as the config says (${differs.join("; ")})`
+        : "the config names no bus.calibration file; the shipped centres and directions are guesses",
+      calibrate,
+    ),
+  ];
+}
+
+/** Each joint's travel in counts, from whichever format the file is (armbridge's own, or LeRobot's). */
+function calibratedTravel(path: string, base: ArmConfig): { travel: Travel; taken: string } {
   let raw: unknown;
   try {
     raw = readBoundedJson(path, "calibration");
   } catch {
     raw = undefined;
   }
-  // Each joint's travel in counts, from whichever format the file is.
   const travel = new Map<string, { id: number; min: number; max: number }>();
-  let taken = "";
   if (isArmbridgeCalibration(raw)) {
     const file = parseBusCalibrationFile(raw, path);
-    taken = file.steps.range ? `, range taken ${file.steps.range}` : "";
     for (const [name, a] of Object.entries(file.axes))
       if (a.kind === "joint" && a.range_min !== undefined && a.range_max !== undefined)
         travel.set(name, { id: a.id, min: a.range_min, max: a.range_max });
-  } else if (raw && typeof raw === "object") {
+    return { travel, taken: file.steps.range ? `, range taken ${file.steps.range}` : "" };
+  }
+  if (raw && typeof raw === "object") {
     for (const [name, m] of Object.entries(
       raw as Record<string, { id?: number; range_min?: number; range_max?: number }>,
     )) {
@@ -84,8 +99,16 @@ export async function checkCalibration(
         travel.set(name, { id: m.id, min: m.range_min, max: m.range_max });
     }
   }
-  const checks: DoctorCheck[] = [ok("calibration", `${named}: loads and is complete${taken}`)];
-  if (!exchange || answering.length === 0) return checks;
+  return { travel, taken: "" };
+}
+
+/** Every servo reads inside the travel it was calibrated over: a horn that slipped, or a servo swapped since, does not. */
+async function checkReadingsInsideTravel(
+  exchange: BusExchange,
+  travel: Travel,
+  calibrate: string,
+  signal: AbortSignal | undefined,
+): Promise<DoctorCheck> {
   const counts = await readPositions(
     exchange,
     [...travel.values()].map((t) => t.id),
@@ -98,15 +121,11 @@ export async function checkCalibration(
       outside.push(`${name} reads ${c}, outside its calibrated travel ${t.min}..${t.max}`);
   }
   if (outside.length > 0)
-    checks.push(
-      fail(
-        "calibration",
-        `implausible now: ${outside.join("; ")} — a horn slipped, or the servo was swapped, since calibrating`,
-        calibrate,
-      ),
+    return fail(
+      "calibration",
+      `implausible now: ${outside.join("; ")} — a horn slipped, or the servo was swapped, since calibrating`,
+      calibrate,
     );
-  else if (travel.size > 0)
-    checks.push(ok("calibration", "every joint reads inside the travel it was calibrated over"));
-  else checks.push(warn("calibration", "the file gives no travel to compare the servos' readings with", calibrate));
-  return checks;
+  if (travel.size > 0) return ok("calibration", "every joint reads inside the travel it was calibrated over");
+  return warn("calibration", "the file gives no travel to compare the servos' readings with", calibrate);
 }

@@ -9,7 +9,7 @@ import type { RclnodejsImporter } from "../../../transport/ros2/loadRclnodejs.js
 import { linkForUrl } from "../../../transport/link/openLink.js";
 import { wantsJson } from "../bus/printRecords.js";
 import { JSON_FLAG_HELP } from "../printRecords.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { parseCommandFlags } from "../../runtime/parseCommandFlags.js";
 import { checkCameras, checkEnvelope, checkLedger } from "./armChecks.js";

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { readRecording } from "../../../recording/readRecording.js";
 import { recordingFiles } from "../../../recording/RecordingFolder.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { cliUsageError } from "../../runtime/cliUsageError.js";
 import { parseCommandFlags, positiveInt } from "../../runtime/parseCommandFlags.js";
 import { episodesOf } from "./lerobotEpisodes.js";

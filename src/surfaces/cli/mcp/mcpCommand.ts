@@ -7,8 +7,13 @@ import { ArmbridgeError, asArmbridgeError } from "../../../errors.js";
 import { createLogger, type Logger } from "../../../observability/logger.js";
 import { connectToServe } from "../../attach/ServeHttp.js";
 import { McpStdioProxy } from "../../attach/McpStdioProxy.js";
-import { BRIDGE_FLAGS_HELP, parseBridgeFlags, type BridgeFlagOptions } from "../../runtime/bridgeFlags.js";
-import type { CliIo } from "../../runtime/CliIo.js";
+import {
+  BRIDGE_FLAG_NAMES,
+  BRIDGE_FLAGS_HELP,
+  parseBridgeFlags,
+  type BridgeFlagOptions,
+} from "../../runtime/bridgeFlags.js";
+import type { CliIo } from "../../../commandLine/CliIo.js";
 import { parseHostPort } from "../serveCommand.js";
 import { generateToken } from "../../http/bearerToken.js";
 import { ProcessScope } from "../../runtime/ProcessScope.js";
@@ -17,7 +22,8 @@ import { onStopSignals } from "../../../commandLine/stopSignals.js";
 import { createMcpServer } from "../../mcp/createMcpServer.js";
 import { ROUTES } from "../../../wire/routes.js";
 
-export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http"];
+/** Every flag `mcp` takes: its own and the bridge's. */
+export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http", ...BRIDGE_FLAG_NAMES];
 
 /**
  * This install's built CLI, as a host entry must name it. A host starts its

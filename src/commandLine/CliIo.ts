@@ -11,9 +11,6 @@ export interface CliIo {
   readonly stdin?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
 }
 
-/** What every dynamically imported subcommand module (agent, mcp, demo) exports. */
-export type SubcommandRun = (argv: readonly string[], io: CliIo) => Promise<number>;
-
 /** The real process streams. */
 export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin };
