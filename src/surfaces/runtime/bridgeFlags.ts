@@ -1,3 +1,4 @@
+import { parseArgs } from "node:util";
 import type { OtherArmPolicy } from "../../bridge/bindLedgerToArm.js";
 import type { TransportChoice } from "../../bridge/createTransport.js";
 import type { FlagSchema } from "../../commandLine/parseFlags.js";
@@ -63,14 +64,11 @@ export const BRIDGE_FLAGS = {
 /** Every bridge flag by name (without the dashes), for the help checks. */
 export const BRIDGE_FLAG_NAMES: readonly string[] = Object.keys(BRIDGE_FLAGS);
 
-/** The bridge flags that take a value, as typed (`--config`). */
-const VALUE_FLAGS: ReadonlySet<string> = new Set(
-  Object.entries(BRIDGE_FLAGS).flatMap(([name, f]) => (f.type === "string" ? [`--${name}`] : [])),
-);
-
 /**
  * Takes the shared bridge flags out of `argv` and leaves the rest to the
- * subcommand. Throws ARMB_ERR_CLI_USAGE naming the flag at fault.
+ * subcommand, in order, for its own parse under its own schema. Read with
+ * the one parser (node:util parseArgs, not strict, so the subcommand's flags
+ * pass through untouched). Throws ARMB_ERR_CLI_USAGE naming the flag at fault.
  */
 export function parseBridgeFlags(argv: readonly string[]): ParsedBridgeFlags;
 export function parseBridgeFlags(
@@ -85,52 +83,12 @@ export function parseBridgeFlags(
   argv: readonly string[],
   options: ParseBridgeFlagsOptions = { transport: "required" },
 ): ParsedBridgeFlags<TransportChoice | undefined> {
-  const values = new Map<string, string>();
-  let ros = false;
-  let adopt = false;
-  let rosArgs: string[] | undefined;
-  const rest: string[] = [];
-
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (arg === "--ros-args") {
-      // Everything up to a lone "--" belongs to rcl, in the form it parses (`--ros-args` included).
-      const end = argv.indexOf("--", i + 1);
-      const stop = end === -1 ? argv.length : end;
-      rosArgs = [...(rosArgs ?? []), ...argv.slice(i, stop)];
-      ros = true;
-      i = stop;
-      continue;
-    }
-    if (arg === "--ros") {
-      ros = true;
-      continue;
-    }
-    if (arg === "--adopt-ledger") {
-      adopt = true;
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (!VALUE_FLAGS.has(name)) {
-      rest.push(arg);
-      continue;
-    }
-    let value: string | undefined;
-    if (name !== arg) value = arg.slice(eq + 1);
-    else {
-      value = argv[i + 1];
-      if (value === undefined || (value.startsWith("--") && value.length > 2))
-        throw cliUsageError(`${name} needs a value`);
-      i++;
-    }
-    if (value.length === 0) throw cliUsageError(`${name} needs a non-empty value`);
-    if (values.has(name)) throw cliUsageError(`${name} was given twice`);
-    values.set(name, value);
-  }
-
-  const serial = values.get("--serial");
-  const paramsFile = values.get("--params-file");
+  const { rosArgs, others } = takeRosArgs(argv);
+  const { values, switches, rest } = takeBridgeFlags(others);
+  let ros = rosArgs !== undefined || switches.has("ros");
+  const adopt = switches.has("adopt-ledger");
+  const serial = values.get("serial");
+  const paramsFile = values.get("params-file");
   if (paramsFile !== undefined) ros = true;
   if (serial !== undefined && ros) {
     throw cliUsageError(
@@ -145,11 +103,72 @@ export function parseBridgeFlags(
   }
   return {
     options: {
-      config: values.get("--config"),
+      config: values.get("config"),
       transport,
-      dataDir: values.get("--data"),
+      dataDir: values.get("data"),
       otherArm: adopt ? "adopt" : "refuse",
     },
     rest,
   };
+}
+
+/**
+ * `--ros-args` and what follows it up to a lone "--" belong to rcl, taken
+ * whole in the form it parses (`--ros-args` included); the "--" that ends
+ * them is theirs too.
+ */
+function takeRosArgs(argv: readonly string[]): { rosArgs: string[] | undefined; others: string[] } {
+  let rosArgs: string[] | undefined;
+  const others: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg !== "--ros-args") {
+      others.push(arg);
+      continue;
+    }
+    const end = argv.indexOf("--", i + 1);
+    const stop = end === -1 ? argv.length : end;
+    rosArgs = [...(rosArgs ?? []), ...argv.slice(i, stop)];
+    i = stop;
+  }
+  return { rosArgs, others };
+}
+
+interface TakenBridgeFlags {
+  readonly values: Map<string, string>;
+  readonly switches: Set<string>;
+  readonly rest: string[];
+}
+
+function takeBridgeFlags(args: readonly string[]): TakenBridgeFlags {
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: BRIDGE_FLAGS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const values = new Map<string, string>();
+  const switches = new Set<string>();
+  const taken = new Set<number>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || !token.rawName.startsWith("--") || !Object.hasOwn(BRIDGE_FLAGS, token.name))
+      continue;
+    const flag = BRIDGE_FLAGS[token.name as keyof typeof BRIDGE_FLAGS];
+    taken.add(token.index);
+    if (flag.type === "boolean") {
+      if (token.value !== undefined) throw cliUsageError(`${token.rawName} takes no value`);
+      switches.add(token.name);
+      continue;
+    }
+    const value = token.value;
+    // A flag's name where its value should be means the value was left out.
+    if (value === undefined || (!token.inlineValue && value.startsWith("--") && value.length > 2))
+      throw cliUsageError(`${token.rawName} needs a value`);
+    if (!token.inlineValue) taken.add(token.index + 1);
+    if (value.length === 0) throw cliUsageError(`${token.rawName} needs a non-empty value`);
+    if (values.has(token.name)) throw cliUsageError(`${token.rawName} was given twice`);
+    values.set(token.name, value);
+  }
+  return { values, switches, rest: args.filter((_, i) => !taken.has(i)) };
 }

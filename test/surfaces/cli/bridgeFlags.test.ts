@@ -62,6 +62,25 @@ describe("parseBridgeFlags", () => {
     expect(rest).toEqual(["after"]);
   });
 
+  it("leaves the command's own flags, short ones, their values and what follows a lone -- in order", () => {
+    const { options, rest } = parseBridgeFlags([
+      "--deadline-ms",
+      "900",
+      "-h",
+      "--serial=tcp://127.0.0.1:9",
+      "--json",
+      "--data",
+      "d",
+      "--",
+      "--config",
+      "x",
+    ]);
+    expect(options.transport).toEqual({ kind: "serial", link: "tcp://127.0.0.1:9" });
+    expect(options.dataDir).toBe("d");
+    expect(options.config).toBeUndefined();
+    expect(rest).toEqual(["--deadline-ms", "900", "-h", "--json", "--", "--config", "x"]);
+  });
+
   it("accepts --ros alone", () => {
     expect(parseBridgeFlags(["--ros"]).options.transport).toEqual({
       kind: "ros2",
@@ -82,6 +101,7 @@ describe("parseBridgeFlags", () => {
     ["--serial with --ros-args", ["--serial", "x", "--ros-args", "-p", "a:=1"]],
     ["no arm at all", ["--data", "d"]],
     ["a flag given twice", ["--serial", "a", "--serial", "b"]],
+    ["a switch given a value", ["--serial", "x", "--adopt-ledger=yes"]],
   ])("refuses %s with ARMB_ERR_CLI_USAGE", (_what, argv) => {
     expect(isArmbridgeError(usageError(argv), "ARMB_ERR_CLI_USAGE")).toBe(true);
   });

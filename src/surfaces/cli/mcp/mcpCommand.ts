@@ -21,9 +21,18 @@ import { EMBEDDED_CONSOLE_DEFAULT, startServing } from "../../runtime/startServi
 import { onStopSignals } from "../../../commandLine/stopSignals.js";
 import { createMcpServer } from "../../mcp/createMcpServer.js";
 import { ROUTES } from "../../../wire/routes.js";
+import { parseFlags, type FlagSchema } from "../../../commandLine/parseFlags.js";
 
 /** Every flag `mcp` takes: its own and the bridge's. */
-export const MCP_FLAG_NAMES: readonly string[] = ["deadline-ms", "bridge", "token", "http", ...BRIDGE_FLAG_NAMES];
+/** mcp's own flags; the bridge flags (embedded mode) are taken out first, by parseBridgeFlags. */
+const MCP_FLAGS = {
+  "deadline-ms": { type: "string" },
+  bridge: { type: "string" },
+  token: { type: "string" },
+  http: { type: "string" },
+} as const satisfies FlagSchema;
+
+export const MCP_FLAG_NAMES: readonly string[] = [...Object.keys(MCP_FLAGS), ...BRIDGE_FLAG_NAMES];
 
 /**
  * This install's built CLI, as a host entry must name it. A host starts its
@@ -243,29 +252,26 @@ const EMBEDDED_ONLY = [
 function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): McpMode {
   const usage = (message: string): ArmbridgeError => new ArmbridgeError("ARMB_ERR_CLI_USAGE", { message });
   const bridgeAt = argv.findIndex((a) => a === "--bridge" || a.startsWith("--bridge="));
-  const rest: string[] = [];
-  const values = new Map<string, string>();
-  const parsed = bridgeAt === -1 ? parseBridgeFlags(argv, { transport: "required" }) : undefined;
-  const args = parsed ? parsed.rest : [...argv];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] ?? "";
-    const eq = a.indexOf("=");
-    const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-    if (["--bridge", "--token", "--http", "--deadline-ms"].includes(name)) {
-      const value = name === a ? args[++i] : a.slice(eq + 1);
-      if (value === undefined || value === "") throw usage(`${name} needs a value`);
-      if (values.has(name)) throw usage(`${name} was given twice`);
-      values.set(name, value);
-    } else rest.push(a);
-  }
-  const token = values.get("--token") ?? (env.ARMBRIDGE_TOKEN || undefined);
-  const url = values.get("--bridge");
-  if (url !== undefined) {
+  if (bridgeAt !== -1) {
+    // Said before the parse, which would only call them unknown.
     const given = EMBEDDED_ONLY.filter((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)));
     if (given.length > 0)
       throw usage(
         `--bridge relays to a running serve, which owns the arm, its config, its ledger and its console: drop ${given.join(", ")}`,
       );
+  }
+  const parsed = bridgeAt === -1 ? parseBridgeFlags(argv, { transport: "required" }) : undefined;
+  const own = parseFlags(parsed ? parsed.rest : argv, MCP_FLAGS, "positionals");
+  if (!own.ok) throw usage(`${own.message}; see armbridge mcp --help`);
+  const rest = own.positionals;
+  const values = new Map<string, string>(
+    Object.entries(own.values).flatMap(([name, value]) => (typeof value === "string" ? [[`--${name}`, value]] : [])),
+  );
+  const empty = [...values].find(([, value]) => value === "");
+  if (empty) throw usage(`${empty[0]} needs a value`);
+  const token = values.get("--token") ?? (env.ARMBRIDGE_TOKEN || undefined);
+  const url = values.get("--bridge");
+  if (url !== undefined) {
     if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}; see armbridge mcp --help`);
     if (!/^https?:\/\/[^/]+/.test(url))
       throw usage(
