@@ -8,6 +8,7 @@ import { parse, stringify } from "yaml";
 import { DEFAULT_CONFIG_PATH } from "../../../src/config/loadConfig.js";
 import { startSimulator, type RunningSimulator } from "../../../firmware-sim/startSimulator.js";
 import { run } from "../../../src/surfaces/cli/agent/agentCommand.js";
+import { runCli } from "../../../src/surfaces/cli/runCli.js";
 import { decodeImage } from "../../../src/imaging/encodeImage.js";
 import { ScriptedGeminiServer } from "../../fixtures/gemini/ScriptedGeminiServer.js";
 import { readEffects } from "../../firmware-sim/readEffects.js";
@@ -20,14 +21,16 @@ interface Ran {
   stderr: string;
 }
 
-async function agent(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+/** The agent command's run, or (for what `armbridge` itself does for every command, like --help) the whole CLI. */
+async function agent(argv: string[], env: NodeJS.ProcessEnv = {}, via: "run" | "armbridge" = "run"): Promise<Ran> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = "";
   let err = "";
   stdout.on("data", (c: Buffer) => (out += c.toString()));
   stderr.on("data", (c: Buffer) => (err += c.toString()));
-  const code = await run(argv, { stdout, stderr, env: { ARMBRIDGE_LOG_LEVEL: "silent", ...env } });
+  const io = { stdout, stderr, env: { ARMBRIDGE_LOG_LEVEL: "silent", ...env } };
+  const code = via === "run" ? await run(argv, io) : await runCli(["agent", ...argv], io);
   return { code, stdout: out, stderr: err };
 }
 
@@ -43,7 +46,7 @@ describe("armbridge agent", () => {
   });
 
   it("--help prints usage and exits 0", async () => {
-    const r = await agent(["--help"]);
+    const r = await agent(["--help"], {}, "armbridge");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--model ID|replay:FILE");
     expect(r.stdout).toContain("--serial LINK");
