@@ -106,10 +106,11 @@ export class EpisodeRecorder {
     if (this.#closed) return;
     const ms = status.stampMs;
     // Both sides of a status where an axis starts or stops moving are kept, whatever the rate:
-    // the ends of a motion are what a replay is judged by.
+    // the ends of a motion are what a replay is judged by. An arm may flag an axis moving while
+    // its velocity already reads 0 (or the reverse), so a change of either is an edge.
     const moving = Object.entries(status.axes)
       .filter(([, a]) => a.moving || a.velocity !== 0)
-      .map(([n]) => n)
+      .map(([n, a]) => `${n}:${a.moving ? "m" : ""}${a.velocity !== 0 ? "v" : ""}`)
       .join(",");
     const edge = moving !== this.#moving;
     this.#moving = moving;
