@@ -28,7 +28,8 @@
  *   `speed_scaling.initial_scaling_factor` on stock JTC ≥ 4.39 (position command interfaces only);
  * - a new trajectory starts from the measured position *and velocity*, the velocity taken as
  *   trajectory-time velocity (set_point_before_trajectory_msg with state_current_): under speed
- *   scaling s the commanded velocity steps from v to s·v;
+ *   scaling s the commanded velocity steps from v to s·v; on Rolling ≥ 6.8 it blends from the
+ *   running trajectory's planned state instead (#startState, controllerVersions.ts);
  * - path tolerance (constraints.<joint>.trajectory, or the goal's path_tolerance): checked while
  *   before the last point and on the first sample, as desired − measured; a violation aborts the goal
  *   with PATH_TOLERANCE_VIOLATED, "Aborted due to path tolerance violation", and holds;
@@ -149,6 +150,22 @@ export interface StopRecord {
   readonly atMs: number;
 }
 
+/** Joint i of a trajectory at trajectory time `elapsed` (s), in trajectory-time units. */
+function sampleTrajectory(plan: TrajectoryPlan, i: number, elapsed: number): SplineSample {
+  // The state before the trajectory: velocities from the velocity state interface, no accelerations.
+  let from: SplineEnd = { p: plan.startPositions[i] ?? 0, v: plan.startVelocities[i] };
+  let t0 = 0;
+  let sample: SplineSample = { p: from.p, v: 0, a: 0 };
+  for (const point of plan.points) {
+    const to: SplineEnd = { p: point.positions[i] ?? from.p, v: point.velocities?.[i], a: point.accelerations?.[i] };
+    if (elapsed < point.t) return sampleJtcSegment(from, to, point.t - t0, Math.max(0, elapsed - t0));
+    from = to;
+    t0 = point.t;
+    sample = { p: to.p, v: 0, a: 0 };
+  }
+  return sample;
+}
+
 function seconds(t: { sec: number; nanosec: number } | undefined): number {
   return t ? t.sec + t.nanosec / 1e9 : 0;
 }
@@ -231,6 +248,7 @@ export class SimTrajectoryController extends SimActionServer {
       p["speed_scaling.initial_scaling_factor"] = this.world.speedScaling;
       p["speed_scaling.state_interface"] = o.speedScalingStateInterface ?? "";
       p["speed_scaling.command_interface"] = "";
+      if (this.traits.trajectoryReplacement === "blend") p.allow_trajectory_replacement = true;
       p["constraints.decelerate_on_cancel"] = o.decelerateOnCancel !== undefined;
       for (const j of o.joints)
         p[`constraints.${j}.max_deceleration_on_cancel`] = o.decelerateOnCancel?.maxDeceleration ?? 0;
@@ -315,11 +333,12 @@ export class SimTrajectoryController extends SimActionServer {
     }
     const gt = fromGoal ? seconds(g.goal_time_tolerance) : 0;
     const scaling = this.scaling();
-    // The measured velocity becomes the spline's start velocity in trajectory time, unscaled.
-    const measured = joints.map((j) => this.world.measuredVelocity(j));
+    // The measured velocity becomes the spline's start velocity in trajectory time, unscaled;
+    // on a blending controller the running trajectory's planned state does (#startState).
+    const { positions: startPositions, velocities: measured } = this.#startState(joints);
     const plan: TrajectoryPlan = {
       joints,
-      startPositions: joints.map((j) => this.world.position(j)),
+      startPositions,
       startVelocities: measured,
       points: g.trajectory.points.map((p) => ({
         t: seconds(p.time_from_start),
@@ -350,6 +369,31 @@ export class SimTrajectoryController extends SimActionServer {
       });
       record.peakAcceleration = peak * scaling * scaling;
     }
+  }
+
+  /**
+   * Where a new trajectory starts. Replacing (Humble, Jazzy, Rolling before
+   * 6.8): the measured position and velocity (set_point_before_trajectory_msg
+   * with state_current_). Blending (Rolling ≥ 6.8, allow_trajectory_replacement
+   * true by default): blend_with_active_trajectory samples the running
+   * trajectory at the current trajectory time (traj_time_) into `blend_bridge_`
+   * and puts it first, at time 0 — the new spline leaves from the *planned*
+   * position and trajectory-time velocity (master @ 94e74de3,
+   * joint_trajectory_controller.cpp). Not while holding (`!rt_is_holding_`):
+   * after a cancel or abort the measured state is used again.
+   */
+  #startState(joints: readonly string[]): { positions: number[]; velocities: number[] } {
+    const old = this.plan;
+    const blend = this.traits.trajectoryReplacement === "blend" && old !== undefined && this.#ramps === undefined;
+    const positions: number[] = [];
+    const velocities: number[] = [];
+    for (const j of joints) {
+      const i = blend ? old.joints.indexOf(j) : -1;
+      const bridge = blend && i >= 0 ? sampleTrajectory(old, i, this.trajTimeS) : undefined;
+      positions.push(bridge?.p ?? this.world.position(j));
+      velocities.push(bridge?.v ?? this.world.measuredVelocity(j));
+    }
+    return { positions, velocities };
   }
 
   protected stopForCancel(): void {
@@ -448,24 +492,7 @@ export class SimTrajectoryController extends SimActionServer {
     const desiredV: number[] = [];
     const desiredA: number[] = [];
     plan.joints.forEach((_, i) => {
-      // The state before the trajectory: velocities from the velocity state interface, no accelerations.
-      let from: SplineEnd = { p: plan.startPositions[i] ?? 0, v: plan.startVelocities[i] };
-      let t0 = 0;
-      let sample: SplineSample = { p: from.p, v: 0, a: 0 };
-      for (const point of plan.points) {
-        const to: SplineEnd = {
-          p: point.positions[i] ?? from.p,
-          v: point.velocities?.[i],
-          a: point.accelerations?.[i],
-        };
-        if (elapsed < point.t) {
-          sample = sampleJtcSegment(from, to, point.t - t0, Math.max(0, elapsed - t0));
-          break;
-        }
-        from = to;
-        t0 = point.t;
-        sample = { p: to.p, v: 0, a: 0 };
-      }
+      const sample = sampleTrajectory(plan, i, elapsed);
       desired.push(sample.p);
       desiredV.push(sample.v * scaling);
       desiredA.push(sample.a * scaling * scaling);

@@ -116,6 +116,7 @@ function controllerFacts(
       speedScaling: "unknown",
       initialScaling: undefined,
       decelerateOnCancel: undefined,
+      blendsNewGoals: undefined,
       pathTolerance: {},
     };
   const pathTolerance: Record<string, number> = {};
@@ -148,6 +149,7 @@ function controllerFacts(
     ...(typeof hardwareInterface === "string" ? { scalingInterface: hardwareInterface } : {}),
     initialScaling: typeof initial === "number" ? initial : undefined,
     decelerateOnCancel,
+    blendsNewGoals: params.get("allow_trajectory_replacement") === true,
     pathTolerance,
   };
 }
@@ -167,7 +169,7 @@ function describeController(c: TrajectoryControllerFacts): string {
     none: "no speed scaling",
     unknown: "speed scaling unknown",
   }[c.speedScaling];
-  return `controller ${c.name} (parameters of ${c.node}): ${scaling}; ${pathWords}; ${c.decelerateOnCancel ? "decelerate_on_cancel on" : "a cancel holds at once (no decelerate_on_cancel)"}`;
+  return `controller ${c.name} (parameters of ${c.node}): ${scaling}; ${pathWords}; ${c.decelerateOnCancel ? "decelerate_on_cancel on" : "a cancel holds at once (no decelerate_on_cancel)"}${c.blendsNewGoals ? "; a new goal blends in from the planned state (allow_trajectory_replacement)" : ""}`;
 }
 
 function gripperFactsOf(gripper: GripperSetup, params: ReadonlyMap<string, unknown> | undefined): GripperFacts {
