@@ -40,7 +40,7 @@
  *   and a velocity state interface) it ramps down at max_deceleration_on_cancel instead — a ramp
  *   sampled in trajectory time, so speed scaling s slows it to s²·a;
  * - feedback (header stamp, desired with time_from_start, actual, error) set on every update while a
- *   goal is active; the goal handle timer republishes it (simGoalHandles.ts);
+ *   goal is active (UR's Humble controller: the sampled point's time_from_start, #feedbackTimeFromStart); the goal handle timer republishes it (simGoalHandles.ts);
  * - deactivation per version: nothing, CANCELED or ABORTED, all with INVALID_GOAL and
  *   "Current goal cancelled during deactivate transition.".
  */
@@ -73,7 +73,7 @@ export interface SimControllerOptions {
   readonly actionName: string;
   readonly joints: readonly string[];
   /** `ur_scaled`: ur_controllers/ScaledJointTrajectoryController (speed scaling from the hardware on every release). */
-  readonly kind?: "jtc" | "ur_scaled";
+  readonly kind?: "jtc" | "ur_scaled" | "ur_passthrough";
   /** Stock JTC ≥ 4.39: `speed_scaling.state_interface`, the hardware's scaling read on every update (UR ≥ 6.0). */
   readonly speedScalingStateInterface?: string;
   /** The command interface; stock JTC scales speed only with `position`. */
@@ -205,6 +205,8 @@ export class SimTrajectoryController extends SimActionServer {
   readonly stops: StopRecord[] = [];
   /** Every control cycle's command while a goal runs: the double's record of how fast the arm was told to move. */
   readonly commanded: CommandedSample[] = [];
+  /** desired.time_from_start (s) of every feedback the control loop set: the double's record of what the pace was read from. */
+  readonly feedbackTimesFromStart: number[] = [];
   #ramps: Ramp[] | undefined;
   #rampTimeS = 0;
   #firstSample = false;
@@ -231,6 +233,14 @@ export class SimTrajectoryController extends SimActionServer {
   /** The controller node's parameters, as `ros2 param dump` would list them. */
   parameters(): Record<string, unknown> {
     const o = this.options;
+    // ur_controllers/src/passthrough_trajectory_controller_parameters.yaml (main @ 696e1a7b): these four only.
+    if (o.kind === "ur_passthrough")
+      return {
+        speed_scaling_interface_name: "speed_scaling/speed_scaling_factor",
+        tf_prefix: "",
+        joints: [...o.joints],
+        state_interfaces: ["position", "velocity"],
+      };
     const p: Record<string, unknown> = {
       joints: [...o.joints],
       command_interfaces: [o.commandInterface ?? "position"],
@@ -396,6 +406,28 @@ export class SimTrajectoryController extends SimActionServer {
     return { positions, velocities };
   }
 
+  /**
+   * desired.time_from_start in the feedback. JTC (Jazzy, Rolling) and stock
+   * Humble JTC put the trajectory time there (`traj_time_ - time_from_start()`;
+   * humble @ ad559d9c, `time - traj start`). UR's Humble
+   * ScaledJointTrajectoryController (Universal_Robots_ROS2_Driver humble @
+   * eca2357c, scaled_joint_trajectory_controller.cpp) sends `state_desired_ =
+   * last_commanded_state_`, a point from Trajectory::sample (ros2_controllers
+   * humble, trajectory.cpp), whose time_from_start is left 0 before the first
+   * point, is the *next* point's between points, and the last point's after:
+   * a one-point goal reads 0 until it ends, a staircase otherwise.
+   */
+  #feedbackTimeFromStart(plan: TrajectoryPlan, elapsed: number): number {
+    let t = elapsed;
+    if (this.options.kind === "ur_scaled" && this.world.distro === "humble") {
+      const next = plan.points.find((p, i) => i > 0 && elapsed < p.t && elapsed >= (plan.points[i - 1]?.t ?? 0));
+      const first = plan.points[0]?.t ?? 0;
+      t = elapsed < first ? 0 : (next?.t ?? plan.points[plan.points.length - 1]?.t ?? 0);
+    }
+    this.feedbackTimesFromStart.push(t);
+    return t;
+  }
+
   protected stopForCancel(): void {
     this.stop("cancel");
   }
@@ -526,7 +558,7 @@ export class SimTrajectoryController extends SimActionServer {
           velocities: Float64Array.from(desiredV),
           accelerations: new Float64Array(0),
           effort: new Float64Array(0),
-          time_from_start: rosTime(elapsed * 1000),
+          time_from_start: rosTime(this.#feedbackTimeFromStart(plan, elapsed) * 1000),
         },
         actual: {
           positions: Float64Array.from(actual),

@@ -5,6 +5,7 @@ import type { RclNode } from "./rclTypes.js";
 import { readNodeParameters } from "./readNodeParameters.js";
 import type { GripperSetup, Ros2Setup } from "./resolveRos2Setup.js";
 import type { GripperFacts, RosFacts, TrajectoryControllerFacts } from "./RosFacts.js";
+import { refusePassthroughController } from "./refusePassthrough.js";
 
 /** The packages whose versions change what the controllers do. */
 const PACKAGES = [
@@ -69,7 +70,9 @@ export async function probeRosGraph(d: ProbeDeps): Promise<RosFacts> {
   const read = (node: string) => readNodeParameters(d.node, node, d.timeoutMs, deadline).catch(() => undefined);
   const controllerReads = d.setup.controllers.map(async (c) => {
     const node = nodeOfAction(c.actionName);
-    return controllerFacts(c.name, node, c.joints, await read(node));
+    const params = await read(node);
+    refusePassthroughController(c.name, c.actionName, params);
+    return controllerFacts(c.name, node, c.joints, params);
   });
   const gripper = d.setup.gripper;
   const gripperRead = gripper ? read(nodeOfAction(gripper.actionName)) : Promise.resolve(undefined);
