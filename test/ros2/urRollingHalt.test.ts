@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import { packageRoot } from "../../src/config/packageRoot.js";
 import { GOAL_STATUS, isHaltGoal, motionGoals } from "../doubles/rclnodejsDouble.js";
 import { urDriverDouble } from "../doubles/robotDoubles.js";
+import { jtcTraits } from "../doubles/controllerVersions.js";
 import type { SimTrajectoryController } from "../doubles/SimTrajectoryController.js";
 import { until, useRos2Double } from "./ros2OnDoubleHarness.js";
 
@@ -52,6 +53,13 @@ function holdRecord(jtc: SimTrajectoryController, joint: string) {
 }
 
 describe("UR on Rolling JTC: a halt blended from the planned state", () => {
+  it("the double blends from 6.8.0 (#2401) on Rolling only; Jazzy and Humble replace", () => {
+    expect(jtcTraits("rolling", "6.7.0").trajectoryReplacement).toBe("replace");
+    expect(jtcTraits("rolling", "6.8.0").trajectoryReplacement).toBe("blend");
+    expect(jtcTraits("jazzy").trajectoryReplacement).toBe("replace");
+    expect(jtcTraits("humble").trajectoryReplacement).toBe("replace");
+  });
+
   it.each([0.3, 0.1])(
     "at %s speed scaling the hold goal brakes within max_acceleration and does not overshoot",
     async (scaling) => {
