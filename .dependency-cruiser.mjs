@@ -169,6 +169,7 @@ export const SET_UP_TOOLS_MAY_USE = [
   "src/transport/ros2/loadRclnodejs.ts",
   "src/transport/ros2/rclTypes.ts",
   "src/transport/ros2/UrRobotStatus.ts",
+  "src/transport/ros2/readRobotDescription.ts",
   "src/ledger/ArmBinding.ts",
   "src/ledger/LedgerOwner.ts",
 ];

@@ -1,3 +1,4 @@
+import { armConditionText } from "./armConditionWords.js";
 import { $, el } from "./dom.js";
 import type { StreamStatus } from "./eventStream.js";
 import { clockTime } from "./format.js";
@@ -58,6 +59,8 @@ function linkText(link: LinkView): Pill {
         link.last_loss?.incarnation_changed && link.last_loss.returned_at !== undefined
           ? ` (back after a power loss or restart at ${clockTime(link.last_loss.returned_at)})`
           : "";
+      const notReady = armConditionText(link);
+      if (notReady) return { tone: "bad", text: notReady, detail: ` since ${clockTime(link.since)}${back}` };
       return { tone: "ok", text: "ARM LINK: CONNECTED", detail: back };
     }
     case "reconnecting": {

@@ -86,4 +86,9 @@ export const LINK_ERRORS = {
   },
   ARMB_ERR_ROS_TIMEOUT: { httpStatus: 504, message: "ROS 2 {operation} did not complete within {ms} ms" },
   ARMB_ERR_ROS_GOAL: { httpStatus: 502, message: "ROS 2 goal for {action} failed: {reason}" },
+  ARMB_ERR_ROS_CONTROLLER_UNSUITABLE: {
+    httpStatus: 500,
+    message: "ROS 2 controller {controller} cannot be driven safely: {reason}. Fix: {fix}",
+    docs: "Refused at start-up, before any motion: the controller named in the config (or found by its parameters) cannot be stopped by a halt.",
+  },
 } as const satisfies Readonly<Record<`ARMB_ERR_${string}`, ErrorEntry>>;

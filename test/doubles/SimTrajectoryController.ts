@@ -28,7 +28,8 @@
  *   `speed_scaling.initial_scaling_factor` on stock JTC ≥ 4.39 (position command interfaces only);
  * - a new trajectory starts from the measured position *and velocity*, the velocity taken as
  *   trajectory-time velocity (set_point_before_trajectory_msg with state_current_): under speed
- *   scaling s the commanded velocity steps from v to s·v;
+ *   scaling s the commanded velocity steps from v to s·v; on Rolling ≥ 6.8 it blends from the
+ *   running trajectory's planned state instead (#startState, controllerVersions.ts);
  * - path tolerance (constraints.<joint>.trajectory, or the goal's path_tolerance): checked while
  *   before the last point and on the first sample, as desired − measured; a violation aborts the goal
  *   with PATH_TOLERANCE_VIOLATED, "Aborted due to path tolerance violation", and holds;
@@ -39,7 +40,7 @@
  *   and a velocity state interface) it ramps down at max_deceleration_on_cancel instead — a ramp
  *   sampled in trajectory time, so speed scaling s slows it to s²·a;
  * - feedback (header stamp, desired with time_from_start, actual, error) set on every update while a
- *   goal is active; the goal handle timer republishes it (simGoalHandles.ts);
+ *   goal is active (UR's Humble controller: the sampled point's time_from_start, #feedbackTimeFromStart); the goal handle timer republishes it (simGoalHandles.ts);
  * - deactivation per version: nothing, CANCELED or ABORTED, all with INVALID_GOAL and
  *   "Current goal cancelled during deactivate transition.".
  */
@@ -72,7 +73,7 @@ export interface SimControllerOptions {
   readonly actionName: string;
   readonly joints: readonly string[];
   /** `ur_scaled`: ur_controllers/ScaledJointTrajectoryController (speed scaling from the hardware on every release). */
-  readonly kind?: "jtc" | "ur_scaled";
+  readonly kind?: "jtc" | "ur_scaled" | "ur_passthrough";
   /** Stock JTC ≥ 4.39: `speed_scaling.state_interface`, the hardware's scaling read on every update (UR ≥ 6.0). */
   readonly speedScalingStateInterface?: string;
   /** The command interface; stock JTC scales speed only with `position`. */
@@ -149,6 +150,22 @@ export interface StopRecord {
   readonly atMs: number;
 }
 
+/** Joint i of a trajectory at trajectory time `elapsed` (s), in trajectory-time units. */
+function sampleTrajectory(plan: TrajectoryPlan, i: number, elapsed: number): SplineSample {
+  // The state before the trajectory: velocities from the velocity state interface, no accelerations.
+  let from: SplineEnd = { p: plan.startPositions[i] ?? 0, v: plan.startVelocities[i] };
+  let t0 = 0;
+  let sample: SplineSample = { p: from.p, v: 0, a: 0 };
+  for (const point of plan.points) {
+    const to: SplineEnd = { p: point.positions[i] ?? from.p, v: point.velocities?.[i], a: point.accelerations?.[i] };
+    if (elapsed < point.t) return sampleJtcSegment(from, to, point.t - t0, Math.max(0, elapsed - t0));
+    from = to;
+    t0 = point.t;
+    sample = { p: to.p, v: 0, a: 0 };
+  }
+  return sample;
+}
+
 function seconds(t: { sec: number; nanosec: number } | undefined): number {
   return t ? t.sec + t.nanosec / 1e9 : 0;
 }
@@ -188,6 +205,8 @@ export class SimTrajectoryController extends SimActionServer {
   readonly stops: StopRecord[] = [];
   /** Every control cycle's command while a goal runs: the double's record of how fast the arm was told to move. */
   readonly commanded: CommandedSample[] = [];
+  /** desired.time_from_start (s) of every feedback the control loop set: the double's record of what the pace was read from. */
+  readonly feedbackTimesFromStart: number[] = [];
   #ramps: Ramp[] | undefined;
   #rampTimeS = 0;
   #firstSample = false;
@@ -214,6 +233,14 @@ export class SimTrajectoryController extends SimActionServer {
   /** The controller node's parameters, as `ros2 param dump` would list them. */
   parameters(): Record<string, unknown> {
     const o = this.options;
+    // ur_controllers/src/passthrough_trajectory_controller_parameters.yaml (main @ 696e1a7b): these four only.
+    if (o.kind === "ur_passthrough")
+      return {
+        speed_scaling_interface_name: "speed_scaling/speed_scaling_factor",
+        tf_prefix: "",
+        joints: [...o.joints],
+        state_interfaces: ["position", "velocity"],
+      };
     const p: Record<string, unknown> = {
       joints: [...o.joints],
       command_interfaces: [o.commandInterface ?? "position"],
@@ -231,6 +258,7 @@ export class SimTrajectoryController extends SimActionServer {
       p["speed_scaling.initial_scaling_factor"] = this.world.speedScaling;
       p["speed_scaling.state_interface"] = o.speedScalingStateInterface ?? "";
       p["speed_scaling.command_interface"] = "";
+      if (this.traits.trajectoryReplacement === "blend") p.allow_trajectory_replacement = true;
       p["constraints.decelerate_on_cancel"] = o.decelerateOnCancel !== undefined;
       for (const j of o.joints)
         p[`constraints.${j}.max_deceleration_on_cancel`] = o.decelerateOnCancel?.maxDeceleration ?? 0;
@@ -315,11 +343,12 @@ export class SimTrajectoryController extends SimActionServer {
     }
     const gt = fromGoal ? seconds(g.goal_time_tolerance) : 0;
     const scaling = this.scaling();
-    // The measured velocity becomes the spline's start velocity in trajectory time, unscaled.
-    const measured = joints.map((j) => this.world.measuredVelocity(j));
+    // The measured velocity becomes the spline's start velocity in trajectory time, unscaled;
+    // on a blending controller the running trajectory's planned state does (#startState).
+    const { positions: startPositions, velocities: measured } = this.#startState(joints);
     const plan: TrajectoryPlan = {
       joints,
-      startPositions: joints.map((j) => this.world.position(j)),
+      startPositions,
       startVelocities: measured,
       points: g.trajectory.points.map((p) => ({
         t: seconds(p.time_from_start),
@@ -350,6 +379,53 @@ export class SimTrajectoryController extends SimActionServer {
       });
       record.peakAcceleration = peak * scaling * scaling;
     }
+  }
+
+  /**
+   * Where a new trajectory starts. Replacing (Humble, Jazzy, Rolling before
+   * 6.8): the measured position and velocity (set_point_before_trajectory_msg
+   * with state_current_). Blending (Rolling ≥ 6.8, allow_trajectory_replacement
+   * true by default): blend_with_active_trajectory samples the running
+   * trajectory at the current trajectory time (traj_time_) into `blend_bridge_`
+   * and puts it first, at time 0 — the new spline leaves from the *planned*
+   * position and trajectory-time velocity (master @ 94e74de3,
+   * joint_trajectory_controller.cpp). Not while holding (`!rt_is_holding_`):
+   * after a cancel or abort the measured state is used again.
+   */
+  #startState(joints: readonly string[]): { positions: number[]; velocities: number[] } {
+    const old = this.plan;
+    const blend = this.traits.trajectoryReplacement === "blend" && old !== undefined && this.#ramps === undefined;
+    const positions: number[] = [];
+    const velocities: number[] = [];
+    for (const j of joints) {
+      const i = blend ? old.joints.indexOf(j) : -1;
+      const bridge = blend && i >= 0 ? sampleTrajectory(old, i, this.trajTimeS) : undefined;
+      positions.push(bridge?.p ?? this.world.position(j));
+      velocities.push(bridge?.v ?? this.world.measuredVelocity(j));
+    }
+    return { positions, velocities };
+  }
+
+  /**
+   * desired.time_from_start in the feedback. JTC (Jazzy, Rolling) and stock
+   * Humble JTC put the trajectory time there (`traj_time_ - time_from_start()`;
+   * humble @ ad559d9c, `time - traj start`). UR's Humble
+   * ScaledJointTrajectoryController (Universal_Robots_ROS2_Driver humble @
+   * eca2357c, scaled_joint_trajectory_controller.cpp) sends `state_desired_ =
+   * last_commanded_state_`, a point from Trajectory::sample (ros2_controllers
+   * humble, trajectory.cpp), whose time_from_start is left 0 before the first
+   * point, is the *next* point's between points, and the last point's after:
+   * a one-point goal reads 0 until it ends, a staircase otherwise.
+   */
+  #feedbackTimeFromStart(plan: TrajectoryPlan, elapsed: number): number {
+    let t = elapsed;
+    if (this.options.kind === "ur_scaled" && this.world.distro === "humble") {
+      const next = plan.points.find((p, i) => i > 0 && elapsed < p.t && elapsed >= (plan.points[i - 1]?.t ?? 0));
+      const first = plan.points[0]?.t ?? 0;
+      t = elapsed < first ? 0 : (next?.t ?? plan.points[plan.points.length - 1]?.t ?? 0);
+    }
+    this.feedbackTimesFromStart.push(t);
+    return t;
   }
 
   protected stopForCancel(): void {
@@ -448,24 +524,7 @@ export class SimTrajectoryController extends SimActionServer {
     const desiredV: number[] = [];
     const desiredA: number[] = [];
     plan.joints.forEach((_, i) => {
-      // The state before the trajectory: velocities from the velocity state interface, no accelerations.
-      let from: SplineEnd = { p: plan.startPositions[i] ?? 0, v: plan.startVelocities[i] };
-      let t0 = 0;
-      let sample: SplineSample = { p: from.p, v: 0, a: 0 };
-      for (const point of plan.points) {
-        const to: SplineEnd = {
-          p: point.positions[i] ?? from.p,
-          v: point.velocities?.[i],
-          a: point.accelerations?.[i],
-        };
-        if (elapsed < point.t) {
-          sample = sampleJtcSegment(from, to, point.t - t0, Math.max(0, elapsed - t0));
-          break;
-        }
-        from = to;
-        t0 = point.t;
-        sample = { p: to.p, v: 0, a: 0 };
-      }
+      const sample = sampleTrajectory(plan, i, elapsed);
       desired.push(sample.p);
       desiredV.push(sample.v * scaling);
       desiredA.push(sample.a * scaling * scaling);
@@ -499,7 +558,7 @@ export class SimTrajectoryController extends SimActionServer {
           velocities: Float64Array.from(desiredV),
           accelerations: new Float64Array(0),
           effort: new Float64Array(0),
-          time_from_start: rosTime(elapsed * 1000),
+          time_from_start: rosTime(this.#feedbackTimeFromStart(plan, elapsed) * 1000),
         },
         actual: {
           positions: Float64Array.from(actual),

@@ -25,8 +25,17 @@
  *   ScaledJointTrajectoryController has had speed scaling on every release.
  *   Stock JTC scales only with position command interfaces ("Speed scaling
  *   is currently only supported for position interfaces", on_configure).
+ * - trajectory replacement (Rolling and Lyrical, the 6.x releases): from 6.8.0
+ *   ("Trajectory blending with new trajectory deferral (#2401)", 331f26ad9;
+ *   master @ 94e74de3 read) the parameter `allow_trajectory_replacement`,
+ *   default true, makes update() call blend_with_active_trajectory while a
+ *   trajectory runs and the controller is not holding: the new trajectory's
+ *   first point is a "bridge" sampled from the *old trajectory* at the
+ *   current trajectory time — its planned position and planned
+ *   trajectory-time velocity — not the measured state. Before, and on every
+ *   Humble/Jazzy release, a new goal starts from the measured state.
  */
-export type Distro = "jazzy" | "humble";
+export type Distro = "jazzy" | "humble" | "rolling";
 
 export type PreemptionMode = "delayed_cancel" | "abort_now";
 
@@ -36,9 +45,11 @@ export interface JtcTraits {
   readonly goalTolerancesFromGoal: boolean;
   readonly stockSpeedScaling: boolean;
   readonly decelerateOnCancel: boolean;
+  /** `blend`: a new goal starts from the running trajectory's planned state (allow_trajectory_replacement). */
+  readonly trajectoryReplacement: "blend" | "replace";
 }
 
-export const NEWEST: Readonly<Record<Distro, string>> = { humble: "2.54.0", jazzy: "4.42.1" };
+export const NEWEST: Readonly<Record<Distro, string>> = { humble: "2.54.0", jazzy: "4.42.1", rolling: "6.9.0" };
 
 /** "4.40.1" ≥ [4, 41, 0]? */
 export function versionAtLeast(version: string, min: readonly number[]): boolean {
@@ -63,6 +74,17 @@ export function jtcTraits(distro: Distro, version: string = NEWEST[distro]): Jtc
       goalTolerancesFromGoal: versionAtLeast(version, [2, 37, 0]),
       stockSpeedScaling: false,
       decelerateOnCancel: false,
+      trajectoryReplacement: "replace",
+    };
+  }
+  if (distro === "rolling") {
+    return {
+      preemption: "abort_now",
+      deactivation: "abort",
+      goalTolerancesFromGoal: true,
+      stockSpeedScaling: true,
+      decelerateOnCancel: true,
+      trajectoryReplacement: versionAtLeast(version, [6, 8, 0]) ? "blend" : "replace",
     };
   }
   return {
@@ -75,5 +97,6 @@ export function jtcTraits(distro: Distro, version: string = NEWEST[distro]): Jtc
     goalTolerancesFromGoal: versionAtLeast(version, [4, 11, 0]),
     stockSpeedScaling: versionAtLeast(version, [4, 39, 0]),
     decelerateOnCancel: versionAtLeast(version, [4, 39, 0]),
+    trajectoryReplacement: "replace",
   };
 }

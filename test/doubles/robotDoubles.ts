@@ -44,6 +44,8 @@ export function urDriverDouble(
     controller?.name ?? (driver === "scaled" ? "scaled_joint_trajectory_controller" : "joint_trajectory_controller");
   const robotiq = config.arm.gripper && config.ros2?.gripper;
   return {
+    // ur_robot_driver ≥ 6.0 is released for Lyrical and Rolling only: its controllers are ros2_controllers 6.x.
+    ...(driver === "stock_jtc" ? { distro: "rolling" as const } : {}),
     controllers: [
       {
         name,

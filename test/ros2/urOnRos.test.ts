@@ -210,7 +210,7 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     expect(hold.peakAcceleration).toBeLessThanOrEqual(2.0 * 1.5);
   }, 40_000);
 
-  it("ur_robot_driver ≥ 6.0 (Lyrical, Rolling) runs the stock joint_trajectory_controller with the slider on speed_scaling.state_interface: the recipe's renamed copy of the config reads it as hardware scaling and settles a plan at 30 % by completion", async () => {
+  it("ur_robot_driver ≥ 6.0 (Lyrical, Rolling: ros2_controllers 6.x in the double, never Jazzy's) runs the stock joint_trajectory_controller with the slider on speed_scaling.state_interface: the recipe's renamed copy of the config reads it as hardware scaling and settles a plan at 30 % by completion", async () => {
     // The docs' recipe: a copy of the shipped config with the controller renamed (sed), nothing else.
     const dir = mkdtempSync(join(tmpdir(), "armbridge-ur6-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -237,6 +237,7 @@ describe("config/ur5e-ros2.yaml on ur_robot_driver (the double)", () => {
     // Ground truth: the stock controller (no scaled controller in this graph) ran it behind the slider.
     expect(o.double.world.controllers.has(CONTROLLER)).toBe(false);
     expect(jtc.options.kind).toBe("jtc");
+    expect(worldOf(o).distro).toBe("rolling");
     expect(jtc.scaling()).toBeCloseTo(0.3, 6);
     expect(jtc.goals[0]!.status).toBe(GOAL_STATUS.SUCCEEDED);
     expect(worldOf(o).position("wrist_3_joint")).toBeCloseTo(1.5, 2);

@@ -33,6 +33,8 @@ export interface HalterDeps {
   readonly decelerateOnCancel: (controller: string) => boolean | undefined;
   /** The controller's speed scaling now, when known (the hold goal's timing depends on it). */
   readonly speedScaling: (controller: string) => number | undefined;
+  /** Whether a new goal starts from the running trajectory's planned state (allow_trajectory_replacement); undefined: not known. */
+  readonly blendsNewGoals: (controller: string) => boolean | undefined;
 }
 
 /** The trajectory header frame of our hold goals: JTC ignores it; a bag or the double's record shows who braked. */
@@ -184,6 +186,7 @@ export class Halter {
         (this.#deps.now() - status.stampMs) / 1000,
         setup.options.minMotionMs / 1000,
         this.#deps.speedScaling(controller.name),
+        this.#deps.blendsNewGoals(controller.name) === true ? "planned" : "measured",
       );
       if (!plan) return `no position for every joint of ${controller.name}`;
       goal = buildTrajectoryGoal({

@@ -217,8 +217,13 @@ export class MotionPaceMonitor {
       if (dStamp > 0 && dWall > 0) {
         const scaling = freshDeclared ? freshDeclared.value : dTraj / dStamp;
         const paused = scaling <= PAUSED_AT;
+        // Under sim time with a scaling reading, the pace is that scaling × sim seconds per wall second (the
+        // stamps): UR's Humble controller leaves desired.time_from_start at 0 until a one-point goal ends (a
+        // staircase over more points: the sampled point's time, scaled_joint_trajectory_controller.cpp humble
+        // @ eca2357c), so its trajectory time says nothing between points.
+        const simPace = freshDeclared ? (freshDeclared.value * dStamp) / dWall : dTraj / dWall;
         // Paused is no progress at all, whatever the window still holds of the motion before the pause.
-        const factor = paused ? 0 : Math.max(0, this.#deps.simTime ? dTraj / dWall : scaling);
+        const factor = paused ? 0 : Math.max(0, this.#deps.simTime ? simPace : scaling);
         return {
           factor,
           paused,

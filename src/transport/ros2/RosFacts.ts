@@ -27,6 +27,13 @@ export interface TrajectoryControllerFacts {
   readonly initialScaling: number | undefined;
   /** constraints.decelerate_on_cancel (≥ 4.39) with every joint's max_deceleration_on_cancel > 0. */
   readonly decelerateOnCancel: boolean | undefined;
+  /**
+   * allow_trajectory_replacement (Rolling/Lyrical ≥ 6.8, default true): a new
+   * goal blends in from the running trajectory's *planned* state instead of
+   * the measured one, which changes how a hold goal must be timed
+   * (stoppingPlan). Absent parameter: false; undefined: not known.
+   */
+  readonly blendsNewGoals: boolean | undefined;
   /** constraints.<joint>.trajectory: JTC aborts with PATH_TOLERANCE_VIOLATED beyond it (0 = unchecked). */
   readonly pathTolerance: Readonly<Record<string, number>>;
 }

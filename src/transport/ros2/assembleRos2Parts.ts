@@ -105,6 +105,7 @@ export function assembleRos2Parts(
     log,
     decelerateOnCancel: (controller) => hooks.facts()?.controllers.get(controller)?.decelerateOnCancel,
     speedScaling: (controller) => pace.speedScalingOf(controller),
+    blendsNewGoals: (controller) => hooks.facts()?.controllers.get(controller)?.blendsNewGoals,
   });
   const linkWatch = new Ros2LinkWatch({ ...deps, servers, observer, tracker, waiter, log, now, facts: hooks.facts });
   const sender = new GoalSender({

@@ -5,6 +5,7 @@ import type { RclNode } from "./rclTypes.js";
 import { readNodeParameters } from "./readNodeParameters.js";
 import type { GripperSetup, Ros2Setup } from "./resolveRos2Setup.js";
 import type { GripperFacts, RosFacts, TrajectoryControllerFacts } from "./RosFacts.js";
+import { refusePassthroughController } from "./refusePassthrough.js";
 
 /** The packages whose versions change what the controllers do. */
 const PACKAGES = [
@@ -69,7 +70,9 @@ export async function probeRosGraph(d: ProbeDeps): Promise<RosFacts> {
   const read = (node: string) => readNodeParameters(d.node, node, d.timeoutMs, deadline).catch(() => undefined);
   const controllerReads = d.setup.controllers.map(async (c) => {
     const node = nodeOfAction(c.actionName);
-    return controllerFacts(c.name, node, c.joints, await read(node));
+    const params = await read(node);
+    refusePassthroughController(c.name, c.actionName, params);
+    return controllerFacts(c.name, node, c.joints, params);
   });
   const gripper = d.setup.gripper;
   const gripperRead = gripper ? read(nodeOfAction(gripper.actionName)) : Promise.resolve(undefined);
@@ -116,6 +119,7 @@ function controllerFacts(
       speedScaling: "unknown",
       initialScaling: undefined,
       decelerateOnCancel: undefined,
+      blendsNewGoals: undefined,
       pathTolerance: {},
     };
   const pathTolerance: Record<string, number> = {};
@@ -148,6 +152,7 @@ function controllerFacts(
     ...(typeof hardwareInterface === "string" ? { scalingInterface: hardwareInterface } : {}),
     initialScaling: typeof initial === "number" ? initial : undefined,
     decelerateOnCancel,
+    blendsNewGoals: params.get("allow_trajectory_replacement") === true,
     pathTolerance,
   };
 }
@@ -167,7 +172,7 @@ function describeController(c: TrajectoryControllerFacts): string {
     none: "no speed scaling",
     unknown: "speed scaling unknown",
   }[c.speedScaling];
-  return `controller ${c.name} (parameters of ${c.node}): ${scaling}; ${pathWords}; ${c.decelerateOnCancel ? "decelerate_on_cancel on" : "a cancel holds at once (no decelerate_on_cancel)"}`;
+  return `controller ${c.name} (parameters of ${c.node}): ${scaling}; ${pathWords}; ${c.decelerateOnCancel ? "decelerate_on_cancel on" : "a cancel holds at once (no decelerate_on_cancel)"}${c.blendsNewGoals ? "; a new goal blends in from the planned state (allow_trajectory_replacement)" : ""}`;
 }
 
 function gripperFactsOf(gripper: GripperSetup, params: ReadonlyMap<string, unknown> | undefined): GripperFacts {

@@ -1,5 +1,6 @@
 import type { ArmConfig } from "../../config/ArmConfig.js";
 import { ArmbridgeError } from "../../errors.js";
+import { refusePassthroughController } from "./refusePassthrough.js";
 import {
   defaultTrajectoryAction,
   ros2OptionsFileSchema,
@@ -84,6 +85,7 @@ export function resolveRos2Setup(config: ArmConfig, options: Ros2Options): { con
   }
 
   if (issues.length > 0) throw new ArmbridgeError("ARMB_ERR_CONFIG_INVALID", { path: "ros2", issues });
+  for (const c of controllers) refusePassthroughController(c.name, c.actionName);
   return {
     config: { ...config, arm: { ...config.arm, controllers: armControllers } },
     setup: { options, controllers, controllerOfJoint, gripper },

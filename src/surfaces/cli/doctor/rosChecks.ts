@@ -3,7 +3,7 @@ import { isArmbridgeError } from "../../../errors.js";
 import { createRos2Node } from "../../../transport/ros2/createRos2Node.js";
 import { loadRclnodejs, type RclnodejsImporter } from "../../../transport/ros2/loadRclnodejs.js";
 import { fail, ok, type DoctorCheck } from "./DoctorCheck.js";
-import { checkUrStatus } from "./urChecks.js";
+import { checkUrKinematics, checkUrStatus } from "./urChecks.js";
 
 /** A controller as controller_manager's list_controllers service reports it (controller_manager_msgs/msg/ControllerState). */
 export interface ListedController {
@@ -79,6 +79,7 @@ export async function checkRos(
     }));
     out.push(judgeControllers(wanted, listed));
     out.push(...(await checkUrStatus(rcl, handle.node)));
+    out.push(...(await checkUrKinematics(rcl, handle.node, handle.config)));
   } finally {
     handle.shutdown();
   }
