@@ -329,7 +329,8 @@ export interface LinkState {
    * While `connected`: why an arm that answers cannot move (`detail` says
    * what to do): `ARMB_ERR_ARM_NOT_READY` (a UR's program not playing),
    * `ARMB_ERR_ARM_SAFETY_STOP` (its protective stop or E-stop; the executor
-   * latches a HALT on it).
+   * latches a HALT on it). An FR3 reflex sets ARMB_ERR_ARM_SAFETY_STOP in any
+   * state: it takes the JointStates down with the controllers.
    */
   readonly error_code?: string;
   /**

@@ -1,0 +1,126 @@
+import type { ServiceDouble, SimulatedRosGraph } from "./SimulatedRosGraph.js";
+import { LOG_LEVEL } from "./simWorld.js";
+
+/**
+ * libfranka's words for a reflex, as franka_hardware lets them reach the log:
+ * a franka::ControlException whose what() is "libfranka: Move command
+ * aborted: motion aborted by reflex! [...]" with the errors named as
+ * libfranka's Errors prints them (src/errors.cpp: "cartesian_reflex",
+ * "joint_position_limits_violation", …).
+ */
+export const FRANKA_REFLEX_TEXT = {
+  cartesian: 'libfranka: Move command aborted: motion aborted by reflex! ["cartesian_reflex"]',
+  jointLimits: 'libfranka: Move command aborted: motion aborted by reflex! ["joint_position_limits_violation"]',
+} as const;
+
+/** The logger names the lines come from: ros2_control's resource manager, then the controller manager. */
+export const RESOURCE_MANAGER = "resource_manager";
+export const CONTROLLER_MANAGER = "controller_manager";
+export const HARDWARE_COMPONENT = "FrankaHardwareInterface";
+
+/** One call a person (or the bridge) made to recover, in the order made: the double's record. */
+export interface RecoveryCall {
+  readonly step: "error_recovery" | "set_hardware_component_state" | "switch_controller";
+  readonly ok: boolean;
+  readonly request: object;
+}
+
+/**
+ * What an FR3 does to franka_ros2's graph on a reflex (a collision, a joint
+ * limit violated), as the franka_ros2 releases before in-place recovery
+ * behave: the libfranka exception leaves franka_hardware's read()/write() as
+ * an error (franka_hardware_interface.cpp; robot.cpp readOnce), so the
+ * controller manager deactivates the hardware component and every controller
+ * claiming its interfaces — the trajectory controller and the
+ * joint_state_broadcaster too ("Deactivating following controllers …: [
+ * fr3_arm_controller joint_state_broadcaster ]"). franka_gripper is its own
+ * node and goes on.
+ *
+ * Recovery is three steps, in order (franka_hardware/doc/index.rst, "Recovery
+ * Steps"): the ErrorRecovery action at /action_server/error_recovery (libfranka
+ * automaticErrorRecovery), the hardware component set active
+ * (/controller_manager/set_hardware_component_state), the controllers
+ * activated (/controller_manager/switch_controller). A step out of order
+ * fails, as the doc warns; the double records every call.
+ */
+export class SimFrankaReflex {
+  readonly #world: SimulatedRosGraph;
+  readonly calls: RecoveryCall[] = [];
+  /** The robot's error is set (a reflex) until error_recovery clears it. */
+  robotError = false;
+  hardwareActive = true;
+
+  constructor(world: SimulatedRosGraph) {
+    this.#world = world;
+    world.services.set(
+      "/controller_manager/set_hardware_component_state",
+      this.#service("controller_manager_msgs/srv/SetHardwareComponentState", (request) => this.#setHardware(request)),
+    );
+    world.services.set(
+      "/controller_manager/switch_controller",
+      this.#service("controller_manager_msgs/srv/SwitchController", (request) => this.#switch(request)),
+    );
+  }
+
+  /** A reflex mid-motion: logged, then the hardware and every controller on it go down. */
+  reflex(text: string = FRANKA_REFLEX_TEXT.cartesian): void {
+    const world = this.#world;
+    this.robotError = true;
+    // ros2_control's resource_manager.cpp catches what read() throws and logs its type, the component and what().
+    world.log(
+      RESOURCE_MANAGER,
+      LOG_LEVEL.ERROR,
+      `Exception of type : N6franka16ControlExceptionE thrown during read of the component '${HARDWARE_COMPONENT}': ${text}`,
+    );
+    const controllers = [...world.controllers.keys()];
+    world.log(
+      CONTROLLER_MANAGER,
+      LOG_LEVEL.ERROR,
+      `Deactivating following hardware components as their read cycle resulted in an error: [ ${HARDWARE_COMPONENT} ]`,
+    );
+    this.hardwareActive = false;
+    for (const c of controllers) world.deactivateController(c);
+    world.stopJointStates();
+  }
+
+  /** Step 1: the ErrorRecovery action (here called directly: its goal is empty and its result a bare success). */
+  errorRecovery(): boolean {
+    this.robotError = false;
+    this.calls.push({ step: "error_recovery", ok: true, request: {} });
+    return true;
+  }
+
+  #setHardware(request: object): { ok: boolean } {
+    const r = request as { name?: string; target_state?: { label?: string; id?: number } };
+    // Activation fails while the robot's error is set: "the robot error must be cleared" first.
+    const ok = r.name === HARDWARE_COMPONENT && r.target_state?.label === "active" && !this.robotError;
+    if (ok) this.hardwareActive = true;
+    this.calls.push({ step: "set_hardware_component_state", ok, request });
+    return { ok };
+  }
+
+  #switch(request: object): { ok: boolean } {
+    const r = request as { activate_controllers?: string[] };
+    const names = r.activate_controllers ?? [];
+    const known = [...this.#world.controllers.keys()];
+    const ok = this.hardwareActive && names.every((n) => n === "joint_state_broadcaster" || known.includes(n));
+    if (ok) {
+      for (const n of names) {
+        if (n === "joint_state_broadcaster") this.#world.resumeJointStates();
+        else this.#world.activateController(n);
+      }
+    }
+    this.calls.push({ step: "switch_controller", ok, request });
+    return { ok };
+  }
+
+  #service(type: string, answer: (request: object) => object): ServiceDouble {
+    return {
+      type,
+      createClient: () => ({
+        sendRequest: (request, callback) => queueMicrotask(() => callback(answer(request))),
+        waitForService: () => Promise.resolve(true),
+      }),
+    };
+  }
+}
