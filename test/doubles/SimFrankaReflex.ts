@@ -1,4 +1,5 @@
 import type { ServiceDouble, SimulatedRosGraph } from "./SimulatedRosGraph.js";
+import { SimActionServer, type GoalRecord, type PreemptionMode } from "./simGoalHandles.js";
 import { LOG_LEVEL } from "./simWorld.js";
 
 /**
@@ -17,6 +18,7 @@ export const FRANKA_REFLEX_TEXT = {
 export const RESOURCE_MANAGER = "resource_manager";
 export const CONTROLLER_MANAGER = "controller_manager";
 export const HARDWARE_COMPONENT = "FrankaHardwareInterface";
+export const ERROR_RECOVERY = "/action_server/error_recovery";
 
 /** One call a person (or the bridge) made to recover, in the order made: the double's record. */
 export interface RecoveryCall {
@@ -52,6 +54,7 @@ export class SimFrankaReflex {
 
   constructor(world: SimulatedRosGraph) {
     this.#world = world;
+    world.servers.set(ERROR_RECOVERY, new SimErrorRecoveryServer(() => this.errorRecovery()));
     world.services.set(
       "/controller_manager/set_hardware_component_state",
       this.#service("controller_manager_msgs/srv/SetHardwareComponentState", (request) => this.#setHardware(request)),
@@ -83,7 +86,7 @@ export class SimFrankaReflex {
     world.stopJointStates();
   }
 
-  /** Step 1: the ErrorRecovery action (here called directly: its goal is empty and its result a bare success). */
+  /** Step 1: what a goal of the ErrorRecovery action does (libfranka automaticErrorRecovery). */
   errorRecovery(): boolean {
     this.robotError = false;
     this.calls.push({ step: "error_recovery", ok: true, request: {} });
@@ -122,5 +125,40 @@ export class SimFrankaReflex {
         waitForService: () => Promise.resolve(true),
       }),
     };
+  }
+}
+
+/** franka_hardware's ErrorRecovery action server: an empty goal, succeeded once the robot's error is cleared. */
+class SimErrorRecoveryServer extends SimActionServer {
+  readonly #recover: () => boolean;
+
+  constructor(recover: () => boolean) {
+    super(ERROR_RECOVERY, "franka_msgs/action/ErrorRecovery");
+    this.#recover = recover;
+  }
+
+  emptyResult(): Record<string, unknown> {
+    return {};
+  }
+
+  validate(): string | undefined {
+    return undefined;
+  }
+
+  protected start(_goal: unknown, record: GoalRecord): void {
+    record.requestEnd(this.#recover() ? "succeed" : "abort", {});
+    this.active = undefined;
+  }
+
+  protected stopForCancel(): void {
+    // Nothing runs between the goal and its result.
+  }
+
+  tick(): void {
+    // No control loop: the goal ends when it starts.
+  }
+
+  protected preemptionMode(): PreemptionMode {
+    return "abort_now";
   }
 }

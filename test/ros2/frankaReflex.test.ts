@@ -6,7 +6,7 @@ import { composeExecutor } from "../../src/bridge/composeExecutor.js";
 import { IntentLedger } from "../../src/ledger/IntentLedger.js";
 import { createDefaultTools } from "../../src/tools/defaultTools.js";
 import { frankaDouble } from "../doubles/robotDoubles.js";
-import { FRANKA_REFLEX_TEXT, HARDWARE_COMPONENT, SimFrankaReflex } from "../doubles/SimFrankaReflex.js";
+import { ERROR_RECOVERY, FRANKA_REFLEX_TEXT, HARDWARE_COMPONENT, SimFrankaReflex } from "../doubles/SimFrankaReflex.js";
 import { until, useRos2Double } from "./ros2OnDoubleHarness.js";
 
 // An FR3 reflex on franka_ros2's graph (test/doubles/SimFrankaReflex.ts): the hardware and every
@@ -67,32 +67,27 @@ describe("an FR3 reflex takes the hardware and every controller down", () => {
     expect(link.detail).toMatch(/reflex/);
   });
 
-  it("recovered in the three steps, in order, and released: motions are admitted again and run", async () => {
+  it("the transport's recovery runs the three steps in order; released, motions are admitted again and run", async () => {
     const { o, executor, world, fr3 } = await frankaArm();
     fr3.reflex();
     await until(o, () => o.transport.linkState().state !== "connected" && executor.halts.engaged !== undefined);
     expect(executor.halts.engaged!.note).toContain("cartesian_reflex");
-    // Step 2 before step 1 fails, as franka_hardware's doc warns.
-    const setHw = world.services.get("/controller_manager/set_hardware_component_state")!.createClient("", "");
-    const switcher = world.services.get("/controller_manager/switch_controller")!.createClient("", "");
-    const call = (client: typeof setHw, request: object) =>
-      new Promise((resolve) => client.sendRequest(request, resolve));
-    const active = { name: HARDWARE_COMPONENT, target_state: { id: 3, label: "active" } };
-    expect(await call(setHw, active)).toEqual({ ok: false });
-    fr3.errorRecovery();
-    expect(await call(setHw, active)).toEqual({ ok: true });
-    expect(
-      await call(switcher, {
-        activate_controllers: [CONTROLLER, "joint_state_broadcaster"],
-        deactivate_controllers: [],
-      }),
-    ).toEqual({ ok: true });
+    const recovery = o.transport.armRecovery;
+    expect(recovery.plan().map((s) => s.step)).toEqual([
+      "error_recovery",
+      "set_hardware_component_state",
+      "switch_controller",
+    ]);
+    const steps = await recovery.run(AbortSignal.timeout(20_000));
+    expect(steps.map((s) => s.outcome)).toEqual(["done", "done", "done"]);
+    // Ground truth: the double saw the three calls in the documented order, each accepted.
     expect(fr3.calls.map((c) => [c.step, c.ok])).toEqual([
-      ["set_hardware_component_state", false],
       ["error_recovery", true],
       ["set_hardware_component_state", true],
       ["switch_controller", true],
     ]);
+    expect(fr3.calls[1]!.request).toMatchObject({ name: HARDWARE_COMPONENT, target_state: { label: "active" } });
+    expect(fr3.calls[2]!.request).toMatchObject({ activate_controllers: [CONTROLLER, "joint_state_broadcaster"] });
     // The link comes back and the reflex is no longer its reason; the HALT holds until an operator releases it.
     await until(o, () => o.transport.linkState().state === "connected" && !o.transport.linkState().error_code);
     const [blocked] = await executor.execute([move("b", -2.0)], { deadlineMs: 10_000 });
@@ -101,5 +96,22 @@ describe("an FR3 reflex takes the hardware and every controller down", () => {
     const [r] = await executor.execute([move("a", -2.0)], { deadlineMs: 30_000 });
     expect(r!.result.status).toBe("done");
     expect(world.position("fr3_joint4")).toBeCloseTo(-2.0, 2);
+  });
+
+  it("a step out of order fails, and the recovery stops at the first failure", async () => {
+    const { o, world, fr3 } = await frankaArm();
+    fr3.reflex();
+    // Step 2 before step 1 fails, as franka_hardware's doc warns.
+    const setHw = world.services.get("/controller_manager/set_hardware_component_state")!.createClient("", "");
+    const answer = await new Promise((resolve) =>
+      setHw.sendRequest({ name: HARDWARE_COMPONENT, target_state: { id: 3, label: "active" } }, resolve),
+    );
+    expect(answer).toEqual({ ok: false });
+    // A graph without the ErrorRecovery server: the first step fails, the others are not run.
+    world.servers.delete(ERROR_RECOVERY);
+    const steps = await o.transport.armRecovery.run(AbortSignal.timeout(20_000));
+    expect(steps.map((s) => s.outcome)).toEqual(["failed", "not_run", "not_run"]);
+    expect(steps[0]!.detail).toMatch(/no \/action_server\/error_recovery/);
+    expect(fr3.calls.map((c) => c.step)).toEqual(["set_hardware_component_state"]);
   });
 });

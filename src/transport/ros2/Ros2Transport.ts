@@ -8,6 +8,7 @@ import { refuseUnsendable } from "../motionProblem.js";
 import type {
   ActionRecord,
   ArmIdentity,
+  ArmRecovery,
   ArmStatus,
   HaltResult,
   LinkState,
@@ -80,6 +81,7 @@ export class Ros2Transport implements Transport {
   readonly #linkWatch: Ros2LinkWatch;
   readonly #link: LinkLifecycle;
   readonly #sender: GoalSender;
+  readonly armRecovery: ArmRecovery;
   /** A UR's safety mode, robot mode and program state, an FR3 reflex: what keeps the arm from moving. */
   readonly #arm: ArmConditions;
   #opened = false;
@@ -107,6 +109,7 @@ export class Ros2Transport implements Transport {
     this.#linkWatch = parts.linkWatch;
     this.#link = parts.linkWatch.lifecycle;
     this.#sender = parts.sender;
+    this.armRecovery = parts.armRecovery;
     this.#arm = new ArmConditions({
       rcl: deps.rcl,
       node: deps.node,
@@ -260,10 +263,8 @@ export class Ros2Transport implements Transport {
   }
 
   /**
-   * A protective stop or E-stop only pauses a UR's program: unlocked and
-   * resumed, it would carry on with the motion it was running (ur_robot_driver
-   * doc/robot_state_helper.rst). Our goals are cancelled at once, so a resume
-   * moves nothing; each settles by what the JointStates show.
+   * A UR protective stop or E-stop only pauses its program: resumed, it would carry on with the motion
+   * (ur_robot_driver doc/robot_state_helper.rst). Our goals are cancelled at once, so a resume moves nothing.
    */
   #onArmCondition(): void {
     const condition = this.#arm.condition();

@@ -4,6 +4,7 @@ import { ActionTracker } from "./ActionTracker.js";
 import type { JointLimits } from "./buildTrajectoryGoal.js";
 import type { GoalServer } from "./GoalRun.js";
 import { GoalSender } from "./GoalSender.js";
+import { FrankaRecovery } from "./FrankaRecovery.js";
 import { Halter } from "./Halter.js";
 import { JointStateObserver } from "./JointStateObserver.js";
 import { MotionPaceMonitor } from "./MotionPaceMonitor.js";
@@ -42,6 +43,8 @@ export interface Ros2Parts {
   readonly waiter: MotionWaiter;
   readonly halter: Halter;
   readonly linkWatch: Ros2LinkWatch;
+  /** franka_hardware's three recovery steps: on any graph, where a missing server fails the first. */
+  readonly armRecovery: FrankaRecovery;
   readonly sender: GoalSender;
 }
 
@@ -121,5 +124,7 @@ export function assembleRos2Parts(
     onFeedback: hooks.onFeedback,
     hand,
   });
-  return { actuators, servers, tracker, observer, clock, pace, waiter, halter, linkWatch, sender };
+  const controllers = () => deps.setup.controllers.map((c) => c.name);
+  const armRecovery = new FrankaRecovery({ rcl: deps.rcl, node: deps.node, controllers });
+  return { actuators, servers, tracker, observer, clock, pace, waiter, halter, linkWatch, sender, armRecovery };
 }
