@@ -65,8 +65,12 @@ export class SimFrankaReflex {
     );
   }
 
-  /** A reflex mid-motion: logged, then the hardware and every controller on it go down. */
-  reflex(text: string = FRANKA_REFLEX_TEXT.cartesian): void {
+  /**
+   * A reflex mid-motion: logged, then the hardware and every controller on it go down. `inPlace`: as the
+   * newest franka_ros2 does (franka_hardware/doc/index.rst, "Error Recovery"), the hardware goes inactive
+   * and the command controller with it, while the broadcasters stay active and publish on.
+   */
+  reflex(text: string = FRANKA_REFLEX_TEXT.cartesian, options: { readonly inPlace?: boolean } = {}): void {
     const world = this.#world;
     this.robotError = true;
     // ros2_control's resource_manager.cpp catches what read() throws and logs its type, the component and what().
@@ -83,7 +87,7 @@ export class SimFrankaReflex {
     );
     this.hardwareActive = false;
     for (const c of controllers) world.deactivateController(c);
-    world.stopJointStates();
+    if (options.inPlace !== true) world.stopJointStates();
   }
 
   /** Step 1: what a goal of the ErrorRecovery action does (libfranka automaticErrorRecovery). */

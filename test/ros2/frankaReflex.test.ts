@@ -114,4 +114,19 @@ describe("an FR3 reflex takes the hardware and every controller down", () => {
     expect(steps[0]!.detail).toMatch(/no \/action_server\/error_recovery/);
     expect(fr3.calls.map((c) => c.step)).toEqual(["set_hardware_component_state"]);
   });
+
+  it("a reflex recovered in place (the broadcaster stays up): the link stays connected with the reason until the recovery succeeds", async () => {
+    const { o, executor, world, fr3 } = await frankaArm();
+    fr3.reflex(FRANKA_REFLEX_TEXT.cartesian, { inPlace: true });
+    await until(o, () => executor.halts.engaged !== undefined);
+    expect(o.transport.linkState()).toMatchObject({ state: "connected", error_code: "ARMB_ERR_ARM_SAFETY_STOP" });
+    const steps = await o.transport.armRecovery.run(AbortSignal.timeout(20_000));
+    expect(steps.map((s) => s.outcome)).toEqual(["done", "done", "done"]);
+    expect(world.controllers.get(CONTROLLER)!.activeState).toBe(true);
+    expect(o.transport.linkState().error_code).toBeUndefined();
+    executor.halts.release("ops", "recovered in place");
+    const [r] = await executor.execute([move("a", -2.0)], { deadlineMs: 30_000 });
+    expect(r!.result.status).toBe("done");
+    expect(world.position("fr3_joint4")).toBeCloseTo(-2.0, 2);
+  });
 });

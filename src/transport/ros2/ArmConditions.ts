@@ -49,6 +49,11 @@ export class ArmConditions {
     return this.#reflex?.linkState(ur) ?? ur;
   }
 
+  /** The recovery's steps all succeeded: a reflex is no longer the reason the arm cannot move. */
+  reflexRecovered(): void {
+    this.#reflex?.recovered();
+  }
+
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

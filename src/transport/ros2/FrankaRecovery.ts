@@ -24,6 +24,8 @@ export interface FrankaRecoveryDeps {
   /** The trajectory controllers the bridge drives. */
   readonly controllers: () => readonly string[];
   readonly controllerManager?: string;
+  /** Every step succeeded. */
+  readonly onRecovered?: () => void;
 }
 
 type StepRun = (signal: AbortSignal) => Promise<string | undefined>;
@@ -61,6 +63,7 @@ export class FrankaRecovery implements ArmRecovery {
       failed = problem !== undefined;
       out.push({ step, does, outcome: failed ? "failed" : "done", ...(problem ? { detail: problem } : {}) });
     }
+    if (!failed) this.#deps.onRecovered?.();
     return out;
   }
 

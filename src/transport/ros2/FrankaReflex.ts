@@ -27,8 +27,8 @@ export const REFLEX_ADVICE =
  * link only sees the JointStates go quiet. The reason is the line on
  * /rosout. It is reported as the arm's safety stop (the executor latches a
  * HALT on ARMB_ERR_ARM_SAFETY_STOP, haltOnArmStop) and kept until the link
- * has been down and is connected again: the three recovery steps bring the
- * broadcaster back last.
+ * has been down and is connected again (the three recovery steps bring the
+ * broadcaster back last), or the bridge's own recovery succeeded.
  */
 export class FrankaReflex {
   readonly #watcher: RosoutWatcher;
@@ -71,6 +71,12 @@ export class FrankaReflex {
     if (!condition) return link;
     const also = link.detail && link.state !== "connected" ? ` (${link.detail})` : "";
     return { ...link, error_code: ARM_SAFETY_STOP, detail: `${condition.detail}. ${condition.advice}${also}` };
+  }
+
+  recovered(): void {
+    if (!this.#reflex) return;
+    this.#reflex = undefined;
+    for (const l of [...this.#listeners]) l();
   }
 
   close(): void {

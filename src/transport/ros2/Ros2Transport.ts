@@ -35,7 +35,7 @@ import { MSG_JOINT_STATE, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Feedback, Ros2TransportDeps } from "./Ros2TransportDeps.js";
 import type { ServerRegistry } from "./ServerRegistry.js";
 import { endWithCondition, refuseForCondition } from "./urArmCondition.js";
-import { ArmConditions } from "./ArmConditions.js";
+import type { ArmConditions } from "./ArmConditions.js";
 
 /** How long a safety stop's hold waits for the JointStates to show the arm at rest (UR brakes within about 0.5 s). */
 const STILL_WITHIN_MS = 1500;
@@ -110,12 +110,7 @@ export class Ros2Transport implements Transport {
     this.#link = parts.linkWatch.lifecycle;
     this.#sender = parts.sender;
     this.armRecovery = parts.armRecovery;
-    this.#arm = new ArmConditions({
-      rcl: deps.rcl,
-      node: deps.node,
-      now: this.#now,
-      warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
-    });
+    this.#arm = parts.arm;
     this.#arm.onChange(() => this.#onArmCondition());
   }
 
