@@ -16,7 +16,7 @@ import type { LedgerLoss } from "../ledger/LedgerFileWatch.js";
 import type { ClientFilter, ClientSeen, LedgerCursor } from "../ledger/LedgerQueries.js";
 import type { Logger } from "../observability/logger.js";
 import type { ServoHealth } from "../transport/ServoHealth.js";
-import type { ArmStatus, LinkState, ServoRecovery } from "../transport/Transport.js";
+import type { ArmRecovery, ArmStatus, LinkState, ServoRecovery } from "../transport/Transport.js";
 import type { EnvelopeRefusalRecord } from "../executor/ExecutorParts.js";
 
 /**
@@ -94,6 +94,8 @@ export interface OperatorFace {
   confirm(actionId: string, confirmation: Confirmation): ActionRow;
   /** The servo recovery, or ARMB_ERR_RECOVERY_UNSUPPORTED thrown when this arm's transport has none. */
   servoRecovery(): RecoverServos;
+  /** The arm's recovery after its safety system took the controllers down, or ARMB_ERR_ARM_RECOVERY_UNSUPPORTED thrown. */
+  armRecovery(): ArmRecovery;
 }
 
 /** The motion rate limit's bucket (config `limits.motions_per_minute`). */

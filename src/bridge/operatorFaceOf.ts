@@ -16,5 +16,10 @@ export function operatorFaceOf(executor: Executor, transport: Transport): Operat
       if (!servos) throw new ArmbridgeError("ARMB_ERR_RECOVERY_UNSUPPORTED", { transport: transport.kind });
       return (options) => servos.recover(options);
     },
+    armRecovery: () => {
+      if (!transport.armRecovery)
+        throw new ArmbridgeError("ARMB_ERR_ARM_RECOVERY_UNSUPPORTED", { transport: transport.kind });
+      return transport.armRecovery;
+    },
   };
 }

@@ -75,6 +75,11 @@ export const LINK_ERRORS = {
     httpStatus: 409,
     message: "Calibration step {step} cannot go on: {reason}; nothing was written",
   },
+  ARMB_ERR_ARM_RECOVERY_UNSUPPORTED: {
+    httpStatus: 409,
+    message:
+      "The {transport} transport has no arm recovery (only a ROS 2 graph has one: franka_hardware's three steps after a reflex)",
+  },
   ARMB_ERR_RECOVERY_UNSUPPORTED: {
     httpStatus: 409,
     message: "The {transport} transport has no servo recovery (only servo buses shut servos down on hardware errors)",

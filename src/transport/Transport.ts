@@ -100,6 +100,8 @@ export interface Transport {
 
   /** The servos' own condition and an operator's recovery of tripped ones, where the arm's servos report them (servo buses). */
   readonly servos?: ServoCare;
+  /** The steps that bring an arm back after its own safety system took its controllers down (an FR3 reflex). */
+  readonly armRecovery?: ArmRecovery;
 }
 
 /** Which arm is behind a transport, as far as the arm can tell (Transport.identity). */
@@ -141,6 +143,28 @@ export interface MotionPaceSource {
 
   /** Called when the pace may have changed (a slider moved, a pause began or ended). Returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
+}
+
+/** One step of an arm's recovery: its name and, in words for an operator, what it calls. */
+export interface ArmRecoveryStep {
+  readonly step: string;
+  readonly does: string;
+}
+
+export interface ArmRecoveryOutcome extends ArmRecoveryStep {
+  /** `not_run`: an earlier step failed, and the order matters. */
+  readonly outcome: "done" | "failed" | "not_run";
+  readonly detail?: string;
+}
+
+/**
+ * See Transport.armRecovery. Never automatic: the cause is at the arm, where
+ * only a person sees it; an operator looks at the plan, then runs it. Each
+ * step runs only once the one before it has succeeded. Never rejects.
+ */
+export interface ArmRecovery {
+  plan(): readonly ArmRecoveryStep[];
+  run(signal: AbortSignal): Promise<readonly ArmRecoveryOutcome[]>;
 }
 
 /** See Transport.servos. */
@@ -329,7 +353,8 @@ export interface LinkState {
    * While `connected`: why an arm that answers cannot move (`detail` says
    * what to do): `ARMB_ERR_ARM_NOT_READY` (a UR's program not playing),
    * `ARMB_ERR_ARM_SAFETY_STOP` (its protective stop or E-stop; the executor
-   * latches a HALT on it).
+   * latches a HALT on it). An FR3 reflex sets ARMB_ERR_ARM_SAFETY_STOP in any
+   * state: it takes the JointStates down with the controllers.
    */
   readonly error_code?: string;
   /**

@@ -7,7 +7,8 @@ const SAFETY_STOP = "ARMB_ERR_ARM_SAFETY_STOP";
 
 /**
  * The arm's own safety system stopped it (a UR's protective stop or E-stop,
- * which only pause its program): the bridge latches a HALT with the cause, as
+ * which only pause its program; an FR3's reflex, which takes its controllers
+ * down): the bridge latches a HALT with the cause, as
  * by an operator's, so nothing moves again until a person has looked at the
  * arm and released it by name — whatever the arm does once unlocked.
  */

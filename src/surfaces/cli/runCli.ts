@@ -44,7 +44,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "recover",
-    summary: "after a servo shut down on a hardware error: reboot it and hold its pose (operator step)",
+    summary:
+      "after a servo shut down on a hardware error: reboot it and hold its pose; --ros: an arm's recovery after a reflex (operator step)",
     load: async () =>
       import("./recoverCommand.js").then((m) => ({
         help: m.RECOVER_HELP,

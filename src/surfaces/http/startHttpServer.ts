@@ -35,7 +35,7 @@ import { registerPresenceRoutes } from "./presenceRoutes.js";
 import "./serveRoute.js";
 import { securityReport, type SecurityReport } from "./securityReport.js";
 import { registerSecurityRoute } from "./securityRoute.js";
-import { registerServosRoute } from "./servosRoute.js";
+import { registerArmRecoveryRoute, registerServosRoute } from "./servosRoute.js";
 import { registerStateRoute } from "./stateRoute.js";
 import { registerToolsRoute } from "./toolsRoute.js";
 import { apiErrorBody } from "./apiErrorBody.js";
@@ -231,6 +231,7 @@ function registerRoutes(
   registerActionsRoutes(app, bridge);
   registerClientsRoute(app, bridge);
   registerServosRoute(app, bridge);
+  registerArmRecoveryRoute(app, bridge);
   registerHaltRoutes(app, bridge);
   registerPresenceRoutes(app, bridge);
   registerCameraRoutes(app, bridge);

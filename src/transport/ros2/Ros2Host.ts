@@ -111,7 +111,9 @@ export class Ros2Host {
     try {
       const description = resolved.arm.robotDescription;
       if (description) {
-        urdfText = await readRobotDescription(rcl, handle.node, description.topic, description.timeoutMs);
+        urdfText = await readRobotDescription(rcl, handle.node, description.topic, description.timeoutMs, (detail) =>
+          deps.logger?.warn({ component: "ros2-node", topic: description.topic }, detail),
+        );
         resolved = { ...resolved, arm: { ...resolved.arm, urdfText } };
         deps.logger?.info(
           { component: "ros2-node", topic: description.topic, bytes: urdfText.length },

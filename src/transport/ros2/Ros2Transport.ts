@@ -8,6 +8,7 @@ import { refuseUnsendable } from "../motionProblem.js";
 import type {
   ActionRecord,
   ArmIdentity,
+  ArmRecovery,
   ArmStatus,
   HaltResult,
   LinkState,
@@ -17,8 +18,7 @@ import type {
   MotionTimingSource,
   Transport,
 } from "../Transport.js";
-import type { ActionTracker } from "./ActionTracker.js";
-import { type ActionTrack } from "./ActionTracker.js";
+import type { ActionTrack, ActionTracker } from "./ActionTracker.js";
 import { awaitWithin } from "./awaitWithin.js";
 import type { GoalSender } from "./GoalSender.js";
 import type { Halter } from "./Halter.js";
@@ -34,8 +34,8 @@ import { RosoutWatcher } from "./RosoutWatcher.js";
 import { MSG_JOINT_STATE, type RclSubscription } from "./rclTypes.js";
 import type { Ros2Feedback, Ros2TransportDeps } from "./Ros2TransportDeps.js";
 import type { ServerRegistry } from "./ServerRegistry.js";
-import { endWithCondition, linkWithCondition, refuseForCondition } from "./urArmCondition.js";
-import { UrRobotStatus } from "./UrRobotStatus.js";
+import { endWithCondition, refuseForCondition } from "./urArmCondition.js";
+import type { ArmConditions } from "./ArmConditions.js";
 
 /** How long a safety stop's hold waits for the JointStates to show the arm at rest (UR brakes within about 0.5 s). */
 const STILL_WITHIN_MS = 1500;
@@ -81,8 +81,9 @@ export class Ros2Transport implements Transport {
   readonly #linkWatch: Ros2LinkWatch;
   readonly #link: LinkLifecycle;
   readonly #sender: GoalSender;
-  /** A UR's safety mode, robot mode and program state: what keeps a connected arm from moving. */
-  readonly #ur: UrRobotStatus;
+  readonly armRecovery: ArmRecovery;
+  /** A UR's safety mode, robot mode and program state, an FR3 reflex: what keeps the arm from moving. */
+  readonly #arm: ArmConditions;
   #opened = false;
   #closed: Promise<void> | undefined;
 
@@ -108,12 +109,9 @@ export class Ros2Transport implements Transport {
     this.#linkWatch = parts.linkWatch;
     this.#link = parts.linkWatch.lifecycle;
     this.#sender = parts.sender;
-    this.#ur = new UrRobotStatus({
-      rcl: deps.rcl,
-      node: deps.node,
-      warn: (what, err) => this.#log.warn({ err }, `cannot subscribe to ${what}`),
-    });
-    this.#ur.onChange(() => this.#onArmCondition());
+    this.armRecovery = parts.armRecovery;
+    this.#arm = parts.arm;
+    this.#arm.onChange(() => this.#onArmCondition());
   }
 
   /**
@@ -152,7 +150,7 @@ export class Ros2Transport implements Transport {
         this.#subscriptions.push(node.createSubscription(MSG_JOINT_STATE, topic, (msg) => this.#observer.handle(msg)));
       }
       this.#pace.start(facts.controllers);
-      this.#ur.start();
+      this.#arm.start();
     }
     const axes = [...this.#actuators.keys()];
     const ms = setup.options.jointStatesTimeoutMs;
@@ -199,7 +197,7 @@ export class Ros2Transport implements Transport {
       }
       this.#observer.close();
       this.#pace.close();
-      this.#ur.close();
+      this.#arm.close();
       this.#clock.close();
       this.#rosout?.close();
       this.#feedbackListeners.clear();
@@ -247,12 +245,12 @@ export class Ros2Transport implements Transport {
   }
 
   linkState(): LinkState {
-    return linkWithCondition(this.#link.snapshot(), this.#ur.condition());
+    return this.#arm.link(this.#link.snapshot());
   }
 
   onLinkState(listener: (state: LinkState) => void): () => void {
-    const offLink = this.#link.subscribe((link) => listener(linkWithCondition(link, this.#ur.condition())));
-    const offArm = this.#ur.onChange(() => listener(this.linkState()));
+    const offLink = this.#link.subscribe((link) => listener(this.#arm.link(link)));
+    const offArm = this.#arm.onChange(() => listener(this.linkState()));
     return () => {
       offLink();
       offArm();
@@ -260,15 +258,13 @@ export class Ros2Transport implements Transport {
   }
 
   /**
-   * A protective stop or E-stop only pauses a UR's program: unlocked and
-   * resumed, it would carry on with the motion it was running (ur_robot_driver
-   * doc/robot_state_helper.rst). Our goals are cancelled at once, so a resume
-   * moves nothing; each settles by what the JointStates show.
+   * A UR protective stop or E-stop only pauses its program: resumed, it would carry on with the motion
+   * (ur_robot_driver doc/robot_state_helper.rst). Our goals are cancelled at once, so a resume moves nothing.
    */
   #onArmCondition(): void {
-    const condition = this.#ur.condition();
+    const condition = this.#arm.condition();
     if (condition?.kind !== "safety_stop" || this.#closed || this.#tracker.activeIds().length === 0) return;
-    this.#log.error({ detail: condition.detail }, "UR safety stop: cancelling the goals in flight");
+    this.#log.error({ detail: condition.detail }, "the arm's safety system stopped it: cancelling the goals in flight");
     void this.halt({ signal: this.#closing.signal });
   }
 
@@ -295,8 +291,8 @@ export class Ros2Transport implements Transport {
     // The same id again is the same motion: wait on it, never send a second goal —
     // also while the first call is still waiting for a server.
     const existing = this.#tracker.get(command.actionId);
-    if (existing) return endWithCondition(await this.#waiter.awaitEnd(existing, signal, log), this.#ur.condition());
-    const condition = this.#ur.condition();
+    if (existing) return endWithCondition(await this.#waiter.awaitEnd(existing, signal, log), this.#arm.condition());
+    const condition = this.#arm.condition();
     if (condition && !this.#sending.has(command.actionId)) return refuseForCondition(condition);
     if (!this.#sending.has(command.actionId)) {
       const unsendable = refuseUnsendable(command, (axis) => this.#actuators.get(axis), {
@@ -328,8 +324,8 @@ export class Ros2Transport implements Transport {
           { cause: sent.error },
         ),
       };
-    if ("kind" in sent.value) return endWithCondition(sent.value, this.#ur.condition());
-    return endWithCondition(await this.#waiter.awaitEnd(sent.value, signal, log), this.#ur.condition());
+    if ("kind" in sent.value) return endWithCondition(sent.value, this.#arm.condition());
+    return endWithCondition(await this.#waiter.awaitEnd(sent.value, signal, log), this.#arm.condition());
   }
 
   async queryAction(
@@ -350,7 +346,7 @@ export class Ros2Transport implements Transport {
         status: this.latestStatus(),
         error: new ArmbridgeError("ARMB_ERR_TRANSPORT_CLOSED", { transport: this.kind }),
       };
-    if (this.#ur.condition()?.kind === "safety_stop") await this.#atRest(options.signal);
+    if (this.#arm.condition()?.kind === "safety_stop") await this.#atRest(options.signal);
     const link = this.#link.snapshot();
     const result = await this.#halter.halt(options.axes ?? [...this.#actuators.keys()], options.signal);
     // Cancels were sent where a server could hear them, but with the link not connected no

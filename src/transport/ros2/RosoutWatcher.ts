@@ -12,6 +12,15 @@ export interface LoggedError {
   readonly receivedMs: number;
 }
 
+/** Whether a logged ERROR line (its logger's name, its text) is one the watcher keeps. */
+export type LineTest = (logger: string, msg: string) => boolean;
+
+/** The logger name is the node's, namespaced with dots when the node is. */
+function fromNode(nodeName: string): LineTest {
+  const bare = nodeName.replace(/^\/+/, "").split("/").pop() ?? nodeName;
+  return (logger) => logger === bare || logger.endsWith(`.${bare}`);
+}
+
 /**
  * Errors one driver node logs on /rosout. franka_gripper reports a libfranka
  * failure only there: the GripperCommand result of a failed command says
@@ -24,10 +33,12 @@ export class RosoutWatcher {
   readonly #subscription: RclSubscription;
   readonly #errors: LoggedError[] = [];
   readonly #waiters = new Set<() => void>();
+  readonly #listeners = new Set<(error: LoggedError) => void>();
 
-  constructor(rcl: Rclnodejs, node: RclNode, nodeName: string, now: () => number) {
+  /** `from`: a node's name (its logger's), or a test of the logger name and text for lines from anywhere. */
+  constructor(rcl: Rclnodejs, node: RclNode, from: string | LineTest, now: () => number) {
     this.#node = node;
-    const bare = nodeName.replace(/^\/+/, "").split("/").pop() ?? nodeName;
+    const accept = typeof from === "string" ? fromNode(from) : from;
     const qos = new rcl.QoS(
       QosPolicy.HISTORY_KEEP_LAST,
       KEEP,
@@ -37,12 +48,19 @@ export class RosoutWatcher {
     this.#subscription = node.createSubscription(MSG_LOG, "/rosout", { qos }, (msg) => {
       const m = msg as { level?: number; name?: string; msg?: string };
       if (typeof m.level !== "number" || m.level < LOG_ERROR || typeof m.msg !== "string") return;
-      // The logger name is the node's, namespaced with dots when the node is.
-      if (m.name !== bare && !m.name?.endsWith(`.${bare}`)) return;
-      this.#errors.push({ node: m.name, msg: m.msg, receivedMs: now() });
+      const name = m.name ?? "";
+      if (!accept(name, m.msg)) return;
+      this.#errors.push({ node: name, msg: m.msg, receivedMs: now() });
       if (this.#errors.length > KEEP) this.#errors.shift();
       for (const w of [...this.#waiters]) w();
+      for (const l of [...this.#listeners]) l(this.#errors.at(-1)!);
     });
+  }
+
+  /** Called with each error as it arrives. Returns an unsubscribe function. */
+  onError(listener: (error: LoggedError) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The errors that arrived at or after `sinceMs`. */
@@ -76,5 +94,6 @@ export class RosoutWatcher {
       // Destroyed with the node already.
     }
     this.#waiters.clear();
+    this.#listeners.clear();
   }
 }

@@ -4,6 +4,8 @@ import { ActionTracker } from "./ActionTracker.js";
 import type { JointLimits } from "./buildTrajectoryGoal.js";
 import type { GoalServer } from "./GoalRun.js";
 import { GoalSender } from "./GoalSender.js";
+import { ArmConditions } from "./ArmConditions.js";
+import { FrankaRecovery } from "./FrankaRecovery.js";
 import { Halter } from "./Halter.js";
 import { JointStateObserver } from "./JointStateObserver.js";
 import { MotionPaceMonitor } from "./MotionPaceMonitor.js";
@@ -42,6 +44,10 @@ export interface Ros2Parts {
   readonly waiter: MotionWaiter;
   readonly halter: Halter;
   readonly linkWatch: Ros2LinkWatch;
+  /** franka_hardware's three recovery steps: on any graph, where a missing server fails the first. */
+  readonly armRecovery: FrankaRecovery;
+  /** What the arm's drivers say keeps it from moving (a UR's status, an FR3 reflex). */
+  readonly arm: ArmConditions;
   readonly sender: GoalSender;
 }
 
@@ -122,5 +128,20 @@ export function assembleRos2Parts(
     onFeedback: hooks.onFeedback,
     hand,
   });
-  return { actuators, servers, tracker, observer, clock, pace, waiter, halter, linkWatch, sender };
+  const { arm, armRecovery } = armParts(deps, log, now);
+  return { actuators, servers, tracker, observer, clock, pace, waiter, halter, linkWatch, sender, armRecovery, arm };
+}
+
+/** What the arm's drivers say keeps it from moving, and the recovery that ends a reflex. */
+function armParts(
+  deps: Ros2TransportDeps,
+  log: Logger,
+  now: () => number,
+): { arm: ArmConditions; armRecovery: FrankaRecovery } {
+  const controllers = () => deps.setup.controllers.map((c) => c.name);
+  const warn = (what: string, err: unknown): void => log.warn({ err }, `cannot subscribe to ${what}`);
+  const arm = new ArmConditions({ rcl: deps.rcl, node: deps.node, now, warn });
+  // A reflex recovered where the link never dropped (franka_ros2 releases that keep the broadcaster up) ends here.
+  const onRecovered = (): void => arm.reflexRecovered();
+  return { arm, armRecovery: new FrankaRecovery({ rcl: deps.rcl, node: deps.node, controllers, onRecovered }) };
 }

@@ -151,6 +151,8 @@ export interface RclNode {
     options: { readonly qos?: RclQoS | string },
     callback: (message: unknown) => void,
   ): RclSubscription;
+  /** How many publishers the graph has for a topic (lib/node.js countPublishers). */
+  countPublishers?(topic: string): number;
   destroySubscription(subscription: RclSubscription): void;
   /** A service client (lib/node.js createClient; lib/client.js sendRequest / waitForService). */
   createClient(typeClass: string, serviceName: string): RclServiceClient;

@@ -1,4 +1,5 @@
 import { ArmbridgeError } from "../../errors.js";
+import { deviceText } from "../../validation/deviceText.js";
 import { MSG_STRING, QosPolicy, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
 
 /**
@@ -16,23 +17,32 @@ import { MSG_STRING, QosPolicy, type Rclnodejs, type RclNode, type RclSubscripti
  * publisher, a volatile publisher that published before we joined, a wrong
  * topic) is ARMB_ERR_ROBOT_DESCRIPTION_MISSING; an empty string is refused the
  * same way. The timer is always cleared and the subscription destroyed.
+ *
+ * With more than one publisher on the topic (ros2_robotiq_gripper's
+ * robotiq_control.launch.py beside a UR's driver starts a second
+ * robot_state_publisher), each delivers its own stored sample: the first to
+ * arrive is kept, and the others that arrive within DISAGREEMENT_WINDOW_MS
+ * and differ are told to `onDisagreement` in words for an operator, since the
+ * kept one may be the gripper's alone.
  */
 export async function readRobotDescription(
   rcl: Rclnodejs,
   node: RclNode,
   topic: string,
   timeoutMs: number,
+  onDisagreement?: (detail: string) => void,
 ): Promise<string> {
   const qos = new rcl.QoS(
     QosPolicy.HISTORY_KEEP_LAST,
-    1,
+    SAMPLES_KEPT,
     QosPolicy.RELIABILITY_RELIABLE,
     QosPolicy.DURABILITY_TRANSIENT_LOCAL,
   );
   let subscription: RclSubscription | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const texts: string[] = [];
   try {
-    return await new Promise<string>((resolve, reject) => {
+    const kept = await new Promise<string>((resolve, reject) => {
       timer = setTimeout(
         () =>
           reject(
@@ -47,8 +57,13 @@ export async function readRobotDescription(
       );
       subscription = node.createSubscription(MSG_STRING, topic, { qos }, (message) => {
         const data = (message as { data?: unknown } | undefined)?.data;
-        if (typeof data === "string" && data.trim() !== "") resolve(data);
-        else
+        if (typeof data === "string" && data.trim() !== "") {
+          if (texts.push(data) > 1) return;
+          clearTimeout(timer);
+          if ((node.countPublishers?.(topic) ?? 1) <= 1) resolve(data);
+          // Others' stored samples arrive at once when they do: a short wait, only when there are others.
+          else setTimeout(() => resolve(data), DISAGREEMENT_WINDOW_MS).unref();
+        } else
           reject(
             new ArmbridgeError("ARMB_ERR_ROBOT_DESCRIPTION_MISSING", {
               topic,
@@ -58,8 +73,24 @@ export async function readRobotDescription(
           );
       });
     });
+    const others = texts.filter((t) => t !== kept);
+    if (others.length > 0 && onDisagreement) onDisagreement(disagreement(topic, kept, others));
+    return kept;
   } finally {
     clearTimeout(timer);
     if (subscription) node.destroySubscription(subscription);
   }
+}
+
+/** Each publisher's stored sample fits, so none is dropped before it is read. */
+const SAMPLES_KEPT = 8;
+const DISAGREEMENT_WINDOW_MS = 500;
+
+function disagreement(topic: string, kept: string, others: readonly string[]): string {
+  const describe = (urdf: string): string => {
+    const name = /<robot\b[^>]*\bname\s*=\s*"([^"]*)"/.exec(urdf)?.[1] ?? "?";
+    const joints = (urdf.match(/<joint\b/g) ?? []).length;
+    return `robot ${deviceText(`a publisher of ${topic}`, name)} with ${joints} joint(s)`;
+  };
+  return `${others.length + 1} publishers of ${topic} disagree: armbridge kept the first to arrive (${describe(kept)}), not ${others.map(describe).join(", ")}. Run one robot_state_publisher with one description that composes the arm and its gripper (one controller manager, one robot_state_publisher), or point arm.robot_description.topic at the whole one`;
 }
