@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { HostedBridgePort } from "../bridge/BridgePort.js";
-import { EpisodeRecorder, type RecordingSettings } from "./EpisodeRecorder.js";
+import type { EpisodeRecorder, RecordingSettings } from "./EpisodeRecorder.js";
 
 /** The section's defaults (src/config/sections/recording.ts), for a recording asked by `--record` alone. */
 const DEFAULTS: Omit<RecordingSettings, "dir"> = {
@@ -26,8 +26,17 @@ export function recordingSettingsOf(
   return { ...DEFAULTS, ...section, dir: resolve(dir) };
 }
 
-/** Starts recording `bridge` when asked (see recordingSettingsOf); the caller closes what it returns. */
-export function startRecording(bridge: HostedBridgePort, recordDir: string | undefined): EpisodeRecorder | undefined {
+/**
+ * Starts recording `bridge` when asked (see recordingSettingsOf); the caller
+ * closes what it returns. The recorder (MCAP writer, compression, schemas) is
+ * loaded only then: a serve that records nothing starts without it.
+ */
+export async function startRecording(
+  bridge: HostedBridgePort,
+  recordDir: string | undefined,
+): Promise<EpisodeRecorder | undefined> {
   const settings = recordingSettingsOf(bridge, recordDir);
-  return settings ? new EpisodeRecorder(bridge, settings) : undefined;
+  if (!settings) return undefined;
+  const { EpisodeRecorder } = await import("./EpisodeRecorder.js");
+  return new EpisodeRecorder(bridge, settings);
 }

@@ -150,10 +150,10 @@ async function startServe(flags: ServeFlags, scope: ProcessScope, io: CliIo, log
       events: flags.maxStreams === undefined ? undefined : { maxStreams: flags.maxStreams },
     },
     bridge: { ...flags.options, env: io.env, logger },
-    onBridge: (bridge) => {
+    onBridge: async (bridge) => {
       for (const w of bridge.startupWarnings) io.stderr.write(`armbridge serve: WARNING: ${w}\n`);
       // Before the API serves, so the first call is on the record; closed after the HTTP server, before the bridge.
-      const recorder = startRecording(bridge, flags.record);
+      const recorder = await startRecording(bridge, flags.record);
       if (recorder) scope.add("recording", () => recorder.close());
     },
   });

@@ -28,8 +28,8 @@ export interface ServingOptions {
   readonly sim?: (() => Promise<StartedSim>) | undefined;
   /** Looked at after the simulator started: once aborted, the bridge is not started and nothing is served. */
   readonly signal?: AbortSignal | undefined;
-  /** Called once the bridge is up, before it is served (start-up warnings, the narrative). */
-  readonly onBridge?: ((bridge: Bridge) => void) | undefined;
+  /** Called once the bridge is up, before it is served (start-up warnings, the narrative, a recording); awaited. */
+  readonly onBridge?: ((bridge: Bridge) => void | Promise<void>) | undefined;
 }
 
 export interface Serving {
@@ -63,7 +63,7 @@ export async function startServing(options: ServingOptions): Promise<Serving | u
   if (!transport) throw new Error("startServing: no transport and no simulator");
   const bridge = await Bridge.start({ ...options.bridge, transport });
   scope.add("bridge", () => bridge.close());
-  options.onBridge?.(bridge);
+  await options.onBridge?.(bridge);
   const { host: _host, port: _port, maxConnections: _max, ...served } = http;
   // serveHttpOnPort closes the port itself when it fails; once it serves, closing the server closes the port.
   dropPort();
