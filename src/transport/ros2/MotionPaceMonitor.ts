@@ -1,12 +1,7 @@
 import type { MotionPace } from "../Transport.js";
-import {
-  QosPolicy,
-  type FollowJointTrajectoryFeedback,
-  type Rclnodejs,
-  type RclNode,
-  type RclSubscription,
-} from "./rclTypes.js";
+import { QosPolicy, type FollowJointTrajectoryFeedback, type Rclnodejs, type RclNode } from "./rclTypes.js";
 import type { TrajectoryControllerFacts } from "./RosFacts.js";
+import { TopicSubscriptions } from "./TopicSubscriptions.js";
 
 export const MSG_FLOAT64 = "std_msgs/msg/Float64";
 export const MSG_SPEED_SCALING_FACTOR = "control_msgs/msg/SpeedScalingFactor";
@@ -75,7 +70,7 @@ export interface MotionPaceMonitorDeps {
  */
 export class MotionPaceMonitor {
   readonly #deps: MotionPaceMonitorDeps;
-  readonly #subscriptions: RclSubscription[] = [];
+  readonly #subscriptions: TopicSubscriptions;
   readonly #feedback = new Map<string, FeedbackSample[]>();
   readonly #inputs = new Map<string, Reading>();
   #broadcaster: Reading | undefined;
@@ -85,6 +80,7 @@ export class MotionPaceMonitor {
 
   constructor(deps: MotionPaceMonitorDeps) {
     this.#deps = deps;
+    this.#subscriptions = new TopicSubscriptions(deps.node, deps.warn);
   }
 
   /** Subscribes to the broadcaster and to each stock JTC's speed_scaling_input, as the facts say they exist. */
@@ -138,21 +134,11 @@ export class MotionPaceMonitor {
   }
 
   #subscribe(type: string, topic: string, qos: object, callback: (msg: unknown) => void): void {
-    try {
-      this.#subscriptions.push(this.#deps.node.createSubscription(type, topic, { qos }, callback));
-    } catch (error) {
-      this.#deps.warn(`${type} on ${topic}: the pace will be read from the controllers' feedback only`, error);
-    }
+    this.#subscriptions.add(type, topic, qos, callback, "the pace will be read from the controllers' feedback only");
   }
 
   close(): void {
-    for (const s of this.#subscriptions.splice(0)) {
-      try {
-        this.#deps.node.destroySubscription(s);
-      } catch {
-        // Destroyed with the node already.
-      }
-    }
+    this.#subscriptions.close();
     this.#listeners.clear();
   }
 

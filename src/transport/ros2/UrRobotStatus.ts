@@ -1,4 +1,5 @@
-import { QosPolicy, type Rclnodejs, type RclNode, type RclSubscription } from "./rclTypes.js";
+import { QosPolicy, type Rclnodejs, type RclNode } from "./rclTypes.js";
+import { TopicSubscriptions } from "./TopicSubscriptions.js";
 
 export const MSG_UR_SAFETY_MODE = "ur_dashboard_msgs/msg/SafetyMode";
 export const MSG_UR_ROBOT_MODE = "ur_dashboard_msgs/msg/RobotMode";
@@ -85,7 +86,7 @@ export interface UrRobotStatusDeps {
  */
 export class UrRobotStatus {
   readonly #deps: UrRobotStatusDeps;
-  readonly #subscriptions: RclSubscription[] = [];
+  readonly #subscriptions: TopicSubscriptions;
   readonly #listeners = new Set<() => void>();
   #safetyMode: number | undefined;
   #robotMode: number | undefined;
@@ -94,6 +95,7 @@ export class UrRobotStatus {
 
   constructor(deps: UrRobotStatusDeps) {
     this.#deps = deps;
+    this.#subscriptions = new TopicSubscriptions(deps.node, deps.warn);
   }
 
   start(): void {
@@ -117,25 +119,21 @@ export class UrRobotStatus {
   }
 
   #subscribe(type: string, topic: string, qos: object, read: (msg: unknown) => void): void {
-    try {
-      const sub = this.#deps.node.createSubscription(type, topic, { qos }, (msg) => {
-        read(msg);
-        this.#changed();
-      });
-      this.#subscriptions.push(sub);
-    } catch (error) {
-      this.#deps.warn(`${type} on ${topic}: a UR's protective stops and program state will not be told apart`, error);
-    }
+    const whenRead = (msg: unknown): void => {
+      read(msg);
+      this.#changed();
+    };
+    this.#subscriptions.add(
+      type,
+      topic,
+      qos,
+      whenRead,
+      "a UR's protective stops and program state will not be told apart",
+    );
   }
 
   close(): void {
-    for (const s of this.#subscriptions.splice(0)) {
-      try {
-        this.#deps.node.destroySubscription(s);
-      } catch {
-        // Destroyed with the node already.
-      }
-    }
+    this.#subscriptions.close();
     this.#listeners.clear();
   }
 
