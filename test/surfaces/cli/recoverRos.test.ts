@@ -6,30 +6,14 @@ import type { CliIo } from "../../../src/commandLine/CliIo.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { recoverCommand } from "../../../src/surfaces/cli/recoverCommand.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
-import type { ArmRecovery } from "../../../src/transport/Transport.js";
-import { FakeArm } from "../http/FakeArm.js";
+import type { FakeArm } from "../http/FakeArm.js";
+import { ReflexArm } from "../http/ReflexArm.js";
 
 // `armbridge recover --ros` in-process against a real listening serve app: the steps are shown
 // first and run only on the operator's word. Judged by what the transport was asked to run.
 
 const TOKEN = "api-token-123";
 const OPERATOR = "operator-token-456";
-const STEPS = [
-  { step: "error_recovery", does: "clear the robot's error: /action_server/error_recovery" },
-  { step: "switch_controller", does: "activate fr3_arm_controller, joint_state_broadcaster" },
-];
-
-class ReflexArm extends FakeArm {
-  runs = 0;
-  readonly armRecovery: ArmRecovery = {
-    plan: () => STEPS,
-    run: () => {
-      this.runs++;
-      return Promise.resolve(STEPS.map((s) => ({ ...s, outcome: "done" as const })));
-    },
-  };
-}
-
 let bridge: Bridge | undefined;
 let app: FastifyInstance | undefined;
 afterEach(async () => {

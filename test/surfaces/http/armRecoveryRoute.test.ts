@@ -3,29 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Bridge } from "../../../src/bridge/Bridge.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { buildHttpApp } from "../../../src/surfaces/http/startHttpServer.js";
-import type { ArmRecovery } from "../../../src/transport/Transport.js";
 import { FakeArm } from "./FakeArm.js";
+import { RECOVERY_STEPS as STEPS, ReflexArm } from "./ReflexArm.js";
 
 const TOKEN = "test-token-123";
 const OPERATOR = "operator-token-456";
 const asOperator = { authorization: `Bearer ${OPERATOR}` };
-
-const STEPS = [
-  { step: "error_recovery", does: "clear the robot's error" },
-  { step: "set_hardware_component_state", does: "set the hardware active" },
-];
-
-/** A FakeArm with an arm recovery, recording every run. */
-class ReflexArm extends FakeArm {
-  runs = 0;
-  readonly armRecovery: ArmRecovery = {
-    plan: () => STEPS,
-    run: () => {
-      this.runs++;
-      return Promise.resolve(STEPS.map((s) => ({ ...s, outcome: "done" as const })));
-    },
-  };
-}
 
 let bridge: Bridge | undefined;
 let app: FastifyInstance | undefined;
